@@ -1,0 +1,15 @@
+// The REST surface: one HttpApi, from which the OpenAPI document and the typed client derive.
+import { HttpApi, OpenApi } from "@effect/platform"
+import { StorageUnavailable } from "../schema/errors.js"
+import { SystemGroup } from "./groups/system.js"
+
+export class Api extends HttpApi.make("agent-commerce")
+  .add(SystemGroup)
+  .addError(StorageUnavailable)
+  .annotateContext(
+    OpenApi.annotations({
+      title: "Agent Commerce API",
+      version: "1.0.0",
+      description: "Agent API v1, the AI2AIC commerce protocol 1.0.0, and the platform's public surface."
+    })
+  ) {}

@@ -1,0 +1,17 @@
+// System endpoints: liveness and readiness.
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+
+export const Health = Schema.Struct({
+  status: Schema.Literal("ok"),
+  storage: Schema.Literal("memory", "postgres"),
+  payments: Schema.Literal("fake", "stripe"),
+  version: Schema.String
+})
+
+export class SystemGroup extends HttpApiGroup.make("system")
+  .add(
+    HttpApiEndpoint.get("health", "/health")
+      .addSuccess(Health)
+      .annotate(OpenApi.Summary, "Liveness and readiness")
+  ) {}

@@ -1,0 +1,32 @@
+// Human pages and site files served beside the HttpApi.
+import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { AppConfig } from "../../layers/config.js"
+import { pageNames, pickLang, renderPage, stylesheet } from "./pages.js"
+
+const pageRoutes = pageNames.map((name) =>
+  HttpLayerRouter.route(
+    "GET",
+    `/${name}`,
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const config = yield* AppConfig
+      const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : undefined
+      const lang = pickLang(query, request.headers["accept-language"])
+      const html = renderPage(name, lang, { baseUrl: config.baseUrl, platformName: "Agent Commerce", version: "1.0.0" })
+      return HttpServerResponse.text(html, {
+        contentType: "text/html; charset=utf-8",
+        headers: { "content-language": lang === "pt" ? "pt-BR" : "en", vary: "Accept-Language" }
+      })
+    })
+  )
+)
+
+export const SiteRoutesLive = Layer.mergeAll(
+  HttpLayerRouter.addAll(pageRoutes),
+  HttpLayerRouter.add(
+    "GET",
+    "/assets/site.css",
+    HttpServerResponse.text(stylesheet, { contentType: "text/css; charset=utf-8", headers: { "cache-control": "public, max-age=86400" } })
+  )
+)

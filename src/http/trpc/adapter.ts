@@ -1,0 +1,164 @@
+// tRPC HTTP wire format (v11, no transformer) over a table of procedures that call the services.
+import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Context, Effect, ParseResult, Schema } from "effect"
+import { encodeError, statusOf } from "../errors.js"
+import { type Caller, CurrentCaller } from "../../services/Caller.js"
+import type { Access, Procedure } from "./procedure.js"
+
+const PREFIX = "/api/trpc/"
+
+const codeByStatus: Record<number, [string, number]> = {
+  400: ["BAD_REQUEST", -32600],
+  401: ["UNAUTHORIZED", -32001],
+  402: ["PAYMENT_REQUIRED", -32002],
+  403: ["FORBIDDEN", -32003],
+  404: ["NOT_FOUND", -32004],
+  405: ["METHOD_NOT_SUPPORTED", -32005],
+  408: ["TIMEOUT", -32008],
+  409: ["CONFLICT", -32009],
+  412: ["PRECONDITION_FAILED", -32012],
+  413: ["PAYLOAD_TOO_LARGE", -32013],
+  415: ["UNSUPPORTED_MEDIA_TYPE", -32015],
+  422: ["UNPROCESSABLE_CONTENT", -32022],
+  429: ["TOO_MANY_REQUESTS", -32029],
+  500: ["INTERNAL_SERVER_ERROR", -32603],
+  501: ["NOT_IMPLEMENTED", -32603],
+  503: ["SERVICE_UNAVAILABLE", -32603]
+}
+
+interface TrpcError {
+  readonly error: {
+    readonly message: string
+    readonly code: number
+    readonly data: Record<string, unknown> & { code: string; httpStatus: number; path?: string }
+  }
+}
+type Outcome = { readonly status: number; readonly body: { readonly result: { readonly data: unknown } } | TrpcError }
+
+const errorOutcome = (status: number, message: string, path: string | undefined, extra: Record<string, unknown> = {}): Outcome => {
+  const [code, rpc] = codeByStatus[status] ?? codeByStatus[500]
+  return { status, body: { error: { message, code: rpc, data: { ...extra, code, httpStatus: status, ...(path ? { path } : {}) } } } }
+}
+
+/** Maps a typed service error into a tRPC error (same status as REST, extra fields kept under data). */
+const fromError = (error: unknown, path: string): Outcome => {
+  const encoded = encodeError(error)
+  const { _tag, message, ...rest } = encoded
+  return errorOutcome(statusOf(error), typeof message === "string" ? message : String(_tag), path, { type: _tag, ...rest })
+}
+
+/**
+ * How a procedure's access rule is enforced: the caller (undefined for public procedures), or a
+ * typed 401/403. Supplied by the keys layer.
+ */
+export class ProcedureAuth extends Context.Tag("ProcedureAuth")<
+  ProcedureAuth,
+  {
+    readonly authorize: (
+      access: Access,
+      request: HttpServerRequest.HttpServerRequest
+    ) => Effect.Effect<Caller | undefined, unknown>
+  }
+>() {}
+
+const parseJson = (text: string): { ok: true; value: unknown } | { ok: false } => {
+  try {
+    return { ok: true, value: JSON.parse(text) }
+  } catch {
+    return { ok: false }
+  }
+}
+
+type Table = Readonly<Record<string, Procedure<any>>>
+/** The services a procedure table needs (the caller is provided by the adapter). */
+export type TableContext<P extends Table> = Exclude<P[keyof P] extends Procedure<infer R> ? R : never, CurrentCaller>
+
+const callOne = <P extends Table>(
+  procedures: P,
+  path: string,
+  method: string,
+  rawInput: unknown,
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<Outcome, never, TableContext<P> | ProcedureAuth> =>
+  Effect.gen(function* () {
+    const procedure = Object.hasOwn(procedures, path) ? procedures[path] : undefined
+    if (!procedure) return errorOutcome(404, `No procedure found on path "${path}"`, path)
+    const expected = procedure.type === "query" ? "GET" : "POST"
+    if (method !== expected) {
+      return errorOutcome(405, `Unsupported ${method}-request to ${procedure.type} procedure at path "${path}"`, path)
+    }
+    let input: unknown = undefined
+    if (procedure.input) {
+      const decoded = Schema.decodeUnknownEither(procedure.input, { errors: "first", onExcessProperty: "ignore" })(rawInput)
+      if (decoded._tag === "Left") {
+        const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
+        const field = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : undefined
+        const message = issue ? (field ? `${field}: ${issue.message}` : issue.message) : "invalid input"
+        return errorOutcome(400, message, path, { type: "InvalidInput", ...(field ? { field } : {}) })
+      }
+      input = decoded.right
+    }
+    const auth = yield* ProcedureAuth
+    const run = Effect.gen(function* () {
+      const caller = yield* auth.authorize(procedure.access, request)
+      const handled = procedure.handler(input)
+      // Public procedures never ask for the caller; authenticated ones always get one.
+      return yield* (caller ? Effect.provideService(handled, CurrentCaller, caller) : handled)
+    })
+    return yield* run.pipe(
+      Effect.map((data): Outcome => ({ status: 200, body: { result: { data } } })),
+      Effect.catchAll((e) => Effect.succeed(fromError(e, path))),
+      Effect.catchAllDefect((defect) =>
+        Effect.logError("procedure defect", defect).pipe(Effect.as(errorOutcome(500, "internal error", path)))
+      )
+    ) as Effect.Effect<Outcome, never, TableContext<P>>
+  })
+
+const respond = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
+
+/** The handler for every `/api/trpc/...` request. */
+export const trpcHandler = <P extends Table>(procedures: P) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const url = new URL(request.url, "http://x")
+    const pathPart = decodeURIComponent(url.pathname.startsWith(PREFIX) ? url.pathname.slice(PREFIX.length) : "")
+    const isBatch = url.searchParams.get("batch") === "1"
+    const paths = isBatch ? pathPart.split(",") : [pathPart]
+    const method = request.method === "HEAD" ? "GET" : request.method
+
+    // Inputs: GET ?input=<json>, POST body <json>; batches key them "0", "1", …
+    let raw: unknown = undefined
+    if (method === "GET") {
+      const q = url.searchParams.get("input")
+      if (q !== null) {
+        const parsed = parseJson(q)
+        if (!parsed.ok) return respond(400, errorOutcome(400, "input is not valid JSON", paths[0], { field: "input" }).body)
+        raw = parsed.value
+      }
+    } else if (method === "POST") {
+      const text = yield* request.text.pipe(Effect.orElseSucceed(() => ""))
+      if (text.trim() !== "") {
+        const parsed = parseJson(text)
+        if (!parsed.ok) return respond(400, errorOutcome(400, "body is not valid JSON", paths[0]).body)
+        raw = parsed.value
+      }
+    } else {
+      return respond(405, errorOutcome(405, `Unsupported ${method}-request`, paths[0]).body)
+    }
+
+    if (!isBatch) {
+      const outcome = yield* callOne(procedures, paths[0], method, raw, request)
+      return respond(outcome.status, outcome.body)
+    }
+    const inputs = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>
+    const outcomes = yield* Effect.forEach(paths, (p, i) => callOne(procedures, p, method, inputs[String(i)], request), {
+      concurrency: "unbounded"
+    })
+    const statuses = new Set(outcomes.map((o) => o.status))
+    const status = statuses.size === 1 ? outcomes[0].status : 207
+    return respond(status, outcomes.map((o) => o.body))
+  })
+
+/** Router layer: every method under /api/trpc/*. */
+export const trpcRoutes = <P extends Table>(procedures: P) =>
+  HttpLayerRouter.add("*", `${PREFIX}*`, trpcHandler(procedures))

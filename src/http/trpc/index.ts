@@ -1,0 +1,6 @@
+// The full procedure table: public procedures plus the authenticated ones. Add one spread per router.
+import { publicProcedures } from "./procedures.js"
+
+export const procedures = {
+  ...publicProcedures
+}

@@ -1,0 +1,33 @@
+// Procedure definitions for the tRPC-wire adapter: input schema, access rule, and the service call.
+import type { Effect, Schema } from "effect"
+import type { Permission } from "../../schema/keys.js"
+
+export type Access =
+  | { readonly _tag: "public" }
+  /** A bearer key (with the permission, when one is named) or a dashboard session. */
+  | { readonly _tag: "authenticated"; readonly permission?: Permission }
+
+export interface Procedure<R = never> {
+  readonly type: "query" | "mutation"
+  readonly description: string
+  readonly access: Access
+  readonly input?: Schema.Schema<any, any, never>
+  readonly handler: (input: any) => Effect.Effect<unknown, unknown, R>
+}
+
+export const publicAccess: Access = { _tag: "public" }
+export const authenticated = (permission?: Permission): Access => ({ _tag: "authenticated", permission })
+
+export const query = <A, I, Out, E, R>(options: {
+  readonly description: string
+  readonly access: Access
+  readonly input?: Schema.Schema<A, I, never>
+  readonly handler: (input: A) => Effect.Effect<Out, E, R>
+}): Procedure<R> => ({ type: "query", ...options })
+
+export const mutation = <A, I, Out, E, R>(options: {
+  readonly description: string
+  readonly access: Access
+  readonly input?: Schema.Schema<A, I, never>
+  readonly handler: (input: A) => Effect.Effect<Out, E, R>
+}): Procedure<R> => ({ type: "mutation", ...options })

@@ -1,0 +1,28 @@
+// The procedure table served at /api/trpc/<router>.<procedure>; each entry calls one service method.
+import { Effect } from "effect"
+import { Knowledge } from "../../services/Knowledge.js"
+import { Marketplace } from "../../services/Marketplace.js"
+import { publicAccess, query, type Procedure } from "./procedure.js"
+
+export const publicProcedures = {
+  "marketplace.getTemplates": query({
+    description: "All marketplace templates",
+    access: publicAccess,
+    handler: () => Effect.flatMap(Marketplace, (m) => m.listTemplates)
+  }),
+  "subscription.getPlans": query({
+    description: "Subscription plans",
+    access: publicAccess,
+    handler: () => Effect.flatMap(Marketplace, (m) => m.listPlans)
+  }),
+  "publicApi.catalog": query({
+    description: "All available knowledge services with prices and descriptions",
+    access: publicAccess,
+    handler: () => Effect.flatMap(Knowledge, (k) => k.catalog)
+  }),
+  "publicApi.knowledgeBase": query({
+    description: "The cycle knowledge base (phases and story)",
+    access: publicAccess,
+    handler: () => Effect.flatMap(Knowledge, (k) => k.knowledgeBase)
+  })
+} satisfies Record<string, Procedure<Marketplace | Knowledge>>

@@ -1,0 +1,70 @@
+// The one place that reads the config and assembles the application: storage, payments, services, HTTP.
+import { HttpApiScalar, HttpLayerRouter, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, Logger } from "effect"
+import { createServer } from "node:http"
+import { Api } from "../http/api.js"
+import { HandlersLive } from "../http/handlers/index.js"
+import { GlobalMiddlewareLive } from "../http/middleware/global.js"
+import { SiteRoutesLive } from "../http/site/routes.js"
+import { ProcedureAuthLive } from "../http/trpc/auth.js"
+import { trpcRoutes } from "../http/trpc/adapter.js"
+import { procedures } from "../http/trpc/index.js"
+import { Ids } from "../services/Db.js"
+import { ServicesLive } from "../services/index.js"
+import { AppConfig } from "./config.js"
+import { SeedLive } from "./seed.js"
+import { MemoryStorageLive } from "./storage/memory/index.js"
+import { PgStorageLive } from "./storage/postgres/index.js"
+
+/** Storage chosen by STORAGE: every store port plus the Transactor. */
+export const StorageLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => (config.storage === "postgres" ? PgStorageLive : MemoryStorageLive))
+)
+
+/** Services with storage, seeded. */
+export const CoreLive = ServicesLive.pipe(
+  Layer.provideMerge(SeedLive),
+  Layer.provideMerge(StorageLive),
+  Layer.provideMerge(Ids.Live)
+)
+
+/** Every route: the HttpApi (and its OpenAPI document), docs, procedures, site files. */
+export const RoutesLive = Layer.mergeAll(
+  HttpLayerRouter.addHttpApi(Api, { openapiPath: "/api/v1/agent/openapi.json" }).pipe(Layer.provide(HandlersLive)),
+  HttpApiScalar.layerHttpLayerRouter({ api: Api, path: "/docs" }),
+  trpcRoutes(procedures),
+  SiteRoutesLive
+).pipe(Layer.provide(GlobalMiddlewareLive))
+
+const logListening = Effect.gen(function* () {
+  const server = yield* HttpServer.HttpServer
+  const config = yield* AppConfig
+  const address = server.address._tag === "TcpAddress" ? `${server.address.hostname}:${server.address.port}` : "unix socket"
+  yield* Effect.logInfo(`listening on ${address} (base url ${config.baseUrl}, storage ${config.storage}, payments ${config.payments})`)
+})
+
+/** Request-level services the routes ask for (the adapters' ports). */
+const AdaptersLive = ProcedureAuthLive
+
+/** The app on a given HttpServer: routes, services, storage. Needs AppConfig and an HttpServer. */
+export const AppLive = HttpLayerRouter.serve(RoutesLive, { disableLogger: true, disableListenLog: true }).pipe(
+  Layer.provide(AdaptersLive),
+  Layer.provideMerge(CoreLive)
+)
+
+/** The HTTP server on the configured port, with everything it needs except AppConfig. */
+export const ServerLive = (port: number) =>
+  Layer.mergeAll(AppLive, Layer.effectDiscard(logListening)).pipe(
+    Layer.provide(NodeHttpServer.layer(createServer, { port }))
+  )
+
+export const LoggerLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    Layer.merge(
+      config.logFormat === "json" ? Logger.json : Logger.pretty,
+      Logger.minimumLogLevel(config.logLevel)
+    )
+  )
+)
+

@@ -1,0 +1,101 @@
+// In-memory storage engine: tables as Maps, one write lock, and an undo journal for rollback.
+import { Context, Effect, FiberRef, Layer } from "effect"
+import { Transactor } from "../../../services/Db.js"
+
+type Undo = () => void
+
+/** The journal of the transaction the current fiber runs in (undefined outside one). */
+const currentJournal = FiberRef.unsafeMake<Array<Undo> | undefined>(undefined)
+
+/**
+ * A table. Reads are plain; writes inside `atomically` record how to undo themselves, so a failed
+ * unit of work leaves no trace. Values must be treated as immutable (replace, never mutate).
+ */
+export class MemTable<K, V> {
+  readonly rows = new Map<K, V>()
+
+  get(key: K): V | undefined {
+    return this.rows.get(key)
+  }
+  values(): IterableIterator<V> {
+    return this.rows.values()
+  }
+  get size(): number {
+    return this.rows.size
+  }
+  /** Write a row; returns an effect so the undo entry lands in the caller's journal. */
+  set(key: K, value: V): Effect.Effect<void> {
+    return Effect.flatMap(FiberRef.get(currentJournal), (journal) =>
+      Effect.sync(() => {
+        if (journal) {
+          const had = this.rows.has(key)
+          const previous = this.rows.get(key)
+          journal.push(() => (had ? this.rows.set(key, previous as V) : this.rows.delete(key)))
+        }
+        this.rows.set(key, value)
+      })
+    )
+  }
+  delete(key: K): Effect.Effect<void> {
+    return Effect.flatMap(FiberRef.get(currentJournal), (journal) =>
+      Effect.sync(() => {
+        if (!this.rows.has(key)) return
+        const previous = this.rows.get(key) as V
+        journal?.push(() => this.rows.set(key, previous))
+        this.rows.delete(key)
+      })
+    )
+  }
+}
+
+export class MemoryDb extends Context.Tag("MemoryDb")<
+  MemoryDb,
+  {
+    readonly table: <K, V>(name: string) => MemTable<K, V>
+    readonly atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  }
+>() {
+  static readonly layer = Layer.effect(
+    MemoryDb,
+    Effect.gen(function* () {
+      const lock = yield* Effect.makeSemaphore(1)
+      const tables = new Map<string, MemTable<unknown, unknown>>()
+      const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+        Effect.flatMap(FiberRef.get(currentJournal), (outer) => {
+          // Nested: join the outer unit of work.
+          if (outer) return effect
+          return lock.withPermits(1)(
+            Effect.suspend(() => {
+              const journal: Array<Undo> = []
+              return effect.pipe(
+                Effect.locally(currentJournal, journal),
+                Effect.onExit((exit) =>
+                  exit._tag === "Success"
+                    ? Effect.void
+                    : Effect.sync(() => {
+                        for (let i = journal.length - 1; i >= 0; i--) journal[i]()
+                      })
+                )
+              )
+            })
+          )
+        })
+      return {
+        table: <K, V>(name: string) => {
+          let t = tables.get(name)
+          if (!t) {
+            t = new MemTable<unknown, unknown>()
+            tables.set(name, t)
+          }
+          return t as unknown as MemTable<K, V>
+        },
+        atomically
+      }
+    })
+  )
+}
+
+export const MemoryTransactor = Layer.effect(
+  Transactor,
+  Effect.map(MemoryDb, (db) => ({ atomically: db.atomically }))
+)

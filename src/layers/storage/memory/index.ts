@@ -1,0 +1,8 @@
+// The in-memory storage layer: every store port over one MemoryDb, plus its Transactor.
+import { Layer } from "effect"
+import { MemoryKnowledgeStore, MemoryMarketplaceStore } from "./catalog.js"
+import { MemoryDb, MemoryTransactor } from "./MemoryDb.js"
+
+export const MemoryStorageLive = Layer.mergeAll(MemoryTransactor, MemoryMarketplaceStore, MemoryKnowledgeStore).pipe(
+  Layer.provide(MemoryDb.layer)
+)

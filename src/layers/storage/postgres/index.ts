@@ -1,0 +1,8 @@
+// The Postgres storage layer: migrations first, then every store port and the Transactor.
+import { Layer } from "effect"
+import { PgKnowledgeStore, PgMarketplaceStore } from "./catalog.js"
+import { MigrationsLive, PgClientLive, PgTransactor } from "./PgDb.js"
+
+export const PgStoresLive = Layer.mergeAll(PgTransactor, PgMarketplaceStore, PgKnowledgeStore).pipe(Layer.provide(MigrationsLive))
+
+export const PgStorageLive = PgStoresLive.pipe(Layer.provideMerge(PgClientLive))

@@ -1,0 +1,37 @@
+// Storage ports shared by every domain: "do this atomically", ids and randomness.
+import { Context, Effect, Layer } from "effect"
+import { randomBytes, randomUUID } from "node:crypto"
+import type { StorageUnavailable } from "../schema/errors.js"
+
+/**
+ * Runs an effect as one unit of work. Postgres: a transaction (nested calls join it through
+ * savepoints). Memory: a process-wide write lock with an undo journal, so a typed failure rolls
+ * every write back. Row locks (`SELECT … FOR UPDATE`) are the stores' business.
+ */
+export class Transactor extends Context.Tag("Transactor")<
+  Transactor,
+  {
+    readonly atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageUnavailable, R>
+  }
+>() {}
+
+export const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Transactor, (t) => t.atomically(effect))
+
+/** Ids and secrets. A port so tests can make them predictable. */
+export class Ids extends Context.Tag("Ids")<
+  Ids,
+  {
+    /** `prefix_` + 20 url-safe random characters. */
+    readonly make: (prefix: string) => Effect.Effect<string>
+    readonly uuid: Effect.Effect<string>
+    /** `bytes` random bytes, base64url. */
+    readonly secret: (bytes: number) => Effect.Effect<string>
+  }
+>() {
+  static readonly Live = Layer.succeed(Ids, {
+    make: (prefix) => Effect.sync(() => `${prefix}_${randomBytes(15).toString("base64url")}`),
+    uuid: Effect.sync(() => randomUUID()),
+    secret: (bytes) => Effect.sync(() => randomBytes(bytes).toString("base64url"))
+  })
+}

@@ -1,0 +1,36 @@
+// Knowledge service: the paid consultation catalogue and the cycle knowledge base (spec §4.5).
+import { Context, Effect } from "effect"
+import { NotFound, type StorageUnavailable } from "../schema/errors.js"
+import type { KnowledgeBase, KnowledgeProduct } from "../schema/knowledge.js"
+
+/** Storage port for knowledge products and the knowledge base document. */
+export class KnowledgeStore extends Context.Tag("KnowledgeStore")<
+  KnowledgeStore,
+  {
+    readonly listProducts: Effect.Effect<ReadonlyArray<KnowledgeProduct>, StorageUnavailable>
+    readonly upsertProducts: (products: ReadonlyArray<KnowledgeProduct>) => Effect.Effect<void, StorageUnavailable>
+    readonly getKnowledgeBase: Effect.Effect<KnowledgeBase | undefined, StorageUnavailable>
+    readonly putKnowledgeBase: (kb: KnowledgeBase) => Effect.Effect<void, StorageUnavailable>
+  }
+>() {}
+
+export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
+  effect: Effect.gen(function* () {
+    const store = yield* KnowledgeStore
+    /** The public catalogue: active products only, ordered by id. */
+    const catalog = store.listProducts.pipe(
+      Effect.map((all) => all.filter((p) => p.isActive).sort((a, b) => a.id - b.id)),
+      Effect.withSpan("Knowledge.catalog")
+    )
+    const getProduct = (id: number) =>
+      Effect.flatMap(store.listProducts, (all) => {
+        const p = all.find((x) => x.id === id)
+        return p ? Effect.succeed(p) : Effect.fail(new NotFound({ message: `knowledge product ${id} not found`, resource: "knowledgeProduct", id: String(id) }))
+      })
+    const knowledgeBase = store.getKnowledgeBase.pipe(
+      Effect.flatMap((kb) => (kb ? Effect.succeed(kb) : Effect.fail(new NotFound({ message: "knowledge base not loaded", resource: "knowledgeBase" })))),
+      Effect.withSpan("Knowledge.knowledgeBase")
+    )
+    return { catalog, getProduct, knowledgeBase } as const
+  })
+}) {}

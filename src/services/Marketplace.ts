@@ -1,0 +1,35 @@
+// Marketplace: the template catalogue and subscription plans (read-mostly, seeded at startup).
+import { Context, Effect } from "effect"
+import { NotFound, type StorageUnavailable } from "../schema/errors.js"
+import type { Plan, PlanId, Template } from "../schema/marketplace.js"
+
+/** Storage port for the marketplace catalogue. */
+export class MarketplaceStore extends Context.Tag("MarketplaceStore")<
+  MarketplaceStore,
+  {
+    readonly listTemplates: Effect.Effect<ReadonlyArray<Template>, StorageUnavailable>
+    readonly listPlans: Effect.Effect<ReadonlyArray<Plan>, StorageUnavailable>
+    /** Insert or refresh seed rows; safe to run on every start. */
+    readonly upsertTemplates: (templates: ReadonlyArray<Template>) => Effect.Effect<void, StorageUnavailable>
+    readonly upsertPlans: (plans: ReadonlyArray<Plan>) => Effect.Effect<void, StorageUnavailable>
+  }
+>() {}
+
+export class Marketplace extends Effect.Service<Marketplace>()("Marketplace", {
+  effect: Effect.gen(function* () {
+    const store = yield* MarketplaceStore
+    const listTemplates = store.listTemplates.pipe(Effect.withSpan("Marketplace.listTemplates"))
+    const listPlans = store.listPlans.pipe(Effect.withSpan("Marketplace.listPlans"))
+    const getTemplate = (id: string) =>
+      Effect.flatMap(listTemplates, (all) => {
+        const t = all.find((x) => x.id === id)
+        return t ? Effect.succeed(t) : Effect.fail(new NotFound({ message: `template ${id} not found`, resource: "template", id }))
+      })
+    const getPlan = (id: PlanId | string) =>
+      Effect.flatMap(listPlans, (all) => {
+        const p = all.find((x) => x.id === id)
+        return p ? Effect.succeed(p) : Effect.fail(new NotFound({ message: `plan ${id} not found`, resource: "plan", id }))
+      })
+    return { listTemplates, listPlans, getTemplate, getPlan } as const
+  })
+}) {}

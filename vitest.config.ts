@@ -1,0 +1,11 @@
+// Vitest configuration: test files under test/, generous timeouts for the Postgres-backed suites.
+import { defineConfig } from "vitest/config"
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: "forks"
+  }
+})
