@@ -1,10 +1,15 @@
 // The REST surface: one HttpApi, from which the OpenAPI document and the typed client derive.
 import { HttpApi, OpenApi } from "@effect/platform"
 import { StorageUnavailable } from "../schema/errors.js"
+import { AgentGroup } from "./groups/agent.js"
+import { DashboardGroup, DashboardPublicGroup } from "./groups/dashboard.js"
 import { SystemGroup } from "./groups/system.js"
 
 export class Api extends HttpApi.make("agent-commerce")
   .add(SystemGroup)
+  .add(AgentGroup)
+  .add(DashboardPublicGroup)
+  .add(DashboardGroup)
   .addError(StorageUnavailable)
   .annotateContext(
     OpenApi.annotations({

@@ -1,11 +1,33 @@
-// Access rules for procedures: public ones pass; authenticated ones need a caller (keys issue).
+// Access rules for procedures: public ones pass; authenticated ones take the same bearer keys
+// (same permission and rate-limit rules as REST) or the dashboard session cookie.
 import { Effect, Layer } from "effect"
-import { Unauthorized } from "../../schema/errors.js"
+import { Forbidden } from "../../schema/errors.js"
+import { Keys } from "../../services/Keys.js"
+import { RateLimiter } from "../../services/RateLimiter.js"
+import { SESSION_COOKIE } from "../middleware/auth.js"
+import { authenticateBearer, sessionCaller } from "../middleware/authLive.js"
 import { ProcedureAuth } from "./adapter.js"
 
-export const ProcedureAuthLive = Layer.succeed(ProcedureAuth, {
-  authorize: (access) =>
-    access._tag === "public"
-      ? Effect.succeed(undefined)
-      : Effect.fail(new Unauthorized({ message: "authentication required" }))
-})
+export const ProcedureAuthLive = Layer.effect(
+  ProcedureAuth,
+  Effect.gen(function* () {
+    const keys = yield* Keys
+    const limiter = yield* RateLimiter
+    return {
+      authorize: (access, request) => {
+        if (access._tag === "public") return Effect.succeed(undefined)
+        const cookie = request.cookies[SESSION_COOKIE]
+        const useSession = request.headers.authorization === undefined && cookie !== undefined
+        const resolve = useSession
+          ? Effect.flatMap(sessionCaller(cookie), (caller) =>
+              // A dashboard session acts for its account with every permission of its own agents.
+              access.permission && !["invest", "acquire", "catalog:read"].includes(access.permission)
+                ? Effect.fail(new Forbidden({ message: `a dashboard session cannot use ${access.permission}; use an API key`, permission: access.permission }))
+                : Effect.succeed(caller)
+            )
+          : authenticateBearer(request.headers.authorization, access.permission ?? null)
+        return resolve.pipe(Effect.provideService(Keys, keys), Effect.provideService(RateLimiter, limiter))
+      }
+    }
+  })
+)

@@ -1,8 +1,15 @@
 // The in-memory storage layer: every store port over one MemoryDb, plus its Transactor.
 import { Layer } from "effect"
 import { MemoryKnowledgeStore, MemoryMarketplaceStore } from "./catalog.js"
+import { MemoryKeysStore, MemoryRateLimitStore } from "./keys.js"
 import { MemoryDb, MemoryTransactor } from "./MemoryDb.js"
 
-export const MemoryStorageLive = Layer.mergeAll(MemoryTransactor, MemoryMarketplaceStore, MemoryKnowledgeStore).pipe(
+export const MemoryStorageLive = Layer.mergeAll(
+  MemoryTransactor,
+  MemoryMarketplaceStore,
+  MemoryKnowledgeStore,
+  MemoryKeysStore,
+  MemoryRateLimitStore
+).pipe(
   Layer.provide(MemoryDb.layer)
 )

@@ -96,3 +96,7 @@ export const PgTransactor = Layer.effect(
 
 /** For tests and tools: a Postgres URL as a Redacted value. */
 export const redactedUrl = (url: string) => Redacted.make(url)
+
+/** timestamptz → ISO string. */
+export const iso = (d: Date | string): string => (d instanceof Date ? d.toISOString() : new Date(d).toISOString())
+export const isoOrNull = (d: Date | string | null): string | null => (d === null ? null : iso(d))

@@ -1,8 +1,15 @@
 // The Postgres storage layer: migrations first, then every store port and the Transactor.
 import { Layer } from "effect"
 import { PgKnowledgeStore, PgMarketplaceStore } from "./catalog.js"
+import { PgKeysStore, PgRateLimitStore } from "./keys.js"
 import { MigrationsLive, PgClientLive, PgTransactor } from "./PgDb.js"
 
-export const PgStoresLive = Layer.mergeAll(PgTransactor, PgMarketplaceStore, PgKnowledgeStore).pipe(Layer.provide(MigrationsLive))
+export const PgStoresLive = Layer.mergeAll(
+  PgTransactor,
+  PgMarketplaceStore,
+  PgKnowledgeStore,
+  PgKeysStore,
+  PgRateLimitStore
+).pipe(Layer.provide(MigrationsLive))
 
 export const PgStorageLive = PgStoresLive.pipe(Layer.provideMerge(PgClientLive))

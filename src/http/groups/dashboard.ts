@@ -1,0 +1,75 @@
+// Dashboard JSON endpoints: sign up/in/out, agents and their API keys (session cookie auth).
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Email } from "../../schema/common.js"
+import { Conflict, InvalidInput, NotFound, Unauthorized } from "../../schema/errors.js"
+import { Account, Agent, ApiKeyView, PermissionGrant } from "../../schema/keys.js"
+import { DashboardAuth } from "../middleware/auth.js"
+
+const Password = Schema.String.pipe(Schema.minLength(10, { message: () => "must have at least 10 characters" }), Schema.maxLength(200))
+const Name = Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(120))
+
+export const SignUpBody = Schema.Struct({ email: Email, password: Password, name: Name })
+export const SignInBody = Schema.Struct({ email: Schema.String.pipe(Schema.maxLength(254)), password: Schema.String.pipe(Schema.maxLength(200)) })
+export const SessionResponse = Schema.Struct({ account: Account, expiresAt: Schema.String })
+export const CreateAgentBody = Schema.Struct({ name: Name, organization: Schema.optional(Schema.NullOr(Name)) })
+export const CreateKeyBody = Schema.Struct({
+  name: Name,
+  permissions: Schema.Array(PermissionGrant).pipe(Schema.minItems(1), Schema.maxItems(20)),
+  expiresAt: Schema.optional(Schema.NullOr(Schema.String))
+})
+export const CreatedKey = Schema.Struct({
+  key: ApiKeyView,
+  /** The plaintext key. Shown once; only its hash is stored. */
+  secret: Schema.String
+})
+
+const AgentIdParam = Schema.String.pipe(Schema.pattern(/^agt_[A-Za-z0-9_-]{1,64}$/))
+const KeyIdParam = Schema.String.pipe(Schema.pattern(/^key_[A-Za-z0-9_-]{1,64}$/))
+
+export class DashboardPublicGroup extends HttpApiGroup.make("dashboardAuth")
+  .add(
+    HttpApiEndpoint.post("signUp", "/signup")
+      .setPayload(SignUpBody)
+      .addSuccess(SessionResponse, { status: 201 })
+      .addError(Conflict)
+      .addError(InvalidInput)
+      .annotate(OpenApi.Summary, "Create an account and sign in (sets the session cookie)")
+  )
+  .add(
+    HttpApiEndpoint.post("signIn", "/signin")
+      .setPayload(SignInBody)
+      .addSuccess(SessionResponse)
+      .addError(Unauthorized)
+      .annotate(OpenApi.Summary, "Sign in (sets the session cookie)")
+  )
+  .add(
+    HttpApiEndpoint.post("signOut", "/signout")
+      .addSuccess(HttpApiSchema.NoContent)
+      .annotate(OpenApi.Summary, "Sign out (clears the session cookie)")
+  )
+  .prefix("/api/dashboard") {}
+
+export class DashboardGroup extends HttpApiGroup.make("dashboard")
+  .add(HttpApiEndpoint.get("session", "/session").addSuccess(Schema.Struct({ account: Account })))
+  .add(HttpApiEndpoint.get("listAgents", "/agents").addSuccess(Schema.Array(Agent)))
+  .add(HttpApiEndpoint.post("createAgent", "/agents").setPayload(CreateAgentBody).addSuccess(Agent, { status: 201 }))
+  .add(HttpApiEndpoint.get("listKeys", "/keys").addSuccess(Schema.Array(ApiKeyView)))
+  .add(
+    HttpApiEndpoint.post("createKey", "/agents/:agentId/keys")
+      .setPath(Schema.Struct({ agentId: AgentIdParam }))
+      .setPayload(CreateKeyBody)
+      .addSuccess(CreatedKey, { status: 201 })
+      .addError(NotFound)
+      .addError(InvalidInput)
+      .annotate(OpenApi.Summary, "Create an API key for an agent; the secret is shown once")
+  )
+  .add(
+    HttpApiEndpoint.post("revokeKey", "/keys/:keyId/revoke")
+      .setPath(Schema.Struct({ keyId: KeyIdParam }))
+      .addSuccess(ApiKeyView)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Revoke a key (takes effect on the next request)")
+  )
+  .middleware(DashboardAuth)
+  .prefix("/api/dashboard") {}

@@ -1,0 +1,33 @@
+// Handlers for the agent group: /me.
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { CurrentCaller } from "../../services/Caller.js"
+import { Keys } from "../../services/Keys.js"
+import { RateLimiter } from "../../services/RateLimiter.js"
+import { Api } from "../api.js"
+
+export const AgentLive = HttpApiBuilder.group(Api, "agent", (handlers) =>
+  handlers.handle("me", () =>
+    Effect.gen(function* () {
+      const caller = yield* CurrentCaller
+      const keys = yield* Keys
+      const key = yield* keys.getKey(caller.keyId!).pipe(Effect.orDie)
+      const agent = yield* keys.getAgent(caller.agentId!).pipe(Effect.orDie)
+      const rateLimit = yield* Effect.flatMap(RateLimiter, (l) => l.peek(`key:${key.id}`))
+      return {
+        key: {
+          id: key.id,
+          name: key.name,
+          prefix: key.prefix,
+          permissions: key.permissions,
+          createdAt: key.createdAt,
+          expiresAt: key.expiresAt,
+          lastUsedAt: key.lastUsedAt
+        },
+        agent: { id: agent.id, name: agent.name, organization: agent.organization },
+        accountId: caller.accountId,
+        rateLimit
+      }
+    })
+  )
+)

@@ -1,0 +1,90 @@
+// Handlers for the dashboard JSON endpoints: each decodes, calls Keys, and sets the session cookie.
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { AppConfig } from "../../layers/config.js"
+import { CurrentCaller } from "../../services/Caller.js"
+import { Keys } from "../../services/Keys.js"
+import { Api } from "../api.js"
+import { SESSION_COOKIE } from "../middleware/auth.js"
+
+const setSessionCookie = (token: string, maxAgeSeconds: number) =>
+  Effect.flatMap(AppConfig, (config) =>
+    HttpApp.appendPreResponseHandler((_req, res) =>
+      HttpServerResponse.setCookie(res, SESSION_COOKIE, token, {
+        httpOnly: true,
+        sameSite: "lax",
+        secure: config.production || config.baseUrl.startsWith("https://"),
+        path: "/",
+        maxAge: `${maxAgeSeconds} seconds`
+      }).pipe(Effect.orElseSucceed(() => res))
+    )
+  )
+
+export const DashboardPublicLive = HttpApiBuilder.group(Api, "dashboardAuth", (handlers) =>
+  handlers
+    .handle("signUp", ({ payload }) =>
+      Effect.gen(function* () {
+        const keys = yield* Keys
+        const account = yield* keys.signUp(payload)
+        const session = yield* keys.startSession(account.id)
+        yield* setSessionCookie(session.token, 7 * 24 * 3600)
+        return { account, expiresAt: session.expiresAt }
+      })
+    )
+    .handle("signIn", ({ payload }) =>
+      Effect.gen(function* () {
+        const keys = yield* Keys
+        const result = yield* keys.signIn(payload)
+        yield* setSessionCookie(result.token, 7 * 24 * 3600)
+        return { account: result.account, expiresAt: result.expiresAt }
+      })
+    )
+    .handle("signOut", () =>
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const token = request.cookies[SESSION_COOKIE]
+        if (token) yield* Effect.flatMap(Keys, (k) => k.signOut(token)).pipe(Effect.orDie)
+        yield* setSessionCookie("", 0)
+      })
+    )
+)
+
+export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) =>
+  handlers
+    .handle("session", () =>
+      Effect.gen(function* () {
+        const caller = yield* CurrentCaller
+        return { account: yield* Effect.flatMap(Keys, (k) => k.getAccount(caller.accountId)).pipe(Effect.orDie) }
+      })
+    )
+    .handle("listAgents", () =>
+      Effect.gen(function* () {
+        const caller = yield* CurrentCaller
+        return yield* Effect.flatMap(Keys, (k) => k.listAgents(caller.accountId))
+      })
+    )
+    .handle("createAgent", ({ payload }) =>
+      Effect.gen(function* () {
+        const caller = yield* CurrentCaller
+        return yield* Effect.flatMap(Keys, (k) => k.createAgent(caller.accountId, payload))
+      })
+    )
+    .handle("listKeys", () =>
+      Effect.gen(function* () {
+        const caller = yield* CurrentCaller
+        return yield* Effect.flatMap(Keys, (k) => k.listKeys(caller.accountId))
+      })
+    )
+    .handle("createKey", ({ path, payload }) =>
+      Effect.gen(function* () {
+        const caller = yield* CurrentCaller
+        return yield* Effect.flatMap(Keys, (k) => k.createKey(caller.accountId, path.agentId, payload))
+      })
+    )
+    .handle("revokeKey", ({ path }) =>
+      Effect.gen(function* () {
+        const caller = yield* CurrentCaller
+        return yield* Effect.flatMap(Keys, (k) => k.revokeKey(caller.accountId, path.keyId))
+      })
+    )
+)

@@ -1,0 +1,87 @@
+// Implementations of the security middleware: resolve the caller, enforce the route's permission
+// and the key's rate limit, and put WWW-Authenticate / RateLimit headers on the response.
+import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer, Redacted } from "effect"
+import { Forbidden, Unauthorized } from "../../schema/errors.js"
+import type { Permission } from "../../schema/keys.js"
+import type { Caller } from "../../services/Caller.js"
+import { Keys } from "../../services/Keys.js"
+import { RateLimiter, rateLimitHeaders, type WindowStanding } from "../../services/RateLimiter.js"
+import { Api } from "../api.js"
+import { permissionIndex } from "../routeTable.js"
+import { AgentAuth, DashboardAuth } from "./auth.js"
+
+const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i
+
+const addHeaders = (headers: Record<string, string>) =>
+  HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeaders(res, headers)))
+
+const challenge = (description: string) =>
+  addHeaders({ "www-authenticate": `Bearer realm="agent-api", error="invalid_token", error_description="${description.replace(/"/g, "'")}"` })
+
+/**
+ * Authenticates a bearer key, spends one request of its rate limit and checks `permission`
+ * (undefined: no permission check). Shared by the REST middleware and the procedure adapter.
+ */
+export const authenticateBearer = (authorization: string | undefined, permission: Permission | null | undefined) =>
+  Effect.gen(function* () {
+    const keys = yield* Keys
+    const limiter = yield* RateLimiter
+    const match = BEARER.exec(authorization ?? "")
+    if (!match) {
+      yield* challenge("missing bearer token")
+      return yield* Effect.fail(new Unauthorized({ message: "missing API key: send Authorization: Bearer <key>" }))
+    }
+    const auth = yield* keys.authenticate(match[1]).pipe(Effect.tapError((e) => (e._tag === "Unauthorized" ? challenge(e.message) : Effect.void)))
+    const standing = yield* limiter.take(`key:${auth.key.id}`).pipe(
+      Effect.tapError((e) =>
+        e._tag === "RateLimited"
+          ? addHeaders({
+              "retry-after": String(e.retryAfterSeconds),
+              ...rateLimitHeaders((e as unknown as { standing: ReadonlyArray<WindowStanding> }).standing ?? [])
+            })
+          : Effect.void
+      )
+    )
+    yield* addHeaders(rateLimitHeaders(standing))
+    if (permission && !auth.caller.permissions.has(permission)) {
+      return yield* Effect.fail(new Forbidden({ message: `this key lacks the ${permission} permission`, permission }))
+    }
+    return auth.caller satisfies Caller
+  })
+
+export const AgentAuthLive = Layer.effect(
+  AgentAuth,
+  Effect.gen(function* () {
+    const keys = yield* Keys
+    const limiter = yield* RateLimiter
+    const index = permissionIndex(Api)
+    return {
+      // The security's own parsing slices "Bearer " blindly; the raw header is re-read and checked.
+      bearer: (_token: Redacted.Redacted) =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const route = yield* HttpRouter.RouteContext
+          const permission = index.get(`${route.route.method} ${route.route.path}`)
+          return yield* authenticateBearer(request.headers.authorization, permission)
+        }).pipe(Effect.provideService(Keys, keys), Effect.provideService(RateLimiter, limiter))
+    }
+  })
+)
+
+export const sessionCaller = (token: string) =>
+  Effect.gen(function* () {
+    const keys = yield* Keys
+    const account = yield* keys.sessionAccount(token)
+    return { accountId: account.id, agentId: undefined, keyId: undefined, permissions: new Set(), via: "session" } satisfies Caller
+  })
+
+export const DashboardAuthLive = Layer.effect(
+  DashboardAuth,
+  Effect.gen(function* () {
+    const keys = yield* Keys
+    return {
+      session: (token: Redacted.Redacted) => sessionCaller(Redacted.value(token)).pipe(Effect.provideService(Keys, keys))
+    }
+  })
+)

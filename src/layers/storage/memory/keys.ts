@@ -1,0 +1,87 @@
+// In-memory stores for accounts, sessions, agents, keys and rate-limit counters.
+import { Effect, Layer } from "effect"
+import { Conflict } from "../../../schema/errors.js"
+import type { AccountRecord, Agent, ApiKeyRecord, SessionRecord } from "../../../schema/keys.js"
+import { KeysStore } from "../../../services/Keys.js"
+import { RateLimitStore } from "../../../services/RateLimiter.js"
+import { MemoryDb } from "./MemoryDb.js"
+
+export const MemoryKeysStore = Layer.effect(
+  KeysStore,
+  Effect.gen(function* () {
+    const db = yield* MemoryDb
+    const accounts = db.table<string, AccountRecord>("accounts")
+    const emails = db.table<string, string>("account_emails")
+    const sessions = db.table<string, SessionRecord>("sessions")
+    const agents = db.table<string, Agent>("agents")
+    const keys = db.table<string, ApiKeyRecord>("api_keys")
+    const keyHashes = db.table<string, string>("api_key_hashes")
+    return {
+      insertAccount: (a) =>
+        db.atomically(
+          emails.get(a.email) !== undefined
+            ? Effect.fail(new Conflict({ message: `an account with e-mail ${a.email} exists` }))
+            : Effect.zipRight(emails.set(a.email, a.id), accounts.set(a.id, a))
+        ),
+      findAccountByEmail: (email) => Effect.sync(() => { const id = emails.get(email); return id ? accounts.get(id) : undefined }),
+      getAccount: (id) => Effect.sync(() => accounts.get(id)),
+      setAccountPlan: (id, planId) =>
+        Effect.suspend(() => {
+          const a = accounts.get(id)
+          return a ? accounts.set(id, { ...a, planId }) : Effect.void
+        }),
+      insertSession: (s) => sessions.set(s.tokenHash, s),
+      findSession: (h) => Effect.sync(() => sessions.get(h)),
+      deleteSession: (h) => sessions.delete(h),
+      insertAgent: (a) => agents.set(a.id, a),
+      getAgent: (id) => Effect.sync(() => agents.get(id)),
+      listAgents: (accountId) =>
+        Effect.sync(() => [...agents.values()].filter((a) => a.accountId === accountId).sort((a, b) => a.createdAt.localeCompare(b.createdAt))),
+      insertKey: (k) => Effect.zipRight(keyHashes.set(k.secretHash, k.id), keys.set(k.id, k)),
+      findKeyByHash: (h) => Effect.sync(() => { const id = keyHashes.get(h); return id ? keys.get(id) : undefined }),
+      getKey: (id) => Effect.sync(() => keys.get(id)),
+      listKeys: (accountId) =>
+        Effect.sync(() => [...keys.values()].filter((k) => k.accountId === accountId).sort((a, b) => a.createdAt.localeCompare(b.createdAt))),
+      revokeKey: (id, at) =>
+        Effect.suspend(() => {
+          const k = keys.get(id)
+          return k && k.revokedAt === null ? keys.set(id, { ...k, revokedAt: at }) : Effect.void
+        }),
+      touchKey: (id, at) =>
+        Effect.suspend(() => {
+          const k = keys.get(id)
+          return k ? keys.set(id, { ...k, lastUsedAt: at }) : Effect.void
+        })
+    }
+  })
+)
+
+export const MemoryRateLimitStore = Layer.effect(
+  RateLimitStore,
+  Effect.gen(function* () {
+    const db = yield* MemoryDb
+    // Counters are not business data: kept outside the undo journal, pruned as windows pass.
+    const counters = new Map<string, number>()
+    const current = new Map<string, number>()
+    const k = (bucket: string, name: string, start: number) => `${bucket}|${name}|${start}`
+    const prune = (bucket: string, name: string, start: number) => {
+      const slot = `${bucket}|${name}`
+      const prev = current.get(slot)
+      if (prev !== undefined && prev !== start) counters.delete(k(bucket, name, prev))
+      current.set(slot, start)
+    }
+    void db
+    return {
+      take: (bucket, windows) =>
+        Effect.sync(() => {
+          windows.forEach((w) => prune(bucket, w.name, w.start))
+          const counts = windows.map((w) => counters.get(k(bucket, w.name, w.start)) ?? 0)
+          const allowed = windows.every((w, i) => counts[i] < w.limit)
+          if (!allowed) return { allowed, counts }
+          windows.forEach((w, i) => counters.set(k(bucket, w.name, w.start), counts[i] + 1))
+          return { allowed, counts: counts.map((c) => c + 1) }
+        }),
+      peek: (bucket, windows) => Effect.sync(() => windows.map((w) => counters.get(k(bucket, w.name, w.start)) ?? 0))
+    }
+  })
+)

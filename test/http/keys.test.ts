@@ -1,0 +1,109 @@
+// End to end: accounts, agents, keys, /me, 401/403, revocation, expiry and the per-key rate limit.
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createAgentKey, signUp } from "../fixtures/agents.js"
+import { startServer, type TestServer } from "../fixtures/server.js"
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startServer({ config: { rateLimitPerMinute: 60, rateLimitPerDay: 1000 } })
+})
+afterAll(async () => {
+  await server?.close()
+})
+const url = (p: string) => `${server.baseUrl}${p}`
+
+describe("agent API keys", () => {
+  it("a key is shown once, has the documented prefix, and /me describes it without the secret", async () => {
+    const k = await createAgentKey(server.baseUrl, ["catalog:read", "commerce:*"])
+    expect(k.secret).toMatch(/^ak_live_[A-Za-z0-9_-]{43}$/)
+    const res = await fetch(url("/api/v1/agent/me"), { headers: k.auth })
+    expect(res.status).toBe(200)
+    const text = await res.text()
+    expect(text).not.toContain(k.secret)
+    const me = JSON.parse(text)
+    expect(me.key.id).toBe(k.keyId)
+    expect(me.key.prefix).toBe(k.secret.slice(0, 14))
+    expect(me.key.permissions).toEqual(["catalog:read", "commerce:read", "commerce:buy", "commerce:sell", "commerce:negotiate"])
+    expect(me.agent.id).toBe(k.agentId)
+    expect(me.rateLimit.map((w: { name: string }) => w.name)).toEqual(["minute", "day"])
+    expect(res.headers.get("ratelimit-policy")).toBe('"minute";q=60;w=60, "day";q=1000;w=86400')
+    expect(res.headers.get("ratelimit")).toMatch(/^"minute";r=59;t=\d+, "day";r=999;t=\d+$/)
+  })
+
+  it("missing, malformed, unknown keys are 401 with WWW-Authenticate", async () => {
+    for (const headers of [{}, { authorization: "Basic abc" }, { authorization: "Bearer ak_live_nope" }, { authorization: `Bearer ak_live_${"x".repeat(43)}` }]) {
+      const res = await fetch(url("/api/v1/agent/me"), { headers })
+      expect(res.status).toBe(401)
+      expect(res.headers.get("www-authenticate")).toMatch(/^Bearer /)
+      const body = await res.json()
+      expect(body.type).toBe("Unauthorized")
+      expect(body.requestId).toBe(res.headers.get("x-request-id"))
+    }
+  })
+
+  it("a revoked key is refused on its next request", async () => {
+    const k = await createAgentKey(server.baseUrl, ["catalog:read"])
+    expect((await fetch(url("/api/v1/agent/me"), { headers: k.auth })).status).toBe(200)
+    const revoke = await fetch(url(`/api/dashboard/keys/${k.keyId}/revoke`), { method: "POST", headers: { cookie: k.cookie } })
+    expect(revoke.status).toBe(200)
+    expect((await revoke.json()).revokedAt).toBeTruthy()
+    const after = await fetch(url("/api/v1/agent/me"), { headers: k.auth })
+    expect(after.status).toBe(401)
+    expect((await after.json()).message).toMatch(/revoked/)
+  })
+
+  it("keys of another account cannot be revoked (404) and dashboard routes need a session (401)", async () => {
+    const a = await createAgentKey(server.baseUrl, ["catalog:read"])
+    const other = await signUp(server.baseUrl)
+    const res = await fetch(url(`/api/dashboard/keys/${a.keyId}/revoke`), { method: "POST", headers: { cookie: other.cookie } })
+    expect(res.status).toBe(404)
+    expect((await fetch(url("/api/dashboard/keys"))).status).toBe(401)
+    const listed = await (await fetch(url("/api/dashboard/keys"), { headers: { cookie: other.cookie } })).json()
+    expect(listed).toEqual([])
+  })
+
+  it("an expiry in the past is refused; a key past its expiry is 401", async () => {
+    const owner = await signUp(server.baseUrl)
+    await expect(createAgentKey(server.baseUrl, ["catalog:read"], { ...owner, expiresAt: "2001-01-01T00:00:00Z" })).rejects.toThrow(/expiresAt/)
+    const soon = new Date(Date.now() + 1500).toISOString()
+    const k = await createAgentKey(server.baseUrl, ["catalog:read"], { ...owner, expiresAt: soon })
+    expect((await fetch(url("/api/v1/agent/me"), { headers: k.auth })).status).toBe(200)
+    await new Promise((r) => setTimeout(r, 1700))
+    const res = await fetch(url("/api/v1/agent/me"), { headers: k.auth })
+    expect(res.status).toBe(401)
+    expect((await res.json()).message).toMatch(/expired/)
+  })
+
+  it("bad dashboard input is a 400 naming the field", async () => {
+    const res = await fetch(url("/api/dashboard/signup"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "not-an-email", password: "correct horse battery", name: "x" })
+    })
+    expect(res.status).toBe(400)
+    const body = await res.json()
+    expect(body.field).toBe("email")
+    expect(body.type).toBe("InvalidInput")
+    const dup = await signUp(server.baseUrl)
+    const again = await fetch(url("/api/dashboard/signup"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: dup.email, password: "correct horse battery", name: "x" })
+    })
+    expect(again.status).toBe(409)
+  })
+
+  it("the 61st request in a minute is 429 with Retry-After and RateLimit headers", async () => {
+    const k = await createAgentKey(server.baseUrl, ["catalog:read"])
+    const statuses: Array<number> = []
+    for (let i = 0; i < 60; i++) statuses.push((await fetch(url("/api/v1/agent/me"), { headers: k.auth })).status)
+    expect(statuses.every((s) => s === 200)).toBe(true)
+    const res = await fetch(url("/api/v1/agent/me"), { headers: k.auth })
+    expect(res.status).toBe(429)
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect(res.headers.get("ratelimit")).toMatch(/"minute";r=0/)
+    expect(res.headers.get("ratelimit-policy")).toContain('"minute";q=60;w=60')
+    const body = await res.json()
+    expect(body).toMatchObject({ type: "RateLimited", window: "minute", limit: 60 })
+  })
+})
