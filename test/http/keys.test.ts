@@ -31,7 +31,7 @@ describe("agent API keys", () => {
   })
 
   it("missing, malformed, unknown keys are 401 with WWW-Authenticate", async () => {
-    for (const headers of [{}, { authorization: "Basic abc" }, { authorization: "Bearer ak_live_nope" }, { authorization: `Bearer ak_live_${"x".repeat(43)}` }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: "Basic abc" }, { authorization: "Bearer ak_live_nope" }, { authorization: `Bearer ak_live_${"x".repeat(43)}` }]) {
       const res = await fetch(url("/api/v1/agent/me"), { headers })
       expect(res.status).toBe(401)
       expect(res.headers.get("www-authenticate")).toMatch(/^Bearer /)

@@ -36,6 +36,26 @@ export class MemTable<K, V> {
       })
     )
   }
+  /**
+   * Appends to an array-valued row in place (O(1)); the undo pops it. For append-only indexes
+   * (ledger postings per account), where copying the array on every write would be O(n).
+   */
+  append<I>(this: MemTable<K, Array<I>>, key: K, item: I): Effect.Effect<void> {
+    return Effect.flatMap(FiberRef.get(currentJournal), (journal) =>
+      Effect.sync(() => {
+        let list = this.rows.get(key)
+        if (!list) {
+          list = []
+          this.rows.set(key, list)
+          journal?.push(() => this.rows.delete(key))
+        } else {
+          const l = list
+          journal?.push(() => void l.pop())
+        }
+        list.push(item)
+      })
+    )
+  }
   delete(key: K): Effect.Effect<void> {
     return Effect.flatMap(FiberRef.get(currentJournal), (journal) =>
       Effect.sync(() => {

@@ -2,6 +2,8 @@
 import { Layer } from "effect"
 import { MemoryKnowledgeStore, MemoryMarketplaceStore } from "./catalog.js"
 import { MemoryKeysStore, MemoryRateLimitStore } from "./keys.js"
+import { MemoryEventStore } from "./events.js"
+import { MemoryLedgerStore } from "./ledger.js"
 import { MemoryDb, MemoryTransactor } from "./MemoryDb.js"
 
 export const MemoryStorageLive = Layer.mergeAll(
@@ -9,7 +11,9 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryMarketplaceStore,
   MemoryKnowledgeStore,
   MemoryKeysStore,
-  MemoryRateLimitStore
+  MemoryRateLimitStore,
+  MemoryLedgerStore,
+  MemoryEventStore
 ).pipe(
   Layer.provide(MemoryDb.layer)
 )

@@ -2,6 +2,8 @@
 import { Layer } from "effect"
 import { PgKnowledgeStore, PgMarketplaceStore } from "./catalog.js"
 import { PgKeysStore, PgRateLimitStore } from "./keys.js"
+import { PgEventStore } from "./events.js"
+import { PgLedgerStore } from "./ledger.js"
 import { MigrationsLive, PgClientLive, PgTransactor } from "./PgDb.js"
 
 export const PgStoresLive = Layer.mergeAll(
@@ -9,7 +11,9 @@ export const PgStoresLive = Layer.mergeAll(
   PgMarketplaceStore,
   PgKnowledgeStore,
   PgKeysStore,
-  PgRateLimitStore
+  PgRateLimitStore,
+  PgLedgerStore,
+  PgEventStore
 ).pipe(Layer.provide(MigrationsLive))
 
 export const PgStorageLive = PgStoresLive.pipe(Layer.provideMerge(PgClientLive))

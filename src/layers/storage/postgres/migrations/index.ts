@@ -3,8 +3,12 @@ import type { SqlClient } from "@effect/sql"
 import type { Effect } from "effect"
 import m0001 from "./0001_foundation.js"
 import m0002 from "./0002_keys.js"
+import m0003 from "./0003_ledger.js"
+import m0004 from "./0004_events.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
-  "0002_keys": m0002
+  "0002_keys": m0002,
+  "0003_ledger": m0003,
+  "0004_events": m0004
 }

@@ -1,0 +1,22 @@
+// In-memory outbox of domain events.
+import { Effect, Layer } from "effect"
+import type { DomainEvent } from "../../../schema/events.js"
+import { EventStore } from "../../../services/Events.js"
+import { MemoryDb } from "./MemoryDb.js"
+
+export const MemoryEventStore = Layer.effect(
+  EventStore,
+  Effect.gen(function* () {
+    const db = yield* MemoryDb
+    const events = db.table<string, DomainEvent>("events")
+    const byAgent = db.table<string, Array<string>>("events_by_agent")
+    return {
+      append: (e) => Effect.zipRight(events.set(e.id, e), byAgent.append(e.agentId, e.id)),
+      listForAgent: (agentId, limit) =>
+        Effect.sync(() => {
+          const list = byAgent.get(agentId) ?? []
+          return list.slice(-limit).reverse().map((id) => events.get(id)!)
+        })
+    }
+  })
+)

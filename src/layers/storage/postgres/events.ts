@@ -1,0 +1,25 @@
+// Postgres outbox of domain events.
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { DomainEvent, type EventType } from "../../../schema/events.js"
+import { EventStore } from "../../../services/Events.js"
+import { iso, orUnavailable } from "./PgDb.js"
+
+interface EventRow { id: string; type: EventType; agentId: string; occurredAt: Date; data: Record<string, unknown> }
+
+export const PgEventStore = Layer.effect(
+  EventStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return {
+      append: (e) =>
+        orUnavailable(
+          sql`INSERT INTO events (id, type, agent_id, occurred_at, data) VALUES (${e.id}, ${e.type}, ${e.agentId}, ${e.occurredAt}, ${JSON.stringify(e.data)}::jsonb)`
+        ).pipe(Effect.asVoid),
+      listForAgent: (agentId, limit) =>
+        orUnavailable(sql<EventRow>`SELECT id, type, agent_id, occurred_at, data FROM events WHERE agent_id = ${agentId} ORDER BY seq DESC LIMIT ${limit}`).pipe(
+          Effect.map((rows) => rows.map((r) => DomainEvent.make({ ...r, occurredAt: iso(r.occurredAt) })))
+        )
+    }
+  })
+)

@@ -1,0 +1,92 @@
+// Postgres ledger store: balances locked FOR UPDATE in account order, postings append-only.
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { JournalEntry, type EntryKind, mayGoNegative } from "../../../schema/ledger.js"
+import { LedgerStore } from "../../../services/Ledger.js"
+import { iso, orUnavailable } from "./PgDb.js"
+
+interface EntryRow { seq: number; id: string; kind: EntryKind; reference: string; memo: string; createdAt: Date }
+interface PostingRow { entrySeq: number; account: string; amount: number }
+
+export const PgLedgerStore = Layer.effect(
+  LedgerStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const hydrate = (rows: ReadonlyArray<EntryRow>) =>
+      Effect.gen(function* () {
+        if (rows.length === 0) return [] as Array<JournalEntry>
+        const postings = yield* sql<PostingRow>`SELECT entry_seq, account, amount FROM ledger_postings WHERE entry_seq IN ${sql.in(rows.map((r) => r.seq))}`
+        const bySeq = new Map<number, Array<{ account: string; amount: number }>>()
+        for (const p of postings) {
+          const list = bySeq.get(p.entrySeq) ?? []
+          list.push({ account: p.account, amount: p.amount })
+          bySeq.set(p.entrySeq, list)
+        }
+        return rows.map((r) =>
+          JournalEntry.make({ id: r.id, kind: r.kind, reference: r.reference, memo: r.memo, createdAt: iso(r.createdAt), postings: bySeq.get(r.seq) ?? [] })
+        )
+      })
+
+    return {
+      lockBalances: (accounts) =>
+        orUnavailable(
+          Effect.gen(function* () {
+            for (const a of accounts) yield* sql`INSERT INTO ledger_balances (account, balance) VALUES (${a}, 0) ON CONFLICT (account) DO NOTHING`
+            // One statement, ordered: concurrent units of work lock in the same order (no deadlock).
+            const rows = yield* sql<{ account: string; balance: number }>`
+              SELECT account, balance FROM ledger_balances WHERE account IN ${sql.in([...accounts])} ORDER BY account FOR UPDATE`
+            return new Map(rows.map((r) => [r.account, r.balance]))
+          })
+        ),
+      append: (entry, after) =>
+        orUnavailable(
+          Effect.gen(function* () {
+            const [row] = yield* sql<{ seq: number }>`
+              INSERT INTO ledger_entries (id, kind, reference, memo, created_at)
+              VALUES (${entry.id}, ${entry.kind}, ${entry.reference}, ${entry.memo}, ${entry.createdAt}) RETURNING seq`
+            // Several postings to one account within an entry are merged (the key is account+entry).
+            const merged = new Map<string, number>()
+            for (const p of entry.postings) merged.set(p.account, (merged.get(p.account) ?? 0) + p.amount)
+            const rows = [...merged].filter(([, amount]) => amount !== 0).map(([account, amount]) => ({ entrySeq: row.seq, account, amount }))
+            if (rows.length > 0) yield* sql`INSERT INTO ledger_postings ${sql.insert(rows)}`
+            for (const [account, balance] of after) yield* sql`UPDATE ledger_balances SET balance = ${balance} WHERE account = ${account}`
+          })
+        ),
+      balance: (account) =>
+        orUnavailable(sql<{ balance: number }>`SELECT balance FROM ledger_balances WHERE account = ${account}`).pipe(Effect.map((r) => r[0]?.balance ?? 0)),
+      entriesFor: (account, { limit, before }) =>
+        orUnavailable(
+          Effect.gen(function* () {
+            const beforeSeq = before
+              ? (yield* sql<{ seq: number }>`SELECT seq FROM ledger_entries WHERE id = ${before}`)[0]?.seq ?? 0
+              : Number.MAX_SAFE_INTEGER
+            const rows = yield* sql<EntryRow>`
+              SELECT e.seq, e.id, e.kind, e.reference, e.memo, e.created_at FROM ledger_postings p
+              JOIN ledger_entries e ON e.seq = p.entry_seq
+              WHERE p.account = ${account} AND p.entry_seq < ${beforeSeq}
+              ORDER BY p.entry_seq DESC LIMIT ${limit}`
+            return yield* hydrate(rows)
+          })
+        ),
+      entriesByReference: (reference) =>
+        orUnavailable(
+          Effect.flatMap(sql<EntryRow>`SELECT seq, id, kind, reference, memo, created_at FROM ledger_entries WHERE reference = ${reference} ORDER BY seq`, hydrate)
+        ),
+      check: orUnavailable(
+        Effect.gen(function* () {
+          const [total] = yield* sql<{ total: number | null }>`SELECT COALESCE(SUM(amount), 0)::bigint AS total FROM ledger_postings`
+          const mismatches = yield* sql<{ account: string; stored: number; derived: number }>`
+            SELECT COALESCE(b.account, d.account) AS account, COALESCE(b.balance, 0)::bigint AS stored, COALESCE(d.derived, 0)::bigint AS derived
+            FROM ledger_balances b
+            FULL OUTER JOIN (SELECT account, SUM(amount)::bigint AS derived FROM ledger_postings GROUP BY account) d ON d.account = b.account
+            WHERE COALESCE(b.balance, 0) <> COALESCE(d.derived, 0)`
+          const negatives = yield* sql<{ account: string }>`SELECT account FROM ledger_balances WHERE balance < 0`
+          const negative = negatives.map((r) => r.account).filter((a) => !mayGoNegative(a))
+          const totalCents = total?.total ?? 0
+          return { totalCents, mismatches, negative, ok: totalCents === 0 && mismatches.length === 0 && negative.length === 0 }
+        })
+      )
+    }
+  })
+)

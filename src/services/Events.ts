@@ -1,0 +1,38 @@
+// Events: domain events written to a durable outbox in the same unit of work as the change that
+// caused them; the webhook worker delivers them (at least once, deduplicated by event id).
+import { Clock, Context, Effect } from "effect"
+import type { StorageUnavailable } from "../schema/errors.js"
+import { DomainEvent, type EventType } from "../schema/events.js"
+import { Ids } from "./Db.js"
+
+/** Storage port: the outbox. */
+export class EventStore extends Context.Tag("EventStore")<
+  EventStore,
+  {
+    /** Appends inside the caller's unit of work (atomically), so the event exists iff the change does. */
+    readonly append: (event: DomainEvent) => Effect.Effect<void, StorageUnavailable>
+    /** Events for an agent, newest first (for polling and tests). */
+    readonly listForAgent: (agentId: string, limit: number) => Effect.Effect<ReadonlyArray<DomainEvent>, StorageUnavailable>
+  }
+>() {}
+
+export class Events extends Effect.Service<Events>()("Events", {
+  effect: Effect.gen(function* () {
+    const store = yield* EventStore
+    const ids = yield* Ids
+    /** Records an event. Call it inside the same `atomically` as the change it reports. */
+    const emit = (agentId: string, type: EventType, data: Record<string, unknown>) =>
+      Effect.gen(function* () {
+        const event = DomainEvent.make({
+          id: yield* ids.make("evt"),
+          type,
+          agentId,
+          occurredAt: new Date(yield* Clock.currentTimeMillis).toISOString(),
+          data
+        })
+        yield* store.append(event)
+        return event
+      }).pipe(Effect.withSpan("Events.emit", { attributes: { type } }))
+    return { emit, listForAgent: store.listForAgent } as const
+  })
+}) {}

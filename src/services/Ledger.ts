@@ -1,0 +1,110 @@
+// Ledger: the one double-entry book of every credit movement. Entries sum to zero; balances are
+// kept beside the postings in the same unit of work and can be re-derived and checked.
+import { Clock, Context, Effect } from "effect"
+import { InvalidInput, type StorageUnavailable } from "../schema/errors.js"
+import { type EntryKind, InsufficientFunds, JournalEntry, mayGoNegative, type Posting } from "../schema/ledger.js"
+import { atomically, Ids } from "./Db.js"
+
+export interface LedgerCheck {
+  /** Sum of every posting ever made (must be 0). */
+  readonly totalCents: number
+  /** Accounts whose stored balance differs from the sum of their postings. */
+  readonly mismatches: ReadonlyArray<{ readonly account: string; readonly stored: number; readonly derived: number }>
+  /** Constrained accounts below zero. */
+  readonly negative: ReadonlyArray<string>
+  readonly ok: boolean
+}
+
+/** Storage port for the ledger. */
+export class LedgerStore extends Context.Tag("LedgerStore")<
+  LedgerStore,
+  {
+    /** Balances of the accounts, locked for this unit of work (rows created at 0 when missing). */
+    readonly lockBalances: (accounts: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, number>, StorageUnavailable>
+    /** Writes the entry, its postings and the new balances (inside the caller's unit of work). */
+    readonly append: (entry: JournalEntry, balances: ReadonlyMap<string, number>) => Effect.Effect<void, StorageUnavailable>
+    readonly balance: (account: string) => Effect.Effect<number, StorageUnavailable>
+    readonly entriesFor: (
+      account: string,
+      options: { readonly limit: number; readonly before?: string }
+    ) => Effect.Effect<ReadonlyArray<JournalEntry>, StorageUnavailable>
+    readonly entriesByReference: (reference: string) => Effect.Effect<ReadonlyArray<JournalEntry>, StorageUnavailable>
+    readonly check: Effect.Effect<LedgerCheck, StorageUnavailable>
+  }
+>() {}
+
+export class Ledger extends Effect.Service<Ledger>()("Ledger", {
+  effect: Effect.gen(function* () {
+    const store = yield* LedgerStore
+    const ids = yield* Ids
+
+    /**
+     * Posts one balanced entry atomically. Fails with InsufficientFunds when a wallet or escrow
+     * account would go below zero (nothing is written), InvalidInput when it does not balance.
+     */
+    const post = (input: { readonly kind: EntryKind; readonly reference: string; readonly memo?: string; readonly postings: ReadonlyArray<Posting> }) =>
+      atomically(
+        Effect.gen(function* () {
+          // Normalise: one posting per account, zero postings dropped (both stores then agree).
+          const merged = new Map<string, number>()
+          for (const p of input.postings) merged.set(p.account, (merged.get(p.account) ?? 0) + p.amount)
+          const postings = [...merged].filter(([, amount]) => amount !== 0).map(([account, amount]) => ({ account, amount }))
+          const sum = postings.reduce((s, p) => s + p.amount, 0)
+          if (postings.length < 2 || sum !== 0 || input.postings.some((p) => !Number.isSafeInteger(p.amount))) {
+            return yield* Effect.fail(new InvalidInput({ message: `ledger entry must have integer postings summing to zero (sum ${sum})`, field: "postings" }))
+          }
+          const accounts = [...new Set(postings.map((p) => p.account))].sort()
+          const before = yield* store.lockBalances(accounts)
+          const after = new Map(before)
+          for (const p of postings) after.set(p.account, (after.get(p.account) ?? 0) + p.amount)
+          for (const account of accounts) {
+            const balance = after.get(account) ?? 0
+            if (balance < 0 && !mayGoNegative(account)) {
+              const had = before.get(account) ?? 0
+              const required = had - balance
+              return yield* Effect.fail(
+                new InsufficientFunds({
+                  message: `${account} has ${had} cents; ${required} needed`,
+                  account,
+                  balanceCents: had,
+                  requiredCents: required,
+                  missingCents: -balance
+                })
+              )
+            }
+          }
+          const entry = JournalEntry.make({
+            id: yield* ids.make("je"),
+            kind: input.kind,
+            reference: input.reference,
+            memo: input.memo ?? "",
+            postings,
+            createdAt: new Date(yield* Clock.currentTimeMillis).toISOString()
+          })
+          yield* store.append(entry, after)
+          return entry
+        })
+      ).pipe(Effect.withSpan("Ledger.post", { attributes: { kind: input.kind } }))
+
+    /** Moves `amount` from one account to another as a single two-posting entry. */
+    const transfer = (input: { readonly kind: EntryKind; readonly reference: string; readonly memo?: string; readonly from: string; readonly to: string; readonly amount: number }) =>
+      post({
+        kind: input.kind,
+        reference: input.reference,
+        memo: input.memo,
+        postings: [
+          { account: input.from, amount: -input.amount },
+          { account: input.to, amount: input.amount }
+        ]
+      })
+
+    return {
+      post,
+      transfer,
+      balance: (account: string) => store.balance(account),
+      entriesFor: store.entriesFor,
+      entriesByReference: store.entriesByReference,
+      check: store.check.pipe(Effect.withSpan("Ledger.check"))
+    } as const
+  })
+}) {}

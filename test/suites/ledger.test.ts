@@ -1,0 +1,112 @@
+// Ledger suite, run on memory and Postgres: balanced entries, no negative wallets under
+// concurrency, rollback on failure, and the 85/15 split that never creates or loses a cent.
+import { expect } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { Ids } from "../../src/services/Db.js"
+import { Ledger } from "../../src/services/Ledger.js"
+import { EXTERNAL_GRANTS, InsufficientFunds, PLATFORM_FEES, splitSettlement, walletAccount } from "../../src/schema/ledger.js"
+import { InvalidInput } from "../../src/schema/errors.js"
+import { forEachStorage } from "../fixtures/suite.js"
+import { describe, it as vit } from "vitest"
+
+describe("splitSettlement", () => {
+  vit("floors the 15% fee and gives the seller the remainder, for every price up to 10 000", () => {
+    for (let price = 0; price <= 10_000; price++) {
+      const { sellerCents, feeCents } = splitSettlement(price)
+      expect(sellerCents + feeCents).toBe(price)
+      expect(feeCents).toBe(Math.floor((price * 15) / 100))
+    }
+    expect(splitSettlement(1)).toEqual({ sellerCents: 1, feeCents: 0 })
+    expect(splitSettlement(7)).toEqual({ sellerCents: 6, feeCents: 1 })
+    expect(splitSettlement(100)).toEqual({ sellerCents: 85, feeCents: 15 })
+    expect(splitSettlement(1999)).toEqual({ sellerCents: 1700, feeCents: 299 })
+    expect(() => splitSettlement(1.5)).toThrow()
+  })
+})
+
+forEachStorage(
+  "ledger",
+  (storage) => Ledger.Default.pipe(Layer.provideMerge(storage), Layer.provideMerge(Ids.Live)),
+  (it) => {
+    it.effect("funding and transfers keep every balance equal to its postings", () =>
+      Effect.gen(function* () {
+        const ledger = yield* Ledger
+        const a = walletAccount("agt_a1")
+        const b = walletAccount("agt_b1")
+        yield* ledger.transfer({ kind: "grant", reference: "t1", from: EXTERNAL_GRANTS, to: a, amount: 1000 })
+        yield* ledger.post({
+          kind: "purchase",
+          reference: "t2",
+          postings: [
+            { account: a, amount: -100 },
+            { account: b, amount: 85 },
+            { account: PLATFORM_FEES, amount: 15 }
+          ]
+        })
+        expect(yield* ledger.balance(a)).toBe(900)
+        expect(yield* ledger.balance(b)).toBe(85)
+        const history = yield* ledger.entriesFor(a, { limit: 10 })
+        expect(history.map((e) => e.kind)).toEqual(["purchase", "grant"])
+        expect((yield* ledger.entriesByReference("t2"))[0].postings).toHaveLength(3)
+        const check = yield* ledger.check
+        expect(check.totalCents).toBe(0)
+        expect(check.mismatches).toEqual([])
+        expect(check.ok).toBe(true)
+      })
+    )
+
+    it.effect("refuses unbalanced entries and overdrafts without writing anything", () =>
+      Effect.gen(function* () {
+        const ledger = yield* Ledger
+        const a = walletAccount("agt_a2")
+        yield* ledger.transfer({ kind: "grant", reference: "g", from: EXTERNAL_GRANTS, to: a, amount: 50 })
+        const unbalanced = yield* Effect.flip(
+          ledger.post({ kind: "adjustment", reference: "x", postings: [{ account: a, amount: 5 }, { account: PLATFORM_FEES, amount: 1 }] })
+        )
+        expect(unbalanced).toBeInstanceOf(InvalidInput)
+        const overdraft = yield* Effect.flip(ledger.transfer({ kind: "purchase", reference: "y", from: a, to: PLATFORM_FEES, amount: 51 }))
+        expect(overdraft).toBeInstanceOf(InsufficientFunds)
+        expect(overdraft).toMatchObject({ balanceCents: 50, requiredCents: 51, missingCents: 1 })
+        expect(yield* ledger.balance(a)).toBe(50)
+        expect(yield* ledger.entriesByReference("y")).toHaveLength(0)
+        expect((yield* ledger.check).ok).toBe(true)
+      })
+    )
+
+    it.effect("1,000 concurrent debits against a wallet funded for exactly 100: 100 succeed, balance 0", () =>
+      Effect.gen(function* () {
+        const ledger = yield* Ledger
+        const buyer = walletAccount("agt_race")
+        const seller = walletAccount("agt_seller_race")
+        yield* ledger.transfer({ kind: "grant", reference: "fund", from: EXTERNAL_GRANTS, to: buyer, amount: 100 * 20 })
+        const results = yield* Effect.forEach(
+          Array.from({ length: 1000 }, (_, i) => i),
+          (i) => {
+            const { sellerCents, feeCents } = splitSettlement(20)
+            return ledger
+              .post({
+                kind: "purchase",
+                reference: `race-${i}`,
+                postings: [
+                  { account: buyer, amount: -20 },
+                  { account: seller, amount: sellerCents },
+                  { account: PLATFORM_FEES, amount: feeCents }
+                ]
+              })
+              .pipe(Effect.either)
+          },
+          { concurrency: 50 }
+        )
+        const ok = results.filter((r) => r._tag === "Right").length
+        const refused = results.filter((r) => r._tag === "Left" && r.left._tag === "InsufficientFunds").length
+        expect(ok).toBe(100)
+        expect(refused).toBe(900)
+        expect(yield* ledger.balance(buyer)).toBe(0)
+        expect(yield* ledger.balance(seller)).toBe(100 * 17)
+        const check = yield* ledger.check
+        expect(check.ok).toBe(true)
+      }),
+      { timeout: 60_000 }
+    )
+  }
+)
