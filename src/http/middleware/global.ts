@@ -7,10 +7,12 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { Cause, Effect, FiberRef, Option } from "effect"
-import { randomBytes } from "node:crypto"
-import { NotFound, PayloadTooLarge } from "../../schema/errors.js"
+import { createHash, randomBytes } from "node:crypto"
+import { Conflict, IdempotencyKeyReused, InvalidInput, NotFound, PayloadTooLarge } from "../../schema/errors.js"
 import { AppConfig } from "../../layers/config.js"
+import { currentIdempotencyKey, Idempotency, type StoredResponse } from "../../services/Idempotency.js"
 import { errorResponse, internalErrorBody, toErrorBody } from "../errors.js"
+import { SESSION_COOKIE } from "./auth.js"
 
 /** The id of the request the current fiber serves ("" outside a request). */
 export const currentRequestId = FiberRef.unsafeMake("")
@@ -38,9 +40,86 @@ const normaliseErrorBody = (response: HttpServerResponse.HttpServerResponse, req
   })
 }
 
+const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"])
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
+/** Outcomes that say "not processed, try again": never replayed. */
+const replayable = (status: number) => status < 500 && status !== 429 && status !== 401 && status !== 413
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
+const WAIT_STEP_MS = 50
+const WAIT_STEPS = 200
+
+/**
+ * Idempotency-Key on POST/PUT/PATCH/DELETE: the first response is stored (status, headers, body)
+ * and replayed to every retry with the same key and request; the same key with a different
+ * request is 422; a retry while the first is still running waits for it (up to 10 s, then 409).
+ * Keys are scoped to the caller's credential, so two callers cannot see each other's responses.
+ */
+const withIdempotency = <E, R>(
+  idempotency: Idempotency,
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string,
+  inner: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
+  const key = request.headers["idempotency-key"]
+  if (key === undefined || !MUTATING.has(request.method)) return inner
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    return Effect.succeed(
+      errorResponse(new InvalidInput({ message: "Idempotency-Key must be 1 to 255 visible ASCII characters", field: "Idempotency-Key" }), requestId)
+    )
+  }
+  return Effect.gen(function* () {
+    const body = yield* request.text.pipe(Effect.option)
+    if (Option.isNone(body)) return yield* inner
+    const cookie = request.cookies[SESSION_COOKIE]
+    const who = request.headers.authorization ?? (cookie ? `session:${cookie}` : "anonymous")
+    const scope = sha256(who)
+    const requestHash = sha256(`${request.method} ${request.url}\n${body.value}`)
+    const mismatch = () =>
+      errorResponse(
+        new IdempotencyKeyReused({ message: "this Idempotency-Key was already used with a different request (method, path or body)" }),
+        requestId
+      )
+    for (let step = 0; step < WAIT_STEPS; step++) {
+      const claim = yield* Effect.either(idempotency.begin(scope, key, requestHash))
+      if (claim._tag === "Left") return errorResponse(claim.left, requestId)
+      const state = claim.right
+      if (state._tag === "Started") {
+        const response = yield* inner.pipe(
+          Effect.locally(currentIdempotencyKey, key),
+          Effect.onExit((exit) => (exit._tag === "Failure" ? Effect.ignore(idempotency.release(scope, key)) : Effect.void))
+        )
+        if (replayable(response.status) && response.body._tag === "Uint8Array") {
+          const headers: Record<string, string> = {}
+          for (const [name, value] of Object.entries(response.headers)) {
+            if (name !== "set-cookie" && name !== "x-request-id") headers[name] = value
+          }
+          headers["content-type"] = response.body.contentType
+          const stored: StoredResponse = { status: response.status, headers, body: decoder.decode(response.body.body) }
+          yield* Effect.ignore(idempotency.complete(scope, key, stored))
+        } else {
+          yield* Effect.ignore(idempotency.release(scope, key))
+        }
+        return response
+      }
+      if (state.requestHash !== requestHash) return mismatch()
+      if (state._tag === "Done") {
+        const { "content-type": contentType, ...headers } = state.response.headers
+        return HttpServerResponse.text(state.response.body, {
+          status: state.response.status,
+          contentType: contentType ?? "application/json",
+          headers: { ...headers, "idempotent-replayed": "true" }
+        })
+      }
+      yield* Effect.sleep(WAIT_STEP_MS)
+    }
+    return errorResponse(new Conflict({ message: "a request with this Idempotency-Key is still in progress; retry later" }), requestId)
+  })
+}
+
 export const GlobalMiddlewareLive = HttpLayerRouter.middleware(
   Effect.gen(function* () {
     const config = yield* AppConfig
+    const idempotency = yield* Idempotency
     const maxBody = Option.some(config.maxBodyBytes)
     return (httpEffect) =>
       Effect.gen(function* () {
@@ -56,7 +135,7 @@ export const GlobalMiddlewareLive = HttpLayerRouter.middleware(
             { connection: "close" }
           )
         } else {
-          response = yield* httpEffect.pipe(
+          response = yield* withIdempotency(idempotency, request, requestId, httpEffect).pipe(
             HttpIncomingMessage.withMaxBodySize(maxBody),
             Effect.locally(currentRequestId, requestId),
             Effect.catchAllCause((cause) => {

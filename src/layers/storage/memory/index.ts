@@ -1,4 +1,5 @@
 // The in-memory storage layer: every store port over one MemoryDb, plus its Transactor.
+import { MemoryIdempotencyStore } from "./idempotency.js"
 import { Layer } from "effect"
 import { MemoryKnowledgeStore, MemoryMarketplaceStore } from "./catalog.js"
 import { MemoryKeysStore, MemoryRateLimitStore } from "./keys.js"
@@ -13,7 +14,8 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryKeysStore,
   MemoryRateLimitStore,
   MemoryLedgerStore,
-  MemoryEventStore
+  MemoryEventStore,
+  MemoryIdempotencyStore
 ).pipe(
   Layer.provide(MemoryDb.layer)
 )

@@ -1,4 +1,5 @@
 // The Postgres storage layer: migrations first, then every store port and the Transactor.
+import { PgIdempotencyStore } from "./idempotency.js"
 import { Layer } from "effect"
 import { PgKnowledgeStore, PgMarketplaceStore } from "./catalog.js"
 import { PgKeysStore, PgRateLimitStore } from "./keys.js"
@@ -13,7 +14,8 @@ export const PgStoresLive = Layer.mergeAll(
   PgKeysStore,
   PgRateLimitStore,
   PgLedgerStore,
-  PgEventStore
+  PgEventStore,
+  PgIdempotencyStore
 ).pipe(Layer.provide(MigrationsLive))
 
 export const PgStorageLive = PgStoresLive.pipe(Layer.provideMerge(PgClientLive))

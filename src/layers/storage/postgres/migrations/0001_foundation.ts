@@ -40,6 +40,7 @@ export default Effect.gen(function* () {
       headers jsonb,
       body bytea,
       created_at timestamptz NOT NULL DEFAULT now(),
+      lease_until timestamptz NOT NULL,
       expires_at timestamptz NOT NULL,
       PRIMARY KEY (scope, key)
     )`

@@ -1,0 +1,46 @@
+// Postgres idempotency records (table from migration 0001): claimed with one conditional upsert.
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { IdempotencyStore, type StoredResponse } from "../../../services/Idempotency.js"
+import { orUnavailable } from "./PgDb.js"
+
+interface Row { requestHash: string; state: "in_progress" | "done"; status: number | null; headers: Record<string, string> | null; body: Buffer | null }
+
+export const PgIdempotencyStore = Layer.effect(
+  IdempotencyStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return {
+      // One statement: insert, or take over an expired row / a lapsed lease. No row back → someone holds it.
+      begin: (i) =>
+        orUnavailable(
+          Effect.gen(function* () {
+            const now = new Date(i.nowMs)
+            const claimed = yield* sql<{ key: string }>`
+              INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at, lease_until, expires_at)
+              VALUES (${i.scope}, ${i.key}, ${i.requestHash}, 'in_progress', ${now}, ${new Date(i.leaseUntilMs)}, ${new Date(i.expiresAtMs)})
+              ON CONFLICT (scope, key) DO UPDATE SET
+                request_hash = EXCLUDED.request_hash, state = 'in_progress', status = NULL, headers = NULL, body = NULL,
+                created_at = EXCLUDED.created_at, lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at
+              WHERE idempotency_keys.expires_at <= ${now}
+                 OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.lease_until <= ${now})
+              RETURNING key`
+            if (claimed.length > 0) return { _tag: "Started" as const }
+            const [row] = yield* sql<Row>`SELECT request_hash, state, status, headers, body FROM idempotency_keys WHERE scope = ${i.scope} AND key = ${i.key}`
+            if (!row) return { _tag: "InProgress" as const, requestHash: i.requestHash }
+            if (row.state === "done") {
+              const response: StoredResponse = { status: row.status ?? 200, headers: row.headers ?? {}, body: row.body ? row.body.toString("utf8") : "" }
+              return { _tag: "Done" as const, requestHash: row.requestHash, response }
+            }
+            return { _tag: "InProgress" as const, requestHash: row.requestHash }
+          })
+        ),
+      complete: (scope, key, response) =>
+        orUnavailable(
+          sql`UPDATE idempotency_keys SET state = 'done', status = ${response.status}, headers = ${JSON.stringify(response.headers)}::jsonb,
+              body = ${Buffer.from(response.body, "utf8")} WHERE scope = ${scope} AND key = ${key}`
+        ).pipe(Effect.asVoid),
+      release: (scope, key) => orUnavailable(sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND key = ${key}`).pipe(Effect.asVoid)
+    }
+  })
+)
