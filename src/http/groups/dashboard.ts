@@ -51,10 +51,23 @@ export class DashboardPublicGroup extends HttpApiGroup.make("dashboardAuth")
   .prefix("/api/dashboard") {}
 
 export class DashboardGroup extends HttpApiGroup.make("dashboard")
-  .add(HttpApiEndpoint.get("session", "/session").addSuccess(Schema.Struct({ account: Account })))
-  .add(HttpApiEndpoint.get("listAgents", "/agents").addSuccess(Schema.Array(Agent)))
-  .add(HttpApiEndpoint.post("createAgent", "/agents").setPayload(CreateAgentBody).addSuccess(Agent, { status: 201 }))
-  .add(HttpApiEndpoint.get("listKeys", "/keys").addSuccess(Schema.Array(ApiKeyView)))
+  .add(
+    HttpApiEndpoint.get("session", "/session")
+      .addSuccess(Schema.Struct({ account: Account }))
+      .annotate(OpenApi.Summary, "The signed-in account")
+  )
+  .add(HttpApiEndpoint.get("listAgents", "/agents").addSuccess(Schema.Array(Agent)).annotate(OpenApi.Summary, "The account's agents"))
+  .add(
+    HttpApiEndpoint.post("createAgent", "/agents")
+      .setPayload(CreateAgentBody)
+      .addSuccess(Agent, { status: 201 })
+      .annotate(OpenApi.Summary, "Create an agent (it owns keys, a wallet, a reputation, projects)")
+  )
+  .add(
+    HttpApiEndpoint.get("listKeys", "/keys")
+      .addSuccess(Schema.Array(ApiKeyView))
+      .annotate(OpenApi.Summary, "The account's API keys (prefix, permissions, last use; never the secret)")
+  )
   .add(
     HttpApiEndpoint.post("createKey", "/agents/:agentId/keys")
       .setPath(Schema.Struct({ agentId: AgentIdParam }))
