@@ -4,12 +4,18 @@ import { StorageUnavailable } from "../schema/errors.js"
 import { AgentGroup } from "./groups/agent.js"
 import { DashboardGroup, DashboardPublicGroup } from "./groups/dashboard.js"
 import { SystemGroup } from "./groups/system.js"
+import { GovernanceGroup, InvestGroup, InvestInfoGroup } from "./groups/invest.js"
+import { ProjectsGroup } from "./groups/projects.js"
 
 export class Api extends HttpApi.make("agent-commerce")
   .add(SystemGroup)
   .add(AgentGroup)
   .add(DashboardPublicGroup)
   .add(DashboardGroup)
+  .add(ProjectsGroup)
+  .add(InvestGroup)
+  .add(InvestInfoGroup)
+  .add(GovernanceGroup)
   .addError(StorageUnavailable)
   .annotateContext(
     OpenApi.annotations({

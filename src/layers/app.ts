@@ -11,7 +11,9 @@ import { ProcedureAuthLive } from "../http/trpc/auth.js"
 import { trpcRoutes } from "../http/trpc/adapter.js"
 import { procedures } from "../http/trpc/index.js"
 import { Ids } from "../services/Db.js"
-import { ServicesLive } from "../services/index.js"
+import { ProjectServicesLive, ServicesLive } from "../services/index.js"
+import { BuilderWorkerLive } from "../services/Builder.js"
+import { seedCatalogProjects } from "../services/Projects.js"
 import { AppConfig } from "./config.js"
 import { SeedLive } from "./seed.js"
 import { MemoryStorageLive } from "./storage/memory/index.js"
@@ -23,7 +25,9 @@ export const StorageLive = Layer.unwrapEffect(
 )
 
 /** Services with storage, seeded. */
-export const CoreLive = ServicesLive.pipe(
+export const CoreLive = Layer.mergeAll(BuilderWorkerLive, Layer.effectDiscard(seedCatalogProjects.pipe(Effect.orDie))).pipe(
+  Layer.provideMerge(ProjectServicesLive),
+  Layer.provideMerge(ServicesLive),
   Layer.provideMerge(SeedLive),
   Layer.provideMerge(StorageLive),
   Layer.provideMerge(Ids.Live)

@@ -31,6 +31,8 @@ export interface AppConfigShape {
   readonly tokenSymbol: string
   /** Run background workers (negotiation answers, sagas, webhooks, builds) in this process. */
   readonly workers: boolean
+  /** The founder's account id: the only account that may veto a passed governance proposal. */
+  readonly founderAccountId: Option.Option<string>
 }
 
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {
@@ -58,7 +60,8 @@ const testDefaults: AppConfigShape = {
   production: false,
   tokenName: "Agent Commerce Utility Token",
   tokenSymbol: "ACT",
-  workers: true
+  workers: true,
+  founderAccountId: Option.none()
 }
 
 const oneOf = <const A extends string>(name: string, values: ReadonlyArray<A>, fallback: A) =>
@@ -99,7 +102,8 @@ const raw = Config.all({
   production: bool("PRODUCTION", false),
   tokenName: Config.string("TOKEN_NAME").pipe(Config.withDefault(testDefaults.tokenName)),
   tokenSymbol: Config.string("TOKEN_SYMBOL").pipe(Config.withDefault(testDefaults.tokenSymbol)),
-  workers: bool("WORKERS", true)
+  workers: bool("WORKERS", true),
+  founderAccountId: Config.string("FOUNDER_ACCOUNT_ID").pipe(Config.option)
 })
 
 /** A configuration problem, reported as one readable line naming the variable. */

@@ -44,6 +44,13 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   HttpApiSchema.annotations({ status: 413 })
 ) {}
 
+/** 411 — a request body sent without Content-Length (chunked): its size cannot be checked before reading. */
+export class LengthRequired extends Schema.TaggedError<LengthRequired>()(
+  "LengthRequired",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 411 })
+) {}
+
 /** 422 — an Idempotency-Key reused with a different request. */
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()(
   "IdempotencyKeyReused",

@@ -4,6 +4,8 @@ import { AgentAuthLive, DashboardAuthLive } from "../middleware/authLive.js"
 import { AgentLive } from "./agent.js"
 import { DashboardLive, DashboardPublicLive } from "./dashboard.js"
 import { SystemLive } from "./system.js"
+import { GovernanceLive, InvestInfoLive, InvestLive } from "./invest.js"
+import { ProjectsLive } from "./projects.js"
 
 /** Security middleware implementations, provided to the groups that use them. */
 const SecurityLive = Layer.mergeAll(AgentAuthLive, DashboardAuthLive)
@@ -12,5 +14,9 @@ export const HandlersLive = Layer.mergeAll(
   SystemLive,
   AgentLive,
   DashboardPublicLive,
-  DashboardLive
+  DashboardLive,
+  ProjectsLive,
+  InvestLive,
+  InvestInfoLive,
+  GovernanceLive
 ).pipe(Layer.provide(SecurityLive))

@@ -8,7 +8,7 @@ import {
 } from "@effect/platform"
 import { Cause, Effect, FiberRef, Option } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { Conflict, IdempotencyKeyReused, InvalidInput, NotFound, PayloadTooLarge } from "../../schema/errors.js"
+import { Conflict, IdempotencyKeyReused, InvalidInput, LengthRequired, NotFound, PayloadTooLarge } from "../../schema/errors.js"
 import { AppConfig } from "../../layers/config.js"
 import { currentIdempotencyKey, Idempotency, type StoredResponse } from "../../services/Idempotency.js"
 import { errorResponse, internalErrorBody, toErrorBody } from "../errors.js"
@@ -41,6 +41,51 @@ const normaliseErrorBody = (response: HttpServerResponse.HttpServerResponse, req
 }
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"])
+
+/** Deepest JSON nesting accepted. Deeper documents overflow the stack of schema error formatting. */
+export const MAX_JSON_DEPTH = 64
+
+/**
+ * One linear pass over a JSON text (no recursion): the deepest bracket nesting outside strings,
+ * and whether a string holds a NUL (`\u0000`), which PostgreSQL text cannot store.
+ */
+export const scanJson = (text: string): { readonly depth: number; readonly nul: boolean } => {
+  let depth = 0
+  let max = 0
+  let nul = false
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) {
+        if (text.startsWith("u0000", i + 1)) nul = true
+        i++
+      } else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 123 || c === 91) max = Math.max(max, ++depth)
+    else if (c === 125 || c === 93) depth--
+  }
+  return { depth: max, nul }
+}
+const NUL_MESSAGE = "NUL characters (\\u0000, %00) are not accepted in any input"
+
+/** Refuses JSON bodies nested deeper than MAX_JSON_DEPTH, or holding NUL, before any decoder sees them. */
+const withJsonGuard = <E, R>(
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string,
+  inner: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) =>
+  MUTATING.has(request.method) && (request.headers["content-type"] ?? "").includes("json")
+    ? Effect.flatMap(request.text, (text) => {
+        const scan = scanJson(text)
+        if (scan.depth > MAX_JSON_DEPTH) {
+          return Effect.succeed(errorResponse(new InvalidInput({ message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` }), requestId))
+        }
+        if (scan.nul) return Effect.succeed(errorResponse(new InvalidInput({ message: NUL_MESSAGE }), requestId))
+        return inner
+      })
+    : inner
+
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 /** Outcomes that say "not processed, try again": never replayed. */
 const replayable = (status: number) => status < 500 && status !== 429 && status !== 401 && status !== 413
@@ -134,16 +179,33 @@ export const GlobalMiddlewareLive = HttpLayerRouter.middleware(
             requestId,
             { connection: "close" }
           )
+        } else if (/%00/i.test(request.url)) {
+          response = errorResponse(new InvalidInput({ message: NUL_MESSAGE }), requestId)
+        } else if (MUTATING.has(request.method) && request.headers["content-length"] === undefined && request.headers["transfer-encoding"] !== undefined) {
+          // A chunked body's size is only known by reading it, and the platform answers an
+          // over-limit read by destroying the socket (no status at all): ask for a length instead.
+          response = errorResponse(
+            new LengthRequired({ message: "send the request body with a Content-Length header; chunked bodies are not accepted" }),
+            requestId,
+            { connection: "close" }
+          )
         } else {
-          response = yield* withIdempotency(idempotency, request, requestId, httpEffect).pipe(
+          response = yield* withIdempotency(idempotency, request, requestId, withJsonGuard(request, requestId, httpEffect)).pipe(
             HttpIncomingMessage.withMaxBodySize(maxBody),
             Effect.locally(currentRequestId, requestId),
             Effect.catchAllCause((cause) => {
-              const failure = Cause.failureOption(cause)
+              const failure = Cause.failureOption(cause as Cause.Cause<unknown>)
               if (Option.isSome(failure) && HttpServerError.isServerError(failure.value) && failure.value._tag === "RouteNotFound") {
                 return Effect.succeed(
                   errorResponse(new NotFound({ message: `no route for ${request.method} ${request.url.split("?")[0]}`, resource: "route" }), requestId)
                 )
+              }
+              // A body that is not JSON: the client's fault, not a 500 (found by test/fuzz).
+              const bodyError = Option.orElse(failure, () => Cause.dieOption(cause)).pipe(
+                Option.filter((e) => HttpServerError.isServerError(e) && e._tag === "RequestError" && e.reason === "Decode")
+              )
+              if (Option.isSome(bodyError)) {
+                return Effect.succeed(errorResponse(new InvalidInput({ message: "request body is not valid JSON" }), requestId))
               }
               if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
               return Effect.logError("unhandled request failure", cause).pipe(

@@ -2,6 +2,7 @@
 import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Context, Effect, ParseResult, Schema } from "effect"
 import { encodeError, statusOf } from "../errors.js"
+import { MAX_JSON_DEPTH, scanJson } from "../middleware/global.js"
 import { type Caller, CurrentCaller } from "../../services/Caller.js"
 import type { Access, Procedure } from "./procedure.js"
 
@@ -62,6 +63,9 @@ export class ProcedureAuth extends Context.Tag("ProcedureAuth")<
 >() {}
 
 const parseJson = (text: string): { ok: true; value: unknown } | { ok: false } => {
+  // Too deep overflows the stack when a decode error is formatted; NUL cannot be stored (test/fuzz).
+  const scan = scanJson(text)
+  if (scan.depth > MAX_JSON_DEPTH || scan.nul) return { ok: false }
   try {
     return { ok: true, value: JSON.parse(text) }
   } catch {

@@ -1,6 +1,8 @@
 // The full procedure table: public procedures plus the authenticated ones. Add one spread per router.
 import { publicProcedures } from "./procedures.js"
+import { investProcedures } from "./invest.js"
 
 export const procedures = {
-  ...publicProcedures
+  ...publicProcedures,
+  ...investProcedures
 }

@@ -6,6 +6,8 @@ import { MemoryKeysStore, MemoryRateLimitStore } from "./keys.js"
 import { MemoryEventStore } from "./events.js"
 import { MemoryLedgerStore } from "./ledger.js"
 import { MemoryDb, MemoryTransactor } from "./MemoryDb.js"
+import { MemoryInvestStore } from "./invest.js"
+import { MemoryBuildStore, MemoryProjectsStore, MemorySessionStore } from "./projects.js"
 
 export const MemoryStorageLive = Layer.mergeAll(
   MemoryTransactor,
@@ -15,7 +17,11 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryRateLimitStore,
   MemoryLedgerStore,
   MemoryEventStore,
-  MemoryIdempotencyStore
+  MemoryIdempotencyStore,
+  MemoryProjectsStore,
+  MemoryBuildStore,
+  MemorySessionStore,
+  MemoryInvestStore
 ).pipe(
   Layer.provide(MemoryDb.layer)
 )

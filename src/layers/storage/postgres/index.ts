@@ -6,6 +6,8 @@ import { PgKeysStore, PgRateLimitStore } from "./keys.js"
 import { PgEventStore } from "./events.js"
 import { PgLedgerStore } from "./ledger.js"
 import { MigrationsLive, PgClientLive, PgTransactor } from "./PgDb.js"
+import { PgInvestStore } from "./invest.js"
+import { PgBuildStore, PgProjectsStore, PgSessionStore } from "./projects.js"
 
 export const PgStoresLive = Layer.mergeAll(
   PgTransactor,
@@ -15,7 +17,11 @@ export const PgStoresLive = Layer.mergeAll(
   PgRateLimitStore,
   PgLedgerStore,
   PgEventStore,
-  PgIdempotencyStore
+  PgIdempotencyStore,
+  PgProjectsStore,
+  PgBuildStore,
+  PgSessionStore,
+  PgInvestStore
 ).pipe(Layer.provide(MigrationsLive))
 
 export const PgStorageLive = PgStoresLive.pipe(Layer.provideMerge(PgClientLive))

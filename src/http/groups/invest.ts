@@ -1,0 +1,114 @@
+// Investment and governance: POST /invest, GET /portfolio, proposals (agent API v1), the public
+// /invest/api description, and the founder's veto (dashboard session).
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Conflict, Forbidden, InvalidInput, NotFound } from "../../schema/errors.js"
+import {
+  CreateProposalBody,
+  Holding,
+  InvestBody,
+  InvestmentResponse,
+  NotATopHolder,
+  Offering,
+  Proposal,
+  StakeExhausted,
+  TokenInfo,
+  VetoBody
+} from "../../schema/invest.js"
+import { InsufficientFunds } from "../../schema/ledger.js"
+import { AgentAuth, DashboardAuth, RequiredPermission } from "../middleware/auth.js"
+
+export const PortfolioResponse = Schema.Struct({
+  agentId: Schema.String,
+  /** Acquired projects (checkouts started through POST /acquire and their state). */
+  acquisitions: Schema.Array(Schema.Unknown),
+  holdings: Schema.Array(Holding),
+  token: TokenInfo,
+  disclaimer: Schema.String
+})
+
+export const InvestApiDescription = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  token: TokenInfo,
+  stakePercent: Schema.Literal(49),
+  platformOffering: Offering,
+  projectOfferings: Schema.String,
+  aiAgentInvestment: Schema.Boolean,
+  governance: Schema.Struct({
+    voters: Schema.String,
+    weighting: Schema.String,
+    oneVote: Schema.String,
+    founderVeto: Schema.String,
+    lifecycle: Schema.Array(Schema.String)
+  }),
+  endpoints: Schema.Array(Schema.Struct({ method: Schema.String, path: Schema.String, auth: Schema.String, description: Schema.String })),
+  disclaimer: Schema.String
+})
+
+const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)) })
+const ListLimit = Schema.Struct({ limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))) })
+
+export class InvestGroup extends HttpApiGroup.make("invest")
+  .add(
+    HttpApiEndpoint.post("invest", "/invest")
+      .setPayload(InvestBody)
+      .addSuccess(InvestmentResponse, { status: 201 })
+      .addError(InvalidInput)
+      .addError(NotFound)
+      .addError(StakeExhausted)
+      .addError(InsufficientFunds)
+      .annotate(RequiredPermission, "invest")
+      .annotate(OpenApi.Summary, "Invest wallet credits in platform utility tokens or a project's stake (49% offered in total)")
+  )
+  .add(
+    HttpApiEndpoint.get("portfolio", "/portfolio")
+      .addSuccess(PortfolioResponse)
+      .annotate(RequiredPermission, null)
+      .annotate(OpenApi.Summary, "Your acquired projects and token holdings")
+  )
+  .add(
+    HttpApiEndpoint.post("createProposal", "/proposals")
+      .setPayload(CreateProposalBody)
+      .addSuccess(Proposal, { status: 201 })
+      .addError(NotATopHolder)
+      .annotate(RequiredPermission, "invest")
+      .annotate(OpenApi.Summary, "Open a governance proposal (top 10 token holders only); voters are snapshotted")
+  )
+  .add(
+    HttpApiEndpoint.get("listProposals", "/proposals")
+      .setUrlParams(ListLimit)
+      .addSuccess(Schema.Array(Proposal))
+      .annotate(RequiredPermission, "invest")
+      .annotate(OpenApi.Summary, "Governance proposals, newest first")
+  )
+  .add(
+    HttpApiEndpoint.get("getProposal", "/proposals/:id")
+      .setPath(IdParam)
+      .addSuccess(Proposal)
+      .addError(NotFound)
+      .annotate(RequiredPermission, "invest")
+      .annotate(OpenApi.Summary, "A governance proposal: status, snapshot voters and weights, tally, veto")
+  )
+  .middleware(AgentAuth)
+  .prefix("/api/v1/agent") {}
+
+export class InvestInfoGroup extends HttpApiGroup.make("investInfo").add(
+  HttpApiEndpoint.get("investApi", "/invest/api")
+    .addSuccess(InvestApiDescription)
+    .annotate(OpenApi.Summary, "The investment API: token, stake, live platform offering, governance rules, endpoints")
+) {}
+
+export class GovernanceGroup extends HttpApiGroup.make("governance")
+  .add(
+    HttpApiEndpoint.post("veto", "/proposals/:id/veto")
+      .setPath(IdParam)
+      .setPayload(VetoBody)
+      .addSuccess(Proposal)
+      .addError(Forbidden)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Founder veto of a passed proposal within its veto window (the founder's dashboard session)")
+  )
+  .middleware(DashboardAuth)
+  .prefix("/api/dashboard/governance") {}

@@ -1,0 +1,121 @@
+// Agent API v1 (spec §4.3): catalog, evaluation, acquisition, project creation, build status, sessions.
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Cursor, PageLimit } from "../../schema/common.js"
+import { Conflict, Forbidden, InvalidInput, NotFound } from "../../schema/errors.js"
+import { InsufficientFunds } from "../../schema/ledger.js"
+import { TemplateCategory } from "../../schema/marketplace.js"
+import {
+  AcquisitionStarted,
+  AcquisitionUnavailable,
+  AgentSession,
+  CatalogPage,
+  CatalogProjectDetail,
+  CatalogSort,
+  CreateProjectBody,
+  EvaluateBody,
+  Evaluation,
+  Project,
+  ProjectQuotaExceeded,
+  SessionExpired,
+  SessionStepRequest,
+  SessionStepResponse,
+  SortOrder
+} from "../../schema/projects.js"
+import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
+
+const NonNegativeIntString = Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
+
+export const CatalogUrlParams = Schema.Struct({
+  category: Schema.optional(TemplateCategory),
+  minPriceCents: Schema.optional(NonNegativeIntString),
+  maxPriceCents: Schema.optional(NonNegativeIntString),
+  minRating: Schema.optional(Schema.NumberFromString.pipe(Schema.between(0, 5))),
+  q: Schema.optional(Schema.String.pipe(Schema.maxLength(100))),
+  sort: Schema.optional(CatalogSort),
+  order: Schema.optional(SortOrder),
+  limit: Schema.optional(PageLimit),
+  cursor: Schema.optional(Cursor)
+})
+
+const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)) })
+
+export const AcquireBody = Schema.Struct({ projectId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)) })
+
+export class ProjectsGroup extends HttpApiGroup.make("projects")
+  .add(
+    HttpApiEndpoint.get("catalog", "/catalog")
+      .setUrlParams(CatalogUrlParams)
+      .addSuccess(CatalogPage)
+      .addError(InvalidInput)
+      .annotate(RequiredPermission, "catalog:read")
+      .annotate(OpenApi.Summary, "List marketplace projects: filter by category, price, rating, text; sort; cursor pages")
+  )
+  .add(
+    HttpApiEndpoint.get("catalogProject", "/catalog/:id")
+      .setPath(IdParam)
+      .addSuccess(CatalogProjectDetail)
+      .addError(NotFound)
+      .annotate(RequiredPermission, "catalog:read")
+      .annotate(OpenApi.Summary, "Full project detail: metrics, template, creator, price, revenue share")
+  )
+  .add(
+    HttpApiEndpoint.post("evaluate", "/evaluate")
+      .setPayload(EvaluateBody)
+      .addSuccess(Evaluation)
+      .addError(NotFound)
+      .annotate(RequiredPermission, "evaluate")
+      .annotate(OpenApi.Summary, "Evaluate a project: score 0–100, recommendation and reasons (docs/evaluation.md)")
+  )
+  .add(
+    HttpApiEndpoint.post("acquire", "/acquire")
+      .setPayload(AcquireBody)
+      .addSuccess(AcquisitionStarted, { status: 201 })
+      .addError(NotFound)
+      .addError(AcquisitionUnavailable)
+      .annotate(RequiredPermission, "acquire")
+      .annotate(OpenApi.Summary, "Acquire a project: starts a payment-processor checkout for its asking price")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/create")
+      .setPayload(CreateProjectBody)
+      .addSuccess(Project, { status: 202 })
+      .addError(InvalidInput)
+      .addError(ProjectQuotaExceeded)
+      .addError(InsufficientFunds)
+      .annotate(RequiredPermission, "create")
+      .annotate(OpenApi.Summary, "Create a project from a template or a description plus inputs; the build runs in the background")
+  )
+  .add(
+    HttpApiEndpoint.get("status", "/status/:id")
+      .setPath(IdParam)
+      .addSuccess(Project)
+      .addError(NotFound)
+      .annotate(RequiredPermission, "create")
+      .annotate(OpenApi.Summary, "Build and deploy status of one of your projects: state, progress, step log")
+  )
+  .add(
+    HttpApiEndpoint.post("session", "/session")
+      .setPayload(SessionStepRequest)
+      .addSuccess(SessionStepResponse)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(SessionExpired)
+      .addError(Forbidden)
+      .addError(InvalidInput)
+      .addError(ProjectQuotaExceeded)
+      .addError(InsufficientFunds)
+      .addError(AcquisitionUnavailable)
+      .annotate(RequiredPermission, null)
+      .annotate(OpenApi.Summary, "Multi-step session: start, browse, evaluate, then acquire or create (docs/sessions.md)")
+  )
+  .add(
+    HttpApiEndpoint.get("getSession", "/session/:id")
+      .setPath(IdParam)
+      .addSuccess(AgentSession)
+      .addError(NotFound)
+      .annotate(RequiredPermission, null)
+      .annotate(OpenApi.Summary, "One of your sessions: state, accepted next actions, context, step log, expiry")
+  )
+  .middleware(AgentAuth)
+  .prefix("/api/v1/agent") {}

@@ -1,0 +1,55 @@
+// Handlers for the projects group: catalog, evaluate, acquire, create, status, sessions.
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Builder } from "../../services/Builder.js"
+import { CurrentCaller } from "../../services/Caller.js"
+import { Projects } from "../../services/Projects.js"
+import { Sessions } from "../../services/Sessions.js"
+import { Api } from "../api.js"
+import { cents } from "../../schema/common.js"
+import { AcquisitionUnavailable } from "../../schema/projects.js"
+
+/** Every route of this group is behind a key, so the caller always has an agent. */
+const callerAgent = Effect.map(CurrentCaller, (caller) => ({ caller, agentId: caller.agentId! }))
+
+export const ProjectsLive = HttpApiBuilder.group(Api, "projects", (handlers) =>
+  handlers
+    .handle("catalog", ({ urlParams }) => Effect.flatMap(Projects, (p) => p.listCatalog(urlParams)))
+    .handle("catalogProject", ({ path }) => Effect.flatMap(Projects, (p) => p.getCatalogProject(path.id)))
+    .handle("evaluate", ({ payload }) => Effect.flatMap(Projects, (p) => p.evaluate(payload.projectId)))
+    .handle("acquire", ({ payload }) =>
+      Effect.gen(function* () {
+        const { caller } = yield* callerAgent
+        const listing = yield* Effect.flatMap(Projects, (p) => p.getListing(payload.projectId))
+        // TODO(payments): Payments.startAcquisition once src/services/Payments.ts lands.
+        const checkout = yield* (Effect.fail(
+          new AcquisitionUnavailable({ message: `acquiring ${listing.id} needs the payments service, which is not available yet (agent ${caller.agentId})` })
+        ) as Effect.Effect<{ checkoutUrl: string; sessionId: string }, AcquisitionUnavailable>)
+        return { projectId: listing.id, priceCents: cents(listing.askingPriceCents), checkoutUrl: checkout.checkoutUrl, sessionId: checkout.sessionId }
+      })
+    )
+    .handle("create", ({ payload }) =>
+      Effect.gen(function* () {
+        const { caller, agentId } = yield* callerAgent
+        return yield* Effect.flatMap(Builder, (b) => b.create({ accountId: caller.accountId, agentId }, payload))
+      })
+    )
+    .handle("status", ({ path }) =>
+      Effect.gen(function* () {
+        const { agentId } = yield* callerAgent
+        return yield* Effect.flatMap(Builder, (b) => b.status(agentId, path.id))
+      })
+    )
+    .handle("session", ({ payload }) =>
+      Effect.gen(function* () {
+        const { caller } = yield* callerAgent
+        return yield* Effect.flatMap(Sessions, (s) => s.step(caller, payload))
+      })
+    )
+    .handle("getSession", ({ path }) =>
+      Effect.gen(function* () {
+        const { agentId } = yield* callerAgent
+        return yield* Effect.flatMap(Sessions, (s) => s.get(agentId, path.id))
+      })
+    )
+)
