@@ -193,6 +193,7 @@ export interface ProcessorEvent {
         readonly billingReason: string | null
         readonly amountPaid: number
       }
+    | { readonly kind: "subscription"; readonly subscriptionId: string }
     | { readonly kind: "other"; readonly object: string }
 }
 

@@ -1,0 +1,202 @@
+// Checkout pages: the fake processor's hosted page (/checkout/fake/:sessionId, Pay / Cancel) and
+// the return pages the processor sends buyers back to (/checkout/success, /checkout/cancelled).
+import { HttpLayerRouter, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { FAKE_TEST_CARDS } from "../../layers/payments/fake.js"
+import { FakeCheckout, type FakeCheckoutOutcome, type FakeDelivery, type FakeSession, Payments } from "../../services/Payments.js"
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+
+export const formatAmount = (amountCents: number, currency: string) =>
+  `${(amountCents / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency.toUpperCase()}`
+
+const SESSION_ID = /^[A-Za-z0-9_-]{3,255}$/
+const FAILURE_CODE = /^[a-z_]{1,40}$/
+
+const layout = (title: string, body: string, options: { readonly refreshSeconds?: number } = {}) => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+${options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">` : ""}
+<title>${escapeHtml(title)}</title>
+<style>
+body{font-family:system-ui,sans-serif;background:#f5f6f8;color:#1a1d21;margin:0;padding:2rem 1rem}
+main{max-width:28rem;margin:0 auto;background:#fff;border-radius:12px;padding:1.5rem 1.75rem;box-shadow:0 1px 4px rgba(0,0,0,.08)}
+.test{display:inline-block;background:#fff3cd;color:#7a5b00;border-radius:4px;padding:.1rem .5rem;font-size:.8rem;font-weight:600}
+.amount{font-size:2rem;font-weight:700;margin:.5rem 0}
+label{display:block;margin:1rem 0 .25rem;font-size:.9rem}
+select,button{font:inherit;width:100%;padding:.6rem;border-radius:6px;border:1px solid #c9ced6}
+button.pay{background:#2f5bea;color:#fff;border:0;margin-top:1rem;cursor:pointer}
+button.cancel{background:#fff;margin-top:.5rem;cursor:pointer}
+.muted{color:#5f6b7a;font-size:.85rem}
+.status{font-weight:600}
+</style>
+</head>
+<body><main>
+${body}
+</main></body>
+</html>`
+
+/** No scripts at all; the only style is the inline block; forms post to this origin only. */
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+const html = (body: string, status = 200) =>
+  HttpServerResponse.text(body, {
+    status,
+    contentType: "text/html; charset=utf-8",
+    headers: { "cache-control": "no-store", "content-security-policy": CSP, "referrer-policy": "no-referrer" }
+  })
+
+const notFoundPage = (message: string) => html(layout("Checkout not found", `<h1>Checkout not found</h1><p>${escapeHtml(message)}</p>`), 404)
+
+const fakePage = (s: FakeSession) => {
+  const per = s.mode === "subscription" ? " / month" : ""
+  const head = `<p><span class="test">TEST MODE — fake payment processor</span></p>
+<h1>${escapeHtml(s.description)}</h1>
+<div class="amount">${escapeHtml(formatAmount(s.amountCents, s.currency))}${per}</div>
+${s.customerEmail ? `<p class="muted">Receipt to ${escapeHtml(s.customerEmail)}</p>` : ""}`
+  if (s.status !== "open") {
+    const outcome =
+      s.status === "expired" ? "This checkout expired or was cancelled." : s.paymentStatus === "paid" ? "This checkout is paid." : `The payment failed (${escapeHtml(s.failureCode ?? "declined")}).`
+    const next = s.status === "complete" && s.paymentStatus === "paid" ? s.successUrl : s.cancelUrl
+    return layout("Checkout", `${head}<p class="status">${outcome}</p><p><a href="${escapeHtml(next)}">Continue</a></p>`)
+  }
+  const options = FAKE_TEST_CARDS.map((c, i) => `<option value="${c.number}"${i === 0 ? " selected" : ""}>${escapeHtml(c.label)}</option>`).join("")
+  return layout(
+    "Checkout",
+    `${head}
+<form method="post" action="/checkout/fake/${encodeURIComponent(s.id)}/pay">
+<label for="card">Test card</label>
+<select id="card" name="card">${options}</select>
+<button class="pay" type="submit">Pay ${escapeHtml(formatAmount(s.amountCents, s.currency))}</button>
+</form>
+<form method="post" action="/checkout/fake/${encodeURIComponent(s.id)}/cancel">
+<button class="cancel" type="submit">Cancel</button>
+</form>
+<p class="muted">No money moves. Pay completes the session and sends a signed <code>checkout.session.completed</code> event to the
+service's webhook handler, exactly as Stripe would; a declining test card sends <code>checkout.session.async_payment_failed</code>;
+Cancel sends <code>checkout.session.expired</code>. Expires ${escapeHtml(s.expiresAt)}.</p>`
+  )
+}
+
+const sessionIdParam = Effect.map(HttpRouter.params, (p) => p.sessionId ?? "")
+
+/** Hands a fake-processor event to the same handler as POST /api/payments/webhook (verification included). */
+const deliver = (delivery: FakeDelivery | undefined) =>
+  delivery ? Effect.flatMap(Payments, (p) => p.handleWebhook(delivery.payload, delivery.signatureHeader)) : Effect.void
+
+const redirect = (outcome: FakeCheckoutOutcome) =>
+  Effect.as(deliver(outcome.delivery), HttpServerResponse.empty({ status: 303, headers: { location: outcome.redirectUrl, "cache-control": "no-store" } }))
+
+/** The decline code asked for: `?fail=<code>` (or a `fail` form field), or the chosen test card's. */
+const requestedFailure = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const query = new URL(request.url, "http://x").searchParams
+  const form = (request.headers["content-type"] ?? "").includes("application/x-www-form-urlencoded")
+    ? new URLSearchParams(yield* request.text.pipe(Effect.orElseSucceed(() => "")))
+    : new URLSearchParams()
+  const fail = query.get("fail") ?? form.get("fail")
+  if (fail !== null && fail !== "") return FAILURE_CODE.test(fail) ? fail : "card_declined"
+  const card = (form.get("card") ?? "").replace(/\s+/g, "")
+  return FAKE_TEST_CARDS.find((c) => c.number === card)?.failure
+})
+
+const withSession = <E, R>(f: (sessionId: string) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.flatMap(sessionIdParam, (id) =>
+    SESSION_ID.test(id)
+      ? f(id).pipe(
+          Effect.catchAll((e: unknown) => {
+            const tag = (e as { _tag?: string })._tag
+            const message = (e as { message?: string }).message ?? "unexpected error"
+            if (tag === "NotFound") return Effect.succeed(notFoundPage(message))
+            if (tag === "Conflict") return Effect.succeed(html(layout("Checkout closed", `<h1>Checkout closed</h1><p>${escapeHtml(message)}</p>`), 409))
+            return Effect.succeed(html(layout("Checkout error", `<h1>Something went wrong</h1><p>${escapeHtml(message)}</p>`), 503))
+          })
+        )
+      : Effect.succeed(notFoundPage("malformed checkout session id"))
+  )
+
+const fakeRoutes = [
+  HttpLayerRouter.route(
+    "GET",
+    "/checkout/fake/:sessionId",
+    withSession((id) =>
+      Effect.gen(function* () {
+        const view = yield* Effect.flatMap(FakeCheckout, (page) => page.view(id))
+        yield* deliver(view.delivery)
+        return html(fakePage(view.session))
+      })
+    )
+  ),
+  HttpLayerRouter.route(
+    "POST",
+    "/checkout/fake/:sessionId/pay",
+    withSession((id) =>
+      Effect.gen(function* () {
+        const failure = yield* requestedFailure
+        return yield* redirect(yield* Effect.flatMap(FakeCheckout, (page) => page.pay(id, { failure })))
+      })
+    )
+  ),
+  HttpLayerRouter.route(
+    "POST",
+    "/checkout/fake/:sessionId/cancel",
+    withSession((id) => Effect.flatMap(Effect.flatMap(FakeCheckout, (page) => page.cancel(id)), redirect))
+  ),
+  HttpLayerRouter.route(
+    "POST",
+    "/checkout/fake/:sessionId/renew",
+    withSession((id) => Effect.flatMap(Effect.flatMap(FakeCheckout, (page) => page.renew(id)), redirect))
+  ),
+  // Every signed event the fake sent for a session (body + Stripe-Signature), to replay with curl.
+  HttpLayerRouter.route(
+    "GET",
+    "/checkout/fake/:sessionId/events",
+    withSession((id) =>
+      Effect.map(
+        Effect.flatMap(FakeCheckout, (page) => page.deliveries(id)),
+        (deliveries) => HttpServerResponse.unsafeJson({ data: deliveries }, { headers: { "cache-control": "no-store" } })
+      )
+    )
+  )
+]
+
+const returnPage = (kind: "success" | "cancelled") =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const id = new URL(request.url, "http://x").searchParams.get("session_id") ?? ""
+    if (!SESSION_ID.test(id)) return notFoundPage("missing or malformed session_id")
+    const view = yield* Effect.flatMap(Payments, (p) => p.checkoutView(id)).pipe(Effect.either)
+    if (view._tag === "Left") return view.left._tag === "NotFound" ? notFoundPage(view.left.message) : html(layout("Checkout", "<p>Try again shortly.</p>"), 503)
+    const c = view.right
+    const line =
+      c.status === "paid"
+        ? "Payment received. Thank you!"
+        : c.status === "pending"
+          ? kind === "success"
+            ? "Payment submitted; waiting for the processor's confirmation…"
+            : "The checkout was left without paying."
+          : c.status === "failed"
+            ? "The payment failed."
+            : "The checkout expired or was cancelled."
+    return html(
+      layout(
+        "Checkout",
+        `<h1>${escapeHtml(c.description)}</h1>
+<div class="amount">${escapeHtml(formatAmount(c.amountCents, c.currency))}</div>
+<p class="status" data-status="${c.status}">${line}</p>
+<p class="muted">Checkout session <code>${escapeHtml(c.sessionId)}</code> — status <code>${c.status}</code>.
+${c.purpose === "knowledge" ? "Check it any time with <code>GET /api/trpc/publicApi.purchaseStatus</code>." : ""}</p>`,
+        c.status === "pending" && kind === "success" ? { refreshSeconds: 3 } : {}
+      )
+    )
+  })
+
+export const CheckoutRoutesLive = Layer.mergeAll(
+  HttpLayerRouter.addAll(fakeRoutes),
+  HttpLayerRouter.add("GET", "/checkout/success", returnPage("success")),
+  HttpLayerRouter.add("GET", "/checkout/cancelled", returnPage("cancelled"))
+)

@@ -1,0 +1,34 @@
+// Payment procedures: subscription.createCheckout (authenticated, spec §4.2) and the knowledge
+// purchases publicApi.purchaseAccess / publicApi.purchaseStatus (public, spec §4.5).
+import { Effect } from "effect"
+import { CreateSubscriptionCheckoutInput, PurchaseAccessInput, PurchaseStatusInput } from "../../schema/payments.js"
+import { CurrentCaller } from "../../services/Caller.js"
+import type { Transactor } from "../../services/Db.js"
+import { Payments } from "../../services/Payments.js"
+import { authenticated, mutation, publicAccess, query, type Procedure } from "./procedure.js"
+
+export const paymentProcedures = {
+  "subscription.createCheckout": mutation({
+    description:
+      "Create a payment-processor checkout session for a plan. The plan's monthly credits go to the calling key's agent, or (dashboard session) to the named agentId of the account",
+    access: authenticated(),
+    input: CreateSubscriptionCheckoutInput,
+    handler: (input) =>
+      Effect.gen(function* () {
+        const caller = yield* CurrentCaller
+        return yield* Effect.flatMap(Payments, (p) => p.createSubscriptionCheckout(caller, input))
+      })
+  }),
+  "publicApi.purchaseAccess": mutation({
+    description: "Buy access to a knowledge product: returns the hosted checkout address and its session id",
+    access: publicAccess,
+    input: PurchaseAccessInput,
+    handler: (input) => Effect.flatMap(Payments, (p) => p.purchaseAccess(input))
+  }),
+  "publicApi.purchaseStatus": query({
+    description: "Where a knowledge purchase stands (pending, paid, expired, failed), by checkout session id",
+    access: publicAccess,
+    input: PurchaseStatusInput,
+    handler: (input) => Effect.flatMap(Payments, (p) => p.purchaseStatus(input.sessionId))
+  })
+} satisfies Record<string, Procedure<Payments | CurrentCaller | Transactor>>

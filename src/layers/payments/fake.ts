@@ -1,0 +1,213 @@
+// The fake payment processor (PAYMENTS=fake): sessions kept in our storage, a hosted page at
+// {BASE_URL}/checkout/fake/:sessionId, and Stripe-format events signed with a webhook secret.
+import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Conflict, NotFound, type StorageUnavailable } from "../../schema/errors.js"
+import { Ids, Transactor } from "../../services/Db.js"
+import {
+  type FakeCheckoutOutcome,
+  FakeCheckout,
+  type FakeDelivery,
+  FakeProcessorStore,
+  type FakeSession,
+  PaymentProcessor
+} from "../../services/Payments.js"
+import { AppConfig } from "../config.js"
+import { checkoutSessionObject, eventEnvelope, signPayload, toProcessorSession, verifyAndParse } from "./stripeFormat.js"
+
+/**
+ * The development webhook secret of the fake processor, used when STRIPE_WEBHOOK_SECRET is not
+ * set. Public on purpose (README, docs/payments.md): fake payments are free to make anyway.
+ */
+export const FAKE_WEBHOOK_SECRET = "whsec_fake_development_secret_not_for_production"
+
+/** An open fake session expires this long after creation (Stripe's default is 24 h). */
+export const FAKE_SESSION_TTL_MS = 24 * 3600 * 1000
+
+/** Test cards on the hosted page: number → the decline code it produces (absent: it pays). */
+export const FAKE_TEST_CARDS: ReadonlyArray<{ readonly number: string; readonly label: string; readonly failure?: string }> = [
+  { number: "4242424242424242", label: "4242 4242 4242 4242 — succeeds" },
+  { number: "4000000000000002", label: "4000 0000 0000 0002 — card_declined", failure: "card_declined" },
+  { number: "4000000000009995", label: "4000 0000 0000 9995 — insufficient_funds", failure: "insufficient_funds" },
+  { number: "4000000000000069", label: "4000 0000 0000 0069 — expired_card", failure: "expired_card" }
+]
+
+export const fakeWebhookSecret = (secret: Option.Option<Redacted.Redacted>) =>
+  Option.match(secret, { onNone: () => FAKE_WEBHOOK_SECRET, onSome: Redacted.value })
+
+const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000)
+
+export const FakeProcessorLive = Layer.effectContext(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const store = yield* FakeProcessorStore
+    const ids = yield* Ids
+    const { atomically } = yield* Transactor
+    const secret = fakeWebhookSecret(config.stripeWebhookSecret)
+    const pageUrl = (id: string) => `${config.baseUrl}/checkout/fake/${id}`
+
+    const sessionObject = (s: FakeSession) =>
+      checkoutSessionObject({
+        id: s.id,
+        mode: s.mode,
+        status: s.status,
+        paymentStatus: s.paymentStatus,
+        amountCents: s.amountCents,
+        currency: s.currency,
+        metadata: s.metadata,
+        url: pageUrl(s.id),
+        successUrl: s.successUrl,
+        cancelUrl: s.cancelUrl,
+        customerEmail: s.customerEmail,
+        subscriptionId: s.subscriptionId,
+        createdSeconds: seconds(s.createdAt),
+        expiresSeconds: seconds(s.expiresAt)
+      })
+
+    /** Builds, signs and records one event, exactly as Stripe would send it. */
+    const emit = (sessionId: string, type: string, object: object) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const createdSeconds = Math.floor(now / 1000)
+        const payload = JSON.stringify(eventEnvelope({ id: yield* ids.make("evt"), type, createdSeconds, object }))
+        const delivery: FakeDelivery = {
+          eventId: (JSON.parse(payload) as { id: string }).id,
+          sessionId,
+          type,
+          payload,
+          signatureHeader: signPayload(payload, secret, createdSeconds),
+          createdAt: new Date(now).toISOString()
+        }
+        yield* store.insertDelivery(delivery)
+        return delivery
+      })
+
+    const notFound = (id: string) => new NotFound({ message: `checkout session ${id} not found`, resource: "checkoutSession", id })
+
+    /** Locks the session; an open one past its expiry is expired first (with its event). */
+    const load = (id: string) =>
+      Effect.gen(function* () {
+        const session = yield* store.lockSession(id)
+        if (!session) return yield* Effect.fail(notFound(id))
+        const now = yield* Clock.currentTimeMillis
+        if (session.status === "open" && Date.parse(session.expiresAt) <= now) {
+          const expired: FakeSession = { ...session, status: "expired", completedAt: new Date(now).toISOString() }
+          yield* store.updateSession(expired)
+          const delivery = yield* emit(id, "checkout.session.expired", sessionObject(expired))
+          return { session: expired, lapsed: delivery as FakeDelivery | undefined }
+        }
+        return { session, lapsed: undefined as FakeDelivery | undefined }
+      })
+
+    const mustBeOpen = (session: FakeSession) =>
+      session.status === "open"
+        ? Effect.void
+        : Effect.fail(new Conflict({ message: `checkout session ${session.id} is already ${session.status}`, state: session.status }))
+
+    const processor = PaymentProcessor.of({
+      kind: "fake",
+      createCheckoutSession: (request) =>
+        Effect.gen(function* () {
+          const existing = yield* store.findSessionByIdempotencyKey(request.idempotencyKey)
+          if (existing) return { sessionId: existing.id, checkoutUrl: pageUrl(existing.id) }
+          const id = yield* ids.make("cs_fake")
+          const now = yield* Clock.currentTimeMillis
+          const fill = (url: string) => url.replaceAll("{CHECKOUT_SESSION_ID}", id)
+          yield* store.insertSession({
+            id,
+            mode: request.mode,
+            amountCents: request.amountCents,
+            currency: request.currency,
+            description: request.description,
+            successUrl: fill(request.successUrl),
+            cancelUrl: fill(request.cancelUrl),
+            metadata: { ...request.metadata },
+            customerEmail: request.customerEmail ?? null,
+            idempotencyKey: request.idempotencyKey,
+            status: "open",
+            paymentStatus: "unpaid",
+            failureCode: null,
+            subscriptionId: null,
+            createdAt: new Date(now).toISOString(),
+            expiresAt: new Date(now + FAKE_SESSION_TTL_MS).toISOString(),
+            completedAt: null
+          })
+          // A concurrent request with the same key may have won: its session is the one.
+          const stored = yield* store.findSessionByIdempotencyKey(request.idempotencyKey)
+          const sessionId = stored?.id ?? id
+          return { sessionId, checkoutUrl: pageUrl(sessionId) }
+        }),
+      retrieveSession: (id) =>
+        Effect.flatMap(store.getSession(id), (s) => (s ? Effect.succeed(toProcessorSession(sessionObject(s))) : Effect.fail(notFound(id)))),
+      verifyEvent: (rawBody, header) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => verifyAndParse({ payload: rawBody, header, secret, nowSeconds: Math.floor(now / 1000) }))
+    })
+
+    const finish = (session: FakeSession, delivery: FakeDelivery | undefined, redirectUrl: string): FakeCheckoutOutcome => ({ session, delivery, redirectUrl })
+
+    const page = FakeCheckout.of({
+      enabled: true,
+      view: (id) => atomically(Effect.map(load(id), ({ session, lapsed }) => ({ session, delivery: lapsed }))),
+      pay: (id, options) =>
+        atomically(
+          Effect.gen(function* () {
+            const { session, lapsed } = yield* load(id)
+            if (lapsed) return finish(session, lapsed, session.cancelUrl)
+            yield* mustBeOpen(session)
+            const completedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+            if (options.failure) {
+              const failed: FakeSession = { ...session, status: "complete", paymentStatus: "unpaid", failureCode: options.failure, completedAt }
+              yield* store.updateSession(failed)
+              return finish(failed, yield* emit(id, "checkout.session.async_payment_failed", sessionObject(failed)), failed.cancelUrl)
+            }
+            const paid: FakeSession = {
+              ...session,
+              status: "complete",
+              paymentStatus: "paid",
+              subscriptionId: session.mode === "subscription" ? yield* ids.make("sub_fake") : null,
+              completedAt
+            }
+            yield* store.updateSession(paid)
+            return finish(paid, yield* emit(id, "checkout.session.completed", sessionObject(paid)), paid.successUrl)
+          })
+        ),
+      cancel: (id) =>
+        atomically(
+          Effect.gen(function* () {
+            const { session, lapsed } = yield* load(id)
+            if (lapsed) return finish(session, lapsed, session.cancelUrl)
+            yield* mustBeOpen(session)
+            const expired: FakeSession = { ...session, status: "expired", completedAt: new Date(yield* Clock.currentTimeMillis).toISOString() }
+            yield* store.updateSession(expired)
+            return finish(expired, yield* emit(id, "checkout.session.expired", sessionObject(expired)), expired.cancelUrl)
+          })
+        ),
+      renew: (id) =>
+        atomically(
+          Effect.gen(function* () {
+            const { session } = yield* load(id)
+            if (session.mode !== "subscription" || session.paymentStatus !== "paid" || session.subscriptionId === null) {
+              return yield* Effect.fail(new Conflict({ message: `checkout session ${id} is not a paid subscription`, state: session.status }))
+            }
+            const invoiceId = yield* ids.make("in_fake")
+            const invoice = {
+              id: invoiceId,
+              object: "invoice",
+              amount_paid: session.amountCents,
+              billing_reason: "subscription_cycle",
+              currency: session.currency,
+              customer_email: session.customerEmail,
+              parent: { type: "subscription_details", subscription_details: { subscription: session.subscriptionId, metadata: { ...session.metadata } } },
+              status: "paid"
+            }
+            return finish(session, yield* emit(id, "invoice.paid", invoice), session.successUrl)
+          })
+        ),
+      deliveries: (id) =>
+        Effect.flatMap(store.getSession(id), (s): Effect.Effect<ReadonlyArray<FakeDelivery>, NotFound | StorageUnavailable> =>
+          s ? store.listDeliveries(id) : Effect.fail(notFound(id))
+        )
+    })
+
+    return Context.make(PaymentProcessor, processor).pipe(Context.add(FakeCheckout, page))
+  })
+)
