@@ -1,0 +1,27 @@
+// Handlers for the webhooks group: configuration, secret rotation, test ping, delivery log, catalogue.
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, JSONSchema } from "effect"
+import { eventTypes } from "../../schema/events.js"
+import { eventCatalogue, WebhookEnvelope } from "../../schema/webhooks.js"
+import { CurrentCaller } from "../../services/Caller.js"
+import { Webhooks } from "../../services/Webhooks.js"
+import { Api } from "../api.js"
+
+/** Every route of this group is behind a key, so the caller always has an agent. */
+const agentId = Effect.map(CurrentCaller, (caller) => caller.agentId!)
+
+const catalogue = {
+  envelope: JSONSchema.make(WebhookEnvelope),
+  events: eventTypes.map((type) => ({ type, description: eventCatalogue[type].description, dataSchema: JSONSchema.make(eventCatalogue[type].schema) }))
+}
+
+export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
+  handlers
+    .handle("put", ({ payload }) => Effect.flatMap(agentId, (id) => Effect.flatMap(Webhooks, (w) => w.put(id, payload))))
+    .handle("get", () => Effect.flatMap(agentId, (id) => Effect.flatMap(Webhooks, (w) => w.getConfig(id))))
+    .handle("remove", () => Effect.flatMap(agentId, (id) => Effect.flatMap(Webhooks, (w) => w.remove(id))))
+    .handle("rotateSecret", () => Effect.flatMap(agentId, (id) => Effect.flatMap(Webhooks, (w) => w.rotateSecret(id))))
+    .handle("test", () => Effect.flatMap(agentId, (id) => Effect.flatMap(Webhooks, (w) => w.sendTest(id))))
+    .handle("deliveries", ({ urlParams }) => Effect.flatMap(agentId, (id) => Effect.flatMap(Webhooks, (w) => w.listAttempts(id, urlParams))))
+    .handle("events", () => Effect.succeed(catalogue))
+)

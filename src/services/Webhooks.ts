@@ -1,0 +1,481 @@
+// Webhooks: each agent's endpoint (URL, event filter, signing secret) and the durable delivery of
+// outbox events to it — fan-out into delivery rows, leased claims, Standard Webhooks signatures,
+// retries with backoff and jitter, and disabling an endpoint that keeps failing (docs/webhooks.md).
+import { Clock, Context, Effect, Random, Schema } from "effect"
+import { createHmac } from "node:crypto"
+import { Conflict, type InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
+import { type DomainEvent, eventTypes } from "../schema/events.js"
+import {
+  type AttemptRecord,
+  type ClaimedDelivery,
+  DeliveryAttempt,
+  type DeliveryRecord,
+  type EndpointRecord,
+  type EventFilter,
+  eventCatalogue,
+  type PutWebhookBody,
+  type PutWebhookResponse,
+  WebhookConfig,
+  type WebhookStatus
+} from "../schema/webhooks.js"
+import { Ids, Transactor } from "./Db.js"
+import { Events } from "./Events.js"
+
+// ---------------------------------------------------------------------------------------------
+// Ports
+
+/** Storage port: endpoints, delivery rows (the per-endpoint queue) and the attempt log. */
+export class WebhookStore extends Context.Tag("WebhookStore")<
+  WebhookStore,
+  {
+    readonly getEndpoint: (agentId: string) => Effect.Effect<EndpointRecord | undefined, StorageUnavailable>
+    /** The agent's endpoint, locked for this unit of work. */
+    readonly getEndpointForUpdate: (agentId: string) => Effect.Effect<EndpointRecord | undefined, StorageUnavailable>
+    /** Fails with Conflict when the agent already has an endpoint (two concurrent creations). */
+    readonly insertEndpoint: (record: EndpointRecord) => Effect.Effect<void, StorageUnavailable | Conflict>
+    readonly updateEndpoint: (record: EndpointRecord) => Effect.Effect<void, StorageUnavailable>
+    /** Removes the endpoint with its deliveries and attempts; false when there was none. */
+    readonly deleteEndpoint: (agentId: string) => Effect.Effect<boolean, StorageUnavailable>
+    /**
+     * Up to `limit` outbox events not yet fanned out, oldest first, each with its agent's endpoint,
+     * marked as fanned out in this unit of work (rows another worker holds are skipped). Events of
+     * agents without an endpoint may be marked without being returned.
+     */
+    readonly takeNewEvents: (
+      now: string,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<{ readonly event: DomainEvent; readonly endpoint: EndpointRecord | undefined }>, StorageUnavailable>
+    /** Inserts a delivery; a second row for the same (endpoint, event) is ignored. */
+    readonly insertDelivery: (record: DeliveryRecord) => Effect.Effect<void, StorageUnavailable>
+    /**
+     * Claims up to `limit` deliveries due at `now` — pending ones whose time has come and leased ones
+     * whose lease expired — oldest first: each becomes `delivering` with one more attempt and a
+     * lease until `leaseUntil`. Rows another worker holds are skipped (FOR UPDATE SKIP LOCKED).
+     */
+    readonly claimDue: (now: string, leaseUntil: string, limit: number) => Effect.Effect<ReadonlyArray<ClaimedDelivery>, StorageUnavailable>
+    /** Writes the outcome only if the row is still the claimed attempt (status delivering, same attempts). */
+    readonly finishDelivery: (record: DeliveryRecord, claimedAttempt: number) => Effect.Effect<boolean, StorageUnavailable>
+    readonly insertAttempt: (record: AttemptRecord) => Effect.Effect<void, StorageUnavailable>
+    /** Attempts of the agent's endpoint, newest first. */
+    readonly listAttempts: (agentId: string, limit: number, eventId?: string) => Effect.Effect<ReadonlyArray<AttemptRecord>, StorageUnavailable>
+    /** Deliveries of the agent's endpoint, oldest first (tests and operators). */
+    readonly listDeliveries: (agentId: string) => Effect.Effect<ReadonlyArray<DeliveryRecord>, StorageUnavailable>
+  }
+>() {}
+
+export interface WebhookRequest {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+export interface WebhookResponse {
+  /** A 2xx answer. */
+  readonly ok: boolean
+  readonly status: number | null
+  readonly durationMs: number
+  readonly error: string | null
+}
+
+/** Network port: the URL policy and the one POST. The Node implementation is src/layers/webhooks/transport.ts. */
+export class WebhookTransport extends Context.Tag("WebhookTransport")<
+  WebhookTransport,
+  {
+    /** Configuration-time check: syntax, scheme, and every address the host resolves to (400 naming the reason). */
+    readonly check: (url: string) => Effect.Effect<void, InvalidInput>
+    /** One POST: resolves and checks again, connects to the checked address, with timeout and body cap. Never fails. */
+    readonly send: (request: WebhookRequest) => Effect.Effect<WebhookResponse>
+  }
+>() {}
+
+// ---------------------------------------------------------------------------------------------
+// The numbers (docs/webhooks.md; test/suites/webhooks.test.ts pins them)
+
+const SECOND = 1000
+const MINUTE = 60 * SECOND
+const HOUR = 60 * MINUTE
+
+/** Delay before retry n (after attempt n fails): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const RETRY_DELAYS_MS: ReadonlyArray<number> = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR]
+/** The first try plus one per retry delay: 8. */
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1
+/** Each delay is scaled by a uniform factor in [1 − JITTER, 1 + JITTER]. */
+export const JITTER = 0.1
+/** An endpoint whose attempts have all failed for this long (no 2xx in between) is disabled. */
+export const DISABLE_AFTER_MS = 24 * HOUR
+/** A claimed delivery is the claimer's for this long; then any worker may take it back. */
+export const LEASE_MS = 60 * SECOND
+/** Per attempt: DNS, connect, send and response headers; then the body is read up to the cap. */
+export const DELIVERY_TIMEOUT_MS = 10 * SECOND
+export const MAX_RESPONSE_BYTES = 64 * 1024
+/** After a rotation, deliveries carry a second signature made with the previous secret for this long. */
+export const PREVIOUS_SECRET_GRACE_MS = 24 * HOUR
+export const SECRET_BYTES = 32
+export const FANOUT_BATCH = 200
+export const DELIVERY_BATCH = 10
+export const DEFAULT_ATTEMPTS_LIMIT = 50
+
+// ---------------------------------------------------------------------------------------------
+// Pure helpers
+
+export const statusOf = (e: EndpointRecord): WebhookStatus => (e.disabledAt !== null ? "disabled" : e.enabled ? "active" : "paused")
+
+export const toConfig = (e: EndpointRecord): WebhookConfig =>
+  WebhookConfig.make({
+    id: e.id,
+    url: e.url,
+    events: [...e.events],
+    enabled: e.enabled,
+    status: statusOf(e),
+    disabledReason: e.disabledReason,
+    disabledAt: e.disabledAt,
+    failingSince: e.failingSince,
+    previousSecretExpiresAt: e.previousSecretExpiresAt,
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt
+  })
+
+export const toAttempt = (a: AttemptRecord): DeliveryAttempt =>
+  DeliveryAttempt.make({
+    id: a.id,
+    deliveryId: a.deliveryId,
+    eventId: a.eventId,
+    eventType: a.eventType,
+    attempt: a.attempt,
+    status: a.status,
+    responseStatus: a.responseStatus,
+    durationMs: a.durationMs,
+    error: a.error,
+    attemptedAt: a.attemptedAt,
+    nextRetryAt: a.nextRetryAt
+  })
+
+/** "*" alone, or the named types once each, in catalogue order. */
+export const normalizeFilter = (events: ReadonlyArray<EventFilter> | undefined): ReadonlyArray<EventFilter> => {
+  if (events === undefined || events.includes("*")) return ["*"]
+  return eventTypes.filter((t) => events.includes(t))
+}
+
+/** Test pings go to the endpoint whatever its filter. */
+export const wants = (e: EndpointRecord, event: DomainEvent): boolean =>
+  event.type === "webhook.test" || e.events.includes("*") || e.events.includes(event.type)
+
+/** The delivery body: the Standard Webhooks envelope plus the event id. */
+export const envelope = (event: DomainEvent): string =>
+  JSON.stringify({ id: event.id, type: event.type, timestamp: event.occurredAt, data: event.data })
+
+/** `v1,` + base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" keyed with the secret's decoded bytes. */
+export const signature = (secret: string, id: string, timestampSeconds: number, body: string): string =>
+  `v1,${createHmac("sha256", Buffer.from(secret.slice("whsec_".length), "base64")).update(`${id}.${timestampSeconds}.${body}`).digest("base64")}`
+
+/** The three Standard Webhooks headers; during a rotation's grace period, two space-separated signatures. */
+export const signedHeaders = (e: EndpointRecord, id: string, nowMs: number, body: string): Record<string, string> => {
+  const ts = Math.floor(nowMs / 1000)
+  const signatures = [signature(e.secret, id, ts, body)]
+  if (e.previousSecret !== null && e.previousSecretExpiresAt !== null && Date.parse(e.previousSecretExpiresAt) > nowMs) {
+    signatures.push(signature(e.previousSecret, id, ts, body))
+  }
+  return {
+    "content-type": "application/json",
+    "user-agent": "agent-commerce-webhooks/1.0",
+    "webhook-id": id,
+    "webhook-timestamp": String(ts),
+    "webhook-signature": signatures.join(" ")
+  }
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+const noEndpoint = (agentId: string) => new NotFound({ message: "no webhook is configured for this agent; PUT /webhook first", resource: "webhook", id: agentId })
+
+// ---------------------------------------------------------------------------------------------
+
+export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
+  effect: Effect.gen(function* () {
+    const store = yield* WebhookStore
+    const transport = yield* WebhookTransport
+    const events = yield* Events
+    const ids = yield* Ids
+    const { atomically } = yield* Transactor
+
+    const newSecret = Effect.map(ids.secret(SECRET_BYTES), (b64url) => `whsec_${Buffer.from(b64url, "base64url").toString("base64")}`)
+
+    // ------------------------------------------------------------------ configuration
+
+    const getConfig = (agentId: string) =>
+      Effect.flatMap(store.getEndpoint(agentId), (e) => (e ? Effect.succeed(toConfig(e)) : Effect.fail(noEndpoint(agentId))))
+
+    /** Creates or replaces the agent's endpoint; the secret is in the answer only on creation. */
+    const put = (agentId: string, body: PutWebhookBody) =>
+      Effect.gen(function* () {
+        const url = body.url.trim()
+        // DNS happens here, outside the unit of work.
+        yield* transport.check(url)
+        const filter = normalizeFilter(body.events)
+        const enabled = body.enabled ?? true
+        return yield* atomically(
+          Effect.gen(function* () {
+            const at = iso(yield* Clock.currentTimeMillis)
+            const existing = yield* store.getEndpointForUpdate(agentId)
+            if (existing) {
+              // Any PUT is the owner acting: a platform disable is lifted, and a new URL starts clean.
+              const fresh = existing.disabledAt !== null || existing.url !== url
+              const updated: EndpointRecord = {
+                ...existing,
+                url,
+                events: filter,
+                enabled,
+                disabledAt: null,
+                disabledReason: null,
+                failingSince: fresh ? null : existing.failingSince,
+                updatedAt: at
+              }
+              yield* store.updateEndpoint(updated)
+              return { webhook: toConfig(updated), created: false } satisfies PutWebhookResponse
+            }
+            const secret = yield* newSecret
+            const record: EndpointRecord = {
+              id: yield* ids.make("whep"),
+              agentId,
+              url,
+              events: filter,
+              enabled,
+              secret,
+              previousSecret: null,
+              previousSecretExpiresAt: null,
+              failingSince: null,
+              disabledAt: null,
+              disabledReason: null,
+              createdAt: at,
+              updatedAt: at
+            }
+            yield* store.insertEndpoint(record)
+            return { webhook: toConfig(record), created: true, secret } satisfies PutWebhookResponse
+          })
+        )
+      }).pipe(Effect.withSpan("Webhooks.put"))
+
+    const remove = (agentId: string) =>
+      atomically(Effect.flatMap(store.deleteEndpoint(agentId), (found) => (found ? Effect.void : Effect.fail(noEndpoint(agentId))))).pipe(
+        Effect.withSpan("Webhooks.remove")
+      )
+
+    /** A new secret, shown once; the old one keeps signing (second signature) for the grace period. */
+    const rotateSecret = (agentId: string) =>
+      atomically(
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const existing = yield* store.getEndpointForUpdate(agentId)
+          if (!existing) return yield* Effect.fail(noEndpoint(agentId))
+          const secret = yield* newSecret
+          const updated: EndpointRecord = {
+            ...existing,
+            secret,
+            previousSecret: existing.secret,
+            previousSecretExpiresAt: iso(now + PREVIOUS_SECRET_GRACE_MS),
+            updatedAt: iso(now)
+          }
+          yield* store.updateEndpoint(updated)
+          return { webhook: toConfig(updated), secret }
+        })
+      ).pipe(Effect.withSpan("Webhooks.rotateSecret"))
+
+    /** Enqueues a webhook.test event for the agent's active endpoint. */
+    const sendTest = (agentId: string) =>
+      atomically(
+        Effect.gen(function* () {
+          const e = yield* store.getEndpoint(agentId)
+          if (!e) return yield* Effect.fail(noEndpoint(agentId))
+          const status = statusOf(e)
+          if (status !== "active") {
+            return yield* Effect.fail(new Conflict({ message: `the webhook is ${status}; PUT it with enabled=true first`, state: status }))
+          }
+          const event = yield* events.emit(agentId, "webhook.test", { endpointId: e.id, message: "Test event from agent-commerce: your endpoint is reachable and verifies signatures." })
+          return { eventId: event.id, type: "webhook.test" as const }
+        })
+      ).pipe(Effect.withSpan("Webhooks.sendTest"))
+
+    const listAttempts = (agentId: string, options: { readonly limit?: number; readonly eventId?: string } = {}) =>
+      Effect.map(store.listAttempts(agentId, options.limit ?? DEFAULT_ATTEMPTS_LIMIT, options.eventId), (rows) => ({ data: rows.map(toAttempt) }))
+
+    // ------------------------------------------------------------------ the worker's steps
+
+    /** Turns new outbox events into delivery rows for subscribed, active endpoints; returns events taken. */
+    const fanOut = (limit: number = FANOUT_BATCH) =>
+      atomically(
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const at = iso(now)
+          const batch = yield* store.takeNewEvents(at, limit)
+          for (const { endpoint, event } of batch) {
+            if (!endpoint || statusOf(endpoint) !== "active") continue
+            if (event.occurredAt < endpoint.createdAt || !wants(endpoint, event)) continue
+            if (event.type === "webhook.disabled" && event.data.endpointId === endpoint.id) continue
+            if (!Schema.is(eventCatalogue[event.type].schema)(event.data)) {
+              yield* Effect.logWarning(`webhooks: event ${event.id} (${event.type}) does not match its documented payload schema; delivering it as is`)
+            }
+            yield* store.insertDelivery({
+              id: yield* ids.make("whd"),
+              endpointId: endpoint.id,
+              agentId: endpoint.agentId,
+              eventId: event.id,
+              eventType: event.type,
+              body: envelope(event),
+              status: "pending",
+              attempts: 0,
+              dueAt: at,
+              createdAt: at,
+              updatedAt: at
+            })
+          }
+          return batch.length
+        })
+      ).pipe(Effect.withSpan("Webhooks.fanOut"))
+
+    const jittered = (base: number) => Effect.map(Random.next, (r) => Math.round(base * (1 - JITTER + 2 * JITTER * r)))
+
+    /** Records one attempt's outcome: the delivery row (fenced), the attempt log, the endpoint's health. */
+    const record = (d: ClaimedDelivery, seen: EndpointRecord, startedAt: number, result: WebhookResponse) =>
+      atomically(
+        Effect.gen(function* () {
+          // Lock order endpoint → delivery, as DELETE /webhook takes them; and only when its health changes.
+          const locked = !result.ok || seen.failingSince !== null ? yield* store.getEndpointForUpdate(d.agentId) : undefined
+          const finishedAt = yield* Clock.currentTimeMillis
+          const attempt = d.attempts
+          const final = result.ok || attempt >= MAX_ATTEMPTS
+          const nextRetryAt = final ? null : iso(finishedAt + (yield* jittered(RETRY_DELAYS_MS[attempt - 1])))
+          const applied = yield* store.finishDelivery(
+            { ...d, status: result.ok ? "succeeded" : final ? "failed" : "pending", dueAt: nextRetryAt, updatedAt: iso(finishedAt) },
+            attempt
+          )
+          // Not ours any more: the lease ran out and another worker took the row (it logs both attempts).
+          if (!applied) return
+          if (d.leaseExpired) yield* store.insertAttempt(yield* abandoned(d, attempt - 1, startedAt))
+          yield* store.insertAttempt({
+            id: yield* ids.make("wha"),
+            deliveryId: d.id,
+            agentId: d.agentId,
+            eventId: d.eventId,
+            eventType: d.eventType,
+            attempt,
+            status: result.ok ? "succeeded" : "failed",
+            responseStatus: result.status,
+            durationMs: result.durationMs,
+            error: result.error,
+            attemptedAt: iso(startedAt),
+            nextRetryAt
+          })
+          if (locked && locked.id === d.endpointId) yield* noteHealth(locked, d, startedAt, result.ok)
+        })
+      )
+
+    /** The attempt a vanished worker started and never reported. */
+    const abandoned = (d: ClaimedDelivery, attempt: number, at: number) =>
+      Effect.map(ids.make("wha"), (id): AttemptRecord => ({
+        id,
+        deliveryId: d.id,
+        agentId: d.agentId,
+        eventId: d.eventId,
+        eventType: d.eventType,
+        attempt,
+        status: "failed",
+        responseStatus: null,
+        durationMs: 0,
+        error: "no result recorded: the worker's lease expired (the request may have reached the endpoint)",
+        attemptedAt: iso(at),
+        nextRetryAt: iso(at)
+      }))
+
+    /** Success clears the failing period; a failure 24 h into one disables the endpoint and tells its owner. */
+    const noteHealth = (e: EndpointRecord, d: DeliveryRecord, attemptedAt: number, ok: boolean) =>
+      Effect.gen(function* () {
+        const at = iso(attemptedAt)
+        if (ok) {
+          if (e.failingSince !== null) yield* store.updateEndpoint({ ...e, failingSince: null, updatedAt: at })
+          return
+        }
+        const failingSince = e.failingSince ?? at
+        if (e.disabledAt === null && attemptedAt - Date.parse(failingSince) >= DISABLE_AFTER_MS) {
+          const reason = `every delivery attempt has failed since ${failingSince} (24 hours without a 2xx answer)`
+          yield* store.updateEndpoint({ ...e, failingSince, disabledAt: at, disabledReason: reason, updatedAt: at })
+          yield* events.emit(d.agentId, "webhook.disabled", { endpointId: e.id, url: e.url, reason, failingSince, disabledAt: at })
+          yield* Effect.logWarning(`webhooks: endpoint ${e.id} of agent ${d.agentId} disabled after sustained failure`)
+        } else if (e.failingSince === null) {
+          yield* store.updateEndpoint({ ...e, failingSince, updatedAt: at })
+        }
+      })
+
+    const cancel = (d: ClaimedDelivery) =>
+      atomically(store.finishDelivery({ ...d, status: "cancelled", dueAt: null }, d.attempts).pipe(Effect.asVoid))
+
+    /** Sends one claimed delivery (outside any transaction) and records the outcome. */
+    const deliverOne = (d: ClaimedDelivery) =>
+      Effect.gen(function* () {
+        const e = yield* store.getEndpoint(d.agentId)
+        // Deleted, replaced, paused or disabled since the event was queued: nothing to send.
+        if (!e || e.id !== d.endpointId || statusOf(e) !== "active") return yield* cancel(d)
+        const startedAt = yield* Clock.currentTimeMillis
+        if (d.attempts > MAX_ATTEMPTS) {
+          // The last attempt was claimed and never reported (its worker died): log it and give up.
+          return yield* atomically(
+            Effect.gen(function* () {
+              const applied = yield* store.finishDelivery({ ...d, status: "failed", dueAt: null, updatedAt: iso(startedAt) }, d.attempts)
+              if (applied) yield* store.insertAttempt({ ...(yield* abandoned(d, MAX_ATTEMPTS, startedAt)), nextRetryAt: null })
+            })
+          )
+        }
+        const result = yield* transport.send({ url: e.url, headers: signedHeaders(e, d.eventId, startedAt, d.body), body: d.body })
+        yield* record(d, e, startedAt, result)
+      }).pipe(Effect.withSpan("Webhooks.deliverOne", { attributes: { delivery: d.id, attempt: d.attempts } }))
+
+    /** Claims up to `limit` due deliveries under a lease, in one short transaction. */
+    const claimDue = (limit: number = DELIVERY_BATCH) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => atomically(store.claimDue(iso(now), iso(now + LEASE_MS), limit))).pipe(
+        Effect.withSpan("Webhooks.claimDue")
+      )
+
+    /** Sends one claimed delivery and records it; a storage outage is logged (the lease brings the row back). */
+    const deliver = (d: ClaimedDelivery) =>
+      deliverOne(d).pipe(Effect.catchTag("StorageUnavailable", (err) => Effect.logWarning(`webhooks: delivery ${d.id}: ${err.message}`)))
+
+    /** Claims due deliveries and sends them concurrently; returns how many. */
+    const deliverDue = (limit: number = DELIVERY_BATCH) =>
+      Effect.gen(function* () {
+        const claimed = yield* claimDue(limit)
+        yield* Effect.forEach(claimed, deliver, { concurrency: "unbounded", discard: true })
+        return claimed.length
+      }).pipe(Effect.withSpan("Webhooks.deliverDue"))
+
+    /** One deterministic step of the worker: fan out every new event, then deliver what is due. */
+    const runOnce = Effect.gen(function* () {
+      let dispatched = 0
+      for (;;) {
+        const n = yield* fanOut(FANOUT_BATCH)
+        dispatched += n
+        if (n < FANOUT_BATCH) break
+      }
+      let delivered = 0
+      for (;;) {
+        const n = yield* deliverDue(DELIVERY_BATCH)
+        delivered += n
+        if (n < DELIVERY_BATCH) break
+      }
+      return { dispatched, delivered }
+    })
+
+    return {
+      getConfig,
+      put,
+      remove,
+      rotateSecret,
+      sendTest,
+      listAttempts,
+      listDeliveries: store.listDeliveries,
+      fanOut,
+      claimDue,
+      deliver,
+      deliverDue,
+      runOnce
+    } as const
+  })
+}) {}

@@ -1,0 +1,663 @@
+// Webhooks suite, run on memory and Postgres: configuration and its URL policy, signed delivery
+// checked by the `standardwebhooks` library, the retry schedule, disabling after sustained failure,
+// leases taken back from a dead worker, concurrent workers, DNS rebinding refused at delivery.
+// The address classifier, the transport's limits and the event catalogue are pure and tested once.
+import { expect } from "@effect/vitest"
+import { Cause, Effect, JSONSchema, Layer, Logger, Schema, TestClock } from "effect"
+import { readFileSync } from "node:fs"
+import { lookup as dnsLookup } from "node:dns/promises"
+import { randomBytes } from "node:crypto"
+import { afterAll, beforeAll, describe, it as vit, vi } from "vitest"
+import { classifyAddress, isAllowedAddress } from "../../src/layers/webhooks/addresses.js"
+import { makeNodeTransport, type ResolvedAddress } from "../../src/layers/webhooks/transport.js"
+import type { EventType } from "../../src/schema/events.js"
+import { eventTypes } from "../../src/schema/events.js"
+import { eventCatalogue } from "../../src/schema/webhooks.js"
+import { atomically, Ids } from "../../src/services/Db.js"
+import { Events } from "../../src/services/Events.js"
+import { WebhookServicesLive } from "../../src/services/index.js"
+import {
+  DELIVERY_TIMEOUT_MS,
+  DISABLE_AFTER_MS,
+  JITTER,
+  LEASE_MS,
+  MAX_ATTEMPTS,
+  MAX_RESPONSE_BYTES,
+  PREVIOUS_SECRET_GRACE_MS,
+  RETRY_DELAYS_MS,
+  WebhookStore,
+  Webhooks,
+  WebhookTransport
+} from "../../src/services/Webhooks.js"
+import { forEachStorage } from "../fixtures/suite.js"
+import { startReceiver } from "../fixtures/webhookReceiver.js"
+
+// ---------------------------------------------------------------------------------------------
+// The numbers (docs/webhooks.md)
+
+describe("webhook numbers", () => {
+  vit("retry schedule, limits and their documentation agree", () => {
+    expect(RETRY_DELAYS_MS).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000])
+    expect(MAX_ATTEMPTS).toBe(8)
+    // The whole schedule spans about a day (27 h 35 min 5 s before jitter).
+    expect(RETRY_DELAYS_MS.reduce((a, b) => a + b, 0)).toBe(27 * 3_600_000 + 35 * 60_000 + 5_000)
+    expect(JITTER).toBe(0.1)
+    expect(DISABLE_AFTER_MS).toBe(24 * 3_600_000)
+    expect(LEASE_MS).toBe(60_000)
+    expect(DELIVERY_TIMEOUT_MS).toBe(10_000)
+    expect(MAX_RESPONSE_BYTES).toBe(65_536)
+    expect(PREVIOUS_SECRET_GRACE_MS).toBe(24 * 3_600_000)
+    const doc = readFileSync("docs/webhooks.md", "utf8")
+    for (const row of ["| 2 | 5 s |", "| 3 | 5 min |", "| 4 | 30 min |", "| 5 | 2 h |", "| 6 | 5 h |", "| 7 | 10 h |", "| 8 | 10 h |"]) expect(doc).toContain(row)
+    for (const text of ["±10 %", "24 hours", "60 s", "10 s", "64 KiB"]) expect(doc).toContain(text)
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// Addresses (pure)
+
+describe("webhook address policy", () => {
+  vit("classifies loopback, private, link-local, CGNAT, metadata and the embedded-IPv4 forms", () => {
+    const table: Array<[string, string]> = [
+      ["93.184.216.34", "public"],
+      ["8.8.8.8", "public"],
+      ["2606:4700:4700::1111", "public"],
+      ["127.0.0.1", "loopback"],
+      ["127.255.0.9", "loopback"],
+      ["::1", "loopback"],
+      ["10.1.2.3", "private"],
+      ["172.16.0.1", "private"],
+      ["172.31.255.255", "private"],
+      ["172.32.0.1", "public"],
+      ["192.168.1.1", "private"],
+      ["fc00::1", "private"],
+      ["fd12:3456::1", "private"],
+      ["169.254.10.1", "link-local"],
+      ["fe80::1", "link-local"],
+      ["fe80::1%eth0", "link-local"],
+      ["100.64.0.1", "cgnat"],
+      ["100.127.255.254", "cgnat"],
+      ["100.128.0.1", "public"],
+      ["169.254.169.254", "metadata"],
+      ["fd00:ec2::254", "metadata"],
+      ["0.0.0.0", "unspecified"],
+      ["::", "unspecified"],
+      ["224.0.0.1", "multicast"],
+      ["ff02::1", "multicast"],
+      ["255.255.255.255", "reserved"],
+      ["::ffff:127.0.0.1", "loopback"],
+      ["::ffff:a9fe:a9fe", "metadata"],
+      ["::ffff:10.0.0.1", "private"],
+      ["64:ff9b::a9fe:a9fe", "metadata"],
+      ["2002:0a00:0001::1", "private"],
+      ["::ffff:8.8.8.8", "public"],
+      ["not-an-ip", "invalid"]
+    ]
+    for (const [address, kind] of table) expect(classifyAddress(address), address).toBe(kind)
+    expect(isAllowedAddress("127.0.0.1", true)).toBe(true)
+    expect(isAllowedAddress("::1", true)).toBe(true)
+    expect(isAllowedAddress("127.0.0.1", false)).toBe(false)
+    // The loopback flag opens loopback only.
+    for (const a of ["10.0.0.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "fd00:ec2::254"]) expect(isAllowedAddress(a, true), a).toBe(false)
+  })
+
+  vit("the transport refuses loopback without the flag (a name that resolves to 127.0.0.1 included), http in production", async () => {
+    const rx = await startReceiver()
+    try {
+      const strict = makeNodeTransport({ allowLoopback: false, httpsOnly: false })
+      for (const url of [`http://127.0.0.1:${rx.port}/`, `http://localhost:${rx.port}/`, `http://[::1]:${rx.port}/`, "http://2130706433/", "http://0x7f.1/"]) {
+        const error = await Effect.runPromise(Effect.flip(strict.check(url)))
+        expect(error._tag, url).toBe("InvalidInput")
+        expect(error.message, url).toMatch(/loopback/)
+      }
+      // …and at delivery: nothing reaches the receiver.
+      const sent = await Effect.runPromise(strict.send({ url: `http://localhost:${rx.port}/hook`, headers: {}, body: "{}" }))
+      expect(sent).toMatchObject({ ok: false, status: null })
+      expect(sent.error).toMatch(/^refused: localhost resolves to (127\.0\.0\.1|::1) is a loopback address/)
+      expect(rx.received).toHaveLength(0)
+
+      const production = makeNodeTransport({ allowLoopback: false, httpsOnly: true })
+      expect((await Effect.runPromise(Effect.flip(production.check("http://example.com/hook")))).message).toBe("url must use https")
+      const relaxed = makeNodeTransport({ allowLoopback: true, httpsOnly: false })
+      await Effect.runPromise(relaxed.check(`http://127.0.0.2:${rx.port}/`))
+      for (const [url, message] of [
+        ["ftp://example.com/", "url must use https (or http outside production)"],
+        ["not a url", "url must be an absolute http(s) URL"],
+        ["http://user:pw@example.com/", "url must not contain credentials (user:password@)"],
+        ["http://example.com/#x", "url must not contain a fragment"]
+      ]) {
+        expect((await Effect.runPromise(Effect.flip(relaxed.check(url)))).message, url).toBe(message)
+      }
+    } finally {
+      await rx.close()
+    }
+  })
+
+  vit("the transport caps the response body, times out, does not follow redirects, reports connection errors", async () => {
+    const rx = await startReceiver()
+    try {
+      const t = makeNodeTransport({ allowLoopback: true, httpsOnly: false, timeoutMs: 400 })
+      const post = () => Effect.runPromise(t.send({ url: rx.url, headers: { "content-type": "application/json" }, body: "{}" }))
+      // An endless body: reading stops at the cap, long before the timeout.
+      let written = 0
+      rx.raw = (_req, res) => {
+        res.writeHead(500)
+        const chunk = Buffer.alloc(16 * 1024, 120)
+        const pump = () => {
+          while (!res.destroyed && written < 50 * 1024 * 1024 && res.write(chunk)) written += chunk.length
+          if (!res.destroyed && written < 50 * 1024 * 1024) res.once("drain", pump)
+        }
+        pump()
+      }
+      const capped = await post()
+      expect(capped.ok).toBe(false)
+      expect(capped.status).toBe(500)
+      expect(capped.error).toMatch(/^HTTP 500: x{20}/)
+      expect(capped.durationMs).toBeLessThan(400)
+      expect(written).toBeLessThan(5 * 1024 * 1024)
+
+      rx.raw = () => {} // never answers
+      const slow = await post()
+      expect(slow).toMatchObject({ ok: false, status: null, error: "timed out after 400 ms" })
+      expect(slow.durationMs).toBeGreaterThanOrEqual(390)
+
+      rx.raw = (_req, res) => res.writeHead(302, { location: "http://169.254.169.254/" }).end()
+      const redirect = await post()
+      expect(redirect).toMatchObject({ ok: false, status: 302, error: "HTTP 302 (redirects are not followed)" })
+
+      rx.raw = (_req, res) => res.writeHead(200).end("ok")
+      expect(await post()).toMatchObject({ ok: true, status: 200, error: null })
+    } finally {
+      await rx.close()
+    }
+    const refused = await Effect.runPromise(makeNodeTransport({ allowLoopback: true, httpsOnly: false }).send({ url: rx.url, headers: {}, body: "{}" }))
+    expect(refused).toMatchObject({ ok: false, status: null })
+    expect(refused.error).toMatch(/ECONNREFUSED/)
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// The event catalogue (pure)
+
+describe("event catalogue", () => {
+  vit("every event type has a payload schema, a JSON Schema and a section in docs/events.md", () => {
+    const doc = readFileSync("docs/events.md", "utf8")
+    for (const type of eventTypes) {
+      expect(eventCatalogue[type], type).toBeDefined()
+      expect(doc, type).toContain(`## \`${type}\``)
+      const json = JSONSchema.make(eventCatalogue[type].schema) as { properties?: Record<string, unknown> }
+      expect(Object.keys(json.properties ?? {}).length, type).toBeGreaterThan(0)
+      for (const field of Object.keys(json.properties ?? {})) expect(doc, `${type}.${field}`).toContain(`| \`${field}\` |`)
+    }
+  })
+
+  vit("payloads the services emit today decode with their documented schemas", () => {
+    const samples: Array<[EventType, Record<string, unknown>]> = [
+      ["build.status_changed", { projectId: "prj_1", status: "queued", previousStatus: null, progressPercent: 0, failureReason: null }],
+      ["payment.succeeded", { checkoutSessionId: "cs_1", purpose: "plan", amountCents: 2900, currency: "usd", planId: "pro", credits: 2500, journalEntryId: "je_1" }],
+      ["payment.succeeded", { checkoutSessionId: "cs_1", purpose: "plan_renewal", invoiceId: "in_1", planId: "pro", credits: 2500, journalEntryId: "je_2" }],
+      ["wallet.recharged", { checkoutSessionId: "cs_2", amountCents: 1000, balanceCents: 3500, journalEntryId: "je_3" }],
+      [
+        "negotiation.updated",
+        { negotiationId: "neg_1", serviceId: "svc_1", tierId: "basic", status: "countered", round: 2, by: "seller", action: "counter", priceCents: 900, automatic: true, agreedPriceCents: null }
+      ],
+      ["webhook.test", { endpointId: "whep_1", message: "hi" }],
+      ["transaction.completed", { transactionId: "tx_1", serviceId: "svc_1", tierId: "basic", priceCents: 1000, sellerCents: 850, feeCents: 150, role: "buyer" }],
+      ["approval.requested", { approvalId: "apr_1", serviceId: "svc_1", tierId: "basic", priceCents: 1000, reason: "manual", expiresAt: "2030-01-01T00:00:00.000Z" }],
+      ["review.created", { reviewId: "rev_1", transactionId: "tx_1", serviceId: "svc_1", rating: 5 }],
+      ["saga.step_changed", { sagaId: "saga_1", step: "escrow", status: "succeeded", previousStatus: "running", sagaStatus: "running", error: null }],
+      ["saga.completed", { sagaId: "saga_1", transactionId: null, amountCents: 1000, serviceId: "svc_1", tierId: "basic", sellerCents: 850, feeCents: 150 }],
+      ["saga.compensated", { sagaId: "saga_1", failedStep: "deliver", reason: "timeout", refundedCents: 1000 }],
+      ["wallet.recharged", { rechargeId: "rch_1", amountCents: 500, balanceCents: 700, automatic: true }],
+      ["wallet.low_balance", { balanceCents: 90, thresholdCents: 100, autoRecharge: true }]
+    ]
+    for (const [type, data] of samples) expect(Schema.is(eventCatalogue[type].schema)(data), type).toBe(true)
+    expect(Schema.is(eventCatalogue["build.status_changed"].schema)({ projectId: "prj_1" })).toBe(false)
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// The service, on both storage layers
+
+/** Test DNS: names listed here resolve as given; anything else goes to the system resolver. */
+const dns = new Map<string, ReadonlyArray<ResolvedAddress>>()
+const resolve = async (host: string) => dns.get(host) ?? dnsLookup(host, { all: true, verbatim: true })
+const testTransport = makeNodeTransport({ allowLoopback: true, httpsOnly: false, resolve })
+
+/** Log lines captured by the disabling test (a Logger writes here). */
+const captured: Array<string> = []
+
+const T0 = Date.UTC(2030, 0, 15, 12, 0, 0)
+const iso = (ms: number) => new Date(ms).toISOString()
+/** Moves the service's clock and the receiver's (`standardwebhooks` checks timestamps against Date.now). */
+const at = (ms: number) => Effect.zipRight(TestClock.setTime(ms), Effect.sync(() => vi.setSystemTime(ms)))
+const newAgent = () => `agt_wh_${randomBytes(6).toString("hex")}`
+const receiver = Effect.acquireRelease(
+  Effect.promise(() => startReceiver()),
+  (rx) => Effect.promise(() => rx.close())
+)
+const emit = (agentId: string, type: EventType, data: Record<string, unknown>) => atomically(Effect.flatMap(Events, (e) => e.emit(agentId, type, data)))
+const recharge = { amountCents: 500, balanceCents: 1500 }
+const build = { projectId: "prj_x", status: "analyzing", previousStatus: "queued", progressPercent: 20, failureReason: null }
+
+/** An agent with an endpoint at the receiver, removed (with its deliveries) when the test ends. */
+const endpointFor = (url: string, events?: ReadonlyArray<EventType | "*">) =>
+  Effect.gen(function* () {
+    const webhooks = yield* Webhooks
+    const agentId = newAgent()
+    yield* Effect.addFinalizer(() => webhooks.remove(agentId).pipe(Effect.ignore))
+    const put = yield* webhooks.put(agentId, { url, ...(events ? { events } : {}) })
+    return { agentId, put, secret: put.secret! }
+  })
+
+beforeAll(() => {
+  vi.useFakeTimers({ toFake: ["Date"] })
+})
+afterAll(() => {
+  vi.useRealTimers()
+})
+
+forEachStorage(
+  "webhooks",
+  (storage) =>
+    WebhookServicesLive.pipe(
+      Layer.provideMerge(Events.Default),
+      Layer.provideMerge(Layer.succeed(WebhookTransport, testTransport)),
+      Layer.provideMerge(storage),
+      Layer.provideMerge(Ids.Live)
+    ),
+  (it) => {
+    it.scoped("PUT creates the endpoint and shows a whsec_ secret once; update, rotate, delete", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const { agentId, put, secret } = yield* endpointFor("http://127.0.0.1:9/hook", ["wallet.recharged", "build.status_changed", "wallet.recharged"])
+        expect(put.created).toBe(true)
+        expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+        expect(Buffer.from(secret.slice(6), "base64")).toHaveLength(32)
+        expect(put.webhook).toMatchObject({ url: "http://127.0.0.1:9/hook", events: ["build.status_changed", "wallet.recharged"], enabled: true, status: "active" })
+        expect(put.webhook.id).toMatch(/^whep_/)
+        const config = yield* webhooks.getConfig(agentId)
+        expect(JSON.stringify(config)).not.toContain(secret.slice(6))
+
+        yield* at(T0 + 1000)
+        const again = yield* webhooks.put(agentId, { url: "http://127.0.0.1:10/other", events: ["*", "wallet.recharged"], enabled: false })
+        expect(again.created).toBe(false)
+        expect(again.secret).toBeUndefined()
+        expect(again.webhook).toMatchObject({ id: put.webhook.id, url: "http://127.0.0.1:10/other", events: ["*"], enabled: false, status: "paused", updatedAt: iso(T0 + 1000) })
+
+        const rotated = yield* webhooks.rotateSecret(agentId)
+        expect(rotated.secret).toMatch(/^whsec_/)
+        expect(rotated.secret).not.toBe(secret)
+        expect(rotated.webhook.previousSecretExpiresAt).toBe(iso(T0 + 1000 + 24 * 3_600_000))
+
+        yield* webhooks.remove(agentId)
+        expect((yield* Effect.flip(webhooks.getConfig(agentId)))._tag).toBe("NotFound")
+        expect((yield* Effect.flip(webhooks.remove(agentId)))._tag).toBe("NotFound")
+        expect((yield* Effect.flip(webhooks.rotateSecret(agentId)))._tag).toBe("NotFound")
+        expect((yield* Effect.flip(webhooks.sendTest(agentId)))._tag).toBe("NotFound")
+        const recreated = yield* webhooks.put(agentId, { url: "http://127.0.0.1:9/hook" })
+        expect(recreated.created).toBe(true)
+        expect(recreated.webhook.id).not.toBe(put.webhook.id)
+        expect(recreated.webhook.events).toEqual(["*"])
+        expect(recreated.secret).not.toBe(secret)
+      })
+    )
+
+    it.scoped("refuses private, link-local, CGNAT, metadata and unspecified targets at configuration", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        dns.set("metadata.test", [{ address: "169.254.169.254", family: 4 }])
+        dns.set("mixed.test", [
+          { address: "93.184.216.34", family: 4 },
+          { address: "10.1.2.3", family: 4 }
+        ])
+        dns.set("ula.test", [{ address: "fd00:ec2::254", family: 6 }])
+        const cases: Array<[string, RegExp]> = [
+          ["http://10.0.0.1/hook", /10\.0\.0\.1 is a private-network address/],
+          ["http://172.16.5.4/hook", /private-network/],
+          ["http://192.168.1.1/hook", /private-network/],
+          ["http://[fc00::1]/hook", /private-network/],
+          ["http://[::ffff:10.0.0.1]/hook", /private-network/],
+          ["http://169.254.169.254/latest/meta-data/", /cloud metadata/],
+          ["http://[fd00:ec2::254]/", /cloud metadata/],
+          ["http://metadata.test/", /metadata\.test resolves to 169\.254\.169\.254 is a cloud metadata address/],
+          ["http://ula.test/", /cloud metadata/],
+          ["http://mixed.test/", /mixed\.test resolves to 10\.1\.2\.3 is a private-network address/],
+          ["http://169.254.1.1/", /link-local/],
+          ["http://[fe80::1]/", /link-local/],
+          ["http://100.64.0.1/", /carrier-grade NAT/],
+          ["http://0.0.0.0:8080/", /unspecified/],
+          ["http://does-not-exist.invalid/", /does-not-exist\.invalid does not resolve/]
+        ]
+        const agentId = newAgent()
+        for (const [url, message] of cases) {
+          const error = yield* Effect.flip(webhooks.put(agentId, { url }))
+          expect(error._tag, url).toBe("InvalidInput")
+          expect(error.message, url).toMatch(message)
+          expect((error as { field?: string }).field).toBe("url")
+        }
+        expect((yield* Effect.flip(webhooks.getConfig(agentId)))._tag).toBe("NotFound")
+      })
+    )
+
+    it.scoped("delivers each subscribed event once, signed per Standard Webhooks (verified by the standardwebhooks library)", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const rx = yield* receiver
+        const { agentId, secret } = yield* endpointFor(rx.url, ["build.status_changed", "wallet.recharged"])
+        rx.secrets = [secret]
+        yield* at(T0 + 1000)
+        const e1 = yield* emit(agentId, "build.status_changed", build)
+        yield* emit(agentId, "transaction.completed", { transactionId: "tx_1", serviceId: "svc_1", role: "buyer", priceCents: 100 })
+        const e3 = yield* emit(agentId, "wallet.recharged", recharge)
+        yield* emit(newAgent(), "wallet.recharged", recharge)
+        yield* at(T0 + 2000)
+        yield* webhooks.runOnce
+        expect(rx.received.map((r) => r.webhookId).sort()).toEqual([e1.id, e3.id].sort())
+        for (const r of rx.received) {
+          expect(r.verifiedWith).toEqual([secret])
+          expect(r.timestamp).toBe(String(Math.floor((T0 + 2000) / 1000)))
+          expect(r.signature).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/)
+          const event = r.webhookId === e1.id ? e1 : e3
+          expect(r.payload).toEqual({ id: event.id, type: event.type, timestamp: event.occurredAt, data: event.data })
+        }
+        yield* webhooks.runOnce
+        yield* at(T0 + 3_600_000)
+        yield* webhooks.runOnce
+        expect(rx.received).toHaveLength(2)
+        expect([...rx.acceptedCounts().values()]).toEqual([1, 1])
+
+        const { data } = yield* webhooks.listAttempts(agentId)
+        expect(data).toHaveLength(2)
+        for (const a of data) {
+          expect(a).toMatchObject({ attempt: 1, status: "succeeded", responseStatus: 204, error: null, nextRetryAt: null, attemptedAt: iso(T0 + 2000) })
+          expect(a.durationMs).toBeGreaterThanOrEqual(0)
+        }
+        expect((yield* webhooks.listAttempts(agentId, { eventId: e3.id })).data.map((a) => a.eventType)).toEqual(["wallet.recharged"])
+        expect((yield* webhooks.listAttempts(agentId, { limit: 1 })).data).toHaveLength(1)
+        expect(JSON.stringify(data)).not.toContain(secret.slice(6))
+        const deliveries = yield* webhooks.listDeliveries(agentId)
+        expect(deliveries.map((d) => [d.status, d.attempts])).toEqual([
+          ["succeeded", 1],
+          ["succeeded", 1]
+        ])
+      })
+    )
+
+    it.scoped("a receiver failing 3 times then succeeding gets 4 attempts on the backoff schedule, one webhook-id", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const rx = yield* receiver
+        rx.respond = (n) => (n < 3 ? 500 : 204)
+        const { agentId, secret } = yield* endpointFor(rx.url)
+        rx.secrets = [secret]
+        const event = yield* emit(agentId, "wallet.recharged", recharge)
+        yield* webhooks.runOnce
+        for (let i = 0; i < 3; i++) {
+          const [last] = (yield* webhooks.listAttempts(agentId)).data
+          expect(last).toMatchObject({ attempt: i + 1, status: "failed", responseStatus: 500, error: "HTTP 500: receiver says 500" })
+          const due = Date.parse(last.nextRetryAt!)
+          // Not a moment early…
+          yield* at(due - 1)
+          yield* webhooks.runOnce
+          expect((yield* webhooks.listAttempts(agentId)).data).toHaveLength(i + 1)
+          // …and on time.
+          yield* at(due)
+          yield* webhooks.runOnce
+        }
+        const attempts = [...(yield* webhooks.listAttempts(agentId)).data].reverse()
+        expect(attempts.map((a) => [a.attempt, a.status, a.responseStatus])).toEqual([
+          [1, "failed", 500],
+          [2, "failed", 500],
+          [3, "failed", 500],
+          [4, "succeeded", 204]
+        ])
+        expect(attempts[3].nextRetryAt).toBeNull()
+        for (let i = 0; i < 3; i++) {
+          const gap = Date.parse(attempts[i + 1].attemptedAt) - Date.parse(attempts[i].attemptedAt)
+          expect(gap).toBe(Date.parse(attempts[i].nextRetryAt!) - Date.parse(attempts[i].attemptedAt))
+          expect(gap).toBeGreaterThanOrEqual(RETRY_DELAYS_MS[i] * 0.9)
+          expect(gap).toBeLessThanOrEqual(RETRY_DELAYS_MS[i] * 1.1)
+        }
+        expect(rx.received).toHaveLength(4)
+        expect(new Set(rx.received.map((r) => r.webhookId))).toEqual(new Set([event.id]))
+        expect(rx.received.every((r) => r.verifiedWith.length === 1)).toBe(true)
+        expect(rx.acceptedCounts().get(event.id)).toBe(1)
+        expect((yield* webhooks.listDeliveries(agentId)).map((d) => [d.status, d.attempts])).toEqual([["succeeded", 4]])
+        expect((yield* webhooks.getConfig(agentId)).failingSince).toBeNull()
+      })
+    )
+
+    it.scoped("filters, paused endpoints, events older than the endpoint; test pings go through any filter", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const rx = yield* receiver
+        const agentId0 = newAgent()
+        yield* emit(agentId0, "wallet.recharged", recharge)
+        yield* at(T0 + 1000)
+        const { agentId, put, secret } = yield* endpointFor(rx.url, ["wallet.recharged"])
+        rx.secrets = [secret]
+        yield* emit(agentId, "build.status_changed", build)
+        // The platform's own notice about this endpoint is never sent to it.
+        yield* emit(agentId, "webhook.disabled", { endpointId: put.webhook.id, url: rx.url, reason: "x", failingSince: iso(T0), disabledAt: iso(T0) })
+        yield* webhooks.runOnce
+        expect(rx.received).toHaveLength(0)
+
+        const ping = yield* webhooks.sendTest(agentId)
+        expect(ping.type).toBe("webhook.test")
+        yield* webhooks.runOnce
+        expect(rx.received.map((r) => [r.webhookId, r.payload.type])).toEqual([[ping.eventId, "webhook.test"]])
+        expect(rx.received[0].payload.data).toMatchObject({ endpointId: put.webhook.id })
+
+        yield* webhooks.put(agentId, { url: rx.url, events: ["wallet.recharged"], enabled: false })
+        yield* emit(agentId, "wallet.recharged", recharge)
+        yield* webhooks.runOnce
+        expect(rx.received).toHaveLength(1)
+        const conflict = yield* Effect.flip(webhooks.sendTest(agentId))
+        expect(conflict).toMatchObject({ _tag: "Conflict", state: "paused" })
+
+        yield* webhooks.put(agentId, { url: rx.url, events: ["wallet.recharged"], enabled: true })
+        const later = yield* emit(agentId, "wallet.recharged", recharge)
+        yield* webhooks.runOnce
+        expect(rx.received.map((r) => r.webhookId)).toEqual([ping.eventId, later.id])
+        expect(rx.received.every((r) => r.verifiedWith.length === 1)).toBe(true)
+      })
+    )
+
+    it.scoped("after a rotation deliveries carry both signatures for 24 hours, then only the new one", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const rx = yield* receiver
+        const { agentId, secret } = yield* endpointFor(rx.url)
+        const rotated = yield* webhooks.rotateSecret(agentId)
+        rx.secrets = [secret, rotated.secret]
+        yield* emit(agentId, "wallet.recharged", recharge)
+        yield* webhooks.runOnce
+        expect(rx.received[0].signature.split(" ")).toHaveLength(2)
+        expect(rx.received[0].verifiedWith).toEqual([secret, rotated.secret])
+
+        yield* at(T0 + PREVIOUS_SECRET_GRACE_MS + 1000)
+        yield* emit(agentId, "wallet.recharged", recharge)
+        yield* webhooks.runOnce
+        expect(rx.received[1].signature.split(" ")).toHaveLength(1)
+        expect(rx.received[1].verifiedWith).toEqual([rotated.secret])
+      })
+    )
+
+    it.scoped("connects to the address it checked, and refuses at delivery a name that now resolves to a private or metadata address", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const rx = yield* receiver
+        // A name only the checker knows: a delivery proves the connection used the checked address.
+        dns.set("pinned.test", [{ address: "127.0.0.1", family: 4 }])
+        const pinned = yield* endpointFor(`http://pinned.test:${rx.port}/hook`)
+        rx.secrets = [pinned.secret]
+        yield* emit(pinned.agentId, "wallet.recharged", recharge)
+        yield* webhooks.runOnce
+        expect(rx.received).toHaveLength(1)
+        expect(rx.received[0].verifiedWith).toEqual([pinned.secret])
+
+        // DNS rebinding: public when configured, private then metadata when delivering.
+        dns.set("rebind.test", [{ address: "93.184.216.34", family: 4 }])
+        const { agentId } = yield* endpointFor(`http://rebind.test:${rx.port}/hook`)
+        dns.set("rebind.test", [{ address: "10.0.0.7", family: 4 }])
+        yield* emit(agentId, "wallet.recharged", recharge)
+        yield* webhooks.runOnce
+        const [first] = (yield* webhooks.listAttempts(agentId)).data
+        expect(first).toMatchObject({ attempt: 1, status: "failed", responseStatus: null, error: "refused: rebind.test resolves to 10.0.0.7 is a private-network address; webhooks may only reach public addresses" })
+        dns.set("rebind.test", [{ address: "169.254.169.254", family: 4 }])
+        yield* at(Date.parse(first.nextRetryAt!))
+        yield* webhooks.runOnce
+        const [second] = (yield* webhooks.listAttempts(agentId)).data
+        expect(second).toMatchObject({ attempt: 2, status: "failed", responseStatus: null })
+        expect(second.error).toMatch(/169\.254\.169\.254 is a cloud metadata address/)
+        expect(rx.received).toHaveLength(1)
+      })
+    )
+
+    it.scoped("an endpoint failing for 24 hours is disabled after its attempt, its owner gets webhook.disabled, nothing more is sent", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        captured.length = 0
+        const webhooks = yield* Webhooks
+        const events = yield* Events
+        const rx = yield* receiver
+        rx.respond = () => 500
+        const { agentId, put, secret } = yield* endpointFor(rx.url)
+        rx.secrets = [secret]
+        const event = yield* emit(agentId, "wallet.recharged", recharge)
+        const statuses: Array<string> = []
+        yield* webhooks.runOnce
+        statuses.push((yield* webhooks.getConfig(agentId)).status)
+        for (let i = 0; i < 10; i++) {
+          const [last] = (yield* webhooks.listAttempts(agentId)).data
+          if (last.nextRetryAt === null) break
+          yield* at(Date.parse(last.nextRetryAt))
+          yield* webhooks.runOnce
+          statuses.push((yield* webhooks.getConfig(agentId)).status)
+        }
+        const attempts = [...(yield* webhooks.listAttempts(agentId)).data].reverse()
+        expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+        // Attempt 7 is ~17.6 h into the failure, attempt 8 ~27.6 h: the one that disables.
+        expect(statuses).toEqual(["active", "active", "active", "active", "active", "active", "active", "disabled"])
+        expect(Date.parse(attempts[6].attemptedAt) - T0).toBeLessThan(DISABLE_AFTER_MS)
+        expect(Date.parse(attempts[7].attemptedAt) - T0).toBeGreaterThanOrEqual(DISABLE_AFTER_MS)
+        expect(attempts[7].nextRetryAt).toBeNull()
+        expect((yield* webhooks.listDeliveries(agentId)).map((d) => [d.status, d.attempts])).toEqual([["failed", 8]])
+
+        const config = yield* webhooks.getConfig(agentId)
+        expect(config).toMatchObject({ status: "disabled", enabled: true, failingSince: iso(T0), disabledAt: attempts[7].attemptedAt })
+        expect(config.disabledReason).toMatch(/24 hours without a 2xx answer/)
+        const [notice] = yield* events.listForAgent(agentId, 1)
+        expect(notice.type).toBe("webhook.disabled")
+        expect(notice.data).toMatchObject({ endpointId: put.webhook.id, url: rx.url, failingSince: iso(T0) })
+
+        yield* emit(agentId, "wallet.recharged", recharge)
+        yield* webhooks.runOnce
+        expect(rx.received).toHaveLength(8)
+        expect(rx.received.every((r) => r.webhookId === event.id && r.verifiedWith.length === 1)).toBe(true)
+        expect((yield* Effect.flip(webhooks.sendTest(agentId)))).toMatchObject({ _tag: "Conflict", state: "disabled" })
+
+        // The owner fixes the receiver and turns the endpoint back on.
+        const back = yield* webhooks.put(agentId, { url: rx.url })
+        expect(back.webhook).toMatchObject({ status: "active", failingSince: null, disabledAt: null, disabledReason: null })
+        rx.respond = () => 204
+        yield* webhooks.sendTest(agentId)
+        yield* webhooks.runOnce
+        expect(rx.received).toHaveLength(9)
+        expect(captured.join("\n")).not.toContain(secret.slice(6))
+        expect(captured.some((l) => l.includes(`endpoint ${put.webhook.id} of agent ${agentId} disabled`))).toBe(true)
+      }).pipe(
+        Effect.provide(
+          Logger.replace(
+            Logger.defaultLogger,
+            Logger.make(({ cause, message }) => {
+              captured.push(`${String(message)} ${Cause.isEmpty(cause) ? "" : Cause.pretty(cause)}`)
+            })
+          )
+        )
+      )
+    )
+
+    it.scoped("a delivery claimed by a worker that died is sent after its lease expires, once; the dead worker's late result is fenced off", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const store = yield* WebhookStore
+        const rx = yield* receiver
+        const { agentId, secret } = yield* endpointFor(rx.url)
+        rx.secrets = [secret]
+        const event = yield* emit(agentId, "wallet.recharged", recharge)
+        yield* webhooks.fanOut()
+        // The "dead" worker: claims (lease until T0 + 60 s) and never reports.
+        const claimed = (yield* atomically(store.claimDue(iso(T0), iso(T0 + LEASE_MS), 100))).filter((d) => d.agentId === agentId)
+        expect(claimed.map((d) => [d.eventId, d.status, d.attempts, d.leaseExpired])).toEqual([[event.id, "delivering", 1, false]])
+        yield* webhooks.runOnce
+        yield* at(T0 + LEASE_MS - 1)
+        yield* webhooks.runOnce
+        expect(rx.received).toHaveLength(0)
+        yield* at(T0 + LEASE_MS)
+        yield* webhooks.runOnce
+        expect(rx.received.map((r) => r.webhookId)).toEqual([event.id])
+        expect(rx.received[0].verifiedWith).toEqual([secret])
+        const attempts = (yield* webhooks.listAttempts(agentId)).data
+        expect(attempts.map((a) => [a.attempt, a.status])).toEqual([
+          [2, "succeeded"],
+          [1, "failed"]
+        ])
+        expect(attempts[1].error).toMatch(/lease expired/)
+        // The dead worker wakes up and reports attempt 1: too late, the row has moved on.
+        expect(yield* atomically(store.finishDelivery({ ...claimed[0], status: "failed", dueAt: null }, 1))).toBe(false)
+        expect((yield* webhooks.listDeliveries(agentId)).map((d) => [d.status, d.attempts])).toEqual([["succeeded", 2]])
+        yield* at(T0 + 10 * LEASE_MS)
+        yield* webhooks.runOnce
+        expect(rx.received).toHaveLength(1)
+      })
+    )
+
+    it.scoped("three workers running at once never send the same attempt twice", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const rx = yield* receiver
+        const { agentId, secret } = yield* endpointFor(rx.url)
+        rx.secrets = [secret]
+        const emitted = yield* Effect.forEach(Array.from({ length: 30 }, (_, i) => i), (i) => emit(agentId, "wallet.recharged", { ...recharge, balanceCents: i }))
+        yield* Effect.all([webhooks.runOnce, webhooks.runOnce, webhooks.runOnce], { concurrency: "unbounded" })
+        yield* webhooks.runOnce
+        expect(rx.received).toHaveLength(30)
+        expect(new Set(rx.received.map((r) => r.webhookId))).toEqual(new Set(emitted.map((e) => e.id)))
+        expect(rx.received.every((r) => r.verifiedWith.length === 1)).toBe(true)
+        const attempts = (yield* webhooks.listAttempts(agentId, { limit: 100 })).data
+        expect(attempts).toHaveLength(30)
+        expect(attempts.every((a) => a.attempt === 1 && a.status === "succeeded")).toBe(true)
+      })
+    )
+
+    it.scoped("deleting the endpoint drops its queue and log", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const rx = yield* receiver
+        rx.respond = () => 503
+        const { agentId } = yield* endpointFor(rx.url)
+        yield* emit(agentId, "wallet.recharged", recharge)
+        yield* webhooks.runOnce
+        expect((yield* webhooks.listAttempts(agentId)).data).toHaveLength(1)
+        yield* webhooks.remove(agentId)
+        expect((yield* webhooks.listAttempts(agentId)).data).toHaveLength(0)
+        expect(yield* webhooks.listDeliveries(agentId)).toHaveLength(0)
+        yield* at(T0 + 3_600_000)
+        yield* webhooks.runOnce
+        expect(rx.received).toHaveLength(1)
+      })
+    )
+  }
+)
