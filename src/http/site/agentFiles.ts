@@ -1,0 +1,363 @@
+// Agent-facing files beside the HttpApi: /api/discover, /llms.txt, /robots.txt, /sitemap.xml, the
+// plugin, MCP and A2A manifests, the MCP tool list and the home page — all generated from config,
+// the HttpApi route table and the procedure table, encoded once and served with ETags.
+import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, FiberRef } from "effect"
+import { createHash } from "node:crypto"
+import { AppConfig, type AppConfigShape } from "../../layers/config.js"
+import { AGENT_API_PREFIX, type CatalogRoute, COMMERCE_PREFIX, DISCOVERY_CACHE_TTL, Discovery, PLATFORM } from "../../services/Discovery.js"
+import { Api } from "../api.js"
+import { errorResponse } from "../errors.js"
+import { currentRequestId } from "../middleware/global.js"
+import { routeTable } from "../routeTable.js"
+import { procedures } from "../trpc/index.js"
+import { type ApiTool, snakeCase, toMcpTool, toolsFromApi } from "./mcpTools.js"
+import { type PageName, pageNames, pickLang, renderHome } from "./pages.js"
+
+// ---------------------------------------------------------------------------
+// The route catalogue: HttpApi routes, procedures, and the site's own files and pages
+// ---------------------------------------------------------------------------
+
+export const OPENAPI_PATH = `${AGENT_API_PREFIX}/openapi.json` as const
+export const MCP_TOOLS_PATH = `${AGENT_API_PREFIX}/mcp-tools.json` as const
+export const DOCS_PATH = "/docs"
+/** The MCP server's address (streamable HTTP), served by the MCP surface. */
+export const MCP_ENDPOINT_PATH = "/mcp"
+export const LOGO_PATH = "/assets/logo.svg"
+
+const pageDescriptions: Readonly<Record<PageName, string>> = {
+  "for-ai-agents": "How AI agents use the platform: keys, permissions, limits, the commerce protocol (English, Portuguese)",
+  integrations: "Active, available and coming-soon integrations",
+  terms: "Terms of use",
+  whitepaper: "Whitepaper: marketplace, plans, token, governance, risks",
+  "legal-guide": "Legal guide: token classification, jurisdictions, data protection"
+}
+
+const publicGet = (path: string, description: string): CatalogRoute => ({ method: "GET", path, description, auth: "public", permission: null })
+
+/** Raw (non-HttpApi) public addresses. */
+export const siteRoutes: ReadonlyArray<CatalogRoute> = [
+  publicGet("/api/discover", "Discovery document: platform, capabilities, endpoints, agent and commerce entry points"),
+  publicGet("/llms.txt", "Plain-text platform description for language models (llmstxt.org)"),
+  publicGet("/robots.txt", "Crawler permissions"),
+  publicGet("/sitemap.xml", "Sitemap of the public pages"),
+  publicGet("/.well-known/ai-plugin.json", "AI plugin manifest (points to the OpenAPI document)"),
+  publicGet("/.well-known/mcp.json", "MCP manifest: the MCP endpoint and its tools"),
+  publicGet("/.well-known/agent-card.json", "A2A agent card"),
+  publicGet(OPENAPI_PATH, "OpenAPI document of the REST API"),
+  publicGet(MCP_TOOLS_PATH, "MCP tool list derived from the agent and commerce endpoints"),
+  publicGet(DOCS_PATH, "API reference for people"),
+  publicGet("/", "Home page"),
+  ...pageNames.map((name) => publicGet(`/${name}`, pageDescriptions[name])),
+  publicGet("/agent-dashboard", "Agent dashboard: sign in, create agents and API keys")
+]
+
+/** Every route of the HttpApi, as the discovery document lists it. */
+export const apiRoutes = (api: typeof Api): ReadonlyArray<CatalogRoute> =>
+  routeTable(api).map((r) => ({
+    method: r.method,
+    path: r.path,
+    description: r.summary,
+    auth: r.auth === "key" ? "bearer" : r.auth,
+    permission: r.permission
+  }))
+
+/** Every procedure of the procedure table (`/api/trpc/<name>`). */
+export const procedureRoutes = (table: typeof procedures): ReadonlyArray<CatalogRoute> =>
+  Object.entries(table).map(([name, p]) => ({
+    method: p.type === "query" ? "GET" : "POST",
+    path: `/api/trpc/${name}`,
+    description: p.description,
+    auth: p.access._tag === "public" ? "public" : "bearer_or_session",
+    permission: p.access._tag === "authenticated" ? (p.access.permission ?? null) : null
+  }))
+
+/** What /api/discover lists: generated, so a route added anywhere appears without an edit here. */
+export const discoveryCatalog: ReadonlyArray<CatalogRoute> = [...siteRoutes, ...apiRoutes(Api), ...procedureRoutes(procedures)]
+
+/** The MCP tools of the agent API and the commerce protocol. */
+export const agentTools: ReadonlyArray<ApiTool> = toolsFromApi(Api, AGENT_API_PREFIX)
+
+// ---------------------------------------------------------------------------
+// File contents (pure; exported for tests)
+// ---------------------------------------------------------------------------
+
+const isAgentApi = (r: CatalogRoute) => r.auth !== "public" && r.path.startsWith(`${AGENT_API_PREFIX}/`) && !r.path.startsWith(`${COMMERCE_PREFIX}/`)
+const isCommerce = (r: CatalogRoute) => r.path === COMMERCE_PREFIX || r.path.startsWith(`${COMMERCE_PREFIX}/`)
+const mdLink = (text: string, url: string, note?: string) => `- [${text.replace(/[[\]]/g, "")}](${url})${note ? `: ${note}` : ""}`
+
+/** llms.txt (llmstxt.org): H1, a `>` summary, then `##` sections of markdown links. */
+export const llmsTxt = (config: AppConfigShape, catalog: ReadonlyArray<CatalogRoute>): string => {
+  const base = config.baseUrl
+  const u = (p: string) => `${base}${p}`
+  const endpoint = (r: CatalogRoute) =>
+    mdLink(`${r.method} ${r.path}`, u(r.path), `${r.description}${r.permission ? ` (permission: ${r.permission})` : ""}`)
+  const agent = catalog.filter(isAgentApi)
+  const commerce = catalog.filter(isCommerce)
+  const publicApi = catalog.filter((r) => r.auth === "public" && (r.path.startsWith("/api/trpc/") || r.path === "/invest/api"))
+  const authProcedures = catalog.filter((r) => r.auth !== "public" && r.path.startsWith("/api/trpc/"))
+  return [
+    `# ${PLATFORM.name}`,
+    "",
+    `> ${PLATFORM.name} is a platform for building, marketing and monetizing small software products with AI assistance. ` +
+      `AI agents use the Agent API v1 (${u(AGENT_API_PREFIX)}, bearer API keys) and the AI2AIC agent-to-agent commerce protocol ` +
+      `(${u(COMMERCE_PREFIX)}).`,
+    "",
+    `Marketplace templates in 8 categories; creators receive 85% of revenue and the platform 15%. Subscription plans Starter, Pro and Scale. ` +
+      `The platform token is a utility token, not a security (Brazil, Paraguay); projections are estimates, not investment advice. ` +
+      `Agent API rate limit: ${config.rateLimitPerMinute} requests per minute and ${config.rateLimitPerDay} per day per key. ` +
+      `Send keys as \`Authorization: Bearer <key>\`; create them at ${u("/agent-dashboard")}.`,
+    "",
+    "## Docs",
+    "",
+    mdLink("For AI agents", u("/for-ai-agents"), "keys, permissions, rate limits, the commerce protocol, a quick start"),
+    mdLink("Discovery document", u("/api/discover"), "everything below as JSON, generated from the live route table"),
+    mdLink("OpenAPI document", u(OPENAPI_PATH), "machine-readable description of the REST API"),
+    mdLink("API reference", u(DOCS_PATH), "every endpoint, for people"),
+    mdLink("Integrations", u("/integrations"), "what the platform connects to"),
+    "",
+    "## Agent API v1",
+    "",
+    ...(agent.length > 0 ? agent.map(endpoint) : [mdLink("Agent API overview", u("/for-ai-agents"), "endpoints appear here as they are enabled")]),
+    "",
+    "## AI2AIC commerce protocol",
+    "",
+    ...(commerce.length > 0
+      ? commerce.map(endpoint)
+      : [mdLink("AI2AIC overview", u("/for-ai-agents#ai2aic"), "protocol 1.0.0; its endpoints appear here as they are enabled")]),
+    "",
+    "## Public endpoints",
+    "",
+    ...publicApi.map(endpoint),
+    ...authProcedures.map(endpoint),
+    "",
+    "## Agent files",
+    "",
+    mdLink("MCP manifest", u("/.well-known/mcp.json"), `MCP server at ${u(MCP_ENDPOINT_PATH)} (streamable HTTP)`),
+    mdLink("MCP tools", u(MCP_TOOLS_PATH), "one tool per agent and commerce endpoint, with JSON Schema inputs"),
+    mdLink("AI plugin manifest", u("/.well-known/ai-plugin.json")),
+    mdLink("A2A agent card", u("/.well-known/agent-card.json")),
+    mdLink("Sitemap", u("/sitemap.xml")),
+    "",
+    "## Optional",
+    "",
+    mdLink("Whitepaper", u("/whitepaper"), "marketplace, plans, token, governance, risks"),
+    mdLink("Terms", u("/terms")),
+    mdLink("Legal guide", u("/legal-guide")),
+    mdLink("Agent dashboard", u("/agent-dashboard"), "for the people who own agents"),
+    ""
+  ].join("\n")
+}
+
+/** The public pages of the sitemap, in order. */
+export const sitemapPaths: ReadonlyArray<string> = ["/", ...pageNames.map((n) => `/${n}`), "/agent-dashboard", DOCS_PATH]
+
+const xmlEscape = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&apos;"))
+
+export const sitemapXml = (base: string): string =>
+  [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
+    ...sitemapPaths.map(
+      (p) => `  <url><loc>${xmlEscape(`${base}${p}`)}</loc><changefreq>weekly</changefreq><priority>${p === "/" ? "1.0" : "0.8"}</priority></url>`
+    ),
+    "</urlset>",
+    ""
+  ].join("\n")
+
+export const robotsTxt = (base: string, catalog: ReadonlyArray<CatalogRoute>): string => {
+  const allowed = [
+    ...new Set(
+      catalog
+        .filter((r) => r.auth === "public" && r.method === "GET" && !r.path.includes(":") && !r.path.startsWith("/api/dashboard") && r.path !== "/")
+        .map((r) => (r.path.startsWith("/.well-known/") ? "/.well-known/" : r.path.startsWith("/api/trpc/") ? "/api/trpc/" : r.path))
+    )
+  ]
+  return [
+    `# Crawler rules for ${PLATFORM.name}. AI agents are welcome: read ${base}/llms.txt and ${base}/api/discover.`,
+    "User-agent: *",
+    "Allow: /",
+    ...allowed.map((p) => `Allow: ${p}`),
+    "Disallow: /api/dashboard",
+    "",
+    `Sitemap: ${base}/sitemap.xml`,
+    ""
+  ].join("\n")
+}
+
+const contactEmail = (base: string) => `support@${new URL(base).hostname}`
+
+export const aiPluginManifest = (base: string) => ({
+  schema_version: "v1",
+  name_for_human: PLATFORM.name,
+  name_for_model: snakeCase(PLATFORM.name),
+  description_for_human: "Build, buy, evaluate and invest in small AI-built software products; trade AI services with other agents.",
+  description_for_model:
+    "Agent API v1 for the platform's marketplace: browse the catalog, evaluate and acquire projects, create projects and follow their builds, " +
+    "invest utility tokens, and use the AI2AIC commerce protocol to buy, negotiate and settle AI services. Send the user's API key as a bearer token. " +
+    "Start with GET /api/v1/agent/me to see the key's permissions.",
+  auth: { type: "user_http", authorization_type: "bearer" },
+  api: { type: "openapi", url: `${base}${OPENAPI_PATH}`, is_user_authenticated: true },
+  logo_url: `${base}${LOGO_PATH}`,
+  contact_email: contactEmail(base),
+  legal_info_url: `${base}/terms`
+})
+
+export const mcpToolsDocument = (tools: ReadonlyArray<ApiTool>) => ({ tools: tools.map(toMcpTool) })
+
+export const mcpManifest = (base: string, tools: ReadonlyArray<ApiTool>) => ({
+  name: snakeCase(PLATFORM.name).replace(/_/g, "-"),
+  title: PLATFORM.name,
+  version: PLATFORM.version,
+  description: "MCP server of the platform: one tool per Agent API v1 and AI2AIC commerce endpoint.",
+  protocolVersion: "2025-06-18",
+  endpoint: `${base}${MCP_ENDPOINT_PATH}`,
+  transport: { type: "streamable-http", url: `${base}${MCP_ENDPOINT_PATH}` },
+  authentication: {
+    type: "bearer",
+    header: "Authorization",
+    description: "An agent API key (Authorization: Bearer <key>); each tool needs the permission its endpoint needs.",
+    obtain_url: `${base}/agent-dashboard`
+  },
+  capabilities: { tools: { listChanged: false } },
+  tools_url: `${base}${MCP_TOOLS_PATH}`,
+  documentation_url: `${base}/for-ai-agents`,
+  tools: tools.map(toMcpTool)
+})
+
+const titleOf = (group: string) => {
+  const words = snakeCase(group).split("_").join(" ")
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
+export const agentCard = (base: string, tools: ReadonlyArray<ApiTool>) => {
+  const groups = [...new Set(tools.map((t) => t.group))]
+  return {
+    protocolVersion: "0.3.0",
+    name: PLATFORM.name,
+    description: `${PLATFORM.tagline}. REST Agent API v1 and the AI2AIC commerce protocol, authenticated with bearer API keys.`,
+    url: `${base}${AGENT_API_PREFIX}`,
+    preferredTransport: "HTTP+JSON",
+    version: PLATFORM.version,
+    provider: { organization: PLATFORM.organization, url: base },
+    iconUrl: `${base}${LOGO_PATH}`,
+    documentationUrl: `${base}/for-ai-agents`,
+    capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
+    defaultInputModes: ["application/json"],
+    defaultOutputModes: ["application/json"],
+    securitySchemes: {
+      bearer: {
+        type: "http",
+        scheme: "bearer",
+        bearerFormat: "API key",
+        description: `Agent API key created at ${base}/agent-dashboard.`
+      }
+    },
+    security: [{ bearer: [] }],
+    skills: groups.map((group) => {
+      const mine = tools.filter((t) => t.group === group)
+      return {
+        id: snakeCase(group),
+        name: titleOf(group),
+        description: mine.map((t) => t.description).join("; "),
+        tags: [...new Set([snakeCase(group), ...mine.flatMap((t) => (t._meta.permission ? [t._meta.permission] : []))])],
+        examples: mine.map((t) => `${t._meta.method} ${base}${t._meta.path}`),
+        inputModes: ["application/json"],
+        outputModes: ["application/json"]
+      }
+    })
+  }
+}
+
+const logoSvg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64" role="img" aria-label="${PLATFORM.name}"><rect width="64" height="64" rx="14" fill="#0a58a8"/><path d="M18 44 32 18l14 26h-7l-7-13-7 13z" fill="#fff"/></svg>\n`
+
+// ---------------------------------------------------------------------------
+// Serving: bodies encoded once, strong ETags, If-None-Match → 304
+// ---------------------------------------------------------------------------
+
+const encoder = new TextEncoder()
+const etagOf = (body: Uint8Array) => `"${createHash("sha1").update(body).digest("base64url")}"`
+const PUBLIC_CACHE = `public, max-age=${DISCOVERY_CACHE_TTL}`
+
+/** True when an If-None-Match header names this entity tag (weak comparison, RFC 9110 §13.1.2). */
+export const matchesEtag = (ifNoneMatch: string | undefined, etag: string): boolean => {
+  if (ifNoneMatch === undefined) return false
+  const bare = etag.replace(/^W\//, "")
+  return ifNoneMatch.split(",").some((t) => {
+    const tag = t.trim()
+    return tag === "*" || tag.replace(/^W\//, "") === bare
+  })
+}
+
+interface Prepared {
+  readonly body: Uint8Array
+  readonly etag: string
+  readonly contentType: string
+}
+
+const prepare = (text: string, contentType: string): Prepared => {
+  const body = encoder.encode(text)
+  return { body, etag: etagOf(body), contentType }
+}
+const prepareJson = (value: unknown) => prepare(`${JSON.stringify(value, null, 2)}\n`, "application/json")
+
+const respond = (request: HttpServerRequest.HttpServerRequest, file: Prepared, headers: Record<string, string>) =>
+  matchesEtag(request.headers["if-none-match"], file.etag)
+    ? HttpServerResponse.empty({ status: 304, headers: { ...headers, etag: file.etag } })
+    : HttpServerResponse.uint8Array(file.body, { contentType: file.contentType, headers: { ...headers, etag: file.etag } })
+
+const staticRoute = (path: `/${string}`, file: Prepared, cacheControl = PUBLIC_CACHE) =>
+  HttpLayerRouter.route("GET", path, (request) => Effect.succeed(respond(request, file, { "cache-control": cacheControl })))
+
+export const AgentFilesLive = HttpLayerRouter.addAll(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const discovery = yield* Discovery
+    const base = config.baseUrl
+    const siteCtx = { baseUrl: base, platformName: PLATFORM.name, version: PLATFORM.version }
+    const home = {
+      en: prepare(renderHome("en", siteCtx), "text/html; charset=utf-8"),
+      pt: prepare(renderHome("pt", siteCtx), "text/html; charset=utf-8")
+    }
+
+    const discover = HttpLayerRouter.route("GET", "/api/discover", (request) =>
+      discovery
+        .document({ routes: discoveryCatalog, authorization: request.headers.authorization, userAgent: request.headers["user-agent"] })
+        .pipe(
+          Effect.map((doc) =>
+            respond(
+              request,
+              { body: doc.body, etag: doc.etag, contentType: "application/json" },
+              {
+                "cache-control": doc.personalised ? `private, max-age=${DISCOVERY_CACHE_TTL}` : PUBLIC_CACHE,
+                vary: "Authorization, User-Agent"
+              }
+            )
+          ),
+          Effect.catchAll((e) => Effect.map(FiberRef.get(currentRequestId), (requestId) => errorResponse(e, requestId)))
+        )
+    )
+
+    const homeRoute = HttpLayerRouter.route("GET", "/", (request) => {
+      const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : undefined
+      const lang = pickLang(query, request.headers["accept-language"])
+      return Effect.succeed(
+        respond(request, home[lang], { "cache-control": PUBLIC_CACHE, vary: "Accept-Language", "content-language": lang === "pt" ? "pt-BR" : "en" })
+      )
+    })
+
+    return [
+      discover,
+      homeRoute,
+      staticRoute("/llms.txt", prepare(llmsTxt(config, discoveryCatalog), "text/plain; charset=utf-8")),
+      staticRoute("/robots.txt", prepare(robotsTxt(base, discoveryCatalog), "text/plain; charset=utf-8")),
+      staticRoute("/sitemap.xml", prepare(sitemapXml(base), "application/xml; charset=utf-8")),
+      staticRoute("/.well-known/ai-plugin.json", prepareJson(aiPluginManifest(base))),
+      staticRoute("/.well-known/mcp.json", prepareJson(mcpManifest(base, agentTools))),
+      staticRoute("/.well-known/agent-card.json", prepareJson(agentCard(base, agentTools))),
+      staticRoute(MCP_TOOLS_PATH, prepareJson(mcpToolsDocument(agentTools))),
+      staticRoute(LOGO_PATH, prepare(logoSvg, "image/svg+xml"), "public, max-age=86400")
+    ] as const
+  })
+)
