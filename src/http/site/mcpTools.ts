@@ -36,6 +36,10 @@ export interface ApiTool extends McpTool {
   readonly body: "none" | "fields" | "body"
 }
 
+const GENERIC_NAMES = new Set(["get", "put", "remove", "delete", "list", "test", "events", "deliveries", "health", "discovery", "invoke", "update", "create_one"])
+/** Groups whose one-word endpoint names are always prefixed (their names only make sense with the group). */
+const GENERIC_GROUPS = new Set(["webhooks", "mpp"])
+
 export const snakeCase = (name: string) =>
   name
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
@@ -154,7 +158,9 @@ export const toolsFromApi = (api: HttpApi.HttpApi.Any, prefix = "/api/v1/agent")
   return selected.map(({ group, e }) => {
     const info = table.get(`${group}.${e.name}`)
     const base = snakeCase(e.name)
-    const name = (counts.get(base) ?? 0) > 1 ? `${snakeCase(group)}_${base}` : base
+    // Generic endpoint names (get, put, remove, test, health, …) say nothing on their own: prefix the group.
+    const generic = GENERIC_NAMES.has(base) || base.split("_").length === 1 && GENERIC_GROUPS.has(group)
+    const name = (counts.get(base) ?? 0) > 1 || generic ? `${snakeCase(group)}_${base}` : base
     const readOnly = e.method === "GET" || e.method === "HEAD"
     const title = humanTitle(e.name)
     return {

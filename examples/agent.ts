@@ -1,0 +1,171 @@
+// Example agent: gets a key, funds its wallet (fake payments), discovers, browses services,
+// negotiates, buys through the saga and reviews — printing each step. Also the CI smoke test.
+//
+//   npm run example:agent -- --url http://localhost:3000
+//
+// It uses the typed client derived from the HttpApi (src/client.ts) for every endpoint in the API;
+// only the discovery document (a site file, not an HttpApi endpoint) is read with plain fetch.
+import { FetchHttpClient, HttpApiClient, HttpClient } from "@effect/platform"
+import { Console, Effect, Ref } from "effect"
+import { Cookies } from "@effect/platform"
+import { parseArgs } from "node:util"
+import { randomBytes } from "node:crypto"
+import { Api, type Client, makeClient } from "../src/client.js"
+import { cents } from "../src/schema/common.js"
+
+const { values: options } = parseArgs({
+  options: {
+    url: { type: "string", default: "http://localhost:3000" },
+    "top-up": { type: "string", default: "20000" },
+    "poll-ms": { type: "string", default: "250" },
+    "timeout-s": { type: "string", default: "60" }
+  }
+})
+const baseUrl = options.url.replace(/\/+$/, "")
+const pollMs = Number(options["poll-ms"])
+const timeoutMs = Number(options["timeout-s"]) * 1000
+const topUpCents = Number(options["top-up"])
+
+const STEPS = ["key", "wallet", "discover", "browse", "negotiate", "buy", "review"] as const
+type StepName = (typeof STEPS)[number]
+const step = (name: StepName, detail: string) => Console.log(`step ${STEPS.indexOf(name) + 1}/${STEPS.length} ${name}: ${detail}`)
+const info = (detail: string) => Console.log(`    ${detail}`)
+const usd = (cents: number) => `$${(cents / 100).toFixed(2)}`
+
+/** Repeats `read` every poll interval until `done` holds (or the timeout). */
+const pollUntil = <A, E>(read: Effect.Effect<A, E>, done: (a: A) => boolean, what: string) =>
+  Effect.gen(function* () {
+    for (;;) {
+      const a = yield* read
+      if (done(a)) return a
+      yield* Effect.sleep(pollMs)
+    }
+  }).pipe(Effect.timeoutFail({ duration: timeoutMs, onTimeout: () => new Error(`timed out waiting for ${what}`) }))
+
+/** 1. An account owner signs up on the dashboard, creates an agent and gives it a key. */
+const getKey = Effect.gen(function* () {
+  // The dashboard's session is a cookie: this client keeps the one signup sets.
+  const cookies = yield* Ref.make(Cookies.empty)
+  const dashboard = yield* HttpApiClient.make(Api, { baseUrl, transformClient: HttpClient.withCookiesRef(cookies) })
+  const email = `example-${randomBytes(4).toString("hex")}@example.com`
+  const { account } = yield* dashboard.dashboardAuth.signUp({ payload: { email, password: "example agent password", name: "Example Owner" } })
+  const agent = yield* dashboard.dashboard.createAgent({ payload: { name: "example-agent", organization: "Example Org" } })
+  const created = yield* dashboard.dashboard.createKey({
+    path: { agentId: agent.id },
+    payload: { name: "example key", permissions: ["catalog:read", "commerce:*"] }
+  })
+  yield* step("key", `account ${account.id}, agent ${agent.id}, key ${created.key.prefix}… (${created.key.permissions.join(", ")})`)
+  return { secret: created.secret, agentId: agent.id }
+})
+
+/** 3. The discovery document says where everything is (a site file: plain fetch). */
+const discover = Effect.tryPromise(async () => {
+  const res = await fetch(`${baseUrl}/api/discover`)
+  if (!res.ok) throw new Error(`GET /api/discover: ${res.status}`)
+  return (await res.json()) as {
+    platform: { name: string; version: string }
+    ai_commerce: { protocol: string; version: string; endpoints: ReadonlyArray<unknown> }
+    for_ai_agents: { mcp_manifest: string }
+  }
+}).pipe(
+  Effect.tap((doc) =>
+    step(
+      "discover",
+      `${doc.platform.name} ${doc.platform.version}; ${doc.ai_commerce.protocol} ${doc.ai_commerce.version} with ${doc.ai_commerce.endpoints.length} endpoints; MCP manifest ${doc.for_ai_agents.mcp_manifest}`
+    )
+  )
+)
+
+/** 5. Propose a price; the seller answers automatically; accept a counter-offer. */
+const negotiate = (client: Client, serviceId: string, tierId: string, listPriceCents: number) =>
+  Effect.gen(function* () {
+    const proposed = Math.max(1, Math.floor((listPriceCents * 85) / 100))
+    const opened = yield* client.negotiation.negotiate({ payload: { serviceId, tierId, proposedPriceCents: proposed } })
+    yield* info(`proposed ${usd(proposed)} for ${serviceId}/${tierId} (list ${usd(listPriceCents)}): negotiation ${opened.id}, waiting for the seller`)
+    let n = yield* pollUntil(client.negotiation.negotiation({ path: { id: opened.id } }), (x) => x.status !== "awaiting_seller", "the seller's answer")
+    if (n.status === "awaiting_buyer") {
+      yield* info(`seller countered at ${usd(n.currentPriceCents)}: accepting`)
+      n = yield* client.negotiation.respond({ path: { id: n.id }, payload: { action: "accept" } })
+    }
+    if (n.status !== "accepted" || n.agreedPriceCents === null) return yield* Effect.fail(new Error(`negotiation ended ${n.status}`))
+    yield* step("negotiate", `agreed ${usd(n.agreedPriceCents)} (list ${usd(n.listPriceCents)}) in ${n.round} round(s), negotiation ${n.id}`)
+    return n
+  })
+
+/** 6. Buy at the agreed price through the five-step saga, polling until it ends. */
+const buy = (client: Client, serviceId: string, tierId: string, negotiationId: string) =>
+  Effect.gen(function* () {
+    const started = yield* client.saga.saga({ payload: { serviceId, tierId, negotiationId, input: { text: "Olá, mundo" } } })
+    yield* info(`saga ${started.id} started`)
+    const saga = yield* pollUntil(client.saga.getSaga({ path: { id: started.id } }), (s) => s.status !== "running", "the saga")
+    for (const s of saga.steps) yield* info(`${s.name}: ${s.status}${s.detail ? ` — ${s.detail}` : ""}`)
+    if (saga.status !== "completed") return yield* Effect.fail(new Error(`saga ${saga.id} ${saga.status}: ${saga.failure?.step} ${saga.failure?.reason}`))
+    yield* step(
+      "buy",
+      `saga ${saga.id} completed: paid ${usd(saga.priceCents ?? 0)}, seller ${usd(saga.settlement?.sellerCents ?? 0)}, platform fee ${usd(saga.settlement?.feeCents ?? 0)}`
+    )
+    return saga
+  })
+
+/** 2. Fake-payments mode: top the wallet up directly, then read it back. */
+const fundWallet = (client: Client, amountCents: number) =>
+  Effect.gen(function* () {
+    const topup = yield* client.commerce.topup({ payload: { amountCents: cents(amountCents) } })
+    const wallet = yield* client.commerce.wallet()
+    yield* step(
+      "wallet",
+      `topped up ${usd(topup.amountCents)}: balance ${usd(wallet.balanceCents)}, autonomy ${wallet.autonomyLevel}, approval above ${usd(wallet.policies.approvalThresholdCents)}`
+    )
+    return wallet
+  })
+
+/** 4. List services and pick the dearest tier the wallet can pay (a price worth negotiating). */
+const browse = (client: Client, budgetCents: number) =>
+  Effect.gen(function* () {
+    const page = yield* client.commerce.listServices({ urlParams: { limit: 50 } })
+    const choices = page.data.flatMap((service) => service.tiers.map((tier) => ({ service, tier })))
+    const affordable = choices.filter((c) => c.tier.priceCents >= 100 && c.tier.priceCents <= budgetCents)
+    if (affordable.length === 0) return yield* Effect.fail(new Error(`no service tier between ${usd(1)} and ${usd(budgetCents)}`))
+    const pick = affordable.reduce((a, b) => (b.tier.priceCents > a.tier.priceCents ? b : a))
+    const detail = yield* client.commerce.getService({ path: { id: pick.service.id } })
+    yield* step(
+      "browse",
+      `${page.data.length} services; picked ${detail.name} (${detail.id}) tier ${pick.tier.name} at ${usd(pick.tier.priceCents)} per ${pick.tier.unit}, SLA ${pick.tier.sla.uptimePct}% uptime, p95 ${pick.tier.sla.p95LatencyMs} ms`
+    )
+    return { serviceId: detail.id, tierId: pick.tier.id, listPriceCents: pick.tier.priceCents }
+  })
+
+/** 7. Read the saga's transaction (it is in the history too) and review it. */
+const review = (client: Client, transactionId: string | null, sagaId: string) =>
+  Effect.gen(function* () {
+    if (transactionId === null) return yield* Effect.fail(new Error(`saga ${sagaId} completed without a transaction id`))
+    const tx = yield* client.commerce.transaction({ path: { id: transactionId } })
+    const history = yield* client.commerce.transactions({ urlParams: { role: "buyer" } })
+    if (!history.data.some((t) => t.id === tx.id)) return yield* Effect.fail(new Error(`transaction ${tx.id} is missing from the history`))
+    const posted = yield* client.commerce.review({ path: { id: tx.id }, payload: { rating: 5, text: "Delivered as promised; fair negotiated price." } })
+    yield* step(
+      "review",
+      `transaction ${tx.id} (${tx.status}, ${usd(tx.priceCents)}: seller ${usd(tx.sellerCents)}, fee ${usd(tx.feeCents)}) reviewed ${posted.rating}/5`
+    )
+  })
+
+const program = Effect.gen(function* () {
+  yield* Console.log(`example agent against ${baseUrl}`)
+  const { secret } = yield* getKey
+  const client = yield* makeClient({ baseUrl, apiKey: secret })
+  const wallet = yield* fundWallet(client, topUpCents)
+  yield* discover
+  const { serviceId, tierId, listPriceCents } = yield* browse(client, wallet.balanceCents)
+  const negotiation = yield* negotiate(client, serviceId, tierId, listPriceCents)
+  const saga = yield* buy(client, serviceId, tierId, negotiation.id)
+  yield* review(client, saga.transactionId, saga.id)
+  yield* Console.log("done")
+})
+
+program.pipe(Effect.provide(FetchHttpClient.layer), Effect.runPromise).then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(`example agent failed: ${error instanceof Error ? error.message : String(error)}`)
+    process.exit(1)
+  }
+)

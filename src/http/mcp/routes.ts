@@ -1,0 +1,73 @@
+// The /mcp route: bearer-key check, then the MCP server over the Streamable HTTP transport, with tool
+// calls dispatched in-process through this same router (auth, permissions, limits, validation as REST).
+import { HttpApp, HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, FiberRef } from "effect"
+import { Unauthorized } from "../../schema/errors.js"
+import { Keys } from "../../services/Keys.js"
+import { errorResponse } from "../errors.js"
+import { currentRequestId } from "../middleware/global.js"
+import { agentTools, MCP_ENDPOINT_PATH } from "../site/agentFiles.js"
+import { serveMcpRequest } from "./server.js"
+
+const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i
+/** Headers the in-process Request must not copy (they describe the outer connection). */
+const HOP_BY_HOP = new Set(["host", "connection", "content-length", "transfer-encoding", "keep-alive", "upgrade"])
+
+const challenge = (description: string) => ({
+  "www-authenticate": `Bearer realm="agent-api", error="invalid_token", error_description="${description.replace(/"/g, "'")}"`
+})
+
+/**
+ * Only POST carries messages in stateless mode: there is no session to stream to (GET) or end
+ * (DELETE), so both answer 405 as the Streamable HTTP transport allows.
+ */
+const methodNotAllowed = HttpServerResponse.unsafeJson(
+  { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this MCP endpoint is stateless; send JSON-RPC with POST" }, id: null },
+  { status: 405, headers: { allow: "POST" } }
+)
+
+export const McpRoutesLive = HttpLayerRouter.use((router) =>
+  Effect.gen(function* () {
+    const post = Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const requestId = yield* FiberRef.get(currentRequestId)
+      const keys = yield* Keys
+      // The envelope (initialize, tools/list) needs a valid key but spends no rate limit; each
+      // tools/call spends one request on its own route, exactly as the REST call would.
+      const authorization = request.headers.authorization ?? ""
+      const match = BEARER.exec(authorization)
+      if (!match) {
+        return errorResponse(new Unauthorized({ message: "missing API key: send Authorization: Bearer <key>" }), requestId, challenge("missing bearer token"))
+      }
+      const denied = yield* keys.authenticate(match[1]).pipe(
+        Effect.as(undefined),
+        Effect.catchAll((e) => Effect.succeed(e))
+      )
+      if (denied) return errorResponse(denied, requestId, denied._tag === "Unauthorized" ? challenge(denied.message) : {})
+
+      const body = yield* request.text
+      const headers = new Headers()
+      for (const [name, value] of Object.entries(request.headers)) if (!HOP_BY_HOP.has(name)) headers.set(name, value)
+      const runtime = yield* Effect.runtime<never>()
+      const dispatch = HttpApp.toWebHandlerRuntime(runtime)(router.asHttpEffect())
+      const caller = { authorization, requestId, acceptLanguage: request.headers["accept-language"] }
+      const response = yield* Effect.promise((signal) =>
+        serveMcpRequest(new Request(`http://mcp.internal${request.url}`, { method: "POST", headers, body, signal }), agentTools, dispatch, caller).then(
+          async (r) => ({ status: r.status, headers: r.headers, text: await r.text() })
+        )
+      )
+      const out: Record<string, string> = {}
+      response.headers.forEach((value, name) => {
+        if (name !== "content-type" && name !== "content-length") out[name] = value
+      })
+      return HttpServerResponse.text(response.text, {
+        status: response.status,
+        contentType: response.headers.get("content-type") ?? "application/json",
+        headers: out
+      })
+    })
+    yield* router.add("POST", MCP_ENDPOINT_PATH, post)
+    yield* router.add("GET", MCP_ENDPOINT_PATH, methodNotAllowed)
+    yield* router.add("DELETE", MCP_ENDPOINT_PATH, methodNotAllowed)
+  })
+)

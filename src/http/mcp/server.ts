@@ -1,0 +1,76 @@
+// The MCP server (stock @modelcontextprotocol/sdk, Streamable HTTP, stateless): lists the tools
+// derived from the HttpApi and runs each tool call as a request to the tool's own REST route.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { PLATFORM } from "../../services/Discovery.js"
+import { type ApiTool, toMcpTool } from "../site/mcpTools.js"
+import { argumentError, isProblem, toRouteRequest, toToolResult } from "./call.js"
+
+/** Runs one HTTP request through the application's router (the same one that serves REST). */
+export type Dispatch = (request: Request) => Promise<Response>
+
+/** What every tool call of one MCP request carries to its route: the caller's credentials. */
+export interface CallerHeaders {
+  readonly authorization: string
+  readonly requestId: string
+  readonly acceptLanguage?: string
+}
+
+/** Origin of the in-process requests (never resolved: the router only reads the path). */
+const INTERNAL_ORIGIN = "http://mcp.internal"
+const ID_CHARS = /[^A-Za-z0-9._-]/g
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
+
+const INSTRUCTIONS =
+  "Tools of the Agent API v1 and the AI2AIC commerce protocol. Each tool is one REST endpoint (see the tool's _meta: " +
+  "method, path, permission) and runs with the caller's API key, its permissions and rate limit. Start with `me` to see " +
+  "the key's permissions. A failed call returns isError with the API's typed error (type, message, status)."
+
+/** A fresh server for one HTTP request (stateless mode: nothing survives the request). */
+export const makeMcpServer = (tools: ReadonlyArray<ApiTool>, dispatch: Dispatch, caller: CallerHeaders) => {
+  const byName = new Map(tools.map((t) => [t.name, t]))
+  const listed = tools.map(toMcpTool)
+  const server = new McpServer(
+    { name: "agent-commerce", title: PLATFORM.name, version: PLATFORM.version },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS }
+  )
+  // The low-level handlers take the JSON Schemas as they are (McpServer.registerTool wants zod).
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed as unknown as Array<never> }))
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = byName.get(request.params.name)
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`)
+    const requestId = `${caller.requestId}.${String(extra.requestId).replace(ID_CHARS, "").slice(0, 24)}`
+    const route = toRouteRequest(tool, request.params.arguments ?? {})
+    if (isProblem(route)) return argumentError(route, requestId)
+    const headers: Record<string, string> = {
+      authorization: caller.authorization,
+      accept: "application/json",
+      "x-request-id": requestId.slice(0, 128)
+    }
+    if (caller.acceptLanguage) headers["accept-language"] = caller.acceptLanguage
+    const idempotencyKey = request.params._meta?.idempotencyKey
+    if (typeof idempotencyKey === "string" && IDEMPOTENCY_KEY.test(idempotencyKey)) headers["idempotency-key"] = idempotencyKey
+    if (route.body !== undefined) {
+      headers["content-type"] = "application/json"
+      headers["content-length"] = String(Buffer.byteLength(route.body))
+    }
+    const response = await dispatch(
+      new Request(`${INTERNAL_ORIGIN}${route.path}`, { method: route.method, headers, body: route.body, signal: extra.signal })
+    )
+    return toToolResult(response.status, await response.text())
+  })
+  return server
+}
+
+/** Serves one Streamable HTTP request (POST with JSON-RPC) with a fresh server and transport. */
+export const serveMcpRequest = async (request: Request, tools: ReadonlyArray<ApiTool>, dispatch: Dispatch, caller: CallerHeaders) => {
+  const server = makeMcpServer(tools, dispatch, caller)
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+  try {
+    await server.connect(transport)
+    return await transport.handleRequest(request)
+  } finally {
+    await server.close()
+  }
+}
