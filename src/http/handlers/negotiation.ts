@@ -1,0 +1,14 @@
+// Handlers for the negotiation group: open, respond, list, get.
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { CurrentCaller } from "../../services/Caller.js"
+import { Negotiations } from "../../services/Negotiation.js"
+import { Api } from "../api.js"
+
+export const NegotiationLive = HttpApiBuilder.group(Api, "negotiation", (handlers) =>
+  handlers
+    .handle("negotiate", ({ payload }) => Effect.flatMap(Effect.zip(CurrentCaller, Negotiations), ([caller, n]) => n.open(caller, payload)))
+    .handle("respond", ({ path, payload }) => Effect.flatMap(Effect.zip(CurrentCaller, Negotiations), ([caller, n]) => n.respond(caller, path.id, payload)))
+    .handle("negotiations", ({ urlParams }) => Effect.flatMap(Effect.zip(CurrentCaller, Negotiations), ([caller, n]) => n.list(caller.agentId!, urlParams)))
+    .handle("negotiation", ({ path }) => Effect.flatMap(Effect.zip(CurrentCaller, Negotiations), ([caller, n]) => n.get(caller.agentId!, path.id)))
+)
