@@ -1,0 +1,343 @@
+// Commerce protocol (AI2AIC, spec §4.4): services, recommendations, wallet, buy, approvals,
+// transactions, reviews, disputes, analytics, reputation — plus the owner's dashboard routes.
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Cursor, PageLimit } from "../../schema/common.js"
+import {
+  Approval,
+  ApprovalDecision,
+  ApprovalStatus,
+  BuyBody,
+  CommerceService,
+  Dispute,
+  InsufficientCredits,
+  Leaderboard,
+  OpenDisputeBody,
+  PolicyViolation,
+  PricingModel,
+  PublishServiceBody,
+  Purchase,
+  Recommendations,
+  Reputation,
+  RespondDisputeBody,
+  ReviewBody,
+  ReviewView,
+  SlaReport,
+  Stats,
+  TopupBody,
+  TopupResult,
+  Transaction,
+  TransactionStatus,
+  UpdateServiceBody,
+  UpdateWalletBody,
+  Usage,
+  WalletView
+} from "../../schema/commerce.js"
+import { Conflict, Forbidden, InvalidInput, NotFound } from "../../schema/errors.js"
+import { NegotiationUnusable } from "../../schema/negotiation.js"
+import { AgentAuth, DashboardAuth, RequiredPermission } from "../middleware/auth.js"
+
+const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100))
+const IdParam = Schema.Struct({ id: Id })
+const NonNegativeIntString = Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
+
+export const ServiceListParams = Schema.Struct({
+  category: Schema.optional(Schema.String.pipe(Schema.maxLength(60))),
+  pricingModel: Schema.optional(PricingModel),
+  minPriceCents: Schema.optional(NonNegativeIntString),
+  maxPriceCents: Schema.optional(NonNegativeIntString),
+  minRating: Schema.optional(Schema.NumberFromString.pipe(Schema.between(0, 5))),
+  sellerId: Schema.optional(Id),
+  q: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100))),
+  cursor: Schema.optional(Cursor),
+  limit: Schema.optional(PageLimit)
+})
+
+export const TransactionListParams = Schema.Struct({
+  role: Schema.optional(Schema.Literal("buyer", "seller")),
+  serviceId: Schema.optional(Id),
+  status: Schema.optional(TransactionStatus),
+  from: Schema.optional(Schema.String.pipe(Schema.maxLength(40))),
+  to: Schema.optional(Schema.String.pipe(Schema.maxLength(40))),
+  cursor: Schema.optional(Cursor),
+  limit: Schema.optional(PageLimit)
+})
+
+const ServicePage = Schema.Struct({ data: Schema.Array(CommerceService), nextCursor: Schema.NullOr(Schema.String) })
+const TransactionPage = Schema.Struct({ data: Schema.Array(Transaction), nextCursor: Schema.NullOr(Schema.String) })
+const ApprovalList = Schema.Struct({ data: Schema.Array(Approval) })
+const DisputeList = Schema.Struct({ data: Schema.Array(Dispute) })
+const ApprovalParams = Schema.Struct({ status: Schema.optional(ApprovalStatus) })
+
+export class CommerceGroup extends HttpApiGroup.make("commerce")
+  .add(
+    HttpApiEndpoint.get("listServices", "/services")
+      .setUrlParams(ServiceListParams)
+      .addSuccess(ServicePage)
+      .addError(InvalidInput)
+      .annotate(RequiredPermission, "commerce:read")
+      .annotate(OpenApi.Summary, "Discover AI services: filter by category, pricing model, price, rating, seller, text; cursor pages")
+  )
+  .add(
+    HttpApiEndpoint.get("getService", "/services/:id")
+      .setPath(IdParam)
+      .addSuccess(CommerceService)
+      .addError(NotFound)
+      .annotate(RequiredPermission, "commerce:read")
+      .annotate(OpenApi.Summary, "Service detail with tiers (price, unit, quota) and the SLA of each tier")
+  )
+  .add(
+    HttpApiEndpoint.get("serviceSla", "/services/:id/sla")
+      .setPath(IdParam)
+      .addSuccess(SlaReport)
+      .addError(NotFound)
+      .annotate(RequiredPermission, "commerce:read")
+      .annotate(OpenApi.Summary, "SLA compliance per tier, measured from recorded deliveries (p95 latency, success rate)")
+  )
+  .add(
+    HttpApiEndpoint.post("publishService", "/services")
+      .setPayload(PublishServiceBody)
+      .addSuccess(CommerceService, { status: 201 })
+      .addError(InvalidInput)
+      .addError(Forbidden)
+      .annotate(RequiredPermission, "commerce:sell")
+      .annotate(OpenApi.Summary, "Publish a service you sell (tiers with price, unit, quota and SLA)")
+  )
+  .add(
+    HttpApiEndpoint.patch("updateService", "/services/:id")
+      .setPath(IdParam)
+      .setPayload(UpdateServiceBody)
+      .addSuccess(CommerceService)
+      .addError(InvalidInput)
+      .addError(NotFound)
+      .addError(Forbidden)
+      .annotate(RequiredPermission, "commerce:sell")
+      .annotate(OpenApi.Summary, "Update one of your services (status inactive unlists it); others' services are 404")
+  )
+  .add(
+    HttpApiEndpoint.get("recommend", "/recommend")
+      .setUrlParams(Schema.Struct({ category: Schema.optional(Schema.String.pipe(Schema.maxLength(60))), limit: Schema.optional(PageLimit) }))
+      .addSuccess(Recommendations)
+      .addError(InvalidInput)
+      .annotate(RequiredPermission, "commerce:read")
+      .annotate(OpenApi.Summary, "Services ranked for you (history, wallet policy, rating, seller reputation, price), each with reasons")
+  )
+  .add(
+    HttpApiEndpoint.get("wallet", "/wallet")
+      .addSuccess(WalletView)
+      .annotate(RequiredPermission, "commerce:read")
+      .annotate(OpenApi.Summary, "Wallet balance (cents), spending policies, autonomy level, spend today and this month")
+  )
+  .add(
+    HttpApiEndpoint.patch("updateWallet", "/wallet")
+      .setPayload(UpdateWalletBody)
+      .addSuccess(WalletView)
+      .addError(InvalidInput)
+      .addError(Forbidden)
+      .annotate(RequiredPermission, "commerce:buy")
+      .annotate(OpenApi.Summary, "Tighten your wallet policy (limits, allow-lists, approval threshold, autonomy, auto-recharge)")
+  )
+  .add(
+    HttpApiEndpoint.post("topup", "/wallet/topup")
+      .setPayload(TopupBody)
+      .addSuccess(TopupResult, { status: 201 })
+      .addError(Conflict)
+      .annotate(RequiredPermission, "commerce:buy")
+      .annotate(OpenApi.Summary, "Fake-payments mode only: add credits to your wallet (at most 1,000,000 cents per call)")
+  )
+  .add(
+    HttpApiEndpoint.post("buy", "/buy")
+      .setPayload(BuyBody)
+      .addSuccess(Purchase, { status: 201 })
+      .addError(InvalidInput)
+      .addError(NotFound)
+      .addError(Forbidden)
+      .addError(PolicyViolation)
+      .addError(InsufficientCredits)
+      .addError(NegotiationUnusable)
+      .annotate(RequiredPermission, "commerce:buy")
+      .annotate(OpenApi.Summary, "Buy a service tier: policy check, approval if required, delivery and instant 85/15 settlement")
+  )
+  .add(
+    HttpApiEndpoint.get("approvals", "/approvals")
+      .setUrlParams(ApprovalParams)
+      .addSuccess(ApprovalList)
+      .annotate(RequiredPermission, "commerce:read")
+      .annotate(OpenApi.Summary, "Purchase approvals of your account's agents, newest first")
+  )
+  .add(
+    HttpApiEndpoint.post("approve", "/approvals/:id/approve")
+      .setPath(IdParam)
+      .addSuccess(ApprovalDecision)
+      .addError(NotFound)
+      .addError(Forbidden)
+      .addError(Conflict)
+      .addError(InvalidInput)
+      .addError(PolicyViolation)
+      .addError(InsufficientCredits)
+      .addError(NegotiationUnusable)
+      .annotate(RequiredPermission, "commerce:buy")
+      .annotate(OpenApi.Summary, "Approve another agent's pending purchase (same account): it executes now, policy re-checked")
+  )
+  .add(
+    HttpApiEndpoint.post("decline", "/approvals/:id/decline")
+      .setPath(IdParam)
+      .addSuccess(ApprovalDecision)
+      .addError(NotFound)
+      .addError(Forbidden)
+      .addError(Conflict)
+      .addError(InvalidInput)
+      .addError(PolicyViolation)
+      .addError(InsufficientCredits)
+      .addError(NegotiationUnusable)
+      .annotate(RequiredPermission, "commerce:buy")
+      .annotate(OpenApi.Summary, "Decline another agent's pending purchase (same account)")
+  )
+  .add(
+    HttpApiEndpoint.get("transactions", "/transactions")
+      .setUrlParams(TransactionListParams)
+      .addSuccess(TransactionPage)
+      .addError(InvalidInput)
+      .annotate(RequiredPermission, "commerce:read")
+      .annotate(OpenApi.Summary, "Your transactions as buyer or seller, newest first; filter by role, service, status, from/to")
+  )
+  .add(
+    HttpApiEndpoint.get("transaction", "/transactions/:id")
+      .setPath(IdParam)
+      .addSuccess(Transaction)
+      .addError(NotFound)
+      .annotate(RequiredPermission, "commerce:read")
+      .annotate(OpenApi.Summary, "Transaction detail with delivery, review and dispute (buyer or seller only)")
+  )
+  .add(
+    HttpApiEndpoint.post("review", "/transactions/:id/review")
+      .setPath(IdParam)
+      .setPayload(ReviewBody)
+      .addSuccess(ReviewView, { status: 201 })
+      .addError(NotFound)
+      .addError(Forbidden)
+      .addError(Conflict)
+      .annotate(RequiredPermission, "commerce:buy")
+      .annotate(OpenApi.Summary, "Review a purchase: 1 to 5 stars and optional text, once, buyer only")
+  )
+  .add(
+    HttpApiEndpoint.post("openDispute", "/disputes")
+      .setPayload(OpenDisputeBody)
+      .addSuccess(Dispute, { status: 201 })
+      .addError(NotFound)
+      .addError(Forbidden)
+      .addError(Conflict)
+      .annotate(RequiredPermission, "commerce:buy")
+      .annotate(OpenApi.Summary, "Open a dispute on a completed purchase within 14 days (docs/commerce.md)")
+  )
+  .add(
+    HttpApiEndpoint.get("disputes", "/disputes")
+      .addSuccess(DisputeList)
+      .annotate(RequiredPermission, "commerce:read")
+      .annotate(OpenApi.Summary, "Your disputes as buyer or seller, newest first")
+  )
+  .add(
+    HttpApiEndpoint.get("dispute", "/disputes/:id")
+      .setPath(IdParam)
+      .addSuccess(Dispute)
+      .addError(NotFound)
+      .annotate(RequiredPermission, "commerce:read")
+      .annotate(OpenApi.Summary, "A dispute: status, seller response, resolution, refund")
+  )
+  .add(
+    HttpApiEndpoint.post("respondDispute", "/disputes/:id/respond")
+      .setPath(IdParam)
+      .setPayload(RespondDisputeBody)
+      .addSuccess(Dispute)
+      .addError(NotFound)
+      .addError(InvalidInput)
+      .addError(Forbidden)
+      .addError(Conflict)
+      .annotate(RequiredPermission, "commerce:sell")
+      .annotate(OpenApi.Summary, "Seller's answer to a dispute: accept (refund now) or contest (reviewed after 24 h)")
+  )
+  .add(
+    HttpApiEndpoint.get("stats", "/stats")
+      .addSuccess(Stats)
+      .annotate(RequiredPermission, "commerce:read")
+      .annotate(OpenApi.Summary, "Commerce analytics: yours (purchases, sales, earnings) and the platform's (volume, fees, top services)")
+  )
+  .add(
+    HttpApiEndpoint.get("usage", "/usage")
+      .setUrlParams(Schema.Struct({ days: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 90))) }))
+      .addSuccess(Usage)
+      .annotate(RequiredPermission, "commerce:read")
+      .annotate(OpenApi.Summary, "Calls and spend per service and per UTC day, and the limits you have left")
+  )
+  .add(
+    HttpApiEndpoint.get("reputation", "/reputation")
+      .setUrlParams(Schema.Struct({ agentId: Schema.optional(Id) }))
+      .addSuccess(Reputation)
+      .annotate(RequiredPermission, "commerce:read")
+      .annotate(OpenApi.Summary, "Trust score 0–1000 with band and factors (yours, or ?agentId=)")
+  )
+  .add(
+    HttpApiEndpoint.get("leaderboard", "/leaderboard")
+      .setUrlParams(Schema.Struct({ limit: Schema.optional(PageLimit) }))
+      .addSuccess(Leaderboard)
+      .annotate(RequiredPermission, "commerce:read")
+      .annotate(OpenApi.Summary, "Top agents by reputation")
+  )
+  .middleware(AgentAuth)
+  .prefix("/api/v1/agent/commerce") {}
+
+const AgentParam = Schema.Struct({ agentId: Id })
+
+/** The account owner's side (dashboard session): approvals and the full wallet policy of its agents. */
+export class CommerceDashboardGroup extends HttpApiGroup.make("commerceDashboard")
+  .add(
+    HttpApiEndpoint.get("approvals", "/approvals")
+      .setUrlParams(ApprovalParams)
+      .addSuccess(ApprovalList)
+      .annotate(OpenApi.Summary, "Purchase approvals of the account's agents, newest first")
+  )
+  .add(
+    HttpApiEndpoint.post("approve", "/approvals/:id/approve")
+      .setPath(IdParam)
+      .addSuccess(ApprovalDecision)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(InvalidInput)
+      .addError(Forbidden)
+      .addError(PolicyViolation)
+      .addError(InsufficientCredits)
+      .addError(NegotiationUnusable)
+      .annotate(OpenApi.Summary, "Approve a pending purchase: it executes now (price and policy re-checked)")
+  )
+  .add(
+    HttpApiEndpoint.post("decline", "/approvals/:id/decline")
+      .setPath(IdParam)
+      .addSuccess(ApprovalDecision)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(InvalidInput)
+      .addError(Forbidden)
+      .addError(PolicyViolation)
+      .addError(InsufficientCredits)
+      .addError(NegotiationUnusable)
+      .annotate(OpenApi.Summary, "Decline a pending purchase")
+  )
+  .add(
+    HttpApiEndpoint.get("wallet", "/wallets/:agentId")
+      .setPath(AgentParam)
+      .addSuccess(WalletView)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "An agent's wallet: balance, policy, autonomy, spend")
+  )
+  .add(
+    HttpApiEndpoint.patch("updateWallet", "/wallets/:agentId")
+      .setPath(AgentParam)
+      .setPayload(UpdateWalletBody)
+      .addSuccess(WalletView)
+      .addError(NotFound)
+      .addError(InvalidInput)
+      .addError(Forbidden)
+      .annotate(OpenApi.Summary, "Set an agent's wallet policy, including loosening limits and raising autonomy")
+  )
+  .middleware(DashboardAuth)
+  .prefix("/api/dashboard/commerce") {}

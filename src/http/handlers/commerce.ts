@@ -1,0 +1,61 @@
+// Handlers for the commerce groups: decode → call Catalog / Wallet / Commerce / Disputes / Reputation → return.
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { CurrentCaller } from "../../services/Caller.js"
+import { Catalog } from "../../services/Catalog.js"
+import { Commerce } from "../../services/Commerce.js"
+import { Disputes } from "../../services/Disputes.js"
+import { Keys } from "../../services/Keys.js"
+import { Reputation } from "../../services/Reputation.js"
+import { Wallet } from "../../services/Wallet.js"
+import { Api } from "../api.js"
+
+/** Every route of the key group is behind AgentAuth, so the caller always has an agent. */
+const agent = Effect.map(CurrentCaller, (caller) => caller.agentId!)
+
+export const CommerceLive = HttpApiBuilder.group(Api, "commerce", (handlers) =>
+  handlers
+    .handle("listServices", ({ urlParams }) => Effect.flatMap(Catalog, (c) => c.list(urlParams)))
+    .handle("getService", ({ path }) => Effect.flatMap(Catalog, (c) => c.getService(path.id)))
+    .handle("serviceSla", ({ path }) => Effect.flatMap(Catalog, (c) => c.sla(path.id)))
+    .handle("publishService", ({ payload }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Catalog, (c) => c.publish(caller, payload))))
+    .handle("updateService", ({ path, payload }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Catalog, (c) => c.update(caller, path.id, payload))))
+    .handle("recommend", ({ urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Reputation, (r) => r.recommend(id, urlParams))))
+    .handle("wallet", () => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.view(id))))
+    .handle("updateWallet", ({ payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.updatePolicy(id, payload))))
+    .handle("topup", ({ payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.topup(id, payload.amountCents))))
+    .handle("buy", ({ payload }) =>
+      Effect.flatMap(CurrentCaller, (caller) =>
+        Effect.flatMap(Commerce, (c) => c.buy({ caller, serviceId: payload.serviceId, tierId: payload.tierId, input: payload.input, negotiationId: payload.negotiationId }))
+      )
+    )
+    .handle("approvals", ({ urlParams }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.listApprovals(caller, urlParams.status))))
+    .handle("approve", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.approve(caller, path.id))))
+    .handle("decline", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.decline(caller, path.id))))
+    .handle("transactions", ({ urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.listTransactions(id, urlParams))))
+    .handle("transaction", ({ path }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.getTransaction(id, path.id))))
+    .handle("review", ({ path, payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.review(id, path.id, payload))))
+    .handle("openDispute", ({ payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Disputes, (d) => d.open(id, payload))))
+    .handle("disputes", () => Effect.flatMap(agent, (id) => Effect.flatMap(Disputes, (d) => d.list(id))))
+    .handle("dispute", ({ path }) => Effect.flatMap(agent, (id) => Effect.flatMap(Disputes, (d) => d.get(id, path.id))))
+    .handle("respondDispute", ({ path, payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Disputes, (d) => d.respond(id, path.id, payload))))
+    .handle("stats", () => Effect.flatMap(agent, (id) => Effect.flatMap(Reputation, (r) => r.stats(id))))
+    .handle("usage", ({ urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Reputation, (r) => r.usage(id, urlParams.days ?? 30))))
+    .handle("reputation", ({ urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Reputation, (r) => r.reputationOf(urlParams.agentId ?? id))))
+    .handle("leaderboard", ({ urlParams }) => Effect.flatMap(Reputation, (r) => r.leaderboard(urlParams.limit ?? 10)))
+)
+
+/** The agent must belong to the signed-in account (else 404). */
+const ownedAgent = (agentId: string) =>
+  Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Keys, (k) => Effect.as(k.ownedAgent(caller.accountId, agentId), agentId)))
+
+export const CommerceDashboardLive = HttpApiBuilder.group(Api, "commerceDashboard", (handlers) =>
+  handlers
+    .handle("approvals", ({ urlParams }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.listApprovals(caller, urlParams.status))))
+    .handle("approve", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.approve(caller, path.id))))
+    .handle("decline", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.decline(caller, path.id))))
+    .handle("wallet", ({ path }) => Effect.flatMap(ownedAgent(path.agentId), (id) => Effect.flatMap(Wallet, (w) => w.view(id))))
+    .handle("updateWallet", ({ path, payload }) =>
+      Effect.flatMap(ownedAgent(path.agentId), (id) => Effect.flatMap(Wallet, (w) => w.updatePolicy(id, payload, { byOwner: true })))
+    )
+)

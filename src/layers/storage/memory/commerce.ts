@@ -1,0 +1,338 @@
+// In-memory commerce stores: catalog, wallets, transactions with deliveries and reviews,
+// approvals, disputes and the analytics aggregates (same answers as the Postgres stores).
+import { Effect, Layer } from "effect"
+import {
+  searchText,
+  type ApprovalRecord,
+  type DeliveryRecord,
+  type DisputeRecord,
+  type ReputationInputs,
+  type ReviewRecord,
+  type ServiceRecord,
+  type TransactionRecord,
+  type TransactionRow,
+  type UsageRow,
+  type WalletRecord
+} from "../../../schema/commerce.js"
+import { Conflict } from "../../../schema/errors.js"
+import { CatalogStore, type TierDeliveryStats } from "../../../services/Catalog.js"
+import { CommerceStore } from "../../../services/Commerce.js"
+import { DisputeStore } from "../../../services/Disputes.js"
+import { AnalyticsStore, type ServiceCountRow } from "../../../services/Reputation.js"
+import { type RechargeRequest, WalletStore } from "../../../services/Wallet.js"
+import { MemoryDb } from "./MemoryDb.js"
+
+/** The ⌈0.95·n⌉-th smallest value (Postgres percentile_disc(0.95) gives the same). */
+export const p95 = (values: ReadonlyArray<number>): number | null => {
+  if (values.length === 0) return null
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.ceil(0.95 * sorted.length) - 1]
+}
+
+const tables = Effect.map(MemoryDb, (db) => ({
+  services: db.table<string, ServiceRecord>("commerce_services"),
+  wallets: db.table<string, WalletRecord>("commerce_wallets"),
+  recharges: db.table<string, RechargeRequest>("commerce_recharges"),
+  txs: db.table<string, TransactionRecord>("commerce_transactions"),
+  txOrder: db.table<string, Array<string>>("commerce_transaction_order"),
+  txByAgent: db.table<string, Array<string>>("commerce_transactions_by_agent"),
+  txByKey: db.table<string, string>("commerce_transactions_by_key"),
+  deliveries: db.table<string, DeliveryRecord>("commerce_deliveries"),
+  deliveriesByService: db.table<string, Array<string>>("commerce_deliveries_by_service"),
+  reviews: db.table<string, ReviewRecord>("commerce_reviews"),
+  approvals: db.table<string, ApprovalRecord>("commerce_approvals"),
+  approvalsByKey: db.table<string, string>("commerce_approvals_by_key"),
+  disputes: db.table<string, DisputeRecord>("commerce_disputes"),
+  disputeByTx: db.table<string, string>("commerce_dispute_by_transaction")
+}))
+type Tables = Effect.Effect.Success<typeof tables>
+
+const row = (t: Tables, tx: TransactionRecord): TransactionRow => ({
+  tx,
+  delivery: t.deliveries.get(tx.id),
+  review: t.reviews.get(tx.id),
+  disputeId: t.disputeByTx.get(tx.id) ?? null
+})
+
+/** The agent's transactions (as buyer or seller), in insertion order. */
+const agentTxs = (t: Tables, agentId: string) => (t.txByAgent.get(agentId) ?? []).map((id) => t.txs.get(id)!)
+
+const desc = (a: TransactionRecord, b: TransactionRecord) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1)
+
+export const MemoryCatalogStore = Layer.effect(
+  CatalogStore,
+  Effect.map(tables, (t) => ({
+    upsertSeed: (rows) =>
+      Effect.forEach(rows, (r) => {
+        const existing = t.services.get(r.id)
+        return t.services.set(r.id, existing ? { ...r, ratingSum: existing.ratingSum, ratingCount: existing.ratingCount, createdAt: existing.createdAt } : r)
+      }, { discard: true }),
+    insert: (r) => t.services.set(r.id, r),
+    update: (r) => Effect.suspend(() => {
+      const current = t.services.get(r.id)
+      return t.services.set(r.id, current ? { ...r, ratingSum: current.ratingSum, ratingCount: current.ratingCount } : r)
+    }),
+    get: (id) => Effect.sync(() => t.services.get(id)),
+    list: (f) =>
+      Effect.sync(() => {
+        const q = f.q?.toLowerCase()
+        return [...t.services.values()]
+          .filter((s) => s.status === "active")
+          .filter((s) => f.afterId === undefined || s.id > f.afterId)
+          .filter((s) => f.category === undefined || s.category === f.category)
+          .filter((s) => f.pricingModel === undefined || s.pricingModel === f.pricingModel)
+          .filter((s) => f.sellerId === undefined || s.sellerAgentId === f.sellerId)
+          .filter((s) => f.minPriceCents === undefined || s.tiers.some((x) => x.priceCents >= f.minPriceCents!))
+          .filter((s) => f.maxPriceCents === undefined || s.tiers.some((x) => x.priceCents <= f.maxPriceCents!))
+          .filter((s) => f.minRating === undefined || (s.ratingCount > 0 && s.ratingSum / s.ratingCount >= f.minRating))
+          .filter((s) => q === undefined || searchText(s).includes(q))
+          .sort((a, b) => (a.id < b.id ? -1 : 1))
+          .slice(0, f.limit)
+      }),
+    addRating: (id, rating) =>
+      Effect.suspend(() => {
+        const s = t.services.get(id)
+        return s ? t.services.set(id, { ...s, ratingSum: s.ratingSum + rating, ratingCount: s.ratingCount + 1 }) : Effect.void
+      }),
+    deliveryStats: (serviceId, since) =>
+      Effect.sync(() => {
+        const byTier = new Map<string, Array<DeliveryRecord>>()
+        for (const id of t.deliveriesByService.get(serviceId) ?? []) {
+          const d = t.deliveries.get(id)!
+          if (d.deliveredAt < since) continue
+          byTier.set(d.tierId, [...(byTier.get(d.tierId) ?? []), d])
+        }
+        return [...byTier].map(([tierId, ds]): TierDeliveryStats => ({
+          tierId,
+          deliveries: ds.length,
+          successes: ds.filter((d) => d.success).length,
+          p95LatencyMs: p95(ds.map((d) => d.latencyMs))
+        }))
+      })
+  }))
+)
+
+export const MemoryWalletStore = Layer.effect(
+  WalletStore,
+  Effect.map(tables, (t) => ({
+    // The memory engine's write lock serialises units of work: reading is locking.
+    lock: (initial) => Effect.suspend(() => {
+      const w = t.wallets.get(initial.agentId)
+      return w ? Effect.succeed(w) : Effect.as(t.wallets.set(initial.agentId, initial), initial)
+    }),
+    get: (agentId) => Effect.sync(() => t.wallets.get(agentId)),
+    put: (w) => t.wallets.set(w.agentId, w),
+    spentSince: (agentId, since) =>
+      Effect.sync(() => {
+        const ids = t.txByAgent.get(agentId) ?? []
+        let sum = 0
+        // Newest first; rows are appended in time order, so stop at the first older one.
+        for (let i = ids.length - 1; i >= 0; i--) {
+          const tx = t.txs.get(ids[i])!
+          if (tx.createdAt < since) break
+          if (tx.buyerAgentId === agentId && tx.status === "completed") sum += tx.priceCents
+        }
+        return sum
+      }),
+    countPendingApprovals: (agentId, nowIso) =>
+      Effect.sync(() => [...t.approvals.values()].filter((a) => a.agentId === agentId && a.status === "pending" && a.expiresAt > nowIso).length),
+    insertRecharge: (r) => t.recharges.set(r.id, r),
+    listRequestedRecharges: (limit) =>
+      Effect.sync(() => [...t.recharges.values()].filter((r) => r.status === "requested").sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1)).slice(0, limit))
+  }))
+)
+
+export const MemoryCommerceStore = Layer.effect(
+  CommerceStore,
+  Effect.map(tables, (t) => ({
+    insertTransaction: (tx, delivery) =>
+      Effect.gen(function* () {
+        yield* t.txs.set(tx.id, tx)
+        yield* t.txOrder.append("all", tx.id)
+        yield* t.txByAgent.append(tx.buyerAgentId, tx.id)
+        if (tx.sellerAgentId !== tx.buyerAgentId) yield* t.txByAgent.append(tx.sellerAgentId, tx.id)
+        if (tx.idempotencyKey !== null) yield* t.txByKey.set(`${tx.buyerAgentId}|${tx.idempotencyKey}`, tx.id)
+        yield* t.deliveries.set(tx.id, delivery)
+        yield* t.deliveriesByService.append(delivery.serviceId, tx.id)
+      }),
+    getTransaction: (id) => Effect.sync(() => (t.txs.get(id) ? row(t, t.txs.get(id)!) : undefined)),
+    lockTransaction: (id) => Effect.sync(() => t.txs.get(id)),
+    updateTransaction: (tx) => t.txs.set(tx.id, tx),
+    findByIdempotencyKey: (buyer, key) =>
+      Effect.sync(() => {
+        const id = t.txByKey.get(`${buyer}|${key}`)
+        return id ? row(t, t.txs.get(id)!) : undefined
+      }),
+    listTransactions: (f) =>
+      Effect.sync(() =>
+        agentTxs(t, f.agentId)
+          .filter((tx) => (f.role === "buyer" ? tx.buyerAgentId === f.agentId : f.role === "seller" ? tx.sellerAgentId === f.agentId : true))
+          .filter((tx) => f.serviceId === undefined || tx.serviceId === f.serviceId)
+          .filter((tx) => f.status === undefined || tx.status === f.status)
+          .filter((tx) => f.from === undefined || tx.createdAt >= f.from)
+          .filter((tx) => f.to === undefined || tx.createdAt < f.to)
+          .filter((tx) => f.before === undefined || tx.createdAt < f.before.createdAt || (tx.createdAt === f.before.createdAt && tx.id < f.before.id))
+          .sort(desc)
+          .slice(0, f.limit)
+          .map((tx) => row(t, tx))
+      ),
+    insertReview: (r) =>
+      t.reviews.get(r.transactionId)
+        ? Effect.fail(new Conflict({ message: `transaction ${r.transactionId} was already reviewed`, state: "reviewed" }))
+        : t.reviews.set(r.transactionId, r),
+    insertApproval: (a) =>
+      Effect.zipRight(t.approvals.set(a.id, a), a.idempotencyKey !== null ? t.approvalsByKey.set(`${a.agentId}|${a.idempotencyKey}`, a.id) : Effect.void),
+    lockApproval: (id) => Effect.sync(() => t.approvals.get(id)),
+    updateApproval: (a) => t.approvals.set(a.id, a),
+    findApprovalByKey: (agentId, key) =>
+      Effect.sync(() => {
+        const id = t.approvalsByKey.get(`${agentId}|${key}`)
+        return id ? t.approvals.get(id) : undefined
+      }),
+    listApprovals: (accountId, status, limit) =>
+      Effect.sync(() =>
+        [...t.approvals.values()]
+          .filter((a) => a.accountId === accountId && (status === undefined || a.status === status))
+          .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
+          .slice(0, limit)
+      )
+  }))
+)
+
+export const MemoryDisputeStore = Layer.effect(
+  DisputeStore,
+  Effect.map(tables, (t) => ({
+    insert: (d) =>
+      t.disputeByTx.get(d.transactionId)
+        ? Effect.fail(new Conflict({ message: `transaction ${d.transactionId} already has a dispute`, state: "disputed" }))
+        : Effect.zipRight(t.disputes.set(d.id, d), t.disputeByTx.set(d.transactionId, d.id)),
+    get: (id) => Effect.sync(() => t.disputes.get(id)),
+    lock: (id) => Effect.sync(() => t.disputes.get(id)),
+    update: (d) => t.disputes.set(d.id, d),
+    listDue: (now, limit) =>
+      Effect.sync(() =>
+        [...t.disputes.values()]
+          .filter((d) => (d.status === "open" && d.respondBy <= now) || (d.status === "under_review" && d.reviewDueAt !== null && d.reviewDueAt <= now))
+          .sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1))
+          .slice(0, limit)
+          .map((d) => d.id)
+      ),
+    listForAgent: (agentId, limit) =>
+      Effect.sync(() =>
+        [...t.disputes.values()]
+          .filter((d) => d.buyerAgentId === agentId || d.sellerAgentId === agentId)
+          .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
+          .slice(0, limit)
+      )
+  }))
+)
+
+const allTxs = (t: Tables) => (t.txOrder.get("all") ?? []).map((id) => t.txs.get(id)!)
+
+const countBy = (txs: ReadonlyArray<TransactionRecord>, limit: number): Array<ServiceCountRow> => {
+  const m = new Map<string, ServiceCountRow>()
+  for (const tx of txs) {
+    const r = m.get(tx.serviceId) ?? { serviceId: tx.serviceId, serviceName: tx.serviceName, count: 0, volumeCents: 0 }
+    m.set(tx.serviceId, { ...r, count: r.count + 1, volumeCents: r.volumeCents + tx.priceCents })
+  }
+  return [...m.values()].sort((a, b) => b.count - a.count || b.volumeCents - a.volumeCents || (a.serviceId < b.serviceId ? -1 : 1)).slice(0, limit)
+}
+
+const group = (txs: ReadonlyArray<TransactionRecord>, key: (tx: TransactionRecord) => string, label: (tx: TransactionRecord) => string): Array<UsageRow> => {
+  const m = new Map<string, UsageRow>()
+  for (const tx of txs) {
+    const k = key(tx)
+    const r = m.get(k) ?? { key: k, label: label(tx), calls: 0, spentCents: 0 }
+    m.set(k, { ...r, calls: r.calls + 1, spentCents: r.spentCents + tx.priceCents })
+  }
+  return [...m.values()].sort((a, b) => (a.key < b.key ? -1 : 1))
+}
+
+export const MemoryAnalyticsStore = Layer.effect(
+  AnalyticsStore,
+  Effect.map(tables, (t) => ({
+    reputationInputs: (agentIds) =>
+      Effect.sync(() => {
+        const ids =
+          agentIds === "all"
+            ? new Set([...t.txByAgent.rows.keys(), ...[...t.services.values()].filter((s) => s.status === "active").map((s) => s.sellerAgentId)])
+            : new Set(agentIds)
+        const out: Array<ReputationInputs> = []
+        for (const agentId of ids) {
+          const txs = agentTxs(t, agentId)
+          const deals = txs.filter((tx) => tx.status !== "failed")
+          let lost = 0
+          let reviews = 0
+          let ratingSum = 0
+          for (const tx of deals) {
+            const r = t.reviews.get(tx.id)
+            if (r && tx.sellerAgentId === agentId) {
+              reviews++
+              ratingSum += r.rating
+            }
+            const disputeId = t.disputeByTx.get(tx.id)
+            const d = disputeId ? t.disputes.get(disputeId) : undefined
+            if (d && ((d.sellerAgentId === agentId && d.status === "resolved_refunded") || (d.buyerAgentId === agentId && d.status === "resolved_rejected"))) lost++
+          }
+          out.push({
+            agentId,
+            reviewsReceived: reviews,
+            ratingSum,
+            completedDeals: deals.length,
+            volumeCents: deals.filter((tx) => tx.status === "completed").reduce((s, tx) => s + tx.priceCents, 0),
+            disputesLost: lost
+          })
+        }
+        return out
+      }),
+    agentTotals: (agentId) =>
+      Effect.sync(() => {
+        const txs = agentTxs(t, agentId)
+        const bought = txs.filter((tx) => tx.buyerAgentId === agentId && tx.status === "completed")
+        const sold = txs.filter((tx) => tx.sellerAgentId === agentId && tx.status === "completed")
+        return {
+          purchases: bought.length,
+          spentCents: bought.reduce((s, tx) => s + tx.priceCents, 0),
+          sales: sold.length,
+          earnedCents: sold.reduce((s, tx) => s + tx.sellerCents, 0),
+          feesGeneratedCents: sold.reduce((s, tx) => s + tx.feeCents, 0),
+          refundsReceivedCents: txs.filter((tx) => tx.buyerAgentId === agentId && tx.status === "refunded").reduce((s, tx) => s + tx.priceCents, 0)
+        }
+      }),
+    topServices: (by, limit) =>
+      Effect.sync(() => {
+        const source = by.buyer !== undefined ? agentTxs(t, by.buyer) : by.seller !== undefined ? agentTxs(t, by.seller) : allTxs(t)
+        return countBy(
+          source.filter((tx) => tx.status === "completed" && (by.buyer === undefined || tx.buyerAgentId === by.buyer) && (by.seller === undefined || tx.sellerAgentId === by.seller)),
+          limit
+        )
+      }),
+    platformTotals: Effect.sync(() => {
+      const done = allTxs(t).filter((tx) => tx.status === "completed")
+      return {
+        transactions: done.length,
+        volumeCents: done.reduce((s, tx) => s + tx.priceCents, 0),
+        feesCents: done.reduce((s, tx) => s + tx.feeCents, 0),
+        activeServices: [...t.services.values()].filter((s) => s.status === "active").length,
+        buyers: new Set(done.map((tx) => tx.buyerAgentId)).size,
+        sellers: new Set(done.map((tx) => tx.sellerAgentId)).size
+      }
+    }),
+    usage: (agentId, from, to) =>
+      Effect.sync(() => {
+        const txs = agentTxs(t, agentId).filter((tx) => tx.buyerAgentId === agentId && tx.status === "completed" && tx.createdAt >= from && tx.createdAt < to)
+        return {
+          byService: group(txs, (tx) => tx.serviceId, (tx) => tx.serviceName),
+          byDay: group(txs, (tx) => tx.createdAt.slice(0, 10), (tx) => tx.createdAt.slice(0, 10))
+        }
+      }),
+    categoryHistory: (agentId) =>
+      Effect.sync(() => {
+        const m = new Map<string, number>()
+        for (const tx of agentTxs(t, agentId)) if (tx.buyerAgentId === agentId && tx.status === "completed") m.set(tx.category, (m.get(tx.category) ?? 0) + 1)
+        return [...m].map(([category, count]) => ({ category, count }))
+      })
+  }))
+)
+
+export const MemoryCommerceStoresLive = Layer.mergeAll(MemoryCatalogStore, MemoryWalletStore, MemoryCommerceStore, MemoryDisputeStore, MemoryAnalyticsStore)

@@ -1,0 +1,440 @@
+// Postgres commerce stores: catalog, wallets (row-locked FOR UPDATE), transactions with their
+// deliveries and reviews, approvals, disputes and the analytics aggregates.
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import {
+  type ApprovalRecord,
+  type DeliveryRecord,
+  type DisputeRecord,
+  type ReputationInputs,
+  type ReviewRecord,
+  searchText,
+  type ServiceRecord,
+  type TransactionRecord,
+  type TransactionRow,
+  type UsageRow,
+  type WalletRecord
+} from "../../../schema/commerce.js"
+import { Conflict } from "../../../schema/errors.js"
+import { CatalogStore } from "../../../services/Catalog.js"
+import { CommerceStore } from "../../../services/Commerce.js"
+import { DisputeStore } from "../../../services/Disputes.js"
+import { AnalyticsStore, type ServiceCountRow } from "../../../services/Reputation.js"
+import { type RechargeRequest, WalletStore } from "../../../services/Wallet.js"
+import { iso, isoOrNull, orUnavailable } from "./PgDb.js"
+
+const json = (value: unknown) => JSON.stringify(value ?? null)
+
+type Dated<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]: T[P] extends string ? Date : Date | null }
+
+type ServiceRow = Dated<ServiceRecord, "createdAt" | "updatedAt">
+const toService = (r: ServiceRow): ServiceRecord => ({ ...r, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) })
+const SERVICE_COLUMNS = "id, seller_agent_id, name, description, category, pricing_model, tags, tiers, negotiation, status, rating_sum, rating_count, created_at, updated_at"
+
+interface TxJoinRow extends Dated<TransactionRecord, "createdAt" | "refundedAt"> {
+  readonly dServiceId: string | null
+  readonly dTierId: string | null
+  readonly dSuccess: boolean | null
+  readonly dLatencyMs: number | null
+  readonly dOutput: unknown
+  readonly dError: string | null
+  readonly dDeliveredAt: Date | null
+  readonly rId: string | null
+  readonly rReviewerAgentId: string | null
+  readonly rRating: number | null
+  readonly rText: string | null
+  readonly rCreatedAt: Date | null
+  readonly disputeId: string | null
+}
+const TX_COLUMNS = `t.id, t.buyer_agent_id, t.seller_agent_id, t.service_id, t.service_name, t.category, t.pricing_model, t.tier_id,
+  t.list_price_cents, t.price_cents, t.seller_cents, t.fee_cents, t.negotiation_id, t.approval_id, t.idempotency_key, t.status,
+  t.ledger_entry_id, t.created_at, t.refunded_at`
+/** The transaction columns joined with its delivery, review and dispute, from `source` aliased t. */
+const TX_SELECT_FROM = (source: string) => `SELECT ${TX_COLUMNS},
+  d.service_id AS d_service_id, d.tier_id AS d_tier_id, d.success AS d_success, d.latency_ms AS d_latency_ms, d.output AS d_output,
+  d.error AS d_error, d.delivered_at AS d_delivered_at,
+  r.id AS r_id, r.reviewer_agent_id AS r_reviewer_agent_id, r.rating AS r_rating, r.text AS r_text, r.created_at AS r_created_at,
+  dp.id AS dispute_id
+  FROM ${source} t
+  LEFT JOIN commerce_deliveries d ON d.transaction_id = t.id
+  LEFT JOIN commerce_reviews r ON r.transaction_id = t.id
+  LEFT JOIN commerce_disputes dp ON dp.transaction_id = t.id`
+const TX_SELECT = TX_SELECT_FROM("commerce_transactions")
+
+const toTxRecord = (r: Dated<TransactionRecord, "createdAt" | "refundedAt">): TransactionRecord => ({
+  id: r.id,
+  buyerAgentId: r.buyerAgentId,
+  sellerAgentId: r.sellerAgentId,
+  serviceId: r.serviceId,
+  serviceName: r.serviceName,
+  category: r.category,
+  pricingModel: r.pricingModel,
+  tierId: r.tierId,
+  listPriceCents: r.listPriceCents,
+  priceCents: r.priceCents,
+  sellerCents: r.sellerCents,
+  feeCents: r.feeCents,
+  negotiationId: r.negotiationId,
+  approvalId: r.approvalId,
+  idempotencyKey: r.idempotencyKey,
+  status: r.status,
+  ledgerEntryId: r.ledgerEntryId,
+  createdAt: iso(r.createdAt),
+  refundedAt: isoOrNull(r.refundedAt)
+})
+
+const toTxRow = (r: TxJoinRow): TransactionRow => {
+  const tx = toTxRecord(r)
+  const delivery: DeliveryRecord | undefined =
+    r.dSuccess === null
+      ? undefined
+      : { transactionId: r.id, serviceId: r.dServiceId!, tierId: r.dTierId!, success: r.dSuccess, latencyMs: r.dLatencyMs!, output: r.dOutput ?? null, error: r.dError, deliveredAt: iso(r.dDeliveredAt!) }
+  const review: ReviewRecord | undefined =
+    r.rId === null
+      ? undefined
+      : { id: r.rId, transactionId: r.id, serviceId: r.serviceId, reviewerAgentId: r.rReviewerAgentId!, sellerAgentId: r.sellerAgentId, rating: r.rRating!, text: r.rText, createdAt: iso(r.rCreatedAt!) }
+  return { tx, delivery, review, disputeId: r.disputeId }
+}
+
+type ApprovalRow = Dated<ApprovalRecord, "createdAt" | "decidedAt" | "expiresAt">
+const toApproval = (r: ApprovalRow): ApprovalRecord => ({
+  ...r,
+  input: r.input ?? null,
+  createdAt: iso(r.createdAt),
+  decidedAt: isoOrNull(r.decidedAt),
+  expiresAt: iso(r.expiresAt)
+})
+
+type DisputeRow = Dated<DisputeRecord, "respondBy" | "reviewDueAt" | "createdAt" | "updatedAt" | "resolvedAt">
+const toDispute = (r: DisputeRow): DisputeRecord => ({
+  ...r,
+  respondBy: iso(r.respondBy),
+  reviewDueAt: isoOrNull(r.reviewDueAt),
+  createdAt: iso(r.createdAt),
+  updatedAt: iso(r.updatedAt),
+  resolvedAt: isoOrNull(r.resolvedAt)
+})
+
+const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+export const PgCatalogStore = Layer.effect(
+  CatalogStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const insert = (r: ServiceRecord, onConflict: "error" | "refresh") =>
+      sql`INSERT INTO commerce_services (id, seller_agent_id, name, description, category, pricing_model, tags, tiers, negotiation, status, rating_sum, rating_count, search, created_at, updated_at)
+          VALUES (${r.id}, ${r.sellerAgentId}, ${r.name}, ${r.description}, ${r.category}, ${r.pricingModel}, ${json(r.tags)}::jsonb, ${json(r.tiers)}::jsonb,
+                  ${json(r.negotiation)}::jsonb, ${r.status}, ${r.ratingSum}, ${r.ratingCount}, ${searchText(r)}, ${r.createdAt}, ${r.updatedAt})
+          ${onConflict === "refresh"
+            ? sql`ON CONFLICT (id) DO UPDATE SET seller_agent_id = EXCLUDED.seller_agent_id, name = EXCLUDED.name, description = EXCLUDED.description,
+                  category = EXCLUDED.category, pricing_model = EXCLUDED.pricing_model, tags = EXCLUDED.tags, tiers = EXCLUDED.tiers,
+                  negotiation = EXCLUDED.negotiation, status = EXCLUDED.status, search = EXCLUDED.search, updated_at = EXCLUDED.updated_at`
+            : sql``}`
+    return {
+      upsertSeed: (rows) => orUnavailable(Effect.forEach(rows, (r) => insert(r, "refresh"), { discard: true })),
+      insert: (r) => orUnavailable(insert(r, "error")).pipe(Effect.asVoid),
+      update: (r) =>
+        orUnavailable(
+          sql`UPDATE commerce_services SET name = ${r.name}, description = ${r.description}, category = ${r.category}, pricing_model = ${r.pricingModel},
+              tags = ${json(r.tags)}::jsonb, tiers = ${json(r.tiers)}::jsonb, negotiation = ${json(r.negotiation)}::jsonb, status = ${r.status},
+              search = ${searchText(r)}, updated_at = ${r.updatedAt} WHERE id = ${r.id}`
+        ).pipe(Effect.asVoid),
+      get: (id) =>
+        orUnavailable(sql<ServiceRow>`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE id = ${id}`).pipe(Effect.map((rows) => (rows[0] ? toService(rows[0]) : undefined))),
+      list: (f) => {
+        const clauses = [sql`status = 'active'`]
+        if (f.afterId !== undefined) clauses.push(sql`id > ${f.afterId}`)
+        if (f.category !== undefined) clauses.push(sql`category = ${f.category}`)
+        if (f.pricingModel !== undefined) clauses.push(sql`pricing_model = ${f.pricingModel}`)
+        if (f.sellerId !== undefined) clauses.push(sql`seller_agent_id = ${f.sellerId}`)
+        if (f.minPriceCents !== undefined) clauses.push(sql`EXISTS (SELECT 1 FROM jsonb_array_elements(tiers) x WHERE (x->>'priceCents')::bigint >= ${f.minPriceCents})`)
+        if (f.maxPriceCents !== undefined) clauses.push(sql`EXISTS (SELECT 1 FROM jsonb_array_elements(tiers) x WHERE (x->>'priceCents')::bigint <= ${f.maxPriceCents})`)
+        if (f.minRating !== undefined) clauses.push(sql`rating_count > 0 AND rating_sum::float8 / rating_count >= ${f.minRating}`)
+        if (f.q !== undefined) clauses.push(sql`search LIKE ${likePattern(f.q)}`)
+        return orUnavailable(
+          sql<ServiceRow>`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE ${sql.and(clauses)} ORDER BY id LIMIT ${f.limit}`
+        ).pipe(Effect.map((rows) => rows.map(toService)))
+      },
+      addRating: (id, rating) =>
+        orUnavailable(sql`UPDATE commerce_services SET rating_sum = rating_sum + ${rating}, rating_count = rating_count + 1 WHERE id = ${id}`).pipe(Effect.asVoid),
+      deliveryStats: (serviceId, since) =>
+        orUnavailable(
+          sql<{ tierId: string; deliveries: number; successes: number; p95LatencyMs: number | null }>`
+            SELECT tier_id, count(*)::int AS deliveries, (count(*) FILTER (WHERE success))::int AS successes,
+                   percentile_disc(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95_latency_ms
+            FROM commerce_deliveries WHERE service_id = ${serviceId} AND delivered_at >= ${since} GROUP BY tier_id`
+        )
+    }
+  })
+)
+
+export const PgWalletStore = Layer.effect(
+  WalletStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    type Row = { agentId: string; policy: WalletRecord["policy"]; createdAt: Date; updatedAt: Date }
+    const toWallet = (r: Row): WalletRecord => ({ agentId: r.agentId, policy: r.policy, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) })
+    return {
+      lock: (w) =>
+        orUnavailable(
+          Effect.gen(function* () {
+            const select = sql<Row>`SELECT agent_id, policy, created_at, updated_at FROM commerce_wallets WHERE agent_id = ${w.agentId} FOR UPDATE`
+            // One statement when the wallet exists (the common case); created on first use.
+            const found = yield* select
+            if (found[0]) return toWallet(found[0])
+            yield* sql`INSERT INTO commerce_wallets (agent_id, policy, created_at, updated_at)
+                       VALUES (${w.agentId}, ${json(w.policy)}::jsonb, ${w.createdAt}, ${w.updatedAt}) ON CONFLICT (agent_id) DO NOTHING`
+            return toWallet((yield* select)[0])
+          })
+        ),
+      get: (agentId) =>
+        orUnavailable(sql<Row>`SELECT agent_id, policy, created_at, updated_at FROM commerce_wallets WHERE agent_id = ${agentId}`).pipe(Effect.map((r) => (r[0] ? toWallet(r[0]) : undefined))),
+      put: (w) =>
+        orUnavailable(
+          sql`INSERT INTO commerce_wallets (agent_id, policy, created_at, updated_at) VALUES (${w.agentId}, ${json(w.policy)}::jsonb, ${w.createdAt}, ${w.updatedAt})
+              ON CONFLICT (agent_id) DO UPDATE SET policy = EXCLUDED.policy, updated_at = EXCLUDED.updated_at`
+        ).pipe(Effect.asVoid),
+      spentSince: (agentId, since) =>
+        orUnavailable(
+          sql<{ total: number }>`SELECT COALESCE(SUM(price_cents), 0)::bigint AS total FROM commerce_transactions
+                                 WHERE buyer_agent_id = ${agentId} AND status = 'completed' AND created_at >= ${since}`
+        ).pipe(Effect.map((r) => r[0]?.total ?? 0)),
+      countPendingApprovals: (agentId, now) =>
+        orUnavailable(
+          sql<{ n: number }>`SELECT count(*)::int AS n FROM commerce_approvals WHERE agent_id = ${agentId} AND status = 'pending' AND expires_at > ${now}`
+        ).pipe(Effect.map((r) => r[0]?.n ?? 0)),
+      insertRecharge: (r) =>
+        orUnavailable(
+          sql`INSERT INTO commerce_recharges (id, agent_id, amount_cents, reason, status, ledger_entry_id, created_at)
+              VALUES (${r.id}, ${r.agentId}, ${r.amountCents}, ${r.reason}, ${r.status}, ${r.ledgerEntryId}, ${r.createdAt})`
+        ).pipe(Effect.asVoid),
+      listRequestedRecharges: (limit) =>
+        orUnavailable(
+          sql<Dated<RechargeRequest, "createdAt">>`SELECT id, agent_id, amount_cents, reason, status, ledger_entry_id, created_at FROM commerce_recharges
+                                                    WHERE status = 'requested' ORDER BY created_at LIMIT ${limit}`
+        ).pipe(Effect.map((rows) => rows.map((r) => ({ ...r, createdAt: iso(r.createdAt) }))))
+    }
+  })
+)
+
+export const PgCommerceStore = Layer.effect(
+  CommerceStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const selectTx = sql.literal(TX_SELECT)
+    const one = (rows: ReadonlyArray<TxJoinRow>) => (rows[0] ? toTxRow(rows[0]) : undefined)
+    const APPROVAL_COLUMNS = sql.literal(
+      "id, account_id, agent_id, service_id, tier_id, quoted_price_cents, negotiation_id, input, reason, status, idempotency_key, reserved_transaction_id, transaction_id, decided_by, created_at, decided_at, expires_at"
+    )
+    return {
+      // One statement: the transaction and its delivery (a data-modifying CTE).
+      insertTransaction: (tx, d) =>
+        orUnavailable(
+          sql`WITH t AS (
+                INSERT INTO commerce_transactions (id, buyer_agent_id, seller_agent_id, service_id, service_name, category, pricing_model, tier_id,
+                  list_price_cents, price_cents, seller_cents, fee_cents, negotiation_id, approval_id, idempotency_key, status, ledger_entry_id, created_at, refunded_at)
+                VALUES (${tx.id}, ${tx.buyerAgentId}, ${tx.sellerAgentId}, ${tx.serviceId}, ${tx.serviceName}, ${tx.category}, ${tx.pricingModel}, ${tx.tierId},
+                  ${tx.listPriceCents}, ${tx.priceCents}, ${tx.sellerCents}, ${tx.feeCents}, ${tx.negotiationId}, ${tx.approvalId}, ${tx.idempotencyKey},
+                  ${tx.status}, ${tx.ledgerEntryId}, ${tx.createdAt}, ${tx.refundedAt})
+                RETURNING id)
+              INSERT INTO commerce_deliveries (transaction_id, service_id, tier_id, success, latency_ms, output, error, delivered_at)
+              SELECT t.id, ${d.serviceId}, ${d.tierId}, ${d.success}, ${d.latencyMs}, ${json(d.output)}::jsonb, ${d.error}, ${d.deliveredAt} FROM t`
+        ).pipe(Effect.asVoid),
+      getTransaction: (id) => orUnavailable(sql<TxJoinRow>`${selectTx} WHERE t.id = ${id}`).pipe(Effect.map(one)),
+      lockTransaction: (id) =>
+        orUnavailable(
+          sql<Dated<TransactionRecord, "createdAt" | "refundedAt">>`SELECT ${sql.literal(TX_COLUMNS)} FROM commerce_transactions t WHERE t.id = ${id} FOR UPDATE`
+        ).pipe(Effect.map((rows) => (rows[0] ? toTxRecord(rows[0]) : undefined))),
+      updateTransaction: (tx) =>
+        orUnavailable(sql`UPDATE commerce_transactions SET status = ${tx.status}, refunded_at = ${tx.refundedAt} WHERE id = ${tx.id}`).pipe(Effect.asVoid),
+      findByIdempotencyKey: (buyer, key) =>
+        orUnavailable(sql<TxJoinRow>`${selectTx} WHERE t.buyer_agent_id = ${buyer} AND t.idempotency_key = ${key}`).pipe(Effect.map(one)),
+      listTransactions: (f) => {
+        const filters = [sql`TRUE`]
+        if (f.serviceId !== undefined) filters.push(sql`service_id = ${f.serviceId}`)
+        if (f.status !== undefined) filters.push(sql`status = ${f.status}`)
+        if (f.from !== undefined) filters.push(sql`created_at >= ${f.from}`)
+        if (f.to !== undefined) filters.push(sql`created_at < ${f.to}`)
+        if (f.before !== undefined) filters.push(sql`(created_at, id) < (${f.before.createdAt}::timestamptz, ${f.before.id})`)
+        // Each side walks its own (agent, created_at, id) index and stops after `limit` rows; the
+        // page is the newest `limit` of both, and only those rows are joined.
+        const side = (column: "buyer_agent_id" | "seller_agent_id", extra = sql`TRUE`) =>
+          sql`(SELECT * FROM commerce_transactions WHERE ${sql(column)} = ${f.agentId} AND ${extra} AND ${sql.and(filters)}
+               ORDER BY created_at DESC, id DESC LIMIT ${f.limit})`
+        const source =
+          f.role === "buyer"
+            ? side("buyer_agent_id")
+            : f.role === "seller"
+              ? side("seller_agent_id")
+              : sql`(${side("buyer_agent_id")} UNION ALL ${side("seller_agent_id", sql`buyer_agent_id <> ${f.agentId}`)})`
+        return orUnavailable(
+          sql<TxJoinRow>`WITH page AS (SELECT * FROM ${source} u ORDER BY created_at DESC, id DESC LIMIT ${f.limit})
+                         ${sql.literal(TX_SELECT_FROM("page"))} ORDER BY t.created_at DESC, t.id DESC`
+        ).pipe(Effect.map((rows) => rows.map(toTxRow)))
+      },
+      insertReview: (r) =>
+        orUnavailable(
+          sql<{ id: string }>`INSERT INTO commerce_reviews (id, transaction_id, service_id, reviewer_agent_id, seller_agent_id, rating, text, created_at)
+              VALUES (${r.id}, ${r.transactionId}, ${r.serviceId}, ${r.reviewerAgentId}, ${r.sellerAgentId}, ${r.rating}, ${r.text}, ${r.createdAt})
+              ON CONFLICT (transaction_id) DO NOTHING RETURNING id`
+        ).pipe(
+          Effect.flatMap((rows) =>
+            rows.length === 0 ? Effect.fail(new Conflict({ message: `transaction ${r.transactionId} was already reviewed`, state: "reviewed" })) : Effect.void
+          )
+        ),
+      insertApproval: (a) =>
+        orUnavailable(
+          sql`INSERT INTO commerce_approvals (id, account_id, agent_id, service_id, tier_id, quoted_price_cents, negotiation_id, input, reason, status,
+                idempotency_key, reserved_transaction_id, transaction_id, decided_by, created_at, decided_at, expires_at)
+              VALUES (${a.id}, ${a.accountId}, ${a.agentId}, ${a.serviceId}, ${a.tierId}, ${a.quotedPriceCents}, ${a.negotiationId}, ${json(a.input)}::jsonb,
+                ${a.reason}, ${a.status}, ${a.idempotencyKey}, ${a.reservedTransactionId}, ${a.transactionId}, ${a.decidedBy}, ${a.createdAt}, ${a.decidedAt}, ${a.expiresAt})`
+        ).pipe(Effect.asVoid),
+      lockApproval: (id) =>
+        orUnavailable(sql<ApprovalRow>`SELECT ${APPROVAL_COLUMNS} FROM commerce_approvals WHERE id = ${id} FOR UPDATE`).pipe(Effect.map((r) => (r[0] ? toApproval(r[0]) : undefined))),
+      updateApproval: (a) =>
+        orUnavailable(
+          sql`UPDATE commerce_approvals SET status = ${a.status}, transaction_id = ${a.transactionId}, decided_by = ${a.decidedBy}, decided_at = ${a.decidedAt} WHERE id = ${a.id}`
+        ).pipe(Effect.asVoid),
+      findApprovalByKey: (agentId, key) =>
+        orUnavailable(sql<ApprovalRow>`SELECT ${APPROVAL_COLUMNS} FROM commerce_approvals WHERE agent_id = ${agentId} AND idempotency_key = ${key}`).pipe(
+          Effect.map((r) => (r[0] ? toApproval(r[0]) : undefined))
+        ),
+      listApprovals: (accountId, status, limit) =>
+        orUnavailable(
+          sql<ApprovalRow>`SELECT ${APPROVAL_COLUMNS} FROM commerce_approvals WHERE account_id = ${accountId} ${status === undefined ? sql`` : sql`AND status = ${status}`}
+                           ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+        ).pipe(Effect.map((rows) => rows.map(toApproval)))
+    }
+  })
+)
+
+export const PgDisputeStore = Layer.effect(
+  DisputeStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const COLUMNS = sql.literal(
+      "id, transaction_id, buyer_agent_id, seller_agent_id, reason, status, seller_response, seller_note, resolution, refund_cents, refund_entry_id, respond_by, review_due_at, created_at, updated_at, resolved_at"
+    )
+    const first = (rows: ReadonlyArray<DisputeRow>) => (rows[0] ? toDispute(rows[0]) : undefined)
+    return {
+      insert: (d) =>
+        orUnavailable(
+          sql<{ id: string }>`INSERT INTO commerce_disputes (id, transaction_id, buyer_agent_id, seller_agent_id, reason, status, seller_response, seller_note, resolution,
+                refund_cents, refund_entry_id, respond_by, review_due_at, created_at, updated_at, resolved_at)
+              VALUES (${d.id}, ${d.transactionId}, ${d.buyerAgentId}, ${d.sellerAgentId}, ${d.reason}, ${d.status}, ${d.sellerResponse}, ${d.sellerNote}, ${d.resolution},
+                ${d.refundCents}, ${d.refundEntryId}, ${d.respondBy}, ${d.reviewDueAt}, ${d.createdAt}, ${d.updatedAt}, ${d.resolvedAt})
+              ON CONFLICT (transaction_id) DO NOTHING RETURNING id`
+        ).pipe(
+          Effect.flatMap((rows) =>
+            rows.length === 0 ? Effect.fail(new Conflict({ message: `transaction ${d.transactionId} already has a dispute`, state: "disputed" })) : Effect.void
+          )
+        ),
+      get: (id) => orUnavailable(sql<DisputeRow>`SELECT ${COLUMNS} FROM commerce_disputes WHERE id = ${id}`).pipe(Effect.map(first)),
+      lock: (id) => orUnavailable(sql<DisputeRow>`SELECT ${COLUMNS} FROM commerce_disputes WHERE id = ${id} FOR UPDATE`).pipe(Effect.map(first)),
+      update: (d) =>
+        orUnavailable(
+          sql`UPDATE commerce_disputes SET status = ${d.status}, seller_response = ${d.sellerResponse}, seller_note = ${d.sellerNote}, resolution = ${d.resolution},
+              refund_cents = ${d.refundCents}, refund_entry_id = ${d.refundEntryId}, review_due_at = ${d.reviewDueAt}, updated_at = ${d.updatedAt},
+              resolved_at = ${d.resolvedAt} WHERE id = ${d.id}`
+        ).pipe(Effect.asVoid),
+      listDue: (now, limit) =>
+        orUnavailable(
+          sql<{ id: string }>`SELECT id FROM commerce_disputes
+            WHERE (status = 'open' AND respond_by <= ${now}) OR (status = 'under_review' AND review_due_at <= ${now})
+            ORDER BY created_at LIMIT ${limit}`
+        ).pipe(Effect.map((rows) => rows.map((r) => r.id))),
+      listForAgent: (agentId, limit) =>
+        orUnavailable(
+          sql<DisputeRow>`SELECT ${COLUMNS} FROM commerce_disputes WHERE buyer_agent_id = ${agentId} OR seller_agent_id = ${agentId}
+                          ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+        ).pipe(Effect.map((rows) => rows.map(toDispute)))
+    }
+  })
+)
+
+export const PgAnalyticsStore = Layer.effect(
+  AnalyticsStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return {
+      reputationInputs: (agentIds) =>
+        orUnavailable(
+          Effect.gen(function* () {
+            if (agentIds !== "all" && agentIds.length === 0) return []
+            const list =
+              agentIds === "all"
+                ? sql`(SELECT buyer_agent_id AS agent_id FROM commerce_transactions UNION SELECT seller_agent_id FROM commerce_transactions
+                       UNION SELECT seller_agent_id FROM commerce_services WHERE status = 'active')`
+                : sql`(SELECT DISTINCT agent_id FROM (VALUES ${sql.csv(agentIds.map((id) => sql`(${id})`))}) v(agent_id))`
+            return yield* sql<ReputationInputs>`
+              SELECT a.agent_id,
+                (SELECT count(*)::int FROM commerce_reviews r JOIN commerce_transactions t ON t.id = r.transaction_id
+                   WHERE t.seller_agent_id = a.agent_id AND t.status <> 'failed') AS reviews_received,
+                (SELECT COALESCE(SUM(r.rating), 0)::int FROM commerce_reviews r JOIN commerce_transactions t ON t.id = r.transaction_id
+                   WHERE t.seller_agent_id = a.agent_id AND t.status <> 'failed') AS rating_sum,
+                (SELECT count(*)::int FROM commerce_transactions t
+                   WHERE (t.buyer_agent_id = a.agent_id OR t.seller_agent_id = a.agent_id) AND t.status <> 'failed') AS completed_deals,
+                (SELECT COALESCE(SUM(t.price_cents), 0)::bigint FROM commerce_transactions t
+                   WHERE (t.buyer_agent_id = a.agent_id OR t.seller_agent_id = a.agent_id) AND t.status = 'completed') AS volume_cents,
+                (SELECT count(*)::int FROM commerce_disputes d
+                   WHERE (d.seller_agent_id = a.agent_id AND d.status = 'resolved_refunded') OR (d.buyer_agent_id = a.agent_id AND d.status = 'resolved_rejected')) AS disputes_lost
+              FROM ${list} a`
+          })
+        ),
+      agentTotals: (agentId) =>
+        orUnavailable(
+          sql<{ purchases: number; spentCents: number; sales: number; earnedCents: number; feesGeneratedCents: number; refundsReceivedCents: number }>`
+            SELECT
+              (count(*) FILTER (WHERE buyer_agent_id = ${agentId} AND status = 'completed'))::int AS purchases,
+              COALESCE(SUM(price_cents) FILTER (WHERE buyer_agent_id = ${agentId} AND status = 'completed'), 0)::bigint AS spent_cents,
+              (count(*) FILTER (WHERE seller_agent_id = ${agentId} AND status = 'completed'))::int AS sales,
+              COALESCE(SUM(seller_cents) FILTER (WHERE seller_agent_id = ${agentId} AND status = 'completed'), 0)::bigint AS earned_cents,
+              COALESCE(SUM(fee_cents) FILTER (WHERE seller_agent_id = ${agentId} AND status = 'completed'), 0)::bigint AS fees_generated_cents,
+              COALESCE(SUM(price_cents) FILTER (WHERE buyer_agent_id = ${agentId} AND status = 'refunded'), 0)::bigint AS refunds_received_cents
+            FROM commerce_transactions WHERE buyer_agent_id = ${agentId} OR seller_agent_id = ${agentId}`
+        ).pipe(Effect.map((r) => r[0])),
+      topServices: (by, limit) =>
+        orUnavailable(
+          sql<ServiceCountRow>`
+            SELECT service_id, max(service_name) AS service_name, count(*)::int AS count, SUM(price_cents)::bigint AS volume_cents
+            FROM commerce_transactions
+            WHERE status = 'completed'
+              ${by.buyer !== undefined ? sql`AND buyer_agent_id = ${by.buyer}` : sql``}
+              ${by.seller !== undefined ? sql`AND seller_agent_id = ${by.seller}` : sql``}
+            GROUP BY service_id ORDER BY count(*) DESC, SUM(price_cents) DESC, service_id LIMIT ${limit}`
+        ),
+      platformTotals: orUnavailable(
+        Effect.gen(function* () {
+          const [t] = yield* sql<{ transactions: number; volumeCents: number; feesCents: number; buyers: number; sellers: number }>`
+            SELECT count(*)::int AS transactions, COALESCE(SUM(price_cents), 0)::bigint AS volume_cents, COALESCE(SUM(fee_cents), 0)::bigint AS fees_cents,
+                   count(DISTINCT buyer_agent_id)::int AS buyers, count(DISTINCT seller_agent_id)::int AS sellers
+            FROM commerce_transactions WHERE status = 'completed'`
+          const [s] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM commerce_services WHERE status = 'active'`
+          return { ...t, activeServices: s.n }
+        })
+      ),
+      usage: (agentId, from, to) =>
+        orUnavailable(
+          Effect.gen(function* () {
+            const byService = yield* sql<UsageRow>`
+              SELECT service_id AS key, max(service_name) AS label, count(*)::int AS calls, SUM(price_cents)::bigint AS spent_cents
+              FROM commerce_transactions WHERE buyer_agent_id = ${agentId} AND status = 'completed' AND created_at >= ${from} AND created_at < ${to}
+              GROUP BY service_id ORDER BY service_id`
+            const byDay = yield* sql<UsageRow>`
+              SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS key, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS label,
+                     count(*)::int AS calls, SUM(price_cents)::bigint AS spent_cents
+              FROM commerce_transactions WHERE buyer_agent_id = ${agentId} AND status = 'completed' AND created_at >= ${from} AND created_at < ${to}
+              GROUP BY 1 ORDER BY 1`
+            return { byService, byDay }
+          })
+        ),
+      categoryHistory: (agentId) =>
+        orUnavailable(
+          sql<{ category: string; count: number }>`SELECT category, count(*)::int AS count FROM commerce_transactions
+                                                    WHERE buyer_agent_id = ${agentId} AND status = 'completed' GROUP BY category`
+        )
+    }
+  })
+)
+
+export const PgCommerceStoresLive = Layer.mergeAll(PgCatalogStore, PgWalletStore, PgCommerceStore, PgDisputeStore, PgAnalyticsStore)

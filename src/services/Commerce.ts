@@ -1,0 +1,442 @@
+// Commerce: the instant purchase (policy → approval → delivery → 85/15 settlement, in one unit of
+// work), owner approvals, the transaction history and post-purchase reviews.
+import { Clock, Context, Effect, FiberRef, Layer, Option } from "effect"
+import { cents, decodeCursor, encodeCursor } from "../schema/common.js"
+import {
+  Approval,
+  type ApprovalRecord,
+  type ApprovalStatus,
+  type DeliveryRecord,
+  type Purchase,
+  type ReviewRecord,
+  Transaction,
+  type TransactionFilter,
+  type TransactionRecord,
+  type TransactionRow,
+  type TransactionStatus
+} from "../schema/commerce.js"
+import { Conflict, Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
+import { PLATFORM_FEES, splitSettlement, walletAccount } from "../schema/ledger.js"
+import type { NegotiationUnusable } from "../schema/negotiation.js"
+import type { Caller } from "./Caller.js"
+import { Catalog, simulateDelivery } from "./Catalog.js"
+import { span } from "./Tracing.js"
+import { atomically, Ids, Transactor } from "./Db.js"
+import { Events } from "./Events.js"
+import { currentIdempotencyKey } from "./Idempotency.js"
+import { Ledger } from "./Ledger.js"
+import { Negotiations } from "./Negotiation.js"
+import { Wallet } from "./Wallet.js"
+
+/** Storage port for transactions (with their deliveries and reviews) and approvals. */
+export class CommerceStore extends Context.Tag("CommerceStore")<
+  CommerceStore,
+  {
+    readonly insertTransaction: (tx: TransactionRecord, delivery: DeliveryRecord) => Effect.Effect<void, StorageUnavailable>
+    readonly getTransaction: (id: string) => Effect.Effect<TransactionRow | undefined, StorageUnavailable>
+    /** The row, locked for this unit of work. */
+    readonly lockTransaction: (id: string) => Effect.Effect<TransactionRecord | undefined, StorageUnavailable>
+    readonly updateTransaction: (tx: TransactionRecord) => Effect.Effect<void, StorageUnavailable>
+    readonly findByIdempotencyKey: (buyerAgentId: string, key: string) => Effect.Effect<TransactionRow | undefined, StorageUnavailable>
+    /** Newest first (createdAt, id descending), at most `limit` rows. */
+    readonly listTransactions: (filter: TransactionFilter) => Effect.Effect<ReadonlyArray<TransactionRow>, StorageUnavailable>
+    /** Fails with Conflict when the transaction already has a review. */
+    readonly insertReview: (review: ReviewRecord) => Effect.Effect<void, Conflict | StorageUnavailable>
+    readonly insertApproval: (approval: ApprovalRecord) => Effect.Effect<void, StorageUnavailable>
+    readonly lockApproval: (id: string) => Effect.Effect<ApprovalRecord | undefined, StorageUnavailable>
+    readonly updateApproval: (approval: ApprovalRecord) => Effect.Effect<void, StorageUnavailable>
+    readonly findApprovalByKey: (agentId: string, key: string) => Effect.Effect<ApprovalRecord | undefined, StorageUnavailable>
+    /** The account's approvals, newest first. */
+    readonly listApprovals: (accountId: string, status: ApprovalStatus | undefined, limit: number) => Effect.Effect<ReadonlyArray<ApprovalRecord>, StorageUnavailable>
+  }
+>() {}
+
+/** Negotiated prices (issue 6): redeem an accepted negotiation once, give it back on compensation. */
+export class NegotiatedPrices extends Context.Tag("NegotiatedPrices")<
+  NegotiatedPrices,
+  {
+    readonly redeem: (input: { readonly agentId: string; readonly negotiationId: string; readonly serviceId: string; readonly tierId: string; readonly usedBy: string }) => Effect.Effect<{ readonly priceCents: number }, NotFound | NegotiationUnusable | StorageUnavailable>
+    readonly release: (negotiationId: string, usedBy: string) => Effect.Effect<boolean, StorageUnavailable>
+  }
+>() {}
+
+export const NegotiatedPricesLive = Layer.effect(
+  NegotiatedPrices,
+  Effect.gen(function* () {
+    const n = yield* Negotiations
+    const transactor = yield* Transactor
+    return {
+      redeem: (input) => n.redeem(input).pipe(Effect.provideService(Transactor, transactor)),
+      release: (negotiationId, usedBy) => n.release(negotiationId, usedBy).pipe(Effect.provideService(Transactor, transactor))
+    }
+  })
+)
+
+/** How long an approval waits for the owner before it expires. */
+export const APPROVAL_TTL_MS = 7 * 86_400_000
+
+/** Built from stored rows without re-validation (a hot path; the rows were validated on the way in). */
+export const toTransaction = (row: TransactionRow, viewer: string): Transaction =>
+  Transaction.make({
+    id: row.tx.id,
+    role: row.tx.buyerAgentId === viewer ? "buyer" : "seller",
+    status: row.tx.status,
+    buyerAgentId: row.tx.buyerAgentId,
+    sellerAgentId: row.tx.sellerAgentId,
+    serviceId: row.tx.serviceId,
+    serviceName: row.tx.serviceName,
+    category: row.tx.category,
+    pricingModel: row.tx.pricingModel,
+    tierId: row.tx.tierId,
+    currency: "usd",
+    listPriceCents: cents(row.tx.listPriceCents),
+    priceCents: cents(row.tx.priceCents),
+    sellerCents: cents(row.tx.sellerCents),
+    feeCents: cents(row.tx.feeCents),
+    negotiationId: row.tx.negotiationId,
+    approvalId: row.tx.approvalId,
+    ledgerEntryId: row.tx.ledgerEntryId,
+    delivery: row.delivery
+      ? { success: row.delivery.success, latencyMs: row.delivery.latencyMs, output: row.delivery.output, error: row.delivery.error, deliveredAt: row.delivery.deliveredAt }
+      : null,
+    review: row.review ? { ...row.review } : null,
+    disputeId: row.disputeId,
+    createdAt: row.tx.createdAt,
+    refundedAt: row.tx.refundedAt
+  }, true)
+
+const effectiveApprovalStatus = (a: ApprovalRecord, now: number): ApprovalStatus =>
+  a.status === "pending" && Date.parse(a.expiresAt) <= now ? "expired" : a.status
+
+export const toApproval = (a: ApprovalRecord, now: number): Approval =>
+  Approval.make({
+    id: a.id,
+    agentId: a.agentId,
+    serviceId: a.serviceId,
+    tierId: a.tierId,
+    quotedPriceCents: cents(a.quotedPriceCents),
+    negotiationId: a.negotiationId,
+    reason: a.reason,
+    status: effectiveApprovalStatus(a, now),
+    transactionId: a.transactionId,
+    decidedBy: a.decidedBy,
+    createdAt: a.createdAt,
+    decidedAt: a.decidedAt,
+    expiresAt: a.expiresAt
+  }, true)
+
+const txNotFound = (id: string) => new NotFound({ message: `transaction ${id} not found`, resource: "transaction", id })
+const approvalNotFound = (id: string) => new NotFound({ message: `approval ${id} not found`, resource: "approval", id })
+
+export interface BuyInput {
+  readonly caller: Caller
+  readonly serviceId: string
+  readonly tierId: string
+  readonly input: unknown
+  /** A price agreed elsewhere (e.g. by a saga) overriding the list price; callers inside the platform only. */
+  readonly priceCents?: number
+  readonly negotiationId?: string
+  /** Dedupe key; defaults to the request's Idempotency-Key. */
+  readonly idempotencyReference?: string
+}
+
+interface Execute {
+  readonly agentId: string
+  readonly accountId: string
+  readonly serviceId: string
+  readonly tierId: string
+  readonly input: unknown
+  readonly priceCents?: number
+  readonly negotiationId?: string
+  readonly idempotencyKey: string | null
+  /** Set when an owner approved it: no second approval, the policy limits still apply. */
+  readonly approval?: ApprovalRecord
+}
+
+export class Commerce extends Effect.Service<Commerce>()("Commerce", {
+  effect: Effect.gen(function* () {
+    const store = yield* CommerceStore
+    const catalog = yield* Catalog
+    const wallet = yield* Wallet
+    const ledger = yield* Ledger
+    const events = yield* Events
+    const ids = yield* Ids
+    const negotiated = yield* Effect.serviceOption(NegotiatedPrices)
+
+    const withNegotiations = <A, E>(f: (n: Context.Tag.Service<NegotiatedPrices>) => Effect.Effect<A, E>) =>
+      Option.match(negotiated, {
+        onNone: () => Effect.fail(new InvalidInput({ message: "negotiated prices are not available on this server", field: "negotiationId" })),
+        onSome: f
+      })
+
+    const replay = (agentId: string, key: string | null) =>
+      Effect.gen(function* () {
+        if (key === null) return undefined
+        const now = yield* Clock.currentTimeMillis
+        const tx = yield* store.findByIdempotencyKey(agentId, key)
+        if (tx) return { status: tx.tx.status === "failed" ? "failed" : "completed", transaction: toTransaction(tx, agentId), approval: null } as Purchase
+        const approval = yield* store.findApprovalByKey(agentId, key)
+        if (approval) return { status: "pending_approval", transaction: null, approval: toApproval(approval, now) } as Purchase
+        return undefined
+      })
+
+    /** One purchase inside the caller's unit of work (the wallet row is locked first). */
+    const execute = (x: Execute) =>
+      Effect.gen(function* () {
+        const { service, tier } = yield* catalog.getTier(x.serviceId, x.tierId)
+        if (service.status !== "active" && !x.approval) return yield* Effect.fail(new NotFound({ message: `service ${service.id} is not listed`, resource: "service", id: service.id }))
+        if (service.sellerAgentId === x.agentId) return yield* Effect.fail(new InvalidInput({ message: "an agent cannot buy its own service", field: "serviceId" }))
+        const policy = yield* wallet.lock(x.agentId)
+        if (!x.approval) {
+          const earlier = yield* replay(x.agentId, x.idempotencyKey)
+          if (earlier) return earlier
+        }
+        const now = yield* Clock.currentTimeMillis
+        const at = new Date(now).toISOString()
+        // An approved purchase gets the transaction id reserved when it was requested.
+        const txId = x.approval?.reservedTransactionId ?? (yield* ids.make("tx"))
+        // The price: a negotiation redeemed at request time, an override, or the current list price.
+        let priceCents = x.priceCents ?? tier.priceCents
+        if (x.approval?.negotiationId) priceCents = x.approval.quotedPriceCents
+        else if (x.negotiationId) {
+          const negotiationId = x.negotiationId
+          priceCents = (yield* withNegotiations((n) => n.redeem({ agentId: x.agentId, negotiationId, serviceId: service.id, tierId: tier.id, usedBy: txId }))).priceCents
+        }
+        if (!Number.isSafeInteger(priceCents) || priceCents < 0) return yield* Effect.fail(new InvalidInput({ message: "price must be a non-negative integer of cents", field: "priceCents" }))
+        const needsApproval = yield* wallet.authorize(x.agentId, policy, { priceCents, category: service.category, sellerAgentId: service.sellerAgentId }, { approved: x.approval !== undefined })
+        if (needsApproval !== null) {
+          const approval: ApprovalRecord = {
+            id: yield* ids.make("apr"),
+            accountId: x.accountId,
+            agentId: x.agentId,
+            serviceId: service.id,
+            tierId: tier.id,
+            quotedPriceCents: priceCents,
+            negotiationId: x.negotiationId ?? null,
+            input: x.input,
+            reason: needsApproval,
+            status: "pending",
+            idempotencyKey: x.idempotencyKey,
+            reservedTransactionId: txId,
+            transactionId: null,
+            decidedBy: null,
+            createdAt: at,
+            decidedAt: null,
+            expiresAt: new Date(now + APPROVAL_TTL_MS).toISOString()
+          }
+          yield* store.insertApproval(approval)
+          yield* events.emit(x.agentId, "approval.requested", {
+            approvalId: approval.id,
+            serviceId: service.id,
+            tierId: tier.id,
+            priceCents,
+            reason: needsApproval,
+            expiresAt: approval.expiresAt
+          })
+          return { status: "pending_approval", transaction: null, approval: toApproval(approval, now) } as Purchase
+        }
+        const delivered = simulateDelivery(service, tier, x.input, txId)
+        const split = splitSettlement(priceCents)
+        const base: TransactionRecord = {
+          id: txId,
+          buyerAgentId: x.agentId,
+          sellerAgentId: service.sellerAgentId,
+          serviceId: service.id,
+          serviceName: service.name,
+          category: service.category,
+          pricingModel: service.pricingModel,
+          tierId: tier.id,
+          listPriceCents: tier.priceCents,
+          priceCents,
+          sellerCents: 0,
+          feeCents: 0,
+          negotiationId: x.negotiationId ?? x.approval?.negotiationId ?? null,
+          approvalId: x.approval?.id ?? null,
+          idempotencyKey: x.idempotencyKey,
+          status: "failed",
+          ledgerEntryId: null,
+          createdAt: at,
+          refundedAt: null
+        }
+        const delivery: DeliveryRecord = {
+          transactionId: txId,
+          serviceId: service.id,
+          tierId: tier.id,
+          success: delivered.success,
+          latencyMs: delivered.latencyMs,
+          output: delivered.output,
+          error: delivered.error,
+          deliveredAt: new Date(now + delivered.latencyMs).toISOString()
+        }
+        if (!delivered.success) {
+          // Nothing delivered, nothing charged; a redeemed negotiation is given back.
+          const negotiationId = base.negotiationId
+          if (negotiationId) yield* withNegotiations((n) => n.release(negotiationId, txId))
+          yield* store.insertTransaction(base, delivery)
+          const row = { tx: base, delivery, review: undefined, disputeId: null }
+          return { status: "failed", transaction: toTransaction(row, x.agentId), approval: null } as Purchase
+        }
+        const buyer = walletAccount(x.agentId)
+        const entry = yield* ledger
+          .post({
+            kind: "purchase",
+            reference: txId,
+            memo: `${service.id}/${tier.id}`,
+            postings: [
+              { account: buyer, amount: -priceCents },
+              { account: walletAccount(service.sellerAgentId), amount: split.sellerCents },
+              { account: PLATFORM_FEES, amount: split.feeCents }
+            ]
+          })
+          .pipe(Effect.catchTag("InsufficientFunds", (e) => Effect.fail(wallet.insufficientCredits(e))))
+        const tx: TransactionRecord = { ...base, status: "completed", sellerCents: split.sellerCents, feeCents: split.feeCents, ledgerEntryId: entry.id }
+        yield* store.insertTransaction(tx, delivery)
+        const payload = { transactionId: txId, serviceId: service.id, tierId: tier.id, priceCents, sellerCents: split.sellerCents, feeCents: split.feeCents }
+        yield* events.emit(x.agentId, "transaction.completed", { ...payload, role: "buyer" })
+        yield* events.emit(service.sellerAgentId, "transaction.completed", { ...payload, role: "seller" })
+        if (policy.autoRecharge.thresholdCents > 0) {
+          const after = yield* ledger.balance(buyer)
+          yield* wallet.afterDebit(x.agentId, policy, after + priceCents, after)
+        }
+        return { status: "completed", transaction: toTransaction({ tx, delivery, review: undefined, disputeId: null }, x.agentId), approval: null } as Purchase
+      })
+
+    /**
+     * POST /buy. One unit of work: policy (403 PolicyViolation), approval (pending), delivery,
+     * ledger settlement (402 InsufficientCredits), transaction, events. A repeated idempotency
+     * key answers the first outcome without charging again.
+     */
+    const buy = (input: BuyInput) =>
+      Effect.gen(function* () {
+        const agentId = input.caller.agentId
+        if (agentId === undefined || !input.caller.permissions.has("commerce:buy")) {
+          return yield* Effect.fail(new Forbidden({ message: "buying needs an agent key with commerce:buy", permission: "commerce:buy" }))
+        }
+        const key = input.idempotencyReference ?? (yield* FiberRef.get(currentIdempotencyKey)) ?? null
+        return yield* atomically(
+          execute({
+            agentId,
+            accountId: input.caller.accountId,
+            serviceId: input.serviceId,
+            tierId: input.tierId,
+            input: input.input,
+            priceCents: input.priceCents,
+            negotiationId: input.negotiationId,
+            idempotencyKey: key
+          })
+        )
+      }).pipe(Effect.withSpan("Commerce.buy", span))
+
+    // ---- approvals -------------------------------------------------------------------------
+
+    /** The approver: the account's dashboard session, or a key of another agent of the account (docs/commerce.md). */
+    const decide = (caller: Caller, id: string, decision: "approve" | "decline") =>
+      atomically(
+        Effect.gen(function* () {
+          const a = yield* store.lockApproval(id)
+          if (!a || a.accountId !== caller.accountId) return yield* Effect.fail(approvalNotFound(id))
+          if (caller.via === "key" && caller.agentId === a.agentId) {
+            return yield* Effect.fail(new Forbidden({ message: "an agent cannot approve or decline its own purchase: use the dashboard or another agent of the account", permission: "commerce:buy" }))
+          }
+          const now = yield* Clock.currentTimeMillis
+          const status = effectiveApprovalStatus(a, now)
+          if (status !== "pending") return yield* Effect.fail(new Conflict({ message: `approval ${id} is ${status}`, state: status }))
+          const decidedBy = caller.via === "key" ? `agent:${caller.agentId}` : `account:${caller.accountId}`
+          const decided = { ...a, decidedBy, decidedAt: new Date(now).toISOString() }
+          if (decision === "decline") {
+            const negotiationId = a.negotiationId
+            if (negotiationId) yield* withNegotiations((n) => n.release(negotiationId, a.reservedTransactionId))
+            const next: ApprovalRecord = { ...decided, status: "declined" }
+            yield* store.updateApproval(next)
+            return { approval: toApproval(next, now), transaction: null }
+          }
+          // Executes now: current list price (or the negotiated one), policy limits checked again.
+          const result = yield* execute({
+            agentId: a.agentId,
+            accountId: a.accountId,
+            serviceId: a.serviceId,
+            tierId: a.tierId,
+            input: a.input,
+            idempotencyKey: a.idempotencyKey,
+            approval: a
+          })
+          const next: ApprovalRecord = { ...decided, status: "approved", transactionId: result.transaction?.id ?? null }
+          yield* store.updateApproval(next)
+          return { approval: toApproval(next, now), transaction: result.transaction }
+        })
+      ).pipe(Effect.withSpan("Commerce.decide", { ...span, attributes: { decision } }))
+
+    const listApprovals = (caller: Caller, status: ApprovalStatus | undefined) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        // "pending" and "expired" are effective states: read pending rows, then classify by expiry.
+        const stored = status === "expired" ? "pending" : status
+        const rows = yield* store.listApprovals(caller.accountId, stored, 200)
+        return { data: rows.map((a) => toApproval(a, now)).filter((a) => status === undefined || a.status === status).slice(0, 100) }
+      })
+
+    // ---- transactions and reviews -----------------------------------------------------------
+
+    const getTransaction = (agentId: string, id: string) =>
+      Effect.flatMap(store.getTransaction(id), (row) =>
+        row && (row.tx.buyerAgentId === agentId || row.tx.sellerAgentId === agentId) ? Effect.succeed(toTransaction(row, agentId)) : Effect.fail(txNotFound(id))
+      )
+
+    const listTransactions = (
+      agentId: string,
+      q: { readonly role?: "buyer" | "seller"; readonly serviceId?: string; readonly status?: TransactionStatus; readonly from?: string; readonly to?: string; readonly cursor?: string; readonly limit?: number }
+    ) =>
+      Effect.gen(function* () {
+        const limit = q.limit ?? 20
+        let before: TransactionFilter["before"]
+        if (q.cursor !== undefined) {
+          const c = decodeCursor(q.cursor) as { c?: unknown; i?: unknown } | undefined
+          if (!c || typeof c.c !== "string" || typeof c.i !== "string") return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
+          before = { createdAt: c.c, id: c.i }
+        }
+        for (const [field, value] of [["from", q.from], ["to", q.to]] as const) {
+          if (value !== undefined && !Number.isFinite(Date.parse(value))) return yield* Effect.fail(new InvalidInput({ message: `${field} must be an ISO 8601 time`, field }))
+        }
+        const iso = (v: string | undefined) => (v === undefined ? undefined : new Date(Date.parse(v)).toISOString())
+        const rows = yield* store.listTransactions({ agentId, role: q.role, serviceId: q.serviceId, status: q.status, from: iso(q.from), to: iso(q.to), before, limit: limit + 1 })
+        const page = rows.slice(0, limit)
+        const last = page[page.length - 1]
+        return { data: page.map((r) => toTransaction(r, agentId)), nextCursor: rows.length > limit && last ? encodeCursor({ c: last.tx.createdAt, i: last.tx.id }) : null }
+      }).pipe(Effect.withSpan("Commerce.listTransactions", span))
+
+    /** One review per transaction, by its buyer, once it was delivered; moves the service rating. */
+    const review = (agentId: string, transactionId: string, body: { readonly rating: number; readonly text?: string }) =>
+      atomically(
+        Effect.gen(function* () {
+          const tx = yield* store.lockTransaction(transactionId)
+          if (!tx || (tx.buyerAgentId !== agentId && tx.sellerAgentId !== agentId)) return yield* Effect.fail(txNotFound(transactionId))
+          if (tx.buyerAgentId !== agentId) return yield* Effect.fail(new Forbidden({ message: "only the buyer may review a transaction" }))
+          if (tx.status === "failed") return yield* Effect.fail(new Conflict({ message: "nothing was delivered: a failed transaction cannot be reviewed", state: tx.status }))
+          const record: ReviewRecord = {
+            id: yield* ids.make("rev"),
+            transactionId,
+            serviceId: tx.serviceId,
+            reviewerAgentId: agentId,
+            sellerAgentId: tx.sellerAgentId,
+            rating: body.rating,
+            text: body.text ?? null,
+            createdAt: new Date(yield* Clock.currentTimeMillis).toISOString()
+          }
+          yield* store.insertReview(record)
+          yield* catalog.addRating(tx.serviceId, body.rating)
+          yield* events.emit(tx.sellerAgentId, "review.created", { reviewId: record.id, transactionId, serviceId: tx.serviceId, rating: body.rating })
+          return { ...record }
+        })
+      ).pipe(Effect.withSpan("Commerce.review", span))
+
+    return {
+      buy,
+      approve: (caller: Caller, id: string) => decide(caller, id, "approve"),
+      decline: (caller: Caller, id: string) => decide(caller, id, "decline"),
+      listApprovals,
+      getTransaction,
+      listTransactions,
+      review
+    } as const
+  })
+}) {}

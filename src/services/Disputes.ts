@@ -1,0 +1,228 @@
+// Disputes: a buyer contests a completed purchase within the filing window; the seller accepts
+// (refund) or contests (review by a documented rule); a refund reverses the purchase's ledger
+// entry exactly. A worker resolves disputes whose deadline passed.
+import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
+import { AppConfig } from "../layers/config.js"
+import { cents } from "../schema/common.js"
+import { Dispute, type DisputeRecord, type TransactionRecord } from "../schema/commerce.js"
+import { Conflict, Forbidden, NotFound, type StorageUnavailable } from "../schema/errors.js"
+import { PLATFORM_FEES, walletAccount } from "../schema/ledger.js"
+import { Catalog } from "./Catalog.js"
+import { CommerceStore } from "./Commerce.js"
+import { span } from "./Tracing.js"
+import { atomically, Ids } from "./Db.js"
+import { Events } from "./Events.js"
+import { Ledger } from "./Ledger.js"
+
+/** Storage port for disputes (one per transaction). */
+export class DisputeStore extends Context.Tag("DisputeStore")<
+  DisputeStore,
+  {
+    /** Fails with Conflict when the transaction already has a dispute. */
+    readonly insert: (d: DisputeRecord) => Effect.Effect<void, Conflict | StorageUnavailable>
+    readonly get: (id: string) => Effect.Effect<DisputeRecord | undefined, StorageUnavailable>
+    readonly lock: (id: string) => Effect.Effect<DisputeRecord | undefined, StorageUnavailable>
+    readonly update: (d: DisputeRecord) => Effect.Effect<void, StorageUnavailable>
+    /** Ids of open disputes past respondBy and under_review ones past reviewDueAt, oldest first. */
+    readonly listDue: (nowIso: string, limit: number) => Effect.Effect<ReadonlyArray<string>, StorageUnavailable>
+    /** The agent's disputes as buyer or seller, newest first. */
+    readonly listForAgent: (agentId: string, limit: number) => Effect.Effect<ReadonlyArray<DisputeRecord>, StorageUnavailable>
+  }
+>() {}
+
+/** Numbers of the lifecycle (docs/commerce.md, "Disputes"). */
+export const FILING_WINDOW_MS = 14 * 86_400_000
+export const SELLER_RESPONSE_MS = 72 * 3_600_000
+export const REVIEW_MS = 24 * 3_600_000
+
+const notFound = (id: string) => new NotFound({ message: `dispute ${id} not found`, resource: "dispute", id })
+
+export const toDispute = (d: DisputeRecord, viewer: string): Dispute =>
+  Dispute.make({ ...d, role: d.buyerAgentId === viewer ? "buyer" : "seller", refundCents: cents(d.refundCents) }, true)
+
+export class Disputes extends Effect.Service<Disputes>()("Disputes", {
+  effect: Effect.gen(function* () {
+    const store = yield* DisputeStore
+    const commerce = yield* CommerceStore
+    const catalog = yield* Catalog
+    const ledger = yield* Ledger
+    const events = yield* Events
+    const ids = yield* Ids
+    const iso = (ms: number) => new Date(ms).toISOString()
+
+    const announce = (d: DisputeRecord) =>
+      Effect.forEach(
+        [d.buyerAgentId, d.sellerAgentId],
+        (agentId) => events.emit(agentId, "dispute.updated", { disputeId: d.id, transactionId: d.transactionId, status: d.status, refundCents: d.refundCents, resolution: d.resolution }),
+        { discard: true }
+      )
+
+    /**
+     * Reverses the purchase exactly (buyer +price, seller −share, platform −fee) in the caller's
+     * unit of work. Fails with InsufficientFunds when the seller has already spent its share.
+     */
+    const refund = (d: DisputeRecord, tx: TransactionRecord, now: number, resolution: string) =>
+      Effect.gen(function* () {
+        const entry = yield* ledger.post({
+          kind: "refund",
+          reference: tx.id,
+          memo: `dispute ${d.id}: refund`,
+          postings: [
+            { account: walletAccount(tx.buyerAgentId), amount: tx.priceCents },
+            { account: walletAccount(tx.sellerAgentId), amount: -tx.sellerCents },
+            { account: PLATFORM_FEES, amount: -tx.feeCents }
+          ]
+        })
+        yield* commerce.updateTransaction({ ...tx, status: "refunded", refundedAt: iso(now) })
+        const next: DisputeRecord = { ...d, status: "resolved_refunded", resolution, refundCents: tx.priceCents, refundEntryId: entry.id, updatedAt: iso(now), resolvedAt: iso(now) }
+        yield* store.update(next)
+        yield* announce(next)
+        for (const agentId of [tx.buyerAgentId, tx.sellerAgentId]) {
+          yield* events.emit(agentId, "transaction.refunded", { transactionId: tx.id, disputeId: d.id, refundCents: tx.priceCents, sellerCents: tx.sellerCents, feeCents: tx.feeCents })
+        }
+        return next
+      })
+
+    const lockTx = (id: string) => Effect.flatMap(commerce.lockTransaction(id), (tx) => (tx ? Effect.succeed(tx) : Effect.dieMessage(`dispute for missing transaction ${id}`)))
+
+    /** The buyer opens a dispute on a completed purchase within FILING_WINDOW_MS of it. */
+    const open = (agentId: string, body: { readonly transactionId: string; readonly reason: string }) =>
+      atomically(
+        Effect.gen(function* () {
+          const tx = yield* commerce.lockTransaction(body.transactionId)
+          if (!tx || (tx.buyerAgentId !== agentId && tx.sellerAgentId !== agentId)) {
+            return yield* Effect.fail(new NotFound({ message: `transaction ${body.transactionId} not found`, resource: "transaction", id: body.transactionId }))
+          }
+          if (tx.buyerAgentId !== agentId) return yield* Effect.fail(new Forbidden({ message: "only the buyer may open a dispute" }))
+          if (tx.status !== "completed") return yield* Effect.fail(new Conflict({ message: `a ${tx.status} transaction cannot be disputed`, state: tx.status }))
+          const now = yield* Clock.currentTimeMillis
+          if (now - Date.parse(tx.createdAt) > FILING_WINDOW_MS) {
+            return yield* Effect.fail(new Conflict({ message: `the filing window of 14 days after the purchase (${tx.createdAt}) has closed`, state: "filing_window_closed" }))
+          }
+          const d: DisputeRecord = {
+            id: yield* ids.make("dsp"),
+            transactionId: tx.id,
+            buyerAgentId: tx.buyerAgentId,
+            sellerAgentId: tx.sellerAgentId,
+            reason: body.reason,
+            status: "open",
+            sellerResponse: null,
+            sellerNote: null,
+            resolution: null,
+            refundCents: 0,
+            refundEntryId: null,
+            respondBy: iso(now + SELLER_RESPONSE_MS),
+            reviewDueAt: null,
+            createdAt: iso(now),
+            updatedAt: iso(now),
+            resolvedAt: null
+          }
+          yield* store.insert(d)
+          yield* announce(d)
+          return toDispute(d, agentId)
+        })
+      ).pipe(Effect.withSpan("Disputes.open", span))
+
+    const get = (agentId: string, id: string) =>
+      Effect.flatMap(store.get(id), (d) => (d && (d.buyerAgentId === agentId || d.sellerAgentId === agentId) ? Effect.succeed(toDispute(d, agentId)) : Effect.fail(notFound(id))))
+
+    const list = (agentId: string) => Effect.map(store.listForAgent(agentId, 100), (rows) => ({ data: rows.map((d) => toDispute(d, agentId)) }))
+
+    /** The seller accepts (refund now) or contests (under_review; decided after REVIEW_MS). */
+    const respond = (agentId: string, id: string, body: { readonly action: "accept" | "contest"; readonly note?: string }) =>
+      atomically(
+        Effect.gen(function* () {
+          const d = yield* store.lock(id)
+          if (!d || (d.buyerAgentId !== agentId && d.sellerAgentId !== agentId)) return yield* Effect.fail(notFound(id))
+          if (d.sellerAgentId !== agentId) return yield* Effect.fail(new Forbidden({ message: "only the seller answers a dispute" }))
+          if (d.status !== "open") return yield* Effect.fail(new Conflict({ message: `dispute ${id} is ${d.status}`, state: d.status }))
+          const now = yield* Clock.currentTimeMillis
+          const answered: DisputeRecord = { ...d, sellerResponse: body.action, sellerNote: body.note ?? null, updatedAt: iso(now) }
+          if (body.action === "accept") {
+            const tx = yield* lockTx(d.transactionId)
+            const done = yield* refund(answered, tx, now, "the seller accepted the dispute: purchase refunded").pipe(
+              Effect.catchTag("InsufficientFunds", (e) =>
+                Effect.fail(new Conflict({ message: `the seller's wallet cannot cover the refund yet (${e.missingCents} cents short)`, state: "refund_blocked" }))
+              )
+            )
+            return toDispute(done, agentId)
+          }
+          const next: DisputeRecord = { ...answered, status: "under_review", reviewDueAt: iso(now + REVIEW_MS) }
+          yield* store.update(next)
+          yield* announce(next)
+          return toDispute(next, agentId)
+        })
+      ).pipe(Effect.withSpan("Disputes.respond", span))
+
+    /**
+     * Resolves one due dispute: an open one the seller left unanswered is refunded; a contested
+     * one is refunded when its delivery breached the tier's p95 latency, otherwise rejected.
+     */
+    const resolveOne = (id: string) =>
+      atomically(
+        Effect.gen(function* () {
+          const d = yield* store.lock(id)
+          const now = yield* Clock.currentTimeMillis
+          if (!d) return false
+          const dueOpen = d.status === "open" && Date.parse(d.respondBy) <= now
+          const dueReview = d.status === "under_review" && d.reviewDueAt !== null && Date.parse(d.reviewDueAt) <= now
+          if (!dueOpen && !dueReview) return false
+          const tx = yield* lockTx(d.transactionId)
+          if (dueOpen) {
+            yield* refund(d, tx, now, "the seller did not answer within 72 hours: purchase refunded")
+            return true
+          }
+          const row = yield* commerce.getTransaction(tx.id)
+          const tier = yield* Effect.option(catalog.getTier(tx.serviceId, tx.tierId))
+          const latency = row?.delivery?.latencyMs ?? 0
+          const promised = tier._tag === "Some" ? tier.value.tier.sla.p95LatencyMs : undefined
+          if (promised === undefined || latency > promised) {
+            const why = promised === undefined ? "the tier no longer exists to check the SLA against" : `the delivery took ${latency} ms, over the tier's p95 of ${promised} ms`
+            yield* refund(d, tx, now, `review: ${why}: purchase refunded`)
+            return true
+          }
+          const next: DisputeRecord = {
+            ...d,
+            status: "resolved_rejected",
+            resolution: `review: the delivery took ${latency} ms, within the tier's p95 of ${promised} ms: dispute rejected`,
+            updatedAt: iso(now),
+            resolvedAt: iso(now)
+          }
+          yield* store.update(next)
+          yield* announce(next)
+          return true
+        })
+      )
+
+    /** Resolves every due dispute (the worker calls this; tests call it after moving the clock). */
+    const resolveDue = Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const due = yield* store.listDue(iso(now), 100)
+      let resolved = 0
+      for (const id of due) {
+        const r = yield* Effect.either(resolveOne(id))
+        if (r._tag === "Right" && r.right) resolved++
+        // A refund the seller cannot cover yet stays due and is retried on the next pass.
+        if (r._tag === "Left") yield* Effect.logWarning(`dispute ${id} not resolved yet: ${r.left.message}`)
+      }
+      return resolved
+    }).pipe(Effect.withSpan("Disputes.resolveDue", span))
+
+    return { open, get, list, respond, resolveDue } as const
+  })
+}) {}
+
+/** Background resolution of due disputes every 5 seconds (when WORKERS is on). */
+export const DisputeWorkerLive = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    if (!config.workers) return
+    const disputes = yield* Disputes
+    yield* Effect.forkScoped(
+      disputes.resolveDue.pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("dispute worker pass failed", cause)),
+        Effect.repeat(Schedule.spaced(Duration.seconds(5)))
+      )
+    )
+  })
+)

@@ -1,0 +1,234 @@
+// Reputation (0–1000 from reviews, disputes, volume and tenure), the leaderboard, commerce
+// analytics (stats, usage) and recommendations — all read-side, from one analytics port.
+import { Clock, Context, Effect } from "effect"
+import { cents } from "../schema/common.js"
+import type { Reputation as ReputationView, ReputationBand, ReputationInputs, UsageRow } from "../schema/commerce.js"
+import type { StorageUnavailable } from "../schema/errors.js"
+import { Catalog } from "./Catalog.js"
+import { span } from "./Tracing.js"
+import { Keys } from "./Keys.js"
+import { Wallet, utcDayStart } from "./Wallet.js"
+
+export interface ServiceCountRow { readonly serviceId: string; readonly serviceName: string; readonly count: number; readonly volumeCents: number }
+
+export interface AgentTotals {
+  readonly purchases: number
+  readonly spentCents: number
+  readonly sales: number
+  readonly earnedCents: number
+  readonly feesGeneratedCents: number
+  readonly refundsReceivedCents: number
+}
+
+export interface PlatformTotals {
+  readonly transactions: number
+  readonly volumeCents: number
+  readonly feesCents: number
+  readonly activeServices: number
+  readonly buyers: number
+  readonly sellers: number
+}
+
+/** Read-side aggregates over transactions, reviews and disputes. Counts are of completed purchases unless said. */
+export class AnalyticsStore extends Context.Tag("AnalyticsStore")<
+  AnalyticsStore,
+  {
+    /** Reputation inputs of the given agents, or of every agent that sold, bought or lists a service. */
+    readonly reputationInputs: (agentIds: ReadonlyArray<string> | "all") => Effect.Effect<ReadonlyArray<ReputationInputs>, StorageUnavailable>
+    readonly agentTotals: (agentId: string) => Effect.Effect<AgentTotals, StorageUnavailable>
+    readonly topServices: (by: { readonly buyer?: string; readonly seller?: string }, limit: number) => Effect.Effect<ReadonlyArray<ServiceCountRow>, StorageUnavailable>
+    readonly platformTotals: Effect.Effect<PlatformTotals, StorageUnavailable>
+    /** The buyer's completed purchases in [from, to), grouped by service and by UTC day (yyyy-mm-dd). */
+    readonly usage: (agentId: string, fromIso: string, toIso: string) => Effect.Effect<{ readonly byService: ReadonlyArray<UsageRow>; readonly byDay: ReadonlyArray<UsageRow> }, StorageUnavailable>
+    /** The buyer's completed purchases per category. */
+    readonly categoryHistory: (agentId: string) => Effect.Effect<ReadonlyArray<{ readonly category: string; readonly count: number }>, StorageUnavailable>
+  }
+>() {}
+
+// ---------------------------------------------------------------------------------------------
+// The formula (docs/reputation.md has the same numbers; test/suites/commerce.test.ts pins them)
+
+export const REPUTATION_MAX = { reviews: 400, disputes: 200, volume: 250, tenure: 150 } as const
+/** Lower bound of each band. */
+export const BANDS: ReadonlyArray<{ readonly band: ReputationBand; readonly from: number }> = [
+  { band: "Bronze", from: 0 },
+  { band: "Silver", from: 350 },
+  { band: "Gold", from: 550 },
+  { band: "Platinum", from: 750 },
+  { band: "Diamond", from: 900 }
+]
+export const REPUTATION_FORMULA =
+  "reviews 400·(b−1)/4 with b=(Σstars+3·2)/(n+2); disputes 200·max(0,1−5·lost/deals) (100 with no deals); volume 250·min(1,log10(1+usd)/5); tenure 150·min(1,days/365); bands Bronze 0, Silver 350, Gold 550, Platinum 750, Diamond 900"
+
+export const bandOf = (score: number): ReputationBand => [...BANDS].reverse().find((b) => score >= b.from)!.band
+
+export const reputationScore = (i: Omit<ReputationInputs, "agentId">, tenureDays: number) => {
+  const bayes = (i.ratingSum + 3 * 2) / (i.reviewsReceived + 2)
+  const reviews = Math.round((REPUTATION_MAX.reviews * (bayes - 1)) / 4)
+  const disputes = i.completedDeals === 0 ? REPUTATION_MAX.disputes / 2 : Math.round(REPUTATION_MAX.disputes * Math.max(0, 1 - (5 * i.disputesLost) / i.completedDeals))
+  const volume = Math.round(REPUTATION_MAX.volume * Math.min(1, Math.log10(1 + i.volumeCents / 100) / 5))
+  const days = Math.max(0, Math.floor(tenureDays))
+  const tenure = Math.round(REPUTATION_MAX.tenure * Math.min(1, days / 365))
+  const score = Math.max(0, Math.min(1000, reviews + disputes + volume + tenure))
+  return { score, reviews, disputes, volume, tenure, days }
+}
+
+const emptyInputs = (agentId: string): ReputationInputs => ({ agentId, reviewsReceived: 0, ratingSum: 0, completedDeals: 0, volumeCents: 0, disputesLost: 0 })
+
+export class Reputation extends Effect.Service<Reputation>()("Reputation", {
+  effect: Effect.gen(function* () {
+    const store = yield* AnalyticsStore
+    const keys = yield* Keys
+    const catalog = yield* Catalog
+    const wallet = yield* Wallet
+
+    const tenureDays = (agentId: string, now: number) =>
+      Effect.map(Effect.option(keys.getAgent(agentId)), (a) => (a._tag === "Some" ? (now - Date.parse(a.value.createdAt)) / 86_400_000 : 0))
+
+    const compute = (inputs: ReputationInputs, now: number) =>
+      Effect.map(tenureDays(inputs.agentId, now), (days): ReputationView => {
+        const r = reputationScore(inputs, days)
+        const band = bandOf(r.score)
+        const next = BANDS.find((b) => b.from > r.score)
+        return {
+          agentId: inputs.agentId,
+          score: r.score,
+          band,
+          nextBand: next ? { band: next.band, atScore: next.from } : null,
+          factors: {
+            reviews: { points: r.reviews, max: REPUTATION_MAX.reviews, count: inputs.reviewsReceived, averageRating: inputs.reviewsReceived === 0 ? null : Math.round((inputs.ratingSum / inputs.reviewsReceived) * 100) / 100 },
+            disputes: { points: r.disputes, max: REPUTATION_MAX.disputes, lost: inputs.disputesLost, completedDeals: inputs.completedDeals },
+            volume: { points: r.volume, max: REPUTATION_MAX.volume, volumeCents: inputs.volumeCents },
+            tenure: { points: r.tenure, max: REPUTATION_MAX.tenure, days: r.days }
+          },
+          formula: REPUTATION_FORMULA
+        }
+      })
+
+    const reputationOf = (agentId: string) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const [inputs] = yield* store.reputationInputs([agentId])
+        return yield* compute(inputs ?? emptyInputs(agentId), now)
+      }).pipe(Effect.withSpan("Reputation.of", span))
+
+    const leaderboard = (limit: number) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const all = yield* store.reputationInputs("all")
+        const scored = yield* Effect.forEach(all, (i) => Effect.map(compute(i, now), (r) => ({ r, i })), { concurrency: 10 })
+        scored.sort((a, b) => b.r.score - a.r.score || a.r.agentId.localeCompare(b.r.agentId))
+        const top = scored.slice(0, limit)
+        const data = yield* Effect.forEach(top, ({ r, i }, index) =>
+          Effect.map(Effect.option(keys.getAgent(r.agentId)), (agent) => ({
+            rank: index + 1,
+            agentId: r.agentId,
+            name: agent._tag === "Some" ? agent.value.name : r.agentId,
+            organization: agent._tag === "Some" ? agent.value.organization : null,
+            score: r.score,
+            band: r.band,
+            completedDeals: i.completedDeals,
+            reviewsReceived: i.reviewsReceived
+          }))
+        )
+        return { data, generatedAt: new Date(now).toISOString() }
+      }).pipe(Effect.withSpan("Reputation.leaderboard", span))
+
+    const stats = (agentId: string) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const [mine, bought, sold, platform, top] = yield* Effect.all([
+          store.agentTotals(agentId),
+          store.topServices({ buyer: agentId }, 5),
+          store.topServices({ seller: agentId }, 5),
+          store.platformTotals,
+          store.topServices({}, 5)
+        ])
+        return {
+          agent: { ...mine, topServicesBought: bought, topServicesSold: sold },
+          platform: { ...platform, topServices: top },
+          generatedAt: new Date(now).toISOString()
+        }
+      }).pipe(Effect.withSpan("Reputation.stats", span))
+
+    /** Calls and spend per service and per UTC day over the last `days` days, with the limits left. */
+    const usage = (agentId: string, days: number) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const from = new Date(utcDayStart(now) - (days - 1) * 86_400_000).toISOString()
+        const to = new Date(now + 1).toISOString()
+        const u = yield* store.usage(agentId, from, to)
+        const w = yield* wallet.view(agentId)
+        return {
+          agentId,
+          from,
+          to: new Date(now).toISOString(),
+          byService: u.byService.map((r) => ({ serviceId: r.key, serviceName: r.label, calls: r.calls, spentCents: r.spentCents })),
+          byDay: u.byDay.map((r) => ({ day: r.key, calls: r.calls, spentCents: r.spentCents })),
+          totals: { calls: u.byService.reduce((s, r) => s + r.calls, 0), spentCents: u.byService.reduce((s, r) => s + r.spentCents, 0) },
+          limits: {
+            perTransactionLimitCents: w.policies.perTransactionLimitCents,
+            dailyLimitCents: w.policies.dailyLimitCents,
+            remainingTodayCents: w.remainingTodayCents,
+            monthlyLimitCents: w.policies.monthlyLimitCents,
+            remainingThisMonthCents: w.remainingThisMonthCents
+          }
+        }
+      }).pipe(Effect.withSpan("Reputation.usage", span))
+
+    /**
+     * Ranks listed services for a buyer (docs/commerce.md, "Recommendations"): services the wallet
+     * policy forbids are left out; each remaining one is scored on its cheapest tier within the
+     * per-transaction limit: fit 30 + rating 25 + seller reputation 25 + price 20 = 100.
+     */
+    const recommend = (agentId: string, q: { readonly category?: string; readonly limit?: number }) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const policy = yield* wallet.policyOf(agentId)
+        const history = yield* store.categoryHistory(agentId)
+        const bought = history.reduce((s, h) => s + h.count, 0)
+        const listed = (yield* catalog.list({ category: q.category, limit: 100 })).data
+        const candidates = listed.flatMap((service) => {
+          if (service.sellerAgentId === agentId) return []
+          if (policy.allowedSellers !== null && !policy.allowedSellers.includes(service.sellerAgentId)) return []
+          if (policy.allowedCategories !== null && !policy.allowedCategories.includes(service.category)) return []
+          const tiers = service.tiers.filter((t) => policy.perTransactionLimitCents === null || t.priceCents <= policy.perTransactionLimitCents)
+          if (tiers.length === 0) return []
+          const tier = tiers.reduce((a, b) => (b.priceCents < a.priceCents ? b : a))
+          return [{ service, tier }]
+        })
+        const sellers = [...new Set(candidates.map((c) => c.service.sellerAgentId))]
+        const inputs = new Map((yield* store.reputationInputs(sellers)).map((i) => [i.agentId, i]))
+        const reps = new Map(yield* Effect.forEach(sellers, (s) => Effect.map(compute(inputs.get(s) ?? emptyInputs(s), now), (r) => [s, r] as const)))
+        const cheapest = new Map<string, number>()
+        for (const c of candidates) cheapest.set(c.service.category, Math.min(cheapest.get(c.service.category) ?? Infinity, c.tier.priceCents))
+        const round2 = (n: number) => Math.round(n * 100) / 100
+        const scored = candidates.map(({ service, tier }) => {
+          const share = bought === 0 ? null : (history.find((h) => h.category === service.category)?.count ?? 0) / bought
+          const fit = share === null ? 15 : 30 * share
+          const bayes = ((service.rating ?? 0) * service.reviewCount + 3 * 2) / (service.reviewCount + 2)
+          const rating = (25 * (bayes - 1)) / 4
+          const rep = reps.get(service.sellerAgentId)!
+          const sellerReputation = (25 * rep.score) / 1000
+          const low = cheapest.get(service.category)!
+          const price = tier.priceCents === 0 ? 20 : (20 * low) / tier.priceCents
+          const reasons = [
+            share === null ? "no purchase history yet: neutral fit" : `${Math.round(share * 100)}% of your ${bought} purchases were ${service.category}`,
+            service.rating === null ? "not rated yet" : `rated ${service.rating} from ${service.reviewCount} reviews`,
+            `seller ${service.sellerAgentId} is ${rep.band} (${rep.score}/1000)`,
+            tier.priceCents === low ? `${tier.name} at ${tier.priceCents} cents per ${tier.unit} is the cheapest ${service.category} offer you may buy` : `${tier.name} at ${tier.priceCents} cents per ${tier.unit} (cheapest ${service.category} offer: ${low})`,
+            policy.perTransactionLimitCents === null ? "no per-transaction limit on your wallet" : `within your per-transaction limit of ${policy.perTransactionLimitCents} cents`
+          ]
+          const factors = { fit: round2(fit), rating: round2(rating), sellerReputation: round2(sellerReputation), price: round2(price) }
+          return { score: round2(fit + rating + sellerReputation + price), service, tierId: tier.id, priceCents: cents(tier.priceCents), factors, reasons }
+        })
+        scored.sort((a, b) => b.score - a.score || a.service.id.localeCompare(b.service.id))
+        return {
+          formula: "score = fit 30·(share of your purchases in the category; 15 without history) + rating 25·(b−1)/4 + seller reputation 25·score/1000 + price 20·cheapest/price",
+          data: scored.slice(0, q.limit ?? 5).map((s, i) => ({ rank: i + 1, ...s }))
+        }
+      }).pipe(Effect.withSpan("Reputation.recommend", span))
+
+    return { reputationOf, leaderboard, stats, usage, recommend } as const
+  })
+}) {}

@@ -1,0 +1,324 @@
+// Wallet: an agent's credit balance (the ledger balance of wallet:<agentId>, in cents), its
+// spending policies and autonomy level, fake-mode top-ups, low-balance warnings and auto-recharge.
+import { Clock, Context, Effect } from "effect"
+import { isTagged } from "effect/Predicate"
+import { AppConfig } from "../layers/config.js"
+import { cents } from "../schema/common.js"
+import {
+  CREDIT_UNIT,
+  CURRENCY,
+  InsufficientCredits,
+  PolicyViolation,
+  type UpdateWalletBody,
+  type WalletPolicy,
+  type WalletRecord,
+  type WalletView
+} from "../schema/commerce.js"
+import { Conflict, Forbidden, InvalidInput, type StorageUnavailable } from "../schema/errors.js"
+import { EXTERNAL_GRANTS, type InsufficientFunds, walletAccount } from "../schema/ledger.js"
+import { span } from "./Tracing.js"
+import { atomically, Ids } from "./Db.js"
+import { Events } from "./Events.js"
+import { Ledger } from "./Ledger.js"
+
+export interface RechargeRequest {
+  readonly id: string
+  readonly agentId: string
+  readonly amountCents: number
+  readonly reason: string
+  /** granted: credited at once (fake payments); requested: waits for the payments layer to charge it. */
+  readonly status: "granted" | "requested"
+  readonly ledgerEntryId: string | null
+  readonly createdAt: string
+}
+
+/** Storage port for wallets (policies) and the spend sums policies are checked against. */
+export class WalletStore extends Context.Tag("WalletStore")<
+  WalletStore,
+  {
+    /** The wallet row, locked for this unit of work (`SELECT … FOR UPDATE`); inserted as `initial` when missing. */
+    readonly lock: (initial: WalletRecord) => Effect.Effect<WalletRecord, StorageUnavailable>
+    readonly get: (agentId: string) => Effect.Effect<WalletRecord | undefined, StorageUnavailable>
+    readonly put: (row: WalletRecord) => Effect.Effect<void, StorageUnavailable>
+    /** Sum of the agent's completed (not refunded) purchases created at or after `sinceIso`. */
+    readonly spentSince: (agentId: string, sinceIso: string) => Effect.Effect<number, StorageUnavailable>
+    /** Pending approvals of the agent that have not expired at `nowIso`. */
+    readonly countPendingApprovals: (agentId: string, nowIso: string) => Effect.Effect<number, StorageUnavailable>
+    readonly insertRecharge: (request: RechargeRequest) => Effect.Effect<void, StorageUnavailable>
+    /** Recharge requests waiting for the payments layer (status requested), oldest first. */
+    readonly listRequestedRecharges: (limit: number) => Effect.Effect<ReadonlyArray<RechargeRequest>, StorageUnavailable>
+  }
+>() {}
+
+/** A new wallet: no limits, purchases need no approval (docs/commerce.md, "Default policy"). */
+export const DEFAULT_POLICY: WalletPolicy = {
+  perTransactionLimitCents: null,
+  dailyLimitCents: null,
+  monthlyLimitCents: null,
+  allowedCategories: null,
+  allowedSellers: null,
+  approvalThresholdCents: cents(10_000),
+  autonomyLevel: "full_auto",
+  autoRecharge: { enabled: false, thresholdCents: cents(0), amountCents: cents(1_000) }
+}
+
+const DAY_MS = 86_400_000
+/** Start of the UTC day / month containing `ms` (daily and monthly limits reset there). */
+export const utcDayStart = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS
+export const utcMonthStart = (ms: number) => {
+  const d = new Date(ms)
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)
+}
+
+/** A grant from external:grants is balanced and debits an account that may go negative: its errors are bugs. */
+const grantCannotFail = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchIf(effect, (e): e is Extract<E, InsufficientFunds | InvalidInput> => isTagged(e, "InsufficientFunds") || isTagged(e, "InvalidInput"), (e) => Effect.die(e)) as Effect.Effect<
+    A,
+    Exclude<E, InsufficientFunds | InvalidInput>,
+    R
+  >
+
+const AUTONOMY_ORDER = { manual: 0, semi_auto: 1, full_auto: 2 } as const
+
+/** The first field in which `next` allows more than `current` (null when it only tightens or keeps). */
+export const loosens = (current: WalletPolicy, next: WalletPolicy): string | null => {
+  const limit = (a: number | null, b: number | null) => a !== null && (b === null || b > a)
+  const list = (a: ReadonlyArray<string> | null, b: ReadonlyArray<string> | null) => a !== null && (b === null || b.some((x) => !a.includes(x)))
+  if (limit(current.perTransactionLimitCents, next.perTransactionLimitCents)) return "perTransactionLimitCents"
+  if (limit(current.dailyLimitCents, next.dailyLimitCents)) return "dailyLimitCents"
+  if (limit(current.monthlyLimitCents, next.monthlyLimitCents)) return "monthlyLimitCents"
+  if (list(current.allowedCategories, next.allowedCategories)) return "allowedCategories"
+  if (list(current.allowedSellers, next.allowedSellers)) return "allowedSellers"
+  if (next.approvalThresholdCents > current.approvalThresholdCents) return "approvalThresholdCents"
+  if (AUTONOMY_ORDER[next.autonomyLevel] > AUTONOMY_ORDER[current.autonomyLevel]) return "autonomyLevel"
+  if (next.autoRecharge.enabled && (!current.autoRecharge.enabled || next.autoRecharge.amountCents > current.autoRecharge.amountCents)) return "autoRecharge"
+  return null
+}
+
+export interface PurchaseCheck {
+  readonly priceCents: number
+  readonly category: string
+  readonly sellerAgentId: string
+}
+
+export class Wallet extends Effect.Service<Wallet>()("Wallet", {
+  effect: Effect.gen(function* () {
+    const store = yield* WalletStore
+    const ledger = yield* Ledger
+    const events = yield* Events
+    const ids = yield* Ids
+    const config = yield* AppConfig
+
+    const initial = (agentId: string, now: number): WalletRecord => ({
+      agentId,
+      policy: DEFAULT_POLICY,
+      createdAt: new Date(now).toISOString(),
+      updatedAt: new Date(now).toISOString()
+    })
+
+    const howToFund = {
+      topupUrl: config.payments === "fake" ? `${config.baseUrl}/api/v1/agent/commerce/wallet/topup` : null,
+      checkoutUrl: `${config.baseUrl}/api/trpc/subscription.createCheckout`,
+      rechargeUrl: null,
+      note:
+        config.payments === "fake"
+          ? "POST {amountCents} to topupUrl (fake-payments mode), or buy a plan: its credits fund the wallet (1 credit = 1 cent)"
+          : "buy a plan through checkoutUrl (its credits fund the wallet, 1 credit = 1 cent), or enable auto-recharge with PATCH /wallet"
+    }
+
+    /** The 402 a purchase answers when the buyer's wallet cannot cover the price. */
+    const insufficientCredits = (e: InsufficientFunds) =>
+      new InsufficientCredits({
+        message: `the wallet holds ${e.balanceCents} cents; ${e.requiredCents} are needed (${e.missingCents} missing)`,
+        requiredCents: e.requiredCents,
+        balanceCents: e.balanceCents,
+        missingCents: e.missingCents,
+        howToFund
+      })
+
+    const spent = (agentId: string, now: number) =>
+      Effect.all({ today: store.spentSince(agentId, new Date(utcDayStart(now)).toISOString()), month: store.spentSince(agentId, new Date(utcMonthStart(now)).toISOString()) })
+
+    const remaining = (limit: number | null, used: number) => (limit === null ? null : cents(Math.max(0, limit - used)))
+
+    const view = (agentId: string) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const wallet = (yield* store.get(agentId)) ?? initial(agentId, now)
+        const balance = yield* ledger.balance(walletAccount(agentId))
+        const used = yield* spent(agentId, now)
+        const view: WalletView = {
+          agentId,
+          balanceCents: cents(balance),
+          currency: CURRENCY,
+          creditUnit: CREDIT_UNIT,
+          policies: wallet.policy,
+          autonomyLevel: wallet.policy.autonomyLevel,
+          spentTodayCents: cents(used.today),
+          spentThisMonthCents: cents(used.month),
+          remainingTodayCents: remaining(wallet.policy.dailyLimitCents, used.today),
+          remainingThisMonthCents: remaining(wallet.policy.monthlyLimitCents, used.month),
+          pendingApprovals: yield* store.countPendingApprovals(agentId, new Date(now).toISOString()),
+          updatedAt: wallet.updatedAt
+        }
+        return view
+      }).pipe(Effect.withSpan("Wallet.view", span))
+
+    const policyOf = (agentId: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.map(store.get(agentId), (w) => (w ?? initial(agentId, now)).policy))
+
+    /**
+     * Changes the policy. An agent's own key may only tighten it; loosening (a higher or removed
+     * limit, a wider allow-list, a higher threshold or autonomy, more auto-recharge) is the
+     * account owner's, through the dashboard (`byOwner`).
+     */
+    const updatePolicy = (agentId: string, body: UpdateWalletBody, options: { readonly byOwner: boolean } = { byOwner: false }) =>
+      Effect.gen(function* () {
+        yield* atomically(
+          Effect.gen(function* () {
+            const now = yield* Clock.currentTimeMillis
+            const wallet = yield* store.lock(initial(agentId, now))
+            const p = wallet.policy
+            const pick = <K extends keyof WalletPolicy>(k: K): WalletPolicy[K] => (body[k as keyof UpdateWalletBody] !== undefined ? (body[k as keyof UpdateWalletBody] as WalletPolicy[K]) : p[k])
+            const policy: WalletPolicy = {
+              perTransactionLimitCents: pick("perTransactionLimitCents"),
+              dailyLimitCents: pick("dailyLimitCents"),
+              monthlyLimitCents: pick("monthlyLimitCents"),
+              allowedCategories: pick("allowedCategories"),
+              allowedSellers: pick("allowedSellers"),
+              approvalThresholdCents: pick("approvalThresholdCents"),
+              autonomyLevel: pick("autonomyLevel"),
+              autoRecharge: {
+                enabled: body.autoRecharge?.enabled ?? p.autoRecharge.enabled,
+                thresholdCents: body.autoRecharge?.thresholdCents ?? p.autoRecharge.thresholdCents,
+                amountCents: body.autoRecharge?.amountCents ?? p.autoRecharge.amountCents
+              }
+            }
+            const loosened = options.byOwner ? null : loosens(p, policy)
+            if (loosened !== null) {
+              return yield* Effect.fail(
+                new Forbidden({ message: `an agent key may only tighten its wallet policy; loosening ${loosened} is for the account owner (dashboard)`, permission: "owner" })
+              )
+            }
+            if (policy.dailyLimitCents !== null && policy.monthlyLimitCents !== null && policy.dailyLimitCents > policy.monthlyLimitCents) {
+              return yield* Effect.fail(new InvalidInput({ message: "dailyLimitCents cannot exceed monthlyLimitCents", field: "dailyLimitCents" }))
+            }
+            yield* store.put({ ...wallet, policy, updatedAt: new Date(now).toISOString() })
+          })
+        )
+        return yield* view(agentId)
+      }).pipe(Effect.withSpan("Wallet.updatePolicy", span))
+
+    /** Fake-payments mode only: credits the wallet from external:grants (a `grant` entry). */
+    const topup = (agentId: string, amountCents: number) =>
+      Effect.gen(function* () {
+        if (config.payments !== "fake") {
+          return yield* Effect.fail(
+            new Conflict({ message: "top-up is only available in fake-payments mode; fund the wallet through a plan checkout or a recharge", state: `payments:${config.payments}` })
+          )
+        }
+        const entry = yield* ledger.transfer({
+          kind: "grant",
+          reference: `topup:${agentId}:${yield* ids.make("tu")}`,
+          memo: "fake-payments top-up",
+          from: EXTERNAL_GRANTS,
+          to: walletAccount(agentId),
+          amount: amountCents
+        })
+        return { agentId, amountCents: cents(amountCents), balanceCents: cents(yield* ledger.balance(walletAccount(agentId))), entryId: entry.id }
+      }).pipe(grantCannotFail, Effect.withSpan("Wallet.topup", span))
+
+    /**
+     * Auto-recharge hook. Fake payments: credited at once (a grant) and wallet.recharged is
+     * emitted. Otherwise a `requested` row waits for the payments layer to charge the owner.
+     */
+    const requestRecharge = (agentId: string, amountCents: number, reason: string) =>
+      atomically(
+        Effect.gen(function* () {
+          const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+          const id = yield* ids.make("rch")
+          if (config.payments === "fake") {
+            const entry = yield* ledger.transfer({ kind: "grant", reference: id, memo: `auto-recharge: ${reason}`, from: EXTERNAL_GRANTS, to: walletAccount(agentId), amount: amountCents })
+            const request: RechargeRequest = { id, agentId, amountCents, reason, status: "granted", ledgerEntryId: entry.id, createdAt: now }
+            yield* store.insertRecharge(request)
+            yield* events.emit(agentId, "wallet.recharged", {
+              rechargeId: id,
+              amountCents,
+              balanceCents: yield* ledger.balance(walletAccount(agentId)),
+              automatic: true
+            })
+            return request
+          }
+          const request: RechargeRequest = { id, agentId, amountCents, reason, status: "requested", ledgerEntryId: null, createdAt: now }
+          yield* store.insertRecharge(request)
+          return request
+        })
+      ).pipe(grantCannotFail, Effect.withSpan("Wallet.requestRecharge", span))
+
+    /**
+     * Inside the purchase's unit of work, after `lock` (which serialises one agent's purchases):
+     * applies the spending policies and says whether the purchase must wait for the owner.
+     */
+    const lock = (agentId: string) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.map(store.lock(initial(agentId, now)), (w) => w.policy))
+
+    const authorize = (agentId: string, p: WalletPolicy, purchase: PurchaseCheck, options: { readonly approved: boolean }) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const refuse = (policy: PolicyViolation["policy"], message: string, limitCents: number | null) =>
+          Effect.fail(new PolicyViolation({ message, policy, limitCents, attemptedCents: purchase.priceCents }))
+        if (p.allowedSellers !== null && !p.allowedSellers.includes(purchase.sellerAgentId)) {
+          return yield* refuse("allowedSellers", `seller ${purchase.sellerAgentId} is not in the wallet's allowedSellers`, null)
+        }
+        if (p.allowedCategories !== null && !p.allowedCategories.includes(purchase.category)) {
+          return yield* refuse("allowedCategories", `category ${purchase.category} is not in the wallet's allowedCategories`, null)
+        }
+        if (p.perTransactionLimitCents !== null && purchase.priceCents > p.perTransactionLimitCents) {
+          return yield* refuse("perTransactionLimit", `${purchase.priceCents} cents is over the per-transaction limit of ${p.perTransactionLimitCents} cents`, p.perTransactionLimitCents)
+        }
+        if (p.dailyLimitCents !== null) {
+          const today = yield* store.spentSince(agentId, new Date(utcDayStart(now)).toISOString())
+          if (today + purchase.priceCents > p.dailyLimitCents) {
+            return yield* refuse("dailyLimit", `${today} cents spent today; ${purchase.priceCents} more would pass the daily limit of ${p.dailyLimitCents} cents`, p.dailyLimitCents)
+          }
+        }
+        if (p.monthlyLimitCents !== null) {
+          const month = yield* store.spentSince(agentId, new Date(utcMonthStart(now)).toISOString())
+          if (month + purchase.priceCents > p.monthlyLimitCents) {
+            return yield* refuse("monthlyLimit", `${month} cents spent this month; ${purchase.priceCents} more would pass the monthly limit of ${p.monthlyLimitCents} cents`, p.monthlyLimitCents)
+          }
+        }
+        const approval: "manual" | "approvalThreshold" | null = options.approved
+          ? null
+          : p.autonomyLevel === "manual"
+            ? "manual"
+            : p.autonomyLevel === "semi_auto" && purchase.priceCents > p.approvalThresholdCents
+              ? "approvalThreshold"
+              : null
+        return approval
+      })
+
+    /** After a debit, inside its unit of work: low-balance warning when the balance crosses the threshold, then auto-recharge. */
+    const afterDebit = (agentId: string, policy: WalletPolicy, beforeCents: number, afterCents: number) =>
+      Effect.gen(function* () {
+        const threshold = policy.autoRecharge.thresholdCents
+        if (threshold <= 0 || afterCents >= threshold || beforeCents < threshold) return
+        yield* events.emit(agentId, "wallet.low_balance", { balanceCents: afterCents, thresholdCents: threshold, autoRecharge: policy.autoRecharge.enabled })
+        if (policy.autoRecharge.enabled) yield* requestRecharge(agentId, policy.autoRecharge.amountCents, `balance ${afterCents} fell below ${threshold}`)
+      })
+
+    return {
+      view,
+      policyOf,
+      updatePolicy,
+      topup,
+      requestRecharge,
+      listRequestedRecharges: store.listRequestedRecharges,
+      lock,
+      authorize,
+      afterDebit,
+      insufficientCredits,
+      howToFund,
+      balance: (agentId: string) => ledger.balance(walletAccount(agentId))
+    } as const
+  })
+}) {}

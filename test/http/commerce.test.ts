@@ -1,0 +1,182 @@
+// End to end over HTTP: the commerce protocol's auth (401/403), catalog, wallet top-up, buy (201,
+// 402 with how-to-fund, 403 PolicyViolation), idempotent replays, 404 on another agent's
+// transaction, review once, dispute refund, and owner approvals through the dashboard.
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
+import { adminDatabaseUrl } from "../fixtures/db.js"
+import { startServer, type TestServer } from "../fixtures/server.js"
+
+let server: TestServer
+
+const base = "/api/v1/agent/commerce"
+const call = async (path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) => {
+  const res = await fetch(`${server.baseUrl}${path}`, {
+    method: init.method ?? "GET",
+    headers: { ...(init.body !== undefined ? { "content-type": "application/json" } : {}), ...init.headers },
+    body: init.body !== undefined ? JSON.stringify(init.body) : undefined
+  })
+  const text = await res.text()
+  return { status: res.status, body: text ? JSON.parse(text) : undefined }
+}
+const as = (k: AgentKey) => k.auth
+
+const topup = (k: AgentKey, amountCents: number) => call(`${base}/wallet/topup`, { method: "POST", headers: as(k), body: { amountCents } })
+const buy = (k: AgentKey, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  call(`${base}/buy`, { method: "POST", headers: { ...as(k), ...headers }, body })
+
+const storages = adminDatabaseUrl ? (["memory", "postgres"] as const) : (["memory"] as const)
+
+describe.each(storages)("commerce over HTTP [%s]", (storage) => {
+  beforeAll(async () => {
+    server = await startServer({ storage, config: { rateLimitPerMinute: 10_000, rateLimitPerDay: 100_000 } })
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it("needs a key (401) and the route's permission (403)", async () => {
+    expect((await call(`${base}/services`)).status).toBe(401)
+    const readOnly = await createAgentKey(server.baseUrl, ["commerce:read"])
+    expect((await call(`${base}/services`, { headers: as(readOnly) })).status).toBe(200)
+    const refused = await buy(readOnly, { serviceId: "svc_translate_pro", tierId: "standard", input: "hi" })
+    expect(refused.status).toBe(403)
+    expect(refused.body).toMatchObject({ type: "Forbidden", permission: "commerce:buy" })
+    const noCommerce = await createAgentKey(server.baseUrl, ["catalog:read"])
+    expect((await call(`${base}/wallet`, { headers: as(noCommerce) })).status).toBe(403)
+  })
+
+  it("lists, filters and pages the catalog; shows tiers, SLA and measured compliance", async () => {
+    const k = await createAgentKey(server.baseUrl, ["commerce:read"])
+    const first = await call(`${base}/services?limit=5`, { headers: as(k) })
+    expect(first.status).toBe(200)
+    expect(first.body.data).toHaveLength(5)
+    const second = await call(`${base}/services?limit=5&cursor=${first.body.nextCursor}`, { headers: as(k) })
+    expect(second.body.data[0].id > first.body.data[4].id).toBe(true)
+    const tiered = await call(`${base}/services?pricingModel=tiered&q=translation`, { headers: as(k) })
+    expect(tiered.body.data.map((s: { id: string }) => s.id)).toEqual(["svc_doc_translate"])
+    const detail = await call(`${base}/services/svc_doc_translate`, { headers: as(k) })
+    expect(detail.body.tiers.map((t: { id: string; priceCents: number }) => [t.id, t.priceCents])).toEqual([["starter", 1900], ["business", 7900], ["enterprise", 29900]])
+    expect(detail.body.tiers[2].sla).toEqual({ uptimePct: 99.95, p95LatencyMs: 4000, supportWindow: "24/7" })
+    const sla = await call(`${base}/services/svc_doc_translate/sla`, { headers: as(k) })
+    expect(sla.body.tiers[0]).toMatchObject({ tierId: "starter", status: "no_data", deliveries: 0 })
+    expect((await call(`${base}/services/svc_nope`, { headers: as(k) })).status).toBe(404)
+    expect((await call(`${base}/services?minPriceCents=abc`, { headers: as(k) })).status).toBe(400)
+  })
+
+  it("buys: 201 with the 85/15 split, 402 with how to fund, 403 naming the policy, 404 for others' transactions", async () => {
+    const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
+    const poor = await buy(buyer, { serviceId: "svc_doc_translate", tierId: "starter", input: { doc: "a.pdf" } })
+    expect(poor.status).toBe(402)
+    expect(poor.body).toMatchObject({ type: "InsufficientCredits", requiredCents: 1900, balanceCents: 0, missingCents: 1900 })
+    expect(poor.body.howToFund.topupUrl).toBe(`${server.baseUrl}${base}/wallet/topup`)
+    expect(poor.body.howToFund.checkoutUrl).toBe(`${server.baseUrl}/api/trpc/subscription.createCheckout`)
+    expect((await topup(buyer, 2500)).body).toMatchObject({ amountCents: 2500, balanceCents: 2500 })
+    const ok = await buy(buyer, { serviceId: "svc_doc_translate", tierId: "starter", input: { doc: "a.pdf" } })
+    expect(ok.status).toBe(201)
+    expect(ok.body).toMatchObject({ status: "completed", transaction: { priceCents: 1900, sellerCents: 1615, feeCents: 285, role: "buyer", sellerAgentId: "agt_seller_lexica" } })
+    expect(ok.body.transaction.delivery).toMatchObject({ success: true, output: { simulated: true } })
+    const wallet = await call(`${base}/wallet`, { headers: as(buyer) })
+    expect(wallet.body).toMatchObject({ balanceCents: 600, currency: "usd", spentTodayCents: 1900, autonomyLevel: "full_auto", creditUnit: { cents: 1 } })
+    const txId = ok.body.transaction.id
+    expect((await call(`${base}/transactions/${txId}`, { headers: as(buyer) })).status).toBe(200)
+    const stranger = await createAgentKey(server.baseUrl, ["commerce:*"])
+    expect((await call(`${base}/transactions/${txId}`, { headers: as(stranger) })).status).toBe(404)
+    const list = await call(`${base}/transactions?role=buyer&status=completed`, { headers: as(buyer) })
+    expect(list.body.data.map((t: { id: string }) => t.id)).toEqual([txId])
+    // Policy: per-transaction limit, then the daily limit.
+    const patched = await call(`${base}/wallet`, { method: "PATCH", headers: as(buyer), body: { perTransactionLimitCents: 100, dailyLimitCents: 1905 } })
+    expect(patched.status).toBe(200)
+    const over = await buy(buyer, { serviceId: "svc_doc_translate", tierId: "starter", input: {} })
+    expect(over.status).toBe(403)
+    expect(over.body).toMatchObject({ type: "PolicyViolation", policy: "perTransactionLimit", limitCents: 100, attemptedCents: 1900 })
+    expect((await buy(buyer, { serviceId: "svc_translate_pro", tierId: "priority", input: 1 })).status).toBe(201)
+    const daily = await buy(buyer, { serviceId: "svc_translate_pro", tierId: "priority", input: 2 })
+    expect(daily.body).toMatchObject({ type: "PolicyViolation", policy: "dailyLimit", limitCents: 1905 })
+    // Loosening needs the owner.
+    expect((await call(`${base}/wallet`, { method: "PATCH", headers: as(buyer), body: { dailyLimitCents: null } })).status).toBe(403)
+    const owner = await call(`/api/dashboard/commerce/wallets/${buyer.agentId}`, { method: "PATCH", headers: { cookie: buyer.cookie }, body: { dailyLimitCents: null } })
+    expect(owner.status).toBe(200)
+    expect(owner.body.policies.dailyLimitCents).toBeNull()
+  })
+
+  it("an Idempotency-Key replayed 10 times charges once", async () => {
+    const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
+    await topup(buyer, 100)
+    const ids = new Set<string>()
+    for (let i = 0; i < 10; i++) {
+      const r = await buy(buyer, { serviceId: "svc_translate_pro", tierId: "priority", input: "same" }, { "idempotency-key": "buy-once-1" })
+      expect(r.status).toBe(201)
+      ids.add(r.body.transaction.id)
+    }
+    expect(ids.size).toBe(1)
+    expect((await call(`${base}/wallet`, { headers: as(buyer) })).body.balanceCents).toBe(95)
+    const reused = await buy(buyer, { serviceId: "svc_translate_pro", tierId: "standard", input: "other" }, { "idempotency-key": "buy-once-1" })
+    expect(reused.status).toBe(422)
+  })
+
+  it("reviews once (buyer only), disputes and refunds to the cent; reputation and leaderboard answer", async () => {
+    const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
+    const published = await call(`${base}/services`, {
+      method: "POST",
+      headers: as(seller),
+      body: {
+        name: "HTTP Test Service",
+        description: "a service published in a test",
+        category: "testing",
+        pricingModel: "per_call",
+        tiers: [{ id: "unit", name: "Unit", priceCents: 777, unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" } }]
+      }
+    })
+    expect(published.status).toBe(201)
+    const serviceId = published.body.id
+    const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
+    await topup(buyer, 1000)
+    const tx = (await buy(buyer, { serviceId, tierId: "unit", input: "x" })).body.transaction
+    expect(tx).toMatchObject({ priceCents: 777, sellerCents: 661, feeCents: 116 })
+    expect((await call(`${base}/wallet`, { headers: as(seller) })).body.balanceCents).toBe(661)
+    expect((await call(`${base}/transactions/${tx.id}/review`, { method: "POST", headers: as(seller), body: { rating: 5 } })).status).toBe(403)
+    expect((await call(`${base}/transactions/${tx.id}/review`, { method: "POST", headers: as(buyer), body: { rating: 6 } })).status).toBe(400)
+    const review = await call(`${base}/transactions/${tx.id}/review`, { method: "POST", headers: as(buyer), body: { rating: 2, text: "meh" } })
+    expect(review.status).toBe(201)
+    expect((await call(`${base}/transactions/${tx.id}/review`, { method: "POST", headers: as(buyer), body: { rating: 3 } })).status).toBe(409)
+    expect((await call(`${base}/services/${serviceId}`, { headers: as(buyer) })).body).toMatchObject({ rating: 2, reviewCount: 1 })
+    const dispute = await call(`${base}/disputes`, { method: "POST", headers: as(buyer), body: { transactionId: tx.id, reason: "not what I asked" } })
+    expect(dispute.status).toBe(201)
+    expect(dispute.body).toMatchObject({ status: "open", role: "buyer" })
+    const answered = await call(`${base}/disputes/${dispute.body.id}/respond`, { method: "POST", headers: as(seller), body: { action: "accept" } })
+    expect(answered.body).toMatchObject({ status: "resolved_refunded", refundCents: 777, role: "seller" })
+    expect((await call(`${base}/wallet`, { headers: as(buyer) })).body.balanceCents).toBe(1000)
+    expect((await call(`${base}/wallet`, { headers: as(seller) })).body.balanceCents).toBe(0)
+    expect((await call(`${base}/transactions/${tx.id}`, { headers: as(buyer) })).body).toMatchObject({ status: "refunded", disputeId: dispute.body.id })
+    const rep = await call(`${base}/reputation`, { headers: as(seller) })
+    // reviews 400·((2+6)/3 − 1)/4 = 167; disputes: 1 lost of 1 deal → 0; volume 0; tenure 0.
+    expect(rep.body).toMatchObject({ score: 167, band: "Bronze", factors: { reviews: { points: 167 }, disputes: { points: 0, lost: 1 } } })
+    const board = await call(`${base}/leaderboard?limit=3`, { headers: as(seller) })
+    expect(board.body.data).toHaveLength(3)
+    expect((await call(`${base}/stats`, { headers: as(buyer) })).body.agent).toMatchObject({ refundsReceivedCents: 777 })
+    expect((await call(`${base}/usage?days=7`, { headers: as(buyer) })).body.totals).toEqual({ calls: 0, spentCents: 0 })
+    const rec = await call(`${base}/recommend?limit=3`, { headers: as(buyer) })
+    expect(rec.body.data).toHaveLength(3)
+    expect(rec.body.data[0].reasons.length).toBeGreaterThan(0)
+  })
+
+  it("manual autonomy: the purchase waits; the agent cannot approve itself; the owner approves in the dashboard", async () => {
+    const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
+    await topup(buyer, 500)
+    expect((await call(`${base}/wallet`, { method: "PATCH", headers: as(buyer), body: { autonomyLevel: "manual" } })).status).toBe(200)
+    const pending = await buy(buyer, { serviceId: "svc_translate_pro", tierId: "priority", input: "wait" })
+    expect(pending.status).toBe(201)
+    expect(pending.body).toMatchObject({ status: "pending_approval", transaction: null, approval: { status: "pending", reason: "manual" } })
+    const id = pending.body.approval.id
+    expect((await call(`${base}/approvals/${id}/approve`, { method: "POST", headers: as(buyer) })).status).toBe(403)
+    const listed = await call(`/api/dashboard/commerce/approvals?status=pending`, { headers: { cookie: buyer.cookie } })
+    expect(listed.body.data.map((a: { id: string }) => a.id)).toEqual([id])
+    const approved = await call(`/api/dashboard/commerce/approvals/${id}/approve`, { method: "POST", headers: { cookie: buyer.cookie } })
+    expect(approved.status).toBe(200)
+    expect(approved.body).toMatchObject({ approval: { status: "approved" }, transaction: { status: "completed", priceCents: 5 } })
+    expect((await call(`${base}/wallet`, { headers: as(buyer) })).body).toMatchObject({ balanceCents: 495, pendingApprovals: 0 })
+    // Another account's session sees nothing.
+    const other = await createAgentKey(server.baseUrl, ["commerce:*"])
+    expect((await call(`/api/dashboard/commerce/approvals/${id}/decline`, { method: "POST", headers: { cookie: other.cookie } })).status).toBe(404)
+  })
+})
