@@ -6,6 +6,12 @@ import { DashboardGroup, DashboardPublicGroup } from "./groups/dashboard.js"
 import { SystemGroup } from "./groups/system.js"
 import { GovernanceGroup, InvestGroup, InvestInfoGroup } from "./groups/invest.js"
 import { ProjectsGroup } from "./groups/projects.js"
+import { WebhooksGroup } from "./groups/webhooks.js"
+import { PaymentsGroup } from "./groups/payments.js"
+import { NegotiationGroup } from "./groups/negotiation.js"
+import { SagaGroup } from "./groups/saga.js"
+import { MppGroup } from "./groups/mpp.js"
+import { CommerceDashboardGroup, CommerceGroup } from "./groups/commerce.js"
 
 export class Api extends HttpApi.make("agent-commerce")
   .add(SystemGroup)
@@ -13,9 +19,16 @@ export class Api extends HttpApi.make("agent-commerce")
   .add(DashboardPublicGroup)
   .add(DashboardGroup)
   .add(ProjectsGroup)
+  .add(WebhooksGroup)
   .add(InvestGroup)
   .add(InvestInfoGroup)
   .add(GovernanceGroup)
+  .add(PaymentsGroup)
+  .add(NegotiationGroup)
+  .add(SagaGroup)
+  .add(MppGroup)
+  .add(CommerceGroup)
+  .add(CommerceDashboardGroup)
   .addError(StorageUnavailable)
   .annotateContext(
     OpenApi.annotations({

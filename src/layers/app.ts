@@ -7,28 +7,53 @@ import { Api } from "../http/api.js"
 import { HandlersLive } from "../http/handlers/index.js"
 import { GlobalMiddlewareLive } from "../http/middleware/global.js"
 import { SiteRoutesLive } from "../http/site/routes.js"
+import { AgentFilesLive } from "../http/site/agentFiles.js"
+import { CheckoutRoutesLive } from "../http/site/checkout.js"
+import { McpRoutesLive } from "../http/mcp/routes.js"
 import { ProcedureAuthLive } from "../http/trpc/auth.js"
 import { trpcRoutes } from "../http/trpc/adapter.js"
 import { procedures } from "../http/trpc/index.js"
 import { Ids } from "../services/Db.js"
-import { ProjectServicesLive, ServicesLive } from "../services/index.js"
+import { CommerceServicesLive, NegotiationServicesLive, OffersLive, WalletLive, PaymentServicesLive, ProjectServicesLive, ServicesLive, WebhookServicesLive } from "../services/index.js"
+import { DisputeWorkerLive } from "../services/Disputes.js"
+import { CommerceSeedLive } from "./seedCommerce.js"
+import { WebhookWorkerLive } from "../services/WebhookWorker.js"
+import { NegotiationWorkerLive } from "../services/Negotiation.js"
+import { SagaWorkerLive } from "../services/Saga.js"
 import { BuilderWorkerLive } from "../services/Builder.js"
 import { seedCatalogProjects } from "../services/Projects.js"
 import { AppConfig } from "./config.js"
 import { SeedLive } from "./seed.js"
 import { MemoryStorageLive } from "./storage/memory/index.js"
 import { PgStorageLive } from "./storage/postgres/index.js"
+import { FakeProcessorLive } from "./payments/fake.js"
+import { StripeProcessorLive } from "./payments/stripe.js"
+import { NodeWebhookTransport } from "./webhooks/transport.js"
 
 /** Storage chosen by STORAGE: every store port plus the Transactor. */
 export const StorageLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => (config.storage === "postgres" ? PgStorageLive : MemoryStorageLive))
 )
 
+/** Payment processor chosen by PAYMENTS: the PaymentProcessor port (and the fake's hosted page). */
+export const PaymentProcessorLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => (config.payments === "stripe" ? StripeProcessorLive : FakeProcessorLive))
+)
+
 /** Services with storage, seeded. */
-export const CoreLive = Layer.mergeAll(BuilderWorkerLive, Layer.effectDiscard(seedCatalogProjects.pipe(Effect.orDie))).pipe(
+export const CoreLive = Layer.mergeAll(BuilderWorkerLive, NegotiationWorkerLive, SagaWorkerLive, WebhookWorkerLive, DisputeWorkerLive, Layer.effectDiscard(seedCatalogProjects.pipe(Effect.orDie))).pipe(
   Layer.provideMerge(ProjectServicesLive),
+  Layer.provideMerge(CommerceServicesLive),
+  Layer.provideMerge(NegotiationServicesLive),
+  Layer.provideMerge(OffersLive),
+  Layer.provideMerge(WalletLive),
+  Layer.provideMerge(PaymentServicesLive),
+  Layer.provideMerge(WebhookServicesLive),
   Layer.provideMerge(ServicesLive),
   Layer.provideMerge(SeedLive),
+  Layer.provideMerge(CommerceSeedLive),
+  Layer.provideMerge(PaymentProcessorLive),
+  Layer.provideMerge(NodeWebhookTransport),
   Layer.provideMerge(StorageLive),
   Layer.provideMerge(Ids.Live)
 )
@@ -38,7 +63,10 @@ export const RoutesLive = Layer.mergeAll(
   HttpLayerRouter.addHttpApi(Api, { openapiPath: "/api/v1/agent/openapi.json" }).pipe(Layer.provide(HandlersLive)),
   HttpApiScalar.layerHttpLayerRouter({ api: Api, path: "/docs" }),
   trpcRoutes(procedures),
-  SiteRoutesLive
+  SiteRoutesLive,
+  AgentFilesLive,
+  CheckoutRoutesLive,
+  McpRoutesLive
 ).pipe(Layer.provide(GlobalMiddlewareLive))
 
 const logListening = Effect.gen(function* () {

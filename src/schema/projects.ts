@@ -347,16 +347,6 @@ export type SessionStepResult = typeof SessionStepResult.Type
 
 export const SessionStepResponse = Schema.Struct({ session: AgentSession, result: SessionStepResult })
 
-/**
- * 501 — TODO(payments): acquisition starts a checkout through Payments.startAcquisition, which is
- * not wired in yet. Remove this error once src/services/Payments.ts lands.
- */
-export class AcquisitionUnavailable extends Schema.TaggedError<AcquisitionUnavailable>()(
-  "AcquisitionUnavailable",
-  { message: Schema.String },
-  HttpApiSchema.annotations({ status: 501 })
-) {}
-
 /** 410 — the session expired; start a new one. */
 export class SessionExpired extends Schema.TaggedError<SessionExpired>()(
   "SessionExpired",

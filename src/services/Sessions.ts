@@ -5,7 +5,6 @@ import { Clock, Context, Effect } from "effect"
 import { Conflict, Forbidden, NotFound, type StorageUnavailable } from "../schema/errors.js"
 import type { Permission } from "../schema/keys.js"
 import {
-  AcquisitionUnavailable,
   AgentSession,
   type SessionAction,
   type SessionContext,
@@ -18,14 +17,9 @@ import {
 import { Builder } from "./Builder.js"
 import type { Caller } from "./Caller.js"
 import { atomically, Ids } from "./Db.js"
+import { Payments } from "./Payments.js"
 import { Projects } from "./Projects.js"
 
-// TODO(payments): replace with Payments.startAcquisition once src/services/Payments.ts lands.
-const PAYMENTS_TODO = (input: { caller: Caller; projectId: string; priceCents: number; title: string }) =>
-  Effect.fail(new AcquisitionUnavailable({ message: `acquiring ${input.projectId} needs the payments service, which is not available yet` })) as Effect.Effect<
-    { checkoutUrl: string; sessionId: string },
-    AcquisitionUnavailable
-  >
 
 /** Storage port for agent sessions. */
 export class SessionStore extends Context.Tag("SessionStore")<
@@ -84,6 +78,7 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
   effect: Effect.gen(function* () {
     const store = yield* SessionStore
     const projects = yield* Projects
+    const payments = yield* Payments
     const builder = yield* Builder
     const ids = yield* Ids
 
@@ -208,7 +203,7 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
               )
             }
             const listing = yield* projects.getListing(projectId)
-            const checkout = yield* PAYMENTS_TODO({ caller, projectId, priceCents: listing.askingPriceCents, title: listing.name })
+            const checkout = yield* payments.startAcquisition({ caller, projectId, priceCents: listing.askingPriceCents, title: listing.name })
             return yield* atomically(
               Effect.gen(function* () {
                 const fresh = yield* loadFor(agentId, request.sessionId, "acquire", true)

@@ -12,11 +12,47 @@ import { RuleEvaluatorLive } from "./Evaluator.js"
 import { Invest } from "./Invest.js"
 import { Projects } from "./Projects.js"
 import { Sessions } from "./Sessions.js"
+import { Discovery } from "./Discovery.js"
+import { Payments } from "./Payments.js"
+import { Negotiations } from "./Negotiation.js"
+import { Sagas } from "./Saga.js"
+import { Mpp } from "./Mpp.js"
+import { Catalog, CatalogOffersLive } from "./Catalog.js"
+import { Commerce, NegotiatedPricesLive } from "./Commerce.js"
+import { Disputes } from "./Disputes.js"
+import { Reputation } from "./Reputation.js"
+import { Wallet } from "./Wallet.js"
+import { Webhooks } from "./Webhooks.js"
 
-export const ServicesLive = Layer.mergeAll(Marketplace.Default, Knowledge.Default, Keys.Default, RateLimiter.Default, Ledger.Default, Events.Default, Idempotency.Default)
+export const ServicesLive = Layer.mergeAll(Marketplace.Default, Knowledge.Default, Keys.Default, RateLimiter.Default, Ledger.Default, Events.Default, Idempotency.Default, Catalog.Default)
 
-/** Projects, builder, sessions, investment; the evaluator is its own layer (swap RuleEvaluatorLive for a model-backed one). */
-export const ProjectServicesLive = Layer.mergeAll(Sessions.Default, Invest.Default).pipe(
+/** Checkouts and their fulfilment; needs a PaymentProcessor (chosen in src/layers/app.ts) below it. */
+export const PaymentServicesLive = Payments.Default
+
+/** Projects, builder, sessions, investment, discovery; the evaluator is its own layer (swap RuleEvaluatorLive for a model-backed one). */
+export const ProjectServicesLive = Layer.mergeAll(Sessions.Default, Invest.Default, Discovery.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(Projects.Default, Builder.Default)),
   Layer.provideMerge(RuleEvaluatorLive)
 )
+
+/** Negotiation, the purchase saga and pay-per-request (MPP); they need the Offers port below them (OffersLive). */
+export const NegotiationServicesLive = Layer.mergeAll(Sagas.Default, Mpp.Default).pipe(Layer.provideMerge(Negotiations.Default))
+
+/**
+ * Where negotiation, sagas and MPP read services and tiers from: the commerce catalog (Catalog, in
+ * ServicesLive), so services published through the API are negotiable too. SeedOffersLive
+ * (src/services/Offers.ts) reads the seed file instead, for tests without storage.
+ */
+export const OffersLive = CatalogOffersLive
+
+/** Outgoing webhooks; needs a WebhookTransport (NodeWebhookTransport, chosen in src/layers/app.ts) below it. */
+export const WebhookServicesLive = Webhooks.Default
+
+/** Wallets and spending policies; sagas and MPP use them too, so it sits below NegotiationServicesLive (needs ServicesLive). */
+export const WalletLive = Wallet.Default
+
+/**
+ * Purchases, approvals, transactions, reviews, disputes, reputation and analytics. Needs Catalog
+ * (in ServicesLive), WalletLive and Negotiations (NegotiationServicesLive) below it.
+ */
+export const CommerceServicesLive = Layer.mergeAll(Commerce.Default, Disputes.Default, Reputation.Default).pipe(Layer.provideMerge(NegotiatedPricesLive))

@@ -207,11 +207,17 @@ for (const storage of ["memory", "postgres"] as const) {
       const evaluated = await (await post("/api/v1/agent/session", k, { action: "evaluate", sessionId: session.id, projectId: "prj_cobranca_facil" })).json()
       expect(evaluated.result.evaluation).toMatchObject({ score: 74, recommendation: "buy" })
       expect(evaluated.session.nextActions).toEqual(["browse", "evaluate", "acquire", "create", "close"])
-      // TODO(payments): until Payments.startAcquisition is wired in, acquiring is a typed 501 that leaves the session as it was.
-      const acquire = await post("/api/v1/agent/session", k, { action: "acquire", sessionId: session.id })
-      expect(acquire.status).toBe(501)
-      expect((await acquire.json()).type).toBe("AcquisitionUnavailable")
-      expect((await post("/api/v1/agent/acquire", k, { projectId: "prj_cobranca_facil" })).status).toBe(501)
+      // Acquire (REST) starts a hosted checkout; paying it lands the project in the portfolio.
+      const acquired = await post("/api/v1/agent/acquire", k, { projectId: "prj_cobranca_facil" })
+      expect(acquired.status).toBe(201)
+      const checkout = await acquired.json()
+      expect(checkout.checkoutUrl).toContain(`/checkout/fake/${checkout.sessionId}`)
+      const pay = await fetch(`${server.baseUrl}/checkout/fake/${checkout.sessionId}/pay`, { method: "POST", redirect: "manual" })
+      expect(pay.status).toBeLessThan(400)
+      const portfolio = await (await get("/api/v1/agent/portfolio", k)).json()
+      expect(portfolio.acquisitions.map((a: { projectId: string; status: string }) => [a.projectId, a.status])).toEqual([["prj_cobranca_facil", "paid"]])
+      // A second acquisition of a project already owned is refused.
+      expect((await post("/api/v1/agent/acquire", k, { projectId: "prj_cobranca_facil" })).status).toBe(409)
       expect((await post("/api/v1/agent/acquire", k, { projectId: "prj_nope" })).status).toBe(404)
       const created = await (
         await post("/api/v1/agent/session", k, { action: "create", sessionId: session.id, project: { name: "Billing", templateId: "invoice-autopay" } })

@@ -1,6 +1,9 @@
 // Investment and governance suite, run on memory and Postgres: offerings and the 49 % cap (also
 // under racing investments), credits through the ledger, holdings, and governance — only the
 // top 10 at the snapshot vote, weights are exact, one vote each, lifecycle, and the founder veto.
+import { FakeProcessorLive } from "../../src/layers/payments/fake.js"
+import { Knowledge } from "../../src/services/Knowledge.js"
+import { Payments } from "../../src/services/Payments.js"
 import { expect } from "@effect/vitest"
 import { Effect, Layer, Option, TestClock } from "effect"
 import { seedCatalog } from "../../src/layers/seed.js"
@@ -37,7 +40,9 @@ forEachStorage(
   (storage) =>
     Layer.effectDiscard(Effect.zipRight(seedCatalog, seedCatalogProjects)).pipe(
       Layer.provideMerge(ProjectServicesLive),
-      Layer.provideMerge(Layer.mergeAll(Ledger.Default, Events.Default, Keys.Default, Marketplace.Default)),
+      Layer.provideMerge(Payments.Default),
+      Layer.provideMerge(FakeProcessorLive),
+      Layer.provideMerge(Layer.mergeAll(Ledger.Default, Events.Default, Keys.Default, Marketplace.Default, Knowledge.Default)),
       Layer.provideMerge(storage),
       Layer.provideMerge(Ids.Live)
     ),

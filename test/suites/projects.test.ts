@@ -2,6 +2,9 @@
 // evaluation rule's pinned numbers, the builder (quota, credits, state machine, triggered failure,
 // refund, events, worker claim) and sessions (step contract, expiry, ownership). Input checks are
 // pure and tested once.
+import { FakeProcessorLive } from "../../src/layers/payments/fake.js"
+import { Knowledge } from "../../src/services/Knowledge.js"
+import { Payments } from "../../src/services/Payments.js"
 import { expect } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { describe, it as vit } from "vitest"
@@ -158,7 +161,9 @@ forEachStorage(
   (storage) =>
     Layer.effectDiscard(Effect.zipRight(seedCatalog, seedCatalogProjects)).pipe(
       Layer.provideMerge(ProjectServicesLive),
-      Layer.provideMerge(Layer.mergeAll(Ledger.Default, Events.Default, Keys.Default, Marketplace.Default)),
+      Layer.provideMerge(Payments.Default),
+      Layer.provideMerge(FakeProcessorLive),
+      Layer.provideMerge(Layer.mergeAll(Ledger.Default, Events.Default, Keys.Default, Marketplace.Default, Knowledge.Default)),
       Layer.provideMerge(storage),
       Layer.provideMerge(Ids.Live)
     ),

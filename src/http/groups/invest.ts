@@ -1,5 +1,6 @@
 // Investment and governance: POST /invest, GET /portfolio, proposals (agent API v1), the public
 // /invest/api description, and the founder's veto (dashboard session).
+import { Acquisition } from "../../schema/payments.js"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Conflict, Forbidden, InvalidInput, NotFound } from "../../schema/errors.js"
@@ -21,7 +22,7 @@ import { AgentAuth, DashboardAuth, RequiredPermission } from "../middleware/auth
 export const PortfolioResponse = Schema.Struct({
   agentId: Schema.String,
   /** Acquired projects (checkouts started through POST /acquire and their state). */
-  acquisitions: Schema.Array(Schema.Unknown),
+  acquisitions: Schema.Array(Acquisition),
   holdings: Schema.Array(Holding),
   token: TokenInfo,
   disclaimer: Schema.String

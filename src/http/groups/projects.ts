@@ -1,4 +1,5 @@
 // Agent API v1 (spec §4.3): catalog, evaluation, acquisition, project creation, build status, sessions.
+import { ProcessorUnavailable } from "../../schema/payments.js"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Cursor, PageLimit } from "../../schema/common.js"
@@ -7,7 +8,6 @@ import { InsufficientFunds } from "../../schema/ledger.js"
 import { TemplateCategory } from "../../schema/marketplace.js"
 import {
   AcquisitionStarted,
-  AcquisitionUnavailable,
   AgentSession,
   CatalogPage,
   CatalogProjectDetail,
@@ -72,7 +72,9 @@ export class ProjectsGroup extends HttpApiGroup.make("projects")
       .setPayload(AcquireBody)
       .addSuccess(AcquisitionStarted, { status: 201 })
       .addError(NotFound)
-      .addError(AcquisitionUnavailable)
+      .addError(ProcessorUnavailable)
+      .addError(Conflict)
+      .addError(InvalidInput)
       .annotate(RequiredPermission, "acquire")
       .annotate(OpenApi.Summary, "Acquire a project: starts a payment-processor checkout for its asking price")
   )
@@ -105,7 +107,9 @@ export class ProjectsGroup extends HttpApiGroup.make("projects")
       .addError(InvalidInput)
       .addError(ProjectQuotaExceeded)
       .addError(InsufficientFunds)
-      .addError(AcquisitionUnavailable)
+      .addError(ProcessorUnavailable)
+      .addError(Conflict)
+      .addError(InvalidInput)
       .annotate(RequiredPermission, null)
       .annotate(OpenApi.Summary, "Multi-step session: start, browse, evaluate, then acquire or create (docs/sessions.md)")
   )

@@ -2,6 +2,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { CurrentCaller } from "../../services/Caller.js"
+import { Payments } from "../../services/Payments.js"
 import { DEFAULT_VOTING_HOURS, Invest, TOP_HOLDERS, VETO_WINDOW_MS } from "../../services/Invest.js"
 import { Api } from "../api.js"
 
@@ -18,7 +19,7 @@ export const InvestLive = HttpApiBuilder.group(Api, "invest", (handlers) =>
         const caller = yield* CurrentCaller
         const agentId = caller.agentId!
         const held = yield* Effect.flatMap(Invest, (i) => i.holdings([agentId]))
-        const acquisitions: ReadonlyArray<unknown> = [] // TODO(payments): Payments.listAcquisitions(agentId)
+        const acquisitions = yield* Effect.flatMap(Payments, (p) => p.listAcquisitions(agentId))
         return { agentId, acquisitions, holdings: held.holdings, token: held.token, disclaimer: held.disclaimer }
       })
     )

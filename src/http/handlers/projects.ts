@@ -3,11 +3,11 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Builder } from "../../services/Builder.js"
 import { CurrentCaller } from "../../services/Caller.js"
+import { Payments } from "../../services/Payments.js"
 import { Projects } from "../../services/Projects.js"
 import { Sessions } from "../../services/Sessions.js"
 import { Api } from "../api.js"
 import { cents } from "../../schema/common.js"
-import { AcquisitionUnavailable } from "../../schema/projects.js"
 
 /** Every route of this group is behind a key, so the caller always has an agent. */
 const callerAgent = Effect.map(CurrentCaller, (caller) => ({ caller, agentId: caller.agentId! }))
@@ -21,10 +21,9 @@ export const ProjectsLive = HttpApiBuilder.group(Api, "projects", (handlers) =>
       Effect.gen(function* () {
         const { caller } = yield* callerAgent
         const listing = yield* Effect.flatMap(Projects, (p) => p.getListing(payload.projectId))
-        // TODO(payments): Payments.startAcquisition once src/services/Payments.ts lands.
-        const checkout = yield* (Effect.fail(
-          new AcquisitionUnavailable({ message: `acquiring ${listing.id} needs the payments service, which is not available yet (agent ${caller.agentId})` })
-        ) as Effect.Effect<{ checkoutUrl: string; sessionId: string }, AcquisitionUnavailable>)
+        const checkout = yield* Effect.flatMap(Payments, (p) =>
+          p.startAcquisition({ caller, projectId: listing.id, priceCents: listing.askingPriceCents, title: listing.name })
+        )
         return { projectId: listing.id, priceCents: cents(listing.askingPriceCents), checkoutUrl: checkout.checkoutUrl, sessionId: checkout.sessionId }
       })
     )

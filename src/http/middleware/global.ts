@@ -11,7 +11,8 @@ import { createHash, randomBytes } from "node:crypto"
 import { Conflict, IdempotencyKeyReused, InvalidInput, LengthRequired, NotFound, PayloadTooLarge } from "../../schema/errors.js"
 import { AppConfig } from "../../layers/config.js"
 import { currentIdempotencyKey, Idempotency, type StoredResponse } from "../../services/Idempotency.js"
-import { errorResponse, internalErrorBody, toErrorBody } from "../errors.js"
+import { encodeError, errorResponse, internalErrorBody, toErrorBody } from "../errors.js"
+import { KEY_PREFIX } from "../../schema/keys.js"
 import { SESSION_COOKIE } from "./auth.js"
 
 /** The id of the request the current fiber serves ("" outside a request). */
@@ -87,6 +88,28 @@ const withJsonGuard = <E, R>(
     : inner
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
+/**
+ * A whole one-time secret — an API key (not just its display prefix) or a webhook signing secret:
+ * a response holding one is never persisted.
+ */
+const API_KEY_SECRET = new RegExp(`${KEY_PREFIX}[A-Za-z0-9_-]{40,}|whsec_[A-Za-z0-9+/=_-]{24,}`)
+/** Stored instead of a response that held a new key's secret: retries learn the first request ran, and nothing is kept in plaintext. */
+const secretWithheld = (requestId: string): StoredResponse => ({
+  status: 409,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(
+    toErrorBody(
+      encodeError(
+        new Conflict({
+          message:
+            "the first request with this Idempotency-Key succeeded; its response held a one-time secret (an API key or a webhook signing " +
+            "secret), which is never stored. List your keys (GET /api/dashboard/keys) or rotate the webhook secret if it was lost."
+        })
+      ),
+      requestId
+    )
+  )
+})
 /** Outcomes that say "not processed, try again": never replayed. */
 const replayable = (status: number) => status < 500 && status !== 429 && status !== 401 && status !== 413
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
@@ -139,7 +162,8 @@ const withIdempotency = <E, R>(
             if (name !== "set-cookie" && name !== "x-request-id") headers[name] = value
           }
           headers["content-type"] = response.body.contentType
-          const stored: StoredResponse = { status: response.status, headers, body: decoder.decode(response.body.body) }
+          const text = decoder.decode(response.body.body)
+          const stored: StoredResponse = API_KEY_SECRET.test(text) ? secretWithheld(requestId) : { status: response.status, headers, body: text }
           yield* Effect.ignore(idempotency.complete(scope, key, stored))
         } else {
           yield* Effect.ignore(idempotency.release(scope, key))

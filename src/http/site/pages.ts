@@ -1,4 +1,4 @@
-// Human-readable site pages (for AI agents, integrations, terms, whitepaper, legal guide) in English and Brazilian Portuguese, plus the shared stylesheet.
+// Human-readable site pages (home, for AI agents, integrations, terms, whitepaper, legal guide) in English and Brazilian Portuguese, plus the shared stylesheet.
 
 // ---------------------------------------------------------------------------
 // Language selection
@@ -878,6 +878,82 @@ ${complianceList("pt")}
 // Layout
 // ---------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------
+// Page: home (/)
+// ---------------------------------------------------------------------------
+
+const agentFileLinks: ReadonlyArray<{ readonly path: string; readonly en: string; readonly pt: string }> = [
+  ...machineLinks,
+  { path: "/.well-known/agent-card.json", en: "A2A agent card", pt: "cartão de agente A2A" },
+  { path: "/invest/api", en: "investment API description (JSON)", pt: "descrição da API de investimento (JSON)" },
+  { path: "/sitemap.xml", en: "sitemap", pt: "mapa do site" },
+  { path: "/robots.txt", en: "crawler rules", pt: "regras para robôs de busca" }
+]
+
+const homeEn: PageBuilder = (s) => ({
+  title: "Home",
+  description: `${s.name}: build, market and monetize small software products with AI — for people and for AI agents.`,
+  body: h`
+<h1>${s.name}</h1>
+<p class="lead">Build, market and monetize small software products with AI assistance. A marketplace of templates (creators keep 85%), subscription plans, a utility-token investment facility, and APIs made for autonomous AI agents.</p>
+
+<section id="people">
+<h2>For people</h2>
+<ul>
+<li>${s.page("integrations", "Integrations")} — what the platform connects to.</li>
+<li>${s.page("whitepaper", "Whitepaper")} — the marketplace, plans, token and governance.</li>
+<li>${s.link("/agent-dashboard", "Agent dashboard")} — create agents and their API keys.</li>
+<li>${s.link("/docs", "API documentation")} — every endpoint, readable.</li>
+</ul>
+</section>
+
+<section id="agents">
+<h2>For AI agents</h2>
+<p>Start at ${s.page("for-ai-agents", "For AI agents")}, or read the machine-readable files:</p>
+<ul>
+${agentFileLinks.map((l) => h`<li>${s.a(l.path)} — ${l.en}</li>\n`)}</ul>
+<p>Agent API v1: ${c(s.u("/api/v1/agent"))}. AI2AIC commerce protocol 1.0.0: ${c(s.u("/api/v1/agent/commerce"))}. Both take ${c("Authorization: Bearer <key>")}.</p>
+</section>
+
+<section id="legal">
+<h2>Legal</h2>
+<p>The platform token is a utility token, <strong>not a security</strong>; jurisdictions Brazil and Paraguay. Projections are estimates, not investment advice. See the ${s.page("terms", "terms")} and the ${s.page("legal-guide", "legal guide")}.</p>
+</section>
+`
+})
+
+const homePt: PageBuilder = (s) => ({
+  title: "Início",
+  description: `${s.name}: crie, divulgue e monetize pequenos produtos de software com IA — para pessoas e para agentes de IA.`,
+  body: h`
+<h1>${s.name}</h1>
+<p class="lead">Crie, divulgue e monetize pequenos produtos de software com ajuda de IA. Um marketplace de templates (os criadores ficam com 85%), planos de assinatura, investimento com token utilitário e APIs feitas para agentes de IA autônomos.</p>
+
+<section id="people">
+<h2>Para pessoas</h2>
+<ul>
+<li>${s.page("integrations", "Integrações")} — com o que a plataforma se conecta.</li>
+<li>${s.page("whitepaper", "Whitepaper")} — o marketplace, os planos, o token e a governança.</li>
+<li>${s.link("/agent-dashboard", "Painel de agentes")} — crie agentes e suas chaves de API.</li>
+<li>${s.link("/docs", "Documentação da API")} — todos os endpoints, para leitura.</li>
+</ul>
+</section>
+
+<section id="agents">
+<h2>Para agentes de IA</h2>
+<p>Comece em ${s.page("for-ai-agents", "Para agentes de IA")}, ou leia os arquivos legíveis por máquina:</p>
+<ul>
+${agentFileLinks.map((l) => h`<li>${s.a(l.path)} — ${l.pt}</li>\n`)}</ul>
+<p>API de agentes v1: ${c(s.u("/api/v1/agent"))}. Protocolo de comércio AI2AIC 1.0.0: ${c(s.u("/api/v1/agent/commerce"))}. Ambos usam ${c("Authorization: Bearer <chave>")}.</p>
+</section>
+
+<section id="legal">
+<h2>Aviso legal</h2>
+<p>O token da plataforma é um token utilitário e <strong>não é um valor mobiliário</strong>; jurisdições Brasil e Paraguai. As projeções são estimativas e não constituem recomendação de investimento. Veja os ${s.page("terms", "termos")} e o ${s.page("legal-guide", "guia jurídico")}.</p>
+</section>
+`
+})
+
 const builders: Readonly<Record<PageName, Readonly<Record<Lang, PageBuilder>>>> = {
   "for-ai-agents": { en: forAiAgentsEn, pt: forAiAgentsPt },
   integrations: { en: integrationsEn, pt: integrationsPt },
@@ -916,9 +992,20 @@ const htmlLang: Readonly<Record<Lang, string>> = { en: "en", pt: "pt-BR" }
 
 export const renderPage = (name: PageName, lang: Lang, ctx: SiteContext): string => {
   const s = makeSite(lang, ctx)
-  const content = builders[name][lang](s)
+  return layout(s, builders[name][lang](s), `/${name}`, name)
+}
+
+/** The home page (`/`): what the platform is and where everything lives. */
+export const renderHome = (lang: Lang, ctx: SiteContext): string => {
+  const s = makeSite(lang, ctx)
+  return layout(s, (lang === "pt" ? homePt : homeEn)(s), "/", undefined)
+}
+
+/** The page chrome: head, header and navigation, main content, footer. */
+const layout = (s: Site, content: PageContent, path: string, name: PageName | undefined): string => {
+  const lang = s.lang
   const labels = navLabels[lang]
-  const pageUrl = (l: Lang): string => s.u(`/${name}?lang=${l}`)
+  const pageUrl = (l: Lang): string => s.u(`${path}?lang=${l}`)
   const navItem = (target: PageName): Html =>
     target === name
       ? h`<li><a href="${s.u(`/${target}?lang=${lang}`)}" aria-current="page">${labels[target]}</a></li>`
@@ -944,7 +1031,7 @@ export const renderPage = (name: PageName, lang: Lang, ctx: SiteContext): string
 <body>
 <header class="site-header">
 <div class="wrap bar">
-<a class="brand" href="${s.u(`/for-ai-agents?lang=${lang}`)}">${s.name}</a>
+<a class="brand" href="${s.u(`/?lang=${lang}`)}">${s.name}</a>
 <nav class="lang-switch" aria-label="${chrome[lang].langNav}">${langItem("en", "English")} <span aria-hidden="true">|</span> ${langItem("pt", "Português (Brasil)")}</nav>
 </div>
 <nav class="wrap site-nav" aria-label="${chrome[lang].mainNav}">
@@ -1085,5 +1172,65 @@ thead th { border-bottom-width: 2px; }
   body { font-size: 1rem; }
   h1 { font-size: 1.6rem; }
   .site-nav ul { gap: 0.25rem 0.8rem; }
+}
+
+/* ------------------------------------------------------------------ */
+/* Agent dashboard (/agent-dashboard, src/http/site/dashboard.ts)     */
+/* ------------------------------------------------------------------ */
+[hidden] { display: none !important; }
+.visually-hidden { position: absolute !important; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+.wrap.wide { max-width: 76rem; }
+.dashboard .whoami { margin: 0; font-size: 0.95rem; color: var(--muted); }
+.dashboard .hint { color: var(--muted); font-size: 0.9rem; font-weight: normal; }
+.dashboard .hint.block { display: block; }
+.dashboard .muted { color: var(--muted); }
+.dashboard .messages { position: sticky; top: 0; z-index: 2; background: var(--bg); }
+.dashboard .msg { margin: 0.75rem 0; }
+.dashboard .msg:empty { margin: 0; }
+.dashboard .msg-status:not(:empty) { background: var(--surface); border-left: 4px solid var(--accent); border-radius: 4px; padding: 0.5rem 0.9rem; }
+.dashboard .nowrap { white-space: nowrap; }
+.dashboard .msg-error { color: #b42318; background: #fdecea; border-left: 4px solid #b42318; border-radius: 4px; padding: 0.5rem 0.9rem; }
+.dashboard .card { background: var(--surface); border: 1px solid var(--border); border-radius: 8px; padding: 1rem 1.25rem 1.25rem; margin: 1rem 0; }
+.dashboard .card h3 { margin-top: 0.25rem; }
+.dashboard .auth-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); gap: 0 1.5rem; }
+.dashboard .field { margin: 0 0 0.9rem; }
+.dashboard .field > label, .dashboard legend { display: block; font-weight: 600; margin-bottom: 0.25rem; }
+.dashboard .field .hint { margin: 0.2rem 0 0; }
+.dashboard input[type=text], .dashboard input[type=email], .dashboard input[type=password], .dashboard input[type=datetime-local], .dashboard select {
+  font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--border); border-radius: 6px;
+  padding: 0.45rem 0.6rem; width: 100%; max-width: 28rem;
+}
+.dashboard input:focus-visible, .dashboard select:focus-visible, .dashboard button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+.dashboard fieldset.permissions { border: 1px solid var(--border); border-radius: 6px; padding: 0.5rem 1rem 0.75rem; }
+.dashboard .checks { list-style: none; margin: 0.25rem 0; padding: 0; display: grid; grid-template-columns: repeat(auto-fit, minmax(22rem, 1fr)); gap: 0 1.5rem; }
+.dashboard .checks li, .dashboard .checks-all { margin: 0.2rem 0; }
+.dashboard .checks-all { margin-top: 0.75rem; padding-top: 0.5rem; border-top: 1px dashed var(--border); font-weight: 600; }
+.dashboard input[type=checkbox] { width: 1.05rem; height: 1.05rem; vertical-align: -0.15em; margin-right: 0.35rem; accent-color: var(--accent); }
+.dashboard button { font: inherit; cursor: pointer; border-radius: 6px; border: 1px solid var(--border); background: var(--bg); color: var(--fg); padding: 0.45rem 1rem; }
+.dashboard button:disabled { cursor: not-allowed; opacity: 0.6; }
+.dashboard button.primary { background: var(--accent); border-color: var(--accent); color: var(--bg); font-weight: 600; }
+.dashboard button.danger { color: #b42318; border-color: currentColor; padding: 0.2rem 0.7rem; font-size: 0.9rem; }
+.dashboard button.link-button { border: 0; background: none; color: var(--accent); padding: 0 0.25rem; text-decoration: underline; }
+.dashboard .inline-form { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0 1rem; }
+.dashboard .inline-form h3 { flex-basis: 100%; }
+.dashboard .inline-form .field { flex: 1 1 14rem; }
+.dashboard .inline-form button { margin-bottom: 0.9rem; }
+.dashboard .new-key { border: 2px solid var(--notice-border); background: var(--notice-bg); border-radius: 8px; padding: 0.5rem 1.25rem 1rem; margin: 1rem 0; }
+.dashboard .new-key:focus { outline: 3px solid var(--notice-border); }
+.dashboard .new-key .warning { font-size: 1.05rem; }
+.dashboard .secret-row { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; }
+.dashboard input.secret { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; font-size: 0.95rem; flex: 1 1 30rem; max-width: none; }
+.dashboard table { font-size: 0.9rem; }
+.dashboard tr.inactive td { color: var(--muted); }
+.dashboard .perm-list { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 0.2rem 0.3rem; }
+.dashboard .perm-list li { margin: 0; }
+.dashboard .badge { display: inline-block; font-size: 0.75rem; font-weight: 600; text-transform: uppercase; letter-spacing: 0.04em; padding: 0.05rem 0.5rem; border-radius: 999px; border: 1px solid currentColor; }
+.dashboard .badge-active { color: #1a7f37; }
+.dashboard .badge-revoked { color: #b42318; }
+.dashboard .badge-expired { color: var(--muted); }
+@media (prefers-color-scheme: dark) {
+  .dashboard .msg-error { color: #ffb4a9; background: #3a1512; border-left-color: #ff6b5b; }
+  .dashboard .badge-active { color: #56d364; }
+  .dashboard .badge-revoked, .dashboard button.danger { color: #ff8a7a; }
 }
 `

@@ -3,6 +3,7 @@ import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../../layers/config.js"
 import { pageNames, pickLang, renderPage, stylesheet } from "./pages.js"
+import { DashboardRoutesLive } from "./dashboard.js"
 
 const pageRoutes = pageNames.map((name) =>
   HttpLayerRouter.route(
@@ -24,6 +25,7 @@ const pageRoutes = pageNames.map((name) =>
 
 export const SiteRoutesLive = Layer.mergeAll(
   HttpLayerRouter.addAll(pageRoutes),
+  DashboardRoutesLive,
   HttpLayerRouter.add(
     "GET",
     "/assets/site.css",

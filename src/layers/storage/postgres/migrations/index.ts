@@ -5,7 +5,11 @@ import m0001 from "./0001_foundation.js"
 import m0002 from "./0002_keys.js"
 import m0003 from "./0003_ledger.js"
 import m0004 from "./0004_events.js"
+import m0005 from "./0005_commerce.js"
+import m0007 from "./0007_negotiation_saga.js"
+import m0008 from "./0008_payments.js"
 import m0010 from "./0010_projects.js"
+import m0011 from "./0011_webhooks.js"
 import m0012 from "./0012_invest.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -13,6 +17,10 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0002_keys": m0002,
   "0003_ledger": m0003,
   "0004_events": m0004,
+  "0005_commerce": m0005,
+  "0007_negotiation_saga": m0007,
+  "0008_payments": m0008,
   "0010_projects": m0010,
+  "0011_webhooks": m0011,
   "0012_invest": m0012
 }

@@ -1,0 +1,868 @@
+// `npm run bench`: builds, starts the compiled server (memory, then Postgres) and two baselines (raw
+// node:http and a bare Effect HttpApi serving the app's own bytes), drives each with autocannon from
+// a separate process, and writes bench/results.md. Flags: --quick (3 s per run), --duration <s>,
+// --connections <n>, --only <scenario,...>, --skip-postgres, --no-pin, --no-write, --node-args "<flags>",
+// --bundle-deps (dependencies bundled into the server too).
+// `--profile <scenario> [--storage postgres]` instead runs one scenario against the app under
+// `node --cpu-prof` and prints where the time goes (self time by function and by package).
+import { build } from "esbuild"
+import { spawn, spawnSync, type ChildProcess } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import os from "node:os"
+import path from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import pg from "pg"
+import { commerceServices } from "../src/seed/services.js"
+import type { Fixture } from "./baseline.js"
+import type { LoadResult, LoadSpec, LoadStep } from "./load.js"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+const tmp = path.join(root, "bench", ".tmp")
+/** Preload that binds every server of the run to 127.0.0.1. */
+const loopbackOnly = pathToFileURL(path.join(root, "bench", "loopback.mjs")).href
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+const argv = process.argv.slice(2)
+const flag = (name: string) => argv.includes(name)
+const option = (name: string) => {
+  const i = argv.indexOf(name)
+  return i === -1 ? undefined : argv[i + 1]
+}
+const quick = flag("--quick")
+const durationSeconds = Number(option("--duration") ?? (quick ? 3 : 10))
+const warmupSeconds = quick ? 1 : 2
+const connections = Number(option("--connections") ?? 10)
+const only = option("--only")?.split(",")
+const pin = !flag("--no-pin") && os.cpus().length >= 2 && spawnSync("taskset", ["-V"]).status === 0
+/** `--bundle-deps`: run a build with the dependencies bundled and tree-shaken too (an experiment). */
+const appEntry = flag("--bundle-deps") ? "bench/.tmp/main-bundled.mjs" : "dist/main.js"
+/** Extra node flags for the app process (e.g. "--max-semi-space-size=4"), to measure their effect. */
+const appNodeArgs = (option("--node-args") ?? "").split(" ").filter(Boolean)
+const databaseAdminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
+const postgresSkip = flag("--skip-postgres")
+  ? "--skip-postgres given"
+  : databaseAdminUrl
+    ? undefined
+    : "neither BENCH_DATABASE_URL nor TEST_DATABASE_URL is set"
+/** Ceiling on the whole run; past it every child is killed and the run fails. */
+const HARD_LIMIT_MS = 30 * 60 * 1000
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+const children = new Set<ChildProcess>()
+const killAll = () => {
+  for (const child of children) if (child.exitCode === null && child.pid !== undefined) child.kill("SIGKILL")
+}
+process.on("exit", killAll)
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    killAll()
+    process.exit(130)
+  })
+}
+setTimeout(() => {
+  process.stderr.write(`bench: hard limit of ${HARD_LIMIT_MS / 60000} min reached, stopping\n`)
+  killAll()
+  process.exit(2)
+}, HARD_LIMIT_MS).unref()
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const s = createServer()
+    s.once("error", reject)
+    s.listen(0, "127.0.0.1", () => {
+      const address = s.address()
+      const port = typeof address === "object" && address ? address.port : 0
+      s.close(() => resolve(port))
+    })
+  })
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Spawns `node args` (pinned to `cpu` when pinning), keeps stderr for error reports. */
+const spawnNode = (args: ReadonlyArray<string>, env: Record<string, string>, cpu: number) => {
+  const command = pin ? "taskset" : process.execPath
+  const full = pin ? ["-c", String(cpu), process.execPath, ...args] : [...args]
+  const child = spawn(command, full, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  children.add(child)
+  let stderr = ""
+  child.stderr!.on("data", (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000)
+  })
+  child.stdout!.resume()
+  child.on("exit", () => children.delete(child))
+  return { child, stderr: () => stderr }
+}
+
+const stop = async (child: ChildProcess) => {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((r) => child.once("exit", r))
+  child.kill("SIGTERM")
+  await Promise.race([exited, sleep(3000)])
+  if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+}
+
+/** Reads one field (kB) of /proc/<pid>/status, in MB. */
+const procMb = (pid: number, field: "VmRSS" | "VmHWM"): number => {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+    return m ? Math.round(Number(m[1]) / 1024) : NaN
+  } catch {
+    return NaN
+  }
+}
+
+/** The pid of the node process itself (taskset execs into it, so it is the child's pid). */
+const serverPid = (child: ChildProcess) => child.pid!
+
+const waitFor = async (url: string, timeoutMs: number, alive: () => boolean) => {
+  const until = Date.now() + timeoutMs
+  while (Date.now() < until) {
+    if (!alive()) throw new Error("process exited before it answered")
+    try {
+      // A request accepted before the app finished starting is never answered: time it out and retry.
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) })
+      if (res.status < 500) return
+    } catch {
+      // not listening yet
+    }
+    await sleep(100)
+  }
+  throw new Error(`no answer from ${url} in ${timeoutMs} ms`)
+}
+
+interface Target {
+  readonly label: string
+  readonly baseUrl: string
+  readonly pid: number
+  readonly child: ChildProcess
+  readonly idleRssMb: number
+}
+
+const startApp = async (storage: "memory" | "postgres", databaseUrl?: string, nodeArgs: ReadonlyArray<string> = []): Promise<Target> => {
+  const port = await freePort()
+  const baseUrl = `http://127.0.0.1:${port}`
+  const { child, stderr } = spawnNode([...appNodeArgs, ...nodeArgs, "--import", loopbackOnly, "--enable-source-maps", appEntry], {
+    PORT: String(port),
+    BASE_URL: baseUrl,
+    STORAGE: storage,
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    PAYMENTS: "fake",
+    LOG_LEVEL: "WARN",
+    RATE_LIMIT_PER_MINUTE: "1000000",
+    RATE_LIMIT_PER_DAY: "100000000",
+    NEGOTIATION_DELAY_MS: "0",
+    NODE_ENV: "production"
+  }, 0)
+  try {
+    await waitFor(`${baseUrl}/health`, 30_000, () => child.exitCode === null)
+  } catch (e) {
+    throw new Error(`app (${storage}) did not start: ${(e as Error).message}\n${stderr()}`)
+  }
+  await sleep(1000)
+  return { label: `app (${storage})`, baseUrl, pid: serverPid(child), child, idleRssMb: procMb(serverPid(child), "VmRSS") }
+}
+
+const startBaseline = async (mode: "raw" | "effect", fixturesFile: string): Promise<Target> => {
+  const port = await freePort()
+  const { child, stderr } = spawnNode(["--import", loopbackOnly, path.join(tmp, "baseline.mjs"), mode, String(port), fixturesFile], {}, 0)
+  const baseUrl = `http://127.0.0.1:${port}`
+  try {
+    await waitFor(`${baseUrl}/__ping`, 15_000, () => child.exitCode === null)
+  } catch (e) {
+    throw new Error(`${mode} baseline did not start: ${(e as Error).message}\n${stderr()}`)
+  }
+  await sleep(300)
+  return { label: mode === "raw" ? "raw node:http" : "bare HttpApi", baseUrl, pid: serverPid(child), child, idleRssMb: procMb(serverPid(child), "VmRSS") }
+}
+
+/** One autocannon run from its own process; samples the server's RSS meanwhile. */
+const load = async (target: Target, steps: ReadonlyArray<LoadStep>, seconds: number) => {
+  const spec: LoadSpec = { url: target.baseUrl, connections, durationSeconds: seconds, steps }
+  let peakRssMb = procMb(target.pid, "VmRSS")
+  const sampler = setInterval(() => {
+    const now = procMb(target.pid, "VmRSS")
+    if (now > peakRssMb) peakRssMb = now
+  }, 100)
+  try {
+    const { child, stderr } = spawnNode([path.join(tmp, "load.mjs"), JSON.stringify(spec)], {}, 1)
+    let out = ""
+    child.stdout!.removeAllListeners("data")
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString()
+    })
+    const code = await new Promise<number | null>((r) => child.once("exit", (c) => r(c)))
+    if (code !== 0) throw new Error(`load generator failed (${code}): ${stderr()}`)
+    return { ...(JSON.parse(out.trim().split("\n").pop()!) as LoadResult), peakRssMb }
+  } finally {
+    clearInterval(sampler)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP helpers against the app (setup only; the measured traffic comes from the load process)
+
+const call = async (base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
+    ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {})
+  })
+  const text = await res.text()
+  return { status: res.status, contentType: res.headers.get("content-type") ?? "application/json", text, headers: res.headers }
+}
+const json = (text: string): Record<string, unknown> => {
+  try {
+    const v = JSON.parse(text) as unknown
+    return typeof v === "object" && v !== null ? (v as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
+}
+
+/** An account, an agent and a key with every permission; returns the Authorization header. */
+const newAgentKey = async (base: string) => {
+  const email = `bench-${randomBytes(5).toString("hex")}@example.com`
+  const signup = await call(base, "POST", "/api/dashboard/signup", { email, password: "correct horse battery", name: "Bench" })
+  if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${signup.text}`)
+  const cookie = (signup.headers.get("set-cookie") ?? "").split(";")[0]
+  const agent = await call(base, "POST", "/api/dashboard/agents", { name: "bench-agent", organization: "Bench" }, { cookie })
+  if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${agent.text}`)
+  const agentId = String(json(agent.text).id)
+  const all = ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*"]
+  const key = await call(base, "POST", `/api/dashboard/agents/${agentId}/keys`, { name: "bench", permissions: all }, { cookie })
+  if (key.status !== 201) throw new Error(`key: ${key.status} ${key.text}`)
+  return { agentId, cookie, authorization: `Bearer ${String(json(key.text).secret)}` }
+}
+
+/** True when the app has no such route (the global 404 names resource "route"). */
+const routeMissing = async (base: string, method: string, p: string, headers: Record<string, string>) => {
+  const r = await call(base, method, p, method === "GET" ? undefined : "{}", headers)
+  const body = json(r.text)
+  return r.status === 404 && (body.resource === "route" || /No procedure/.test(String((body.error as Record<string, unknown> | undefined)?.message ?? "")))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+type Kind = "public read" | "authenticated read" | "JSON POST"
+
+interface Prepared {
+  readonly steps: ReadonlyArray<LoadStep>
+  /** Optional: report these as rounds (requests per round) rather than requests. */
+  readonly requestsPerRound?: number
+  readonly note?: string
+}
+
+interface Scenario {
+  readonly name: string
+  readonly kind: Kind
+  /** Only for this storage (the 1M-row page is seeded with SQL). */
+  readonly storage?: "postgres"
+  /** Returns the steps, or a reason to skip. */
+  readonly prepare: (ctx: AppContext) => Promise<Prepared | string>
+}
+
+interface AppContext {
+  readonly base: string
+  readonly storage: "memory" | "postgres"
+  readonly databaseUrl?: string
+  readonly auth: Record<string, string>
+  readonly agentId: string
+  readonly commerce: CommerceSetup | undefined
+  /** Set-up shared between scenarios of one app run (seeded agents). */
+  readonly cache: Map<string, unknown>
+}
+
+const TRPC_PUBLIC = "marketplace.getTemplates,subscription.getPlans,publicApi.catalog,publicApi.knowledgeBase"
+const COMMERCE = "/api/v1/agent/commerce"
+
+interface CommerceSetup {
+  readonly serviceId: string
+  readonly tierId: string
+  readonly priceCents: number
+}
+
+/** Buys a run could make at most (generous), to size the wallet top-ups. */
+const plannedBuys = () => Math.ceil(durationSeconds + warmupSeconds) * 10_000
+
+/** A seeded service tier of at least 10 USD (for negotiations, when GET /services is not there). */
+const seedTier = (): CommerceSetup => {
+  for (const s of commerceServices) {
+    for (const t of s.tiers) if (t.priceCents >= 1000) return { serviceId: s.id, tierId: t.id, priceCents: t.priceCents }
+  }
+  throw new Error("no seeded service tier of at least 1000 cents")
+}
+
+/** Finds a cheap service tier to buy and tops the wallet up (fake payments). */
+const setupCommerce = async (base: string, auth: Record<string, string>, buys: number): Promise<CommerceSetup | string> => {
+  if (await routeMissing(base, "GET", `${COMMERCE}/services`, auth)) return "GET /services does not exist yet"
+  const list = await call(base, "GET", `${COMMERCE}/services`, undefined, auth)
+  if (list.status !== 200) return `GET /services answered ${list.status}`
+  const parsed = JSON.parse(list.text) as unknown
+  const services = (Array.isArray(parsed) ? parsed : ((parsed as Record<string, unknown>).items ?? (parsed as Record<string, unknown>).services ?? (parsed as Record<string, unknown>).data)) as
+    | ReadonlyArray<Record<string, unknown>>
+    | undefined
+  let best: CommerceSetup | undefined
+  for (const s of services ?? []) {
+    for (const t of (s.tiers as ReadonlyArray<Record<string, unknown>> | undefined) ?? []) {
+      const price = Number(t.priceCents ?? t.price_cents ?? t.price)
+      if (Number.isInteger(price) && price > 0 && (!best || price < best.priceCents)) {
+        best = { serviceId: String(s.id), tierId: String(t.id), priceCents: price }
+      }
+    }
+  }
+  if (!best) return "no service tier with an integer priceCents in GET /services"
+  if (await routeMissing(base, "POST", `${COMMERCE}/wallet/topup`, auth)) return "POST /wallet/topup does not exist yet"
+  // Top-ups are at most 1,000,000 cents each (TOPUP_MAX_CENTS); enough of them for the planned buys.
+  let owed = best.priceCents * buys
+  for (let i = 0; i < 20 && owed > 0; i++) {
+    const amountCents = Math.min(owed, 1_000_000)
+    const topup = await call(base, "POST", `${COMMERCE}/wallet/topup`, { amountCents }, auth)
+    if (topup.status >= 300) return `wallet top-up answered ${topup.status}: ${topup.text.slice(0, 200)}`
+    owed -= amountCents
+  }
+  return best
+}
+
+const scenarios: ReadonlyArray<Scenario> = [
+  {
+    name: "GET /api/discover",
+    kind: "public read",
+    prepare: async (ctx) =>
+      (await routeMissing(ctx.base, "GET", "/api/discover", {})) ? "GET /api/discover does not exist yet" : { steps: [{ method: "GET", path: "/api/discover" }] }
+  },
+  {
+    name: "tRPC batch (4 public procedures)",
+    kind: "public read",
+    prepare: async () => ({ steps: [{ method: "GET", path: `/api/trpc/${TRPC_PUBLIC}?batch=1&input=%7B%7D` }] })
+  },
+  {
+    name: "GET /me",
+    kind: "authenticated read",
+    prepare: async (ctx) => ({ steps: [{ method: "GET", path: "/api/v1/agent/me", headers: ctx.auth }] })
+  },
+  {
+    name: "GET /services",
+    kind: "authenticated read",
+    prepare: async (ctx) =>
+      (await routeMissing(ctx.base, "GET", `${COMMERCE}/services`, ctx.auth))
+        ? "GET /services does not exist yet"
+        : { steps: [{ method: "GET", path: `${COMMERCE}/services`, headers: ctx.auth }] }
+  },
+  {
+    name: "POST /buy",
+    kind: "JSON POST",
+    prepare: async (ctx) => {
+      if (typeof ctx.commerce === "undefined") return "commerce setup unavailable (see above)"
+      const body = JSON.stringify({ serviceId: ctx.commerce.serviceId, tierId: ctx.commerce.tierId, input: { prompt: "bench" } })
+      return { steps: [{ method: "POST", path: `${COMMERCE}/buy`, headers: ctx.auth, body }] }
+    }
+  },
+  {
+    name: "POST /buy (10 buyers, one per connection)",
+    kind: "JSON POST",
+    prepare: async (ctx) => {
+      if (typeof ctx.commerce === "undefined") return "commerce setup unavailable (see above)"
+      const pool: Array<Record<string, string>> = []
+      for (let i = 0; i < connections; i++) {
+        const agent = await newAgentKey(ctx.base)
+        const auth = { authorization: agent.authorization }
+        const setup = await setupCommerce(ctx.base, auth, Math.ceil(plannedBuys() / connections) + 100)
+        if (typeof setup === "string") return setup
+        pool.push(auth)
+      }
+      const body = JSON.stringify({ serviceId: ctx.commerce.serviceId, tierId: ctx.commerce.tierId, input: { prompt: "bench" } })
+      return { steps: [{ method: "POST", path: `${COMMERCE}/buy`, headers: pool[0], headerPool: pool, body }] }
+    }
+  },
+  {
+    // The buyer proposes and reads the negotiation back; the automatic seller answers in the
+    // background (NEGOTIATION_DELAY_MS=0), so its work is part of the measured CPU.
+    name: "negotiation round (propose + read)",
+    kind: "JSON POST",
+    prepare: async (ctx) => {
+      if (await routeMissing(ctx.base, "POST", `${COMMERCE}/negotiate`, ctx.auth)) return "POST /negotiate does not exist yet"
+      const tier = ctx.commerce ?? seedTier()
+      const body = JSON.stringify({ serviceId: tier.serviceId, tierId: tier.tierId, proposedPriceCents: Math.max(1, Math.floor(tier.priceCents * 0.8)) })
+      return {
+        steps: [
+          { method: "POST", path: `${COMMERCE}/negotiate`, headers: ctx.auth, body, capture: "id" },
+          { method: "GET", path: `${COMMERCE}/negotiations/{id}`, headers: ctx.auth }
+        ],
+        requestsPerRound: 2
+      }
+    }
+  },
+  {
+    name: "GET /transactions page (1k rows)",
+    kind: "authenticated read",
+    prepare: (ctx) => transactionsScenario(ctx, 1_000, "first")
+  },
+  {
+    name: "GET /transactions page (1M rows)",
+    kind: "authenticated read",
+    storage: "postgres",
+    prepare: (ctx) => transactionsScenario(ctx, 1_000_000, "first")
+  },
+  {
+    name: "GET /transactions?role=buyer page (1M rows)",
+    kind: "authenticated read",
+    storage: "postgres",
+    prepare: (ctx) => transactionsScenario(ctx, 1_000_000, "buyer")
+  },
+  {
+    name: "GET /transactions?role=buyer deep page (1M rows, cursor at row 500k)",
+    kind: "authenticated read",
+    storage: "postgres",
+    prepare: (ctx) => transactionsScenario(ctx, 1_000_000, "deep")
+  }
+]
+
+interface TransactionsAgent {
+  readonly agentId: string
+  readonly auth: Record<string, string>
+}
+
+/**
+ * An agent with `rows` transactions as buyer: up to 1k bought over HTTP, the rest copies of its own
+ * rows inserted by one SQL statement (older timestamps, fresh ids). Cached per row count, so the
+ * three 1M scenarios share one seeding.
+ */
+const transactionsAgent = async (ctx: AppContext, rows: number): Promise<TransactionsAgent | string> => {
+  const cached = ctx.cache.get(`tx:${rows}`)
+  if (cached) return cached as TransactionsAgent | string
+  const made = await (async (): Promise<TransactionsAgent | string> => {
+    if (await routeMissing(ctx.base, "GET", `${COMMERCE}/transactions`, ctx.auth)) return "GET /transactions does not exist yet"
+    const agent = await newAgentKey(ctx.base)
+    const auth = { authorization: agent.authorization }
+    const seedOverHttp = Math.min(rows, 1000)
+    const setup = await setupCommerce(ctx.base, auth, seedOverHttp + 10)
+    if (typeof setup === "string") return setup
+    const buyBody = { serviceId: setup.serviceId, tierId: setup.tierId, input: { prompt: "seed" } }
+    for (let i = 0; i < seedOverHttp; i += 20) {
+      const batch = await Promise.all(Array.from({ length: Math.min(20, seedOverHttp - i) }, () => call(ctx.base, "POST", `${COMMERCE}/buy`, buyBody, auth)))
+      const bad = batch.find((r) => r.status >= 300)
+      if (bad) return `seeding buy answered ${bad.status}: ${bad.text.slice(0, 200)}`
+    }
+    if (rows > seedOverHttp) {
+      if (!ctx.databaseUrl) return "needs Postgres (rows seeded with SQL)"
+      const started = Date.now()
+      const seeded = await seedTransactionsSql(ctx.databaseUrl, agent.agentId, rows - seedOverHttp)
+      if (typeof seeded === "string") return seeded
+      log(`   seeded ${rows - seedOverHttp} transactions with SQL in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+    }
+    return { agentId: agent.agentId, auth }
+  })()
+  ctx.cache.set(`tx:${rows}`, made)
+  return made
+}
+
+/** A page of an agent's transactions: the first page (any role, as agents call it), the first buyer page, or a buyer page deep in the history. */
+const transactionsScenario = async (ctx: AppContext, rows: number, page: "first" | "buyer" | "deep"): Promise<Prepared | string> => {
+  const agent = await transactionsAgent(ctx, rows)
+  if (typeof agent === "string") return agent
+  if (page === "first") return { steps: [{ method: "GET", path: `${COMMERCE}/transactions?limit=20`, headers: agent.auth }] }
+  if (page === "buyer") return { steps: [{ method: "GET", path: `${COMMERCE}/transactions?role=buyer&limit=20`, headers: agent.auth }] }
+  if (!ctx.databaseUrl) return "needs Postgres"
+  const client = new pg.Client({ connectionString: ctx.databaseUrl })
+  await client.connect()
+  try {
+    const r = await client.query<{ created_at: Date; id: string }>(
+      "SELECT created_at, id FROM commerce_transactions WHERE buyer_agent_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1",
+      [agent.agentId, Math.floor(rows / 2)]
+    )
+    if (!r.rows[0]) return "no row at the middle of the history"
+    // The service's cursor: base64url of {"c": createdAt, "i": id} (src/services/Commerce.ts).
+    const cursor = Buffer.from(JSON.stringify({ c: r.rows[0].created_at.toISOString(), i: r.rows[0].id })).toString("base64url")
+    return { steps: [{ method: "GET", path: `${COMMERCE}/transactions?role=buyer&limit=20&cursor=${cursor}`, headers: agent.auth }] }
+  } finally {
+    await client.end()
+  }
+}
+
+/** Copies the agent's transaction rows `extra` more times with fresh ids and older times (one INSERT … SELECT). */
+const seedTransactionsSql = async (databaseUrl: string, agentId: string, extra: number): Promise<true | string> => {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    const table = (
+      await client.query<{ table_name: string }>(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name IN ('commerce_transactions', 'transactions') ORDER BY table_name"
+      )
+    ).rows[0]?.table_name
+    if (!table) return "no transactions table to seed"
+    const cols = await client.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position", [table])
+    const names = cols.rows.map((c) => c.column_name)
+    const agentColumn = ["buyer_agent_id", "agent_id"].find((c) => names.includes(c))
+    if (!agentColumn) return `${table} has no buyer agent column (${names.join(", ")})`
+    const select = names.map((c) => {
+      if (c === "id") return `t.id || '_' || g`
+      if (c === "created_at") return `t.created_at - make_interval(secs => g)`
+      if (c === "idempotency_key") return "NULL"
+      return `t.${c}`
+    })
+    await client.query("SET synchronous_commit = off")
+    await client.query("SET statement_timeout = '300s'")
+    await client.query(
+      `INSERT INTO ${table} (${names.join(", ")})
+       SELECT ${select.join(", ")}
+       FROM (SELECT * FROM ${table} WHERE ${agentColumn} = $1 ORDER BY created_at LIMIT 1) t, generate_series(1, $2::int) g`,
+      [agentId, extra]
+    )
+    await client.query(`ANALYZE ${table}`)
+    return true
+  } catch (e) {
+    return `SQL seeding failed: ${(e as Error).message}`
+  } finally {
+    await client.end()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Postgres database for the run
+
+const withDatabase = (url: string, name: string) => {
+  const u = new URL(url)
+  u.pathname = `/${name}`
+  return u.toString()
+}
+const admin = async (text: string) => {
+  const client = new pg.Client({ connectionString: databaseAdminUrl })
+  await client.connect()
+  try {
+    return await client.query(text)
+  } finally {
+    await client.end()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+
+interface Row {
+  readonly target: string
+  readonly scenario: string
+  readonly kind: Kind
+  readonly result?: LoadResult & { readonly peakRssMb: number }
+  readonly requestsPerRound?: number
+  readonly skipped?: string
+  readonly fixture?: Fixture
+}
+
+const rows: Array<Row> = []
+const log = (line: string) => process.stdout.write(`${line}\n`)
+
+const runApp = async (storage: "memory" | "postgres", databaseUrl?: string) => {
+  const app = await startApp(storage, databaseUrl)
+  log(`\n== ${app.label}: idle RSS ${app.idleRssMb} MB`)
+  const agent = await newAgentKey(app.baseUrl)
+  const auth = { authorization: agent.authorization }
+  const commerceSetup = await setupCommerce(app.baseUrl, auth, plannedBuys())
+  if (typeof commerceSetup === "string") log(`   commerce scenarios: ${commerceSetup}`)
+  const ctx: AppContext = {
+    base: app.baseUrl,
+    storage,
+    databaseUrl,
+    auth,
+    agentId: agent.agentId,
+    commerce: typeof commerceSetup === "string" ? undefined : commerceSetup,
+    cache: new Map()
+  }
+  const fixtures: Array<Fixture> = []
+  const prepared = new Map<string, Prepared>()
+  for (const s of scenarios) {
+    if (only && !only.some((o) => s.name.toLowerCase().includes(o.toLowerCase()))) continue
+    if (s.storage && s.storage !== storage) {
+      rows.push({ target: app.label, scenario: s.name, kind: s.kind, skipped: `${s.storage} only (rows seeded with SQL)` })
+      continue
+    }
+    const p = await s.prepare(ctx).catch((e: Error) => `setup failed: ${e.message}`)
+    if (typeof p === "string") {
+      log(`   skip ${s.name}: ${p}`)
+      rows.push({ target: app.label, scenario: s.name, kind: s.kind, skipped: p })
+      continue
+    }
+    prepared.set(s.name, p)
+    // Record the response of each step once: the baselines serve these exact bytes.
+    let id: unknown
+    const concrete: Array<LoadStep> = []
+    for (const step of p.steps) {
+      const pathNow = step.path.replace("{id}", String(id))
+      const r = await call(app.baseUrl, step.method, pathNow, step.body, step.headers ?? {})
+      if (step.capture) id = json(r.text)[step.capture]
+      fixtures.push({ name: s.name, method: step.method, path: pathNow.split("?")[0], status: r.status, contentType: r.contentType, body: r.text })
+      concrete.push({ method: step.method, path: pathNow, ...(step.body !== undefined ? { body: step.body } : {}) })
+      if (r.status >= 400) log(`   warning: ${s.name} answered ${r.status} before the run: ${r.text.slice(0, 200)}`)
+    }
+    prepared.set(`${s.name}#baseline`, { steps: concrete })
+    await load(app, p.steps, warmupSeconds)
+    const result = await load(app, p.steps, durationSeconds)
+    rows.push({ target: app.label, scenario: s.name, kind: s.kind, result, requestsPerRound: p.requestsPerRound })
+    log(`   ${s.name.padEnd(40)} ${fmt(result.requestsPerSecond).padStart(8)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  RSS ${result.peakRssMb} MB${result.non2xx ? `  (${result.non2xx} non-2xx: ${JSON.stringify(result.statusCodes)})` : ""}`)
+  }
+  const peak = procMb(app.pid, "VmHWM")
+  await stop(app.child)
+  return { label: app.label, idleRssMb: app.idleRssMb, peakRssMb: peak, fixtures, prepared }
+}
+
+const runBaselines = async (fixtures: ReadonlyArray<Fixture>, prepared: ReadonlyMap<string, Prepared>) => {
+  // One fixture per (method, path): the first recording wins.
+  const unique = [...new Map(fixtures.map((f) => [`${f.method} ${f.path}`, f])).values()]
+  const file = path.join(tmp, "fixtures.json")
+  writeFileSync(file, JSON.stringify(unique))
+  const out: Array<{ label: string; idleRssMb: number; peakRssMb: number }> = []
+  for (const mode of ["raw", "effect"] as const) {
+    const target = await startBaseline(mode, file)
+    log(`\n== ${target.label}: idle RSS ${target.idleRssMb} MB`)
+    for (const s of scenarios) {
+      const p = prepared.get(`${s.name}#baseline`)
+      if (!p) continue
+      await load(target, p.steps, warmupSeconds)
+      const result = await load(target, p.steps, durationSeconds)
+      rows.push({ target: target.label, scenario: s.name, kind: s.kind, result, requestsPerRound: prepared.get(s.name)?.requestsPerRound })
+      log(`   ${s.name.padEnd(40)} ${fmt(result.requestsPerSecond).padStart(8)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  RSS ${result.peakRssMb} MB${result.non2xx ? `  (${result.non2xx} non-2xx)` : ""}`)
+    }
+    out.push({ label: target.label, idleRssMb: target.idleRssMb, peakRssMb: procMb(target.pid, "VmHWM") })
+    await stop(target.child)
+  }
+  return out
+}
+
+const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "–")
+const ratio = (a: number | undefined, b: number | undefined) => (a && b ? `${(a / b).toFixed(2)}×` : "–")
+
+const versions = () => {
+  const v = (name: string) => {
+    try {
+      return (JSON.parse(readFileSync(path.join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version
+    } catch {
+      return "?"
+    }
+  }
+  return ["effect", "@effect/platform", "@effect/platform-node", "@effect/sql", "@effect/sql-pg", "pg", "autocannon", "esbuild"]
+    .map((n) => `${n} ${v(n)}`)
+    .join(", ")
+}
+
+/** Target check for one app row: which bar applies, and whether it is met. */
+const targetFor = (row: Row, raw: Row | undefined, bare: Row | undefined, storage: string): { bar: string; met: boolean | undefined } => {
+  const rps = row.result?.requestsPerSecond
+  if (!rps) return { bar: "–", met: undefined }
+  if (row.scenario.startsWith("POST /buy")) {
+    const need = storage === "postgres" ? 400 : 1500
+    const p99 = row.result!.latencyP99Ms
+    const vsBare = bare?.result ? rps / bare.result.requestsPerSecond : undefined
+    return {
+      bar: `≥ ${need}/s, p99 < 50 ms, ≥ 1.1× bare`,
+      met: rps >= need && p99 < 50 && (vsBare === undefined || vsBare >= 1.1)
+    }
+  }
+  if (row.kind === "public read") {
+    const r = raw?.result ? rps / raw.result.requestsPerSecond : undefined
+    return { bar: "≥ 0.35× raw", met: r === undefined ? undefined : r >= 0.35 }
+  }
+  const factor = row.kind === "authenticated read" ? 1.2 : 1.1
+  const r = bare?.result ? rps / bare.result.requestsPerSecond : undefined
+  return { bar: `≥ ${factor}× bare HttpApi`, met: r === undefined ? undefined : r >= factor }
+}
+
+interface ProfileNode {
+  readonly id: number
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
+  readonly hitCount?: number
+}
+
+/** Self time of a .cpuprofile by function and by package, in percent of all samples. */
+export const summariseProfile = (file: string, top = 25) => {
+  const profile = JSON.parse(readFileSync(file, "utf8")) as { nodes: ReadonlyArray<ProfileNode>; samples: ReadonlyArray<number> }
+  const total = profile.samples.length || 1
+  const byFunction = new Map<string, number>()
+  const byPackage = new Map<string, number>()
+  const packageOf = (url: string, name: string) => {
+    if (name.startsWith("(")) return name
+    if (url === "") return "(native / V8 builtins)"
+    if (url.startsWith("node:")) return "node internals"
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)
+    if (m) return m[1]
+    if (url.includes("/dist/")) return "app (dist/main.js)"
+    return url.replace(/^file:\/\//, "")
+  }
+  for (const node of profile.nodes) {
+    const hits = node.hitCount ?? 0
+    if (hits === 0) continue
+    const { functionName, url, lineNumber } = node.callFrame
+    const pkg = packageOf(url, functionName)
+    const file = /node_modules\/(.*)$/.exec(url)?.[1]?.replace(/\/dist\/(esm|cjs)\//, "/") ?? (url.startsWith("file://") ? path.relative(root, fileURLToPath(url)) : url)
+    const key = `${functionName || "(anonymous)"}  ${functionName.startsWith("(") ? "" : `${file || pkg}:${lineNumber + 1}`}`
+    byFunction.set(key, (byFunction.get(key) ?? 0) + hits)
+    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + hits)
+  }
+  const pct = (n: number) => `${((100 * n) / total).toFixed(1).padStart(5)} %`
+  const lines = [`${total} samples`, "", "self time by package:"]
+  for (const [k, v] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 15)) lines.push(`  ${pct(v)}  ${k}`)
+  lines.push("", `top ${top} functions by self time:`)
+  for (const [k, v] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(v)}  ${k}`)
+  return lines.join("\n")
+}
+
+const profileRun = async (wanted: string) => {
+  const storage = option("--storage") === "postgres" ? "postgres" : "memory"
+  const scenario = scenarios.find((s) => s.name.toLowerCase().includes(wanted.toLowerCase()))
+  if (!scenario) throw new Error(`no scenario matches "${wanted}": ${scenarios.map((s) => s.name).join("; ")}`)
+  const dir = path.join(tmp, `prof-${Date.now()}`)
+  mkdirSync(dir, { recursive: true })
+  let dbName: string | undefined
+  let databaseUrl: string | undefined
+  if (storage === "postgres") {
+    if (postgresSkip) throw new Error(`--storage postgres: ${postgresSkip}`)
+    dbName = `bench_${randomBytes(5).toString("hex")}`
+    await admin(`CREATE DATABASE ${dbName}`)
+    databaseUrl = withDatabase(databaseAdminUrl!, dbName)
+  }
+  try {
+    const app = await startApp(storage, databaseUrl, ["--cpu-prof", "--cpu-prof-dir", dir])
+    const agent = await newAgentKey(app.baseUrl)
+    const auth = { authorization: agent.authorization }
+    const commerce = await setupCommerce(app.baseUrl, auth, 200_000)
+    const ctx: AppContext = { base: app.baseUrl, storage, databaseUrl, auth, agentId: agent.agentId, commerce: typeof commerce === "string" ? undefined : commerce, cache: new Map() }
+    const p = await scenario.prepare(ctx)
+    if (typeof p === "string") throw new Error(`${scenario.name}: ${p}`)
+    await load(app, p.steps, warmupSeconds)
+    const result = await load(app, p.steps, durationSeconds)
+    log(`${scenario.name} (${storage}): ${fmt(result.requestsPerSecond)} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, RSS ${result.peakRssMb} MB (under --cpu-prof)`)
+    await stop(app.child)
+    const { readdirSync } = await import("node:fs")
+    const file = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).map((f) => path.join(dir, f))[0]
+    if (!file) throw new Error("the server wrote no .cpuprofile (did it exit cleanly?)")
+    log(`profile: ${path.relative(root, file)} (open it in Chrome DevTools → Performance)\n`)
+    log(summariseProfile(file))
+  } finally {
+    if (dbName) await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined)
+  }
+}
+
+const loadAtStart = os.loadavg().map((l) => l.toFixed(2)).join(" / ")
+
+const main = async () => {
+  const started = Date.now()
+  log(`bench: ${durationSeconds} s per run (+${warmupSeconds} s warm-up), ${connections} connections, ${pin ? "server on CPU 0, load on CPU 1" : "no CPU pinning"}`)
+  const b = spawnSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: "inherit" })
+  if (b.status !== 0) throw new Error("npm run build failed")
+  mkdirSync(tmp, { recursive: true })
+  if (flag("--bundle-deps")) {
+    await build({
+      entryPoints: [path.join(root, "src", "main.ts")],
+      outfile: path.join(root, appEntry),
+      bundle: true,
+      platform: "node",
+      target: "node20",
+      format: "esm",
+      external: ["pg-native"],
+      sourcemap: true,
+      logLevel: "warning",
+      banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
+    })
+  }
+  for (const name of ["baseline", "load"]) {
+    await build({
+      entryPoints: [path.join(root, "bench", `${name}.ts`)],
+      outfile: path.join(tmp, `${name}.mjs`),
+      bundle: true,
+      platform: "node",
+      target: "node20",
+      format: "esm",
+      packages: "external",
+      logLevel: "warning"
+    })
+  }
+
+  const profile = option("--profile")
+  if (profile) return profileRun(profile)
+
+  const memory = await runApp("memory")
+  const memFixtures = memory.fixtures
+  const memPrepared = memory.prepared
+
+  const processes: Array<{ label: string; idleRssMb: number; peakRssMb: number }> = [memory]
+  let postgresVersion = "not run"
+  if (postgresSkip) {
+    log(`\n== app (postgres): skipped — ${postgresSkip}`)
+  } else {
+    const name = `bench_${randomBytes(5).toString("hex")}`
+    await admin(`CREATE DATABASE ${name}`)
+    try {
+      postgresVersion = String((await admin("SHOW server_version")).rows[0].server_version)
+      const pgRun = await runApp("postgres", withDatabase(databaseAdminUrl!, name))
+      processes.push(pgRun)
+    } finally {
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined)
+    }
+  }
+
+  processes.push(...(await runBaselines(memFixtures, memPrepared)))
+
+  // Report
+  const cpu = os.cpus()[0]?.model ?? "?"
+  const lines: Array<string> = []
+  lines.push("# Benchmark results", "")
+  lines.push(`Generated by \`npm run bench${argv.length ? ` ${argv.join(" ")}` : ""}\` on ${new Date().toISOString()} (${Math.round((Date.now() - started) / 1000)} s).`, "")
+  lines.push("| | |", "|---|---|")
+  lines.push(`| machine | ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.type()} ${os.release()} |`)
+  lines.push(`| load average | ${loadAtStart} at the start, ${os.loadavg().map((l) => l.toFixed(2)).join(" / ")} at the end (1 / 5 / 15 min; above ~0.5 the machine was shared and the figures are low) |`)
+  lines.push(`| node | ${process.version} |`)
+  lines.push(`| packages | ${versions()} |`)
+  lines.push(`| PostgreSQL | ${postgresVersion}${postgresSkip ? ` (skipped: ${postgresSkip})` : ""} |`)
+  lines.push(`| load | autocannon in its own process, ${connections} connections, ${durationSeconds} s per run after a ${warmupSeconds} s warm-up; ${pin ? "server pinned to CPU 0, load generator to CPU 1 (taskset)" : "no CPU pinning"} |`)
+  lines.push(`| server | \`node --enable-source-maps dist/main.js\` (compiled by esbuild), rate limits raised for the run, fake payments, LOG_LEVEL=WARN |`)
+  lines.push(`| baselines | raw node:http and a bare Effect HttpApi (HttpApiBuilder.serve() defaults) serving the bytes the app returned for the same request |`)
+  lines.push("")
+  lines.push("| target | scenario | req/s | p50 ms | p99 ms | peak RSS MB | vs raw | vs bare HttpApi | bar | met |")
+  lines.push("|---|---|---:|---:|---:|---:|---:|---:|---|---|")
+  const find = (target: string, scenario: string) => rows.find((r) => r.target === target && r.scenario === scenario && r.result)
+  for (const row of rows) {
+    if (row.skipped) {
+      lines.push(`| ${row.target} | ${row.scenario} | – | – | – | – | – | – | skipped: ${row.skipped} | |`)
+      continue
+    }
+    const r = row.result!
+    const isApp = row.target.startsWith("app")
+    const raw = find("raw node:http", row.scenario)
+    const bare = find("bare HttpApi", row.scenario)
+    const t = isApp ? targetFor(row, raw, bare, row.target.includes("postgres") ? "postgres" : "memory") : { bar: "", met: undefined }
+    const rps = row.requestsPerRound ? `${fmt(r.requestsPerSecond)} (${fmt(r.requestsPerSecond / row.requestsPerRound)} rounds/s)` : fmt(r.requestsPerSecond)
+    const non2xx = r.non2xx ? ` ⚠ ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}` : ""
+    lines.push(
+      `| ${row.target} | ${row.scenario}${non2xx} | ${rps} | ${r.latencyP50Ms} | ${r.latencyP99Ms} | ${r.peakRssMb} | ${isApp || row.target === "bare HttpApi" ? ratio(r.requestsPerSecond, raw?.result?.requestsPerSecond) : ""} | ${isApp ? ratio(r.requestsPerSecond, bare?.result?.requestsPerSecond) : ""} | ${t.bar} | ${t.met === undefined ? "" : t.met ? "yes" : "**no**"} |`
+    )
+  }
+  lines.push("")
+  lines.push("| process | idle RSS MB | peak RSS MB (VmHWM) | bar |", "|---|---:|---:|---|")
+  for (const p of processes) {
+    const bar = p.label.startsWith("app") ? `idle < 150 (${p.idleRssMb < 150 ? "yes" : "**no**"}), peak < 300 (${p.peakRssMb < 300 ? "yes" : "**no**"})` : ""
+    lines.push(`| ${p.label} | ${p.idleRssMb} | ${p.peakRssMb} | ${bar} |`)
+  }
+  lines.push("")
+  const report = lines.join("\n")
+  log(`\n${report}`)
+  if (!flag("--no-write")) {
+    writeFileSync(path.join(root, "bench", "results.md"), `${report}\n`)
+    log("wrote bench/results.md")
+  }
+}
+
+main()
+  .then(() => {
+    killAll()
+    process.exit(0)
+  })
+  .catch((e: unknown) => {
+    process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
+    killAll()
+    process.exit(1)
+  })

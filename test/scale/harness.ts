@@ -1,0 +1,334 @@
+// Out-of-process test harness: the server compiled as `npm start` runs it (esbuild → node), a
+// throwaway PostgreSQL cluster of the test's own (initdb in a temp dir, a free loopback port),
+// a round-robin front for several servers, and the ledger invariants checked with SQL.
+import { build } from "esbuild"
+import { spawn, spawnSync, type ChildProcess } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http"
+import { createServer as createNetServer } from "node:net"
+import os from "node:os"
+import path from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import pg from "pg"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const s = createNetServer()
+    s.once("error", reject)
+    s.listen(0, "127.0.0.1", () => {
+      const address = s.address()
+      const port = typeof address === "object" && address ? address.port : 0
+      s.close(() => resolve(port))
+    })
+  })
+
+// ---------------------------------------------------------------------------------------------
+// The server, compiled
+
+/** Bundles src/main.ts like scripts/build.mjs, into node_modules/.cache (so packages resolve). */
+export const buildServer = async (): Promise<string> => {
+  const dir = path.join(root, "node_modules", ".cache", "agent-commerce-tests")
+  mkdirSync(dir, { recursive: true })
+  const outfile = path.join(dir, `main-${process.pid}-${randomBytes(3).toString("hex")}.mjs`)
+  await build({
+    entryPoints: [path.join(root, "src", "main.ts")],
+    outfile,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "esm",
+    packages: "external",
+    sourcemap: "inline",
+    logLevel: "error"
+  })
+  return outfile
+}
+
+export interface ServerProcess {
+  readonly baseUrl: string
+  readonly port: number
+  readonly child: ChildProcess
+  readonly output: () => string
+  /** SIGTERM, then SIGKILL after 3 s. */
+  readonly stop: () => Promise<void>
+  /** kill -9, no cleanup at all. */
+  readonly kill9: () => Promise<void>
+}
+
+/** Starts `node <bundle>` with the given environment and waits until /health answers (any status). */
+export const startServerProcess = async (
+  bundle: string,
+  env: Record<string, string>,
+  options: { readonly port?: number; readonly readyTimeoutMs?: number } = {}
+): Promise<ServerProcess> => {
+  const port = options.port ?? (await freePort())
+  const baseUrl = `http://127.0.0.1:${port}`
+  // bench/loopback.mjs binds the server to 127.0.0.1 only (the app itself listens on every interface).
+  const loopbackOnly = pathToFileURL(path.join(root, "bench", "loopback.mjs")).href
+  const child = spawn(process.execPath, ["--import", loopbackOnly, "--enable-source-maps", bundle], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? "",
+      PORT: String(port),
+      BASE_URL: baseUrl,
+      LOG_LEVEL: "WARN",
+      PAYMENTS: "fake",
+      WEBHOOKS_ALLOW_LOOPBACK: "true",
+      ...env
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  const keep = (d: Buffer) => {
+    output = (output + d.toString()).slice(-20_000)
+  }
+  child.stdout!.on("data", keep)
+  child.stderr!.on("data", keep)
+  const exited = () => child.exitCode !== null || child.signalCode !== null
+  const until = Date.now() + (options.readyTimeoutMs ?? 30_000)
+  for (;;) {
+    if (exited()) throw new Error(`server exited (${child.exitCode ?? child.signalCode}) before it answered:\n${output}`)
+    try {
+      // A request accepted before the app finished starting is never answered: time it out and retry.
+      await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) })
+      break
+    } catch {
+      if (Date.now() > until) {
+        child.kill("SIGKILL")
+        throw new Error(`server did not answer in time:\n${output}`)
+      }
+      await sleep(100)
+    }
+  }
+  const waitExit = () => (exited() ? Promise.resolve() : new Promise<void>((r) => child.once("exit", () => r())))
+  return {
+    baseUrl,
+    port,
+    child,
+    output: () => output,
+    stop: async () => {
+      if (exited()) return
+      child.kill("SIGTERM")
+      await Promise.race([waitExit(), sleep(3000)])
+      if (!exited()) child.kill("SIGKILL")
+      await waitExit()
+    },
+    kill9: async () => {
+      if (exited()) return
+      child.kill("SIGKILL")
+      await waitExit()
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A throwaway PostgreSQL cluster
+
+export interface ThrowawayPostgres {
+  readonly url: string
+  readonly stop: () => void
+  readonly start: () => void
+  readonly destroy: () => void
+}
+
+const pgBin = (): string | undefined => {
+  const base = "/usr/lib/postgresql"
+  if (!existsSync(base)) return undefined
+  const versions = readdirSync(base).filter((v) => existsSync(path.join(base, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a))
+  return versions.length > 0 ? path.join(base, versions[0], "bin") : undefined
+}
+
+/** Why a throwaway cluster cannot be made here, or undefined when it can. */
+export const throwawayPostgresSkipReason = (): string | undefined => {
+  if (!pgBin()) return "no PostgreSQL binaries under /usr/lib/postgresql/*/bin"
+  if (process.getuid?.() === 0) {
+    if (spawnSync("id", ["-u", "postgres"]).status !== 0) return "running as root and there is no postgres user to run initdb as"
+    if (spawnSync("runuser", ["--help"]).status !== 0) return "running as root without runuser"
+  }
+  return undefined
+}
+
+/** initdb into a temp dir and start it on a free loopback port (as the postgres user when root). */
+export const startThrowawayPostgres = async (): Promise<ThrowawayPostgres> => {
+  const bin = pgBin()!
+  const asRoot = process.getuid?.() === 0
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "fault-pg-"))
+  const sockDir = mkdtempSync(path.join(os.tmpdir(), "fault-pgsock-"))
+  const run = (cmd: string, args: ReadonlyArray<string>) => {
+    const full = asRoot ? ["-u", "postgres", "--", path.join(bin, cmd), ...args] : [...args]
+    const r = spawnSync(asRoot ? "runuser" : path.join(bin, cmd), full, { encoding: "utf8", timeout: 60_000 })
+    if (r.status !== 0) throw new Error(`${cmd} failed (${r.status}): ${r.stderr || r.stdout}`)
+    return r.stdout
+  }
+  if (asRoot) {
+    spawnSync("chown", ["-R", "postgres", dataDir, sockDir])
+    chmodSync(dataDir, 0o700)
+  }
+  const port = await freePort()
+  run("initdb", ["-D", dataDir, "-U", "fault", "--auth=trust", "-E", "UTF8"])
+  const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${sockDir} -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`
+  const start = () => run("pg_ctl", ["-D", dataDir, "-l", path.join(dataDir, "server.log"), "-w", "-t", "60", "-o", options, "start"])
+  const stop = () => run("pg_ctl", ["-D", dataDir, "-m", "fast", "-w", "stop"])
+  start()
+  return {
+    url: `postgres://fault@127.0.0.1:${port}/postgres`,
+    start: () => void start(),
+    stop: () => void stop(),
+    destroy: () => {
+      try {
+        run("pg_ctl", ["-D", dataDir, "-m", "immediate", "-w", "stop"])
+      } catch {
+        // already stopped
+      }
+      rmSync(dataDir, { recursive: true, force: true })
+      rmSync(sockDir, { recursive: true, force: true })
+    }
+  }
+}
+
+/** A fresh database on the shared test server (TEST_DATABASE_URL); dropped by `drop`. */
+export const freshDatabaseUrl = async (adminUrl: string) => {
+  const name = `t_${randomBytes(6).toString("hex")}`
+  const admin = async (text: string) => {
+    const c = new pg.Client({ connectionString: adminUrl })
+    await c.connect()
+    try {
+      await c.query(text)
+    } finally {
+      await c.end()
+    }
+  }
+  await admin(`CREATE DATABASE ${name}`)
+  const u = new URL(adminUrl)
+  u.pathname = `/${name}`
+  return { url: u.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Round robin
+
+/** A tiny HTTP front that sends request n to upstream n mod k (bodies and headers passed through). */
+export const roundRobin = async (upstreams: ReadonlyArray<number>): Promise<{ readonly baseUrl: string; readonly hits: Array<number>; readonly close: () => Promise<void> }> => {
+  let next = 0
+  const hits = upstreams.map(() => 0)
+  const server: Server = createHttpServer((req, res) => {
+    const i = next++ % upstreams.length
+    hits[i]++
+    const upstream = httpRequest(
+      { host: "127.0.0.1", port: upstreams[i], method: req.method, path: req.url, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, { ...up.headers, "x-upstream": String(i) })
+        up.pipe(res)
+      }
+    )
+    upstream.on("error", (e) => {
+      res.writeHead(502, { "content-type": "application/json" })
+      res.end(JSON.stringify({ type: "BadGateway", message: e.message }))
+    })
+    req.pipe(upstream)
+  })
+  server.keepAliveTimeout = 1000
+  const port = await new Promise<number>((r) =>
+    server.listen(0, "127.0.0.1", () => {
+      const a = server.address()
+      r(typeof a === "object" && a ? a.port : 0)
+    })
+  )
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    hits,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections()
+        server.close(() => r())
+      })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ledger invariants, straight from the tables
+
+export interface LedgerInvariants {
+  readonly totalCents: number
+  readonly mismatched: ReadonlyArray<string>
+  readonly negative: ReadonlyArray<string>
+  /** References settled (purchase / escrow_settle) more than once, or both settled and released. */
+  readonly doubleSettled: ReadonlyArray<string>
+  /** Completed purchases without their ledger entry, and purchase entries without a transaction. */
+  readonly unmatched: ReadonlyArray<string>
+  readonly entries: number
+}
+
+export const ledgerInvariants = async (databaseUrl: string): Promise<LedgerInvariants> => {
+  const c = new pg.Client({ connectionString: databaseUrl })
+  await c.connect()
+  try {
+    const total = await c.query<{ total: string }>("SELECT COALESCE(SUM(amount), 0)::text AS total FROM ledger_postings")
+    const mismatched = await c.query<{ account: string }>(`
+      SELECT b.account FROM ledger_balances b
+      LEFT JOIN (SELECT account, SUM(amount) AS s FROM ledger_postings GROUP BY account) p USING (account)
+      WHERE b.balance <> COALESCE(p.s, 0)
+      UNION
+      SELECT p.account FROM (SELECT account, SUM(amount) AS s FROM ledger_postings GROUP BY account) p
+      LEFT JOIN ledger_balances b USING (account) WHERE b.account IS NULL AND p.s <> 0`)
+    const negative = await c.query<{ account: string }>("SELECT account FROM ledger_balances WHERE balance < 0 AND account NOT LIKE 'external:%'")
+    const doubled = await c.query<{ reference: string }>(`
+      SELECT reference FROM ledger_entries
+      WHERE kind IN ('purchase', 'escrow_settle', 'escrow_release', 'refund')
+      GROUP BY reference
+      HAVING COUNT(*) FILTER (WHERE kind IN ('purchase', 'escrow_settle')) > 1
+          OR COUNT(*) FILTER (WHERE kind = 'escrow_release') > 1
+          OR COUNT(*) FILTER (WHERE kind = 'refund') > 1
+          OR (COUNT(*) FILTER (WHERE kind = 'escrow_settle') > 0 AND COUNT(*) FILTER (WHERE kind = 'escrow_release') > 0)`)
+    const entries = await c.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM ledger_entries")
+    const hasTransactions = (await c.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'commerce_transactions'")).rows.length > 0
+    const unmatched = hasTransactions
+      ? await c.query<{ ref: string }>(`
+          SELECT 'transaction without entry: ' || t.id AS ref FROM commerce_transactions t
+          WHERE t.status IN ('completed', 'refunded') AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.reference = t.id AND e.kind = 'purchase')
+          UNION ALL
+          SELECT 'entry without transaction: ' || e.reference FROM ledger_entries e
+          WHERE e.kind = 'purchase' AND NOT EXISTS (SELECT 1 FROM commerce_transactions t WHERE t.id = e.reference)`)
+      : { rows: [] as Array<{ ref: string }> }
+    return {
+      totalCents: Number(total.rows[0].total),
+      mismatched: mismatched.rows.map((r) => r.account),
+      negative: negative.rows.map((r) => r.account),
+      doubleSettled: doubled.rows.map((r) => r.reference),
+      unmatched: unmatched.rows.map((r) => r.ref),
+      entries: Number(entries.rows[0].n)
+    }
+  } finally {
+    await c.end()
+  }
+}
+
+/** Whether the running app exposes a route (the global 404 names resource "route"). */
+export const hasRoute = async (baseUrl: string, method: string, p: string, headers: Record<string, string> = {}) => {
+  const res = await fetch(`${baseUrl}${p}`, {
+    method,
+    headers: { ...headers, ...(method === "GET" ? {} : { "content-type": "application/json" }) },
+    ...(method === "GET" ? {} : { body: "{}" })
+  })
+  const body = (await res.json().catch(() => ({}))) as { resource?: unknown }
+  return !(res.status === 404 && body.resource === "route")
+}
+
+/** The cheapest priced tier in a GET /services answer (a page `{ data }`, or a bare array). */
+export const cheapestTier = (listed: unknown): { readonly serviceId: string; readonly tierId: string; readonly priceCents: number } | undefined => {
+  const services = (Array.isArray(listed) ? listed : ((listed as { data?: unknown }).data ?? [])) as ReadonlyArray<{
+    readonly id: string
+    readonly tiers?: ReadonlyArray<{ readonly id: string; readonly priceCents: number }>
+  }>
+  let best: { serviceId: string; tierId: string; priceCents: number } | undefined
+  for (const s of services) {
+    for (const t of s.tiers ?? []) {
+      if (t.priceCents > 0 && (!best || t.priceCents < best.priceCents)) best = { serviceId: s.id, tierId: t.id, priceCents: t.priceCents }
+    }
+  }
+  return best
+}

@@ -1,0 +1,170 @@
+// Scale-out: two server processes on one Postgres database behind a round-robin front. Rate limits
+// are shared, concurrent buys across both never overspend, a negotiation gets one answer and a
+// webhook event one delivery per attempt (the last two skip until those features exist).
+import { rmSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { commerceServices } from "../../src/seed/services.js"
+import { createAgentKey } from "../fixtures/agents.js"
+import { adminDatabaseUrl, postgresSkipReason } from "../fixtures/db.js"
+import { buildServer, cheapestTier, freshDatabaseUrl, hasRoute, ledgerInvariants, roundRobin, startServerProcess, type ServerProcess } from "./harness.js"
+
+const COMMERCE = "/api/v1/agent/commerce"
+const ALL = ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*"] as const
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one database${postgresSkipReason ? ` — ${postgresSkipReason}` : ""}`, () => {
+  let bundle: string
+  let db: { url: string; drop: () => Promise<void> }
+  const servers: Array<ServerProcess> = []
+  let front: Awaited<ReturnType<typeof roundRobin>>
+  const url = (p: string) => `${front.baseUrl}${p}`
+
+  beforeAll(async () => {
+    bundle = await buildServer()
+    db = await freshDatabaseUrl(adminDatabaseUrl!)
+    const env = { STORAGE: "postgres", DATABASE_URL: db.url, RATE_LIMIT_PER_MINUTE: "60", RATE_LIMIT_PER_DAY: "1000", NEGOTIATION_DELAY_MS: "300", WORKERS: "true" }
+    // Both start at once on an empty database: the migrations must serialise between them.
+    servers.push(...(await Promise.all([startServerProcess(bundle, env), startServerProcess(bundle, env)])))
+    front = await roundRobin(servers.map((s) => s.port))
+  }, 90_000)
+  afterAll(async () => {
+    await front?.close()
+    await Promise.all(servers.map((s) => s.stop()))
+    await db?.drop()
+    if (bundle) rmSync(bundle, { force: true })
+  })
+
+  it("both processes serve the same data (an agent created through one is seen by the other)", async () => {
+    const key = await createAgentKey(front.baseUrl, ["catalog:read"])
+    const statuses = await Promise.all(servers.map((s) => fetch(`${s.baseUrl}/api/v1/agent/me`, { headers: key.auth }).then((r) => r.status)))
+    expect(statuses).toEqual([200, 200])
+  })
+
+  it("rate limits are shared: 60 requests across both processes pass, the 61st is 429", async () => {
+    const key = await createAgentKey(front.baseUrl, ["catalog:read"])
+    const before = [...front.hits]
+    const statuses: Array<number> = []
+    // Six waves of ten concurrent requests: the counter is one atomic upsert, so concurrency is fair game.
+    for (let wave = 0; wave < 6; wave++) {
+      statuses.push(...(await Promise.all(Array.from({ length: 10 }, () => fetch(url("/api/v1/agent/me"), { headers: key.auth }).then((r) => r.status)))))
+    }
+    expect(statuses.filter((s) => s !== 200), "all 60 pass").toEqual([])
+    const perServer = front.hits.map((h, i) => h - before[i])
+    expect(Math.min(...perServer), `split across both: ${perServer.join("/")}`).toBeGreaterThanOrEqual(30)
+    for (const s of servers) {
+      // The 61st, on either process, is refused: the counter lives in the shared database.
+      const res = await fetch(`${s.baseUrl}/api/v1/agent/me`, { headers: key.auth })
+      expect(res.status).toBe(429)
+      expect(await res.json()).toMatchObject({ type: "RateLimited", window: "minute", limit: 60 })
+    }
+  })
+
+  it("concurrent buys across both processes never overspend the wallet", async (ctx) => {
+    const key = await createAgentKey(front.baseUrl, [...ALL])
+    for (const [method, p] of [["GET", `${COMMERCE}/services`], ["POST", `${COMMERCE}/wallet/topup`], ["POST", `${COMMERCE}/buy`]] as const) {
+      if (!(await hasRoute(front.baseUrl, method, p, key.auth))) ctx.skip(`${method} ${p} does not exist yet (commerce, issue 5)`)
+    }
+    const tier = cheapestTier(await (await fetch(url(`${COMMERCE}/services`), { headers: key.auth })).json())
+    expect(tier, "a buyable service").toBeDefined()
+    const affordable = 10
+    const topup = await fetch(url(`${COMMERCE}/wallet/topup`), {
+      method: "POST",
+      headers: { ...key.auth, "content-type": "application/json" },
+      body: JSON.stringify({ amountCents: tier!.priceCents * affordable })
+    })
+    expect(topup.status, await topup.clone().text()).toBeLessThan(300)
+
+    const body = JSON.stringify({ serviceId: tier!.serviceId, tierId: tier!.tierId, input: { prompt: "scale" } })
+    const results = await Promise.all(
+      Array.from({ length: affordable * 3 }, () =>
+        fetch(url(`${COMMERCE}/buy`), { method: "POST", headers: { ...key.auth, "content-type": "application/json" }, body }).then(async (r) => ({ status: r.status, text: await r.text() }))
+      )
+    )
+    const ok = results.filter((r) => r.status < 300)
+    const refused = results.filter((r) => r.status === 402)
+    const other = results.filter((r) => r.status >= 300 && r.status !== 402)
+    expect(other.map((r) => `${r.status} ${r.text.slice(0, 120)}`), "only successes and 402s").toEqual([])
+    expect(ok.length, "exactly the affordable number of buys succeed").toBe(affordable)
+    expect(refused.length).toBe(affordable * 2)
+    const inv = await ledgerInvariants(db.url)
+    expect(inv.totalCents).toBe(0)
+    expect(inv.mismatched).toEqual([])
+    expect(inv.negative).toEqual([])
+    expect(inv.doubleSettled).toEqual([])
+    expect(inv.unmatched).toEqual([])
+  })
+
+  it("a negotiation gets exactly one seller answer although both processes run workers", async (ctx) => {
+    const key = await createAgentKey(front.baseUrl, [...ALL])
+    if (!(await hasRoute(front.baseUrl, "POST", `${COMMERCE}/negotiate`, key.auth))) ctx.skip("POST /negotiate does not exist yet (negotiation, issue 6)")
+    // A seeded tier of at least 10 USD, offered at 70 %: the seller counters once, then it is the buyer's turn.
+    const service = commerceServices.find((s) => s.tiers.some((t) => t.priceCents >= 1000))!
+    const tier = service.tiers.find((t) => t.priceCents >= 1000)!
+    const ids: Array<string> = []
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(url(`${COMMERCE}/negotiate`), {
+        method: "POST",
+        headers: { ...key.auth, "content-type": "application/json" },
+        body: JSON.stringify({ serviceId: service.id, tierId: tier.id, proposedPriceCents: Math.floor(tier.priceCents * 0.7) })
+      })
+      const text = await res.text()
+      expect(res.status, text).toBe(201)
+      ids.push(String((JSON.parse(text) as { id: string }).id))
+    }
+    interface Seen { status: string; history: ReadonlyArray<{ by: string; action: string }> }
+    const read = async (id: string) => (await (await fetch(url(`${COMMERCE}/negotiations/${id}`), { headers: key.auth })).json()) as Seen
+    // Wait until every negotiation has been answered (the answer delay is 300 ms), then a little longer
+    // so a second answer from the other process would have time to land.
+    const until = Date.now() + 15_000
+    while (Date.now() < until && (await Promise.all(ids.map(read))).some((n) => n.status === "awaiting_seller")) await sleep(200)
+    await sleep(1500)
+    for (const id of ids) {
+      const n = await read(id)
+      const sellerAnswers = n.history.filter((h) => h.by === "seller")
+      expect(sellerAnswers.length, `negotiation ${id}: ${JSON.stringify(n).slice(0, 400)}`).toBe(1)
+      expect(n.status).not.toBe("awaiting_seller")
+    }
+  })
+
+  it("a webhook event is delivered once per attempt although both processes run workers", async (ctx) => {
+    const key = await createAgentKey(front.baseUrl, [...ALL])
+    if (!(await hasRoute(front.baseUrl, "PUT", "/api/v1/agent/webhook", key.auth))) ctx.skip("PUT /webhook does not exist yet (webhooks, issue 9)")
+    // Every delivery's webhook-id; test pings separately (other events of the agent arrive too).
+    const received: Array<string> = []
+    const pinged: Array<string> = []
+    const receiver: Server = createServer((req, res) => {
+      let body = ""
+      req.on("data", (d: Buffer) => (body += d.toString()))
+      req.on("end", () => {
+        const id = String(req.headers["webhook-id"])
+        received.push(id)
+        if ((JSON.parse(body || "{}") as { type?: string }).type === "webhook.test") pinged.push(id)
+        res.writeHead(200).end("ok")
+      })
+    })
+    const port = await new Promise<number>((r) => receiver.listen(0, "127.0.0.1", () => r((receiver.address() as { port: number }).port)))
+    try {
+      const put = await fetch(url("/api/v1/agent/webhook"), {
+        method: "PUT",
+        headers: { ...key.auth, "content-type": "application/json" },
+        body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook`, events: ["*"] })
+      })
+      expect(put.status, await put.clone().text()).toBeLessThan(300)
+      // Test pings through the front land on both processes; each is one event, answered 200 at once.
+      const pings = 6
+      for (let i = 0; i < pings; i++) {
+        const ping = await fetch(url("/api/v1/agent/webhook/test"), { method: "POST", headers: { ...key.auth, "content-type": "application/json" }, body: "{}" })
+        expect(ping.status, await ping.clone().text()).toBe(202)
+      }
+      const until = Date.now() + 15_000
+      while (Date.now() < until && pinged.length < pings) await sleep(100)
+      await sleep(1500)
+      expect(pinged.length, `test deliveries: ${pinged.join(", ")}`).toBe(pings)
+      expect(received.length, `each event delivered once: ${received.join(", ")}`).toBe(new Set(received).size)
+    } finally {
+      receiver.closeAllConnections()
+      await new Promise((r) => receiver.close(r))
+    }
+  })
+})
