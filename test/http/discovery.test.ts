@@ -313,11 +313,9 @@ describe("every address /api/discover lists answers", () => {
       const r = await call(e.method, e.url)
       const label = `${e.method} ${e.url} → ${r.status} ${r.text.slice(0, 200)}`
       expect(routeMissing(r), label).toBe(false)
+      // Procedures authorize before they decode input, like REST: no credentials is always 401.
       if (e.auth === "public") expect(r.status, label).not.toBe(401)
-      else if (e.auth === "bearer_or_session" && r.status === 400) {
-        // The procedure adapter validates input before it authorizes (reported to the lead); the call is still refused.
-        expect(r.body?.error?.data?.type, label).toBe("InvalidInput")
-      } else expect(r.status, label).toBe(401)
+      else expect(r.status, label).toBe(401)
     }
   }, 120_000)
 

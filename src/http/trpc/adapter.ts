@@ -1,6 +1,7 @@
 // tRPC HTTP wire format (v11, no transformer) over a table of procedures that call the services.
 import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Context, Effect, ParseResult, Schema } from "effect"
+import { InvalidInput } from "../../schema/errors.js"
 import { encodeError, statusOf } from "../errors.js"
 import { MAX_JSON_DEPTH, scanJson } from "../middleware/global.js"
 import { type Caller, CurrentCaller } from "../../services/Caller.js"
@@ -91,20 +92,21 @@ const callOne = <P extends Table>(
     if (method !== expected) {
       return errorOutcome(405, `Unsupported ${method}-request to ${procedure.type} procedure at path "${path}"`, path)
     }
-    let input: unknown = undefined
-    if (procedure.input) {
-      const decoded = Schema.decodeUnknownEither(procedure.input, { errors: "first", onExcessProperty: "ignore" })(rawInput)
-      if (decoded._tag === "Left") {
-        const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
-        const field = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : undefined
-        const message = issue ? (field ? `${field}: ${issue.message}` : issue.message) : "invalid input"
-        return errorOutcome(400, message, path, { type: "InvalidInput", ...(field ? { field } : {}) })
-      }
-      input = decoded.right
-    }
     const auth = yield* ProcedureAuth
+    // Access first, input second — the same order as the REST middleware (401/403 before 400).
     const run = Effect.gen(function* () {
       const caller = yield* auth.authorize(procedure.access, request)
+      let input: unknown = undefined
+      if (procedure.input) {
+        const decoded = Schema.decodeUnknownEither(procedure.input, { errors: "first", onExcessProperty: "ignore" })(rawInput)
+        if (decoded._tag === "Left") {
+          const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
+          const field = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : undefined
+          const message = issue ? (field ? `${field}: ${issue.message}` : issue.message) : "invalid input"
+          return yield* Effect.fail(new InvalidInput({ message, ...(field ? { field } : {}) }))
+        }
+        input = decoded.right
+      }
       const handled = procedure.handler(input)
       // Public procedures never ask for the caller; authenticated ones always get one.
       return yield* (caller ? Effect.provideService(handled, CurrentCaller, caller) : handled)
