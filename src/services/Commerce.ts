@@ -184,7 +184,7 @@ export class Commerce extends Effect.Service<Commerce>()("Commerce", {
     const execute = (x: Execute) =>
       Effect.gen(function* () {
         const { service, tier } = yield* catalog.getTier(x.serviceId, x.tierId)
-        if (service.status !== "active" && !x.approval) return yield* Effect.fail(new NotFound({ message: `service ${service.id} is not listed`, resource: "service", id: service.id }))
+        if (service.status !== "active") return yield* Effect.fail(new NotFound({ message: `service ${service.id} is not listed`, resource: "service", id: service.id }))
         if (service.sellerAgentId === x.agentId) return yield* Effect.fail(new InvalidInput({ message: "an agent cannot buy its own service", field: "serviceId" }))
         const policy = yield* wallet.lock(x.agentId)
         if (!x.approval) {
@@ -333,6 +333,9 @@ export class Commerce extends Effect.Service<Commerce>()("Commerce", {
     const decide = (caller: Caller, id: string, decision: "approve" | "decline") =>
       atomically(
         Effect.gen(function* () {
+          if (caller.via === "key" && !caller.permissions.has("commerce:buy")) {
+            return yield* Effect.fail(new Forbidden({ message: "deciding approvals needs commerce:buy", permission: "commerce:buy" }))
+          }
           const a = yield* store.lockApproval(id)
           if (!a || a.accountId !== caller.accountId) return yield* Effect.fail(approvalNotFound(id))
           if (caller.via === "key" && caller.agentId === a.agentId) {

@@ -28,7 +28,7 @@ const storages = adminDatabaseUrl ? (["memory", "postgres"] as const) : (["memor
 
 describe.each(storages)("commerce over HTTP [%s]", (storage) => {
   beforeAll(async () => {
-    server = await startServer({ storage, config: { rateLimitPerMinute: 10_000, rateLimitPerDay: 100_000 } })
+    server = await startServer({ storage, config: { rateLimitPerMinute: 10_000, rateLimitPerDay: 100_000, negotiationDelayMs: 0 } })
   })
   afterAll(async () => {
     await server?.close()
@@ -114,6 +114,21 @@ describe.each(storages)("commerce over HTTP [%s]", (storage) => {
     expect(reused.status).toBe(422)
   })
 
+  it("50 concurrent requests with one Idempotency-Key charge once", async () => {
+    const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
+    await topup(buyer, 1000)
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => buy(buyer, { serviceId: "svc_translate_pro", tierId: "priority", input: "race" }, { "idempotency-key": "buy-race-1" }))
+    )
+    const created = results.filter((r) => r.status === 201)
+    // Requests that arrive while the first is in flight are told to retry (409); none is charged twice.
+    expect(created.length + results.filter((r) => r.status === 409).length).toBe(50)
+    expect(new Set(created.map((r) => r.body.transaction.id)).size).toBe(1)
+    expect((await call(`${base}/wallet`, { headers: as(buyer) })).body.balanceCents).toBe(995)
+    const txs = await call(`${base}/transactions?role=buyer`, { headers: as(buyer) })
+    expect(txs.body.data).toHaveLength(1)
+  })
+
   it("reviews once (buyer only), disputes and refunds to the cent; reputation and leaderboard answer", async () => {
     const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
     const published = await call(`${base}/services`, {
@@ -158,6 +173,31 @@ describe.each(storages)("commerce over HTTP [%s]", (storage) => {
     const rec = await call(`${base}/recommend?limit=3`, { headers: as(buyer) })
     expect(rec.body.data).toHaveLength(3)
     expect(rec.body.data[0].reasons.length).toBeGreaterThan(0)
+  })
+
+  it("buys at a negotiated price once (negotiationId), then refuses to reuse it", async () => {
+    const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
+    await topup(buyer, 10_000)
+    const proposed = await call(`${base}/negotiate`, { method: "POST", headers: as(buyer), body: { serviceId: "svc_doc_translate", tierId: "starter", proposedPriceCents: 1800 } })
+    expect(proposed.status).toBe(201)
+    let negotiation = proposed.body
+    for (let i = 0; i < 100 && negotiation.status === "awaiting_seller"; i++) {
+      await new Promise((r) => setTimeout(r, 50))
+      negotiation = (await call(`${base}/negotiations/${proposed.body.id}`, { headers: as(buyer) })).body
+    }
+    if (negotiation.status === "awaiting_buyer") {
+      negotiation = (await call(`${base}/negotiate/${negotiation.id}/respond`, { method: "POST", headers: as(buyer), body: { action: "accept" } })).body
+    }
+    expect(negotiation.status).toBe("accepted")
+    const agreed = negotiation.agreedPriceCents
+    expect(agreed).toBeLessThan(1900)
+    const bought = await buy(buyer, { serviceId: "svc_doc_translate", tierId: "starter", input: "n", negotiationId: negotiation.id })
+    expect(bought.status).toBe(201)
+    expect(bought.body.transaction).toMatchObject({ priceCents: agreed, listPriceCents: 1900, negotiationId: negotiation.id })
+    expect((await call(`${base}/wallet`, { headers: as(buyer) })).body.balanceCents).toBe(10_000 - agreed)
+    const again = await buy(buyer, { serviceId: "svc_doc_translate", tierId: "starter", input: "n2", negotiationId: negotiation.id })
+    expect(again.status).toBe(409)
+    expect(again.body.type).toBe("NegotiationUnusable")
   })
 
   it("manual autonomy: the purchase waits; the agent cannot approve itself; the owner approves in the dashboard", async () => {
