@@ -32,7 +32,7 @@ export const PgLedgerStore = Layer.effect(
       lockBalances: (accounts) =>
         orUnavailable(
           Effect.gen(function* () {
-            for (const a of accounts) yield* sql`INSERT INTO ledger_balances (account, balance) VALUES (${a}, 0) ON CONFLICT (account) DO NOTHING`
+            yield* sql`INSERT INTO ledger_balances ${sql.insert(accounts.map((account) => ({ account, balance: 0 })))} ON CONFLICT (account) DO NOTHING`
             // One statement, ordered: concurrent units of work lock in the same order (no deadlock).
             const rows = yield* sql<{ account: string; balance: number }>`
               SELECT account, balance FROM ledger_balances WHERE account IN ${sql.in([...accounts])} ORDER BY account FOR UPDATE`
@@ -50,7 +50,11 @@ export const PgLedgerStore = Layer.effect(
             for (const p of entry.postings) merged.set(p.account, (merged.get(p.account) ?? 0) + p.amount)
             const rows = [...merged].filter(([, amount]) => amount !== 0).map(([account, amount]) => ({ entrySeq: row.seq, account, amount }))
             if (rows.length > 0) yield* sql`INSERT INTO ledger_postings ${sql.insert(rows)}`
-            for (const [account, balance] of after) yield* sql`UPDATE ledger_balances SET balance = ${balance} WHERE account = ${account}`
+            const changed = [...after].map(([account, balance]) => ({ account, balance }))
+            if (changed.length > 0) {
+              yield* sql`UPDATE ledger_balances SET balance = data.balance::bigint
+                FROM ${sql.updateValues(changed, "data")} WHERE ledger_balances.account = data.account`
+            }
           })
         ),
       balance: (account) =>
