@@ -292,8 +292,10 @@ export class Commerce extends Effect.Service<Commerce>()("Commerce", {
         const tx: TransactionRecord = { ...base, status: "completed", sellerCents: split.sellerCents, feeCents: split.feeCents, ledgerEntryId: entry.id }
         yield* store.insertTransaction(tx, delivery)
         const payload = { transactionId: txId, serviceId: service.id, tierId: tier.id, priceCents, sellerCents: split.sellerCents, feeCents: split.feeCents }
-        yield* events.emit(x.agentId, "transaction.completed", { ...payload, role: "buyer" })
-        yield* events.emit(service.sellerAgentId, "transaction.completed", { ...payload, role: "seller" })
+        yield* events.emitMany([
+          { agentId: x.agentId, type: "transaction.completed", data: { ...payload, role: "buyer" } },
+          { agentId: service.sellerAgentId, type: "transaction.completed", data: { ...payload, role: "seller" } }
+        ])
         if (policy.autoRecharge.thresholdCents > 0) {
           const after = yield* ledger.balance(buyer)
           yield* wallet.afterDebit(x.agentId, policy, after + priceCents, after)

@@ -11,6 +11,8 @@ export class EventStore extends Context.Tag("EventStore")<
   {
     /** Appends inside the caller's unit of work (atomically), so the event exists iff the change does. */
     readonly append: (event: DomainEvent) => Effect.Effect<void, StorageUnavailable>
+    /** Appends several events in order (one statement on Postgres), inside the caller's unit of work. */
+    readonly appendMany: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StorageUnavailable>
     /** Events for an agent, newest first (for polling and tests). */
     readonly listForAgent: (agentId: string, limit: number) => Effect.Effect<ReadonlyArray<DomainEvent>, StorageUnavailable>
   }
@@ -33,6 +35,15 @@ export class Events extends Effect.Service<Events>()("Events", {
         yield* store.append(event)
         return event
       }).pipe(Effect.withSpan("Events.emit", { attributes: { type } }))
-    return { emit, listForAgent: store.listForAgent } as const
+    /** Records several events at once, in order (same rules as `emit`). */
+    const emitMany = (items: ReadonlyArray<{ readonly agentId: string; readonly type: EventType; readonly data: Record<string, unknown> }>) =>
+      Effect.gen(function* () {
+        const occurredAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+        const made: Array<DomainEvent> = []
+        for (const item of items) made.push(DomainEvent.make({ id: yield* ids.make("evt"), type: item.type, agentId: item.agentId, occurredAt, data: item.data }))
+        if (made.length > 0) yield* store.appendMany(made)
+        return made
+      })
+    return { emit, emitMany, listForAgent: store.listForAgent } as const
   })
 }) {}

@@ -37,6 +37,10 @@ export class KeysStore extends Context.Tag("KeysStore")<
     readonly listAgents: (accountId: string) => Effect.Effect<ReadonlyArray<Agent>, StorageUnavailable>
     readonly insertKey: (key: ApiKeyRecord) => Effect.Effect<void, StorageUnavailable>
     readonly findKeyByHash: (secretHash: string) => Effect.Effect<ApiKeyRecord | undefined, StorageUnavailable>
+    /** The key with its agent (undefined when the agent is gone), in one read: the authentication path. */
+    readonly findKeyWithAgent: (
+      secretHash: string
+    ) => Effect.Effect<{ readonly key: ApiKeyRecord; readonly agent: Agent | undefined } | undefined, StorageUnavailable>
     readonly getKey: (id: string) => Effect.Effect<ApiKeyRecord | undefined, StorageUnavailable>
     readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageUnavailable>
     readonly revokeKey: (id: string, at: string) => Effect.Effect<void, StorageUnavailable>
@@ -226,14 +230,14 @@ export class Keys extends Effect.Service<Keys>()("Keys", {
         if (!secret.startsWith(KEY_PREFIX) || secret.length < KEY_PREFIX.length + 40 || secret.length > 200) {
           return yield* Effect.fail(new Unauthorized({ message: "malformed API key" }))
         }
-        const key = yield* store.findKeyByHash(sha256(secret))
-        if (!key) return yield* Effect.fail(new Unauthorized({ message: "unknown API key" }))
+        const found = yield* store.findKeyWithAgent(sha256(secret))
+        if (!found) return yield* Effect.fail(new Unauthorized({ message: "unknown API key" }))
+        const { key, agent } = found
         const now = yield* Clock.currentTimeMillis
         if (key.revokedAt !== null) return yield* Effect.fail(new Unauthorized({ message: "this API key was revoked" }))
         if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) {
           return yield* Effect.fail(new Unauthorized({ message: "this API key expired" }))
         }
-        const agent = yield* store.getAgent(key.agentId)
         if (!agent) return yield* Effect.fail(new Unauthorized({ message: "the key's agent no longer exists" }))
         if (key.lastUsedAt === null || now - Date.parse(key.lastUsedAt) > TOUCH_EVERY_MS) {
           yield* store.touchKey(key.id, new Date(now).toISOString())

@@ -39,6 +39,12 @@ export const MemoryKeysStore = Layer.effect(
         Effect.sync(() => [...agents.values()].filter((a) => a.accountId === accountId).sort((a, b) => a.createdAt.localeCompare(b.createdAt))),
       insertKey: (k) => Effect.zipRight(keyHashes.set(k.secretHash, k.id), keys.set(k.id, k)),
       findKeyByHash: (h) => Effect.sync(() => { const id = keyHashes.get(h); return id ? keys.get(id) : undefined }),
+      findKeyWithAgent: (h) =>
+        Effect.sync(() => {
+          const id = keyHashes.get(h)
+          const key = id ? keys.get(id) : undefined
+          return key ? { key, agent: agents.get(key.agentId) } : undefined
+        }),
       getKey: (id) => Effect.sync(() => keys.get(id)),
       listKeys: (accountId) =>
         Effect.sync(() => [...keys.values()].filter((k) => k.accountId === accountId).sort((a, b) => a.createdAt.localeCompare(b.createdAt))),

@@ -16,6 +16,12 @@ export const PgEventStore = Layer.effect(
         orUnavailable(
           sql`INSERT INTO events (id, type, agent_id, occurred_at, data) VALUES (${e.id}, ${e.type}, ${e.agentId}, ${e.occurredAt}, ${JSON.stringify(e.data)}::jsonb)`
         ).pipe(Effect.asVoid),
+      appendMany: (events) =>
+        events.length === 0
+          ? Effect.void
+          : orUnavailable(
+              sql`INSERT INTO events ${sql.insert(events.map((e) => ({ id: e.id, type: e.type, agentId: e.agentId, occurredAt: e.occurredAt, data: JSON.stringify(e.data) })))}`
+            ).pipe(Effect.asVoid),
       listForAgent: (agentId, limit) =>
         orUnavailable(sql<EventRow>`SELECT id, type, agent_id, occurred_at, data FROM events WHERE agent_id = ${agentId} ORDER BY seq DESC LIMIT ${limit}`).pipe(
           Effect.map((rows) => rows.map((r) => DomainEvent.make({ ...r, occurredAt: iso(r.occurredAt) })))

@@ -1,7 +1,7 @@
 // Postgres stores for accounts, sessions, agents, keys and rate-limit counters.
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import { Conflict } from "../../../schema/errors.js"
+import { Conflict, type StorageUnavailable } from "../../../schema/errors.js"
 import { Agent, type AccountRecord, type ApiKeyRecord, type Permission, type SessionRecord } from "../../../schema/keys.js"
 import { KeysStore } from "../../../services/Keys.js"
 import { RateLimitStore } from "../../../services/RateLimiter.js"
@@ -70,6 +70,22 @@ export const PgKeysStore = Layer.effect(
         ).pipe(Effect.asVoid),
       findKeyByHash: (h) =>
         orUnavailable(sql<KeyRow>`SELECT * FROM api_keys WHERE secret_hash = ${h}`).pipe(Effect.map((r) => (r[0] ? toKey(r[0]) : undefined))),
+      findKeyWithAgent: (h) =>
+        orUnavailable(
+          sql<KeyRow & { agentName: string | null; agentOrganization: string | null; agentCreatedAt: Date | null; agentAccountId: string | null }>`
+            SELECT k.*, a.name AS agent_name, a.organization AS agent_organization, a.created_at AS agent_created_at, a.account_id AS agent_account_id
+            FROM api_keys k LEFT JOIN agents a ON a.id = k.agent_id WHERE k.secret_hash = ${h}`
+        ).pipe(
+          Effect.map(([r]) => {
+            if (!r) return undefined
+            const { agentName, agentOrganization, agentCreatedAt, agentAccountId, ...key } = r
+            const agent =
+              agentName !== null && agentCreatedAt !== null && agentAccountId !== null
+                ? toAgent({ id: key.agentId, accountId: agentAccountId, name: agentName, organization: agentOrganization, createdAt: agentCreatedAt })
+                : undefined
+            return { key: toKey(key), agent }
+          })
+        ),
       getKey: (id) => orUnavailable(sql<KeyRow>`SELECT * FROM api_keys WHERE id = ${id}`).pipe(Effect.map((r) => (r[0] ? toKey(r[0]) : undefined))),
       listKeys: (accountId) =>
         orUnavailable(sql<KeyRow>`SELECT * FROM api_keys WHERE account_id = ${accountId} ORDER BY created_at, id`).pipe(Effect.map((r) => r.map(toKey))),
@@ -78,10 +94,6 @@ export const PgKeysStore = Layer.effect(
     }
   })
 )
-
-class OverLimit {
-  readonly _tag = "OverLimit"
-}
 
 export const PgRateLimitStore = Layer.effect(
   RateLimitStore,
@@ -96,22 +108,27 @@ export const PgRateLimitStore = Layer.effect(
         )
       )
     return {
-      // Increment every window in one transaction; if any passes its limit, roll all back.
+      // One statement increments every window; when any passes its limit the increments are given
+      // back (a refused request does not count). Between the two, a concurrent request of the same
+      // key sees the window over its limit, which it already is.
       take: (bucket, windows) =>
         orUnavailable(
-          sql.withTransaction(
-            Effect.forEach(windows, (w) =>
-              sql<{ count: number }>`INSERT INTO rate_limit_counters (bucket, window_name, window_start, count)
-                  VALUES (${bucket}, ${w.name}, ${w.start}, 1)
-                  ON CONFLICT (bucket, window_name, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
-                  RETURNING count`.pipe(
-                Effect.flatMap((r) => (r[0].count > w.limit ? Effect.fail(new OverLimit()) : Effect.succeed(r[0].count)))
-              )
-            )
-          )
+          sql<{ windowName: string; count: number }>`INSERT INTO rate_limit_counters
+              ${sql.insert(windows.map((w) => ({ bucket, windowName: w.name, windowStart: w.start, count: 1 })))}
+              ON CONFLICT (bucket, window_name, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
+              RETURNING window_name, count`
         ).pipe(
-          Effect.map((counts) => ({ allowed: true, counts })),
-          Effect.catchTag("OverLimit", () => Effect.map(peek(bucket, windows), (counts) => ({ allowed: false, counts })))
+          Effect.flatMap((rows): Effect.Effect<{ readonly allowed: boolean; readonly counts: ReadonlyArray<number> }, StorageUnavailable> => {
+            const counts = windows.map((w) => rows.find((r) => r.windowName === w.name)?.count ?? 0)
+            if (counts.every((count, i) => count <= windows[i].limit)) return Effect.succeed({ allowed: true, counts })
+            return orUnavailable(
+              Effect.forEach(
+                windows,
+                (w) => sql`UPDATE rate_limit_counters SET count = count - 1 WHERE bucket = ${bucket} AND window_name = ${w.name} AND window_start = ${w.start}`,
+                { discard: true }
+              )
+            ).pipe(Effect.as({ allowed: false, counts: counts.map((count) => count - 1) }))
+          })
         ),
       peek
     }

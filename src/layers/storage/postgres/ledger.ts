@@ -32,29 +32,43 @@ export const PgLedgerStore = Layer.effect(
       lockBalances: (accounts) =>
         orUnavailable(
           Effect.gen(function* () {
-            yield* sql`INSERT INTO ledger_balances ${sql.insert(accounts.map((account) => ({ account, balance: 0 })))} ON CONFLICT (account) DO NOTHING`
             // One statement, ordered: concurrent units of work lock in the same order (no deadlock).
-            const rows = yield* sql<{ account: string; balance: number }>`
+            // Rows are created (at 0) only when one is missing, so the common case is one round trip.
+            const lock = sql<{ account: string; balance: number }>`
               SELECT account, balance FROM ledger_balances WHERE account IN ${sql.in([...accounts])} ORDER BY account FOR UPDATE`
+            let rows = yield* lock
+            if (rows.length < accounts.length) {
+              yield* sql`INSERT INTO ledger_balances ${sql.insert(accounts.map((account) => ({ account, balance: 0 })))} ON CONFLICT (account) DO NOTHING`
+              rows = yield* lock
+            }
             return new Map(rows.map((r) => [r.account, r.balance]))
           })
         ),
       append: (entry, after) =>
         orUnavailable(
           Effect.gen(function* () {
-            const [row] = yield* sql<{ seq: number }>`
-              INSERT INTO ledger_entries (id, kind, reference, memo, created_at)
-              VALUES (${entry.id}, ${entry.kind}, ${entry.reference}, ${entry.memo}, ${entry.createdAt}) RETURNING seq`
             // Several postings to one account within an entry are merged (the key is account+entry).
             const merged = new Map<string, number>()
             for (const p of entry.postings) merged.set(p.account, (merged.get(p.account) ?? 0) + p.amount)
-            const rows = [...merged].filter(([, amount]) => amount !== 0).map(([account, amount]) => ({ entrySeq: row.seq, account, amount }))
-            if (rows.length > 0) yield* sql`INSERT INTO ledger_postings ${sql.insert(rows)}`
-            const changed = [...after].map(([account, balance]) => ({ account, balance }))
-            if (changed.length > 0) {
-              yield* sql`UPDATE ledger_balances SET balance = data.balance::bigint
-                FROM ${sql.updateValues(changed, "data")} WHERE ledger_balances.account = data.account`
-            }
+            const postings = [...merged].filter(([, amount]) => amount !== 0).map(([account, amount]) => ({ account, amount: String(amount) }))
+            const changed = [...after].map(([account, balance]) => ({ account, balance: String(balance) }))
+            // Entry, postings and new balances in one statement (one round trip inside the row locks).
+            const insertPostings =
+              postings.length > 0
+                ? sql`, p AS (INSERT INTO ledger_postings (entry_seq, account, amount)
+                        SELECT e.seq, v.account, v.amount::bigint FROM e, ${sql.updateValues(postings, "v")})`
+                : sql``
+            const updateBalances =
+              changed.length > 0
+                ? sql`, b AS (UPDATE ledger_balances SET balance = data.balance::bigint
+                        FROM ${sql.updateValues(changed, "data")} WHERE ledger_balances.account = data.account)`
+                : sql``
+            yield* sql`
+              WITH e AS (
+                INSERT INTO ledger_entries (id, kind, reference, memo, created_at)
+                VALUES (${entry.id}, ${entry.kind}, ${entry.reference}, ${entry.memo}, ${entry.createdAt}) RETURNING seq
+              )${insertPostings}${updateBalances}
+              SELECT seq FROM e`
           })
         ),
       balance: (account) =>
