@@ -68,6 +68,8 @@ export class InsufficientFunds extends Schema.TaggedError<InsufficientFunds>()(
 export const PLATFORM_FEE_PERCENT = 15
 export const splitSettlement = (priceCents: number): { readonly sellerCents: number; readonly feeCents: number } => {
   if (!Number.isSafeInteger(priceCents) || priceCents < 0) throw new RangeError(`price must be a non-negative integer, got ${priceCents}`)
-  const feeCents = Math.floor((priceCents * PLATFORM_FEE_PERCENT) / 100)
+  // 15 % rounded to the nearest cent, halves up, in integers (no float ever touches the amount):
+  // the platform's take averages exactly 15 % instead of being rounded away on small prices.
+  const feeCents = Math.floor((priceCents * PLATFORM_FEE_PERCENT + 50) / 100)
   return { sellerCents: priceCents - feeCents, feeCents }
 }

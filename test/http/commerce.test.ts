@@ -147,8 +147,8 @@ describe.each(storages)("commerce over HTTP [%s]", (storage) => {
     const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
     await topup(buyer, 1000)
     const tx = (await buy(buyer, { serviceId, tierId: "unit", input: "x" })).body.transaction
-    expect(tx).toMatchObject({ priceCents: 777, sellerCents: 661, feeCents: 116 })
-    expect((await call(`${base}/wallet`, { headers: as(seller) })).body.balanceCents).toBe(661)
+    expect(tx).toMatchObject({ priceCents: 777, sellerCents: 660, feeCents: 117 })
+    expect((await call(`${base}/wallet`, { headers: as(seller) })).body.balanceCents).toBe(660)
     expect((await call(`${base}/transactions/${tx.id}/review`, { method: "POST", headers: as(seller), body: { rating: 5 } })).status).toBe(403)
     expect((await call(`${base}/transactions/${tx.id}/review`, { method: "POST", headers: as(buyer), body: { rating: 6 } })).status).toBe(400)
     const review = await call(`${base}/transactions/${tx.id}/review`, { method: "POST", headers: as(buyer), body: { rating: 2, text: "meh" } })

@@ -42,7 +42,7 @@ for (const storage of ["memory", "postgres"] as const) {
       const res = await post(`${COMMERCE}/saga`, k, { serviceId: "svc_web_scrape", tierId: "rendered", input: { url: "https://example.com" } })
       expect(res.status).toBe(201)
       const saga = await res.json()
-      expect(saga).toMatchObject({ status: "completed", priceCents: 6, settlement: { priceCents: 6, sellerCents: 6, feeCents: 0 }, failure: null })
+      expect(saga).toMatchObject({ status: "completed", priceCents: 6, settlement: { priceCents: 6, sellerCents: 5, feeCents: 1 }, failure: null })
       expect(saga.steps.map((s: { name: string; status: string }) => `${s.name}:${s.status}`)).toEqual([
         "quote:succeeded",
         "escrow:succeeded",

@@ -187,9 +187,9 @@ forEachStorage(
         const buyer = yield* fundedBuyer(5000)
         const fees0 = yield* ledger.balance(PLATFORM_FEES)
         const bought = yield* commerce.buy({ caller: buyer.caller, serviceId: service.id, tierId: "odd", input: "doc" })
-        expect(bought.transaction).toMatchObject({ priceCents: 1999, sellerCents: 1700, feeCents: 299, status: "completed" })
+        expect(bought.transaction).toMatchObject({ priceCents: 1999, sellerCents: 1699, feeCents: 300, status: "completed" })
         expect(yield* ledger.balance(walletAccount(buyer.agentId))).toBe(3001)
-        expect(yield* ledger.balance(walletAccount(seller))).toBe(1700)
+        expect(yield* ledger.balance(walletAccount(seller))).toBe(1699)
         const opened = yield* disputes.open(buyer.agentId, { transactionId: bought.transaction!.id, reason: "output was empty" })
         expect(opened.status).toBe("open")
         // Only the seller answers; the buyer gets 403, a stranger 404.

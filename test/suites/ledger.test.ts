@@ -10,16 +10,21 @@ import { forEachStorage } from "../fixtures/suite.js"
 import { describe, it as vit } from "vitest"
 
 describe("splitSettlement", () => {
-  vit("floors the 15% fee and gives the seller the remainder, for every price up to 10 000", () => {
+  vit("rounds the 15% fee to the nearest cent (halves up) and gives the seller the remainder, for every price up to 10 000", () => {
     for (let price = 0; price <= 10_000; price++) {
       const { sellerCents, feeCents } = splitSettlement(price)
       expect(sellerCents + feeCents).toBe(price)
-      expect(feeCents).toBe(Math.floor((price * 15) / 100))
+      // Nearest cent: never more than half a cent from the exact 15 %.
+      expect(Math.abs(feeCents * 100 - price * 15)).toBeLessThanOrEqual(50)
     }
     expect(splitSettlement(1)).toEqual({ sellerCents: 1, feeCents: 0 })
+    expect(splitSettlement(3)).toEqual({ sellerCents: 3, feeCents: 0 })
+    expect(splitSettlement(4)).toEqual({ sellerCents: 3, feeCents: 1 })
     expect(splitSettlement(7)).toEqual({ sellerCents: 6, feeCents: 1 })
+    expect(splitSettlement(10)).toEqual({ sellerCents: 8, feeCents: 2 }) // 1.5 → 2 (half up)
     expect(splitSettlement(100)).toEqual({ sellerCents: 85, feeCents: 15 })
-    expect(splitSettlement(1999)).toEqual({ sellerCents: 1700, feeCents: 299 })
+    expect(splitSettlement(777)).toEqual({ sellerCents: 660, feeCents: 117 })
+    expect(splitSettlement(1999)).toEqual({ sellerCents: 1699, feeCents: 300 })
     expect(() => splitSettlement(1.5)).toThrow()
   })
 })

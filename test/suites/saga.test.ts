@@ -197,7 +197,7 @@ forEachStorage(
         expect(failed.steps[0]).toMatchObject({ status: "compensated" })
         expect(yield* negotiations.get(b.agentId, neg.id)).toMatchObject({ status: "accepted", usedBy: null })
         const ok = yield* sagas.start(b, { serviceId: SERVICE, tierId: TIER, negotiationId: neg.id })
-        expect(ok).toMatchObject({ status: "completed", priceCents: 7030, settlement: { priceCents: 7030, sellerCents: 5976, feeCents: 1054 } })
+        expect(ok).toMatchObject({ status: "completed", priceCents: 7030, settlement: { priceCents: 7030, sellerCents: 5975, feeCents: 1055 } })
         expect(yield* balance(walletAccount(b.agentId))).toBe(20_000 - 7030)
         expect(yield* negotiations.get(b.agentId, neg.id)).toMatchObject({ status: "used", usedBy: ok.id })
         // Used: a third saga fails at the quote step, nothing charged.
