@@ -33,7 +33,8 @@ export type Sla = typeof Sla.Type
 export const ServiceTier = Schema.Struct({
   id: Slug,
   name: Text(80),
-  priceCents: Cents,
+  /** At least 1 cent: the smallest charge the platform makes (spec §8, 0.01 USD); nothing is free. */
+  priceCents: Cents.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "a tier's price must be at least 1 cent (the minimum charge, 0.01 USD)" })),
   /** e.g. "call", "month", "1k tokens", "page" */
   unit: Text(40),
   /** Quota per period; null = unlimited. */
@@ -560,7 +561,9 @@ export const HowToFund = Schema.Struct({
   checkoutUrl: Schema.String,
   /** A wallet recharge through the payment processor, where the payments layer exposes one. */
   rechargeUrl: Schema.NullOr(Schema.String),
-  note: Schema.String
+  note: Schema.String,
+  /** How to retry once funded (the Idempotency-Key replay rule). */
+  retry: Schema.String
 })
 
 /** 402 — the wallet holds fewer credits than the price; says how many are missing and how to fund. */

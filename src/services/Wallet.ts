@@ -123,7 +123,8 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
       note:
         config.payments === "fake"
           ? "POST {amountCents} to topupUrl (fake-payments mode), or buy a plan: its credits fund the wallet (1 credit = 1 cent)"
-          : "buy a plan through checkoutUrl (its credits fund the wallet, 1 credit = 1 cent), or enable auto-recharge with PATCH /wallet"
+          : "buy a plan through checkoutUrl (its credits fund the wallet, 1 credit = 1 cent), or enable auto-recharge with PATCH /wallet",
+      retry: "after funding, retry with a new Idempotency-Key (or none): a retry with the same key replays this 402, as every first answer is replayed"
     }
 
     /** The 402 a purchase answers when the buyer's wallet cannot cover the price. */

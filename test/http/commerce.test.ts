@@ -70,6 +70,7 @@ describe.each(storages)("commerce over HTTP [%s]", (storage) => {
     expect(poor.body).toMatchObject({ type: "InsufficientCredits", requiredCents: 1900, balanceCents: 0, missingCents: 1900 })
     expect(poor.body.howToFund.topupUrl).toBe(`${server.baseUrl}${base}/wallet/topup`)
     expect(poor.body.howToFund.checkoutUrl).toBe(`${server.baseUrl}/api/trpc/subscription.createCheckout`)
+    expect(poor.body.howToFund.retry).toMatch(/new Idempotency-Key/)
     expect((await topup(buyer, 2500)).body).toMatchObject({ amountCents: 2500, balanceCents: 2500 })
     const ok = await buy(buyer, { serviceId: "svc_doc_translate", tierId: "starter", input: { doc: "a.pdf" } })
     expect(ok.status).toBe(201)
@@ -144,6 +145,21 @@ describe.each(storages)("commerce over HTTP [%s]", (storage) => {
     })
     expect(published.status).toBe(201)
     const serviceId = published.body.id
+    // A free tier cannot be published: the minimum charge is 1 cent (400 naming the field).
+    const free = await call(`${base}/services`, {
+      method: "POST",
+      headers: as(seller),
+      body: {
+        name: "Free Service",
+        description: "a tier priced at zero",
+        category: "testing",
+        pricingModel: "per_call",
+        tiers: [{ id: "free", name: "Free", priceCents: 0, unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" } }]
+      }
+    })
+    expect(free.status).toBe(400)
+    expect(free.body).toMatchObject({ type: "InvalidInput" })
+    expect(JSON.stringify(free.body)).toMatch(/priceCents/)
     const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
     await topup(buyer, 1000)
     const tx = (await buy(buyer, { serviceId, tierId: "unit", input: "x" })).body.transaction
