@@ -331,22 +331,24 @@ export class Commerce extends Effect.Service<Commerce>()("Commerce", {
 
     // ---- approvals -------------------------------------------------------------------------
 
-    /** The approver: the account's dashboard session, or a key of another agent of the account (docs/commerce.md). */
+    /** The approver: the account owner's dashboard session only (docs/commerce.md). */
     const decide = (caller: Caller, id: string, decision: "approve" | "decline") =>
       atomically(
         Effect.gen(function* () {
-          if (caller.via === "key" && !caller.permissions.has("commerce:buy")) {
-            return yield* Effect.fail(new Forbidden({ message: "deciding approvals needs commerce:buy", permission: "commerce:buy" }))
-          }
           const a = yield* store.lockApproval(id)
           if (!a || a.accountId !== caller.accountId) return yield* Effect.fail(approvalNotFound(id))
-          if (caller.via === "key" && caller.agentId === a.agentId) {
-            return yield* Effect.fail(new Forbidden({ message: "an agent cannot approve or decline its own purchase: use the dashboard or another agent of the account", permission: "commerce:buy" }))
+          // Only the account owner decides (issue 5: "approval by the account owner"). No agent key
+          // may, not even another agent of the account: an operator holding two keys could
+          // otherwise approve its own spending, and manual mode would mean nothing.
+          if (caller.via !== "session") {
+            return yield* Effect.fail(
+              new Forbidden({ message: "approvals are decided by the account owner in the dashboard (POST /api/dashboard/commerce/approvals/:id/approve | decline), not with an agent key" })
+            )
           }
           const now = yield* Clock.currentTimeMillis
           const status = effectiveApprovalStatus(a, now)
           if (status !== "pending") return yield* Effect.fail(new Conflict({ message: `approval ${id} is ${status}`, state: status }))
-          const decidedBy = caller.via === "key" ? `agent:${caller.agentId}` : `account:${caller.accountId}`
+          const decidedBy = `account:${caller.accountId}`
           const decided = { ...a, decidedBy, decidedAt: new Date(now).toISOString() }
           if (decision === "decline") {
             const negotiationId = a.negotiationId

@@ -216,7 +216,7 @@ describe.each(storages)("commerce over HTTP [%s]", (storage) => {
     expect(again.body.type).toBe("NegotiationUnusable")
   })
 
-  it("manual autonomy: the purchase waits; the agent cannot approve itself; the owner approves in the dashboard", async () => {
+  it("manual autonomy: the purchase waits; no agent key can approve; the owner approves in the dashboard", async () => {
     const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
     await topup(buyer, 500)
     expect((await call(`${base}/wallet`, { method: "PATCH", headers: as(buyer), body: { autonomyLevel: "manual" } })).status).toBe(200)
@@ -224,7 +224,9 @@ describe.each(storages)("commerce over HTTP [%s]", (storage) => {
     expect(pending.status).toBe(201)
     expect(pending.body).toMatchObject({ status: "pending_approval", transaction: null, approval: { status: "pending", reason: "manual" } })
     const id = pending.body.approval.id
-    expect((await call(`${base}/approvals/${id}/approve`, { method: "POST", headers: as(buyer) })).status).toBe(403)
+    // Agents may list approvals but there is no route for a key to decide one.
+    expect((await call(`${base}/approvals?status=pending`, { headers: as(buyer) })).body.data.map((a: { id: string }) => a.id)).toEqual([id])
+    expect((await call(`${base}/approvals/${id}/approve`, { method: "POST", headers: as(buyer) })).status).toBe(404)
     const listed = await call(`/api/dashboard/commerce/approvals?status=pending`, { headers: { cookie: buyer.cookie } })
     expect(listed.body.data.map((a: { id: string }) => a.id)).toEqual([id])
     const approved = await call(`/api/dashboard/commerce/approvals/${id}/approve`, { method: "POST", headers: { cookie: buyer.cookie } })

@@ -234,7 +234,7 @@ forEachStorage(
       })
     )
 
-    it.effect("manual and semi_auto purchases wait; the owner (or another agent of the account) approves and it executes", () =>
+    it.effect("manual and semi_auto purchases wait; only the owner approves (no agent key, not even a sibling) and it executes", () =>
       Effect.gen(function* () {
         const commerce = yield* Commerce
         const wallet = yield* Wallet
@@ -250,8 +250,10 @@ forEachStorage(
         expect(yield* ledger.balance(walletAccount(buyer.agentId))).toBe(5000)
         expect((yield* wallet.view(buyer.agentId)).pendingApprovals).toBe(1)
         expect((yield* events.listForAgent(buyer.agentId, 10)).map((e) => e.type)).toContain("approval.requested")
-        // Not by the buying agent itself, not from another account.
+        // Not by the buying agent itself, not by another agent of the same account, not from another account.
         expect((yield* Effect.flip(commerce.approve(buyer.caller, pending.approval!.id)))._tag).toBe("Forbidden")
+        expect((yield* Effect.flip(commerce.approve(supervisor, pending.approval!.id)))._tag).toBe("Forbidden")
+        expect((yield* Effect.flip(commerce.decline(supervisor, pending.approval!.id)))._tag).toBe("Forbidden")
         expect((yield* Effect.flip(commerce.approve(caller("agt_other", "acct_other"), pending.approval!.id)))._tag).toBe("NotFound")
         const owner: Caller = { accountId: "acct_approvals", agentId: undefined, keyId: undefined, permissions: new Set(), via: "session" }
         expect((yield* commerce.listApprovals(owner, "pending")).data.map((a) => a.id)).toEqual([pending.approval!.id])
@@ -265,8 +267,8 @@ forEachStorage(
         expect((yield* commerce.buy({ caller: buyer.caller, serviceId: service.id, tierId: "low", input: "y" })).status).toBe("completed")
         const waits = yield* commerce.buy({ caller: buyer.caller, serviceId: service.id, tierId: "high", input: "z" })
         expect(waits.approval).toMatchObject({ reason: "approvalThreshold", quotedPriceCents: 900 })
-        const declined = yield* commerce.decline(supervisor, waits.approval!.id)
-        expect(declined.approval).toMatchObject({ status: "declined", decidedBy: "agent:agt_supervisor" })
+        const declined = yield* commerce.decline(owner, waits.approval!.id)
+        expect(declined.approval).toMatchObject({ status: "declined", decidedBy: "account:acct_approvals" })
         expect(yield* ledger.balance(walletAccount(buyer.agentId))).toBe(4800)
         // An approval whose purchase now breaks a limit stays pending (the approval re-checks the policy).
         const again = yield* commerce.buy({ caller: buyer.caller, serviceId: service.id, tierId: "high", input: "w" })

@@ -30,8 +30,6 @@ export const CommerceLive = HttpApiBuilder.group(Api, "commerce", (handlers) =>
       )
     )
     .handle("approvals", ({ urlParams }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.listApprovals(caller, urlParams.status))))
-    .handle("approve", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.approve(caller, path.id))))
-    .handle("decline", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.decline(caller, path.id))))
     .handle("transactions", ({ urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.listTransactions(id, urlParams))))
     .handle("transaction", ({ path }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.getTransaction(id, path.id))))
     .handle("review", ({ path, payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.review(id, path.id, payload))))
