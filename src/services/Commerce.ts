@@ -266,7 +266,8 @@ export class Commerce extends Effect.Service<Commerce>()("Commerce", {
           latencyMs: delivered.latencyMs,
           output: delivered.output,
           error: delivered.error,
-          deliveredAt: new Date(now + delivered.latencyMs).toISOString()
+          // The simulated latency is recorded, not waited: the delivery is in hand when the purchase answers.
+          deliveredAt: at
         }
         if (!delivered.success) {
           // Nothing delivered, nothing charged; a redeemed negotiation is given back.
