@@ -51,6 +51,13 @@ export class LengthRequired extends Schema.TaggedError<LengthRequired>()(
   HttpApiSchema.annotations({ status: 411 })
 ) {}
 
+/** 415 — a request body under /api/ that is not JSON (`field` is "Content-Type"). */
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()(
+  "UnsupportedMediaType",
+  { message: Schema.String, field: Schema.String },
+  HttpApiSchema.annotations({ status: 415 })
+) {}
+
 /** 422 — an Idempotency-Key reused with a different request. */
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()(
   "IdempotencyKeyReused",

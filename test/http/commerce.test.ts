@@ -100,6 +100,18 @@ describe.each(storages)("commerce over HTTP [%s]", (storage) => {
     expect(owner.body.policies.dailyLimitCents).toBeNull()
   })
 
+  it("a body that is not JSON is 415 naming Content-Type, not a silent no-op", async () => {
+    const k = await createAgentKey(server.baseUrl, ["commerce:*"])
+    for (const [path, method] of [[`${base}/wallet`, "PATCH"], [`${base}/buy`, "POST"]] as const) {
+      const res = await fetch(`${server.baseUrl}${path}`, { method, headers: { ...as(k), "content-type": "application/x-www-form-urlencoded" }, body: "a=1&b=2" })
+      expect(res.status).toBe(415)
+      expect(await res.json()).toMatchObject({ type: "UnsupportedMediaType", field: "Content-Type" })
+    }
+    const text = await fetch(`${server.baseUrl}${base}/wallet/topup`, { method: "POST", headers: { ...as(k), "content-type": "text/plain" }, body: '{"amountCents":100}' })
+    expect(text.status).toBe(415)
+    expect((await call(`${base}/wallet`, { headers: as(k) })).body.balanceCents).toBe(0)
+  })
+
   it("an Idempotency-Key replayed 10 times charges once", async () => {
     const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
     await topup(buyer, 100)

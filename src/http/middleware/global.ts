@@ -8,7 +8,7 @@ import {
 } from "@effect/platform"
 import { Cause, Effect, FiberRef, Option } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { Conflict, IdempotencyKeyReused, InvalidInput, LengthRequired, NotFound, PayloadTooLarge } from "../../schema/errors.js"
+import { Conflict, IdempotencyKeyReused, InvalidInput, LengthRequired, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../../schema/errors.js"
 import { AppConfig } from "../../layers/config.js"
 import { currentIdempotencyKey, Idempotency, type StoredResponse } from "../../services/Idempotency.js"
 import { encodeError, errorResponse, internalErrorBody, toErrorBody } from "../errors.js"
@@ -212,6 +212,15 @@ export const GlobalMiddlewareLive = HttpLayerRouter.middleware(
             new LengthRequired({ message: "send the request body with a Content-Length header; chunked bodies are not accepted" }),
             requestId,
             { connection: "close" }
+          )
+        } else if (MUTATING.has(request.method) && length > 0 && request.url.startsWith("/api/") && !(request.headers["content-type"] ?? "").toLowerCase().includes("json")) {
+          // Every /api/ body is JSON; a form or text body would otherwise be read as no input at all.
+          response = errorResponse(
+            new UnsupportedMediaType({
+              message: `request bodies are JSON: send Content-Type: application/json (got ${JSON.stringify(request.headers["content-type"] ?? "none")})`,
+              field: "Content-Type"
+            }),
+            requestId
           )
         } else {
           response = yield* withIdempotency(idempotency, request, requestId, withJsonGuard(request, requestId, httpEffect)).pipe(
