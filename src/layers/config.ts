@@ -71,14 +71,40 @@ const oneOf = <const A extends string>(name: string, values: ReadonlyArray<A>, f
       const v = raw.trim().toLowerCase()
       return (values as ReadonlyArray<string>).includes(v)
         ? Either.right(v as A)
-        : Either.left(ConfigError.InvalidData([], `must be one of ${values.join(" | ")}, got "${raw}"`))
+        : Either.left(ConfigError.InvalidData([name], `must be one of ${values.join(" | ")}, got "${raw}"`))
     })
   )
 
 const intIn = (name: string, fallback: number, min: number, max: number) =>
   Config.integer(name).pipe(
     Config.withDefault(fallback),
-    Config.validate({ message: `must be an integer from ${min} to ${max}`, validation: (n) => n >= min && n <= max })
+    Config.mapOrFail((n) =>
+      n >= min && n <= max ? Either.right(n) : Either.left(ConfigError.InvalidData([name], `must be an integer from ${min} to ${max}, got ${n}`))
+    )
+  )
+
+/** LOG_LEVEL by any common spelling, case-insensitive: All, Trace, Debug, Info, Warning/Warn, Error, Fatal, None/Off. */
+const LOG_LEVELS: Record<string, LogLevel.LogLevel> = {
+  all: LogLevel.All,
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warn: LogLevel.Warning,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error,
+  fatal: LogLevel.Fatal,
+  none: LogLevel.None,
+  off: LogLevel.None
+}
+const logLevelNamed = (name: string) =>
+  Config.string(name).pipe(
+    Config.withDefault("info"),
+    Config.mapOrFail((raw) => {
+      const level = LOG_LEVELS[raw.trim().toLowerCase()]
+      return level
+        ? Either.right(level)
+        : Either.left(ConfigError.InvalidData([name], `must be one of All, Trace, Debug, Info, Warning, Error, Fatal, None, got "${raw}"`))
+    })
   )
 
 const bool = (name: string, fallback: boolean) => Config.boolean(name).pipe(Config.withDefault(fallback))
@@ -92,7 +118,7 @@ const raw = Config.all({
   stripeSecretKey: Config.redacted("STRIPE_SECRET_KEY").pipe(Config.option),
   stripeWebhookSecret: Config.redacted("STRIPE_WEBHOOK_SECRET").pipe(Config.option),
   stripeApiBase: Config.string("STRIPE_API_BASE").pipe(Config.option),
-  logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
+  logLevel: logLevelNamed("LOG_LEVEL"),
   logFormat: oneOf("LOG_FORMAT", ["pretty", "json"] as const, "pretty"),
   rateLimitPerMinute: intIn("RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000),
   rateLimitPerDay: intIn("RATE_LIMIT_PER_DAY", 1000, 1, 100_000_000),

@@ -1,0 +1,64 @@
+// Startup configuration: defaults, every variable's validation, and the one readable line (exit 78)
+// a bad value stops the server with.
+import { it } from "@effect/vitest"
+import { ConfigProvider, Effect, Either, LogLevel } from "effect"
+import { spawnSync } from "node:child_process"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it as vit } from "vitest"
+import { loadConfig } from "../src/layers/config.js"
+
+const load = (env: Record<string, string>) =>
+  loadConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))), Effect.either)
+
+const failure = (env: Record<string, string>) =>
+  Effect.map(load(env), (r) => (Either.isLeft(r) ? r.left.message : `accepted: ${JSON.stringify(Either.getOrThrow(r))}`))
+
+describe("configuration", () => {
+  it.effect("defaults: port 3000, memory storage, fake payments, Info logs, 60/min and 1000/day", () =>
+    Effect.gen(function* () {
+      const c = Either.getOrThrow(yield* load({}))
+      expect(c).toMatchObject({ port: 3000, baseUrl: "http://localhost:3000", storage: "memory", payments: "fake", logFormat: "pretty", rateLimitPerMinute: 60, rateLimitPerDay: 1000 })
+      expect(c.logLevel).toBe(LogLevel.Info)
+    })
+  )
+
+  it.effect("LOG_LEVEL takes the spellings the README lists, in any case; anything else names the variable", () =>
+    Effect.gen(function* () {
+      for (const [raw, level] of [["Warning", LogLevel.Warning], ["WARN", LogLevel.Warning], ["debug", LogLevel.Debug], ["None", LogLevel.None], ["All", LogLevel.All], ["Error", LogLevel.Error]] as const) {
+        expect(Either.getOrThrow(yield* load({ LOG_LEVEL: raw })).logLevel).toBe(level)
+      }
+      expect(yield* failure({ LOG_LEVEL: "loud" })).toMatch(/^invalid configuration: LOG_LEVEL: must be one of .*got "loud"$/)
+    })
+  )
+
+  it.effect("bad combinations and values are one line naming the variable", () =>
+    Effect.gen(function* () {
+      expect(yield* failure({ STORAGE: "postgres" })).toBe("invalid configuration: DATABASE_URL is required when STORAGE=postgres")
+      expect(yield* failure({ PAYMENTS: "stripe" })).toBe("invalid configuration: STRIPE_SECRET_KEY is required when PAYMENTS=stripe")
+      expect(yield* failure({ PAYMENTS: "stripe", STRIPE_SECRET_KEY: "sk_test_x" })).toBe("invalid configuration: STRIPE_WEBHOOK_SECRET is required when PAYMENTS=stripe")
+      expect(yield* failure({ PORT: "abc" })).toMatch(/^invalid configuration: PORT: /)
+      expect(yield* failure({ PORT: "70000" })).toMatch(/^invalid configuration: PORT: must be an integer from 0 to 65535/)
+      expect(yield* failure({ STORAGE: "mongo" })).toMatch(/^invalid configuration: STORAGE: must be one of memory \| postgres, got "mongo"$/)
+      expect(yield* failure({ RATE_LIMIT_PER_MINUTE: "0" })).toMatch(/^invalid configuration: RATE_LIMIT_PER_MINUTE: /)
+      expect(yield* failure({ BASE_URL: "example.com" })).toMatch(/^invalid configuration: BASE_URL must be an absolute http\(s\) address/)
+    })
+  )
+})
+
+describe("startup with a bad configuration", () => {
+  vit("prints one line naming the variable (no stack trace) and exits 78", () => {
+    const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+    const r = spawnSync(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
+      cwd: root,
+      env: { ...process.env, PORT: "not-a-port", STORAGE: "memory", DATABASE_URL: "" },
+      encoding: "utf8",
+      timeout: 60_000
+    })
+    expect(r.status).toBe(78)
+    const lines = r.stderr.split("\n").filter((l) => l.trim() !== "" && !l.includes("ExperimentalWarning") && !l.includes("--trace-warnings"))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^invalid configuration: PORT: /)
+    expect(r.stderr).not.toMatch(/\bat .*\.(ts|js):\d+/)
+  }, 60_000)
+})
