@@ -58,10 +58,11 @@ export const CustomerName = Schema.String.pipe(
   Schema.maxLength(120, { message: () => "must have at most 120 characters" })
 )
 
+/** Spec §4.5: serviceId is required; the e-mail and name are optional (the processor's page asks for what is missing). */
 export const PurchaseAccessInput = Schema.Struct({
   serviceId: Schema.Int.pipe(Schema.positive({ message: () => "must be a positive integer product id" })),
-  customerEmail: Email,
-  customerName: CustomerName
+  customerEmail: Schema.optional(Email),
+  customerName: Schema.optional(CustomerName)
 })
 export type PurchaseAccessInput = typeof PurchaseAccessInput.Type
 

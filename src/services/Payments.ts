@@ -309,7 +309,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       }).pipe(Effect.withSpan("Payments.createSubscriptionCheckout"))
 
     /** publicApi.purchaseAccess: a one-off checkout for a knowledge product (spec §4.5). */
-    const purchaseAccess = (input: { readonly serviceId: number; readonly customerEmail: string; readonly customerName: string }) =>
+    const purchaseAccess = (input: { readonly serviceId: number; readonly customerEmail?: string | undefined; readonly customerName?: string | undefined }) =>
       Effect.gen(function* () {
         const product = yield* knowledge.getProduct(input.serviceId).pipe(
           Effect.catchTag("NotFound", (e) =>
@@ -319,7 +319,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         if (!product.isActive) {
           return yield* Effect.fail(new InvalidInput({ message: `serviceId: knowledge product ${product.id} is not available for purchase`, field: "serviceId" }))
         }
-        const email = input.customerEmail.toLowerCase()
+        const email = input.customerEmail?.toLowerCase()
         const checkout = yield* openCheckout({
           purpose: "knowledge",
           mode: "payment",
@@ -332,7 +332,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           credits: 0,
           customerEmail: email,
           customerName: input.customerName,
-          scope: `knowledge|${email}|${product.id}`
+          scope: `knowledge|${email ?? "-"}|${product.id}`
         })
         return { checkoutUrl: checkout.checkoutUrl, sessionId: checkout.sessionId }
       }).pipe(Effect.withSpan("Payments.purchaseAccess"))
@@ -476,7 +476,8 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
               KnowledgeAccess.make({
                 id: yield* ids.make("acc"),
                 productId: checkout.productId!,
-                customerEmail: checkout.customerEmail ?? "",
+                // Given at purchaseAccess, or collected by the processor's page.
+                customerEmail: checkout.customerEmail ?? session.customerEmail ?? "",
                 customerName: checkout.customerName ?? "",
                 checkoutSessionId: checkout.sessionId,
                 grantedAt: at

@@ -98,6 +98,13 @@ describe("payments over HTTP, PAYMENTS=fake", () => {
     expect(unknown.status).toBe(404)
     expect(unknown.body.error.data.code).toBe("NOT_FOUND")
     expect(unknown.body.error.message).toContain("serviceId")
+    // Only serviceId is required (spec §4.5): without e-mail and name the checkout still opens.
+    const bare = await trpc<Checkout>(server.baseUrl, "publicApi.purchaseAccess", { serviceId: 1 })
+    expect(bare.status).toBe(200)
+    expect(bare.body.result.data.checkoutUrl).toContain(`/checkout/fake/${bare.body.result.data.sessionId}`)
+    const noId = await trpc(server.baseUrl, "publicApi.purchaseAccess", { customerEmail: "a@b.co" })
+    expect(noId.status).toBe(400)
+    expect(noId.body.error.data).toMatchObject({ code: "BAD_REQUEST", field: "serviceId" })
     const noSession = await trpcQuery(server.baseUrl, "publicApi.purchaseStatus", { sessionId: "cs_fake_doesnotexist" })
     expect(noSession.status).toBe(404)
   })
