@@ -2,7 +2,13 @@
 import { describe, it, expect } from "vitest"
 import { pickLang, pageNames, renderPage, stylesheet, type Lang, type PageName, type SiteContext } from "../src/http/site/pages.js"
 
-const ctx: SiteContext = { baseUrl: "https://agents.example.test", platformName: "Example Platform", version: "1.0.0" }
+const ctx: SiteContext = {
+  baseUrl: "https://agents.example.test",
+  platformName: "Example Platform",
+  version: "1.0.0",
+  rateLimitPerMinute: 60,
+  rateLimitPerDay: 1000
+}
 const langs: ReadonlyArray<Lang> = ["en", "pt"]
 
 const hrefs = (html: string): Array<string> => [...html.matchAll(/\b(?:href|src)="([^"]*)"/g)].map((m) => m[1]!)
@@ -104,7 +110,9 @@ describe("renderPage", () => {
           const evil: SiteContext = {
             baseUrl: 'https://x.test/"><script>alert(1)</script>',
             platformName: "<b>Evil & Co</b>",
-            version: '1.0.0"<i>'
+            version: '1.0.0"<i>',
+            rateLimitPerMinute: 60,
+            rateLimitPerDay: 1000
           }
           const out = renderPage(name, lang, evil)
           expect(out).not.toContain("<script>")
@@ -162,6 +170,18 @@ describe("page content", () => {
     }
     expect(text(page("for-ai-agents", "en"))).toContain("1,000 requests per day")
     expect(text(page("for-ai-agents", "pt"))).toContain("1.000 requisições por dia")
+  })
+
+  it("for-ai-agents states the configured rate limits, not fixed numbers (en and pt)", () => {
+    const custom: SiteContext = { ...ctx, rateLimitPerMinute: 250, rateLimitPerDay: 12_345 }
+    const en = text(renderPage("for-ai-agents", "en", custom))
+    expect(en).toContain("250 requests per minute and 12,345 requests per day per key")
+    expect(en).not.toContain("60 requests per minute")
+    expect(en).not.toContain("1,000 requests per day")
+    const pt = text(renderPage("for-ai-agents", "pt", custom))
+    expect(pt).toContain("250 requisições por minuto e 12.345 requisições por dia por chave")
+    expect(pt).not.toContain("60 requisições por minuto")
+    expect(pt).not.toContain("1.000 requisições por dia")
   })
 
   it("integrations lists active, available and coming-soon integrations", () => {

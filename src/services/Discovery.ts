@@ -1,9 +1,9 @@
 // Discovery: builds the GET /api/discover document (spec §2.1) from config, live catalogue data and
 // the route catalogue, classifies the visitor, and keeps the encoded document cached per visitor.
-import { Clock, Effect, Option, Ref } from "effect"
+import { Clock, Effect, Option, Ref, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { AppConfig, type AppConfigShape } from "../layers/config.js"
-import type { ApiLine, DiscoveryDocument, EndpointLine, Visitor, VisitorClass } from "../schema/discovery.js"
+import { type ApiLine, DiscoveryDocument as SpecDocument, type EndpointLine, type Visitor, type VisitorClass } from "../schema/discovery.js"
 import type { StorageUnavailable } from "../schema/errors.js"
 import { agentPermissions, commercePermissions } from "../schema/keys.js"
 import { type Plan, type Template, templateCategories } from "../schema/marketplace.js"
@@ -28,6 +28,18 @@ export interface CatalogRoute {
 
 export const AGENT_API_PREFIX = "/api/v1/agent"
 export const COMMERCE_PREFIX = "/api/v1/agent/commerce"
+/** The MCP server (Streamable HTTP); its route is registered by src/http/mcp/routes.ts. */
+export const MCP_ENDPOINT_PATH = "/mcp" as const
+
+/**
+ * The document as served: the §2.1 schema, plus `for_ai_agents.mcp_endpoint` (the MCP server's
+ * Streamable HTTP address; the spec lists only the manifest's). Every spec field is kept.
+ */
+export const DiscoveryDocument = Schema.Struct({
+  ...SpecDocument.fields,
+  for_ai_agents: Schema.Struct({ ...SpecDocument.fields.for_ai_agents.fields, mcp_endpoint: Schema.String })
+})
+export type DiscoveryDocument = typeof DiscoveryDocument.Type
 
 // ---------------------------------------------------------------------------
 // Constants the spec states (and the few it leaves to the operator: docs/discovery.md)
@@ -287,6 +299,7 @@ export const buildDocument = (
       llms_txt: u("/llms.txt"),
       plugin_manifest: u("/.well-known/ai-plugin.json"),
       mcp_manifest: u("/.well-known/mcp.json"),
+      mcp_endpoint: u(MCP_ENDPOINT_PATH),
       openapi_spec: u(`${AGENT_API_PREFIX}/openapi.json`),
       mcp_tools: u(`${AGENT_API_PREFIX}/mcp-tools.json`),
       agent_card: u("/.well-known/agent-card.json"),

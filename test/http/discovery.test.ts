@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Api } from "../../src/http/api.js"
 import { routeTable } from "../../src/http/routeTable.js"
 import { procedures } from "../../src/http/trpc/index.js"
-import { DiscoveryDocument } from "../../src/schema/discovery.js"
+import { mcpRoutes } from "../../src/http/mcp/endpoint.js"
+import { DiscoveryDocument } from "../../src/services/Discovery.js"
 import { createAgentKey, signUp, type AgentKey } from "../fixtures/agents.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
@@ -39,7 +40,7 @@ const routes = routeTable(Api)
 const TOP_LEVEL = ["platform", "visitor", "capabilities", "api_endpoints", "integrations", "for_ai_agents", "ai_commerce", "market_data", "legal", "_meta"]
 
 describe("GET /api/discover: members and fields (spec §2.1)", () => {
-  it("has the ten top-level members, in order, and decodes with the document schema", async () => {
+  it("has the ten top-level members, in order, and decodes with the document schema (§2.1 plus mcp_endpoint)", async () => {
     const { doc } = await discover()
     expect(Object.keys(doc)).toEqual(TOP_LEVEL)
     const decoded = Schema.decodeUnknownEither(DiscoveryDocument, { onExcessProperty: "error" })(doc)
@@ -109,6 +110,7 @@ describe("GET /api/discover: members and fields (spec §2.1)", () => {
       llms_txt: `${base}/llms.txt`,
       plugin_manifest: `${base}/.well-known/ai-plugin.json`,
       mcp_manifest: `${base}/.well-known/mcp.json`,
+      mcp_endpoint: `${base}/mcp`,
       openapi_spec: `${base}/api/v1/agent/openapi.json`,
       mcp_tools: `${base}/api/v1/agent/mcp-tools.json`
     })
@@ -156,7 +158,7 @@ describe("GET /api/discover: members and fields (spec §2.1)", () => {
     const addresses: Array<string> = []
     const walk = (v: unknown, key: string) => {
       if (typeof v === "string") {
-        if (/(^url$|_url$|^api_endpoint$|^dedicated_page$|^agent_dashboard$|^llms_txt$|_manifest$|^openapi_spec$|^mcp_tools$|^agent_card$)/.test(key)) addresses.push(v)
+        if (/(^url$|_url$|^api_endpoint$|^dedicated_page$|^agent_dashboard$|^llms_txt$|_manifest$|^mcp_endpoint$|^openapi_spec$|^mcp_tools$|^agent_card$)/.test(key)) addresses.push(v)
       } else if (Array.isArray(v)) v.forEach((x) => walk(x, key))
       else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, k)
     }
@@ -184,6 +186,16 @@ describe("GET /api/discover: numbers agree with the live endpoints", () => {
   it("the rate limit is the configured one", async () => {
     const { doc } = await discover()
     expect(doc.for_ai_agents.agent_api_v1.rate_limit).toBe("100000/minute, 1000000/day per key")
+  })
+
+  it("/for-ai-agents states the configured rate limit too, in English and Portuguese", async () => {
+    const page = async (lang: string) => (await (await get(`/for-ai-agents?lang=${lang}`)).text()).replace(/<[^>]+>/g, "").replace(/\s+/g, " ")
+    const en = await page("en")
+    expect(en).toContain("100,000 requests per minute and 1,000,000 requests per day per key")
+    expect(en).not.toContain("60 requests per minute")
+    const pt = await page("pt")
+    expect(pt).toContain("100.000 requisições por minuto e 1.000.000 requisições por dia por chave")
+    expect(pt).not.toContain("60 requisições por minuto")
   })
 })
 
@@ -215,6 +227,40 @@ describe("GET /api/discover: endpoint lists are generated from the route and pro
     for (const p of ["/api/trpc/invest.invest", "/api/trpc/invest.vote", "/api/trpc/portfolio.holdings"]) {
       expect(doc.api_endpoints.authenticated.map((l: Json) => l.path)).toContain(p)
     }
+  })
+
+  it("the MCP endpoint: for_ai_agents.mcp_endpoint is the manifest's endpoint; POST /mcp is listed as authenticated, from the registered route", async () => {
+    const { doc } = await discover()
+    const manifest = (await (await get("/.well-known/mcp.json")).json()) as Json
+    expect(doc.for_ai_agents.mcp_endpoint).toBe(`${base}/mcp`)
+    expect(doc.for_ai_agents.mcp_endpoint).toBe(manifest.endpoint)
+    expect(doc.for_ai_agents.mcp_endpoint).toBe(manifest.transport.url)
+
+    expect(mcpRoutes.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /mcp"])
+    for (const r of mcpRoutes) {
+      expect(doc.api_endpoints.authenticated).toContainEqual({
+        method: r.method,
+        path: r.path,
+        description: r.description,
+        url: `${base}${r.path}`,
+        auth: "bearer",
+        permission: null
+      })
+    }
+    // Only POST carries messages; GET and DELETE answer 405 and are not listed.
+    const mcpLines = [...doc.api_endpoints.public, ...doc.api_endpoints.authenticated].filter((l: Json) => l.path === "/mcp")
+    expect(mcpLines.map((l: Json) => l.method)).toEqual(["POST"])
+
+    // The listed line is the live route: without a key 401, with one a JSON-RPC answer.
+    const unauth = await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" })
+    expect(unauth.status).toBe(401)
+    const ping = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { ...key.auth, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })
+    })
+    expect(ping.status).toBe(200)
+    expect(((await ping.json()) as Json).result.serverInfo.name).toBe("agent-commerce")
   })
 
   it("agent_api_v1.endpoints are the key routes under /api/v1/agent but not /commerce; ai_commerce.endpoints those under /commerce", async () => {

@@ -194,6 +194,26 @@ describe("MCP endpoint (Streamable HTTP)", () => {
     }
   })
 
+  it("initialize announces the capabilities /.well-known/mcp.json publishes (tools, listChanged: false)", async () => {
+    const manifest = (await (await fetch(url("/.well-known/mcp.json"))).json()) as { capabilities: Record<string, unknown> }
+    expect(manifest.capabilities).toEqual({ tools: { listChanged: false } })
+
+    const key = await createAgentKey(server.baseUrl, ["catalog:read"])
+    const client = await connect(key.secret)
+    expect(client.getServerCapabilities()).toEqual(manifest.capabilities)
+    await client.close()
+
+    // The raw initialize answer, as any MCP client reads it.
+    const res = await fetch(url("/mcp"), {
+      method: "POST",
+      headers: { ...key.auth, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } })
+    })
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as { result: { capabilities: Record<string, unknown> } }
+    expect(body.result.capabilities).toEqual(manifest.capabilities)
+  })
+
   it("without a valid bearer key /mcp is 401 with WWW-Authenticate; GET and DELETE are 405", async () => {
     const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }
     for (const headers of [{}, { authorization: "Bearer ak_live_nope" }] as Array<Record<string, string>>) {

@@ -1,7 +1,9 @@
 // End to end: the four public procedures through curl-style fetch and the stock @trpc/client,
 // the JSON error body, request ids, 404s, body limits and the OpenAPI document.
 import { createTRPCUntypedClient, httpBatchLink, httpLink, TRPCClientError } from "@trpc/client"
+import { Either, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { decodeInput } from "../../src/http/trpc/adapter.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
 let server: TestServer
@@ -116,6 +118,54 @@ describe("public procedures over the tRPC wire format", () => {
     expect(res.status).toBe(400)
     const body = (await res.json()) as { error: { data: Record<string, unknown> } }
     expect(body.error.data).toMatchObject({ code: "BAD_REQUEST", field: "input" })
+  })
+
+  type TrpcErrorBody = { error: { message: string; code: number; data: Record<string, unknown> } }
+
+  it("a missing input on an object-input procedure is a BAD_REQUEST naming the first missing field, as ?input={} is", async () => {
+    const none = await get("/api/trpc/publicApi.purchaseStatus")
+    expect(none.status).toBe(400)
+    const noneBody = (await none.json()) as TrpcErrorBody
+    expect(noneBody.error.code).toBe(-32600)
+    expect(noneBody.error.message).toBe("sessionId: is missing")
+    expect(noneBody.error.data).toMatchObject({ code: "BAD_REQUEST", httpStatus: 400, type: "InvalidInput", field: "sessionId", path: "publicApi.purchaseStatus" })
+    expect(noneBody.error.message).not.toContain("undefined")
+
+    const empty = await get(`/api/trpc/publicApi.purchaseStatus?input=${encodeURIComponent("{}")}`)
+    expect(empty.status).toBe(400)
+    expect(((await empty.json()) as TrpcErrorBody).error).toEqual(noneBody.error)
+
+    // A mutation with no body at all, and a batch call without its "0" key, say the same.
+    const noBody = await get("/api/trpc/publicApi.purchaseAccess", { method: "POST" })
+    expect(noBody.status).toBe(400)
+    expect(((await noBody.json()) as TrpcErrorBody).error.data).toMatchObject({ code: "BAD_REQUEST", field: "serviceId" })
+    const batch = await get("/api/trpc/subscription.getPlans,publicApi.purchaseStatus?batch=1")
+    expect(batch.status).toBe(207)
+    const [plans, status] = (await batch.json()) as [Record<string, unknown>, TrpcErrorBody]
+    expect(plans).toHaveProperty("result")
+    expect(status.error.data).toMatchObject({ code: "BAD_REQUEST", field: "sessionId", path: "publicApi.purchaseStatus" })
+  })
+
+  it("a stock @trpc/client query without input gets BAD_REQUEST naming the field", async () => {
+    const client = createTRPCUntypedClient({ links: [httpLink({ url: `${server.baseUrl}/api/trpc` })] })
+    const err = await client.query("publicApi.purchaseStatus").catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(TRPCClientError)
+    expect((err as TRPCClientError<never>).message).toBe("sessionId: is missing")
+    expect((err as TRPCClientError<never>).data).toMatchObject({ code: "BAD_REQUEST", httpStatus: 400, field: "sessionId" })
+  })
+
+  it("decodeInput: no input is {} for object schemas; other shapes are 'input: is required'; a wrong whole input names 'input'", () => {
+    const left = (e: Either.Either<unknown, { message: string; field?: string }>) => (Either.isLeft(e) ? { message: e.left.message, field: e.left.field } : e.right)
+    expect(left(decodeInput(Schema.Struct({ sessionId: Schema.String }), undefined))).toEqual({ message: "sessionId: is missing", field: "sessionId" })
+    expect(left(decodeInput(Schema.Struct({ a: Schema.optional(Schema.String) }), undefined))).toEqual({})
+    expect(left(decodeInput(Schema.String, undefined))).toEqual({ message: "input: is required", field: "input" })
+    expect(left(decodeInput(Schema.UndefinedOr(Schema.String), undefined))).toBeUndefined()
+    expect(left(decodeInput(Schema.Struct({ sessionId: Schema.String }), { sessionId: 1 }))).toMatchObject({ field: "sessionId" })
+    // A present input of the wrong shape is named "input" too.
+    expect(left(decodeInput(Schema.Struct({ sessionId: Schema.String }), null))).toEqual({
+      message: "input: Expected { readonly sessionId: string }, actual null",
+      field: "input"
+    })
   })
 })
 

@@ -6,7 +6,8 @@ import { Unauthorized } from "../../schema/errors.js"
 import { Keys } from "../../services/Keys.js"
 import { errorResponse } from "../errors.js"
 import { currentRequestId } from "../middleware/global.js"
-import { agentTools, MCP_ENDPOINT_PATH } from "../site/agentFiles.js"
+import { agentTools } from "../site/agentFiles.js"
+import { MCP_ENDPOINT_PATH, mcpRoutes } from "./endpoint.js"
 import { serveMcpRequest } from "./server.js"
 
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i
@@ -66,7 +67,8 @@ export const McpRoutesLive = HttpLayerRouter.use((router) =>
         headers: out
       })
     })
-    yield* router.add("POST", MCP_ENDPOINT_PATH, post)
+    // The listed routes (POST /mcp) are the ones registered here, so /api/discover cannot drift.
+    for (const route of mcpRoutes) yield* router.add(route.method, route.path, post)
     yield* router.add("GET", MCP_ENDPOINT_PATH, methodNotAllowed)
     yield* router.add("DELETE", MCP_ENDPOINT_PATH, methodNotAllowed)
   })

@@ -1,11 +1,12 @@
 // The MCP server (stock @modelcontextprotocol/sdk, Streamable HTTP, stateless): lists the tools
 // derived from the HttpApi and runs each tool call as a request to the tool's own REST route.
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { PLATFORM } from "../../services/Discovery.js"
 import { type ApiTool, toMcpTool } from "../site/mcpTools.js"
 import { argumentError, isProblem, toRouteRequest, toToolResult } from "./call.js"
+import { MCP_CAPABILITIES } from "./endpoint.js"
 
 /** Runs one HTTP request through the application's router (the same one that serves REST). */
 export type Dispatch = (request: Request) => Promise<Response>
@@ -31,13 +32,15 @@ const INSTRUCTIONS =
 export const makeMcpServer = (tools: ReadonlyArray<ApiTool>, dispatch: Dispatch, caller: CallerHeaders) => {
   const byName = new Map(tools.map((t) => [t.name, t]))
   const listed = tools.map(toMcpTool)
-  const server = new McpServer(
+  // The low-level Server, not McpServer: McpServer registers its own tool handlers and overwrites
+  // the declared capability with `listChanged: true`; these handlers also take the JSON Schemas as
+  // they are (McpServer.registerTool wants zod).
+  const server = new Server(
     { name: "agent-commerce", title: PLATFORM.name, version: PLATFORM.version },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS }
+    { capabilities: { tools: { ...MCP_CAPABILITIES.tools } }, instructions: INSTRUCTIONS }
   )
-  // The low-level handlers take the JSON Schemas as they are (McpServer.registerTool wants zod).
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed as unknown as Array<never> }))
-  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed as unknown as Array<never> }))
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name)
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`)
     const requestId = `${caller.requestId}.${String(extra.requestId).replace(ID_CHARS, "").slice(0, 24)}`

@@ -8,6 +8,7 @@ import { AppConfig, type AppConfigShape } from "../../layers/config.js"
 import { AGENT_API_PREFIX, type CatalogRoute, COMMERCE_PREFIX, DISCOVERY_CACHE_TTL, Discovery, PLATFORM } from "../../services/Discovery.js"
 import { Api } from "../api.js"
 import { errorResponse } from "../errors.js"
+import { MCP_CAPABILITIES, MCP_ENDPOINT_PATH, mcpRoutes } from "../mcp/endpoint.js"
 import { currentRequestId } from "../middleware/global.js"
 import { routeTable } from "../routeTable.js"
 import { procedures } from "../trpc/index.js"
@@ -21,8 +22,8 @@ import { type PageName, pageNames, pickLang, renderHome } from "./pages.js"
 export const OPENAPI_PATH = `${AGENT_API_PREFIX}/openapi.json` as const
 export const MCP_TOOLS_PATH = `${AGENT_API_PREFIX}/mcp-tools.json` as const
 export const DOCS_PATH = "/docs"
-/** The MCP server's address (streamable HTTP), served by the MCP surface. */
-export const MCP_ENDPOINT_PATH = "/mcp"
+/** The MCP server's address (streamable HTTP), served by the MCP surface (src/http/mcp/endpoint.ts). */
+export { MCP_ENDPOINT_PATH }
 export const LOGO_PATH = "/assets/logo.svg"
 
 const pageDescriptions: Readonly<Record<PageName, string>> = {
@@ -72,8 +73,14 @@ export const procedureRoutes = (table: typeof procedures): ReadonlyArray<Catalog
     permission: p.access._tag === "authenticated" ? (p.access.permission ?? null) : null
   }))
 
-/** What /api/discover lists: generated, so a route added anywhere appears without an edit here. */
-export const discoveryCatalog: ReadonlyArray<CatalogRoute> = [...siteRoutes, ...apiRoutes(Api), ...procedureRoutes(procedures)]
+/**
+ * What /api/discover lists: generated, so a route added anywhere appears without an edit here. The
+ * MCP lines are the routes src/http/mcp/routes.ts registers. Not listed: the fake payment processor's
+ * pages (/checkout/fake/…, present only with PAYMENTS=fake; the spec puts the processor's checkout
+ * outside the service, and a caller gets its address as `checkoutUrl`), the checkout return pages
+ * (browser redirects), and static assets.
+ */
+export const discoveryCatalog: ReadonlyArray<CatalogRoute> = [...siteRoutes, ...apiRoutes(Api), ...procedureRoutes(procedures), ...mcpRoutes]
 
 /** The MCP tools of the agent API and the commerce protocol. */
 export const agentTools: ReadonlyArray<ApiTool> = toolsFromApi(Api, AGENT_API_PREFIX)
@@ -220,7 +227,7 @@ export const mcpManifest = (base: string, tools: ReadonlyArray<ApiTool>) => ({
     description: "An agent API key (Authorization: Bearer <key>); each tool needs the permission its endpoint needs.",
     obtain_url: `${base}/agent-dashboard`
   },
-  capabilities: { tools: { listChanged: false } },
+  capabilities: { tools: { ...MCP_CAPABILITIES.tools } },
   tools_url: `${base}${MCP_TOOLS_PATH}`,
   documentation_url: `${base}/for-ai-agents`,
   tools: tools.map(toMcpTool)
@@ -315,7 +322,13 @@ export const AgentFilesLive = HttpLayerRouter.addAll(
     const config = yield* AppConfig
     const discovery = yield* Discovery
     const base = config.baseUrl
-    const siteCtx = { baseUrl: base, platformName: PLATFORM.name, version: PLATFORM.version }
+    const siteCtx = {
+      baseUrl: base,
+      platformName: PLATFORM.name,
+      version: PLATFORM.version,
+      rateLimitPerMinute: config.rateLimitPerMinute,
+      rateLimitPerDay: config.rateLimitPerDay
+    }
     const home = {
       en: prepare(renderHome("en", siteCtx), "text/html; charset=utf-8"),
       pt: prepare(renderHome("pt", siteCtx), "text/html; charset=utf-8")

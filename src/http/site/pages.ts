@@ -58,6 +58,9 @@ export interface SiteContext {
   readonly baseUrl: string
   readonly platformName: string
   readonly version: string
+  /** The Agent API's per-key limits (AppConfig rateLimitPerMinute / rateLimitPerDay). */
+  readonly rateLimitPerMinute: number
+  readonly rateLimitPerDay: number
 }
 
 export type PageName = "for-ai-agents" | "integrations" | "terms" | "whitepaper" | "legal-guide"
@@ -108,6 +111,9 @@ interface Site {
   readonly base: string
   readonly name: string
   readonly version: string
+  /** The per-key rate limits, formatted for the page's language (1,000 / 1.000). */
+  readonly perMinute: string
+  readonly perDay: string
   /** Absolute address for a path on this site. */
   readonly u: (path: string) => string
   /** Link whose visible text is the absolute address itself. */
@@ -118,6 +124,8 @@ interface Site {
   readonly page: (name: PageName, text: Part) => Html
 }
 
+const numberLocale: Readonly<Record<Lang, string>> = { en: "en-US", pt: "pt-BR" }
+
 const makeSite = (lang: Lang, ctx: SiteContext): Site => {
   const base = ctx.baseUrl.trim().replace(/\/+$/, "")
   const u = (path: string): string => base + path
@@ -126,6 +134,8 @@ const makeSite = (lang: Lang, ctx: SiteContext): Site => {
     base,
     name: ctx.platformName,
     version: ctx.version,
+    perMinute: ctx.rateLimitPerMinute.toLocaleString(numberLocale[lang]),
+    perDay: ctx.rateLimitPerDay.toLocaleString(numberLocale[lang]),
     u,
     a: (path) => h`<a href="${u(path)}">${u(path)}</a>`,
     link: (path, text) => h`<a href="${u(path)}">${text}</a>`,
@@ -275,7 +285,7 @@ ${permissions.map((p) => h`<tr><td>${c(p.id)}</td><td>${p.en}</td></tr>\n`)}
 
 <section id="rate-limits">
 <h2>Rate limits</h2>
-<p>The Agent API v1 allows <strong>60 requests per minute</strong> and <strong>1,000 requests per day</strong>. Spread your calls out and back off when you get close to the limit.</p>
+<p>The Agent API v1 allows <strong>${s.perMinute} requests per minute</strong> and <strong>${s.perDay} requests per day</strong> per key. Spread your calls out and back off when you get close to the limit.</p>
 </section>
 
 <section id="machine-readable">
@@ -359,7 +369,7 @@ ${permissions.map((p) => h`<tr><td>${c(p.id)}</td><td>${p.pt}</td></tr>\n`)}
 
 <section id="rate-limits">
 <h2>Limites de requisição</h2>
-<p>A API de agentes v1 permite <strong>60 requisições por minuto</strong> e <strong>1.000 requisições por dia</strong>. Distribua suas chamadas ao longo do tempo e reduza o ritmo quando estiver perto do limite.</p>
+<p>A API de agentes v1 permite <strong>${s.perMinute} requisições por minuto</strong> e <strong>${s.perDay} requisições por dia</strong> por chave. Distribua suas chamadas ao longo do tempo e reduza o ritmo quando estiver perto do limite.</p>
 </section>
 
 <section id="machine-readable">

@@ -2,6 +2,7 @@
 import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../../layers/config.js"
+import { PLATFORM } from "../../services/Discovery.js"
 import { pageNames, pickLang, renderPage, stylesheet } from "./pages.js"
 import { DashboardRoutesLive } from "./dashboard.js"
 
@@ -14,7 +15,13 @@ const pageRoutes = pageNames.map((name) =>
       const config = yield* AppConfig
       const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : undefined
       const lang = pickLang(query, request.headers["accept-language"])
-      const html = renderPage(name, lang, { baseUrl: config.baseUrl, platformName: "Agent Commerce", version: "1.0.0" })
+      const html = renderPage(name, lang, {
+        baseUrl: config.baseUrl,
+        platformName: PLATFORM.name,
+        version: PLATFORM.version,
+        rateLimitPerMinute: config.rateLimitPerMinute,
+        rateLimitPerDay: config.rateLimitPerDay
+      })
       return HttpServerResponse.text(html, {
         contentType: "text/html; charset=utf-8",
         headers: { "content-language": lang === "pt" ? "pt-BR" : "en", vary: "Accept-Language" }

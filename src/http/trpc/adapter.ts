@@ -1,6 +1,6 @@
 // tRPC HTTP wire format (v11, no transformer) over a table of procedures that call the services.
 import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Context, Effect, ParseResult, Schema } from "effect"
+import { Context, Effect, Either, ParseResult, Schema } from "effect"
 import { InvalidInput } from "../../schema/errors.js"
 import { encodeError, statusOf } from "../errors.js"
 import { MAX_JSON_DEPTH, scanJson } from "../middleware/global.js"
@@ -74,6 +74,36 @@ const parseJson = (text: string): { ok: true; value: unknown } | { ok: false } =
   }
 }
 
+/** The first decode issue: its path inside the input (undefined for the input as a whole) and message. */
+const firstIssue = (error: ParseResult.ParseError): { readonly path: string | undefined; readonly message: string } => {
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  return { path: issue && issue.path.length > 0 ? issue.path.map(String).join(".") : undefined, message: issue?.message ?? "is invalid" }
+}
+
+/** An InvalidInput naming its field; "input" when the input as a whole is wrong. */
+const invalid = (field: string | undefined, message: string) =>
+  new InvalidInput({ message: `${field ?? "input"}: ${message}`, field: field ?? "input" })
+
+/**
+ * Decodes a procedure's input. No input at all (no `?input`, an empty body, or a batch without this
+ * call's key) is read as `{}` when the schema does not accept `undefined` itself: an object input
+ * then names its first missing field (`sessionId: is missing`), exactly as `?input={}` does; any
+ * other input shape is "input: is required".
+ */
+export const decodeInput = (schema: Schema.Schema<any, any, never>, raw: unknown): Either.Either<unknown, InvalidInput> => {
+  const decode = Schema.decodeUnknownEither(schema, { errors: "first", onExcessProperty: "ignore" })
+  const decoded = decode(raw)
+  if (decoded._tag === "Right") return Either.right(decoded.right)
+  if (raw !== undefined) {
+    const issue = firstIssue(decoded.left)
+    return Either.left(invalid(issue.path, issue.message))
+  }
+  const asEmpty = decode({})
+  if (asEmpty._tag === "Right") return Either.right(asEmpty.right)
+  const issue = firstIssue(asEmpty.left)
+  return Either.left(issue.path !== undefined ? invalid(issue.path, issue.message) : invalid(undefined, "is required"))
+}
+
 type Table = Readonly<Record<string, Procedure<any>>>
 /** The services a procedure table needs (the caller is provided by the adapter). */
 export type TableContext<P extends Table> = Exclude<P[keyof P] extends Procedure<infer R> ? R : never, CurrentCaller>
@@ -98,13 +128,8 @@ const callOne = <P extends Table>(
       const caller = yield* auth.authorize(procedure.access, request)
       let input: unknown = undefined
       if (procedure.input) {
-        const decoded = Schema.decodeUnknownEither(procedure.input, { errors: "first", onExcessProperty: "ignore" })(rawInput)
-        if (decoded._tag === "Left") {
-          const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
-          const field = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : undefined
-          const message = issue ? (field ? `${field}: ${issue.message}` : issue.message) : "invalid input"
-          return yield* Effect.fail(new InvalidInput({ message, ...(field ? { field } : {}) }))
-        }
+        const decoded = decodeInput(procedure.input, rawInput)
+        if (decoded._tag === "Left") return yield* Effect.fail(decoded.left)
         input = decoded.right
       }
       const handled = procedure.handler(input)
