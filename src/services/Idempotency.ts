@@ -38,6 +38,8 @@ export class IdempotencyStore extends Context.Tag("IdempotencyStore")<
 
 /** The Idempotency-Key of the request being served, for services that also dedupe at the domain level. */
 export const currentIdempotencyKey = FiberRef.unsafeMake<string | undefined>(undefined)
+/** Who the current request's Idempotency-Key belongs to (a hash of its credential, or of its address when anonymous). */
+export const currentIdempotencyScope = FiberRef.unsafeMake<string>("")
 
 /** How long a finished key is remembered, and how long an unfinished attempt holds it. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000

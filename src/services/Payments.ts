@@ -30,7 +30,7 @@ import { cents } from "../schema/common.js"
 import type { Caller } from "./Caller.js"
 import { atomically, Ids } from "./Db.js"
 import { Events } from "./Events.js"
-import { currentIdempotencyKey } from "./Idempotency.js"
+import { currentIdempotencyKey, currentIdempotencyScope } from "./Idempotency.js"
 import { Keys } from "./Keys.js"
 import { Knowledge } from "./Knowledge.js"
 import { Ledger } from "./Ledger.js"
@@ -215,7 +215,10 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     const openCheckout = (input: NewCheckout, extra?: (checkout: CheckoutRecord) => Effect.Effect<void, StorageUnavailable>) =>
       Effect.gen(function* () {
         const requestKey = yield* FiberRef.get(currentIdempotencyKey)
-        const idempotencyKey = requestKey !== undefined ? `ck_${sha256(`${input.purpose}|${input.scope}|${requestKey}`).slice(0, 40)}` : yield* ids.uuid
+        // The caller's key scope too: two anonymous buyers using the same key get their own sessions.
+        const callerScope = yield* FiberRef.get(currentIdempotencyScope)
+        const idempotencyKey =
+          requestKey !== undefined ? `ck_${sha256(`${input.purpose}|${input.scope}|${callerScope}|${requestKey}`).slice(0, 40)}` : yield* ids.uuid
         const metadata: Record<string, string> = { purpose: input.purpose }
         if (input.accountId) metadata.account_id = input.accountId
         if (input.agentId) metadata.agent_id = input.agentId

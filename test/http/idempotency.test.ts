@@ -1,5 +1,6 @@
 // End to end, on memory and Postgres: Idempotency-Key replays the first response, refuses a
 // different request with 422, and 50 concurrent retries create exactly one object.
+import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { postgresSkipReason } from "../fixtures/db.js"
 import { signUp } from "../fixtures/agents.js"
@@ -37,6 +38,47 @@ for (const storage of ["memory", "postgres"] as const) {
       expect((await different.json()).type).toBe("IdempotencyKeyReused")
       const agents = await (await fetch(`${server.baseUrl}/api/dashboard/agents`, { headers: { cookie: owner.cookie } })).json()
       expect(agents).toHaveLength(1)
+    })
+
+    it("the same JSON in another key order is the same request (replayed, not 422)", async () => {
+      const owner = await signUp(server.baseUrl)
+      const post = (body: string) =>
+        fetch(`${server.baseUrl}/api/dashboard/agents`, {
+          method: "POST",
+          headers: { "content-type": "application/json", cookie: owner.cookie, "idempotency-key": "k-order" },
+          body
+        })
+      const first = await post('{"name":"ordered","organization":"Org"}')
+      expect(first.status).toBe(201)
+      const again = await post('{ "organization": "Org", "name": "ordered" }')
+      expect(again.status).toBe(201)
+      expect(again.headers.get("idempotent-replayed")).toBe("true")
+      expect(await again.json()).toEqual(await first.json())
+    })
+
+    it("two anonymous clients (different addresses) never share an Idempotency-Key", async () => {
+      const url = new URL(`${server.baseUrl}/api/trpc/publicApi.purchaseAccess`)
+      const from = (localAddress: string) =>
+        new Promise<{ status: number; replayed: string | undefined; body: string }>((resolve, reject) => {
+          const req = httpRequest(
+            { host: url.hostname, port: url.port, path: url.pathname, method: "POST", localAddress, headers: { "content-type": "application/json", "idempotency-key": "anon-1" } },
+            (res) => {
+              let body = ""
+              res.on("data", (c: Buffer) => (body += c.toString()))
+              res.on("end", () => resolve({ status: res.statusCode ?? 0, replayed: res.headers["idempotent-replayed"] as string | undefined, body }))
+            }
+          )
+          req.on("error", reject)
+          req.end(JSON.stringify({ serviceId: 1 }))
+        })
+      const a = await from("127.0.0.1")
+      const sameClient = await from("127.0.0.1")
+      const b = await from("127.0.0.2")
+      expect([a.status, sameClient.status, b.status]).toEqual([200, 200, 200])
+      expect(sameClient.replayed).toBe("true")
+      expect(sameClient.body).toBe(a.body)
+      expect(b.replayed).toBeUndefined()
+      expect(JSON.parse(b.body).result.data.sessionId).not.toBe(JSON.parse(a.body).result.data.sessionId)
     })
 
     it("50 concurrent retries of one key create exactly one object", async () => {

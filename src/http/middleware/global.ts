@@ -10,7 +10,7 @@ import { Cause, Effect, FiberRef, Option } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { Conflict, IdempotencyKeyReused, InvalidInput, LengthRequired, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../../schema/errors.js"
 import { AppConfig } from "../../layers/config.js"
-import { currentIdempotencyKey, Idempotency, type StoredResponse } from "../../services/Idempotency.js"
+import { currentIdempotencyKey, currentIdempotencyScope, Idempotency, type StoredResponse } from "../../services/Idempotency.js"
 import { encodeError, errorResponse, internalErrorBody, toErrorBody } from "../errors.js"
 import { KEY_PREFIX } from "../../schema/keys.js"
 import { SESSION_COOKIE } from "./auth.js"
@@ -113,6 +113,22 @@ const secretWithheld = (requestId: string): StoredResponse => ({
 /** Outcomes that say "not processed, try again": never replayed. */
 const replayable = (status: number) => status < 500 && status !== 429 && status !== 401 && status !== 413
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
+/** Sorts object keys at every level, so the same JSON written in another key order is the same request. */
+const sortKeys = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(sortKeys)
+    : typeof value === "object" && value !== null
+      ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]))
+      : value
+/** The body as compared for Idempotency-Key reuse: canonical JSON when it parses, else the bytes. */
+const canonicalBody = (text: string): string => {
+  if (text === "") return text
+  try {
+    return JSON.stringify(sortKeys(JSON.parse(text)))
+  } catch {
+    return text
+  }
+}
 const WAIT_STEP_MS = 50
 const WAIT_STEPS = 200
 
@@ -139,9 +155,11 @@ const withIdempotency = <E, R>(
     const body = yield* request.text.pipe(Effect.option)
     if (Option.isNone(body)) return yield* inner
     const cookie = request.cookies[SESSION_COOKIE]
-    const who = request.headers.authorization ?? (cookie ? `session:${cookie}` : "anonymous")
+    // Without credentials the caller is its network address, so two anonymous clients never share keys.
+    const anonymous = `anonymous:${Option.getOrElse(request.remoteAddress, () => "unknown")}`
+    const who = request.headers.authorization ?? (cookie ? `session:${cookie}` : anonymous)
     const scope = sha256(who)
-    const requestHash = sha256(`${request.method} ${request.url}\n${body.value}`)
+    const requestHash = sha256(`${request.method} ${request.url}\n${canonicalBody(body.value)}`)
     const mismatch = () =>
       errorResponse(
         new IdempotencyKeyReused({ message: "this Idempotency-Key was already used with a different request (method, path or body)" }),
@@ -154,6 +172,7 @@ const withIdempotency = <E, R>(
       if (state._tag === "Started") {
         const response = yield* inner.pipe(
           Effect.locally(currentIdempotencyKey, key),
+          Effect.locally(currentIdempotencyScope, scope),
           Effect.onExit((exit) => (exit._tag === "Failure" ? Effect.ignore(idempotency.release(scope, key)) : Effect.void))
         )
         if (replayable(response.status) && response.body._tag === "Uint8Array") {
