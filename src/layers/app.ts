@@ -1,7 +1,7 @@
 // The one place that reads the config and assembles the application: storage, payments, services, HTTP.
-import { HttpApiScalar, HttpLayerRouter, HttpMiddleware, HttpServer } from "@effect/platform"
+import { FileSystem, HttpApiScalar, HttpIncomingMessage, HttpLayerRouter, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, Logger } from "effect"
+import { Effect, Layer, Logger, Option } from "effect"
 import { createServer } from "node:http"
 import { Api } from "../http/api.js"
 import { HandlersLive } from "../http/handlers/index.js"
@@ -79,10 +79,20 @@ const logListening = Effect.gen(function* () {
 /** Request-level services the routes ask for (the adapters' ports). */
 const AdaptersLive = ProcedureAuthLive
 
+/**
+ * The backstop body limit (MAX_BODY_BYTES) as a service of the server's context, once, rather than
+ * provided per request: the global middleware answers 413 from Content-Length before any body is read.
+ */
+const MaxBodySizeLive = Layer.effect(
+  HttpIncomingMessage.MaxBodySize,
+  Effect.map(AppConfig, (config) => Option.some(FileSystem.Size(config.maxBodyBytes)))
+)
+
 /** The app on a given HttpServer: routes, services, storage. Needs AppConfig and an HttpServer. */
 export const AppLive = HttpLayerRouter.serve(RoutesLive, { disableLogger: true, disableListenLog: true }).pipe(
   // No trace exporter is configured: the per-request span costs ~15 % of throughput for nothing.
   HttpMiddleware.withTracerDisabledWhen(() => true),
+  Layer.provide(MaxBodySizeLive),
   Layer.provide(AdaptersLive),
   Layer.provideMerge(CoreLive)
 )

@@ -1,4 +1,5 @@
 // Loads the seed data into whichever store is configured; idempotent, runs at every start.
+import { traced } from "../services/Tracing.js"
 import { Effect, Layer, Schema } from "effect"
 import { KnowledgeBase, KnowledgeProduct } from "../schema/knowledge.js"
 import { Plan, Template } from "../schema/marketplace.js"
@@ -29,6 +30,6 @@ export const seedCatalog = Effect.gen(function* () {
       knowledge.putKnowledgeBase(seedData.knowledgeBase)
     ])
   )
-}).pipe(Effect.withSpan("seed.catalog"))
+}).pipe(traced("seed.catalog"))
 
 export const SeedLive = Layer.effectDiscard(seedCatalog.pipe(Effect.orDie))

@@ -1,5 +1,6 @@
 // Seeds the commerce catalog: the platform account that owns the seller agents, the five seller
 // agents and their twelve services. Idempotent (runs at every start; ratings are kept).
+import { traced } from "../services/Tracing.js"
 import { Effect, Layer, Schema } from "effect"
 import { PublishServiceBody, type ServiceRecord } from "../schema/commerce.js"
 import { sellerAgents } from "../seed/sellers.js"
@@ -46,6 +47,6 @@ export const seedCommerce = Effect.gen(function* () {
       yield* catalog.upsertSeed(seedServiceRecords)
     })
   )
-}).pipe(Effect.withSpan("seed.commerce"))
+}).pipe(traced("seed.commerce"))
 
 export const CommerceSeedLive = Layer.effectDiscard(seedCommerce.pipe(Effect.orDie))

@@ -2,6 +2,7 @@
 // project quota, charges credits through the ledger, and runs the simulated build as a durable
 // state machine queued → analyzing → generating → building → deploying → live (or failed),
 // advanced by a background worker that claims due builds.
+import { traced } from "./Tracing.js"
 import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { AppConfig } from "../layers/config.js"
 import { InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
@@ -200,7 +201,7 @@ export class Builder extends Effect.Service<Builder>()("Builder", {
             return toProject(record)
           })
         )
-      }).pipe(Effect.withSpan("Builder.create"))
+      }).pipe(traced("Builder.create"))
 
     /** One transition of a locked row (inside the caller's unit of work); terminal rows are unchanged. */
     const step = (r: ProjectRecord) =>
@@ -252,7 +253,7 @@ export class Builder extends Effect.Service<Builder>()("Builder", {
           if (!r) return yield* Effect.fail(new NotFound({ message: `project ${projectId} not found`, resource: "project", id: projectId }))
           return toProject(yield* step(r))
         })
-      ).pipe(Effect.withSpan("Builder.advance"))
+      ).pipe(traced("Builder.advance"))
 
     /** Claims the builds that are due and advances each by one step; returns how many moved. */
     const runOnce = (limit: number = WORKER_BATCH) =>
@@ -263,7 +264,7 @@ export class Builder extends Effect.Service<Builder>()("Builder", {
           for (const r of due) yield* step(r)
           return due.length
         })
-      ).pipe(Effect.withSpan("Builder.runOnce"))
+      ).pipe(traced("Builder.runOnce"))
 
     /** The project and its build, for its owner agent only (404 for anyone else). */
     const status = (agentId: string, projectId: string) =>

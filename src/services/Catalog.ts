@@ -13,7 +13,7 @@ import {
 } from "../schema/commerce.js"
 import { Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
 import type { Caller } from "./Caller.js"
-import { span } from "./Tracing.js"
+import { traced } from "./Tracing.js"
 import { atomically, Ids } from "./Db.js"
 import { deliverTimeoutMs, deliveryModeOf, Offers, simulatedOutput } from "./Offers.js"
 
@@ -132,7 +132,7 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
     const getRecord = (id: string) => Effect.flatMap(store.get(id), (r) => (r ? Effect.succeed(r) : Effect.fail(notFound(id))))
 
     /** Any service by id (listed or not); NotFound when unknown. The stable read for negotiation and sagas. */
-    const getService = (id: string) => Effect.map(getRecord(id), toService).pipe(Effect.withSpan("Catalog.getService", span))
+    const getService = (id: string) => Effect.map(getRecord(id), toService).pipe(traced("Catalog.getService"))
 
     /** A service and one of its tiers; NotFound (resource "tier") when the tier is unknown. */
     const getTier = (serviceId: string, tierId: string) =>
@@ -161,7 +161,7 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
           data: page.map(toService),
           nextCursor: rows.length > limit ? encodeCursor({ i: page[page.length - 1].id }) : null
         }
-      }).pipe(Effect.withSpan("Catalog.list", span))
+      }).pipe(traced("Catalog.list"))
 
     const requireSeller = (caller: Caller) =>
       caller.agentId !== undefined && caller.permissions.has("commerce:sell")
@@ -191,7 +191,7 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
         }
         yield* store.insert(row)
         return toService(row)
-      }).pipe(Effect.withSpan("Catalog.publish", span))
+      }).pipe(traced("Catalog.publish"))
 
     /** Updates the caller's own service; someone else's is NotFound. Ratings and id never change. */
     const update = (caller: Caller, id: string, body: UpdateServiceBody) =>
@@ -216,7 +216,7 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
           yield* store.update(next)
           return toService(next)
         })
-      ).pipe(Effect.withSpan("Catalog.update", span))
+      ).pipe(traced("Catalog.update"))
 
     /** SLA compliance per tier from the deliveries recorded in the last SLA_WINDOW_DAYS days. */
     const sla = (serviceId: string) =>
@@ -258,7 +258,7 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
           }
         })
         return { serviceId, windowDays: SLA_WINDOW_DAYS, checkedAt: new Date(now).toISOString(), tiers }
-      }).pipe(Effect.withSpan("Catalog.sla", span))
+      }).pipe(traced("Catalog.sla"))
 
     return { getService, getTier, getRecord, list, publish, update, sla, addRating: store.addRating, upsertSeed: store.upsertSeed } as const
   })

@@ -20,7 +20,7 @@ import { PLATFORM_FEES, splitSettlement, walletAccount } from "../schema/ledger.
 import type { NegotiationUnusable } from "../schema/negotiation.js"
 import type { Caller } from "./Caller.js"
 import { Catalog, simulateDelivery } from "./Catalog.js"
-import { span } from "./Tracing.js"
+import { traced } from "./Tracing.js"
 import { atomically, Ids, Transactor } from "./Db.js"
 import { Events } from "./Events.js"
 import { currentIdempotencyKey } from "./Idempotency.js"
@@ -328,7 +328,7 @@ export class Commerce extends Effect.Service<Commerce>()("Commerce", {
             idempotencyKey: key
           })
         )
-      }).pipe(Effect.withSpan("Commerce.buy", span))
+      }).pipe(traced("Commerce.buy"))
 
     // ---- approvals -------------------------------------------------------------------------
 
@@ -372,7 +372,7 @@ export class Commerce extends Effect.Service<Commerce>()("Commerce", {
           yield* store.updateApproval(next)
           return { approval: toApproval(next, now), transaction: result.transaction }
         })
-      ).pipe(Effect.withSpan("Commerce.decide", { ...span, attributes: { decision } }))
+      ).pipe(traced("Commerce.decide", { attributes: { decision } }))
 
     const listApprovals = (caller: Caller, status: ApprovalStatus | undefined) =>
       Effect.gen(function* () {
@@ -410,7 +410,7 @@ export class Commerce extends Effect.Service<Commerce>()("Commerce", {
         const page = rows.slice(0, limit)
         const last = page[page.length - 1]
         return { data: page.map((r) => toTransaction(r, agentId)), nextCursor: rows.length > limit && last ? encodeCursor({ c: last.tx.createdAt, i: last.tx.id }) : null }
-      }).pipe(Effect.withSpan("Commerce.listTransactions", span))
+      }).pipe(traced("Commerce.listTransactions"))
 
     /** One review per transaction, by its buyer, once it was delivered; moves the service rating. */
     const review = (agentId: string, transactionId: string, body: { readonly rating: number; readonly text?: string }) =>
@@ -435,7 +435,7 @@ export class Commerce extends Effect.Service<Commerce>()("Commerce", {
           yield* events.emit(tx.sellerAgentId, "review.created", { reviewId: record.id, transactionId, serviceId: tx.serviceId, rating: body.rating })
           return { ...record }
         })
-      ).pipe(Effect.withSpan("Commerce.review", span))
+      ).pipe(traced("Commerce.review"))
 
     return {
       buy,

@@ -9,7 +9,7 @@ import { Conflict, Forbidden, NotFound, type StorageUnavailable } from "../schem
 import { PLATFORM_FEES, walletAccount } from "../schema/ledger.js"
 import { Catalog } from "./Catalog.js"
 import { CommerceStore } from "./Commerce.js"
-import { span } from "./Tracing.js"
+import { traced } from "./Tracing.js"
 import { atomically, Ids } from "./Db.js"
 import { Events } from "./Events.js"
 import { Ledger } from "./Ledger.js"
@@ -121,7 +121,7 @@ export class Disputes extends Effect.Service<Disputes>()("Disputes", {
           yield* announce(d)
           return toDispute(d, agentId)
         })
-      ).pipe(Effect.withSpan("Disputes.open", span))
+      ).pipe(traced("Disputes.open"))
 
     const get = (agentId: string, id: string) =>
       Effect.flatMap(store.get(id), (d) => (d && (d.buyerAgentId === agentId || d.sellerAgentId === agentId) ? Effect.succeed(toDispute(d, agentId)) : Effect.fail(notFound(id))))
@@ -152,7 +152,7 @@ export class Disputes extends Effect.Service<Disputes>()("Disputes", {
           yield* announce(next)
           return toDispute(next, agentId)
         })
-      ).pipe(Effect.withSpan("Disputes.respond", span))
+      ).pipe(traced("Disputes.respond"))
 
     /**
      * Resolves one due dispute: an open one the seller left unanswered is refunded; a contested
@@ -206,7 +206,7 @@ export class Disputes extends Effect.Service<Disputes>()("Disputes", {
         if (r._tag === "Left") yield* Effect.logWarning(`dispute ${id} not resolved yet: ${r.left.message}`)
       }
       return resolved
-    }).pipe(Effect.withSpan("Disputes.resolveDue", span))
+    }).pipe(traced("Disputes.resolveDue"))
 
     return { open, get, list, respond, resolveDue } as const
   })

@@ -1,5 +1,6 @@
 // Events: domain events written to a durable outbox in the same unit of work as the change that
 // caused them; the webhook worker delivers them (at least once, deduplicated by event id).
+import { traced } from "./Tracing.js"
 import { Clock, Context, Effect } from "effect"
 import type { StorageUnavailable } from "../schema/errors.js"
 import { DomainEvent, type EventType } from "../schema/events.js"
@@ -34,7 +35,7 @@ export class Events extends Effect.Service<Events>()("Events", {
         })
         yield* store.append(event)
         return event
-      }).pipe(Effect.withSpan("Events.emit", { attributes: { type } }))
+      }).pipe(traced("Events.emit", { attributes: { type } }))
     /** Records several events at once, in order (same rules as `emit`). */
     const emitMany = (items: ReadonlyArray<{ readonly agentId: string; readonly type: EventType; readonly data: Record<string, unknown> }>) =>
       Effect.gen(function* () {

@@ -1,6 +1,7 @@
 // Invest: the platform utility token and project stakes (49 % offered, never oversold), holdings,
 // and governance: proposals voted by the top 10 holders weighted by their snapshot holdings, with
 // the founder's veto. Numbers and rules: docs/investment.md and docs/governance.md.
+import { traced } from "./Tracing.js"
 import { Clock, Context, Effect, Option } from "effect"
 import { AppConfig } from "../layers/config.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
@@ -264,7 +265,7 @@ export class Invest extends Effect.Service<Invest>()("Invest", {
           token,
           disclaimer
         }
-      }).pipe(Effect.withSpan("Invest.invest"))
+      }).pipe(traced("Invest.invest"))
 
     /** Holdings of the given agents (one agent, or every agent of an account). */
     const holdings = (agentIds: ReadonlyArray<string>) =>
@@ -281,7 +282,7 @@ export class Invest extends Effect.Service<Invest>()("Invest", {
           token,
           disclaimer
         }
-      }).pipe(Effect.withSpan("Invest.holdings"))
+      }).pipe(traced("Invest.holdings"))
 
     // -------------------------------------------------------------------------------------------
     // Governance
@@ -335,9 +336,9 @@ export class Invest extends Effect.Service<Invest>()("Invest", {
           yield* store.insertProposal(row)
           return toProposal(row)
         })
-      ).pipe(Effect.withSpan("Invest.createProposal"))
+      ).pipe(traced("Invest.createProposal"))
 
-    const getProposal = (id: string) => atomically(Effect.map(lockSettled(id), toProposal)).pipe(Effect.withSpan("Invest.getProposal"))
+    const getProposal = (id: string) => atomically(Effect.map(lockSettled(id), toProposal)).pipe(traced("Invest.getProposal"))
 
     const listProposals = (limit: number) =>
       Effect.gen(function* () {
@@ -379,7 +380,7 @@ export class Invest extends Effect.Service<Invest>()("Invest", {
           yield* store.updateProposal(settled)
           return { vote: cast, proposal: toProposal(settled) }
         })
-      ).pipe(Effect.withSpan("Invest.vote"))
+      ).pipe(traced("Invest.vote"))
 
     /** The founder (AppConfig.founderAccountId) vetoes a passed proposal within its veto window. */
     const veto = (accountId: string, proposalId: string, reason: string) =>
@@ -400,7 +401,7 @@ export class Invest extends Effect.Service<Invest>()("Invest", {
           yield* store.updateProposal(vetoed)
           return toProposal(vetoed)
         })
-      ).pipe(Effect.withSpan("Invest.veto"))
+      ).pipe(traced("Invest.veto"))
 
     return { invest, offering, holdings, createProposal, getProposal, listProposals, vote, veto, token, disclaimer } as const
   })

@@ -1,4 +1,5 @@
 // Keys: accounts, dashboard sessions, agents and their API keys; authenticates bearer keys.
+import { traced } from "./Tracing.js"
 import { Clock, Context, Effect } from "effect"
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto"
 import { promisify } from "node:util"
@@ -115,7 +116,7 @@ export class Keys extends Effect.Service<Keys>()("Keys", {
         }
         yield* store.insertAccount(record)
         return toAccount(record)
-      }).pipe(Effect.withSpan("Keys.signUp"))
+      }).pipe(traced("Keys.signUp"))
 
     const startSession = (accountId: string) =>
       Effect.gen(function* () {
@@ -138,7 +139,7 @@ export class Keys extends Effect.Service<Keys>()("Keys", {
         if (!account || !ok) return yield* Effect.fail(new Unauthorized({ message: "wrong e-mail or password" }))
         const session = yield* startSession(account.id)
         return { account: toAccount(account), ...session }
-      }).pipe(Effect.withSpan("Keys.signIn"))
+      }).pipe(traced("Keys.signIn"))
 
     const sessionAccount = (token: string) =>
       Effect.gen(function* () {
@@ -172,7 +173,7 @@ export class Keys extends Effect.Service<Keys>()("Keys", {
         })
         yield* store.insertAgent(agent)
         return agent
-      }).pipe(Effect.withSpan("Keys.createAgent"))
+      }).pipe(traced("Keys.createAgent"))
 
     const createKey = (
       accountId: string,
@@ -208,7 +209,7 @@ export class Keys extends Effect.Service<Keys>()("Keys", {
         }
         yield* store.insertKey(record)
         return { key: toView(record), secret }
-      }).pipe(Effect.withSpan("Keys.createKey"))
+      }).pipe(traced("Keys.createKey"))
 
     const listKeys = (accountId: string) => Effect.map(store.listKeys(accountId), (keys) => keys.map(toView))
 
@@ -222,7 +223,7 @@ export class Keys extends Effect.Service<Keys>()("Keys", {
           if (key.revokedAt === null) yield* store.revokeKey(keyId, yield* nowIso)
           return toView({ ...key, revokedAt: key.revokedAt ?? (yield* nowIso) })
         })
-      ).pipe(Effect.withSpan("Keys.revokeKey"))
+      ).pipe(traced("Keys.revokeKey"))
 
     /** Resolves a bearer secret into the caller; 401 for unknown, revoked or expired keys. */
     const authenticate = (secret: string) =>

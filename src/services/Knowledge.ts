@@ -1,4 +1,5 @@
 // Knowledge service: the paid consultation catalogue and the cycle knowledge base (spec §4.5).
+import { traced } from "./Tracing.js"
 import { Context, Effect } from "effect"
 import { NotFound, type StorageUnavailable } from "../schema/errors.js"
 import type { KnowledgeBase, KnowledgeProduct } from "../schema/knowledge.js"
@@ -20,7 +21,7 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
     /** The public catalogue: active products only, ordered by id. */
     const catalog = store.listProducts.pipe(
       Effect.map((all) => all.filter((p) => p.isActive).sort((a, b) => a.id - b.id)),
-      Effect.withSpan("Knowledge.catalog")
+      traced("Knowledge.catalog")
     )
     const getProduct = (id: number) =>
       Effect.flatMap(store.listProducts, (all) => {
@@ -29,7 +30,7 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
       })
     const knowledgeBase = store.getKnowledgeBase.pipe(
       Effect.flatMap((kb) => (kb ? Effect.succeed(kb) : Effect.fail(new NotFound({ message: "knowledge base not loaded", resource: "knowledgeBase" })))),
-      Effect.withSpan("Knowledge.knowledgeBase")
+      traced("Knowledge.knowledgeBase")
     )
     return { catalog, getProduct, knowledgeBase } as const
   })

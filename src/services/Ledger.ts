@@ -1,5 +1,6 @@
 // Ledger: the one double-entry book of every credit movement. Entries sum to zero; balances are
 // kept beside the postings in the same unit of work and can be re-derived and checked.
+import { traced } from "./Tracing.js"
 import { Clock, Context, Effect } from "effect"
 import { InvalidInput, type StorageUnavailable } from "../schema/errors.js"
 import { type EntryKind, InsufficientFunds, JournalEntry, mayGoNegative, type Posting } from "../schema/ledger.js"
@@ -84,7 +85,7 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
           yield* store.append(entry, after)
           return entry
         })
-      ).pipe(Effect.withSpan("Ledger.post", { attributes: { kind: input.kind } }))
+      ).pipe(traced("Ledger.post", { attributes: { kind: input.kind } }))
 
     /** Moves `amount` from one account to another as a single two-posting entry. */
     const transfer = (input: { readonly kind: EntryKind; readonly reference: string; readonly memo?: string; readonly from: string; readonly to: string; readonly amount: number }) =>
@@ -104,7 +105,7 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
       balance: (account: string) => store.balance(account),
       entriesFor: store.entriesFor,
       entriesByReference: store.entriesByReference,
-      check: store.check.pipe(Effect.withSpan("Ledger.check"))
+      check: store.check.pipe(traced("Ledger.check"))
     } as const
   })
 }) {}

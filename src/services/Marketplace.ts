@@ -1,4 +1,5 @@
 // Marketplace: the template catalogue and subscription plans (read-mostly, seeded at startup).
+import { traced } from "./Tracing.js"
 import { Context, Effect } from "effect"
 import { NotFound, type StorageUnavailable } from "../schema/errors.js"
 import type { Plan, PlanId, Template } from "../schema/marketplace.js"
@@ -18,8 +19,8 @@ export class MarketplaceStore extends Context.Tag("MarketplaceStore")<
 export class Marketplace extends Effect.Service<Marketplace>()("Marketplace", {
   effect: Effect.gen(function* () {
     const store = yield* MarketplaceStore
-    const listTemplates = store.listTemplates.pipe(Effect.withSpan("Marketplace.listTemplates"))
-    const listPlans = store.listPlans.pipe(Effect.withSpan("Marketplace.listPlans"))
+    const listTemplates = store.listTemplates.pipe(traced("Marketplace.listTemplates"))
+    const listPlans = store.listPlans.pipe(traced("Marketplace.listPlans"))
     const getTemplate = (id: string) =>
       Effect.flatMap(listTemplates, (all) => {
         const t = all.find((x) => x.id === id)

@@ -1,6 +1,7 @@
 // Mpp: pay-per-request over HTTP 402 with the internal credit method, following the MPP "Payment"
 // HTTP authentication scheme: a stored single-use challenge bound to the agent, key, service,
 // tier and request body; a credential that echoes it; one ledger charge and a receipt.
+import { traced } from "./Tracing.js"
 import { Clock, Context, Effect } from "effect"
 import { createHash } from "node:crypto"
 import type { DeliveryRecord, TransactionRecord } from "../schema/commerce.js"
@@ -218,7 +219,7 @@ export class Mpp extends Effect.Service<Mpp>()("Mpp", {
         },
         methods: paymentMethods.map((m) => ({ id: m.id, status: m.status }))
       })
-    }).pipe(Effect.withSpan("Mpp.health"))
+    }).pipe(traced("Mpp.health"))
 
     /** The offer, checked for pay-per-request: per_call, at least the minimum charge, not the caller's own. */
     const payableOffer = (agentId: string, serviceId: string, tierId: string | undefined) =>
@@ -446,7 +447,7 @@ export class Mpp extends Effect.Service<Mpp>()("Mpp", {
         if (outcome instanceof InvokeResult) return outcome
         const challenge = outcome.reuse ? toChallenge(outcome.reuse, decodedRequest(outcome.reuse, offer)) : yield* issue(who, offer, digest)
         return yield* Effect.fail(paymentRequired(challenge, outcome.refused, outcome.message, outcome.missingCents))
-      }).pipe(Effect.withSpan("Mpp.invoke"))
+      }).pipe(traced("Mpp.invoke"))
 
     return { discovery, health, invoke } as const
   })

@@ -1,6 +1,7 @@
 // Negotiation: a buyer proposes a price for a service tier, the seller answers (automatically, by
 // the deterministic policy in schema/negotiation.ts, from a durable scheduled row any process may
 // claim), the parties alternate until accept or reject, and an accepted price is redeemable once.
+import { traced } from "./Tracing.js"
 import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { AppConfig } from "../layers/config.js"
 import { decodeCursor, encodeCursor } from "../schema/common.js"
@@ -220,7 +221,7 @@ export class Negotiations extends Effect.Service<Negotiations>()("Negotiations",
             return toNegotiation(record, now)
           })
         )
-      }).pipe(Effect.withSpan("Negotiations.open"))
+      }).pipe(traced("Negotiations.open"))
 
     const respond = (caller: Pick<Caller, "agentId" | "permissions">, id: string, body: RespondBody) =>
       atomically(
@@ -281,7 +282,7 @@ export class Negotiations extends Effect.Service<Negotiations>()("Negotiations",
           yield* announce(next, entry)
           return toNegotiation(next, now)
         })
-      ).pipe(Effect.withSpan("Negotiations.respond"))
+      ).pipe(traced("Negotiations.respond"))
 
     /** Answers every negotiation whose automatic seller answer is due; returns how many were answered. */
     const runDue = (limit: number = NEGOTIATION_BATCH) =>
@@ -292,7 +293,7 @@ export class Negotiations extends Effect.Service<Negotiations>()("Negotiations",
           for (const r of due) yield* answerAsSeller(r, now)
           return due.length
         })
-      ).pipe(Effect.withSpan("Negotiations.runDue"))
+      ).pipe(traced("Negotiations.runDue"))
 
     const get = (agentId: string, id: string) =>
       Effect.gen(function* () {
@@ -344,7 +345,7 @@ export class Negotiations extends Effect.Service<Negotiations>()("Negotiations",
           yield* store.update(next)
           return { priceCents: r.agreedPriceCents, negotiation: toNegotiation(next, now) }
         })
-      ).pipe(Effect.withSpan("Negotiations.redeem"))
+      ).pipe(traced("Negotiations.redeem"))
 
     /** Compensation: gives a used price back (accepted again, same expiry) when `usedBy` was undone. */
     const release = (negotiationId: string, usedBy: string) =>
@@ -356,7 +357,7 @@ export class Negotiations extends Effect.Service<Negotiations>()("Negotiations",
           yield* store.update({ ...r, status: "accepted", usedBy: null, usedAt: null, updatedAt: iso(now) })
           return true
         })
-      ).pipe(Effect.withSpan("Negotiations.release"))
+      ).pipe(traced("Negotiations.release"))
 
     return { open, respond, runDue, get, list, redeem, release, delayMs } as const
   })

@@ -1,5 +1,6 @@
 // Payments: hosted checkouts through the PaymentProcessor port (fake or Stripe) and their
 // fulfilment from the processor's signed events — plans, knowledge access, acquisitions, recharges.
+import { traced } from "./Tracing.js"
 import { Clock, Context, Effect, FiberRef } from "effect"
 import { createHash } from "node:crypto"
 import { AppConfig } from "../layers/config.js"
@@ -309,7 +310,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           credits: plan.credits,
           agentId
         })
-      }).pipe(Effect.withSpan("Payments.createSubscriptionCheckout"))
+      }).pipe(traced("Payments.createSubscriptionCheckout"))
 
     /** publicApi.purchaseAccess: a one-off checkout for a knowledge product (spec §4.5). */
     const purchaseAccess = (input: { readonly serviceId: number; readonly customerEmail?: string | undefined; readonly customerName?: string | undefined }) =>
@@ -338,7 +339,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           scope: `knowledge|${email ?? "-"}|${product.id}`
         })
         return { checkoutUrl: checkout.checkoutUrl, sessionId: checkout.sessionId }
-      }).pipe(Effect.withSpan("Payments.purchaseAccess"))
+      }).pipe(traced("Payments.purchaseAccess"))
 
     /** publicApi.purchaseStatus: where a knowledge purchase stands (the session id is the secret). */
     const purchaseStatus = (sessionId: string) =>
@@ -417,7 +418,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           checkoutUrl: checkout.checkoutUrl,
           sessionId: checkout.sessionId
         })
-      }).pipe(Effect.withSpan("Payments.startAcquisition"))
+      }).pipe(traced("Payments.startAcquisition"))
 
     /** The agent's acquisitions, newest first (all states unless one is asked for). */
     const listAcquisitions = (agentId: string, options: { readonly status?: AcquisitionStatus } = {}) =>
@@ -444,7 +445,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           scope: `recharge|${agent.id}|${input.amountCents}`
         })
         return RechargeCheckout.make({ checkoutUrl: checkout.checkoutUrl, sessionId: checkout.sessionId, agentId: agent.id, amountCents: cents(input.amountCents) })
-      }).pipe(Effect.withSpan("Payments.startRecharge"))
+      }).pipe(traced("Payments.startRecharge"))
 
     /** The account's current plan (null without a paid plan). */
     const planOf = (accountId: string) =>
@@ -592,7 +593,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
             return { received: true, eventId: event.id, duplicate: false, outcome } satisfies WebhookAck
           })
         )
-      }).pipe(Effect.withSpan("Payments.handleWebhook"))
+      }).pipe(traced("Payments.handleWebhook"))
 
     /** A checkout's public view for the return pages (no account or agent ids). */
     const checkoutView = (sessionId: string) =>

@@ -1,5 +1,6 @@
 // Projects: the marketplace catalog of projects (filters, keyset pagination, detail) and their
 // evaluation through the pluggable Evaluator.
+import { traced } from "./Tracing.js"
 import { Context, Effect } from "effect"
 import { decodeCursor, encodeCursor } from "../schema/common.js"
 import { InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
@@ -105,7 +106,7 @@ export const seedCatalogProjects = Effect.gen(function* () {
   const marketplace = yield* Marketplace
   const templates = yield* marketplace.listTemplates
   yield* atomically(store.upsertListings(listingsFromSeed(templates)))
-}).pipe(Effect.withSpan("seed.catalogProjects"))
+}).pipe(traced("seed.catalogProjects"))
 
 export class Projects extends Effect.Service<Projects>()("Projects", {
   effect: Effect.gen(function* () {
@@ -160,7 +161,7 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
         const last = page[page.length - 1]
         const nextCursor = rows.length > limit && last ? encodeCursor({ s: sort, o: order, v: sortValue(last, sort), id: last.id }) : null
         return { data: page.map(toCatalogProject), nextCursor } satisfies CatalogPage
-      }).pipe(Effect.withSpan("Projects.listCatalog"))
+      }).pipe(traced("Projects.listCatalog"))
 
     const getCatalogProject = (id: string) =>
       Effect.gen(function* () {
@@ -177,10 +178,10 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
           annualRevenueCents: annual as CatalogProject["askingPriceCents"],
           revenueMultiple: annual > 0 ? Math.round((l.askingPriceCents / annual) * 100) / 100 : null
         })
-      }).pipe(Effect.withSpan("Projects.getCatalogProject"))
+      }).pipe(traced("Projects.getCatalogProject"))
 
     const evaluate = (projectId: string) =>
-      Effect.flatMap(getListing(projectId), evaluator.evaluate).pipe(Effect.withSpan("Projects.evaluate", { attributes: { projectId } }))
+      Effect.flatMap(getListing(projectId), evaluator.evaluate).pipe(traced("Projects.evaluate", { attributes: { projectId } }))
 
     return { listCatalog, getCatalogProject, getListing, evaluate } as const
   })

@@ -1,4 +1,5 @@
 // Per-key request budgets in fixed windows (spec §8: 60 per minute and 1000 per day).
+import { traced } from "./Tracing.js"
 import { Clock, Context, Effect } from "effect"
 import { RateLimited, type StorageUnavailable } from "../schema/errors.js"
 import { AppConfig } from "../layers/config.js"
@@ -81,7 +82,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("RateLimiter", {
           )
         }
         return s
-      }).pipe(Effect.withSpan("RateLimiter.take"))
+      }).pipe(traced("RateLimiter.take"))
 
     const peek = (bucket: string) =>
       Effect.gen(function* () {

@@ -5,7 +5,7 @@ import { cents } from "../schema/common.js"
 import type { Reputation as ReputationView, ReputationBand, ReputationInputs, UsageRow } from "../schema/commerce.js"
 import type { StorageUnavailable } from "../schema/errors.js"
 import { Catalog } from "./Catalog.js"
-import { span } from "./Tracing.js"
+import { traced } from "./Tracing.js"
 import { Keys } from "./Keys.js"
 import { Wallet, utcDayStart } from "./Wallet.js"
 
@@ -110,7 +110,7 @@ export class Reputation extends Effect.Service<Reputation>()("Reputation", {
         const now = yield* Clock.currentTimeMillis
         const [inputs] = yield* store.reputationInputs([agentId])
         return yield* compute(inputs ?? emptyInputs(agentId), now)
-      }).pipe(Effect.withSpan("Reputation.of", span))
+      }).pipe(traced("Reputation.of"))
 
     const leaderboard = (limit: number) =>
       Effect.gen(function* () {
@@ -132,7 +132,7 @@ export class Reputation extends Effect.Service<Reputation>()("Reputation", {
           }))
         )
         return { data, generatedAt: new Date(now).toISOString() }
-      }).pipe(Effect.withSpan("Reputation.leaderboard", span))
+      }).pipe(traced("Reputation.leaderboard"))
 
     const stats = (agentId: string) =>
       Effect.gen(function* () {
@@ -149,7 +149,7 @@ export class Reputation extends Effect.Service<Reputation>()("Reputation", {
           platform: { ...platform, topServices: top },
           generatedAt: new Date(now).toISOString()
         }
-      }).pipe(Effect.withSpan("Reputation.stats", span))
+      }).pipe(traced("Reputation.stats"))
 
     /** Calls and spend per service and per UTC day over the last `days` days, with the limits left. */
     const usage = (agentId: string, days: number) =>
@@ -174,7 +174,7 @@ export class Reputation extends Effect.Service<Reputation>()("Reputation", {
             remainingThisMonthCents: w.remainingThisMonthCents
           }
         }
-      }).pipe(Effect.withSpan("Reputation.usage", span))
+      }).pipe(traced("Reputation.usage"))
 
     /**
      * Ranks listed services for a buyer (docs/commerce.md, "Recommendations"): services the wallet
@@ -227,7 +227,7 @@ export class Reputation extends Effect.Service<Reputation>()("Reputation", {
           formula: "score = fit 30·(share of your purchases in the category; 15 without history) + rating 25·(b−1)/4 + seller reputation 25·score/1000 + price 20·cheapest/price",
           data: scored.slice(0, q.limit ?? 5).map((s, i) => ({ rank: i + 1, ...s }))
         }
-      }).pipe(Effect.withSpan("Reputation.recommend", span))
+      }).pipe(traced("Reputation.recommend"))
 
     return { reputationOf, leaderboard, stats, usage, recommend } as const
   })

@@ -3,6 +3,7 @@
 // work; a failure before settle compensates in that same unit (escrow released, negotiated price
 // given back); confirm records the purchase in the commerce history; a worker resumes sagas
 // whose driver died (lease expired) or whose timer is due.
+import { traced } from "./Tracing.js"
 import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { AppConfig } from "../layers/config.js"
 import type { DeliveryRecord, TransactionRecord } from "../schema/commerce.js"
@@ -397,7 +398,7 @@ export class Sagas extends Effect.Service<Sagas>()("Sagas", {
           if (!r) return yield* Effect.fail(notFound(id))
           return yield* step(r)
         })
-      ).pipe(Effect.withSpan("Sagas.advance"))
+      ).pipe(traced("Sagas.advance"))
 
     /** Steps the saga until it ends or waits on a timer (each step its own unit of work). */
     const drive = (id: string) =>
@@ -446,7 +447,7 @@ export class Sagas extends Effect.Service<Sagas>()("Sagas", {
           })
         )
         return toSaga(yield* drive(record.id))
-      }).pipe(Effect.withSpan("Sagas.start"))
+      }).pipe(traced("Sagas.start"))
 
     /**
      * Takes over due sagas (a dead driver's lease ran out, or a deliver timer fired) and drives
@@ -462,7 +463,7 @@ export class Sagas extends Effect.Service<Sagas>()("Sagas", {
           yield* drive(id).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`saga ${id}: a step failed; retried after the lease`, cause)))
         }
         return claimed.length
-      }).pipe(Effect.withSpan("Sagas.runDue"))
+      }).pipe(traced("Sagas.runDue"))
 
     const get = (agentId: string, id: string) =>
       Effect.flatMap(store.get(id), (r) => (r && r.buyerAgentId === agentId ? Effect.succeed(toSaga(r)) : Effect.fail(notFound(id))))

@@ -1,6 +1,7 @@
 // Sessions: a multi-step agent session that keeps state between calls — browse → evaluate →
 // acquire or create — with a step contract (which action may follow which state), the permission
 // of each step, a sliding expiry, and a log of every step (docs/sessions.md).
+import { traced } from "./Tracing.js"
 import { Clock, Context, Effect } from "effect"
 import { Conflict, Forbidden, NotFound, type StorageUnavailable } from "../schema/errors.js"
 import type { Permission } from "../schema/keys.js"
@@ -248,7 +249,7 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
               })
             )
         }
-      }).pipe(Effect.withSpan("Sessions.step", { attributes: { action: request.action } }))
+      }).pipe(traced("Sessions.step", { attributes: { action: request.action } }))
 
     /** The session, for its own agent only (404 for anyone else); expired ones are shown as such. */
     const get = (agentId: string, id: string) =>

@@ -16,7 +16,7 @@ import {
 } from "../schema/commerce.js"
 import { Conflict, Forbidden, InvalidInput, type StorageUnavailable } from "../schema/errors.js"
 import { EXTERNAL_GRANTS, type InsufficientFunds, walletAccount } from "../schema/ledger.js"
-import { span } from "./Tracing.js"
+import { traced } from "./Tracing.js"
 import { atomically, Ids } from "./Db.js"
 import { Events } from "./Events.js"
 import { Ledger } from "./Ledger.js"
@@ -163,7 +163,7 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           updatedAt: wallet.updatedAt
         }
         return view
-      }).pipe(Effect.withSpan("Wallet.view", span))
+      }).pipe(traced("Wallet.view"))
 
     const policyOf = (agentId: string) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.map(store.get(agentId), (w) => (w ?? initial(agentId, now)).policy))
@@ -208,7 +208,7 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           })
         )
         return yield* view(agentId)
-      }).pipe(Effect.withSpan("Wallet.updatePolicy", span))
+      }).pipe(traced("Wallet.updatePolicy"))
 
     /** Fake-payments mode only: credits the wallet from external:grants (a `grant` entry). */
     const topup = (agentId: string, amountCents: number) =>
@@ -227,7 +227,7 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           amount: amountCents
         })
         return { agentId, amountCents: cents(amountCents), balanceCents: cents(yield* ledger.balance(walletAccount(agentId))), entryId: entry.id }
-      }).pipe(grantCannotFail, Effect.withSpan("Wallet.topup", span))
+      }).pipe(grantCannotFail, traced("Wallet.topup"))
 
     /**
      * Auto-recharge hook. Fake payments: credited at once (a grant) and wallet.recharged is
@@ -254,7 +254,7 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           yield* store.insertRecharge(request)
           return request
         })
-      ).pipe(grantCannotFail, Effect.withSpan("Wallet.requestRecharge", span))
+      ).pipe(grantCannotFail, traced("Wallet.requestRecharge"))
 
     /**
      * Inside the purchase's unit of work, after `lock` (which serialises one agent's purchases):

@@ -1,6 +1,7 @@
 // Webhooks: each agent's endpoint (URL, event filter, signing secret) and the durable delivery of
 // outbox events to it — fan-out into delivery rows, leased claims, Standard Webhooks signatures,
 // retries with backoff and jitter, and disabling an endpoint that keeps failing (docs/webhooks.md).
+import { traced } from "./Tracing.js"
 import { Clock, Context, Effect, Random, Schema } from "effect"
 import { createHmac } from "node:crypto"
 import { Conflict, type InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
@@ -253,11 +254,11 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
             return { webhook: toConfig(record), created: true, secret } satisfies PutWebhookResponse
           })
         )
-      }).pipe(Effect.withSpan("Webhooks.put"))
+      }).pipe(traced("Webhooks.put"))
 
     const remove = (agentId: string) =>
       atomically(Effect.flatMap(store.deleteEndpoint(agentId), (found) => (found ? Effect.void : Effect.fail(noEndpoint(agentId))))).pipe(
-        Effect.withSpan("Webhooks.remove")
+        traced("Webhooks.remove")
       )
 
     /** A new secret, shown once; the old one keeps signing (second signature) for the grace period. */
@@ -278,7 +279,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
           yield* store.updateEndpoint(updated)
           return { webhook: toConfig(updated), secret }
         })
-      ).pipe(Effect.withSpan("Webhooks.rotateSecret"))
+      ).pipe(traced("Webhooks.rotateSecret"))
 
     /** Enqueues a webhook.test event for the agent's active endpoint. */
     const sendTest = (agentId: string) =>
@@ -293,7 +294,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
           const event = yield* events.emit(agentId, "webhook.test", { endpointId: e.id, message: "Test event from agent-commerce: your endpoint is reachable and verifies signatures." })
           return { eventId: event.id, type: "webhook.test" as const }
         })
-      ).pipe(Effect.withSpan("Webhooks.sendTest"))
+      ).pipe(traced("Webhooks.sendTest"))
 
     const listAttempts = (agentId: string, options: { readonly limit?: number; readonly eventId?: string } = {}) =>
       Effect.map(store.listAttempts(agentId, options.limit ?? DEFAULT_ATTEMPTS_LIMIT, options.eventId), (rows) => ({ data: rows.map(toAttempt) }))
@@ -330,7 +331,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
           }
           return batch.length
         })
-      ).pipe(Effect.withSpan("Webhooks.fanOut"))
+      ).pipe(traced("Webhooks.fanOut"))
 
     const jittered = (base: number) => Effect.map(Random.next, (r) => Math.round(base * (1 - JITTER + 2 * JITTER * r)))
 
@@ -426,12 +427,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
         }
         const result = yield* transport.send({ url: e.url, headers: signedHeaders(e, d.eventId, startedAt, d.body), body: d.body })
         yield* record(d, e, startedAt, result)
-      }).pipe(Effect.withSpan("Webhooks.deliverOne", { attributes: { delivery: d.id, attempt: d.attempts } }))
+      }).pipe(traced("Webhooks.deliverOne", { attributes: { delivery: d.id, attempt: d.attempts } }))
 
     /** Claims up to `limit` due deliveries under a lease, in one short transaction. */
     const claimDue = (limit: number = DELIVERY_BATCH) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => atomically(store.claimDue(iso(now), iso(now + LEASE_MS), limit))).pipe(
-        Effect.withSpan("Webhooks.claimDue")
+        traced("Webhooks.claimDue")
       )
 
     /** Sends one claimed delivery and records it; a storage outage is logged (the lease brings the row back). */
@@ -444,7 +445,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
         const claimed = yield* claimDue(limit)
         yield* Effect.forEach(claimed, deliver, { concurrency: "unbounded", discard: true })
         return claimed.length
-      }).pipe(Effect.withSpan("Webhooks.deliverDue"))
+      }).pipe(traced("Webhooks.deliverDue"))
 
     /** One deterministic step of the worker: fan out every new event, then deliver what is due. */
     const runOnce = Effect.gen(function* () {

@@ -24,9 +24,11 @@ const challenge = (description: string) =>
  * (undefined: no permission check). Shared by the REST middleware and the procedure adapter.
  */
 export const authenticateBearer = (authorization: string | undefined, permission: Permission | null | undefined) =>
+  Effect.flatMap(Keys, (keys) => Effect.flatMap(RateLimiter, (limiter) => authenticateBearerWith(keys, limiter, authorization, permission)))
+
+/** authenticateBearer with the services passed in (no per-request context copy on the hot path). */
+export const authenticateBearerWith = (keys: Keys, limiter: RateLimiter, authorization: string | undefined, permission: Permission | null | undefined) =>
   Effect.gen(function* () {
-    const keys = yield* Keys
-    const limiter = yield* RateLimiter
     const match = BEARER.exec(authorization ?? "")
     if (!match) {
       yield* challenge("missing bearer token")
@@ -63,8 +65,8 @@ export const AgentAuthLive = Layer.effect(
           const request = yield* HttpServerRequest.HttpServerRequest
           const route = yield* HttpRouter.RouteContext
           const permission = index.get(`${route.route.method} ${route.route.path}`)
-          return yield* authenticateBearer(request.headers.authorization, permission)
-        }).pipe(Effect.provideService(Keys, keys), Effect.provideService(RateLimiter, limiter))
+          return yield* authenticateBearerWith(keys, limiter, request.headers.authorization, permission)
+        })
     }
   })
 )

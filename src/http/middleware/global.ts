@@ -6,7 +6,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Effect, FiberRef, Option } from "effect"
+import { Cause, Effect, FiberRef, HashMap, Option } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { Conflict, IdempotencyKeyReused, InvalidInput, LengthRequired, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../../schema/errors.js"
 import { AppConfig } from "../../layers/config.js"
@@ -19,6 +19,7 @@ import { SESSION_COOKIE } from "./auth.js"
 export const currentRequestId = FiberRef.unsafeMake("")
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
 const decoder = new TextDecoder()
 
 /** Rewrites a JSON error response from the HttpApi into the one error body (adds type, field, requestId). */
@@ -208,12 +209,19 @@ export const GlobalMiddlewareLive = HttpLayerRouter.middleware(
   Effect.gen(function* () {
     const config = yield* AppConfig
     const idempotency = yield* Idempotency
-    const maxBody = Option.some(config.maxBodyBytes)
+    // Request ids: a random prefix per server and a counter (unique across processes, no syscall per request).
+    const requestIdPrefix = `req_${randomBytes(6).toString("base64url")}`
+    let requestCounter = 0
+    const nextRequestId = () => `${requestIdPrefix}${(++requestCounter).toString(36)}`
     return (httpEffect) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const incoming = request.headers["x-request-id"]
-        const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${randomBytes(9).toString("base64url")}`
+        const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : nextRequestId()
+        // The request runs in its own fiber: set the request id and its log annotation on it
+        // directly (Effect.locally would copy and restore them around the whole request).
+        yield* FiberRef.set(currentRequestId, requestId)
+        yield* FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set("requestId", requestId as unknown))
         const length = Number(request.headers["content-length"] ?? "0")
         let response: HttpServerResponse.HttpServerResponse
         if (Number.isFinite(length) && length > config.maxBodyBytes) {
@@ -243,8 +251,6 @@ export const GlobalMiddlewareLive = HttpLayerRouter.middleware(
           )
         } else {
           response = yield* withIdempotency(idempotency, request, requestId, withJsonGuard(request, requestId, httpEffect)).pipe(
-            HttpIncomingMessage.withMaxBodySize(maxBody),
-            Effect.locally(currentRequestId, requestId),
             Effect.catchAllCause((cause) => {
               const failure = Cause.failureOption(cause as Cause.Cause<unknown>)
               if (Option.isSome(failure) && HttpServerError.isServerError(failure.value) && failure.value._tag === "RouteNotFound") {
@@ -263,8 +269,7 @@ export const GlobalMiddlewareLive = HttpLayerRouter.middleware(
               return Effect.logError("unhandled request failure", cause).pipe(
                 Effect.as(HttpServerResponse.unsafeJson(internalErrorBody(requestId), { status: 500 }))
               )
-            }),
-            Effect.annotateLogs("requestId", requestId)
+            })
           )
           response = normaliseErrorBody(response, requestId)
         }

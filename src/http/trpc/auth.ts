@@ -5,7 +5,7 @@ import { Forbidden } from "../../schema/errors.js"
 import { Keys } from "../../services/Keys.js"
 import { RateLimiter } from "../../services/RateLimiter.js"
 import { SESSION_COOKIE } from "../middleware/auth.js"
-import { authenticateBearer, sessionCaller } from "../middleware/authLive.js"
+import { authenticateBearerWith, sessionCaller } from "../middleware/authLive.js"
 import { ProcedureAuth } from "./adapter.js"
 
 export const ProcedureAuthLive = Layer.effect(
@@ -19,14 +19,14 @@ export const ProcedureAuthLive = Layer.effect(
         const cookie = request.cookies[SESSION_COOKIE]
         const useSession = request.headers.authorization === undefined && cookie !== undefined
         const resolve = useSession
-          ? Effect.flatMap(sessionCaller(cookie), (caller) =>
+          ? Effect.flatMap(sessionCaller(cookie).pipe(Effect.provideService(Keys, keys)), (caller) =>
               // A dashboard session acts for its account with every permission of its own agents.
               access.permission && !["invest", "acquire", "catalog:read"].includes(access.permission)
                 ? Effect.fail(new Forbidden({ message: `a dashboard session cannot use ${access.permission}; use an API key`, permission: access.permission }))
                 : Effect.succeed(caller)
             )
-          : authenticateBearer(request.headers.authorization, access.permission ?? null)
-        return resolve.pipe(Effect.provideService(Keys, keys), Effect.provideService(RateLimiter, limiter))
+          : authenticateBearerWith(keys, limiter, request.headers.authorization, access.permission ?? null)
+        return resolve
       }
     }
   })

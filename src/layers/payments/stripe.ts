@@ -1,5 +1,6 @@
 // The Stripe payment processor (PAYMENTS=stripe) over the official `stripe` SDK, API version
 // pinned; STRIPE_API_BASE points it elsewhere (a local stub in tests).
+import { traced } from "../../services/Tracing.js"
 import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
 import Stripe from "stripe"
 import { NotFound } from "../../schema/errors.js"
@@ -87,7 +88,7 @@ export const StripeProcessorLive = Layer.effectContext(
               ? Effect.succeed({ sessionId: session.id, checkoutUrl: session.url })
               : Effect.fail(new ProcessorUnavailable({ message: `the payment processor returned session ${session.id} without a checkout address` }))
           ),
-          Effect.withSpan("Stripe.checkout.sessions.create")
+          traced("Stripe.checkout.sessions.create")
         ),
       retrieveSession: (id) =>
         Effect.tryPromise({
@@ -98,7 +99,7 @@ export const StripeProcessorLive = Layer.effectContext(
               : unavailable("did not return the checkout session")(e)
         }).pipe(
           Effect.map((session) => toProcessorSession(session as unknown as Record<string, unknown>)),
-          Effect.withSpan("Stripe.checkout.sessions.retrieve")
+          traced("Stripe.checkout.sessions.retrieve")
         ),
       verifyEvent: (rawBody, header) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
