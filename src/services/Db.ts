@@ -4,8 +4,8 @@ import { randomBytes, randomUUID } from "node:crypto"
 import type { StorageUnavailable } from "../schema/errors.js"
 
 /**
- * Runs an effect as one unit of work. Postgres: a transaction (nested calls join it through
- * savepoints). Memory: a process-wide write lock with an undo journal, so a typed failure rolls
+ * Runs an effect as one unit of work. Postgres: a transaction (a nested call joins the open one,
+ * no savepoint). Memory: a process-wide write lock with an undo journal, so a typed failure rolls
  * every write back. Row locks (`SELECT … FOR UPDATE`) are the stores' business.
  */
 export class Transactor extends Context.Tag("Transactor")<

@@ -87,10 +87,19 @@ export const MigrationsLive = Layer.effectDiscard(
   )
 )
 
+/**
+ * A unit of work is one transaction; a nested `atomically` joins the one already open (no
+ * savepoint), exactly as the memory engine joins its outer journal, so the two engines agree on
+ * what a nested failure undoes (nothing by itself: the outer unit decides) and a nested call costs
+ * no round trip.
+ */
 export const PgTransactor = Layer.effect(
   Transactor,
   Effect.map(SqlClient.SqlClient, (sql) => ({
-    atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => orUnavailable(sql.withTransaction(effect))
+    atomically: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageUnavailable, R> =>
+      Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open): Effect.Effect<A, E | StorageUnavailable, R> =>
+        open._tag === "Some" ? effect : orUnavailable(sql.withTransaction(effect))
+      )
   }))
 )
 
