@@ -1,8 +1,8 @@
 // `npm run bench`: builds, starts the compiled server (memory, then Postgres) and two baselines (raw
 // node:http and a bare Effect HttpApi serving the app's own bytes), drives each with autocannon from
 // a separate process, and writes bench/results.md. Flags: --quick (3 s per run), --duration <s>,
-// --connections <n>, --only <scenario,...>, --skip-postgres, --no-pin, --no-write, --node-args "<flags>",
-// --bundle-deps (dependencies bundled into the server too).
+// --connections <n>, --only <scenario,...>, --skip-postgres, --no-pin, --no-write, --node-args "<flags>"
+// (added to the flags of `npm start`).
 // `--profile <scenario> [--storage postgres]` instead runs one scenario against the app under
 // `node --cpu-prof` and prints where the time goes (self time by function and by package).
 import { build } from "esbuild"
@@ -15,6 +15,7 @@ import path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import pg from "pg"
 import { commerceServices } from "../src/seed/services.js"
+import { startNodeFlags } from "../scripts/serverBuild.mjs"
 import type { Fixture } from "./baseline.js"
 import type { LoadResult, LoadSpec, LoadStep } from "./load.js"
 
@@ -38,8 +39,9 @@ const warmupSeconds = quick ? 1 : 2
 const connections = Number(option("--connections") ?? 10)
 const only = option("--only")?.split(",")
 const pin = !flag("--no-pin") && os.cpus().length >= 2 && spawnSync("taskset", ["-V"]).status === 0
-/** `--bundle-deps`: run a build with the dependencies bundled and tree-shaken too (an experiment). */
-const appEntry = flag("--bundle-deps") ? "bench/.tmp/main-bundled.mjs" : "dist/main.js"
+const appEntry = "dist/main.js"
+/** The node flags `npm start` uses (package.json), so the bench measures the server as it ships. */
+const startFlags = startNodeFlags()
 /** Extra node flags for the app process (e.g. "--max-semi-space-size=4"), to measure their effect. */
 const appNodeArgs = (option("--node-args") ?? "").split(" ").filter(Boolean)
 const databaseAdminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
@@ -147,7 +149,7 @@ interface Target {
 const startApp = async (storage: "memory" | "postgres", databaseUrl?: string, nodeArgs: ReadonlyArray<string> = []): Promise<Target> => {
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`
-  const { child, stderr } = spawnNode([...appNodeArgs, ...nodeArgs, "--import", loopbackOnly, "--enable-source-maps", appEntry], {
+  const { child, stderr } = spawnNode([...startFlags, ...appNodeArgs, ...nodeArgs, "--import", loopbackOnly, appEntry], {
     PORT: String(port),
     BASE_URL: baseUrl,
     STORAGE: storage,
@@ -761,20 +763,6 @@ const main = async () => {
   const b = spawnSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: "inherit" })
   if (b.status !== 0) throw new Error("npm run build failed")
   mkdirSync(tmp, { recursive: true })
-  if (flag("--bundle-deps")) {
-    await build({
-      entryPoints: [path.join(root, "src", "main.ts")],
-      outfile: path.join(root, appEntry),
-      bundle: true,
-      platform: "node",
-      target: "node20",
-      format: "esm",
-      external: ["pg-native"],
-      sourcemap: true,
-      logLevel: "warning",
-      banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
-    })
-  }
   for (const name of ["baseline", "load"]) {
     await build({
       entryPoints: [path.join(root, "bench", `${name}.ts`)],
@@ -825,7 +813,7 @@ const main = async () => {
   lines.push(`| packages | ${versions()} |`)
   lines.push(`| PostgreSQL | ${postgresVersion}${postgresSkip ? ` (skipped: ${postgresSkip})` : ""} |`)
   lines.push(`| load | autocannon in its own process, ${connections} connections, ${durationSeconds} s per run after a ${warmupSeconds} s warm-up; ${pin ? "server pinned to CPU 0, load generator to CPU 1 (taskset)" : "no CPU pinning"} |`)
-  lines.push(`| server | \`node --enable-source-maps dist/main.js\` (compiled by esbuild), rate limits raised for the run, fake payments, LOG_LEVEL=WARN |`)
+  lines.push(`| server | \`${["node", ...startFlags, ...appNodeArgs, "dist/main.js"].join(" ")}\` (as \`npm start\` runs it, compiled by esbuild: scripts/serverBuild.mjs), rate limits raised for the run, fake payments, LOG_LEVEL=WARN |`)
   lines.push(`| baselines | raw node:http and a bare Effect HttpApi (HttpApiBuilder.serve() defaults) serving the bytes the app returned for the same request |`)
   lines.push("")
   lines.push("| target | scenario | req/s | p50 ms | p99 ms | peak RSS MB | vs raw | vs bare HttpApi | bar | met |")

@@ -1,5 +1,5 @@
 // The one place that reads the config and assembles the application: storage, payments, services, HTTP.
-import { FileSystem, HttpApiScalar, HttpIncomingMessage, HttpLayerRouter, HttpMiddleware, HttpServer } from "@effect/platform"
+import { FileSystem, HttpIncomingMessage, HttpLayerRouter, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Logger, Option } from "effect"
 import { createServer } from "node:http"
@@ -7,6 +7,7 @@ import { Api } from "../http/api.js"
 import { HandlersLive } from "../http/handlers/index.js"
 import { GlobalMiddlewareLive } from "../http/middleware/global.js"
 import { SiteRoutesLive } from "../http/site/routes.js"
+import { ApiDocsRoutesLive } from "../http/site/apiDocs.js"
 import { AgentFilesLive } from "../http/site/agentFiles.js"
 import { CheckoutRoutesLive } from "../http/site/checkout.js"
 import { McpRoutesLive } from "../http/mcp/routes.js"
@@ -61,7 +62,7 @@ export const CoreLive = Layer.mergeAll(BuilderWorkerLive, NegotiationWorkerLive,
 /** Every route: the HttpApi (and its OpenAPI document), docs, procedures, site files. */
 export const RoutesLive = Layer.mergeAll(
   HttpLayerRouter.addHttpApi(Api, { openapiPath: "/api/v1/agent/openapi.json" }).pipe(Layer.provide(HandlersLive)),
-  HttpApiScalar.layerHttpLayerRouter({ api: Api, path: "/docs" }),
+  ApiDocsRoutesLive,
   trpcRoutes(procedures),
   SiteRoutesLive,
   AgentFilesLive,

@@ -207,6 +207,14 @@ describe("the HTTP spine", () => {
     const docs = await get("/docs")
     expect(docs.status).toBe(200)
     expect(docs.headers.get("content-type")).toContain("text/html")
+    // The page carries the document and loads Scalar's script from /docs/scalar.js (no CDN).
+    const page = await docs.text()
+    expect(page).toContain('<script src="/docs/scalar.js"></script>')
+    expect(page).toContain('"openapi":"3.')
+    const script = await get("/docs/scalar.js")
+    expect(script.status).toBe(200)
+    expect(script.headers.get("content-type")).toContain("application/javascript")
+    expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(1_000_000)
   })
 
   it("health reports storage and payments", async () => {

@@ -1,6 +1,7 @@
 // Out-of-process test harness: the server compiled as `npm start` runs it (esbuild → node), a
 // throwaway PostgreSQL cluster of the test's own (initdb in a temp dir, a free loopback port),
 // a round-robin front for several servers, and the ledger invariants checked with SQL.
+import { serverBuildOptions, startNodeFlags } from "../../scripts/serverBuild.mjs"
 import { build } from "esbuild"
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -29,22 +30,12 @@ export const freePort = () =>
 // ---------------------------------------------------------------------------------------------
 // The server, compiled
 
-/** Bundles src/main.ts like scripts/build.mjs, into node_modules/.cache (so packages resolve). */
+/** Bundles src/main.ts as scripts/build.mjs does (same options), into node_modules/.cache (so packages resolve). */
 export const buildServer = async (): Promise<string> => {
   const dir = path.join(root, "node_modules", ".cache", "agent-commerce-tests")
   mkdirSync(dir, { recursive: true })
   const outfile = path.join(dir, `main-${process.pid}-${randomBytes(3).toString("hex")}.mjs`)
-  await build({
-    entryPoints: [path.join(root, "src", "main.ts")],
-    outfile,
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "esm",
-    packages: "external",
-    sourcemap: "inline",
-    logLevel: "error"
-  })
+  await build({ ...serverBuildOptions, entryPoints: [path.join(root, "src", "main.ts")], outfile, sourcemap: "inline", logLevel: "error" })
   return outfile
 }
 
@@ -69,7 +60,8 @@ export const startServerProcess = async (
   const baseUrl = `http://127.0.0.1:${port}`
   // bench/loopback.mjs binds the server to 127.0.0.1 only (the app itself listens on every interface).
   const loopbackOnly = pathToFileURL(path.join(root, "bench", "loopback.mjs")).href
-  const child = spawn(process.execPath, ["--import", loopbackOnly, "--enable-source-maps", bundle], {
+  // The flags of `npm start`, plus source maps for readable stacks in a failing test's output.
+  const child = spawn(process.execPath, [...startNodeFlags(), "--enable-source-maps", "--import", loopbackOnly, bundle], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",

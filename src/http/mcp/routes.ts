@@ -8,7 +8,7 @@ import { errorResponse } from "../errors.js"
 import { currentRequestId } from "../middleware/global.js"
 import { agentTools } from "../site/agentFiles.js"
 import { MCP_ENDPOINT_PATH, mcpRoutes } from "./endpoint.js"
-import { serveMcpRequest } from "./server.js"
+import { loadMcpSdk, serveMcpRequest } from "./server.js"
 
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i
 /** Headers the in-process Request must not copy (they describe the outer connection). */
@@ -29,6 +29,8 @@ const methodNotAllowed = HttpServerResponse.unsafeJson(
 
 export const McpRoutesLive = HttpLayerRouter.use((router) =>
   Effect.gen(function* () {
+    // Loaded on the first MCP request, once (see loadMcpSdk).
+    const sdk = yield* Effect.cached(Effect.promise(loadMcpSdk))
     const post = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = yield* FiberRef.get(currentRequestId)
@@ -52,8 +54,9 @@ export const McpRoutesLive = HttpLayerRouter.use((router) =>
       const runtime = yield* Effect.runtime<never>()
       const dispatch = HttpApp.toWebHandlerRuntime(runtime)(router.asHttpEffect())
       const caller = { authorization, requestId, acceptLanguage: request.headers["accept-language"] }
+      const loaded = yield* sdk
       const response = yield* Effect.promise((signal) =>
-        serveMcpRequest(new Request(`http://mcp.internal${request.url}`, { method: "POST", headers, body, signal }), agentTools, dispatch, caller).then(
+        serveMcpRequest(loaded, new Request(`http://mcp.internal${request.url}`, { method: "POST", headers, body, signal }), agentTools, dispatch, caller).then(
           async (r) => ({ status: r.status, headers: r.headers, text: await r.text() })
         )
       )

@@ -1,12 +1,30 @@
 // The MCP server (stock @modelcontextprotocol/sdk, Streamable HTTP, stateless): lists the tools
 // derived from the HttpApi and runs each tool call as a request to the tool's own REST route.
-import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { PLATFORM } from "../../services/Discovery.js"
 import { type ApiTool, toMcpTool } from "../site/mcpTools.js"
 import { argumentError, isProblem, toRouteRequest, toToolResult } from "./call.js"
 import { MCP_CAPABILITIES } from "./endpoint.js"
+
+/**
+ * The SDK, loaded on the first MCP request (it costs ~24 MB of memory, zod included, in a server
+ * that may never serve MCP). src/http/mcp/routes.ts loads it once and passes it in.
+ */
+export const loadMcpSdk = async () => {
+  const [server, transport, types] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/index.js"),
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js")
+  ])
+  return {
+    Server: server.Server,
+    Transport: transport.WebStandardStreamableHTTPServerTransport,
+    CallToolRequestSchema: types.CallToolRequestSchema,
+    ListToolsRequestSchema: types.ListToolsRequestSchema,
+    ErrorCode: types.ErrorCode,
+    McpError: types.McpError
+  }
+}
+export type McpSdk = Awaited<ReturnType<typeof loadMcpSdk>>
 
 /** Runs one HTTP request through the application's router (the same one that serves REST). */
 export type Dispatch = (request: Request) => Promise<Response>
@@ -29,7 +47,8 @@ const INSTRUCTIONS =
   "the key's permissions. A failed call returns isError with the API's typed error (type, message, status)."
 
 /** A fresh server for one HTTP request (stateless mode: nothing survives the request). */
-export const makeMcpServer = (tools: ReadonlyArray<ApiTool>, dispatch: Dispatch, caller: CallerHeaders) => {
+export const makeMcpServer = (sdk: McpSdk, tools: ReadonlyArray<ApiTool>, dispatch: Dispatch, caller: CallerHeaders) => {
+  const { Server, CallToolRequestSchema, ListToolsRequestSchema, ErrorCode, McpError } = sdk
   const byName = new Map(tools.map((t) => [t.name, t]))
   const listed = tools.map(toMcpTool)
   // The low-level Server, not McpServer: McpServer registers its own tool handlers and overwrites
@@ -67,9 +86,9 @@ export const makeMcpServer = (tools: ReadonlyArray<ApiTool>, dispatch: Dispatch,
 }
 
 /** Serves one Streamable HTTP request (POST with JSON-RPC) with a fresh server and transport. */
-export const serveMcpRequest = async (request: Request, tools: ReadonlyArray<ApiTool>, dispatch: Dispatch, caller: CallerHeaders) => {
-  const server = makeMcpServer(tools, dispatch, caller)
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+export const serveMcpRequest = async (sdk: McpSdk, request: Request, tools: ReadonlyArray<ApiTool>, dispatch: Dispatch, caller: CallerHeaders) => {
+  const server = makeMcpServer(sdk, tools, dispatch, caller)
+  const transport = new sdk.Transport({ sessionIdGenerator: undefined, enableJsonResponse: true })
   try {
     await server.connect(transport)
     return await transport.handleRequest(request)

@@ -77,7 +77,7 @@ export const pageNames: ReadonlyArray<PageName> = [
 // Escaping helpers: every interpolated value is escaped unless it is already Html.
 // ---------------------------------------------------------------------------
 
-const escapeHtml = (value: string): string =>
+export const escapeHtml = (value: string): string =>
   value.replace(/[&<>"']/g, (c) =>
     c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;"
   )

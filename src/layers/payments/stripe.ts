@@ -2,7 +2,7 @@
 // pinned; STRIPE_API_BASE points it elsewhere (a local stub in tests).
 import { traced } from "../../services/Tracing.js"
 import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
-import Stripe from "stripe"
+import type StripeSdk from "stripe"
 import { NotFound } from "../../schema/errors.js"
 import { ProcessorUnavailable } from "../../schema/payments.js"
 import { FakeCheckout, PaymentProcessor } from "../../services/Payments.js"
@@ -16,12 +16,12 @@ export const baseAddressOptions = (apiBase: string): { host: string; port: numbe
   return { host: url.hostname, port: url.port ? Number(url.port) : protocol === "https" ? 443 : 80, protocol }
 }
 
-const describe = (e: unknown): { readonly status: number | undefined; readonly message: string } => {
-  if (e instanceof Stripe.errors.StripeError) return { status: e.statusCode, message: `${e.type}${e.code ? ` (${e.code})` : ""}: ${e.message}` }
-  return { status: undefined, message: e instanceof Error ? e.message : String(e) }
-}
-
-const unavailable = (what: string) => (e: unknown) => new ProcessorUnavailable({ message: `the payment processor ${what}: ${describe(e).message}` })
+const describeWith =
+  (Stripe: typeof StripeSdk) =>
+  (e: unknown): { readonly status: number | undefined; readonly message: string } => {
+    if (e instanceof Stripe.errors.StripeError) return { status: e.statusCode, message: `${e.type}${e.code ? ` (${e.code})` : ""}: ${e.message}` }
+    return { status: undefined, message: e instanceof Error ? e.message : String(e) }
+  }
 
 /** Under PAYMENTS=stripe there is no fake hosted page: every fake-page route answers 404. */
 const noFakePage = (id: string) => Effect.fail(new NotFound({ message: `checkout session ${id} not found (the fake processor is off)`, resource: "checkoutSession", id }))
@@ -42,6 +42,10 @@ export const StripeProcessorLive = Layer.effectContext(
     const webhookSecret = Redacted.value(
       Option.getOrThrowWith(config.stripeWebhookSecret, () => new Error("STRIPE_WEBHOOK_SECRET is required when PAYMENTS=stripe"))
     )
+    // The SDK is loaded only under PAYMENTS=stripe (~7 MB a fake-payments server never needs).
+    const Stripe = (yield* Effect.promise(() => import("stripe"))).default
+    const describe = describeWith(Stripe)
+    const unavailable = (what: string) => (e: unknown) => new ProcessorUnavailable({ message: `the payment processor ${what}: ${describe(e).message}` })
     const client = new Stripe(secretKey, {
       apiVersion: STRIPE_API_VERSION,
       maxNetworkRetries: 2,

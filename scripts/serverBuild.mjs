@@ -1,0 +1,47 @@
+// esbuild options for the server bundle, shared by `npm run build` (scripts/build.mjs), the
+// scale-out and fault tests (test/scale/harness.ts) and the benchmark, so all run the same code.
+//
+// effect and @effect/* are bundled: they are side-effect-free ESM, so esbuild keeps only the
+// modules the app uses (the package barrels would otherwise load every module, Swagger UI's 7 MB
+// script included). Every other package stays external and is loaded from node_modules as usual.
+// The source map is written beside the bundle without the sources' text; node reads it only when
+// started with --enable-source-maps (NODE_OPTIONS), which costs ~35 MB of RSS, so `npm start`
+// does not.
+import { readFileSync } from "node:fs"
+
+/** Bundles effect and @effect/*; leaves every other bare import external. */
+export const bundleEffectOnly = {
+  name: "bundle-effect-only",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path === "effect" || args.path.startsWith("effect/") || args.path.startsWith("@effect/")
+        ? undefined
+        : { path: args.path, external: true }
+    )
+  }
+}
+
+/** Options for one server entry point. */
+export const serverBuildOptions = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "esm",
+  plugins: [bundleEffectOnly],
+  sourcemap: true,
+  sourcesContent: false,
+  // ASCII output (non-ASCII characters escaped): V8 keeps a Latin-1 source in one byte per
+  // character instead of two, which halves the memory the bundle's source text takes.
+  charset: "ascii",
+  logLevel: "warning"
+}
+
+/**
+ * The node flags `npm start` runs the server with, read from package.json's start script, so the
+ * benchmark and the multi-process tests run the server exactly as it ships.
+ */
+export const startNodeFlags = () => {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
+  const words = String(pkg.scripts?.start ?? "").split(/\s+/)
+  return words.slice(words.indexOf("node") + 1).filter((w) => w.startsWith("--"))
+}

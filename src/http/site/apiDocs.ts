@@ -1,0 +1,70 @@
+// The interactive API docs at /docs: Scalar's API reference over the OpenAPI document derived from
+// the HttpApi. Scalar's script (≈ 6 MB, the one @effect/platform ships, so nothing is fetched from a
+// CDN) is loaded from disk on the first visit and served from /docs/scalar.js with a long cache
+// lifetime; HttpApiScalar's own layer inlines it into the page, which kept ~19 MB resident in every
+// server that never served /docs.
+import { HttpLayerRouter, HttpServerResponse, OpenApi } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { createRequire } from "node:module"
+import path from "node:path"
+import { pathToFileURL } from "node:url"
+import { Api } from "../api.js"
+import { escapeHtml } from "./pages.js"
+
+export const DOCS_SCRIPT_PATH = "/docs/scalar.js"
+
+/** The script @effect/platform ships for HttpApiScalar (an internal module, so found by path). */
+const loadScalarScript = Effect.tryPromise({
+  try: async () => {
+    const entry = createRequire(import.meta.url).resolve("@effect/platform/HttpApiScalar")
+    const mod = (await import(pathToFileURL(path.join(path.dirname(entry), "internal", "httpApiScalar.js")).href)) as {
+      readonly javascript?: string
+      readonly default?: { readonly javascript?: string }
+    }
+    const source = mod.javascript ?? mod.default?.javascript
+    if (typeof source !== "string") throw new Error("@effect/platform's Scalar script was not found")
+    return new TextEncoder().encode(source)
+  },
+  catch: (cause) => cause
+})
+
+/** JSON for a <script type="application/json"> element: `<` escaped so it cannot close the element. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c")
+
+export const ApiDocsRoutesLive = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const spec = OpenApi.fromApi(Api)
+    const page = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(spec.info.title)}</title>
+</head>
+<body>
+<script id="api-reference" type="application/json">${scriptJson(spec)}</script>
+<script>document.getElementById("api-reference").dataset.configuration = ${JSON.stringify(JSON.stringify({ _integration: "html" }))}</script>
+<script src="${DOCS_SCRIPT_PATH}"></script>
+</body>
+</html>`
+    // Loaded once, on the first request for it (concurrent first requests share the one load).
+    const script = yield* Effect.cached(loadScalarScript)
+    return Layer.mergeAll(
+      HttpLayerRouter.add("GET", "/docs", HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8" })),
+      HttpLayerRouter.add(
+        "GET",
+        DOCS_SCRIPT_PATH,
+        script.pipe(
+          Effect.map((bytes) =>
+            HttpServerResponse.uint8Array(bytes, { contentType: "application/javascript; charset=utf-8", headers: { "cache-control": "public, max-age=86400" } })
+          ),
+          Effect.catchAll((cause) =>
+            Effect.logError("the API docs script could not be loaded", cause).pipe(
+              Effect.as(HttpServerResponse.text("the API docs script is unavailable", { status: 503, contentType: "text/plain; charset=utf-8" }))
+            )
+          )
+        )
+      )
+    )
+  })
+)
