@@ -24,6 +24,20 @@ const topup = (k: AgentKey, amountCents: number) => call(`${base}/wallet/topup`,
 const buy = (k: AgentKey, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   call(`${base}/buy`, { method: "POST", headers: { ...as(k), ...headers }, body })
 
+/** Publishes a one-tier per-call service as `seller`. */
+const publish = (seller: AgentKey, name: string, tier: { id: string; name: string; priceCents: number }) =>
+  call(`${base}/services`, {
+    method: "POST",
+    headers: as(seller),
+    body: {
+      name,
+      description: "a service published in a test",
+      category: "testing",
+      pricingModel: "per_call",
+      tiers: [{ ...tier, unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" } }]
+    }
+  })
+
 const storages = adminDatabaseUrl ? (["memory", "postgres"] as const) : (["memory"] as const)
 
 describe.each(storages)("commerce over HTTP [%s]", (storage) => {
@@ -144,31 +158,11 @@ describe.each(storages)("commerce over HTTP [%s]", (storage) => {
 
   it("reviews once (buyer only), disputes and refunds to the cent; reputation and leaderboard answer", async () => {
     const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
-    const published = await call(`${base}/services`, {
-      method: "POST",
-      headers: as(seller),
-      body: {
-        name: "HTTP Test Service",
-        description: "a service published in a test",
-        category: "testing",
-        pricingModel: "per_call",
-        tiers: [{ id: "unit", name: "Unit", priceCents: 777, unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" } }]
-      }
-    })
+    const published = await publish(seller, "HTTP Test Service", { id: "unit", name: "Unit", priceCents: 777 })
     expect(published.status).toBe(201)
     const serviceId = published.body.id
     // A free tier cannot be published: the minimum charge is 1 cent (400 naming the field).
-    const free = await call(`${base}/services`, {
-      method: "POST",
-      headers: as(seller),
-      body: {
-        name: "Free Service",
-        description: "a tier priced at zero",
-        category: "testing",
-        pricingModel: "per_call",
-        tiers: [{ id: "free", name: "Free", priceCents: 0, unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" } }]
-      }
-    })
+    const free = await publish(seller, "Free Service", { id: "free", name: "Free", priceCents: 0 })
     expect(free.status).toBe(400)
     expect(free.body).toMatchObject({ type: "InvalidInput" })
     expect(JSON.stringify(free.body)).toMatch(/priceCents/)
