@@ -1,4 +1,5 @@
 // Knowledge service: the paid consultation catalogue and the cycle knowledge base (spec §4.5).
+import { cachedSuccess } from "./ReadCache.js"
 import { traced } from "./Tracing.js"
 import { Context, Effect } from "effect"
 import { NotFound, type StorageUnavailable } from "../schema/errors.js"
@@ -19,8 +20,8 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
   effect: Effect.gen(function* () {
     const store = yield* KnowledgeStore
     /** The public catalogue: active products only, ordered by id. */
-    const catalog = store.listProducts.pipe(
-      Effect.map((all) => all.filter((p) => p.isActive).sort((a, b) => a.id - b.id)),
+    // The public reads are reused for PUBLIC_READ_TTL_MS; a purchase (getProduct) always reads storage.
+    const catalog = (yield* cachedSuccess(store.listProducts.pipe(Effect.map((all) => all.filter((p) => p.isActive).sort((a, b) => a.id - b.id))))).pipe(
       traced("Knowledge.catalog")
     )
     const getProduct = (id: number) =>
@@ -28,10 +29,11 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
         const p = all.find((x) => x.id === id)
         return p ? Effect.succeed(p) : Effect.fail(new NotFound({ message: `knowledge product ${id} not found`, resource: "knowledgeProduct", id: String(id) }))
       })
-    const knowledgeBase = store.getKnowledgeBase.pipe(
-      Effect.flatMap((kb) => (kb ? Effect.succeed(kb) : Effect.fail(new NotFound({ message: "knowledge base not loaded", resource: "knowledgeBase" })))),
-      traced("Knowledge.knowledgeBase")
-    )
+    const knowledgeBase = (yield* cachedSuccess(
+      store.getKnowledgeBase.pipe(
+        Effect.flatMap((kb) => (kb ? Effect.succeed(kb) : Effect.fail(new NotFound({ message: "knowledge base not loaded", resource: "knowledgeBase" }))))
+      )
+    )).pipe(traced("Knowledge.knowledgeBase"))
     return { catalog, getProduct, knowledgeBase } as const
   })
 }) {}

@@ -1,4 +1,5 @@
 // Marketplace: the template catalogue and subscription plans (read-mostly, seeded at startup).
+import { cachedSuccess } from "./ReadCache.js"
 import { traced } from "./Tracing.js"
 import { Context, Effect } from "effect"
 import { NotFound, type StorageUnavailable } from "../schema/errors.js"
@@ -19,8 +20,9 @@ export class MarketplaceStore extends Context.Tag("MarketplaceStore")<
 export class Marketplace extends Effect.Service<Marketplace>()("Marketplace", {
   effect: Effect.gen(function* () {
     const store = yield* MarketplaceStore
-    const listTemplates = store.listTemplates.pipe(traced("Marketplace.listTemplates"))
-    const listPlans = store.listPlans.pipe(traced("Marketplace.listPlans"))
+    // Seeded, changed only by an operator: reused for PUBLIC_READ_TTL_MS (src/services/ReadCache.ts).
+    const listTemplates = (yield* cachedSuccess(store.listTemplates)).pipe(traced("Marketplace.listTemplates"))
+    const listPlans = (yield* cachedSuccess(store.listPlans)).pipe(traced("Marketplace.listPlans"))
     const getTemplate = (id: string) =>
       Effect.flatMap(listTemplates, (all) => {
         const t = all.find((x) => x.id === id)
