@@ -1,6 +1,5 @@
 // Global HTTP middleware: request id, body-size limit, JSON 404, one error body shape, logging.
 import {
-  HttpIncomingMessage,
   HttpLayerRouter,
   HttpServerError,
   HttpServerRequest,
@@ -19,7 +18,6 @@ import { SESSION_COOKIE } from "./auth.js"
 export const currentRequestId = FiberRef.unsafeMake("")
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
-
 const decoder = new TextDecoder()
 
 /** Rewrites a JSON error response from the HttpApi into the one error body (adds type, field, requestId). */
