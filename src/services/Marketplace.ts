@@ -33,6 +33,8 @@ export class Marketplace extends Effect.Service<Marketplace>()("Marketplace", {
         const p = all.find((x) => x.id === id)
         return p ? Effect.succeed(p) : Effect.fail(new NotFound({ message: `plan ${id} not found`, resource: "plan", id }))
       })
-    return { listTemplates, listPlans, getTemplate, getPlan } as const
+    /** One storage round trip, never answered from the cache: the readiness probe behind /health. */
+    const ready = Effect.asVoid(store.listPlans)
+    return { listTemplates, listPlans, getTemplate, getPlan, ready } as const
   })
 }) {}

@@ -10,7 +10,7 @@ export const SystemLive = HttpApiBuilder.group(Api, "system", (handlers) =>
     Effect.gen(function* () {
       const config = yield* AppConfig
       // A storage round trip proves readiness (fails as 503 when the database is down).
-      yield* Effect.flatMap(Marketplace, (m) => m.listPlans)
+      yield* Effect.flatMap(Marketplace, (m) => m.ready)
       return { status: "ok" as const, storage: config.storage, payments: config.payments, version: "1.0.0" }
     })
   )

@@ -77,9 +77,26 @@ export const PgClientLive = Layer.unwrapEffect(
 
 const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
 
-/** Applies pending migrations (in one transaction, under a table lock: safe for two processes). */
+/** Key of the advisory lock that serialises migrations across processes (any constant will do). */
+const MIGRATION_LOCK = 7_246_001
+
+/**
+ * Applies pending migrations, one process at a time: a session advisory lock, held on a reserved
+ * connection for the whole run, makes a second process starting at the same moment wait, then find
+ * everything applied. (The migrator creates its bookkeeping table outside its own table lock, and
+ * two processes racing there failed with a duplicate pg_type row.)
+ */
+const migrateExclusively = Effect.scoped(
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const lockHolder = yield* sql.reserve
+    yield* lockHolder.executeRaw(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`, [])
+    return yield* runMigrations.pipe(Effect.ensuring(Effect.ignore(lockHolder.executeRaw(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`, []))))
+  })
+)
+
 export const MigrationsLive = Layer.effectDiscard(
-  runMigrations.pipe(
+  migrateExclusively.pipe(
     Effect.tap((applied) =>
       applied.length > 0 ? Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`) : Effect.void
     ),
