@@ -10,9 +10,10 @@ import { Ids } from "./Db.js"
 export class EventStore extends Context.Tag("EventStore")<
   EventStore,
   {
-    /** Appends inside the caller's unit of work (atomically), so the event exists iff the change does. */
-    readonly append: (event: DomainEvent) => Effect.Effect<void, StorageUnavailable>
-    /** Appends several events in order (one statement on Postgres), inside the caller's unit of work. */
+    /**
+     * Appends events in order (one statement on Postgres) inside the caller's unit of work
+     * (atomically), so an event exists iff the change it reports does.
+     */
     readonly appendMany: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StorageUnavailable>
     /** Events for an agent, newest first (for polling and tests). */
     readonly listForAgent: (agentId: string, limit: number) => Effect.Effect<ReadonlyArray<DomainEvent>, StorageUnavailable>
@@ -23,20 +24,7 @@ export class Events extends Effect.Service<Events>()("Events", {
   effect: Effect.gen(function* () {
     const store = yield* EventStore
     const ids = yield* Ids
-    /** Records an event. Call it inside the same `atomically` as the change it reports. */
-    const emit = (agentId: string, type: EventType, data: Record<string, unknown>) =>
-      Effect.gen(function* () {
-        const event = DomainEvent.make({
-          id: yield* ids.make("evt"),
-          type,
-          agentId,
-          occurredAt: new Date(yield* Clock.currentTimeMillis).toISOString(),
-          data
-        })
-        yield* store.append(event)
-        return event
-      }).pipe(traced("Events.emit", { attributes: { type } }))
-    /** Records several events at once, in order (same rules as `emit`). */
+    /** Records several events at once, in order. Call it inside the same `atomically` as the change they report. */
     const emitMany = (items: ReadonlyArray<{ readonly agentId: string; readonly type: EventType; readonly data: Record<string, unknown> }>) =>
       Effect.gen(function* () {
         const occurredAt = new Date(yield* Clock.currentTimeMillis).toISOString()
@@ -45,6 +33,12 @@ export class Events extends Effect.Service<Events>()("Events", {
         if (made.length > 0) yield* store.appendMany(made)
         return made
       })
+    /** Records an event (same rules as `emitMany`). */
+    const emit = (agentId: string, type: EventType, data: Record<string, unknown>) =>
+      emitMany([{ agentId, type, data }]).pipe(
+        Effect.map((made) => made[0]),
+        traced("Events.emit", { attributes: { type } })
+      )
     return { emit, emitMany, listForAgent: store.listForAgent } as const
   })
 }) {}

@@ -37,7 +37,6 @@ export class KeysStore extends Context.Tag("KeysStore")<
     readonly getAgent: (id: string) => Effect.Effect<Agent | undefined, StorageUnavailable>
     readonly listAgents: (accountId: string) => Effect.Effect<ReadonlyArray<Agent>, StorageUnavailable>
     readonly insertKey: (key: ApiKeyRecord) => Effect.Effect<void, StorageUnavailable>
-    readonly findKeyByHash: (secretHash: string) => Effect.Effect<ApiKeyRecord | undefined, StorageUnavailable>
     /** The key with its agent (undefined when the agent is gone), in one read: the authentication path. */
     readonly findKeyWithAgent: (
       secretHash: string

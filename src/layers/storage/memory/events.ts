@@ -12,7 +12,6 @@ export const MemoryEventStore = Layer.effect(
     const byAgent = db.table<string, Array<string>>("events_by_agent")
     const append = (e: DomainEvent) => Effect.zipRight(events.set(e.id, e), byAgent.append(e.agentId, e.id))
     return {
-      append,
       appendMany: (list) => Effect.forEach(list, append, { discard: true }),
       listForAgent: (agentId, limit) =>
         Effect.sync(() => {

@@ -38,7 +38,6 @@ export const MemoryKeysStore = Layer.effect(
       listAgents: (accountId) =>
         Effect.sync(() => [...agents.values()].filter((a) => a.accountId === accountId).sort((a, b) => a.createdAt.localeCompare(b.createdAt))),
       insertKey: (k) => Effect.zipRight(keyHashes.set(k.secretHash, k.id), keys.set(k.id, k)),
-      findKeyByHash: (h) => Effect.sync(() => { const id = keyHashes.get(h); return id ? keys.get(id) : undefined }),
       findKeyWithAgent: (h) =>
         Effect.sync(() => {
           const id = keyHashes.get(h)

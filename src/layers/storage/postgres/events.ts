@@ -12,10 +12,6 @@ export const PgEventStore = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return {
-      append: (e) =>
-        orUnavailable(
-          sql`INSERT INTO events (id, type, agent_id, occurred_at, data) VALUES (${e.id}, ${e.type}, ${e.agentId}, ${e.occurredAt}, ${JSON.stringify(e.data)}::jsonb)`
-        ).pipe(Effect.asVoid),
       appendMany: (events) =>
         events.length === 0
           ? Effect.void

@@ -68,8 +68,6 @@ export const PgKeysStore = Layer.effect(
               VALUES (${k.id}, ${k.accountId}, ${k.agentId}, ${k.name}, ${k.prefix}, ${k.secretHash}, ${JSON.stringify(k.permissions)}::jsonb,
                       ${k.createdAt}, ${k.expiresAt}, ${k.revokedAt}, ${k.lastUsedAt})`
         ).pipe(Effect.asVoid),
-      findKeyByHash: (h) =>
-        orUnavailable(sql<KeyRow>`SELECT * FROM api_keys WHERE secret_hash = ${h}`).pipe(Effect.map((r) => (r[0] ? toKey(r[0]) : undefined))),
       findKeyWithAgent: (h) =>
         orUnavailable(
           sql<KeyRow & { agentName: string | null; agentOrganization: string | null; agentCreatedAt: Date | null; agentAccountId: string | null }>`
