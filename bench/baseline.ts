@@ -1,6 +1,6 @@
 // Benchmark baselines serving the app's own response bytes: a raw node:http server ("raw") and a
 // bare Effect HttpApi endpoint per route ("effect"). Usage: baseline.js <raw|effect> <port> <fixtures.json>
-import type { HttpApiBuilder as HttpApiBuilderNs, HttpApiEndpoint as HttpApiEndpointNs, HttpApiGroup as HttpApiGroupNs } from "@effect/platform"
+import type { HttpApiBuilder as HttpApiBuilderNs, HttpApiEndpoint as HttpApiEndpointNs, HttpApiGroup as HttpApiGroupNs } from "effect/http-api"
 import type { Effect as EffectT, Layer as LayerT } from "effect"
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"

@@ -26,30 +26,30 @@ const variants: Record<string, string> = {
   app: `
     export const layer = (port) => ServerLive(port).pipe(Layer.provide(Layer.succeed(AppConfig, config(port))))`,
   "tracer-on": `
-    const App = HttpLayerRouter.serve(RoutesLive, { disableLogger: true, disableListenLog: true }).pipe(
+    const App = HttpRouter.serve(RoutesLive, { disableLogger: true, disableListenLog: true }).pipe(
       Layer.provide(ProcedureAuthLive), Layer.provideMerge(CoreLive))
     export const layer = (port) => App.pipe(Layer.provide(NodeHttpServer.layer(createServer, { port })), Layer.provide(Layer.succeed(AppConfig, config(port))))`,
   "no-global-middleware": `
     const Routes = Layer.mergeAll(
-      HttpLayerRouter.addHttpApi(Api).pipe(Layer.provide(HandlersLive)),
+      HttpRouter.addHttpApi(Api).pipe(Layer.provide(HandlersLive)),
       trpcRoutes(procedures))
-    const App = HttpLayerRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(
+    const App = HttpRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(
       HttpMiddleware.withTracerDisabledWhen(() => true), Layer.provide(ProcedureAuthLive), Layer.provideMerge(CoreLive))
     export const layer = (port) => App.pipe(Layer.provide(NodeHttpServer.layer(createServer, { port })), Layer.provide(Layer.succeed(AppConfig, config(port))))`,
   // A raw router route with a pre-encoded 10 KB body, beside the full app, behind the global middleware.
   "static-route": `
     const body = new TextEncoder().encode(JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => ({ id: i, name: "item " + i, text: "x".repeat(60) })) }))
-    const Static = HttpLayerRouter.add("GET", "/x/static", Effect.succeed(HttpServerResponse.uint8Array(body, { contentType: "application/json", headers: { etag: '"v1"', "cache-control": "public, max-age=60" } })))
-    const App = HttpLayerRouter.serve(Layer.mergeAll(RoutesLive, Static.pipe(Layer.provide(GlobalMiddlewareLive))), { disableLogger: true, disableListenLog: true }).pipe(
+    const Static = HttpRouter.add("GET", "/x/static", Effect.succeed(HttpServerResponse.uint8Array(body, { contentType: "application/json", headers: { etag: '"v1"', "cache-control": "public, max-age=60" } })))
+    const App = HttpRouter.serve(Layer.mergeAll(RoutesLive, Static.pipe(Layer.provide(GlobalMiddlewareLive))), { disableLogger: true, disableListenLog: true }).pipe(
       HttpMiddleware.withTracerDisabledWhen(() => true), Layer.provide(ProcedureAuthLive), Layer.provideMerge(CoreLive))
     export const layer = (port) => App.pipe(Layer.provide(NodeHttpServer.layer(createServer, { port })), Layer.provide(Layer.succeed(AppConfig, config(port))))`,
   "static-route-no-global": `
     const body = new TextEncoder().encode(JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => ({ id: i, name: "item " + i, text: "x".repeat(60) })) }))
-    const Static = HttpLayerRouter.add("GET", "/x/static", Effect.succeed(HttpServerResponse.uint8Array(body, { contentType: "application/json", headers: { etag: '"v1"', "cache-control": "public, max-age=60" } })))
+    const Static = HttpRouter.add("GET", "/x/static", Effect.succeed(HttpServerResponse.uint8Array(body, { contentType: "application/json", headers: { etag: '"v1"', "cache-control": "public, max-age=60" } })))
     const Routes = Layer.mergeAll(
-      HttpLayerRouter.addHttpApi(Api).pipe(Layer.provide(HandlersLive)),
+      HttpRouter.addHttpApi(Api).pipe(Layer.provide(HandlersLive)),
       trpcRoutes(procedures), Static)
-    const App = HttpLayerRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(
+    const App = HttpRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(
       HttpMiddleware.withTracerDisabledWhen(() => true), Layer.provide(ProcedureAuthLive), Layer.provideMerge(CoreLive))
     export const layer = (port) => App.pipe(Layer.provide(NodeHttpServer.layer(createServer, { port })), Layer.provide(Layer.succeed(AppConfig, config(port))))`,
   // The same bytes answered before Effect sees the request: node's "request" event checked against a
@@ -75,32 +75,32 @@ const variants: Record<string, string> = {
       }
       return server
     }
-    const App = HttpLayerRouter.serve(RoutesLive, { disableLogger: true, disableListenLog: true }).pipe(
+    const App = HttpRouter.serve(RoutesLive, { disableLogger: true, disableListenLog: true }).pipe(
       HttpMiddleware.withTracerDisabledWhen(() => true), Layer.provide(ProcedureAuthLive), Layer.provideMerge(CoreLive))
     export const layer = (port) => App.pipe(Layer.provide(NodeHttpServer.layer(createFastServer, { port })), Layer.provide(Layer.succeed(AppConfig, config(port))))`,
   // The mechanism alone: a global middleware that does nothing.
   "static-route-noop-global": `
     const body = new TextEncoder().encode(JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => ({ id: i, name: "item " + i, text: "x".repeat(60) })) }))
-    const Static = HttpLayerRouter.add("GET", "/x/static", Effect.succeed(HttpServerResponse.uint8Array(body, { contentType: "application/json", headers: { etag: '"v1"', "cache-control": "public, max-age=60" } })))
-    const Noop = HttpLayerRouter.middleware(Effect.succeed((eff) => eff), { global: true })
+    const Static = HttpRouter.add("GET", "/x/static", Effect.succeed(HttpServerResponse.uint8Array(body, { contentType: "application/json", headers: { etag: '"v1"', "cache-control": "public, max-age=60" } })))
+    const Noop = HttpRouter.middleware(Effect.succeed((eff) => eff), { global: true })
     const Routes = Layer.mergeAll(
-      HttpLayerRouter.addHttpApi(Api).pipe(Layer.provide(HandlersLive)),
+      HttpRouter.addHttpApi(Api).pipe(Layer.provide(HandlersLive)),
       trpcRoutes(procedures), Static).pipe(Layer.provide(Noop))
-    const App = HttpLayerRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(
+    const App = HttpRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(
       HttpMiddleware.withTracerDisabledWhen(() => true), Layer.provide(ProcedureAuthLive), Layer.provideMerge(CoreLive))
     export const layer = (port) => App.pipe(Layer.provide(NodeHttpServer.layer(createServer, { port })), Layer.provide(Layer.succeed(AppConfig, config(port))))`,
   // The global middleware with its three per-request `locally` scopes replaced by plain FiberRef sets
   // (the request fiber is the request's own, so nothing needs restoring).
   "lean-global-middleware": `
-    const App = HttpLayerRouter.serve(Layer.mergeAll(
-      HttpLayerRouter.addHttpApi(Api).pipe(Layer.provide(HandlersLive)),
+    const App = HttpRouter.serve(Layer.mergeAll(
+      HttpRouter.addHttpApi(Api).pipe(Layer.provide(HandlersLive)),
       trpcRoutes(procedures)).pipe(Layer.provide(LeanGlobal)), { disableLogger: true, disableListenLog: true }).pipe(
       HttpMiddleware.withTracerDisabledWhen(() => true), Layer.provide(ProcedureAuthLive), Layer.provideMerge(CoreLive))
     export const layer = (port) => App.pipe(Layer.provide(NodeHttpServer.layer(createServer, { port })), Layer.provide(Layer.succeed(AppConfig, config(port))))`,
   // … and request ids from a per-process random prefix and a counter instead of 9 random bytes each.
   "lean-global-counter-ids": `
-    const App = HttpLayerRouter.serve(Layer.mergeAll(
-      HttpLayerRouter.addHttpApi(Api).pipe(Layer.provide(HandlersLive)),
+    const App = HttpRouter.serve(Layer.mergeAll(
+      HttpRouter.addHttpApi(Api).pipe(Layer.provide(HandlersLive)),
       trpcRoutes(procedures)).pipe(Layer.provide(LeanGlobalCounter)), { disableLogger: true, disableListenLog: true }).pipe(
       HttpMiddleware.withTracerDisabledWhen(() => true), Layer.provide(ProcedureAuthLive), Layer.provideMerge(CoreLive))
     export const layer = (port) => App.pipe(Layer.provide(NodeHttpServer.layer(createServer, { port })), Layer.provide(Layer.succeed(AppConfig, config(port))))`,
@@ -114,8 +114,8 @@ const variants: Record<string, string> = {
     const XLive = Layer.mergeAll(
       HttpApiBuilder.group(XApi, "x", (h) => h.handle("lite", () => Effect.succeed({ ok: true }))).pipe(Layer.provide(AgentAuthLive)),
       HttpApiBuilder.group(XApi, "xo", (h) => h.handle("open", () => Effect.succeed({ ok: true }))))
-    const Routes = Layer.mergeAll(RoutesLive, HttpLayerRouter.addHttpApi(XApi).pipe(Layer.provide(XLive), Layer.provide(GlobalMiddlewareLive)))
-    const App = HttpLayerRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(
+    const Routes = Layer.mergeAll(RoutesLive, HttpRouter.addHttpApi(XApi).pipe(Layer.provide(XLive), Layer.provide(GlobalMiddlewareLive)))
+    const App = HttpRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(
       HttpMiddleware.withTracerDisabledWhen(() => true), Layer.provide(ProcedureAuthLive), Layer.provideMerge(CoreLive))
     export const layer = (port) => App.pipe(Layer.provide(NodeHttpServer.layer(createServer, { port })), Layer.provide(Layer.succeed(AppConfig, config(port))))`,
   "httpapi-builder": `
@@ -127,7 +127,8 @@ const variants: Record<string, string> = {
 }
 
 const prelude = `
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpLayerRouter, HttpMiddleware, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpMiddleware, HttpServerResponse } from "effect/http"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, LogLevel, Option, Schema } from "effect"
 import { AgentAuth } from "${root}/src/http/middleware/auth.ts"
@@ -142,7 +143,7 @@ import { ProcedureAuthLive } from "${root}/src/http/trpc/auth.ts"
 import { trpcRoutes } from "${root}/src/http/trpc/adapter.ts"
 import { procedures } from "${root}/src/http/trpc/index.ts"
 import { CoreLive, RoutesLive, ServerLive } from "${root}/src/layers/app.ts"
-import { AppConfig } from "${root}/src/layers/config.ts"
+import { AppConfig } from "${root}/src/services/AppConfig.ts"
 const config = (port) => ({
   port, baseUrl: "http://127.0.0.1:" + port, storage: "memory", databaseUrl: Option.none(), payments: "fake",
   stripeSecretKey: Option.none(), stripeWebhookSecret: Option.none(), stripeApiBase: Option.none(),

@@ -5,9 +5,10 @@
 //
 // It uses the typed client derived from the HttpApi (src/client.ts) for every endpoint in the API;
 // only the discovery document (a site file, not an HttpApi endpoint) is read with plain fetch.
-import { FetchHttpClient, HttpApiClient, HttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
 import { Console, Effect, Ref } from "effect"
-import { Cookies } from "@effect/platform"
+import { Cookies } from "effect/http"
 import { parseArgs } from "node:util"
 import { randomBytes } from "node:crypto"
 import { Api, type Client, makeClient } from "../src/client.js"

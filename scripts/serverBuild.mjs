@@ -25,7 +25,7 @@ export const bundleEffectOnly = {
 export const serverBuildOptions = {
   bundle: true,
   platform: "node",
-  target: "node20",
+  target: "node24",
   format: "esm",
   plugins: [bundleEffectOnly],
   sourcemap: true,

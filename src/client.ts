@@ -1,6 +1,7 @@
 // Typed client for TypeScript agents, derived from the HttpApi definition: every endpoint typed,
 // declared errors decoded as tagged errors. `makeClient({ baseUrl, apiKey })`.
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "./http/api.js"
 

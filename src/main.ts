@@ -1,7 +1,8 @@
 // Entry point: config → layers → server. A bad config stops startup with one readable line.
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { AppConfig, ConfigInvalid, loadConfig } from "./layers/config.js"
+import { AppConfig } from "./services/AppConfig.js"
+import { ConfigInvalid, loadConfig } from "./layers/config.js"
 import { LoggerLive, ServerLive } from "./layers/app.js"
 
 const program = Effect.gen(function* () {

@@ -3,10 +3,10 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
 import { describe, expect, it } from "vitest"
-import { AppConfig } from "../src/layers/config.js"
+import { AppConfig } from "../src/services/AppConfig.js"
 import { MigrationsLive, PgClientLive } from "../src/layers/storage/postgres/PgDb.js"
 import { freshDatabase, postgresSkipReason } from "./fixtures/db.js"
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 
 /** One "process": its own pool, then the migrations. */
 const migrateWith = (url: string) =>
@@ -14,7 +14,7 @@ const migrateWith = (url: string) =>
     Layer.build(
       MigrationsLive.pipe(
         Layer.provide(PgClientLive),
-        Layer.provide(NodeContext.layer),
+        Layer.provide(NodeServices.layer),
         Layer.provide(AppConfig.test({ storage: "postgres", databaseUrl: Option.some(Redacted.make(url)) }))
       )
     )
@@ -26,8 +26,8 @@ describe.skipIf(postgresSkipReason !== undefined)(`migrations on Postgres${postg
       Effect.scoped(
         Effect.gen(function* () {
           const db = yield* freshDatabase
-          const results = yield* Effect.all(Array.from({ length: 4 }, () => Effect.either(migrateWith(db.url))), { concurrency: "unbounded" })
-          expect(results.map((r) => r._tag)).toEqual(["Right", "Right", "Right", "Right"])
+          const results = yield* Effect.all(Array.from({ length: 4 }, () => Effect.result(migrateWith(db.url))), { concurrency: "unbounded" })
+          expect(results.map((r) => r._tag)).toEqual(["Success", "Success", "Success", "Success"])
           yield* migrateWith(db.url)
           const applied = yield* Effect.promise(async () => {
             const client = new pg.Client({ connectionString: db.url })

@@ -284,7 +284,7 @@ const message = (e: unknown) => (typeof e === "object" && e !== null && "message
 
 // The application's layers are imported only here, so the HTTP mode starts quickly.
 const directProgram = async (o: Options) => {
-  const { AppConfig } = await import("../layers/config.js")
+  const { AppConfig } = await import("../services/AppConfig.js")
   const { Keys, KeysStore } = await import("../services/Keys.js")
   return Effect.gen(function* () {
     const keys = yield* Keys
@@ -335,13 +335,14 @@ const directProgram = async (o: Options) => {
 const run = async <A>(effect: Effect.Effect<A, unknown>): Promise<A> => {
   const exit = await Effect.runPromiseExit(effect)
   if (Exit.isSuccess(exit)) return exit.value
-  const failure = Cause.failureOption(exit.cause)
+  const failure = Cause.findErrorOption(exit.cause)
   if (failure._tag === "Some") throw failure.value instanceof CliError ? failure.value : new CliError(message(failure.value))
   throw new CliError(Cause.pretty(exit.cause))
 }
 
 const directMode = async (o: Options): Promise<void> => {
-  const { AppConfig, loadConfig } = await import("../layers/config.js")
+  const { loadConfig } = await import("../layers/config.js")
+  const { AppConfig } = await import("../services/AppConfig.js")
   const { CoreLive } = await import("../layers/app.js")
   const config = await run(loadConfig.pipe(Effect.mapError((e: ConfigInvalid) => new CliError(e.message))))
   if (config.storage === "memory") {

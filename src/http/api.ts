@@ -1,5 +1,5 @@
 // The REST surface: one HttpApi, from which the OpenAPI document and the typed client derive.
-import { HttpApi, OpenApi } from "@effect/platform"
+import { HttpApi, OpenApi } from "effect/http-api"
 import { StorageUnavailable } from "../schema/errors.js"
 import { AgentGroup } from "./groups/agent.js"
 import { DashboardGroup, DashboardPublicGroup } from "./groups/dashboard.js"

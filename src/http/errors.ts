@@ -1,5 +1,6 @@
 // One JSON error body for every REST error; status and tRPC code derived from the error's schema.
-import { HttpApiSchema, HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiSchema } from "effect/http-api"
 import { Schema } from "effect"
 
 export interface ErrorBody {
@@ -18,7 +19,7 @@ const isTagged = (u: unknown): u is TaggedLike =>
 
 /** The HTTP status annotated on a tagged error's schema (500 for anything unannotated). */
 export const statusOf = (error: unknown): number => {
-  const ctor = (error as { constructor?: unknown })?.constructor as Schema.Schema.Any | undefined
+  const ctor = (error as { constructor?: unknown })?.constructor as Schema.Top | undefined
   if (ctor && Schema.isSchema(ctor)) {
     const status = HttpApiSchema.getStatusErrorAST(ctor.ast)
     if (typeof status === "number") return status
@@ -28,7 +29,7 @@ export const statusOf = (error: unknown): number => {
 
 /** The encoded fields of a tagged error (its schema's encoding), without the stack. */
 export const encodeError = (error: unknown): Record<string, unknown> => {
-  const ctor = (error as { constructor?: unknown })?.constructor as Schema.Schema.Any | undefined
+  const ctor = (error as { constructor?: unknown })?.constructor as Schema.Top | undefined
   if (ctor && Schema.isSchema(ctor)) {
     try {
       return Schema.encodeUnknownSync(ctor as Schema.Schema<unknown, unknown>)(error) as Record<string, unknown>
@@ -71,7 +72,7 @@ export const toErrorBody = (encoded: Record<string, unknown>, requestId: string)
 }
 
 export const errorResponse = (error: unknown, requestId: string, headers?: Record<string, string>) =>
-  HttpServerResponse.unsafeJson(toErrorBody(encodeError(error), requestId), {
+  HttpServerResponse.jsonUnsafe(toErrorBody(encodeError(error), requestId), {
     status: statusOf(error),
     headers: headers ?? {}
   })

@@ -1,7 +1,7 @@
 // The route table derived from the HttpApi: method, path, group, permission, summary. Discovery,
 // docs and the permission tests read it, so no list of routes is kept by hand.
-import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { OpenApi } from "@effect/platform"
+import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { OpenApi } from "effect/http-api"
 import { Context, Option } from "effect"
 import type { Permission } from "../schema/keys.js"
 import { AgentAuth, DashboardAuth, RequiredPermission } from "./middleware/auth.js"

@@ -1,7 +1,8 @@
 // The one place that reads the config and assembles the application: storage, payments, services, HTTP.
-import { FileSystem, HttpIncomingMessage, HttpLayerRouter, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, Logger, Option } from "effect"
+import { ByteSize, Effect, Layer, Logger, References } from "effect"
+import { HttpMiddleware, HttpRouter, HttpServer, HttpIncomingMessage } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import { createServer } from "node:http"
 import { Api } from "../http/api.js"
 import { HandlersLive } from "../http/handlers/index.js"
@@ -14,6 +15,7 @@ import { McpRoutesLive } from "../http/mcp/routes.js"
 import { ProcedureAuthLive } from "../http/trpc/auth.js"
 import { trpcRoutes } from "../http/trpc/adapter.js"
 import { procedures } from "../http/trpc/index.js"
+import { AppConfig } from "../services/AppConfig.js"
 import { Ids } from "../services/Db.js"
 import { CommerceServicesLive, NegotiationServicesLive, OffersLive, WalletLive, PaymentServicesLive, ProjectServicesLive, ServicesLive, WebhookServicesLive } from "../services/index.js"
 import { DisputeWorkerLive } from "../services/Disputes.js"
@@ -23,7 +25,6 @@ import { NegotiationWorkerLive } from "../services/Negotiation.js"
 import { SagaWorkerLive } from "../services/Saga.js"
 import { BuilderWorkerLive } from "../services/Builder.js"
 import { seedCatalogProjects } from "../services/Projects.js"
-import { AppConfig } from "./config.js"
 import { SeedLive } from "./seed.js"
 import { MemoryStorageLive } from "./storage/memory/index.js"
 import { PgStorageLive } from "./storage/postgres/index.js"
@@ -32,12 +33,12 @@ import { StripeProcessorLive } from "./payments/stripe.js"
 import { NodeWebhookTransport } from "./webhooks/transport.js"
 
 /** Storage chosen by STORAGE: every store port plus the Transactor. */
-export const StorageLive = Layer.unwrapEffect(
+export const StorageLive = Layer.unwrap(
   Effect.map(AppConfig, (config) => (config.storage === "postgres" ? PgStorageLive : MemoryStorageLive))
 )
 
 /** Payment processor chosen by PAYMENTS: the PaymentProcessor port (and the fake's hosted page). */
-export const PaymentProcessorLive = Layer.unwrapEffect(
+export const PaymentProcessorLive = Layer.unwrap(
   Effect.map(AppConfig, (config) => (config.payments === "stripe" ? StripeProcessorLive : FakeProcessorLive))
 )
 
@@ -61,7 +62,7 @@ export const CoreLive = Layer.mergeAll(BuilderWorkerLive, NegotiationWorkerLive,
 
 /** Every route: the HttpApi (and its OpenAPI document), docs, procedures, site files. */
 export const RoutesLive = Layer.mergeAll(
-  HttpLayerRouter.addHttpApi(Api, { openapiPath: "/api/v1/agent/openapi.json" }).pipe(Layer.provide(HandlersLive)),
+  HttpApiBuilder.layer(Api, { openapiPath: "/api/v1/agent/openapi.json" }).pipe(Layer.provide(HandlersLive)),
   ApiDocsRoutesLive,
   trpcRoutes(procedures),
   SiteRoutesLive,
@@ -73,7 +74,8 @@ export const RoutesLive = Layer.mergeAll(
 const logListening = Effect.gen(function* () {
   const server = yield* HttpServer.HttpServer
   const config = yield* AppConfig
-  const address = server.address._tag === "TcpAddress" ? `${server.address.hostname}:${server.address.port}` : "unix socket"
+  const a = server.address
+  const address = a._tag === "UnixPathAddress" ? "unix socket" : `${String(a.address)}:${a.port}`
   yield* Effect.logInfo(`listening on ${address} (base url ${config.baseUrl}, storage ${config.storage}, payments ${config.payments})`)
 })
 
@@ -86,30 +88,36 @@ const AdaptersLive = ProcedureAuthLive
  */
 const MaxBodySizeLive = Layer.effect(
   HttpIncomingMessage.MaxBodySize,
-  Effect.map(AppConfig, (config) => Option.some(FileSystem.Size(config.maxBodyBytes)))
+  Effect.map(AppConfig, (config) => ByteSize.bytes(config.maxBodyBytes))
+)
+
+/** No trace exporter is configured: the per-request span costs throughput for nothing. */
+const TracerOffLive = Layer.succeed(HttpMiddleware.TracerDisabledWhen, () => true)
+
+/** The routes served on an HttpServer, with what they ask of the request scope; services come from below. */
+export const HttpLive = HttpRouter.serve(RoutesLive, { disableLogger: true, disableListenLog: true }).pipe(
+  Layer.provide([TracerOffLive, MaxBodySizeLive, AdaptersLive])
 )
 
 /** The app on a given HttpServer: routes, services, storage. Needs AppConfig and an HttpServer. */
-export const AppLive = HttpLayerRouter.serve(RoutesLive, { disableLogger: true, disableListenLog: true }).pipe(
-  // No trace exporter is configured: the per-request span costs ~15 % of throughput for nothing.
-  HttpMiddleware.withTracerDisabledWhen(() => true),
-  Layer.provide(MaxBodySizeLive),
-  Layer.provide(AdaptersLive),
-  Layer.provideMerge(CoreLive)
-)
+export const AppLive = HttpLive.pipe(Layer.provideMerge(CoreLive))
 
-/** The HTTP server on the configured port, with everything it needs except AppConfig. */
+/**
+ * The HTTP server on the configured port, with everything it needs except AppConfig. Storage,
+ * migrations, seeding and services are built first and the port is bound after them, so a request
+ * never reaches a server that cannot answer it yet, and a bad database fails before "listening".
+ */
 export const ServerLive = (port: number) =>
-  Layer.mergeAll(AppLive, Layer.effectDiscard(logListening)).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, { port }))
+  Layer.mergeAll(HttpLive, Layer.effectDiscard(logListening)).pipe(
+    Layer.provide(NodeHttpServer.layer(createServer, { port, gracefulShutdownTimeout: "5 seconds" })),
+    Layer.provideMerge(CoreLive)
   )
 
-export const LoggerLive = Layer.unwrapEffect(
+export const LoggerLive = Layer.unwrap(
   Effect.map(AppConfig, (config) =>
-    Layer.merge(
-      config.logFormat === "json" ? Logger.json : Logger.pretty,
-      Logger.minimumLogLevel(config.logLevel)
+    Layer.mergeAll(
+      Logger.layer([config.logFormat === "json" ? Logger.consoleJson : Logger.consolePretty()]),
+      Layer.succeed(References.MinimumLogLevel, config.logLevel)
     )
   )
 )
-

@@ -1,31 +1,30 @@
 // Commerce (AI2AIC): services and tiers, wallets and spending policies, purchases, deliveries,
 // approvals, reviews, disputes, reputation and analytics — the shapes and the domain errors.
-import { HttpApiSchema } from "@effect/platform"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { Cents, Timestamp } from "./common.js"
 
 // ---------------------------------------------------------------------------------------------
 // Enumerations (spec §2.4)
 
-export const PricingModel = Schema.Literal("per_call", "monthly", "usage_based", "tiered")
+export const PricingModel = Schema.Literals(["per_call", "monthly", "usage_based", "tiered"])
 export type PricingModel = typeof PricingModel.Type
 
-export const AutonomyLevel = Schema.Literal("manual", "semi_auto", "full_auto")
+export const AutonomyLevel = Schema.Literals(["manual", "semi_auto", "full_auto"])
 export type AutonomyLevel = typeof AutonomyLevel.Type
 
 /** Credits are US cents (docs/money.md): every amount in this domain is integer cents. */
 export const CURRENCY = "usd" as const
 export const CREDIT_UNIT = { cents: 1, description: "1 credit = 1 US cent; plan credits 500 / 2500 / 10000 fund 500 / 2500 / 10000 cents" } as const
 
-const Slug = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(60), Schema.pattern(/^[a-z0-9][a-z0-9_-]*$/, { message: () => "lowercase letters, digits, - and _" }))
-const Text = (max: number) => Schema.String.pipe(Schema.minLength(1), Schema.maxLength(max))
+const Slug = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(60)), Schema.check(Schema.isPattern(/^[a-z0-9][a-z0-9_-]*$/, { message: "lowercase letters, digits, - and _" })))
+const Text = (max: number) => Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(max)))
 
 // ---------------------------------------------------------------------------------------------
 // Services and tiers
 
 export const Sla = Schema.Struct({
-  uptimePct: Schema.Number.pipe(Schema.between(0, 100)),
-  p95LatencyMs: Schema.Int.pipe(Schema.between(1, 3_600_000)),
+  uptimePct: Schema.Number.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 100 }))),
+  p95LatencyMs: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 3_600_000 }))),
   supportWindow: Text(100)
 })
 export type Sla = typeof Sla.Type
@@ -34,23 +33,23 @@ export const ServiceTier = Schema.Struct({
   id: Slug,
   name: Text(80),
   /** At least 1 cent: the smallest charge the platform makes (spec §8, 0.01 USD); nothing is free. */
-  priceCents: Cents.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "a tier's price must be at least 1 cent (the minimum charge, 0.01 USD)" })),
+  priceCents: Cents.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(1, { message: "a tier's price must be at least 1 cent (the minimum charge, 0.01 USD)" }))),
   /** e.g. "call", "month", "1k tokens", "page" */
   unit: Text(40),
   /** Quota per period; null = unlimited. */
-  includedUnits: Schema.NullOr(Schema.Int.pipe(Schema.nonNegative())),
+  includedUnits: Schema.NullOr(Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))),
   sla: Sla
 })
 export type ServiceTier = typeof ServiceTier.Type
 
 export const NegotiationBounds = Schema.Struct({
   /** Lowest accepted price as % of the list price (50–95). */
-  floorPct: Schema.Int.pipe(Schema.between(50, 95)),
+  floorPct: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 50, maximum: 95 }))),
   /** Seller's move toward the buyer per round, % of the gap (5–50). */
-  counterStepPct: Schema.Int.pipe(Schema.between(5, 50))
+  counterStepPct: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 5, maximum: 50 })))
 })
 
-export const ServiceStatus = Schema.Literal("active", "inactive")
+export const ServiceStatus = Schema.Literals(["active", "inactive"])
 
 /** A commerce service as stored and served. `rating` is the mean review (1–5, 2 decimals) or null. */
 export class CommerceService extends Schema.Class<CommerceService>("CommerceService")({
@@ -99,9 +98,9 @@ export const PublishServiceBody = Schema.Struct({
   description: Text(2000),
   category: Slug,
   pricingModel: PricingModel,
-  tags: Schema.optionalWith(Schema.Array(Text(40)).pipe(Schema.maxItems(20)), { default: () => [] }),
-  tiers: Schema.Array(ServiceTier).pipe(Schema.minItems(1), Schema.maxItems(10)),
-  negotiation: Schema.optionalWith(NegotiationBounds, { default: () => ({ floorPct: 80, counterStepPct: 20 }) })
+  tags: Schema.Array(Text(40)).pipe(Schema.check(Schema.isMaxLength(20)), Schema.withDecodingDefaultKey(Effect.succeed([]))),
+  tiers: Schema.Array(ServiceTier).pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(10))),
+  negotiation: NegotiationBounds.pipe(Schema.withDecodingDefaultKey(Effect.succeed({ floorPct: 80, counterStepPct: 20 })))
 })
 export type PublishServiceBody = typeof PublishServiceBody.Type
 
@@ -110,8 +109,8 @@ export const UpdateServiceBody = Schema.Struct({
   description: Schema.optional(Text(2000)),
   category: Schema.optional(Slug),
   pricingModel: Schema.optional(PricingModel),
-  tags: Schema.optional(Schema.Array(Text(40)).pipe(Schema.maxItems(20))),
-  tiers: Schema.optional(Schema.Array(ServiceTier).pipe(Schema.minItems(1), Schema.maxItems(10))),
+  tags: Schema.optional(Schema.Array(Text(40)).pipe(Schema.check(Schema.isMaxLength(20)))),
+  tiers: Schema.optional(Schema.Array(ServiceTier).pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(10)))),
   negotiation: Schema.optional(NegotiationBounds),
   status: Schema.optional(ServiceStatus)
 })
@@ -134,7 +133,7 @@ export const TierCompliance = Schema.Struct({
   tierId: Schema.String,
   sla: Sla,
   /** "no_data" until a delivery of this tier is recorded. */
-  status: Schema.Literal("compliant", "breached", "no_data"),
+  status: Schema.Literals(["compliant", "breached", "no_data"]),
   deliveries: Schema.Int,
   successes: Schema.Int,
   successRatePct: Schema.NullOr(Schema.Number),
@@ -188,20 +187,20 @@ export interface WalletRecord {
 }
 
 /** Limits are caps (max 1,000,000,000 cents); recharges 100–1,000,000 cents (docs/commerce.md). */
-const Limit = Schema.NullOr(Cents.pipe(Schema.lessThanOrEqualTo(1_000_000_000)))
+const Limit = Schema.NullOr(Cents.pipe(Schema.check(Schema.isLessThanOrEqualTo(1_000_000_000))))
 export const UpdateWalletBody = Schema.Struct({
   perTransactionLimitCents: Schema.optional(Limit),
   dailyLimitCents: Schema.optional(Limit),
   monthlyLimitCents: Schema.optional(Limit),
-  allowedCategories: Schema.optional(Schema.NullOr(Schema.Array(Slug).pipe(Schema.maxItems(50)))),
-  allowedSellers: Schema.optional(Schema.NullOr(Schema.Array(Text(100)).pipe(Schema.maxItems(50)))),
-  approvalThresholdCents: Schema.optional(Cents.pipe(Schema.lessThanOrEqualTo(1_000_000_000))),
+  allowedCategories: Schema.optional(Schema.NullOr(Schema.Array(Slug).pipe(Schema.check(Schema.isMaxLength(50))))),
+  allowedSellers: Schema.optional(Schema.NullOr(Schema.Array(Text(100)).pipe(Schema.check(Schema.isMaxLength(50))))),
+  approvalThresholdCents: Schema.optional(Cents.pipe(Schema.check(Schema.isLessThanOrEqualTo(1_000_000_000)))),
   autonomyLevel: Schema.optional(AutonomyLevel),
   autoRecharge: Schema.optional(
     Schema.Struct({
       enabled: Schema.optional(Schema.Boolean),
-      thresholdCents: Schema.optional(Cents.pipe(Schema.lessThanOrEqualTo(100_000_000))),
-      amountCents: Schema.optional(Cents.pipe(Schema.between(100, 1_000_000)))
+      thresholdCents: Schema.optional(Cents.pipe(Schema.check(Schema.isLessThanOrEqualTo(100_000_000)))),
+      amountCents: Schema.optional(Cents.pipe(Schema.check(Schema.isBetween({ minimum: 100, maximum: 1_000_000 }))))
     })
   )
 })
@@ -224,7 +223,7 @@ export const WalletView = Schema.Struct({
 export type WalletView = typeof WalletView.Type
 
 export const TOPUP_MAX_CENTS = 1_000_000
-export const TopupBody = Schema.Struct({ amountCents: Cents.pipe(Schema.between(1, TOPUP_MAX_CENTS)) })
+export const TopupBody = Schema.Struct({ amountCents: Cents.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: TOPUP_MAX_CENTS }))) })
 export const TopupResult = Schema.Struct({ agentId: Schema.String, amountCents: Cents, balanceCents: Cents, entryId: Schema.String })
 
 // ---------------------------------------------------------------------------------------------
@@ -233,12 +232,12 @@ export const TopupResult = Schema.Struct({ agentId: Schema.String, amountCents: 
 export const BuyBody = Schema.Struct({
   serviceId: Text(100),
   tierId: Text(60),
-  input: Schema.optionalWith(Schema.Unknown, { default: () => null }),
+  input: Schema.Unknown.pipe(Schema.withDecodingDefaultKey(Effect.succeed(null))),
   negotiationId: Schema.optional(Text(100))
 })
 export type BuyBody = typeof BuyBody.Type
 
-export const TransactionStatus = Schema.Literal("completed", "failed", "refunded")
+export const TransactionStatus = Schema.Literals(["completed", "failed", "refunded"])
 export type TransactionStatus = typeof TransactionStatus.Type
 
 export interface TransactionRecord {
@@ -304,7 +303,7 @@ export const ReviewView = Schema.Struct({
 
 export class Transaction extends Schema.Class<Transaction>("Transaction")({
   id: Schema.String,
-  role: Schema.Literal("buyer", "seller"),
+  role: Schema.Literals(["buyer", "seller"]),
   status: TransactionStatus,
   buyerAgentId: Schema.String,
   sellerAgentId: Schema.String,
@@ -343,7 +342,7 @@ export interface TransactionFilter {
 // ---------------------------------------------------------------------------------------------
 // Approvals
 
-export const ApprovalStatus = Schema.Literal("pending", "approved", "declined", "expired")
+export const ApprovalStatus = Schema.Literals(["pending", "approved", "declined", "expired"])
 export type ApprovalStatus = typeof ApprovalStatus.Type
 
 export interface ApprovalRecord {
@@ -375,7 +374,7 @@ export class Approval extends Schema.Class<Approval>("Approval")({
   tierId: Schema.String,
   quotedPriceCents: Cents,
   negotiationId: Schema.NullOr(Schema.String),
-  reason: Schema.Literal("manual", "approvalThreshold"),
+  reason: Schema.Literals(["manual", "approvalThreshold"]),
   status: ApprovalStatus,
   transactionId: Schema.NullOr(Schema.String),
   decidedBy: Schema.NullOr(Schema.String),
@@ -384,7 +383,7 @@ export class Approval extends Schema.Class<Approval>("Approval")({
   expiresAt: Timestamp
 }) {}
 
-export const PurchaseStatus = Schema.Literal("completed", "failed", "pending_approval")
+export const PurchaseStatus = Schema.Literals(["completed", "failed", "pending_approval"])
 
 /** What POST /buy answers: a completed (or failed-delivery, uncharged) transaction, or an approval that waits. */
 export const Purchase = Schema.Struct({
@@ -400,8 +399,8 @@ export const ApprovalDecision = Schema.Struct({ approval: Approval, transaction:
 // Reviews and disputes
 
 export const ReviewBody = Schema.Struct({
-  rating: Schema.Int.pipe(Schema.between(1, 5, { message: () => "rating must be an integer from 1 to 5" })),
-  text: Schema.optional(Schema.String.pipe(Schema.maxLength(2000)))
+  rating: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 5 }, { message: "rating must be an integer from 1 to 5" }))),
+  text: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(2000))))
 })
 
 export interface ReviewRecord {
@@ -415,7 +414,7 @@ export interface ReviewRecord {
   readonly createdAt: string
 }
 
-export const DisputeStatus = Schema.Literal("open", "under_review", "resolved_refunded", "resolved_rejected")
+export const DisputeStatus = Schema.Literals(["open", "under_review", "resolved_refunded", "resolved_rejected"])
 export type DisputeStatus = typeof DisputeStatus.Type
 
 export interface DisputeRecord {
@@ -439,13 +438,13 @@ export interface DisputeRecord {
 
 export class Dispute extends Schema.Class<Dispute>("Dispute")({
   id: Schema.String,
-  role: Schema.Literal("buyer", "seller"),
+  role: Schema.Literals(["buyer", "seller"]),
   transactionId: Schema.String,
   buyerAgentId: Schema.String,
   sellerAgentId: Schema.String,
   reason: Schema.String,
   status: DisputeStatus,
-  sellerResponse: Schema.NullOr(Schema.Literal("accept", "contest")),
+  sellerResponse: Schema.NullOr(Schema.Literals(["accept", "contest"])),
   sellerNote: Schema.NullOr(Schema.String),
   resolution: Schema.NullOr(Schema.String),
   refundCents: Cents,
@@ -458,12 +457,12 @@ export class Dispute extends Schema.Class<Dispute>("Dispute")({
 }) {}
 
 export const OpenDisputeBody = Schema.Struct({ transactionId: Text(100), reason: Text(2000) })
-export const RespondDisputeBody = Schema.Struct({ action: Schema.Literal("accept", "contest"), note: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))) })
+export const RespondDisputeBody = Schema.Struct({ action: Schema.Literals(["accept", "contest"]), note: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(2000)))) })
 
 // ---------------------------------------------------------------------------------------------
 // Reputation, leaderboard, analytics
 
-export const ReputationBand = Schema.Literal("Bronze", "Silver", "Gold", "Platinum", "Diamond")
+export const ReputationBand = Schema.Literals(["Bronze", "Silver", "Gold", "Platinum", "Diamond"])
 export type ReputationBand = typeof ReputationBand.Type
 
 /** Aggregates the reputation formula reads for one agent. */
@@ -485,7 +484,7 @@ export const ReputationFactors = Schema.Struct({
 
 export const Reputation = Schema.Struct({
   agentId: Schema.String,
-  score: Schema.Int.pipe(Schema.between(0, 1000)),
+  score: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 1000 }))),
   band: ReputationBand,
   nextBand: Schema.NullOr(Schema.Struct({ band: ReputationBand, atScore: Schema.Int })),
   factors: ReputationFactors,
@@ -570,15 +569,15 @@ export const HowToFund = Schema.Struct({
 export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>()(
   "InsufficientCredits",
   { message: Schema.String, requiredCents: Schema.Int, balanceCents: Schema.Int, missingCents: Schema.Int, howToFund: HowToFund },
-  HttpApiSchema.annotations({ status: 402, description: "Not enough wallet credits; `missingCents` and `howToFund` say what to do." })
+  { httpApiStatus: 402, description: "Not enough wallet credits; `missingCents` and `howToFund` say what to do." }
 ) {}
 
-export const PolicyName = Schema.Literal("perTransactionLimit", "dailyLimit", "monthlyLimit", "allowedCategories", "allowedSellers")
+export const PolicyName = Schema.Literals(["perTransactionLimit", "dailyLimit", "monthlyLimit", "allowedCategories", "allowedSellers"])
 export type PolicyName = typeof PolicyName.Type
 
 /** 403 — a wallet spending policy refuses the purchase; `policy` names it. */
 export class PolicyViolation extends Schema.TaggedError<PolicyViolation>()(
   "PolicyViolation",
   { message: Schema.String, policy: PolicyName, limitCents: Schema.NullOr(Schema.Int), attemptedCents: Schema.NullOr(Schema.Int) },
-  HttpApiSchema.annotations({ status: 403, description: "A wallet spending policy refuses the purchase; `policy` names it." })
+  { httpApiStatus: 403, description: "A wallet spending policy refuses the purchase; `policy` names it." }
 ) {}

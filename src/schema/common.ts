@@ -3,30 +3,30 @@ import { Schema } from "effect"
 
 /** Integer minor units (cents). Never a float, never negative. */
 export const Cents = Schema.Int.pipe(
-  Schema.nonNegative({ message: () => "must be a non-negative integer number of cents" }),
-  Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER),
+  Schema.check(Schema.isGreaterThanOrEqualTo(0, { message: "must be a non-negative integer number of cents" })),
+  Schema.check(Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER)),
   Schema.brand("Cents")
 )
 export type Cents = typeof Cents.Type
 
 /** A signed amount of cents, for ledger postings (debits negative, credits positive). */
 export const SignedCents = Schema.Int.pipe(
-  Schema.greaterThanOrEqualTo(-Number.MAX_SAFE_INTEGER),
-  Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)
+  Schema.check(Schema.isGreaterThanOrEqualTo(-Number.MAX_SAFE_INTEGER)),
+  Schema.check(Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
 )
 
 export const cents = (n: number): Cents => Cents.make(n)
 
 /** ISO 8601 timestamp string on the wire. */
-export const Timestamp = Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}-\d{2}T/))
+export const Timestamp = Schema.String.pipe(Schema.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}T/)))
 
 /** Opaque cursor for keyset pagination. */
-export const Cursor = Schema.String.pipe(Schema.maxLength(512))
+export const Cursor = Schema.String.pipe(Schema.check(Schema.isMaxLength(512)))
 
 /** `limit` query parameter: 1..100, default applied by the service. */
-export const PageLimit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))
+export const PageLimit = Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 })))
 
-export const Page = <A, I, R>(item: Schema.Schema<A, I, R>) =>
+export const Page = <S extends Schema.Top>(item: S) =>
   Schema.Struct({
     data: Schema.Array(item),
     nextCursor: Schema.NullOr(Schema.String)
@@ -43,7 +43,7 @@ export const decodeCursor = (cursor: string): unknown => {
 }
 
 export const Email = Schema.String.pipe(
-  Schema.trimmed({ message: () => "must not have surrounding spaces" }),
-  Schema.maxLength(254),
-  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an e-mail address" })
+  Schema.check(Schema.isTrimmed({ message: "must not have surrounding spaces" })),
+  Schema.check(Schema.isMaxLength(254)),
+  Schema.check(Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: "must be an e-mail address" }))
 )

@@ -2,7 +2,7 @@
 import { Schema } from "effect"
 import { Plan, Template } from "./marketplace.js"
 
-export const VisitorClass = Schema.Literal("ai_agent", "crawler", "browser", "unknown")
+export const VisitorClass = Schema.Literals(["ai_agent", "crawler", "browser", "unknown"])
 export type VisitorClass = typeof VisitorClass.Type
 
 export const Visitor = Schema.Struct({
@@ -13,7 +13,7 @@ export const Visitor = Schema.Struct({
   /** True only when a valid bearer key named the agent. */
   authenticated: Schema.Boolean,
   /** What the classification rests on. */
-  detected_by: Schema.Literal("api_key", "user_agent", "none"),
+  detected_by: Schema.Literals(["api_key", "user_agent", "none"]),
   /** The key's permissions (authenticated visitors only). */
   permissions: Schema.optional(Schema.Array(Schema.String))
 })
@@ -25,7 +25,7 @@ export const EndpointLine = Schema.Struct({
   path: Schema.String,
   description: Schema.String,
   url: Schema.String,
-  auth: Schema.Literal("public", "bearer", "session", "bearer_or_session"),
+  auth: Schema.Literals(["public", "bearer", "session", "bearer_or_session"]),
   permission: Schema.NullOr(Schema.String)
 })
 export type EndpointLine = typeof EndpointLine.Type

@@ -1,80 +1,79 @@
 // The tagged errors shared by every domain, each bound to exactly one HTTP status.
-import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 
 /** 400 — input that does not decode or does not make sense; names the field. */
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()(
   "InvalidInput",
   { message: Schema.String, field: Schema.optional(Schema.String) },
-  HttpApiSchema.annotations({ status: 400, description: "The input is invalid; `field` names the offending field." })
+  { httpApiStatus: 400, description: "The input is invalid; `field` names the offending field." }
 ) {}
 
 /** 401 — no credentials, or credentials that are unknown, revoked or expired. */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
   "Unauthorized",
   { message: Schema.String },
-  HttpApiSchema.annotations({ status: 401 })
+  { httpApiStatus: 401 }
 ) {}
 
 /** 403 — authenticated, but the key lacks a permission. */
 export class Forbidden extends Schema.TaggedError<Forbidden>()(
   "Forbidden",
   { message: Schema.String, permission: Schema.optional(Schema.String) },
-  HttpApiSchema.annotations({ status: 403 })
+  { httpApiStatus: 403 }
 ) {}
 
 /** 404 — the object does not exist, or belongs to someone else. */
 export class NotFound extends Schema.TaggedError<NotFound>()(
   "NotFound",
   { message: Schema.String, resource: Schema.String, id: Schema.optional(Schema.String) },
-  HttpApiSchema.annotations({ status: 404 })
+  { httpApiStatus: 404 }
 ) {}
 
 /** 409 — the request conflicts with the object's current state. */
 export class Conflict extends Schema.TaggedError<Conflict>()(
   "Conflict",
   { message: Schema.String, state: Schema.optional(Schema.String) },
-  HttpApiSchema.annotations({ status: 409 })
+  { httpApiStatus: 409 }
 ) {}
 
 /** 413 — request body over the configured limit. */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   "PayloadTooLarge",
   { message: Schema.String, limitBytes: Schema.Number },
-  HttpApiSchema.annotations({ status: 413 })
+  { httpApiStatus: 413 }
 ) {}
 
 /** 411 — a request body sent without Content-Length (chunked): its size cannot be checked before reading. */
 export class LengthRequired extends Schema.TaggedError<LengthRequired>()(
   "LengthRequired",
   { message: Schema.String },
-  HttpApiSchema.annotations({ status: 411 })
+  { httpApiStatus: 411 }
 ) {}
 
 /** 415 — a request body under /api/ that is not JSON (`field` is "Content-Type"). */
 export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()(
   "UnsupportedMediaType",
   { message: Schema.String, field: Schema.String },
-  HttpApiSchema.annotations({ status: 415 })
+  { httpApiStatus: 415 }
 ) {}
 
 /** 422 — an Idempotency-Key reused with a different request. */
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()(
   "IdempotencyKeyReused",
   { message: Schema.String },
-  HttpApiSchema.annotations({ status: 422 })
+  { httpApiStatus: 422 }
 ) {}
 
 /** 429 — rate limit exceeded. */
 export class RateLimited extends Schema.TaggedError<RateLimited>()(
   "RateLimited",
   { message: Schema.String, retryAfterSeconds: Schema.Number, limit: Schema.Number, window: Schema.String },
-  HttpApiSchema.annotations({ status: 429 })
+  { httpApiStatus: 429 }
 ) {}
 
 /** 503 — the storage behind the service is unreachable; retry later. */
 export class StorageUnavailable extends Schema.TaggedError<StorageUnavailable>()(
   "StorageUnavailable",
   { message: Schema.String },
-  HttpApiSchema.annotations({ status: 503 })
+  { httpApiStatus: 503 }
 ) {}

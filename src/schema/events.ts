@@ -2,23 +2,7 @@
 import { Schema } from "effect"
 
 /** Every event kind the platform emits (docs/events.md has the payload of each). */
-export const EventType = Schema.Literal(
-  "transaction.completed",
-  "transaction.refunded",
-  "negotiation.updated",
-  "saga.step_changed",
-  "saga.completed",
-  "saga.compensated",
-  "dispute.updated",
-  "build.status_changed",
-  "payment.succeeded",
-  "wallet.low_balance",
-  "wallet.recharged",
-  "approval.requested",
-  "review.created",
-  "webhook.disabled",
-  "webhook.test"
-)
+export const EventType = Schema.Literals(["transaction.completed", "transaction.refunded", "negotiation.updated", "saga.step_changed", "saga.completed", "saga.compensated", "dispute.updated", "build.status_changed", "payment.succeeded", "wallet.low_balance", "wallet.recharged", "approval.requested", "review.created", "webhook.disabled", "webhook.test"])
 export type EventType = typeof EventType.Type
 export const eventTypes = EventType.literals
 
@@ -28,5 +12,5 @@ export class DomainEvent extends Schema.Class<DomainEvent>("DomainEvent")({
   /** The agent the event is addressed to (its webhook receives it). */
   agentId: Schema.String,
   occurredAt: Schema.String,
-  data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  data: Schema.Record(Schema.String, Schema.Unknown)
 }) {}

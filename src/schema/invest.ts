@@ -1,12 +1,11 @@
 // Investment in the platform utility token (or a project's stake), holdings, and governance
 // proposals with top-10 weighted voting and the founder veto (spec §1, §4.2, §4.3).
-import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Cents } from "./common.js"
 
 /** What an investment buys into: the platform, or one catalog project. */
 export const InvestTarget = Schema.Struct({
-  type: Schema.Literal("platform", "project"),
+  type: Schema.Literals(["platform", "project"]),
   /** "platform", or the project id. */
   id: Schema.String
 })
@@ -65,11 +64,11 @@ export class Holding extends Schema.Class<Holding>("Holding")({
 
 export const InvestBody = Schema.Struct({
   /** The catalog project to invest in; absent (or "platform") invests in the platform. */
-  projectId: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100))),
+  projectId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))),
   /** How many tokens to buy … */
-  tokens: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(100_000_000))),
+  tokens: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(1)), Schema.check(Schema.isLessThanOrEqualTo(100_000_000)))),
   /** … or how many cents to spend (whole tokens only; the remainder is not charged). */
-  amountCents: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)))
+  amountCents: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(1)), Schema.check(Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER))))
 })
 export type InvestBody = typeof InvestBody.Type
 
@@ -126,15 +125,15 @@ export class StakeExhausted extends Schema.TaggedError<StakeExhausted>()(
     remainingTokens: Schema.Int,
     remainingCents: Schema.Int
   },
-  HttpApiSchema.annotations({ status: 409, description: "Beyond the remaining 49 % stake; the remaining amount is stated." })
+  { httpApiStatus: 409, description: "Beyond the remaining 49 % stake; the remaining amount is stated." }
 ) {}
 
 // ---------------------------------------------------------------------------------------------
 // Governance
 
-export const ProposalStatus = Schema.Literal("open", "passed", "rejected", "vetoed", "executed")
+export const ProposalStatus = Schema.Literals(["open", "passed", "rejected", "vetoed", "executed"])
 export type ProposalStatus = typeof ProposalStatus.Type
-export const VoteChoice = Schema.Literal("yes", "no", "abstain")
+export const VoteChoice = Schema.Literals(["yes", "no", "abstain"])
 export type VoteChoice = typeof VoteChoice.Type
 
 export const SnapshotVoter = Schema.Struct({ rank: Schema.Int, agentId: Schema.String, weight: Schema.Int })
@@ -192,19 +191,19 @@ export class Vote extends Schema.Class<Vote>("Vote")({
 }) {}
 
 export const CreateProposalBody = Schema.Struct({
-  title: Schema.String.pipe(Schema.trimmed(), Schema.minLength(3), Schema.maxLength(140)),
-  description: Schema.String.pipe(Schema.maxLength(5000)),
+  title: Schema.String.pipe(Schema.check(Schema.isTrimmed()), Schema.check(Schema.isMinLength(3)), Schema.check(Schema.isMaxLength(140))),
+  description: Schema.String.pipe(Schema.check(Schema.isMaxLength(5000))),
   /** Length of the voting window in hours (1 to 336; default 72). */
-  votingPeriodHours: Schema.optional(Schema.Int.pipe(Schema.between(1, 336)))
+  votingPeriodHours: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 336 }))))
 })
 export type CreateProposalBody = typeof CreateProposalBody.Type
 
 export const VoteBody = Schema.Struct({
-  proposalId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)),
+  proposalId: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))),
   choice: VoteChoice
 })
 
-export const VetoBody = Schema.Struct({ reason: Schema.String.pipe(Schema.trimmed(), Schema.minLength(3), Schema.maxLength(1000)) })
+export const VetoBody = Schema.Struct({ reason: Schema.String.pipe(Schema.check(Schema.isTrimmed()), Schema.check(Schema.isMinLength(3)), Schema.check(Schema.isMaxLength(1000))) })
 
 export const VoteResponse = Schema.Struct({ vote: Vote, proposal: Proposal })
 
@@ -212,5 +211,5 @@ export const VoteResponse = Schema.Struct({ vote: Vote, proposal: Proposal })
 export class NotATopHolder extends Schema.TaggedError<NotATopHolder>()(
   "NotATopHolder",
   { message: Schema.String, proposalId: Schema.optional(Schema.String) },
-  HttpApiSchema.annotations({ status: 403 })
+  { httpApiStatus: 403 }
 ) {}

@@ -3,12 +3,12 @@ import { Schema } from "effect"
 
 export const agentPermissions = ["catalog:read", "evaluate", "acquire", "invest", "create"] as const
 export const commercePermissions = ["commerce:read", "commerce:buy", "commerce:sell", "commerce:negotiate"] as const
-export const Permission = Schema.Literal(...agentPermissions, ...commercePermissions)
+export const Permission = Schema.Literals([...agentPermissions, ...commercePermissions])
 export type Permission = typeof Permission.Type
 export const allPermissions: ReadonlyArray<Permission> = [...agentPermissions, ...commercePermissions]
 
 /** What a caller may ask for when creating a key: a permission, or `commerce:*` (all four commerce ones). */
-export const PermissionGrant = Schema.Union(Permission, Schema.Literal("commerce:*"))
+export const PermissionGrant = Schema.Union([Permission, Schema.Literal("commerce:*")])
 export type PermissionGrant = typeof PermissionGrant.Type
 
 export const expandGrants = (grants: ReadonlyArray<PermissionGrant>): ReadonlyArray<Permission> => {
@@ -23,9 +23,9 @@ export const expandGrants = (grants: ReadonlyArray<PermissionGrant>): ReadonlyAr
 /** Visible prefix of every agent API key. The secret after it is 32 random bytes, base64url. */
 export const KEY_PREFIX = "ak_live_"
 
-export const AccountId = Schema.String.pipe(Schema.pattern(/^acct_[A-Za-z0-9_-]+$/))
-export const AgentId = Schema.String.pipe(Schema.pattern(/^agt_[A-Za-z0-9_-]+$/))
-export const KeyId = Schema.String.pipe(Schema.pattern(/^key_[A-Za-z0-9_-]+$/))
+export const AccountId = Schema.String.pipe(Schema.check(Schema.isPattern(/^acct_[A-Za-z0-9_-]+$/)))
+export const AgentId = Schema.String.pipe(Schema.check(Schema.isPattern(/^agt_[A-Za-z0-9_-]+$/)))
+export const KeyId = Schema.String.pipe(Schema.check(Schema.isPattern(/^key_[A-Za-z0-9_-]+$/)))
 
 export class Account extends Schema.Class<Account>("Account")({
   id: Schema.String,

@@ -6,8 +6,8 @@ export class KnowledgeProduct extends Schema.Class<KnowledgeProduct>("KnowledgeP
   name: Schema.String,
   slug: Schema.String,
   description: Schema.String,
-  priceInCents: Schema.Int.pipe(Schema.nonNegative()),
-  currency: Schema.String.pipe(Schema.pattern(/^[a-z]{3}$/)),
+  priceInCents: Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0))),
+  currency: Schema.String.pipe(Schema.check(Schema.isPattern(/^[a-z]{3}$/))),
   category: Schema.String,
   isActive: Schema.Boolean
 }) {}
@@ -15,13 +15,13 @@ export class KnowledgeProduct extends Schema.Class<KnowledgeProduct>("KnowledgeP
 export const KnowledgePhase = Schema.Struct({
   name: Schema.String,
   physiology: Schema.String,
-  femaleSensations: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  partnerGuidance: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  painScale: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  femaleSensations: Schema.Record(Schema.String, Schema.Unknown),
+  partnerGuidance: Schema.Record(Schema.String, Schema.Unknown),
+  painScale: Schema.Record(Schema.String, Schema.Unknown)
 })
 
 export const KnowledgeBase = Schema.Struct({
-  phases: Schema.Record({ key: Schema.String, value: KnowledgePhase }),
+  phases: Schema.Record(Schema.String, KnowledgePhase),
   story: Schema.Struct({ title: Schema.String, quote: Schema.String }),
   disclaimer: Schema.String
 })

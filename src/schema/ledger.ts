@@ -1,5 +1,4 @@
 // The double-entry ledger: accounts, postings, entries and the 85/15 settlement split.
-import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 
 /**
@@ -17,14 +16,13 @@ export const EXTERNAL_GRANTS = "external:grants"
 export const mayGoNegative = (account: string) => account.startsWith("external:")
 
 export const Posting = Schema.Struct({
-  account: Schema.String.pipe(Schema.minLength(3), Schema.maxLength(200)),
+  account: Schema.String.pipe(Schema.check(Schema.isMinLength(3)), Schema.check(Schema.isMaxLength(200))),
   /** Signed integer cents: positive credits the account, negative debits it. */
   amount: Schema.Int
 })
 export type Posting = typeof Posting.Type
 
-export const EntryKind = Schema.Literal(
-  "funding", // money in from the payment processor (plan, recharge)
+export const EntryKind = Schema.Literals(["funding", // money in from the payment processor (plan, recharge)
   "grant", // simulated top-up in fake-payments mode
   "purchase", // buyer → seller + platform fee (instant settlement)
   "escrow_hold", // buyer wallet → escrow
@@ -33,8 +31,7 @@ export const EntryKind = Schema.Literal(
   "refund", // reversal of a purchase or settlement
   "project_creation", // credits spent on the builder
   "investment", // credits converted into token holdings
-  "adjustment"
-)
+  "adjustment"])
 export type EntryKind = typeof EntryKind.Type
 
 export class JournalEntry extends Schema.Class<JournalEntry>("JournalEntry")({
@@ -57,7 +54,7 @@ export class InsufficientFunds extends Schema.TaggedError<InsufficientFunds>()(
     requiredCents: Schema.Int,
     missingCents: Schema.Int
   },
-  HttpApiSchema.annotations({ status: 402 })
+  { httpApiStatus: 402 }
 ) {}
 
 /**

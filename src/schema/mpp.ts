@@ -1,6 +1,5 @@
 // Micropayment protocol (HTTP 402 pay-per-request): discovery, health, the Payment challenge,
 // credential and receipt (MPP "Payment" auth scheme, docs/mpp.md), and the stored challenge row.
-import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Cents, Timestamp } from "./common.js"
 
@@ -18,7 +17,7 @@ export const CREDENTIAL_HEADER = "Payment-Authorization"
 export const RECEIPT_HEADER = "Payment-Receipt"
 export const PROBLEM_BASE = "https://paymentauth.org/problems/"
 
-export const MethodStatus = Schema.Literal("active", "not_yet_available")
+export const MethodStatus = Schema.Literals(["active", "not_yet_available"])
 
 export const PaymentMethodInfo = Schema.Struct({
   /** neutral form `method.intent` (spec §8: crypto.charge, card.charge) */
@@ -59,7 +58,7 @@ export class MppDiscovery extends Schema.Class<MppDiscovery>("MppDiscovery")({
 export const HealthCheck = Schema.Struct({ ok: Schema.Boolean, latencyMs: Schema.Number, detail: Schema.String })
 
 export class MppHealth extends Schema.Class<MppHealth>("MppHealth")({
-  status: Schema.Literal("ok", "degraded"),
+  status: Schema.Literals(["ok", "degraded"]),
   protocolStatus: Schema.Literal("pending_early_access"),
   checkedAt: Timestamp,
   checks: Schema.Struct({ storage: HealthCheck, ledger: HealthCheck, credits: HealthCheck }),
@@ -109,7 +108,7 @@ export const Receipt = Schema.Struct({
 })
 export type Receipt = typeof Receipt.Type
 
-export const ChallengeStatus = Schema.Literal("open", "paid")
+export const ChallengeStatus = Schema.Literals(["open", "paid"])
 export type ChallengeStatus = typeof ChallengeStatus.Type
 
 /** The stored challenge: bound to the agent and key it was issued to, single use. */
@@ -134,7 +133,7 @@ export interface ChallengeRecord {
   readonly transactionId: string | null
 }
 
-export const InvokeUrlParams = Schema.Struct({ tier: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100))) })
+export const InvokeUrlParams = Schema.Struct({ tier: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))) })
 export const InvokeBody = Schema.Struct({ input: Schema.optional(Schema.Unknown) })
 
 export class InvokeResult extends Schema.Class<InvokeResult>("InvokeResult")({
@@ -146,14 +145,7 @@ export class InvokeResult extends Schema.Class<InvokeResult>("InvokeResult")({
   receipt: Receipt
 }) {}
 
-export const MppProblem = Schema.Literal(
-  "payment-required",
-  "malformed-credential",
-  "invalid-challenge",
-  "payment-expired",
-  "verification-failed",
-  "payment-insufficient"
-)
+export const MppProblem = Schema.Literals(["payment-required", "malformed-credential", "invalid-challenge", "payment-expired", "verification-failed", "payment-insufficient"])
 export type MppProblem = typeof MppProblem.Type
 
 /** 402 — pay first: a fresh challenge (also in WWW-Authenticate) and why the last credential, if any, was refused. */
@@ -169,33 +161,33 @@ export class PaymentRequired extends Schema.TaggedError<PaymentRequired>()(
     /** How many cents the wallet lacks, when that is why (payment-insufficient). */
     missingCents: Schema.optional(Schema.Int)
   },
-  HttpApiSchema.annotations({ status: 402, description: "Payment required: a Payment challenge (WWW-Authenticate) and its JSON twin." })
+  { httpApiStatus: 402, description: "Payment required: a Payment challenge (WWW-Authenticate) and its JSON twin." }
 ) {}
 
 /** 422 — the price is below the 0.01 USD minimum charge. */
 export class ChargeBelowMinimum extends Schema.TaggedError<ChargeBelowMinimum>()(
   "ChargeBelowMinimum",
   { message: Schema.String, amountCents: Schema.Int, minimumCents: Schema.Int },
-  HttpApiSchema.annotations({ status: 422 })
+  { httpApiStatus: 422 }
 ) {}
 
 /** 409 — the service is not priced per call: buy it with /buy or /saga. */
 export class NotPayPerRequest extends Schema.TaggedError<NotPayPerRequest>()(
   "NotPayPerRequest",
   { message: Schema.String, pricingModel: Schema.String },
-  HttpApiSchema.annotations({ status: 409 })
+  { httpApiStatus: 409 }
 ) {}
 
 /** 403 — the payment is in order, but the wallet's autonomy level needs the owner's approval for this call. */
 export class ApprovalRequired extends Schema.TaggedError<ApprovalRequired>()(
   "ApprovalRequired",
-  { message: Schema.String, reason: Schema.Literal("manual", "approvalThreshold") },
-  HttpApiSchema.annotations({ status: 403 })
+  { message: Schema.String, reason: Schema.Literals(["manual", "approvalThreshold"]) },
+  { httpApiStatus: 403 }
 ) {}
 
 /** 502 — the seller's delivery failed; nothing was charged and the challenge stays open. */
 export class SellerFailed extends Schema.TaggedError<SellerFailed>()(
   "SellerFailed",
   { message: Schema.String, serviceId: Schema.String },
-  HttpApiSchema.annotations({ status: 502 })
+  { httpApiStatus: 502 }
 ) {}

@@ -1,19 +1,18 @@
 // Negotiation between a buying agent and a seller: states, the enforced transition table, the
 // deterministic seller policy (pure arithmetic on integer cents) and the API shapes.
-import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Cents, Timestamp } from "./common.js"
 
 // ---------------------------------------------------------------------------------------------
 // States and transitions (docs/negotiation.md has the same table; a test compares them)
 
-export const NegotiationStatus = Schema.Literal("awaiting_seller", "awaiting_buyer", "accepted", "rejected", "used", "expired")
+export const NegotiationStatus = Schema.Literals(["awaiting_seller", "awaiting_buyer", "accepted", "rejected", "used", "expired"])
 export type NegotiationStatus = typeof NegotiationStatus.Type
 
-export const NegotiationAction = Schema.Literal("propose", "counter", "accept", "reject")
+export const NegotiationAction = Schema.Literals(["propose", "counter", "accept", "reject"])
 export type NegotiationAction = typeof NegotiationAction.Type
 
-export const Party = Schema.Literal("buyer", "seller")
+export const Party = Schema.Literals(["buyer", "seller"])
 export type Party = typeof Party.Type
 
 /** The party whose turn it is in each state (null: nobody can act). */
@@ -63,9 +62,9 @@ export const SELLER_ANSWER_LIMIT_MS = 30_000
 
 export const Terms = Schema.Struct({
   /** Units the buyer commits to (calls, pages, seats…): 1 point of discount per full 10, at most 10. */
-  volume: Schema.optional(Schema.Int.pipe(Schema.between(1, 1_000_000))),
+  volume: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 1_000_000 })))),
   /** Commitment length in months: 1 point of discount per full 3 months, at most 8. */
-  durationMonths: Schema.optional(Schema.Int.pipe(Schema.between(1, 120)))
+  durationMonths: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 120 }))))
 })
 export type Terms = typeof Terms.Type
 
@@ -207,8 +206,8 @@ export class Negotiation extends Schema.Class<Negotiation>("Negotiation")({
   updatedAt: Timestamp
 }) {}
 
-const PositiveCents = Schema.Int.pipe(Schema.between(1, Number.MAX_SAFE_INTEGER))
-const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100))
+const PositiveCents = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })))
+const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))
 
 export const NegotiateBody = Schema.Struct({
   serviceId: Id,
@@ -220,7 +219,7 @@ export const NegotiateBody = Schema.Struct({
 export type NegotiateBody = typeof NegotiateBody.Type
 
 export const RespondBody = Schema.Struct({
-  action: Schema.Literal("accept", "reject", "counter"),
+  action: Schema.Literals(["accept", "reject", "counter"]),
   /** required with counter */
   counterPriceCents: Schema.optional(PositiveCents),
   /** replaces the terms (counter only) */
@@ -240,19 +239,19 @@ export const NegotiationPage = Schema.Struct({
 export class NegotiationClosed extends Schema.TaggedError<NegotiationClosed>()(
   "NegotiationClosed",
   { message: Schema.String, status: NegotiationStatus, turn: Schema.NullOr(Party) },
-  HttpApiSchema.annotations({ status: 409, description: "Wrong turn, or the negotiation is no longer open." })
+  { httpApiStatus: 409, description: "Wrong turn, or the negotiation is no longer open." }
 ) {}
 
 /** 422 — a counter without a price, or a price the rules do not allow (above the list price, not below the ask). */
 export class InvalidOffer extends Schema.TaggedError<InvalidOffer>()(
   "InvalidOffer",
   { message: Schema.String, field: Schema.String },
-  HttpApiSchema.annotations({ status: 422 })
+  { httpApiStatus: 422 }
 ) {}
 
 /** 409 — an accepted price that is used, expired, or for another service, tier or buyer. */
 export class NegotiationUnusable extends Schema.TaggedError<NegotiationUnusable>()(
   "NegotiationUnusable",
   { message: Schema.String, negotiationId: Schema.String, status: NegotiationStatus },
-  HttpApiSchema.annotations({ status: 409 })
+  { httpApiStatus: 409 }
 ) {}

@@ -1,18 +1,17 @@
 // Payments: hosted checkouts (plans, knowledge products, acquisitions, recharges), their
 // fulfilment records, and the processor's signed events (spec §1, §2.3, §4.2, §4.3, §4.5).
-import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Cents, Email } from "./common.js"
 
 /** What a checkout pays for; fulfilment is chosen by it. */
-export const CheckoutPurpose = Schema.Literal("plan", "knowledge", "acquisition", "recharge")
+export const CheckoutPurpose = Schema.Literals(["plan", "knowledge", "acquisition", "recharge"])
 export type CheckoutPurpose = typeof CheckoutPurpose.Type
 
 /** pending → paid | expired | failed; the three outcomes are final. */
-export const CheckoutStatus = Schema.Literal("pending", "paid", "expired", "failed")
+export const CheckoutStatus = Schema.Literals(["pending", "paid", "expired", "failed"])
 export type CheckoutStatus = typeof CheckoutStatus.Type
 
-export const CheckoutMode = Schema.Literal("payment", "subscription")
+export const CheckoutMode = Schema.Literals(["payment", "subscription"])
 export type CheckoutMode = typeof CheckoutMode.Type
 
 /** Our record of one processor checkout session (keyed by the processor's session id). */
@@ -53,23 +52,23 @@ export class CheckoutStarted extends Schema.Class<CheckoutStarted>("CheckoutStar
 // ---------------------------------------------------------------------------------------------
 
 export const CustomerName = Schema.String.pipe(
-  Schema.trimmed({ message: () => "must not have surrounding spaces" }),
-  Schema.minLength(1, { message: () => "must not be empty" }),
-  Schema.maxLength(120, { message: () => "must have at most 120 characters" })
+  Schema.check(Schema.isTrimmed({ message: "must not have surrounding spaces" })),
+  Schema.check(Schema.isMinLength(1, { message: "must not be empty" })),
+  Schema.check(Schema.isMaxLength(120, { message: "must have at most 120 characters" }))
 )
 
 /** Spec §4.5: serviceId is required; the e-mail and name are optional (the processor's page asks for what is missing). */
 export const PurchaseAccessInput = Schema.Struct({
-  serviceId: Schema.Int.pipe(Schema.positive({ message: () => "must be a positive integer product id" })),
+  serviceId: Schema.Int.pipe(Schema.check(Schema.isGreaterThan(0, { message: "must be a positive integer product id" }))),
   customerEmail: Schema.optional(Email),
   customerName: Schema.optional(CustomerName)
 })
 export type PurchaseAccessInput = typeof PurchaseAccessInput.Type
 
 export const CheckoutSessionId = Schema.String.pipe(
-  Schema.minLength(3),
-  Schema.maxLength(255),
-  Schema.pattern(/^[A-Za-z0-9_-]+$/, { message: () => "must be a checkout session id" })
+  Schema.check(Schema.isMinLength(3)),
+  Schema.check(Schema.isMaxLength(255)),
+  Schema.check(Schema.isPattern(/^[A-Za-z0-9_-]+$/, { message: "must be a checkout session id" }))
 )
 
 export const PurchaseStatusInput = Schema.Struct({ sessionId: CheckoutSessionId })
@@ -101,9 +100,9 @@ export class PurchaseStatus extends Schema.Class<PurchaseStatus>("PurchaseStatus
 // ---------------------------------------------------------------------------------------------
 
 export const CreateSubscriptionCheckoutInput = Schema.Struct({
-  planId: Schema.Literal("starter", "pro", "scale"),
+  planId: Schema.Literals(["starter", "pro", "scale"]),
   /** Dashboard sessions name the agent whose wallet receives the credits; a key uses its own agent. */
-  agentId: Schema.optional(Schema.String.pipe(Schema.pattern(/^agt_[A-Za-z0-9_-]+$/, { message: () => "must be an agent id" })))
+  agentId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isPattern(/^agt_[A-Za-z0-9_-]+$/, { message: "must be an agent id" }))))
 })
 
 export class SubscriptionCheckout extends Schema.Class<SubscriptionCheckout>("SubscriptionCheckout")({
@@ -200,11 +199,11 @@ export interface ProcessorEvent {
 
 /** The raw event envelope, decoded after the signature is verified. */
 export const StripeEventEnvelope = Schema.Struct({
-  id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)),
+  id: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(255))),
   object: Schema.optional(Schema.Literal("event")),
-  type: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)),
+  type: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(255))),
   created: Schema.Number,
-  data: Schema.Struct({ object: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
+  data: Schema.Struct({ object: Schema.Record(Schema.String, Schema.Unknown) })
 })
 
 export const WebhookAck = Schema.Struct({
@@ -221,12 +220,20 @@ export type WebhookAck = typeof WebhookAck.Type
 export class InvalidSignature extends Schema.TaggedError<InvalidSignature>()(
   "InvalidSignature",
   { message: Schema.String },
-  HttpApiSchema.annotations({ status: 400, description: "The Stripe-Signature header is missing, stale, or does not match the raw body." })
+  { httpApiStatus: 400, description: "The Stripe-Signature header is missing, stale, or does not match the raw body." }
 ) {}
 
 /** 502 — the payment processor did not answer, or refused the request. */
 export class ProcessorUnavailable extends Schema.TaggedError<ProcessorUnavailable>()(
   "ProcessorUnavailable",
   { message: Schema.String },
-  HttpApiSchema.annotations({ status: 502, description: "The payment processor did not answer or refused the request; retry later." })
+  { httpApiStatus: 502, description: "The payment processor did not answer or refused the request; retry later." }
 ) {}
+
+/** Test cards on the hosted page: number → the decline code it produces (absent: it pays). */
+export const FAKE_TEST_CARDS: ReadonlyArray<{ readonly number: string; readonly label: string; readonly failure?: string }> = [
+  { number: "4242424242424242", label: "4242 4242 4242 4242 — succeeds" },
+  { number: "4000000000000002", label: "4000 0000 0000 0002 — card_declined", failure: "card_declined" },
+  { number: "4000000000009995", label: "4000 0000 0000 9995 — insufficient_funds", failure: "insufficient_funds" },
+  { number: "4000000000000069", label: "4000 0000 0000 0069 — expired_card", failure: "expired_card" }
+]

@@ -1,6 +1,5 @@
 // Marketplace catalog projects, evaluations, builder projects with their build state machine, and
 // multi-step agent sessions (spec §1, §4.3).
-import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Cents } from "./common.js"
 import { Template, TemplateCategory } from "./marketplace.js"
@@ -8,9 +7,9 @@ import { Template, TemplateCategory } from "./marketplace.js"
 // ---------------------------------------------------------------------------------------------
 // Catalog
 
-export const CatalogSort = Schema.Literal("price", "rating", "mrr", "growth", "newest")
+export const CatalogSort = Schema.Literals(["price", "rating", "mrr", "growth", "newest"])
 export type CatalogSort = typeof CatalogSort.Type
-export const SortOrder = Schema.Literal("asc", "desc")
+export const SortOrder = Schema.Literals(["asc", "desc"])
 export type SortOrder = typeof SortOrder.Type
 
 export class ProjectMetrics extends Schema.Class<ProjectMetrics>("ProjectMetrics")({
@@ -18,10 +17,10 @@ export class ProjectMetrics extends Schema.Class<ProjectMetrics>("ProjectMetrics
   mrrCents: Cents,
   /** Month-over-month revenue growth, percent (may be negative). */
   monthlyGrowthPct: Schema.Number,
-  activeUsers: Schema.Int.pipe(Schema.nonNegative()),
+  activeUsers: Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0))),
   /** Monthly customer churn, percent. */
-  churnPct: Schema.Number.pipe(Schema.nonNegative()),
-  ageMonths: Schema.Int.pipe(Schema.nonNegative())
+  churnPct: Schema.Number.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0))),
+  ageMonths: Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))
 }) {}
 
 /** A project listed in the marketplace catalog (the list view). */
@@ -104,11 +103,11 @@ export interface CatalogListing {
 // ---------------------------------------------------------------------------------------------
 // Evaluation
 
-export const Recommendation = Schema.Literal("strong_buy", "buy", "hold", "avoid")
+export const Recommendation = Schema.Literals(["strong_buy", "buy", "hold", "avoid"])
 export type Recommendation = typeof Recommendation.Type
 
 export const EvaluationReason = Schema.Struct({
-  factor: Schema.Literal("revenue", "growth", "churn", "valuation", "traction", "maturity"),
+  factor: Schema.Literals(["revenue", "growth", "churn", "valuation", "traction", "maturity"]),
   points: Schema.Int,
   maxPoints: Schema.Int,
   detail: Schema.String
@@ -117,7 +116,7 @@ export type EvaluationReason = typeof EvaluationReason.Type
 
 export class Evaluation extends Schema.Class<Evaluation>("Evaluation")({
   projectId: Schema.String,
-  score: Schema.Int.pipe(Schema.between(0, 100)),
+  score: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 100 }))),
   recommendation: Recommendation,
   reasons: Schema.Array(EvaluationReason),
   /** Which evaluator produced it (`rules-v1` is the documented deterministic rule). */
@@ -127,37 +126,37 @@ export class Evaluation extends Schema.Class<Evaluation>("Evaluation")({
   evaluatedAt: Schema.String
 }) {}
 
-export const EvaluateBody = Schema.Struct({ projectId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)) })
+export const EvaluateBody = Schema.Struct({ projectId: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
 
 // ---------------------------------------------------------------------------------------------
 // Builder
 
-export const InputKind = Schema.Literal("voice", "text", "pdf", "image", "csv")
+export const InputKind = Schema.Literals(["voice", "text", "pdf", "image", "csv"])
 export type InputKind = typeof InputKind.Type
 
 export const ProjectInput = Schema.Struct({
   kind: InputKind,
   /** e.g. text/plain, text/csv, application/pdf, image/png, audio/wav. */
-  mediaType: Schema.String.pipe(Schema.maxLength(100)),
+  mediaType: Schema.String.pipe(Schema.check(Schema.isMaxLength(100))),
   /** How `content` is encoded; default `text` for text and csv, `base64` for the binary kinds. */
-  encoding: Schema.optional(Schema.Literal("text", "base64")),
+  encoding: Schema.optional(Schema.Literals(["text", "base64"])),
   content: Schema.String,
-  name: Schema.optional(Schema.String.pipe(Schema.maxLength(200)))
+  name: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(200))))
 })
 export type ProjectInput = typeof ProjectInput.Type
 
-export const BuildStatus = Schema.Literal("queued", "analyzing", "generating", "building", "deploying", "live", "failed")
+export const BuildStatus = Schema.Literals(["queued", "analyzing", "generating", "building", "deploying", "live", "failed"])
 export type BuildStatus = typeof BuildStatus.Type
 /** The happy path, in order; `failed` can follow any non-terminal step. */
 export const buildSteps = ["queued", "analyzing", "generating", "building", "deploying", "live"] as const
 /** The steps a test (or a demo) can make fail. */
-export const FailableStep = Schema.Literal("analyzing", "generating", "building", "deploying")
+export const FailableStep = Schema.Literals(["analyzing", "generating", "building", "deploying"])
 export type FailableStep = typeof FailableStep.Type
 
 export const CreateProjectBody = Schema.Struct({
-  name: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(80)),
-  templateId: Schema.optional(Schema.String.pipe(Schema.maxLength(100))),
-  description: Schema.optional(Schema.String.pipe(Schema.maxLength(4000))),
+  name: Schema.String.pipe(Schema.check(Schema.isTrimmed()), Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(80))),
+  templateId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(100)))),
+  description: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(4000)))),
   inputs: Schema.optional(Schema.Array(ProjectInput)),
   /** Simulation control: make the build fail during this step (same as `[fail:<step>]` in the description). */
   simulateFailure: Schema.optional(FailableStep)
@@ -185,7 +184,7 @@ export type BuildStep = typeof BuildStep.Type
 
 export class Build extends Schema.Class<Build>("Build")({
   status: BuildStatus,
-  progressPercent: Schema.Int.pipe(Schema.between(0, 100)),
+  progressPercent: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 100 }))),
   steps: Schema.Array(BuildStep),
   failureReason: Schema.NullOr(Schema.String),
   startedAt: Schema.String,
@@ -238,43 +237,36 @@ export class ProjectQuotaExceeded extends Schema.TaggedError<ProjectQuotaExceede
     limit: Schema.Int,
     used: Schema.Int
   },
-  HttpApiSchema.annotations({ status: 403, description: "The plan's project quota is used up; upgrade the plan." })
+  { httpApiStatus: 403, description: "The plan's project quota is used up; upgrade the plan." }
 ) {}
 
 // ---------------------------------------------------------------------------------------------
 // Sessions
 
-export const SessionState = Schema.Literal("started", "browsing", "evaluated", "completed", "closed")
+export const SessionState = Schema.Literals(["started", "browsing", "evaluated", "completed", "closed"])
 export type SessionState = typeof SessionState.Type
-export const SessionGoal = Schema.Literal("acquire", "create", "explore")
+export const SessionGoal = Schema.Literals(["acquire", "create", "explore"])
 export type SessionGoal = typeof SessionGoal.Type
-export const SessionAction = Schema.Literal("start", "browse", "evaluate", "acquire", "create", "close")
+export const SessionAction = Schema.Literals(["start", "browse", "evaluate", "acquire", "create", "close"])
 export type SessionAction = typeof SessionAction.Type
 
 export const CatalogFilters = Schema.Struct({
   category: Schema.optional(TemplateCategory),
-  minPriceCents: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
-  maxPriceCents: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
-  minRating: Schema.optional(Schema.Number.pipe(Schema.between(0, 5))),
-  q: Schema.optional(Schema.String.pipe(Schema.maxLength(100))),
+  minPriceCents: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))),
+  maxPriceCents: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))),
+  minRating: Schema.optional(Schema.Number.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 5 })))),
+  q: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(100)))),
   sort: Schema.optional(CatalogSort),
   order: Schema.optional(SortOrder),
-  limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100))),
-  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(512)))
+  limit: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 })))),
+  cursor: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(512))))
 })
 export type CatalogFilters = typeof CatalogFilters.Type
 
-const SessionId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100))
+const SessionId = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))
 
 /** On the wire the step is named by `action` (not `_tag`). */
-export const SessionStepRequest = Schema.Union(
-  Schema.Struct({ action: Schema.Literal("start"), goal: Schema.optional(SessionGoal) }),
-  Schema.Struct({ action: Schema.Literal("browse"), sessionId: SessionId, filters: Schema.optional(CatalogFilters) }),
-  Schema.Struct({ action: Schema.Literal("evaluate"), sessionId: SessionId, projectId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)) }),
-  Schema.Struct({ action: Schema.Literal("acquire"), sessionId: SessionId, projectId: Schema.optional(Schema.String.pipe(Schema.maxLength(100))) }),
-  Schema.Struct({ action: Schema.Literal("create"), sessionId: SessionId, project: CreateProjectBody }),
-  Schema.Struct({ action: Schema.Literal("close"), sessionId: SessionId })
-)
+export const SessionStepRequest = Schema.Union([Schema.Struct({ action: Schema.Literal("start"), goal: Schema.optional(SessionGoal) }), Schema.Struct({ action: Schema.Literal("browse"), sessionId: SessionId, filters: Schema.optional(CatalogFilters) }), Schema.Struct({ action: Schema.Literal("evaluate"), sessionId: SessionId, projectId: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) }), Schema.Struct({ action: Schema.Literal("acquire"), sessionId: SessionId, projectId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(100)))) }), Schema.Struct({ action: Schema.Literal("create"), sessionId: SessionId, project: CreateProjectBody }), Schema.Struct({ action: Schema.Literal("close"), sessionId: SessionId })])
 export type SessionStepRequest = typeof SessionStepRequest.Type
 
 export const SessionStepLog = Schema.Struct({
@@ -301,10 +293,7 @@ export const SessionContext = Schema.Struct({
   evaluations: Schema.Array(Schema.Struct({ projectId: Schema.String, score: Schema.Int, recommendation: Recommendation })),
   /** The outcome once completed. */
   outcome: Schema.NullOr(
-    Schema.Union(
-      Schema.Struct({ type: Schema.Literal("acquisition"), projectId: Schema.String, checkoutUrl: Schema.String, checkoutSessionId: Schema.String }),
-      Schema.Struct({ type: Schema.Literal("project"), projectId: Schema.String, buildStatus: BuildStatus })
-    )
+    Schema.Union([Schema.Struct({ type: Schema.Literal("acquisition"), projectId: Schema.String, checkoutUrl: Schema.String, checkoutSessionId: Schema.String }), Schema.Struct({ type: Schema.Literal("project"), projectId: Schema.String, buildStatus: BuildStatus })])
   )
 })
 export type SessionContext = typeof SessionContext.Type
@@ -336,13 +325,7 @@ export interface SessionRecord {
   readonly expiresAt: string
 }
 
-export const SessionStepResult = Schema.Union(
-  Schema.Struct({ action: Schema.Literal("start", "close") }),
-  Schema.Struct({ action: Schema.Literal("browse"), catalog: CatalogPage }),
-  Schema.Struct({ action: Schema.Literal("evaluate"), evaluation: Evaluation }),
-  Schema.Struct({ action: Schema.Literal("acquire"), acquisition: AcquisitionStarted }),
-  Schema.Struct({ action: Schema.Literal("create"), project: Project })
-)
+export const SessionStepResult = Schema.Union([Schema.Struct({ action: Schema.Literals(["start", "close"]) }), Schema.Struct({ action: Schema.Literal("browse"), catalog: CatalogPage }), Schema.Struct({ action: Schema.Literal("evaluate"), evaluation: Evaluation }), Schema.Struct({ action: Schema.Literal("acquire"), acquisition: AcquisitionStarted }), Schema.Struct({ action: Schema.Literal("create"), project: Project })])
 export type SessionStepResult = typeof SessionStepResult.Type
 
 export const SessionStepResponse = Schema.Struct({ session: AgentSession, result: SessionStepResult })
@@ -351,5 +334,5 @@ export const SessionStepResponse = Schema.Struct({ session: AgentSession, result
 export class SessionExpired extends Schema.TaggedError<SessionExpired>()(
   "SessionExpired",
   { message: Schema.String, sessionId: Schema.String, expiredAt: Schema.String },
-  HttpApiSchema.annotations({ status: 410 })
+  { httpApiStatus: 410 }
 ) {}

@@ -5,14 +5,14 @@ import { Cents, Timestamp } from "./common.js"
 
 /** Spec §3 names escrow, deliver, settle in that order; quote and confirm are ours (docs/saga.md). */
 export const sagaSteps = ["quote", "escrow", "deliver", "settle", "confirm"] as const
-export const SagaStepName = Schema.Literal(...sagaSteps)
+export const SagaStepName = Schema.Literals(sagaSteps)
 export type SagaStepName = typeof SagaStepName.Type
 
-export const StepStatus = Schema.Literal("pending", "running", "succeeded", "failed", "compensated", "skipped")
+export const StepStatus = Schema.Literals(["pending", "running", "succeeded", "failed", "compensated", "skipped"])
 export type StepStatus = typeof StepStatus.Type
 
 /** running while steps execute; it ends completed or compensated, never anything else. */
-export const SagaStatus = Schema.Literal("running", "completed", "compensated")
+export const SagaStatus = Schema.Literals(["running", "completed", "compensated"])
 export type SagaStatus = typeof SagaStatus.Type
 
 /**
@@ -29,7 +29,7 @@ export const recoveryRule: Record<SagaStepName, "retry, else compensate" | "retr
 }
 
 /** Simulated seller behaviour for the deliver step, chosen by the buyer's input (tests) or the service. */
-export const DeliveryMode = Schema.Literal("ok", "fail", "timeout", "slow")
+export const DeliveryMode = Schema.Literals(["ok", "fail", "timeout", "slow"])
 export type DeliveryMode = typeof DeliveryMode.Type
 
 export const SagaStep = Schema.Struct({
@@ -106,7 +106,7 @@ export class Saga extends Schema.Class<Saga>("Saga")({
   finishedAt: Schema.NullOr(Timestamp)
 }) {}
 
-const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100))
+const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))
 
 export const SagaBody = Schema.Struct({
   serviceId: Id,

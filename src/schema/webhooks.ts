@@ -7,15 +7,15 @@ import { EventType } from "./events.js"
 // Configuration
 
 /** An event type, or "*" for every type. */
-export const EventFilter = Schema.Union(EventType, Schema.Literal("*"))
+export const EventFilter = Schema.Union([EventType, Schema.Literal("*")])
 export type EventFilter = typeof EventFilter.Type
 
 export const MAX_URL_LENGTH = 2048
 export const MAX_EVENT_FILTERS = 50
 
 export const WebhookUrl = Schema.String.pipe(
-  Schema.minLength(1, { message: () => "url is required" }),
-  Schema.maxLength(MAX_URL_LENGTH, { message: () => `url must be at most ${MAX_URL_LENGTH} characters` })
+  Schema.check(Schema.isMinLength(1, { message: "url is required" })),
+  Schema.check(Schema.isMaxLength(MAX_URL_LENGTH, { message: `url must be at most ${MAX_URL_LENGTH} characters` }))
 )
 
 /** PUT /webhook: the whole configuration (omitted `events` = every type; omitted `enabled` = true). */
@@ -23,8 +23,8 @@ export const PutWebhookBody = Schema.Struct({
   url: WebhookUrl,
   events: Schema.optional(
     Schema.Array(EventFilter).pipe(
-      Schema.minItems(1, { message: () => "events must name at least one event type, or [\"*\"]" }),
-      Schema.maxItems(MAX_EVENT_FILTERS)
+      Schema.check(Schema.isMinLength(1, { message: "events must name at least one event type, or [\"*\"]" })),
+      Schema.check(Schema.isMaxLength(MAX_EVENT_FILTERS))
     )
   ),
   enabled: Schema.optional(Schema.Boolean)
@@ -32,7 +32,7 @@ export const PutWebhookBody = Schema.Struct({
 export type PutWebhookBody = typeof PutWebhookBody.Type
 
 /** active: receives events; paused: enabled=false by its owner; disabled: turned off after sustained failure. */
-export const WebhookStatus = Schema.Literal("active", "paused", "disabled")
+export const WebhookStatus = Schema.Literals(["active", "paused", "disabled"])
 export type WebhookStatus = typeof WebhookStatus.Type
 
 /** The endpoint as its owner sees it. Never carries the secret. */
@@ -75,7 +75,7 @@ export const WebhookTestResponse = Schema.Struct({
 // ---------------------------------------------------------------------------------------------
 // Deliveries
 
-export const AttemptStatus = Schema.Literal("succeeded", "failed")
+export const AttemptStatus = Schema.Literals(["succeeded", "failed"])
 export type AttemptStatus = typeof AttemptStatus.Type
 
 /** One attempt to deliver one event to the endpoint. */
@@ -98,8 +98,8 @@ export class DeliveryAttempt extends Schema.Class<DeliveryAttempt>("DeliveryAtte
 }) {}
 
 export const DeliveriesUrlParams = Schema.Struct({
-  limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))),
-  eventId: Schema.optional(Schema.String.pipe(Schema.maxLength(100)))
+  limit: Schema.optional(Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 })))),
+  eventId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(100))))
 })
 
 export const DeliveriesResponse = Schema.Struct({ data: Schema.Array(DeliveryAttempt) })
@@ -109,22 +109,22 @@ export const WebhookEnvelope = Schema.Struct({
   id: Schema.String,
   type: EventType,
   timestamp: Schema.String,
-  data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  data: Schema.Record(Schema.String, Schema.Unknown)
 })
 
 // ---------------------------------------------------------------------------------------------
 // Event payloads (the `data` of each type). Extra fields may appear; the listed ones are the contract.
 
-const str = (description: string) => Schema.String.annotations({ description })
-const int = (description: string) => Schema.Int.annotations({ description })
-const opt = <A, I>(s: Schema.Schema<A, I>) => Schema.optional(s)
-const nullable = <A, I>(s: Schema.Schema<A, I>) => Schema.NullOr(s)
+const str = (description: string) => Schema.String.annotate({ description })
+const int = (description: string) => Schema.Int.annotate({ description })
+const opt = <S extends Schema.Top>(s: S) => Schema.optional(s)
+const nullable = <S extends Schema.Top>(s: S) => Schema.NullOr(s)
 
 export const TransactionCompletedData = Schema.Struct({
   transactionId: str("the transaction"),
   serviceId: str("the service bought"),
   tierId: opt(str("the tier bought")),
-  role: Schema.Literal("buyer", "seller").annotations({ description: "the receiving agent's side of the purchase" }),
+  role: Schema.Literals(["buyer", "seller"]).annotate({ description: "the receiving agent's side of the purchase" }),
   priceCents: int("price paid by the buyer, in cents"),
   sellerCents: opt(int("share credited to the seller (85 %)")),
   feeCents: opt(int("platform fee (15 %)")),
@@ -147,7 +147,7 @@ export const NegotiationUpdatedData = Schema.Struct({
   by: opt(str("who acted: buyer or seller")),
   action: opt(str("propose, counter, accept, reject, expire")),
   priceCents: opt(nullable(int("price of this move, in cents"))),
-  automatic: opt(Schema.Boolean.annotations({ description: "the seller's automatic answer" })),
+  automatic: opt(Schema.Boolean.annotate({ description: "the seller's automatic answer" })),
   agreedPriceCents: opt(nullable(int("the agreed price once accepted")))
 })
 
@@ -209,7 +209,7 @@ export const PaymentSucceededData = Schema.Struct({
 export const WalletLowBalanceData = Schema.Struct({
   balanceCents: int("balance after the movement"),
   thresholdCents: int("the configured low-balance threshold"),
-  autoRecharge: opt(Schema.Boolean.annotations({ description: "whether an automatic recharge follows" }))
+  autoRecharge: opt(Schema.Boolean.annotate({ description: "whether an automatic recharge follows" }))
 })
 
 export const WalletRechargedData = Schema.Struct({
@@ -217,7 +217,7 @@ export const WalletRechargedData = Schema.Struct({
   balanceCents: int("balance after the recharge"),
   checkoutSessionId: opt(str("the recharge checkout (paid recharges)")),
   rechargeId: opt(str("the recharge request (automatic recharges)")),
-  automatic: opt(Schema.Boolean.annotations({ description: "an automatic recharge" })),
+  automatic: opt(Schema.Boolean.annotate({ description: "an automatic recharge" })),
   journalEntryId: opt(str("the ledger entry"))
 })
 
@@ -233,7 +233,7 @@ export const ApprovalRequestedData = Schema.Struct({
 export const ReviewCreatedData = Schema.Struct({
   reviewId: str("the review"),
   transactionId: str("the reviewed transaction"),
-  rating: Schema.Int.pipe(Schema.between(1, 5)).annotations({ description: "1–5 stars" }),
+  rating: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 5 }))).annotate({ description: "1–5 stars" }),
   serviceId: opt(str("the reviewed service"))
 })
 
@@ -252,7 +252,7 @@ export const WebhookTestData = Schema.Struct({
 
 export interface PayloadEntry {
   readonly description: string
-  readonly schema: Schema.Schema.AnyNoContext
+  readonly schema: Schema.Top
 }
 
 /** Every event type with what it means and the schema of its `data`. */

@@ -4,7 +4,7 @@
 // advanced by a background worker that claims due builds.
 import { traced } from "./Tracing.js"
 import { Clock, Context, Duration, Effect, Layer } from "effect"
-import { AppConfig } from "../layers/config.js"
+import { AppConfig } from "./AppConfig.js"
 import { InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
 import { PLATFORM_FEES, walletAccount } from "../schema/ledger.js"
 import {
@@ -25,7 +25,7 @@ import { Ledger } from "./Ledger.js"
 import { Marketplace } from "./Marketplace.js"
 
 /** Storage port for builder projects (one row per project, its build state included). */
-export class BuildStore extends Context.Tag("BuildStore")<
+export class BuildStore extends Context.Service<
   BuildStore,
   {
     /** Serialises project creation per account for this unit of work (quota check then insert). */
@@ -43,7 +43,7 @@ export class BuildStore extends Context.Tag("BuildStore")<
      */
     readonly claimDue: (now: string, limit: number) => Effect.Effect<ReadonlyArray<ProjectRecord>, StorageUnavailable>
   }
->() {}
+>()("BuildStore") {}
 
 /** Credits (1 credit = 1 cent) charged per project: a base price plus a price per input. */
 export const PROJECT_BASE_COST_CENTS = 100
@@ -106,8 +106,8 @@ const stepMessage = (r: ProjectRecord, status: BuildStatus): string => {
   }
 }
 
-export class Builder extends Effect.Service<Builder>()("Builder", {
-  effect: Effect.gen(function* () {
+export class Builder extends Context.Service<Builder>()("Builder", {
+  make: Effect.gen(function* () {
     const store = yield* BuildStore
     const ledger = yield* Ledger
     const events = yield* Events
@@ -276,19 +276,21 @@ export class Builder extends Effect.Service<Builder>()("Builder", {
 
     return { create, advance, runOnce, status, quotaOf } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Builder, Builder.make)
+}
 
 /**
  * The build worker: a fiber that runs `Builder.runOnce` every WORKER_TICK_MS (at once again when
  * a full batch was claimed). Runs only when AppConfig.workers; stops with the layer's scope.
  */
-export const BuilderWorkerLive = Layer.scopedDiscard(
+export const BuilderWorkerLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const config = yield* AppConfig
     if (!config.workers) return
     const builder = yield* Builder
     const loop = builder.runOnce().pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("builder worker: a pass failed; retrying", cause).pipe(Effect.as(0))),
+      Effect.catchCause((cause) => Effect.logWarning("builder worker: a pass failed; retrying", cause).pipe(Effect.as(0))),
       Effect.flatMap((moved) => (moved >= WORKER_BATCH ? Effect.void : Effect.sleep(Duration.millis(WORKER_TICK_MS)))),
       Effect.forever
     )

@@ -12,4 +12,4 @@ export interface Caller {
   readonly via: "key" | "session"
 }
 
-export class CurrentCaller extends Context.Tag("CurrentCaller")<CurrentCaller, Caller>() {}
+export class CurrentCaller extends Context.Service<CurrentCaller, Caller>()("CurrentCaller") {}

@@ -26,7 +26,7 @@ export interface TierDeliveryStats {
 }
 
 /** Storage port for the catalog (and the delivery aggregates the SLA report reads). */
-export class CatalogStore extends Context.Tag("CatalogStore")<
+export class CatalogStore extends Context.Service<
   CatalogStore,
   {
     /** Inserts seed rows or refreshes their seller-owned fields (ratings are kept). */
@@ -41,7 +41,7 @@ export class CatalogStore extends Context.Tag("CatalogStore")<
     readonly addRating: (id: string, rating: number) => Effect.Effect<void, StorageUnavailable>
     readonly deliveryStats: (serviceId: string, sinceIso: string) => Effect.Effect<ReadonlyArray<TierDeliveryStats>, StorageUnavailable>
   }
->() {}
+>()("CatalogStore") {}
 
 export const SLA_WINDOW_DAYS = 30
 
@@ -69,7 +69,7 @@ export const toService = (r: ServiceRecord): CommerceService =>
     currency: CURRENCY,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt
-  }, true)
+  }, { disableChecks: true })
 
 const checkTiers = (tiers: ReadonlyArray<ServiceTier>) => {
   const ids = new Set(tiers.map((t) => t.id))
@@ -123,8 +123,8 @@ export const simulateDelivery = (
 
 // ---------------------------------------------------------------------------------------------
 
-export class Catalog extends Effect.Service<Catalog>()("Catalog", {
-  effect: Effect.gen(function* () {
+export class Catalog extends Context.Service<Catalog>()("Catalog", {
+  make: Effect.gen(function* () {
     const store = yield* CatalogStore
     const ids = yield* Ids
     const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
@@ -262,7 +262,9 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
 
     return { getService, getTier, getRecord, list, publish, update, sla, addRating: store.addRating, upsertSeed: store.upsertSeed } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Catalog, Catalog.make)
+}
 
 /**
  * The negotiation and saga port (src/services/Offers.ts) answered from this catalog, so services

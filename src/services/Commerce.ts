@@ -1,6 +1,6 @@
 // Commerce: the instant purchase (policy → approval → delivery → 85/15 settlement, in one unit of
 // work), owner approvals, the transaction history and post-purchase reviews.
-import { Clock, Context, Effect, FiberRef, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { cents, decodeCursor, encodeCursor } from "../schema/common.js"
 import {
   Approval,
@@ -29,7 +29,7 @@ import { Negotiations } from "./Negotiation.js"
 import { Wallet } from "./Wallet.js"
 
 /** Storage port for transactions (with their deliveries and reviews) and approvals. */
-export class CommerceStore extends Context.Tag("CommerceStore")<
+export class CommerceStore extends Context.Service<
   CommerceStore,
   {
     readonly insertTransaction: (tx: TransactionRecord, delivery: DeliveryRecord) => Effect.Effect<void, StorageUnavailable>
@@ -49,16 +49,16 @@ export class CommerceStore extends Context.Tag("CommerceStore")<
     /** The account's approvals, newest first. */
     readonly listApprovals: (accountId: string, status: ApprovalStatus | undefined, limit: number) => Effect.Effect<ReadonlyArray<ApprovalRecord>, StorageUnavailable>
   }
->() {}
+>()("CommerceStore") {}
 
 /** Negotiated prices (issue 6): redeem an accepted negotiation once, give it back on compensation. */
-export class NegotiatedPrices extends Context.Tag("NegotiatedPrices")<
+export class NegotiatedPrices extends Context.Service<
   NegotiatedPrices,
   {
     readonly redeem: (input: { readonly agentId: string; readonly negotiationId: string; readonly serviceId: string; readonly tierId: string; readonly usedBy: string }) => Effect.Effect<{ readonly priceCents: number }, NotFound | NegotiationUnusable | StorageUnavailable>
     readonly release: (negotiationId: string, usedBy: string) => Effect.Effect<boolean, StorageUnavailable>
   }
->() {}
+>()("NegotiatedPrices") {}
 
 export const NegotiatedPricesLive = Layer.effect(
   NegotiatedPrices,
@@ -103,7 +103,7 @@ export const toTransaction = (row: TransactionRow, viewer: string): Transaction 
     disputeId: row.disputeId,
     createdAt: row.tx.createdAt,
     refundedAt: row.tx.refundedAt
-  }, true)
+  }, { disableChecks: true })
 
 const effectiveApprovalStatus = (a: ApprovalRecord, now: number): ApprovalStatus =>
   a.status === "pending" && Date.parse(a.expiresAt) <= now ? "expired" : a.status
@@ -123,7 +123,7 @@ export const toApproval = (a: ApprovalRecord, now: number): Approval =>
     createdAt: a.createdAt,
     decidedAt: a.decidedAt,
     expiresAt: a.expiresAt
-  }, true)
+  }, { disableChecks: true })
 
 const txNotFound = (id: string) => new NotFound({ message: `transaction ${id} not found`, resource: "transaction", id })
 const approvalNotFound = (id: string) => new NotFound({ message: `approval ${id} not found`, resource: "approval", id })
@@ -153,8 +153,8 @@ interface Execute {
   readonly approval?: ApprovalRecord
 }
 
-export class Commerce extends Effect.Service<Commerce>()("Commerce", {
-  effect: Effect.gen(function* () {
+export class Commerce extends Context.Service<Commerce>()("Commerce", {
+  make: Effect.gen(function* () {
     const store = yield* CommerceStore
     const catalog = yield* Catalog
     const wallet = yield* Wallet
@@ -163,7 +163,7 @@ export class Commerce extends Effect.Service<Commerce>()("Commerce", {
     const ids = yield* Ids
     const negotiated = yield* Effect.serviceOption(NegotiatedPrices)
 
-    const withNegotiations = <A, E>(f: (n: Context.Tag.Service<NegotiatedPrices>) => Effect.Effect<A, E>) =>
+    const withNegotiations = <A, E>(f: (n: Context.Service.Shape<typeof NegotiatedPrices>) => Effect.Effect<A, E>) =>
       Option.match(negotiated, {
         onNone: () => Effect.fail(new InvalidInput({ message: "negotiated prices are not available on this server", field: "negotiationId" })),
         onSome: f
@@ -315,7 +315,7 @@ export class Commerce extends Effect.Service<Commerce>()("Commerce", {
         if (agentId === undefined || !input.caller.permissions.has("commerce:buy")) {
           return yield* Effect.fail(new Forbidden({ message: "buying needs an agent key with commerce:buy", permission: "commerce:buy" }))
         }
-        const key = input.idempotencyReference ?? (yield* FiberRef.get(currentIdempotencyKey)) ?? null
+        const key = input.idempotencyReference ?? (yield* currentIdempotencyKey) ?? null
         return yield* atomically(
           execute({
             agentId,
@@ -447,4 +447,6 @@ export class Commerce extends Effect.Service<Commerce>()("Commerce", {
       review
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Commerce, Commerce.make)
+}

@@ -8,18 +8,18 @@ import type { StorageUnavailable } from "../schema/errors.js"
  * no savepoint). Memory: a process-wide write lock with an undo journal, so a typed failure rolls
  * every write back. Row locks (`SELECT … FOR UPDATE`) are the stores' business.
  */
-export class Transactor extends Context.Tag("Transactor")<
+export class Transactor extends Context.Service<
   Transactor,
   {
     readonly atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageUnavailable, R>
   }
->() {}
+>()("Transactor") {}
 
 export const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.flatMap(Transactor, (t) => t.atomically(effect))
 
 /** Ids and secrets. A port so tests can make them predictable. */
-export class Ids extends Context.Tag("Ids")<
+export class Ids extends Context.Service<
   Ids,
   {
     /** `prefix_` + 20 url-safe random characters. */
@@ -28,7 +28,7 @@ export class Ids extends Context.Tag("Ids")<
     /** `bytes` random bytes, base64url. */
     readonly secret: (bytes: number) => Effect.Effect<string>
   }
->() {
+>()("Ids") {
   static readonly Live = Layer.succeed(Ids, {
     make: (prefix) => Effect.sync(() => `${prefix}_${randomBytes(15).toString("base64url")}`),
     uuid: Effect.sync(() => randomUUID()),

@@ -1,8 +1,9 @@
 // Discovery: builds the GET /api/discover document (spec §2.1) from config, live catalogue data and
 // the route catalogue, classifies the visitor, and keeps the encoded document cached per visitor.
-import { Clock, Effect, Option, Ref, Schema } from "effect"
+import { AGENT_API_PREFIX, COMMERCE_PREFIX } from "../schema/routes.js"
+import { Clock, Effect, Option, Ref, Schema, Context, Layer } from "effect"
 import { createHash } from "node:crypto"
-import { AppConfig, type AppConfigShape } from "../layers/config.js"
+import { AppConfig, type AppConfigShape } from "./AppConfig.js"
 import { type ApiLine, DiscoveryDocument as SpecDocument, type EndpointLine, type Visitor, type VisitorClass } from "../schema/discovery.js"
 import type { StorageUnavailable } from "../schema/errors.js"
 import { agentPermissions, commercePermissions } from "../schema/keys.js"
@@ -26,8 +27,6 @@ export interface CatalogRoute {
   readonly permission: string | null
 }
 
-export const AGENT_API_PREFIX = "/api/v1/agent"
-export const COMMERCE_PREFIX = "/api/v1/agent/commerce"
 /** The MCP server (Streamable HTTP); its route is registered by src/http/mcp/routes.ts. */
 export const MCP_ENDPOINT_PATH = "/mcp" as const
 
@@ -429,8 +428,8 @@ const assemble = (built: Built, visitor: Visitor, personalised: boolean): Encode
   return { body, etag: etagOf(body), personalised }
 }
 
-export class Discovery extends Effect.Service<Discovery>()("Discovery", {
-  effect: Effect.gen(function* () {
+export class Discovery extends Context.Service<Discovery>()("Discovery", {
+  make: Effect.gen(function* () {
     const config = yield* AppConfig
     const marketplace = yield* Marketplace
     const keys = yield* Keys
@@ -478,12 +477,12 @@ export class Discovery extends Effect.Service<Discovery>()("Discovery", {
       Effect.gen(function* () {
         const match = BEARER.exec(authorization ?? "")
         if (!match) return { visitor: undefined, rejected: authorization !== undefined ? "not a bearer token" : undefined }
-        const result = yield* Effect.either(keys.authenticate(match[1]))
-        if (result._tag === "Left") {
-          const e = result.left
+        const result = yield* Effect.result(keys.authenticate(match[1]))
+        if (result._tag === "Failure") {
+          const e = result.failure
           return { visitor: undefined, rejected: e._tag === "Unauthorized" ? e.message : "the key could not be checked" }
         }
-        const { agent, key } = result.right
+        const { agent, key } = result.success
         const visitor: Visitor = {
           classified_as: "ai_agent",
           agent_name: agent.name,
@@ -537,4 +536,6 @@ export class Discovery extends Effect.Service<Discovery>()("Discovery", {
 
     return { document, build, classifyUserAgent } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Discovery, Discovery.make)
+}

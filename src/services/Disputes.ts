@@ -2,7 +2,7 @@
 // (refund) or contests (review by a documented rule); a refund reverses the purchase's ledger
 // entry exactly. A worker resolves disputes whose deadline passed.
 import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
-import { AppConfig } from "../layers/config.js"
+import { AppConfig } from "./AppConfig.js"
 import { cents } from "../schema/common.js"
 import { Dispute, type DisputeRecord, type TransactionRecord } from "../schema/commerce.js"
 import { Conflict, Forbidden, NotFound, type StorageUnavailable } from "../schema/errors.js"
@@ -15,7 +15,7 @@ import { Events } from "./Events.js"
 import { Ledger } from "./Ledger.js"
 
 /** Storage port for disputes (one per transaction). */
-export class DisputeStore extends Context.Tag("DisputeStore")<
+export class DisputeStore extends Context.Service<
   DisputeStore,
   {
     /** Fails with Conflict when the transaction already has a dispute. */
@@ -28,7 +28,7 @@ export class DisputeStore extends Context.Tag("DisputeStore")<
     /** The agent's disputes as buyer or seller, newest first. */
     readonly listForAgent: (agentId: string, limit: number) => Effect.Effect<ReadonlyArray<DisputeRecord>, StorageUnavailable>
   }
->() {}
+>()("DisputeStore") {}
 
 /** Numbers of the lifecycle (docs/commerce.md, "Disputes"). */
 export const FILING_WINDOW_MS = 14 * 86_400_000
@@ -38,10 +38,10 @@ export const REVIEW_MS = 24 * 3_600_000
 const notFound = (id: string) => new NotFound({ message: `dispute ${id} not found`, resource: "dispute", id })
 
 export const toDispute = (d: DisputeRecord, viewer: string): Dispute =>
-  Dispute.make({ ...d, role: d.buyerAgentId === viewer ? "buyer" : "seller", refundCents: cents(d.refundCents) }, true)
+  Dispute.make({ ...d, role: d.buyerAgentId === viewer ? "buyer" : "seller", refundCents: cents(d.refundCents) }, { disableChecks: true })
 
-export class Disputes extends Effect.Service<Disputes>()("Disputes", {
-  effect: Effect.gen(function* () {
+export class Disputes extends Context.Service<Disputes>()("Disputes", {
+  make: Effect.gen(function* () {
     const store = yield* DisputeStore
     const commerce = yield* CommerceStore
     const catalog = yield* Catalog
@@ -83,7 +83,7 @@ export class Disputes extends Effect.Service<Disputes>()("Disputes", {
         return next
       })
 
-    const lockTx = (id: string) => Effect.flatMap(commerce.lockTransaction(id), (tx) => (tx ? Effect.succeed(tx) : Effect.dieMessage(`dispute for missing transaction ${id}`)))
+    const lockTx = (id: string) => Effect.flatMap(commerce.lockTransaction(id), (tx) => (tx ? Effect.succeed(tx) : Effect.die(new Error(`dispute for missing transaction ${id}`))))
 
     /** The buyer opens a dispute on a completed purchase within FILING_WINDOW_MS of it. */
     const open = (agentId: string, body: { readonly transactionId: string; readonly reason: string }) =>
@@ -200,27 +200,29 @@ export class Disputes extends Effect.Service<Disputes>()("Disputes", {
       const due = yield* store.listDue(iso(now), 100)
       let resolved = 0
       for (const id of due) {
-        const r = yield* Effect.either(resolveOne(id))
-        if (r._tag === "Right" && r.right) resolved++
+        const r = yield* Effect.result(resolveOne(id))
+        if (r._tag === "Success" && r.success) resolved++
         // A refund the seller cannot cover yet stays due and is retried on the next pass.
-        if (r._tag === "Left") yield* Effect.logWarning(`dispute ${id} not resolved yet: ${r.left.message}`)
+        if (r._tag === "Failure") yield* Effect.logWarning(`dispute ${id} not resolved yet: ${r.failure.message}`)
       }
       return resolved
     }).pipe(traced("Disputes.resolveDue"))
 
     return { open, get, list, respond, resolveDue } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Disputes, Disputes.make)
+}
 
 /** Background resolution of due disputes every 5 seconds (when WORKERS is on). */
-export const DisputeWorkerLive = Layer.scopedDiscard(
+export const DisputeWorkerLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const config = yield* AppConfig
     if (!config.workers) return
     const disputes = yield* Disputes
     yield* Effect.forkScoped(
       disputes.resolveDue.pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("dispute worker pass failed", cause)),
+        Effect.catchCause((cause) => Effect.logWarning("dispute worker pass failed", cause)),
         Effect.repeat(Schedule.spaced(Duration.seconds(5)))
       )
     )

@@ -5,14 +5,14 @@ import { Clock, Context, Effect, Layer } from "effect"
 import { type CatalogListing, Evaluation, type EvaluationReason, ProjectMetrics, type Recommendation } from "../schema/projects.js"
 import type { StorageUnavailable } from "../schema/errors.js"
 
-export class Evaluator extends Context.Tag("Evaluator")<
+export class Evaluator extends Context.Service<
   Evaluator,
   {
     /** Which evaluator this is (reported on every evaluation). */
     readonly name: string
     readonly evaluate: (listing: CatalogListing) => Effect.Effect<Evaluation, StorageUnavailable>
   }
->() {}
+>()("Evaluator") {}
 
 const usd = (cents: number) =>
   `$${(cents / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`

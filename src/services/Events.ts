@@ -1,13 +1,13 @@
 // Events: domain events written to a durable outbox in the same unit of work as the change that
 // caused them; the webhook worker delivers them (at least once, deduplicated by event id).
 import { traced } from "./Tracing.js"
-import { Clock, Context, Effect } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import type { StorageUnavailable } from "../schema/errors.js"
 import { DomainEvent, type EventType } from "../schema/events.js"
 import { Ids } from "./Db.js"
 
 /** Storage port: the outbox. */
-export class EventStore extends Context.Tag("EventStore")<
+export class EventStore extends Context.Service<
   EventStore,
   {
     /**
@@ -18,10 +18,10 @@ export class EventStore extends Context.Tag("EventStore")<
     /** Events for an agent, newest first (for polling and tests). */
     readonly listForAgent: (agentId: string, limit: number) => Effect.Effect<ReadonlyArray<DomainEvent>, StorageUnavailable>
   }
->() {}
+>()("EventStore") {}
 
-export class Events extends Effect.Service<Events>()("Events", {
-  effect: Effect.gen(function* () {
+export class Events extends Context.Service<Events>()("Events", {
+  make: Effect.gen(function* () {
     const store = yield* EventStore
     const ids = yield* Ids
     /** Records several events at once, in order. Call it inside the same `atomically` as the change they report. */
@@ -41,4 +41,6 @@ export class Events extends Effect.Service<Events>()("Events", {
       )
     return { emit, emitMany, listForAgent: store.listForAgent } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Events, Events.make)
+}

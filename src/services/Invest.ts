@@ -2,8 +2,8 @@
 // and governance: proposals voted by the top 10 holders weighted by their snapshot holdings, with
 // the founder's veto. Numbers and rules: docs/investment.md and docs/governance.md.
 import { traced } from "./Tracing.js"
-import { Clock, Context, Effect, Option } from "effect"
-import { AppConfig } from "../layers/config.js"
+import { Clock, Context, Effect, Option, Layer } from "effect"
+import { AppConfig } from "./AppConfig.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
 import {
   type CreateProposalBody,
@@ -29,7 +29,7 @@ import { Ledger } from "./Ledger.js"
 import { Projects } from "./Projects.js"
 
 /** Storage port for offerings, investments, holdings, proposals and votes. */
-export class InvestStore extends Context.Tag("InvestStore")<
+export class InvestStore extends Context.Service<
   InvestStore,
   {
     /** The offering row (created from `defaults` when missing), locked for this unit of work. */
@@ -57,7 +57,7 @@ export class InvestStore extends Context.Tag("InvestStore")<
     readonly insertVote: (vote: Vote) => Effect.Effect<void, StorageUnavailable>
     readonly getVote: (proposalId: string, agentId: string) => Effect.Effect<Vote | undefined, StorageUnavailable>
   }
->() {}
+>()("InvestStore") {}
 
 /** The platform offering: 100,000,000 tokens, 49 % offered, 10 cents each. */
 export const PLATFORM_TOTAL_SUPPLY = 100_000_000
@@ -126,8 +126,8 @@ export const toProposal = (r: ProposalRecord): Proposal =>
     tally: { yes: r.yesWeight, no: r.noWeight, abstain: r.abstainWeight, votesCast: r.votesCast }
   })
 
-export class Invest extends Effect.Service<Invest>()("Invest", {
-  effect: Effect.gen(function* () {
+export class Invest extends Context.Service<Invest>()("Invest", {
+  make: Effect.gen(function* () {
     const store = yield* InvestStore
     const ledger = yield* Ledger
     const projects = yield* Projects
@@ -405,4 +405,6 @@ export class Invest extends Effect.Service<Invest>()("Invest", {
 
     return { invest, offering, holdings, createProposal, getProposal, listProposals, vote, veto, token, disclaimer } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Invest, Invest.make)
+}

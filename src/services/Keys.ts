@@ -1,6 +1,6 @@
 // Keys: accounts, dashboard sessions, agents and their API keys; authenticates bearer keys.
 import { traced } from "./Tracing.js"
-import { Clock, Context, Effect } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto"
 import { promisify } from "node:util"
 import {
@@ -22,7 +22,7 @@ import { atomically, Ids } from "./Db.js"
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>
 
 /** Storage port for accounts, sessions, agents and keys. */
-export class KeysStore extends Context.Tag("KeysStore")<
+export class KeysStore extends Context.Service<
   KeysStore,
   {
     /** Fails with Conflict when the e-mail is taken. */
@@ -46,7 +46,7 @@ export class KeysStore extends Context.Tag("KeysStore")<
     readonly revokeKey: (id: string, at: string) => Effect.Effect<void, StorageUnavailable>
     readonly touchKey: (id: string, at: string) => Effect.Effect<void, StorageUnavailable>
   }
->() {}
+>()("KeysStore") {}
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
 
@@ -94,8 +94,8 @@ export interface AuthenticatedKey {
   readonly agent: Agent
 }
 
-export class Keys extends Effect.Service<Keys>()("Keys", {
-  effect: Effect.gen(function* () {
+export class Keys extends Context.Service<Keys>()("Keys", {
+  make: Effect.gen(function* () {
     const store = yield* KeysStore
     const ids = yield* Ids
 
@@ -286,6 +286,8 @@ export class Keys extends Effect.Service<Keys>()("Keys", {
       setAccountPlan: store.setAccountPlan
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Keys, Keys.make)
+}
 
 const DUMMY_HASH = "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"

@@ -1,12 +1,12 @@
 // Knowledge service: the paid consultation catalogue and the cycle knowledge base (spec §4.5).
 import { cachedSuccess } from "./ReadCache.js"
 import { traced } from "./Tracing.js"
-import { Context, Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { NotFound, type StorageUnavailable } from "../schema/errors.js"
 import type { KnowledgeBase, KnowledgeProduct } from "../schema/knowledge.js"
 
 /** Storage port for knowledge products and the knowledge base document. */
-export class KnowledgeStore extends Context.Tag("KnowledgeStore")<
+export class KnowledgeStore extends Context.Service<
   KnowledgeStore,
   {
     readonly listProducts: Effect.Effect<ReadonlyArray<KnowledgeProduct>, StorageUnavailable>
@@ -14,10 +14,10 @@ export class KnowledgeStore extends Context.Tag("KnowledgeStore")<
     readonly getKnowledgeBase: Effect.Effect<KnowledgeBase | undefined, StorageUnavailable>
     readonly putKnowledgeBase: (kb: KnowledgeBase) => Effect.Effect<void, StorageUnavailable>
   }
->() {}
+>()("KnowledgeStore") {}
 
-export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
-  effect: Effect.gen(function* () {
+export class Knowledge extends Context.Service<Knowledge>()("Knowledge", {
+  make: Effect.gen(function* () {
     const store = yield* KnowledgeStore
     /** The public catalogue: active products only, ordered by id. */
     // The public reads are reused for PUBLIC_READ_TTL_MS; a purchase (getProduct) always reads storage.
@@ -36,4 +36,6 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
     )).pipe(traced("Knowledge.knowledgeBase"))
     return { catalog, getProduct, knowledgeBase } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Knowledge, Knowledge.make)
+}

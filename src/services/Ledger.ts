@@ -1,7 +1,7 @@
 // Ledger: the one double-entry book of every credit movement. Entries sum to zero; balances are
 // kept beside the postings in the same unit of work and can be re-derived and checked.
 import { traced } from "./Tracing.js"
-import { Clock, Context, Effect } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { InvalidInput, type StorageUnavailable } from "../schema/errors.js"
 import { type EntryKind, InsufficientFunds, JournalEntry, mayGoNegative, type Posting } from "../schema/ledger.js"
 import { atomically, Ids } from "./Db.js"
@@ -17,7 +17,7 @@ export interface LedgerCheck {
 }
 
 /** Storage port for the ledger. */
-export class LedgerStore extends Context.Tag("LedgerStore")<
+export class LedgerStore extends Context.Service<
   LedgerStore,
   {
     /** Balances of the accounts, locked for this unit of work (rows created at 0 when missing). */
@@ -32,10 +32,10 @@ export class LedgerStore extends Context.Tag("LedgerStore")<
     readonly entriesByReference: (reference: string) => Effect.Effect<ReadonlyArray<JournalEntry>, StorageUnavailable>
     readonly check: Effect.Effect<LedgerCheck, StorageUnavailable>
   }
->() {}
+>()("LedgerStore") {}
 
-export class Ledger extends Effect.Service<Ledger>()("Ledger", {
-  effect: Effect.gen(function* () {
+export class Ledger extends Context.Service<Ledger>()("Ledger", {
+  make: Effect.gen(function* () {
     const store = yield* LedgerStore
     const ids = yield* Ids
 
@@ -108,4 +108,6 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
       check: store.check.pipe(traced("Ledger.check"))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Ledger, Ledger.make)
+}

@@ -1,12 +1,12 @@
 // Marketplace: the template catalogue and subscription plans (read-mostly, seeded at startup).
 import { cachedSuccess } from "./ReadCache.js"
 import { traced } from "./Tracing.js"
-import { Context, Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { NotFound, type StorageUnavailable } from "../schema/errors.js"
 import type { Plan, PlanId, Template } from "../schema/marketplace.js"
 
 /** Storage port for the marketplace catalogue. */
-export class MarketplaceStore extends Context.Tag("MarketplaceStore")<
+export class MarketplaceStore extends Context.Service<
   MarketplaceStore,
   {
     readonly listTemplates: Effect.Effect<ReadonlyArray<Template>, StorageUnavailable>
@@ -15,10 +15,10 @@ export class MarketplaceStore extends Context.Tag("MarketplaceStore")<
     readonly upsertTemplates: (templates: ReadonlyArray<Template>) => Effect.Effect<void, StorageUnavailable>
     readonly upsertPlans: (plans: ReadonlyArray<Plan>) => Effect.Effect<void, StorageUnavailable>
   }
->() {}
+>()("MarketplaceStore") {}
 
-export class Marketplace extends Effect.Service<Marketplace>()("Marketplace", {
-  effect: Effect.gen(function* () {
+export class Marketplace extends Context.Service<Marketplace>()("Marketplace", {
+  make: Effect.gen(function* () {
     const store = yield* MarketplaceStore
     // Seeded, changed only by an operator: reused for PUBLIC_READ_TTL_MS (src/services/ReadCache.ts).
     const listTemplates = (yield* cachedSuccess(store.listTemplates)).pipe(traced("Marketplace.listTemplates"))
@@ -37,4 +37,6 @@ export class Marketplace extends Effect.Service<Marketplace>()("Marketplace", {
     const ready = Effect.asVoid(store.listPlans)
     return { listTemplates, listPlans, getTemplate, getPlan, ready } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Marketplace, Marketplace.make)
+}

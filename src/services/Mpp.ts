@@ -2,7 +2,7 @@
 // HTTP authentication scheme: a stored single-use challenge bound to the agent, key, service,
 // tier and request body; a credential that echoes it; one ledger charge and a receipt.
 import { traced } from "./Tracing.js"
-import { Clock, Context, Effect } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import type { DeliveryRecord, TransactionRecord } from "../schema/commerce.js"
 import { InvalidInput, type StorageUnavailable } from "../schema/errors.js"
@@ -42,7 +42,7 @@ import { deliveryModeOf, type Offer, Offers, simulatedOutput } from "./Offers.js
 import { Wallet } from "./Wallet.js"
 
 /** Storage port for MPP challenges. */
-export class MppStore extends Context.Tag("MppStore")<
+export class MppStore extends Context.Service<
   MppStore,
   {
     readonly insert: (record: ChallengeRecord) => Effect.Effect<void, StorageUnavailable>
@@ -54,7 +54,7 @@ export class MppStore extends Context.Tag("MppStore")<
     /** A round trip to the storage (a trivial read). */
     readonly ping: Effect.Effect<void, StorageUnavailable>
   }
->() {}
+>()("MppStore") {}
 
 /** base64url without padding. */
 const b64url = (s: string) => Buffer.from(s, "utf8").toString("base64url")
@@ -137,8 +137,8 @@ const toChallenge = (r: ChallengeRecord, decoded: ChargeRequest): Challenge => (
 
 type Refusal = { readonly refused: MppProblem; readonly message: string; readonly reuse?: ChallengeRecord; readonly missingCents?: number }
 
-export class Mpp extends Effect.Service<Mpp>()("Mpp", {
-  effect: Effect.gen(function* () {
+export class Mpp extends Context.Service<Mpp>()("Mpp", {
+  make: Effect.gen(function* () {
     const store = yield* MppStore
     const ledger = yield* Ledger
     const offers = yield* Offers
@@ -361,7 +361,7 @@ export class Mpp extends Effect.Service<Mpp>()("Mpp", {
               }
             }
             const split = splitSettlement(row.amountCents)
-            const charged = yield* Effect.either(
+            const charged = yield* Effect.result(
               ledger.post({
                 kind: "purchase",
                 reference: row.id,
@@ -373,14 +373,14 @@ export class Mpp extends Effect.Service<Mpp>()("Mpp", {
                 ]
               })
             )
-            if (charged._tag === "Left") {
-              if (charged.left._tag === "InsufficientFunds") {
-                return refuse("payment-insufficient", `the wallet lacks ${charged.left.missingCents} cents for this call; fund it and retry the same credential`, {
+            if (charged._tag === "Failure") {
+              if (charged.failure._tag === "InsufficientFunds") {
+                return refuse("payment-insufficient", `the wallet lacks ${charged.failure.missingCents} cents for this call; fund it and retry the same credential`, {
                   reuse: row,
-                  missingCents: charged.left.missingCents
+                  missingCents: charged.failure.missingCents
                 })
               }
-              return yield* Effect.fail(charged.left)
+              return yield* Effect.fail(charged.failure)
             }
             const after = yield* ledger.balance(walletAccount(row.agentId))
             yield* wallet.afterDebit(row.agentId, policy, after + row.amountCents, after)
@@ -411,7 +411,7 @@ export class Mpp extends Effect.Service<Mpp>()("Mpp", {
               approvalId: null,
               idempotencyKey: null,
               status: "completed",
-              ledgerEntryId: charged.right.id,
+              ledgerEntryId: charged.success.id,
               createdAt: paidAt,
               refundedAt: null
             }
@@ -420,13 +420,13 @@ export class Mpp extends Effect.Service<Mpp>()("Mpp", {
             const payload = { transactionId, serviceId: row.serviceId, tierId: row.tierId, priceCents: row.amountCents, sellerCents: split.sellerCents, feeCents: split.feeCents, challengeId: row.id }
             yield* events.emit(row.agentId, "transaction.completed", { ...payload, role: "buyer" })
             yield* events.emit(row.sellerAgentId, "transaction.completed", { ...payload, role: "seller" })
-            yield* store.update({ ...row, status: "paid", paidAt, entryId: charged.right.id, transactionId })
+            yield* store.update({ ...row, status: "paid", paidAt, entryId: charged.success.id, transactionId })
             const receipt: Receipt = {
               status: "success",
               method: CREDITS_METHOD,
               intent: CHARGE_INTENT,
               timestamp: paidAt,
-              reference: charged.right.id,
+              reference: charged.success.id,
               challengeId: row.id,
               transactionId,
               amount: String(row.amountCents),
@@ -451,5 +451,7 @@ export class Mpp extends Effect.Service<Mpp>()("Mpp", {
 
     return { discovery, health, invoke } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Mpp, Mpp.make)
+}
 

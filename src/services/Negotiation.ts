@@ -3,7 +3,7 @@
 // claim), the parties alternate until accept or reject, and an accepted price is redeemable once.
 import { traced } from "./Tracing.js"
 import { Clock, Context, Duration, Effect, Layer } from "effect"
-import { AppConfig } from "../layers/config.js"
+import { AppConfig } from "./AppConfig.js"
 import { decodeCursor, encodeCursor } from "../schema/common.js"
 import { Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
 import {
@@ -32,7 +32,7 @@ import { Events } from "./Events.js"
 import { Offers } from "./Offers.js"
 
 /** Storage port for negotiations. */
-export class NegotiationStore extends Context.Tag("NegotiationStore")<
+export class NegotiationStore extends Context.Service<
   NegotiationStore,
   {
     readonly insert: (record: NegotiationRecord) => Effect.Effect<void, StorageUnavailable>
@@ -51,7 +51,7 @@ export class NegotiationStore extends Context.Tag("NegotiationStore")<
      */
     readonly claimDue: (now: string, limit: number) => Effect.Effect<ReadonlyArray<NegotiationRecord>, StorageUnavailable>
   }
->() {}
+>()("NegotiationStore") {}
 
 /** How often the worker looks for due answers, and how many it answers per pass. */
 export const NEGOTIATION_TICK_MS = 200
@@ -102,8 +102,8 @@ const closed = (status: NegotiationStatus, party: Party) => {
   return new NegotiationClosed({ message, status, turn })
 }
 
-export class Negotiations extends Effect.Service<Negotiations>()("Negotiations", {
-  effect: Effect.gen(function* () {
+export class Negotiations extends Context.Service<Negotiations>()("Negotiations", {
+  make: Effect.gen(function* () {
     const store = yield* NegotiationStore
     const offers = yield* Offers
     const events = yield* Events
@@ -133,13 +133,13 @@ export class Negotiations extends Effect.Service<Negotiations>()("Negotiations",
     /** The automatic seller's answer to a row awaiting the seller (inside the caller's unit of work). */
     const answerAsSeller = (r: NegotiationRecord, now: number) =>
       Effect.gen(function* () {
-        const offer = yield* Effect.either(offers.get(r.serviceId, r.tierId))
-        if (offer._tag === "Left") {
+        const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
+        if (offer._tag === "Failure") {
           // The service or tier was withdrawn while the proposal waited: the seller declines.
-          if (offer.left._tag === "StorageUnavailable") return yield* Effect.fail(offer.left)
+          if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
           return yield* applySeller(r, now, "reject", null, true, "the service or tier is no longer offered")
         }
-        const policy = offer.right.service.negotiation
+        const policy = offer.success.service.negotiation
         const round = r.round + 1
         const decision = sellerDecision({
           offerCents: r.currentPriceCents,
@@ -361,19 +361,21 @@ export class Negotiations extends Effect.Service<Negotiations>()("Negotiations",
 
     return { open, respond, runDue, get, list, redeem, release, delayMs } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Negotiations, Negotiations.make)
+}
 
 /**
  * The negotiation worker: answers due negotiations every NEGOTIATION_TICK_MS (at once again after
  * a full batch). Runs only when AppConfig.workers; stops with the layer's scope.
  */
-export const NegotiationWorkerLive = Layer.scopedDiscard(
+export const NegotiationWorkerLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const config = yield* AppConfig
     if (!config.workers) return
     const negotiations = yield* Negotiations
     const loop = negotiations.runDue().pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("negotiation worker: a pass failed; retrying", cause).pipe(Effect.as(0))),
+      Effect.catchCause((cause) => Effect.logWarning("negotiation worker: a pass failed; retrying", cause).pipe(Effect.as(0))),
       Effect.flatMap((answered) => (answered >= NEGOTIATION_BATCH ? Effect.void : Effect.sleep(Duration.millis(NEGOTIATION_TICK_MS)))),
       Effect.forever
     )

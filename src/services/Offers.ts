@@ -17,13 +17,13 @@ export interface Offer {
 }
 
 /** Storage-independent port: the service and tier a negotiation, saga or paid call is about. */
-export class Offers extends Context.Tag("Offers")<
+export class Offers extends Context.Service<
   Offers,
   {
     /** NotFound (resource "service" or "tier") when either is unknown or unlisted. */
     readonly get: (serviceId: string, tierId: string | undefined) => Effect.Effect<Offer, NotFound | StorageUnavailable>
   }
->() {}
+>()("Offers") {}
 
 const pick = (service: OfferService | undefined, serviceId: string, tierId: string | undefined) => {
   if (!service) return Effect.fail(new NotFound({ message: `service ${serviceId} not found`, resource: "service", id: serviceId }))

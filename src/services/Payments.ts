@@ -1,9 +1,9 @@
 // Payments: hosted checkouts through the PaymentProcessor port (fake or Stripe) and their
 // fulfilment from the processor's signed events — plans, knowledge access, acquisitions, recharges.
 import { traced } from "./Tracing.js"
-import { Clock, Context, Effect, FiberRef } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
-import { AppConfig } from "../layers/config.js"
+import { AppConfig } from "./AppConfig.js"
 import { Conflict, InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
 import { EXTERNAL_PAYMENTS, walletAccount } from "../schema/ledger.js"
 import type { Plan } from "../schema/marketplace.js"
@@ -57,7 +57,7 @@ export interface CheckoutSessionRequest {
 }
 
 /** The payment processor: hosted checkout sessions and signed events. */
-export class PaymentProcessor extends Context.Tag("PaymentProcessor")<
+export class PaymentProcessor extends Context.Service<
   PaymentProcessor,
   {
     readonly kind: "fake" | "stripe"
@@ -68,10 +68,10 @@ export class PaymentProcessor extends Context.Tag("PaymentProcessor")<
     /** Verifies `Stripe-Signature` over the exact raw body, then parses the event. */
     readonly verifyEvent: (rawBody: string, signatureHeader: string | undefined) => Effect.Effect<ProcessorEvent, InvalidSignature | InvalidInput>
   }
->() {}
+>()("PaymentProcessor") {}
 
 /** Storage port: checkouts, processed event ids, knowledge access grants, acquisitions. */
-export class PaymentsStore extends Context.Tag("PaymentsStore")<
+export class PaymentsStore extends Context.Service<
   PaymentsStore,
   {
     /** Inserts unless a checkout with this session id exists (a retried request); returns the stored one. */
@@ -94,7 +94,7 @@ export class PaymentsStore extends Context.Tag("PaymentsStore")<
     /** Newest first. */
     readonly listAcquisitions: (agentId: string) => Effect.Effect<ReadonlyArray<Acquisition>, StorageUnavailable>
   }
->() {}
+>()("PaymentsStore") {}
 
 /** A session of the fake processor (kept in our storage, so a restart keeps it). */
 export interface FakeSession {
@@ -129,7 +129,7 @@ export interface FakeDelivery {
 }
 
 /** Storage port of the fake processor. */
-export class FakeProcessorStore extends Context.Tag("FakeProcessorStore")<
+export class FakeProcessorStore extends Context.Service<
   FakeProcessorStore,
   {
     /** Does nothing when a session with the same idempotency key exists (read it back by key). */
@@ -142,7 +142,7 @@ export class FakeProcessorStore extends Context.Tag("FakeProcessorStore")<
     /** Oldest first. */
     readonly listDeliveries: (sessionId: string) => Effect.Effect<ReadonlyArray<FakeDelivery>, StorageUnavailable>
   }
->() {}
+>()("FakeProcessorStore") {}
 
 /** The fake processor's hosted page: what it shows, and what Pay / Cancel do. */
 export interface FakeCheckoutOutcome {
@@ -153,7 +153,7 @@ export interface FakeCheckoutOutcome {
   readonly session: FakeSession
 }
 
-export class FakeCheckout extends Context.Tag("FakeCheckout")<
+export class FakeCheckout extends Context.Service<
   FakeCheckout,
   {
     /** False under PAYMENTS=stripe: the fake pages answer 404. */
@@ -167,7 +167,7 @@ export class FakeCheckout extends Context.Tag("FakeCheckout")<
     readonly renew: (sessionId: string) => Effect.Effect<FakeCheckoutOutcome, NotFound | Conflict | StorageUnavailable>
     readonly deliveries: (sessionId: string) => Effect.Effect<ReadonlyArray<FakeDelivery>, NotFound | StorageUnavailable>
   }
->() {}
+>()("FakeCheckout") {}
 
 // ---------------------------------------------------------------------------------------------
 // The service
@@ -194,8 +194,8 @@ interface NewCheckout {
   readonly scope: string
 }
 
-export class Payments extends Effect.Service<Payments>()("Payments", {
-  effect: Effect.gen(function* () {
+export class Payments extends Context.Service<Payments>()("Payments", {
+  make: Effect.gen(function* () {
     const store = yield* PaymentsStore
     const processor = yield* PaymentProcessor
     const ids = yield* Ids
@@ -215,9 +215,9 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
      */
     const openCheckout = (input: NewCheckout, extra?: (checkout: CheckoutRecord) => Effect.Effect<void, StorageUnavailable>) =>
       Effect.gen(function* () {
-        const requestKey = yield* FiberRef.get(currentIdempotencyKey)
+        const requestKey = yield* currentIdempotencyKey
         // The caller's key scope too: two anonymous buyers using the same key get their own sessions.
-        const callerScope = yield* FiberRef.get(currentIdempotencyScope)
+        const callerScope = yield* currentIdempotencyScope
         const idempotencyKey =
           requestKey !== undefined ? `ck_${sha256(`${input.purpose}|${input.scope}|${callerScope}|${requestKey}`).slice(0, 40)}` : yield* ids.uuid
         const metadata: Record<string, string> = { purpose: input.purpose }
@@ -626,4 +626,6 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       processorSession: processor.retrieveSession
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Payments, Payments.make)
+}

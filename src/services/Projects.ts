@@ -1,7 +1,7 @@
 // Projects: the marketplace catalog of projects (filters, keyset pagination, detail) and their
 // evaluation through the pluggable Evaluator.
 import { traced } from "./Tracing.js"
-import { Context, Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { decodeCursor, encodeCursor } from "../schema/common.js"
 import { InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
 import {
@@ -23,7 +23,7 @@ import { Evaluator } from "./Evaluator.js"
 import { Marketplace } from "./Marketplace.js"
 
 /** Storage port for catalog listings. */
-export class ProjectsStore extends Context.Tag("ProjectsStore")<
+export class ProjectsStore extends Context.Service<
   ProjectsStore,
   {
     /** Insert or refresh seed listings; safe on every start. */
@@ -32,7 +32,7 @@ export class ProjectsStore extends Context.Tag("ProjectsStore")<
     readonly listListings: (query: CatalogQuery) => Effect.Effect<ReadonlyArray<CatalogListing>, StorageUnavailable>
     readonly getListing: (id: string) => Effect.Effect<CatalogListing | undefined, StorageUnavailable>
   }
->() {}
+>()("ProjectsStore") {}
 
 export const DEFAULT_PAGE_SIZE = 20
 
@@ -108,8 +108,8 @@ export const seedCatalogProjects = Effect.gen(function* () {
   yield* atomically(store.upsertListings(listingsFromSeed(templates)))
 }).pipe(traced("seed.catalogProjects"))
 
-export class Projects extends Effect.Service<Projects>()("Projects", {
-  effect: Effect.gen(function* () {
+export class Projects extends Context.Service<Projects>()("Projects", {
+  make: Effect.gen(function* () {
     const store = yield* ProjectsStore
     const marketplace = yield* Marketplace
     const evaluator = yield* Evaluator
@@ -185,4 +185,6 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
 
     return { listCatalog, getCatalogProject, getListing, evaluate } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Projects, Projects.make)
+}

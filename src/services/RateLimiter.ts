@@ -1,8 +1,8 @@
 // Per-key request budgets in fixed windows (spec §8: 60 per minute and 1000 per day).
 import { traced } from "./Tracing.js"
-import { Clock, Context, Effect } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { RateLimited, type StorageUnavailable } from "../schema/errors.js"
-import { AppConfig } from "../layers/config.js"
+import { AppConfig } from "./AppConfig.js"
 
 export interface WindowSpec {
   readonly name: string
@@ -24,7 +24,7 @@ export interface WindowStanding {
  * Storage port: counts in fixed windows. `take` adds one to every window only if every window is
  * still under its limit (all or nothing, atomically); it returns the counts after the attempt.
  */
-export class RateLimitStore extends Context.Tag("RateLimitStore")<
+export class RateLimitStore extends Context.Service<
   RateLimitStore,
   {
     readonly take: (
@@ -36,10 +36,10 @@ export class RateLimitStore extends Context.Tag("RateLimitStore")<
       windows: ReadonlyArray<{ readonly name: string; readonly start: number }>
     ) => Effect.Effect<ReadonlyArray<number>, StorageUnavailable>
   }
->() {}
+>()("RateLimitStore") {}
 
-export class RateLimiter extends Effect.Service<RateLimiter>()("RateLimiter", {
-  effect: Effect.gen(function* () {
+export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
+  make: Effect.gen(function* () {
     const store = yield* RateLimitStore
     const config = yield* AppConfig
     const windows: ReadonlyArray<WindowSpec> = [
@@ -92,7 +92,9 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("RateLimiter", {
 
     return { take, peek, windows } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(RateLimiter, RateLimiter.make)
+}
 
 /** IETF RateLimit / RateLimit-Policy header values for a standing. */
 export const rateLimitHeaders = (s: ReadonlyArray<WindowStanding>): Record<string, string> => ({

@@ -1,6 +1,6 @@
 // Reputation (0–1000 from reviews, disputes, volume and tenure), the leaderboard, commerce
 // analytics (stats, usage) and recommendations — all read-side, from one analytics port.
-import { Clock, Context, Effect } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { cents } from "../schema/common.js"
 import type { Reputation as ReputationView, ReputationBand, ReputationInputs, UsageRow } from "../schema/commerce.js"
 import type { StorageUnavailable } from "../schema/errors.js"
@@ -30,7 +30,7 @@ export interface PlatformTotals {
 }
 
 /** Read-side aggregates over transactions, reviews and disputes. Counts are of completed purchases unless said. */
-export class AnalyticsStore extends Context.Tag("AnalyticsStore")<
+export class AnalyticsStore extends Context.Service<
   AnalyticsStore,
   {
     /** Reputation inputs of the given agents, or of every agent that sold, bought or lists a service. */
@@ -43,7 +43,7 @@ export class AnalyticsStore extends Context.Tag("AnalyticsStore")<
     /** The buyer's completed purchases per category. */
     readonly categoryHistory: (agentId: string) => Effect.Effect<ReadonlyArray<{ readonly category: string; readonly count: number }>, StorageUnavailable>
   }
->() {}
+>()("AnalyticsStore") {}
 
 // ---------------------------------------------------------------------------------------------
 // The formula (docs/reputation.md has the same numbers; test/suites/commerce.test.ts pins them)
@@ -75,8 +75,8 @@ export const reputationScore = (i: Omit<ReputationInputs, "agentId">, tenureDays
 
 const emptyInputs = (agentId: string): ReputationInputs => ({ agentId, reviewsReceived: 0, ratingSum: 0, completedDeals: 0, volumeCents: 0, disputesLost: 0 })
 
-export class Reputation extends Effect.Service<Reputation>()("Reputation", {
-  effect: Effect.gen(function* () {
+export class Reputation extends Context.Service<Reputation>()("Reputation", {
+  make: Effect.gen(function* () {
     const store = yield* AnalyticsStore
     const keys = yield* Keys
     const catalog = yield* Catalog
@@ -231,4 +231,6 @@ export class Reputation extends Effect.Service<Reputation>()("Reputation", {
 
     return { reputationOf, leaderboard, stats, usage, recommend } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Reputation, Reputation.make)
+}

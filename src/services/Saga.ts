@@ -5,7 +5,7 @@
 // whose driver died (lease expired) or whose timer is due.
 import { traced } from "./Tracing.js"
 import { Clock, Context, Duration, Effect, Layer } from "effect"
-import { AppConfig } from "../layers/config.js"
+import { AppConfig } from "./AppConfig.js"
 import type { DeliveryRecord, TransactionRecord } from "../schema/commerce.js"
 import { InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
 import { escrowAccount, PLATFORM_FEES, splitSettlement, walletAccount } from "../schema/ledger.js"
@@ -21,7 +21,7 @@ import { deliverTimeoutMs, deliveryModeOf, type Offer, Offers, simulatedOutput }
 import { Wallet } from "./Wallet.js"
 
 /** Storage port for sagas. */
-export class SagaStore extends Context.Tag("SagaStore")<
+export class SagaStore extends Context.Service<
   SagaStore,
   {
     readonly insert: (record: SagaRecord) => Effect.Effect<void, StorageUnavailable>
@@ -35,7 +35,7 @@ export class SagaStore extends Context.Tag("SagaStore")<
      */
     readonly claimDue: (now: string, leaseUntil: string, limit: number) => Effect.Effect<ReadonlyArray<string>, StorageUnavailable>
   }
->() {}
+>()("SagaStore") {}
 
 /**
  * A driver (the request that started the saga, or a worker) holds a saga for this long between
@@ -78,8 +78,8 @@ const notFound = (id: string) => new NotFound({ message: `saga ${id} not found`,
 /** What one `advance` did: moved a step (or finished), or found the saga waiting on a timer. */
 type Advanced = { readonly record: SagaRecord; readonly moved: boolean }
 
-export class Sagas extends Effect.Service<Sagas>()("Sagas", {
-  effect: Effect.gen(function* () {
+export class Sagas extends Context.Service<Sagas>()("Sagas", {
+  make: Effect.gen(function* () {
     const store = yield* SagaStore
     const ledger = yield* Ledger
     const events = yield* Events
@@ -256,80 +256,80 @@ export class Sagas extends Effect.Service<Sagas>()("Sagas", {
         const moved = (record: SagaRecord): Advanced => ({ record, moved: true })
         switch (current.name) {
           case "quote": {
-            const offer = yield* Effect.either(offers.get(r.serviceId, r.tierId))
-            if (offer._tag === "Left") {
-              if (offer.left._tag === "StorageUnavailable") return yield* Effect.fail(offer.left)
-              return moved(yield* failAndCompensate(r, "quote", now, offer.left.message))
+            const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
+            if (offer._tag === "Failure") {
+              if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
+              return moved(yield* failAndCompensate(r, "quote", now, offer.failure.message))
             }
-            let price = offer.right.tier.priceCents
-            let detail = `list price ${price} cents (${offer.right.service.name}, ${offer.right.tier.name})`
+            let price = offer.success.tier.priceCents
+            let detail = `list price ${price} cents (${offer.success.service.name}, ${offer.success.tier.name})`
             if (r.negotiationId !== null) {
-              const redeemed = yield* Effect.either(
+              const redeemed = yield* Effect.result(
                 negotiations.redeem({ agentId: r.buyerAgentId, negotiationId: r.negotiationId, serviceId: r.serviceId, tierId: r.tierId, usedBy: r.id })
               )
-              if (redeemed._tag === "Left") {
-                if (redeemed.left._tag === "StorageUnavailable") return yield* Effect.fail(redeemed.left)
-                return moved(yield* failAndCompensate(r, "quote", now, redeemed.left.message))
+              if (redeemed._tag === "Failure") {
+                if (redeemed.failure._tag === "StorageUnavailable") return yield* Effect.fail(redeemed.failure)
+                return moved(yield* failAndCompensate(r, "quote", now, redeemed.failure.message))
               }
-              price = redeemed.right.priceCents
-              detail = `negotiated price ${price} cents (negotiation ${r.negotiationId}, list ${offer.right.tier.priceCents})`
+              price = redeemed.success.priceCents
+              detail = `negotiated price ${price} cents (negotiation ${r.negotiationId}, list ${offer.success.tier.priceCents})`
             }
             if (price < 1) return moved(yield* failAndCompensate(r, "quote", now, `price ${price} is below the 1-cent minimum charge`))
             {
               const policy = yield* wallet.lock(r.buyerAgentId)
-              const verdict = yield* Effect.either(
-                wallet.authorize(r.buyerAgentId, policy, { priceCents: price, category: offer.right.service.category, sellerAgentId: offer.right.service.sellerAgentId }, { approved: false })
+              const verdict = yield* Effect.result(
+                wallet.authorize(r.buyerAgentId, policy, { priceCents: price, category: offer.success.service.category, sellerAgentId: offer.success.service.sellerAgentId }, { approved: false })
               )
-              if (verdict._tag === "Left") {
-                if (verdict.left._tag === "StorageUnavailable") return yield* Effect.fail(verdict.left)
-                return moved(yield* failAndCompensate(r, "quote", now, `wallet policy ${verdict.left.policy}: ${verdict.left.message}`))
+              if (verdict._tag === "Failure") {
+                if (verdict.failure._tag === "StorageUnavailable") return yield* Effect.fail(verdict.failure)
+                return moved(yield* failAndCompensate(r, "quote", now, `wallet policy ${verdict.failure.policy}: ${verdict.failure.message}`))
               }
-              if (verdict.right !== null) {
-                const why = verdict.right === "manual" ? "the wallet's autonomy level is manual" : `${price} cents is above the wallet's approval threshold`
+              if (verdict.success !== null) {
+                const why = verdict.success === "manual" ? "the wallet's autonomy level is manual" : `${price} cents is above the wallet's approval threshold`
                 return moved(
                   yield* failAndCompensate(r, "quote", now, `${why}: the purchase needs the owner's approval, and a saga runs only within autonomous limits (use POST /buy, which waits for approval)`)
                 )
               }
             }
             const snapshot: SagaSnapshot = {
-              serviceName: offer.right.service.name,
-              category: offer.right.service.category,
-              pricingModel: offer.right.service.pricingModel,
-              listPriceCents: offer.right.tier.priceCents
+              serviceName: offer.success.service.name,
+              category: offer.success.service.category,
+              pricingModel: offer.success.service.pricingModel,
+              listPriceCents: offer.success.tier.priceCents
             }
             return moved(yield* succeed(r, "quote", now, { priceCents: price, snapshot }, detail))
           }
           case "escrow": {
             const price = r.priceCents!
             const policy = yield* wallet.lock(r.buyerAgentId)
-            const held = yield* Effect.either(
+            const held = yield* Effect.result(
               ledger.transfer({ kind: "escrow_hold", reference: r.id, memo: `saga ${r.id}: escrow`, from: walletAccount(r.buyerAgentId), to: escrowAccount(r.id), amount: price })
             )
-            if (held._tag === "Left") {
-              if (held.left._tag === "StorageUnavailable") return yield* Effect.fail(held.left)
-              return moved(yield* failAndCompensate(r, "escrow", now, held.left.message))
+            if (held._tag === "Failure") {
+              if (held.failure._tag === "StorageUnavailable") return yield* Effect.fail(held.failure)
+              return moved(yield* failAndCompensate(r, "escrow", now, held.failure.message))
             }
             // Low-balance warning and auto-recharge, as after any debit.
             const after = yield* ledger.balance(walletAccount(r.buyerAgentId))
             yield* wallet.afterDebit(r.buyerAgentId, policy, after + price, after)
-            return moved(yield* succeed(r, "escrow", now, {}, `${price} cents held in ${escrowAccount(r.id)} (entry ${held.right.id})`))
+            return moved(yield* succeed(r, "escrow", now, {}, `${price} cents held in ${escrowAccount(r.id)} (entry ${held.success.id})`))
           }
           case "deliver": {
             const { mode, delayMs } = deliveryModeOf(r.input)
-            const offer = yield* Effect.either(offers.get(r.serviceId, r.tierId))
-            if (offer._tag === "Left") {
-              if (offer.left._tag === "StorageUnavailable") return yield* Effect.fail(offer.left)
-              return moved(yield* failAndCompensate(r, "deliver", now, `the seller cannot deliver: ${offer.left.message}`))
+            const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
+            if (offer._tag === "Failure") {
+              if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
+              return moved(yield* failAndCompensate(r, "deliver", now, `the seller cannot deliver: ${offer.failure.message}`))
             }
-            const timeout = deliverTimeoutMs(offer.right.tier)
+            const timeout = deliverTimeoutMs(offer.success.tier)
             const delivered = () => ({
-              output: simulatedOutput(offer.right, r.input, r.id),
-              snapshot: r.snapshot === null ? null : { ...r.snapshot, deliveryLatencyMs: latencyOf(offer.right, r.input, r.id) }
+              output: simulatedOutput(offer.success, r.input, r.id),
+              snapshot: r.snapshot === null ? null : { ...r.snapshot, deliveryLatencyMs: latencyOf(offer.success, r.input, r.id) }
             })
             if (current.status === "pending") {
               if (mode === "ok") return moved(yield* succeed(r, "deliver", now, delivered(), "delivered (simulated seller)"))
               if (mode === "fail") {
-                const latencyMs = Math.max(1, Math.round(offer.right.tier.sla.p95LatencyMs / 2))
+                const latencyMs = Math.max(1, Math.round(offer.success.tier.sla.p95LatencyMs / 2))
                 return moved(yield* failAndCompensate(r, "deliver", now, "the seller reported a delivery failure (simulated)", { latencyMs }))
               }
               // timeout / slow: the step runs until the seller's answer or the deadline.
@@ -371,7 +371,7 @@ export class Sagas extends Effect.Service<Sagas>()("Sagas", {
                 { account: walletAccount(r.sellerAgentId), amount: split.sellerCents },
                 { account: PLATFORM_FEES, amount: split.feeCents }
               ]
-            }).pipe(Effect.catchTag("InvalidInput", "InsufficientFunds", (e) => Effect.die(e)))
+            }).pipe(Effect.catchTag(["InvalidInput", "InsufficientFunds"], (e) => Effect.die(e)))
             return moved(yield* succeed(r, "settle", now, {}, `${split.sellerCents} cents to the seller, ${split.feeCents} cents platform fee (entry ${entry.id})`))
           }
           case "confirm": {
@@ -460,7 +460,7 @@ export class Sagas extends Effect.Service<Sagas>()("Sagas", {
         // One saga that cannot move (storage hiccup, a bug) must not hold up the others: it is
         // logged and taken over again when its lease runs out.
         for (const id of claimed) {
-          yield* drive(id).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`saga ${id}: a step failed; retried after the lease`, cause)))
+          yield* drive(id).pipe(Effect.catchCause((cause) => Effect.logWarning(`saga ${id}: a step failed; retried after the lease`, cause)))
         }
         return claimed.length
       }).pipe(traced("Sagas.runDue"))
@@ -470,16 +470,18 @@ export class Sagas extends Effect.Service<Sagas>()("Sagas", {
 
     return { start, advance, drive, runDue, get } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Sagas, Sagas.make)
+}
 
 /** The saga worker: resumes due sagas every SAGA_TICK_MS. Runs only when AppConfig.workers. */
-export const SagaWorkerLive = Layer.scopedDiscard(
+export const SagaWorkerLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const config = yield* AppConfig
     if (!config.workers) return
     const sagas = yield* Sagas
     const loop = sagas.runDue().pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("saga worker: a pass failed; retrying", cause).pipe(Effect.as(0))),
+      Effect.catchCause((cause) => Effect.logWarning("saga worker: a pass failed; retrying", cause).pipe(Effect.as(0))),
       Effect.flatMap((claimed) => (claimed >= SAGA_BATCH ? Effect.void : Effect.sleep(Duration.millis(SAGA_TICK_MS)))),
       Effect.forever
     )

@@ -2,7 +2,7 @@
 // acquire or create — with a step contract (which action may follow which state), the permission
 // of each step, a sliding expiry, and a log of every step (docs/sessions.md).
 import { traced } from "./Tracing.js"
-import { Clock, Context, Effect } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { Conflict, Forbidden, NotFound, type StorageUnavailable } from "../schema/errors.js"
 import type { Permission } from "../schema/keys.js"
 import {
@@ -23,7 +23,7 @@ import { Projects } from "./Projects.js"
 
 
 /** Storage port for agent sessions. */
-export class SessionStore extends Context.Tag("SessionStore")<
+export class SessionStore extends Context.Service<
   SessionStore,
   {
     readonly insert: (r: SessionRecord) => Effect.Effect<void, StorageUnavailable>
@@ -32,7 +32,7 @@ export class SessionStore extends Context.Tag("SessionStore")<
     readonly getForUpdate: (id: string) => Effect.Effect<SessionRecord | undefined, StorageUnavailable>
     readonly update: (r: SessionRecord) => Effect.Effect<void, StorageUnavailable>
   }
->() {}
+>()("SessionStore") {}
 
 /** A session expires this long after its last step (sliding). */
 export const SESSION_TTL_MS = 30 * 60 * 1000
@@ -75,8 +75,8 @@ export const toSession = (r: SessionRecord, now: number): AgentSession => {
   })
 }
 
-export class Sessions extends Effect.Service<Sessions>()("Sessions", {
-  effect: Effect.gen(function* () {
+export class Sessions extends Context.Service<Sessions>()("Sessions", {
+  make: Effect.gen(function* () {
     const store = yield* SessionStore
     const projects = yield* Projects
     const payments = yield* Payments
@@ -261,4 +261,6 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
 
     return { step, get } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Sessions, Sessions.make)
+}

@@ -1,8 +1,8 @@
 // Wallet: an agent's credit balance (the ledger balance of wallet:<agentId>, in cents), its
 // spending policies and autonomy level, fake-mode top-ups, low-balance warnings and auto-recharge.
-import { Clock, Context, Effect } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { isTagged } from "effect/Predicate"
-import { AppConfig } from "../layers/config.js"
+import { AppConfig } from "./AppConfig.js"
 import { cents } from "../schema/common.js"
 import {
   CREDIT_UNIT,
@@ -33,7 +33,7 @@ export interface RechargeRequest {
 }
 
 /** Storage port for wallets (policies) and the spend sums policies are checked against. */
-export class WalletStore extends Context.Tag("WalletStore")<
+export class WalletStore extends Context.Service<
   WalletStore,
   {
     /** The wallet row, locked for this unit of work (`SELECT … FOR UPDATE`); inserted as `initial` when missing. */
@@ -48,7 +48,7 @@ export class WalletStore extends Context.Tag("WalletStore")<
     /** Recharge requests waiting for the payments layer (status requested), oldest first. */
     readonly listRequestedRecharges: (limit: number) => Effect.Effect<ReadonlyArray<RechargeRequest>, StorageUnavailable>
   }
->() {}
+>()("WalletStore") {}
 
 /** A new wallet: no limits, purchases need no approval (docs/commerce.md, "Default policy"). */
 export const DEFAULT_POLICY: WalletPolicy = {
@@ -101,8 +101,8 @@ export interface PurchaseCheck {
   readonly sellerAgentId: string
 }
 
-export class Wallet extends Effect.Service<Wallet>()("Wallet", {
-  effect: Effect.gen(function* () {
+export class Wallet extends Context.Service<Wallet>()("Wallet", {
+  make: Effect.gen(function* () {
     const store = yield* WalletStore
     const ledger = yield* Ledger
     const events = yield* Events
@@ -322,4 +322,6 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
       balance: (agentId: string) => ledger.balance(walletAccount(agentId))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Wallet, Wallet.make)
+}

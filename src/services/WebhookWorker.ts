@@ -2,7 +2,7 @@
 // deliveries (leased) while fewer than MAX_IN_FLIGHT are being sent and sends each in its own fiber,
 // so a slow endpoint holds one slot, not the queue. Started by a Layer when AppConfig.workers.
 import { Duration, Effect, Layer, Ref } from "effect"
-import { AppConfig } from "../layers/config.js"
+import { AppConfig } from "./AppConfig.js"
 import { DELIVERY_BATCH, FANOUT_BATCH, Webhooks } from "./Webhooks.js"
 
 /** How often an idle loop looks again, and how many deliveries one process sends at once. */
@@ -10,11 +10,11 @@ export const WORKER_TICK_MS = 250
 export const MAX_IN_FLIGHT = 32
 
 const logFailure = (name: string) =>
-  Effect.catchAllCause((cause) => Effect.logWarning(`webhook worker: ${name} pass failed; retrying`, cause).pipe(Effect.as(0)))
+  Effect.catchCause((cause) => Effect.logWarning(`webhook worker: ${name} pass failed; retrying`, cause).pipe(Effect.as(0)))
 
 const tick = Effect.sleep(Duration.millis(WORKER_TICK_MS))
 
-export const WebhookWorkerLive = Layer.scopedDiscard(
+export const WebhookWorkerLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const config = yield* AppConfig
     if (!config.workers) return
@@ -24,7 +24,7 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
 
     const fanOut = webhooks.fanOut(FANOUT_BATCH).pipe(
       logFailure("fan-out"),
-      Effect.flatMap((n) => (n >= FANOUT_BATCH ? Effect.yieldNow() : tick)),
+      Effect.flatMap((n) => (n >= FANOUT_BATCH ? Effect.yieldNow : tick)),
       Effect.forever
     )
 
@@ -39,7 +39,7 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
       return claimed.length
     }).pipe(
       logFailure("claim"),
-      Effect.flatMap((n) => (n >= DELIVERY_BATCH ? Effect.yieldNow() : tick)),
+      Effect.flatMap((n) => (n >= DELIVERY_BATCH ? Effect.yieldNow : tick)),
       Effect.forever
     )
 

@@ -2,7 +2,7 @@
 // outbox events to it — fan-out into delivery rows, leased claims, Standard Webhooks signatures,
 // retries with backoff and jitter, and disabling an endpoint that keeps failing (docs/webhooks.md).
 import { traced } from "./Tracing.js"
-import { Clock, Context, Effect, Random, Schema } from "effect"
+import { Clock, Context, Effect, Random, Schema, Layer } from "effect"
 import { createHmac } from "node:crypto"
 import { Conflict, type InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
 import { type DomainEvent, eventTypes } from "../schema/events.js"
@@ -26,7 +26,7 @@ import { Events } from "./Events.js"
 // Ports
 
 /** Storage port: endpoints, delivery rows (the per-endpoint queue) and the attempt log. */
-export class WebhookStore extends Context.Tag("WebhookStore")<
+export class WebhookStore extends Context.Service<
   WebhookStore,
   {
     readonly getEndpoint: (agentId: string) => Effect.Effect<EndpointRecord | undefined, StorageUnavailable>
@@ -62,7 +62,7 @@ export class WebhookStore extends Context.Tag("WebhookStore")<
     /** Deliveries of the agent's endpoint, oldest first (tests and operators). */
     readonly listDeliveries: (agentId: string) => Effect.Effect<ReadonlyArray<DeliveryRecord>, StorageUnavailable>
   }
->() {}
+>()("WebhookStore") {}
 
 export interface WebhookRequest {
   readonly url: string
@@ -79,7 +79,7 @@ export interface WebhookResponse {
 }
 
 /** Network port: the URL policy and the one POST. The Node implementation is src/layers/webhooks/transport.ts. */
-export class WebhookTransport extends Context.Tag("WebhookTransport")<
+export class WebhookTransport extends Context.Service<
   WebhookTransport,
   {
     /** Configuration-time check: syntax, scheme, and every address the host resolves to (400 naming the reason). */
@@ -87,7 +87,7 @@ export class WebhookTransport extends Context.Tag("WebhookTransport")<
     /** One POST: resolves and checks again, connects to the checked address, with timeout and body cap. Never fails. */
     readonly send: (request: WebhookRequest) => Effect.Effect<WebhookResponse>
   }
->() {}
+>()("WebhookTransport") {}
 
 // ---------------------------------------------------------------------------------------------
 // The numbers (docs/webhooks.md; test/suites/webhooks.test.ts pins them)
@@ -191,8 +191,8 @@ const noEndpoint = (agentId: string) => new NotFound({ message: "no webhook is c
 
 // ---------------------------------------------------------------------------------------------
 
-export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
-  effect: Effect.gen(function* () {
+export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
+  make: Effect.gen(function* () {
     const store = yield* WebhookStore
     const transport = yield* WebhookTransport
     const events = yield* Events
@@ -479,4 +479,6 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
       runOnce
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(Webhooks, Webhooks.make)
+}

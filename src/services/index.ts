@@ -24,19 +24,19 @@ import { Reputation } from "./Reputation.js"
 import { Wallet } from "./Wallet.js"
 import { Webhooks } from "./Webhooks.js"
 
-export const ServicesLive = Layer.mergeAll(Marketplace.Default, Knowledge.Default, Keys.Default, RateLimiter.Default, Ledger.Default, Events.Default, Idempotency.Default, Catalog.Default)
+export const ServicesLive = Layer.mergeAll(Marketplace.layer, Knowledge.layer, Keys.layer, RateLimiter.layer, Ledger.layer, Events.layer, Idempotency.layer, Catalog.layer)
 
 /** Checkouts and their fulfilment; needs a PaymentProcessor (chosen in src/layers/app.ts) below it. */
-export const PaymentServicesLive = Payments.Default
+export const PaymentServicesLive = Payments.layer
 
 /** Projects, builder, sessions, investment, discovery; the evaluator is its own layer (swap RuleEvaluatorLive for a model-backed one). */
-export const ProjectServicesLive = Layer.mergeAll(Sessions.Default, Invest.Default, Discovery.Default).pipe(
-  Layer.provideMerge(Layer.mergeAll(Projects.Default, Builder.Default)),
+export const ProjectServicesLive = Layer.mergeAll(Sessions.layer, Invest.layer, Discovery.layer).pipe(
+  Layer.provideMerge(Layer.mergeAll(Projects.layer, Builder.layer)),
   Layer.provideMerge(RuleEvaluatorLive)
 )
 
 /** Negotiation, the purchase saga and pay-per-request (MPP); they need the Offers port below them (OffersLive). */
-export const NegotiationServicesLive = Layer.mergeAll(Sagas.Default, Mpp.Default).pipe(Layer.provideMerge(Negotiations.Default))
+export const NegotiationServicesLive = Layer.mergeAll(Sagas.layer, Mpp.layer).pipe(Layer.provideMerge(Negotiations.layer))
 
 /**
  * Where negotiation, sagas and MPP read services and tiers from: the commerce catalog (Catalog, in
@@ -46,13 +46,13 @@ export const NegotiationServicesLive = Layer.mergeAll(Sagas.Default, Mpp.Default
 export const OffersLive = CatalogOffersLive
 
 /** Outgoing webhooks; needs a WebhookTransport (NodeWebhookTransport, chosen in src/layers/app.ts) below it. */
-export const WebhookServicesLive = Webhooks.Default
+export const WebhookServicesLive = Webhooks.layer
 
 /** Wallets and spending policies; sagas and MPP use them too, so it sits below NegotiationServicesLive (needs ServicesLive). */
-export const WalletLive = Wallet.Default
+export const WalletLive = Wallet.layer
 
 /**
  * Purchases, approvals, transactions, reviews, disputes, reputation and analytics. Needs Catalog
  * (in ServicesLive), WalletLive and Negotiations (NegotiationServicesLive) below it.
  */
-export const CommerceServicesLive = Layer.mergeAll(Commerce.Default, Disputes.Default, Reputation.Default).pipe(Layer.provideMerge(NegotiatedPricesLive))
+export const CommerceServicesLive = Layer.mergeAll(Commerce.layer, Disputes.layer, Reputation.layer).pipe(Layer.provideMerge(NegotiatedPricesLive))

@@ -130,7 +130,7 @@ const inputFor = (schema: AnySchema | undefined): fc.Arbitrary<Json> =>
 /** What the server will see after JSON (NaN → null, -0 → 0, undefined dropped). */
 const roundTrip = (u: unknown): unknown => (u === undefined ? undefined : (JSON.parse(JSON.stringify(u)) as unknown))
 
-const decodes = (schema: AnySchema, u: unknown) => Schema.decodeUnknownEither(schema)(u)._tag === "Right"
+const decodes = (schema: AnySchema, u: unknown) => Schema.decodeUnknownResult(schema)(u)._tag === "Success"
 
 /** Path params as strings: generated from the schema, or nasty strings. */
 const pathParamsFor = (schema: AnySchema | undefined, names: ReadonlyArray<string>): fc.Arbitrary<Record<string, string>> => {

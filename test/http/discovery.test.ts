@@ -2,7 +2,7 @@
 // endpoints, lists generated from the route and procedure tables, every listed address answering),
 // ETag/304 and cache headers, visitor classification, and the agent files (llms.txt, robots.txt,
 // sitemap.xml, ai-plugin.json, mcp.json, mcp-tools.json, agent-card.json, /invest/api, /).
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Api } from "../../src/http/api.js"
 import { routeTable } from "../../src/http/routeTable.js"
@@ -43,8 +43,8 @@ describe("GET /api/discover: members and fields (spec §2.1)", () => {
   it("has the ten top-level members, in order, and decodes with the document schema (§2.1 plus mcp_endpoint)", async () => {
     const { doc } = await discover()
     expect(Object.keys(doc)).toEqual(TOP_LEVEL)
-    const decoded = Schema.decodeUnknownEither(DiscoveryDocument, { onExcessProperty: "error" })(doc)
-    if (Either.isLeft(decoded)) throw new Error(String(decoded.left))
+    const decoded = Schema.decodeUnknownResult(DiscoveryDocument, { onExcessProperty: "error" })(doc)
+    if (Result.isFailure(decoded)) throw new Error(String(decoded.failure))
   })
 
   it("platform, capabilities, integrations, legal and _meta carry the stated values and types", async () => {

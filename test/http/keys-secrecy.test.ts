@@ -1,6 +1,6 @@
 // Keys, passwords and session tokens are never stored or logged in plaintext: a Postgres-backed
 // server logging at Debug is exercised, then every table is dumped and the logs are grepped.
-import { HttpServer } from "@effect/platform"
+import { HttpServer } from "effect/http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Scope } from "effect"
 import { createHash } from "node:crypto"
@@ -8,7 +8,7 @@ import { createServer } from "node:http"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { AppLive } from "../../src/layers/app.js"
-import { AppConfig } from "../../src/layers/config.js"
+import { AppConfig } from "../../src/services/AppConfig.js"
 import { createAgentKey } from "../fixtures/agents.js"
 import { freshDatabase, postgresSkipReason } from "../fixtures/db.js"
 
@@ -48,7 +48,7 @@ const startLoggedServer = async (): Promise<Server> => {
     Effect.provide(Logger.replace(Logger.defaultLogger, capture)),
     Logger.withMinimumLogLevel(LogLevel.Debug)
   )
-  const started = await Effect.runPromise(Scope.extend(program, scope))
+  const started = await Effect.runPromise(Scope.provide(program, scope))
   return { ...started, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
 

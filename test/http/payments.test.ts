@@ -200,7 +200,7 @@ describe("payments over HTTP, PAYMENTS=fake", () => {
 describe.skipIf(postgresSkipReason !== undefined)("fake checkout sessions survive a restart (Postgres)", () => {
   it("a checkout opened before a restart is paid after it", async () => {
     const scope = Effect.runSync(Scope.make())
-    const db = await Effect.runPromise(Scope.extend(freshDatabase, scope))
+    const db = await Effect.runPromise(Scope.provide(freshDatabase, scope))
     const config = { databaseUrl: Option.some(Redacted.make(db.url)) }
     try {
       const first = await startRuntimeServer({ storage: "postgres", config })

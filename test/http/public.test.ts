@@ -1,7 +1,7 @@
 // End to end: the four public procedures through curl-style fetch and the stock @trpc/client,
 // the JSON error body, request ids, 404s, body limits and the OpenAPI document.
 import { createTRPCUntypedClient, httpBatchLink, httpLink, TRPCClientError } from "@trpc/client"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { decodeInput } from "../../src/http/trpc/adapter.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
@@ -155,7 +155,7 @@ describe("public procedures over the tRPC wire format", () => {
   })
 
   it("decodeInput: no input is {} for object schemas; other shapes are 'input: is required'; a wrong whole input names 'input'", () => {
-    const left = (e: Either.Either<unknown, { message: string; field?: string }>) => (Either.isLeft(e) ? { message: e.left.message, field: e.left.field } : e.right)
+    const left = (e: Result.Result<unknown, { message: string; field?: string }>) => (Result.isFailure(e) ? { message: e.failure.message, field: e.failure.field } : e.success)
     expect(left(decodeInput(Schema.Struct({ sessionId: Schema.String }), undefined))).toEqual({ message: "sessionId: is missing", field: "sessionId" })
     expect(left(decodeInput(Schema.Struct({ a: Schema.optional(Schema.String) }), undefined))).toEqual({})
     expect(left(decodeInput(Schema.String, undefined))).toEqual({ message: "input: is required", field: "input" })

@@ -1,13 +1,13 @@
 // End to end, on memory and Postgres: the /webhook routes, deliveries by the running worker to a
 // receiver on 127.0.0.1 that verifies with the `standardwebhooks` library, URL refusals, and (on
 // Postgres) a server stopped with undelivered events whose successor delivers them.
-import { HttpServer } from "@effect/platform"
+import { HttpServer } from "effect/http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AppLive } from "../../src/layers/app.js"
-import { AppConfig, type AppConfigShape } from "../../src/layers/config.js"
+import { AppConfig, type AppConfigShape } from "../../src/services/AppConfig.js"
 import type { EventType } from "../../src/schema/events.js"
 import { eventTypes } from "../../src/schema/events.js"
 import { atomically } from "../../src/services/Db.js"
@@ -190,7 +190,7 @@ const bootOn = async (databaseUrl: string, config: Partial<AppConfigShape>) => {
     const context = yield* Layer.build(AppLive.pipe(Layer.provide(appConfig), Layer.provide(Layer.succeedContext(server))))
     return { baseUrl, context }
   })
-  const { baseUrl, context } = await Effect.runPromise(Scope.extend(program, scope))
+  const { baseUrl, context } = await Effect.runPromise(Scope.provide(program, scope))
   return {
     baseUrl,
     run: <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof AppLive>>) =>
@@ -204,7 +204,7 @@ describe.skipIf(postgresSkipReason !== undefined)("webhooks across a restart [po
     const dbScope = Effect.runSync(Scope.make())
     const rx = await startReceiver()
     try {
-      const { url } = await Effect.runPromise(Scope.extend(freshDatabase, dbScope))
+      const { url } = await Effect.runPromise(Scope.provide(freshDatabase, dbScope))
       // The first server has no worker running: it stops with everything still in the outbox.
       const first = await bootOn(url, { workers: false })
       const k = await createAgentKey(first.baseUrl, ["catalog:read"])

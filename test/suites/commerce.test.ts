@@ -2,7 +2,8 @@
 // exactly 100, idempotent replays, exact refunds, policies and approvals, reviews, disputes, SLA,
 // catalog search and the reputation formula with pinned numbers.
 import { expect } from "@effect/vitest"
-import { Clock, Effect, Layer, TestClock } from "effect"
+import { Clock, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { describe, it as vit } from "vitest"
 import type { PublishServiceBody } from "../../src/schema/commerce.js"
 import { Agent } from "../../src/schema/keys.js"
@@ -85,9 +86,9 @@ describe("reputation formula (pure)", () => {
 forEachStorage(
   "commerce",
   (storage) =>
-    Layer.mergeAll(Commerce.Default, Disputes.Default, Reputation.Default).pipe(
-      Layer.provideMerge(Wallet.Default),
-      Layer.provideMerge(Layer.mergeAll(Catalog.Default, Ledger.Default, Events.Default, Keys.Default)),
+    Layer.mergeAll(Commerce.layer, Disputes.layer, Reputation.layer).pipe(
+      Layer.provideMerge(Wallet.layer),
+      Layer.provideMerge(Layer.mergeAll(Catalog.layer, Ledger.layer, Events.layer, Keys.layer)),
       Layer.provideMerge(CommerceSeedLive),
       Layer.provideMerge(storage),
       Layer.provideMerge(Ids.Live)
@@ -120,17 +121,17 @@ forEachStorage(
         const feesBefore = yield* ledger.balance(PLATFORM_FEES)
         const results = yield* Effect.forEach(
           Array.from({ length: 1000 }, (_, i) => i),
-          (i) => commerce.buy({ caller: buyer.caller, serviceId: service.id, tierId: "unit", input: { n: i } }).pipe(Effect.either),
+          (i) => commerce.buy({ caller: buyer.caller, serviceId: service.id, tierId: "unit", input: { n: i } }).pipe(Effect.result),
           { concurrency: 100 }
         )
-        const ok = results.filter((r) => r._tag === "Right" && r.right.status === "completed")
-        const refused = results.filter((r) => r._tag === "Left" && r.left._tag === "InsufficientCredits")
+        const ok = results.filter((r) => r._tag === "Success" && r.success.status === "completed")
+        const refused = results.filter((r) => r._tag === "Failure" && r.failure._tag === "InsufficientCredits")
         expect(ok.length).toBe(100)
         expect(refused.length).toBe(900)
         const first = refused[0]
-        if (first._tag === "Left" && first.left._tag === "InsufficientCredits") {
-          expect(first.left).toMatchObject({ requiredCents: 100, balanceCents: 0, missingCents: 100 })
-          expect(first.left.howToFund.topupUrl).toContain("/api/v1/agent/commerce/wallet/topup")
+        if (first._tag === "Failure" && first.failure._tag === "InsufficientCredits") {
+          expect(first.failure).toMatchObject({ requiredCents: 100, balanceCents: 0, missingCents: 100 })
+          expect(first.failure.howToFund.topupUrl).toContain("/api/v1/agent/commerce/wallet/topup")
         }
         expect(yield* ledger.balance(walletAccount(buyer.agentId))).toBe(0)
         expect(yield* ledger.balance(walletAccount(seller))).toBe(8500)

@@ -2,7 +2,8 @@
 // inputs change (checked every REVALIDATE_MS), keyed visitors are named without spending rate
 // limit, and the User-Agent classification table.
 import { describe, expect, it as vit } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { seedCatalog, seedData } from "../../src/layers/seed.js"
 import { Template } from "../../src/schema/marketplace.js"
 import { Ids } from "../../src/services/Db.js"
@@ -24,8 +25,8 @@ forEachStorage(
   "discovery",
   (storage) =>
     Layer.effectDiscard(seedCatalog).pipe(
-      Layer.provideMerge(Discovery.Default),
-      Layer.provideMerge(Layer.mergeAll(Marketplace.Default, Keys.Default, RuleEvaluatorLive)),
+      Layer.provideMerge(Discovery.layer),
+      Layer.provideMerge(Layer.mergeAll(Marketplace.layer, Keys.layer, RuleEvaluatorLive)),
       Layer.provideMerge(storage),
       Layer.provideMerge(Ids.Live)
     ),

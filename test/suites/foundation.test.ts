@@ -12,7 +12,7 @@ import { forEachStorage } from "../fixtures/suite.js"
 
 forEachStorage(
   "foundation",
-  (storage) => Layer.mergeAll(Marketplace.Default, Knowledge.Default).pipe(Layer.provideMerge(storage)),
+  (storage) => Layer.mergeAll(Marketplace.layer, Knowledge.layer).pipe(Layer.provideMerge(storage)),
   (it) => {
     it.effect("seeds idempotently and serves the seed", () =>
       Effect.gen(function* () {

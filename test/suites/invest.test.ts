@@ -5,7 +5,8 @@ import { FakeProcessorLive } from "../../src/layers/payments/fake.js"
 import { Knowledge } from "../../src/services/Knowledge.js"
 import { Payments } from "../../src/services/Payments.js"
 import { expect } from "@effect/vitest"
-import { Effect, Layer, Option, TestClock } from "effect"
+import { Effect, Layer, Option } from "effect"
+import { TestClock } from "effect/testing"
 import { seedCatalog } from "../../src/layers/seed.js"
 import { Forbidden, NotFound } from "../../src/schema/errors.js"
 import { NotATopHolder, StakeExhausted } from "../../src/schema/invest.js"
@@ -38,11 +39,11 @@ const investor = (credits: number) =>
 forEachStorage(
   "invest",
   (storage) =>
-    Layer.effectDiscard(Effect.zipRight(seedCatalog, seedCatalogProjects)).pipe(
+    Layer.effectDiscard(Effect.andThen(seedCatalog, seedCatalogProjects)).pipe(
       Layer.provideMerge(ProjectServicesLive),
-      Layer.provideMerge(Payments.Default),
+      Layer.provideMerge(Payments.layer),
       Layer.provideMerge(FakeProcessorLive),
-      Layer.provideMerge(Layer.mergeAll(Ledger.Default, Events.Default, Keys.Default, Marketplace.Default, Knowledge.Default)),
+      Layer.provideMerge(Layer.mergeAll(Ledger.layer, Events.layer, Keys.layer, Marketplace.layer, Knowledge.layer)),
       Layer.provideMerge(storage),
       Layer.provideMerge(Ids.Live)
     ),
@@ -144,11 +145,11 @@ forEachStorage(
         Effect.gen(function* () {
           const invest = yield* Invest
           const agents = yield* Effect.forEach(Array.from({ length: 30 }, () => 0), () => investor(10_000))
-          const results = yield* Effect.forEach(agents, (agent) => Effect.either(invest.invest(agent, { projectId: "prj_indica_ai", tokens: 300 })), {
+          const results = yield* Effect.forEach(agents, (agent) => Effect.result(invest.invest(agent, { projectId: "prj_indica_ai", tokens: 300 })), {
             concurrency: "unbounded"
           })
-          const ok = results.filter((r) => r._tag === "Right")
-          const refused = results.flatMap((r) => (r._tag === "Left" && r.left._tag === "StakeExhausted" ? [r.left] : []))
+          const ok = results.filter((r) => r._tag === "Success")
+          const refused = results.flatMap((r) => (r._tag === "Failure" && r.failure._tag === "StakeExhausted" ? [r.failure] : []))
           expect(ok).toHaveLength(16)
           expect(refused).toHaveLength(14)
           expect(refused.every((e) => e.remainingTokens === 100 && e.remainingCents === 800)).toBe(true)

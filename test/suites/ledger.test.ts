@@ -31,7 +31,7 @@ describe("splitSettlement", () => {
 
 forEachStorage(
   "ledger",
-  (storage) => Ledger.Default.pipe(Layer.provideMerge(storage), Layer.provideMerge(Ids.Live)),
+  (storage) => Ledger.layer.pipe(Layer.provideMerge(storage), Layer.provideMerge(Ids.Live)),
   (it) => {
     it.effect("funding and transfers keep every balance equal to its postings", () =>
       Effect.gen(function* () {
@@ -98,12 +98,12 @@ forEachStorage(
                   { account: PLATFORM_FEES, amount: feeCents }
                 ]
               })
-              .pipe(Effect.either)
+              .pipe(Effect.result)
           },
           { concurrency: 50 }
         )
-        const ok = results.filter((r) => r._tag === "Right").length
-        const refused = results.filter((r) => r._tag === "Left" && r.left._tag === "InsufficientFunds").length
+        const ok = results.filter((r) => r._tag === "Success").length
+        const refused = results.filter((r) => r._tag === "Failure" && r.failure._tag === "InsufficientFunds").length
         expect(ok).toBe(100)
         expect(refused).toBe(900)
         expect(yield* ledger.balance(buyer)).toBe(0)

@@ -3,7 +3,8 @@
 // price points, the round limit holds, and an accepted price is redeemable once until it expires.
 // The seller policy's numbers are pure and pinned once.
 import { expect } from "@effect/vitest"
-import { Clock, Effect, Either, Layer, TestClock } from "effect"
+import { Clock, Effect, Result, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { readFileSync } from "node:fs"
 import { describe, it as vit } from "vitest"
 import type { Permission } from "../../src/schema/keys.js"
@@ -93,8 +94,8 @@ forEachStorage(
   (storage) =>
     NegotiationServicesLive.pipe(
       Layer.provideMerge(SeedOffersLive),
-      Layer.provideMerge(Wallet.Default),
-      Layer.provideMerge(Layer.mergeAll(Ledger.Default, Events.Default)),
+      Layer.provideMerge(Wallet.layer),
+      Layer.provideMerge(Layer.mergeAll(Ledger.layer, Events.layer)),
       Layer.provideMerge(storage),
       Layer.provideMerge(Ids.Live)
     ),
@@ -235,16 +236,16 @@ forEachStorage(
           })
         const id = yield* accept(7900)
         const redeem = (usedBy: string, over: Partial<{ agentId: string; serviceId: string; tierId: string }> = {}) =>
-          Effect.either(negotiations.redeem({ agentId: b.agentId, negotiationId: id, serviceId: SERVICE, tierId: TIER, usedBy, ...over }))
-        expect(Either.getLeft(yield* redeem("x", { tierId: "starter" }))).toMatchObject({ value: { _tag: "NegotiationUnusable" } })
-        expect(Either.getLeft(yield* redeem("x", { agentId: buyer().agentId }))).toMatchObject({ value: { _tag: "NotFound" } })
+          Effect.result(negotiations.redeem({ agentId: b.agentId, negotiationId: id, serviceId: SERVICE, tierId: TIER, usedBy, ...over }))
+        expect(Result.getFailure(yield* redeem("x", { tierId: "starter" }))).toMatchObject({ value: { _tag: "NegotiationUnusable" } })
+        expect(Result.getFailure(yield* redeem("x", { agentId: buyer().agentId }))).toMatchObject({ value: { _tag: "NotFound" } })
         const first = yield* redeem("txn_1")
-        expect(Either.getOrThrow(first).priceCents).toBe(7900)
-        expect(Either.getLeft(yield* redeem("txn_2"))).toMatchObject({ value: { _tag: "NegotiationUnusable", status: "used" } })
+        expect(Result.getOrThrow(first).priceCents).toBe(7900)
+        expect(Result.getFailure(yield* redeem("txn_2"))).toMatchObject({ value: { _tag: "NegotiationUnusable", status: "used" } })
         expect(yield* negotiations.get(b.agentId, id)).toMatchObject({ status: "used", usedBy: "txn_1" })
         expect(yield* negotiations.release(id, "txn_other")).toBe(false)
         expect(yield* negotiations.release(id, "txn_1")).toBe(true)
-        expect(Either.getOrThrow(yield* redeem("txn_3")).priceCents).toBe(7900)
+        expect(Result.getOrThrow(yield* redeem("txn_3")).priceCents).toBe(7900)
 
         const later = yield* accept(7900)
         yield* TestClock.adjust(OFFER_VALIDITY_MS)

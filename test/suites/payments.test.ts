@@ -2,7 +2,8 @@
 // wallet once per event, knowledge access, acquisitions, recharges, failures, expiries, renewals,
 // and the Stripe-Signature check (SDK-made headers accepted; tampered and stale ones refused).
 import { expect } from "@effect/vitest"
-import { Effect, FiberRef, Layer, TestClock } from "effect"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import Stripe from "stripe"
 import { describe, it as vit } from "vitest"
 import { FAKE_SESSION_TTL_MS, FAKE_WEBHOOK_SECRET, FakeProcessorLive } from "../../src/layers/payments/fake.js"
@@ -24,7 +25,7 @@ import { FakeCheckout, Payments } from "../../src/services/Payments.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const build = <R, E>(storage: Layer.Layer<R, E>) =>
-  Payments.Default.pipe(
+  Payments.layer.pipe(
     Layer.provideMerge(FakeProcessorLive),
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(SeedLive),
@@ -277,14 +278,14 @@ forEachStorage("payments", build, (it) => {
     Effect.gen(function* () {
       const payments = yield* Payments
       const { caller } = yield* owner
-      const first = yield* payments.createSubscriptionCheckout(caller, { planId: "pro" }).pipe(Effect.locally(currentIdempotencyKey, "retry-1"))
-      const second = yield* payments.createSubscriptionCheckout(caller, { planId: "pro" }).pipe(Effect.locally(currentIdempotencyKey, "retry-1"))
-      const third = yield* payments.createSubscriptionCheckout(caller, { planId: "pro" }).pipe(Effect.locally(currentIdempotencyKey, "retry-2"))
+      const first = yield* payments.createSubscriptionCheckout(caller, { planId: "pro" }).pipe(Effect.provideService(currentIdempotencyKey, "retry-1"))
+      const second = yield* payments.createSubscriptionCheckout(caller, { planId: "pro" }).pipe(Effect.provideService(currentIdempotencyKey, "retry-1"))
+      const third = yield* payments.createSubscriptionCheckout(caller, { planId: "pro" }).pipe(Effect.provideService(currentIdempotencyKey, "retry-2"))
       const plain = yield* payments.createSubscriptionCheckout(caller, { planId: "pro" })
       expect(second.sessionId).toBe(first.sessionId)
       expect(third.sessionId).not.toBe(first.sessionId)
       expect(plain.sessionId).not.toBe(first.sessionId)
-      expect(yield* FiberRef.get(currentIdempotencyKey)).toBeUndefined()
+      expect(yield* currentIdempotencyKey).toBeUndefined()
     })
   )
 
@@ -331,13 +332,13 @@ describe("verifySignature", () => {
     const at = 1_700_000_000
     const header = signPayload(payload, "whsec_x", at)
     expect(header).toMatch(/^t=1700000000,v1=[0-9a-f]{64}$/)
-    expect(verifySignature({ payload, header, secret: "whsec_x", nowSeconds: at + 300 })._tag).toBe("Right")
-    expect(verifySignature({ payload, header, secret: "whsec_x", nowSeconds: at + 301 })._tag).toBe("Left")
-    expect(verifySignature({ payload, header, secret: "whsec_x", nowSeconds: at - 300 })._tag).toBe("Right")
-    expect(verifySignature({ payload, header, secret: "whsec_x", nowSeconds: at - 301 })._tag).toBe("Left")
-    expect(verifySignature({ payload: `${payload} `, header, secret: "whsec_x", nowSeconds: at })._tag).toBe("Left")
+    expect(verifySignature({ payload, header, secret: "whsec_x", nowSeconds: at + 300 })._tag).toBe("Success")
+    expect(verifySignature({ payload, header, secret: "whsec_x", nowSeconds: at + 301 })._tag).toBe("Failure")
+    expect(verifySignature({ payload, header, secret: "whsec_x", nowSeconds: at - 300 })._tag).toBe("Success")
+    expect(verifySignature({ payload, header, secret: "whsec_x", nowSeconds: at - 301 })._tag).toBe("Failure")
+    expect(verifySignature({ payload: `${payload} `, header, secret: "whsec_x", nowSeconds: at })._tag).toBe("Failure")
     expect(verifySignature({ payload, header: `${header.slice(0, -1)}0`, secret: "whsec_x", nowSeconds: at })._tag).toBe(
-      header.endsWith("0") ? "Right" : "Left"
+      header.endsWith("0") ? "Success" : "Failure"
     )
     // Same as the official SDK.
     const sdk = Stripe.webhooks.generateTestHeaderString({ payload, secret: "whsec_x", timestamp: at })

@@ -6,7 +6,8 @@ import { FakeProcessorLive } from "../../src/layers/payments/fake.js"
 import { Knowledge } from "../../src/services/Knowledge.js"
 import { Payments } from "../../src/services/Payments.js"
 import { expect } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { describe, it as vit } from "vitest"
 import { seedCatalog } from "../../src/layers/seed.js"
 import { InvalidInput, NotFound } from "../../src/schema/errors.js"
@@ -159,11 +160,11 @@ const buildEvents = (agentId: string) =>
 forEachStorage(
   "projects",
   (storage) =>
-    Layer.effectDiscard(Effect.zipRight(seedCatalog, seedCatalogProjects)).pipe(
+    Layer.effectDiscard(Effect.andThen(seedCatalog, seedCatalogProjects)).pipe(
       Layer.provideMerge(ProjectServicesLive),
-      Layer.provideMerge(Payments.Default),
+      Layer.provideMerge(Payments.layer),
       Layer.provideMerge(FakeProcessorLive),
-      Layer.provideMerge(Layer.mergeAll(Ledger.Default, Events.Default, Keys.Default, Marketplace.Default, Knowledge.Default)),
+      Layer.provideMerge(Layer.mergeAll(Ledger.layer, Events.layer, Keys.layer, Marketplace.layer, Knowledge.layer)),
       Layer.provideMerge(storage),
       Layer.provideMerge(Ids.Live)
     ),
@@ -417,11 +418,11 @@ forEachStorage(
         const pro = yield* owner({ plan: "pro", credits: 10_000 })
         const results = yield* Effect.forEach(
           Array.from({ length: 12 }, (_, i) => i),
-          (i) => Effect.either(builder.create(pro.owner, { name: `P${i}`, templateId: "habit-planner" })),
+          (i) => Effect.result(builder.create(pro.owner, { name: `P${i}`, templateId: "habit-planner" })),
           { concurrency: "unbounded" }
         )
-        expect(results.filter((r) => r._tag === "Right")).toHaveLength(5)
-        expect(results.filter((r) => r._tag === "Left" && r.left._tag === "ProjectQuotaExceeded")).toHaveLength(7)
+        expect(results.filter((r) => r._tag === "Success")).toHaveLength(5)
+        expect(results.filter((r) => r._tag === "Failure" && r.failure._tag === "ProjectQuotaExceeded")).toHaveLength(7)
         expect(yield* Effect.flatMap(Ledger, (l) => l.balance(walletAccount(pro.agentId)))).toBe(10_000 - 5 * 100)
       })
     )

@@ -4,7 +4,8 @@
 // the saga charges; sagas left mid-step by a dead driver are resumed by the worker (runDue) after
 // their lease; the ledger check stays ok throughout.
 import { expect } from "@effect/vitest"
-import { Clock, Effect, Layer, TestClock } from "effect"
+import { Clock, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { describe, it as vit } from "vitest"
 import { cents } from "../../src/schema/common.js"
 import { EXTERNAL_GRANTS, escrowAccount, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger.js"
@@ -59,8 +60,8 @@ forEachStorage(
   (storage) =>
     NegotiationServicesLive.pipe(
       Layer.provideMerge(offersFrom([...commerceServices, freebies])),
-      Layer.provideMerge(Wallet.Default),
-      Layer.provideMerge(Layer.mergeAll(Ledger.Default, Events.Default)),
+      Layer.provideMerge(Wallet.layer),
+      Layer.provideMerge(Layer.mergeAll(Ledger.layer, Events.layer)),
       Layer.provideMerge(storage),
       Layer.provideMerge(Ids.Live)
     ),

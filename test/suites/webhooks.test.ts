@@ -3,7 +3,8 @@
 // leases taken back from a dead worker, concurrent workers, DNS rebinding refused at delivery.
 // The address classifier, the transport's limits and the event catalogue are pure and tested once.
 import { expect } from "@effect/vitest"
-import { Cause, Effect, JSONSchema, Layer, Logger, Schema, TestClock } from "effect"
+import { Cause, Effect, JSONSchema, Layer, Logger, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import { readFileSync } from "node:fs"
 import { lookup as dnsLookup } from "node:dns/promises"
 import { randomBytes } from "node:crypto"
@@ -230,7 +231,7 @@ const captured: Array<string> = []
 const T0 = Date.UTC(2030, 0, 15, 12, 0, 0)
 const iso = (ms: number) => new Date(ms).toISOString()
 /** Moves the service's clock and the receiver's (`standardwebhooks` checks timestamps against Date.now). */
-const at = (ms: number) => Effect.zipRight(TestClock.setTime(ms), Effect.sync(() => vi.setSystemTime(ms)))
+const at = (ms: number) => Effect.andThen(TestClock.setTime(ms), Effect.sync(() => vi.setSystemTime(ms)))
 const newAgent = () => `agt_wh_${randomBytes(6).toString("hex")}`
 const receiver = Effect.acquireRelease(
   Effect.promise(() => startReceiver()),
@@ -261,7 +262,7 @@ forEachStorage(
   "webhooks",
   (storage) =>
     WebhookServicesLive.pipe(
-      Layer.provideMerge(Events.Default),
+      Layer.provideMerge(Events.layer),
       Layer.provideMerge(Layer.succeed(WebhookTransport, testTransport)),
       Layer.provideMerge(storage),
       Layer.provideMerge(Ids.Live)

@@ -1,5 +1,5 @@
 // Agent API v1 (spec §4.3): key information. Other agent routes join this group as they land.
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { Permission } from "../../schema/keys.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"

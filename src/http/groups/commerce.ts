@@ -1,6 +1,6 @@
 // Commerce protocol (AI2AIC, spec §4.4): services, recommendations, wallet, buy, approvals,
 // transactions, reviews, disputes, analytics, reputation — plus the owner's dashboard routes.
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { Cursor, PageLimit } from "../../schema/common.js"
 import {
@@ -37,28 +37,28 @@ import { Conflict, Forbidden, InvalidInput, NotFound } from "../../schema/errors
 import { NegotiationUnusable } from "../../schema/negotiation.js"
 import { AgentAuth, DashboardAuth, RequiredPermission } from "../middleware/auth.js"
 
-const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100))
+const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))
 const IdParam = Schema.Struct({ id: Id })
-const NonNegativeIntString = Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
+const NonNegativeIntString = Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isGreaterThanOrEqualTo(0)), Schema.check(Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER)))
 
 export const ServiceListParams = Schema.Struct({
-  category: Schema.optional(Schema.String.pipe(Schema.maxLength(60))),
+  category: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(60)))),
   pricingModel: Schema.optional(PricingModel),
   minPriceCents: Schema.optional(NonNegativeIntString),
   maxPriceCents: Schema.optional(NonNegativeIntString),
-  minRating: Schema.optional(Schema.NumberFromString.pipe(Schema.between(0, 5))),
+  minRating: Schema.optional(Schema.FiniteFromString.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 5 })))),
   sellerId: Schema.optional(Id),
-  q: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100))),
+  q: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))),
   cursor: Schema.optional(Cursor),
   limit: Schema.optional(PageLimit)
 })
 
 export const TransactionListParams = Schema.Struct({
-  role: Schema.optional(Schema.Literal("buyer", "seller")),
+  role: Schema.optional(Schema.Literals(["buyer", "seller"])),
   serviceId: Schema.optional(Id),
   status: Schema.optional(TransactionStatus),
-  from: Schema.optional(Schema.String.pipe(Schema.maxLength(40))),
-  to: Schema.optional(Schema.String.pipe(Schema.maxLength(40))),
+  from: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(40)))),
+  to: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(40)))),
   cursor: Schema.optional(Cursor),
   limit: Schema.optional(PageLimit)
 })
@@ -116,7 +116,7 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
   )
   .add(
     HttpApiEndpoint.get("recommend", "/recommend")
-      .setUrlParams(Schema.Struct({ category: Schema.optional(Schema.String.pipe(Schema.maxLength(60))), limit: Schema.optional(PageLimit) }))
+      .setUrlParams(Schema.Struct({ category: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(60)))), limit: Schema.optional(PageLimit) }))
       .addSuccess(Recommendations)
       .addError(InvalidInput)
       .annotate(RequiredPermission, "commerce:read")
@@ -236,7 +236,7 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
   )
   .add(
     HttpApiEndpoint.get("usage", "/usage")
-      .setUrlParams(Schema.Struct({ days: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 90))) }))
+      .setUrlParams(Schema.Struct({ days: Schema.optional(Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: 1, maximum: 90 })))) }))
       .addSuccess(Usage)
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Calls and spend per service and per UTC day, and the limits you have left")

@@ -1,21 +1,21 @@
 // Dashboard JSON endpoints: sign up/in/out, agents and their API keys (session cookie auth).
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { Email } from "../../schema/common.js"
 import { Conflict, InvalidInput, NotFound, Unauthorized } from "../../schema/errors.js"
 import { Account, Agent, ApiKeyView, PermissionGrant } from "../../schema/keys.js"
 import { DashboardAuth } from "../middleware/auth.js"
 
-const Password = Schema.String.pipe(Schema.minLength(10, { message: () => "must have at least 10 characters" }), Schema.maxLength(200))
-const Name = Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(120))
+const Password = Schema.String.pipe(Schema.check(Schema.isMinLength(10, { message: "must have at least 10 characters" })), Schema.check(Schema.isMaxLength(200)))
+const Name = Schema.String.pipe(Schema.check(Schema.isTrimmed()), Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(120)))
 
 export const SignUpBody = Schema.Struct({ email: Email, password: Password, name: Name })
-export const SignInBody = Schema.Struct({ email: Schema.String.pipe(Schema.maxLength(254)), password: Schema.String.pipe(Schema.maxLength(200)) })
+export const SignInBody = Schema.Struct({ email: Schema.String.pipe(Schema.check(Schema.isMaxLength(254))), password: Schema.String.pipe(Schema.check(Schema.isMaxLength(200))) })
 export const SessionResponse = Schema.Struct({ account: Account, expiresAt: Schema.String })
 export const CreateAgentBody = Schema.Struct({ name: Name, organization: Schema.optional(Schema.NullOr(Name)) })
 export const CreateKeyBody = Schema.Struct({
   name: Name,
-  permissions: Schema.Array(PermissionGrant).pipe(Schema.minItems(1), Schema.maxItems(20)),
+  permissions: Schema.Array(PermissionGrant).pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(20))),
   expiresAt: Schema.optional(Schema.NullOr(Schema.String))
 })
 export const CreatedKey = Schema.Struct({
@@ -24,8 +24,8 @@ export const CreatedKey = Schema.Struct({
   secret: Schema.String
 })
 
-const AgentIdParam = Schema.String.pipe(Schema.pattern(/^agt_[A-Za-z0-9_-]{1,64}$/))
-const KeyIdParam = Schema.String.pipe(Schema.pattern(/^key_[A-Za-z0-9_-]{1,64}$/))
+const AgentIdParam = Schema.String.pipe(Schema.check(Schema.isPattern(/^agt_[A-Za-z0-9_-]{1,64}$/)))
+const KeyIdParam = Schema.String.pipe(Schema.check(Schema.isPattern(/^key_[A-Za-z0-9_-]{1,64}$/)))
 
 export class DashboardPublicGroup extends HttpApiGroup.make("dashboardAuth")
   .add(

@@ -1,7 +1,7 @@
 // Investment and governance: POST /invest, GET /portfolio, proposals (agent API v1), the public
 // /invest/api description, and the founder's veto (dashboard session).
 import { Acquisition } from "../../schema/payments.js"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { Conflict, Forbidden, InvalidInput, NotFound } from "../../schema/errors.js"
 import {
@@ -47,8 +47,8 @@ export const InvestApiDescription = Schema.Struct({
   disclaimer: Schema.String
 })
 
-const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)) })
-const ListLimit = Schema.Struct({ limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))) })
+const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
+const ListLimit = Schema.Struct({ limit: Schema.optional(Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 })))) })
 
 export class InvestGroup extends HttpApiGroup.make("invest")
   .add(

@@ -1,5 +1,5 @@
 // Micropayment protocol (spec §4.4, §7, §8): discovery, health and pay-per-request over HTTP 402 (docs/mpp.md).
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { InvalidInput, NotFound } from "../../schema/errors.js"
 import { PolicyViolation } from "../../schema/commerce.js"
@@ -17,7 +17,7 @@ import {
 } from "../../schema/mpp.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
-const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)) })
+const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
 
 export class MppGroup extends HttpApiGroup.make("mpp")
   .add(

@@ -1,12 +1,12 @@
 // Commerce negotiation (spec §4.4): propose, respond by turn, poll (docs/negotiation.md).
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { Cursor, PageLimit } from "../../schema/common.js"
 import { Forbidden, InvalidInput, NotFound } from "../../schema/errors.js"
 import { InvalidOffer, Negotiation, NegotiateBody, NegotiationClosed, NegotiationPage, RespondBody } from "../../schema/negotiation.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
-const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)) })
+const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
 
 export class NegotiationGroup extends HttpApiGroup.make("negotiation")
   .add(

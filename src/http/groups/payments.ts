@@ -1,6 +1,6 @@
 // Payments endpoints: the processor webhook (Stripe-signed events, raw body) and the public
 // status of a knowledge purchase.
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { InvalidInput, NotFound } from "../../schema/errors.js"
 import { CheckoutSessionId, InvalidSignature, PurchaseStatus, StripeEventEnvelope, WebhookAck } from "../../schema/payments.js"

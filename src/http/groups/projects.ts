@@ -1,6 +1,6 @@
 // Agent API v1 (spec §4.3): catalog, evaluation, acquisition, project creation, build status, sessions.
 import { ProcessorUnavailable } from "../../schema/payments.js"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { Cursor, PageLimit } from "../../schema/common.js"
 import { Conflict, Forbidden, InvalidInput, NotFound } from "../../schema/errors.js"
@@ -24,23 +24,23 @@ import {
 } from "../../schema/projects.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
-const NonNegativeIntString = Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
+const NonNegativeIntString = Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isGreaterThanOrEqualTo(0)), Schema.check(Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER)))
 
 export const CatalogUrlParams = Schema.Struct({
   category: Schema.optional(TemplateCategory),
   minPriceCents: Schema.optional(NonNegativeIntString),
   maxPriceCents: Schema.optional(NonNegativeIntString),
-  minRating: Schema.optional(Schema.NumberFromString.pipe(Schema.between(0, 5))),
-  q: Schema.optional(Schema.String.pipe(Schema.maxLength(100))),
+  minRating: Schema.optional(Schema.FiniteFromString.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 5 })))),
+  q: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(100)))),
   sort: Schema.optional(CatalogSort),
   order: Schema.optional(SortOrder),
   limit: Schema.optional(PageLimit),
   cursor: Schema.optional(Cursor)
 })
 
-const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)) })
+const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
 
-export const AcquireBody = Schema.Struct({ projectId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)) })
+export const AcquireBody = Schema.Struct({ projectId: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
 
 export class ProjectsGroup extends HttpApiGroup.make("projects")
   .add(

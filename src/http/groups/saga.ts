@@ -1,11 +1,11 @@
 // Commerce saga (spec §3, §4.4): the five-step purchase and its step log (docs/saga.md).
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { InvalidInput, NotFound } from "../../schema/errors.js"
 import { Saga, SagaBody } from "../../schema/saga.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
-const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)) })
+const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
 
 export class SagaGroup extends HttpApiGroup.make("saga")
   .add(

@@ -1,11 +1,11 @@
 // System endpoints: liveness and readiness.
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 
 export const Health = Schema.Struct({
   status: Schema.Literal("ok"),
-  storage: Schema.Literal("memory", "postgres"),
-  payments: Schema.Literal("fake", "stripe"),
+  storage: Schema.Literals(["memory", "postgres"]),
+  payments: Schema.Literals(["fake", "stripe"]),
   version: Schema.String
 })
 

@@ -1,6 +1,6 @@
 // Agent API v1 (spec §6): the calling agent's webhook endpoint, its secret, a test ping, the
 // delivery log and the event catalogue. Any valid key may manage its own agent's webhook.
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Conflict, InvalidInput, NotFound } from "../../schema/errors.js"
 import {
   DeliveriesResponse,

@@ -1,5 +1,5 @@
 // Handlers for the agent group: /me.
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { CurrentCaller } from "../../services/Caller.js"
 import { Keys } from "../../services/Keys.js"

@@ -1,5 +1,5 @@
 // Handlers for the commerce groups: decode → call Catalog / Wallet / Commerce / Disputes / Reputation → return.
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { CurrentCaller } from "../../services/Caller.js"
 import { Catalog } from "../../services/Catalog.js"

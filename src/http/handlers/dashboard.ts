@@ -1,7 +1,8 @@
 // Handlers for the dashboard JSON endpoints: each decodes, calls Keys, and sets the session cookie.
-import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
-import { AppConfig } from "../../layers/config.js"
+import { AppConfig } from "../../services/AppConfig.js"
 import { CurrentCaller } from "../../services/Caller.js"
 import { Keys } from "../../services/Keys.js"
 import { Api } from "../api.js"
@@ -9,7 +10,7 @@ import { SESSION_COOKIE } from "../middleware/auth.js"
 
 const setSessionCookie = (token: string, maxAgeSeconds: number) =>
   Effect.flatMap(AppConfig, (config) =>
-    HttpApp.appendPreResponseHandler((_req, res) =>
+    HttpEffect.appendPreResponseHandler((_req, res) =>
       HttpServerResponse.setCookie(res, SESSION_COOKIE, token, {
         httpOnly: true,
         sameSite: "lax",

@@ -1,5 +1,5 @@
 // Handlers for investment and governance: invest, portfolio, proposals, /invest/api, founder veto.
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { CurrentCaller } from "../../services/Caller.js"
 import { Payments } from "../../services/Payments.js"

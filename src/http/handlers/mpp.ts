@@ -1,14 +1,15 @@
 // Handlers for the mpp group: discovery, health, and the paid call (402 challenge headers, receipt header).
-import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import { HttpEffect, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
-import { AppConfig } from "../../layers/config.js"
+import { AppConfig } from "../../services/AppConfig.js"
 import { RECEIPT_HEADER } from "../../schema/mpp.js"
 import { CurrentCaller } from "../../services/Caller.js"
 import { canonicalJson, Mpp, receiptHeader, wwwAuthenticate } from "../../services/Mpp.js"
 import { Api } from "../api.js"
 
 const addHeaders = (headers: Record<string, string>) =>
-  HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeaders(res, headers)))
+  HttpEffect.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeaders(res, headers)))
 
 export const MppLive = HttpApiBuilder.group(Api, "mpp", (handlers) =>
   handlers

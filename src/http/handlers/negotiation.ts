@@ -1,5 +1,5 @@
 // Handlers for the negotiation group: open, respond, list, get.
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { CurrentCaller } from "../../services/Caller.js"
 import { Negotiations } from "../../services/Negotiation.js"

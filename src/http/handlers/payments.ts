@@ -1,5 +1,5 @@
 // Handlers for the payments group: the webhook hands the raw body and signature to Payments.
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { InvalidInput } from "../../schema/errors.js"
 import { Payments } from "../../services/Payments.js"

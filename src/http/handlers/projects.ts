@@ -1,5 +1,5 @@
 // Handlers for the projects group: catalog, evaluate, acquire, create, status, sessions.
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Builder } from "../../services/Builder.js"
 import { CurrentCaller } from "../../services/Caller.js"

@@ -1,5 +1,5 @@
 // Handlers for the saga group: start (driven until it ends or waits) and get.
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { CurrentCaller } from "../../services/Caller.js"
 import { Sagas } from "../../services/Saga.js"

@@ -1,7 +1,7 @@
 // Handlers for the system group.
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
-import { AppConfig } from "../../layers/config.js"
+import { AppConfig } from "../../services/AppConfig.js"
 import { Marketplace } from "../../services/Marketplace.js"
 import { Api } from "../api.js"
 

@@ -1,5 +1,5 @@
 // Handlers for the webhooks group: configuration, secret rotation, test ping, delivery log, catalogue.
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect, JSONSchema } from "effect"
 import { eventTypes } from "../../schema/events.js"
 import { eventCatalogue, WebhookEnvelope } from "../../schema/webhooks.js"

@@ -1,7 +1,7 @@
 // The /mcp route: bearer-key check, then the MCP server over the Streamable HTTP transport, with tool
 // calls dispatched in-process through this same router (auth, permissions, limits, validation as REST).
-import { HttpApp, HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, FiberRef } from "effect"
+import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Effect } from "effect"
 import { Unauthorized } from "../../schema/errors.js"
 import { Keys } from "../../services/Keys.js"
 import { errorResponse } from "../errors.js"
@@ -22,18 +22,18 @@ const challenge = (description: string) => ({
  * Only POST carries messages in stateless mode: there is no session to stream to (GET) or end
  * (DELETE), so both answer 405 as the Streamable HTTP transport allows.
  */
-const methodNotAllowed = HttpServerResponse.unsafeJson(
+const methodNotAllowed = HttpServerResponse.jsonUnsafe(
   { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this MCP endpoint is stateless; send JSON-RPC with POST" }, id: null },
   { status: 405, headers: { allow: "POST" } }
 )
 
-export const McpRoutesLive = HttpLayerRouter.use((router) =>
+export const McpRoutesLive = HttpRouter.use((router) =>
   Effect.gen(function* () {
     // Loaded on the first MCP request, once (see loadMcpSdk).
     const sdk = yield* Effect.cached(Effect.promise(loadMcpSdk))
     const post = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const requestId = yield* FiberRef.get(currentRequestId)
+      const requestId = yield* currentRequestId
       const keys = yield* Keys
       // The envelope (initialize, tools/list) needs a valid key but spends no rate limit; each
       // tools/call spends one request on its own route, exactly as the REST call would.
@@ -44,15 +44,15 @@ export const McpRoutesLive = HttpLayerRouter.use((router) =>
       }
       const denied = yield* keys.authenticate(match[1]).pipe(
         Effect.as(undefined),
-        Effect.catchAll((e) => Effect.succeed(e))
+        Effect.catch((e) => Effect.succeed(e))
       )
       if (denied) return errorResponse(denied, requestId, denied._tag === "Unauthorized" ? challenge(denied.message) : {})
 
       const body = yield* request.text
       const headers = new Headers()
       for (const [name, value] of Object.entries(request.headers)) if (!HOP_BY_HOP.has(name)) headers.set(name, value)
-      const runtime = yield* Effect.runtime<never>()
-      const dispatch = HttpApp.toWebHandlerRuntime(runtime)(router.asHttpEffect())
+      const runtime = yield* Effect.context<never>()
+      const dispatch = HttpEffect.toWebHandlerRuntime(runtime)(router.asHttpEffect())
       const caller = { authorization, requestId, acceptLanguage: request.headers["accept-language"] }
       const loaded = yield* sdk
       const response = yield* Effect.promise((signal) =>

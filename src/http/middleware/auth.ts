@@ -1,6 +1,6 @@
 // Security middleware tags: bearer keys for the agent API and commerce, a session cookie for the
 // dashboard, and the per-endpoint permission annotation the bearer middleware enforces.
-import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
+import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { Context, Schema } from "effect"
 import { Forbidden, RateLimited, StorageUnavailable, Unauthorized } from "../../schema/errors.js"
 import type { Permission } from "../../schema/keys.js"
@@ -11,20 +11,20 @@ import { CurrentCaller } from "../../services/Caller.js"
  * AgentAuth: `.annotate(RequiredPermission, "commerce:buy")`. The table in docs/permissions.md is
  * generated from these annotations and a test walks it route by route.
  */
-export class RequiredPermission extends Context.Tag("RequiredPermission")<RequiredPermission, Permission | null>() {}
+export class RequiredPermission extends Context.Service<RequiredPermission, Permission | null>()("RequiredPermission") {}
 
 export const SESSION_COOKIE = "ac_session"
 
 /** Bearer API key: 401 (missing/unknown/revoked/expired), 403 (permission), 429 (rate limit). */
 export class AgentAuth extends HttpApiMiddleware.Tag<AgentAuth>()("AgentAuth", {
   provides: CurrentCaller,
-  failure: Schema.Union(Unauthorized, Forbidden, RateLimited, StorageUnavailable),
+  failure: Schema.Union([Unauthorized, Forbidden, RateLimited, StorageUnavailable]),
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
 /** Dashboard session cookie (HttpOnly, SameSite=Lax). */
 export class DashboardAuth extends HttpApiMiddleware.Tag<DashboardAuth>()("DashboardAuth", {
   provides: CurrentCaller,
-  failure: Schema.Union(Unauthorized, StorageUnavailable),
+  failure: Schema.Union([Unauthorized, StorageUnavailable]),
   security: { session: HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }) }
 }) {}

@@ -1,6 +1,6 @@
 // Implementations of the security middleware: resolve the caller, enforce the route's permission
 // and the key's rate limit, and put WWW-Authenticate / RateLimit headers on the response.
-import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Effect, Layer, Redacted } from "effect"
 import { Forbidden, Unauthorized } from "../../schema/errors.js"
 import type { Permission } from "../../schema/keys.js"
@@ -14,7 +14,7 @@ import { AgentAuth, DashboardAuth } from "./auth.js"
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i
 
 const addHeaders = (headers: Record<string, string>) =>
-  HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeaders(res, headers)))
+  HttpEffect.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeaders(res, headers)))
 
 const challenge = (description: string) =>
   addHeaders({ "www-authenticate": `Bearer realm="agent-api", error="invalid_token", error_description="${description.replace(/"/g, "'")}"` })

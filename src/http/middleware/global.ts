@@ -1,21 +1,16 @@
 // Global HTTP middleware: request id, body-size limit, JSON 404, one error body shape, logging.
-import {
-  HttpLayerRouter,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
-import { Cause, Effect, FiberRef, HashMap, Option } from "effect"
+import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Cause, Effect, FiberRef, HashMap, Option, Context } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { Conflict, IdempotencyKeyReused, InvalidInput, LengthRequired, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../../schema/errors.js"
-import { AppConfig } from "../../layers/config.js"
+import { AppConfig } from "../../services/AppConfig.js"
 import { currentIdempotencyKey, currentIdempotencyScope, Idempotency, type StoredResponse } from "../../services/Idempotency.js"
 import { encodeError, errorResponse, internalErrorBody, toErrorBody } from "../errors.js"
 import { KEY_PREFIX } from "../../schema/keys.js"
 import { SESSION_COOKIE } from "./auth.js"
 
 /** The id of the request the current fiber serves ("" outside a request). */
-export const currentRequestId = FiberRef.unsafeMake("")
+export const currentRequestId = Context.Reference<string>("app/currentRequestId", { defaultValue: () => "" })
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const decoder = new TextDecoder()
@@ -34,7 +29,7 @@ const normaliseErrorBody = (response: HttpServerResponse.HttpServerResponse, req
   const record = parsed as Record<string, unknown>
   if (record.requestId === requestId && typeof record.type === "string") return response
   if (typeof record._tag !== "string") return response
-  return HttpServerResponse.unsafeJson(toErrorBody(record, requestId), {
+  return HttpServerResponse.jsonUnsafe(toErrorBody(record, requestId), {
     status: response.status,
     headers: response.headers
   })
@@ -165,13 +160,13 @@ const withIdempotency = <E, R>(
         requestId
       )
     for (let step = 0; step < WAIT_STEPS; step++) {
-      const claim = yield* Effect.either(idempotency.begin(scope, key, requestHash))
-      if (claim._tag === "Left") return errorResponse(claim.left, requestId)
-      const state = claim.right
+      const claim = yield* Effect.result(idempotency.begin(scope, key, requestHash))
+      if (claim._tag === "Failure") return errorResponse(claim.failure, requestId)
+      const state = claim.success
       if (state._tag === "Started") {
         const response = yield* inner.pipe(
-          Effect.locally(currentIdempotencyKey, key),
-          Effect.locally(currentIdempotencyScope, scope),
+          Effect.provideService(currentIdempotencyKey, key),
+          Effect.provideService(currentIdempotencyScope, scope),
           Effect.onExit((exit) => (exit._tag === "Failure" ? Effect.ignore(idempotency.release(scope, key)) : Effect.void))
         )
         if (replayable(response.status) && response.body._tag === "Uint8Array") {
@@ -203,7 +198,7 @@ const withIdempotency = <E, R>(
   })
 }
 
-export const GlobalMiddlewareLive = HttpLayerRouter.middleware(
+export const GlobalMiddlewareLive = HttpRouter.middleware(
   Effect.gen(function* () {
     const config = yield* AppConfig
     const idempotency = yield* Idempotency
@@ -249,8 +244,8 @@ export const GlobalMiddlewareLive = HttpLayerRouter.middleware(
           )
         } else {
           response = yield* withIdempotency(idempotency, request, requestId, withJsonGuard(request, requestId, httpEffect)).pipe(
-            Effect.catchAllCause((cause) => {
-              const failure = Cause.failureOption(cause as Cause.Cause<unknown>)
+            Effect.catchCause((cause) => {
+              const failure = Cause.findErrorOption(cause as Cause.Cause<unknown>)
               if (Option.isSome(failure) && HttpServerError.isServerError(failure.value) && failure.value._tag === "RouteNotFound") {
                 return Effect.succeed(
                   errorResponse(new NotFound({ message: `no route for ${request.method} ${request.url.split("?")[0]}`, resource: "route" }), requestId)
@@ -263,9 +258,9 @@ export const GlobalMiddlewareLive = HttpLayerRouter.middleware(
               if (Option.isSome(bodyError)) {
                 return Effect.succeed(errorResponse(new InvalidInput({ message: "request body is not valid JSON" }), requestId))
               }
-              if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+              if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
               return Effect.logError("unhandled request failure", cause).pipe(
-                Effect.as(HttpServerResponse.unsafeJson(internalErrorBody(requestId), { status: 500 }))
+                Effect.as(HttpServerResponse.jsonUnsafe(internalErrorBody(requestId), { status: 500 }))
               )
             })
           )
@@ -276,7 +271,7 @@ export const GlobalMiddlewareLive = HttpLayerRouter.middleware(
           "x-content-type-options": "nosniff"
         })
         // Every failure is answered above; the type keeps `unhandled` as the router's contract asks.
-      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, HttpLayerRouter.unhandled, HttpServerRequest.HttpServerRequest>
+      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, HttpRouter.unhandled, HttpServerRequest.HttpServerRequest>
   }),
   { global: true }
 )

@@ -1,11 +1,12 @@
 // Agent-facing files beside the HttpApi: /api/discover, /llms.txt, /robots.txt, /sitemap.xml, the
 // plugin, MCP and A2A manifests, the MCP tool list and the home page — all generated from config,
 // the HttpApi route table and the procedure table, encoded once and served with ETags.
-import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, FiberRef } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Effect } from "effect"
 import { createHash } from "node:crypto"
-import { AppConfig, type AppConfigShape } from "../../layers/config.js"
-import { AGENT_API_PREFIX, type CatalogRoute, COMMERCE_PREFIX, DISCOVERY_CACHE_TTL, Discovery, PLATFORM } from "../../services/Discovery.js"
+import { AppConfig, type AppConfigShape } from "../../services/AppConfig.js"
+import { AGENT_API_PREFIX, COMMERCE_PREFIX } from "../../schema/routes.js"
+import { type CatalogRoute, DISCOVERY_CACHE_TTL, Discovery, PLATFORM } from "../../services/Discovery.js"
 import { Api } from "../api.js"
 import { errorResponse } from "../errors.js"
 import { MCP_CAPABILITIES, MCP_ENDPOINT_PATH, mcpRoutes } from "../mcp/endpoint.js"
@@ -315,9 +316,9 @@ const respond = (request: HttpServerRequest.HttpServerRequest, file: Prepared, h
     : HttpServerResponse.uint8Array(file.body, { contentType: file.contentType, headers: { ...headers, etag: file.etag } })
 
 const staticRoute = (path: `/${string}`, file: Prepared, cacheControl = PUBLIC_CACHE) =>
-  HttpLayerRouter.route("GET", path, (request) => Effect.succeed(respond(request, file, { "cache-control": cacheControl })))
+  HttpRouter.route("GET", path, (request) => Effect.succeed(respond(request, file, { "cache-control": cacheControl })))
 
-export const AgentFilesLive = HttpLayerRouter.addAll(
+export const AgentFilesLive = HttpRouter.addAll(
   Effect.gen(function* () {
     const config = yield* AppConfig
     const discovery = yield* Discovery
@@ -334,7 +335,7 @@ export const AgentFilesLive = HttpLayerRouter.addAll(
       pt: prepare(renderHome("pt", siteCtx), "text/html; charset=utf-8")
     }
 
-    const discover = HttpLayerRouter.route("GET", "/api/discover", (request) =>
+    const discover = HttpRouter.route("GET", "/api/discover", (request) =>
       discovery
         .document({ routes: discoveryCatalog, authorization: request.headers.authorization, userAgent: request.headers["user-agent"] })
         .pipe(
@@ -348,11 +349,11 @@ export const AgentFilesLive = HttpLayerRouter.addAll(
               }
             )
           ),
-          Effect.catchAll((e) => Effect.map(FiberRef.get(currentRequestId), (requestId) => errorResponse(e, requestId)))
+          Effect.catch((e) => Effect.map(currentRequestId, (requestId) => errorResponse(e, requestId)))
         )
     )
 
-    const homeRoute = HttpLayerRouter.route("GET", "/", (request) => {
+    const homeRoute = HttpRouter.route("GET", "/", (request) => {
       const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : undefined
       const lang = pickLang(query, request.headers["accept-language"])
       return Effect.succeed(

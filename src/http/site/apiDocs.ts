@@ -3,7 +3,8 @@
 // CDN) is loaded from disk on the first visit and served from /docs/scalar.js with a long cache
 // lifetime; HttpApiScalar's own layer inlines it into the page, which kept ~19 MB resident in every
 // server that never served /docs.
-import { HttpLayerRouter, HttpServerResponse, OpenApi } from "@effect/platform"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { OpenApi } from "effect/http-api"
 import { Effect, Layer } from "effect"
 import { createRequire } from "node:module"
 import path from "node:path"
@@ -31,7 +32,7 @@ const loadScalarScript = Effect.tryPromise({
 /** JSON for a <script type="application/json"> element: `<` escaped so it cannot close the element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c")
 
-export const ApiDocsRoutesLive = Layer.unwrapEffect(
+export const ApiDocsRoutesLive = Layer.unwrap(
   Effect.gen(function* () {
     const spec = OpenApi.fromApi(Api)
     const page = `<!doctype html>
@@ -50,15 +51,15 @@ export const ApiDocsRoutesLive = Layer.unwrapEffect(
     // Loaded once, on the first request for it (concurrent first requests share the one load).
     const script = yield* Effect.cached(loadScalarScript)
     return Layer.mergeAll(
-      HttpLayerRouter.add("GET", "/docs", HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8" })),
-      HttpLayerRouter.add(
+      HttpRouter.add("GET", "/docs", HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8" })),
+      HttpRouter.add(
         "GET",
         DOCS_SCRIPT_PATH,
         script.pipe(
           Effect.map((bytes) =>
             HttpServerResponse.uint8Array(bytes, { contentType: "application/javascript; charset=utf-8", headers: { "cache-control": "public, max-age=86400" } })
           ),
-          Effect.catchAll((cause) =>
+          Effect.catch((cause) =>
             Effect.logError("the API docs script could not be loaded", cause).pipe(
               Effect.as(HttpServerResponse.text("the API docs script is unavailable", { status: 503, contentType: "text/plain; charset=utf-8" }))
             )

@@ -1,8 +1,8 @@
 // Checkout pages: the fake processor's hosted page (/checkout/fake/:sessionId, Pay / Cancel) and
 // the return pages the processor sends buyers back to (/checkout/success, /checkout/cancelled).
-import { HttpLayerRouter, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Effect, Layer } from "effect"
-import { FAKE_TEST_CARDS } from "../../layers/payments/fake.js"
+import { FAKE_TEST_CARDS } from "../../schema/payments.js"
 import { FakeCheckout, type FakeCheckoutOutcome, type FakeDelivery, type FakeSession, Payments } from "../../services/Payments.js"
 
 const escapeHtml = (s: string) =>
@@ -108,7 +108,7 @@ const withSession = <E, R>(f: (sessionId: string) => Effect.Effect<HttpServerRes
   Effect.flatMap(sessionIdParam, (id) =>
     SESSION_ID.test(id)
       ? f(id).pipe(
-          Effect.catchAll((e: unknown) => {
+          Effect.catch((e: unknown) => {
             const tag = (e as { _tag?: string })._tag
             const message = (e as { message?: string }).message ?? "unexpected error"
             if (tag === "NotFound") return Effect.succeed(notFoundPage(message))
@@ -120,7 +120,7 @@ const withSession = <E, R>(f: (sessionId: string) => Effect.Effect<HttpServerRes
   )
 
 const fakeRoutes = [
-  HttpLayerRouter.route(
+  HttpRouter.route(
     "GET",
     "/checkout/fake/:sessionId",
     withSession((id) =>
@@ -131,7 +131,7 @@ const fakeRoutes = [
       })
     )
   ),
-  HttpLayerRouter.route(
+  HttpRouter.route(
     "POST",
     "/checkout/fake/:sessionId/pay",
     withSession((id) =>
@@ -141,24 +141,24 @@ const fakeRoutes = [
       })
     )
   ),
-  HttpLayerRouter.route(
+  HttpRouter.route(
     "POST",
     "/checkout/fake/:sessionId/cancel",
     withSession((id) => Effect.flatMap(Effect.flatMap(FakeCheckout, (page) => page.cancel(id)), redirect))
   ),
-  HttpLayerRouter.route(
+  HttpRouter.route(
     "POST",
     "/checkout/fake/:sessionId/renew",
     withSession((id) => Effect.flatMap(Effect.flatMap(FakeCheckout, (page) => page.renew(id)), redirect))
   ),
   // Every signed event the fake sent for a session (body + Stripe-Signature), to replay with curl.
-  HttpLayerRouter.route(
+  HttpRouter.route(
     "GET",
     "/checkout/fake/:sessionId/events",
     withSession((id) =>
       Effect.map(
         Effect.flatMap(FakeCheckout, (page) => page.deliveries(id)),
-        (deliveries) => HttpServerResponse.unsafeJson({ data: deliveries }, { headers: { "cache-control": "no-store" } })
+        (deliveries) => HttpServerResponse.jsonUnsafe({ data: deliveries }, { headers: { "cache-control": "no-store" } })
       )
     )
   )
@@ -169,9 +169,9 @@ const returnPage = (kind: "success" | "cancelled") =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const id = new URL(request.url, "http://x").searchParams.get("session_id") ?? ""
     if (!SESSION_ID.test(id)) return notFoundPage("missing or malformed session_id")
-    const view = yield* Effect.flatMap(Payments, (p) => p.checkoutView(id)).pipe(Effect.either)
-    if (view._tag === "Left") return view.left._tag === "NotFound" ? notFoundPage(view.left.message) : html(layout("Checkout", "<p>Try again shortly.</p>"), 503)
-    const c = view.right
+    const view = yield* Effect.flatMap(Payments, (p) => p.checkoutView(id)).pipe(Effect.result)
+    if (view._tag === "Failure") return view.failure._tag === "NotFound" ? notFoundPage(view.failure.message) : html(layout("Checkout", "<p>Try again shortly.</p>"), 503)
+    const c = view.success
     const line =
       c.status === "paid"
         ? "Payment received. Thank you!"
@@ -196,7 +196,7 @@ ${c.purpose === "knowledge" ? "Check it any time with <code>GET /api/trpc/public
   })
 
 export const CheckoutRoutesLive = Layer.mergeAll(
-  HttpLayerRouter.addAll(fakeRoutes),
-  HttpLayerRouter.add("GET", "/checkout/success", returnPage("success")),
-  HttpLayerRouter.add("GET", "/checkout/cancelled", returnPage("cancelled"))
+  HttpRouter.addAll(fakeRoutes),
+  HttpRouter.add("GET", "/checkout/success", returnPage("success")),
+  HttpRouter.add("GET", "/checkout/cancelled", returnPage("cancelled"))
 )

@@ -1,8 +1,8 @@
 // The agent dashboard page (/agent-dashboard) and its script (/assets/dashboard.js): sign up or in,
 // create agents and API keys, show a new key once, list and revoke keys — over the dashboard JSON API.
-import { HttpLayerRouter, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Effect } from "effect"
-import { AppConfig } from "../../layers/config.js"
+import { AppConfig } from "../../services/AppConfig.js"
 import { agentPermissions, commercePermissions, type Permission } from "../../schema/keys.js"
 
 const escapeHtml = (value: string): string =>
@@ -539,8 +539,8 @@ export const dashboardHeaders: Readonly<Record<string, string>> = {
   "cross-origin-opener-policy": "same-origin"
 }
 
-export const DashboardRoutesLive = HttpLayerRouter.addAll([
-  HttpLayerRouter.route(
+export const DashboardRoutesLive = HttpRouter.addAll([
+  HttpRouter.route(
     "GET",
     "/agent-dashboard",
     Effect.map(AppConfig, (config) =>
@@ -550,7 +550,7 @@ export const DashboardRoutesLive = HttpLayerRouter.addAll([
       })
     )
   ),
-  HttpLayerRouter.route(
+  HttpRouter.route(
     "GET",
     "/assets/dashboard.js",
     HttpServerResponse.text(dashboardScript, {

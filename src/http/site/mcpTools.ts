@@ -1,6 +1,6 @@
 // MCP tool descriptions derived from the HttpApi: one tool per agent/commerce endpoint, its input
 // schema built from the endpoint's own path, url-param and payload schemas (JSONSchema.make).
-import type { HttpApi } from "@effect/platform"
+import type { HttpApi } from "effect/http-api"
 import { JSONSchema, Option, type Schema } from "effect"
 import { routeTable } from "../routeTable.js"
 
@@ -50,9 +50,9 @@ interface EndpointLike {
   readonly name: string
   readonly method: string
   readonly path: string
-  readonly pathSchema: Option.Option<Schema.Schema.Any>
-  readonly urlParamsSchema: Option.Option<Schema.Schema.Any>
-  readonly payloadSchema: Option.Option<Schema.Schema.Any>
+  readonly pathSchema: Option.Option<Schema.Top>
+  readonly urlParamsSchema: Option.Option<Schema.Top>
+  readonly payloadSchema: Option.Option<Schema.Top>
 }
 
 const endpointsOf = (api: HttpApi.HttpApi.Any) => {
@@ -60,7 +60,7 @@ const endpointsOf = (api: HttpApi.HttpApi.Any) => {
   return Object.values(groups).flatMap((g) => Object.values(g.endpoints).map((e) => ({ group: g.identifier, e })))
 }
 
-const jsonSchemaOf = (schema: Schema.Schema.Any): Json => {
+const jsonSchemaOf = (schema: Schema.Top): Json => {
   try {
     return JSONSchema.make(schema) as unknown as Json
   } catch {
@@ -91,7 +91,7 @@ const inputOf = (e: EndpointLike) => {
   const required: Array<string> = []
   const defs: Json = {}
   let strict = true
-  const take = (schema: Schema.Schema.Any): Json => {
+  const take = (schema: Schema.Top): Json => {
     const root = jsonSchemaOf(schema)
     Object.assign(defs, (root.$defs ?? {}) as Json)
     return root

@@ -1,13 +1,13 @@
 // Human pages and site files served beside the HttpApi.
-import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Effect, Layer } from "effect"
-import { AppConfig } from "../../layers/config.js"
+import { AppConfig } from "../../services/AppConfig.js"
 import { PLATFORM } from "../../services/Discovery.js"
 import { pageNames, pickLang, renderPage, stylesheet } from "./pages.js"
 import { DashboardRoutesLive } from "./dashboard.js"
 
 const pageRoutes = pageNames.map((name) =>
-  HttpLayerRouter.route(
+  HttpRouter.route(
     "GET",
     `/${name}`,
     Effect.gen(function* () {
@@ -31,9 +31,9 @@ const pageRoutes = pageNames.map((name) =>
 )
 
 export const SiteRoutesLive = Layer.mergeAll(
-  HttpLayerRouter.addAll(pageRoutes),
+  HttpRouter.addAll(pageRoutes),
   DashboardRoutesLive,
-  HttpLayerRouter.add(
+  HttpRouter.add(
     "GET",
     "/assets/site.css",
     HttpServerResponse.text(stylesheet, { contentType: "text/css; charset=utf-8", headers: { "cache-control": "public, max-age=86400" } })

@@ -1,6 +1,6 @@
 // tRPC HTTP wire format (v11, no transformer) over a table of procedures that call the services.
-import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Context, Effect, Either, ParseResult, Schema } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Context, Effect, Result, ParseResult, Schema } from "effect"
 import { InvalidInput } from "../../schema/errors.js"
 import { encodeError, statusOf } from "../errors.js"
 import { MAX_JSON_DEPTH, scanJson } from "../middleware/global.js"
@@ -53,7 +53,7 @@ const fromError = (error: unknown, path: string): Outcome => {
  * How a procedure's access rule is enforced: the caller (undefined for public procedures), or a
  * typed 401/403. Supplied by the keys layer.
  */
-export class ProcedureAuth extends Context.Tag("ProcedureAuth")<
+export class ProcedureAuth extends Context.Service<
   ProcedureAuth,
   {
     readonly authorize: (
@@ -61,7 +61,7 @@ export class ProcedureAuth extends Context.Tag("ProcedureAuth")<
       request: HttpServerRequest.HttpServerRequest
     ) => Effect.Effect<Caller | undefined, unknown>
   }
->() {}
+>()("ProcedureAuth") {}
 
 const parseJson = (text: string): { ok: true; value: unknown } | { ok: false } => {
   // Too deep overflows the stack when a decode error is formatted; NUL cannot be stored (test/fuzz).
@@ -90,18 +90,18 @@ const invalid = (field: string | undefined, message: string) =>
  * then names its first missing field (`sessionId: is missing`), exactly as `?input={}` does; any
  * other input shape is "input: is required".
  */
-export const decodeInput = (schema: Schema.Schema<any, any, never>, raw: unknown): Either.Either<unknown, InvalidInput> => {
-  const decode = Schema.decodeUnknownEither(schema, { errors: "first", onExcessProperty: "ignore" })
+export const decodeInput = (schema: Schema.Schema<any, any, never>, raw: unknown): Result.Result<unknown, InvalidInput> => {
+  const decode = Schema.decodeUnknownResult(schema, { errors: "first", onExcessProperty: "ignore" })
   const decoded = decode(raw)
-  if (decoded._tag === "Right") return Either.right(decoded.right)
+  if (decoded._tag === "Success") return Either.success(decoded.success)
   if (raw !== undefined) {
-    const issue = firstIssue(decoded.left)
-    return Either.left(invalid(issue.path, issue.message))
+    const issue = firstIssue(decoded.failure)
+    return Either.failure(invalid(issue.path, issue.message))
   }
   const asEmpty = decode({})
-  if (asEmpty._tag === "Right") return Either.right(asEmpty.right)
-  const issue = firstIssue(asEmpty.left)
-  return Either.left(issue.path !== undefined ? invalid(issue.path, issue.message) : invalid(undefined, "is required"))
+  if (asEmpty._tag === "Success") return Either.success(asEmpty.success)
+  const issue = firstIssue(asEmpty.failure)
+  return Either.failure(issue.path !== undefined ? invalid(issue.path, issue.message) : invalid(undefined, "is required"))
 }
 
 type Table = Readonly<Record<string, Procedure<any>>>
@@ -129,8 +129,8 @@ const callOne = <P extends Table>(
       let input: unknown = undefined
       if (procedure.input) {
         const decoded = decodeInput(procedure.input, rawInput)
-        if (decoded._tag === "Left") return yield* Effect.fail(decoded.left)
-        input = decoded.right
+        if (decoded._tag === "Failure") return yield* Effect.fail(decoded.failure)
+        input = decoded.success
       }
       const handled = procedure.handler(input)
       // Public procedures never ask for the caller; authenticated ones always get one.
@@ -138,14 +138,14 @@ const callOne = <P extends Table>(
     })
     return yield* run.pipe(
       Effect.map((data): Outcome => ({ status: 200, body: { result: { data } } })),
-      Effect.catchAll((e) => Effect.succeed(fromError(e, path))),
-      Effect.catchAllDefect((defect) =>
+      Effect.catch((e) => Effect.succeed(fromError(e, path))),
+      Effect.catchDefect((defect) =>
         Effect.logError("procedure defect", defect).pipe(Effect.as(errorOutcome(500, "internal error", path)))
       )
     ) as Effect.Effect<Outcome, never, TableContext<P>>
   })
 
-const respond = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
+const respond = (status: number, body: unknown) => HttpServerResponse.jsonUnsafe(body, { status })
 
 /** The handler for every `/api/trpc/...` request. */
 export const trpcHandler = <P extends Table>(procedures: P) =>
@@ -192,4 +192,4 @@ export const trpcHandler = <P extends Table>(procedures: P) =>
 
 /** Router layer: every method under /api/trpc/*. */
 export const trpcRoutes = <P extends Table>(procedures: P) =>
-  HttpLayerRouter.add("*", `${PREFIX}*`, trpcHandler(procedures))
+  HttpRouter.add("*", `${PREFIX}*`, trpcHandler(procedures))

@@ -11,7 +11,7 @@ import {
   type FakeSession,
   PaymentProcessor
 } from "../../services/Payments.js"
-import { AppConfig } from "../config.js"
+import { AppConfig } from "../../services/AppConfig.js"
 import { checkoutSessionObject, eventEnvelope, signPayload, toProcessorSession, verifyAndParse } from "./stripeFormat.js"
 
 /**
@@ -22,14 +22,6 @@ export const FAKE_WEBHOOK_SECRET = "whsec_fake_development_secret_not_for_produc
 
 /** An open fake session expires this long after creation (Stripe's default is 24 h). */
 export const FAKE_SESSION_TTL_MS = 24 * 3600 * 1000
-
-/** Test cards on the hosted page: number → the decline code it produces (absent: it pays). */
-export const FAKE_TEST_CARDS: ReadonlyArray<{ readonly number: string; readonly label: string; readonly failure?: string }> = [
-  { number: "4242424242424242", label: "4242 4242 4242 4242 — succeeds" },
-  { number: "4000000000000002", label: "4000 0000 0000 0002 — card_declined", failure: "card_declined" },
-  { number: "4000000000009995", label: "4000 0000 0000 9995 — insufficient_funds", failure: "insufficient_funds" },
-  { number: "4000000000000069", label: "4000 0000 0000 0069 — expired_card", failure: "expired_card" }
-]
 
 export const fakeWebhookSecret = (secret: Option.Option<Redacted.Redacted>) =>
   Option.match(secret, { onNone: () => FAKE_WEBHOOK_SECRET, onSome: Redacted.value })

@@ -6,7 +6,7 @@ import type StripeSdk from "stripe"
 import { NotFound } from "../../schema/errors.js"
 import { ProcessorUnavailable } from "../../schema/payments.js"
 import { FakeCheckout, PaymentProcessor } from "../../services/Payments.js"
-import { AppConfig } from "../config.js"
+import { AppConfig } from "../../services/AppConfig.js"
 import { STRIPE_API_VERSION, toProcessorSession, verifyAndParse } from "./stripeFormat.js"
 
 /** SDK options for a base address such as `http://127.0.0.1:12111` (host, port, protocol). */

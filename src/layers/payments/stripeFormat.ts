@@ -1,6 +1,6 @@
 // Stripe's wire formats, shared by both processor layers: the `Stripe-Signature` header (sign and
 // verify), event parsing into a ProcessorEvent, and building checkout-session and event objects.
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Result, ParseResult, Schema } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { InvalidInput } from "../../schema/errors.js"
 import {
@@ -35,11 +35,11 @@ export const verifySignature = (input: {
   readonly secret: string
   readonly nowSeconds: number
   readonly toleranceSeconds?: number
-}): Either.Either<number, string> => {
+}): Result.Result<number, string> => {
   const tolerance = input.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS
   const header = input.header?.trim()
-  if (!header) return Either.left("missing Stripe-Signature header")
-  if (header.length > 4096) return Either.left("Stripe-Signature header is too long")
+  if (!header) return Either.failure("missing Stripe-Signature header")
+  if (header.length > 4096) return Either.failure("Stripe-Signature header is too long")
   let timestamp: number | undefined
   const signatures: Array<string> = []
   for (const part of header.split(",")) {
@@ -48,14 +48,14 @@ export const verifySignature = (input: {
     const key = part.slice(0, eq).trim()
     const value = part.slice(eq + 1).trim()
     if (key === "t") {
-      if (!/^\d{1,12}$/.test(value)) return Either.left("Stripe-Signature timestamp is not an integer")
+      if (!/^\d{1,12}$/.test(value)) return Either.failure("Stripe-Signature timestamp is not an integer")
       timestamp = Number(value)
     } else if (key === "v1") signatures.push(value)
   }
-  if (timestamp === undefined) return Either.left("Stripe-Signature header has no timestamp (t=)")
-  if (signatures.length === 0) return Either.left("Stripe-Signature header has no v1 signature")
+  if (timestamp === undefined) return Either.failure("Stripe-Signature header has no timestamp (t=)")
+  if (signatures.length === 0) return Either.failure("Stripe-Signature header has no v1 signature")
   if (Math.abs(input.nowSeconds - timestamp) > tolerance) {
-    return Either.left(`Stripe-Signature timestamp is outside the ${tolerance} s tolerance`)
+    return Either.failure(`Stripe-Signature timestamp is outside the ${tolerance} s tolerance`)
   }
   const expected = Buffer.from(hmacHex(input.secret, `${timestamp}.${input.payload}`), "utf8")
   let matched = false
@@ -64,7 +64,7 @@ export const verifySignature = (input: {
     const actual = Buffer.from(candidate, "utf8")
     if (actual.length === expected.length && timingSafeEqual(actual, expected)) matched = true
   }
-  return matched ? Either.right(timestamp) : Either.left("no Stripe-Signature v1 signature matches the body")
+  return matched ? Either.success(timestamp) : Either.failure("no Stripe-Signature v1 signature matches the body")
 }
 
 type Json = Record<string, unknown>
@@ -100,7 +100,7 @@ export const toProcessorSession = (o: Json): ProcessorSession => {
   }
 }
 
-const decodeEnvelope = Schema.decodeUnknownEither(StripeEventEnvelope)
+const decodeEnvelope = Schema.decodeUnknownResult(StripeEventEnvelope)
 
 /** Parses a verified raw body into a ProcessorEvent; InvalidInput when it is not a Stripe event. */
 export const parseEvent = (payload: string): Effect.Effect<ProcessorEvent, InvalidInput> =>
@@ -112,12 +112,12 @@ export const parseEvent = (payload: string): Effect.Effect<ProcessorEvent, Inval
       return yield* Effect.fail(new InvalidInput({ message: "event body is not valid JSON" }))
     }
     const decoded = decodeEnvelope(json)
-    if (Either.isLeft(decoded)) {
+    if (Result.isFailure(decoded)) {
       return yield* Effect.fail(
-        new InvalidInput({ message: `not a processor event: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}` })
+        new InvalidInput({ message: `not a processor event: ${ParseResult.TreeFormatter.formatErrorSync(decoded.failure)}` })
       )
     }
-    const event = decoded.right
+    const event = decoded.success
     const o = event.data.object
     const kind = str(o, "object") ?? "unknown"
     if (kind === "checkout.session" && str(o, "id")) {
@@ -148,9 +148,9 @@ export const parseEvent = (payload: string): Effect.Effect<ProcessorEvent, Inval
 
 /** Verifies then parses: the one entry point both layers use for incoming events. */
 export const verifyAndParse = (input: { readonly payload: string; readonly header: string | undefined; readonly secret: string; readonly nowSeconds: number }) =>
-  Either.match(verifySignature(input), {
-    onLeft: (reason) => Effect.fail(new InvalidSignature({ message: reason })) as Effect.Effect<ProcessorEvent, InvalidSignature | InvalidInput>,
-    onRight: () => parseEvent(input.payload)
+  Result.match(verifySignature(input), {
+    onFailure: (reason) => Effect.fail(new InvalidSignature({ message: reason })) as Effect.Effect<ProcessorEvent, InvalidSignature | InvalidInput>,
+    onSuccess: () => parseEvent(input.payload)
   })
 
 /** A Stripe-shaped checkout.session object (the fake processor and the test stub emit these). */

@@ -9,7 +9,7 @@ import https from "node:https"
 import { isIP, type LookupFunction } from "node:net"
 import { InvalidInput } from "../../schema/errors.js"
 import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES, type WebhookResponse, WebhookTransport } from "../../services/Webhooks.js"
-import { AppConfig } from "../config.js"
+import { AppConfig } from "../../services/AppConfig.js"
 import { classifyAddress, isAllowedAddress, refusalReason } from "./addresses.js"
 
 export interface ResolvedAddress {
@@ -114,7 +114,7 @@ export const makeNodeTransport = (options: TransportOptions): Context.Tag.Servic
     })
 
   const send = (request: { readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly body: string }) =>
-    Effect.async<WebhookResponse>((resume) => {
+    Effect.callback<WebhookResponse>((resume) => {
       const started = performance.now()
       let finished = false
       let req: http.ClientRequest | undefined

@@ -25,7 +25,7 @@ export class MemTable<K, V> {
   }
   /** Write a row; returns an effect so the undo entry lands in the caller's journal. */
   set(key: K, value: V): Effect.Effect<void> {
-    return Effect.flatMap(FiberRef.get(currentJournal), (journal) =>
+    return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {
         if (journal) {
           const had = this.rows.has(key)
@@ -41,7 +41,7 @@ export class MemTable<K, V> {
    * (ledger postings per account), where copying the array on every write would be O(n).
    */
   append<I>(this: MemTable<K, Array<I>>, key: K, item: I): Effect.Effect<void> {
-    return Effect.flatMap(FiberRef.get(currentJournal), (journal) =>
+    return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {
         let list = this.rows.get(key)
         if (!list) {
@@ -57,7 +57,7 @@ export class MemTable<K, V> {
     )
   }
   delete(key: K): Effect.Effect<void> {
-    return Effect.flatMap(FiberRef.get(currentJournal), (journal) =>
+    return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {
         if (!this.rows.has(key)) return
         const previous = this.rows.get(key) as V
@@ -68,27 +68,27 @@ export class MemTable<K, V> {
   }
 }
 
-export class MemoryDb extends Context.Tag("MemoryDb")<
+export class MemoryDb extends Context.Service<
   MemoryDb,
   {
     readonly table: <K, V>(name: string) => MemTable<K, V>
     readonly atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   }
->() {
+>()("MemoryDb") {
   static readonly layer = Layer.effect(
     MemoryDb,
     Effect.gen(function* () {
       const lock = yield* Effect.makeSemaphore(1)
       const tables = new Map<string, MemTable<unknown, unknown>>()
       const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-        Effect.flatMap(FiberRef.get(currentJournal), (outer) => {
+        Effect.flatMap(currentJournal, (outer) => {
           // Nested: join the outer unit of work.
           if (outer) return effect
           return lock.withPermits(1)(
             Effect.suspend(() => {
               const journal: Array<Undo> = []
               return effect.pipe(
-                Effect.locally(currentJournal, journal),
+                Effect.provideService(currentJournal, journal),
                 Effect.onExit((exit) =>
                   exit._tag === "Success"
                     ? Effect.void

@@ -181,7 +181,7 @@ export const MemoryCommerceStore = Layer.effect(
         ? Effect.fail(new Conflict({ message: `transaction ${r.transactionId} was already reviewed`, state: "reviewed" }))
         : t.reviews.set(r.transactionId, r),
     insertApproval: (a) =>
-      Effect.zipRight(t.approvals.set(a.id, a), a.idempotencyKey !== null ? t.approvalsByKey.set(`${a.agentId}|${a.idempotencyKey}`, a.id) : Effect.void),
+      Effect.andThen(t.approvals.set(a.id, a), a.idempotencyKey !== null ? t.approvalsByKey.set(`${a.agentId}|${a.idempotencyKey}`, a.id) : Effect.void),
     lockApproval: (id) => Effect.sync(() => t.approvals.get(id)),
     updateApproval: (a) => t.approvals.set(a.id, a),
     findApprovalByKey: (agentId, key) =>
@@ -205,7 +205,7 @@ export const MemoryDisputeStore = Layer.effect(
     insert: (d) =>
       t.disputeByTx.get(d.transactionId)
         ? Effect.fail(new Conflict({ message: `transaction ${d.transactionId} already has a dispute`, state: "disputed" }))
-        : Effect.zipRight(t.disputes.set(d.id, d), t.disputeByTx.set(d.transactionId, d.id)),
+        : Effect.andThen(t.disputes.set(d.id, d), t.disputeByTx.set(d.transactionId, d.id)),
     get: (id) => Effect.sync(() => t.disputes.get(id)),
     lock: (id) => Effect.sync(() => t.disputes.get(id)),
     update: (d) => t.disputes.set(d.id, d),

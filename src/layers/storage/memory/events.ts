@@ -10,7 +10,7 @@ export const MemoryEventStore = Layer.effect(
     const db = yield* MemoryDb
     const events = db.table<string, DomainEvent>("events")
     const byAgent = db.table<string, Array<string>>("events_by_agent")
-    const append = (e: DomainEvent) => Effect.zipRight(events.set(e.id, e), byAgent.append(e.agentId, e.id))
+    const append = (e: DomainEvent) => Effect.andThen(events.set(e.id, e), byAgent.append(e.agentId, e.id))
     return {
       appendMany: (list) => Effect.forEach(list, append, { discard: true }),
       listForAgent: (agentId, limit) =>

@@ -21,7 +21,7 @@ export const MemoryKeysStore = Layer.effect(
         db.atomically(
           emails.get(a.email) !== undefined
             ? Effect.fail(new Conflict({ message: `an account with e-mail ${a.email} exists` }))
-            : Effect.zipRight(emails.set(a.email, a.id), accounts.set(a.id, a))
+            : Effect.andThen(emails.set(a.email, a.id), accounts.set(a.id, a))
         ),
       findAccountByEmail: (email) => Effect.sync(() => { const id = emails.get(email); return id ? accounts.get(id) : undefined }),
       getAccount: (id) => Effect.sync(() => accounts.get(id)),
@@ -37,7 +37,7 @@ export const MemoryKeysStore = Layer.effect(
       getAgent: (id) => Effect.sync(() => agents.get(id)),
       listAgents: (accountId) =>
         Effect.sync(() => [...agents.values()].filter((a) => a.accountId === accountId).sort((a, b) => a.createdAt.localeCompare(b.createdAt))),
-      insertKey: (k) => Effect.zipRight(keyHashes.set(k.secretHash, k.id), keys.set(k.id, k)),
+      insertKey: (k) => Effect.andThen(keyHashes.set(k.secretHash, k.id), keys.set(k.id, k)),
       findKeyWithAgent: (h) =>
         Effect.sync(() => {
           const id = keyHashes.get(h)

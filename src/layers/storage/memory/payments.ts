@@ -18,7 +18,7 @@ export const MemoryPaymentsStore = Layer.effect(
     const acquisitionsByAgent = db.table<string, Array<string>>("acquisitions_by_agent")
 
     const updateCheckout = (c: CheckoutRecord) =>
-      Effect.zipRight(checkouts.set(c.sessionId, c), c.subscriptionId ? bySubscription.set(c.subscriptionId, c.sessionId) : Effect.void)
+      Effect.andThen(checkouts.set(c.sessionId, c), c.subscriptionId ? bySubscription.set(c.subscriptionId, c.sessionId) : Effect.void)
 
     return {
       insertCheckout: (c) =>
@@ -49,13 +49,13 @@ export const MemoryPaymentsStore = Layer.effect(
           const e = processorEvents.get(id)
           return e ? processorEvents.set(id, { ...e, outcome }) : Effect.void
         }),
-      insertAccess: (a) => Effect.zipRight(access.set(a.id, a), accessBySession.set(a.checkoutSessionId, a.id)),
+      insertAccess: (a) => Effect.andThen(access.set(a.id, a), accessBySession.set(a.checkoutSessionId, a.id)),
       getAccessBySession: (sessionId) =>
         Effect.sync(() => {
           const id = accessBySession.get(sessionId)
           return id ? access.get(id) : undefined
         }),
-      insertAcquisition: (a) => Effect.zipRight(acquisitions.set(a.id, a), acquisitionsByAgent.append(a.agentId, a.id)),
+      insertAcquisition: (a) => Effect.andThen(acquisitions.set(a.id, a), acquisitionsByAgent.append(a.agentId, a.id)),
       updateAcquisition: (a) => acquisitions.set(a.id, a),
       getAcquisition: (id) => Effect.sync(() => acquisitions.get(id)),
       listAcquisitions: (agentId) =>
@@ -77,7 +77,7 @@ export const MemoryFakeProcessorStore = Layer.effect(
     const deliveries = db.table<string, Array<FakeDelivery>>("fake_processor_deliveries")
     return {
       insertSession: (s) =>
-        Effect.suspend(() => (byKey.get(s.idempotencyKey) ? Effect.void : Effect.zipRight(sessions.set(s.id, s), byKey.set(s.idempotencyKey, s.id)))),
+        Effect.suspend(() => (byKey.get(s.idempotencyKey) ? Effect.void : Effect.andThen(sessions.set(s.id, s), byKey.set(s.idempotencyKey, s.id)))),
       getSession: (id) => Effect.sync(() => sessions.get(id)),
       lockSession: (id) => Effect.sync(() => sessions.get(id)),
       findSessionByIdempotencyKey: (key) =>

@@ -36,7 +36,7 @@ export const MemoryWebhookStore = Layer.effect(
           endpoints.get(r.agentId)
             ? Effect.fail(new Conflict({ message: "the webhook was created by a concurrent request; retry" }))
             : // Events already in the outbox predate the endpoint: start after them.
-              Effect.zipRight(endpoints.set(r.agentId, r), cursors.set(r.agentId, outboxLength(r.agentId)))
+              Effect.andThen(endpoints.set(r.agentId, r), cursors.set(r.agentId, outboxLength(r.agentId)))
         ),
       updateEndpoint: (r) => endpoints.set(r.agentId, r),
       deleteEndpoint: (agentId) =>

@@ -1,12 +1,12 @@
 // Postgres storage engine: the client (with number parsing for int8), migrations, the Transactor.
-import { Migrator, SqlClient } from "@effect/sql"
+import { Migrator, SqlClient } from "effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Cause, Effect, Layer, Option, Redacted, String as Str } from "effect"
 import pg from "pg"
 import { StorageUnavailable } from "../../../schema/errors.js"
 import { Transactor } from "../../../services/Db.js"
-import { AppConfig } from "../../config.js"
+import { AppConfig } from "../../../services/AppConfig.js"
 import { migrations } from "./migrations/index.js"
 
 const INT8 = 20
@@ -56,7 +56,7 @@ export const isUniqueViolation = (cause: Cause.Cause<unknown>): boolean =>
     [...chunk].some((e) => (e as { cause?: { code?: unknown } })?.cause?.code === "23505")
   )
 
-export const PgClientLive = Layer.unwrapEffect(
+export const PgClientLive = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* AppConfig
     const url = Option.getOrThrow(config.databaseUrl)

@@ -1,5 +1,5 @@
 // Postgres stores for the marketplace catalogue and the knowledge products.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import { KnowledgeBase, KnowledgeProduct } from "../../../schema/knowledge.js"
 import { Plan, Template } from "../../../schema/marketplace.js"
@@ -8,7 +8,7 @@ import { MarketplaceStore } from "../../../services/Marketplace.js"
 import { orUnavailable } from "./PgDb.js"
 
 const decodeAll = <A, I>(schema: Schema.Schema<A, I>) => (rows: ReadonlyArray<{ data: unknown }>) =>
-  Effect.orDie(Schema.decodeUnknown(Schema.Array(schema))(rows.map((r) => r.data)))
+  Effect.orDie(Schema.decodeUnknownEffect(Schema.Array(schema))(rows.map((r) => r.data)))
 
 export const PgMarketplaceStore = Layer.effect(
   MarketplaceStore,
@@ -67,7 +67,7 @@ export const PgKnowledgeStore = Layer.effect(
         ),
       getKnowledgeBase: orUnavailable(
         sql<{ data: unknown }>`SELECT data FROM knowledge_base WHERE id = 'current'`.pipe(
-          Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeed(undefined) : Effect.orDie(Schema.decodeUnknown(KnowledgeBase)(rows[0].data))))
+          Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeed(undefined) : Effect.orDie(Schema.decodeUnknownEffect(KnowledgeBase)(rows[0].data))))
         )
       ),
       putKnowledgeBase: (kb) =>

@@ -1,6 +1,6 @@
 // Postgres commerce stores: catalog, wallets (row-locked FOR UPDATE), transactions with their
 // deliveries and reviews, approvals, disputes and the analytics aggregates.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import {
   type ApprovalRecord,

@@ -1,5 +1,5 @@
 // Postgres outbox of domain events.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import { DomainEvent, type EventType } from "../../../schema/events.js"
 import { EventStore } from "../../../services/Events.js"

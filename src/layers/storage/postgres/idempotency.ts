@@ -1,5 +1,5 @@
 // Postgres idempotency records (table from migration 0001): claimed with one conditional upsert.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import { IdempotencyStore, type StoredResponse } from "../../../services/Idempotency.js"
 import { orUnavailable } from "./PgDb.js"

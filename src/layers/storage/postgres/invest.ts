@@ -1,6 +1,6 @@
 // Postgres store for offerings (row-locked per investment so the 49 % cap holds under concurrency),
 // investments, holdings, governance proposals and votes.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import { type HoldingRecord, type OfferingRecord, type ProposalRecord, type ProposalStatus, type SnapshotVoter, Vote, type VoteChoice } from "../../../schema/invest.js"
 import { InvestStore } from "../../../services/Invest.js"

@@ -1,5 +1,5 @@
 // Postgres stores for accounts, sessions, agents, keys and rate-limit counters.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import { Conflict, type StorageUnavailable } from "../../../schema/errors.js"
 import { Agent, type AccountRecord, type ApiKeyRecord, type Permission, type SessionRecord } from "../../../schema/keys.js"

@@ -1,5 +1,5 @@
 // Postgres ledger store: balances locked FOR UPDATE in account order, postings append-only.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import { JournalEntry, type EntryKind, mayGoNegative } from "../../../schema/ledger.js"
 import { LedgerStore } from "../../../services/Ledger.js"

@@ -1,6 +1,6 @@
 // Postgres store for negotiations: the seller's scheduled answer is a due row that any process
 // claims with FOR UPDATE SKIP LOCKED, answered in the same transaction.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import type { HistoryEntry, NegotiationRecord, NegotiationStatus, Terms } from "../../../schema/negotiation.js"
 import { NegotiationStore } from "../../../services/Negotiation.js"

@@ -1,6 +1,6 @@
 // Postgres stores for checkouts, processed processor events, knowledge access, acquisitions and
 // the fake processor's sessions and signed deliveries.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import { cents } from "../../../schema/common.js"
 import type { StorageUnavailable } from "../../../schema/errors.js"

@@ -1,6 +1,6 @@
 // Postgres stores for catalog listings (filtered and keyset-paginated in SQL), builder projects
 // (claimed by workers with FOR UPDATE SKIP LOCKED) and agent sessions.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import type { TemplateCategory } from "../../../schema/marketplace.js"
 import type {

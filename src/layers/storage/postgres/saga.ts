@@ -1,6 +1,6 @@
 // Postgres stores for purchase sagas (claimed by workers with FOR UPDATE SKIP LOCKED and a lease)
 // and MPP payment challenges.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import type { ChallengeRecord, ChallengeStatus } from "../../../schema/mpp.js"
 import type { SagaRecord, SagaSnapshot, SagaStatus, SagaStep, SagaStepName } from "../../../schema/saga.js"

@@ -1,6 +1,6 @@
 // Postgres webhook store: endpoints, fan-out of the outbox (dispatched_at marker, SKIP LOCKED),
 // delivery rows claimed with a lease in one statement and finished under a fence, the attempt log.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer } from "effect"
 import { Conflict } from "../../../schema/errors.js"
@@ -130,7 +130,7 @@ export const PgWebhookStore = Layer.effect(
             ${r.previousSecretExpiresAt}::timestamptz, ${r.failingSince}::timestamptz, ${r.disabledAt}::timestamptz, ${r.disabledReason},
             ${r.createdAt}::timestamptz, ${r.updatedAt}::timestamptz)`.pipe(
           Effect.asVoid,
-          Effect.catchAllCause((cause): Effect.Effect<never, Conflict | SqlError> =>
+          Effect.catchCause((cause): Effect.Effect<never, Conflict | SqlError> =>
             isUniqueViolation(cause) ? Effect.fail(new Conflict({ message: "the webhook was created by a concurrent request; retry" })) : Effect.failCause(cause)
           ),
           orUnavailable

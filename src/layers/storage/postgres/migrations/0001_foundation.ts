@@ -1,5 +1,5 @@
 // Foundation tables: marketplace templates, plans, knowledge products, knowledge base, idempotency.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 export default Effect.gen(function* () {

@@ -1,5 +1,5 @@
 // Accounts, dashboard sessions, agents, API keys (hash only) and rate-limit counters.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 export default Effect.gen(function* () {

@@ -1,5 +1,5 @@
 // The double-entry ledger: entries, postings (append-only) and per-account balances.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 export default Effect.gen(function* () {

@@ -1,5 +1,5 @@
 // The outbox of domain events (delivery state is added by the webhooks migration).
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 export default Effect.gen(function* () {

@@ -1,6 +1,6 @@
 // Commerce: services, wallets (policies), transactions with deliveries and reviews, approvals,
 // disputes and recharge requests. Money columns are integer cents (bigint).
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 export default Effect.gen(function* () {

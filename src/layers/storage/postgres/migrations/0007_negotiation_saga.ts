@@ -1,6 +1,6 @@
 // Negotiations (with the seller's scheduled answer), purchase sagas (durable step state) and
 // MPP payment challenges (single-use, bound to the key they were issued to).
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 export default Effect.gen(function* () {

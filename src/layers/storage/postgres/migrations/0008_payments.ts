@@ -1,6 +1,6 @@
 // Payments: checkouts, processed processor event ids, knowledge access grants, acquisitions, and
 // the fake processor's sessions and signed deliveries.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 export default Effect.gen(function* () {

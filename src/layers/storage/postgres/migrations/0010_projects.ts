@@ -1,5 +1,5 @@
 // Catalog listings, builder projects with their durable build state, and agent sessions.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 export default Effect.gen(function* () {

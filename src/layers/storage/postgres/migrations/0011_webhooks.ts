@@ -1,6 +1,6 @@
 // Outgoing webhooks: a fan-out marker on the outbox, endpoints (one per agent), delivery rows
 // (the durable per-endpoint queue, claimed with leases) and the attempt log.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 export default Effect.gen(function* () {

@@ -1,6 +1,6 @@
 // Offerings (the 49 % stake per target, locked per investment), investments, holdings,
 // governance proposals and their votes.
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 export default Effect.gen(function* () {

@@ -1,5 +1,5 @@
 // Every Postgres migration, in order. Add a file per change; never edit one that has shipped.
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient } from "effect/sql"
 import type { Effect } from "effect"
 import m0001 from "./0001_foundation.js"
 import m0002 from "./0002_keys.js"

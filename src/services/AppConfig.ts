@@ -1,0 +1,68 @@
+// The service's configuration as the services see it: a plain value behind the AppConfig tag.
+// Where it comes from (environment variables, validated at startup) is src/layers/config.ts.
+import { Context, Layer, Option, type Redacted } from "effect"
+import type { LogLevel } from "effect/LogLevel"
+
+export type StorageKind = "memory" | "postgres"
+export type PaymentsKind = "fake" | "stripe"
+
+export interface AppConfigShape {
+  readonly port: number
+  readonly baseUrl: string
+  readonly storage: StorageKind
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  readonly payments: PaymentsKind
+  readonly stripeSecretKey: Option.Option<Redacted.Redacted>
+  readonly stripeWebhookSecret: Option.Option<Redacted.Redacted>
+  readonly stripeApiBase: Option.Option<string>
+  readonly logLevel: LogLevel
+  readonly logFormat: "pretty" | "json"
+  /** Requests per key per minute / per day on the agent API and commerce protocol (spec §8). */
+  readonly rateLimitPerMinute: number
+  readonly rateLimitPerDay: number
+  /** Largest request body accepted, in bytes. */
+  readonly maxBodyBytes: number
+  /** Seller auto-answer delay for negotiations, in milliseconds (never over 30 000, spec §4.4 rule 2). */
+  readonly negotiationDelayMs: number
+  /** Outgoing webhooks may target loopback addresses (development and tests only). */
+  readonly webhooksAllowLoopback: boolean
+  /** Production mode: https-only webhooks, Secure cookies. */
+  readonly production: boolean
+  /** Platform utility token name and symbol. */
+  readonly tokenName: string
+  readonly tokenSymbol: string
+  /** Run background workers (negotiation answers, sagas, webhooks, builds) in this process. */
+  readonly workers: boolean
+  /** The founder's account id: the only account that may veto a passed governance proposal. */
+  readonly founderAccountId: Option.Option<string>
+}
+
+/** Defaults every loader starts from; also the test configuration. */
+export const configDefaults: AppConfigShape = {
+  port: 0,
+  baseUrl: "http://localhost:3000",
+  storage: "memory",
+  databaseUrl: Option.none(),
+  payments: "fake",
+  stripeSecretKey: Option.none(),
+  stripeWebhookSecret: Option.none(),
+  stripeApiBase: Option.none(),
+  logLevel: "Warn",
+  logFormat: "pretty",
+  rateLimitPerMinute: 60,
+  rateLimitPerDay: 1000,
+  maxBodyBytes: 1_048_576,
+  negotiationDelayMs: 3_000,
+  webhooksAllowLoopback: true,
+  production: false,
+  tokenName: "Agent Commerce Utility Token",
+  tokenSymbol: "ACT",
+  workers: true,
+  founderAccountId: Option.none()
+}
+
+export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("AppConfig") {
+  /** A config for tests: in memory, fake payments, everything else default unless overridden. */
+  static readonly test = (overrides: Partial<AppConfigShape> = {}): Layer.Layer<AppConfig> =>
+    Layer.succeed(AppConfig, { ...configDefaults, ...overrides })
+}
