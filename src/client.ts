@@ -25,7 +25,7 @@ export const makeClient = (options: ClientOptions) =>
     })
   })
 
-export type Client = Effect.Effect.Success<ReturnType<typeof makeClient>>
+export type Client = Effect.Success<ReturnType<typeof makeClient>>
 
 /** Convenience for scripts: runs `f` with a client over fetch and returns a Promise. */
 export const runClient = <A, E>(options: ClientOptions, f: (client: Client) => Effect.Effect<A, E>) =>

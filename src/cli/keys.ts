@@ -356,7 +356,7 @@ const directMode = async (o: Options): Promise<void> => {
   }
   const program = await directProgram(o)
   // The same layers as the server (CoreLive), without its background workers; logs go to stderr.
-  const layer: Layer.Layer<Effect.Effect.Context<typeof program>, unknown> = CoreLive.pipe(
+  const layer: Layer.Layer<Effect.Services<typeof program>, unknown> = CoreLive.pipe(
     Layer.provideMerge(Layer.succeed(AppConfig, { ...config, workers: false })),
     Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)))
   )

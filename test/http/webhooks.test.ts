@@ -193,8 +193,8 @@ const bootOn = async (databaseUrl: string, config: Partial<AppConfigShape>) => {
   const { baseUrl, context } = await Effect.runPromise(Scope.provide(program, scope))
   return {
     baseUrl,
-    run: <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof AppLive>>) =>
-      Effect.runPromise(Effect.provide(effect, context as Context.Context<Layer.Layer.Success<typeof AppLive>>)),
+    run: <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof AppLive>>) =>
+      Effect.runPromise(Effect.provide(effect, context as Context.Context<Layer.Success<typeof AppLive>>)),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }

@@ -93,15 +93,15 @@ const invalid = (field: string | undefined, message: string) =>
 export const decodeInput = (schema: Schema.Schema<any, any, never>, raw: unknown): Result.Result<unknown, InvalidInput> => {
   const decode = Schema.decodeUnknownResult(schema, { errors: "first", onExcessProperty: "ignore" })
   const decoded = decode(raw)
-  if (decoded._tag === "Success") return Either.success(decoded.success)
+  if (decoded._tag === "Success") return Result.succeed(decoded.success)
   if (raw !== undefined) {
     const issue = firstIssue(decoded.failure)
-    return Either.failure(invalid(issue.path, issue.message))
+    return Result.fail(invalid(issue.path, issue.message))
   }
   const asEmpty = decode({})
-  if (asEmpty._tag === "Success") return Either.success(asEmpty.success)
+  if (asEmpty._tag === "Success") return Result.succeed(asEmpty.success)
   const issue = firstIssue(asEmpty.failure)
-  return Either.failure(issue.path !== undefined ? invalid(issue.path, issue.message) : invalid(undefined, "is required"))
+  return Result.fail(issue.path !== undefined ? invalid(issue.path, issue.message) : invalid(undefined, "is required"))
 }
 
 type Table = Readonly<Record<string, Procedure<any>>>

@@ -1,6 +1,6 @@
 // Stripe's wire formats, shared by both processor layers: the `Stripe-Signature` header (sign and
 // verify), event parsing into a ProcessorEvent, and building checkout-session and event objects.
-import { Effect, Result, ParseResult, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { InvalidInput } from "../../schema/errors.js"
 import {
@@ -38,8 +38,8 @@ export const verifySignature = (input: {
 }): Result.Result<number, string> => {
   const tolerance = input.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS
   const header = input.header?.trim()
-  if (!header) return Either.failure("missing Stripe-Signature header")
-  if (header.length > 4096) return Either.failure("Stripe-Signature header is too long")
+  if (!header) return Result.fail("missing Stripe-Signature header")
+  if (header.length > 4096) return Result.fail("Stripe-Signature header is too long")
   let timestamp: number | undefined
   const signatures: Array<string> = []
   for (const part of header.split(",")) {
@@ -48,14 +48,14 @@ export const verifySignature = (input: {
     const key = part.slice(0, eq).trim()
     const value = part.slice(eq + 1).trim()
     if (key === "t") {
-      if (!/^\d{1,12}$/.test(value)) return Either.failure("Stripe-Signature timestamp is not an integer")
+      if (!/^\d{1,12}$/.test(value)) return Result.fail("Stripe-Signature timestamp is not an integer")
       timestamp = Number(value)
     } else if (key === "v1") signatures.push(value)
   }
-  if (timestamp === undefined) return Either.failure("Stripe-Signature header has no timestamp (t=)")
-  if (signatures.length === 0) return Either.failure("Stripe-Signature header has no v1 signature")
+  if (timestamp === undefined) return Result.fail("Stripe-Signature header has no timestamp (t=)")
+  if (signatures.length === 0) return Result.fail("Stripe-Signature header has no v1 signature")
   if (Math.abs(input.nowSeconds - timestamp) > tolerance) {
-    return Either.failure(`Stripe-Signature timestamp is outside the ${tolerance} s tolerance`)
+    return Result.fail(`Stripe-Signature timestamp is outside the ${tolerance} s tolerance`)
   }
   const expected = Buffer.from(hmacHex(input.secret, `${timestamp}.${input.payload}`), "utf8")
   let matched = false
@@ -64,7 +64,7 @@ export const verifySignature = (input: {
     const actual = Buffer.from(candidate, "utf8")
     if (actual.length === expected.length && timingSafeEqual(actual, expected)) matched = true
   }
-  return matched ? Either.success(timestamp) : Either.failure("no Stripe-Signature v1 signature matches the body")
+  return matched ? Result.succeed(timestamp) : Result.fail("no Stripe-Signature v1 signature matches the body")
 }
 
 type Json = Record<string, unknown>
@@ -114,7 +114,7 @@ export const parseEvent = (payload: string): Effect.Effect<ProcessorEvent, Inval
     const decoded = decodeEnvelope(json)
     if (Result.isFailure(decoded)) {
       return yield* Effect.fail(
-        new InvalidInput({ message: `not a processor event: ${ParseResult.TreeFormatter.formatErrorSync(decoded.failure)}` })
+        new InvalidInput({ message: `not a processor event: ${decoded.failure.message}` })
       )
     }
     const event = decoded.success

@@ -76,7 +76,7 @@ const pinnedLookup = (target: ResolvedAddress): LookupFunction =>
 const excerpt = (chunks: ReadonlyArray<Buffer>): string =>
   Buffer.concat(chunks).toString("utf8").replace(/[\u0000-\u001f\u007f]+/g, " ").trim().slice(0, 200)
 
-export const makeNodeTransport = (options: TransportOptions): Context.Tag.Service<typeof WebhookTransport> => {
+export const makeNodeTransport = (options: TransportOptions): Context.Service.Shape<typeof WebhookTransport> => {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS
   const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES
   const resolve = options.resolve ?? systemResolve

@@ -1,11 +1,11 @@
 // In-memory storage engine: tables as Maps, one write lock, and an undo journal for rollback.
-import { Context, Effect, FiberRef, Layer } from "effect"
+import { Context, Effect, Layer, Semaphore } from "effect"
 import { Transactor } from "../../../services/Db.js"
 
 type Undo = () => void
 
 /** The journal of the transaction the current fiber runs in (undefined outside one). */
-const currentJournal = FiberRef.unsafeMake<Array<Undo> | undefined>(undefined)
+const currentJournal = Context.Reference<Array<Undo> | undefined>("app/memory/currentJournal", { defaultValue: () => undefined })
 
 /**
  * A table. Reads are plain; writes inside `atomically` record how to undo themselves, so a failed
@@ -78,7 +78,7 @@ export class MemoryDb extends Context.Service<
   static readonly layer = Layer.effect(
     MemoryDb,
     Effect.gen(function* () {
-      const lock = yield* Effect.makeSemaphore(1)
+      const lock = yield* Semaphore.make(1)
       const tables = new Map<string, MemTable<unknown, unknown>>()
       const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
         Effect.flatMap(currentJournal, (outer) => {

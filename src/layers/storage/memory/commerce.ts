@@ -45,7 +45,7 @@ const tables = Effect.map(MemoryDb, (db) => ({
   disputes: db.table<string, DisputeRecord>("commerce_disputes"),
   disputeByTx: db.table<string, string>("commerce_dispute_by_transaction")
 }))
-type Tables = Effect.Effect.Success<typeof tables>
+type Tables = Effect.Success<typeof tables>
 
 const row = (t: Tables, tx: TransactionRecord): TransactionRow => ({
   tx,

@@ -1,9 +1,7 @@
-// Postgres storage engine: the client (with number parsing for int8), migrations, the Transactor.
-import { Migrator, SqlClient } from "effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import { PgClient } from "@effect/sql-pg"
-import { Cause, Effect, Layer, Option, Redacted, String as Str } from "effect"
-import pg from "pg"
+// Postgres storage engine: the client (with number decoding for int8 and numeric), migrations, the Transactor.
+import { Migrator, SqlClient, type SqlError } from "effect/sql"
+import { PgClient, PgTypes } from "@effect/sql-pg"
+import { Cause, Effect, Layer, Option, Redacted, Result, String as Str } from "effect"
 import { StorageUnavailable } from "../../../schema/errors.js"
 import { Transactor } from "../../../services/Db.js"
 import { AppConfig } from "../../../services/AppConfig.js"
@@ -12,48 +10,81 @@ import { migrations } from "./migrations/index.js"
 const INT8 = 20
 const NUMERIC = 1700
 
+const codecError = (message: string) => Result.fail(new PgTypes.CodecError({ message }))
+
 /**
- * int8 (bigint, count(*), sum of int8) and numeric come back from node-postgres as strings. Money
- * here is integer cents far below 2^53, so they are parsed to numbers once, at the driver, and
- * a value outside the safe range is a defect rather than a silent rounding.
+ * int8 (bigint, count(*)) and numeric (sum of int8) would come back from @effect/sql-pg as bigint
+ * and string. Money here is integer cents far below 2^53, so both are decoded to numbers once, at
+ * the driver (binary wire format), and an int8 outside the safe range is an error rather than a
+ * silent rounding. Parameters bound as int8 or numeric accept numbers, bigints and numeric strings.
  */
-const types: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") => {
-    if (oid === INT8 || oid === NUMERIC) {
-      return (value: string) => {
-        const n = Number(value)
-        if (oid === INT8 && !Number.isSafeInteger(n)) throw new Error(`int8 ${value} is outside the safe integer range`)
-        return n
-      }
+const int8Codec: PgTypes.Codec<number | bigint | string> = {
+  decode: (bytes) => {
+    if (bytes.length !== 8) return codecError(`int8 of ${bytes.length} bytes`)
+    const n = new DataView(bytes.buffer, bytes.byteOffset, 8).getBigInt64(0)
+    return n <= BigInt(Number.MAX_SAFE_INTEGER) && n >= BigInt(Number.MIN_SAFE_INTEGER)
+      ? Result.succeed(Number(n))
+      : codecError(`int8 ${n} is outside the safe integer range`)
+  },
+  encode: (value) => {
+    let n: bigint
+    try {
+      n = typeof value === "bigint" ? value : BigInt(typeof value === "number" ? Math.trunc(value) : value)
+    } catch {
+      return codecError(`not an int8: ${String(value)}`)
     }
-    return pg.types.getTypeParser(oid, format ?? "text")
-  }) as pg.CustomTypesConfig["getTypeParser"]
+    const out = new Uint8Array(8)
+    new DataView(out.buffer).setBigInt64(0, n)
+    return Result.succeed(out)
+  }
 }
 
+/** numeric, binary: ndigits, weight, sign, dscale (int16 each), then base-10000 digits. */
+const numericCodec: PgTypes.Codec<number | bigint | string> = {
+  decode: (bytes) => {
+    if (bytes.length < 8) return codecError("numeric too short")
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length)
+    const ndigits = view.getInt16(0)
+    const weight = view.getInt16(2)
+    const sign = view.getUint16(4)
+    if (sign === 0xc000) return Result.succeed(Number.NaN)
+    let value = 0
+    for (let i = 0; i < ndigits; i++) value += view.getUint16(8 + 2 * i) * Math.pow(10000, weight - i)
+    return Result.succeed(sign === 0x4000 ? -value : value)
+  },
+  encode: (value) => PgTypes.encode(typeof value === "string" ? value : String(value), NUMERIC) as Result.Result<Uint8Array, PgTypes.CodecError>
+}
+
+const types = PgTypes.makeRegistry()
+types.register(INT8, int8Codec as PgTypes.Codec<unknown>)
+types.register(NUMERIC, numericCodec as PgTypes.Codec<unknown>)
+
 /** SQLSTATE classes that mean "the database is not reachable right now" rather than "bad query". */
-const isUnavailable = (error: SqlError): boolean => {
-  const code = (error.cause as { code?: unknown } | undefined)?.code
-  if (typeof code !== "string") return true // socket errors, pool timeouts
+const isUnavailable = (error: SqlError.SqlError): boolean => {
+  const reason = error.reason
+  if (reason._tag === "ConnectionError" || reason._tag === "StatementTimeoutError") return true
+  const code = (reason.cause as { code?: unknown } | undefined)?.code
+  if (typeof code !== "string") return reason._tag === "UnknownError" // socket errors, pool timeouts
   if (/^[0-9A-Z]{5}$/.test(code)) return code.startsWith("08") || code.startsWith("57") || code.startsWith("53")
   return true // ECONNREFUSED, ECONNRESET, …
 }
 
 /** Maps a driver error: unavailable → typed 503, anything else (a bug) → defect. */
 export const orUnavailable = <A, E, R>(
-  effect: Effect.Effect<A, E | SqlError, R>
-): Effect.Effect<A, Exclude<E, SqlError> | StorageUnavailable, R> =>
+  effect: Effect.Effect<A, E | SqlError.SqlError, R>
+): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StorageUnavailable, R> =>
   Effect.catchIf(
     effect,
-    (e): e is SqlError => typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SqlError",
+    (e): e is SqlError.SqlError => typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SqlError",
     (e) =>
       isUnavailable(e)
         ? Effect.fail(new StorageUnavailable({ message: "storage is unavailable, retry later" }))
         : Effect.die(e)
-  ) as Effect.Effect<A, Exclude<E, SqlError> | StorageUnavailable, R>
+  ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | StorageUnavailable, R>
 
 export const isUniqueViolation = (cause: Cause.Cause<unknown>): boolean =>
-  Cause.failures(cause).pipe((chunk) =>
-    [...chunk].some((e) => (e as { cause?: { code?: unknown } })?.cause?.code === "23505")
+  cause.reasons.some(
+    (r) => Cause.isFailReason(r) && (r.error as { reason?: { _tag?: unknown } })?.reason?._tag === "UniqueViolation"
   )
 
 export const PgClientLive = Layer.unwrap(
@@ -114,11 +145,20 @@ export const PgTransactor = Layer.effect(
   Transactor,
   Effect.map(SqlClient.SqlClient, (sql) => ({
     atomically: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageUnavailable, R> =>
-      Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open): Effect.Effect<A, E | StorageUnavailable, R> =>
+      Effect.flatMap(Effect.serviceOption(sql.transactionService), (open): Effect.Effect<A, E | StorageUnavailable, R> =>
         open._tag === "Some" ? effect : orUnavailable(sql.withTransaction(effect))
       )
   }))
 )
+
+/**
+ * `sql.insert` and `sql.updateValues` take a non-empty tuple in 4.x; every caller here checks for
+ * the empty case first (or builds from a non-empty input), so this only restates that to the types.
+ */
+export const nonEmpty = <A>(rows: ReadonlyArray<A>): readonly [A, ...Array<A>] => {
+  if (rows.length === 0) throw new Error("nonEmpty: no rows")
+  return rows as readonly [A, ...Array<A>]
+}
 
 /** For tests and tools: a Postgres URL as a Redacted value. */
 export const redactedUrl = (url: string) => Redacted.make(url)

@@ -7,7 +7,7 @@ import { KnowledgeStore } from "../../../services/Knowledge.js"
 import { MarketplaceStore } from "../../../services/Marketplace.js"
 import { orUnavailable } from "./PgDb.js"
 
-const decodeAll = <A, I>(schema: Schema.Schema<A, I>) => (rows: ReadonlyArray<{ data: unknown }>) =>
+const decodeAll = <A, I>(schema: Schema.Codec<A, I>) => (rows: ReadonlyArray<{ data: unknown }>) =>
   Effect.orDie(Schema.decodeUnknownEffect(Schema.Array(schema))(rows.map((r) => r.data)))
 
 export const PgMarketplaceStore = Layer.effect(

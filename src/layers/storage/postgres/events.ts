@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import { DomainEvent, type EventType } from "../../../schema/events.js"
 import { EventStore } from "../../../services/Events.js"
-import { iso, orUnavailable } from "./PgDb.js"
+import { iso, orUnavailable, nonEmpty } from "./PgDb.js"
 
 interface EventRow { id: string; type: EventType; agentId: string; occurredAt: Date; data: Record<string, unknown> }
 
@@ -16,7 +16,7 @@ export const PgEventStore = Layer.effect(
         events.length === 0
           ? Effect.void
           : orUnavailable(
-              sql`INSERT INTO events ${sql.insert(events.map((e) => ({ id: e.id, type: e.type, agentId: e.agentId, occurredAt: e.occurredAt, data: JSON.stringify(e.data) })))}`
+              sql`INSERT INTO events ${sql.insert(nonEmpty(events.map((e) => ({ id: e.id, type: e.type, agentId: e.agentId, occurredAt: e.occurredAt, data: JSON.stringify(e.data) }))))}`
             ).pipe(Effect.asVoid),
       listForAgent: (agentId, limit) =>
         orUnavailable(sql<EventRow>`SELECT id, type, agent_id, occurred_at, data FROM events WHERE agent_id = ${agentId} ORDER BY seq DESC LIMIT ${limit}`).pipe(

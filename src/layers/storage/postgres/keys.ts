@@ -5,7 +5,7 @@ import { Conflict, type StorageUnavailable } from "../../../schema/errors.js"
 import { Agent, type AccountRecord, type ApiKeyRecord, type Permission, type SessionRecord } from "../../../schema/keys.js"
 import { KeysStore } from "../../../services/Keys.js"
 import { RateLimitStore } from "../../../services/RateLimiter.js"
-import { iso, isoOrNull, orUnavailable } from "./PgDb.js"
+import { iso, isoOrNull, orUnavailable, nonEmpty } from "./PgDb.js"
 
 interface AccountRow { id: string; email: string; name: string; passwordHash: string; planId: string | null; createdAt: Date }
 interface AgentRow { id: string; accountId: string; name: string; organization: string | null; createdAt: Date }
@@ -112,7 +112,7 @@ export const PgRateLimitStore = Layer.effect(
       take: (bucket, windows) =>
         orUnavailable(
           sql<{ windowName: string; count: number }>`INSERT INTO rate_limit_counters
-              ${sql.insert(windows.map((w) => ({ bucket, windowName: w.name, windowStart: w.start, count: 1 })))}
+              ${sql.insert(nonEmpty(windows.map((w) => ({ bucket, windowName: w.name, windowStart: w.start, count: 1 }))))}
               ON CONFLICT (bucket, window_name, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
               RETURNING window_name, count`
         ).pipe(

@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import { JournalEntry, type EntryKind, mayGoNegative } from "../../../schema/ledger.js"
 import { LedgerStore } from "../../../services/Ledger.js"
-import { iso, orUnavailable } from "./PgDb.js"
+import { iso, orUnavailable, nonEmpty } from "./PgDb.js"
 
 interface EntryRow { seq: number; id: string; kind: EntryKind; reference: string; memo: string; createdAt: Date }
 interface PostingRow { entrySeq: number; account: string; amount: number }
@@ -38,7 +38,7 @@ export const PgLedgerStore = Layer.effect(
               SELECT account, balance FROM ledger_balances WHERE account IN ${sql.in([...accounts])} ORDER BY account FOR UPDATE`
             let rows = yield* lock
             if (rows.length < accounts.length) {
-              yield* sql`INSERT INTO ledger_balances ${sql.insert(accounts.map((account) => ({ account, balance: 0 })))} ON CONFLICT (account) DO NOTHING`
+              yield* sql`INSERT INTO ledger_balances ${sql.insert(nonEmpty(accounts.map((account) => ({ account, balance: 0 }))))} ON CONFLICT (account) DO NOTHING`
               rows = yield* lock
             }
             return new Map(rows.map((r) => [r.account, r.balance]))
@@ -56,12 +56,12 @@ export const PgLedgerStore = Layer.effect(
             const insertPostings =
               postings.length > 0
                 ? sql`, p AS (INSERT INTO ledger_postings (entry_seq, account, amount)
-                        SELECT e.seq, v.account, v.amount::bigint FROM e, ${sql.updateValues(postings, "v")})`
+                        SELECT e.seq, v.account, v.amount::bigint FROM e, ${sql.updateValues(nonEmpty(postings), "v")})`
                 : sql``
             const updateBalances =
               changed.length > 0
                 ? sql`, b AS (UPDATE ledger_balances SET balance = data.balance::bigint
-                        FROM ${sql.updateValues(changed, "data")} WHERE ledger_balances.account = data.account)`
+                        FROM ${sql.updateValues(nonEmpty(changed), "data")} WHERE ledger_balances.account = data.account)`
                 : sql``
             yield* sql`
               WITH e AS (

@@ -1,7 +1,7 @@
 // Postgres webhook store: endpoints, fan-out of the outbox (dispatched_at marker, SKIP LOCKED),
 // delivery rows claimed with a lease in one statement and finished under a fence, the attempt log.
 import { SqlClient } from "effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
+import type { SqlError } from "effect/sql/SqlError"
 import { Effect, Layer } from "effect"
 import { Conflict } from "../../../schema/errors.js"
 import { DomainEvent, type EventType } from "../../../schema/events.js"
