@@ -1,6 +1,6 @@
 // Operator CLI for accounts, agents and API keys (`npm run keys -- create|revoke|list …`): works
 // directly on the configured storage (STORAGE=postgres) or over HTTP against a running server (--url).
-import { Cause, Effect, Exit, Layer, Logger, LogLevel } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, References } from "effect"
 import { parseArgs } from "node:util"
 import type { ConfigInvalid } from "../layers/config.js"
 import { type Agent, type ApiKeyView, allPermissions, type PermissionGrant } from "../schema/keys.js"
@@ -340,6 +340,9 @@ const run = async <A>(effect: Effect.Effect<A, unknown>): Promise<A> => {
   throw new CliError(Cause.pretty(exit.cause))
 }
 
+/** Logs as logfmt lines on stderr, so stdout carries only the command's answer. */
+const StderrLogger = Logger.layer([Logger.withConsoleError(Logger.formatLogFmt)])
+
 const directMode = async (o: Options): Promise<void> => {
   const { loadConfig } = await import("../layers/config.js")
   const { AppConfig } = await import("../services/AppConfig.js")
@@ -358,13 +361,13 @@ const directMode = async (o: Options): Promise<void> => {
   // The same layers as the server (CoreLive), without its background workers; logs go to stderr.
   const layer: Layer.Layer<Effect.Services<typeof program>, unknown> = CoreLive.pipe(
     Layer.provideMerge(Layer.succeed(AppConfig, { ...config, workers: false })),
-    Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)))
+    Layer.provide(StderrLogger)
   )
   const print = await run(
     program.pipe(
       Effect.provide(layer),
-      Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
-      Logger.withMinimumLogLevel(LogLevel.Warning)
+      Effect.provide(StderrLogger),
+      Effect.provideService(References.MinimumLogLevel, "Warn")
     )
   )
   print()

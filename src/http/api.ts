@@ -1,6 +1,5 @@
 // The REST surface: one HttpApi, from which the OpenAPI document and the typed client derive.
 import { HttpApi, OpenApi } from "effect/http-api"
-import { StorageUnavailable } from "../schema/errors.js"
 import { AgentGroup } from "./groups/agent.js"
 import { DashboardGroup, DashboardPublicGroup } from "./groups/dashboard.js"
 import { SystemGroup } from "./groups/system.js"
@@ -29,8 +28,7 @@ export class Api extends HttpApi.make("agent-commerce")
   .add(MppGroup)
   .add(CommerceGroup)
   .add(CommerceDashboardGroup)
-  .addError(StorageUnavailable)
-  .annotateContext(
+  .annotateMerge(
     OpenApi.annotations({
       title: "Agent Commerce API",
       version: "1.0.0",

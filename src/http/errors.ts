@@ -1,7 +1,6 @@
 // One JSON error body for every REST error; status and tRPC code derived from the error's schema.
 import { HttpServerResponse } from "effect/http"
-import { HttpApiSchema } from "effect/http-api"
-import { Schema } from "effect"
+import { Schema, SchemaAST, SchemaIssue } from "effect"
 
 export interface ErrorBody {
   readonly _tag: string
@@ -21,7 +20,7 @@ const isTagged = (u: unknown): u is TaggedLike =>
 export const statusOf = (error: unknown): number => {
   const ctor = (error as { constructor?: unknown })?.constructor as Schema.Top | undefined
   if (ctor && Schema.isSchema(ctor)) {
-    const status = HttpApiSchema.getStatusErrorAST(ctor.ast)
+    const status = SchemaAST.resolve(ctor.ast)?.httpApiStatus
     if (typeof status === "number") return status
   }
   return 500
@@ -32,12 +31,25 @@ export const encodeError = (error: unknown): Record<string, unknown> => {
   const ctor = (error as { constructor?: unknown })?.constructor as Schema.Top | undefined
   if (ctor && Schema.isSchema(ctor)) {
     try {
-      return Schema.encodeUnknownSync(ctor as Schema.Schema<unknown, unknown>)(error) as Record<string, unknown>
+      return Schema.encodeUnknownSync(ctor as Schema.Codec<unknown, unknown>)(error) as Record<string, unknown>
     } catch {
       // fall through
     }
   }
   return isTagged(error) ? { _tag: error._tag, message: String(error.message ?? error._tag) } : { _tag: "InternalError" }
+}
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/**
+ * The first issue of a schema decode failure: its path (dot-joined; undefined for the input as a
+ * whole) and message. 4.x says "Missing key" where 3.x said "is missing"; the wire keeps the latter.
+ */
+export const firstSchemaIssue = (error: Schema.SchemaError): { readonly path: string | undefined; readonly message: string } => {
+  const issue = formatIssues(error.issue).issues[0]
+  const path = issue && issue.path && issue.path.length > 0 ? issue.path.map((p) => String(typeof p === "object" && p !== null && "key" in p ? (p as { key: unknown }).key : p)).join(".") : undefined
+  const message = issue?.message === "Missing key" ? "is missing" : (issue?.message ?? "is invalid")
+  return { path, message }
 }
 
 /** Field path of the first issue in an HttpApiDecodeError-shaped body. */

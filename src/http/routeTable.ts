@@ -1,6 +1,6 @@
 // The route table derived from the HttpApi: method, path, group, permission, summary. Discovery,
 // docs and the permission tests read it, so no list of routes is kept by hand.
-import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import type { HttpApi, HttpApiGroup } from "effect/http-api"
 import { OpenApi } from "effect/http-api"
 import { Context, Option } from "effect"
 import type { Permission } from "../schema/keys.js"
@@ -17,20 +17,18 @@ export interface RouteInfo {
   readonly summary: string
 }
 
-type AnyGroup = HttpApiGroup.HttpApiGroup<string, HttpApiEndpoint.HttpApiEndpoint.Any, unknown, unknown, boolean>
 
-export const routeTable = (api: HttpApi.HttpApi.Any): ReadonlyArray<RouteInfo> => {
+/**
+ * The groups of an HttpApi, widened. 4.x's `HttpApi.Top` is not a supertype of a concrete API (its
+ * phantom endpoint fields are invariant), though the runtime shape is the same: one cast, here.
+ */
+export const apiGroups = (api: HttpApi.Constraint): ReadonlyArray<HttpApiGroup.Top> => Object.values((api as unknown as HttpApi.Top).groups)
+
+export const routeTable = (api: HttpApi.Constraint): ReadonlyArray<RouteInfo> => {
   const out: Array<RouteInfo> = []
-  const groups = (api as unknown as { groups: Record<string, AnyGroup> }).groups
-  for (const group of Object.values(groups)) {
-    const g = group as unknown as {
-      identifier: string
-      middlewares: ReadonlySet<unknown>
-      annotations: Context.Context<never>
-      endpoints: Record<string, { name: string; method: string; path: string; middlewares: ReadonlySet<unknown>; annotations: Context.Context<never> }>
-    }
+  for (const g of apiGroups(api)) {
     for (const e of Object.values(g.endpoints)) {
-      const mws = new Set([...g.middlewares, ...e.middlewares])
+      const mws: ReadonlySet<unknown> = e.middlewares
       const auth = mws.has(AgentAuth) ? "key" : mws.has(DashboardAuth) ? "session" : "public"
       const permission = Option.getOrElse(
         Option.orElse(Context.getOption(e.annotations, RequiredPermission), () => Context.getOption(g.annotations, RequiredPermission)),
@@ -40,12 +38,12 @@ export const routeTable = (api: HttpApi.HttpApi.Any): ReadonlyArray<RouteInfo> =
         Option.orElse(Context.getOption(e.annotations, OpenApi.Summary), () => Context.getOption(e.annotations, OpenApi.Description)),
         () => ""
       )
-      out.push({ group: g.identifier, name: e.name, method: e.method, path: e.path, auth, permission, summary })
+      out.push({ group: g.identifier, name: e.identifier, method: e.method, path: e.path, auth, permission, summary })
     }
   }
   return out
 }
 
 /** "METHOD /path/:param" → permission, for the bearer middleware. */
-export const permissionIndex = (api: HttpApi.HttpApi.Any): ReadonlyMap<string, Permission | null> =>
+export const permissionIndex = (api: HttpApi.Constraint): ReadonlyMap<string, Permission | null> =>
   new Map(routeTable(api).filter((r) => r.auth === "key").map((r) => [`${r.method} ${r.path}`, r.permission]))

@@ -47,3 +47,13 @@ export const Email = Schema.String.pipe(
   Schema.check(Schema.isMaxLength(254)),
   Schema.check(Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: "must be an e-mail address" }))
 )
+
+/**
+ * A schema's JSON Schema (draft 2020-12) as one document: the root with its definitions under
+ * `$defs`, where references point (`#/$defs/…`). 4.x's toJsonSchemaDocument returns them apart.
+ */
+export const jsonSchemaOf = (schema: Schema.Top): Record<string, unknown> => {
+  const doc = Schema.toJsonSchemaDocument(schema)
+  const defs = doc.definitions ?? {}
+  return Object.keys(defs).length > 0 ? { ...(doc.schema as object), $defs: defs } : (doc.schema as Record<string, unknown>)
+}

@@ -21,7 +21,7 @@ const runsFor = (storage: "memory" | "postgres") => (storage === "postgres" ? Ma
 const SEED = Number(process.env.FUZZ_SEED ?? 20_251_123)
 const MAX_BODY = 65_536
 
-type AnySchema = Schema.Schema<unknown, unknown, never>
+type AnySchema = Schema.Codec<unknown, unknown>
 
 interface Endpoint {
   readonly id: string

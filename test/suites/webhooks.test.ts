@@ -3,7 +3,8 @@
 // leases taken back from a dead worker, concurrent workers, DNS rebinding refused at delivery.
 // The address classifier, the transport's limits and the event catalogue are pure and tested once.
 import { expect } from "@effect/vitest"
-import { Cause, Effect, JSONSchema, Layer, Logger, Schema } from "effect"
+import { Cause, Effect, Layer, Logger, Schema } from "effect"
+import { jsonSchemaOf } from "../../src/schema/common.js"
 import { TestClock } from "effect/testing"
 import { readFileSync } from "node:fs"
 import { lookup as dnsLookup } from "node:dns/promises"
@@ -186,7 +187,7 @@ describe("event catalogue", () => {
     for (const type of eventTypes) {
       expect(eventCatalogue[type], type).toBeDefined()
       expect(doc, type).toContain(`## \`${type}\``)
-      const json = JSONSchema.make(eventCatalogue[type].schema) as { properties?: Record<string, unknown> }
+      const json = jsonSchemaOf(eventCatalogue[type].schema) as { properties?: Record<string, unknown> }
       expect(Object.keys(json.properties ?? {}).length, type).toBeGreaterThan(0)
       for (const field of Object.keys(json.properties ?? {})) expect(doc, `${type}.${field}`).toContain(`| \`${field}\` |`)
     }

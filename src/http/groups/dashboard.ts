@@ -1,8 +1,9 @@
 // Dashboard JSON endpoints: sign up/in/out, agents and their API keys (session cookie auth).
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { DASHBOARD_PREFIX } from "../../schema/routes.js"
 import { Schema } from "effect"
 import { Email } from "../../schema/common.js"
-import { Conflict, InvalidInput, NotFound, Unauthorized } from "../../schema/errors.js"
+import { Conflict, InvalidInput, NotFound, Unauthorized, StorageUnavailable } from "../../schema/errors.js"
 import { Account, Agent, ApiKeyView, PermissionGrant } from "../../schema/keys.js"
 import { DashboardAuth } from "../middleware/auth.js"
 
@@ -29,60 +30,40 @@ const KeyIdParam = Schema.String.pipe(Schema.check(Schema.isPattern(/^key_[A-Za-
 
 export class DashboardPublicGroup extends HttpApiGroup.make("dashboardAuth")
   .add(
-    HttpApiEndpoint.post("signUp", "/signup")
-      .setPayload(SignUpBody)
-      .addSuccess(SessionResponse, { status: 201 })
-      .addError(Conflict)
-      .addError(InvalidInput)
+    HttpApiEndpoint.post("signUp", "/signup", { payload: SignUpBody, success: SessionResponse.pipe(HttpApiSchema.status(201)), error: [Conflict, InvalidInput, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Create an account and sign in (sets the session cookie)")
   )
   .add(
-    HttpApiEndpoint.post("signIn", "/signin")
-      .setPayload(SignInBody)
-      .addSuccess(SessionResponse)
-      .addError(Unauthorized)
+    HttpApiEndpoint.post("signIn", "/signin", { payload: SignInBody, success: SessionResponse, error: [Unauthorized, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Sign in (sets the session cookie)")
   )
   .add(
-    HttpApiEndpoint.post("signOut", "/signout")
-      .addSuccess(HttpApiSchema.NoContent)
+    HttpApiEndpoint.post("signOut", "/signout", { success: HttpApiSchema.NoContent, error: [StorageUnavailable] })
       .annotate(OpenApi.Summary, "Sign out (clears the session cookie)")
   )
-  .prefix("/api/dashboard") {}
+  .prefix(DASHBOARD_PREFIX) {}
 
 export class DashboardGroup extends HttpApiGroup.make("dashboard")
   .add(
-    HttpApiEndpoint.get("session", "/session")
-      .addSuccess(Schema.Struct({ account: Account }))
+    HttpApiEndpoint.get("session", "/session", { success: Schema.Struct({ account: Account }), error: [StorageUnavailable] })
       .annotate(OpenApi.Summary, "The signed-in account")
   )
-  .add(HttpApiEndpoint.get("listAgents", "/agents").addSuccess(Schema.Array(Agent)).annotate(OpenApi.Summary, "The account's agents"))
+  .add(HttpApiEndpoint.get("listAgents", "/agents", { success: Schema.Array(Agent), error: [StorageUnavailable] }).annotate(OpenApi.Summary, "The account's agents"))
   .add(
-    HttpApiEndpoint.post("createAgent", "/agents")
-      .setPayload(CreateAgentBody)
-      .addSuccess(Agent, { status: 201 })
+    HttpApiEndpoint.post("createAgent", "/agents", { payload: CreateAgentBody, success: Agent.pipe(HttpApiSchema.status(201)), error: [StorageUnavailable] })
       .annotate(OpenApi.Summary, "Create an agent (it owns keys, a wallet, a reputation, projects)")
   )
   .add(
-    HttpApiEndpoint.get("listKeys", "/keys")
-      .addSuccess(Schema.Array(ApiKeyView))
+    HttpApiEndpoint.get("listKeys", "/keys", { success: Schema.Array(ApiKeyView), error: [StorageUnavailable] })
       .annotate(OpenApi.Summary, "The account's API keys (prefix, permissions, last use; never the secret)")
   )
   .add(
-    HttpApiEndpoint.post("createKey", "/agents/:agentId/keys")
-      .setPath(Schema.Struct({ agentId: AgentIdParam }))
-      .setPayload(CreateKeyBody)
-      .addSuccess(CreatedKey, { status: 201 })
-      .addError(NotFound)
-      .addError(InvalidInput)
+    HttpApiEndpoint.post("createKey", "/agents/:agentId/keys", { params: Schema.Struct({ agentId: AgentIdParam }), payload: CreateKeyBody, success: CreatedKey.pipe(HttpApiSchema.status(201)), error: [NotFound, InvalidInput, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Create an API key for an agent; the secret is shown once")
   )
   .add(
-    HttpApiEndpoint.post("revokeKey", "/keys/:keyId/revoke")
-      .setPath(Schema.Struct({ keyId: KeyIdParam }))
-      .addSuccess(ApiKeyView)
-      .addError(NotFound)
+    HttpApiEndpoint.post("revokeKey", "/keys/:keyId/revoke", { params: Schema.Struct({ keyId: KeyIdParam }), success: ApiKeyView, error: [NotFound, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Revoke a key (takes effect on the next request)")
   )
   .middleware(DashboardAuth)
-  .prefix("/api/dashboard") {}
+  .prefix(DASHBOARD_PREFIX) {}

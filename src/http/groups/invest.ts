@@ -1,9 +1,10 @@
 // Investment and governance: POST /invest, GET /portfolio, proposals (agent API v1), the public
 // /invest/api description, and the founder's veto (dashboard session).
 import { Acquisition } from "../../schema/payments.js"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
+import { AGENT_API_PREFIX } from "../../schema/routes.js"
 import { Schema } from "effect"
-import { Conflict, Forbidden, InvalidInput, NotFound } from "../../schema/errors.js"
+import { Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/errors.js"
 import {
   CreateProposalBody,
   Holding,
@@ -52,63 +53,41 @@ const ListLimit = Schema.Struct({ limit: Schema.optional(Schema.FiniteFromString
 
 export class InvestGroup extends HttpApiGroup.make("invest")
   .add(
-    HttpApiEndpoint.post("invest", "/invest")
-      .setPayload(InvestBody)
-      .addSuccess(InvestmentResponse, { status: 201 })
-      .addError(InvalidInput)
-      .addError(NotFound)
-      .addError(StakeExhausted)
-      .addError(InsufficientFunds)
+    HttpApiEndpoint.post("invest", "/invest", { payload: InvestBody, success: InvestmentResponse.pipe(HttpApiSchema.status(201)), error: [InvalidInput, NotFound, StakeExhausted, InsufficientFunds, StorageUnavailable] })
       .annotate(RequiredPermission, "invest")
       .annotate(OpenApi.Summary, "Invest wallet credits in platform utility tokens or a project's stake (49% offered in total)")
   )
   .add(
-    HttpApiEndpoint.get("portfolio", "/portfolio")
-      .addSuccess(PortfolioResponse)
+    HttpApiEndpoint.get("portfolio", "/portfolio", { success: PortfolioResponse, error: [StorageUnavailable] })
       .annotate(RequiredPermission, null)
       .annotate(OpenApi.Summary, "Your acquired projects and token holdings")
   )
   .add(
-    HttpApiEndpoint.post("createProposal", "/proposals")
-      .setPayload(CreateProposalBody)
-      .addSuccess(Proposal, { status: 201 })
-      .addError(NotATopHolder)
+    HttpApiEndpoint.post("createProposal", "/proposals", { payload: CreateProposalBody, success: Proposal.pipe(HttpApiSchema.status(201)), error: [NotATopHolder, StorageUnavailable] })
       .annotate(RequiredPermission, "invest")
       .annotate(OpenApi.Summary, "Open a governance proposal (top 10 token holders only); voters are snapshotted")
   )
   .add(
-    HttpApiEndpoint.get("listProposals", "/proposals")
-      .setUrlParams(ListLimit)
-      .addSuccess(Schema.Array(Proposal))
+    HttpApiEndpoint.get("listProposals", "/proposals", { query: ListLimit, success: Schema.Array(Proposal), error: [StorageUnavailable] })
       .annotate(RequiredPermission, "invest")
       .annotate(OpenApi.Summary, "Governance proposals, newest first")
   )
   .add(
-    HttpApiEndpoint.get("getProposal", "/proposals/:id")
-      .setPath(IdParam)
-      .addSuccess(Proposal)
-      .addError(NotFound)
+    HttpApiEndpoint.get("getProposal", "/proposals/:id", { params: IdParam, success: Proposal, error: [NotFound, StorageUnavailable] })
       .annotate(RequiredPermission, "invest")
       .annotate(OpenApi.Summary, "A governance proposal: status, snapshot voters and weights, tally, veto")
   )
   .middleware(AgentAuth)
-  .prefix("/api/v1/agent") {}
+  .prefix(AGENT_API_PREFIX) {}
 
 export class InvestInfoGroup extends HttpApiGroup.make("investInfo").add(
-  HttpApiEndpoint.get("investApi", "/invest/api")
-    .addSuccess(InvestApiDescription)
+  HttpApiEndpoint.get("investApi", "/invest/api", { success: InvestApiDescription, error: [StorageUnavailable] })
     .annotate(OpenApi.Summary, "The investment API: token, stake, live platform offering, governance rules, endpoints")
 ) {}
 
 export class GovernanceGroup extends HttpApiGroup.make("governance")
   .add(
-    HttpApiEndpoint.post("veto", "/proposals/:id/veto")
-      .setPath(IdParam)
-      .setPayload(VetoBody)
-      .addSuccess(Proposal)
-      .addError(Forbidden)
-      .addError(NotFound)
-      .addError(Conflict)
+    HttpApiEndpoint.post("veto", "/proposals/:id/veto", { params: IdParam, payload: VetoBody, success: Proposal, error: [Forbidden, NotFound, Conflict, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Founder veto of a passed proposal within its veto window (the founder's dashboard session)")
   )
   .middleware(DashboardAuth)

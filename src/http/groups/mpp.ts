@@ -1,7 +1,8 @@
 // Micropayment protocol (spec §4.4, §7, §8): discovery, health and pay-per-request over HTTP 402 (docs/mpp.md).
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { COMMERCE_PREFIX } from "../../schema/routes.js"
 import { Schema } from "effect"
-import { InvalidInput, NotFound } from "../../schema/errors.js"
+import { InvalidInput, NotFound, StorageUnavailable } from "../../schema/errors.js"
 import { PolicyViolation } from "../../schema/commerce.js"
 import {
   ApprovalRequired,
@@ -21,32 +22,17 @@ const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMin
 
 export class MppGroup extends HttpApiGroup.make("mpp")
   .add(
-    HttpApiEndpoint.get("discovery", "/mpp")
-      .addSuccess(MppDiscovery)
+    HttpApiEndpoint.get("discovery", "/mpp", { success: MppDiscovery, error: [StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Micropayment protocol discovery: status, methods, per-request pricing over HTTP 402, minimum charge")
   )
   .add(
-    HttpApiEndpoint.get("health", "/mpp/health")
-      .addSuccess(MppHealth)
+    HttpApiEndpoint.get("health", "/mpp/health", { success: MppHealth, error: [StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Micropayment protocol health: storage round trip, ledger sample of recent paid calls, credit method")
   )
   .add(
-    HttpApiEndpoint.post("invoke", "/services/:id/invoke")
-      .setPath(IdParam)
-      .setUrlParams(InvokeUrlParams)
-      .setHeaders(Schema.Struct({ "payment-authorization": Schema.optional(Schema.String) }))
-      .setPayload(InvokeBody)
-      .addSuccess(InvokeResult)
-      .addError(PaymentRequired)
-      .addError(ChargeBelowMinimum)
-      .addError(NotPayPerRequest)
-      .addError(SellerFailed)
-      .addError(PolicyViolation)
-      .addError(ApprovalRequired)
-      .addError(NotFound)
-      .addError(InvalidInput)
+    HttpApiEndpoint.post("invoke", "/services/:id/invoke", { params: IdParam, query: InvokeUrlParams, headers: Schema.Struct({ "payment-authorization": Schema.optional(Schema.String) }), payload: InvokeBody, success: InvokeResult, error: [PaymentRequired, ChargeBelowMinimum, NotPayPerRequest, SellerFailed, PolicyViolation, ApprovalRequired, NotFound, InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:buy")
       .annotate(
         OpenApi.Summary,
@@ -54,4 +40,4 @@ export class MppGroup extends HttpApiGroup.make("mpp")
       )
   )
   .middleware(AgentAuth)
-  .prefix("/api/v1/agent/commerce") {}
+  .prefix(COMMERCE_PREFIX) {}

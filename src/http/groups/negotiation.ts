@@ -1,8 +1,9 @@
 // Commerce negotiation (spec §4.4): propose, respond by turn, poll (docs/negotiation.md).
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
+import { COMMERCE_PREFIX } from "../../schema/routes.js"
 import { Schema } from "effect"
 import { Cursor, PageLimit } from "../../schema/common.js"
-import { Forbidden, InvalidInput, NotFound } from "../../schema/errors.js"
+import { Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/errors.js"
 import { InvalidOffer, Negotiation, NegotiateBody, NegotiationClosed, NegotiationPage, RespondBody } from "../../schema/negotiation.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
@@ -10,42 +11,24 @@ const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMin
 
 export class NegotiationGroup extends HttpApiGroup.make("negotiation")
   .add(
-    HttpApiEndpoint.post("negotiate", "/negotiate")
-      .setPayload(NegotiateBody)
-      .addSuccess(Negotiation, { status: 201 })
-      .addError(NotFound)
-      .addError(InvalidInput)
-      .addError(InvalidOffer)
+    HttpApiEndpoint.post("negotiate", "/negotiate", { payload: NegotiateBody, success: Negotiation.pipe(HttpApiSchema.status(201)), error: [NotFound, InvalidInput, InvalidOffer, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:negotiate")
       .annotate(OpenApi.Summary, "Propose a price for a service tier; the seller answers automatically within 30 s (docs/negotiation.md)")
   )
   .add(
-    HttpApiEndpoint.post("respond", "/negotiate/:id/respond")
-      .setPath(IdParam)
-      .setPayload(RespondBody)
-      .addSuccess(Negotiation)
-      .addError(NotFound)
-      .addError(NegotiationClosed)
-      .addError(InvalidOffer)
-      .addError(Forbidden)
+    HttpApiEndpoint.post("respond", "/negotiate/:id/respond", { params: IdParam, payload: RespondBody, success: Negotiation, error: [NotFound, NegotiationClosed, InvalidOffer, Forbidden, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:negotiate")
       .annotate(OpenApi.Summary, "Accept, reject or counter, when it is your turn (409 otherwise; a counter needs counterPriceCents)")
   )
   .add(
-    HttpApiEndpoint.get("negotiations", "/negotiations")
-      .setUrlParams(Schema.Struct({ limit: Schema.optional(PageLimit), cursor: Schema.optional(Cursor) }))
-      .addSuccess(NegotiationPage)
-      .addError(InvalidInput)
+    HttpApiEndpoint.get("negotiations", "/negotiations", { query: Schema.Struct({ limit: Schema.optional(PageLimit), cursor: Schema.optional(Cursor) }), success: NegotiationPage, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Your negotiations as buyer or seller, newest first, cursor pages")
   )
   .add(
-    HttpApiEndpoint.get("negotiation", "/negotiations/:id")
-      .setPath(IdParam)
-      .addSuccess(Negotiation)
-      .addError(NotFound)
+    HttpApiEndpoint.get("negotiation", "/negotiations/:id", { params: IdParam, success: Negotiation, error: [NotFound, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "One negotiation: status, whose turn, offers history, the seller's answer due time, the agreed price and its expiry")
   )
   .middleware(AgentAuth)
-  .prefix("/api/v1/agent/commerce") {}
+  .prefix(COMMERCE_PREFIX) {}

@@ -2,20 +2,21 @@
 // status of a knowledge purchase.
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
-import { InvalidInput, NotFound } from "../../schema/errors.js"
+import { InvalidInput, NotFound, StorageUnavailable } from "../../schema/errors.js"
 import { CheckoutSessionId, InvalidSignature, PurchaseStatus, StripeEventEnvelope, WebhookAck } from "../../schema/payments.js"
 
 export const WEBHOOK_PATH = "/api/payments/webhook"
 
 export class PaymentsGroup extends HttpApiGroup.make("payments")
   .add(
-    HttpApiEndpoint.post("webhook", WEBHOOK_PATH)
-      .setHeaders(Schema.Struct({ "stripe-signature": Schema.optional(Schema.String) }))
-      // Documentation only: the handler reads the raw body, since the signature covers its exact bytes.
-      .setPayload(StripeEventEnvelope)
-      .addSuccess(WebhookAck)
-      .addError(InvalidSignature)
-      .addError(InvalidInput)
+    // The payload is for the document only: the handler reads the raw body (handleRaw), since the
+    // signature covers its exact bytes.
+    HttpApiEndpoint.post("webhook", WEBHOOK_PATH, {
+      headers: Schema.Struct({ "stripe-signature": Schema.optional(Schema.String) }),
+      payload: StripeEventEnvelope,
+      success: WebhookAck,
+      error: [InvalidSignature, InvalidInput, StorageUnavailable]
+    })
       .annotate(OpenApi.Summary, "Payment processor events (Stripe format, Stripe-Signature verified over the raw body)")
       .annotate(
         OpenApi.Description,
@@ -23,9 +24,6 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
       )
   )
   .add(
-    HttpApiEndpoint.get("purchaseStatus", "/api/payments/purchases/:sessionId")
-      .setPath(Schema.Struct({ sessionId: CheckoutSessionId }))
-      .addSuccess(PurchaseStatus)
-      .addError(NotFound)
+    HttpApiEndpoint.get("purchaseStatus", "/api/payments/purchases/:sessionId", { params: Schema.Struct({ sessionId: CheckoutSessionId }), success: PurchaseStatus, error: [NotFound, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Status of a knowledge purchase by checkout session id (same as publicApi.purchaseStatus)")
   ) {}

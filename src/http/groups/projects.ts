@@ -1,9 +1,10 @@
 // Agent API v1 (spec §4.3): catalog, evaluation, acquisition, project creation, build status, sessions.
 import { ProcessorUnavailable } from "../../schema/payments.js"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
+import { AGENT_API_PREFIX } from "../../schema/routes.js"
 import { Schema } from "effect"
 import { Cursor, PageLimit } from "../../schema/common.js"
-import { Conflict, Forbidden, InvalidInput, NotFound } from "../../schema/errors.js"
+import { Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/errors.js"
 import { InsufficientFunds } from "../../schema/ledger.js"
 import { TemplateCategory } from "../../schema/marketplace.js"
 import {
@@ -44,82 +45,44 @@ export const AcquireBody = Schema.Struct({ projectId: Schema.String.pipe(Schema.
 
 export class ProjectsGroup extends HttpApiGroup.make("projects")
   .add(
-    HttpApiEndpoint.get("catalog", "/catalog")
-      .setUrlParams(CatalogUrlParams)
-      .addSuccess(CatalogPage)
-      .addError(InvalidInput)
+    HttpApiEndpoint.get("catalog", "/catalog", { query: CatalogUrlParams, success: CatalogPage, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "catalog:read")
       .annotate(OpenApi.Summary, "List marketplace projects: filter by category, price, rating, text; sort; cursor pages")
   )
   .add(
-    HttpApiEndpoint.get("catalogProject", "/catalog/:id")
-      .setPath(IdParam)
-      .addSuccess(CatalogProjectDetail)
-      .addError(NotFound)
+    HttpApiEndpoint.get("catalogProject", "/catalog/:id", { params: IdParam, success: CatalogProjectDetail, error: [NotFound, StorageUnavailable] })
       .annotate(RequiredPermission, "catalog:read")
       .annotate(OpenApi.Summary, "Full project detail: metrics, template, creator, price, revenue share")
   )
   .add(
-    HttpApiEndpoint.post("evaluate", "/evaluate")
-      .setPayload(EvaluateBody)
-      .addSuccess(Evaluation)
-      .addError(NotFound)
+    HttpApiEndpoint.post("evaluate", "/evaluate", { payload: EvaluateBody, success: Evaluation, error: [NotFound, StorageUnavailable] })
       .annotate(RequiredPermission, "evaluate")
       .annotate(OpenApi.Summary, "Evaluate a project: score 0–100, recommendation and reasons (docs/evaluation.md)")
   )
   .add(
-    HttpApiEndpoint.post("acquire", "/acquire")
-      .setPayload(AcquireBody)
-      .addSuccess(AcquisitionStarted, { status: 201 })
-      .addError(NotFound)
-      .addError(ProcessorUnavailable)
-      .addError(Conflict)
-      .addError(InvalidInput)
+    HttpApiEndpoint.post("acquire", "/acquire", { payload: AcquireBody, success: AcquisitionStarted.pipe(HttpApiSchema.status(201)), error: [NotFound, ProcessorUnavailable, Conflict, InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "acquire")
       .annotate(OpenApi.Summary, "Acquire a project: starts a payment-processor checkout for its asking price")
   )
   .add(
-    HttpApiEndpoint.post("create", "/create")
-      .setPayload(CreateProjectBody)
-      .addSuccess(Project, { status: 202 })
-      .addError(InvalidInput)
-      .addError(ProjectQuotaExceeded)
-      .addError(InsufficientFunds)
+    HttpApiEndpoint.post("create", "/create", { payload: CreateProjectBody, success: Project.pipe(HttpApiSchema.status(202)), error: [InvalidInput, ProjectQuotaExceeded, InsufficientFunds, StorageUnavailable] })
       .annotate(RequiredPermission, "create")
       .annotate(OpenApi.Summary, "Create a project from a template or a description plus inputs; the build runs in the background")
   )
   .add(
-    HttpApiEndpoint.get("status", "/status/:id")
-      .setPath(IdParam)
-      .addSuccess(Project)
-      .addError(NotFound)
+    HttpApiEndpoint.get("status", "/status/:id", { params: IdParam, success: Project, error: [NotFound, StorageUnavailable] })
       .annotate(RequiredPermission, "create")
       .annotate(OpenApi.Summary, "Build and deploy status of one of your projects: state, progress, step log")
   )
   .add(
-    HttpApiEndpoint.post("session", "/session")
-      .setPayload(SessionStepRequest)
-      .addSuccess(SessionStepResponse)
-      .addError(NotFound)
-      .addError(Conflict)
-      .addError(SessionExpired)
-      .addError(Forbidden)
-      .addError(InvalidInput)
-      .addError(ProjectQuotaExceeded)
-      .addError(InsufficientFunds)
-      .addError(ProcessorUnavailable)
-      .addError(Conflict)
-      .addError(InvalidInput)
+    HttpApiEndpoint.post("session", "/session", { payload: SessionStepRequest, success: SessionStepResponse, error: [NotFound, Conflict, SessionExpired, Forbidden, InvalidInput, ProjectQuotaExceeded, InsufficientFunds, ProcessorUnavailable, StorageUnavailable] })
       .annotate(RequiredPermission, null)
       .annotate(OpenApi.Summary, "Multi-step session: start, browse, evaluate, then acquire or create (docs/sessions.md)")
   )
   .add(
-    HttpApiEndpoint.get("getSession", "/session/:id")
-      .setPath(IdParam)
-      .addSuccess(AgentSession)
-      .addError(NotFound)
+    HttpApiEndpoint.get("getSession", "/session/:id", { params: IdParam, success: AgentSession, error: [NotFound, StorageUnavailable] })
       .annotate(RequiredPermission, null)
       .annotate(OpenApi.Summary, "One of your sessions: state, accepted next actions, context, step log, expiry")
   )
   .middleware(AgentAuth)
-  .prefix("/api/v1/agent") {}
+  .prefix(AGENT_API_PREFIX) {}

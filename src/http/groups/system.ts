@@ -1,5 +1,6 @@
 // System endpoints: liveness and readiness.
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { StorageUnavailable } from "../../schema/errors.js"
 import { Schema } from "effect"
 
 export const Health = Schema.Struct({
@@ -11,7 +12,6 @@ export const Health = Schema.Struct({
 
 export class SystemGroup extends HttpApiGroup.make("system")
   .add(
-    HttpApiEndpoint.get("health", "/health")
-      .addSuccess(Health)
+    HttpApiEndpoint.get("health", "/health", { success: Health, error: [StorageUnavailable] })
       .annotate(OpenApi.Summary, "Liveness and readiness")
   ) {}

@@ -15,12 +15,12 @@ const agent = Effect.map(CurrentCaller, (caller) => caller.agentId!)
 
 export const CommerceLive = HttpApiBuilder.group(Api, "commerce", (handlers) =>
   handlers
-    .handle("listServices", ({ urlParams }) => Effect.flatMap(Catalog, (c) => c.list(urlParams)))
-    .handle("getService", ({ path }) => Effect.flatMap(Catalog, (c) => c.getService(path.id)))
-    .handle("serviceSla", ({ path }) => Effect.flatMap(Catalog, (c) => c.sla(path.id)))
+    .handle("listServices", ({ query: urlParams }) => Effect.flatMap(Catalog, (c) => c.list(urlParams)))
+    .handle("getService", ({ params: path }) => Effect.flatMap(Catalog, (c) => c.getService(path.id)))
+    .handle("serviceSla", ({ params: path }) => Effect.flatMap(Catalog, (c) => c.sla(path.id)))
     .handle("publishService", ({ payload }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Catalog, (c) => c.publish(caller, payload))))
-    .handle("updateService", ({ path, payload }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Catalog, (c) => c.update(caller, path.id, payload))))
-    .handle("recommend", ({ urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Reputation, (r) => r.recommend(id, urlParams))))
+    .handle("updateService", ({ params: path, payload }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Catalog, (c) => c.update(caller, path.id, payload))))
+    .handle("recommend", ({ query: urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Reputation, (r) => r.recommend(id, urlParams))))
     .handle("wallet", () => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.view(id))))
     .handle("updateWallet", ({ payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.updatePolicy(id, payload))))
     .handle("topup", ({ payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.topup(id, payload.amountCents))))
@@ -29,18 +29,18 @@ export const CommerceLive = HttpApiBuilder.group(Api, "commerce", (handlers) =>
         Effect.flatMap(Commerce, (c) => c.buy({ caller, serviceId: payload.serviceId, tierId: payload.tierId, input: payload.input, negotiationId: payload.negotiationId }))
       )
     )
-    .handle("approvals", ({ urlParams }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.listApprovals(caller, urlParams.status))))
-    .handle("transactions", ({ urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.listTransactions(id, urlParams))))
-    .handle("transaction", ({ path }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.getTransaction(id, path.id))))
-    .handle("review", ({ path, payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.review(id, path.id, payload))))
+    .handle("approvals", ({ query: urlParams }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.listApprovals(caller, urlParams.status))))
+    .handle("transactions", ({ query: urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.listTransactions(id, urlParams))))
+    .handle("transaction", ({ params: path }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.getTransaction(id, path.id))))
+    .handle("review", ({ params: path, payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.review(id, path.id, payload))))
     .handle("openDispute", ({ payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Disputes, (d) => d.open(id, payload))))
     .handle("disputes", () => Effect.flatMap(agent, (id) => Effect.flatMap(Disputes, (d) => d.list(id))))
-    .handle("dispute", ({ path }) => Effect.flatMap(agent, (id) => Effect.flatMap(Disputes, (d) => d.get(id, path.id))))
-    .handle("respondDispute", ({ path, payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Disputes, (d) => d.respond(id, path.id, payload))))
+    .handle("dispute", ({ params: path }) => Effect.flatMap(agent, (id) => Effect.flatMap(Disputes, (d) => d.get(id, path.id))))
+    .handle("respondDispute", ({ params: path, payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Disputes, (d) => d.respond(id, path.id, payload))))
     .handle("stats", () => Effect.flatMap(agent, (id) => Effect.flatMap(Reputation, (r) => r.stats(id))))
-    .handle("usage", ({ urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Reputation, (r) => r.usage(id, urlParams.days ?? 30))))
-    .handle("reputation", ({ urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Reputation, (r) => r.reputationOf(urlParams.agentId ?? id))))
-    .handle("leaderboard", ({ urlParams }) => Effect.flatMap(Reputation, (r) => r.leaderboard(urlParams.limit ?? 10)))
+    .handle("usage", ({ query: urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Reputation, (r) => r.usage(id, urlParams.days ?? 30))))
+    .handle("reputation", ({ query: urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Reputation, (r) => r.reputationOf(urlParams.agentId ?? id))))
+    .handle("leaderboard", ({ query: urlParams }) => Effect.flatMap(Reputation, (r) => r.leaderboard(urlParams.limit ?? 10)))
 )
 
 /** The agent must belong to the signed-in account (else 404). */
@@ -49,11 +49,11 @@ const ownedAgent = (agentId: string) =>
 
 export const CommerceDashboardLive = HttpApiBuilder.group(Api, "commerceDashboard", (handlers) =>
   handlers
-    .handle("approvals", ({ urlParams }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.listApprovals(caller, urlParams.status))))
-    .handle("approve", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.approve(caller, path.id))))
-    .handle("decline", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.decline(caller, path.id))))
-    .handle("wallet", ({ path }) => Effect.flatMap(ownedAgent(path.agentId), (id) => Effect.flatMap(Wallet, (w) => w.view(id))))
-    .handle("updateWallet", ({ path, payload }) =>
+    .handle("approvals", ({ query: urlParams }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.listApprovals(caller, urlParams.status))))
+    .handle("approve", ({ params: path }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.approve(caller, path.id))))
+    .handle("decline", ({ params: path }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.decline(caller, path.id))))
+    .handle("wallet", ({ params: path }) => Effect.flatMap(ownedAgent(path.agentId), (id) => Effect.flatMap(Wallet, (w) => w.view(id))))
+    .handle("updateWallet", ({ params: path, payload }) =>
       Effect.flatMap(ownedAgent(path.agentId), (id) => Effect.flatMap(Wallet, (w) => w.updatePolicy(id, payload, { byOwner: true })))
     )
 )

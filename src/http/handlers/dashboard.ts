@@ -76,13 +76,13 @@ export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) =
         return yield* Effect.flatMap(Keys, (k) => k.listKeys(caller.accountId))
       })
     )
-    .handle("createKey", ({ path, payload }) =>
+    .handle("createKey", ({ params: path, payload }) =>
       Effect.gen(function* () {
         const caller = yield* CurrentCaller
         return yield* Effect.flatMap(Keys, (k) => k.createKey(caller.accountId, path.agentId, payload))
       })
     )
-    .handle("revokeKey", ({ path }) =>
+    .handle("revokeKey", ({ params: path }) =>
       Effect.gen(function* () {
         const caller = yield* CurrentCaller
         return yield* Effect.flatMap(Keys, (k) => k.revokeKey(caller.accountId, path.keyId))

@@ -29,8 +29,8 @@ export const InvestLive = HttpApiBuilder.group(Api, "invest", (handlers) =>
         return yield* Effect.flatMap(Invest, (i) => i.createProposal(caller.agentId!, payload))
       })
     )
-    .handle("listProposals", ({ urlParams }) => Effect.flatMap(Invest, (i) => i.listProposals(urlParams.limit ?? 20)))
-    .handle("getProposal", ({ path }) => Effect.flatMap(Invest, (i) => i.getProposal(path.id)))
+    .handle("listProposals", ({ query: urlParams }) => Effect.flatMap(Invest, (i) => i.listProposals(urlParams.limit ?? 20)))
+    .handle("getProposal", ({ params: path }) => Effect.flatMap(Invest, (i) => i.getProposal(path.id)))
 )
 
 export const InvestInfoLive = HttpApiBuilder.group(Api, "investInfo", (handlers) =>
@@ -72,7 +72,7 @@ export const InvestInfoLive = HttpApiBuilder.group(Api, "investInfo", (handlers)
 )
 
 export const GovernanceLive = HttpApiBuilder.group(Api, "governance", (handlers) =>
-  handlers.handle("veto", ({ path, payload }) =>
+  handlers.handle("veto", ({ params: path, payload }) =>
     Effect.gen(function* () {
       const caller = yield* CurrentCaller
       return yield* Effect.flatMap(Invest, (i) => i.veto(caller.accountId, path.id, payload.reason))

@@ -15,7 +15,7 @@ export const MppLive = HttpApiBuilder.group(Api, "mpp", (handlers) =>
   handlers
     .handle("discovery", () => Effect.flatMap(Effect.zip(AppConfig, Mpp), ([config, mpp]) => Effect.succeed(mpp.discovery(config.baseUrl))))
     .handle("health", () => Effect.flatMap(Mpp, (mpp) => mpp.health))
-    .handle("invoke", ({ path, urlParams, headers, payload }) =>
+    .handle("invoke", ({ params: path, query: urlParams, headers, payload }) =>
       Effect.gen(function* () {
         const caller = yield* CurrentCaller
         // The challenge binds the request content: the canonical JSON of the decoded body (not the

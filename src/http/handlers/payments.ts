@@ -15,5 +15,5 @@ export const PaymentsLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
         return yield* Effect.flatMap(Payments, (p) => p.handleWebhook(body, headers["stripe-signature"]))
       })
     )
-    .handle("purchaseStatus", ({ path }) => Effect.flatMap(Payments, (p) => p.purchaseStatus(path.sessionId)))
+    .handle("purchaseStatus", ({ params: path }) => Effect.flatMap(Payments, (p) => p.purchaseStatus(path.sessionId)))
 )

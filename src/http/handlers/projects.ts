@@ -14,8 +14,8 @@ const callerAgent = Effect.map(CurrentCaller, (caller) => ({ caller, agentId: ca
 
 export const ProjectsLive = HttpApiBuilder.group(Api, "projects", (handlers) =>
   handlers
-    .handle("catalog", ({ urlParams }) => Effect.flatMap(Projects, (p) => p.listCatalog(urlParams)))
-    .handle("catalogProject", ({ path }) => Effect.flatMap(Projects, (p) => p.getCatalogProject(path.id)))
+    .handle("catalog", ({ query: urlParams }) => Effect.flatMap(Projects, (p) => p.listCatalog(urlParams)))
+    .handle("catalogProject", ({ params: path }) => Effect.flatMap(Projects, (p) => p.getCatalogProject(path.id)))
     .handle("evaluate", ({ payload }) => Effect.flatMap(Projects, (p) => p.evaluate(payload.projectId)))
     .handle("acquire", ({ payload }) =>
       Effect.gen(function* () {
@@ -33,7 +33,7 @@ export const ProjectsLive = HttpApiBuilder.group(Api, "projects", (handlers) =>
         return yield* Effect.flatMap(Builder, (b) => b.create({ accountId: caller.accountId, agentId }, payload))
       })
     )
-    .handle("status", ({ path }) =>
+    .handle("status", ({ params: path }) =>
       Effect.gen(function* () {
         const { agentId } = yield* callerAgent
         return yield* Effect.flatMap(Builder, (b) => b.status(agentId, path.id))
@@ -45,7 +45,7 @@ export const ProjectsLive = HttpApiBuilder.group(Api, "projects", (handlers) =>
         return yield* Effect.flatMap(Sessions, (s) => s.step(caller, payload))
       })
     )
-    .handle("getSession", ({ path }) =>
+    .handle("getSession", ({ params: path }) =>
       Effect.gen(function* () {
         const { agentId } = yield* callerAgent
         return yield* Effect.flatMap(Sessions, (s) => s.get(agentId, path.id))

@@ -8,5 +8,5 @@ import { Api } from "../api.js"
 export const SagaLive = HttpApiBuilder.group(Api, "saga", (handlers) =>
   handlers
     .handle("saga", ({ payload }) => Effect.flatMap(Effect.zip(CurrentCaller, Sagas), ([caller, s]) => s.start(caller, payload)))
-    .handle("getSaga", ({ path }) => Effect.flatMap(Effect.zip(CurrentCaller, Sagas), ([caller, s]) => s.get(caller.agentId!, path.id)))
+    .handle("getSaga", ({ params: path }) => Effect.flatMap(Effect.zip(CurrentCaller, Sagas), ([caller, s]) => s.get(caller.agentId!, path.id)))
 )

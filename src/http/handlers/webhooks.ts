@@ -1,6 +1,7 @@
 // Handlers for the webhooks group: configuration, secret rotation, test ping, delivery log, catalogue.
 import { HttpApiBuilder } from "effect/http-api"
-import { Effect, JSONSchema } from "effect"
+import { Effect } from "effect"
+import { jsonSchemaOf } from "../../schema/common.js"
 import { eventTypes } from "../../schema/events.js"
 import { eventCatalogue, WebhookEnvelope } from "../../schema/webhooks.js"
 import { CurrentCaller } from "../../services/Caller.js"
@@ -11,8 +12,8 @@ import { Api } from "../api.js"
 const agentId = Effect.map(CurrentCaller, (caller) => caller.agentId!)
 
 const catalogue = {
-  envelope: JSONSchema.make(WebhookEnvelope),
-  events: eventTypes.map((type) => ({ type, description: eventCatalogue[type].description, dataSchema: JSONSchema.make(eventCatalogue[type].schema) }))
+  envelope: jsonSchemaOf(WebhookEnvelope),
+  events: eventTypes.map((type) => ({ type, description: eventCatalogue[type].description, dataSchema: jsonSchemaOf(eventCatalogue[type].schema) }))
 }
 
 export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
@@ -22,6 +23,6 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
     .handle("remove", () => Effect.flatMap(agentId, (id) => Effect.flatMap(Webhooks, (w) => w.remove(id))))
     .handle("rotateSecret", () => Effect.flatMap(agentId, (id) => Effect.flatMap(Webhooks, (w) => w.rotateSecret(id))))
     .handle("test", () => Effect.flatMap(agentId, (id) => Effect.flatMap(Webhooks, (w) => w.sendTest(id))))
-    .handle("deliveries", ({ urlParams }) => Effect.flatMap(agentId, (id) => Effect.flatMap(Webhooks, (w) => w.listAttempts(id, urlParams))))
+    .handle("deliveries", ({ query: urlParams }) => Effect.flatMap(agentId, (id) => Effect.flatMap(Webhooks, (w) => w.listAttempts(id, urlParams))))
     .handle("events", () => Effect.succeed(catalogue))
 )

@@ -51,8 +51,11 @@ export const McpRoutesLive = HttpRouter.use((router) =>
       const body = yield* request.text
       const headers = new Headers()
       for (const [name, value] of Object.entries(request.headers)) if (!HOP_BY_HOP.has(name)) headers.set(name, value)
-      const runtime = yield* Effect.context<never>()
-      const dispatch = HttpEffect.toWebHandlerRuntime(runtime)(router.asHttpEffect())
+      // The in-process request runs through this same router (global middleware, auth, limits),
+      // with this request's services (4.x: toWebHandler replaces toWebHandlerRuntime).
+      const context = yield* Effect.context<never>()
+      const handler = HttpEffect.toWebHandler(router.asHttpEffect())
+      const dispatch = (inner: Request) => handler(inner, context)
       const caller = { authorization, requestId, acceptLanguage: request.headers["accept-language"] }
       const loaded = yield* sdk
       const response = yield* Effect.promise((signal) =>
@@ -71,7 +74,7 @@ export const McpRoutesLive = HttpRouter.use((router) =>
       })
     })
     // The listed routes (POST /mcp) are the ones registered here, so /api/discover cannot drift.
-    for (const route of mcpRoutes) yield* router.add(route.method, route.path, post)
+    for (const route of mcpRoutes) yield* router.add(route.method as "POST", route.path, post)
     yield* router.add("GET", MCP_ENDPOINT_PATH, methodNotAllowed)
     yield* router.add("DELETE", MCP_ENDPOINT_PATH, methodNotAllowed)
   })

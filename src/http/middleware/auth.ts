@@ -1,7 +1,7 @@
 // Security middleware tags: bearer keys for the agent API and commerce, a session cookie for the
 // dashboard, and the per-endpoint permission annotation the bearer middleware enforces.
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { Context, Schema } from "effect"
+import { Context } from "effect"
 import { Forbidden, RateLimited, StorageUnavailable, Unauthorized } from "../../schema/errors.js"
 import type { Permission } from "../../schema/keys.js"
 import { CurrentCaller } from "../../services/Caller.js"
@@ -16,15 +16,13 @@ export class RequiredPermission extends Context.Service<RequiredPermission, Perm
 export const SESSION_COOKIE = "ac_session"
 
 /** Bearer API key: 401 (missing/unknown/revoked/expired), 403 (permission), 429 (rate limit). */
-export class AgentAuth extends HttpApiMiddleware.Tag<AgentAuth>()("AgentAuth", {
-  provides: CurrentCaller,
-  failure: Schema.Union([Unauthorized, Forbidden, RateLimited, StorageUnavailable]),
+export class AgentAuth extends HttpApiMiddleware.Service<AgentAuth, { provides: CurrentCaller; requires: never }>()("AgentAuth", {
+  error: [Unauthorized, Forbidden, RateLimited, StorageUnavailable],
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
 /** Dashboard session cookie (HttpOnly, SameSite=Lax). */
-export class DashboardAuth extends HttpApiMiddleware.Tag<DashboardAuth>()("DashboardAuth", {
-  provides: CurrentCaller,
-  failure: Schema.Union([Unauthorized, StorageUnavailable]),
+export class DashboardAuth extends HttpApiMiddleware.Service<DashboardAuth, { provides: CurrentCaller; requires: never }>()("DashboardAuth", {
+  error: [Unauthorized, StorageUnavailable],
   security: { session: HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }) }
 }) {}

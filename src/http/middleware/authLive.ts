@@ -1,15 +1,13 @@
 // Implementations of the security middleware: resolve the caller, enforce the route's permission
 // and the key's rate limit, and put WWW-Authenticate / RateLimit headers on the response.
-import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Effect, Layer, Redacted } from "effect"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { Forbidden, Unauthorized } from "../../schema/errors.js"
 import type { Permission } from "../../schema/keys.js"
-import type { Caller } from "../../services/Caller.js"
+import { type Caller, CurrentCaller } from "../../services/Caller.js"
 import { Keys } from "../../services/Keys.js"
 import { RateLimiter, rateLimitHeaders, type WindowStanding } from "../../services/RateLimiter.js"
-import { Api } from "../api.js"
-import { permissionIndex } from "../routeTable.js"
-import { AgentAuth, DashboardAuth } from "./auth.js"
+import { AgentAuth, DashboardAuth, RequiredPermission } from "./auth.js"
 
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i
 
@@ -27,7 +25,7 @@ export const authenticateBearer = (authorization: string | undefined, permission
   Effect.flatMap(Keys, (keys) => Effect.flatMap(RateLimiter, (limiter) => authenticateBearerWith(keys, limiter, authorization, permission)))
 
 /** authenticateBearer with the services passed in (no per-request context copy on the hot path). */
-export const authenticateBearerWith = (keys: Keys, limiter: RateLimiter, authorization: string | undefined, permission: Permission | null | undefined) =>
+export const authenticateBearerWith = (keys: Context.Service.Shape<typeof Keys>, limiter: Context.Service.Shape<typeof RateLimiter>, authorization: string | undefined, permission: Permission | null | undefined) =>
   Effect.gen(function* () {
     const match = BEARER.exec(authorization ?? "")
     if (!match) {
@@ -57,17 +55,20 @@ export const AgentAuthLive = Layer.effect(
   Effect.gen(function* () {
     const keys = yield* Keys
     const limiter = yield* RateLimiter
-    const index = permissionIndex(Api)
-    return {
-      // The security's own parsing slices "Bearer " blindly; the raw header is re-read and checked.
-      bearer: (_token: Redacted.Redacted) =>
+    return AgentAuth.of({
+      // The raw header is re-read and checked (the security hands over an empty credential for a
+      // missing or malformed header); the permission is the endpoint's own annotation.
+      bearer: (httpEffect, { endpoint, group }) =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
-          const route = yield* HttpRouter.RouteContext
-          const permission = index.get(`${route.route.method} ${route.route.path}`)
-          return yield* authenticateBearerWith(keys, limiter, request.headers.authorization, permission)
+          const permission = Option.getOrElse(
+            Option.orElse(Context.getOption(endpoint.annotations, RequiredPermission), () => Context.getOption(group.annotations, RequiredPermission)),
+            () => null
+          )
+          const caller = yield* authenticateBearerWith(keys, limiter, request.headers.authorization, permission)
+          return yield* Effect.provideService(httpEffect, CurrentCaller, caller)
         })
-    }
+    })
   })
 )
 
@@ -82,8 +83,11 @@ export const DashboardAuthLive = Layer.effect(
   DashboardAuth,
   Effect.gen(function* () {
     const keys = yield* Keys
-    return {
-      session: (token: Redacted.Redacted) => sessionCaller(Redacted.value(token)).pipe(Effect.provideService(Keys, keys))
-    }
+    return DashboardAuth.of({
+      session: (httpEffect, { credential }) =>
+        Effect.flatMap(sessionCaller(Redacted.value(credential)).pipe(Effect.provideService(Keys, keys)), (caller) =>
+          Effect.provideService(httpEffect, CurrentCaller, caller)
+        )
+    })
   })
 )

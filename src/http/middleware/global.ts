@@ -1,11 +1,13 @@
 // Global HTTP middleware: request id, body-size limit, JSON 404, one error body shape, logging.
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Cause, Effect, FiberRef, HashMap, Option, Context } from "effect"
+import { HttpApiError } from "effect/http-api"
+import { Cause, Context, Effect, Option, Result } from "effect"
+import type { unhandled } from "effect/Types"
 import { createHash, randomBytes } from "node:crypto"
 import { Conflict, IdempotencyKeyReused, InvalidInput, LengthRequired, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../../schema/errors.js"
 import { AppConfig } from "../../services/AppConfig.js"
 import { currentIdempotencyKey, currentIdempotencyScope, Idempotency, type StoredResponse } from "../../services/Idempotency.js"
-import { encodeError, errorResponse, internalErrorBody, toErrorBody } from "../errors.js"
+import { encodeError, errorResponse, firstSchemaIssue, internalErrorBody, toErrorBody } from "../errors.js"
 import { KEY_PREFIX } from "../../schema/keys.js"
 import { SESSION_COOKIE } from "./auth.js"
 
@@ -70,7 +72,7 @@ const withJsonGuard = <E, R>(
   requestId: string,
   inner: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ) =>
-  MUTATING.has(request.method) && (request.headers["content-type"] ?? "").includes("json")
+  MUTATING.has(request.method) && isJsonMediaType(request.headers["content-type"])
     ? Effect.flatMap(request.text, (text) => {
         const scan = scanJson(text)
         if (scan.depth > MAX_JSON_DEPTH) {
@@ -80,6 +82,24 @@ const withJsonGuard = <E, R>(
         return inner
       })
     : inner
+
+/**
+ * The media type of a Content-Type header: lower-cased `type/subtype` without parameters, or ""
+ * when absent or malformed (RFC 9110 §8.3.1: `type "/" subtype *( OWS ";" OWS parameter )`).
+ */
+export const mediaTypeOf = (header: string | undefined): string => {
+  if (header === undefined) return ""
+  const essence = header.split(";", 1)[0].trim().toLowerCase()
+  return /^[a-z0-9!#$%&'*+.^_`|~-]+\/[a-z0-9!#$%&'*+.^_`|~-]+$/.test(essence) ? essence : ""
+}
+
+/**
+ * Only `application/json` is JSON here (any parameters, e.g. a charset). `+json` types
+ * (vnd.api+json, merge-patch+json, problem+json) carry other semantics this API does not
+ * implement, so they are refused with 415 rather than read as plain JSON; a header that merely
+ * contains "json" (`application/jsonx`, `multipart/form-data; boundary=json`) is not JSON at all.
+ */
+export const isJsonMediaType = (header: string | undefined): boolean => mediaTypeOf(header) === "application/json"
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 /**
@@ -133,7 +153,7 @@ const WAIT_STEPS = 200
  * Keys are scoped to the caller's credential, so two callers cannot see each other's responses.
  */
 const withIdempotency = <E, R>(
-  idempotency: Idempotency,
+  idempotency: Context.Service.Shape<typeof Idempotency>,
   request: HttpServerRequest.HttpServerRequest,
   requestId: string,
   inner: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
@@ -198,6 +218,47 @@ const withIdempotency = <E, R>(
   })
 }
 
+/** Where a schema decode failed, as the one error body names it: the first issue's path and message. */
+const decodeFailure = (error: HttpApiError.HttpApiSchemaError): InvalidInput => {
+  const { path, message: detail } = firstSchemaIssue(error.cause)
+  const field = path ? path : error.kind === "Payload" || error.kind === "Body" ? undefined : error.kind.toLowerCase()
+  if ((error.kind === "Payload" || error.kind === "Body") && !path && /JSON/i.test(detail)) {
+    return new InvalidInput({ message: "request body is not valid JSON" })
+  }
+  return new InvalidInput({ message: field ? `${field}: ${detail}` : detail, ...(field ? { field } : {}) })
+}
+
+/**
+ * The answer for a request that failed below the handlers: an unknown route, a body or parameter
+ * that does not decode, a body over the limit. Decode failures arrive as defects in 4.x (an
+ * HttpApiSchemaError, a RequestParseError), so they are matched before the catch-all 500.
+ */
+const answerFailure = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest, requestId: string, maxBodyBytes: number) => {
+  const failure = Cause.findErrorOption(cause)
+  const defect = Cause.findDefect(cause)
+  const found = Option.isSome(failure) ? failure.value : Result.isSuccess(defect) ? defect.success : undefined
+  if (HttpServerError.isHttpServerError(found)) {
+    if (found.reason._tag === "RouteNotFound") {
+      return Effect.succeed(errorResponse(new NotFound({ message: `no route for ${request.method} ${request.url.split("?")[0]}`, resource: "route" }), requestId))
+    }
+    if (found.reason._tag === "RequestParseError") {
+      return Effect.succeed(
+        found.reason.reason === "BodyTooLarge"
+          ? errorResponse(new PayloadTooLarge({ message: `request body is over the limit of ${maxBodyBytes} bytes`, limitBytes: maxBodyBytes }), requestId, { connection: "close" })
+          : errorResponse(new InvalidInput({ message: "request body is not valid JSON" }), requestId)
+      )
+    }
+  }
+  if (HttpApiError.HttpApiSchemaError.is(found)) return Effect.succeed(errorResponse(decodeFailure(found), requestId))
+  if (found instanceof HttpApiError.HttpApiPayloadTooLarge) {
+    return Effect.succeed(
+      errorResponse(new PayloadTooLarge({ message: `request body is over the limit of ${maxBodyBytes} bytes`, limitBytes: maxBodyBytes }), requestId, { connection: "close" })
+    )
+  }
+  if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+  return Effect.logError("unhandled request failure", cause).pipe(Effect.as(HttpServerResponse.jsonUnsafe(internalErrorBody(requestId), { status: 500 })))
+}
+
 export const GlobalMiddlewareLive = HttpRouter.middleware(
   Effect.gen(function* () {
     const config = yield* AppConfig
@@ -211,11 +272,8 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
         const request = yield* HttpServerRequest.HttpServerRequest
         const incoming = request.headers["x-request-id"]
         const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : nextRequestId()
-        // The request runs in its own fiber: set the request id and its log annotation on it
-        // directly (Effect.locally would copy and restore them around the whole request).
-        yield* FiberRef.set(currentRequestId, requestId)
-        yield* FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set("requestId", requestId as unknown))
         const length = Number(request.headers["content-length"] ?? "0")
+        const contentType = request.headers["content-type"]
         let response: HttpServerResponse.HttpServerResponse
         if (Number.isFinite(length) && length > config.maxBodyBytes) {
           response = errorResponse(
@@ -226,43 +284,27 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
         } else if (/%00/i.test(request.url)) {
           response = errorResponse(new InvalidInput({ message: NUL_MESSAGE }), requestId)
         } else if (MUTATING.has(request.method) && request.headers["content-length"] === undefined && request.headers["transfer-encoding"] !== undefined) {
-          // A chunked body's size is only known by reading it, and the platform answers an
-          // over-limit read by destroying the socket (no status at all): ask for a length instead.
+          // A chunked body's size is only known by reading it: ask for a length instead, so the
+          // limit is checked before a byte is read.
           response = errorResponse(
             new LengthRequired({ message: "send the request body with a Content-Length header; chunked bodies are not accepted" }),
             requestId,
             { connection: "close" }
           )
-        } else if (MUTATING.has(request.method) && length > 0 && request.url.startsWith("/api/") && !(request.headers["content-type"] ?? "").toLowerCase().includes("json")) {
+        } else if (MUTATING.has(request.method) && length > 0 && request.url.startsWith("/api/") && !isJsonMediaType(contentType)) {
           // Every /api/ body is JSON; a form or text body would otherwise be read as no input at all.
           response = errorResponse(
             new UnsupportedMediaType({
-              message: `request bodies are JSON: send Content-Type: application/json (got ${JSON.stringify(request.headers["content-type"] ?? "none")})`,
+              message: `request bodies are JSON: send Content-Type: application/json (got ${JSON.stringify(contentType ?? "none")})`,
               field: "Content-Type"
             }),
             requestId
           )
         } else {
           response = yield* withIdempotency(idempotency, request, requestId, withJsonGuard(request, requestId, httpEffect)).pipe(
-            Effect.catchCause((cause) => {
-              const failure = Cause.findErrorOption(cause as Cause.Cause<unknown>)
-              if (Option.isSome(failure) && HttpServerError.isServerError(failure.value) && failure.value._tag === "RouteNotFound") {
-                return Effect.succeed(
-                  errorResponse(new NotFound({ message: `no route for ${request.method} ${request.url.split("?")[0]}`, resource: "route" }), requestId)
-                )
-              }
-              // A body that is not JSON: the client's fault, not a 500 (found by test/fuzz).
-              const bodyError = Option.orElse(failure, () => Cause.dieOption(cause)).pipe(
-                Option.filter((e) => HttpServerError.isServerError(e) && e._tag === "RequestError" && e.reason === "Decode")
-              )
-              if (Option.isSome(bodyError)) {
-                return Effect.succeed(errorResponse(new InvalidInput({ message: "request body is not valid JSON" }), requestId))
-              }
-              if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-              return Effect.logError("unhandled request failure", cause).pipe(
-                Effect.as(HttpServerResponse.jsonUnsafe(internalErrorBody(requestId), { status: 500 }))
-              )
-            })
+            Effect.catchCause((cause) => answerFailure(cause, request, requestId, config.maxBodyBytes)),
+            Effect.provideService(currentRequestId, requestId),
+            Effect.annotateLogs("requestId", requestId)
           )
           response = normaliseErrorBody(response, requestId)
         }
@@ -271,7 +313,7 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
           "x-content-type-options": "nosniff"
         })
         // Every failure is answered above; the type keeps `unhandled` as the router's contract asks.
-      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, HttpRouter.unhandled, HttpServerRequest.HttpServerRequest>
+      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled, HttpServerRequest.HttpServerRequest>
   }),
   { global: true }
 )

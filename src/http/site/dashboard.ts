@@ -553,9 +553,11 @@ export const DashboardRoutesLive = HttpRouter.addAll([
   HttpRouter.route(
     "GET",
     "/assets/dashboard.js",
-    HttpServerResponse.text(dashboardScript, {
-      contentType: "text/javascript; charset=utf-8",
-      headers: { "cache-control": "no-cache" }
-    })
+    Effect.succeed(
+      HttpServerResponse.text(dashboardScript, {
+        contentType: "text/javascript; charset=utf-8",
+        headers: { "cache-control": "no-cache" }
+      })
+    )
   )
 ])

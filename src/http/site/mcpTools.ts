@@ -1,7 +1,9 @@
 // MCP tool descriptions derived from the HttpApi: one tool per agent/commerce endpoint, its input
 // schema built from the endpoint's own path, url-param and payload schemas (JSONSchema.make).
 import type { HttpApi } from "effect/http-api"
-import { JSONSchema, Option, type Schema } from "effect"
+import { apiGroups } from "../routeTable.js"
+import { Option, type Schema } from "effect"
+import { jsonSchemaOf } from "../../schema/common.js"
 import { routeTable } from "../routeTable.js"
 
 type Json = Record<string, unknown>
@@ -55,14 +57,25 @@ interface EndpointLike {
   readonly payloadSchema: Option.Option<Schema.Top>
 }
 
-const endpointsOf = (api: HttpApi.HttpApi.Any) => {
-  const groups = (api as unknown as { groups: Record<string, { identifier: string; endpoints: Record<string, EndpointLike> }> }).groups
-  return Object.values(groups).flatMap((g) => Object.values(g.endpoints).map((e) => ({ group: g.identifier, e })))
-}
+const endpointsOf = (api: HttpApi.Constraint) =>
+  apiGroups(api).flatMap((g) =>
+    Object.values(g.endpoints).map((e) => {
+      const payload = [...e.payload.values()][0]
+      const like: EndpointLike = {
+        name: e.identifier,
+        method: e.method,
+        path: e.path,
+        pathSchema: Option.fromNullishOr(e.params),
+        urlParamsSchema: Option.fromNullishOr(e.query),
+        payloadSchema: payload && "schemas" in payload ? Option.some(payload.schemas[0]) : Option.none()
+      }
+      return { group: g.identifier, e: like }
+    })
+  )
 
-const jsonSchemaOf = (schema: Schema.Top): Json => {
+const jsonSchemaOfTool = (schema: Schema.Top): Json => {
   try {
-    return JSONSchema.make(schema) as unknown as Json
+    return jsonSchemaOf(schema) as Json
   } catch {
     return { type: "object" }
   }
@@ -92,7 +105,7 @@ const inputOf = (e: EndpointLike) => {
   const defs: Json = {}
   let strict = true
   const take = (schema: Schema.Top): Json => {
-    const root = jsonSchemaOf(schema)
+    const root = jsonSchemaOfTool(schema)
     Object.assign(defs, (root.$defs ?? {}) as Json)
     return root
   }
@@ -150,7 +163,7 @@ const humanTitle = (name: string) => {
  * The tools of every endpoint whose path starts with `prefix` (default: the agent API and the
  * commerce protocol). Names are the endpoint names in snake_case, made unique with the group name.
  */
-export const toolsFromApi = (api: HttpApi.HttpApi.Any, prefix = "/api/v1/agent"): ReadonlyArray<ApiTool> => {
+export const toolsFromApi = (api: HttpApi.Constraint, prefix = "/api/v1/agent"): ReadonlyArray<ApiTool> => {
   const table = new Map(routeTable(api).map((r) => [`${r.group}.${r.name}`, r]))
   const selected = endpointsOf(api).filter(({ e }) => e.path === prefix || e.path.startsWith(`${prefix}/`))
   const counts = new Map<string, number>()

@@ -36,6 +36,6 @@ export const SiteRoutesLive = Layer.mergeAll(
   HttpRouter.add(
     "GET",
     "/assets/site.css",
-    HttpServerResponse.text(stylesheet, { contentType: "text/css; charset=utf-8", headers: { "cache-control": "public, max-age=86400" } })
+    Effect.succeed(HttpServerResponse.text(stylesheet, { contentType: "text/css; charset=utf-8", headers: { "cache-control": "public, max-age=86400" } }))
   )
 )

@@ -1,8 +1,8 @@
 // tRPC HTTP wire format (v11, no transformer) over a table of procedures that call the services.
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Context, Effect, Result, ParseResult, Schema } from "effect"
+import { Context, Effect, Result, Schema } from "effect"
 import { InvalidInput } from "../../schema/errors.js"
-import { encodeError, statusOf } from "../errors.js"
+import { encodeError, firstSchemaIssue, statusOf } from "../errors.js"
 import { MAX_JSON_DEPTH, scanJson } from "../middleware/global.js"
 import { type Caller, CurrentCaller } from "../../services/Caller.js"
 import type { Access, Procedure } from "./procedure.js"
@@ -75,10 +75,7 @@ const parseJson = (text: string): { ok: true; value: unknown } | { ok: false } =
 }
 
 /** The first decode issue: its path inside the input (undefined for the input as a whole) and message. */
-const firstIssue = (error: ParseResult.ParseError): { readonly path: string | undefined; readonly message: string } => {
-  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-  return { path: issue && issue.path.length > 0 ? issue.path.map(String).join(".") : undefined, message: issue?.message ?? "is invalid" }
-}
+const firstIssue = firstSchemaIssue
 
 /** An InvalidInput naming its field; "input" when the input as a whole is wrong. */
 const invalid = (field: string | undefined, message: string) =>
@@ -90,7 +87,7 @@ const invalid = (field: string | undefined, message: string) =>
  * then names its first missing field (`sessionId: is missing`), exactly as `?input={}` does; any
  * other input shape is "input: is required".
  */
-export const decodeInput = (schema: Schema.Schema<any, any, never>, raw: unknown): Result.Result<unknown, InvalidInput> => {
+export const decodeInput = (schema: Schema.Codec<any, any>, raw: unknown): Result.Result<unknown, InvalidInput> => {
   const decode = Schema.decodeUnknownResult(schema, { errors: "first", onExcessProperty: "ignore" })
   const decoded = decode(raw)
   if (decoded._tag === "Success") return Result.succeed(decoded.success)

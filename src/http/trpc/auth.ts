@@ -1,6 +1,7 @@
 // Access rules for procedures: public ones pass; authenticated ones take the same bearer keys
 // (same permission and rate-limit rules as REST) or the dashboard session cookie.
 import { Effect, Layer } from "effect"
+import { HttpServerRequest } from "effect/http"
 import { Forbidden } from "../../schema/errors.js"
 import { Keys } from "../../services/Keys.js"
 import { RateLimiter } from "../../services/RateLimiter.js"
@@ -26,7 +27,7 @@ export const ProcedureAuthLive = Layer.effect(
                 : Effect.succeed(caller)
             )
           : authenticateBearerWith(keys, limiter, request.headers.authorization, access.permission ?? null)
-        return resolve
+        return Effect.provideService(resolve, HttpServerRequest.HttpServerRequest, request)
       }
     }
   })

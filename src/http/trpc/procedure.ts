@@ -11,7 +11,7 @@ export interface Procedure<R = never> {
   readonly type: "query" | "mutation"
   readonly description: string
   readonly access: Access
-  readonly input?: Schema.Schema<any, any, never>
+  readonly input?: Schema.Codec<any, any>
   readonly handler: (input: any) => Effect.Effect<unknown, unknown, R>
 }
 
@@ -21,13 +21,13 @@ export const authenticated = (permission?: Permission): Access => ({ _tag: "auth
 export const query = <A, I, Out, E, R>(options: {
   readonly description: string
   readonly access: Access
-  readonly input?: Schema.Schema<A, I, never>
+  readonly input?: Schema.Codec<A, I>
   readonly handler: (input: A) => Effect.Effect<Out, E, R>
 }): Procedure<R> => ({ type: "query", ...options })
 
 export const mutation = <A, I, Out, E, R>(options: {
   readonly description: string
   readonly access: Access
-  readonly input?: Schema.Schema<A, I, never>
+  readonly input?: Schema.Codec<A, I>
   readonly handler: (input: A) => Effect.Effect<Out, E, R>
 }): Procedure<R> => ({ type: "mutation", ...options })
