@@ -1,6 +1,5 @@
 // Benchmark baselines serving the app's own response bytes: a raw node:http server ("raw") and a
 // bare Effect HttpApi endpoint per route ("effect"). Usage: baseline.js <raw|effect> <port> <fixtures.json>
-import type { HttpApiBuilder as HttpApiBuilderNs, HttpApiEndpoint as HttpApiEndpointNs, HttpApiGroup as HttpApiGroupNs } from "effect/http-api"
 import type { Effect as EffectT, Layer as LayerT } from "effect"
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -56,43 +55,39 @@ const serveRaw = () => {
 }
 
 /**
- * A bare HttpApi: one endpoint per fixture, Effect's defaults (HttpApiBuilder.serve(), tracer span
- * on, no logger), the payload decoded as unknown JSON and the recorded value schema-encoded back.
+ * A bare HttpApi: one endpoint per fixture, Effect's defaults (HttpApiBuilder.layer + HttpRouter.serve,
+ * tracer span on, no logger), the payload decoded as unknown JSON and the recorded value schema-encoded back.
  */
 const serveEffect = async () => {
   // Loaded only in this mode, so the raw baseline's memory is node:http's alone.
-  const { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } = await import("@effect/platform")
+  const { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } = await import("effect/http-api")
+  const { HttpRouter } = await import("effect/http")
   const { NodeHttpServer, NodeRuntime } = await import("@effect/platform-node")
   const { Effect, Layer, Schema } = await import("effect")
-  type AnyEndpoint = HttpApiEndpointNs.HttpApiEndpoint.Any
   // Built in a loop, so the static endpoint types are erased (library boundary).
-  let group = HttpApiGroup.make("bench") as unknown as HttpApiGroupNs.HttpApiGroup<"bench", AnyEndpoint>
+  let group = HttpApiGroup.make("bench") as unknown as { add: (e: unknown) => unknown }
   fixtures.forEach((f, i) => {
     const endpoint =
       f.method === "GET"
-        ? HttpApiEndpoint.get(`e${i}`, f.path as `/${string}`).addSuccess(Schema.Unknown)
-        : HttpApiEndpoint.post(`e${i}`, f.path as `/${string}`).setPayload(Schema.Unknown).addSuccess(Schema.Unknown)
-    group = group.add(endpoint as unknown as AnyEndpoint) as unknown as typeof group
+        ? HttpApiEndpoint.get(`e${i}`, f.path as `/${string}`, { success: Schema.Unknown })
+        : HttpApiEndpoint.post(`e${i}`, f.path as `/${string}`, { payload: Schema.Unknown, success: Schema.Unknown })
+    group = group.add(endpoint) as typeof group
   })
-  const api = HttpApi.make("bench").add(group)
+  const api = HttpApi.make("bench").add(group as unknown as Parameters<ReturnType<typeof HttpApi.make>["add"]>[0])
   const values = fixtures.map((f) => JSON.parse(f.body) as unknown)
   interface DynamicHandlers {
     readonly handle: (name: string, handler: () => EffectT.Effect<unknown>) => DynamicHandlers
   }
-  const GroupLive = HttpApiBuilder.group(api, "bench", (handlers) =>
+  const GroupLive = HttpApiBuilder.group(api as never, "bench" as never, (handlers: unknown) =>
     // Endpoint names are only known at run time, so the typed builder is driven through a cast.
-    fixtures.reduce<DynamicHandlers>(
-      (h, _, i) => h.handle(`e${i}`, () => Effect.succeed(values[i])),
-      handlers as unknown as DynamicHandlers
-    ) as unknown as HttpApiBuilderNs.Handlers<never, never, never>
-  )
-  const ApiLive = HttpApiBuilder.api(api).pipe(Layer.provide(GroupLive as unknown as LayerT.Layer<never>))
-  const ServerLive = HttpApiBuilder.serve().pipe(
-    Layer.provide(ApiLive),
+    fixtures.reduce<DynamicHandlers>((h, _, i) => h.handle(`e${i}`, () => Effect.succeed(values[i])), handlers as DynamicHandlers) as never
+  ) as unknown as LayerT.Layer<never>
+  const ApiLive = HttpApiBuilder.layer(api).pipe(Layer.provide(GroupLive))
+  const ServerLive = HttpRouter.serve(ApiLive).pipe(
     Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })),
     Layer.tap(() => Effect.sync(() => process.stdout.write(`effect baseline listening on ${port}\n`)))
   )
-  NodeRuntime.runMain(Layer.launch(ServerLive as LayerT.Layer<never>))
+  NodeRuntime.runMain(Layer.launch(ServerLive as unknown as LayerT.Layer<never>))
 }
 
 if (mode === "raw") serveRaw()

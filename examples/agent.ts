@@ -5,10 +5,9 @@
 //
 // It uses the typed client derived from the HttpApi (src/client.ts) for every endpoint in the API;
 // only the discovery document (a site file, not an HttpApi endpoint) is read with plain fetch.
-import { FetchHttpClient, HttpClient } from "effect/http"
+import { Cookies, FetchHttpClient, HttpClient } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { Console, Effect, Ref } from "effect"
-import { Cookies } from "effect/http"
 import { parseArgs } from "node:util"
 import { randomBytes } from "node:crypto"
 import { Api, type Client, makeClient } from "../src/client.js"
@@ -41,18 +40,18 @@ const pollUntil = <A, E>(read: Effect.Effect<A, E>, done: (a: A) => boolean, wha
       if (done(a)) return a
       yield* Effect.sleep(pollMs)
     }
-  }).pipe(Effect.timeoutFail({ duration: timeoutMs, onTimeout: () => new Error(`timed out waiting for ${what}`) }))
+  }).pipe(Effect.timeoutOrElse({ duration: timeoutMs, orElse: () => Effect.fail(new Error(`timed out waiting for ${what}`)) }))
 
 /** 1. An account owner signs up on the dashboard, creates an agent and gives it a key. */
 const getKey = Effect.gen(function* () {
   // The dashboard's session is a cookie: this client keeps the one signup sets.
-  const cookies = yield* Ref.make(Cookies.empty)
+  const cookies = yield* Ref.make<ReadonlyArray<Cookies.Cookie>>([])
   const dashboard = yield* HttpApiClient.make(Api, { baseUrl, transformClient: HttpClient.withCookiesRef(cookies) })
   const email = `example-${randomBytes(4).toString("hex")}@example.com`
   const { account } = yield* dashboard.dashboardAuth.signUp({ payload: { email, password: "example agent password", name: "Example Owner" } })
   const agent = yield* dashboard.dashboard.createAgent({ payload: { name: "example-agent", organization: "Example Org" } })
   const created = yield* dashboard.dashboard.createKey({
-    path: { agentId: agent.id },
+    params: { agentId: agent.id },
     payload: { name: "example key", permissions: ["catalog:read", "commerce:*"] }
   })
   yield* step("key", `account ${account.id}, agent ${agent.id}, key ${created.key.prefix}… (${created.key.permissions.join(", ")})`)
@@ -83,10 +82,10 @@ const negotiate = (client: Client, serviceId: string, tierId: string, listPriceC
     const proposed = Math.max(1, Math.floor((listPriceCents * 85) / 100))
     const opened = yield* client.negotiation.negotiate({ payload: { serviceId, tierId, proposedPriceCents: proposed } })
     yield* info(`proposed ${usd(proposed)} for ${serviceId}/${tierId} (list ${usd(listPriceCents)}): negotiation ${opened.id}, waiting for the seller`)
-    let n = yield* pollUntil(client.negotiation.negotiation({ path: { id: opened.id } }), (x) => x.status !== "awaiting_seller", "the seller's answer")
+    let n = yield* pollUntil(client.negotiation.negotiation({ params: { id: opened.id } }), (x) => x.status !== "awaiting_seller", "the seller's answer")
     if (n.status === "awaiting_buyer") {
       yield* info(`seller countered at ${usd(n.currentPriceCents)}: accepting`)
-      n = yield* client.negotiation.respond({ path: { id: n.id }, payload: { action: "accept" } })
+      n = yield* client.negotiation.respond({ params: { id: n.id }, payload: { action: "accept" } })
     }
     if (n.status !== "accepted" || n.agreedPriceCents === null) return yield* Effect.fail(new Error(`negotiation ended ${n.status}`))
     yield* step("negotiate", `agreed ${usd(n.agreedPriceCents)} (list ${usd(n.listPriceCents)}) in ${n.round} round(s), negotiation ${n.id}`)
@@ -98,7 +97,7 @@ const buy = (client: Client, serviceId: string, tierId: string, negotiationId: s
   Effect.gen(function* () {
     const started = yield* client.saga.saga({ payload: { serviceId, tierId, negotiationId, input: { text: "Olá, mundo" } } })
     yield* info(`saga ${started.id} started`)
-    const saga = yield* pollUntil(client.saga.getSaga({ path: { id: started.id } }), (s) => s.status !== "running", "the saga")
+    const saga = yield* pollUntil(client.saga.getSaga({ params: { id: started.id } }), (s) => s.status !== "running", "the saga")
     for (const s of saga.steps) yield* info(`${s.name}: ${s.status}${s.detail ? ` — ${s.detail}` : ""}`)
     if (saga.status !== "completed") return yield* Effect.fail(new Error(`saga ${saga.id} ${saga.status}: ${saga.failure?.step} ${saga.failure?.reason}`))
     yield* step(
@@ -123,12 +122,12 @@ const fundWallet = (client: Client, amountCents: number) =>
 /** 4. List services and pick the dearest tier the wallet can pay (a price worth negotiating). */
 const browse = (client: Client, budgetCents: number) =>
   Effect.gen(function* () {
-    const page = yield* client.commerce.listServices({ urlParams: { limit: 50 } })
+    const page = yield* client.commerce.listServices({ query: { limit: 50 } })
     const choices = page.data.flatMap((service) => service.tiers.map((tier) => ({ service, tier })))
     const affordable = choices.filter((c) => c.tier.priceCents >= 100 && c.tier.priceCents <= budgetCents)
     if (affordable.length === 0) return yield* Effect.fail(new Error(`no service tier between ${usd(1)} and ${usd(budgetCents)}`))
     const pick = affordable.reduce((a, b) => (b.tier.priceCents > a.tier.priceCents ? b : a))
-    const detail = yield* client.commerce.getService({ path: { id: pick.service.id } })
+    const detail = yield* client.commerce.getService({ params: { id: pick.service.id } })
     yield* step(
       "browse",
       `${page.data.length} services; picked ${detail.name} (${detail.id}) tier ${pick.tier.name} at ${usd(pick.tier.priceCents)} per ${pick.tier.unit}, SLA ${pick.tier.sla.uptimePct}% uptime, p95 ${pick.tier.sla.p95LatencyMs} ms`
@@ -140,10 +139,10 @@ const browse = (client: Client, budgetCents: number) =>
 const review = (client: Client, transactionId: string | null, sagaId: string) =>
   Effect.gen(function* () {
     if (transactionId === null) return yield* Effect.fail(new Error(`saga ${sagaId} completed without a transaction id`))
-    const tx = yield* client.commerce.transaction({ path: { id: transactionId } })
-    const history = yield* client.commerce.transactions({ urlParams: { role: "buyer" } })
+    const tx = yield* client.commerce.transaction({ params: { id: transactionId } })
+    const history = yield* client.commerce.transactions({ query: { role: "buyer" } })
     if (!history.data.some((t) => t.id === tx.id)) return yield* Effect.fail(new Error(`transaction ${tx.id} is missing from the history`))
-    const posted = yield* client.commerce.review({ path: { id: tx.id }, payload: { rating: 5, text: "Delivered as promised; fair negotiated price." } })
+    const posted = yield* client.commerce.review({ params: { id: tx.id }, payload: { rating: 5, text: "Delivered as promised; fair negotiated price." } })
     yield* step(
       "review",
       `transaction ${tx.id} (${tx.status}, ${usd(tx.priceCents)}: seller ${usd(tx.sellerCents)}, fee ${usd(tx.feeCents)}) reviewed ${posted.rating}/5`

@@ -2,7 +2,7 @@
 // server logging at Debug is exercised, then every table is dumped and the logs are grepped.
 import { HttpServer } from "effect/http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Logger, Option, Redacted, References, Scope } from "effect"
 import { createHash } from "node:crypto"
 import { createServer } from "node:http"
 import pg from "pg"
@@ -26,27 +26,27 @@ interface Server {
 /** Like test/fixtures/server.ts startServer({ storage: "postgres" }), plus a Debug logger that records every line. */
 const startLoggedServer = async (): Promise<Server> => {
   const scope = Effect.runSync(Scope.make())
-  const capture = Logger.map(Logger.logfmtLogger, (line) => {
+  const capture = Logger.map(Logger.formatLogFmt, (line) => {
     captured.push(line)
   })
+  const logging = Layer.mergeAll(Logger.layer([capture]), Layer.succeed(References.MinimumLogLevel, "Debug"))
   const program = Effect.gen(function* () {
     const db = yield* freshDatabase
     const server = yield* Layer.build(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
-    const address = server.unsafeMap.get(HttpServer.HttpServer.key) as HttpServer.HttpServer
-    const port = address.address._tag === "TcpAddress" ? address.address.port : 0
+    const address = Context.get(server, HttpServer.HttpServer).address
+    const port = address._tag === "UnixPathAddress" ? 0 : address.port
     const baseUrl = `http://127.0.0.1:${port}`
     const config = AppConfig.test({
       baseUrl,
       storage: "postgres",
       databaseUrl: Option.some(Redacted.make(db.url)),
-      logLevel: LogLevel.Debug
+      logLevel: "Debug"
     })
     yield* Layer.build(AppLive.pipe(Layer.provide(config), Layer.provide(Layer.succeedContext(server))))
     return { baseUrl, databaseUrl: db.url }
   }).pipe(
     // The request fibers inherit the logger and level in force when the server layer was built.
-    Effect.provide(Logger.replace(Logger.defaultLogger, capture)),
-    Logger.withMinimumLogLevel(LogLevel.Debug)
+    Effect.provide(logging)
   )
   const started = await Effect.runPromise(Scope.provide(program, scope))
   return { ...started, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }

@@ -3,7 +3,7 @@
 // Postgres) a server stopped with undelivered events whose successor delivers them.
 import { HttpServer } from "effect/http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { type Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AppLive } from "../../src/layers/app.js"
@@ -184,8 +184,8 @@ const bootOn = async (databaseUrl: string, config: Partial<AppConfigShape>) => {
   const scope = Effect.runSync(Scope.make())
   const program = Effect.gen(function* () {
     const server = yield* Layer.build(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
-    const address = server.unsafeMap.get(HttpServer.HttpServer.key) as HttpServer.HttpServer
-    const baseUrl = `http://127.0.0.1:${address.address._tag === "TcpAddress" ? address.address.port : 0}`
+    const address = Context.get(server, HttpServer.HttpServer).address
+    const baseUrl = `http://127.0.0.1:${address._tag === "UnixPathAddress" ? 0 : address.port}`
     const appConfig = AppConfig.test({ baseUrl, storage: "postgres", databaseUrl: Option.some(Redacted.make(databaseUrl)), ...limits, ...config })
     const context = yield* Layer.build(AppLive.pipe(Layer.provide(appConfig), Layer.provide(Layer.succeedContext(server))))
     return { baseUrl, context }

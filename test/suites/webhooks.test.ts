@@ -269,7 +269,7 @@ forEachStorage(
       Layer.provideMerge(Ids.Live)
     ),
   (it) => {
-    it.scoped("PUT creates the endpoint and shows a whsec_ secret once; update, rotate, delete", () =>
+    it.effect("PUT creates the endpoint and shows a whsec_ secret once; update, rotate, delete", () =>
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
@@ -306,7 +306,7 @@ forEachStorage(
       })
     )
 
-    it.scoped("refuses private, link-local, CGNAT, metadata and unspecified targets at configuration", () =>
+    it.effect("refuses private, link-local, CGNAT, metadata and unspecified targets at configuration", () =>
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
@@ -344,7 +344,7 @@ forEachStorage(
       })
     )
 
-    it.scoped("delivers each subscribed event once, signed per Standard Webhooks (verified by the standardwebhooks library)", () =>
+    it.effect("delivers each subscribed event once, signed per Standard Webhooks (verified by the standardwebhooks library)", () =>
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
@@ -389,7 +389,7 @@ forEachStorage(
       })
     )
 
-    it.scoped("a receiver failing 3 times then succeeding gets 4 attempts on the backoff schedule, one webhook-id", () =>
+    it.effect("a receiver failing 3 times then succeeding gets 4 attempts on the backoff schedule, one webhook-id", () =>
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
@@ -434,7 +434,7 @@ forEachStorage(
       })
     )
 
-    it.scoped("filters, paused endpoints, events older than the endpoint; test pings go through any filter", () =>
+    it.effect("filters, paused endpoints, events older than the endpoint; test pings go through any filter", () =>
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
@@ -471,7 +471,7 @@ forEachStorage(
       })
     )
 
-    it.scoped("after a rotation deliveries carry both signatures for 24 hours, then only the new one", () =>
+    it.effect("after a rotation deliveries carry both signatures for 24 hours, then only the new one", () =>
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
@@ -492,7 +492,7 @@ forEachStorage(
       })
     )
 
-    it.scoped("connects to the address it checked, and refuses at delivery a name that now resolves to a private or metadata address", () =>
+    it.effect("connects to the address it checked, and refuses at delivery a name that now resolves to a private or metadata address", () =>
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
@@ -524,7 +524,7 @@ forEachStorage(
       })
     )
 
-    it.scoped("an endpoint failing for 24 hours is disabled after its attempt, its owner gets webhook.disabled, nothing more is sent", () =>
+    it.effect("an endpoint failing for 24 hours is disabled after its attempt, its owner gets webhook.disabled, nothing more is sent", () =>
       Effect.gen(function* () {
         yield* at(T0)
         captured.length = 0
@@ -578,17 +578,16 @@ forEachStorage(
         expect(captured.some((l) => l.includes(`endpoint ${put.webhook.id} of agent ${agentId} disabled`))).toBe(true)
       }).pipe(
         Effect.provide(
-          Logger.replace(
-            Logger.defaultLogger,
+          Logger.layer([
             Logger.make(({ cause, message }) => {
-              captured.push(`${String(message)} ${Cause.isEmpty(cause) ? "" : Cause.pretty(cause)}`)
+              captured.push(`${[message].flat().map(String).join(" ")} ${cause.reasons.length === 0 ? "" : Cause.pretty(cause)}`)
             })
-          )
+          ])
         )
       )
     )
 
-    it.scoped("a delivery claimed by a worker that died is sent after its lease expires, once; the dead worker's late result is fenced off", () =>
+    it.effect("a delivery claimed by a worker that died is sent after its lease expires, once; the dead worker's late result is fenced off", () =>
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
@@ -624,7 +623,7 @@ forEachStorage(
       })
     )
 
-    it.scoped("three workers running at once never send the same attempt twice", () =>
+    it.effect("three workers running at once never send the same attempt twice", () =>
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
@@ -643,7 +642,7 @@ forEachStorage(
       })
     )
 
-    it.scoped("deleting the endpoint drops its queue and log", () =>
+    it.effect("deleting the endpoint drops its queue and log", () =>
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks

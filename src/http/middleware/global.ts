@@ -301,7 +301,12 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
             requestId
           )
         } else {
-          response = yield* withIdempotency(idempotency, request, requestId, withJsonGuard(request, requestId, httpEffect)).pipe(
+          // Failures are answered inside the idempotency wrapper, so a validation error is stored
+          // and replayed like any other first result.
+          const answered = withJsonGuard(request, requestId, httpEffect).pipe(
+            Effect.catchCause((cause) => answerFailure(cause, request, requestId, config.maxBodyBytes))
+          )
+          response = yield* withIdempotency(idempotency, request, requestId, answered).pipe(
             Effect.catchCause((cause) => answerFailure(cause, request, requestId, config.maxBodyBytes)),
             Effect.provideService(currentRequestId, requestId),
             Effect.annotateLogs("requestId", requestId)

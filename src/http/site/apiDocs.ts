@@ -1,5 +1,5 @@
 // The interactive API docs at /docs: Scalar's API reference over the OpenAPI document derived from
-// the HttpApi. Scalar's script (≈ 6 MB, the one @effect/platform ships, so nothing is fetched from a
+// the HttpApi. Scalar's script (≈ 3 MB, the one effect/http-api ships, so nothing is fetched from a
 // CDN) is loaded from disk on the first visit and served from /docs/scalar.js with a long cache
 // lifetime; HttpApiScalar's own layer inlines it into the page, which kept ~19 MB resident in every
 // server that never served /docs.
@@ -14,16 +14,16 @@ import { escapeHtml } from "./pages.js"
 
 export const DOCS_SCRIPT_PATH = "/docs/scalar.js"
 
-/** The script @effect/platform ships for HttpApiScalar (an internal module, so found by path). */
+/** The script effect/http-api ships for HttpApiScalar (an internal module, so found by path). */
 const loadScalarScript = Effect.tryPromise({
   try: async () => {
-    const entry = createRequire(import.meta.url).resolve("@effect/platform/HttpApiScalar")
+    const entry = createRequire(import.meta.url).resolve("effect/http-api")
     const mod = (await import(pathToFileURL(path.join(path.dirname(entry), "internal", "httpApiScalar.js")).href)) as {
       readonly javascript?: string
       readonly default?: { readonly javascript?: string }
     }
     const source = mod.javascript ?? mod.default?.javascript
-    if (typeof source !== "string") throw new Error("@effect/platform's Scalar script was not found")
+    if (typeof source !== "string") throw new Error("effect/http-api's Scalar script was not found")
     return new TextEncoder().encode(source)
   },
   catch: (cause) => cause
@@ -51,7 +51,7 @@ export const ApiDocsRoutesLive = Layer.unwrap(
     // Loaded once, on the first request for it (concurrent first requests share the one load).
     const script = yield* Effect.cached(loadScalarScript)
     return Layer.mergeAll(
-      HttpRouter.add("GET", "/docs", HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8" })),
+      HttpRouter.add("GET", "/docs", Effect.succeed(HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8" }))),
       HttpRouter.add(
         "GET",
         DOCS_SCRIPT_PATH,
