@@ -5,7 +5,7 @@
 //
 // It uses the typed client derived from the HttpApi (src/client.ts) for every endpoint in the API;
 // only the discovery document (a site file, not an HttpApi endpoint) is read with plain fetch.
-import { Cookies, FetchHttpClient, HttpClient } from "effect/http"
+import { Cookies, FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { Console, Effect, Ref } from "effect"
 import { parseArgs } from "node:util"
@@ -46,7 +46,11 @@ const pollUntil = <A, E>(read: Effect.Effect<A, E>, done: (a: A) => boolean, wha
 const getKey = Effect.gen(function* () {
   // The dashboard's session is a cookie: this client keeps the one signup sets.
   const cookies = yield* Ref.make<ReadonlyArray<Cookies.Cookie>>([])
-  const dashboard = yield* HttpApiClient.make(Api, { baseUrl, transformClient: HttpClient.withCookiesRef(cookies) })
+  // effect 4 applies `transformClient` before prepending `baseUrl`, so the cookie jar would see
+  // relative URLs and match no cookie: the base URL is prepended here, ahead of the jar.
+  const dashboard = yield* HttpApiClient.make(Api, {
+    transformClient: (client) => client.pipe(HttpClient.mapRequest(HttpClientRequest.prependUrl(baseUrl)), HttpClient.withCookiesRef(cookies))
+  })
   const email = `example-${randomBytes(4).toString("hex")}@example.com`
   const { account } = yield* dashboard.dashboardAuth.signUp({ payload: { email, password: "example agent password", name: "Example Owner" } })
   const agent = yield* dashboard.dashboard.createAgent({ payload: { name: "example-agent", organization: "Example Org" } })

@@ -43,27 +43,40 @@ const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"])
 export const MAX_JSON_DEPTH = 64
 
 /**
- * One linear pass over a JSON text (no recursion): the deepest bracket nesting outside strings,
- * and whether a string holds a NUL (`\u0000`), which PostgreSQL text cannot store.
+ * One linear pass over a JSON text (no recursion): the deepest bracket nesting outside strings;
+ * whether a string holds a NUL (`\u0000`), which PostgreSQL text cannot store; and whether it holds
+ * an unpaired surrogate escape (`\udc00` alone), which PostgreSQL jsonb refuses and no UTF-8 text
+ * can carry.
  */
-export const scanJson = (text: string): { readonly depth: number; readonly nul: boolean } => {
+export const scanJson = (text: string): { readonly depth: number; readonly nul: boolean; readonly loneSurrogate: boolean } => {
   let depth = 0
   let max = 0
   let nul = false
+  let loneSurrogate = false
   let inString = false
+  const hex = (at: number) => (/^[0-9a-fA-F]{4}$/.test(text.slice(at, at + 4)) ? parseInt(text.slice(at, at + 4), 16) : -1)
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (inString) {
       if (c === 92) {
-        if (text.startsWith("u0000", i + 1)) nul = true
+        if (text.charCodeAt(i + 1) === 117) {
+          const unit = hex(i + 2)
+          if (unit === 0) nul = true
+          else if (unit >= 0xd800 && unit <= 0xdbff) {
+            const next = text.startsWith("\\u", i + 6) ? hex(i + 8) : -1
+            if (next >= 0xdc00 && next <= 0xdfff) i += 6
+            else loneSurrogate = true
+          } else if (unit >= 0xdc00 && unit <= 0xdfff) loneSurrogate = true
+        }
         i++
       } else if (c === 34) inString = false
     } else if (c === 34) inString = true
     else if (c === 123 || c === 91) max = Math.max(max, ++depth)
     else if (c === 125 || c === 93) depth--
   }
-  return { depth: max, nul }
+  return { depth: max, nul, loneSurrogate }
 }
+const SURROGATE_MESSAGE = "unpaired UTF-16 surrogate escapes (e.g. \\udc00 alone) are not accepted in any input"
 const NUL_MESSAGE = "NUL characters (\\u0000, %00) are not accepted in any input"
 
 /** Refuses JSON bodies nested deeper than MAX_JSON_DEPTH, or holding NUL, before any decoder sees them. */
@@ -79,6 +92,7 @@ const withJsonGuard = <E, R>(
           return Effect.succeed(errorResponse(new InvalidInput({ message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` }), requestId))
         }
         if (scan.nul) return Effect.succeed(errorResponse(new InvalidInput({ message: NUL_MESSAGE }), requestId))
+        if (scan.loneSurrogate) return Effect.succeed(errorResponse(new InvalidInput({ message: SURROGATE_MESSAGE }), requestId))
         return inner
       })
     : inner

@@ -64,9 +64,9 @@ export class ProcedureAuth extends Context.Service<
 >()("ProcedureAuth") {}
 
 const parseJson = (text: string): { ok: true; value: unknown } | { ok: false } => {
-  // Too deep overflows the stack when a decode error is formatted; NUL cannot be stored (test/fuzz).
+  // Too deep overflows the stack when a decode error is formatted; NUL and unpaired surrogates cannot be stored (test/fuzz).
   const scan = scanJson(text)
-  if (scan.depth > MAX_JSON_DEPTH || scan.nul) return { ok: false }
+  if (scan.depth > MAX_JSON_DEPTH || scan.nul || scan.loneSurrogate) return { ok: false }
   try {
     return { ok: true, value: JSON.parse(text) }
   } catch {

@@ -1,7 +1,7 @@
 // Postgres storage engine: the client (with number decoding for int8 and numeric), migrations, the Transactor.
 import { Migrator, SqlClient, type SqlError } from "effect/sql"
 import { PgClient, PgTypes } from "@effect/sql-pg"
-import { Cause, Effect, Layer, Option, Redacted, Result, String as Str } from "effect"
+import { Cause, Clock, Effect, Layer, Option, Redacted, Result, String as Str } from "effect"
 import { StorageUnavailable } from "../../../schema/errors.js"
 import { Transactor } from "../../../services/Db.js"
 import { AppConfig } from "../../../services/AppConfig.js"
@@ -102,7 +102,11 @@ export const PgClientLive = Layer.unwrap(
       // jsonb documents keep their own field names (templates use snake_case on the wire).
       transformJson: false,
       applicationName: "agent-commerce"
-    })
+    }).pipe(
+      // The pool's idle and TTL timers keep wall-clock time whatever clock the program runs under:
+      // tests move a TestClock by days, and the pool must not retire its connections for that.
+      Layer.provide(Layer.succeed(Clock.Clock, Clock.Clock.defaultValue()))
+    )
   })
 )
 

@@ -4,7 +4,11 @@ import { Effect, Layer } from "effect"
 import { IdempotencyStore, type StoredResponse } from "../../../services/Idempotency.js"
 import { orUnavailable } from "./PgDb.js"
 
-interface Row { requestHash: string; state: "in_progress" | "done"; status: number | null; headers: Record<string, string> | null; body: Buffer | null }
+/** bytea arrives as a Uint8Array from @effect/sql-pg 4 (a Buffer from pg before). */
+const utf8 = new TextDecoder()
+const utf8Bytes = new TextEncoder()
+
+interface Row { requestHash: string; state: "in_progress" | "done"; status: number | null; headers: Record<string, string> | null; body: Uint8Array | null }
 
 export const PgIdempotencyStore = Layer.effect(
   IdempotencyStore,
@@ -29,7 +33,7 @@ export const PgIdempotencyStore = Layer.effect(
             const [row] = yield* sql<Row>`SELECT request_hash, state, status, headers, body FROM idempotency_keys WHERE scope = ${i.scope} AND key = ${i.key}`
             if (!row) return { _tag: "InProgress" as const, requestHash: i.requestHash }
             if (row.state === "done") {
-              const response: StoredResponse = { status: row.status ?? 200, headers: row.headers ?? {}, body: row.body ? row.body.toString("utf8") : "" }
+              const response: StoredResponse = { status: row.status ?? 200, headers: row.headers ?? {}, body: row.body ? utf8.decode(row.body) : "" }
               return { _tag: "Done" as const, requestHash: row.requestHash, response }
             }
             return { _tag: "InProgress" as const, requestHash: row.requestHash }
@@ -38,7 +42,7 @@ export const PgIdempotencyStore = Layer.effect(
       complete: (scope, key, response) =>
         orUnavailable(
           sql`UPDATE idempotency_keys SET state = 'done', status = ${response.status}, headers = ${JSON.stringify(response.headers)}::jsonb,
-              body = ${Buffer.from(response.body, "utf8")} WHERE scope = ${scope} AND key = ${key}`
+              body = ${utf8Bytes.encode(response.body)} WHERE scope = ${scope} AND key = ${key}`
         ).pipe(Effect.asVoid),
       release: (scope, key) => orUnavailable(sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND key = ${key}`).pipe(Effect.asVoid)
     }
