@@ -17,7 +17,7 @@ import { trpcRoutes } from "../http/trpc/adapter.js"
 import { procedures } from "../http/trpc/index.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { Ids } from "../services/Db.js"
-import { CommerceServicesLive, NegotiationServicesLive, OffersLive, WalletLive, PaymentServicesLive, ProjectServicesLive, ServicesLive, WebhookServicesLive } from "../services/index.js"
+import { DomainServicesLive } from "../services/index.js"
 import { DisputeWorkerLive } from "../services/Disputes.js"
 import { CommerceSeedLive } from "./seedCommerce.js"
 import { WebhookWorkerLive } from "../services/WebhookWorker.js"
@@ -42,22 +42,27 @@ export const PaymentProcessorLive = Layer.unwrap(
   Effect.map(AppConfig, (config) => (config.payments === "stripe" ? StripeProcessorLive : FakeProcessorLive))
 )
 
-/** Services with storage, seeded. */
-export const CoreLive = Layer.mergeAll(BuilderWorkerLive, NegotiationWorkerLive, SagaWorkerLive, WebhookWorkerLive, DisputeWorkerLive, Layer.effectDiscard(seedCatalogProjects.pipe(Effect.orDie))).pipe(
-  Layer.provideMerge(ProjectServicesLive),
-  Layer.provideMerge(CommerceServicesLive),
-  Layer.provideMerge(NegotiationServicesLive),
-  Layer.provideMerge(OffersLive),
-  Layer.provideMerge(WalletLive),
-  Layer.provideMerge(PaymentServicesLive),
-  Layer.provideMerge(WebhookServicesLive),
-  Layer.provideMerge(ServicesLive),
-  Layer.provideMerge(SeedLive),
-  Layer.provideMerge(CommerceSeedLive),
-  Layer.provideMerge(PaymentProcessorLive),
-  Layer.provideMerge(NodeWebhookTransport),
-  Layer.provideMerge(StorageLive),
-  Layer.provideMerge(Ids.Live)
+/** The ports chosen from config: storage (stores and Transactor), payment processor, webhook transport, ids. */
+export const PortsLive = Layer.mergeAll(PaymentProcessorLive, NodeWebhookTransport).pipe(Layer.provideMerge(StorageLive), Layer.provideMerge(Ids.Live))
+
+/** Seed data, loaded into the stores at every start (idempotent). */
+const SeedsLive = Layer.mergeAll(SeedLive, CommerceSeedLive)
+
+/** Background workers (each a no-op when WORKERS=false) and the seeded catalogue projects. */
+const WorkersLive = Layer.mergeAll(
+  BuilderWorkerLive,
+  NegotiationWorkerLive,
+  SagaWorkerLive,
+  WebhookWorkerLive,
+  DisputeWorkerLive,
+  Layer.effectDiscard(seedCatalogProjects.pipe(Effect.orDie))
+)
+
+/** Services with storage, seeded, workers running. Needs AppConfig. */
+export const CoreLive = WorkersLive.pipe(
+  Layer.provideMerge(DomainServicesLive),
+  Layer.provideMerge(SeedsLive),
+  Layer.provideMerge(PortsLive)
 )
 
 /** Every route: the HttpApi (and its OpenAPI document), docs, procedures, site files. */

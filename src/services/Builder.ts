@@ -277,7 +277,8 @@ export class Builder extends Context.Service<Builder>()("Builder", {
     return { create, advance, runOnce, status, quotaOf } as const
   })
 }) {
-  static readonly layer = Layer.effect(Builder, Builder.make)
+  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  static readonly layer = Layer.effect(Builder, Builder.make).pipe(Layer.provide([Events.layer, Keys.layer, Ledger.layer, Marketplace.layer]))
 }
 
 /**

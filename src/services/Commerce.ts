@@ -448,5 +448,6 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
     } as const
   })
 }) {
-  static readonly layer = Layer.effect(Commerce, Commerce.make)
+  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  static readonly layer = Layer.effect(Commerce, Commerce.make).pipe(Layer.provide([Catalog.layer, Events.layer, Ledger.layer, Wallet.layer]))
 }

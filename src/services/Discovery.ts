@@ -537,5 +537,6 @@ export class Discovery extends Context.Service<Discovery>()("Discovery", {
     return { document, build, classifyUserAgent } as const
   })
 }) {
-  static readonly layer = Layer.effect(Discovery, Discovery.make)
+  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  static readonly layer = Layer.effect(Discovery, Discovery.make).pipe(Layer.provide([Keys.layer, Marketplace.layer]))
 }

@@ -211,7 +211,8 @@ export class Disputes extends Context.Service<Disputes>()("Disputes", {
     return { open, get, list, respond, resolveDue } as const
   })
 }) {
-  static readonly layer = Layer.effect(Disputes, Disputes.make)
+  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  static readonly layer = Layer.effect(Disputes, Disputes.make).pipe(Layer.provide([Catalog.layer, Events.layer, Ledger.layer]))
 }
 
 /** Background resolution of due disputes every 5 seconds (when WORKERS is on). */

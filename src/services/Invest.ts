@@ -406,5 +406,6 @@ export class Invest extends Context.Service<Invest>()("Invest", {
     return { invest, offering, holdings, createProposal, getProposal, listProposals, vote, veto, token, disclaimer } as const
   })
 }) {
-  static readonly layer = Layer.effect(Invest, Invest.make)
+  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  static readonly layer = Layer.effect(Invest, Invest.make).pipe(Layer.provide([Ledger.layer, Projects.layer]))
 }

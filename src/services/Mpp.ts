@@ -452,6 +452,7 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
     return { discovery, health, invoke } as const
   })
 }) {
-  static readonly layer = Layer.effect(Mpp, Mpp.make)
+  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  static readonly layer = Layer.effect(Mpp, Mpp.make).pipe(Layer.provide([Events.layer, Ledger.layer, Wallet.layer]))
 }
 

@@ -362,7 +362,8 @@ export class Negotiations extends Context.Service<Negotiations>()("Negotiations"
     return { open, respond, runDue, get, list, redeem, release, delayMs } as const
   })
 }) {
-  static readonly layer = Layer.effect(Negotiations, Negotiations.make)
+  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  static readonly layer = Layer.effect(Negotiations, Negotiations.make).pipe(Layer.provide([Events.layer]))
 }
 
 /**

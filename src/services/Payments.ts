@@ -627,5 +627,6 @@ export class Payments extends Context.Service<Payments>()("Payments", {
     } as const
   })
 }) {
-  static readonly layer = Layer.effect(Payments, Payments.make)
+  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  static readonly layer = Layer.effect(Payments, Payments.make).pipe(Layer.provide([Events.layer, Keys.layer, Knowledge.layer, Ledger.layer, Marketplace.layer]))
 }

@@ -186,5 +186,6 @@ export class Projects extends Context.Service<Projects>()("Projects", {
     return { listCatalog, getCatalogProject, getListing, evaluate } as const
   })
 }) {
-  static readonly layer = Layer.effect(Projects, Projects.make)
+  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  static readonly layer = Layer.effect(Projects, Projects.make).pipe(Layer.provide([Marketplace.layer]))
 }

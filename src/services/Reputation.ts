@@ -232,5 +232,6 @@ export class Reputation extends Context.Service<Reputation>()("Reputation", {
     return { reputationOf, leaderboard, stats, usage, recommend } as const
   })
 }) {
-  static readonly layer = Layer.effect(Reputation, Reputation.make)
+  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  static readonly layer = Layer.effect(Reputation, Reputation.make).pipe(Layer.provide([Catalog.layer, Keys.layer, Wallet.layer]))
 }

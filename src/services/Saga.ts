@@ -471,7 +471,8 @@ export class Sagas extends Context.Service<Sagas>()("Sagas", {
     return { start, advance, drive, runDue, get } as const
   })
 }) {
-  static readonly layer = Layer.effect(Sagas, Sagas.make)
+  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  static readonly layer = Layer.effect(Sagas, Sagas.make).pipe(Layer.provide([Events.layer, Ledger.layer, Wallet.layer, Negotiations.layer]))
 }
 
 /** The saga worker: resumes due sagas every SAGA_TICK_MS. Runs only when AppConfig.workers. */

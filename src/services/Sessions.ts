@@ -262,5 +262,6 @@ export class Sessions extends Context.Service<Sessions>()("Sessions", {
     return { step, get } as const
   })
 }) {
-  static readonly layer = Layer.effect(Sessions, Sessions.make)
+  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  static readonly layer = Layer.effect(Sessions, Sessions.make).pipe(Layer.provide([Builder.layer, Payments.layer, Projects.layer]))
 }

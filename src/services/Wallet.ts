@@ -323,5 +323,6 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
     } as const
   })
 }) {
-  static readonly layer = Layer.effect(Wallet, Wallet.make)
+  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  static readonly layer = Layer.effect(Wallet, Wallet.make).pipe(Layer.provide([Events.layer, Ledger.layer]))
 }

@@ -480,5 +480,6 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
     } as const
   })
 }) {
-  static readonly layer = Layer.effect(Webhooks, Webhooks.make)
+  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  static readonly layer = Layer.effect(Webhooks, Webhooks.make).pipe(Layer.provide([Events.layer]))
 }

@@ -1,4 +1,7 @@
-// Every domain service, merged; each needs only storage ports (and other services) from below.
+// Every domain service, merged. Each service's own `layer` provides the services it uses (Effect
+// builds that graph, sharing one instance of each), so nothing here depends on order: what is left
+// open are the ports — stores and the Transactor, Ids, AppConfig, the PaymentProcessor and the
+// WebhookTransport — which src/layers/app.ts chooses from config.
 import { Layer } from "effect"
 import { Keys } from "./Keys.js"
 import { Events } from "./Events.js"
@@ -56,3 +59,42 @@ export const WalletLive = Wallet.layer
  * (in ServicesLive), WalletLive and Negotiations (NegotiationServicesLive) below it.
  */
 export const CommerceServicesLive = Layer.mergeAll(Commerce.layer, Disputes.layer, Reputation.layer).pipe(Layer.provideMerge(NegotiatedPricesLive))
+
+/**
+ * Ports implemented by services: negotiation, sagas and MPP read offers from the commerce catalog
+ * (SeedOffersLive in src/services/Offers.ts reads the seed file instead, for tests without storage);
+ * Commerce reads negotiated prices from Negotiations; projects are scored by the rule evaluator
+ * (swap RuleEvaluatorLive for a model-backed one).
+ */
+const OffersFromCatalogLive = CatalogOffersLive.pipe(Layer.provide(Catalog.layer))
+const ServicePortsLive = Layer.mergeAll(
+  OffersFromCatalogLive,
+  NegotiatedPricesLive.pipe(Layer.provide(Negotiations.layer), Layer.provide(OffersFromCatalogLive)),
+  RuleEvaluatorLive
+)
+
+/** Every domain service, needing only the storage, payment, transport, id and config ports. */
+export const DomainServicesLive = Layer.mergeAll(
+  Marketplace.layer,
+  Knowledge.layer,
+  Keys.layer,
+  RateLimiter.layer,
+  Ledger.layer,
+  Events.layer,
+  Idempotency.layer,
+  Catalog.layer,
+  Payments.layer,
+  Projects.layer,
+  Builder.layer,
+  Sessions.layer,
+  Invest.layer,
+  Discovery.layer,
+  Negotiations.layer,
+  Sagas.layer,
+  Mpp.layer,
+  Webhooks.layer,
+  Wallet.layer,
+  Commerce.layer,
+  Disputes.layer,
+  Reputation.layer
+).pipe(Layer.provideMerge(ServicePortsLive))

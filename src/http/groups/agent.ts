@@ -1,7 +1,7 @@
 // Agent API v1 (spec §4.3): key information. Other agent routes join this group as they land.
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { AGENT_API_PREFIX } from "../../schema/routes.js"
-import { StorageUnavailable } from "../../schema/errors.js"
+import { StorageUnavailable, InvalidInput } from "../../schema/errors.js"
 import { Schema } from "effect"
 import { Permission } from "../../schema/keys.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
@@ -32,7 +32,7 @@ export const MeResponse = Schema.Struct({
 
 export class AgentGroup extends HttpApiGroup.make("agent")
   .add(
-    HttpApiEndpoint.get("me", "/me", { success: MeResponse, error: [StorageUnavailable] })
+    HttpApiEndpoint.get("me", "/me", { success: MeResponse, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, null)
       .annotate(OpenApi.Summary, "Key information, permissions and rate-limit standing")
   )

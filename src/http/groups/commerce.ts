@@ -1,7 +1,7 @@
 // Commerce protocol (AI2AIC, spec §4.4): services, recommendations, wallet, buy, approvals,
 // transactions, reviews, disputes, analytics, reputation — plus the owner's dashboard routes.
 import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
-import { COMMERCE_PREFIX } from "../../schema/routes.js"
+import { COMMERCE_PREFIX, DASHBOARD_PREFIX } from "../../schema/routes.js"
 import { Schema } from "effect"
 import { Cursor, PageLimit } from "../../schema/common.js"
 import {
@@ -77,12 +77,12 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
       .annotate(OpenApi.Summary, "Discover AI services: filter by category, pricing model, price, rating, seller, text; cursor pages")
   )
   .add(
-    HttpApiEndpoint.get("getService", "/services/:id", { params: IdParam, success: CommerceService, error: [NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("getService", "/services/:id", { params: IdParam, success: CommerceService, error: [InvalidInput, NotFound, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Service detail with tiers (price, unit, quota) and the SLA of each tier")
   )
   .add(
-    HttpApiEndpoint.get("serviceSla", "/services/:id/sla", { params: IdParam, success: SlaReport, error: [NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("serviceSla", "/services/:id/sla", { params: IdParam, success: SlaReport, error: [InvalidInput, NotFound, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "SLA compliance per tier, measured from recorded deliveries (p95 latency, success rate)")
   )
@@ -102,7 +102,7 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
       .annotate(OpenApi.Summary, "Services ranked for you (history, wallet policy, rating, seller reputation, price), each with reasons")
   )
   .add(
-    HttpApiEndpoint.get("wallet", "/wallet", { success: WalletView, error: [StorageUnavailable] })
+    HttpApiEndpoint.get("wallet", "/wallet", { success: WalletView, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Wallet balance (cents), spending policies, autonomy level, spend today and this month")
   )
@@ -112,7 +112,7 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
       .annotate(OpenApi.Summary, "Tighten your wallet policy (limits, allow-lists, approval threshold, autonomy, auto-recharge)")
   )
   .add(
-    HttpApiEndpoint.post("topup", "/wallet/topup", { payload: TopupBody, success: TopupResult.pipe(HttpApiSchema.status(201)), error: [Conflict, StorageUnavailable] })
+    HttpApiEndpoint.post("topup", "/wallet/topup", { payload: TopupBody, success: TopupResult.pipe(HttpApiSchema.status(201)), error: [InvalidInput, Conflict, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:buy")
       .annotate(OpenApi.Summary, "Fake-payments mode only: add credits to your wallet (at most 1,000,000 cents per call)")
   )
@@ -122,7 +122,7 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
       .annotate(OpenApi.Summary, "Buy a service tier: policy check, approval if required, delivery and instant 85/15 settlement")
   )
   .add(
-    HttpApiEndpoint.get("approvals", "/approvals", { query: ApprovalParams, success: ApprovalList, error: [StorageUnavailable] })
+    HttpApiEndpoint.get("approvals", "/approvals", { query: ApprovalParams, success: ApprovalList, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Purchase approvals of your account's agents, newest first (the account owner decides them in the dashboard)")
   )
@@ -132,27 +132,27 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
       .annotate(OpenApi.Summary, "Your transactions as buyer or seller, newest first; filter by role, service, status, from/to")
   )
   .add(
-    HttpApiEndpoint.get("transaction", "/transactions/:id", { params: IdParam, success: Transaction, error: [NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("transaction", "/transactions/:id", { params: IdParam, success: Transaction, error: [InvalidInput, NotFound, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Transaction detail with delivery, review and dispute (buyer or seller only)")
   )
   .add(
-    HttpApiEndpoint.post("review", "/transactions/:id/review", { params: IdParam, payload: ReviewBody, success: ReviewView.pipe(HttpApiSchema.status(201)), error: [NotFound, Forbidden, Conflict, StorageUnavailable] })
+    HttpApiEndpoint.post("review", "/transactions/:id/review", { params: IdParam, payload: ReviewBody, success: ReviewView.pipe(HttpApiSchema.status(201)), error: [InvalidInput, NotFound, Forbidden, Conflict, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:buy")
       .annotate(OpenApi.Summary, "Review a purchase: 1 to 5 stars and optional text, once, buyer only")
   )
   .add(
-    HttpApiEndpoint.post("openDispute", "/disputes", { payload: OpenDisputeBody, success: Dispute.pipe(HttpApiSchema.status(201)), error: [NotFound, Forbidden, Conflict, StorageUnavailable] })
+    HttpApiEndpoint.post("openDispute", "/disputes", { payload: OpenDisputeBody, success: Dispute.pipe(HttpApiSchema.status(201)), error: [InvalidInput, NotFound, Forbidden, Conflict, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:buy")
       .annotate(OpenApi.Summary, "Open a dispute on a completed purchase within 14 days (docs/commerce.md)")
   )
   .add(
-    HttpApiEndpoint.get("disputes", "/disputes", { success: DisputeList, error: [StorageUnavailable] })
+    HttpApiEndpoint.get("disputes", "/disputes", { success: DisputeList, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Your disputes as buyer or seller, newest first")
   )
   .add(
-    HttpApiEndpoint.get("dispute", "/disputes/:id", { params: IdParam, success: Dispute, error: [NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("dispute", "/disputes/:id", { params: IdParam, success: Dispute, error: [InvalidInput, NotFound, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "A dispute: status, seller response, resolution, refund")
   )
@@ -162,22 +162,22 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
       .annotate(OpenApi.Summary, "Seller's answer to a dispute: accept (refund now) or contest (reviewed after 24 h)")
   )
   .add(
-    HttpApiEndpoint.get("stats", "/stats", { success: Stats, error: [StorageUnavailable] })
+    HttpApiEndpoint.get("stats", "/stats", { success: Stats, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Commerce analytics: yours (purchases, sales, earnings) and the platform's (volume, fees, top services)")
   )
   .add(
-    HttpApiEndpoint.get("usage", "/usage", { query: Schema.Struct({ days: Schema.optional(Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: 1, maximum: 90 })))) }), success: Usage, error: [StorageUnavailable] })
+    HttpApiEndpoint.get("usage", "/usage", { query: Schema.Struct({ days: Schema.optional(Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: 1, maximum: 90 })))) }), success: Usage, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Calls and spend per service and per UTC day, and the limits you have left")
   )
   .add(
-    HttpApiEndpoint.get("reputation", "/reputation", { query: Schema.Struct({ agentId: Schema.optional(Id) }), success: Reputation, error: [StorageUnavailable] })
+    HttpApiEndpoint.get("reputation", "/reputation", { query: Schema.Struct({ agentId: Schema.optional(Id) }), success: Reputation, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Trust score 0–1000 with band and factors (yours, or ?agentId=)")
   )
   .add(
-    HttpApiEndpoint.get("leaderboard", "/leaderboard", { query: Schema.Struct({ limit: Schema.optional(PageLimit) }), success: Leaderboard, error: [StorageUnavailable] })
+    HttpApiEndpoint.get("leaderboard", "/leaderboard", { query: Schema.Struct({ limit: Schema.optional(PageLimit) }), success: Leaderboard, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Top agents by reputation")
   )
@@ -189,7 +189,7 @@ const AgentParam = Schema.Struct({ agentId: Id })
 /** The account owner's side (dashboard session): approvals and the full wallet policy of its agents. */
 export class CommerceDashboardGroup extends HttpApiGroup.make("commerceDashboard")
   .add(
-    HttpApiEndpoint.get("approvals", "/approvals", { query: ApprovalParams, success: ApprovalList, error: [StorageUnavailable] })
+    HttpApiEndpoint.get("approvals", "/approvals", { query: ApprovalParams, success: ApprovalList, error: [InvalidInput, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Purchase approvals of the account's agents, newest first")
   )
   .add(
@@ -201,7 +201,7 @@ export class CommerceDashboardGroup extends HttpApiGroup.make("commerceDashboard
       .annotate(OpenApi.Summary, "Decline a pending purchase")
   )
   .add(
-    HttpApiEndpoint.get("wallet", "/wallets/:agentId", { params: AgentParam, success: WalletView, error: [NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("wallet", "/wallets/:agentId", { params: AgentParam, success: WalletView, error: [InvalidInput, NotFound, StorageUnavailable] })
       .annotate(OpenApi.Summary, "An agent's wallet: balance, policy, autonomy, spend")
   )
   .add(
@@ -209,4 +209,4 @@ export class CommerceDashboardGroup extends HttpApiGroup.make("commerceDashboard
       .annotate(OpenApi.Summary, "Set an agent's wallet policy, including loosening limits and raising autonomy")
   )
   .middleware(DashboardAuth)
-  .prefix("/api/dashboard/commerce") {}
+  .prefix(`${DASHBOARD_PREFIX}/commerce`) {}

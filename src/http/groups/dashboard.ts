@@ -34,27 +34,27 @@ export class DashboardPublicGroup extends HttpApiGroup.make("dashboardAuth")
       .annotate(OpenApi.Summary, "Create an account and sign in (sets the session cookie)")
   )
   .add(
-    HttpApiEndpoint.post("signIn", "/signin", { payload: SignInBody, success: SessionResponse, error: [Unauthorized, StorageUnavailable] })
+    HttpApiEndpoint.post("signIn", "/signin", { payload: SignInBody, success: SessionResponse, error: [InvalidInput, Unauthorized, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Sign in (sets the session cookie)")
   )
   .add(
-    HttpApiEndpoint.post("signOut", "/signout", { success: HttpApiSchema.NoContent, error: [StorageUnavailable] })
+    HttpApiEndpoint.post("signOut", "/signout", { success: HttpApiSchema.NoContent, error: [InvalidInput, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Sign out (clears the session cookie)")
   )
   .prefix(DASHBOARD_PREFIX) {}
 
 export class DashboardGroup extends HttpApiGroup.make("dashboard")
   .add(
-    HttpApiEndpoint.get("session", "/session", { success: Schema.Struct({ account: Account }), error: [StorageUnavailable] })
+    HttpApiEndpoint.get("session", "/session", { success: Schema.Struct({ account: Account }), error: [InvalidInput, StorageUnavailable] })
       .annotate(OpenApi.Summary, "The signed-in account")
   )
-  .add(HttpApiEndpoint.get("listAgents", "/agents", { success: Schema.Array(Agent), error: [StorageUnavailable] }).annotate(OpenApi.Summary, "The account's agents"))
+  .add(HttpApiEndpoint.get("listAgents", "/agents", { success: Schema.Array(Agent), error: [InvalidInput, StorageUnavailable] }).annotate(OpenApi.Summary, "The account's agents"))
   .add(
-    HttpApiEndpoint.post("createAgent", "/agents", { payload: CreateAgentBody, success: Agent.pipe(HttpApiSchema.status(201)), error: [StorageUnavailable] })
+    HttpApiEndpoint.post("createAgent", "/agents", { payload: CreateAgentBody, success: Agent.pipe(HttpApiSchema.status(201)), error: [InvalidInput, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Create an agent (it owns keys, a wallet, a reputation, projects)")
   )
   .add(
-    HttpApiEndpoint.get("listKeys", "/keys", { success: Schema.Array(ApiKeyView), error: [StorageUnavailable] })
+    HttpApiEndpoint.get("listKeys", "/keys", { success: Schema.Array(ApiKeyView), error: [InvalidInput, StorageUnavailable] })
       .annotate(OpenApi.Summary, "The account's API keys (prefix, permissions, last use; never the secret)")
   )
   .add(
@@ -62,7 +62,7 @@ export class DashboardGroup extends HttpApiGroup.make("dashboard")
       .annotate(OpenApi.Summary, "Create an API key for an agent; the secret is shown once")
   )
   .add(
-    HttpApiEndpoint.post("revokeKey", "/keys/:keyId/revoke", { params: Schema.Struct({ keyId: KeyIdParam }), success: ApiKeyView, error: [NotFound, StorageUnavailable] })
+    HttpApiEndpoint.post("revokeKey", "/keys/:keyId/revoke", { params: Schema.Struct({ keyId: KeyIdParam }), success: ApiKeyView, error: [InvalidInput, NotFound, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Revoke a key (takes effect on the next request)")
   )
   .middleware(DashboardAuth)

@@ -2,7 +2,7 @@
 // /invest/api description, and the founder's veto (dashboard session).
 import { Acquisition } from "../../schema/payments.js"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
-import { AGENT_API_PREFIX } from "../../schema/routes.js"
+import { AGENT_API_PREFIX, DASHBOARD_PREFIX } from "../../schema/routes.js"
 import { Schema } from "effect"
 import { Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/errors.js"
 import {
@@ -58,22 +58,22 @@ export class InvestGroup extends HttpApiGroup.make("invest")
       .annotate(OpenApi.Summary, "Invest wallet credits in platform utility tokens or a project's stake (49% offered in total)")
   )
   .add(
-    HttpApiEndpoint.get("portfolio", "/portfolio", { success: PortfolioResponse, error: [StorageUnavailable] })
+    HttpApiEndpoint.get("portfolio", "/portfolio", { success: PortfolioResponse, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, null)
       .annotate(OpenApi.Summary, "Your acquired projects and token holdings")
   )
   .add(
-    HttpApiEndpoint.post("createProposal", "/proposals", { payload: CreateProposalBody, success: Proposal.pipe(HttpApiSchema.status(201)), error: [NotATopHolder, StorageUnavailable] })
+    HttpApiEndpoint.post("createProposal", "/proposals", { payload: CreateProposalBody, success: Proposal.pipe(HttpApiSchema.status(201)), error: [InvalidInput, NotATopHolder, StorageUnavailable] })
       .annotate(RequiredPermission, "invest")
       .annotate(OpenApi.Summary, "Open a governance proposal (top 10 token holders only); voters are snapshotted")
   )
   .add(
-    HttpApiEndpoint.get("listProposals", "/proposals", { query: ListLimit, success: Schema.Array(Proposal), error: [StorageUnavailable] })
+    HttpApiEndpoint.get("listProposals", "/proposals", { query: ListLimit, success: Schema.Array(Proposal), error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "invest")
       .annotate(OpenApi.Summary, "Governance proposals, newest first")
   )
   .add(
-    HttpApiEndpoint.get("getProposal", "/proposals/:id", { params: IdParam, success: Proposal, error: [NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("getProposal", "/proposals/:id", { params: IdParam, success: Proposal, error: [InvalidInput, NotFound, StorageUnavailable] })
       .annotate(RequiredPermission, "invest")
       .annotate(OpenApi.Summary, "A governance proposal: status, snapshot voters and weights, tally, veto")
   )
@@ -81,14 +81,14 @@ export class InvestGroup extends HttpApiGroup.make("invest")
   .prefix(AGENT_API_PREFIX) {}
 
 export class InvestInfoGroup extends HttpApiGroup.make("investInfo").add(
-  HttpApiEndpoint.get("investApi", "/invest/api", { success: InvestApiDescription, error: [StorageUnavailable] })
+  HttpApiEndpoint.get("investApi", "/invest/api", { success: InvestApiDescription, error: [InvalidInput, StorageUnavailable] })
     .annotate(OpenApi.Summary, "The investment API: token, stake, live platform offering, governance rules, endpoints")
 ) {}
 
 export class GovernanceGroup extends HttpApiGroup.make("governance")
   .add(
-    HttpApiEndpoint.post("veto", "/proposals/:id/veto", { params: IdParam, payload: VetoBody, success: Proposal, error: [Forbidden, NotFound, Conflict, StorageUnavailable] })
+    HttpApiEndpoint.post("veto", "/proposals/:id/veto", { params: IdParam, payload: VetoBody, success: Proposal, error: [InvalidInput, Forbidden, NotFound, Conflict, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Founder veto of a passed proposal within its veto window (the founder's dashboard session)")
   )
   .middleware(DashboardAuth)
-  .prefix("/api/dashboard/governance") {}
+  .prefix(`${DASHBOARD_PREFIX}/governance`) {}

@@ -22,12 +22,12 @@ const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMin
 
 export class MppGroup extends HttpApiGroup.make("mpp")
   .add(
-    HttpApiEndpoint.get("discovery", "/mpp", { success: MppDiscovery, error: [StorageUnavailable] })
+    HttpApiEndpoint.get("discovery", "/mpp", { success: MppDiscovery, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Micropayment protocol discovery: status, methods, per-request pricing over HTTP 402, minimum charge")
   )
   .add(
-    HttpApiEndpoint.get("health", "/mpp/health", { success: MppHealth, error: [StorageUnavailable] })
+    HttpApiEndpoint.get("health", "/mpp/health", { success: MppHealth, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Micropayment protocol health: storage round trip, ledger sample of recent paid calls, credit method")
   )

@@ -24,6 +24,6 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
       )
   )
   .add(
-    HttpApiEndpoint.get("purchaseStatus", "/api/payments/purchases/:sessionId", { params: Schema.Struct({ sessionId: CheckoutSessionId }), success: PurchaseStatus, error: [NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("purchaseStatus", "/api/payments/purchases/:sessionId", { params: Schema.Struct({ sessionId: CheckoutSessionId }), success: PurchaseStatus, error: [InvalidInput, NotFound, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Status of a knowledge purchase by checkout session id (same as publicApi.purchaseStatus)")
   ) {}

@@ -15,7 +15,7 @@ export class SagaGroup extends HttpApiGroup.make("saga")
       .annotate(OpenApi.Summary, "Buy through the five-step saga quote → escrow → deliver → settle → confirm; ends completed or compensated")
   )
   .add(
-    HttpApiEndpoint.get("getSaga", "/saga/:id", { params: IdParam, success: Saga, error: [NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("getSaga", "/saga/:id", { params: IdParam, success: Saga, error: [InvalidInput, NotFound, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "One of your sagas: status, each step's state and timestamps, failure, settlement")
   )

@@ -1,6 +1,6 @@
 // System endpoints: liveness and readiness.
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { StorageUnavailable } from "../../schema/errors.js"
+import { StorageUnavailable, InvalidInput } from "../../schema/errors.js"
 import { Schema } from "effect"
 
 export const Health = Schema.Struct({
@@ -12,6 +12,6 @@ export const Health = Schema.Struct({
 
 export class SystemGroup extends HttpApiGroup.make("system")
   .add(
-    HttpApiEndpoint.get("health", "/health", { success: Health, error: [StorageUnavailable] })
+    HttpApiEndpoint.get("health", "/health", { success: Health, error: [InvalidInput, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Liveness and readiness")
   ) {}
