@@ -647,7 +647,7 @@ const versions = () => {
       return "?"
     }
   }
-  return ["effect", "@effect/platform", "@effect/platform-node", "@effect/sql", "@effect/sql-pg", "pg", "autocannon", "esbuild"]
+  return ["effect", "@effect/platform-node", "@effect/sql-pg", "autocannon", "esbuild"]
     .map((n) => `${n} ${v(n)}`)
     .join(", ")
 }

@@ -43,7 +43,3 @@ export const routeTable = (api: HttpApi.Constraint): ReadonlyArray<RouteInfo> =>
   }
   return out
 }
-
-/** "METHOD /path/:param" → permission, for the bearer middleware. */
-export const permissionIndex = (api: HttpApi.Constraint): ReadonlyMap<string, Permission | null> =>
-  new Map(routeTable(api).filter((r) => r.auth === "key").map((r) => [`${r.method} ${r.path}`, r.permission]))
