@@ -3,6 +3,7 @@
 import { it } from "@effect/vitest"
 import { ConfigProvider, Effect, Result } from "effect"
 import { spawnSync } from "node:child_process"
+import { createServer, type AddressInfo } from "node:net"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it as vit } from "vitest"
@@ -59,6 +60,41 @@ describe("startup with a bad configuration", () => {
     const lines = r.stderr.split("\n").filter((l) => l.trim() !== "" && !l.includes("ExperimentalWarning") && !l.includes("--trace-warnings"))
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(/^invalid configuration: PORT: /)
+    expect(r.stderr).not.toMatch(/\bat .*\.(ts|js):\d+/)
+  }, 60_000)
+
+  const startWith = (env: Record<string, string>) => {
+    const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+    const r = spawnSync(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: "Warning", ...env },
+      encoding: "utf8",
+      timeout: 60_000
+    })
+    const lines = r.stderr.split("\n").filter((l) => l.trim() !== "" && !l.includes("ExperimentalWarning") && !l.includes("--trace-warnings"))
+    return { status: r.status, lines, stderr: r.stderr, stdout: r.stdout }
+  }
+
+  vit("a port in use: one line naming PORT, exit 69, never 'listening'", async () => {
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, resolve))
+    const port = (blocker.address() as AddressInfo).port
+    try {
+      const r = startWith({ PORT: String(port), STORAGE: "memory" })
+      expect(r.status).toBe(69)
+      expect(r.lines).toEqual([`cannot listen on port ${port}: the address is already in use (check PORT, or stop the other server)`])
+      expect(r.stdout).not.toContain("listening")
+    } finally {
+      blocker.close()
+    }
+  }, 60_000)
+
+  vit("an unreachable database: one line naming DATABASE_URL (no password, no stack trace), exit 69", () => {
+    const r = startWith({ PORT: "0", STORAGE: "postgres", DATABASE_URL: "postgres://someone:hunter2@127.0.0.1:1/nodb" })
+    expect(r.status).toBe(69)
+    expect(r.lines).toHaveLength(1)
+    expect(r.lines[0]).toMatch(/^cannot use 127\.0\.0\.1:1\/nodb: .*ECONNREFUSED.*\(check DATABASE_URL/)
+    expect(r.stderr).not.toContain("hunter2")
     expect(r.stderr).not.toMatch(/\bat .*\.(ts|js):\d+/)
   }, 60_000)
 })

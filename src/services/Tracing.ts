@@ -8,6 +8,9 @@ import { Effect, References, type Tracer } from "effect"
 export const traced =
   (name: string, options?: Tracer.SpanOptions) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-    const spanned = Effect.withSpan(self, name, options)
-    return Effect.flatMap(References.TracerEnabled, (enabled) => (enabled ? spanned : self))
+    // Built only when the tracer is on, and without a stack trace: withSpan captures one (an Error)
+    // as it is constructed, which cost 3 % of a purchase even with the tracer off.
+    return Effect.flatMap(References.TracerEnabled, (enabled) =>
+      enabled ? Effect.withSpan(self, name, { ...options, captureStackTrace: false }) : self
+    )
   }
