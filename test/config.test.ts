@@ -67,7 +67,8 @@ describe("startup with a bad configuration", () => {
     const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
     const r = spawnSync(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
       cwd: root,
-      env: { ...process.env, LOG_LEVEL: "Warning", ...env },
+      // vitest sets BASE_URL=/ (Vite's base path) in its own environment: blank it for the child.
+      env: { ...process.env, BASE_URL: "", LOG_LEVEL: "Warning", ...env },
       encoding: "utf8",
       timeout: 60_000
     })
@@ -81,7 +82,7 @@ describe("startup with a bad configuration", () => {
     const port = (blocker.address() as AddressInfo).port
     try {
       const r = startWith({ PORT: String(port), STORAGE: "memory" })
-      expect(r.status).toBe(69)
+      expect(r.status, r.lines.join("\n")).toBe(69)
       expect(r.lines).toEqual([`cannot listen on port ${port}: the address is already in use (check PORT, or stop the other server)`])
       expect(r.stdout).not.toContain("listening")
     } finally {
@@ -91,7 +92,7 @@ describe("startup with a bad configuration", () => {
 
   vit("an unreachable database: one line naming DATABASE_URL (no password, no stack trace), exit 69", () => {
     const r = startWith({ PORT: "0", STORAGE: "postgres", DATABASE_URL: "postgres://someone:hunter2@127.0.0.1:1/nodb" })
-    expect(r.status).toBe(69)
+    expect(r.status, r.lines.join("\n")).toBe(69)
     expect(r.lines).toHaveLength(1)
     expect(r.lines[0]).toMatch(/^cannot use 127\.0\.0\.1:1\/nodb: .*ECONNREFUSED.*\(check DATABASE_URL/)
     expect(r.stderr).not.toContain("hunter2")
