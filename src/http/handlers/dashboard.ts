@@ -13,7 +13,8 @@ const setSessionCookie = (token: string, maxAgeSeconds: number) =>
     HttpEffect.appendPreResponseHandler((_req, res) =>
       HttpServerResponse.setCookie(res, SESSION_COOKIE, token, {
         httpOnly: true,
-        sameSite: "lax",
+        // Strict: the cookie never rides on a request another site starts (CSRF), not even a link.
+        sameSite: "strict",
         secure: config.production || config.baseUrl.startsWith("https://"),
         path: "/",
         maxAge: `${maxAgeSeconds} seconds`

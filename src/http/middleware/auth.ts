@@ -21,7 +21,7 @@ export class AgentAuth extends HttpApiMiddleware.Service<AgentAuth, { provides: 
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
-/** Dashboard session cookie (HttpOnly, SameSite=Lax). */
+/** Dashboard session cookie (HttpOnly, SameSite=Strict). */
 export class DashboardAuth extends HttpApiMiddleware.Service<DashboardAuth, { provides: CurrentCaller; requires: never }>()("DashboardAuth", {
   error: [Unauthorized, StorageUnavailable],
   security: { session: HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }) }

@@ -4,7 +4,7 @@ import { HttpApiError } from "effect/http-api"
 import { Cause, Context, Effect, Option, Result } from "effect"
 import type { unhandled } from "effect/Types"
 import { createHash, randomBytes } from "node:crypto"
-import { Conflict, IdempotencyKeyReused, InvalidInput, LengthRequired, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../../schema/errors.js"
+import { Conflict, Forbidden, IdempotencyKeyReused, InvalidInput, LengthRequired, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../../schema/errors.js"
 import { AppConfig } from "../../services/AppConfig.js"
 import { currentIdempotencyKey, currentIdempotencyScope, Idempotency, type StoredResponse } from "../../services/Idempotency.js"
 import { encodeError, errorResponse, firstSchemaIssue, internalErrorBody, toErrorBody } from "../errors.js"
@@ -114,6 +114,35 @@ export const mediaTypeOf = (header: string | undefined): string => {
  * contains "json" (`application/jsonx`, `multipart/form-data; boundary=json`) is not JSON at all.
  */
 export const isJsonMediaType = (header: string | undefined): boolean => mediaTypeOf(header) === "application/json"
+
+/** The origin (scheme://host[:port]) of a URL, or undefined. */
+const originOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A write that carries the session cookie and no bearer key, and is not the dashboard's own call:
+ * not `application/json`, or an `Origin` other than the service's (BASE_URL's, or the Host the
+ * request was sent to), or `Sec-Fetch-Site` other than same-origin / none. Clients that send
+ * neither header (curl, the CLI, tests) are judged by the media type alone; browsers always send
+ * Origin on a cross-site POST.
+ */
+export const crossSiteCookieWrite = (request: HttpServerRequest.HttpServerRequest, baseUrl: string): boolean => {
+  if (request.headers.authorization !== undefined || request.cookies[SESSION_COOKIE] === undefined) return false
+  if (!isJsonMediaType(request.headers["content-type"])) return true
+  const site = request.headers["sec-fetch-site"]
+  if (site !== undefined && site !== "same-origin" && site !== "none") return true
+  const origin = request.headers.origin
+  if (origin === undefined) return false
+  const allowed = new Set([originOf(baseUrl)])
+  const host = request.headers.host
+  if (host) for (const scheme of ["http", "https"]) allowed.add(`${scheme}://${host}`)
+  return !allowed.has(originOf(origin) ?? origin)
+}
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 /**
@@ -304,6 +333,16 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
             new LengthRequired({ message: "send the request body with a Content-Length header; chunked bodies are not accepted" }),
             requestId,
             { connection: "close" }
+          )
+        } else if (MUTATING.has(request.method) && request.url.startsWith("/api/") && crossSiteCookieWrite(request, config.baseUrl)) {
+          // A write authenticated by the session cookie alone must be the dashboard's own JSON call:
+          // a cross-site form (text/plain, urlencoded, multipart, even with an empty body) or another
+          // origin is refused before it reaches a handler (CSRF).
+          response = errorResponse(
+            new Forbidden({
+              message: "a write authenticated by the session cookie must be a JSON request (Content-Type: application/json) from the dashboard's own origin"
+            }),
+            requestId
           )
         } else if (MUTATING.has(request.method) && length > 0 && request.url.startsWith("/api/") && !isJsonMediaType(contentType)) {
           // Every /api/ body is JSON; a form or text body would otherwise be read as no input at all.

@@ -204,7 +204,9 @@ export const dashboardScript = String.raw`"use strict";
 
   function api(method, path, body) {
     var init = { method: method, credentials: "same-origin", headers: { accept: "application/json" } };
-    if (body !== undefined) { init.headers["content-type"] = "application/json"; init.body = JSON.stringify(body); }
+    // Every write is JSON, an empty one included: the server refuses cookie writes that are not.
+    if (method !== "GET") init.headers["content-type"] = "application/json";
+    if (body !== undefined) init.body = JSON.stringify(body);
     return fetch("/api/dashboard" + path, init).then(function (res) {
       if (res.status === 204) return null;
       return res.json().catch(function () { return null; }).then(function (data) {
