@@ -1,0 +1,78 @@
+// Startup answers or says why: the port is bound only once storage, migrations, seeding and services
+// are ready, so requests fired from the moment the port accepts connections are all answered.
+import { Effect } from "effect"
+import { spawn } from "node:child_process"
+import { connect, createServer, type AddressInfo } from "node:net"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "vitest"
+import { freshDatabase, postgresSkipReason } from "./fixtures/db.js"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer()
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as AddressInfo).port
+      s.close(() => resolve(port))
+    })
+  })
+
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, "127.0.0.1")
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once("error", () => resolve(false))
+  })
+
+/** Starts the server, waits for the first accepted connection, then fires `count` requests at once. */
+const fireFromFirstAccept = async (env: Record<string, string>, count: number) => {
+  const port = await freePort()
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
+    cwd: root,
+    env: { ...process.env, BASE_URL: "", LOG_LEVEL: "Warning", PORT: String(port), ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let stderr = ""
+  child.stderr.on("data", (d) => (stderr += String(d)))
+  try {
+    const deadline = Date.now() + 60_000
+    while (!(await accepts(port))) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the server never accepted a connection: ${stderr}`)
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    const paths = ["/health", "/api/discover", "/api/trpc/marketplace.getTemplates"]
+    return await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        fetch(`http://127.0.0.1:${port}${paths[i % paths.length]}`, { signal: AbortSignal.timeout(10_000) }).then(
+          (r) => r.status,
+          (e: unknown) => `no answer: ${String(e)}`
+        )
+      )
+    )
+  } finally {
+    child.kill("SIGTERM")
+  }
+}
+
+describe("startup", () => {
+  it("memory: every request fired from the first accepted connection is answered", async () => {
+    const statuses = await fireFromFirstAccept({ STORAGE: "memory" }, 70)
+    expect(statuses.filter((s) => s !== 200)).toEqual([])
+  }, 90_000)
+
+  it.skipIf(postgresSkipReason !== undefined)(
+    `Postgres: every request fired from the first accepted connection is answered (migrations ran first)${postgresSkipReason ? ` — ${postgresSkipReason}` : ""}`,
+    async () => {
+      const statuses = await Effect.runPromise(
+        Effect.scoped(Effect.flatMap(freshDatabase, (db) => Effect.promise(() => fireFromFirstAccept({ STORAGE: "postgres", DATABASE_URL: db.url }, 70))))
+      )
+      expect(statuses.filter((s) => s !== 200)).toEqual([])
+    },
+    90_000
+  )
+})
