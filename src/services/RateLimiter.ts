@@ -10,6 +10,29 @@ export interface WindowSpec {
   readonly seconds: number
 }
 
+/** A bucket of failures and the windows it is limited in. */
+export interface FailureCheck {
+  readonly bucket: string
+  readonly windows: ReadonlyArray<WindowSpec>
+}
+
+/**
+ * Sign-in throttling (docs/keys.md): per e-mail and client address, 5 failures in 15 minutes, then
+ * 20 in a day (the wait grows from ≤ 15 min to ≤ 24 h); per client address, 30 failures in 15
+ * minutes whatever the e-mail. The owner signing in from another address is not held back, and an
+ * unknown e-mail is throttled exactly like a known one, so the answers never tell which exist.
+ */
+export const signInChecks = (emailHash: string, address: string): ReadonlyArray<FailureCheck> => [
+  {
+    bucket: `signin:${emailHash}:${address}`,
+    windows: [
+      { name: "15 minutes", limit: 5, seconds: 900 },
+      { name: "day", limit: 20, seconds: 86_400 }
+    ]
+  },
+  { bucket: `signin-address:${address}`, windows: [{ name: "15 minutes", limit: 30, seconds: 900 }] }
+]
+
 export interface WindowStanding {
   readonly name: string
   readonly limit: number
@@ -46,8 +69,9 @@ export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
       { name: "minute", limit: config.rateLimitPerMinute, seconds: 60 },
       { name: "day", limit: config.rateLimitPerDay, seconds: 86_400 }
     ]
-    const frame = (nowMs: number) =>
-      windows.map((w) => {
+    const frame = (nowMs: number) => frameOf(nowMs, windows)
+    const frameOf = (nowMs: number, specs: ReadonlyArray<WindowSpec>) =>
+      specs.map((w) => {
         const start = Math.floor(nowMs / 1000 / w.seconds) * w.seconds
         return { ...w, start, resetSeconds: Math.max(1, start + w.seconds - Math.floor(nowMs / 1000)) }
       })
@@ -90,7 +114,45 @@ export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
         return standing(framed, yield* store.peek(bucket, framed))
       })
 
-    return { take, peek, windows } as const
+    /**
+     * Failure throttling (sign-in guessing): refuses with 429 while any window of any bucket already
+     * holds its limit of failures, before the attempt does any work; Retry-After is the longest wait.
+     */
+    const failuresAllowed = (checks: ReadonlyArray<FailureCheck>) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        let blocked: { readonly window: WindowSpec; readonly resetSeconds: number } | undefined
+        for (const check of checks) {
+          const framed = frameOf(now, check.windows)
+          const counts = yield* store.peek(check.bucket, framed)
+          framed.forEach((w, i) => {
+            if (counts[i] >= w.limit && (!blocked || w.resetSeconds > blocked.resetSeconds)) blocked = { window: w, resetSeconds: w.resetSeconds }
+          })
+        }
+        if (blocked) {
+          return yield* Effect.fail(
+            new RateLimited({
+              message: `too many failed attempts: at most ${blocked.window.limit} per ${blocked.window.name}; retry in ${blocked.resetSeconds}s`,
+              retryAfterSeconds: blocked.resetSeconds,
+              limit: blocked.window.limit,
+              window: blocked.window.name
+            })
+          )
+        }
+      })
+
+    /** Counts one failure in every window of every bucket. */
+    const recordFailure = (checks: ReadonlyArray<FailureCheck>) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        for (const check of checks) {
+          // A window already full stays full; `take` adds only where every window has room, so
+          // each window is counted on its own.
+          for (const w of frameOf(now, check.windows)) yield* store.take(check.bucket, [w])
+        }
+      })
+
+    return { take, peek, windows, failuresAllowed, recordFailure } as const
   })
 }) {
   static readonly layer = Layer.effect(RateLimiter, RateLimiter.make)

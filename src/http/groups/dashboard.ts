@@ -3,7 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { DASHBOARD_PREFIX } from "../../schema/routes.js"
 import { Schema } from "effect"
 import { Email } from "../../schema/common.js"
-import { Conflict, InvalidInput, NotFound, Unauthorized, StorageUnavailable } from "../../schema/errors.js"
+import { Conflict, InvalidInput, NotFound, RateLimited, Unauthorized, StorageUnavailable } from "../../schema/errors.js"
 import { Account, Agent, ApiKeyView, PermissionGrant } from "../../schema/keys.js"
 import { DashboardAuth } from "../middleware/auth.js"
 
@@ -34,7 +34,7 @@ export class DashboardPublicGroup extends HttpApiGroup.make("dashboardAuth")
       .annotate(OpenApi.Summary, "Create an account and sign in (sets the session cookie)")
   )
   .add(
-    HttpApiEndpoint.post("signIn", "/signin", { payload: SignInBody, success: SessionResponse, error: [InvalidInput, Unauthorized, StorageUnavailable] })
+    HttpApiEndpoint.post("signIn", "/signin", { payload: SignInBody, success: SessionResponse, error: [InvalidInput, Unauthorized, RateLimited, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Sign in (sets the session cookie)")
   )
   .add(

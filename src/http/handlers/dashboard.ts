@@ -1,10 +1,12 @@
 // Handlers for the dashboard JSON endpoints: each decodes, calls Keys, and sets the session cookie.
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { createHash } from "node:crypto"
 import { AppConfig } from "../../services/AppConfig.js"
 import { CurrentCaller } from "../../services/Caller.js"
 import { Keys } from "../../services/Keys.js"
+import { RateLimiter, signInChecks } from "../../services/RateLimiter.js"
 import { Api } from "../api.js"
 import { SESSION_COOKIE } from "../middleware/auth.js"
 
@@ -36,7 +38,21 @@ export const DashboardPublicLive = HttpApiBuilder.group(Api, "dashboardAuth", (h
     .handle("signIn", ({ payload }) =>
       Effect.gen(function* () {
         const keys = yield* Keys
-        const result = yield* keys.signIn(payload)
+        const limiter = yield* RateLimiter
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+        const emailHash = createHash("sha256").update(payload.email.trim().toLowerCase()).digest("hex").slice(0, 32)
+        const checks = signInChecks(emailHash, address)
+        yield* limiter.failuresAllowed(checks).pipe(
+          Effect.tapError((e) =>
+            e._tag === "RateLimited"
+              ? HttpEffect.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfterSeconds))))
+              : Effect.void
+          )
+        )
+        const result = yield* keys.signIn(payload).pipe(
+          Effect.tapError((e) => (e._tag === "Unauthorized" ? limiter.recordFailure(checks) : Effect.void))
+        )
         yield* setSessionCookie(result.token, 7 * 24 * 3600)
         return { account: result.account, expiresAt: result.expiresAt }
       })
