@@ -9,6 +9,7 @@ import { Keys } from "../../services/Keys.js"
 import { Reputation } from "../../services/Reputation.js"
 import { Wallet } from "../../services/Wallet.js"
 import { Api } from "../api.js"
+import { securityEvent } from "../securityLog.js"
 
 /** Every route of the key group is behind AgentAuth, so the caller always has an agent. */
 const agent = Effect.map(CurrentCaller, (caller) => caller.agentId!)
@@ -26,7 +27,13 @@ export const CommerceLive = HttpApiBuilder.group(Api, "commerce", (handlers) =>
     .handle("topup", ({ payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.topup(id, payload.amountCents))))
     .handle("buy", ({ payload }) =>
       Effect.flatMap(CurrentCaller, (caller) =>
-        Effect.flatMap(Commerce, (c) => c.buy({ caller, serviceId: payload.serviceId, tierId: payload.tierId, input: payload.input, negotiationId: payload.negotiationId }))
+        Effect.flatMap(Commerce, (c) => c.buy({ caller, serviceId: payload.serviceId, tierId: payload.tierId, input: payload.input, negotiationId: payload.negotiationId })).pipe(
+          Effect.tapError((e) =>
+            e._tag === "PolicyViolation"
+              ? securityEvent("policy.denied", { accountId: caller.accountId, agentId: caller.agentId, keyId: caller.keyId, reason: e.message })
+              : Effect.void
+          )
+        )
       )
     )
     .handle("approvals", ({ query: urlParams }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.listApprovals(caller, urlParams.status))))

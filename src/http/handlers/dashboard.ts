@@ -9,6 +9,7 @@ import { Keys } from "../../services/Keys.js"
 import { RateLimiter, signInChecks } from "../../services/RateLimiter.js"
 import { Api } from "../api.js"
 import { SESSION_COOKIE } from "../middleware/auth.js"
+import { securityEvent } from "../securityLog.js"
 
 const setSessionCookie = (token: string, maxAgeSeconds: number) =>
   Effect.flatMap(AppConfig, (config) =>
@@ -46,12 +47,20 @@ export const DashboardPublicLive = HttpApiBuilder.group(Api, "dashboardAuth", (h
         yield* limiter.failuresAllowed(checks).pipe(
           Effect.tapError((e) =>
             e._tag === "RateLimited"
-              ? HttpEffect.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfterSeconds))))
+              ? Effect.andThen(
+                  securityEvent("signin.throttled", { reason: e.message }),
+                  HttpEffect.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfterSeconds))))
+                )
               : Effect.void
           )
         )
         const result = yield* keys.signIn(payload).pipe(
-          Effect.tapError((e) => (e._tag === "Unauthorized" ? limiter.recordFailure(checks) : Effect.void))
+          // The e-mail is not logged (it would say which addresses are tried); its hash prefix ties attempts together.
+          Effect.tapError((e) =>
+            e._tag === "Unauthorized"
+              ? Effect.andThen(limiter.recordFailure(checks), securityEvent("signin.failed", { reason: `email#${emailHash.slice(0, 12)}` }))
+              : Effect.void
+          )
         )
         yield* setSessionCookie(result.token, 7 * 24 * 3600)
         return { account: result.account, expiresAt: result.expiresAt }
@@ -96,13 +105,17 @@ export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) =
     .handle("createKey", ({ params: path, payload }) =>
       Effect.gen(function* () {
         const caller = yield* CurrentCaller
-        return yield* Effect.flatMap(Keys, (k) => k.createKey(caller.accountId, path.agentId, payload))
+        const created = yield* Effect.flatMap(Keys, (k) => k.createKey(caller.accountId, path.agentId, payload))
+        yield* securityEvent("key.created", { accountId: caller.accountId, agentId: path.agentId, keyId: created.key.id, permission: created.key.permissions.join(",") })
+        return created
       })
     )
     .handle("revokeKey", ({ params: path }) =>
       Effect.gen(function* () {
         const caller = yield* CurrentCaller
-        return yield* Effect.flatMap(Keys, (k) => k.revokeKey(caller.accountId, path.keyId))
+        const revoked = yield* Effect.flatMap(Keys, (k) => k.revokeKey(caller.accountId, path.keyId))
+        yield* securityEvent("key.revoked", { accountId: caller.accountId, agentId: revoked.agentId, keyId: revoked.id })
+        return revoked
       })
     )
 )

@@ -8,6 +8,7 @@ import { type Caller, CurrentCaller } from "../../services/Caller.js"
 import { Keys } from "../../services/Keys.js"
 import { RateLimiter, rateLimitHeaders, type WindowStanding } from "../../services/RateLimiter.js"
 import { AgentAuth, DashboardAuth, RequiredPermission } from "./auth.js"
+import { securityEvent } from "../securityLog.js"
 
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i
 
@@ -45,6 +46,7 @@ export const authenticateBearerWith = (keys: Context.Service.Shape<typeof Keys>,
     )
     yield* addHeaders(rateLimitHeaders(standing))
     if (permission && !auth.caller.permissions.has(permission)) {
+      yield* securityEvent("access.denied", { accountId: auth.caller.accountId, agentId: auth.caller.agentId, keyId: auth.caller.keyId, permission })
       return yield* Effect.fail(new Forbidden({ message: `this key lacks the ${permission} permission`, permission }))
     }
     return auth.caller satisfies Caller
