@@ -11,7 +11,7 @@ import { lookup as dnsLookup } from "node:dns/promises"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, it as vit, vi } from "vitest"
 import { classifyAddress, isAllowedAddress } from "../../src/layers/webhooks/addresses.js"
-import { makeNodeTransport, type ResolvedAddress } from "../../src/layers/webhooks/transport.js"
+import { makeNodeTransport, type ResolvedAddress, UNREACHABLE } from "../../src/layers/webhooks/transport.js"
 import type { EventType } from "../../src/schema/events.js"
 import { eventTypes } from "../../src/schema/events.js"
 import { eventCatalogue } from "../../src/schema/webhooks.js"
@@ -115,7 +115,7 @@ describe("webhook address policy", () => {
       // …and at delivery: nothing reaches the receiver.
       const sent = await Effect.runPromise(strict.send({ url: `http://localhost:${rx.port}/hook`, headers: {}, body: "{}" }))
       expect(sent).toMatchObject({ ok: false, status: null })
-      expect(sent.error).toMatch(/^refused: localhost resolves to (127\.0\.0\.1|::1) is a loopback address/)
+      expect(sent.error).toBe(`refused: localhost ${UNREACHABLE}`)
       expect(rx.received).toHaveLength(0)
 
       const production = makeNodeTransport({ allowLoopback: false, httpsOnly: true })
@@ -316,28 +316,29 @@ forEachStorage(
           { address: "10.1.2.3", family: 4 }
         ])
         dns.set("ula.test", [{ address: "fd00:ec2::254", family: 6 }])
-        const cases: Array<[string, RegExp]> = [
-          ["http://10.0.0.1/hook", /10\.0\.0\.1 is a private-network address/],
-          ["http://172.16.5.4/hook", /private-network/],
-          ["http://192.168.1.1/hook", /private-network/],
-          ["http://[fc00::1]/hook", /private-network/],
-          ["http://[::ffff:10.0.0.1]/hook", /private-network/],
-          ["http://169.254.169.254/latest/meta-data/", /cloud metadata/],
-          ["http://[fd00:ec2::254]/", /cloud metadata/],
-          ["http://metadata.test/", /metadata\.test resolves to 169\.254\.169\.254 is a cloud metadata address/],
-          ["http://ula.test/", /cloud metadata/],
-          ["http://mixed.test/", /mixed\.test resolves to 10\.1\.2\.3 is a private-network address/],
-          ["http://169.254.1.1/", /link-local/],
-          ["http://[fe80::1]/", /link-local/],
-          ["http://100.64.0.1/", /carrier-grade NAT/],
-          ["http://0.0.0.0:8080/", /unspecified/],
-          ["http://does-not-exist.invalid/", /does-not-exist\.invalid does not resolve/]
+        // Every kind of refusal gets the same words (no oracle of which rule fired): only the host differs.
+        const cases: Array<[string, string]> = [
+          ["http://10.0.0.1/hook", "10.0.0.1"],
+          ["http://172.16.5.4/hook", "172.16.5.4"],
+          ["http://192.168.1.1/hook", "192.168.1.1"],
+          ["http://[fc00::1]/hook", "fc00::1"],
+          ["http://[::ffff:10.0.0.1]/hook", "::ffff:a00:1"],
+          ["http://169.254.169.254/latest/meta-data/", "169.254.169.254"],
+          ["http://[fd00:ec2::254]/", "fd00:ec2::254"],
+          ["http://metadata.test/", "metadata.test"],
+          ["http://ula.test/", "ula.test"],
+          ["http://mixed.test/", "mixed.test"],
+          ["http://169.254.1.1/", "169.254.1.1"],
+          ["http://[fe80::1]/", "fe80::1"],
+          ["http://100.64.0.1/", "100.64.0.1"],
+          ["http://0.0.0.0:8080/", "0.0.0.0"],
+          ["http://does-not-exist.invalid/", "does-not-exist.invalid"]
         ]
         const agentId = newAgent()
-        for (const [url, message] of cases) {
+        for (const [url, host] of cases) {
           const error = yield* Effect.flip(webhooks.put(agentId, { url }))
           expect(error._tag, url).toBe("InvalidInput")
-          expect(error.message, url).toMatch(message)
+          expect(error.message, url).toBe(`url refused: ${host} ${UNREACHABLE}`)
           expect((error as { field?: string }).field).toBe("url")
         }
         expect((yield* Effect.flip(webhooks.getConfig(agentId)))._tag).toBe("NotFound")
@@ -513,13 +514,13 @@ forEachStorage(
         yield* emit(agentId, "wallet.recharged", recharge)
         yield* webhooks.runOnce
         const [first] = (yield* webhooks.listAttempts(agentId)).data
-        expect(first).toMatchObject({ attempt: 1, status: "failed", responseStatus: null, error: "refused: rebind.test resolves to 10.0.0.7 is a private-network address; webhooks may only reach public addresses" })
+        expect(first).toMatchObject({ attempt: 1, status: "failed", responseStatus: null, error: `refused: rebind.test ${UNREACHABLE}` })
         dns.set("rebind.test", [{ address: "169.254.169.254", family: 4 }])
         yield* at(Date.parse(first.nextRetryAt!))
         yield* webhooks.runOnce
         const [second] = (yield* webhooks.listAttempts(agentId)).data
         expect(second).toMatchObject({ attempt: 2, status: "failed", responseStatus: null })
-        expect(second.error).toMatch(/169\.254\.169\.254 is a cloud metadata address/)
+        expect(second.error).toBe(`refused: rebind.test ${UNREACHABLE}`)
         expect(rx.received).toHaveLength(1)
       })
     )

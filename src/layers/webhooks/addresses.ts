@@ -119,20 +119,3 @@ export const isAllowedAddress = (address: string, allowLoopback: boolean): boole
   const kind = classifyAddress(address)
   return kind === "public" || (kind === "loopback" && allowLoopback)
 }
-
-const describeKind: Record<Exclude<AddressKind, "public">, string> = {
-  loopback: "a loopback address",
-  private: "a private-network address",
-  "link-local": "a link-local address",
-  cgnat: "a carrier-grade NAT (shared) address",
-  metadata: "a cloud metadata address",
-  unspecified: "an unspecified address",
-  multicast: "a multicast address",
-  reserved: "a reserved address",
-  invalid: "not a valid IP address"
-}
-
-export const refusalReason = (address: string): string => {
-  const kind = classifyAddress(address)
-  return kind === "public" ? `${address} is public` : `${address} is ${describeKind[kind]}; webhooks may only reach public addresses`
-}

@@ -10,7 +10,7 @@ import { isIP, type LookupFunction } from "node:net"
 import { InvalidInput } from "../../schema/errors.js"
 import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES, type WebhookResponse, WebhookTransport } from "../../services/Webhooks.js"
 import { AppConfig } from "../../services/AppConfig.js"
-import { classifyAddress, isAllowedAddress, refusalReason } from "./addresses.js"
+import { isAllowedAddress } from "./addresses.js"
 
 export interface ResolvedAddress {
   readonly address: string
@@ -29,6 +29,13 @@ export interface TransportOptions {
 }
 
 const systemResolve = (hostname: string) => dnsLookup(hostname, { all: true, verbatim: true })
+
+/**
+ * Why a webhook host is refused, the same words for every reason. The classifier
+ * (src/layers/webhooks/addresses.ts) still decides; only its verdict leaves the service.
+ */
+export const UNREACHABLE =
+  "is not an address webhooks may reach: they deliver to public internet addresses only (loopback needs WEBHOOKS_ALLOW_LOOPBACK, outside production)"
 
 /** Syntax and scheme; returns the parsed URL or why it is refused. */
 export const parseWebhookUrl = (raw: string, httpsOnly: boolean): URL | string => {
@@ -81,6 +88,9 @@ export const makeNodeTransport = (options: TransportOptions): Context.Service.Sh
   const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES
   const resolve = options.resolve ?? systemResolve
 
+  /** The one refusal text, whatever the reason (docs/webhooks.md). */
+  const unreachable = (host: string) => `${host} ${UNREACHABLE}`
+
   /** Every address the host has must be allowed (a name with one private address among public ones is refused). */
   const resolveChecked = async (url: URL, budgetMs: number): Promise<ResolvedAddress | { readonly refused: string }> => {
     const host = bareHost(url)
@@ -90,18 +100,13 @@ export const makeNodeTransport = (options: TransportOptions): Context.Service.Sh
     } else {
       try {
         addresses = await withTimeout(resolve(host), budgetMs, `resolving ${host} timed out`)
-      } catch (e) {
-        const code = (e as { code?: unknown }).code
-        return { refused: `${host} does not resolve${typeof code === "string" ? ` (${code})` : `: ${(e as Error).message}`}` }
+      } catch {
+        return { refused: unreachable(host) }
       }
     }
-    if (addresses.length === 0) return { refused: `${host} does not resolve` }
-    const bad = addresses.find((a) => !isAllowedAddress(a.address, options.allowLoopback))
-    if (bad) {
-      const kind = classifyAddress(bad.address)
-      const hint = kind === "loopback" ? " (loopback is allowed only with WEBHOOKS_ALLOW_LOOPBACK outside production)" : ""
-      return { refused: `${host === bad.address ? "" : `${host} resolves to `}${refusalReason(bad.address)}${hint}` }
-    }
+    // One answer for every refusal (no name, private, loopback, link-local, metadata …): which rule
+    // fired would tell a caller what the service's network holds (an SSRF oracle).
+    if (addresses.length === 0 || addresses.some((a) => !isAllowedAddress(a.address, options.allowLoopback))) return { refused: unreachable(host) }
     return addresses[0]
   }
 
