@@ -43,6 +43,10 @@ describe("configuration", () => {
       expect(yield* failure({ STORAGE: "mongo" })).toMatch(/^invalid configuration: STORAGE: must be one of memory \| postgres, got "mongo"$/)
       expect(yield* failure({ RATE_LIMIT_PER_MINUTE: "0" })).toMatch(/^invalid configuration: RATE_LIMIT_PER_MINUTE: /)
       expect(yield* failure({ BASE_URL: "example.com" })).toMatch(/^invalid configuration: BASE_URL must be an absolute http\(s\) address/)
+      // Fake payments grant credits for free: not in production unless the operator says so.
+      expect(yield* failure({ NODE_ENV: "production" })).toMatch(/^invalid configuration: PAYMENTS=fake with NODE_ENV=production: .*FAKE_PAYMENTS_IN_PRODUCTION=true/)
+      expect(yield* failure({ NODE_ENV: "production", FAKE_PAYMENTS_IN_PRODUCTION: "true" })).toMatch(/^accepted/)
+      expect(yield* failure({ NODE_ENV: "production", PAYMENTS: "stripe", STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: "whsec_x" })).toMatch(/^accepted/)
     })
   )
 })

@@ -100,6 +100,15 @@ const raw = Effect.all({
 
 export const loadConfig: Effect.Effect<AppConfigShape, ConfigInvalid> = Effect.gen(function* () {
   const c = yield* raw
+  const nodeEnv = yield* text("NODE_ENV")
+  const fakeInProduction = yield* bool("FAKE_PAYMENTS_IN_PRODUCTION", false)
+  if (c.payments === "fake" && Option.getOrUndefined(nodeEnv)?.toLowerCase() === "production" && !fakeInProduction) {
+    return yield* Effect.fail(
+      invalid(
+        "PAYMENTS=fake with NODE_ENV=production: the fake processor grants credits without payment; set PAYMENTS=stripe, or FAKE_PAYMENTS_IN_PRODUCTION=true to run the simulation anyway"
+      )
+    )
+  }
   if (c.storage === "postgres" && Option.isNone(c.databaseUrl)) {
     return yield* Effect.fail(invalid("DATABASE_URL is required when STORAGE=postgres"))
   }

@@ -2,11 +2,11 @@
 // wallet once per event, knowledge access, acquisitions, recharges, failures, expiries, renewals,
 // and the Stripe-Signature check (SDK-made headers accepted; tampered and stale ones refused).
 import { expect } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import Stripe from "stripe"
 import { describe, it as vit } from "vitest"
-import { FAKE_SESSION_TTL_MS, FAKE_WEBHOOK_SECRET, FakeProcessorLive } from "../../src/layers/payments/fake.js"
+import { FAKE_SESSION_TTL_MS, FakeProcessorLive } from "../../src/layers/payments/fake.js"
 import { eventEnvelope, signPayload, verifySignature } from "../../src/layers/payments/stripeFormat.js"
 import { SeedLive } from "../../src/layers/seed.js"
 import { Conflict, InvalidInput, NotFound } from "../../src/schema/errors.js"
@@ -32,6 +32,9 @@ const build = <R, E>(storage: Layer.Layer<R, E>) =>
     Layer.provideMerge(storage),
     Layer.provideMerge(Ids.Live)
   )
+
+/** Configured, so the suite can sign events itself (unset, the fake makes a random secret per process). */
+const TEST_WEBHOOK_SECRET = "whsec_payments_suite_secret_0123456789abcdef"
 
 let counter = 0
 /** An account with one agent; the caller is that agent's key. */
@@ -252,7 +255,7 @@ forEachStorage("payments", build, (it) => {
       const payload = JSON.stringify(
         eventEnvelope({ id: "evt_sub_deleted_1", type: "customer.subscription.deleted", createdSeconds: now, object: { id: subscriptionId, object: "subscription", status: "canceled" } })
       )
-      const ended = yield* payments.handleWebhook(payload, signPayload(payload, FAKE_WEBHOOK_SECRET, now))
+      const ended = yield* payments.handleWebhook(payload, signPayload(payload, TEST_WEBHOOK_SECRET, now))
       expect(ended.outcome).toBe("plan pro ended")
       expect(yield* payments.planOf(account.id)).toBeNull()
       expect(yield* ledger.balance(walletAccount(agent.id))).toBe(5000)
@@ -295,34 +298,34 @@ forEachStorage("payments", build, (it) => {
       yield* TestClock.setTime(Date.now())
       const now = Math.floor(Date.now() / 1000)
       const payload = JSON.stringify(eventEnvelope({ id: `evt_sig_${now}`, type: "ping", createdSeconds: now, object: { id: "x", object: "ping" } }))
-      const sdkHeader = Stripe.webhooks.generateTestHeaderString({ payload, secret: FAKE_WEBHOOK_SECRET, timestamp: now })
+      const sdkHeader = Stripe.webhooks.generateTestHeaderString({ payload, secret: TEST_WEBHOOK_SECRET, timestamp: now })
       expect((yield* payments.handleWebhook(payload, sdkHeader)).outcome).toBe("ignored: ping")
 
       const refused = (body: string, header: string | undefined) => Effect.flip(payments.handleWebhook(body, header))
       expect(yield* refused(payload.replace("ping", "pong"), sdkHeader)).toBeInstanceOf(InvalidSignature)
-      expect(yield* refused(payload, Stripe.webhooks.generateTestHeaderString({ payload, secret: FAKE_WEBHOOK_SECRET, timestamp: now - 301 }))).toMatchObject({
+      expect(yield* refused(payload, Stripe.webhooks.generateTestHeaderString({ payload, secret: TEST_WEBHOOK_SECRET, timestamp: now - 301 }))).toMatchObject({
         _tag: "InvalidSignature",
         message: expect.stringContaining("tolerance")
       })
-      expect(yield* refused(payload, Stripe.webhooks.generateTestHeaderString({ payload, secret: FAKE_WEBHOOK_SECRET, timestamp: now + 301 }))).toBeInstanceOf(InvalidSignature)
+      expect(yield* refused(payload, Stripe.webhooks.generateTestHeaderString({ payload, secret: TEST_WEBHOOK_SECRET, timestamp: now + 301 }))).toBeInstanceOf(InvalidSignature)
       expect(yield* refused(payload, Stripe.webhooks.generateTestHeaderString({ payload, secret: "whsec_wrong", timestamp: now }))).toBeInstanceOf(InvalidSignature)
       expect(yield* refused(payload, undefined)).toMatchObject({ message: "missing Stripe-Signature header" })
       expect(yield* refused(payload, `t=${now}`)).toBeInstanceOf(InvalidSignature)
       expect(yield* refused(payload, "v1=abc")).toBeInstanceOf(InvalidSignature)
       // Within the tolerance (299 s old) it still passes.
       const old = JSON.stringify(eventEnvelope({ id: `evt_sig_old_${now}`, type: "ping", createdSeconds: now - 299, object: { object: "ping" } }))
-      expect((yield* payments.handleWebhook(old, signPayload(old, FAKE_WEBHOOK_SECRET, now - 299))).duplicate).toBe(false)
+      expect((yield* payments.handleWebhook(old, signPayload(old, TEST_WEBHOOK_SECRET, now - 299))).duplicate).toBe(false)
       // Several v1 signatures (a rotated secret): one match is enough.
       const rotated = JSON.stringify(eventEnvelope({ id: `evt_sig_rot_${now}`, type: "ping", createdSeconds: now, object: { object: "ping" } }))
-      const good = signPayload(rotated, FAKE_WEBHOOK_SECRET, now).split(",")[1]
+      const good = signPayload(rotated, TEST_WEBHOOK_SECRET, now).split(",")[1]
       const bad = signPayload(rotated, "whsec_old", now).split(",")[1]
       expect((yield* payments.handleWebhook(rotated, `t=${now},${bad},${good},v0=zzz`)).duplicate).toBe(false)
       // A verified body that is not an event is InvalidInput, not a crash.
       const junk = "{\"hello\":1}"
-      expect(yield* refused(junk, signPayload(junk, FAKE_WEBHOOK_SECRET, now))).toBeInstanceOf(InvalidInput)
+      expect(yield* refused(junk, signPayload(junk, TEST_WEBHOOK_SECRET, now))).toBeInstanceOf(InvalidInput)
     })
   )
-})
+}, { stripeWebhookSecret: Option.some(Redacted.make(TEST_WEBHOOK_SECRET)) })
 
 const TestClockTime = Effect.clockWith((clock) => clock.currentTimeMillis)
 

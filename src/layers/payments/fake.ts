@@ -1,5 +1,6 @@
 // The fake payment processor (PAYMENTS=fake): sessions kept in our storage, a hosted page at
 // {BASE_URL}/checkout/fake/:sessionId, and Stripe-format events signed with a webhook secret.
+import { randomBytes } from "node:crypto"
 import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
 import { Conflict, NotFound, type StorageUnavailable } from "../../schema/errors.js"
 import { Ids, Transactor } from "../../services/Db.js"
@@ -14,17 +15,18 @@ import {
 import { AppConfig } from "../../services/AppConfig.js"
 import { checkoutSessionObject, eventEnvelope, signPayload, toProcessorSession, verifyAndParse } from "./stripeFormat.js"
 
-/**
- * The development webhook secret of the fake processor, used when STRIPE_WEBHOOK_SECRET is not
- * set. Public on purpose (README, docs/payments.md): fake payments are free to make anyway.
- */
-export const FAKE_WEBHOOK_SECRET = "whsec_fake_development_secret_not_for_production"
 
 /** An open fake session expires this long after creation (Stripe's default is 24 h). */
 export const FAKE_SESSION_TTL_MS = 24 * 3600 * 1000
 
+/**
+ * The fake processor's webhook signing secret: STRIPE_WEBHOOK_SECRET when set, else a random one
+ * made when the processor layer is built (once per process), so nobody can forge a signed
+ * `invoice.paid` with a secret read in the documentation. Several processes sharing one database
+ * need the same secret: set STRIPE_WEBHOOK_SECRET.
+ */
 export const fakeWebhookSecret = (secret: Option.Option<Redacted.Redacted>) =>
-  Option.match(secret, { onNone: () => FAKE_WEBHOOK_SECRET, onSome: Redacted.value })
+  Option.match(secret, { onNone: () => `whsec_${randomBytes(32).toString("base64")}`, onSome: Redacted.value })
 
 const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000)
 
