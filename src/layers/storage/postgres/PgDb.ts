@@ -27,9 +27,10 @@ const int8Codec: PgTypes.Codec<number | bigint | string> = {
       : codecError(`int8 ${n} is outside the safe integer range`)
   },
   encode: (value) => {
+    if (typeof value === "number" && !Number.isSafeInteger(value)) return codecError(`not an int8: ${value}`)
     let n: bigint
     try {
-      n = typeof value === "bigint" ? value : BigInt(typeof value === "number" ? Math.trunc(value) : value)
+      n = typeof value === "bigint" ? value : BigInt(value)
     } catch {
       return codecError(`not an int8: ${String(value)}`)
     }
