@@ -49,12 +49,23 @@ export class MppStore extends Context.Service<
     /** The row, locked for this unit of work. */
     readonly getForUpdate: (id: string) => Effect.Effect<ChallengeRecord | undefined, StorageUnavailable>
     readonly update: (record: ChallengeRecord) => Effect.Effect<void, StorageUnavailable>
+    /**
+     * Deletes the agent's open challenges that expired at or before `nowIso`, and all but the
+     * newest `keep` of those still open, so one agent cannot grow the store without bound.
+     */
+    readonly pruneOpen: (agentId: string, nowIso: string, keep: number) => Effect.Effect<void, StorageUnavailable>
     /** The most recently paid challenges (for the health check's ledger sample). */
     readonly recentPaid: (limit: number) => Effect.Effect<ReadonlyArray<ChallengeRecord>, StorageUnavailable>
     /** A round trip to the storage (a trivial read). */
     readonly ping: Effect.Effect<void, StorageUnavailable>
   }
 >()("MppStore") {}
+
+/**
+ * Open (unpaid, unexpired) challenges kept per agent. Issuing one more drops the oldest; a
+ * credential for a dropped challenge is refused like an unknown one (402 invalid-challenge).
+ */
+export const MAX_OPEN_CHALLENGES_PER_AGENT = 100
 
 /** base64url without padding. */
 const b64url = (s: string) => Buffer.from(s, "utf8").toString("base64url")
@@ -282,6 +293,7 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
             entryId: null,
             transactionId: null
           }
+          yield* store.pruneOpen(caller.agentId, record.createdAt, MAX_OPEN_CHALLENGES_PER_AGENT - 1)
           yield* store.insert(record)
           return toChallenge(record, decoded)
         })

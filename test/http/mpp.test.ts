@@ -6,6 +6,7 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { EXTERNAL_GRANTS, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger.js"
 import { Ledger } from "../../src/services/Ledger.js"
+import { MAX_OPEN_CHALLENGES_PER_AGENT } from "../../src/services/Mpp.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { postgresSkipReason } from "../fixtures/db.js"
 import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
@@ -221,5 +222,22 @@ for (const storage of ["memory", "postgres"] as const) {
       expect(await res.json()).toMatchObject({ type: "SellerFailed" })
       expect(await balance(walletAccount(k.agentId))).toBe(10)
     })
+
+    it(`an agent keeps at most ${MAX_OPEN_CHALLENGES_PER_AGENT} open challenges: issuing more drops the oldest, which is then refused`, async () => {
+      const k = await createAgentKey(server.baseUrl, ["commerce:*"])
+      await fund(k.agentId, 100)
+      const body = { input: { text: "bounded" } }
+      const challenges: Array<Record<string, string>> = []
+      for (let i = 0; i < MAX_OPEN_CHALLENGES_PER_AGENT + 5; i++) {
+        const res = await invoke(k, body)
+        expect(res.status).toBe(402)
+        challenges.push(parseChallenge(res.headers.get("www-authenticate")!))
+      }
+      const oldest = await invoke(k, body, credentialFor(challenges[0]))
+      expect(oldest.status).toBe(402)
+      expect(((await oldest.json()) as { problem: string }).problem).toMatch(/invalid-challenge$/)
+      const newest = await invoke(k, body, credentialFor(challenges[challenges.length - 1]))
+      expect(newest.status).toBe(200)
+    }, 60_000)
   })
 }

@@ -37,8 +37,21 @@ export const MemoryMppStore = Layer.effect(
   Effect.gen(function* () {
     const db = yield* MemoryDb
     const rows = db.table<string, ChallengeRecord>("mpp_challenges")
+    /** Open challenge ids per agent, oldest first (the Postgres partial index's counterpart). */
+    const openByAgent = db.table<string, ReadonlyArray<string>>("mpp_open_by_agent")
     return {
-      insert: (r) => rows.set(r.id, r),
+      insert: (r) =>
+        Effect.andThen(rows.set(r.id, r), r.status === "open" ? openByAgent.set(r.agentId, [...(openByAgent.get(r.agentId) ?? []), r.id]) : Effect.void),
+      pruneOpen: (agentId, nowIso, keep) =>
+        Effect.gen(function* () {
+          const ids = openByAgent.get(agentId) ?? []
+          const open = ids.map((id) => rows.get(id)).filter((r): r is ChallengeRecord => r !== undefined && r.status === "open")
+          const live = open.filter((r) => r.expiresAt > nowIso)
+          const kept = live.slice(Math.max(0, live.length - keep))
+          const keptIds = new Set(kept.map((r) => r.id))
+          for (const r of open) if (!keptIds.has(r.id)) yield* rows.delete(r.id)
+          yield* openByAgent.set(agentId, kept.map((r) => r.id))
+        }),
       getForUpdate: (id) => Effect.sync(() => rows.get(id)),
       update: (r) => rows.set(r.id, r),
       recentPaid: (limit) =>

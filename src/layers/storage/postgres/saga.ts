@@ -143,6 +143,11 @@ export const PgMppStore = Layer.effect(
       update: (r) =>
         orUnavailable(sql`
           UPDATE mpp_challenges SET status = ${r.status}, paid_at = ${r.paidAt}, entry_id = ${r.entryId}, transaction_id = ${r.transactionId} WHERE id = ${r.id}`).pipe(Effect.asVoid),
+      pruneOpen: (agentId, nowIso, keep) =>
+        orUnavailable(sql`
+          DELETE FROM mpp_challenges WHERE agent_id = ${agentId} AND status = 'open' AND (expires_at <= ${nowIso} OR id IN (
+            SELECT id FROM mpp_challenges WHERE agent_id = ${agentId} AND status = 'open'
+            ORDER BY created_at DESC, id DESC OFFSET ${keep}))`).pipe(Effect.asVoid),
       recentPaid: (limit) =>
         orUnavailable(sql<ChallengeRow>`SELECT * FROM mpp_challenges WHERE status = 'paid' ORDER BY paid_at DESC, id LIMIT ${limit}`).pipe(
           Effect.map((rows) => rows.map(toChallenge))
