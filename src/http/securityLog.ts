@@ -8,6 +8,7 @@ import { currentRequestId } from "./middleware/global.js"
 export type SecurityEvent =
   | "signin.failed"
   | "signin.throttled"
+  | "anonymous.throttled"
   | "key.created"
   | "key.revoked"
   | "access.denied"

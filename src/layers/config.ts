@@ -95,7 +95,10 @@ const raw = Effect.all({
   tokenName: Effect.map(text("TOKEN_NAME"), Option.getOrElse(() => configDefaults.tokenName)),
   tokenSymbol: Effect.map(text("TOKEN_SYMBOL"), Option.getOrElse(() => configDefaults.tokenSymbol)),
   workers: bool("WORKERS", true),
-  founderAccountId: text("FOUNDER_ACCOUNT_ID")
+  founderAccountId: text("FOUNDER_ACCOUNT_ID"),
+  fakeBillingPeriodSeconds: intIn("FAKE_BILLING_PERIOD_SECONDS", 30 * 24 * 3600, 1, 366 * 24 * 3600),
+  anonymousWritesPerMinute: intIn("ANONYMOUS_WRITES_PER_MINUTE", 20, 1, 1_000_000),
+  anonymousWritesPerDay: intIn("ANONYMOUS_WRITES_PER_DAY", 1000, 1, 100_000_000)
 })
 
 export const loadConfig: Effect.Effect<AppConfigShape, ConfigInvalid> = Effect.gen(function* () {

@@ -3,9 +3,15 @@ import { Schema } from "effect"
 
 export const agentPermissions = ["catalog:read", "evaluate", "acquire", "invest", "create"] as const
 export const commercePermissions = ["commerce:read", "commerce:buy", "commerce:sell", "commerce:negotiate"] as const
-export const Permission = Schema.Literals([...agentPermissions, ...commercePermissions])
+/**
+ * Not in spec §2.4's lists (which name no permission for webhooks): managing the agent's webhook
+ * (where its events go, the signing secret, the delivery log) needs its own grant, so a leaked
+ * read-only key cannot redirect every event to another address (docs/permissions.md).
+ */
+export const webhookPermissions = ["webhooks:manage"] as const
+export const Permission = Schema.Literals([...agentPermissions, ...commercePermissions, ...webhookPermissions])
 export type Permission = typeof Permission.Type
-export const allPermissions: ReadonlyArray<Permission> = [...agentPermissions, ...commercePermissions]
+export const allPermissions: ReadonlyArray<Permission> = [...agentPermissions, ...commercePermissions, ...webhookPermissions]
 
 /** What a caller may ask for when creating a key: a permission, or `commerce:*` (all four commerce ones). */
 export const PermissionGrant = Schema.Union([Permission, Schema.Literal("commerce:*")])

@@ -33,6 +33,11 @@ export interface AppConfigShape {
   readonly tokenSymbol: string
   /** Run background workers (negotiation answers, sagas, webhooks, builds) in this process. */
   readonly workers: boolean
+  /** The fake processor's billing period: a subscription renews at most once per period. */
+  readonly fakeBillingPeriodSeconds: number
+  /** Anonymous writes (sign-up, knowledge checkouts, session-started checkouts) per client address. */
+  readonly anonymousWritesPerMinute: number
+  readonly anonymousWritesPerDay: number
   /** The founder's account id: the only account that may veto a passed governance proposal. */
   readonly founderAccountId: Option.Option<string>
 }
@@ -58,7 +63,10 @@ export const configDefaults: AppConfigShape = {
   tokenName: "Agent Commerce Utility Token",
   tokenSymbol: "ACT",
   workers: true,
-  founderAccountId: Option.none()
+  founderAccountId: Option.none(),
+  fakeBillingPeriodSeconds: 30 * 24 * 3600,
+  anonymousWritesPerMinute: 20,
+  anonymousWritesPerDay: 1000
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("AppConfig") {

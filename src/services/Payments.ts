@@ -153,6 +153,11 @@ export interface FakeCheckoutOutcome {
   readonly session: FakeSession
 }
 
+/** Who asks the fake processor for an owner-only action: the account behind a key or dashboard session. */
+export interface FakeRequester {
+  readonly accountId: string
+}
+
 export class FakeCheckout extends Context.Service<
   FakeCheckout,
   {
@@ -163,9 +168,19 @@ export class FakeCheckout extends Context.Service<
     /** Completes the session: paid, or failed with `failure` (a test card's decline code). */
     readonly pay: (sessionId: string, options: { readonly failure?: string }) => Effect.Effect<FakeCheckoutOutcome, NotFound | Conflict | StorageUnavailable>
     readonly cancel: (sessionId: string) => Effect.Effect<FakeCheckoutOutcome, NotFound | Conflict | StorageUnavailable>
-    /** A renewal period of a paid subscription: an `invoice.paid` event (billing_reason subscription_cycle). */
-    readonly renew: (sessionId: string) => Effect.Effect<FakeCheckoutOutcome, NotFound | Conflict | StorageUnavailable>
-    readonly deliveries: (sessionId: string) => Effect.Effect<ReadonlyArray<FakeDelivery>, NotFound | StorageUnavailable>
+    /**
+     * The next period of a paid subscription: an `invoice.paid` event (billing_reason
+     * subscription_cycle). Only for the account the subscription belongs to (another account gets
+     * NotFound), and once per billing period: renewal n is due `n` periods after the payment
+     * (FAKE_BILLING_PERIOD_SECONDS); earlier is a Conflict naming when it is due.
+     */
+    readonly renew: (sessionId: string, requester: FakeRequester) => Effect.Effect<FakeCheckoutOutcome, NotFound | Conflict | StorageUnavailable>
+    /**
+     * The signed events sent for a session. A session opened for an account (plans, recharges,
+     * acquisitions) shows them to that account only (NotFound to anyone else); an anonymous one
+     * (a knowledge purchase) to whoever holds its id, as its hosted page is.
+     */
+    readonly deliveries: (sessionId: string, requester: FakeRequester | undefined) => Effect.Effect<ReadonlyArray<FakeDelivery>, NotFound | StorageUnavailable>
   }
 >()("FakeCheckout") {}
 

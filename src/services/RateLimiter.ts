@@ -85,10 +85,24 @@ export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
         windowSeconds: w.seconds
       }))
 
+    /**
+     * Anonymous writes (docs/keys.md): sign-ups, knowledge checkouts and checkouts started from a
+     * dashboard session, counted together per client address.
+     */
+    const anonymousWindows: ReadonlyArray<WindowSpec> = [
+      { name: "minute", limit: config.anonymousWritesPerMinute, seconds: 60 },
+      { name: "day", limit: config.anonymousWritesPerDay, seconds: 86_400 }
+    ]
+
     /** Spends one request of `bucket`'s budget, or fails with 429 naming the exhausted window. */
-    const take = (bucket: string) =>
+    const take = (bucket: string) => takeIn(bucket, windows)
+
+    /** One anonymous write from `address`, or 429. */
+    const takeAnonymous = (address: string) => takeIn(`anon:${address}`, anonymousWindows)
+
+    const takeIn = (bucket: string, specs: ReadonlyArray<WindowSpec>) =>
       Effect.gen(function* () {
-        const framed = frame(yield* Clock.currentTimeMillis)
+        const framed = frameOf(yield* Clock.currentTimeMillis, specs)
         const result = yield* store.take(bucket, framed)
         const s = standing(framed, result.counts)
         if (!result.allowed) {
@@ -152,7 +166,7 @@ export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
         }
       })
 
-    return { take, peek, windows, failuresAllowed, recordFailure } as const
+    return { take, takeAnonymous, peek, windows, failuresAllowed, recordFailure } as const
   })
 }) {
   static readonly layer = Layer.effect(RateLimiter, RateLimiter.make)

@@ -24,7 +24,7 @@ import {
 const skip = postgresSkipReason ?? throwawayPostgresSkipReason()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const COMMERCE = "/api/v1/agent/commerce"
-const ALL = ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*"] as const
+const ALL = ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*", "webhooks:manage"] as const
 
 const serverEnv = (url: string) => ({
   STORAGE: "postgres",

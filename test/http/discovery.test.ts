@@ -29,7 +29,7 @@ const discover = async (headers: Record<string, string> = {}) => {
 beforeAll(async () => {
   server = await startServer({ config: { rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000 } })
   base = server.baseUrl
-  key = await createAgentKey(base, ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*"])
+  key = await createAgentKey(base, ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*", "webhooks:manage"])
   me = (await (await get("/api/v1/agent/me", key.auth)).json()) as typeof me
 }, 60_000)
 afterAll(async () => {

@@ -86,6 +86,9 @@ describe("payments over HTTP, PAYMENTS=fake", () => {
     // The page now says so, and Pay again is refused.
     expect(await (await fetch(checkoutUrl)).text()).toContain("This checkout is paid.")
     expect((await fetch(`${server.baseUrl}/checkout/fake/${sessionId}/pay`, form({}))).status).toBe(409)
+    // An anonymous checkout's events are its id-holder's, as its page is (there is no account to ask).
+    const events = (await (await fetch(`${server.baseUrl}/checkout/fake/${sessionId}/events`)).json()) as { data: Array<{ type: string }> }
+    expect(events.data.map((e) => e.type)).toEqual(["checkout.session.completed"])
   })
 
   it("purchaseAccess refuses a bad e-mail (BAD_REQUEST naming the field) and an unknown product (NOT_FOUND)", async () => {
@@ -127,7 +130,23 @@ describe("payments over HTTP, PAYMENTS=fake", () => {
     expect(plan?.max_projects).toBe(5)
 
     // The exact signed delivery, replayed through POST /api/payments/webhook: acknowledged, ignored.
-    const events = (await (await fetch(`${server.baseUrl}/checkout/fake/${sessionId}/events`)).json()) as {
+    // The signed events and renewals are the subscribing account's only: no credentials or another
+    // account's key → 404 (renew without credentials: 401), the owner's key → the list; renewing
+    // before the period ends → 409.
+    const eventsUrl = `${server.baseUrl}/checkout/fake/${sessionId}/events`
+    const anonymous = await fetch(eventsUrl)
+    expect(anonymous.status).toBe(404)
+    expect(await anonymous.json()).toMatchObject({ type: "NotFound", resource: "checkoutSession" })
+    const stranger = await createAgentKey(server.baseUrl, ["catalog:read"])
+    expect((await fetch(eventsUrl, { headers: stranger.auth })).status).toBe(404)
+    const renewUrl = `${server.baseUrl}/checkout/fake/${sessionId}/renew`
+    expect((await fetch(renewUrl, { method: "POST", redirect: "manual" })).status).toBe(401)
+    expect((await fetch(renewUrl, { method: "POST", headers: stranger.auth, redirect: "manual" })).status).toBe(404)
+    const early = await fetch(renewUrl, { method: "POST", headers: { cookie: key.cookie }, redirect: "manual" })
+    expect(early.status).toBe(409)
+    expect(await early.json()).toMatchObject({ type: "Conflict", state: "period_not_over" })
+    expect(await balance(key.agentId)).toBe(2500)
+    const events = (await (await fetch(eventsUrl, { headers: key.auth })).json()) as {
       data: Array<{ eventId: string; type: string; payload: string; signatureHeader: string }>
     }
     expect(events.data.map((e) => e.type)).toEqual(["checkout.session.completed"])

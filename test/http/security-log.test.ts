@@ -67,7 +67,7 @@ describe("security events", () => {
     expect(securityLines("policy.denied").some((l) => l.includes(`agentId=${buyer.agentId}`))).toBe(true)
 
     // Webhook address change (the path, which can hold a token, is not logged) and secret rotation.
-    const webhookKey = await createAgentKey(baseUrl, ["catalog:read"])
+    const webhookKey = await createAgentKey(baseUrl, ["catalog:read", "webhooks:manage"])
     const put = await fetch(`${baseUrl}/api/v1/agent/webhook`, {
       method: "PUT",
       headers: { ...json, ...webhookKey.auth },

@@ -60,7 +60,7 @@ for (const storage of ["memory", "postgres"] as const) {
 
     it("configure, test ping, a domain event, the delivery log, rotation and delete — the secret shown only twice", async () => {
       rx.received.length = 0
-      const k = await createAgentKey(server.baseUrl, ["catalog:read"])
+      const k = await createAgentKey(server.baseUrl, ["catalog:read", "webhooks:manage"])
       expect((await api("GET", "/webhook", undefined)).status).toBe(401)
       expect((await api("GET", "/webhook", k)).status).toBe(404)
 
@@ -113,7 +113,7 @@ for (const storage of ["memory", "postgres"] as const) {
       expect(rx.received[2].verifiedWith).toEqual([secret, rotated.secret])
 
       // Another agent sees only its own webhook.
-      const other = await createAgentKey(server.baseUrl, ["catalog:read"])
+      const other = await createAgentKey(server.baseUrl, ["catalog:read", "webhooks:manage"])
       expect((await api("GET", "/webhook", other)).status).toBe(404)
       expect((await deliveries(other)).data).toEqual([])
 
@@ -126,8 +126,37 @@ for (const storage of ["memory", "postgres"] as const) {
       expect([...rx.acceptedCounts().values()].every((n) => n === 1)).toBe(true)
     })
 
+    it("a key without webhooks:manage cannot read, point, rotate, test or delete the webhook (403); the event catalogue stays readable", async () => {
+      const owner = await createAgentKey(server.baseUrl, ["catalog:read", "webhooks:manage"])
+      expect((await api("PUT", "/webhook", owner, { url: rx.url, events: ["wallet.recharged"] })).status).toBe(200)
+      // A second, read-only key of the same agent (as a leaked catalogue key would be).
+      const readOnly = await fetch(`${server.baseUrl}/api/dashboard/agents/${owner.agentId}/keys`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: owner.cookie },
+        body: JSON.stringify({ name: "read-only", permissions: ["catalog:read", "commerce:*"] })
+      })
+      expect(readOnly.status).toBe(201)
+      const leaked = { ...owner, auth: { authorization: `Bearer ${((await readOnly.json()) as { secret: string }).secret}` } }
+      for (const [method, path, body] of [
+        ["PUT", "/webhook", { url: "https://attacker.example/hook" }],
+        ["GET", "/webhook", undefined],
+        ["POST", "/webhook/rotate-secret", undefined],
+        ["POST", "/webhook/test", undefined],
+        ["GET", "/webhook/deliveries", undefined],
+        ["DELETE", "/webhook", undefined]
+      ] as const) {
+        const res = await api(method, path, leaked, body)
+        expect(res.status, `${method} ${path}`).toBe(403)
+        expect(await res.json()).toMatchObject({ type: "Forbidden", permission: "webhooks:manage" })
+      }
+      expect((await api("GET", "/webhook/events", leaked)).status).toBe(200)
+      // Nothing changed: the owner's key still sees its own address.
+      expect(await (await api("GET", "/webhook", owner)).json()).toMatchObject({ url: rx.url })
+      expect((await api("DELETE", "/webhook", owner)).status).toBe(204)
+    })
+
     it("refuses private, link-local, CGNAT and metadata URLs with 400 on the url field", async () => {
-      const k = await createAgentKey(server.baseUrl, ["catalog:read"])
+      const k = await createAgentKey(server.baseUrl, ["catalog:read", "webhooks:manage"])
       for (const url of [
         "http://169.254.169.254/latest/meta-data/",
         "http://[fd00:ec2::254]/",
@@ -149,7 +178,7 @@ for (const storage of ["memory", "postgres"] as const) {
     })
 
     it("GET /webhook/events serves the catalogue with a JSON Schema per payload", async () => {
-      const k = await createAgentKey(server.baseUrl, ["catalog:read"])
+      const k = await createAgentKey(server.baseUrl, ["catalog:read", "webhooks:manage"])
       const body = await (await api("GET", "/webhook/events", k)).json()
       expect(body.events.map((e: { type: string }) => e.type)).toEqual([...eventTypes])
       const build = body.events.find((e: { type: string }) => e.type === "build.status_changed")
@@ -164,7 +193,7 @@ describe("webhooks over HTTP without the loopback flag", () => {
     const server = await startServer({ config: { ...limits, webhooksAllowLoopback: false } })
     const rx = await startReceiver()
     try {
-      const k = await createAgentKey(server.baseUrl, ["catalog:read"])
+      const k = await createAgentKey(server.baseUrl, ["catalog:read", "webhooks:manage"])
       for (const url of [rx.url, `http://localhost:${rx.port}/hook`, `http://[::1]:${rx.port}/hook`]) {
         const res = await call(server.baseUrl, "PUT", "/webhook", k, { url })
         expect(res.status, url).toBe(400)
@@ -207,7 +236,7 @@ describe.skipIf(postgresSkipReason !== undefined)("webhooks across a restart [po
       const { url } = await Effect.runPromise(Scope.provide(freshDatabase, dbScope))
       // The first server has no worker running: it stops with everything still in the outbox.
       const first = await bootOn(url, { workers: false })
-      const k = await createAgentKey(first.baseUrl, ["catalog:read"])
+      const k = await createAgentKey(first.baseUrl, ["catalog:read", "webhooks:manage"])
       const put = await (await call(first.baseUrl, "PUT", "/webhook", k, { url: rx.url })).json()
       rx.secrets = [put.secret]
       const ids: Array<string> = []

@@ -10,7 +10,7 @@ import { adminDatabaseUrl, postgresSkipReason } from "../fixtures/db.js"
 import { buildServer, cheapestTier, freshDatabaseUrl, hasRoute, ledgerInvariants, roundRobin, startServerProcess, type ServerProcess } from "./harness.js"
 
 const COMMERCE = "/api/v1/agent/commerce"
-const ALL = ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*"] as const
+const ALL = ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*", "webhooks:manage"] as const
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one database${postgresSkipReason ? ` — ${postgresSkipReason}` : ""}`, () => {

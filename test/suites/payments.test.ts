@@ -14,6 +14,7 @@ import { KnowledgeProduct } from "../../src/schema/knowledge.js"
 import { EXTERNAL_PAYMENTS, walletAccount } from "../../src/schema/ledger.js"
 import { InvalidSignature, RECHARGE_MAX_CENTS, RECHARGE_MIN_CENTS } from "../../src/schema/payments.js"
 import type { Caller } from "../../src/services/Caller.js"
+import { configDefaults } from "../../src/services/AppConfig.js"
 import { Ids } from "../../src/services/Db.js"
 import { Events } from "../../src/services/Events.js"
 import { currentIdempotencyKey } from "../../src/services/Idempotency.js"
@@ -243,7 +244,20 @@ forEachStorage("payments", build, (it) => {
       const { outcome } = yield* pay(checkout.sessionId)
       const subscriptionId = outcome.session.subscriptionId!
       expect(subscriptionId).toMatch(/^sub_fake_/)
-      const renewal = yield* Effect.flatMap(FakeCheckout, (p) => p.renew(checkout.sessionId))
+      // Owner only (another account: NotFound, as for a session that does not exist), once per period.
+      const renew = (accountId: string) => Effect.flatMap(FakeCheckout, (p) => p.renew(checkout.sessionId, { accountId }))
+      expect(yield* Effect.flip(renew("acc_someone_else"))).toBeInstanceOf(NotFound)
+      expect(yield* Effect.flip(renew(account.id))).toMatchObject({ _tag: "Conflict", state: "period_not_over" })
+      yield* TestClock.adjust(FAKE_BILLING_PERIOD_MS - 1000)
+      expect(yield* Effect.flip(renew(account.id))).toMatchObject({ _tag: "Conflict", state: "period_not_over" })
+      yield* TestClock.adjust(1000)
+      const renewal = yield* renew(account.id)
+      // The second renewal waits for the end of the second period.
+      expect(yield* Effect.flip(renew(account.id))).toMatchObject({ _tag: "Conflict", state: "period_not_over" })
+      const deliveries = yield* Effect.flatMap(FakeCheckout, (p) => p.deliveries(checkout.sessionId, { accountId: account.id }))
+      expect(deliveries.map((d) => d.type)).toEqual(["checkout.session.completed", "invoice.paid"])
+      expect(yield* Effect.flip(Effect.flatMap(FakeCheckout, (p) => p.deliveries(checkout.sessionId, { accountId: "acc_someone_else" })))).toBeInstanceOf(NotFound)
+      expect(yield* Effect.flip(Effect.flatMap(FakeCheckout, (p) => p.deliveries(checkout.sessionId, undefined)))).toBeInstanceOf(NotFound)
       const ack = yield* payments.handleWebhook(renewal.delivery!.payload, renewal.delivery!.signatureHeader)
       expect(ack.outcome).toContain("renewal of pro")
       expect(yield* ledger.balance(walletAccount(agent.id))).toBe(5000)
@@ -327,6 +341,8 @@ forEachStorage("payments", build, (it) => {
   )
 }, { stripeWebhookSecret: Option.some(Redacted.make(TEST_WEBHOOK_SECRET)) })
 
+/** The default billing period (30 days), as configDefaults has it. */
+const FAKE_BILLING_PERIOD_MS = configDefaults.fakeBillingPeriodSeconds * 1000
 const TestClockTime = Effect.clockWith((clock) => clock.currentTimeMillis)
 
 describe("verifySignature", () => {

@@ -30,7 +30,7 @@ const KeyIdParam = Schema.String.pipe(Schema.check(Schema.isPattern(/^key_[A-Za-
 
 export class DashboardPublicGroup extends HttpApiGroup.make("dashboardAuth")
   .add(
-    HttpApiEndpoint.post("signUp", "/signup", { payload: SignUpBody, success: SessionResponse.pipe(HttpApiSchema.status(201)), error: [Conflict, InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.post("signUp", "/signup", { payload: SignUpBody, success: SessionResponse.pipe(HttpApiSchema.status(201)), error: [Conflict, InvalidInput, RateLimited, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Create an account and sign in (sets the session cookie)")
   )
   .add(

@@ -10,6 +10,7 @@ import { RateLimiter, signInChecks } from "../../services/RateLimiter.js"
 import { Api } from "../api.js"
 import { SESSION_COOKIE } from "../middleware/auth.js"
 import { securityEvent } from "../securityLog.js"
+import { limitAnonymousWrite } from "../anonymousLimit.js"
 
 const setSessionCookie = (token: string, maxAgeSeconds: number) =>
   Effect.flatMap(AppConfig, (config) =>
@@ -29,6 +30,7 @@ export const DashboardPublicLive = HttpApiBuilder.group(Api, "dashboardAuth", (h
   handlers
     .handle("signUp", ({ payload }) =>
       Effect.gen(function* () {
+        yield* limitAnonymousWrite
         const keys = yield* Keys
         const account = yield* keys.signUp(payload)
         const session = yield* keys.startSession(account.id)

@@ -3,7 +3,14 @@
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Effect, Layer } from "effect"
 import { FAKE_TEST_CARDS } from "../../schema/payments.js"
-import { FakeCheckout, type FakeCheckoutOutcome, type FakeDelivery, type FakeSession, Payments } from "../../services/Payments.js"
+import { NotFound, Unauthorized } from "../../schema/errors.js"
+import { FakeCheckout, type FakeCheckoutOutcome, type FakeDelivery, type FakeRequester, type FakeSession, Payments } from "../../services/Payments.js"
+import { Keys } from "../../services/Keys.js"
+import { RateLimiter } from "../../services/RateLimiter.js"
+import { errorResponse } from "../errors.js"
+import { SESSION_COOKIE } from "../middleware/auth.js"
+import { authenticateBearerWith, sessionCaller } from "../middleware/authLive.js"
+import { currentRequestId } from "../middleware/global.js"
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
@@ -119,6 +126,33 @@ const withSession = <E, R>(f: (sessionId: string) => Effect.Effect<HttpServerRes
       : Effect.succeed(notFoundPage("malformed checkout session id"))
   )
 
+const credentialsNeeded = new Unauthorized({
+  message: "this checkout's account only: send its agent's key (Authorization: Bearer <key>) or the dashboard session cookie"
+})
+
+/**
+ * The account asking, from `Authorization: Bearer <key>` (any permission; a bad key is 401) or
+ * else the dashboard session cookie; undefined when neither is sent.
+ */
+const requesterOf = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  if (request.headers.authorization !== undefined) {
+    const caller = yield* Effect.flatMap(Keys, (keys) => Effect.flatMap(RateLimiter, (limiter) => authenticateBearerWith(keys, limiter, request.headers.authorization, null)))
+    return { accountId: caller.accountId } satisfies FakeRequester
+  }
+  const cookie = request.cookies[SESSION_COOKIE]
+  if (cookie === undefined) return undefined
+  return { accountId: (yield* sessionCaller(cookie)).accountId } satisfies FakeRequester
+})
+
+/** A fake-processor route that answers like the API: JSON error bodies with their status. */
+const asJsonApi = <E, R>(f: (sessionId: string) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.flatMap(sessionIdParam, (id) =>
+    (SESSION_ID.test(id) ? f(id) : Effect.fail(new NotFound({ message: "malformed checkout session id", resource: "checkoutSession", id }))).pipe(
+      Effect.catch((e: unknown) => Effect.map(currentRequestId, (requestId) => errorResponse(e, requestId, { "cache-control": "no-store" })))
+    )
+  )
+
 const fakeRoutes = [
   HttpRouter.route(
     "GET",
@@ -146,20 +180,28 @@ const fakeRoutes = [
     "/checkout/fake/:sessionId/cancel",
     withSession((id) => Effect.flatMap(Effect.flatMap(FakeCheckout, (page) => page.cancel(id)), redirect))
   ),
+  // Owner-only (the account's key or dashboard session), once per billing period; JSON errors.
   HttpRouter.route(
     "POST",
     "/checkout/fake/:sessionId/renew",
-    withSession((id) => Effect.flatMap(Effect.flatMap(FakeCheckout, (page) => page.renew(id)), redirect))
+    asJsonApi((id) =>
+      Effect.gen(function* () {
+        const requester = yield* requesterOf
+        if (requester === undefined) return yield* Effect.fail(credentialsNeeded)
+        return yield* redirect(yield* Effect.flatMap(FakeCheckout, (page) => page.renew(id, requester)))
+      })
+    )
   ),
-  // Every signed event the fake sent for a session (body + Stripe-Signature), to replay with curl.
+  // Every signed event the fake sent for a session (body + Stripe-Signature), to replay with curl:
+  // to the session's account only (key or dashboard session); an anonymous session's to its id's holder.
   HttpRouter.route(
     "GET",
     "/checkout/fake/:sessionId/events",
-    withSession((id) =>
-      Effect.map(
-        Effect.flatMap(FakeCheckout, (page) => page.deliveries(id)),
-        (deliveries) => HttpServerResponse.jsonUnsafe({ data: deliveries }, { headers: { "cache-control": "no-store" } })
-      )
+    asJsonApi((id) =>
+      Effect.gen(function* () {
+        const deliveries = yield* Effect.flatMap(FakeCheckout, (page) => Effect.flatMap(requesterOf, (requester) => page.deliveries(id, requester)))
+        return HttpServerResponse.jsonUnsafe({ data: deliveries }, { headers: { "cache-control": "no-store" } })
+      })
     )
   )
 ]

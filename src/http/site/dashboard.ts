@@ -3,7 +3,7 @@
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Effect } from "effect"
 import { AppConfig } from "../../services/AppConfig.js"
-import { agentPermissions, commercePermissions, type Permission } from "../../schema/keys.js"
+import { agentPermissions, commercePermissions, type Permission, webhookPermissions } from "../../schema/keys.js"
 
 const escapeHtml = (value: string): string =>
   value.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;"))
@@ -18,7 +18,8 @@ const permissionHelp: Readonly<Record<Permission, string>> = {
   "commerce:read": "read services, wallet, transactions, reputation",
   "commerce:buy": "buy services (spends wallet credits)",
   "commerce:sell": "sell services to other agents",
-  "commerce:negotiate": "propose prices and answer negotiations"
+  "commerce:negotiate": "propose prices and answer negotiations",
+  "webhooks:manage": "set where this agent's events are sent, rotate the signing secret, read the delivery log"
 }
 
 const checkbox = (p: Permission, group: "agent" | "commerce") => {
@@ -146,6 +147,9 @@ ${agentPermissions.map((p) => checkbox(p, "agent")).join("\n")}
 <label for="perm-commerce-all"><code>commerce:*</code> <span class="hint">— all four commerce permissions</span></label></p>
 <ul class="checks">
 ${commercePermissions.map((p) => checkbox(p, "commerce")).join("\n")}
+</ul>
+<ul class="checks">
+${webhookPermissions.map((p) => checkbox(p, "agent")).join("\n")}
 </ul>
 </fieldset>
 <div class="field"><label for="key-expires">Expires <span class="hint">(optional)</span></label>

@@ -168,7 +168,8 @@ const permissions: ReadonlyArray<{ readonly id: string; readonly en: string; rea
   { id: "commerce:read", en: "Read commerce data: services, wallet, transactions, reputation and statistics.", pt: "Ler dados de comércio: serviços, carteira, transações, reputação e estatísticas." },
   { id: "commerce:buy", en: "Buy services from other agents (sufficient wallet credits are required).", pt: "Comprar serviços de outros agentes (é preciso ter créditos suficientes na carteira)." },
   { id: "commerce:sell", en: "Sell services to other agents.", pt: "Vender serviços para outros agentes." },
-  { id: "commerce:negotiate", en: "Propose prices and respond to negotiations.", pt: "Propor preços e responder a negociações." }
+  { id: "commerce:negotiate", en: "Propose prices and respond to negotiations.", pt: "Propor preços e responder a negociações." },
+  { id: "webhooks:manage", en: "Set where the agent's webhook events go, rotate its signing secret and read its delivery log.", pt: "Definir para onde vão os eventos de webhook do agente, trocar o segredo de assinatura e ler o registro de entregas." }
 ]
 
 const machineLinks: ReadonlyArray<{ readonly path: string; readonly en: string; readonly pt: string }> = [

@@ -5,6 +5,8 @@ import { CreateSubscriptionCheckoutInput, PurchaseAccessInput, PurchaseStatusInp
 import { CurrentCaller } from "../../services/Caller.js"
 import type { Transactor } from "../../services/Db.js"
 import { Payments } from "../../services/Payments.js"
+import { RateLimiter } from "../../services/RateLimiter.js"
+import { limitAnonymousWrite } from "../anonymousLimit.js"
 import { authenticated, mutation, publicAccess, query, type Procedure } from "./procedure.js"
 
 export const paymentProcedures = {
@@ -16,6 +18,8 @@ export const paymentProcedures = {
     handler: (input) =>
       Effect.gen(function* () {
         const caller = yield* CurrentCaller
+        // A key's requests are already rate-limited; a dashboard session's checkouts count as anonymous writes.
+        if (caller.via === "session") yield* limitAnonymousWrite
         return yield* Effect.flatMap(Payments, (p) => p.createSubscriptionCheckout(caller, input))
       })
   }),
@@ -23,7 +27,7 @@ export const paymentProcedures = {
     description: "Buy access to a knowledge product: returns the hosted checkout address and its session id",
     access: publicAccess,
     input: PurchaseAccessInput,
-    handler: (input) => Effect.flatMap(Payments, (p) => p.purchaseAccess(input))
+    handler: (input) => Effect.andThen(limitAnonymousWrite, Effect.flatMap(Payments, (p) => p.purchaseAccess(input)))
   }),
   "publicApi.purchaseStatus": query({
     description: "Where a knowledge purchase stands (pending, paid, expired, failed), by checkout session id",
@@ -31,4 +35,4 @@ export const paymentProcedures = {
     input: PurchaseStatusInput,
     handler: (input) => Effect.flatMap(Payments, (p) => p.purchaseStatus(input.sessionId))
   })
-} satisfies Record<string, Procedure<Payments | CurrentCaller | Transactor>>
+} satisfies Record<string, Procedure<Payments | CurrentCaller | Transactor | RateLimiter>>

@@ -8,6 +8,7 @@ import {
   type FakeCheckoutOutcome,
   FakeCheckout,
   type FakeDelivery,
+  type FakeRequester,
   FakeProcessorStore,
   type FakeSession,
   PaymentProcessor
@@ -74,6 +75,11 @@ export const FakeProcessorLive = Layer.effectContext(
         yield* store.insertDelivery(delivery)
         return delivery
       })
+
+    const periodMs = config.fakeBillingPeriodSeconds * 1000
+    /** A session opened for an account belongs to it; an anonymous one to nobody in particular. */
+    const ownedBy = (session: FakeSession, requester: FakeRequester | undefined) =>
+      requester !== undefined && session.metadata.account_id !== undefined && session.metadata.account_id === requester.accountId
 
     const notFound = (id: string) => new NotFound({ message: `checkout session ${id} not found`, resource: "checkoutSession", id })
 
@@ -175,12 +181,24 @@ export const FakeProcessorLive = Layer.effectContext(
             return finish(expired, yield* emit(id, "checkout.session.expired", sessionObject(expired)), expired.cancelUrl)
           })
         ),
-      renew: (id) =>
+      renew: (id, requester) =>
         atomically(
           Effect.gen(function* () {
             const { session } = yield* load(id)
-            if (session.mode !== "subscription" || session.paymentStatus !== "paid" || session.subscriptionId === null) {
+            if (!ownedBy(session, requester)) return yield* Effect.fail(notFound(id))
+            if (session.mode !== "subscription" || session.paymentStatus !== "paid" || session.subscriptionId === null || session.completedAt === null) {
               return yield* Effect.fail(new Conflict({ message: `checkout session ${id} is not a paid subscription`, state: session.status }))
+            }
+            // Renewal n is due n periods after the first payment: one invoice per period.
+            const renewals = (yield* store.listDeliveries(id)).filter((d) => d.type === "invoice.paid").length
+            const dueMs = Date.parse(session.completedAt) + (renewals + 1) * periodMs
+            if ((yield* Clock.currentTimeMillis) < dueMs) {
+              return yield* Effect.fail(
+                new Conflict({
+                  message: `renewal ${renewals + 1} of checkout session ${id} is due at ${new Date(dueMs).toISOString()} (one per ${config.fakeBillingPeriodSeconds}s billing period)`,
+                  state: "period_not_over"
+                })
+              )
             }
             const invoiceId = yield* ids.make("in_fake")
             const invoice = {
@@ -196,9 +214,17 @@ export const FakeProcessorLive = Layer.effectContext(
             return finish(session, yield* emit(id, "invoice.paid", invoice), session.successUrl)
           })
         ),
-      deliveries: (id) =>
+      deliveries: (id, requester) =>
         Effect.flatMap(store.getSession(id), (s): Effect.Effect<ReadonlyArray<FakeDelivery>, NotFound | StorageUnavailable> =>
-          s ? store.listDeliveries(id) : Effect.fail(notFound(id))
+          s && (s.metadata.account_id === undefined || ownedBy(s, requester))
+            ? store.listDeliveries(id)
+            : Effect.fail(
+                new NotFound({
+                  message: `checkout session ${id} not found for this caller: an account's checkout shows its events to that account's key or dashboard session only`,
+                  resource: "checkoutSession",
+                  id
+                })
+              )
         )
     })
 
