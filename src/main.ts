@@ -49,6 +49,12 @@ export const startupFailure = (cause: Cause.Cause<unknown>, config: AppConfigSha
       if (code === "EACCES") return `cannot listen on port ${config.port}: permission denied (check PORT; ports below 1024 need privileges)`
       return `cannot listen on port ${config.port}: ${String(chain.at(-1)?.message ?? code ?? "unknown error")} (check PORT)`
     }
+    const embedded = chain.find((e) => e._tag === "DataDirInUse" || e._tag === "EmbeddedStoreFailed")
+    if (embedded) return String(embedded.message)
+    if (chain.some((e) => e._tag === "SqlError") && config.storage === "embedded") {
+      const detail = String(chain.at(-1)?.message ?? "unknown error").split("\n")[0]
+      return `cannot use the embedded database in DATA_DIR ${config.dataDir}: ${detail} (check the folder, or move it aside to start empty)`
+    }
     if (chain.some((e) => e._tag === "SqlError")) {
       const reason = chain.find((e) => typeof e._tag === "string" && e._tag !== "SqlError")
       const detail = String(chain.at(-1)?.message ?? reason?._tag ?? "unknown error").split("\n")[0]

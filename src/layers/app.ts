@@ -28,13 +28,16 @@ import { seedCatalogProjects } from "../services/Projects.js"
 import { SeedLive } from "./seed.js"
 import { MemoryStorageLive } from "./storage/memory/index.js"
 import { PgStorageLive } from "./storage/postgres/index.js"
+import { EmbeddedStorageLive } from "./storage/embedded.js"
 import { FakeProcessorLive } from "./payments/fake.js"
 import { StripeProcessorLive } from "./payments/stripe.js"
 import { NodeWebhookTransport } from "./webhooks/transport.js"
 
 /** Storage chosen by STORAGE: every store port plus the Transactor. */
 export const StorageLive = Layer.unwrap(
-  Effect.map(AppConfig, (config) => (config.storage === "postgres" ? PgStorageLive : MemoryStorageLive))
+  Effect.map(AppConfig, (config) =>
+    config.storage === "postgres" ? PgStorageLive : config.storage === "embedded" ? EmbeddedStorageLive : MemoryStorageLive
+  )
 )
 
 /** Payment processor chosen by PAYMENTS: the PaymentProcessor port (and the fake's hosted page). */

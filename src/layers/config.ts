@@ -78,7 +78,8 @@ const secret = (name: string) => Effect.map(text(name), Option.map(Redacted.make
 const raw = Effect.all({
   port: intIn("PORT", 3000, 0, 65535),
   baseUrl: text("BASE_URL"),
-  storage: oneOf("STORAGE", ["memory", "postgres"] as const, "memory"),
+  storage: oneOf("STORAGE", ["embedded", "memory", "postgres"] as const, "embedded"),
+  dataDir: Effect.map(text("DATA_DIR"), Option.getOrElse(() => "./data")),
   databaseUrl: secret("DATABASE_URL"),
   payments: oneOf("PAYMENTS", ["fake", "stripe"] as const, "fake"),
   stripeSecretKey: secret("STRIPE_SECRET_KEY"),

@@ -3,7 +3,7 @@
 import { Context, Layer, Option, type Redacted } from "effect"
 import type { LogLevel } from "effect/LogLevel"
 
-export type StorageKind = "memory" | "postgres"
+export type StorageKind = "embedded" | "memory" | "postgres"
 export type PaymentsKind = "fake" | "stripe"
 
 export interface AppConfigShape {
@@ -11,6 +11,8 @@ export interface AppConfigShape {
   readonly baseUrl: string
   readonly storage: StorageKind
   readonly databaseUrl: Option.Option<Redacted.Redacted>
+  /** The embedded store's data folder (STORAGE=embedded); "memory://" keeps it in memory (tests). */
+  readonly dataDir: string
   readonly payments: PaymentsKind
   readonly stripeSecretKey: Option.Option<Redacted.Redacted>
   readonly stripeWebhookSecret: Option.Option<Redacted.Redacted>
@@ -48,6 +50,7 @@ export const configDefaults: AppConfigShape = {
   baseUrl: "http://localhost:3000",
   storage: "memory",
   databaseUrl: Option.none(),
+  dataDir: "memory://",
   payments: "fake",
   stripeSecretKey: Option.none(),
   stripeWebhookSecret: Option.none(),

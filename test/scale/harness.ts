@@ -255,10 +255,23 @@ export interface LedgerInvariants {
   readonly entries: number
 }
 
+/** Runs one SQL text, returning its rows (a pg client, or PGlite opened on a data folder). */
+export type RunQuery = <R>(text: string) => Promise<{ readonly rows: ReadonlyArray<R> }>
+
 export const ledgerInvariants = async (databaseUrl: string): Promise<LedgerInvariants> => {
   const c = new pg.Client({ connectionString: databaseUrl })
   await c.connect()
   try {
+    return await ledgerInvariantsOf(<R,>(text: string) => c.query(text) as unknown as Promise<{ rows: ReadonlyArray<R> }>)
+  } finally {
+    await c.end()
+  }
+}
+
+/** The ledger's invariants, read with `query`: balanced, balances equal postings, nothing settled twice. */
+export const ledgerInvariantsOf = async (query: RunQuery): Promise<LedgerInvariants> => {
+  const c = { query: <R,>(text: string) => query<R>(text) }
+  {
     const total = await c.query<{ total: string }>("SELECT COALESCE(SUM(amount), 0)::text AS total FROM ledger_postings")
     const mismatched = await c.query<{ account: string }>(`
       SELECT b.account FROM ledger_balances b
@@ -294,8 +307,6 @@ export const ledgerInvariants = async (databaseUrl: string): Promise<LedgerInvar
       unmatched: unmatched.rows.map((r) => r.ref),
       entries: Number(entries.rows[0].n)
     }
-  } finally {
-    await c.end()
   }
 }
 

@@ -5,7 +5,7 @@ import { Schema } from "effect"
 
 export const Health = Schema.Struct({
   status: Schema.Literal("ok"),
-  storage: Schema.Literals(["memory", "postgres"]),
+  storage: Schema.Literals(["embedded", "memory", "postgres"]),
   payments: Schema.Literals(["fake", "stripe"]),
   version: Schema.String
 })

@@ -88,27 +88,31 @@ export const isUniqueViolation = (cause: Cause.Cause<unknown>): boolean =>
     (r) => Cause.isFailReason(r) && (r.error as { reason?: { _tag?: unknown } })?.reason?._tag === "UniqueViolation"
   )
 
+/**
+ * The client over one Postgres: a server (`url`, a pool of 20) or the embedded one (`path` of its
+ * socket, one connection: PGlite is a single session, so statements and transactions are
+ * serialised by the pool itself; docs/storage.md).
+ */
+export const pgClientLayer = (target: { readonly url: Redacted.Redacted } | { readonly path: string }, maxConnections: number) =>
+  PgClient.layer({
+    ...("url" in target ? { url: target.url } : { path: target.path, username: "postgres", database: "postgres" }),
+    types,
+    maxConnections,
+    idleTimeout: "30 seconds",
+    connectTimeout: "5 seconds",
+    transformQueryNames: Str.camelToSnake,
+    transformResultNames: Str.snakeToCamel,
+    // jsonb documents keep their own field names (templates use snake_case on the wire).
+    transformJson: false,
+    applicationName: "agent-commerce"
+  }).pipe(
+    // The pool's idle and TTL timers keep wall-clock time whatever clock the program runs under:
+    // tests move a TestClock by days, and the pool must not retire its connections for that.
+    Layer.provide(Layer.succeed(Clock.Clock, Clock.Clock.defaultValue()))
+  )
+
 export const PgClientLive = Layer.unwrap(
-  Effect.gen(function* () {
-    const config = yield* AppConfig
-    const url = Option.getOrThrow(config.databaseUrl)
-    return PgClient.layer({
-      url,
-      types,
-      maxConnections: 20,
-      idleTimeout: "30 seconds",
-      connectTimeout: "5 seconds",
-      transformQueryNames: Str.camelToSnake,
-      transformResultNames: Str.snakeToCamel,
-      // jsonb documents keep their own field names (templates use snake_case on the wire).
-      transformJson: false,
-      applicationName: "agent-commerce"
-    }).pipe(
-      // The pool's idle and TTL timers keep wall-clock time whatever clock the program runs under:
-      // tests move a TestClock by days, and the pool must not retire its connections for that.
-      Layer.provide(Layer.succeed(Clock.Clock, Clock.Clock.defaultValue()))
-    )
-  })
+  Effect.map(AppConfig, (config) => pgClientLayer({ url: Option.getOrThrow(config.databaseUrl) }, 20))
 )
 
 const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
@@ -131,14 +135,24 @@ const migrateExclusively = Effect.scoped(
   })
 )
 
-export const MigrationsLive = Layer.effectDiscard(
-  migrateExclusively.pipe(
-    Effect.tap((applied) =>
-      applied.length > 0 ? Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`) : Effect.void
-    ),
-    Effect.orDie
+const logged = <E, R>(migrate: Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, E, R>) =>
+  Layer.effectDiscard(
+    migrate.pipe(
+      Effect.tap((applied) =>
+        applied.length > 0 ? Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`) : Effect.void
+      ),
+      Effect.orDie
+    )
   )
-)
+
+/** Migrations on a Postgres server, one process at a time. */
+export const MigrationsLive = logged(migrateExclusively)
+
+/**
+ * Migrations on the embedded store: one process owns its data folder (a lock file), so no advisory
+ * lock — which would also hold the one connection the migrator itself needs.
+ */
+export const EmbeddedMigrationsLive = logged(runMigrations)
 
 /**
  * A unit of work is one transaction; a nested `atomically` joins the one already open (no

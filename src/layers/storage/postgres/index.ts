@@ -7,14 +7,15 @@ import { PgKeysStore, PgRateLimitStore } from "./keys.js"
 import { PgEventStore } from "./events.js"
 import { PgWebhookStore } from "./webhooks.js"
 import { PgLedgerStore } from "./ledger.js"
-import { MigrationsLive, PgClientLive, PgTransactor } from "./PgDb.js"
+import { EmbeddedMigrationsLive, MigrationsLive, PgClientLive, PgTransactor } from "./PgDb.js"
 import { PgInvestStore } from "./invest.js"
 import { PgFakeProcessorStore, PgPaymentsStore } from "./payments.js"
 import { PgBuildStore, PgProjectsStore, PgSessionStore } from "./projects.js"
 import { PgNegotiationStore } from "./negotiation.js"
 import { PgMppStore, PgSagaStore } from "./saga.js"
 
-export const PgStoresLive = Layer.mergeAll(
+/** Every store port and the Transactor over an SqlClient, without migrations. */
+const PgStoresOnly = Layer.mergeAll(
   PgTransactor,
   PgCommerceStoresLive,
   PgMarketplaceStore,
@@ -34,6 +35,11 @@ export const PgStoresLive = Layer.mergeAll(
   PgNegotiationStore,
   PgSagaStore,
   PgMppStore
-).pipe(Layer.provide(MigrationsLive))
+)
+
+export const PgStoresLive = PgStoresOnly.pipe(Layer.provide(MigrationsLive))
 
 export const PgStorageLive = PgStoresLive.pipe(Layer.provideMerge(PgClientLive))
+
+/** The same stores over the embedded Postgres (migrated without the cross-process lock). */
+export const EmbeddedStoresLive = PgStoresOnly.pipe(Layer.provide(EmbeddedMigrationsLive))

@@ -1,0 +1,150 @@
+// Embedded storage (STORAGE=embedded, the default): PGlite — PostgreSQL compiled to WebAssembly —
+// keeps its files in DATA_DIR and is served on a private Unix socket to the very same Postgres
+// store, migrations and SQL as STORAGE=postgres (src/layers/storage/postgres), through @effect/sql-pg.
+// One process owns a data folder (a lock file); PGlite is one session, so the client uses a single
+// connection and the pool serialises statements and transactions. docs/storage.md has the design.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { Context, Effect, Layer, Schema } from "effect"
+import { AppConfig } from "../../services/AppConfig.js"
+import { pgClientLayer } from "./postgres/PgDb.js"
+import { EmbeddedStoresLive } from "./postgres/index.js"
+
+/** DATA_DIR is held by another live process (or by this one, opened twice). */
+export class DataDirInUse extends Schema.TaggedError<DataDirInUse>()("DataDirInUse", {
+  message: Schema.String,
+  dataDir: Schema.String,
+  pid: Schema.Number
+}) {}
+
+/** The embedded database could not be opened (unreadable folder, not a PGlite data folder, …). */
+export class EmbeddedStoreFailed extends Schema.TaggedError<EmbeddedStoreFailed>()("EmbeddedStoreFailed", {
+  message: Schema.String,
+  dataDir: Schema.String
+}) {}
+
+/** The running embedded database: where its socket is, and its data folder (undefined: in memory). */
+export class EmbeddedPostgres extends Context.Service<
+  EmbeddedPostgres,
+  { readonly socketPath: string; readonly dataDir: string | undefined }
+>()("EmbeddedPostgres") {}
+
+/** The lock file in a data folder: the owning process's pid. */
+export const LOCK_FILE = "agent-commerce.lock"
+/** PGlite's own files live in a subfolder, so the lock and future siblings never mix with them. */
+export const PGDATA = "pgdata"
+
+/** Data folders opened by this process (a second open of the same folder is refused too). */
+const openHere = new Set<string>()
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+const inUse = (dataDir: string, pid: number) =>
+  new DataDirInUse({
+    message: `DATA_DIR ${dataDir} is in use by process ${pid}: stop it, or set DATA_DIR to another folder (a stale ${LOCK_FILE} left by a dead process is taken over by itself)`,
+    dataDir,
+    pid
+  })
+
+/** Takes the folder's lock file (a dead owner's is taken over), released with the scope. */
+const lockDataDir = (dataDir: string) =>
+  Effect.acquireRelease(
+    Effect.suspend((): Effect.Effect<string, DataDirInUse | EmbeddedStoreFailed> => {
+      if (openHere.has(dataDir)) return Effect.fail(inUse(dataDir, process.pid))
+      try {
+        mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+      } catch (e) {
+        return Effect.fail(new EmbeddedStoreFailed({ message: `cannot create DATA_DIR ${dataDir}: ${(e as Error).message}`, dataDir }))
+      }
+      const file = join(dataDir, LOCK_FILE)
+      for (let attempt = 0; attempt < 3; attempt++) {
+        try {
+          writeFileSync(file, `${process.pid}\n`, { flag: "wx", mode: 0o600 })
+          openHere.add(dataDir)
+          return Effect.succeed(file)
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
+            return Effect.fail(new EmbeddedStoreFailed({ message: `cannot write ${file}: ${(e as Error).message}`, dataDir }))
+          }
+        }
+        let pid = Number.NaN
+        try {
+          pid = Number(readFileSync(file, "utf8").trim())
+        } catch {
+          // removed meanwhile: try again
+        }
+        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) return Effect.fail(inUse(dataDir, pid))
+        try {
+          unlinkSync(file)
+        } catch {
+          // another process took it over first: the next attempt finds its pid
+        }
+      }
+      return Effect.fail(new EmbeddedStoreFailed({ message: `cannot take the lock ${file}`, dataDir }))
+    }),
+    (file) =>
+      Effect.sync(() => {
+        openHere.delete(dataDir)
+        try {
+          unlinkSync(file)
+        } catch {
+          // already gone
+        }
+      })
+  )
+
+/**
+ * Opens PGlite (in `dataDir`, or in memory when it is "memory://") and serves it on a Unix socket
+ * in a fresh 0700 folder, so only this user can connect; closed cleanly with the scope (SIGTERM).
+ */
+export const EmbeddedPostgresLive = Layer.effect(
+  EmbeddedPostgres,
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const inMemory = config.dataDir === "memory://"
+    const dataDir = inMemory ? undefined : resolve(config.dataDir)
+    if (dataDir !== undefined) yield* lockDataDir(dataDir)
+    const where = dataDir ?? "memory://"
+    // Loaded only when this storage is chosen (the WebAssembly build is ~27 MB).
+    const { PGlite } = yield* Effect.promise(() => import("@electric-sql/pglite"))
+    const { PGLiteSocketServer } = yield* Effect.promise(() => import("@electric-sql/pglite-socket"))
+    const db = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => PGlite.create(dataDir === undefined ? "memory://" : join(dataDir, PGDATA)),
+        catch: (e) => new EmbeddedStoreFailed({ message: `cannot open the embedded database in ${where}: ${String((e as Error)?.message ?? e).split("\n")[0]}`, dataDir: where })
+      }),
+      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+    )
+    const socketDir = yield* Effect.acquireRelease(
+      Effect.sync(() => mkdtempSync(join(tmpdir(), "agent-commerce-pg-"))),
+      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+    )
+    const socketPath = join(socketDir, ".s.PGSQL.5432")
+    yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 8 })
+          await server.start()
+          return server
+        },
+        catch: (e) => new EmbeddedStoreFailed({ message: `cannot serve the embedded database: ${(e as Error).message}`, dataDir: where })
+      }),
+      (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore)
+    )
+    return { socketPath, dataDir }
+  })
+)
+
+/** Every store port and the Transactor on the embedded database (one connection: one session). */
+export const EmbeddedStorageLive = EmbeddedStoresLive.pipe(
+  Layer.provideMerge(Layer.unwrap(Effect.map(EmbeddedPostgres, (pg) => pgClientLayer({ path: pg.socketPath }, 1)))),
+  Layer.provide(EmbeddedPostgresLive)
+)

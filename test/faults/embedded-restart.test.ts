@@ -1,0 +1,109 @@
+// The embedded store (STORAGE=embedded, the default) against the compiled server in its own
+// process: data survives a restart, a second process on the same DATA_DIR stops with one line,
+// and after kill -9 in the middle of buys a restart finds the ledger balanced, nothing half-written.
+import { PGlite } from "@electric-sql/pglite"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { spawnSync } from "node:child_process"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { LOCK_FILE, PGDATA } from "../../src/layers/storage/embedded.js"
+import { createAgentKey } from "../fixtures/agents.js"
+import { buildServer, cheapestTier, ledgerInvariantsOf, startServerProcess, type ServerProcess } from "../scale/harness.js"
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const COMMERCE = "/api/v1/agent/commerce"
+// No STORAGE: the default is what is tested.
+const env = (dataDir: string) => ({ DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: "100000", RATE_LIMIT_PER_DAY: "10000000" })
+
+/** Opens the folder's database in this process (the server must be stopped) and checks the ledger. */
+const invariantsIn = async (dataDir: string) => {
+  const db = await PGlite.create(join(dataDir, PGDATA))
+  try {
+    return await ledgerInvariantsOf(<R,>(text: string) => db.query<R>(text))
+  } finally {
+    await db.close()
+  }
+}
+
+describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
+  let bundle: string
+  let dataDir: string
+  let app: ServerProcess | undefined
+  beforeAll(async () => {
+    bundle = await buildServer()
+    dataDir = mkdtempSync(join(tmpdir(), "agent-commerce-data-"))
+  }, 60_000)
+  afterAll(async () => {
+    await app?.stop()
+    if (bundle) rmSync(bundle, { force: true })
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it("a second process on the same DATA_DIR stops at once with one line naming the folder and the holder; SIGTERM releases it", async () => {
+    app = await startServerProcess(bundle, env(dataDir))
+    expect(await (await fetch(`${app.baseUrl}/health`)).json()).toMatchObject({ status: "ok", storage: "embedded" })
+    const second = spawnSync(process.execPath, [bundle], { env: { PATH: process.env.PATH ?? "", PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "WARN" }, encoding: "utf8", timeout: 20_000 })
+    expect(second.status).toBe(69)
+    const lines = second.stderr.trim().split("\n")
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain(`DATA_DIR ${dataDir} is in use by process ${app.child.pid}`)
+    // The first one is unharmed.
+    expect((await fetch(`${app.baseUrl}/health`)).status).toBe(200)
+    await app.stop()
+    app = undefined
+    expect(existsSync(join(dataDir, LOCK_FILE)), "SIGTERM closes the database and removes the lock").toBe(false)
+  }, 60_000)
+
+  it("kill -9 with buys in flight: the restart takes over the stale lock, the key and balance are intact, the ledger balances", async () => {
+    const first = await startServerProcess(bundle, env(dataDir))
+    app = first
+    const key = await createAgentKey(first.baseUrl, ["catalog:read", "commerce:*"])
+    const json = { ...key.auth, "content-type": "application/json" }
+    const tier = cheapestTier(await (await fetch(`${first.baseUrl}${COMMERCE}/services`, { headers: key.auth })).json())!
+    expect(tier).toBeDefined()
+    const topup = await fetch(`${first.baseUrl}${COMMERCE}/wallet/topup`, { method: "POST", headers: json, body: JSON.stringify({ amountCents: 1_000_000 }) })
+    expect(topup.status).toBe(201)
+    const buyBody = JSON.stringify({ serviceId: tier.serviceId, tierId: tier.tierId, input: { prompt: "fault" } })
+    let stop = false
+    let answered = 0
+    const buyer = async () => {
+      while (!stop) {
+        const res = await fetch(`${first.baseUrl}${COMMERCE}/buy`, { method: "POST", headers: json, body: buyBody }).catch(() => undefined)
+        if (!res) return
+        await res.arrayBuffer().catch(() => undefined)
+        if (res.status < 300) answered++
+      }
+    }
+    const buyers = Array.from({ length: 6 }, buyer)
+    await sleep(1500)
+    await first.kill9()
+    stop = true
+    await Promise.all(buyers)
+    expect(answered, "some buys completed before the kill").toBeGreaterThan(0)
+    expect(existsSync(join(dataDir, LOCK_FILE)), "kill -9 leaves the lock behind").toBe(true)
+
+    const second = await startServerProcess(bundle, env(dataDir))
+    app = second
+    const me = await fetch(`${second.baseUrl}/api/v1/agent/me`, { headers: key.auth })
+    expect(me.status, "the key made before the kill still works").toBe(200)
+    const wallet = (await (await fetch(`${second.baseUrl}${COMMERCE}/wallet`, { headers: key.auth })).json()) as { balanceCents: number }
+    const page = (await (await fetch(`${second.baseUrl}${COMMERCE}/transactions?limit=100`, { headers: key.auth })).json()) as { data: Array<{ status: string }> }
+    const completed = page.data.filter((t) => t.status === "completed").length
+    // Every purchase answered is there (one more may have committed as the process died).
+    expect(completed).toBeGreaterThanOrEqual(Math.min(answered, 100))
+    if (completed < 100) expect(wallet.balanceCents).toBe(1_000_000 - completed * tier.priceCents)
+    const again = await fetch(`${second.baseUrl}${COMMERCE}/buy`, { method: "POST", headers: json, body: buyBody })
+    expect(again.status, await again.clone().text()).toBe(201)
+    await second.stop()
+    app = undefined
+
+    const inv = await invariantsIn(dataDir)
+    expect(inv.totalCents, "postings sum to zero").toBe(0)
+    expect(inv.mismatched, "stored balances equal the sum of postings").toEqual([])
+    expect(inv.negative, "no wallet below zero").toEqual([])
+    expect(inv.doubleSettled, "no reference settled twice").toEqual([])
+    expect(inv.unmatched, "every completed purchase has exactly its ledger entry").toEqual([])
+    expect(inv.entries).toBeGreaterThan(answered)
+  }, 90_000)
+})
