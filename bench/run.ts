@@ -1,14 +1,14 @@
-// `npm run bench`: builds, starts the compiled server (memory, then Postgres) and two baselines (raw
+// `npm run bench`: builds, starts the compiled server (memory, embedded, then Postgres) and two baselines (raw
 // node:http and a bare Effect HttpApi serving the app's own bytes), drives each with autocannon from
 // a separate process, and writes bench/results.md. Flags: --quick (3 s per run), --duration <s>,
-// --connections <n>, --only <scenario,...>, --skip-postgres, --no-pin, --no-write, --node-args "<flags>"
+// --connections <n>, --only <scenario,...>, --skip-postgres, --skip-embedded, --no-pin, --no-write, --node-args "<flags>"
 // (added to the flags of `npm start`).
 // `--profile <scenario> [--storage postgres]` instead runs one scenario against the app under
 // `node --cpu-prof` and prints where the time goes (self time by function and by package).
 import { build } from "esbuild"
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import os from "node:os"
 import path from "node:path"
@@ -57,8 +57,17 @@ const HARD_LIMIT_MS = 30 * 60 * 1000
 // Processes
 
 const children = new Set<ChildProcess>()
+/** Temporary folders to remove at exit (the embedded store's data). */
+const cleanups: Array<() => void> = []
 const killAll = () => {
   for (const child of children) if (child.exitCode === null && child.pid !== undefined) child.kill("SIGKILL")
+  for (const cleanup of cleanups.splice(0)) {
+    try {
+      cleanup()
+    } catch {
+      // best effort
+    }
+  }
 }
 process.on("exit", killAll)
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -146,14 +155,20 @@ interface Target {
   readonly idleRssMb: number
 }
 
-const startApp = async (storage: "memory" | "postgres", databaseUrl?: string, nodeArgs: ReadonlyArray<string> = []): Promise<Target> => {
+type Storage = "memory" | "embedded" | "postgres"
+
+const startApp = async (storage: Storage, databaseUrl?: string, nodeArgs: ReadonlyArray<string> = []): Promise<Target> => {
   const port = await freePort()
+  // The embedded store gets a fresh data folder per run (removed at exit).
+  const dataDir = storage === "embedded" ? mkdtempSync(path.join(os.tmpdir(), "bench-data-")) : undefined
+  if (dataDir) cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
   const baseUrl = `http://127.0.0.1:${port}`
   const { child, stderr } = spawnNode([...startFlags, ...appNodeArgs, ...nodeArgs, "--import", loopbackOnly, appEntry], {
     PORT: String(port),
     BASE_URL: baseUrl,
     STORAGE: storage,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...(dataDir ? { DATA_DIR: dataDir } : {}),
     PAYMENTS: "fake",
     LOG_LEVEL: "WARN",
     RATE_LIMIT_PER_MINUTE: "1000000",
@@ -277,7 +292,7 @@ interface Scenario {
 
 interface AppContext {
   readonly base: string
-  readonly storage: "memory" | "postgres"
+  readonly storage: Storage
   readonly databaseUrl?: string
   readonly auth: Record<string, string>
   readonly agentId: string
@@ -565,7 +580,7 @@ interface Row {
 const rows: Array<Row> = []
 const log = (line: string) => process.stdout.write(`${line}\n`)
 
-const runApp = async (storage: "memory" | "postgres", databaseUrl?: string) => {
+const runApp = async (storage: Storage, databaseUrl?: string) => {
   const app = await startApp(storage, databaseUrl)
   log(`\n== ${app.label}: idle RSS ${app.idleRssMb} MB`)
   const agent = await newAgentKey(app.baseUrl)
@@ -662,7 +677,7 @@ const targetFor = (row: Row, raw: Row | undefined, bare: Row | undefined, storag
   const rps = row.result?.requestsPerSecond
   if (!rps) return { bar: "–", met: undefined }
   if (row.scenario.startsWith("POST /buy")) {
-    const need = storage === "postgres" ? 400 : 1500
+    const need = storage === "memory" ? 1500 : 400
     const p99 = row.result!.latencyP99Ms
     const vsBare = bare?.result ? rps / bare.result.requestsPerSecond : undefined
     return {
@@ -789,6 +804,8 @@ const main = async () => {
   const memPrepared = memory.prepared
 
   const processes: Array<{ label: string; idleRssMb: number; peakRssMb: number }> = [memory]
+  if (flag("--skip-embedded")) log("\n== app (embedded): skipped — --skip-embedded given")
+  else processes.push(await runApp("embedded"))
   let postgresVersion = "not run"
   if (postgresSkip) {
     log(`\n== app (postgres): skipped — ${postgresSkip}`)
@@ -833,7 +850,7 @@ const main = async () => {
     const isApp = row.target.startsWith("app")
     const raw = find("raw node:http", row.scenario)
     const bare = find("bare HttpApi", row.scenario)
-    const t = isApp ? targetFor(row, raw, bare, row.target.includes("postgres") ? "postgres" : "memory") : { bar: "", met: undefined }
+    const t = isApp ? targetFor(row, raw, bare, row.target.includes("postgres") ? "postgres" : row.target.includes("embedded") ? "embedded" : "memory") : { bar: "", met: undefined }
     const rps = row.requestsPerRound ? `${fmt(r.requestsPerSecond)} (${fmt(r.requestsPerSecond / row.requestsPerRound)} rounds/s)` : fmt(r.requestsPerSecond)
     const non2xx = r.non2xx ? ` ⚠ ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}` : ""
     lines.push(
@@ -841,6 +858,16 @@ const main = async () => {
     )
   }
   lines.push("")
+  // Each stored app against the memory store of the same run, scenario by scenario.
+  const stored = ["app (embedded)", "app (postgres)"].filter((t) => rows.some((r) => r.target === t && r.result))
+  if (stored.length > 0) {
+    lines.push(`| scenario | ${stored.map((t) => `${t.slice(5, -1)} ÷ memory`).join(" | ")} |`, `|---|${stored.map(() => "---:").join("|")}|`)
+    for (const row of rows.filter((r) => r.target === "app (memory)" && r.result)) {
+      const cells = stored.map((t) => ratio(find(t, row.scenario)?.result?.requestsPerSecond ?? 0, row.result!.requestsPerSecond))
+      lines.push(`| ${row.scenario} | ${cells.join(" | ")} |`)
+    }
+    lines.push("")
+  }
   lines.push("| process | idle RSS MB | peak RSS MB (VmHWM) | bar |", "|---|---:|---:|---|")
   for (const p of processes) {
     const bar = p.label.startsWith("app") ? `idle < 150 (${p.idleRssMb < 150 ? "yes" : "**no**"}), peak < 300 (${p.peakRssMb < 300 ? "yes" : "**no**"})` : ""

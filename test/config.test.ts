@@ -16,10 +16,22 @@ const failure = (env: Record<string, string>) =>
   Effect.map(load(env), (r) => (Result.isFailure(r) ? r.failure.message : `accepted: ${JSON.stringify(Result.getOrThrow(r))}`))
 
 describe("configuration", () => {
-  it.effect("defaults: port 3000, memory storage, fake payments, Info logs, 60/min and 1000/day", () =>
+  it.effect("defaults: port 3000, embedded storage in ./data, fake payments, Info logs, 60/min and 1000/day, anonymous writes 20/min and 1000/day, 30-day fake billing period", () =>
     Effect.gen(function* () {
       const c = Result.getOrThrow(yield* load({}))
-      expect(c).toMatchObject({ port: 3000, baseUrl: "http://localhost:3000", storage: "memory", payments: "fake", logFormat: "pretty", rateLimitPerMinute: 60, rateLimitPerDay: 1000 })
+      expect(c).toMatchObject({
+        port: 3000,
+        baseUrl: "http://localhost:3000",
+        storage: "embedded",
+        dataDir: "./data",
+        payments: "fake",
+        logFormat: "pretty",
+        rateLimitPerMinute: 60,
+        rateLimitPerDay: 1000,
+        anonymousWritesPerMinute: 20,
+        anonymousWritesPerDay: 1000,
+        fakeBillingPeriodSeconds: 2_592_000
+      })
       expect(c.logLevel).toBe("Info")
     })
   )
@@ -40,7 +52,7 @@ describe("configuration", () => {
       expect(yield* failure({ PAYMENTS: "stripe", STRIPE_SECRET_KEY: "sk_test_x" })).toBe("invalid configuration: STRIPE_WEBHOOK_SECRET is required when PAYMENTS=stripe")
       expect(yield* failure({ PORT: "abc" })).toMatch(/^invalid configuration: PORT: /)
       expect(yield* failure({ PORT: "70000" })).toMatch(/^invalid configuration: PORT: must be an integer from 0 to 65535/)
-      expect(yield* failure({ STORAGE: "mongo" })).toMatch(/^invalid configuration: STORAGE: must be one of memory \| postgres, got "mongo"$/)
+      expect(yield* failure({ STORAGE: "mongo" })).toMatch(/^invalid configuration: STORAGE: must be one of embedded \| memory \| postgres, got "mongo"$/)
       expect(yield* failure({ RATE_LIMIT_PER_MINUTE: "0" })).toMatch(/^invalid configuration: RATE_LIMIT_PER_MINUTE: /)
       expect(yield* failure({ BASE_URL: "example.com" })).toMatch(/^invalid configuration: BASE_URL must be an absolute http\(s\) address/)
       // Fake payments grant credits for free: not in production unless the operator says so.

@@ -2,7 +2,9 @@
 // are ready, so requests fired from the moment the port accepts connections are all answered.
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
 import { connect, createServer, type AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
@@ -64,6 +66,19 @@ describe("startup", () => {
     const statuses = await fireFromFirstAccept({ STORAGE: "memory" }, 70)
     expect(statuses.filter((s) => s !== 200)).toEqual([])
   }, 90_000)
+
+  it("embedded (the default, a fresh DATA_DIR): every request fired from the first accepted connection is answered", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "agent-commerce-startup-"))
+    try {
+      const env = { STORAGE: "", DATA_DIR: dataDir }
+      expect((await fireFromFirstAccept(env, 70)).filter((s) => s !== 200)).toEqual([])
+      // Again on the existing folder (its lock released by SIGTERM).
+      await new Promise((r) => setTimeout(r, 1500))
+      expect((await fireFromFirstAccept(env, 70)).filter((s) => s !== 200)).toEqual([])
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
 
   it.skipIf(postgresSkipReason !== undefined)(
     `Postgres: every request fired from the first accepted connection is answered (migrations ran first)${postgresSkipReason ? ` — ${postgresSkipReason}` : ""}`,

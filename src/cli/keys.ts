@@ -281,7 +281,13 @@ const httpMode = async (o: Options): Promise<void> => {
 // Direct mode: the Keys service on the configured storage (as the server builds it)
 // ---------------------------------------------------------------------------
 
-const message = (e: unknown) => (typeof e === "object" && e !== null && "message" in e ? String((e as { message: unknown }).message) : String(e))
+const message = (e: unknown) => {
+  const text = typeof e === "object" && e !== null && "message" in e ? String((e as { message: unknown }).message) : String(e)
+  // The embedded store is open in a running server: talk to that server instead.
+  return (e as { _tag?: unknown })?._tag === "DataDirInUse"
+    ? `${text}\nWhile the server runs, point the command at it:   npm run keys -- <command> --url http://localhost:<PORT> …`
+    : text
+}
 
 // The application's layers are imported only here, so the HTTP mode starts quickly.
 const directProgram = async (o: Options) => {
@@ -354,7 +360,7 @@ const directMode = async (o: Options): Promise<void> => {
       "STORAGE is memory: the data lives inside one process, so a key made by this command would vanish when it exits.\n" +
         "Either point the command at a running server:   npm run keys -- " +
         `${o.command} --url http://localhost:${config.port} …\n` +
-        "or at the server's database:                   STORAGE=postgres DATABASE_URL=postgres://… npm run keys -- …",
+        "or at the server's database:                   STORAGE=embedded (DATA_DIR=…) or STORAGE=postgres DATABASE_URL=postgres://… npm run keys -- …",
       2
     )
   }

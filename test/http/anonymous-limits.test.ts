@@ -15,7 +15,7 @@ interface Answer {
   readonly cookie: string | undefined
 }
 
-for (const storage of ["memory", "postgres"] as const) {
+for (const storage of ["memory", "embedded", "postgres"] as const) {
   const skip = storage === "postgres" ? postgresSkipReason : undefined
   describe.skipIf(skip !== undefined)(`anonymous write limits [${storage}]${skip ? ` — ${skip}` : ""}`, () => {
     let server: TestServer

@@ -38,7 +38,7 @@ const publish = (seller: AgentKey, name: string, tier: { id: string; name: strin
     }
   })
 
-const storages = adminDatabaseUrl ? (["memory", "postgres"] as const) : (["memory"] as const)
+const storages = adminDatabaseUrl ? (["memory", "embedded", "postgres"] as const) : (["memory", "embedded"] as const)
 
 describe.each(storages)("commerce over HTTP [%s]", (storage) => {
   beforeAll(async () => {

@@ -6,7 +6,7 @@ import { postgresSkipReason } from "../fixtures/db.js"
 import { signUp } from "../fixtures/agents.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
-for (const storage of ["memory", "postgres"] as const) {
+for (const storage of ["memory", "embedded", "postgres"] as const) {
   const skip = storage === "postgres" ? postgresSkipReason : undefined
   describe.skipIf(skip !== undefined)(`Idempotency-Key [${storage}]${skip ? ` — ${skip}` : ""}`, () => {
     let server: TestServer

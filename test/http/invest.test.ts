@@ -14,7 +14,7 @@ const FOUNDER = "acct_founder_http"
 const DISCLAIMER =
   "Agent Commerce Utility Token (ACT) is a utility token, not a security. Jurisdictions: Brazil and Paraguay. Projections and valuations are estimates, not investment advice."
 
-for (const storage of ["memory", "postgres"] as const) {
+for (const storage of ["memory", "embedded", "postgres"] as const) {
   const skip = storage === "postgres" ? postgresSkipReason : undefined
   describe.skipIf(skip !== undefined)(`investment over HTTP [${storage}]`, () => {
     let server: RuntimeServer

@@ -2,6 +2,9 @@
 // (--url), and directly on the server's Postgres database (STORAGE=postgres).
 import { Option, Redacted } from "effect"
 import { execFile } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -186,3 +189,27 @@ describe.skipIf(postgresSkipReason !== undefined)("keys CLI directly on Postgres
     expect((await me(server.baseUrl, secret)).status).toBe(401)
   })
 })
+
+describe("keys CLI directly on the embedded store (STORAGE=embedded, DATA_DIR)", { timeout: 120_000 }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "agent-commerce-cli-"))
+  let server: TestServer | undefined
+  afterAll(async () => {
+    await server?.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it("writes into the folder the server then opens; while a server holds the folder it refuses and names --url", async () => {
+    const env = { STORAGE: "embedded", DATA_DIR: dataDir }
+    const r = await cli(["create", "--email", "solo@example.com", "--password", "operator pass 1", "--agent", "local agent", "--permissions", "catalog:read"], env)
+    expect(r.code, `stderr: ${r.stderr}\nstdout: ${r.stdout}`).toBe(0)
+    const secret = secretIn(r.stdout)
+
+    server = await startServer({ config: { storage: "embedded", dataDir } })
+    expect((await me(server.baseUrl, secret)).status).toBe(200)
+    const busy = await cli(["list", "--email", "solo@example.com", "--password", "operator pass 1"], env)
+    expect(busy.code).not.toBe(0)
+    expect(busy.stderr).toContain(`DATA_DIR ${dataDir} is in use by process ${process.pid}`)
+    expect(busy.stderr).toContain("--url http://localhost:")
+  })
+})
+

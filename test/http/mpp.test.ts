@@ -30,7 +30,7 @@ const credentialFor = (c: Record<string, string>, override: Record<string, strin
     })
   ).toString("base64url")}`
 
-for (const storage of ["memory", "postgres"] as const) {
+for (const storage of ["memory", "embedded", "postgres"] as const) {
   const skip = storage === "postgres" ? postgresSkipReason : undefined
   describe.skipIf(skip !== undefined)(`MPP pay-per-request over HTTP [${storage}]`, () => {
     let server: RuntimeServer

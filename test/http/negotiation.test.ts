@@ -13,7 +13,7 @@ const COMMERCE = "/api/v1/agent/commerce"
 const DELAY = 400
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-for (const storage of ["memory", "postgres"] as const) {
+for (const storage of ["memory", "embedded", "postgres"] as const) {
   const skip = storage === "postgres" ? postgresSkipReason : undefined
   describe.skipIf(skip !== undefined)(`negotiation over HTTP [${storage}]`, () => {
     let server: RuntimeServer

@@ -12,7 +12,7 @@ import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServe
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).toString("base64")
 
-for (const storage of ["memory", "postgres"] as const) {
+for (const storage of ["memory", "embedded", "postgres"] as const) {
   const skip = storage === "postgres" ? postgresSkipReason : undefined
   describe.skipIf(skip !== undefined)(`projects over HTTP [${storage}]`, () => {
     let server: RuntimeServer

@@ -12,7 +12,7 @@ import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServe
 const COMMERCE = "/api/v1/agent/commerce"
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-for (const storage of ["memory", "postgres"] as const) {
+for (const storage of ["memory", "embedded", "postgres"] as const) {
   const skip = storage === "postgres" ? postgresSkipReason : undefined
   describe.skipIf(skip !== undefined)(`saga over HTTP [${storage}]`, () => {
     let server: RuntimeServer

@@ -9,7 +9,7 @@ import { startServer, type TestServer } from "../fixtures/server.js"
 
 const PASSWORD = "correct horse battery"
 
-for (const storage of ["memory", "postgres"] as const) {
+for (const storage of ["memory", "embedded", "postgres"] as const) {
   const skip = storage === "postgres" ? postgresSkipReason : undefined
   describe.skipIf(skip !== undefined)(`sign-in throttling [${storage}]${skip ? ` — ${skip}` : ""}`, () => {
     let server: TestServer

@@ -41,7 +41,7 @@ const eventually = async <A>(get: () => Promise<A>, check: (a: A) => boolean, ti
   }
 }
 
-for (const storage of ["memory", "postgres"] as const) {
+for (const storage of ["memory", "embedded", "postgres"] as const) {
   const skip = storage === "postgres" ? postgresSkipReason : undefined
   describe.skipIf(skip !== undefined)(`webhooks over HTTP [${storage}]`, () => {
     let server: RuntimeServer
