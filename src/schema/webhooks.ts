@@ -120,20 +120,28 @@ const int = (description: string) => Schema.Int.annotate({ description })
 const opt = <S extends Schema.Top>(s: S) => Schema.optional(s)
 const nullable = <S extends Schema.Top>(s: S) => Schema.NullOr(s)
 
+/** The same payload from every path that sells (src/services/Settlement.ts writes it). */
 export const TransactionCompletedData = Schema.Struct({
   transactionId: str("the transaction"),
   serviceId: str("the service bought"),
-  tierId: opt(str("the tier bought")),
+  tierId: str("the tier bought"),
   role: Schema.Literals(["buyer", "seller"]).annotate({ description: "the receiving agent's side of the purchase" }),
   priceCents: int("price paid by the buyer, in cents"),
-  sellerCents: opt(int("share credited to the seller (85 %)")),
-  feeCents: opt(int("platform fee (15 %)")),
-  negotiationId: opt(nullable(str("the negotiation whose price was used")))
+  sellerCents: int("share credited to the seller (the price less the fee)"),
+  feeCents: int("platform fee (15 %, to the nearest cent, halves up)"),
+  source: Schema.Literals(["buy", "paid_call", "saga"]).annotate({ description: "how it was bought: POST /buy, a paid call (402 protocol), or a purchase saga" }),
+  ledgerEntryId: str("the balanced ledger entry that moved the money"),
+  negotiationId: nullable(str("the negotiation whose price was used")),
+  approvalId: nullable(str("the owner's approval it executed")),
+  sagaId: nullable(str("the purchase saga it settled")),
+  challengeId: nullable(str("the 402 challenge it paid"))
 })
 
 export const TransactionRefundedData = Schema.Struct({
   transactionId: str("the refunded transaction"),
   amountCents: int("amount returned to the buyer, in cents"),
+  sellerCents: opt(int("the seller's share taken back, in cents")),
+  feeCents: opt(int("the platform fee given back, in cents")),
   disputeId: opt(nullable(str("the dispute that caused the refund"))),
   reason: opt(nullable(str("why")))
 })

@@ -6,17 +6,15 @@ import {
   Approval,
   type ApprovalRecord,
   type ApprovalStatus,
-  type DeliveryRecord,
   type Purchase,
   type ReviewRecord,
   Transaction,
   type TransactionFilter,
-  type TransactionRecord,
   type TransactionRow,
   type TransactionStatus
 } from "../schema/commerce.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
-import { PLATFORM_FEES, splitSettlement, walletAccount } from "../schema/ledger.js"
+import { walletAccount } from "../schema/ledger.js"
 import type { NegotiationUnusable } from "../schema/negotiation.js"
 import type { Caller } from "./Caller.js"
 import { Catalog, simulateDelivery } from "./Catalog.js"
@@ -28,28 +26,9 @@ import { Ledger } from "./Ledger.js"
 import { Negotiations } from "./Negotiation.js"
 import { Wallet } from "./Wallet.js"
 
-/** Storage port for transactions (with their deliveries and reviews) and approvals. */
-export class CommerceStore extends Context.Service<
-  CommerceStore,
-  {
-    readonly insertTransaction: (tx: TransactionRecord, delivery: DeliveryRecord) => Effect.Effect<void, StorageUnavailable>
-    readonly getTransaction: (id: string) => Effect.Effect<TransactionRow | undefined, StorageUnavailable>
-    /** The row, locked for this unit of work. */
-    readonly lockTransaction: (id: string) => Effect.Effect<TransactionRecord | undefined, StorageUnavailable>
-    readonly updateTransaction: (tx: TransactionRecord) => Effect.Effect<void, StorageUnavailable>
-    readonly findByIdempotencyKey: (buyerAgentId: string, key: string) => Effect.Effect<TransactionRow | undefined, StorageUnavailable>
-    /** Newest first (createdAt, id descending), at most `limit` rows. */
-    readonly listTransactions: (filter: TransactionFilter) => Effect.Effect<ReadonlyArray<TransactionRow>, StorageUnavailable>
-    /** Fails with Conflict when the transaction already has a review. */
-    readonly insertReview: (review: ReviewRecord) => Effect.Effect<void, Conflict | StorageUnavailable>
-    readonly insertApproval: (approval: ApprovalRecord) => Effect.Effect<void, StorageUnavailable>
-    readonly lockApproval: (id: string) => Effect.Effect<ApprovalRecord | undefined, StorageUnavailable>
-    readonly updateApproval: (approval: ApprovalRecord) => Effect.Effect<void, StorageUnavailable>
-    readonly findApprovalByKey: (agentId: string, key: string) => Effect.Effect<ApprovalRecord | undefined, StorageUnavailable>
-    /** The account's approvals, newest first. */
-    readonly listApprovals: (accountId: string, status: ApprovalStatus | undefined, limit: number) => Effect.Effect<ReadonlyArray<ApprovalRecord>, StorageUnavailable>
-  }
->()("CommerceStore") {}
+// The store port lives with its one writer (Settlement); re-exported for the stores and readers.
+export { CommerceStore } from "./Settlement.js"
+import { CommerceStore, noReferences, Settlement } from "./Settlement.js"
 
 /** Negotiated prices (issue 6): redeem an accepted negotiation once, give it back on compensation. */
 export class NegotiatedPrices extends Context.Service<
@@ -162,6 +141,7 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
     const events = yield* Events
     const ids = yield* Ids
     const negotiated = yield* Effect.serviceOption(NegotiatedPrices)
+    const settlement = yield* Settlement
 
     const withNegotiations = <A, E>(f: (n: Context.Service.Shape<typeof NegotiatedPrices>) => Effect.Effect<A, E>) =>
       Option.match(negotiated, {
@@ -236,67 +216,37 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
           return { status: "pending_approval", transaction: null, approval: toApproval(approval, now) } as Purchase
         }
         const delivered = simulateDelivery(service, tier, x.input, txId)
-        const split = splitSettlement(priceCents)
-        const base: TransactionRecord = {
-          id: txId,
-          buyerAgentId: x.agentId,
-          sellerAgentId: service.sellerAgentId,
-          serviceId: service.id,
-          serviceName: service.name,
-          category: service.category,
-          pricingModel: service.pricingModel,
-          tierId: tier.id,
-          listPriceCents: tier.priceCents,
-          priceCents,
-          sellerCents: 0,
-          feeCents: 0,
-          negotiationId: x.negotiationId ?? x.approval?.negotiationId ?? null,
-          approvalId: x.approval?.id ?? null,
-          idempotencyKey: x.idempotencyKey,
-          status: "failed",
-          ledgerEntryId: null,
-          createdAt: at,
-          refundedAt: null
-        }
-        const delivery: DeliveryRecord = {
+        const negotiationId = x.negotiationId ?? x.approval?.negotiationId ?? null
+        const purchase = {
           transactionId: txId,
-          serviceId: service.id,
-          tierId: tier.id,
-          success: delivered.success,
-          latencyMs: delivered.latencyMs,
-          output: delivered.output,
-          error: delivered.error,
+          source: "buy" as const,
+          buyerAgentId: x.agentId,
+          offer: {
+            serviceId: service.id,
+            serviceName: service.name,
+            category: service.category,
+            pricingModel: service.pricingModel,
+            sellerAgentId: service.sellerAgentId,
+            tierId: tier.id,
+            listPriceCents: tier.priceCents
+          },
+          priceCents,
           // The simulated latency is recorded, not waited: the delivery is in hand when the purchase answers.
-          deliveredAt: at
+          delivery: { latencyMs: delivered.latencyMs, output: delivered.output },
+          references: { ...noReferences, negotiationId, approvalId: x.approval?.id ?? null, idempotencyKey: x.idempotencyKey },
+          at
         }
         if (!delivered.success) {
           // Nothing delivered, nothing charged; a redeemed negotiation is given back.
-          const negotiationId = base.negotiationId
           if (negotiationId) yield* withNegotiations((n) => n.release(negotiationId, txId))
-          yield* store.insertTransaction(base, delivery)
-          const row = { tx: base, delivery, review: undefined, disputeId: null }
+          const failed = yield* settlement.recordFailed(purchase, delivered.error ?? "the seller did not deliver")
+          const row = { tx: failed.tx, delivery: failed.delivery, review: undefined, disputeId: null }
           return { status: "failed", transaction: toTransaction(row, x.agentId), approval: null } as Purchase
         }
-        const buyer = walletAccount(x.agentId)
-        const entry = yield* ledger
-          .post({
-            kind: "purchase",
-            reference: txId,
-            memo: `${service.id}/${tier.id}`,
-            postings: [
-              { account: buyer, amount: -priceCents },
-              { account: walletAccount(service.sellerAgentId), amount: split.sellerCents },
-              { account: PLATFORM_FEES, amount: split.feeCents }
-            ]
-          })
+        const { tx, delivery } = yield* settlement
+          .settle({ ...purchase, from: { _tag: "wallet" }, memo: `${service.id}/${tier.id}` })
           .pipe(Effect.catchTag("InsufficientFunds", (e) => Effect.fail(wallet.insufficientCredits(e))))
-        const tx: TransactionRecord = { ...base, status: "completed", sellerCents: split.sellerCents, feeCents: split.feeCents, ledgerEntryId: entry.id }
-        yield* store.insertTransaction(tx, delivery)
-        const payload = { transactionId: txId, serviceId: service.id, tierId: tier.id, priceCents, sellerCents: split.sellerCents, feeCents: split.feeCents }
-        yield* events.emitMany([
-          { agentId: x.agentId, type: "transaction.completed", data: { ...payload, role: "buyer" } },
-          { agentId: service.sellerAgentId, type: "transaction.completed", data: { ...payload, role: "seller" } }
-        ])
+        const buyer = walletAccount(x.agentId)
         if (policy.autoRecharge.thresholdCents > 0) {
           const after = yield* ledger.balance(buyer)
           yield* wallet.afterDebit(x.agentId, policy, after + priceCents, after)
@@ -449,5 +399,5 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
   })
 }) {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(Commerce, Commerce.make).pipe(Layer.provide([Catalog.layer, Events.layer, Ledger.layer, Wallet.layer]))
+  static readonly layer = Layer.effect(Commerce, Commerce.make).pipe(Layer.provide([Catalog.layer, Events.layer, Ledger.layer, Wallet.layer, Settlement.layer]))
 }

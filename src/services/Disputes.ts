@@ -6,13 +6,12 @@ import { AppConfig } from "./AppConfig.js"
 import { cents } from "../schema/common.js"
 import { Dispute, type DisputeRecord, type TransactionRecord } from "../schema/commerce.js"
 import { Conflict, Forbidden, NotFound, type StorageUnavailable } from "../schema/errors.js"
-import { PLATFORM_FEES, walletAccount } from "../schema/ledger.js"
 import { Catalog } from "./Catalog.js"
 import { CommerceStore } from "./Commerce.js"
 import { traced } from "./Tracing.js"
 import { atomically, Ids } from "./Db.js"
 import { Events } from "./Events.js"
-import { Ledger } from "./Ledger.js"
+import { Settlement } from "./Settlement.js"
 
 /** Storage port for disputes (one per transaction). */
 export class DisputeStore extends Context.Service<
@@ -45,7 +44,7 @@ export class Disputes extends Context.Service<Disputes>()("Disputes", {
     const store = yield* DisputeStore
     const commerce = yield* CommerceStore
     const catalog = yield* Catalog
-    const ledger = yield* Ledger
+    const settlement = yield* Settlement
     const events = yield* Events
     const ids = yield* Ids
     const iso = (ms: number) => new Date(ms).toISOString()
@@ -63,23 +62,10 @@ export class Disputes extends Context.Service<Disputes>()("Disputes", {
      */
     const refund = (d: DisputeRecord, tx: TransactionRecord, now: number, resolution: string) =>
       Effect.gen(function* () {
-        const entry = yield* ledger.post({
-          kind: "refund",
-          reference: tx.id,
-          memo: `dispute ${d.id}: refund`,
-          postings: [
-            { account: walletAccount(tx.buyerAgentId), amount: tx.priceCents },
-            { account: walletAccount(tx.sellerAgentId), amount: -tx.sellerCents },
-            { account: PLATFORM_FEES, amount: -tx.feeCents }
-          ]
-        })
-        yield* commerce.updateTransaction({ ...tx, status: "refunded", refundedAt: iso(now) })
+        const { entry } = yield* settlement.refund(tx, { disputeId: d.id, reason: resolution, at: iso(now), memo: `dispute ${d.id}: refund` })
         const next: DisputeRecord = { ...d, status: "resolved_refunded", resolution, refundCents: tx.priceCents, refundEntryId: entry.id, updatedAt: iso(now), resolvedAt: iso(now) }
         yield* store.update(next)
         yield* announce(next)
-        for (const agentId of [tx.buyerAgentId, tx.sellerAgentId]) {
-          yield* events.emit(agentId, "transaction.refunded", { transactionId: tx.id, disputeId: d.id, refundCents: tx.priceCents, sellerCents: tx.sellerCents, feeCents: tx.feeCents })
-        }
         return next
       })
 
@@ -212,7 +198,7 @@ export class Disputes extends Context.Service<Disputes>()("Disputes", {
   })
 }) {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(Disputes, Disputes.make).pipe(Layer.provide([Catalog.layer, Events.layer, Ledger.layer]))
+  static readonly layer = Layer.effect(Disputes, Disputes.make).pipe(Layer.provide([Catalog.layer, Events.layer, Settlement.layer]))
 }
 
 /** Background resolution of due disputes every 5 seconds (when WORKERS is on). */

@@ -4,9 +4,8 @@
 import { traced } from "./Tracing.js"
 import { Clock, Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
-import type { DeliveryRecord, TransactionRecord } from "../schema/commerce.js"
 import { InvalidInput, type StorageUnavailable } from "../schema/errors.js"
-import { PLATFORM_FEES, splitSettlement, walletAccount } from "../schema/ledger.js"
+import { PLATFORM_FEES, walletAccount } from "../schema/ledger.js"
 import {
   ApprovalRequired,
   type Challenge,
@@ -34,9 +33,8 @@ import {
 } from "../schema/mpp.js"
 import type { Caller } from "./Caller.js"
 import { simulateDelivery } from "./Catalog.js"
-import { CommerceStore } from "./Commerce.js"
+import { noReferences, Settlement } from "./Settlement.js"
 import { atomically, Ids } from "./Db.js"
-import { Events } from "./Events.js"
 import { Ledger } from "./Ledger.js"
 import { deliveryModeOf, type Offer, Offers, simulatedOutput } from "./Offers.js"
 import { Wallet } from "./Wallet.js"
@@ -153,11 +151,10 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
     const store = yield* MppStore
     const ledger = yield* Ledger
     const offers = yield* Offers
-    const events = yield* Events
     const ids = yield* Ids
-    // The commerce core: wallet policies and the transaction history a paid call joins.
+    // The commerce core: wallet policies, and the one writer of purchases a paid call settles through.
     const wallet = yield* Wallet
-    const commerce = yield* CommerceStore
+    const settlement = yield* Settlement
 
     const discovery = (baseUrl: string) =>
       MppDiscovery.make({
@@ -201,7 +198,9 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
           const paid = yield* store.recentPaid(20)
           const bad: Array<string> = []
           for (const c of paid) {
-            const entries = yield* ledger.entriesByReference(c.id)
+            // Settled by its transaction (the settlement writer); calls paid before it were referenced by the challenge.
+            const byTransaction = c.transactionId ? yield* ledger.entriesByReference(c.transactionId) : []
+            const entries = byTransaction.length > 0 ? byTransaction : yield* ledger.entriesByReference(c.id)
             const purchases = entries.filter((e) => e.kind === "purchase")
             const balanced = purchases.every((e) => e.postings.reduce((s, p) => s + p.amount, 0) === 0)
             const charged = purchases[0]?.postings.find((p) => p.account === walletAccount(c.agentId))?.amount
@@ -372,17 +371,36 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
                 )
               }
             }
-            const split = splitSettlement(row.amountCents)
+            const paidAt = new Date(now).toISOString()
+            // The paid call joins the commerce history (GET /transactions, reviews, disputes, limits).
+            const transactionId = yield* ids.make("tx")
+            const output = simulatedOutput(offer, input.input, transactionId)
+            const latencyMs = simulateDelivery(
+              offer.service as unknown as Parameters<typeof simulateDelivery>[0],
+              offer.tier as unknown as Parameters<typeof simulateDelivery>[1],
+              input.input,
+              transactionId
+            ).latencyMs
             const charged = yield* Effect.result(
-              ledger.post({
-                kind: "purchase",
-                reference: row.id,
-                memo: `pay-per-request ${row.serviceId}/${row.tierId}`,
-                postings: [
-                  { account: walletAccount(row.agentId), amount: -row.amountCents },
-                  { account: walletAccount(row.sellerAgentId), amount: split.sellerCents },
-                  { account: PLATFORM_FEES, amount: split.feeCents }
-                ]
+              settlement.settle({
+                transactionId,
+                source: "paid_call",
+                buyerAgentId: row.agentId,
+                offer: {
+                  serviceId: row.serviceId,
+                  serviceName: offer.service.name,
+                  category: offer.service.category,
+                  pricingModel: offer.service.pricingModel,
+                  sellerAgentId: row.sellerAgentId,
+                  tierId: row.tierId,
+                  listPriceCents: offer.tier.priceCents
+                },
+                priceCents: row.amountCents,
+                delivery: { latencyMs, output },
+                references: { ...noReferences, challengeId: row.id },
+                at: paidAt,
+                from: { _tag: "wallet" },
+                memo: `pay-per-request ${row.serviceId}/${row.tierId}`
               })
             )
             if (charged._tag === "Failure") {
@@ -394,51 +412,16 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
               }
               return yield* Effect.fail(charged.failure)
             }
+            const entryId = charged.success.tx.ledgerEntryId!
             const after = yield* ledger.balance(walletAccount(row.agentId))
             yield* wallet.afterDebit(row.agentId, policy, after + row.amountCents, after)
-            const paidAt = new Date(now).toISOString()
-            // The paid call joins the commerce history (GET /transactions, reviews, disputes, limits).
-            const transactionId = yield* ids.make("tx")
-            const output = simulatedOutput(offer, input.input, transactionId)
-            const latencyMs = simulateDelivery(
-              offer.service as unknown as Parameters<typeof simulateDelivery>[0],
-              offer.tier as unknown as Parameters<typeof simulateDelivery>[1],
-              input.input,
-              transactionId
-            ).latencyMs
-            const tx: TransactionRecord = {
-              id: transactionId,
-              buyerAgentId: row.agentId,
-              sellerAgentId: row.sellerAgentId,
-              serviceId: row.serviceId,
-              serviceName: offer.service.name,
-              category: offer.service.category,
-              pricingModel: offer.service.pricingModel,
-              tierId: row.tierId,
-              listPriceCents: offer.tier.priceCents,
-              priceCents: row.amountCents,
-              sellerCents: split.sellerCents,
-              feeCents: split.feeCents,
-              negotiationId: null,
-              approvalId: null,
-              idempotencyKey: null,
-              status: "completed",
-              ledgerEntryId: charged.success.id,
-              createdAt: paidAt,
-              refundedAt: null
-            }
-            const delivery: DeliveryRecord = { transactionId, serviceId: row.serviceId, tierId: row.tierId, success: true, latencyMs, output, error: null, deliveredAt: paidAt }
-            yield* commerce.insertTransaction(tx, delivery)
-            const payload = { transactionId, serviceId: row.serviceId, tierId: row.tierId, priceCents: row.amountCents, sellerCents: split.sellerCents, feeCents: split.feeCents, challengeId: row.id }
-            yield* events.emit(row.agentId, "transaction.completed", { ...payload, role: "buyer" })
-            yield* events.emit(row.sellerAgentId, "transaction.completed", { ...payload, role: "seller" })
-            yield* store.update({ ...row, status: "paid", paidAt, entryId: charged.success.id, transactionId })
+            yield* store.update({ ...row, status: "paid", paidAt, entryId, transactionId })
             const receipt: Receipt = {
               status: "success",
               method: CREDITS_METHOD,
               intent: CHARGE_INTENT,
               timestamp: paidAt,
-              reference: charged.success.id,
+              reference: entryId,
               challengeId: row.id,
               transactionId,
               amount: String(row.amountCents),
@@ -465,6 +448,6 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
   })
 }) {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(Mpp, Mpp.make).pipe(Layer.provide([Events.layer, Ledger.layer, Wallet.layer]))
+  static readonly layer = Layer.effect(Mpp, Mpp.make).pipe(Layer.provide([Ledger.layer, Wallet.layer, Settlement.layer]))
 }
 

@@ -6,13 +6,12 @@
 import { traced } from "./Tracing.js"
 import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { AppConfig } from "./AppConfig.js"
-import type { DeliveryRecord, TransactionRecord } from "../schema/commerce.js"
 import { InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
-import { escrowAccount, PLATFORM_FEES, splitSettlement, walletAccount } from "../schema/ledger.js"
+import { escrowAccount, splitSettlement, walletAccount } from "../schema/ledger.js"
 import { Saga, type SagaBody, type SagaRecord, type SagaSnapshot, type SagaStep, type SagaStepName, sagaSteps, type StepStatus } from "../schema/saga.js"
 import type { Caller } from "./Caller.js"
 import { simulateDelivery } from "./Catalog.js"
-import { CommerceStore } from "./Commerce.js"
+import { noReferences, Settlement } from "./Settlement.js"
 import { atomically, Ids } from "./Db.js"
 import { Events } from "./Events.js"
 import { Ledger } from "./Ledger.js"
@@ -87,9 +86,9 @@ export class Sagas extends Context.Service<Sagas>()("Sagas", {
     const offers = yield* Offers
     const ids = yield* Ids
     // The commerce core: wallet policies (limits, allowed sellers and categories, autonomy level,
-    // low-balance warning, auto-recharge) and the transaction history the saga's purchase joins.
+    // low-balance warning, auto-recharge), and the one writer of purchases the saga settles through.
     const wallet = yield* Wallet
-    const commerce = yield* CommerceStore
+    const settlement = yield* Settlement
 
     /** The simulated delivery latency of the seller's answer (the same rule as /buy's deliveries). */
     const latencyOf = (offer: Offer, input: unknown, reference: string) => {
@@ -99,57 +98,25 @@ export class Sagas extends Context.Service<Sagas>()("Sagas", {
       return simulateDelivery(offer.service as unknown as Parameters<typeof simulateDelivery>[0], offer.tier as unknown as Parameters<typeof simulateDelivery>[1], input, reference).latencyMs
     }
 
-    /** Records the purchase in the commerce history (GET /transactions), in the step's unit of work. */
-    const recordTransaction = (
-      r: SagaRecord,
-      snapshot: SagaSnapshot,
-      now: number,
-      outcome: { readonly completed: boolean; readonly ledgerEntryId: string | null; readonly latencyMs: number; readonly output: unknown; readonly error: string | null }
-    ) =>
-      Effect.gen(function* () {
-        const id = yield* ids.make("tx")
-        const price = r.priceCents ?? 0
-        const split = splitSettlement(price)
-        const at = iso(now)
-        const tx: TransactionRecord = {
-          id,
-          buyerAgentId: r.buyerAgentId,
-          sellerAgentId: r.sellerAgentId,
-          serviceId: r.serviceId,
-          serviceName: snapshot.serviceName,
-          category: snapshot.category,
-          pricingModel: snapshot.pricingModel,
-          tierId: r.tierId,
-          listPriceCents: snapshot.listPriceCents,
-          priceCents: price,
-          sellerCents: outcome.completed ? split.sellerCents : 0,
-          feeCents: outcome.completed ? split.feeCents : 0,
-          negotiationId: outcome.completed ? r.negotiationId : null,
-          approvalId: null,
-          idempotencyKey: null,
-          status: outcome.completed ? "completed" : "failed",
-          ledgerEntryId: outcome.ledgerEntryId,
-          createdAt: at,
-          refundedAt: null
-        }
-        const delivery: DeliveryRecord = {
-          transactionId: id,
-          serviceId: r.serviceId,
-          tierId: r.tierId,
-          success: outcome.completed,
-          latencyMs: outcome.latencyMs,
-          output: outcome.output,
-          error: outcome.error,
-          deliveredAt: at
-        }
-        yield* commerce.insertTransaction(tx, delivery)
-        if (outcome.completed) {
-          const payload = { transactionId: id, sagaId: r.id, serviceId: r.serviceId, tierId: r.tierId, priceCents: price, sellerCents: split.sellerCents, feeCents: split.feeCents, negotiationId: r.negotiationId }
-          yield* events.emit(r.buyerAgentId, "transaction.completed", { ...payload, role: "buyer" })
-          yield* events.emit(r.sellerAgentId, "transaction.completed", { ...payload, role: "seller" })
-        }
-        return id
-      })
+    /** The saga's purchase as the settlement writer takes it (GET /transactions shows it). */
+    const purchaseOf = (r: SagaRecord, snapshot: SagaSnapshot, transactionId: string, now: number, delivery: { readonly latencyMs: number; readonly output: unknown }) => ({
+      transactionId,
+      source: "saga" as const,
+      buyerAgentId: r.buyerAgentId,
+      offer: {
+        serviceId: r.serviceId,
+        serviceName: snapshot.serviceName,
+        category: snapshot.category,
+        pricingModel: snapshot.pricingModel,
+        sellerAgentId: r.sellerAgentId,
+        tierId: r.tierId,
+        listPriceCents: snapshot.listPriceCents
+      },
+      priceCents: r.priceCents ?? 0,
+      delivery,
+      references: { ...noReferences, negotiationId: r.negotiationId, sagaId: r.id },
+      at: iso(now)
+    })
 
     const setStep = (steps: ReadonlyArray<SagaStep>, name: SagaStepName, patch: Partial<SagaStep>) =>
       steps.map((s) => (s.name === name ? { ...s, ...patch } : s))
@@ -200,7 +167,10 @@ export class Sagas extends Context.Service<Sagas>()("Sagas", {
         // The seller failed: an uncharged, failed transaction, as /buy records (it counts in the SLA report).
         const transactionId =
           name === "deliver" && r.snapshot !== null
-            ? yield* recordTransaction(r, r.snapshot, now, { completed: false, ledgerEntryId: null, latencyMs: delivery?.latencyMs ?? 0, output: null, error: reason })
+            ? (yield* settlement.recordFailed(
+                { ...purchaseOf(r, r.snapshot, yield* ids.make("tx"), now, { latencyMs: delivery?.latencyMs ?? 0, output: null }), references: { ...noReferences, sagaId: r.id } },
+                reason
+              )).tx.id
             : r.transactionId
         const failedIndex = sagaSteps.indexOf(name)
         let steps = setStep(r.steps, name, { status: "failed", startedAt: r.steps[failedIndex].startedAt ?? at, finishedAt: at, detail: reason })
@@ -360,31 +330,34 @@ export class Sagas extends Context.Service<Sagas>()("Sagas", {
           }
           case "settle": {
             // The pivot: from here the saga only moves forward (a failure is retried, never compensated).
-            const price = r.priceCents!
-            const split = splitSettlement(price)
-            const entry = yield* ledger.post({
-              kind: "escrow_settle",
-              reference: r.id,
-              memo: `saga ${r.id}: settlement`,
-              postings: [
-                { account: escrowAccount(r.id), amount: -price },
-                { account: walletAccount(r.sellerAgentId), amount: split.sellerCents },
-                { account: PLATFORM_FEES, amount: split.feeCents }
-              ]
-            }).pipe(Effect.catchTag(["InvalidInput", "InsufficientFunds"], (e) => Effect.die(e)))
-            return moved(yield* succeed(r, "settle", now, {}, `${split.sellerCents} cents to the seller, ${split.feeCents} cents platform fee (entry ${entry.id})`))
+            // The settlement writer moves the escrow 85/15 and records the purchase with its events.
+            const { tx } = yield* settlement
+              .settle({
+                ...purchaseOf(r, r.snapshot!, yield* ids.make("tx"), now, { latencyMs: r.snapshot?.deliveryLatencyMs ?? 0, output: r.output }),
+                from: { _tag: "escrow", sagaId: r.id },
+                memo: `saga ${r.id}: settlement`
+              })
+              .pipe(Effect.catchTag(["InvalidInput", "InsufficientFunds"], (e) => Effect.die(e)))
+            return moved(
+              yield* succeed(r, "settle", now, { transactionId: tx.id }, `${tx.sellerCents} cents to the seller, ${tx.feeCents} cents platform fee (entry ${tx.ledgerEntryId}); transaction ${tx.id} recorded`)
+            )
           }
           case "confirm": {
             const left = yield* ledger.balance(escrowAccount(r.id))
             if (left !== 0) return yield* Effect.die(new Error(`saga ${r.id}: escrow holds ${left} cents after settlement`))
-            const settled = (yield* ledger.entriesByReference(r.id)).find((e) => e.kind === "escrow_settle")
-            const transactionId = yield* recordTransaction(r, r.snapshot!, now, {
-              completed: true,
-              ledgerEntryId: settled?.id ?? null,
-              latencyMs: r.snapshot?.deliveryLatencyMs ?? 0,
-              output: r.output,
-              error: null
-            })
+            let transactionId = r.transactionId
+            if (transactionId === null) {
+              // Settled before the settlement writer recorded transactions: record it against its entry now.
+              const settled = (yield* ledger.entriesByReference(r.id)).find((e) => e.kind === "escrow_settle")
+              if (!settled) return yield* Effect.die(new Error(`saga ${r.id}: settled without an escrow_settle entry`))
+              transactionId = (yield* settlement
+                .settle({
+                  ...purchaseOf(r, r.snapshot!, yield* ids.make("tx"), now, { latencyMs: r.snapshot?.deliveryLatencyMs ?? 0, output: r.output }),
+                  from: { _tag: "posted", entryId: settled.id },
+                  memo: `saga ${r.id}: settlement`
+                })
+                .pipe(Effect.catchTag(["InvalidInput", "InsufficientFunds"], (e) => Effect.die(e)))).tx.id
+            }
             return moved(yield* succeed(r, "confirm", now, { transactionId }, `escrow empty; transaction ${transactionId} recorded; purchase complete`))
           }
         }
@@ -472,7 +445,7 @@ export class Sagas extends Context.Service<Sagas>()("Sagas", {
   })
 }) {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(Sagas, Sagas.make).pipe(Layer.provide([Events.layer, Ledger.layer, Wallet.layer, Negotiations.layer]))
+  static readonly layer = Layer.effect(Sagas, Sagas.make).pipe(Layer.provide([Events.layer, Ledger.layer, Wallet.layer, Negotiations.layer, Settlement.layer]))
 }
 
 /** The saga worker: resumes due sagas every SAGA_TICK_MS. Runs only when AppConfig.workers. */

@@ -130,8 +130,11 @@ for (const storage of ["memory", "embedded", "postgres"] as const) {
       expect(await balance(walletAccount(k.agentId))).toBe(98)
       expect((await balance(walletAccount(SELLER))) - sellerBefore).toBe(2) // 2 cents: fee ⌊0.3⌋ = 0, seller 2
       expect((await balance(PLATFORM_FEES)) - feesBefore).toBe(0)
-      const entries = await server.run(Effect.flatMap(Ledger, (l) => l.entriesByReference(challenge.id)))
-      expect(entries.map((e) => [e.kind, e.postings.find((p) => p.account === walletAccount(k.agentId))?.amount])).toEqual([["purchase", -2]])
+      // Settled like every purchase (src/services/Settlement.ts): one entry referenced by the transaction.
+      expect(receipt.transactionId).toBe(result.transactionId)
+      const entries = await server.run(Effect.flatMap(Ledger, (l) => l.entriesByReference(result.transactionId)))
+      expect(entries.map((e) => [e.id, e.kind, e.postings.find((p) => p.account === walletAccount(k.agentId))?.amount])).toEqual([[receipt.reference, "purchase", -2]])
+      expect(await server.run(Effect.flatMap(Ledger, (l) => l.entriesByReference(challenge.id)))).toEqual([])
       const check = await server.run(Effect.flatMap(Ledger, (l) => l.check))
       expect(check.ok).toBe(true)
       const health = await (await fetch(url(`${COMMERCE}/mpp/health`), { headers: k.auth })).json()

@@ -204,7 +204,11 @@ describe("event catalogue", () => {
         { negotiationId: "neg_1", serviceId: "svc_1", tierId: "basic", status: "countered", round: 2, by: "seller", action: "counter", priceCents: 900, automatic: true, agreedPriceCents: null }
       ],
       ["webhook.test", { endpointId: "whep_1", message: "hi" }],
-      ["transaction.completed", { transactionId: "tx_1", serviceId: "svc_1", tierId: "basic", priceCents: 1000, sellerCents: 850, feeCents: 150, role: "buyer" }],
+      [
+        "transaction.completed",
+        { transactionId: "tx_1", serviceId: "svc_1", tierId: "basic", priceCents: 1000, sellerCents: 850, feeCents: 150, role: "buyer", source: "buy", ledgerEntryId: "je_1", negotiationId: null, approvalId: null, sagaId: null, challengeId: null }
+      ],
+      ["transaction.refunded", { transactionId: "tx_1", amountCents: 1000, sellerCents: 850, feeCents: 150, disputeId: "dsp_1", reason: "accepted" }],
       ["approval.requested", { approvalId: "apr_1", serviceId: "svc_1", tierId: "basic", priceCents: 1000, reason: "manual", expiresAt: "2030-01-01T00:00:00.000Z" }],
       ["review.created", { reviewId: "rev_1", transactionId: "tx_1", serviceId: "svc_1", rating: 5 }],
       ["saga.step_changed", { sagaId: "saga_1", step: "escrow", status: "succeeded", previousStatus: "running", sagaStatus: "running", error: null }],

@@ -1,0 +1,157 @@
+// Settlement suite, on every storage: the one writer of purchases. A settlement from a wallet or a
+// saga's escrow writes the balanced entry, the transaction, the delivery and the two events in one
+// unit of work (or nothing: a short wallet leaves no trace); a failed delivery is recorded without a
+// charge or an event; a refund reverses the entry exactly. The event payload is the documented one.
+import { expect } from "@effect/vitest"
+import { Effect, Layer, Schema } from "effect"
+import { escrowAccount, EXTERNAL_GRANTS, InsufficientFunds, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger.js"
+import { eventCatalogue } from "../../src/schema/webhooks.js"
+import { atomically, Ids } from "../../src/services/Db.js"
+import { CommerceStore } from "../../src/services/Commerce.js"
+import { Events } from "../../src/services/Events.js"
+import { Ledger } from "../../src/services/Ledger.js"
+import { noReferences, Settlement, type SettlementInput } from "../../src/services/Settlement.js"
+import { forEachStorage } from "../fixtures/suite.js"
+
+const offer = {
+  serviceId: "svc_settle",
+  serviceName: "Settlement test service",
+  category: "data",
+  pricingModel: "per_call" as const,
+  sellerAgentId: "agt_settle_seller",
+  tierId: "basic",
+  listPriceCents: 1000
+}
+
+const purchase = (buyer: string, transactionId: string, priceCents: number): Omit<SettlementInput, "from" | "memo"> => ({
+  transactionId,
+  source: "buy",
+  buyerAgentId: buyer,
+  offer,
+  priceCents,
+  delivery: { latencyMs: 42, output: { answer: 42 } },
+  references: { ...noReferences, idempotencyKey: `key-${transactionId}` },
+  at: "2026-11-25T12:00:00.000Z"
+})
+
+const decodes = (type: "transaction.completed" | "transaction.refunded", data: unknown) => Schema.is(eventCatalogue[type].schema)(data)
+
+forEachStorage(
+  "settlement",
+  (storage) => Settlement.layer.pipe(Layer.provideMerge(Layer.mergeAll(Ledger.layer, Events.layer)), Layer.provideMerge(storage), Layer.provideMerge(Ids.Live)),
+  (it) => {
+    const fund = (agentId: string, amount: number) =>
+      Effect.flatMap(Ledger, (l) => l.transfer({ kind: "grant", reference: `fund-${agentId}`, from: EXTERNAL_GRANTS, to: walletAccount(agentId), amount }))
+
+    it.effect("from a wallet: one balanced purchase entry (85/15), the transaction and delivery, and the same event to buyer and seller", () =>
+      Effect.gen(function* () {
+        const settlement = yield* Settlement
+        const ledger = yield* Ledger
+        const buyer = "agt_settle_b1"
+        yield* fund(buyer, 5_000)
+        const feesBefore = yield* ledger.balance(PLATFORM_FEES)
+        const { tx, delivery } = yield* atomically(settlement.settle({ ...purchase(buyer, "tx_settle_1", 1_000), from: { _tag: "wallet" }, memo: "svc/basic" }))
+        expect(tx).toMatchObject({ status: "completed", priceCents: 1_000, sellerCents: 850, feeCents: 150, idempotencyKey: "key-tx_settle_1" })
+        expect(delivery).toMatchObject({ success: true, latencyMs: 42, output: { answer: 42 }, error: null })
+        expect(yield* ledger.balance(walletAccount(buyer))).toBe(4_000)
+        expect((yield* ledger.balance(PLATFORM_FEES)) - feesBefore).toBe(150)
+        const [entry] = yield* ledger.entriesByReference("tx_settle_1")
+        expect(entry.kind).toBe("purchase")
+        expect(entry.id).toBe(tx.ledgerEntryId)
+        expect(entry.postings.reduce((s, p) => s + p.amount, 0)).toBe(0)
+        const stored = yield* Effect.flatMap(CommerceStore, (s) => s.getTransaction("tx_settle_1"))
+        expect(stored?.tx).toEqual(tx)
+        expect(stored?.delivery).toEqual(delivery)
+        const events = yield* Effect.flatMap(Events, (e) => Effect.all([e.listForAgent(buyer, 5), e.listForAgent(offer.sellerAgentId, 5)]))
+        const [toBuyer, toSeller] = events.map((list) => list.find((e) => e.type === "transaction.completed" && e.data.transactionId === "tx_settle_1")!)
+        expect(toBuyer.data).toEqual({ ...toSeller.data, role: "buyer" })
+        expect(toSeller.data.role).toBe("seller")
+        expect(toBuyer.data).toEqual({
+          transactionId: "tx_settle_1",
+          serviceId: offer.serviceId,
+          tierId: "basic",
+          priceCents: 1_000,
+          sellerCents: 850,
+          feeCents: 150,
+          source: "buy",
+          ledgerEntryId: tx.ledgerEntryId,
+          negotiationId: null,
+          approvalId: null,
+          sagaId: null,
+          challengeId: null,
+          role: "buyer"
+        })
+        expect(decodes("transaction.completed", toBuyer.data)).toBe(true)
+      })
+    )
+
+    it.effect("a short wallet: InsufficientFunds and nothing written (no entry, no transaction, no event)", () =>
+      Effect.gen(function* () {
+        const settlement = yield* Settlement
+        const buyer = "agt_settle_b2"
+        yield* fund(buyer, 500)
+        const failure = yield* Effect.flip(atomically(settlement.settle({ ...purchase(buyer, "tx_settle_2", 1_000), from: { _tag: "wallet" }, memo: "x" })))
+        expect(failure).toBeInstanceOf(InsufficientFunds)
+        expect(yield* Effect.flatMap(Ledger, (l) => l.balance(walletAccount(buyer)))).toBe(500)
+        expect(yield* Effect.flatMap(Ledger, (l) => l.entriesByReference("tx_settle_2"))).toEqual([])
+        expect(yield* Effect.flatMap(CommerceStore, (s) => s.getTransaction("tx_settle_2"))).toBeUndefined()
+        expect((yield* Effect.flatMap(Events, (e) => e.listForAgent(buyer, 5))).filter((e) => e.type === "transaction.completed")).toEqual([])
+      })
+    )
+
+    it.effect("from a saga's escrow: an escrow_settle entry referenced by the saga, the escrow emptied, source saga", () =>
+      Effect.gen(function* () {
+        const settlement = yield* Settlement
+        const ledger = yield* Ledger
+        const buyer = "agt_settle_b3"
+        yield* fund(buyer, 2_000)
+        yield* ledger.transfer({ kind: "escrow_hold", reference: "saga_settle_1", from: walletAccount(buyer), to: escrowAccount("saga_settle_1"), amount: 777 })
+        const { tx } = yield* atomically(
+          settlement.settle({
+            ...purchase(buyer, "tx_settle_3", 777),
+            source: "saga",
+            references: { ...noReferences, sagaId: "saga_settle_1" },
+            from: { _tag: "escrow", sagaId: "saga_settle_1" },
+            memo: "saga"
+          })
+        )
+        expect(yield* ledger.balance(escrowAccount("saga_settle_1"))).toBe(0)
+        const entries = yield* ledger.entriesByReference("saga_settle_1")
+        expect(entries.map((e) => e.kind)).toEqual(["escrow_hold", "escrow_settle"].filter((k) => entries.some((e) => e.kind === k)))
+        expect(entries.find((e) => e.kind === "escrow_settle")?.id).toBe(tx.ledgerEntryId)
+        expect(tx).toMatchObject({ sellerCents: 660, feeCents: 117 })
+        const event = (yield* Effect.flatMap(Events, (e) => e.listForAgent(buyer, 5))).find((e) => e.type === "transaction.completed")!
+        expect(event.data).toMatchObject({ source: "saga", sagaId: "saga_settle_1", ledgerEntryId: tx.ledgerEntryId })
+        expect(decodes("transaction.completed", event.data)).toBe(true)
+      })
+    )
+
+    it.effect("a failed delivery is recorded (failed, nothing charged, no entry, no event); a refund reverses a settled one exactly and tells both", () =>
+      Effect.gen(function* () {
+        const settlement = yield* Settlement
+        const ledger = yield* Ledger
+        const buyer = "agt_settle_b4"
+        yield* fund(buyer, 3_000)
+        const failed = yield* atomically(settlement.recordFailed(purchase(buyer, "tx_settle_4", 1_000), "the seller did not deliver"))
+        expect(failed.tx).toMatchObject({ status: "failed", sellerCents: 0, feeCents: 0, ledgerEntryId: null })
+        expect(failed.delivery).toMatchObject({ success: false, output: null, error: "the seller did not deliver" })
+        expect(yield* ledger.entriesByReference("tx_settle_4")).toEqual([])
+        expect(yield* ledger.balance(walletAccount(buyer))).toBe(3_000)
+
+        const sellerBefore = yield* ledger.balance(walletAccount(offer.sellerAgentId))
+        const { tx } = yield* atomically(settlement.settle({ ...purchase(buyer, "tx_settle_5", 1_000), from: { _tag: "wallet" }, memo: "x" }))
+        const refunded = yield* atomically(settlement.refund(tx, { disputeId: "dsp_settle", reason: "accepted", at: "2026-11-26T00:00:00.000Z", memo: "refund" }))
+        expect(refunded.tx).toMatchObject({ status: "refunded", refundedAt: "2026-11-26T00:00:00.000Z" })
+        expect(yield* ledger.balance(walletAccount(buyer))).toBe(3_000)
+        expect(yield* ledger.balance(walletAccount(offer.sellerAgentId))).toBe(sellerBefore)
+        expect((yield* ledger.entriesByReference("tx_settle_5")).map((e) => e.kind).sort()).toEqual(["purchase", "refund"])
+        for (const agentId of [buyer, offer.sellerAgentId]) {
+          const event = (yield* Effect.flatMap(Events, (e) => e.listForAgent(agentId, 10))).find((e) => e.type === "transaction.refunded" && e.data.transactionId === "tx_settle_5")!
+          expect(event.data).toEqual({ transactionId: "tx_settle_5", amountCents: 1_000, sellerCents: 850, feeCents: 150, disputeId: "dsp_settle", reason: "accepted" })
+          expect(decodes("transaction.refunded", event.data)).toBe(true)
+        }
+        expect((yield* ledger.check).ok).toBe(true)
+      })
+    )
+  }
+)
