@@ -1,6 +1,6 @@
 // Keys: accounts, dashboard sessions, agents and their API keys; authenticates bearer keys.
 import { traced } from "./Tracing.js"
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, type Scope } from "effect"
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto"
 import { promisify } from "node:util"
 import {
@@ -45,8 +45,22 @@ export class KeysStore extends Context.Service<
     readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageUnavailable>
     readonly revokeKey: (id: string, at: string) => Effect.Effect<void, StorageUnavailable>
     readonly touchKey: (id: string, at: string) => Effect.Effect<void, StorageUnavailable>
+    /**
+     * Calls `onChange(keyId)` for every key revoked by another process, for as long as the scope
+     * lives (Postgres: LISTEN on the channel revokeKey notifies at commit; one process: nothing).
+     */
+    readonly watchKeyChanges: (onChange: (keyId: string) => Effect.Effect<void>) => Effect.Effect<void, never, Scope.Scope>
   }
 >()("KeysStore") {}
+
+/**
+ * Authentication reads keys from a per-process cache (docs/keys.md): an entry lives at most this
+ * long, so a revocation another process made reaches this one within it even when its
+ * notification is lost; a revocation made here, or notified, evicts the key at once.
+ */
+export const KEY_CACHE_TTL_MS = 1_000
+/** Cached keys per process (the oldest entry makes room). */
+export const KEY_CACHE_MAX = 10_000
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
 
@@ -97,6 +111,30 @@ export interface AuthenticatedKey {
 export class Keys extends Context.Service<Keys>()("Keys", {
   make: Effect.gen(function* () {
     const store = yield* KeysStore
+
+    // The authentication cache: secret hash → key and agent, with the key id's hash for eviction.
+    const cache = new Map<string, { found: { readonly key: ApiKeyRecord; readonly agent: Agent | undefined }; readonly until: number }>()
+    const hashOfKey = new Map<string, string>()
+    const remember = (hash: string, entry: { found: { readonly key: ApiKeyRecord; readonly agent: Agent | undefined }; readonly until: number }) => {
+      cache.delete(hash)
+      if (cache.size >= KEY_CACHE_MAX) {
+        const oldest = cache.keys().next().value
+        if (oldest !== undefined) {
+          const evicted = cache.get(oldest)
+          cache.delete(oldest)
+          if (evicted) hashOfKey.delete(evicted.found.key.id)
+        }
+      }
+      cache.set(hash, entry)
+      hashOfKey.set(entry.found.key.id, hash)
+    }
+    const forget = (keyId: string) => {
+      const hash = hashOfKey.get(keyId)
+      if (hash !== undefined) cache.delete(hash)
+      hashOfKey.delete(keyId)
+    }
+    // Revocations made by other processes (Postgres), as they commit.
+    yield* store.watchKeyChanges((keyId) => Effect.sync(() => forget(keyId)))
     const ids = yield* Ids
 
     const signUp = (input: { email: string; password: string; name: string }) =>
@@ -213,6 +251,9 @@ export class Keys extends Context.Service<Keys>()("Keys", {
     const listKeys = (accountId: string) => Effect.map(store.listKeys(accountId), (keys) => keys.map(toView))
 
     const revokeKey = (accountId: string, keyId: string) =>
+      Effect.ensuring(revokeKeyOnce(accountId, keyId), Effect.sync(() => forget(keyId))).pipe(traced("Keys.revokeKey"))
+
+    const revokeKeyOnce = (accountId: string, keyId: string) =>
       atomically(
         Effect.gen(function* () {
           const key = yield* store.getKey(keyId)
@@ -220,9 +261,10 @@ export class Keys extends Context.Service<Keys>()("Keys", {
             return yield* Effect.fail(new NotFound({ message: `key ${keyId} not found`, resource: "key", id: keyId }))
           }
           if (key.revokedAt === null) yield* store.revokeKey(keyId, yield* nowIso)
+          forget(keyId)
           return toView({ ...key, revokedAt: key.revokedAt ?? (yield* nowIso) })
         })
-      ).pipe(traced("Keys.revokeKey"))
+      )
 
     /** Resolves a bearer secret into the caller; 401 for unknown, revoked or expired keys. */
     const authenticate = (secret: string) =>
@@ -230,9 +272,17 @@ export class Keys extends Context.Service<Keys>()("Keys", {
         if (!secret.startsWith(KEY_PREFIX) || secret.length < KEY_PREFIX.length + 40 || secret.length > 200) {
           return yield* Effect.fail(new Unauthorized({ message: "malformed API key" }))
         }
-        const found = yield* store.findKeyWithAgent(sha256(secret))
-        if (!found) return yield* Effect.fail(new Unauthorized({ message: "unknown API key" }))
-        const { key, agent } = found
+        const hash = sha256(secret)
+        const wall = Date.now()
+        let cached = cache.get(hash)
+        if (cached === undefined || cached.until <= wall) {
+          // Unknown keys are not cached: a key created a moment ago works at once.
+          const found = yield* store.findKeyWithAgent(hash)
+          if (!found) return yield* Effect.fail(new Unauthorized({ message: "unknown API key" }))
+          cached = { found, until: wall + KEY_CACHE_TTL_MS }
+          remember(hash, cached)
+        }
+        const { key, agent } = cached.found
         const now = yield* Clock.currentTimeMillis
         if (key.revokedAt !== null) return yield* Effect.fail(new Unauthorized({ message: "this API key was revoked" }))
         if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) {
@@ -240,7 +290,9 @@ export class Keys extends Context.Service<Keys>()("Keys", {
         }
         if (!agent) return yield* Effect.fail(new Unauthorized({ message: "the key's agent no longer exists" }))
         if (key.lastUsedAt === null || now - Date.parse(key.lastUsedAt) > TOUCH_EVERY_MS) {
-          yield* store.touchKey(key.id, new Date(now).toISOString())
+          const at = new Date(now).toISOString()
+          yield* store.touchKey(key.id, at)
+          cached.found = { key: { ...key, lastUsedAt: at }, agent }
         }
         const caller: Caller = {
           accountId: key.accountId,

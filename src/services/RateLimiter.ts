@@ -1,6 +1,6 @@
 // Per-key request budgets in fixed windows (spec §8: 60 per minute and 1000 per day).
 import { traced } from "./Tracing.js"
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Deferred, Effect, Layer } from "effect"
 import { RateLimited, type StorageUnavailable } from "../schema/errors.js"
 import { AppConfig } from "./AppConfig.js"
 
@@ -33,6 +33,15 @@ export const signInChecks = (emailHash: string, address: string): ReadonlyArray<
   { bucket: `signin-address:${address}`, windows: [{ name: "15 minutes", limit: 30, seconds: 900 }] }
 ]
 
+/** A reservation is at most this many requests… */
+export const RESERVE_MAX = 100
+/** …and at most this fraction of what the tightest window has left… */
+export const RESERVE_DIVISOR = 10
+/** …and about this many milliseconds of the key's recent traffic in this process. */
+export const RESERVE_WINDOW_MS = 20
+/** Buckets with a reservation held per process (past it, reservations are dropped: under-admission only). */
+const RESERVED_MAX = 100_000
+
 export interface WindowStanding {
   readonly name: string
   readonly limit: number
@@ -44,16 +53,18 @@ export interface WindowStanding {
 }
 
 /**
- * Storage port: counts in fixed windows. `take` adds one to every window only if every window is
- * still under its limit (all or nothing, atomically); it returns the counts after the attempt.
+ * Storage port: counts in fixed windows. `reserve` grants up to `n` requests at once, as many as
+ * every window still has room for (atomically, never past a limit), adds the grant to every window
+ * and returns it with the counts after it; a grant of 0 is a refusal.
  */
 export class RateLimitStore extends Context.Service<
   RateLimitStore,
   {
-    readonly take: (
+    readonly reserve: (
       bucket: string,
-      windows: ReadonlyArray<{ readonly name: string; readonly start: number; readonly limit: number }>
-    ) => Effect.Effect<{ readonly allowed: boolean; readonly counts: ReadonlyArray<number> }, StorageUnavailable>
+      windows: ReadonlyArray<{ readonly name: string; readonly start: number; readonly limit: number }>,
+      n: number
+    ) => Effect.Effect<{ readonly granted: number; readonly counts: ReadonlyArray<number> }, StorageUnavailable>
     readonly peek: (
       bucket: string,
       windows: ReadonlyArray<{ readonly name: string; readonly start: number }>
@@ -94,38 +105,101 @@ export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
       { name: "day", limit: config.anonymousWritesPerDay, seconds: 86_400 }
     ]
 
+    /**
+     * Requests reserved ahead by this process (docs/keys.md "Rate limits across processes"): a busy
+     * key's budget is taken from the shared store several requests at a time — about 20 ms of its
+     * recent traffic, at most a tenth of what the tightest window has left, at most 100 — so most
+     * of its requests write nothing. A reservation never passes a limit; near the limit, and for a
+     * key that is not busy, it is one request, so counting is exact there. What a process reserved
+     * and did not use before its window ends is lost: a client spread over processes may be
+     * refused a little early, never late. One reservation per bucket at a time (the others wait).
+     */
+    const reserved = new Map<string, { frame: string; tokens: number; counts: ReadonlyArray<number>; at: number; served: number; exhausted: boolean }>()
+    const inflight = new Map<string, Deferred.Deferred<void>>()
+    const reserveAhead = (framed: ReadonlyArray<{ readonly limit: number }>, mine: { counts: ReadonlyArray<number>; at: number; served: number } | undefined, wall: number) => {
+      if (mine === undefined) return 1
+      const remaining = Math.min(...framed.map((w, i) => w.limit - mine.counts[i]))
+      const perSecond = (mine.served * 1000) / Math.max(1, wall - mine.at)
+      return Math.max(1, Math.min(RESERVE_MAX, Math.floor(remaining / RESERVE_DIVISOR), Math.floor((perSecond * RESERVE_WINDOW_MS) / 1000)))
+    }
+
     /** Spends one request of `bucket`'s budget, or fails with 429 naming the exhausted window. */
-    const take = (bucket: string) => takeIn(bucket, windows)
+    const take = (bucket: string) => takeIn(bucket, windows, true)
 
-    /** One anonymous write from `address`, or 429. */
-    const takeAnonymous = (address: string) => takeIn(`anon:${address}`, anonymousWindows)
+    /** One anonymous write from `address`, or 429 (counted one at a time: they are writes anyway). */
+    const takeAnonymous = (address: string) => takeIn(`anon:${address}`, anonymousWindows, false)
 
-    const takeIn = (bucket: string, specs: ReadonlyArray<WindowSpec>) =>
+    const takeIn = (bucket: string, specs: ReadonlyArray<WindowSpec>, ahead: boolean): Effect.Effect<ReadonlyArray<WindowStanding>, RateLimited | StorageUnavailable> =>
       Effect.gen(function* () {
         const framed = frameOf(yield* Clock.currentTimeMillis, specs)
-        const result = yield* store.take(bucket, framed)
-        const s = standing(framed, result.counts)
-        if (!result.allowed) {
-          const exhausted = s.filter((w) => w.remaining === 0).sort((a, b) => b.resetSeconds - a.resetSeconds)[0] ?? s[0]
-          return yield* Effect.fail(
-            Object.assign(
-              new RateLimited({
-                message: `rate limit exceeded: ${exhausted.limit} requests per ${exhausted.name}; retry in ${exhausted.resetSeconds}s`,
-                retryAfterSeconds: exhausted.resetSeconds,
-                limit: exhausted.limit,
-                window: exhausted.name
-              }),
-              { standing: s }
-            )
-          )
+        const frameKey = framed.map((w) => w.start).join(",")
+        const mine = ahead ? reserved.get(bucket) : undefined
+        const current = mine !== undefined && mine.frame === frameKey ? mine : undefined
+        if (current !== undefined && current.tokens > 0) {
+          current.tokens--
+          current.served++
+          return standing(framed, current.counts.map((c) => c - current.tokens))
         }
+        // Refused once in these windows: counts only grow until a window turns, so a flood of
+        // over-limit requests is refused here without a write.
+        if (current !== undefined && current.exhausted) return yield* refuse(standing(framed, current.counts))
+        if (ahead) {
+          const pending = inflight.get(bucket)
+          if (pending !== undefined) {
+            // Another request of this key is reserving: use what it brings back.
+            yield* Deferred.await(pending)
+            return yield* takeIn(bucket, specs, ahead)
+          }
+        }
+        const wall = Date.now()
+        const n = ahead ? reserveAhead(framed, current, wall) : 1
+        const done = ahead ? yield* Deferred.make<void>() : undefined
+        if (done !== undefined) inflight.set(bucket, done)
+        const result = yield* store.reserve(bucket, framed, n).pipe(
+          // Recorded before the waiters are woken, so they find the tokens.
+          Effect.tap((r) =>
+            Effect.sync(() => {
+              if (!ahead) return
+              if (reserved.size >= RESERVED_MAX && !reserved.has(bucket)) reserved.clear()
+              reserved.set(bucket, { frame: frameKey, tokens: Math.max(0, r.granted - 1), counts: r.counts, at: wall, served: r.granted > 0 ? 1 : 0, exhausted: r.granted === 0 })
+            })
+          ),
+          Effect.ensuring(
+            Effect.suspend(() => {
+              if (done === undefined) return Effect.void
+              inflight.delete(bucket)
+              return Deferred.succeed(done, undefined)
+            })
+          )
+        )
+        const s = standing(framed, result.counts.map((c) => c - Math.max(0, result.granted - 1)))
+        if (result.granted === 0) return yield* refuse(s)
         return s
       }).pipe(traced("RateLimiter.take"))
 
+    /** 429 naming the exhausted window that resets last. */
+    const refuse = (s: ReadonlyArray<WindowStanding>) => {
+      const exhausted = s.filter((w) => w.remaining === 0).sort((a, b) => b.resetSeconds - a.resetSeconds)[0] ?? s[0]
+      return Effect.fail(
+        Object.assign(
+          new RateLimited({
+            message: `rate limit exceeded: ${exhausted.limit} requests per ${exhausted.name}; retry in ${exhausted.resetSeconds}s`,
+            retryAfterSeconds: exhausted.resetSeconds,
+            limit: exhausted.limit,
+            window: exhausted.name
+          }),
+          { standing: s }
+        )
+      )
+    }
+
+    /** The standing of `bucket` (what this process reserved and has not used yet does not count as used). */
     const peek = (bucket: string) =>
       Effect.gen(function* () {
         const framed = frame(yield* Clock.currentTimeMillis)
-        return standing(framed, yield* store.peek(bucket, framed))
+        const mine = reserved.get(bucket)
+        const unused = mine !== undefined && mine.frame === framed.map((w) => w.start).join(",") ? mine.tokens : 0
+        return standing(framed, (yield* store.peek(bucket, framed)).map((c) => c - unused))
       })
 
     /**
@@ -160,9 +234,9 @@ export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         for (const check of checks) {
-          // A window already full stays full; `take` adds only where every window has room, so
+          // A window already full stays full; `reserve` adds only where every window has room, so
           // each window is counted on its own.
-          for (const w of frameOf(now, check.windows)) yield* store.take(check.bucket, [w])
+          for (const w of frameOf(now, check.windows)) yield* store.reserve(check.bucket, [w], 1)
         }
       })
 

@@ -41,6 +41,29 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
     expect(statuses).toEqual([200, 200])
   })
 
+  it("a key revoked through one process is refused by the other within a second (its cached copy evicted by NOTIFY, the 1 s TTL as backstop)", async () => {
+    const key = await createAgentKey(servers[0].baseUrl, ["catalog:read"])
+    const me = (s: ServerProcess) => fetch(`${s.baseUrl}/api/v1/agent/me`, { headers: key.auth }).then((r) => r.status)
+    // Both processes have the key in their cache now.
+    expect(await Promise.all(servers.map(me))).toEqual([200, 200])
+    const revoked = await fetch(`${servers[0].baseUrl}/api/dashboard/keys/${key.keyId}/revoke`, {
+      method: "POST",
+      headers: { cookie: key.cookie, "content-type": "application/json" }
+    })
+    expect(revoked.status).toBe(200)
+    const start = Date.now()
+    expect(await me(servers[0]), "the revoking process at once").toBe(401)
+    let elapsed = 0
+    for (;;) {
+      if ((await me(servers[1])) === 401) break
+      elapsed = Date.now() - start
+      expect(elapsed, "the other process within the bound").toBeLessThan(1_000)
+      await sleep(10)
+    }
+    elapsed = Date.now() - start
+    expect(elapsed).toBeLessThan(1_000)
+  })
+
   it("rate limits are shared: 60 requests across both processes pass, the 61st is 429", async () => {
     const key = await createAgentKey(front.baseUrl, ["catalog:read"])
     const before = [...front.hits]

@@ -56,7 +56,9 @@ export const MemoryKeysStore = Layer.effect(
         Effect.suspend(() => {
           const k = keys.get(id)
           return k ? keys.set(id, { ...k, lastUsedAt: at }) : Effect.void
-        })
+        }),
+      // One process holds the data: its own revocations evict its cache directly.
+      watchKeyChanges: () => Effect.void
     }
   })
 )
@@ -77,14 +79,14 @@ export const MemoryRateLimitStore = Layer.effect(
     }
     void db
     return {
-      take: (bucket, windows) =>
+      reserve: (bucket, windows, n) =>
         Effect.sync(() => {
           windows.forEach((w) => prune(bucket, w.name, w.start))
           const counts = windows.map((w) => counters.get(k(bucket, w.name, w.start)) ?? 0)
-          const allowed = windows.every((w, i) => counts[i] < w.limit)
-          if (!allowed) return { allowed, counts }
-          windows.forEach((w, i) => counters.set(k(bucket, w.name, w.start), counts[i] + 1))
-          return { allowed, counts: counts.map((c) => c + 1) }
+          const granted = Math.max(0, Math.min(n, ...windows.map((w, i) => w.limit - counts[i])))
+          if (granted === 0) return { granted, counts }
+          windows.forEach((w, i) => counters.set(k(bucket, w.name, w.start), counts[i] + granted))
+          return { granted, counts: counts.map((c) => c + granted) }
         }),
       peek: (bucket, windows) => Effect.sync(() => windows.map((w) => counters.get(k(bucket, w.name, w.start)) ?? 0))
     }

@@ -1,6 +1,8 @@
 // Postgres stores for accounts, sessions, agents, keys and rate-limit counters.
 import { SqlClient } from "effect/sql"
-import { Effect, Layer } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Queue } from "effect"
+import { AppConfig } from "../../../services/AppConfig.js"
 import { Conflict, type StorageUnavailable } from "../../../schema/errors.js"
 import { Agent, type AccountRecord, type ApiKeyRecord, type Permission, type SessionRecord } from "../../../schema/keys.js"
 import { KeysStore } from "../../../services/Keys.js"
@@ -27,10 +29,15 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
 })
 const toSession = (r: SessionRow): SessionRecord => ({ ...r, createdAt: iso(r.createdAt), expiresAt: iso(r.expiresAt) })
 
+/** The channel a revocation is announced on (payload: the key id). */
+export const KEY_CHANNEL = "agent_commerce_key_revoked"
+
 export const PgKeysStore = Layer.effect(
   KeysStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const pgClient = yield* PgClient.PgClient
+    const config = yield* AppConfig
     return {
       insertAccount: (a) =>
         orUnavailable(
@@ -87,8 +94,33 @@ export const PgKeysStore = Layer.effect(
       getKey: (id) => orUnavailable(sql<KeyRow>`SELECT * FROM api_keys WHERE id = ${id}`).pipe(Effect.map((r) => (r[0] ? toKey(r[0]) : undefined))),
       listKeys: (accountId) =>
         orUnavailable(sql<KeyRow>`SELECT * FROM api_keys WHERE account_id = ${accountId} ORDER BY created_at, id`).pipe(Effect.map((r) => r.map(toKey))),
-      revokeKey: (id, at) => orUnavailable(sql`UPDATE api_keys SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL`).pipe(Effect.asVoid),
-      touchKey: (id, at) => orUnavailable(sql`UPDATE api_keys SET last_used_at = ${at} WHERE id = ${id}`).pipe(Effect.asVoid)
+      // The notification is delivered when the revoking transaction commits, to every listening process.
+      revokeKey: (id, at) =>
+        orUnavailable(
+          sql`WITH revoked AS (UPDATE api_keys SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL RETURNING id)
+              SELECT pg_notify(${KEY_CHANNEL}, id) FROM revoked`
+        ).pipe(Effect.asVoid),
+      touchKey: (id, at) => orUnavailable(sql`UPDATE api_keys SET last_used_at = ${at} WHERE id = ${id}`).pipe(Effect.asVoid),
+      watchKeyChanges: (onChange) =>
+        // A Postgres server: LISTEN on a connection of its own, re-established after a failure (the
+        // cache's TTL covers the gap). The embedded store is one process and has one connection: nothing.
+        config.storage !== "postgres"
+          ? Effect.void
+          : Effect.forkScoped(
+              Effect.gen(function* () {
+                const pg = yield* PgClient.PgClient
+                const notifications = yield* pg.listen(KEY_CHANNEL)
+                for (;;) {
+                  const n = yield* Queue.take(notifications)
+                  yield* onChange(n.payload)
+                }
+              }).pipe(
+                Effect.scoped,
+                Effect.catchCause((cause) => Effect.logWarning("key revocation listener stopped; restarting in 1 s", cause)),
+                Effect.andThen(Effect.sleep("1 second")),
+                Effect.forever
+              )
+            ).pipe(Effect.asVoid, Effect.provideService(PgClient.PgClient, pgClient))
     }
   })
 )
@@ -106,26 +138,28 @@ export const PgRateLimitStore = Layer.effect(
         )
       )
     return {
-      // One statement increments every window; when any passes its limit the increments are given
-      // back (a refused request does not count). Between the two, a concurrent request of the same
-      // key sees the window over its limit, which it already is.
-      take: (bucket, windows) =>
+      // One statement adds n to every window; what passes the tightest limit is given back in a
+      // second (a refused request does not count). Between the two, a concurrent request of the
+      // same key may see the window fuller than it ends up: it is refused early, never late.
+      reserve: (bucket, windows, n) =>
         orUnavailable(
           sql<{ windowName: string; count: number }>`INSERT INTO rate_limit_counters
-              ${sql.insert(nonEmpty(windows.map((w) => ({ bucket, windowName: w.name, windowStart: w.start, count: 1 }))))}
-              ON CONFLICT (bucket, window_name, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
+              ${sql.insert(nonEmpty(windows.map((w) => ({ bucket, windowName: w.name, windowStart: w.start, count: n }))))}
+              ON CONFLICT (bucket, window_name, window_start) DO UPDATE SET count = rate_limit_counters.count + ${n}
               RETURNING window_name, count`
         ).pipe(
-          Effect.flatMap((rows): Effect.Effect<{ readonly allowed: boolean; readonly counts: ReadonlyArray<number> }, StorageUnavailable> => {
+          Effect.flatMap((rows): Effect.Effect<{ readonly granted: number; readonly counts: ReadonlyArray<number> }, StorageUnavailable> => {
             const counts = windows.map((w) => rows.find((r) => r.windowName === w.name)?.count ?? 0)
-            if (counts.every((count, i) => count <= windows[i].limit)) return Effect.succeed({ allowed: true, counts })
+            const excess = Math.max(0, ...counts.map((count, i) => count - windows[i].limit))
+            if (excess === 0) return Effect.succeed({ granted: n, counts })
+            const back = Math.min(n, excess)
             return orUnavailable(
               Effect.forEach(
                 windows,
-                (w) => sql`UPDATE rate_limit_counters SET count = count - 1 WHERE bucket = ${bucket} AND window_name = ${w.name} AND window_start = ${w.start}`,
+                (w) => sql`UPDATE rate_limit_counters SET count = count - ${back} WHERE bucket = ${bucket} AND window_name = ${w.name} AND window_start = ${w.start}`,
                 { discard: true }
               )
-            ).pipe(Effect.as({ allowed: false, counts: counts.map((count) => count - 1) }))
+            ).pipe(Effect.as({ granted: n - back, counts: counts.map((count) => count - back) }))
           })
         ),
       peek
