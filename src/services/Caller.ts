@@ -10,6 +10,15 @@ export interface Caller {
   readonly keyId: string | undefined
   readonly permissions: ReadonlySet<Permission>
   readonly via: "key" | "session"
+  /** A key's rate-limit standing after this request was counted (what /me reports). */
+  readonly rateLimit?: ReadonlyArray<{
+    readonly name: string
+    readonly limit: number
+    readonly used: number
+    readonly remaining: number
+    readonly resetSeconds: number
+    readonly windowSeconds: number
+  }>
 }
 
 export class CurrentCaller extends Context.Service<CurrentCaller, Caller>()("CurrentCaller") {}

@@ -304,6 +304,16 @@ export class Keys extends Context.Service<Keys>()("Keys", {
         return { caller, key, agent } satisfies AuthenticatedKey
       })
 
+    /** A key and its agent as authentication saw them (from the cache when there), for /me. */
+    const describeKey = (keyId: string) =>
+      Effect.gen(function* () {
+        const hash = hashOfKey.get(keyId)
+        const cached = hash !== undefined ? cache.get(hash) : undefined
+        if (cached !== undefined && cached.until > Date.now() && cached.found.agent !== undefined) return { key: toView(cached.found.key), agent: cached.found.agent }
+        const key = yield* getKey(keyId)
+        return { key, agent: yield* getAgent(key.agentId) }
+      })
+
     const getAgent = (agentId: string) =>
       Effect.flatMap(store.getAgent(agentId), (agent) =>
         agent ? Effect.succeed(agent) : Effect.fail(new NotFound({ message: `agent ${agentId} not found`, resource: "agent", id: agentId }))
@@ -332,6 +342,7 @@ export class Keys extends Context.Service<Keys>()("Keys", {
       listKeys,
       revokeKey,
       authenticate,
+      describeKey,
       getAgent,
       getAccount,
       getKey,

@@ -11,9 +11,9 @@ export const AgentLive = HttpApiBuilder.group(Api, "agent", (handlers) =>
     Effect.gen(function* () {
       const caller = yield* CurrentCaller
       const keys = yield* Keys
-      const key = yield* keys.getKey(caller.keyId!).pipe(Effect.orDie)
-      const agent = yield* keys.getAgent(caller.agentId!).pipe(Effect.orDie)
-      const rateLimit = yield* Effect.flatMap(RateLimiter, (l) => l.peek(`key:${key.id}`))
+      // The key and agent authentication just resolved, and the standing it just counted: no reads.
+      const { key, agent } = yield* keys.describeKey(caller.keyId!).pipe(Effect.orDie)
+      const rateLimit = caller.rateLimit ?? (yield* Effect.flatMap(RateLimiter, (l) => l.peek(`key:${key.id}`)))
       return {
         key: {
           id: key.id,

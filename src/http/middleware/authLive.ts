@@ -49,7 +49,8 @@ export const authenticateBearerWith = (keys: Context.Service.Shape<typeof Keys>,
       yield* securityEvent("access.denied", { accountId: auth.caller.accountId, agentId: auth.caller.agentId, keyId: auth.caller.keyId, permission })
       return yield* Effect.fail(new Forbidden({ message: `this key lacks the ${permission} permission`, permission }))
     }
-    return auth.caller satisfies Caller
+    const caller: Caller = { ...auth.caller, rateLimit: standing }
+    return caller
   })
 
 export const AgentAuthLive = Layer.effect(
