@@ -1,5 +1,5 @@
 // Operator CLI for accounts, agents and API keys (`npm run keys -- create|revoke|list …`): works
-// directly on the configured storage (STORAGE=postgres) or over HTTP against a running server (--url).
+// directly on the configured storage (embedded DATA_DIR or STORAGE=postgres) or over HTTP against a running server (--url).
 import { Cause, Effect, Exit, Layer, Logger, References } from "effect"
 import { parseArgs } from "node:util"
 import type { ConfigInvalid } from "../layers/config.js"
@@ -17,9 +17,11 @@ Permissions: ${allPermissions.join(", ")}, or commerce:* for all four commerce o
 Where it writes:
   --url http://localhost:3000   talks to a running server through its dashboard JSON endpoints
                                 (signs up, or signs in when the account exists). Works with any storage.
-  without --url                 writes straight into the configured storage: set STORAGE=postgres and
-                                DATABASE_URL to the server's database. (STORAGE=memory lives inside one
-                                process, so a key made there would vanish when this command exits.)
+  without --url                 writes straight into the configured storage: the embedded store in
+                                DATA_DIR (the default; only while no server holds the folder), or
+                                STORAGE=postgres with DATABASE_URL set to the server's database.
+                                (STORAGE=memory lives inside one process, so a key made there would
+                                vanish when this command exits.)
   The password may also come from the KEYS_PASSWORD environment variable (keeps it out of shell history).
   Without --url, revoke and list act as the operator: no password is needed.`
 

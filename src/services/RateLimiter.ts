@@ -116,11 +116,14 @@ export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
      */
     const reserved = new Map<string, { frame: string; tokens: number; counts: ReadonlyArray<number>; at: number; served: number; exhausted: boolean }>()
     const inflight = new Map<string, Deferred.Deferred<void>>()
-    const reserveAhead = (framed: ReadonlyArray<{ readonly limit: number }>, mine: { counts: ReadonlyArray<number>; at: number; served: number } | undefined, wall: number) => {
+    /** Requests of a key waiting for its reservation in flight: demand the next one covers. */
+    const waiting = new Map<string, number>()
+    const reserveAhead = (bucket: string, framed: ReadonlyArray<{ readonly limit: number }>, mine: { counts: ReadonlyArray<number>; at: number; served: number } | undefined, wall: number) => {
       if (mine === undefined) return 1
       const remaining = Math.min(...framed.map((w, i) => w.limit - mine.counts[i]))
       const perSecond = (mine.served * 1000) / Math.max(1, wall - mine.at)
-      return Math.max(1, Math.min(RESERVE_MAX, Math.floor(remaining / RESERVE_DIVISOR), Math.floor((perSecond * RESERVE_WINDOW_MS) / 1000)))
+      const demand = Math.max(Math.floor((perSecond * RESERVE_WINDOW_MS) / 1000), (waiting.get(bucket) ?? 0) + 1)
+      return Math.max(1, Math.min(RESERVE_MAX, Math.floor(remaining / RESERVE_DIVISOR), demand))
     }
 
     /** Spends one request of `bucket`'s budget, or fails with 429 naming the exhausted window. */
@@ -147,13 +150,23 @@ export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
           const pending = inflight.get(bucket)
           if (pending !== undefined) {
             // Another request of this key is reserving: use what it brings back.
-            yield* Deferred.await(pending)
+            waiting.set(bucket, (waiting.get(bucket) ?? 0) + 1)
+            yield* Deferred.await(pending).pipe(
+              Effect.ensuring(
+                Effect.sync(() => {
+                  const n = (waiting.get(bucket) ?? 1) - 1
+                  if (n <= 0) waiting.delete(bucket)
+                  else waiting.set(bucket, n)
+                })
+              )
+            )
             return yield* takeIn(bucket, specs, ahead)
           }
         }
         const wall = Date.now()
-        const n = ahead ? reserveAhead(framed, current, wall) : 1
-        const done = ahead ? yield* Deferred.make<void>() : undefined
+        const n = ahead ? reserveAhead(bucket, framed, current, wall) : 1
+        // Registered before the first yield, so no other request of this key starts a reservation too.
+        const done = ahead ? Deferred.makeUnsafe<void>() : undefined
         if (done !== undefined) inflight.set(bucket, done)
         const result = yield* store.reserve(bucket, framed, n).pipe(
           // Recorded before the waiters are woken, so they find the tokens.
@@ -161,7 +174,10 @@ export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
             Effect.sync(() => {
               if (!ahead) return
               if (reserved.size >= RESERVED_MAX && !reserved.has(bucket)) reserved.clear()
-              reserved.set(bucket, { frame: frameKey, tokens: Math.max(0, r.granted - 1), counts: r.counts, at: wall, served: r.granted > 0 ? 1 : 0, exhausted: r.granted === 0 })
+              // Tokens still held for these windows are kept (added to), never dropped.
+              const held = reserved.get(bucket)
+              const keep = held !== undefined && held.frame === frameKey ? held.tokens : 0
+              reserved.set(bucket, { frame: frameKey, tokens: keep + Math.max(0, r.granted - 1), counts: r.counts, at: wall, served: r.granted > 0 ? 1 : 0, exhausted: r.granted === 0 && keep === 0 })
             })
           ),
           Effect.ensuring(
@@ -172,7 +188,13 @@ export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
             })
           )
         )
-        const s = standing(framed, result.counts.map((c) => c - Math.max(0, result.granted - 1)))
+        const held = ahead ? reserved.get(bucket) : undefined
+        if (result.granted === 0 && held !== undefined && held.tokens > 0) {
+          // Nothing more to reserve, but this process still holds some: spend one.
+          held.tokens--
+          return standing(framed, result.counts.map((c) => c - held.tokens))
+        }
+        const s = standing(framed, result.counts.map((c) => c - (held?.tokens ?? 0)))
         if (result.granted === 0) return yield* refuse(s)
         return s
       }).pipe(traced("RateLimiter.take"))

@@ -40,8 +40,14 @@ export class WalletStore extends Context.Service<
     readonly lock: (initial: WalletRecord) => Effect.Effect<WalletRecord, StorageUnavailable>
     readonly get: (agentId: string) => Effect.Effect<WalletRecord | undefined, StorageUnavailable>
     readonly put: (row: WalletRecord) => Effect.Effect<void, StorageUnavailable>
-    /** Sum of the agent's completed (not refunded) purchases created at or after `sinceIso`. */
+    /**
+     * Sum of the agent's completed (not refunded) purchases created at or after `sinceIso`, a UTC
+     * day boundary (the day's or the month's start), read from running totals per agent and UTC
+     * day that the transaction writes keep (docs/commerce.md): at most a month of rows.
+     */
     readonly spentSince: (agentId: string, sinceIso: string) => Effect.Effect<number, StorageUnavailable>
+    /** Running totals that differ from a recomputation over the transactions (empty: none). */
+    readonly spendDrift: Effect.Effect<ReadonlyArray<SpendDrift>, StorageUnavailable>
     /** Pending approvals of the agent that have not expired at `nowIso`. */
     readonly countPendingApprovals: (agentId: string, nowIso: string) => Effect.Effect<number, StorageUnavailable>
     readonly insertRecharge: (request: RechargeRequest) => Effect.Effect<void, StorageUnavailable>
@@ -49,6 +55,25 @@ export class WalletStore extends Context.Service<
     readonly listRequestedRecharges: (limit: number) => Effect.Effect<ReadonlyArray<RechargeRequest>, StorageUnavailable>
   }
 >()("WalletStore") {}
+
+/** One agent-day whose running total does not match its transactions. */
+export interface SpendDrift {
+  readonly agentId: string
+  readonly day: string
+  readonly kept: number
+  readonly recomputed: number
+}
+
+/** The UTC day ("YYYY-MM-DD") of an ISO instant. */
+export const utcDay = (iso: string): string => new Date(iso).toISOString().slice(0, 10)
+
+/** The day of a UTC midnight; any other instant is a programming error (the totals are per day). */
+export const dayBoundary = (sinceIso: string): Effect.Effect<string> => {
+  const at = new Date(sinceIso)
+  return at.getUTCHours() === 0 && at.getUTCMinutes() === 0 && at.getUTCSeconds() === 0 && at.getUTCMilliseconds() === 0
+    ? Effect.succeed(at.toISOString().slice(0, 10))
+    : Effect.die(new Error(`spentSince needs a UTC day boundary, got ${sinceIso}`))
+}
 
 /** A new wallet: no limits, purchases need no approval (docs/commerce.md, "Default policy"). */
 export const DEFAULT_POLICY: WalletPolicy = {

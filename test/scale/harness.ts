@@ -253,6 +253,8 @@ export interface LedgerInvariants {
   /** Completed purchases without their ledger entry, and purchase entries without a transaction. */
   readonly unmatched: ReadonlyArray<string>
   readonly entries: number
+  /** Agent-days whose running spend total differs from its completed purchases (docs/commerce.md). */
+  readonly spendDrift: ReadonlyArray<string>
 }
 
 /** Runs one SQL text, returning its rows (a pg client, or PGlite opened on a data folder). */
@@ -291,6 +293,7 @@ export const ledgerInvariantsOf = async (query: RunQuery): Promise<LedgerInvaria
           OR (COUNT(*) FILTER (WHERE kind = 'escrow_settle') > 0 AND COUNT(*) FILTER (WHERE kind = 'escrow_release') > 0)`)
     const entries = await c.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM ledger_entries")
     const hasTransactions = (await c.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'commerce_transactions'")).rows.length > 0
+    const hasSpendDays = (await c.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'agent_spend_days'")).rows.length > 0
     const unmatched = hasTransactions
       ? await c.query<{ ref: string }>(`
           SELECT 'transaction without entry: ' || t.id AS ref FROM commerce_transactions t
@@ -305,7 +308,17 @@ export const ledgerInvariantsOf = async (query: RunQuery): Promise<LedgerInvaria
       negative: negative.rows.map((r) => r.account),
       doubleSettled: doubled.rows.map((r) => r.reference),
       unmatched: unmatched.rows.map((r) => r.ref),
-      entries: Number(entries.rows[0].n)
+      entries: Number(entries.rows[0].n),
+      spendDrift: hasSpendDays
+        ? (
+            await c.query<{ k: string }>(`
+              SELECT COALESCE(k.agent_id, r.agent_id) || '/' || COALESCE(k.day, r.day)::text || ': kept ' || COALESCE(k.spent_cents, 0) || ', recomputed ' || COALESCE(r.cents, 0) AS k
+              FROM agent_spend_days k
+              FULL OUTER JOIN (SELECT buyer_agent_id AS agent_id, (created_at AT TIME ZONE 'UTC')::date AS day, SUM(price_cents) AS cents
+                FROM commerce_transactions WHERE status = 'completed' GROUP BY 1, 2) r ON r.agent_id = k.agent_id AND r.day = k.day
+              WHERE COALESCE(k.spent_cents, 0) <> COALESCE(r.cents, 0)`)
+          ).rows.map((r) => r.k)
+        : []
     }
   }
 }

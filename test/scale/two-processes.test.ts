@@ -116,6 +116,7 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
     expect(inv.negative).toEqual([])
     expect(inv.doubleSettled).toEqual([])
     expect(inv.unmatched).toEqual([])
+    expect(inv.spendDrift).toEqual([])
   })
 
   it("a negotiation gets exactly one seller answer although both processes run workers", async (ctx) => {

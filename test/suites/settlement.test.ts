@@ -3,13 +3,14 @@
 // unit of work (or nothing: a short wallet leaves no trace); a failed delivery is recorded without a
 // charge or an event; a refund reverses the entry exactly. The event payload is the documented one.
 import { expect } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
+import { Clock, Effect, Layer, Schema } from "effect"
 import { escrowAccount, EXTERNAL_GRANTS, InsufficientFunds, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger.js"
 import { eventCatalogue } from "../../src/schema/webhooks.js"
 import { atomically, Ids } from "../../src/services/Db.js"
 import { CommerceStore } from "../../src/services/Commerce.js"
 import { Events } from "../../src/services/Events.js"
 import { Ledger } from "../../src/services/Ledger.js"
+import { WalletStore } from "../../src/services/Wallet.js"
 import { noReferences, Settlement, type SettlementInput } from "../../src/services/Settlement.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
@@ -151,6 +152,33 @@ forEachStorage(
           expect(decodes("transaction.refunded", event.data)).toBe(true)
         }
         expect((yield* ledger.check).ok).toBe(true)
+      })
+    )
+
+    it.effect("the buyer's running spend follows settlements and refunds (day and month), and equals a recomputation", () =>
+      Effect.gen(function* () {
+        const settlement = yield* Settlement
+        const wallets = yield* WalletStore
+        const buyer = "agt_settle_b5"
+        yield* fund(buyer, 10_000)
+        const now = yield* Clock.currentTimeMillis
+        const at = new Date(now).toISOString()
+        const day = new Date(Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate())).toISOString()
+        const month = new Date(Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1)).toISOString()
+        const spent = Effect.all([wallets.spentSince(buyer, day), wallets.spentSince(buyer, month)])
+        expect(yield* spent).toEqual([0, 0])
+        const first = yield* atomically(settlement.settle({ ...purchase(buyer, "tx_settle_6", 700), at, from: { _tag: "wallet" }, memo: "x" }))
+        yield* atomically(settlement.settle({ ...purchase(buyer, "tx_settle_7", 300), at, from: { _tag: "wallet" }, memo: "x" }))
+        yield* atomically(settlement.recordFailed({ ...purchase(buyer, "tx_settle_8", 5_000), at }, "no delivery"))
+        expect(yield* spent).toEqual([1_000, 1_000])
+        yield* atomically(settlement.refund(first.tx, { disputeId: null, reason: "test", at, memo: "refund" }))
+        expect(yield* spent).toEqual([300, 300])
+        // A settlement that fails (a short wallet) leaves the total as it was.
+        yield* Effect.flip(atomically(settlement.settle({ ...purchase(buyer, "tx_settle_9", 1_000_000), at, from: { _tag: "wallet" }, memo: "x" })))
+        expect(yield* spent).toEqual([300, 300])
+        expect(yield* wallets.spendDrift).toEqual([])
+        // Only day boundaries are asked for (the totals are per UTC day).
+        expect(yield* Effect.exit(wallets.spentSince(buyer, at.replace(/T.*/, "T12:34:56.000Z")))).toMatchObject({ _tag: "Failure" })
       })
     )
   }

@@ -1,6 +1,6 @@
 // In-memory commerce stores: catalog, wallets, transactions with deliveries and reviews,
 // approvals, disputes and the analytics aggregates (same answers as the Postgres stores).
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import {
   searchText,
   type ApprovalRecord,
@@ -19,7 +19,9 @@ import { CatalogStore, type TierDeliveryStats } from "../../../services/Catalog.
 import { CommerceStore } from "../../../services/Commerce.js"
 import { DisputeStore } from "../../../services/Disputes.js"
 import { AnalyticsStore, type ServiceCountRow } from "../../../services/Reputation.js"
-import { type RechargeRequest, WalletStore } from "../../../services/Wallet.js"
+import { dayBoundary, type RechargeRequest, utcDay, WalletStore } from "../../../services/Wallet.js"
+
+const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10)
 import { MemoryDb } from "./MemoryDb.js"
 
 /** The ⌈0.95·n⌉-th smallest value (Postgres percentile_disc(0.95) gives the same). */
@@ -43,8 +45,18 @@ const tables = Effect.map(MemoryDb, (db) => ({
   approvals: db.table<string, ApprovalRecord>("commerce_approvals"),
   approvalsByKey: db.table<string, string>("commerce_approvals_by_key"),
   disputes: db.table<string, DisputeRecord>("commerce_disputes"),
-  disputeByTx: db.table<string, string>("commerce_dispute_by_transaction")
+  disputeByTx: db.table<string, string>("commerce_dispute_by_transaction"),
+  // Running totals: `agent|YYYY-MM-DD` → cents spent that UTC day (journaled like every table).
+  spendDays: db.table<string, number>("agent_spend_days")
 }))
+
+/** Adds `cents` to the buyer's spend of the UTC day the purchase was made. */
+const addSpend = (t: Tables, agentId: string, createdAt: string, cents: number) => {
+  if (cents === 0) return Effect.void
+  const k = `${agentId}|${utcDay(createdAt)}`
+  return t.spendDays.set(k, (t.spendDays.get(k) ?? 0) + cents)
+}
+const completedCents = (tx: TransactionRecord | undefined) => (tx !== undefined && tx.status === "completed" ? tx.priceCents : 0)
 type Tables = Effect.Success<typeof tables>
 
 const row = (t: Tables, tx: TransactionRecord): TransactionRow => ({
@@ -122,18 +134,34 @@ export const MemoryWalletStore = Layer.effect(
     }),
     get: (agentId) => Effect.sync(() => t.wallets.get(agentId)),
     put: (w) => t.wallets.set(w.agentId, w),
+    // From the running totals: one lookup per day since `since` (a day or a month).
     spentSince: (agentId, since) =>
-      Effect.sync(() => {
-        const ids = t.txByAgent.get(agentId) ?? []
-        let sum = 0
-        // Newest first; rows are appended in time order, so stop at the first older one.
-        for (let i = ids.length - 1; i >= 0; i--) {
-          const tx = t.txs.get(ids[i])!
-          if (tx.createdAt < since) break
-          if (tx.buyerAgentId === agentId && tx.status === "completed") sum += tx.priceCents
-        }
-        return sum
-      }),
+      Effect.flatMap(Effect.all([dayBoundary(since), Clock.currentTimeMillis]), ([first, now]) =>
+        Effect.sync(() => {
+          // Up to today by the program's clock (purchases are dated by it too).
+          const today = utcDay(new Date(now).toISOString())
+          let sum = 0
+          for (let day = first, n = 0; day <= today && n < 400; day = nextDay(day), n++) sum += t.spendDays.get(`${agentId}|${day}`) ?? 0
+          return sum
+        })
+      ),
+    spendDrift: Effect.sync(() => {
+      const recomputed = new Map<string, number>()
+      for (const id of t.txOrder.get("all") ?? []) {
+        const tx = t.txs.get(id)!
+        if (tx.status !== "completed") continue
+        const k = `${tx.buyerAgentId}|${utcDay(tx.createdAt)}`
+        recomputed.set(k, (recomputed.get(k) ?? 0) + tx.priceCents)
+      }
+      const keys = new Set([...recomputed.keys(), ...t.spendDays.rows.keys()])
+      return [...keys]
+        .filter((k) => (t.spendDays.get(k) ?? 0) !== (recomputed.get(k) ?? 0))
+        .sort()
+        .map((k) => {
+          const [agentId, day] = k.split("|")
+          return { agentId, day, kept: t.spendDays.get(k) ?? 0, recomputed: recomputed.get(k) ?? 0 }
+        })
+    }),
     countPendingApprovals: (agentId, nowIso) =>
       Effect.sync(() => [...t.approvals.values()].filter((a) => a.agentId === agentId && a.status === "pending" && a.expiresAt > nowIso).length),
     insertRecharge: (r) => t.recharges.set(r.id, r),
@@ -154,10 +182,16 @@ export const MemoryCommerceStore = Layer.effect(
         if (tx.idempotencyKey !== null) yield* t.txByKey.set(`${tx.buyerAgentId}|${tx.idempotencyKey}`, tx.id)
         yield* t.deliveries.set(tx.id, delivery)
         yield* t.deliveriesByService.append(delivery.serviceId, tx.id)
+        yield* addSpend(t, tx.buyerAgentId, tx.createdAt, completedCents(tx))
       }),
     getTransaction: (id) => Effect.sync(() => (t.txs.get(id) ? row(t, t.txs.get(id)!) : undefined)),
     lockTransaction: (id) => Effect.sync(() => t.txs.get(id)),
-    updateTransaction: (tx) => t.txs.set(tx.id, tx),
+    updateTransaction: (tx) =>
+      Effect.gen(function* () {
+        const before = t.txs.get(tx.id)
+        yield* t.txs.set(tx.id, tx)
+        yield* addSpend(t, tx.buyerAgentId, tx.createdAt, completedCents(tx) - completedCents(before))
+      }),
     findByIdempotencyKey: (buyer, key) =>
       Effect.sync(() => {
         const id = t.txByKey.get(`${buyer}|${key}`)

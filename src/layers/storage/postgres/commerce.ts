@@ -20,7 +20,7 @@ import { CatalogStore } from "../../../services/Catalog.js"
 import { CommerceStore } from "../../../services/Commerce.js"
 import { DisputeStore } from "../../../services/Disputes.js"
 import { AnalyticsStore, type ServiceCountRow } from "../../../services/Reputation.js"
-import { type RechargeRequest, WalletStore } from "../../../services/Wallet.js"
+import { dayBoundary, type RechargeRequest, utcDay, WalletStore } from "../../../services/Wallet.js"
 import { iso, isoOrNull, orUnavailable } from "./PgDb.js"
 
 const json = (value: unknown) => JSON.stringify(value ?? null)
@@ -194,11 +194,25 @@ export const PgWalletStore = Layer.effect(
           sql`INSERT INTO commerce_wallets (agent_id, policy, created_at, updated_at) VALUES (${w.agentId}, ${json(w.policy)}::jsonb, ${w.createdAt}, ${w.updatedAt})
               ON CONFLICT (agent_id) DO UPDATE SET policy = EXCLUDED.policy, updated_at = EXCLUDED.updated_at`
         ).pipe(Effect.asVoid),
+      // From the running totals: at most a month of day rows, whatever the agent's history.
       spentSince: (agentId, since) =>
-        orUnavailable(
-          sql<{ total: number }>`SELECT COALESCE(SUM(price_cents), 0)::bigint AS total FROM commerce_transactions
-                                 WHERE buyer_agent_id = ${agentId} AND status = 'completed' AND created_at >= ${since}`
-        ).pipe(Effect.map((r) => r[0]?.total ?? 0)),
+        Effect.flatMap(dayBoundary(since), (day) =>
+          orUnavailable(
+            sql<{ total: number }>`SELECT COALESCE(SUM(spent_cents), 0)::bigint AS total FROM agent_spend_days WHERE agent_id = ${agentId} AND day >= ${day}::date`
+          ).pipe(Effect.map((r) => r[0]?.total ?? 0))
+        ),
+      spendDrift: orUnavailable(
+        sql<{ agentId: string; day: string; kept: number; recomputed: number }>`
+          SELECT COALESCE(k.agent_id, r.agent_id) AS agent_id, COALESCE(k.day, r.day)::text AS day,
+            COALESCE(k.spent_cents, 0)::bigint AS kept, COALESCE(r.cents, 0)::bigint AS recomputed
+          FROM agent_spend_days k
+          FULL OUTER JOIN (
+            SELECT buyer_agent_id AS agent_id, (created_at AT TIME ZONE 'UTC')::date AS day, SUM(price_cents)::bigint AS cents
+            FROM commerce_transactions WHERE status = 'completed' GROUP BY 1, 2
+          ) r ON r.agent_id = k.agent_id AND r.day = k.day
+          WHERE COALESCE(k.spent_cents, 0) <> COALESCE(r.cents, 0)
+          ORDER BY 1, 2`
+      ),
       countPendingApprovals: (agentId, now) =>
         orUnavailable(
           sql<{ n: number }>`SELECT count(*)::int AS n FROM commerce_approvals WHERE agent_id = ${agentId} AND status = 'pending' AND expires_at > ${now}`
@@ -228,6 +242,7 @@ export const PgCommerceStore = Layer.effect(
     )
     return {
       // One statement: the transaction and its delivery (a data-modifying CTE).
+      // The transaction, its delivery and (when completed) the buyer's spend of the day: one statement.
       insertTransaction: (tx, d) =>
         orUnavailable(
           sql`WITH t AS (
@@ -236,7 +251,11 @@ export const PgCommerceStore = Layer.effect(
                 VALUES (${tx.id}, ${tx.buyerAgentId}, ${tx.sellerAgentId}, ${tx.serviceId}, ${tx.serviceName}, ${tx.category}, ${tx.pricingModel}, ${tx.tierId},
                   ${tx.listPriceCents}, ${tx.priceCents}, ${tx.sellerCents}, ${tx.feeCents}, ${tx.negotiationId}, ${tx.approvalId}, ${tx.idempotencyKey},
                   ${tx.status}, ${tx.ledgerEntryId}, ${tx.createdAt}, ${tx.refundedAt})
-                RETURNING id)
+                RETURNING id),
+              spend AS (
+                INSERT INTO agent_spend_days (agent_id, day, spent_cents)
+                SELECT ${tx.buyerAgentId}, ${utcDay(tx.createdAt)}::date, ${tx.priceCents}::bigint FROM t WHERE ${tx.status} = 'completed'
+                ON CONFLICT (agent_id, day) DO UPDATE SET spent_cents = agent_spend_days.spent_cents + excluded.spent_cents)
               INSERT INTO commerce_deliveries (transaction_id, service_id, tier_id, success, latency_ms, output, error, delivered_at)
               SELECT t.id, ${d.serviceId}, ${d.tierId}, ${d.success}, ${d.latencyMs}, ${json(d.output)}::jsonb, ${d.error}, ${d.deliveredAt} FROM t`
         ).pipe(Effect.asVoid),
@@ -245,8 +264,19 @@ export const PgCommerceStore = Layer.effect(
         orUnavailable(
           sql<Dated<TransactionRecord, "createdAt" | "refundedAt">>`SELECT ${sql.literal(TX_COLUMNS)} FROM commerce_transactions t WHERE t.id = ${id} FOR UPDATE`
         ).pipe(Effect.map((rows) => (rows[0] ? toTxRecord(rows[0]) : undefined))),
+      // A status change moves the buyer's spend of the purchase's day with it (a refund gives it back).
       updateTransaction: (tx) =>
-        orUnavailable(sql`UPDATE commerce_transactions SET status = ${tx.status}, refunded_at = ${tx.refundedAt} WHERE id = ${tx.id}`).pipe(Effect.asVoid),
+        orUnavailable(
+          sql`WITH before AS (SELECT status, price_cents, buyer_agent_id, created_at FROM commerce_transactions WHERE id = ${tx.id}),
+              u AS (UPDATE commerce_transactions SET status = ${tx.status}, refunded_at = ${tx.refundedAt} WHERE id = ${tx.id} RETURNING id),
+              delta AS (
+                SELECT buyer_agent_id, (created_at AT TIME ZONE 'UTC')::date AS day,
+                  (CASE WHEN ${tx.status} = 'completed' THEN price_cents ELSE 0 END) - (CASE WHEN status = 'completed' THEN price_cents ELSE 0 END) AS cents
+                FROM before)
+              INSERT INTO agent_spend_days (agent_id, day, spent_cents)
+              SELECT buyer_agent_id, day, cents FROM delta WHERE cents <> 0
+              ON CONFLICT (agent_id, day) DO UPDATE SET spent_cents = agent_spend_days.spent_cents + excluded.spent_cents`
+        ).pipe(Effect.asVoid),
       findByIdempotencyKey: (buyer, key) =>
         orUnavailable(sql<TxJoinRow>`${selectTx} WHERE t.buyer_agent_id = ${buyer} AND t.idempotency_key = ${key}`).pipe(Effect.map(one)),
       listTransactions: (f) => {

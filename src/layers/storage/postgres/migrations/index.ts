@@ -12,6 +12,7 @@ import m0010 from "./0010_projects.js"
 import m0011 from "./0011_webhooks.js"
 import m0012 from "./0012_invest.js"
 import m0013 from "./0013_mpp_open_challenges.js"
+import m0014 from "./0014_spend_days.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -24,5 +25,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0010_projects": m0010,
   "0011_webhooks": m0011,
   "0012_invest": m0012,
-  "0013_mpp_open_challenges": m0013
+  "0013_mpp_open_challenges": m0013,
+  "0014_spend_days": m0014
 }

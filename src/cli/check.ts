@@ -1,0 +1,44 @@
+// Operator check (`npm run check`): recomputes what the service keeps as running figures and
+// compares — the ledger (postings balance to zero, every stored balance equals the sum of its
+// postings, no wallet or escrow below zero) and the agents' spend per UTC day (the totals the
+// wallet limits read) against the transactions. Prints one JSON document; exit code 1 on drift.
+// Runs on the configured storage: STORAGE=postgres (any time) or the embedded DATA_DIR (with the
+// server stopped: one process owns the folder).
+import { Cause, Effect, Exit, Layer, Logger } from "effect"
+import { loadConfig } from "../layers/config.js"
+import { StorageLive } from "../layers/app.js"
+import { AppConfig } from "../services/AppConfig.js"
+import { LedgerStore } from "../services/Ledger.js"
+import { WalletStore } from "../services/Wallet.js"
+
+const program = Effect.gen(function* () {
+  const ledger = yield* Effect.flatMap(LedgerStore, (s) => s.check)
+  const spendDrift = yield* Effect.flatMap(WalletStore, (s) => s.spendDrift)
+  return { ok: ledger.ok && spendDrift.length === 0, ledger, spendDrift }
+})
+
+/** Logs (migrations applied, …) as logfmt lines on stderr: stdout carries only the report. */
+const StderrLogger = Logger.layer([Logger.withConsoleError(Logger.formatLogFmt)])
+
+const main = async () => {
+  const config = await Effect.runPromise(loadConfig).catch((e: Error) => {
+    process.stderr.write(`${e.message}\n`)
+    process.exit(78)
+  })
+  if (config.storage === "memory") {
+    process.stderr.write("STORAGE is memory: its data lives inside the server process; there is nothing here to check.\n")
+    process.exit(2)
+  }
+  const storage = StorageLive.pipe(Layer.provide(Layer.succeed(AppConfig, { ...config, workers: false })))
+  const exit = await Effect.runPromiseExit(Effect.scoped(program.pipe(Effect.provide(storage), Effect.provide(StderrLogger))))
+  if (Exit.isFailure(exit)) {
+    const failure = Cause.findErrorOption(exit.cause)
+    const message = failure._tag === "Some" ? String((failure.value as { message?: unknown }).message ?? failure.value) : Cause.pretty(exit.cause)
+    process.stderr.write(`${message}\n`)
+    process.exit(69)
+  }
+  process.stdout.write(`${JSON.stringify(exit.value, null, 2)}\n`)
+  process.exit(exit.value.ok ? 0 : 1)
+}
+
+void main()
