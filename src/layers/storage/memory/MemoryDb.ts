@@ -56,6 +56,27 @@ export class MemTable<K, V> {
       })
     )
   }
+  /**
+   * Inserts into an array-valued row kept sorted by `before` (true when `a` sorts before `b`): the
+   * position is found from the end, so appending in order is O(1); the undo removes it again.
+   */
+  insertSorted<I>(this: MemTable<K, Array<I>>, key: K, item: I, before: (a: I, b: I) => boolean): Effect.Effect<void> {
+    return Effect.flatMap(currentJournal, (journal) =>
+      Effect.sync(() => {
+        let list = this.rows.get(key)
+        if (!list) {
+          list = []
+          this.rows.set(key, list)
+          journal?.push(() => this.rows.delete(key))
+        }
+        let at = list.length
+        while (at > 0 && before(item, list[at - 1])) at--
+        list.splice(at, 0, item)
+        const l = list
+        journal?.push(() => void l.splice(at, 1))
+      })
+    )
+  }
   delete(key: K): Effect.Effect<void> {
     return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {

@@ -69,7 +69,6 @@ const row = (t: Tables, tx: TransactionRecord): TransactionRow => ({
 /** The agent's transactions (as buyer or seller), in insertion order. */
 const agentTxs = (t: Tables, agentId: string) => (t.txByAgent.get(agentId) ?? []).map((id) => t.txs.get(id)!)
 
-const desc = (a: TransactionRecord, b: TransactionRecord) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1)
 
 export const MemoryCatalogStore = Layer.effect(
   CatalogStore,
@@ -177,8 +176,14 @@ export const MemoryCommerceStore = Layer.effect(
       Effect.gen(function* () {
         yield* t.txs.set(tx.id, tx)
         yield* t.txOrder.append("all", tx.id)
-        yield* t.txByAgent.append(tx.buyerAgentId, tx.id)
-        if (tx.sellerAgentId !== tx.buyerAgentId) yield* t.txByAgent.append(tx.sellerAgentId, tx.id)
+        // Per agent, oldest first by (createdAt, id): the order every page walks (from the end).
+        const older = (a: string, b: string) => {
+          const x = a === tx.id ? tx : t.txs.get(a)!
+          const y = b === tx.id ? tx : t.txs.get(b)!
+          return x.createdAt < y.createdAt || (x.createdAt === y.createdAt && x.id < y.id)
+        }
+        yield* t.txByAgent.insertSorted(tx.buyerAgentId, tx.id, older)
+        if (tx.sellerAgentId !== tx.buyerAgentId) yield* t.txByAgent.insertSorted(tx.sellerAgentId, tx.id, older)
         if (tx.idempotencyKey !== null) yield* t.txByKey.set(`${tx.buyerAgentId}|${tx.idempotencyKey}`, tx.id)
         yield* t.deliveries.set(tx.id, delivery)
         yield* t.deliveriesByService.append(delivery.serviceId, tx.id)
@@ -197,19 +202,36 @@ export const MemoryCommerceStore = Layer.effect(
         const id = t.txByKey.get(`${buyer}|${key}`)
         return id ? row(t, t.txs.get(id)!) : undefined
       }),
+    // Newest first: walks the agent's ordered index back from the cursor (binary search) and stops
+    // after `limit` matches, as the Postgres page walks its (agent, created_at, id) index.
     listTransactions: (f) =>
-      Effect.sync(() =>
-        agentTxs(t, f.agentId)
-          .filter((tx) => (f.role === "buyer" ? tx.buyerAgentId === f.agentId : f.role === "seller" ? tx.sellerAgentId === f.agentId : true))
-          .filter((tx) => f.serviceId === undefined || tx.serviceId === f.serviceId)
-          .filter((tx) => f.status === undefined || tx.status === f.status)
-          .filter((tx) => f.from === undefined || tx.createdAt >= f.from)
-          .filter((tx) => f.to === undefined || tx.createdAt < f.to)
-          .filter((tx) => f.before === undefined || tx.createdAt < f.before.createdAt || (tx.createdAt === f.before.createdAt && tx.id < f.before.id))
-          .sort(desc)
-          .slice(0, f.limit)
-          .map((tx) => row(t, tx))
-      ),
+      Effect.sync(() => {
+        const ids = t.txByAgent.get(f.agentId) ?? []
+        let end = ids.length
+        if (f.before !== undefined) {
+          const c = f.before
+          let lo = 0
+          let hi = ids.length
+          while (lo < hi) {
+            const mid = (lo + hi) >>> 1
+            const tx = t.txs.get(ids[mid])!
+            if (tx.createdAt < c.createdAt || (tx.createdAt === c.createdAt && tx.id < c.id)) lo = mid + 1
+            else hi = mid
+          }
+          end = lo
+        }
+        const out: Array<TransactionRow> = []
+        for (let i = end - 1; i >= 0 && out.length < f.limit; i--) {
+          const tx = t.txs.get(ids[i])!
+          if (f.from !== undefined && tx.createdAt < f.from) break
+          if (f.role === "buyer" ? tx.buyerAgentId !== f.agentId : f.role === "seller" ? tx.sellerAgentId !== f.agentId : false) continue
+          if (f.serviceId !== undefined && tx.serviceId !== f.serviceId) continue
+          if (f.status !== undefined && tx.status !== f.status) continue
+          if (f.to !== undefined && tx.createdAt >= f.to) continue
+          out.push(row(t, tx))
+        }
+        return out
+      }),
     insertReview: (r) =>
       t.reviews.get(r.transactionId)
         ? Effect.fail(new Conflict({ message: `transaction ${r.transactionId} was already reviewed`, state: "reviewed" }))
