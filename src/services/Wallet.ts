@@ -46,7 +46,7 @@ export class WalletStore extends Context.Service<
      * day that the transaction writes keep (docs/commerce.md): at most a month of rows.
      */
     readonly spentSince: (agentId: string, sinceIso: string) => Effect.Effect<number, StorageUnavailable>
-    /** Running totals that differ from a recomputation over the transactions (empty: none). */
+    /** Running totals (spend per day, usage per day and service) that differ from a recomputation over the transactions (empty: none). */
     readonly spendDrift: Effect.Effect<ReadonlyArray<SpendDrift>, StorageUnavailable>
     /** Pending approvals of the agent that have not expired at `nowIso`. */
     readonly countPendingApprovals: (agentId: string, nowIso: string) => Effect.Effect<number, StorageUnavailable>
@@ -56,12 +56,18 @@ export class WalletStore extends Context.Service<
   }
 >()("WalletStore") {}
 
-/** One agent-day whose running total does not match its transactions. */
+/**
+ * A running total that does not match its transactions: an agent-day's spend (`serviceId` null),
+ * or an agent-day-service's usage (calls and cents).
+ */
 export interface SpendDrift {
   readonly agentId: string
   readonly day: string
+  readonly serviceId: string | null
   readonly kept: number
   readonly recomputed: number
+  readonly keptCalls: number | null
+  readonly recomputedCalls: number | null
 }
 
 /** The UTC day ("YYYY-MM-DD") of an ISO instant. */

@@ -253,7 +253,7 @@ export interface LedgerInvariants {
   /** Completed purchases without their ledger entry, and purchase entries without a transaction. */
   readonly unmatched: ReadonlyArray<string>
   readonly entries: number
-  /** Agent-days whose running spend total differs from its completed purchases (docs/commerce.md). */
+  /** Running totals (spend per agent-day, usage per agent-day-service) that differ from the completed purchases (docs/commerce.md). */
   readonly spendDrift: ReadonlyArray<string>
 }
 
@@ -316,7 +316,14 @@ export const ledgerInvariantsOf = async (query: RunQuery): Promise<LedgerInvaria
               FROM agent_spend_days k
               FULL OUTER JOIN (SELECT buyer_agent_id AS agent_id, (created_at AT TIME ZONE 'UTC')::date AS day, SUM(price_cents) AS cents
                 FROM commerce_transactions WHERE status = 'completed' GROUP BY 1, 2) r ON r.agent_id = k.agent_id AND r.day = k.day
-              WHERE COALESCE(k.spent_cents, 0) <> COALESCE(r.cents, 0)`)
+              WHERE COALESCE(k.spent_cents, 0) <> COALESCE(r.cents, 0)
+              UNION ALL
+              SELECT COALESCE(k.agent_id, r.agent_id) || '/' || COALESCE(k.day, r.day)::text || '/' || COALESCE(k.service_id, r.service_id)
+                || ': kept ' || COALESCE(k.calls, 0) || ' calls ' || COALESCE(k.spent_cents, 0) || ' cents, recomputed ' || COALESCE(r.calls, 0) || ' calls ' || COALESCE(r.cents, 0) || ' cents' AS k
+              FROM agent_usage_days k
+              FULL OUTER JOIN (SELECT buyer_agent_id AS agent_id, (created_at AT TIME ZONE 'UTC')::date AS day, service_id, count(*) AS calls, SUM(price_cents) AS cents
+                FROM commerce_transactions WHERE status = 'completed' GROUP BY 1, 2, 3) r ON r.agent_id = k.agent_id AND r.day = k.day AND r.service_id = k.service_id
+              WHERE COALESCE(k.spent_cents, 0) <> COALESCE(r.cents, 0) OR COALESCE(k.calls, 0) <> COALESCE(r.calls, 0)`)
           ).rows.map((r) => r.k)
         : []
     }

@@ -11,6 +11,7 @@ import { CommerceStore } from "../../src/services/Commerce.js"
 import { Events } from "../../src/services/Events.js"
 import { Ledger } from "../../src/services/Ledger.js"
 import { WalletStore } from "../../src/services/Wallet.js"
+import { AnalyticsStore } from "../../src/services/Reputation.js"
 import { noReferences, Settlement, type SettlementInput } from "../../src/services/Settlement.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
@@ -176,6 +177,10 @@ forEachStorage(
         // A settlement that fails (a short wallet) leaves the total as it was.
         yield* Effect.flip(atomically(settlement.settle({ ...purchase(buyer, "tx_settle_9", 1_000_000), at, from: { _tag: "wallet" }, memo: "x" })))
         expect(yield* spent).toEqual([300, 300])
+        // Usage per service and day comes from the same kind of totals: the refunded call is gone.
+        const usage = yield* Effect.flatMap(AnalyticsStore, (a) => a.usage(buyer, day, new Date(now + 1).toISOString()))
+        expect(usage.byService).toEqual([{ key: offer.serviceId, label: offer.serviceName, calls: 1, spentCents: 300 }])
+        expect(usage.byDay).toEqual([{ key: day.slice(0, 10), label: day.slice(0, 10), calls: 1, spentCents: 300 }])
         expect(yield* wallets.spendDrift).toEqual([])
         // Only day boundaries are asked for (the totals are per UTC day).
         expect(yield* Effect.exit(wallets.spentSince(buyer, at.replace(/T.*/, "T12:34:56.000Z")))).toMatchObject({ _tag: "Failure" })

@@ -47,8 +47,16 @@ const tables = Effect.map(MemoryDb, (db) => ({
   disputes: db.table<string, DisputeRecord>("commerce_disputes"),
   disputeByTx: db.table<string, string>("commerce_dispute_by_transaction"),
   // Running totals: `agent|YYYY-MM-DD` → cents spent that UTC day (journaled like every table).
-  spendDays: db.table<string, number>("agent_spend_days")
+  spendDays: db.table<string, number>("agent_spend_days"),
+  // `agent|YYYY-MM-DD` → per service: calls, cents and the service's name (replaced, never mutated).
+  usageDays: db.table<string, Readonly<Record<string, UsageCell>>>("agent_usage_days")
 }))
+
+interface UsageCell {
+  readonly calls: number
+  readonly spentCents: number
+  readonly label: string
+}
 
 /** Adds `cents` to the buyer's spend of the UTC day the purchase was made. */
 const addSpend = (t: Tables, agentId: string, createdAt: string, cents: number) => {
@@ -57,6 +65,17 @@ const addSpend = (t: Tables, agentId: string, createdAt: string, cents: number) 
   return t.spendDays.set(k, (t.spendDays.get(k) ?? 0) + cents)
 }
 const completedCents = (tx: TransactionRecord | undefined) => (tx !== undefined && tx.status === "completed" ? tx.priceCents : 0)
+
+/** Adds `sign` calls (and sign × price) to the buyer's usage of the service on the purchase's day. */
+const addUsage = (t: Tables, tx: TransactionRecord, sign: number) => {
+  if (sign === 0) return Effect.void
+  const k = `${tx.buyerAgentId}|${utcDay(tx.createdAt)}`
+  const day = t.usageDays.get(k) ?? {}
+  const cell = day[tx.serviceId] ?? { calls: 0, spentCents: 0, label: tx.serviceName }
+  const label = cell.label > tx.serviceName ? cell.label : tx.serviceName
+  return t.usageDays.set(k, { ...day, [tx.serviceId]: { calls: cell.calls + sign, spentCents: cell.spentCents + sign * tx.priceCents, label } })
+}
+const completedSign = (tx: TransactionRecord | undefined) => (tx !== undefined && tx.status === "completed" ? 1 : 0)
 type Tables = Effect.Success<typeof tables>
 
 const row = (t: Tables, tx: TransactionRecord): TransactionRow => ({
@@ -153,13 +172,32 @@ export const MemoryWalletStore = Layer.effect(
         recomputed.set(k, (recomputed.get(k) ?? 0) + tx.priceCents)
       }
       const keys = new Set([...recomputed.keys(), ...t.spendDays.rows.keys()])
-      return [...keys]
+      const spend = [...keys]
         .filter((k) => (t.spendDays.get(k) ?? 0) !== (recomputed.get(k) ?? 0))
         .sort()
         .map((k) => {
           const [agentId, day] = k.split("|")
-          return { agentId, day, kept: t.spendDays.get(k) ?? 0, recomputed: recomputed.get(k) ?? 0 }
+          return { agentId, day, serviceId: null, kept: t.spendDays.get(k) ?? 0, recomputed: recomputed.get(k) ?? 0, keptCalls: null, recomputedCalls: null }
         })
+      // Usage per agent, day and service, the same way.
+      const usage = new Map<string, { calls: number; cents: number }>()
+      for (const id of t.txOrder.get("all") ?? []) {
+        const tx = t.txs.get(id)!
+        if (tx.status !== "completed") continue
+        const k = `${tx.buyerAgentId}|${utcDay(tx.createdAt)}|${tx.serviceId}`
+        const u = usage.get(k) ?? { calls: 0, cents: 0 }
+        usage.set(k, { calls: u.calls + 1, cents: u.cents + tx.priceCents })
+      }
+      const kept = new Map<string, UsageCell>()
+      for (const [dayKey, cells] of t.usageDays.rows) for (const [serviceId, cell] of Object.entries(cells)) kept.set(`${dayKey}|${serviceId}`, cell)
+      const usageDrift = [...new Set([...usage.keys(), ...kept.keys()])]
+        .filter((k) => (kept.get(k)?.calls ?? 0) !== (usage.get(k)?.calls ?? 0) || (kept.get(k)?.spentCents ?? 0) !== (usage.get(k)?.cents ?? 0))
+        .sort()
+        .map((k) => {
+          const [agentId, day, serviceId] = k.split("|")
+          return { agentId, day, serviceId, kept: kept.get(k)?.spentCents ?? 0, recomputed: usage.get(k)?.cents ?? 0, keptCalls: kept.get(k)?.calls ?? 0, recomputedCalls: usage.get(k)?.calls ?? 0 }
+        })
+      return [...spend, ...usageDrift]
     }),
     countPendingApprovals: (agentId, nowIso) =>
       Effect.sync(() => [...t.approvals.values()].filter((a) => a.agentId === agentId && a.status === "pending" && a.expiresAt > nowIso).length),
@@ -188,6 +226,7 @@ export const MemoryCommerceStore = Layer.effect(
         yield* t.deliveries.set(tx.id, delivery)
         yield* t.deliveriesByService.append(delivery.serviceId, tx.id)
         yield* addSpend(t, tx.buyerAgentId, tx.createdAt, completedCents(tx))
+        yield* addUsage(t, tx, completedSign(tx))
       }),
     getTransaction: (id) => Effect.sync(() => (t.txs.get(id) ? row(t, t.txs.get(id)!) : undefined)),
     lockTransaction: (id) => Effect.sync(() => t.txs.get(id)),
@@ -196,6 +235,7 @@ export const MemoryCommerceStore = Layer.effect(
         const before = t.txs.get(tx.id)
         yield* t.txs.set(tx.id, tx)
         yield* addSpend(t, tx.buyerAgentId, tx.createdAt, completedCents(tx) - completedCents(before))
+        yield* addUsage(t, tx, completedSign(tx) - completedSign(before))
       }),
     findByIdempotencyKey: (buyer, key) =>
       Effect.sync(() => {
@@ -294,15 +334,6 @@ const countBy = (txs: ReadonlyArray<TransactionRecord>, limit: number): Array<Se
   return [...m.values()].sort((a, b) => b.count - a.count || b.volumeCents - a.volumeCents || (a.serviceId < b.serviceId ? -1 : 1)).slice(0, limit)
 }
 
-const group = (txs: ReadonlyArray<TransactionRecord>, key: (tx: TransactionRecord) => string, label: (tx: TransactionRecord) => string): Array<UsageRow> => {
-  const m = new Map<string, UsageRow>()
-  for (const tx of txs) {
-    const k = key(tx)
-    const r = m.get(k) ?? { key: k, label: label(tx), calls: 0, spentCents: 0 }
-    m.set(k, { ...r, calls: r.calls + 1, spentCents: r.spentCents + tx.priceCents })
-  }
-  return [...m.values()].sort((a, b) => (a.key < b.key ? -1 : 1))
-}
 
 export const MemoryAnalyticsStore = Layer.effect(
   AnalyticsStore,
@@ -374,13 +405,30 @@ export const MemoryAnalyticsStore = Layer.effect(
         sellers: new Set(done.map((tx) => tx.sellerAgentId)).size
       }
     }),
+    // From the running totals: one lookup per day of the range (at most 90), then its services.
     usage: (agentId, from, to) =>
-      Effect.sync(() => {
-        const txs = agentTxs(t, agentId).filter((tx) => tx.buyerAgentId === agentId && tx.status === "completed" && tx.createdAt >= from && tx.createdAt < to)
-        return {
-          byService: group(txs, (tx) => tx.serviceId, (tx) => tx.serviceName),
-          byDay: group(txs, (tx) => tx.createdAt.slice(0, 10), (tx) => tx.createdAt.slice(0, 10))
+      Effect.map(dayBoundary(from), (fromDay) => {
+        const toDay = utcDay(new Date(Date.parse(to) - 1).toISOString())
+        const services = new Map<string, { calls: number; spentCents: number; label: string }>()
+        const byDay: Array<UsageRow> = []
+        for (let day = fromDay, n = 0; day <= toDay && n < 400; day = nextDay(day), n++) {
+          const cells = t.usageDays.get(`${agentId}|${day}`)
+          if (!cells) continue
+          let calls = 0
+          let spentCents = 0
+          for (const [serviceId, cell] of Object.entries(cells)) {
+            calls += cell.calls
+            spentCents += cell.spentCents
+            const s = services.get(serviceId) ?? { calls: 0, spentCents: 0, label: cell.label }
+            services.set(serviceId, { calls: s.calls + cell.calls, spentCents: s.spentCents + cell.spentCents, label: s.label > cell.label ? s.label : cell.label })
+          }
+          if (calls > 0) byDay.push({ key: day, label: day, calls, spentCents })
         }
+        const byService = [...services]
+          .filter(([, s]) => s.calls > 0)
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([key, s]) => ({ key, label: s.label, calls: s.calls, spentCents: s.spentCents }))
+        return { byService, byDay }
       }),
     categoryHistory: (agentId) =>
       Effect.sync(() => {

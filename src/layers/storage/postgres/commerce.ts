@@ -202,16 +202,33 @@ export const PgWalletStore = Layer.effect(
           ).pipe(Effect.map((r) => r[0]?.total ?? 0))
         ),
       spendDrift: orUnavailable(
-        sql<{ agentId: string; day: string; kept: number; recomputed: number }>`
-          SELECT COALESCE(k.agent_id, r.agent_id) AS agent_id, COALESCE(k.day, r.day)::text AS day,
-            COALESCE(k.spent_cents, 0)::bigint AS kept, COALESCE(r.cents, 0)::bigint AS recomputed
-          FROM agent_spend_days k
-          FULL OUTER JOIN (
-            SELECT buyer_agent_id AS agent_id, (created_at AT TIME ZONE 'UTC')::date AS day, SUM(price_cents)::bigint AS cents
-            FROM commerce_transactions WHERE status = 'completed' GROUP BY 1, 2
-          ) r ON r.agent_id = k.agent_id AND r.day = k.day
-          WHERE COALESCE(k.spent_cents, 0) <> COALESCE(r.cents, 0)
-          ORDER BY 1, 2`
+        Effect.gen(function* () {
+          const spend = yield* sql<{ agentId: string; day: string; kept: number; recomputed: number }>`
+            SELECT COALESCE(k.agent_id, r.agent_id) AS agent_id, COALESCE(k.day, r.day)::text AS day,
+              COALESCE(k.spent_cents, 0)::bigint AS kept, COALESCE(r.cents, 0)::bigint AS recomputed
+            FROM agent_spend_days k
+            FULL OUTER JOIN (
+              SELECT buyer_agent_id AS agent_id, (created_at AT TIME ZONE 'UTC')::date AS day, SUM(price_cents)::bigint AS cents
+              FROM commerce_transactions WHERE status = 'completed' GROUP BY 1, 2
+            ) r ON r.agent_id = k.agent_id AND r.day = k.day
+            WHERE COALESCE(k.spent_cents, 0) <> COALESCE(r.cents, 0)
+            ORDER BY 1, 2`
+          const usage = yield* sql<{ agentId: string; day: string; serviceId: string; kept: number; recomputed: number; keptCalls: number; recomputedCalls: number }>`
+            SELECT COALESCE(k.agent_id, r.agent_id) AS agent_id, COALESCE(k.day, r.day)::text AS day, COALESCE(k.service_id, r.service_id) AS service_id,
+              COALESCE(k.spent_cents, 0)::bigint AS kept, COALESCE(r.cents, 0)::bigint AS recomputed,
+              COALESCE(k.calls, 0)::int AS kept_calls, COALESCE(r.calls, 0)::int AS recomputed_calls
+            FROM agent_usage_days k
+            FULL OUTER JOIN (
+              SELECT buyer_agent_id AS agent_id, (created_at AT TIME ZONE 'UTC')::date AS day, service_id, count(*)::int AS calls, SUM(price_cents)::bigint AS cents
+              FROM commerce_transactions WHERE status = 'completed' GROUP BY 1, 2, 3
+            ) r ON r.agent_id = k.agent_id AND r.day = k.day AND r.service_id = k.service_id
+            WHERE COALESCE(k.spent_cents, 0) <> COALESCE(r.cents, 0) OR COALESCE(k.calls, 0) <> COALESCE(r.calls, 0)
+            ORDER BY 1, 2, 3`
+          return [
+            ...spend.map((r) => ({ ...r, serviceId: null, keptCalls: null, recomputedCalls: null })),
+            ...usage
+          ]
+        })
       ),
       countPendingApprovals: (agentId, now) =>
         orUnavailable(
@@ -255,7 +272,13 @@ export const PgCommerceStore = Layer.effect(
               spend AS (
                 INSERT INTO agent_spend_days (agent_id, day, spent_cents)
                 SELECT ${tx.buyerAgentId}, ${utcDay(tx.createdAt)}::date, ${tx.priceCents}::bigint FROM t WHERE ${tx.status} = 'completed'
-                ON CONFLICT (agent_id, day) DO UPDATE SET spent_cents = agent_spend_days.spent_cents + excluded.spent_cents)
+                ON CONFLICT (agent_id, day) DO UPDATE SET spent_cents = agent_spend_days.spent_cents + excluded.spent_cents),
+              usage AS (
+                INSERT INTO agent_usage_days (agent_id, day, service_id, service_name, calls, spent_cents)
+                SELECT ${tx.buyerAgentId}, ${utcDay(tx.createdAt)}::date, ${tx.serviceId}, ${tx.serviceName}, 1, ${tx.priceCents}::bigint FROM t WHERE ${tx.status} = 'completed'
+                ON CONFLICT (agent_id, day, service_id) DO UPDATE SET calls = agent_usage_days.calls + 1,
+                  spent_cents = agent_usage_days.spent_cents + excluded.spent_cents,
+                  service_name = GREATEST(agent_usage_days.service_name, excluded.service_name))
               INSERT INTO commerce_deliveries (transaction_id, service_id, tier_id, success, latency_ms, output, error, delivered_at)
               SELECT t.id, ${d.serviceId}, ${d.tierId}, ${d.success}, ${d.latencyMs}, ${json(d.output)}::jsonb, ${d.error}, ${d.deliveredAt} FROM t`
         ).pipe(Effect.asVoid),
@@ -267,15 +290,21 @@ export const PgCommerceStore = Layer.effect(
       // A status change moves the buyer's spend of the purchase's day with it (a refund gives it back).
       updateTransaction: (tx) =>
         orUnavailable(
-          sql`WITH before AS (SELECT status, price_cents, buyer_agent_id, created_at FROM commerce_transactions WHERE id = ${tx.id}),
+          sql`WITH before AS (SELECT status, price_cents, buyer_agent_id, created_at, service_id, service_name FROM commerce_transactions WHERE id = ${tx.id}),
               u AS (UPDATE commerce_transactions SET status = ${tx.status}, refunded_at = ${tx.refundedAt} WHERE id = ${tx.id} RETURNING id),
               delta AS (
-                SELECT buyer_agent_id, (created_at AT TIME ZONE 'UTC')::date AS day,
-                  (CASE WHEN ${tx.status} = 'completed' THEN price_cents ELSE 0 END) - (CASE WHEN status = 'completed' THEN price_cents ELSE 0 END) AS cents
-                FROM before)
-              INSERT INTO agent_spend_days (agent_id, day, spent_cents)
-              SELECT buyer_agent_id, day, cents FROM delta WHERE cents <> 0
-              ON CONFLICT (agent_id, day) DO UPDATE SET spent_cents = agent_spend_days.spent_cents + excluded.spent_cents`
+                SELECT buyer_agent_id, (created_at AT TIME ZONE 'UTC')::date AS day, service_id, service_name,
+                  (CASE WHEN ${tx.status} = 'completed' THEN 1 ELSE 0 END) - (CASE WHEN status = 'completed' THEN 1 ELSE 0 END) AS sign,
+                  price_cents
+                FROM before),
+              spend AS (
+                INSERT INTO agent_spend_days (agent_id, day, spent_cents)
+                SELECT buyer_agent_id, day, sign * price_cents FROM delta WHERE sign <> 0
+                ON CONFLICT (agent_id, day) DO UPDATE SET spent_cents = agent_spend_days.spent_cents + excluded.spent_cents)
+              INSERT INTO agent_usage_days (agent_id, day, service_id, service_name, calls, spent_cents)
+              SELECT buyer_agent_id, day, service_id, service_name, sign, sign * price_cents FROM delta WHERE sign <> 0
+              ON CONFLICT (agent_id, day, service_id) DO UPDATE SET calls = agent_usage_days.calls + excluded.calls,
+                spent_cents = agent_usage_days.spent_cents + excluded.spent_cents`
         ).pipe(Effect.asVoid),
       findByIdempotencyKey: (buyer, key) =>
         orUnavailable(sql<TxJoinRow>`${selectTx} WHERE t.buyer_agent_id = ${buyer} AND t.idempotency_key = ${key}`).pipe(Effect.map(one)),
@@ -446,15 +475,17 @@ export const PgAnalyticsStore = Layer.effect(
       usage: (agentId, from, to) =>
         orUnavailable(
           Effect.gen(function* () {
+            // From the running totals (at most days × services rows): `from` is a UTC day start, `to` now.
+            const fromDay = yield* dayBoundary(from)
+            const toDay = utcDay(new Date(Date.parse(to) - 1).toISOString())
             const byService = yield* sql<UsageRow>`
-              SELECT service_id AS key, max(service_name) AS label, count(*)::int AS calls, SUM(price_cents)::bigint AS spent_cents
-              FROM commerce_transactions WHERE buyer_agent_id = ${agentId} AND status = 'completed' AND created_at >= ${from} AND created_at < ${to}
-              GROUP BY service_id ORDER BY service_id`
+              SELECT service_id AS key, max(service_name) AS label, SUM(calls)::int AS calls, SUM(spent_cents)::bigint AS spent_cents
+              FROM agent_usage_days WHERE agent_id = ${agentId} AND day >= ${fromDay}::date AND day <= ${toDay}::date
+              GROUP BY service_id HAVING SUM(calls) > 0 ORDER BY service_id`
             const byDay = yield* sql<UsageRow>`
-              SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS key, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS label,
-                     count(*)::int AS calls, SUM(price_cents)::bigint AS spent_cents
-              FROM commerce_transactions WHERE buyer_agent_id = ${agentId} AND status = 'completed' AND created_at >= ${from} AND created_at < ${to}
-              GROUP BY 1 ORDER BY 1`
+              SELECT to_char(day, 'YYYY-MM-DD') AS key, to_char(day, 'YYYY-MM-DD') AS label, SUM(calls)::int AS calls, SUM(spent_cents)::bigint AS spent_cents
+              FROM agent_usage_days WHERE agent_id = ${agentId} AND day >= ${fromDay}::date AND day <= ${toDay}::date
+              GROUP BY day HAVING SUM(calls) > 0 ORDER BY day`
             return { byService, byDay }
           })
         ),
