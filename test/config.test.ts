@@ -30,7 +30,8 @@ describe("configuration", () => {
         rateLimitPerDay: 1000,
         anonymousWritesPerMinute: 20,
         anonymousWritesPerDay: 1000,
-        fakeBillingPeriodSeconds: 2_592_000
+        fakeBillingPeriodSeconds: 2_592_000,
+        platformStatsTtlSeconds: 10
       })
       expect(c.logLevel).toBe("Info")
     })

@@ -97,6 +97,7 @@ const raw = Effect.all({
   tokenSymbol: Effect.map(text("TOKEN_SYMBOL"), Option.getOrElse(() => configDefaults.tokenSymbol)),
   workers: bool("WORKERS", true),
   founderAccountId: text("FOUNDER_ACCOUNT_ID"),
+  platformStatsTtlSeconds: intIn("PLATFORM_STATS_TTL_SECONDS", 10, 0, 3600),
   fakeBillingPeriodSeconds: intIn("FAKE_BILLING_PERIOD_SECONDS", 30 * 24 * 3600, 1, 366 * 24 * 3600),
   anonymousWritesPerMinute: intIn("ANONYMOUS_WRITES_PER_MINUTE", 20, 1, 1_000_000),
   anonymousWritesPerDay: intIn("ANONYMOUS_WRITES_PER_DAY", 1000, 1, 100_000_000)

@@ -40,6 +40,8 @@ export interface AppConfigShape {
   /** Anonymous writes (sign-up, knowledge checkouts, session-started checkouts) per client address. */
   readonly anonymousWritesPerMinute: number
   readonly anonymousWritesPerDay: number
+  /** How long platform-wide figures (/stats' platform half, the leaderboard) are reused per process; 0: never. */
+  readonly platformStatsTtlSeconds: number
   /** The founder's account id: the only account that may veto a passed governance proposal. */
   readonly founderAccountId: Option.Option<string>
 }
@@ -67,6 +69,8 @@ export const configDefaults: AppConfigShape = {
   tokenSymbol: "ACT",
   workers: true,
   founderAccountId: Option.none(),
+  // Tests read platform figures right after writing them; the environment's default is 10 (src/layers/config.ts).
+  platformStatsTtlSeconds: 0,
   fakeBillingPeriodSeconds: 30 * 24 * 3600,
   anonymousWritesPerMinute: 20,
   anonymousWritesPerDay: 1000

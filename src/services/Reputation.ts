@@ -1,5 +1,6 @@
 // Reputation (0–1000 from reviews, disputes, volume and tenure), the leaderboard, commerce
 // analytics (stats, usage) and recommendations — all read-side, from one analytics port.
+import { AppConfig } from "./AppConfig.js"
 import { Clock, Context, Effect, Layer } from "effect"
 import { cents } from "../schema/common.js"
 import type { Reputation as ReputationView, ReputationBand, ReputationInputs, UsageRow } from "../schema/commerce.js"
@@ -81,6 +82,27 @@ export class Reputation extends Context.Service<Reputation>()("Reputation", {
     const keys = yield* Keys
     const catalog = yield* Catalog
     const wallet = yield* Wallet
+    const config = yield* AppConfig
+
+    /**
+     * Platform-wide figures (the platform half of /stats, its top services, the leaderboard) read
+     * every transaction of the system, whoever asks: they are reused in process for
+     * PLATFORM_STATS_TTL_SECONDS (default 10 s, wall clock), so an agent's request no longer costs
+     * a scan of everyone's history each time (docs/commerce.md "Analytics"). Per-agent figures are
+     * never reused. Only successes are kept.
+     */
+    const ttlMs = config.platformStatsTtlSeconds * 1000
+    const platformWide = <A, E, R>(read: Effect.Effect<A, E, R>) => {
+      let held: { readonly until: number; readonly value: A } | undefined
+      return Effect.suspend(() =>
+        ttlMs > 0 && held !== undefined && held.until > Date.now()
+          ? Effect.succeed(held.value)
+          : Effect.tap(read, (value) => Effect.sync(() => void (held = { until: Date.now() + ttlMs, value })))
+      )
+    }
+    const platformTotals = platformWide(store.platformTotals)
+    const platformTopServices = platformWide(store.topServices({}, 5))
+    const everyonesInputs = platformWide(store.reputationInputs("all"))
 
     const tenureDays = (agentId: string, now: number) =>
       Effect.map(Effect.option(keys.getAgent(agentId)), (a) => (a._tag === "Some" ? (now - Date.parse(a.value.createdAt)) / 86_400_000 : 0))
@@ -115,7 +137,7 @@ export class Reputation extends Context.Service<Reputation>()("Reputation", {
     const leaderboard = (limit: number) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        const all = yield* store.reputationInputs("all")
+        const all = yield* everyonesInputs
         const scored = yield* Effect.forEach(all, (i) => Effect.map(compute(i, now), (r) => ({ r, i })), { concurrency: 10 })
         scored.sort((a, b) => b.r.score - a.r.score || a.r.agentId.localeCompare(b.r.agentId))
         const top = scored.slice(0, limit)
@@ -141,8 +163,8 @@ export class Reputation extends Context.Service<Reputation>()("Reputation", {
           store.agentTotals(agentId),
           store.topServices({ buyer: agentId }, 5),
           store.topServices({ seller: agentId }, 5),
-          store.platformTotals,
-          store.topServices({}, 5)
+          platformTotals,
+          platformTopServices
         ])
         return {
           agent: { ...mine, topServicesBought: bought, topServicesSold: sold },
