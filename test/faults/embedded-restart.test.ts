@@ -55,6 +55,44 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
     expect(existsSync(join(dataDir, LOCK_FILE)), "SIGTERM closes the database and removes the lock").toBe(false)
   }, 60_000)
 
+  it("a restart keeps negotiations, sagas, the webhook and its undelivered events (the outbox)", async () => {
+    // No workers in the first process: nothing is answered or delivered before the restart.
+    const first = await startServerProcess(bundle, { ...env(dataDir), NEGOTIATION_DELAY_MS: "30000", WORKERS: "false" })
+    app = first
+    const key = await createAgentKey(first.baseUrl, ["catalog:read", "commerce:*", "webhooks:manage"])
+    const json = { ...key.auth, "content-type": "application/json" }
+    const post = (base: string, path: string, body: unknown) => fetch(`${base}${path}`, { method: "POST", headers: json, body: JSON.stringify(body) })
+    expect((await post(first.baseUrl, `${COMMERCE}/wallet/topup`, { amountCents: 100_000 })).status).toBe(201)
+    const saga = (await (await post(first.baseUrl, `${COMMERCE}/saga`, { serviceId: "svc_web_scrape", tierId: "rendered", input: { url: "https://example.com" } })).json()) as { id: string; status: string }
+    expect(saga.status).toBe("completed")
+    // The seller answers after 30 s (the longest allowed): the negotiation waits in storage across the restart.
+    const services = (await (await fetch(`${first.baseUrl}${COMMERCE}/services?limit=50`, { headers: key.auth })).json()) as { data: Array<{ id: string; tiers: Array<{ id: string; priceCents: number }> }> }
+    const offer = services.data.flatMap((s) => s.tiers.map((t) => ({ serviceId: s.id, tierId: t.id, priceCents: t.priceCents }))).find((o) => o.priceCents >= 1000)!
+    const negotiation = (await (await post(first.baseUrl, `${COMMERCE}/negotiate`, { serviceId: offer.serviceId, tierId: offer.tierId, proposedPriceCents: Math.floor(offer.priceCents * 0.8) })).json()) as { id: string; status: string }
+    expect(negotiation.status).toBe("awaiting_seller")
+    // A webhook to a closed port: its events stay owed (pending deliveries) across the restart.
+    const put = await fetch(`${first.baseUrl}/api/v1/agent/webhook`, { method: "PUT", headers: json, body: JSON.stringify({ url: "http://127.0.0.1:9/hook", events: ["*"] }) })
+    expect(put.status).toBe(200)
+    expect((await post(first.baseUrl, "/api/v1/agent/webhook/test", {})).status).toBe(202)
+    await first.stop()
+
+    const second = await startServerProcess(bundle, { ...env(dataDir), NEGOTIATION_DELAY_MS: "30000" })
+    app = second
+    const get = async (path: string) => (await fetch(`${second.baseUrl}${path}`, { headers: key.auth })).json()
+    expect(await get(`${COMMERCE}/saga/${saga.id}`)).toMatchObject({ id: saga.id, status: "completed" })
+    expect(await get(`${COMMERCE}/negotiations/${negotiation.id}`)).toMatchObject({ id: negotiation.id, status: "awaiting_seller" })
+    expect(await get("/api/v1/agent/webhook")).toMatchObject({ url: "http://127.0.0.1:9/hook" })
+    // The ping queued before the restart is attempted by the new process (the port is closed: a failed attempt is logged).
+    let attempts: { data: Array<{ eventType: string }> } = { data: [] }
+    for (let i = 0; i < 100 && !attempts.data.some((d) => d.eventType === "webhook.test"); i++) {
+      await sleep(100)
+      attempts = (await get("/api/v1/agent/webhook/deliveries?limit=50")) as typeof attempts
+    }
+    expect(attempts.data.some((d) => d.eventType === "webhook.test"), JSON.stringify(attempts)).toBe(true)
+    await second.stop()
+    app = undefined
+  }, 90_000)
+
   it("kill -9 with buys in flight: the restart takes over the stale lock, the key and balance are intact, the ledger balances", async () => {
     const first = await startServerProcess(bundle, env(dataDir))
     app = first

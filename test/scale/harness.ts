@@ -250,7 +250,10 @@ export interface LedgerInvariants {
   readonly negative: ReadonlyArray<string>
   /** References settled (purchase / escrow_settle) more than once, or both settled and released. */
   readonly doubleSettled: ReadonlyArray<string>
-  /** Completed purchases without their ledger entry, and purchase entries without a transaction. */
+  /**
+   * Completed purchases without their ledger entry (a `purchase` referenced by the transaction, or
+   * the saga's `escrow_settle`), and purchase or saga-settlement entries without their transaction.
+   */
   readonly unmatched: ReadonlyArray<string>
   readonly entries: number
   /** Running totals (spend per agent-day, usage per agent-day-service) that differ from the completed purchases (docs/commerce.md). */
@@ -297,10 +300,15 @@ export const ledgerInvariantsOf = async (query: RunQuery): Promise<LedgerInvaria
     const unmatched = hasTransactions
       ? await c.query<{ ref: string }>(`
           SELECT 'transaction without entry: ' || t.id AS ref FROM commerce_transactions t
-          WHERE t.status IN ('completed', 'refunded') AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.reference = t.id AND e.kind = 'purchase')
+          WHERE t.status IN ('completed', 'refunded')
+            AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.id = t.ledger_entry_id
+              AND ((e.kind = 'purchase' AND e.reference = t.id) OR e.kind = 'escrow_settle'))
           UNION ALL
           SELECT 'entry without transaction: ' || e.reference FROM ledger_entries e
-          WHERE e.kind = 'purchase' AND NOT EXISTS (SELECT 1 FROM commerce_transactions t WHERE t.id = e.reference)`)
+          WHERE e.kind = 'purchase' AND NOT EXISTS (SELECT 1 FROM commerce_transactions t WHERE t.id = e.reference)
+          UNION ALL
+          SELECT 'saga settlement without transaction: ' || e.reference FROM ledger_entries e
+          WHERE e.kind = 'escrow_settle' AND NOT EXISTS (SELECT 1 FROM commerce_transactions t WHERE t.ledger_entry_id = e.id)`)
       : { rows: [] as Array<{ ref: string }> }
     return {
       totalCents: Number(total.rows[0].total),
