@@ -1,6 +1,7 @@
 // The authenticated caller of a request: which account, agent and key, with which permissions.
 import { Context } from "effect"
 import type { Permission } from "../schema/keys.js"
+import type { WindowStanding } from "./RateLimiter.js"
 
 export interface Caller {
   readonly accountId: string
@@ -11,14 +12,7 @@ export interface Caller {
   readonly permissions: ReadonlySet<Permission>
   readonly via: "key" | "session"
   /** A key's rate-limit standing after this request was counted (what /me reports). */
-  readonly rateLimit?: ReadonlyArray<{
-    readonly name: string
-    readonly limit: number
-    readonly used: number
-    readonly remaining: number
-    readonly resetSeconds: number
-    readonly windowSeconds: number
-  }>
+  readonly rateLimit?: ReadonlyArray<WindowStanding>
 }
 
 export class CurrentCaller extends Context.Service<CurrentCaller, Caller>()("CurrentCaller") {}

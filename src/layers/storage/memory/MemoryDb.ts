@@ -37,24 +37,11 @@ export class MemTable<K, V> {
     )
   }
   /**
-   * Appends to an array-valued row in place (O(1)); the undo pops it. For append-only indexes
+   * Appends to an array-valued row in place (O(1): insertSorted at the end); the undo removes it. For append-only indexes
    * (ledger postings per account), where copying the array on every write would be O(n).
    */
   append<I>(this: MemTable<K, Array<I>>, key: K, item: I): Effect.Effect<void> {
-    return Effect.flatMap(currentJournal, (journal) =>
-      Effect.sync(() => {
-        let list = this.rows.get(key)
-        if (!list) {
-          list = []
-          this.rows.set(key, list)
-          journal?.push(() => this.rows.delete(key))
-        } else {
-          const l = list
-          journal?.push(() => void l.pop())
-        }
-        list.push(item)
-      })
-    )
+    return this.insertSorted(key, item, () => false)
   }
   /**
    * Inserts into an array-valued row kept sorted by `before` (true when `a` sorts before `b`): the
