@@ -24,22 +24,24 @@ export class Events extends Context.Service<Events>()("Events", {
   make: Effect.gen(function* () {
     const store = yield* EventStore
     const ids = yield* Ids
-    /** Records several events at once, in order. Call it inside the same `atomically` as the change they report. */
-    const emitMany = (items: ReadonlyArray<{ readonly agentId: string; readonly type: EventType; readonly data: Record<string, unknown> }>) =>
+    /** Builds events (ids, time) without recording them: for a store that writes them with the change (SettlementStore). */
+    const make = (items: ReadonlyArray<{ readonly agentId: string; readonly type: EventType; readonly data: Record<string, unknown> }>) =>
       Effect.gen(function* () {
         const occurredAt = new Date(yield* Clock.currentTimeMillis).toISOString()
         const made: Array<DomainEvent> = []
         for (const item of items) made.push(DomainEvent.make({ id: yield* ids.make("evt"), type: item.type, agentId: item.agentId, occurredAt, data: item.data }))
-        if (made.length > 0) yield* store.appendMany(made)
         return made
       })
+    /** Records several events at once, in order. Call it inside the same `atomically` as the change they report. */
+    const emitMany = (items: ReadonlyArray<{ readonly agentId: string; readonly type: EventType; readonly data: Record<string, unknown> }>) =>
+      Effect.tap(make(items), (made) => (made.length > 0 ? store.appendMany(made) : Effect.void))
     /** Records an event (same rules as `emitMany`). */
     const emit = (agentId: string, type: EventType, data: Record<string, unknown>) =>
       emitMany([{ agentId, type, data }]).pipe(
         Effect.map((made) => made[0]),
         traced("Events.emit", { attributes: { type } })
       )
-    return { emit, emitMany, listForAgent: store.listForAgent } as const
+    return { make, emit, emitMany, listForAgent: store.listForAgent } as const
   })
 }) {
   static readonly layer = Layer.effect(Events, Events.make)

@@ -22,8 +22,12 @@ export class LedgerStore extends Context.Service<
   {
     /** Balances of the accounts, locked for this unit of work (rows created at 0 when missing). */
     readonly lockBalances: (accounts: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, number>, StorageUnavailable>
-    /** Writes the entry, its postings and the new balances (inside the caller's unit of work). */
-    readonly append: (entry: JournalEntry, balances: ReadonlyMap<string, number>) => Effect.Effect<void, StorageUnavailable>
+    /**
+     * Writes the entry and its postings and adds each posting to its account's balance (a row made
+     * when missing), inside the caller's unit of work. Balances move by their postings, not to a
+     * value read earlier, so an account that was not locked (a credit) is still exact.
+     */
+    readonly append: (entry: JournalEntry) => Effect.Effect<void, StorageUnavailable>
     readonly balance: (account: string) => Effect.Effect<number, StorageUnavailable>
     readonly entriesFor: (
       account: string,
@@ -40,52 +44,61 @@ export class Ledger extends Context.Service<Ledger>()("Ledger", {
     const ids = yield* Ids
 
     /**
-     * Posts one balanced entry atomically. Fails with InsufficientFunds when a wallet or escrow
-     * account would go below zero (nothing is written), InvalidInput when it does not balance.
+     * Checks one balanced entry and locks what the check read, without writing it: the caller
+     * writes `entry` (LedgerStore.append, or a store that writes it with more in one statement) in
+     * the same unit of work. Only accounts that the entry debits and that may not go negative are
+     * locked and checked; credited accounts (a seller's wallet, the platform's fees) are not
+     * locked here, so buyers of one seller do not queue on its row until the entry is written —
+     * the write adds to their balance and holds their row only until commit (docs/performance.md).
+     * Fails with InsufficientFunds when a wallet or escrow account would go below zero (nothing is
+     * written), InvalidInput when it does not balance.
      */
-    const post = (input: { readonly kind: EntryKind; readonly reference: string; readonly memo?: string; readonly postings: ReadonlyArray<Posting> }) =>
-      atomically(
-        Effect.gen(function* () {
-          // Normalise: one posting per account, zero postings dropped (both stores then agree).
-          const merged = new Map<string, number>()
-          for (const p of input.postings) merged.set(p.account, (merged.get(p.account) ?? 0) + p.amount)
-          const postings = [...merged].filter(([, amount]) => amount !== 0).map(([account, amount]) => ({ account, amount }))
-          const sum = postings.reduce((s, p) => s + p.amount, 0)
-          if (postings.length < 2 || sum !== 0 || input.postings.some((p) => !Number.isSafeInteger(p.amount))) {
-            return yield* Effect.fail(new InvalidInput({ message: `ledger entry must have integer postings summing to zero (sum ${sum})`, field: "postings" }))
-          }
-          const accounts = [...new Set(postings.map((p) => p.account))].sort()
-          const before = yield* store.lockBalances(accounts)
-          const after = new Map(before)
-          for (const p of postings) after.set(p.account, (after.get(p.account) ?? 0) + p.amount)
-          for (const account of accounts) {
-            const balance = after.get(account) ?? 0
-            if (balance < 0 && !mayGoNegative(account)) {
-              const had = before.get(account) ?? 0
-              const required = had - balance
+    const prepare = (input: { readonly kind: EntryKind; readonly reference: string; readonly memo?: string; readonly postings: ReadonlyArray<Posting> }) =>
+      Effect.gen(function* () {
+        // Normalise: one posting per account, zero postings dropped (both stores then agree).
+        const merged = new Map<string, number>()
+        for (const p of input.postings) merged.set(p.account, (merged.get(p.account) ?? 0) + p.amount)
+        const postings = [...merged].filter(([, amount]) => amount !== 0).map(([account, amount]) => ({ account, amount }))
+        const sum = postings.reduce((s, p) => s + p.amount, 0)
+        if (postings.length < 2 || sum !== 0 || input.postings.some((p) => !Number.isSafeInteger(p.amount))) {
+          return yield* Effect.fail(new InvalidInput({ message: `ledger entry must have integer postings summing to zero (sum ${sum})`, field: "postings" }))
+        }
+        const checked = postings.filter((p) => p.amount < 0 && !mayGoNegative(p.account)).sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0))
+        if (checked.length > 0) {
+          const before = yield* store.lockBalances(checked.map((p) => p.account))
+          for (const p of checked) {
+            const had = before.get(p.account) ?? 0
+            const balance = had + p.amount
+            if (balance < 0) {
               return yield* Effect.fail(
                 new InsufficientFunds({
-                  message: `${account} has ${had} cents; ${required} needed`,
-                  account,
+                  message: `${p.account} has ${had} cents; ${-p.amount} needed`,
+                  account: p.account,
                   balanceCents: had,
-                  requiredCents: required,
+                  requiredCents: -p.amount,
                   missingCents: -balance
                 })
               )
             }
           }
-          const entry = JournalEntry.make({
-            id: yield* ids.make("je"),
-            kind: input.kind,
-            reference: input.reference,
-            memo: input.memo ?? "",
-            postings,
-            createdAt: new Date(yield* Clock.currentTimeMillis).toISOString()
-          })
-          yield* store.append(entry, after)
-          return entry
+        }
+        return JournalEntry.make({
+          id: yield* ids.make("je"),
+          kind: input.kind,
+          reference: input.reference,
+          memo: input.memo ?? "",
+          postings,
+          createdAt: new Date(yield* Clock.currentTimeMillis).toISOString()
         })
-      ).pipe(traced("Ledger.post", { attributes: { kind: input.kind } }))
+      })
+
+    /**
+     * Posts one balanced entry atomically (prepare, then append). Fails with InsufficientFunds when
+     * a wallet or escrow account would go below zero (nothing is written), InvalidInput when it
+     * does not balance.
+     */
+    const post = (input: { readonly kind: EntryKind; readonly reference: string; readonly memo?: string; readonly postings: ReadonlyArray<Posting> }) =>
+      atomically(Effect.tap(prepare(input), (entry) => store.append(entry))).pipe(traced("Ledger.post", { attributes: { kind: input.kind } }))
 
     /** Moves `amount` from one account to another as a single two-posting entry. */
     const transfer = (input: { readonly kind: EntryKind; readonly reference: string; readonly memo?: string; readonly from: string; readonly to: string; readonly amount: number }) =>
@@ -100,6 +113,7 @@ export class Ledger extends Context.Service<Ledger>()("Ledger", {
       })
 
     return {
+      prepare,
       post,
       transfer,
       balance: (account: string) => store.balance(account),

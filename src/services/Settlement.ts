@@ -19,6 +19,7 @@ import type { JournalEntry } from "../schema/ledger.js"
 import { escrowAccount, PLATFORM_FEES, splitSettlement, walletAccount } from "../schema/ledger.js"
 import type { Conflict, StorageUnavailable } from "../schema/errors.js"
 import type { PricingModel } from "../schema/commerce.js"
+import type { DomainEvent } from "../schema/events.js"
 import { Events } from "./Events.js"
 import { Ledger } from "./Ledger.js"
 
@@ -44,6 +45,25 @@ export class CommerceStore extends Context.Service<
     readonly listApprovals: (accountId: string, status: ApprovalStatus | undefined, limit: number) => Effect.Effect<ReadonlyArray<ApprovalRecord>, StorageUnavailable>
   }
 >()("CommerceStore") {}
+
+/**
+ * Storage port: a settled purchase written at once in the caller's unit of work — its ledger entry
+ * (when this purchase posts one), the transaction with its delivery record and the buyer's running
+ * totals, and its events. On Postgres one statement: the rows every buyer of a seller shares (the
+ * seller's balance, the fee account) are held only from it to commit. The memory store composes
+ * the ledger, commerce and event stores.
+ */
+export class SettlementStore extends Context.Service<
+  SettlementStore,
+  {
+    readonly write: (settled: {
+      readonly entry: JournalEntry | null
+      readonly tx: TransactionRecord
+      readonly delivery: DeliveryRecord
+      readonly events: ReadonlyArray<DomainEvent>
+    }) => Effect.Effect<void, StorageUnavailable>
+  }
+>()("SettlementStore") {}
 
 /** Which path sold it (carried in the event and kept for the history). */
 export type SettlementSource = "buy" | "paid_call" | "saga"
@@ -114,6 +134,7 @@ export const completedPayload = (tx: TransactionRecord, source: SettlementSource
 export class Settlement extends Context.Service<Settlement>()("Settlement", {
   make: Effect.gen(function* () {
     const store = yield* CommerceStore
+    const writer = yield* SettlementStore
     const ledger = yield* Ledger
     const events = yield* Events
 
@@ -155,11 +176,11 @@ export class Settlement extends Context.Service<Settlement>()("Settlement", {
     const settle = (input: SettlementInput) =>
       Effect.gen(function* () {
         const split = splitSettlement(input.priceCents)
-        let entryId: string
-        if (input.from._tag === "posted") entryId = input.from.entryId
-        else {
+        let entry: JournalEntry | null = null
+        if (input.from._tag !== "posted") {
           const source = input.from._tag === "wallet" ? walletAccount(input.buyerAgentId) : escrowAccount(input.from.sagaId)
-          const entry: JournalEntry = yield* ledger.post({
+          // Checked (the buyer's wallet or the escrow locked) here; written below with the rest.
+          entry = yield* ledger.prepare({
             kind: input.from._tag === "wallet" ? "purchase" : "escrow_settle",
             // A saga's settlement is referenced by the saga (its escrow's reference), a purchase by its transaction.
             reference: input.from._tag === "wallet" ? input.transactionId : input.from.sagaId,
@@ -170,15 +191,15 @@ export class Settlement extends Context.Service<Settlement>()("Settlement", {
               { account: PLATFORM_FEES, amount: split.feeCents }
             ]
           })
-          entryId = entry.id
         }
+        const entryId = entry !== null ? entry.id : (input.from as { readonly entryId: string }).entryId
         const settled = record(input, { status: "completed", sellerCents: split.sellerCents, feeCents: split.feeCents, ledgerEntryId: entryId }, null)
-        yield* store.insertTransaction(settled.tx, settled.delivery)
         const payload = completedPayload(settled.tx, input.source, input.references)
-        yield* events.emitMany([
+        const made = yield* events.make([
           { agentId: input.buyerAgentId, type: "transaction.completed", data: { ...payload, role: "buyer" } },
           { agentId: input.offer.sellerAgentId, type: "transaction.completed", data: { ...payload, role: "seller" } }
         ])
+        yield* writer.write({ entry, tx: settled.tx, delivery: settled.delivery, events: made })
         return settled
       })
 

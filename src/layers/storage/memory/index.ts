@@ -7,6 +7,7 @@ import { MemoryKeysStore, MemoryRateLimitStore } from "./keys.js"
 import { MemoryEventStore } from "./events.js"
 import { MemoryWebhookStore } from "./webhooks.js"
 import { MemoryLedgerStore } from "./ledger.js"
+import { MemorySettlementStore } from "./settlement.js"
 import { MemoryDb, MemoryTransactor } from "./MemoryDb.js"
 import { MemoryInvestStore } from "./invest.js"
 import { MemoryFakeProcessorStore, MemoryPaymentsStore } from "./payments.js"
@@ -22,6 +23,7 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryKeysStore,
   MemoryRateLimitStore,
   MemoryLedgerStore,
+  MemorySettlementStore.pipe(Layer.provide([MemoryLedgerStore, MemoryCommerceStoresLive, MemoryEventStore])),
   MemoryEventStore,
   MemoryWebhookStore,
   MemoryIdempotencyStore,

@@ -1,7 +1,7 @@
 // Postgres storage engine: the client (with number decoding for int8 and numeric), migrations, the Transactor.
 import { Migrator, SqlClient, type SqlError } from "effect/sql"
 import { PgClient, PgTypes } from "@effect/sql-pg"
-import { Cause, Clock, Effect, Layer, Option, Redacted, Result, String as Str } from "effect"
+import { Cause, Clock, Duration, Effect, Layer, Option, Redacted, Result, String as Str } from "effect"
 import { StorageUnavailable } from "../../../schema/errors.js"
 import { Transactor } from "../../../services/Db.js"
 import { AppConfig } from "../../../services/AppConfig.js"
@@ -164,11 +164,39 @@ export const PgTransactor = Layer.effect(
   Transactor,
   Effect.map(SqlClient.SqlClient, (sql) => ({
     atomically: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageUnavailable, R> =>
-      Effect.flatMap(Effect.serviceOption(sql.transactionService), (open): Effect.Effect<A, E | StorageUnavailable, R> =>
-        open._tag === "Some" ? effect : orUnavailable(sql.withTransaction(effect))
-      )
+      Effect.flatMap(Effect.serviceOption(sql.transactionService), (open): Effect.Effect<A, E | StorageUnavailable, R> => {
+        if (open._tag === "Some") return effect
+        const attempt = (n: number): Effect.Effect<A, E | StorageUnavailable, R> =>
+          orUnavailable(sql.withTransaction(effect)).pipe(
+            Effect.catchCause((cause) =>
+              n < TRANSACTION_ATTEMPTS && isRetryableConflict(cause)
+                ? Effect.flatMap(Effect.sleep(Duration.millis(1 + Math.floor(Math.random() * 5 * n))), () => attempt(n + 1))
+                : Effect.failCause(cause)
+            )
+          )
+        return attempt(1)
+      })
   }))
 )
+
+/**
+ * A unit of work that Postgres aborted to break a deadlock (40P01) or a serialisation conflict
+ * (40001) is run again from the start, up to this many times; the whole transaction was rolled
+ * back, so nothing of the first attempt remains. Deadlocks are possible since a ledger entry
+ * credits accounts it did not lock first (a seller and the fee account: Ledger.prepare): two agents
+ * buying from each other at the same moment. Units of work hold only database work (calls to the
+ * payment processor happen outside them), so running one again is safe.
+ */
+const TRANSACTION_ATTEMPTS = 4
+
+const isConflictError = (e: unknown): boolean => {
+  const reason = (e as { _tag?: unknown; reason?: { _tag?: unknown; cause?: { code?: unknown } } } | undefined)?.reason
+  if ((e as { _tag?: unknown } | undefined)?._tag !== "SqlError" || reason === undefined) return false
+  return reason._tag === "DeadlockError" || reason._tag === "SerializationError" || reason.cause?.code === "40P01" || reason.cause?.code === "40001"
+}
+
+const isRetryableConflict = (cause: Cause.Cause<unknown>): boolean =>
+  cause.reasons.some((r) => (Cause.isDieReason(r) && isConflictError(r.defect)) || (Cause.isFailReason(r) && isConflictError(r.error)))
 
 /**
  * `sql.insert` and `sql.updateValues` take a non-empty tuple in 4.x; every caller here checks for

@@ -117,6 +117,33 @@ const toDispute = (r: DisputeRow): DisputeRecord => ({
 
 const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
+/**
+ * The CTEs (for a WITH) that write a transaction: `t` (the row), the buyer's running totals of
+ * its UTC day (spend, and usage per service) when it completed, and `dl`, its delivery record.
+ * Shared by insertTransaction and the settlement's one statement (settlement.ts).
+ */
+export const transactionCtes = (sql: SqlClient.SqlClient, tx: TransactionRecord, d: DeliveryRecord) =>
+  sql`t AS (
+      INSERT INTO commerce_transactions (id, buyer_agent_id, seller_agent_id, service_id, service_name, category, pricing_model, tier_id,
+        list_price_cents, price_cents, seller_cents, fee_cents, negotiation_id, approval_id, idempotency_key, status, ledger_entry_id, created_at, refunded_at)
+      VALUES (${tx.id}, ${tx.buyerAgentId}, ${tx.sellerAgentId}, ${tx.serviceId}, ${tx.serviceName}, ${tx.category}, ${tx.pricingModel}, ${tx.tierId},
+        ${tx.listPriceCents}, ${tx.priceCents}, ${tx.sellerCents}, ${tx.feeCents}, ${tx.negotiationId}, ${tx.approvalId}, ${tx.idempotencyKey},
+        ${tx.status}, ${tx.ledgerEntryId}, ${tx.createdAt}, ${tx.refundedAt})
+      RETURNING id),
+    spend AS (
+      INSERT INTO agent_spend_days (agent_id, day, spent_cents)
+      SELECT ${tx.buyerAgentId}, ${utcDay(tx.createdAt)}::date, ${tx.priceCents}::bigint FROM t WHERE ${tx.status} = 'completed'
+      ON CONFLICT (agent_id, day) DO UPDATE SET spent_cents = agent_spend_days.spent_cents + excluded.spent_cents),
+    usage AS (
+      INSERT INTO agent_usage_days (agent_id, day, service_id, service_name, calls, spent_cents)
+      SELECT ${tx.buyerAgentId}, ${utcDay(tx.createdAt)}::date, ${tx.serviceId}, ${tx.serviceName}, 1, ${tx.priceCents}::bigint FROM t WHERE ${tx.status} = 'completed'
+      ON CONFLICT (agent_id, day, service_id) DO UPDATE SET calls = agent_usage_days.calls + 1,
+        spent_cents = agent_usage_days.spent_cents + excluded.spent_cents,
+        service_name = GREATEST(agent_usage_days.service_name, excluded.service_name)),
+    dl AS (
+      INSERT INTO commerce_deliveries (transaction_id, service_id, tier_id, success, latency_ms, output, error, delivered_at)
+      SELECT t.id, ${d.serviceId}, ${d.tierId}, ${d.success}, ${d.latencyMs}, ${json(d.output)}::jsonb, ${d.error}, ${d.deliveredAt} FROM t)`
+
 export const PgCatalogStore = Layer.effect(
   CatalogStore,
   Effect.gen(function* () {
@@ -260,28 +287,7 @@ export const PgCommerceStore = Layer.effect(
     return {
       // One statement: the transaction and its delivery (a data-modifying CTE).
       // The transaction, its delivery and (when completed) the buyer's spend of the day: one statement.
-      insertTransaction: (tx, d) =>
-        orUnavailable(
-          sql`WITH t AS (
-                INSERT INTO commerce_transactions (id, buyer_agent_id, seller_agent_id, service_id, service_name, category, pricing_model, tier_id,
-                  list_price_cents, price_cents, seller_cents, fee_cents, negotiation_id, approval_id, idempotency_key, status, ledger_entry_id, created_at, refunded_at)
-                VALUES (${tx.id}, ${tx.buyerAgentId}, ${tx.sellerAgentId}, ${tx.serviceId}, ${tx.serviceName}, ${tx.category}, ${tx.pricingModel}, ${tx.tierId},
-                  ${tx.listPriceCents}, ${tx.priceCents}, ${tx.sellerCents}, ${tx.feeCents}, ${tx.negotiationId}, ${tx.approvalId}, ${tx.idempotencyKey},
-                  ${tx.status}, ${tx.ledgerEntryId}, ${tx.createdAt}, ${tx.refundedAt})
-                RETURNING id),
-              spend AS (
-                INSERT INTO agent_spend_days (agent_id, day, spent_cents)
-                SELECT ${tx.buyerAgentId}, ${utcDay(tx.createdAt)}::date, ${tx.priceCents}::bigint FROM t WHERE ${tx.status} = 'completed'
-                ON CONFLICT (agent_id, day) DO UPDATE SET spent_cents = agent_spend_days.spent_cents + excluded.spent_cents),
-              usage AS (
-                INSERT INTO agent_usage_days (agent_id, day, service_id, service_name, calls, spent_cents)
-                SELECT ${tx.buyerAgentId}, ${utcDay(tx.createdAt)}::date, ${tx.serviceId}, ${tx.serviceName}, 1, ${tx.priceCents}::bigint FROM t WHERE ${tx.status} = 'completed'
-                ON CONFLICT (agent_id, day, service_id) DO UPDATE SET calls = agent_usage_days.calls + 1,
-                  spent_cents = agent_usage_days.spent_cents + excluded.spent_cents,
-                  service_name = GREATEST(agent_usage_days.service_name, excluded.service_name))
-              INSERT INTO commerce_deliveries (transaction_id, service_id, tier_id, success, latency_ms, output, error, delivered_at)
-              SELECT t.id, ${d.serviceId}, ${d.tierId}, ${d.success}, ${d.latencyMs}, ${json(d.output)}::jsonb, ${d.error}, ${d.deliveredAt} FROM t`
-        ).pipe(Effect.asVoid),
+      insertTransaction: (tx, d) => orUnavailable(sql`WITH ${transactionCtes(sql, tx, d)} SELECT 1`).pipe(Effect.asVoid),
       getTransaction: (id) => orUnavailable(sql<TxJoinRow>`${selectTx} WHERE t.id = ${id}`).pipe(Effect.map(one)),
       lockTransaction: (id) =>
         orUnavailable(

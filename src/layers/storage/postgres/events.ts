@@ -7,6 +7,10 @@ import { iso, orUnavailable, nonEmpty } from "./PgDb.js"
 
 interface EventRow { id: string; type: EventType; agentId: string; occurredAt: Date; data: Record<string, unknown> }
 
+/** The CTE (for a WITH, named `ev`) that appends events; shared with the settlement's one statement. */
+export const eventsCte = (sql: SqlClient.SqlClient, events: ReadonlyArray<DomainEvent>) =>
+  sql`ev AS (INSERT INTO events ${sql.insert(nonEmpty(events.map((e) => ({ id: e.id, type: e.type, agentId: e.agentId, occurredAt: e.occurredAt, data: JSON.stringify(e.data) }))))})`
+
 export const PgEventStore = Layer.effect(
   EventStore,
   Effect.gen(function* () {
@@ -16,7 +20,7 @@ export const PgEventStore = Layer.effect(
         events.length === 0
           ? Effect.void
           : orUnavailable(
-              sql`INSERT INTO events ${sql.insert(nonEmpty(events.map((e) => ({ id: e.id, type: e.type, agentId: e.agentId, occurredAt: e.occurredAt, data: JSON.stringify(e.data) }))))}`
+              sql`WITH ${eventsCte(sql, events)} SELECT 1`
             ).pipe(Effect.asVoid),
       listForAgent: (agentId, limit) =>
         orUnavailable(sql<EventRow>`SELECT id, type, agent_id, occurred_at, data FROM events WHERE agent_id = ${agentId} ORDER BY seq DESC LIMIT ${limit}`).pipe(

@@ -7,6 +7,7 @@ import { PgKeysStore, PgRateLimitStore } from "./keys.js"
 import { PgEventStore } from "./events.js"
 import { PgWebhookStore } from "./webhooks.js"
 import { PgLedgerStore } from "./ledger.js"
+import { PgSettlementStore } from "./settlement.js"
 import { EmbeddedMigrationsLive, MigrationsLive, PgClientLive, PgTransactor } from "./PgDb.js"
 import { PgInvestStore } from "./invest.js"
 import { PgFakeProcessorStore, PgPaymentsStore } from "./payments.js"
@@ -23,6 +24,7 @@ const PgStoresOnly = Layer.mergeAll(
   PgKeysStore,
   PgRateLimitStore,
   PgLedgerStore,
+  PgSettlementStore,
   PgEventStore,
   PgWebhookStore,
   PgIdempotencyStore,

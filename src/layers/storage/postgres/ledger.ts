@@ -8,6 +8,38 @@ import { iso, orUnavailable, nonEmpty } from "./PgDb.js"
 interface EntryRow { seq: number; id: string; kind: EntryKind; reference: string; memo: string; createdAt: Date }
 interface PostingRow { entrySeq: number; account: string; amount: number }
 
+/**
+ * The CTEs (for a WITH) that write an entry: `e` (the entry, RETURNING seq), its postings, and each posting
+ * added to its account's balance (the row made when missing). Balances move by their postings in
+ * account order, so concurrent writers take the rows in one order; a credited account is not
+ * locked earlier in the unit of work and its row is held only from here to commit. Shared with
+ * the settlement's one statement (settlement.ts). Postings are already merged per account.
+ */
+export const entryCtes = (sql: SqlClient.SqlClient, entry: JournalEntry) => {
+  const rows = (ps: ReadonlyArray<{ readonly account: string; readonly amount: number }>) => ps.map((p) => ({ account: p.account, amount: String(p.amount) }))
+  // A debit of a constrained account was locked and checked (Ledger.prepare), so its row exists and
+  // is updated; every other posting is upserted (an insert of a negative amount would trip the
+  // balance's CHECK before its conflict is seen, so debits are not upserted).
+  const debits = rows(entry.postings.filter((p) => p.amount < 0 && !mayGoNegative(p.account)))
+  const others = rows(entry.postings.filter((p) => p.amount > 0 || mayGoNegative(p.account)))
+  return sql`e AS (
+      INSERT INTO ledger_entries (id, kind, reference, memo, created_at)
+      VALUES (${entry.id}, ${entry.kind}, ${entry.reference}, ${entry.memo}, ${entry.createdAt}) RETURNING seq),
+    p AS (INSERT INTO ledger_postings (entry_seq, account, amount)
+      SELECT e.seq, v.account, v.amount::bigint FROM e, ${sql.updateValues(nonEmpty(rows(entry.postings)), "v")})${
+    debits.length > 0
+      ? sql`, bd AS (UPDATE ledger_balances SET balance = ledger_balances.balance + v.amount::bigint
+          FROM ${sql.updateValues(nonEmpty(debits), "v")} WHERE ledger_balances.account = v.account)`
+      : sql``
+  }${
+    others.length > 0
+      ? sql`, bc AS (INSERT INTO ledger_balances (account, balance)
+          SELECT v.account, v.amount::bigint FROM ${sql.updateValues(nonEmpty(others), "v")} ORDER BY v.account
+          ON CONFLICT (account) DO UPDATE SET balance = ledger_balances.balance + excluded.balance)`
+      : sql``
+  }`
+}
+
 export const PgLedgerStore = Layer.effect(
   LedgerStore,
   Effect.gen(function* () {
@@ -44,33 +76,7 @@ export const PgLedgerStore = Layer.effect(
             return new Map(rows.map((r) => [r.account, r.balance]))
           })
         ),
-      append: (entry, after) =>
-        orUnavailable(
-          Effect.gen(function* () {
-            // Several postings to one account within an entry are merged (the key is account+entry).
-            const merged = new Map<string, number>()
-            for (const p of entry.postings) merged.set(p.account, (merged.get(p.account) ?? 0) + p.amount)
-            const postings = [...merged].filter(([, amount]) => amount !== 0).map(([account, amount]) => ({ account, amount: String(amount) }))
-            const changed = [...after].map(([account, balance]) => ({ account, balance: String(balance) }))
-            // Entry, postings and new balances in one statement (one round trip inside the row locks).
-            const insertPostings =
-              postings.length > 0
-                ? sql`, p AS (INSERT INTO ledger_postings (entry_seq, account, amount)
-                        SELECT e.seq, v.account, v.amount::bigint FROM e, ${sql.updateValues(nonEmpty(postings), "v")})`
-                : sql``
-            const updateBalances =
-              changed.length > 0
-                ? sql`, b AS (UPDATE ledger_balances SET balance = data.balance::bigint
-                        FROM ${sql.updateValues(nonEmpty(changed), "data")} WHERE ledger_balances.account = data.account)`
-                : sql``
-            yield* sql`
-              WITH e AS (
-                INSERT INTO ledger_entries (id, kind, reference, memo, created_at)
-                VALUES (${entry.id}, ${entry.kind}, ${entry.reference}, ${entry.memo}, ${entry.createdAt}) RETURNING seq
-              )${insertPostings}${updateBalances}
-              SELECT seq FROM e`
-          })
-        ),
+      append: (entry) => orUnavailable(sql`WITH ${entryCtes(sql, entry)} SELECT seq FROM e`).pipe(Effect.asVoid),
       balance: (account) =>
         orUnavailable(sql<{ balance: number }>`SELECT balance FROM ledger_balances WHERE account = ${account}`).pipe(Effect.map((r) => r[0]?.balance ?? 0)),
       entriesFor: (account, { limit, before }) =>
