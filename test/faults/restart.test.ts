@@ -177,9 +177,9 @@ describe.skipIf(postgresSkipReason !== undefined)(`restart with negotiations and
     expect(inv.doubleSettled).toEqual([])
     expect(inv.spendDrift, "the running spend totals equal a recomputation (sagas settled across the restart)").toEqual([])
     const charged = statuses.filter((s) => s.status === "completed").reduce((sum, s) => sum + Number(s.price_cents), 0)
-    const wallet = await query<{ balance: string }>(db.url, "SELECT balance::text FROM ledger_balances WHERE account = $1", [`wallet:${key.agentId}`])
+    const wallet = await query<{ balance: string }>(db.url, "SELECT balance::text FROM ledger_account_balances WHERE account = $1", [`wallet:${key.agentId}`])
     expect(Number(wallet[0].balance), "the buyer paid exactly the completed sagas").toBe(FUNDS - charged)
-    const escrow = await query<{ n: string }>(db.url, "SELECT count(*)::text AS n FROM ledger_balances WHERE account LIKE 'escrow:%' AND balance <> 0")
+    const escrow = await query<{ n: string }>(db.url, "SELECT count(*)::text AS n FROM ledger_account_balances WHERE account LIKE 'escrow:%' AND balance <> 0")
     expect(Number(escrow[0].n), "no money left in escrow").toBe(0)
     // Each completed saga joined the commerce history exactly once.
     const history = await query<{ completed: string; linked: string; total: string }>(

@@ -279,13 +279,13 @@ export const ledgerInvariantsOf = async (query: RunQuery): Promise<LedgerInvaria
   {
     const total = await c.query<{ total: string }>("SELECT COALESCE(SUM(amount), 0)::text AS total FROM ledger_postings")
     const mismatched = await c.query<{ account: string }>(`
-      SELECT b.account FROM ledger_balances b
+      SELECT b.account FROM ledger_account_balances b
       LEFT JOIN (SELECT account, SUM(amount) AS s FROM ledger_postings GROUP BY account) p USING (account)
       WHERE b.balance <> COALESCE(p.s, 0)
       UNION
       SELECT p.account FROM (SELECT account, SUM(amount) AS s FROM ledger_postings GROUP BY account) p
-      LEFT JOIN ledger_balances b USING (account) WHERE b.account IS NULL AND p.s <> 0`)
-    const negative = await c.query<{ account: string }>("SELECT account FROM ledger_balances WHERE balance < 0 AND account NOT LIKE 'external:%'")
+      LEFT JOIN ledger_account_balances b USING (account) WHERE b.account IS NULL AND p.s <> 0`)
+    const negative = await c.query<{ account: string }>("SELECT account FROM ledger_account_balances WHERE balance < 0 AND account NOT LIKE 'external:%'")
     const doubled = await c.query<{ reference: string }>(`
       SELECT reference FROM ledger_entries
       WHERE kind IN ('purchase', 'escrow_settle', 'escrow_release', 'refund')

@@ -156,6 +156,36 @@ forEachStorage(
       })
     )
 
+    it.effect("two agents buying from each other at the same moment: every purchase settles exactly (a deadlock between them is run again)", () =>
+      Effect.gen(function* () {
+        const settlement = yield* Settlement
+        const ledger = yield* Ledger
+        const [a, b] = ["agt_settle_x1", "agt_settle_x2"]
+        yield* fund(a, 100_000)
+        yield* fund(b, 100_000)
+        const from = (buyer: string, seller: string, i: number) =>
+          atomically(
+            settlement.settle({
+              ...purchase(buyer, `tx_x_${buyer}_${i}`, 100),
+              offer: { ...offer, serviceId: `svc_of_${seller}`, sellerAgentId: seller },
+              from: { _tag: "wallet" },
+              memo: "x"
+            })
+          )
+        const feesBefore = yield* ledger.balance(PLATFORM_FEES)
+        const results = yield* Effect.all(
+          Array.from({ length: 30 }, (_, i) => [from(a, b, i), from(b, a, i)]).flat(),
+          { concurrency: "unbounded" }
+        )
+        expect(results.every((r) => r.tx.status === "completed")).toBe(true)
+        // Each paid 30 × 100 and earned 30 × 85.
+        expect(yield* ledger.balance(walletAccount(a))).toBe(100_000 - 3_000 + 2_550)
+        expect(yield* ledger.balance(walletAccount(b))).toBe(100_000 - 3_000 + 2_550)
+        expect((yield* ledger.balance(PLATFORM_FEES)) - feesBefore).toBe(900)
+        expect((yield* ledger.check).ok).toBe(true)
+      })
+    )
+
     it.effect("the buyer's running spend follows settlements and refunds (day and month), and equals a recomputation", () =>
       Effect.gen(function* () {
         const settlement = yield* Settlement

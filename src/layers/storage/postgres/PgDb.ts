@@ -1,7 +1,7 @@
 // Postgres storage engine: the client (with number decoding for int8 and numeric), migrations, the Transactor.
 import { Migrator, SqlClient, type SqlError } from "effect/sql"
 import { PgClient, PgTypes } from "@effect/sql-pg"
-import { Cause, Clock, Duration, Effect, Layer, Option, Redacted, Result, String as Str } from "effect"
+import { Cause, Clock, Effect, Layer, Option, Redacted, Result, String as Str } from "effect"
 import { StorageUnavailable } from "../../../schema/errors.js"
 import { Transactor } from "../../../services/Db.js"
 import { AppConfig } from "../../../services/AppConfig.js"
@@ -169,9 +169,9 @@ export const PgTransactor = Layer.effect(
         const attempt = (n: number): Effect.Effect<A, E | StorageUnavailable, R> =>
           orUnavailable(sql.withTransaction(effect)).pipe(
             Effect.catchCause((cause) =>
-              n < TRANSACTION_ATTEMPTS && isRetryableConflict(cause)
-                ? Effect.flatMap(Effect.sleep(Duration.millis(1 + Math.floor(Math.random() * 5 * n))), () => attempt(n + 1))
-                : Effect.failCause(cause)
+              // At once: the other side of the deadlock holds its rows until it ends, so the next
+              // attempt queues behind it (and no sleep on a clock that a test may have stopped).
+              n < TRANSACTION_ATTEMPTS && isRetryableConflict(cause) ? attempt(n + 1) : Effect.failCause(cause)
             )
           )
         return attempt(1)

@@ -1,0 +1,47 @@
+// Units of work on a Postgres server: one that the server aborts to break a deadlock is run again
+// from the start (PgTransactor), so both sides of the deadlock complete and each wrote once.
+// Postgres only: the memory engine and the embedded store serialise units of work, so they cannot
+// deadlock.
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Layer, Option, Redacted, Ref } from "effect"
+import { SqlClient } from "effect/sql"
+import { atomically } from "../../src/services/Db.js"
+import { PgStorageLive } from "../../src/layers/storage/postgres/index.js"
+import { AppConfig } from "../../src/services/AppConfig.js"
+import { freshDatabase, postgresCase } from "../fixtures/db.js"
+
+/** Real time: the suite runs under a TestClock, and the other side must really get its row. */
+const wallSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+
+describe.skipIf(postgresCase.skip !== undefined)(`units of work [postgres]${postgresCase.skip ? ` — ${postgresCase.skip}` : ""}`, () => {
+  const pg = Layer.unwrap(
+    Effect.map(freshDatabase, ({ url }) =>
+      PgStorageLive.pipe(Layer.provideMerge(AppConfig.test({ storage: "postgres", databaseUrl: Option.some(Redacted.make(url)) })))
+    )
+  )
+  layer(pg, { timeout: "60 seconds" })((it) => {
+    it.effect("two units of work that deadlock: the one Postgres aborts is run again, and both complete once", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`CREATE TABLE deadlock_probe (id int PRIMARY KEY, n int NOT NULL)`
+        yield* sql`INSERT INTO deadlock_probe VALUES (1, 0), (2, 0)`
+        const attempts = yield* Ref.make(0)
+        // Each takes one row, waits until the other surely holds its row, then asks for the other's.
+        const unit = (first: number, second: number) =>
+          atomically(
+            Effect.gen(function* () {
+              yield* Ref.update(attempts, (n) => n + 1)
+              yield* sql`UPDATE deadlock_probe SET n = n + 1 WHERE id = ${first}`
+              yield* wallSleep(300)
+              yield* sql`UPDATE deadlock_probe SET n = n + 1 WHERE id = ${second}`
+            })
+          )
+        yield* Effect.all([unit(1, 2), unit(2, 1)], { concurrency: 2 })
+        const rows = yield* sql<{ id: number; n: number }>`SELECT id, n FROM deadlock_probe ORDER BY id`
+        expect(rows).toEqual([{ id: 1, n: 2 }, { id: 2, n: 2 }])
+        // Two first attempts, one of them aborted by the deadlock and run once more.
+        expect(yield* Ref.get(attempts)).toBe(3)
+      })
+    )
+  })
+})
