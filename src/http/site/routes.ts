@@ -33,6 +33,17 @@ const pageRoutes = pageNames.map((name) =>
 export const SiteRoutesLive = Layer.mergeAll(
   HttpRouter.addAll(pageRoutes),
   DashboardRoutesLive,
+  // People arrive here from the pages' mentions of investing; the JSON for agents lives at
+  // /invest/api, and the explanation for people is the white paper's token section.
+  HttpRouter.add(
+    "GET",
+    "/invest",
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : ""
+      return HttpServerResponse.redirect(`/whitepaper${query}#token`, { status: 302 })
+    })
+  ),
   HttpRouter.add(
     "GET",
     "/assets/site.css",
