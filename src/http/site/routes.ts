@@ -20,7 +20,8 @@ const pageRoutes = pageNames.map((name) =>
         platformName: PLATFORM.name,
         version: PLATFORM.version,
         rateLimitPerMinute: config.rateLimitPerMinute,
-        rateLimitPerDay: config.rateLimitPerDay
+        rateLimitPerDay: config.rateLimitPerDay,
+        payments: config.payments
       })
       return HttpServerResponse.text(html, {
         contentType: "text/html; charset=utf-8",
