@@ -219,6 +219,30 @@ describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => 
     await page.close()
   })
 
+  it("the fake checkout's Pay completes on a page opened at another host name than BASE_URL's", async () => {
+    // BASE_URL (and so the return address) says 127.0.0.1; the person opened the page at localhost.
+    const started = await fetch(`${server.baseUrl}/api/trpc/publicApi.purchaseAccess`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ serviceId: 1, customerEmail: "browser-buyer@example.com", customerName: "Buyer" })
+    })
+    const { checkoutUrl, sessionId } = ((await started.json()) as { result: { data: { checkoutUrl: string; sessionId: string } } }).result.data
+    const page = await newPage()
+    const blocked: Array<string> = []
+    page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) blocked.push(m.text())
+    })
+    await page.goto(checkoutUrl.replace("://127.0.0.1:", "://localhost:"))
+    await page.getByRole("button", { name: /^Pay / }).click()
+    await page.waitForURL(/\/checkout\/success\?session_id=/, { timeout: 10_000 })
+    expect(new URL(page.url()).origin).toBe(server.baseUrl)
+    expect(await page.textContent(".status")).toContain("Payment received")
+    expect(blocked).toEqual([])
+    const status = await fetch(`${server.baseUrl}/api/payments/purchases/${sessionId}`)
+    expect(await status.json()).toMatchObject({ status: "paid" })
+    await page.close()
+  })
+
   it("prints where the screenshot is", () => {
     expect(existsSync(SCREENSHOT)).toBe(true)
     console.log(`dashboard screenshot: ${SCREENSHOT}`)
