@@ -1238,6 +1238,26 @@ thead th { border-bottom-width: 2px; }
 .dashboard .badge-active { color: #1a7f37; }
 .dashboard .badge-revoked { color: #b42318; }
 .dashboard .badge-expired { color: var(--muted); }
+/* Owner pages (/agent-dashboard/agents/:agentId, src/http/site/owner.ts) */
+.owner .figures { display: grid; grid-template-columns: repeat(auto-fit, minmax(10rem, 1fr)); gap: 0.5rem 1rem; margin: 1rem 0; }
+.owner .figures div { background: var(--surface); border: 1px solid var(--border); border-radius: 8px; padding: 0.5rem 0.75rem; }
+.owner .figures dt { color: var(--muted); font-size: 0.85rem; }
+.owner .figures dd { margin: 0; font-size: 1.2rem; font-weight: 600; overflow-wrap: anywhere; }
+.owner .figures.detail dd { font-size: 1rem; font-weight: normal; }
+.owner .chart { margin: 0.5rem 0 1rem; }
+.owner .chart svg { width: 100%; height: 12rem; display: block; background: var(--surface); border: 1px solid var(--border); border-radius: 8px; }
+.owner .chart .bar { fill: var(--accent); }
+.owner .chart .bar.over { fill: #b42318; }
+.owner .chart .limit { stroke: var(--fg); stroke-width: 1.5; stroke-dasharray: 6 4; }
+.owner .chart .limit-label, .owner .chart .axis { fill: var(--muted); font-size: 11px; }
+.owner .chart figcaption { color: var(--muted); font-size: 0.9rem; }
+.owner td.actions form { display: inline-block; margin: 0 0.25rem 0.25rem 0; }
+.owner tr.new td { background: var(--notice-bg); }
+.owner .policy-form { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 0 1.25rem; }
+.owner .policy-form fieldset { grid-column: 1 / -1; border: 1px solid var(--border); border-radius: 6px; }
+.owner .policy-form button { justify-self: start; }
+.owner input[type=date] { font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--border); border-radius: 6px; padding: 0.4rem 0.5rem; }
+@media (max-width: 32rem) { .owner .chart svg { height: 9rem; } .owner h1 { font-size: 1.5rem; } }
 @media (prefers-color-scheme: dark) {
   .dashboard .msg-error { color: #ffb4a9; background: #3a1512; border-left-color: #ff6b5b; }
   .dashboard .badge-active { color: #56d364; }

@@ -5,6 +5,7 @@ import { AppConfig } from "../../services/AppConfig.js"
 import { PLATFORM } from "../../services/Discovery.js"
 import { pageNames, pickLang, renderPage, stylesheet } from "./pages.js"
 import { DashboardRoutesLive } from "./dashboard.js"
+import { OwnerRoutesLive } from "./owner.js"
 
 const pageRoutes = pageNames.map((name) =>
   HttpRouter.route(
@@ -34,6 +35,7 @@ const pageRoutes = pageNames.map((name) =>
 export const SiteRoutesLive = Layer.mergeAll(
   HttpRouter.addAll(pageRoutes),
   DashboardRoutesLive,
+  OwnerRoutesLive,
   // People arrive here from the pages' mentions of investing; the JSON for agents lives at
   // /invest/api, and the explanation for people is the white paper's token section.
   HttpRouter.add(
