@@ -200,7 +200,7 @@ const layout = (title: string, body: string) => `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
 <link rel="icon" href="data:,">
@@ -428,7 +428,9 @@ const html = (body: string, status = 200, formTargets: ReadonlyArray<string> = [
   HttpServerResponse.text(body, {
     status,
     contentType: "text/html; charset=utf-8",
-    headers: { ...dashboardHeaders, "content-security-policy": ownerCsp(formTargets) }
+    // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` on the page's own
+    // form posts, and the same-origin check needs the real origin. Other sites still get no referrer.
+    headers: { ...dashboardHeaders, "content-security-policy": ownerCsp(formTargets), "referrer-policy": "same-origin" }
   })
 
 /**
