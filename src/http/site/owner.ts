@@ -18,6 +18,7 @@ import { Payments } from "../../services/Payments.js"
 import { Reputation } from "../../services/Reputation.js"
 import { Wallet } from "../../services/Wallet.js"
 import { firstSchemaIssue } from "../errors.js"
+import { noteCaller } from "../requestLog.js"
 import { SESSION_COOKIE } from "../middleware/auth.js"
 import { sessionCaller } from "../middleware/authLive.js"
 import { dashboardHeaders } from "./dashboard.js"
@@ -64,7 +65,8 @@ const ownerSession = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const token = request.cookies[SESSION_COOKIE]
   if (token === undefined || token === "") return yield* Effect.fail(new SignedOut())
-  return yield* sessionCaller(token).pipe(Effect.catchTag("Unauthorized", () => Effect.fail(new SignedOut())))
+  // noteCaller: the access log names the account, as for the dashboard's JSON endpoints.
+  return yield* sessionCaller(token).pipe(Effect.tap(noteCaller), Effect.catchTag("Unauthorized", () => Effect.fail(new SignedOut())))
 })
 
 const originOf = (url: string): string | undefined => {
