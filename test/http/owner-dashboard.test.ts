@@ -143,6 +143,8 @@ describe("owner pages", () => {
   it("the page never echoes the address into itself", async () => {
     const html = await (await page(`${agentPage()}?done=<script>alert(1)</script>`)).text()
     expect(html).not.toContain("<script>alert(1)")
+    // Not a key of the notices, even one every object has.
+    for (const done of ["constructor", "__proto__", "toString"]) expect((await page(`${agentPage()}?done=${done}`)).status).toBe(200)
   })
 })
 

@@ -603,7 +603,7 @@ export const OwnerRoutesLive = HttpRouter.addAll([
         const request = yield* HttpServerRequest.HttpServerRequest
         const done = new URL(request.url, "http://x").searchParams.get("done")
         // Only fixed texts: nothing from the address is echoed into the page.
-        const notice = done !== null ? NOTICES[done] : undefined
+        const notice = done !== null && Object.hasOwn(NOTICES, done) ? NOTICES[done] : undefined
         return yield* agentPage(caller, agentId, yield* filtersOf(request.url), notice ? { notice } : {})
       })
     )
