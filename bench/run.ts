@@ -33,6 +33,42 @@ const option = (name: string) => {
   const i = argv.indexOf(name)
   return i === -1 ? undefined : argv[i + 1]
 }
+
+const USAGE = `Usage: npm run bench -- [options]
+
+Builds the server, starts it in memory, embedded and Postgres mode plus two baselines, drives each
+with autocannon and writes bench/results.md (about 10 minutes at the default duration).
+
+Options:
+  --quick                 3 s per run instead of 10 s
+  --duration <s>          seconds per run
+  --connections <n>       concurrent connections (default 10)
+  --only <a,b,...>        run only these scenarios
+  --skip-postgres         skip the Postgres run (also skipped without BENCH_DATABASE_URL / TEST_DATABASE_URL)
+  --skip-embedded         skip the embedded (PGlite) run
+  --no-pin                do not pin server and load to separate cores with taskset
+  --no-write              print the results, do not write bench/results.md
+  --node-args "<flags>"   extra node flags for the app process
+  --profile <scenario>    profile one scenario under node --cpu-prof instead (with --storage postgres|memory)
+  --help, -h              print this and exit
+`
+const flagsWithValue = new Set(["--duration", "--connections", "--only", "--node-args", "--profile", "--storage"])
+const plainFlags = new Set(["--quick", "--skip-postgres", "--skip-embedded", "--no-pin", "--no-write"])
+// Checked before anything starts: `--help` or a mistyped flag must never launch a 10-minute run.
+{
+  if (flag("--help") || flag("-h")) {
+    process.stdout.write(USAGE)
+    process.exit(0)
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (flagsWithValue.has(arg)) i++
+    else if (!plainFlags.has(arg)) {
+      process.stderr.write(`bench: unknown option ${arg}\n\n${USAGE}`)
+      process.exit(2)
+    }
+  }
+}
 const quick = flag("--quick")
 const durationSeconds = Number(option("--duration") ?? (quick ? 3 : 10))
 const warmupSeconds = quick ? 1 : 2

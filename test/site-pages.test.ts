@@ -7,7 +7,8 @@ const ctx: SiteContext = {
   platformName: "Example Platform",
   version: "1.0.0",
   rateLimitPerMinute: 60,
-  rateLimitPerDay: 1000
+  rateLimitPerDay: 1000,
+  payments: "fake"
 }
 const langs: ReadonlyArray<Lang> = ["en", "pt"]
 
@@ -112,7 +113,8 @@ describe("renderPage", () => {
             platformName: "<b>Evil & Co</b>",
             version: '1.0.0"<i>',
             rateLimitPerMinute: 60,
-            rateLimitPerDay: 1000
+            rateLimitPerDay: 1000,
+            payments: "fake"
           }
           const out = renderPage(name, lang, evil)
           expect(out).not.toContain("<script>")
@@ -184,15 +186,20 @@ describe("page content", () => {
     expect(pt).not.toContain("1.000 requisições por dia")
   })
 
-  it("integrations lists active, available and coming-soon integrations", () => {
+  it("integrations lists only what this process runs: the configured processor, the APIs, webhooks", () => {
     const en = text(page("integrations", "en"))
-    for (const s of ["Active", "Available", "Coming soon", "Stripe", "OpenID Connect", "REST API", "tRPC", "MCP", "Webhooks", "Zapier", "Slack", "HTTP 402", "early access"]) {
+    for (const s of ["Active", "Test payments (fake processor)", "no money moves", "REST API", "tRPC", "MCP", "Webhooks", "HTTP 402", "early access"]) {
       expect(en).toContain(s)
     }
+    // Nothing this service does not implement is called active or available.
+    for (const s of ["OpenID", "Slack", "Zapier", "Available", "Stripe payments"]) expect(en).not.toContain(s)
+    const stripe = text(renderPage("integrations", "en", { ...ctx, payments: "stripe" }))
+    expect(stripe).toContain("Stripe payments")
+    expect(stripe).not.toContain("fake processor")
     const pt = text(page("integrations", "pt"))
-    for (const s of ["Ativas", "Disponíveis", "Em breve", "Stripe", "OpenID Connect", "Slack", "HTTP 402", "acesso antecipado"]) {
-      expect(pt).toContain(s)
-    }
+    for (const s of ["Ativas", "Pagamentos de teste", "HTTP 402", "acesso antecipado"]) expect(pt).toContain(s)
+    for (const s of ["OpenID", "Slack", "Zapier", "Disponíveis"]) expect(pt).not.toContain(s)
+    expect(text(renderPage("integrations", "pt", { ...ctx, payments: "stripe" }))).toContain("Pagamentos com Stripe")
   })
 
   it("terms and legal guide cover the required topics", () => {

@@ -26,3 +26,30 @@ export const KnowledgeBase = Schema.Struct({
   disclaimer: Schema.String
 })
 export type KnowledgeBase = typeof KnowledgeBase.Type
+
+/** One part of a delivered knowledge product: a heading and its text (pt-BR, plain text). */
+export const KnowledgeSection = Schema.Struct({ heading: Schema.String, body: Schema.String })
+
+/**
+ * What a paid knowledge product delivers (docs/payments.md, "Reading what was bought"): a guide read
+ * on the spot, a written consultation drawn from the knowledge base, or a live session's access
+ * code with its preparation material.
+ */
+export const KnowledgeFormat = Schema.Literals(["guide", "consultation", "live_session"])
+
+export class KnowledgeContent extends Schema.Class<KnowledgeContent>("KnowledgeContent")({
+  accessId: Schema.String,
+  productId: Schema.Int,
+  productName: Schema.String,
+  format: KnowledgeFormat,
+  language: Schema.Literal("pt-BR"),
+  grantedAt: Schema.String,
+  sections: Schema.Array(KnowledgeSection),
+  disclaimer: Schema.String
+}) {}
+
+/** The buyer's proof for reading a purchase: the access id and the checkout session it was paid in. */
+export const AccessContentInput = Schema.Struct({
+  accessId: Schema.String.pipe(Schema.check(Schema.isMaxLength(64)), Schema.check(Schema.isPattern(/^acc_[A-Za-z0-9_-]+$/, { message: "must be an access id (acc_…)" }))),
+  sessionId: Schema.String.pipe(Schema.check(Schema.isMaxLength(255)), Schema.check(Schema.isPattern(/^[A-Za-z0-9_-]+$/, { message: "must be a checkout session id" })))
+})

@@ -57,11 +57,23 @@ export const DISCOVERY_CACHE_TTL = 3600 as const
 /** How often a cached document re-reads templates and plans to see whether it must be rebuilt. */
 export const REVALIDATE_MS = 60_000
 
-export const INTEGRATIONS = {
-  active: ["OpenID Connect sign-in", "Stripe", "REST API (Agent API v1)", "tRPC procedures", "AI2AIC commerce protocol", "MCP tools", "Webhooks"],
-  available: ["Zapier-style webhooks", "Slack notifications"],
-  coming_soon: ["Crypto micropayments over HTTP 402 (MPP)"]
-} as const
+/**
+ * What this process runs, from its configuration: the payment processor it uses, the APIs it
+ * serves, webhooks. Nothing is listed that is not implemented (no sign-in provider, no chat
+ * integration); `available` stays empty until something can be switched on by configuration.
+ */
+export const integrationsFor = (config: Pick<AppConfigShape, "payments">) => ({
+  active: [
+    config.payments === "stripe" ? "Stripe" : "Test payments (fake processor, no money moves)",
+    "REST API (Agent API v1)",
+    "tRPC procedures",
+    "AI2AIC commerce protocol",
+    "MCP tools",
+    "Webhooks"
+  ],
+  available: [] as Array<string>,
+  coming_soon: ["Crypto and card micropayments over HTTP 402 (MPP)"]
+})
 
 /**
  * Operator-supplied projections (the spec names the fields, not the values). Every value says it is
@@ -286,9 +298,7 @@ export const buildDocument = (
       authenticated: routes.filter((r) => r.auth !== "public").map(line)
     },
     integrations: {
-      active: [...INTEGRATIONS.active],
-      available: [...INTEGRATIONS.available],
-      coming_soon: [...INTEGRATIONS.coming_soon],
+      ...integrationsFor(config),
       custom_mcp: true,
       details_url: u("/integrations")
     },

@@ -4,6 +4,7 @@ import { traced } from "./Tracing.js"
 import { Context, Effect, Layer } from "effect"
 import { NotFound, type StorageUnavailable } from "../schema/errors.js"
 import type { KnowledgeBase, KnowledgeProduct } from "../schema/knowledge.js"
+import { deliverable, type Deliverable } from "./knowledgeContent.js"
 
 /** Storage port for knowledge products and the knowledge base document. */
 export class KnowledgeStore extends Context.Service<
@@ -34,7 +35,10 @@ export class Knowledge extends Context.Service<Knowledge>()("Knowledge", {
         Effect.flatMap((kb) => (kb ? Effect.succeed(kb) : Effect.fail(new NotFound({ message: "knowledge base not loaded", resource: "knowledgeBase" }))))
       )
     )).pipe(traced("Knowledge.knowledgeBase"))
-    return { catalog, getProduct, knowledgeBase } as const
+    /** What a product delivers once paid, drawn from the knowledge base (the same text the public reads, arranged per product). */
+    const deliverableOf = (product: KnowledgeProduct): Effect.Effect<Deliverable, NotFound | StorageUnavailable> =>
+      Effect.map(knowledgeBase, (kb) => deliverable(product, kb))
+    return { catalog, getProduct, knowledgeBase, deliverableOf } as const
   })
 }) {
   static readonly layer = Layer.effect(Knowledge, Knowledge.make)

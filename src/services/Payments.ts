@@ -28,6 +28,7 @@ import {
   type WebhookAck
 } from "../schema/payments.js"
 import { cents } from "../schema/common.js"
+import { KnowledgeContent } from "../schema/knowledge.js"
 import type { Caller } from "./Caller.js"
 import { atomically, Ids } from "./Db.js"
 import { Events } from "./Events.js"
@@ -378,6 +379,32 @@ export class Payments extends Context.Service<Payments>()("Payments", {
       })
 
     /**
+     * The content of a paid knowledge purchase, to its buyer only: the access id must be the one
+     * granted for this checkout session. Both come only to whoever started the checkout (the
+     * session id from purchaseAccess, the access id from purchaseStatus once paid), so the pair
+     * proves the buyer; any mismatch, an unpaid or unknown purchase is the same 404 (no oracle of
+     * which half was wrong).
+     */
+    const accessContent = (accessId: string, sessionId: string) =>
+      Effect.gen(function* () {
+        const notFound = new NotFound({ message: `access ${accessId} not found for this checkout session`, resource: "knowledgeAccess", id: accessId })
+        const access = yield* store.getAccessBySession(sessionId)
+        if (!access || access.id !== accessId) return yield* Effect.fail(notFound)
+        const product = yield* knowledge.getProduct(access.productId)
+        const delivered = yield* knowledge.deliverableOf(product)
+        return KnowledgeContent.make({
+          accessId: access.id,
+          productId: product.id,
+          productName: product.name,
+          format: delivered.format,
+          language: "pt-BR",
+          grantedAt: access.grantedAt,
+          sections: delivered.sections,
+          disclaimer: delivered.disclaimer
+        })
+      }).pipe(traced("Payments.accessContent"))
+
+    /**
      * Starts the purchase of a catalog project (POST /api/v1/agent/acquire): a checkout and a
      * pending acquisition, which becomes paid when the processor reports the payment.
      */
@@ -631,6 +658,7 @@ export class Payments extends Context.Service<Payments>()("Payments", {
       createSubscriptionCheckout,
       purchaseAccess,
       purchaseStatus,
+      accessContent,
       startAcquisition,
       listAcquisitions,
       startRecharge,

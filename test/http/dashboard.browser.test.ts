@@ -1,5 +1,8 @@
 // The agent dashboard in a real headless browser (Debian's chromium through playwright-core):
-// sign up → create agent → create key → /me with it → revoke in the page → /me is 401.
+// sign up → create agent → create key → /me with it → revoke in the page → /me is 401; the owner's
+// side: top-up at the checkout, policy, the agent buys over the threshold, the approval appears
+// without a reload, approved in the page, the purchase completes and the chart shows it; the fake
+// checkout opened at another host name than BASE_URL's.
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -216,6 +219,131 @@ describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => 
     await page.waitForSelector("#signed-in:not([hidden])")
     await page.getByRole("button", { name: "Create key" }).click()
     await expect.poll(() => page.textContent("#error")).toContain("at least one permission")
+    await page.close()
+  })
+
+  it("owner: sign up → agent → key → top-up → policy → the agent buys over the threshold → approve in the page → completed → the chart shows it", async () => {
+    await context.clearCookies()
+    const page = await newPage()
+    const failed: Array<string> = []
+    page.on("response", (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${new URL(r.url()).pathname}`)
+    })
+    await page.goto(`${server.baseUrl}/agent-dashboard`)
+    await page.waitForSelector("#signup-form")
+    await page.getByLabel("Your name or organisation").fill("Owner of Bots")
+    await page.fill("#signup-email", `owner-${Date.now()}@example.com`)
+    await page.fill("#signup-password", "correct horse battery")
+    await page.getByRole("button", { name: "Create account" }).click()
+    await page.waitForSelector("#signed-in:not([hidden])")
+    await page.getByLabel("Agent name").fill("Shopper")
+    await page.getByRole("button", { name: "Create agent" }).click()
+    await page.waitForSelector("#agents-body tr a")
+    await page.getByLabel("Key name").fill("shopping key")
+    await page.check("#perm-commerce-all")
+    await page.getByRole("button", { name: "Create key" }).click()
+    await page.waitForSelector("#new-key:not([hidden])")
+    const secret = await page.inputValue("#new-key-secret")
+    await page.getByRole("button", { name: /I have saved it/ }).click()
+
+    // The agent's own page, from its name in the list.
+    await page.getByRole("link", { name: "Shopper" }).click()
+    await page.waitForSelector("#wallet")
+    const agentUrl = page.url()
+    expect(await page.textContent("#balance")).toBe("$0.00")
+
+    // Top up $100 through the payments layer's checkout (the fake processor's page), then back.
+    await page.fill("#topup-amount", "100")
+    await page.getByRole("button", { name: "Top up" }).click()
+    await page.waitForURL(/\/checkout\/fake\//)
+    await page.getByRole("button", { name: /^Pay / }).click()
+    await page.waitForURL(/\/checkout\/success/)
+    expect(await page.textContent(".status")).toContain("Payment received")
+    await page.goto(agentUrl)
+    expect(await page.textContent("#balance")).toBe("$100.00")
+
+    // Policy: purchases over $10 wait for me; $50 a day at most.
+    await page.fill("#daily", "50")
+    await page.fill("#threshold", "10")
+    await page.selectOption("#autonomy", "semi_auto")
+    await page.getByRole("button", { name: "Save policy" }).click()
+    await expect.poll(() => page.textContent("#status")).toContain("Policy saved.")
+    expect(await page.locator("#approvals-body tr").count()).toBe(0)
+
+    // The agent buys a $19.00 service with its key: it waits for the owner.
+    const bought = await fetch(`${server.baseUrl}/api/v1/agent/commerce/buy`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ serviceId: "svc_doc_translate", tierId: "starter", input: { text: "Olá" } })
+    })
+    const purchase = (await bought.json()) as { status: string; approval: { id: string } }
+    expect(purchase.status).toBe("pending_approval")
+
+    // It appears on the open page without a reload (polling), announced in the live region.
+    const row = page.locator(`#approvals-body tr[data-id="${purchase.approval.id}"]`)
+    await row.waitFor({ timeout: 10_000 })
+    expect(await page.textContent("#approvals-live")).toContain("1 new approval")
+    expect(await page.textContent("#approvals-count")).toBe("1")
+    expect(await row.textContent()).toContain("$19.00")
+
+    // Approve in the browser: the purchase runs.
+    await row.getByRole("button", { name: "Approve" }).click()
+    await page.waitForURL(/done=approved/)
+    expect(await page.textContent("#status")).toContain("Approved")
+    expect(await page.textContent("#balance")).toBe("$81.00")
+    expect(await page.locator("#approvals-body tr").count()).toBe(0)
+    const txRow = page.locator("#transactions-table tbody tr").first()
+    expect(await txRow.textContent()).toContain("completed")
+    expect(await txRow.textContent()).toContain("$19.00")
+    const tx = (await (await fetch(`${server.baseUrl}/api/v1/agent/commerce/transactions`, { headers: { authorization: `Bearer ${secret}` } })).json()) as {
+      data: Array<{ status: string; approvalId: string; priceCents: number }>
+    }
+    expect(tx.data[0]).toMatchObject({ status: "completed", approvalId: purchase.approval.id, priceCents: 1900 })
+
+    // The chart shows today's $19.00 under the $50.00 daily limit.
+    const today = new Date().toISOString().slice(0, 10)
+    expect(await page.getAttribute(`#spend-chart rect[data-day="${today}"]`, "data-cents")).toBe("1900")
+    expect(await page.getAttribute("#spend-chart .limit", "data-cents")).toBe("5000")
+    expect(await page.textContent("#spend figcaption")).toContain("$19.00 spent in the last 30 days; daily limit $50.00")
+    const bar = await page.locator(`#spend-chart rect[data-day="${today}"]`).boundingBox()
+    expect(bar!.height).toBeGreaterThan(10)
+
+    // The transaction's detail page.
+    await txRow.locator("a").click()
+    await page.waitForSelector("h1 code")
+    expect(await page.textContent("main")).toContain(purchase.approval.id)
+
+    // Readable on a phone: nothing wider than the screen but the scrollable tables.
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(agentUrl)
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true)
+    await page.screenshot({ path: join(tmpdir(), "owner-dashboard-phone.png"), fullPage: true })
+    // The only failed request: the session probe before signing up.
+    expect(failed).toEqual(["401 /api/dashboard/session"])
+    await page.close()
+  }, 90_000)
+
+  it("the fake checkout's Pay completes on a page opened at another host name than BASE_URL's", async () => {
+    // BASE_URL (and so the return address) says 127.0.0.1; the person opened the page at localhost.
+    const started = await fetch(`${server.baseUrl}/api/trpc/publicApi.purchaseAccess`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ serviceId: 1, customerEmail: "browser-buyer@example.com", customerName: "Buyer" })
+    })
+    const { checkoutUrl, sessionId } = ((await started.json()) as { result: { data: { checkoutUrl: string; sessionId: string } } }).result.data
+    const page = await newPage()
+    const blocked: Array<string> = []
+    page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) blocked.push(m.text())
+    })
+    await page.goto(checkoutUrl.replace("://127.0.0.1:", "://localhost:"))
+    await page.getByRole("button", { name: /^Pay / }).click()
+    await page.waitForURL(/\/checkout\/success\?session_id=/, { timeout: 10_000 })
+    expect(new URL(page.url()).origin).toBe(server.baseUrl)
+    expect(await page.textContent(".status")).toContain("Payment received")
+    expect(blocked).toEqual([])
+    const status = await fetch(`${server.baseUrl}/api/payments/purchases/${sessionId}`)
+    expect(await status.json()).toMatchObject({ status: "paid" })
     await page.close()
   })
 

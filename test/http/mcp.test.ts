@@ -92,7 +92,15 @@ describe("MCP endpoint (Streamable HTTP)", () => {
     expect(unknownArg.isError).toBe(true)
     expect(text(unknownArg)).toBe("InvalidInput (400): surprise: is not an argument of me")
 
-    await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(/unknown tool/)
+    // The JSON-RPC error text is the bare message; the client adds its "MCP error <code>: " once.
+    const unknownTool = await client.callTool({ name: "no_such_tool", arguments: {} }).then(() => undefined, (e: Error) => e)
+    expect(unknownTool?.message).toBe("MCP error -32602: unknown tool: no_such_tool")
+    const raw = await fetch(url("/mcp"), {
+      method: "POST",
+      headers: { ...weak.auth, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "nope", arguments: {} } })
+    })
+    expect(((await raw.json()) as { error: { code: number; message: string } }).error).toEqual({ code: -32602, message: "unknown tool: nope" })
     await client.close()
   })
 

@@ -67,6 +67,11 @@ describe("payments over HTTP, PAYMENTS=fake", () => {
     expect(html).toContain("Pay 149.97 USD")
     expect(html).toContain(`action="/checkout/fake/${sessionId}/pay"`)
     expect(html).toContain(`action="/checkout/fake/${sessionId}/cancel"`)
+    // form-action also governs the 303 that answers Pay: the return address's origin is allowed
+    // besides 'self', so a page opened at another host name than BASE_URL's still completes.
+    const csp = page.headers.get("content-security-policy") ?? ""
+    expect(csp).toContain(`form-action 'self' ${server.baseUrl};`)
+    expect(csp).toContain("default-src 'none'")
 
     const pending = await trpcQuery<{ status: string }>(server.baseUrl, "publicApi.purchaseStatus", { sessionId })
     expect(pending.body.result.data).toMatchObject({ status: "pending", productId: 4, amountCents: 14997 })

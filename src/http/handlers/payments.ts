@@ -16,4 +16,5 @@ export const PaymentsLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
       })
     )
     .handle("purchaseStatus", ({ params: path }) => Effect.flatMap(Payments, (p) => p.purchaseStatus(path.sessionId)))
+    .handle("accessContent", ({ params: path, headers }) => Effect.flatMap(Payments, (p) => p.accessContent(path.accessId, headers["checkout-session-id"])))
 )

@@ -20,8 +20,7 @@ export const loadMcpSdk = async () => {
     Transport: transport.WebStandardStreamableHTTPServerTransport,
     CallToolRequestSchema: types.CallToolRequestSchema,
     ListToolsRequestSchema: types.ListToolsRequestSchema,
-    ErrorCode: types.ErrorCode,
-    McpError: types.McpError
+    ErrorCode: types.ErrorCode
   }
 }
 export type McpSdk = Awaited<ReturnType<typeof loadMcpSdk>>
@@ -48,7 +47,7 @@ const INSTRUCTIONS =
 
 /** A fresh server for one HTTP request (stateless mode: nothing survives the request). */
 export const makeMcpServer = (sdk: McpSdk, tools: ReadonlyArray<ApiTool>, dispatch: Dispatch, caller: CallerHeaders) => {
-  const { Server, CallToolRequestSchema, ListToolsRequestSchema, ErrorCode, McpError } = sdk
+  const { Server, CallToolRequestSchema, ListToolsRequestSchema, ErrorCode } = sdk
   const byName = new Map(tools.map((t) => [t.name, t]))
   const listed = tools.map(toMcpTool)
   // The low-level Server, not McpServer: McpServer registers its own tool handlers and overwrites
@@ -61,7 +60,10 @@ export const makeMcpServer = (sdk: McpSdk, tools: ReadonlyArray<ApiTool>, dispat
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed as unknown as Array<never> }))
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name)
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`)
+    // A plain Error with a code, not McpError: McpError's message already carries "MCP error -32602: ",
+    // the SDK sends that message as the JSON-RPC error text, and the client's McpError prefixes it
+    // again ("MCP error -32602: MCP error -32602: …"). Sent bare, the client shows the prefix once.
+    if (!tool) throw Object.assign(new Error(`unknown tool: ${request.params.name}`), { code: ErrorCode.InvalidParams })
     const requestId = `${caller.requestId}.${String(extra.requestId).replace(ID_CHARS, "").slice(0, 24)}`
     const route = toRouteRequest(tool, request.params.arguments ?? {})
     if (isProblem(route)) return argumentError(route, requestId)

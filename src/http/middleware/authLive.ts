@@ -9,6 +9,7 @@ import { Keys } from "../../services/Keys.js"
 import { RateLimiter, rateLimitHeaders, type WindowStanding } from "../../services/RateLimiter.js"
 import { AgentAuth, DashboardAuth, RequiredPermission } from "./auth.js"
 import { securityEvent } from "../securityLog.js"
+import { noteCaller } from "../requestLog.js"
 
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i
 
@@ -34,6 +35,8 @@ export const authenticateBearerWith = (keys: Context.Service.Shape<typeof Keys>,
       return yield* Effect.fail(new Unauthorized({ message: "missing API key: send Authorization: Bearer <key>" }))
     }
     const auth = yield* keys.authenticate(match[1]).pipe(Effect.tapError((e) => (e._tag === "Unauthorized" ? challenge(e.message) : Effect.void)))
+    // Known from here on, even when the rate limit or the permission refuses the call: the access log names the agent.
+    yield* noteCaller(auth.caller)
     const standing = yield* limiter.take(`key:${auth.key.id}`).pipe(
       Effect.tapError((e) =>
         e._tag === "RateLimited"
@@ -88,7 +91,7 @@ export const DashboardAuthLive = Layer.effect(
     const keys = yield* Keys
     return DashboardAuth.of({
       session: (httpEffect, { credential }) =>
-        Effect.flatMap(sessionCaller(Redacted.value(credential)).pipe(Effect.provideService(Keys, keys)), (caller) =>
+        Effect.flatMap(sessionCaller(Redacted.value(credential)).pipe(Effect.provideService(Keys, keys), Effect.tap(noteCaller)), (caller) =>
           Effect.provideService(httpEffect, CurrentCaller, caller)
         )
     })

@@ -1,7 +1,7 @@
 // Global HTTP middleware: request id, body-size limit, JSON 404, one error body shape, logging.
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
-import { Cause, Context, Effect, Option, Result } from "effect"
+import { Cause, Clock, Context, Effect, Option, Result } from "effect"
 import type { unhandled } from "effect/Types"
 import { createHash, randomBytes } from "node:crypto"
 import { Conflict, Forbidden, IdempotencyKeyReused, InvalidInput, LengthRequired, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../../schema/errors.js"
@@ -10,6 +10,7 @@ import { currentIdempotencyKey, currentIdempotencyScope, Idempotency, type Store
 import { encodeError, errorResponse, firstSchemaIssue, internalErrorBody, toErrorBody } from "../errors.js"
 import { KEY_PREFIX } from "../../schema/keys.js"
 import { SESSION_COOKIE } from "./auth.js"
+import { currentRequestNote, logRequest, newRequestNote } from "../requestLog.js"
 
 /** The id of the request the current fiber serves ("" outside a request). */
 export const currentRequestId = Context.Reference<string>("app/currentRequestId", { defaultValue: () => "" })
@@ -312,7 +313,18 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
     const nextRequestId = () => `${requestIdPrefix}${(++requestCounter).toString(36)}`
     return (httpEffect) =>
       Effect.gen(function* () {
+        const startedNanos = yield* Clock.currentTimeNanos
         const request = yield* HttpServerRequest.HttpServerRequest
+        const note = newRequestNote()
+        // The router puts the matched route in the fiber's context only while the handler runs (and
+        // the wrappers below restore the context on the way out), so it is read right at the end of
+        // the routed effect, success or failure.
+        const routed = Effect.onExit(httpEffect, () =>
+          Effect.withFiber((fiber) => {
+            note.route = Context.getOrUndefined(fiber.context, HttpRouter.RouteContext)?.route.path
+            return Effect.void
+          })
+        )
         const incoming = request.headers["x-request-id"]
         const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : nextRequestId()
         const length = Number(request.headers["content-length"] ?? "0")
@@ -356,16 +368,19 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
         } else {
           // Failures are answered inside the idempotency wrapper, so a validation error is stored
           // and replayed like any other first result.
-          const answered = withJsonGuard(request, requestId, httpEffect).pipe(
+          const answered = withJsonGuard(request, requestId, routed).pipe(
             Effect.catchCause((cause) => answerFailure(cause, request, requestId, config.maxBodyBytes))
           )
           response = yield* withIdempotency(idempotency, request, requestId, answered).pipe(
             Effect.catchCause((cause) => answerFailure(cause, request, requestId, config.maxBodyBytes)),
             Effect.provideService(currentRequestId, requestId),
+            Effect.provideService(currentRequestNote, note),
             Effect.annotateLogs("requestId", requestId)
           )
           response = normaliseErrorBody(response, requestId)
         }
+        const durationMs = Math.round(Number((yield* Clock.currentTimeNanos) - startedNanos) / 1e5) / 10
+        yield* logRequest({ method: request.method, route: note.route, status: response.status, durationMs, requestId, agentId: note.agentId, accountId: note.accountId })
         return HttpServerResponse.setHeaders(response, {
           "x-request-id": requestId,
           "x-content-type-options": "nosniff"

@@ -328,7 +328,8 @@ export const AgentFilesLive = HttpRouter.addAll(
       platformName: PLATFORM.name,
       version: PLATFORM.version,
       rateLimitPerMinute: config.rateLimitPerMinute,
-      rateLimitPerDay: config.rateLimitPerDay
+      rateLimitPerDay: config.rateLimitPerDay,
+      payments: config.payments
     }
     const home = {
       en: prepare(renderHome("en", siteCtx), "text/html; charset=utf-8"),

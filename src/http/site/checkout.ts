@@ -48,13 +48,41 @@ ${body}
 </html>`
 
 /** No scripts at all; the only style is the inline block; forms post to this origin only. */
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+const cspWithFormAction = (formAction: string) =>
+  `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; base-uri 'none'; frame-ancestors 'none'`
+const CSP = cspWithFormAction("'self'")
 
-const html = (body: string, status = 200) =>
+/** An origin fit for a CSP source list (http/https only, nothing that could end the directive), or undefined. */
+const cspOrigin = (url: string): string | undefined => {
+  try {
+    const u = new URL(url)
+    return (u.protocol === "http:" || u.protocol === "https:") && /^[A-Za-z0-9.:[\]/-]+$/.test(u.origin) ? u.origin : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The hosted page's CSP. Browsers apply form-action to the redirect that answers a form post too,
+ * so Pay / Cancel (posted to this page's own origin) are followed by a 303 to the session's return
+ * address: that address's origin must be allowed as well. Without it, a page opened at 127.0.0.1
+ * whose return address says localhost (BASE_URL) had its redirect blocked and Pay seemed to do
+ * nothing. Only the session's own success and cancel origins are added.
+ */
+export const checkoutCsp = (s: Pick<FakeSession, "successUrl" | "cancelUrl">): string => {
+  const origins = new Set(["'self'"])
+  for (const url of [s.successUrl, s.cancelUrl]) {
+    const origin = cspOrigin(url)
+    if (origin) origins.add(origin)
+  }
+  return cspWithFormAction([...origins].join(" "))
+}
+
+const html = (body: string, status = 200, csp = CSP) =>
   HttpServerResponse.text(body, {
     status,
     contentType: "text/html; charset=utf-8",
-    headers: { "cache-control": "no-store", "content-security-policy": CSP, "referrer-policy": "no-referrer" }
+    headers: { "cache-control": "no-store", "content-security-policy": csp, "referrer-policy": "no-referrer" }
   })
 
 const notFoundPage = (message: string) => html(layout("Checkout not found", `<h1>Checkout not found</h1><p>${escapeHtml(message)}</p>`), 404)
@@ -161,7 +189,7 @@ const fakeRoutes = [
       Effect.gen(function* () {
         const view = yield* Effect.flatMap(FakeCheckout, (page) => page.view(id))
         yield* deliver(view.delivery)
-        return html(fakePage(view.session))
+        return html(fakePage(view.session), 200, checkoutCsp(view.session))
       })
     )
   ),

@@ -111,7 +111,7 @@ ${navItems
 <div id="signed-in" hidden>
 <section aria-labelledby="agents-title">
 <h2 id="agents-title">Agents</h2>
-<p>An agent owns its keys, wallet, reputation and projects. Create one per autonomous agent you run.</p>
+<p>An agent owns its keys, wallet, reputation and projects. Create one per autonomous agent you run. Open an agent (its name) to see its wallet, top it up, set its spending policy, approve its purchases and read its spending and transactions.</p>
 <div class="table-wrap">
 <table id="agents-table">
 <caption class="visually-hidden">Your agents</caption>
@@ -286,7 +286,13 @@ export const dashboardScript = String.raw`"use strict";
     clear(body);
     state.agents.forEach(function (a) {
       var tr = document.createElement("tr");
-      tr.appendChild(cell(a.name));
+      // The name opens the owner's page of the agent: wallet, policy, approvals, spend, transactions.
+      var nameCell = document.createElement("td");
+      var link = document.createElement("a");
+      link.href = "/agent-dashboard/agents/" + encodeURIComponent(a.id);
+      link.textContent = a.name;
+      nameCell.appendChild(link);
+      tr.appendChild(nameCell);
       tr.appendChild(cell(a.organization || "—", a.organization ? "" : "muted"));
       tr.appendChild(codeCell(a.id));
       tr.appendChild(timeCell(a.createdAt, "—"));

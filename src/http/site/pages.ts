@@ -61,6 +61,8 @@ export interface SiteContext {
   /** The Agent API's per-key limits (AppConfig rateLimitPerMinute / rateLimitPerDay). */
   readonly rateLimitPerMinute: number
   readonly rateLimitPerDay: number
+  /** The payment processor this process is configured with (AppConfig payments): the integrations page names it. */
+  readonly payments: "fake" | "stripe"
 }
 
 export type PageName = "for-ai-agents" | "integrations" | "terms" | "whitepaper" | "legal-guide"
@@ -114,6 +116,7 @@ interface Site {
   /** The per-key rate limits, formatted for the page's language (1,000 / 1.000). */
   readonly perMinute: string
   readonly perDay: string
+  readonly payments: "fake" | "stripe"
   /** Absolute address for a path on this site. */
   readonly u: (path: string) => string
   /** Link whose visible text is the absolute address itself. */
@@ -136,6 +139,7 @@ const makeSite = (lang: Lang, ctx: SiteContext): Site => {
     version: ctx.version,
     perMinute: ctx.rateLimitPerMinute.toLocaleString(numberLocale[lang]),
     perDay: ctx.rateLimitPerDay.toLocaleString(numberLocale[lang]),
+    payments: ctx.payments,
     u,
     a: (path) => h`<a href="${u(path)}">${u(path)}</a>`,
     link: (path, text) => h`<a href="${u(path)}">${text}</a>`,
@@ -419,37 +423,41 @@ const integrationList = (items: ReadonlyArray<{ readonly name: string; readonly 
   h`<ul class="integrations">
 ${items.map((i) => h`<li><strong>${i.name}</strong> — ${i.text}</li>\n`)}</ul>`
 
+// Only what this process runs: the payment processor it is configured with, the APIs it serves,
+// webhooks; the one announced integration (MPP crypto methods) is marked as not yet available.
+// No sign-in provider or chat integration is listed, because none is implemented (docs/keys.md
+// says where an OpenID Connect sign-in would plug in).
+const paymentsItem = (s: Site, lang: Lang) =>
+  s.payments === "stripe"
+    ? lang === "en"
+      ? { name: "Stripe payments", text: "subscriptions, project acquisitions, wallet recharges and knowledge products are paid through Stripe's hosted checkout; card details are entered on Stripe's pages, not on ours." }
+      : { name: "Pagamentos com Stripe", text: "assinaturas, aquisições de projetos, recargas de carteira e produtos de conhecimento são pagos pelo checkout hospedado da Stripe; os dados do cartão são informados nas páginas da Stripe, não nas nossas." }
+    : lang === "en"
+      ? { name: "Test payments (fake processor)", text: "this deployment runs a simulated payment processor: checkouts open a test page on this site, no card is charged and no money moves. With Stripe configured, the same checkouts go to Stripe." }
+      : { name: "Pagamentos de teste (processador simulado)", text: "esta instalação usa um processador de pagamentos simulado: os checkouts abrem uma página de teste neste site, nenhum cartão é cobrado e nenhum dinheiro é movimentado. Com a Stripe configurada, os mesmos checkouts vão para a Stripe." }
+
 const integrationsEn: PageBuilder = (s) => ({
   title: "Integrations",
-  description: `Integrations of ${s.name}: what is active today, what is available and what is coming soon.`,
+  description: `Integrations of ${s.name}: what this deployment runs today and what is announced.`,
   body: h`
 <h1>Integrations</h1>
-<p class="lead">This page lists how ${s.name} connects to other systems. Availability and details may change; the machine-readable descriptions at ${s.a("/api/discover")} are the reference.</p>
+<p class="lead">This page lists how ${s.name} connects to other systems — only what this deployment runs. The machine-readable list is in ${s.a("/api/discover")} (<code>integrations</code>).</p>
 
 <section id="active">
 <h2>Active <span class="status status-active">active</span></h2>
 ${integrationList([
-  { name: "Stripe payments", text: "subscriptions, project acquisitions and knowledge products are paid through Stripe's hosted checkout; card details are entered on Stripe's pages, not on ours." },
-  { name: "OpenID Connect sign-in", text: "sign-in with an external identity provider, listed as an active integration." },
+  paymentsItem(s, "en"),
   { name: "REST API", text: h`the Agent API v1 at ${c(s.u("/api/v1/agent"))} and the AI2AIC commerce protocol at ${c(s.u("/api/v1/agent/commerce"))}, described in ${s.a("/api/v1/agent/openapi.json")}.` },
   { name: "tRPC procedures", text: h`procedure-style endpoints under ${c(s.u("/api/trpc/"))}, such as ${c("marketplace.getTemplates")} and ${c("subscription.getPlans")}.` },
-  { name: "MCP tool server", text: h`tools for Model Context Protocol clients, described in ${s.a("/.well-known/mcp.json")} and ${s.a("/api/v1/agent/mcp-tools.json")}.` },
-  { name: "Webhooks", text: h`agents configure notifications with ${c("PUT /webhook")} on the Agent API.` }
-])}
-</section>
-
-<section id="available">
-<h2>Available <span class="status status-available">available</span></h2>
-${integrationList([
-  { name: "Zapier-style webhooks", text: "connect platform notifications to automation tools that accept incoming webhooks." },
-  { name: "Slack notifications", text: "receive notifications in a Slack channel." }
+  { name: "MCP tool server", text: h`tools for Model Context Protocol clients at ${c(s.u("/mcp"))}, described in ${s.a("/.well-known/mcp.json")} and ${s.a("/api/v1/agent/mcp-tools.json")}.` },
+  { name: "Webhooks", text: h`agents configure signed notifications with ${c("PUT /webhook")} on the Agent API; any tool that accepts incoming webhooks can receive them.` }
 ])}
 </section>
 
 <section id="coming-soon">
-<h2>Coming soon <span class="status status-soon">coming soon</span></h2>
+<h2>Not yet available <span class="status status-soon">not yet available</span></h2>
 ${integrationList([
-  { name: "Crypto micropayments", text: h`pay per request over HTTP 402 (Payment Required). Status: pending early access. Until then, the internal credit system is used. Discovery: ${c(s.u("/api/v1/agent/commerce/mpp"))}.` }
+  { name: "Crypto and card micropayments", text: h`pay per request over HTTP 402 (Payment Required) with the ${c("crypto.charge")} and ${c("card.charge")} methods. Status: pending early access. Until then, the internal credit method is used. Discovery: ${c(s.u("/api/v1/agent/commerce/mpp"))}.` }
 ])}
 </section>
 `
@@ -457,35 +465,26 @@ ${integrationList([
 
 const integrationsPt: PageBuilder = (s) => ({
   title: "Integrações",
-  description: `Integrações da ${s.name}: o que está ativo hoje, o que está disponível e o que vem em breve.`,
+  description: `Integrações da ${s.name}: o que esta instalação oferece hoje e o que foi anunciado.`,
   body: h`
 <h1>Integrações</h1>
-<p class="lead">Esta página lista como a ${s.name} se conecta a outros sistemas. A disponibilidade e os detalhes podem mudar; as descrições legíveis por máquina em ${s.a("/api/discover")} são a referência.</p>
+<p class="lead">Esta página lista como a ${s.name} se conecta a outros sistemas — apenas o que esta instalação executa. A lista legível por máquina está em ${s.a("/api/discover")} (<code>integrations</code>).</p>
 
 <section id="active">
 <h2>Ativas <span class="status status-active">ativa</span></h2>
 ${integrationList([
-  { name: "Pagamentos com Stripe", text: "assinaturas, aquisições de projetos e produtos de conhecimento são pagos pelo checkout hospedado da Stripe; os dados do cartão são informados nas páginas da Stripe, não nas nossas." },
-  { name: "Login com OpenID Connect", text: "login com um provedor de identidade externo, listado como integração ativa." },
+  paymentsItem(s, "pt"),
   { name: "API REST", text: h`a API de agentes v1 em ${c(s.u("/api/v1/agent"))} e o protocolo de comércio AI2AIC em ${c(s.u("/api/v1/agent/commerce"))}, descritos em ${s.a("/api/v1/agent/openapi.json")}.` },
   { name: "Procedimentos tRPC", text: h`endpoints no estilo de procedimentos em ${c(s.u("/api/trpc/"))}, como ${c("marketplace.getTemplates")} e ${c("subscription.getPlans")}.` },
-  { name: "Servidor de ferramentas MCP", text: h`ferramentas para clientes do Model Context Protocol, descritas em ${s.a("/.well-known/mcp.json")} e ${s.a("/api/v1/agent/mcp-tools.json")}.` },
-  { name: "Webhooks", text: h`os agentes configuram notificações com ${c("PUT /webhook")} na API de agentes.` }
-])}
-</section>
-
-<section id="available">
-<h2>Disponíveis <span class="status status-available">disponível</span></h2>
-${integrationList([
-  { name: "Webhooks no estilo Zapier", text: "conecte as notificações da plataforma a ferramentas de automação que aceitam webhooks de entrada." },
-  { name: "Notificações no Slack", text: "receba notificações em um canal do Slack." }
+  { name: "Servidor de ferramentas MCP", text: h`ferramentas para clientes do Model Context Protocol em ${c(s.u("/mcp"))}, descritas em ${s.a("/.well-known/mcp.json")} e ${s.a("/api/v1/agent/mcp-tools.json")}.` },
+  { name: "Webhooks", text: h`os agentes configuram notificações assinadas com ${c("PUT /webhook")} na API de agentes; qualquer ferramenta que aceite webhooks de entrada pode recebê-las.` }
 ])}
 </section>
 
 <section id="coming-soon">
-<h2>Em breve <span class="status status-soon">em breve</span></h2>
+<h2>Ainda não disponíveis <span class="status status-soon">ainda não disponível</span></h2>
 ${integrationList([
-  { name: "Micropagamentos em cripto", text: h`pagamento por requisição via HTTP 402 (Payment Required). Situação: aguardando acesso antecipado. Até lá, é usado o sistema interno de créditos. Descoberta: ${c(s.u("/api/v1/agent/commerce/mpp"))}.` }
+  { name: "Micropagamentos em cripto e cartão", text: h`pagamento por requisição via HTTP 402 (Payment Required) com os métodos ${c("crypto.charge")} e ${c("card.charge")}. Situação: aguardando acesso antecipado. Até lá, é usado o método interno de créditos. Descoberta: ${c(s.u("/api/v1/agent/commerce/mpp"))}.` }
 ])}
 </section>
 `
@@ -1239,6 +1238,26 @@ thead th { border-bottom-width: 2px; }
 .dashboard .badge-active { color: #1a7f37; }
 .dashboard .badge-revoked { color: #b42318; }
 .dashboard .badge-expired { color: var(--muted); }
+/* Owner pages (/agent-dashboard/agents/:agentId, src/http/site/owner.ts) */
+.owner .figures { display: grid; grid-template-columns: repeat(auto-fit, minmax(10rem, 1fr)); gap: 0.5rem 1rem; margin: 1rem 0; }
+.owner .figures div { background: var(--surface); border: 1px solid var(--border); border-radius: 8px; padding: 0.5rem 0.75rem; }
+.owner .figures dt { color: var(--muted); font-size: 0.85rem; }
+.owner .figures dd { margin: 0; font-size: 1.2rem; font-weight: 600; overflow-wrap: anywhere; }
+.owner .figures.detail dd { font-size: 1rem; font-weight: normal; }
+.owner .chart { margin: 0.5rem 0 1rem; }
+.owner .chart svg { width: 100%; height: 12rem; display: block; background: var(--surface); border: 1px solid var(--border); border-radius: 8px; }
+.owner .chart .bar { fill: var(--accent); }
+.owner .chart .bar.over { fill: #b42318; }
+.owner .chart .limit { stroke: var(--fg); stroke-width: 1.5; stroke-dasharray: 6 4; }
+.owner .chart .limit-label, .owner .chart .axis { fill: var(--muted); font-size: 11px; }
+.owner .chart figcaption { color: var(--muted); font-size: 0.9rem; }
+.owner td.actions form { display: inline-block; margin: 0 0.25rem 0.25rem 0; }
+.owner tr.new td { background: var(--notice-bg); }
+.owner .policy-form { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 0 1.25rem; }
+.owner .policy-form fieldset { grid-column: 1 / -1; border: 1px solid var(--border); border-radius: 6px; }
+.owner .policy-form button { justify-self: start; }
+.owner input[type=date] { font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--border); border-radius: 6px; padding: 0.4rem 0.5rem; }
+@media (max-width: 32rem) { .owner .chart svg { height: 9rem; } .owner h1 { font-size: 1.5rem; } }
 @media (prefers-color-scheme: dark) {
   .dashboard .msg-error { color: #ffb4a9; background: #3a1512; border-left-color: #ff6b5b; }
   .dashboard .badge-active { color: #56d364; }

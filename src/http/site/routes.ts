@@ -5,6 +5,7 @@ import { AppConfig } from "../../services/AppConfig.js"
 import { PLATFORM } from "../../services/Discovery.js"
 import { pageNames, pickLang, renderPage, stylesheet } from "./pages.js"
 import { DashboardRoutesLive } from "./dashboard.js"
+import { OwnerRoutesLive } from "./owner.js"
 
 const pageRoutes = pageNames.map((name) =>
   HttpRouter.route(
@@ -20,7 +21,8 @@ const pageRoutes = pageNames.map((name) =>
         platformName: PLATFORM.name,
         version: PLATFORM.version,
         rateLimitPerMinute: config.rateLimitPerMinute,
-        rateLimitPerDay: config.rateLimitPerDay
+        rateLimitPerDay: config.rateLimitPerDay,
+        payments: config.payments
       })
       return HttpServerResponse.text(html, {
         contentType: "text/html; charset=utf-8",
@@ -33,6 +35,18 @@ const pageRoutes = pageNames.map((name) =>
 export const SiteRoutesLive = Layer.mergeAll(
   HttpRouter.addAll(pageRoutes),
   DashboardRoutesLive,
+  OwnerRoutesLive,
+  // People arrive here from the pages' mentions of investing; the JSON for agents lives at
+  // /invest/api, and the explanation for people is the white paper's token section.
+  HttpRouter.add(
+    "GET",
+    "/invest",
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : ""
+      return HttpServerResponse.redirect(`/whitepaper${query}#token`, { status: 302 })
+    })
+  ),
   HttpRouter.add(
     "GET",
     "/assets/site.css",

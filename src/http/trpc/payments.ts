@@ -2,6 +2,7 @@
 // purchases publicApi.purchaseAccess / publicApi.purchaseStatus (public, spec §4.5).
 import { Effect } from "effect"
 import { CreateSubscriptionCheckoutInput, PurchaseAccessInput, PurchaseStatusInput } from "../../schema/payments.js"
+import { AccessContentInput } from "../../schema/knowledge.js"
 import { CurrentCaller } from "../../services/Caller.js"
 import type { Transactor } from "../../services/Db.js"
 import { Payments } from "../../services/Payments.js"
@@ -34,5 +35,11 @@ export const paymentProcedures = {
     access: publicAccess,
     input: PurchaseStatusInput,
     handler: (input) => Effect.flatMap(Payments, (p) => p.purchaseStatus(input.sessionId))
+  }),
+  "publicApi.accessContent": query({
+    description: "Read a paid knowledge product: its access id (from purchaseStatus) and the checkout session id it was paid in",
+    access: publicAccess,
+    input: AccessContentInput,
+    handler: (input) => Effect.flatMap(Payments, (p) => p.accessContent(input.accessId, input.sessionId))
   })
 } satisfies Record<string, Procedure<Payments | CurrentCaller | Transactor | RateLimiter>>
