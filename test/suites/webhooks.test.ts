@@ -21,9 +21,12 @@ import { WebhookServicesLive } from "../../src/services/index.js"
 import {
   DELIVERY_TIMEOUT_MS,
   DISABLE_AFTER_MS,
+  FAILING_AFTER,
   JITTER,
   LEASE_MS,
   MAX_ATTEMPTS,
+  MAX_IN_FLIGHT_PER_ENDPOINT,
+  PROBE_DELAYS_MS,
   MAX_RESPONSE_BYTES,
   PREVIOUS_SECRET_GRACE_MS,
   RETRY_DELAYS_MS,
@@ -394,19 +397,21 @@ forEachStorage(
       })
     )
 
-    it.effect("a receiver failing 3 times then succeeding gets 4 attempts on the backoff schedule, one webhook-id", () =>
+    it.effect("a receiver failing twice then succeeding gets 3 attempts on the delivery's backoff schedule, one webhook-id", () =>
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
         const rx = yield* receiver
-        rx.respond = (n) => (n < 3 ? 500 : 204)
+        // Fewer than FAILING_AFTER failures in a row: the endpoint stays active, the event keeps its own schedule.
+        rx.respond = (n) => (n < FAILING_AFTER - 1 ? 500 : 204)
         const { agentId, secret } = yield* endpointFor(rx.url)
         rx.secrets = [secret]
         const event = yield* emit(agentId, "wallet.recharged", recharge)
         yield* webhooks.runOnce
-        for (let i = 0; i < 3; i++) {
+        for (let i = 0; i < FAILING_AFTER - 1; i++) {
           const [last] = (yield* webhooks.listAttempts(agentId)).data
           expect(last).toMatchObject({ attempt: i + 1, status: "failed", responseStatus: 500, error: "HTTP 500: receiver says 500" })
+          expect(yield* webhooks.getConfig(agentId)).toMatchObject({ status: "active", consecutiveFailures: i + 1, lastError: "HTTP 500: receiver says 500", pendingCount: 1 })
           const due = Date.parse(last.nextRetryAt!)
           // Not a moment early…
           yield* at(due - 1)
@@ -420,22 +425,106 @@ forEachStorage(
         expect(attempts.map((a) => [a.attempt, a.status, a.responseStatus])).toEqual([
           [1, "failed", 500],
           [2, "failed", 500],
-          [3, "failed", 500],
-          [4, "succeeded", 204]
+          [3, "succeeded", 204]
         ])
-        expect(attempts[3].nextRetryAt).toBeNull()
-        for (let i = 0; i < 3; i++) {
+        expect(attempts[2].nextRetryAt).toBeNull()
+        for (let i = 0; i < 2; i++) {
           const gap = Date.parse(attempts[i + 1].attemptedAt) - Date.parse(attempts[i].attemptedAt)
           expect(gap).toBe(Date.parse(attempts[i].nextRetryAt!) - Date.parse(attempts[i].attemptedAt))
           expect(gap).toBeGreaterThanOrEqual(RETRY_DELAYS_MS[i] * 0.9)
           expect(gap).toBeLessThanOrEqual(RETRY_DELAYS_MS[i] * 1.1)
         }
-        expect(rx.received).toHaveLength(4)
+        expect(rx.received).toHaveLength(3)
         expect(new Set(rx.received.map((r) => r.webhookId))).toEqual(new Set([event.id]))
         expect(rx.received.every((r) => r.verifiedWith.length === 1)).toBe(true)
         expect(rx.acceptedCounts().get(event.id)).toBe(1)
-        expect((yield* webhooks.listDeliveries(agentId)).map((d) => [d.status, d.attempts])).toEqual([["succeeded", 4]])
-        expect((yield* webhooks.getConfig(agentId)).failingSince).toBeNull()
+        expect((yield* webhooks.listDeliveries(agentId)).map((d) => [d.status, d.attempts])).toEqual([["succeeded", 3]])
+        expect(yield* webhooks.getConfig(agentId)).toMatchObject({ status: "active", failingSince: null, consecutiveFailures: 0, pendingCount: 0, oldestPendingAt: null, nextAttemptAt: null })
+      })
+    )
+
+    it.effect("after 3 failures in a row the endpoint is failing: its backlog waits, single probes back off, the first success resumes it oldest first", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const rx = yield* receiver
+        rx.respond = () => 500
+        const { agentId, secret } = yield* endpointFor(rx.url)
+        rx.secrets = [secret]
+        const emitted: Array<string> = []
+        for (let i = 0; i < 7; i++) emitted.push((yield* emit(agentId, "wallet.recharged", { ...recharge, balanceCents: i })).id)
+        yield* webhooks.runOnce
+        // Two at a time (the per-endpoint cap): e1+e2 fail, then e3+e4 fail — the third failure in a row makes it failing.
+        expect(rx.received.map((r) => r.webhookId).sort()).toEqual(emitted.slice(0, 4).sort())
+        const failing = yield* webhooks.getConfig(agentId)
+        expect(failing).toMatchObject({ status: "failing", consecutiveFailures: 4, pendingCount: 7, oldestPendingAt: iso(T0), failingSince: iso(T0) })
+        expect(failing.lastError).toBe("HTTP 500: receiver says 500")
+        const probeAt = Date.parse(failing.nextAttemptAt!)
+        // The 4th failure in a row schedules the 2nd probe delay (30 s ± 10 %).
+        expect(probeAt - T0).toBeGreaterThanOrEqual(PROBE_DELAYS_MS[1] * 0.9)
+        expect(probeAt - T0).toBeLessThanOrEqual(PROBE_DELAYS_MS[1] * 1.1 + 1000)
+
+        // The backlog (e5…e7 never tried, e1/e2 due again after 5 s) waits for the probe.
+        yield* at(probeAt - 1)
+        yield* webhooks.runOnce
+        expect(rx.received).toHaveLength(4)
+        expect((yield* webhooks.getConfig(agentId)).oldestPendingAgeSeconds).toBe(Math.floor((probeAt - 1 - T0) / 1000))
+        // One probe: the oldest event. It fails: the next probe is further out.
+        yield* at(probeAt)
+        yield* webhooks.runOnce
+        expect(rx.received.map((r) => r.webhookId)).toEqual([...rx.received.slice(0, 4).map((r) => r.webhookId), emitted[0]])
+        const still = yield* webhooks.getConfig(agentId)
+        expect(still).toMatchObject({ status: "failing", consecutiveFailures: 5, pendingCount: 7 })
+        const next = Date.parse(still.nextAttemptAt!)
+        expect(next - probeAt).toBeGreaterThanOrEqual(PROBE_DELAYS_MS[2] * 0.9)
+        expect(next - probeAt).toBeLessThanOrEqual(PROBE_DELAYS_MS[2] * 1.1)
+        // The attempt log tells when the waiting event goes next.
+        const [probe] = (yield* webhooks.listAttempts(agentId)).data
+        expect(probe).toMatchObject({ eventId: emitted[0], attempt: 2, status: "failed", nextRetryAt: still.nextAttemptAt })
+
+        // The receiver is back: the next probe succeeds and the whole backlog follows, oldest first, two at a time.
+        rx.respond = () => 204
+        yield* at(next)
+        yield* webhooks.runOnce
+        const accepted = rx.received.filter((r) => r.status === 204).map((r) => r.webhookId)
+        expect([...accepted].sort()).toEqual([...emitted].sort())
+        expect(accepted[0]).toBe(emitted[0])
+        // Per-endpoint order: each event arrives within one place of its outbox position (2 in flight at once).
+        accepted.forEach((id, position) => expect(Math.abs(emitted.indexOf(id) - position), id).toBeLessThanOrEqual(1))
+        expect([...rx.acceptedCounts().values()].every((n) => n === 1)).toBe(true)
+        expect(yield* webhooks.getConfig(agentId)).toMatchObject({ status: "active", consecutiveFailures: 0, failingSince: null, pendingCount: 0, nextAttemptAt: null })
+        expect((yield* webhooks.listDeliveries(agentId)).every((d) => d.status === "succeeded")).toBe(true)
+      })
+    )
+
+    it.effect("claims are fair: endpoints round-robin, at most 2 of one endpoint's deliveries in flight", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const store = yield* WebhookStore
+        const webhooks = yield* Webhooks
+        const x = yield* endpointFor("http://127.0.0.1:9/x")
+        const y = yield* endpointFor("http://127.0.0.1:9/y")
+        for (let i = 0; i < 10; i++) yield* emit(x.agentId, "wallet.recharged", recharge)
+        yield* emit(y.agentId, "wallet.recharged", recharge)
+        yield* emit(y.agentId, "wallet.recharged", recharge)
+        yield* webhooks.fanOut()
+        const ours = new Set([x.agentId, y.agentId])
+        const claim = (ms: number, limit: number) =>
+          Effect.map(atomically(store.claimDue(iso(ms), iso(ms + LEASE_MS), limit, MAX_IN_FLIGHT_PER_ENDPOINT)), (rows) =>
+            rows.filter((d) => ours.has(d.agentId)).map((d) => d.agentId)
+          )
+        // One at a time: the endpoints alternate although x queued its ten first.
+        const one = [yield* claim(T0 + 1, 1), yield* claim(T0 + 2, 1), yield* claim(T0 + 3, 1), yield* claim(T0 + 4, 1)].flat()
+        expect(one[0]).not.toBe(one[1])
+        expect(one[2]).toBe(one[0])
+        expect(one[3]).toBe(one[1])
+        // Both at the cap now: nothing more until a lease ends.
+        expect(yield* claim(T0 + 5, 10)).toEqual([])
+        // Leases over: a claim of 10 takes 2 (expired) rows from each, never more than the cap from x.
+        const again = yield* claim(T0 + 4 + LEASE_MS, 10)
+        expect(again.filter((a) => a === x.agentId)).toHaveLength(2)
+        expect(again.filter((a) => a === y.agentId)).toHaveLength(2)
+        expect((yield* webhooks.getConfig(x.agentId)).pendingCount).toBe(10)
       })
     )
 
@@ -529,7 +618,7 @@ forEachStorage(
       })
     )
 
-    it.effect("an endpoint failing for 24 hours is disabled after its attempt, its owner gets webhook.disabled, nothing more is sent", () =>
+    it.effect("an endpoint failing for 24 hours is disabled, its owner told; its pending events are kept and go out when it is turned back on", () =>
       Effect.gen(function* () {
         yield* at(T0)
         captured.length = 0
@@ -543,43 +632,50 @@ forEachStorage(
         const statuses: Array<string> = []
         yield* webhooks.runOnce
         statuses.push((yield* webhooks.getConfig(agentId)).status)
-        for (let i = 0; i < 10; i++) {
-          const [last] = (yield* webhooks.listAttempts(agentId)).data
-          if (last.nextRetryAt === null) break
-          yield* at(Date.parse(last.nextRetryAt))
+        for (let i = 0; i < 100 && statuses.at(-1) !== "disabled"; i++) {
+          const [last] = (yield* webhooks.listAttempts(agentId, { limit: 1 })).data
+          yield* at(Date.parse(last.nextRetryAt!))
           yield* webhooks.runOnce
           statuses.push((yield* webhooks.getConfig(agentId)).status)
         }
-        const attempts = [...(yield* webhooks.listAttempts(agentId)).data].reverse()
-        expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
-        // Attempt 7 is ~17.6 h into the failure, attempt 8 ~27.6 h: the one that disables.
-        expect(statuses).toEqual(["active", "active", "active", "active", "active", "active", "active", "disabled"])
-        expect(Date.parse(attempts[6].attemptedAt) - T0).toBeLessThan(DISABLE_AFTER_MS)
-        expect(Date.parse(attempts[7].attemptedAt) - T0).toBeGreaterThanOrEqual(DISABLE_AFTER_MS)
-        expect(attempts[7].nextRetryAt).toBeNull()
-        expect((yield* webhooks.listDeliveries(agentId)).map((d) => [d.status, d.attempts])).toEqual([["failed", 8]])
+        const attempts = [...(yield* webhooks.listAttempts(agentId, { limit: 100 })).data].reverse()
+        // 2 retries on the event's schedule, failing from the 3rd failure, then probes 5 s, 30 s, 2 min, 10 min, 30 min, hourly.
+        expect(statuses.slice(0, 3)).toEqual(["active", "active", "failing"])
+        expect(new Set(statuses.slice(2, -1))).toEqual(new Set(["failing"]))
+        expect(statuses.at(-1)).toBe("disabled")
+        const last = attempts.at(-1)!
+        expect(Date.parse(attempts.at(-2)!.attemptedAt) - T0).toBeLessThan(DISABLE_AFTER_MS)
+        expect(Date.parse(last.attemptedAt) - T0).toBeGreaterThanOrEqual(DISABLE_AFTER_MS)
+        expect(Date.parse(last.attemptedAt) - T0).toBeLessThan(DISABLE_AFTER_MS + 1.1 * PROBE_DELAYS_MS.at(-1)!)
+        // Nothing dropped: the event stays pending past MAX_ATTEMPTS while the outage is the endpoint's.
+        expect(attempts.length).toBeGreaterThan(MAX_ATTEMPTS)
+        expect((yield* webhooks.listDeliveries(agentId)).map((d) => [d.status, d.attempts])).toEqual([["pending", attempts.length]])
 
         const config = yield* webhooks.getConfig(agentId)
-        expect(config).toMatchObject({ status: "disabled", enabled: true, failingSince: iso(T0), disabledAt: attempts[7].attemptedAt })
+        expect(config).toMatchObject({ status: "disabled", enabled: true, failingSince: iso(T0), disabledAt: last.attemptedAt, pendingCount: 1, nextAttemptAt: null })
         expect(config.disabledReason).toMatch(/24 hours without a 2xx answer/)
         const [notice] = yield* events.listForAgent(agentId, 1)
         expect(notice.type).toBe("webhook.disabled")
         expect(notice.data).toMatchObject({ endpointId: put.webhook.id, url: rx.url, failingSince: iso(T0) })
 
+        // Disabled: nothing is sent, new events are not queued.
         yield* emit(agentId, "wallet.recharged", recharge)
+        yield* at(Date.parse(last.attemptedAt) + 3 * 3_600_000)
         yield* webhooks.runOnce
-        expect(rx.received).toHaveLength(8)
+        expect(rx.received).toHaveLength(attempts.length)
         expect(rx.received.every((r) => r.webhookId === event.id && r.verifiedWith.length === 1)).toBe(true)
         expect((yield* Effect.flip(webhooks.sendTest(agentId)))).toMatchObject({ _tag: "Conflict", state: "disabled" })
 
-        // The owner fixes the receiver and turns the endpoint back on.
+        // The owner fixes the receiver and turns the endpoint back on: the kept event goes out, then the ping.
         const back = yield* webhooks.put(agentId, { url: rx.url })
-        expect(back.webhook).toMatchObject({ status: "active", failingSince: null, disabledAt: null, disabledReason: null })
+        expect(back.webhook).toMatchObject({ status: "active", failingSince: null, disabledAt: null, disabledReason: null, consecutiveFailures: 0, pendingCount: 1 })
         rx.respond = () => 204
-        yield* webhooks.sendTest(agentId)
+        const ping = yield* webhooks.sendTest(agentId)
         yield* webhooks.runOnce
-        expect(rx.received).toHaveLength(9)
+        expect(rx.received.slice(attempts.length).map((r) => r.webhookId)).toEqual([event.id, ping.eventId])
+        expect(rx.acceptedCounts().get(event.id)).toBe(1)
         expect(captured.join("\n")).not.toContain(secret.slice(6))
+        expect(captured.some((l) => l.includes(`endpoint ${put.webhook.id} of agent ${agentId} failing after 3 failed attempts in a row`))).toBe(true)
         expect(captured.some((l) => l.includes(`endpoint ${put.webhook.id} of agent ${agentId} disabled`))).toBe(true)
       }).pipe(
         Effect.provide(
@@ -603,7 +699,7 @@ forEachStorage(
         const event = yield* emit(agentId, "wallet.recharged", recharge)
         yield* webhooks.fanOut()
         // The "dead" worker: claims (lease until T0 + 60 s) and never reports.
-        const claimed = (yield* atomically(store.claimDue(iso(T0), iso(T0 + LEASE_MS), 100))).filter((d) => d.agentId === agentId)
+        const claimed = (yield* atomically(store.claimDue(iso(T0), iso(T0 + LEASE_MS), 100, 2))).filter((d) => d.agentId === agentId)
         expect(claimed.map((d) => [d.eventId, d.status, d.attempts, d.leaseExpired])).toEqual([[event.id, "delivering", 1, false]])
         yield* webhooks.runOnce
         yield* at(T0 + LEASE_MS - 1)
