@@ -415,8 +415,11 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
           const probeAt = failing ? finishedAt + (yield* jittered(PROBE_DELAYS_MS[Math.min(failures - FAILING_AFTER, PROBE_DELAYS_MS.length - 1)])) : null
           const final = result.ok || (!failing && attempt >= MAX_ATTEMPTS)
           const nextRetryAt = final ? null : iso(probeAt ?? finishedAt + (yield* jittered(RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1])))
+          // While failing, the endpoint's probe time gates the row, not its own: it is due again the
+          // moment the endpoint recovers (a probe's 2xx or its owner's PUT), with the rest of the backlog.
+          const dueAt = failing ? iso(finishedAt) : nextRetryAt
           const applied = yield* store.finishDelivery(
-            { ...d, status: result.ok ? "succeeded" : final ? "failed" : "pending", dueAt: nextRetryAt, updatedAt: iso(finishedAt) },
+            { ...d, status: result.ok ? "succeeded" : final ? "failed" : "pending", dueAt, updatedAt: iso(finishedAt) },
             attempt
           )
           // Not ours any more: the lease ran out and another worker took the row (it logs both attempts).
