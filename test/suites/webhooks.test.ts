@@ -19,6 +19,7 @@ import { atomically, Ids } from "../../src/services/Db.js"
 import { Events } from "../../src/services/Events.js"
 import { WebhookServicesLive } from "../../src/services/index.js"
 import {
+  CONNECT_TIMEOUT_MS,
   DELIVERY_TIMEOUT_MS,
   DISABLE_AFTER_MS,
   FAILING_AFTER,
@@ -56,6 +57,14 @@ describe("webhook numbers", () => {
     const doc = readFileSync("docs/webhooks.md", "utf8")
     for (const row of ["| 2 | 5 s |", "| 3 | 5 min |", "| 4 | 30 min |", "| 5 | 2 h |", "| 6 | 5 h |", "| 7 | 10 h |", "| 8 | 10 h |"]) expect(doc).toContain(row)
     for (const text of ["±10 %", "24 hours", "60 s", "10 s", "64 KiB"]) expect(doc).toContain(text)
+    // Fairness and endpoint health (docs/webhooks.md "Fair delivery", "Endpoint health").
+    expect(CONNECT_TIMEOUT_MS).toBe(1_000)
+    expect(MAX_IN_FLIGHT_PER_ENDPOINT).toBe(2)
+    expect(FAILING_AFTER).toBe(3)
+    expect(PROBE_DELAYS_MS).toEqual([5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000])
+    for (const text of ["**1 s to connect**", "At most **2** deliveries in flight", "**32**", "**3 attempts in a row**", "5 s, 30 s, 2 min, 10 min, 30 min, then every hour", "**nothing pending is dropped**"]) {
+      expect(doc).toContain(text)
+    }
   })
 })
 
