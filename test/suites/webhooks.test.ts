@@ -9,6 +9,8 @@ import { TestClock } from "effect/testing"
 import { readFileSync } from "node:fs"
 import { lookup as dnsLookup } from "node:dns/promises"
 import { randomBytes } from "node:crypto"
+import { spawn, spawnSync } from "node:child_process"
+import { connect } from "node:net"
 import { afterAll, beforeAll, describe, it as vit, vi } from "vitest"
 import { classifyAddress, isAllowedAddress } from "../../src/layers/webhooks/addresses.js"
 import { makeNodeTransport, type ResolvedAddress, UNREACHABLE } from "../../src/layers/webhooks/transport.js"
@@ -188,6 +190,40 @@ describe("webhook address policy", () => {
     const refused = await Effect.runPromise(makeNodeTransport({ allowLoopback: true, httpsOnly: false }).send({ url: rx.url, headers: {}, body: "{}" }))
     expect(refused).toMatchObject({ ok: false, status: null })
     expect(refused.error).toMatch(/ECONNREFUSED/)
+  })
+})
+
+/** A loopback port whose listener never accepts and whose backlog is full: further SYNs are dropped, as by a black hole. */
+const blackHole = async () => {
+  const py = spawn("python3", ["-c", "import socket,time\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen(0)\nprint(s.getsockname()[1],flush=True)\ntime.sleep(60)"])
+  const port = await new Promise<number>((resolve, reject) => {
+    py.once("error", reject)
+    py.stdout.once("data", (d: Buffer) => resolve(Number(String(d).trim())))
+  })
+  const fillers = Array.from({ length: 4 }, () => connect(port, "127.0.0.1").on("error", () => {}))
+  await new Promise((r) => setTimeout(r, 200))
+  return {
+    port,
+    close: () => {
+      for (const f of fillers) f.destroy()
+      py.kill()
+    }
+  }
+}
+const hasPython = spawnSync("python3", ["-c", "pass"]).status === 0
+
+describe("webhook transport connect timeout", () => {
+  vit.skipIf(!hasPython)("an address that never completes the handshake costs the connect timeout, not the response timeout", async () => {
+    const hole = await blackHole()
+    try {
+      const t = makeNodeTransport({ allowLoopback: true, httpsOnly: false, timeoutMs: 5_000, connectTimeoutMs: 300 })
+      const sent = await Effect.runPromise(t.send({ url: `http://127.0.0.1:${hole.port}/hook`, headers: {}, body: "{}" }))
+      expect(sent).toMatchObject({ ok: false, status: null, error: "connect timed out after 300 ms" })
+      expect(sent.durationMs).toBeGreaterThanOrEqual(290)
+      expect(sent.durationMs).toBeLessThan(2_000)
+    } finally {
+      hole.close()
+    }
   })
 })
 
