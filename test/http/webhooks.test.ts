@@ -155,6 +155,13 @@ for (const storage of ["memory", "embedded", "postgres"] as const) {
         }
         expect(JSON.stringify(config?.properties?.status)).toContain("failing")
 
+        // The owner's dashboard reads the same view (session cookie); another account cannot.
+        const dash = (cookie: string, agentId: string) => fetch(`${server.baseUrl}/api/dashboard/agents/${agentId}/webhook`, { headers: { cookie } })
+        expect(await (await dash(k.cookie, k.agentId)).json()).toMatchObject({ status: "failing", pendingCount: 5, lastError: "HTTP 503: receiver says 503" })
+        const stranger = await createAgentKey(server.baseUrl, ["catalog:read"])
+        expect((await dash(stranger.cookie, k.agentId)).status).toBe(404)
+        expect(await (await dash(stranger.cookie, stranger.agentId)).json()).toBeNull()
+
         // Fixed; the owner says so with a PUT: the backlog goes out at once, each event once.
         down.respond = () => 204
         expect((await api("PUT", "/webhook", k, { url: down.url })).status).toBe(200)
