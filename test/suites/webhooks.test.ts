@@ -579,9 +579,7 @@ forEachStorage(
                     }
                     return out
                   })
-                const t0 = performance.now()
                 const alone = yield* latencies(50)
-                console.info(`[webhooks fairness] alone in ${(performance.now() - t0).toFixed(0)} ms`)
                 const backlog = yield* atomically(
                   Effect.forEach(Array.from({ length: 400 }, (_, i) => i), (i) => Effect.flatMap(Events, (e) => e.emit(a.agentId, "wallet.recharged", { ...recharge, balanceCents: i })))
                 )
@@ -860,6 +858,35 @@ forEachStorage(
         const attempts = (yield* webhooks.listAttempts(agentId, { limit: 100 })).data
         expect(attempts).toHaveLength(30)
         expect(attempts.every((a) => a.attempt === 1 && a.status === "succeeded")).toBe(true)
+      })
+    )
+
+    it.effect("three workers at once keep at most 2 of one endpoint's deliveries in flight, and deliver each event once", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const rx = yield* receiver
+        let inFlight = 0
+        let peak = 0
+        const ids: Array<string> = []
+        // A receiver that takes 20 ms per request and counts how many it holds at once.
+        rx.raw = (req, res) => {
+          inFlight++
+          peak = Math.max(peak, inFlight)
+          ids.push(String(req.headers["webhook-id"]))
+          req.resume()
+          setTimeout(() => {
+            inFlight--
+            res.writeHead(204).end()
+          }, 20)
+        }
+        const { agentId } = yield* endpointFor(rx.url)
+        const emitted = yield* Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) => emit(agentId, "wallet.recharged", { ...recharge, balanceCents: i }))
+        yield* Effect.all([webhooks.runOnce, webhooks.runOnce, webhooks.runOnce], { concurrency: "unbounded" })
+        yield* webhooks.runOnce
+        expect(peak).toBeLessThanOrEqual(MAX_IN_FLIGHT_PER_ENDPOINT)
+        expect(peak).toBe(2)
+        expect([...ids].sort()).toEqual(emitted.map((e) => e.id).sort())
       })
     )
 
