@@ -405,6 +405,9 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
       atomically(
         Effect.gen(function* () {
           // Lock order endpoint → delivery, as DELETE /webhook takes them; and only when its health changes.
+          // (A success that saw a healthy endpoint skips the lock: if a concurrent attempt failed
+          // meanwhile, its count stays until the next success or probe — at most 1, since reaching
+          // FAILING_AFTER needs earlier failures that this attempt would have seen.)
           const healthy = seen.consecutiveFailures === 0 && seen.retryAt === null && seen.failingSince === null
           const locked = !result.ok || !healthy ? yield* store.getEndpointForUpdate(d.agentId) : undefined
           const current = locked && locked.id === d.endpointId ? locked : undefined
@@ -494,7 +497,10 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
     const cancel = (d: ClaimedDelivery) =>
       atomically(store.finishDelivery({ ...d, status: "cancelled", dueAt: null }, d.attempts).pipe(Effect.asVoid))
 
-    /** Back in the queue unsent (the endpoint was paused or disabled after the claim). */
+    /**
+     * Back in the queue unsent (the endpoint was paused or disabled after the claim). The claim's
+     * attempt count stays (the fence needs it); no attempt is logged.
+     */
     const release = (d: ClaimedDelivery, now: number) =>
       atomically(store.finishDelivery({ ...d, status: "pending", dueAt: iso(now), updatedAt: iso(now) }, d.attempts).pipe(Effect.asVoid))
 

@@ -682,6 +682,28 @@ forEachStorage(
       })
     )
 
+    it.effect("pausing keeps what is already queued (nothing sent, nothing dropped); enabling sends it", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const rx = yield* receiver
+        const { agentId, secret } = yield* endpointFor(rx.url)
+        rx.secrets = [secret]
+        const queued = yield* emit(agentId, "wallet.recharged", recharge)
+        yield* webhooks.fanOut()
+        const paused = yield* webhooks.put(agentId, { url: rx.url, enabled: false })
+        expect(paused.webhook).toMatchObject({ status: "paused", pendingCount: 1, nextAttemptAt: null })
+        yield* emit(agentId, "wallet.recharged", recharge) // while paused: not queued
+        yield* at(T0 + 3_600_000)
+        yield* webhooks.runOnce
+        expect(rx.received).toHaveLength(0)
+        expect((yield* webhooks.listDeliveries(agentId)).map((d) => d.status)).toEqual(["pending"])
+        yield* webhooks.put(agentId, { url: rx.url, enabled: true })
+        yield* webhooks.runOnce
+        expect(rx.received.map((r) => r.webhookId)).toEqual([queued.id])
+      })
+    )
+
     it.effect("after a rotation deliveries carry both signatures for 24 hours, then only the new one", () =>
       Effect.gen(function* () {
         yield* at(T0)
