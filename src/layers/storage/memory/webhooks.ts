@@ -32,7 +32,7 @@ export const MemoryWebhookStore = Layer.effect(
 
     const isOpen = (d: DeliveryRecord) => d.status === "pending" || d.status === "delivering"
 
-    /** Up to `n` rows of the endpoint a claim may take now (see the port's rule). */
+    /** The rows of the endpoint a claim may take now (the port's rule: a probe while failing, else due rows under the cap). */
     const claimableOf = (e: EndpointRecord, now: string, perEndpoint: number): Array<DeliveryRecord> => {
       const leased = leasedByEndpoint.get(e.id) ?? []
       let inFlight = 0
