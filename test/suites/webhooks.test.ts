@@ -554,7 +554,14 @@ forEachStorage(
           const webhooks = yield* Webhooks
           const fast = yield* receiver
           const dead = yield* receiver
-          dead.raw = () => {} // a hung server: the connection is accepted, no answer ever comes
+          // A hung server: the connection is accepted, no answer ever comes. It counts what it holds at once.
+          let hung = 0
+          let peakHung = 0
+          dead.raw = (req) => {
+            hung++
+            peakHung = Math.max(peakHung, hung)
+            req.socket.once("close", () => hung--)
+          }
           // The real clock for this one: the worker's loops and the transport's timeouts run for real.
           vi.useRealTimers()
           yield* Effect.addFinalizer(() => Effect.sync(() => vi.useFakeTimers({ toFake: ["Date"] })))
@@ -589,6 +596,8 @@ forEachStorage(
                 const [p99Alone, p99Dead] = [percentile(alone, 0.99), percentile(withDead, 0.99)]
                 console.info(`[webhooks fairness] p99 alone ${p99Alone.toFixed(1)} ms, beside a dead endpoint ${p99Dead.toFixed(1)} ms`)
                 expect(p99Dead, `p99 ${p99Dead.toFixed(1)} ms beside the dead endpoint vs ${p99Alone.toFixed(1)} ms alone`).toBeLessThanOrEqual(2 * p99Alone)
+                // Its share: never more than 2 attempts at once, whatever its backlog.
+                expect(peakHung).toBeLessThanOrEqual(MAX_IN_FLIGHT_PER_ENDPOINT)
                 const waiting = yield* webhooks.getConfig(a.agentId)
                 expect(waiting.pendingCount).toBe(400)
                 expect(waiting.lastError).toMatch(/timed out after 2000 ms/)
