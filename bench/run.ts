@@ -5,11 +5,14 @@
 // (added to the flags of `npm start`).
 // `--profile <scenario> [--storage postgres]` instead runs one scenario against the app under
 // `node --cpu-prof` and prints where the time goes (self time by function and by package).
+// Each app also gets the webhook rows: deliveries per second to 100 healthy endpoints, without and
+// with one dead endpoint (accepts, never answers) holding 400 waiting events (`--only webhook`).
 import { build } from "esbuild"
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http"
 import os from "node:os"
 import path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -210,6 +213,8 @@ const startApp = async (storage: Storage, databaseUrl?: string, nodeArgs: Readon
     RATE_LIMIT_PER_MINUTE: "1000000",
     RATE_LIMIT_PER_DAY: "100000000",
     NEGOTIATION_DELAY_MS: "0",
+    // The webhook rows deliver to receivers on 127.0.0.1 (the bench process).
+    WEBHOOKS_ALLOW_LOOPBACK: "true",
     // Every bench tenant signs up from loopback: the per-address anonymous-write limit is raised.
     ANONYMOUS_WRITES_PER_MINUTE: "1000000",
     ANONYMOUS_WRITES_PER_DAY: "100000000",
@@ -284,7 +289,7 @@ const json = (text: string): Record<string, unknown> => {
 }
 
 /** An account, an agent and a key with every permission; returns the Authorization header. */
-const newAgentKey = async (base: string) => {
+const newAgentKey = async (base: string, extra: ReadonlyArray<string> = []) => {
   const email = `bench-${randomBytes(5).toString("hex")}@example.com`
   const signup = await call(base, "POST", "/api/dashboard/signup", { email, password: "correct horse battery", name: "Bench" })
   if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${signup.text}`)
@@ -292,7 +297,7 @@ const newAgentKey = async (base: string) => {
   const agent = await call(base, "POST", "/api/dashboard/agents", { name: "bench-agent", organization: "Bench" }, { cookie })
   if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${agent.text}`)
   const agentId = String(json(agent.text).id)
-  const all = ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*"]
+  const all = ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*", ...extra]
   const key = await call(base, "POST", `/api/dashboard/agents/${agentId}/keys`, { name: "bench", permissions: all }, { cookie })
   if (key.status !== 201) throw new Error(`key: ${key.status} ${key.text}`)
   return { agentId, cookie, authorization: `Bearer ${String(json(key.text).secret)}` }
@@ -614,6 +619,108 @@ interface Row {
 }
 
 const rows: Array<Row> = []
+
+// ---------------------------------------------------------------------------------------------
+// Webhook deliveries (not autocannon: the app's worker sends, receivers in this process count)
+
+interface WebhookRow {
+  readonly target: string
+  readonly endpoints: number
+  readonly events: number
+  readonly healthyPerSecond: number
+  readonly withDeadPerSecond: number
+  readonly deadPending: number
+}
+const webhookRows: Array<WebhookRow> = []
+const wantWebhooks = !only || only.some((o) => "webhook deliveries".includes(o.toLowerCase()))
+const WEBHOOK_ENDPOINTS = 100
+const WEBHOOK_EVENTS_PER_ENDPOINT = 10
+const DEAD_BACKLOG = 400
+
+const listenHttp = async (handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: HttpServer; port: number }> => {
+  const server = createHttpServer(handler)
+  const port = await new Promise<number>((r) => server.listen(0, "127.0.0.1", () => r((server.address() as { port: number }).port)))
+  return { server, port }
+}
+
+/** Runs `f` over `items`, `n` at a time. */
+const inParallel = async <A>(items: ReadonlyArray<A>, n: number, f: (a: A) => Promise<void>) => {
+  let next = 0
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (next < items.length) await f(items[next++])
+  }))
+}
+
+/**
+ * Deliveries per second from the first queued event to the last delivery: events are queued with
+ * POST /webhook/test (10 per endpoint, 20 requests at a time) while the worker already sends.
+ * Then the same again beside one more endpoint that accepts connections and never answers, its
+ * 400 events queued first. Each event is counted once (by webhook-id).
+ */
+const webhookDeliveries = async (app: Target) => {
+  const seen = new Map<string, number>()
+  const rx = await listenHttp((req, res) => {
+    req.resume()
+    req.on("end", () => {
+      seen.set(String(req.headers["webhook-id"]), performance.now())
+      res.writeHead(204).end()
+    })
+  })
+  const dead = await listenHttp(() => {})
+  try {
+    const put = async (authorization: string, url: string) => {
+      const r = await call(app.baseUrl, "PUT", "/api/v1/agent/webhook", { url }, { authorization })
+      if (r.status !== 200) throw new Error(`PUT /webhook: ${r.status} ${r.text}`)
+    }
+    const ping = async (authorization: string) => {
+      const r = await call(app.baseUrl, "POST", "/api/v1/agent/webhook/test", {}, { authorization })
+      if (r.status !== 202) throw new Error(`POST /webhook/test: ${r.status} ${r.text}`)
+      return String(json(r.text).eventId)
+    }
+    const agents: Array<string> = []
+    await inParallel(Array.from({ length: WEBHOOK_ENDPOINTS }, (_, i) => i), 10, async (i) => {
+      const k = await newAgentKey(app.baseUrl, ["webhooks:manage"])
+      await put(k.authorization, `http://127.0.0.1:${rx.port}/endpoint/${i}`)
+      agents.push(k.authorization)
+    })
+    const round = async () => {
+      const jobs = agents.flatMap((a) => Array.from({ length: WEBHOOK_EVENTS_PER_ENDPOINT }, () => a))
+      const ids: Array<string> = []
+      const started = performance.now()
+      await inParallel(jobs, 20, async (a) => void ids.push(await ping(a)))
+      const until = Date.now() + 180_000
+      while (ids.some((id) => !seen.has(id))) {
+        if (Date.now() > until) throw new Error(`webhook round: ${ids.filter((id) => seen.has(id)).length} of ${ids.length} delivered in 180 s`)
+        await sleep(20)
+      }
+      const last = Math.max(...ids.map((id) => seen.get(id)!))
+      return ids.length / ((last - started) / 1000)
+    }
+    await round() // warm-up: the first round also pays for JIT and connection set-up
+    const healthy = await round()
+    const d = await newAgentKey(app.baseUrl, ["webhooks:manage"])
+    await put(d.authorization, `http://127.0.0.1:${dead.port}/never-answers`)
+    await inParallel(Array.from({ length: DEAD_BACKLOG }), 20, async () => void (await ping(d.authorization)))
+    await sleep(500)
+    const withDead = await round()
+    const shown = json((await call(app.baseUrl, "GET", "/api/v1/agent/webhook", undefined, { authorization: d.authorization })).text)
+    const row: WebhookRow = {
+      target: app.label,
+      endpoints: WEBHOOK_ENDPOINTS,
+      events: WEBHOOK_ENDPOINTS * WEBHOOK_EVENTS_PER_ENDPOINT,
+      healthyPerSecond: healthy,
+      withDeadPerSecond: withDead,
+      deadPending: Number(shown.pendingCount)
+    }
+    webhookRows.push(row)
+    log(`   ${"webhook deliveries, 100 endpoints".padEnd(40)} ${fmt(healthy).padStart(8)} /s  beside a dead endpoint ${fmt(withDead)} /s (${(withDead / healthy).toFixed(2)}×; its pending: ${row.deadPending})`)
+  } finally {
+    for (const s of [rx.server, dead.server]) {
+      s.closeAllConnections()
+      s.close()
+    }
+  }
+}
 const log = (line: string) => process.stdout.write(`${line}\n`)
 
 const runApp = async (storage: Storage, databaseUrl?: string) => {
@@ -664,6 +771,7 @@ const runApp = async (storage: Storage, databaseUrl?: string) => {
     rows.push({ target: app.label, scenario: s.name, kind: s.kind, result, requestsPerRound: p.requestsPerRound })
     log(`   ${s.name.padEnd(40)} ${fmt(result.requestsPerSecond).padStart(8)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  RSS ${result.peakRssMb} MB${result.non2xx ? `  (${result.non2xx} non-2xx: ${JSON.stringify(result.statusCodes)})` : ""}`)
   }
+  if (wantWebhooks) await webhookDeliveries(app).catch((e: Error) => log(`   webhook deliveries failed: ${e.message}`))
   const peak = procMb(app.pid, "VmHWM")
   await stop(app.child)
   return { label: app.label, idleRssMb: app.idleRssMb, peakRssMb: peak, fixtures, prepared }
@@ -901,6 +1009,17 @@ const main = async () => {
     for (const row of rows.filter((r) => r.target === "app (memory)" && r.result)) {
       const cells = stored.map((t) => ratio(find(t, row.scenario)?.result?.requestsPerSecond ?? 0, row.result!.requestsPerSecond))
       lines.push(`| ${row.scenario} | ${cells.join(" | ")} |`)
+    }
+    lines.push("")
+  }
+  if (webhookRows.length > 0) {
+    lines.push(
+      `Webhook deliveries: ${WEBHOOK_ENDPOINTS} healthy endpoints (receivers in the bench process, answering 204 at once), ${WEBHOOK_EVENTS_PER_ENDPOINT} events each queued with POST /webhook/test, deliveries/s from the first queued event to the last delivery (after one unmeasured warm-up round); then again beside one endpoint that accepts connections and never answers, its ${DEAD_BACKLOG} events queued first (docs/webhooks.md).`,
+      ""
+    )
+    lines.push("| target | deliveries/s, 100 healthy | beside one dead endpoint | ratio | dead endpoint's pending after |", "|---|---:|---:|---:|---:|")
+    for (const w of webhookRows) {
+      lines.push(`| ${w.target} | ${fmt(w.healthyPerSecond)} | ${fmt(w.withDeadPerSecond)} | ${(w.withDeadPerSecond / w.healthyPerSecond).toFixed(2)}× | ${w.deadPending} |`)
     }
     lines.push("")
   }

@@ -92,6 +92,8 @@ const raw = Effect.all({
   maxBodyBytes: intIn("MAX_BODY_BYTES", 1_048_576, 1024, 50 * 1_048_576),
   negotiationDelayMs: intIn("NEGOTIATION_DELAY_MS", 3_000, 0, 30_000),
   webhooksAllowLoopback: bool("WEBHOOKS_ALLOW_LOOPBACK", false),
+  webhookTimeoutMs: intIn("WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
+  webhookConnectTimeoutMs: intIn("WEBHOOK_CONNECT_TIMEOUT_MS", 1_000, 50, 30_000),
   production: bool("PRODUCTION", false),
   tokenName: Effect.map(text("TOKEN_NAME"), Option.getOrElse(() => configDefaults.tokenName)),
   tokenSymbol: Effect.map(text("TOKEN_SYMBOL"), Option.getOrElse(() => configDefaults.tokenSymbol)),

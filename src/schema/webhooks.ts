@@ -31,8 +31,12 @@ export const PutWebhookBody = Schema.Struct({
 })
 export type PutWebhookBody = typeof PutWebhookBody.Type
 
-/** active: receives events; paused: enabled=false by its owner; disabled: turned off after sustained failure. */
-export const WebhookStatus = Schema.Literals(["active", "paused", "disabled"])
+/**
+ * active: receives events; failing: consecutive failures, its backlog waits while single probes are
+ * retried with growing delays; paused: enabled=false by its owner; disabled: turned off after
+ * sustained failure (its backlog kept).
+ */
+export const WebhookStatus = Schema.Literals(["active", "failing", "paused", "disabled"])
 export type WebhookStatus = typeof WebhookStatus.Type
 
 /** The endpoint as its owner sees it. Never carries the secret. */
@@ -49,6 +53,18 @@ export class WebhookConfig extends Schema.Class<WebhookConfig>("WebhookConfig")(
   failingSince: Schema.NullOr(Schema.String),
   /** After a rotation the previous secret still signs (a second v1 signature) until this time. */
   previousSecretExpiresAt: Schema.NullOr(Schema.String),
+  /** Failed attempts in a row (reset by any 2xx); at FAILING_AFTER the status becomes "failing". */
+  consecutiveFailures: Schema.Int,
+  /** The last failed attempt's error (kept after a success, for the record) and when it happened. */
+  lastError: Schema.NullOr(Schema.String),
+  lastErrorAt: Schema.NullOr(Schema.String),
+  /** Deliveries not yet succeeded nor given up (pending or being sent). */
+  pendingCount: Schema.Int,
+  /** When the oldest of them was queued, and how long ago (seconds); null when none. */
+  oldestPendingAt: Schema.NullOr(Schema.String),
+  oldestPendingAgeSeconds: Schema.NullOr(Schema.Int),
+  /** When the next attempt is due: the next probe while failing; null when nothing waits or the endpoint is paused or disabled. */
+  nextAttemptAt: Schema.NullOr(Schema.String),
   createdAt: Schema.String,
   updatedAt: Schema.String
 }) {}
@@ -307,8 +323,22 @@ export interface EndpointRecord {
   readonly failingSince: string | null
   readonly disabledAt: string | null
   readonly disabledReason: string | null
+  /** Failed attempts in a row; reset by a 2xx. */
+  readonly consecutiveFailures: number
+  /** Set while the endpoint is failing: when its next single probe may be claimed (null: healthy). */
+  readonly retryAt: string | null
+  readonly lastError: string | null
+  readonly lastErrorAt: string | null
   readonly createdAt: string
   readonly updatedAt: string
+}
+
+/** One endpoint's open deliveries, as GET /webhook shows them (read through indexes, never the history). */
+export interface BacklogSummary {
+  readonly pending: number
+  readonly oldestCreatedAt: string | null
+  /** The earliest due time among them (a lease's end for one being sent). */
+  readonly nextDueAt: string | null
 }
 
 /** pending → delivering (leased) → succeeded | pending (retry) | failed (retries exhausted) | cancelled. */

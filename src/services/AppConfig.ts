@@ -28,6 +28,9 @@ export interface AppConfigShape {
   readonly negotiationDelayMs: number
   /** Outgoing webhooks may target loopback addresses (development and tests only). */
   readonly webhooksAllowLoopback: boolean
+  /** Per webhook attempt: the response timeout and, within it, the connect timeout (ms; docs/webhooks.md). */
+  readonly webhookTimeoutMs: number
+  readonly webhookConnectTimeoutMs: number
   /** Production mode: https-only webhooks, Secure cookies. */
   readonly production: boolean
   /** Platform utility token name and symbol. */
@@ -64,6 +67,8 @@ export const configDefaults: AppConfigShape = {
   maxBodyBytes: 1_048_576,
   negotiationDelayMs: 3_000,
   webhooksAllowLoopback: true,
+  webhookTimeoutMs: 10_000,
+  webhookConnectTimeoutMs: 1_000,
   production: false,
   tokenName: "Agent Commerce Utility Token",
   tokenSymbol: "ACT",

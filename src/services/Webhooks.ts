@@ -1,6 +1,7 @@
 // Webhooks: each agent's endpoint (URL, event filter, signing secret) and the durable delivery of
 // outbox events to it — fan-out into delivery rows, leased claims, Standard Webhooks signatures,
-// retries with backoff and jitter, and disabling an endpoint that keeps failing (docs/webhooks.md).
+// retries with backoff and jitter, claims fair across endpoints (round-robin, a per-endpoint cap), a
+// failing endpoint backed off as a whole (single probes) and disabled after a day (docs/webhooks.md).
 import { traced } from "./Tracing.js"
 import { Clock, Context, Effect, Random, Schema, Layer } from "effect"
 import { createHmac } from "node:crypto"
@@ -8,6 +9,7 @@ import { Conflict, type InvalidInput, NotFound, type StorageUnavailable } from "
 import { type DomainEvent, eventTypes } from "../schema/events.js"
 import {
   type AttemptRecord,
+  type BacklogSummary,
   type ClaimedDelivery,
   DeliveryAttempt,
   type DeliveryRecord,
@@ -49,11 +51,23 @@ export class WebhookStore extends Context.Service<
     /** Inserts a delivery; a second row for the same (endpoint, event) is ignored. */
     readonly insertDelivery: (record: DeliveryRecord) => Effect.Effect<void, StorageUnavailable>
     /**
-     * Claims up to `limit` deliveries due at `now` — pending ones whose time has come and leased ones
-     * whose lease expired — oldest first: each becomes `delivering` with one more attempt and a
-     * lease until `leaseUntil`. Rows another worker holds are skipped (FOR UPDATE SKIP LOCKED).
+     * Claims up to `limit` deliveries at `now`, fairly across endpoints: endpoints that are enabled,
+     * not disabled and have claimable work are visited least recently served first (round-robin).
+     * A healthy endpoint (`retryAt` null) gives its due rows — pending ones whose time has come and
+     * leased ones whose lease expired — oldest first (outbox order), while fewer than `perEndpoint`
+     * of its rows hold an unexpired lease. A failing endpoint (`retryAt` set) gives one row, its
+     * oldest open one (the probe), once `retryAt` has come and none of its rows is in flight. Each
+     * claimed row becomes `delivering` with one more attempt and a lease until `leaseUntil`.
+     * Endpoints and rows another worker holds are skipped (SKIP LOCKED), so replicas share the caps.
      */
-    readonly claimDue: (now: string, leaseUntil: string, limit: number) => Effect.Effect<ReadonlyArray<ClaimedDelivery>, StorageUnavailable>
+    readonly claimDue: (
+      now: string,
+      leaseUntil: string,
+      limit: number,
+      perEndpoint: number
+    ) => Effect.Effect<ReadonlyArray<ClaimedDelivery>, StorageUnavailable>
+    /** The endpoint's open deliveries: how many, the oldest, the next due (indexed reads). */
+    readonly backlog: (endpointId: string) => Effect.Effect<BacklogSummary, StorageUnavailable>
     /** Writes the outcome only if the row is still the claimed attempt (status delivering, same attempts). */
     readonly finishDelivery: (record: DeliveryRecord, claimedAttempt: number) => Effect.Effect<boolean, StorageUnavailable>
     readonly insertAttempt: (record: AttemptRecord) => Effect.Effect<void, StorageUnavailable>
@@ -104,10 +118,18 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1
 export const JITTER = 0.1
 /** An endpoint whose attempts have all failed for this long (no 2xx in between) is disabled. */
 export const DISABLE_AFTER_MS = 24 * HOUR
+/** Failed attempts in a row (any event) after which the endpoint is "failing": its backlog waits, single probes go out. */
+export const FAILING_AFTER = 3
+/** Delay before probe n of a failing endpoint: 5 s, 30 s, 2 min, 10 min, 30 min, then hourly. */
+export const PROBE_DELAYS_MS: ReadonlyArray<number> = [5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE, HOUR]
+/** Deliveries of one endpoint in flight at once (all workers, all replicas): a slow endpoint holds at most this many slots. */
+export const MAX_IN_FLIGHT_PER_ENDPOINT = 2
 /** A claimed delivery is the claimer's for this long; then any worker may take it back. */
 export const LEASE_MS = 60 * SECOND
 /** Per attempt: DNS, connect, send and response headers; then the body is read up to the cap. */
 export const DELIVERY_TIMEOUT_MS = 10 * SECOND
+/** Within that: the TCP (and TLS) connection must be up this soon, so a dead address costs about a second. */
+export const CONNECT_TIMEOUT_MS = 1 * SECOND
 export const MAX_RESPONSE_BYTES = 64 * 1024
 /** After a rotation, deliveries carry a second signature made with the previous secret for this long. */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * HOUR
@@ -119,9 +141,23 @@ export const DEFAULT_ATTEMPTS_LIMIT = 50
 // ---------------------------------------------------------------------------------------------
 // Pure helpers
 
-export const statusOf = (e: EndpointRecord): WebhookStatus => (e.disabledAt !== null ? "disabled" : e.enabled ? "active" : "paused")
+export const statusOf = (e: EndpointRecord): WebhookStatus =>
+  e.disabledAt !== null ? "disabled" : !e.enabled ? "paused" : e.retryAt !== null ? "failing" : "active"
 
-export const toConfig = (e: EndpointRecord): WebhookConfig =>
+/** Endpoints whose events are queued (fan-out) and sent (claims): paused and disabled ones keep what they have. */
+export const receives = (e: EndpointRecord): boolean => e.enabled && e.disabledAt === null
+
+const noBacklog: BacklogSummary = { pending: 0, oldestCreatedAt: null, nextDueAt: null }
+
+/** When the next attempt may go: the probe while failing, else the earliest due row (not before now). */
+const nextAttemptOf = (e: EndpointRecord, b: BacklogSummary, nowMs: number): string | null => {
+  if (!receives(e) || b.pending === 0) return null
+  if (e.retryAt !== null) return e.retryAt
+  if (b.nextDueAt === null) return null
+  return Date.parse(b.nextDueAt) > nowMs ? b.nextDueAt : new Date(nowMs).toISOString()
+}
+
+export const toConfig = (e: EndpointRecord, backlog: BacklogSummary = noBacklog, nowMs: number = Date.parse(e.updatedAt)): WebhookConfig =>
   WebhookConfig.make({
     id: e.id,
     url: e.url,
@@ -132,6 +168,13 @@ export const toConfig = (e: EndpointRecord): WebhookConfig =>
     disabledAt: e.disabledAt,
     failingSince: e.failingSince,
     previousSecretExpiresAt: e.previousSecretExpiresAt,
+    consecutiveFailures: e.consecutiveFailures,
+    lastError: e.lastError,
+    lastErrorAt: e.lastErrorAt,
+    pendingCount: backlog.pending,
+    oldestPendingAt: backlog.oldestCreatedAt,
+    oldestPendingAgeSeconds: backlog.oldestCreatedAt === null ? null : Math.max(0, Math.floor((nowMs - Date.parse(backlog.oldestCreatedAt)) / 1000)),
+    nextAttemptAt: nextAttemptOf(e, backlog, nowMs),
     createdAt: e.createdAt,
     updatedAt: e.updatedAt
   })
@@ -203,8 +246,19 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
 
     // ------------------------------------------------------------------ configuration
 
+    /** The configuration with its health and backlog, as of now. */
+    const view = (e: EndpointRecord) =>
+      Effect.gen(function* () {
+        const backlog = yield* store.backlog(e.id)
+        return toConfig(e, backlog, yield* Clock.currentTimeMillis)
+      })
+
     const getConfig = (agentId: string) =>
-      Effect.flatMap(store.getEndpoint(agentId), (e) => (e ? Effect.succeed(toConfig(e)) : Effect.fail(noEndpoint(agentId))))
+      Effect.gen(function* () {
+        const e = yield* store.getEndpoint(agentId)
+        if (!e) return yield* Effect.fail(noEndpoint(agentId))
+        return yield* view(e)
+      })
 
     /** Creates or replaces the agent's endpoint; the secret is in the answer only on creation. */
     const put = (agentId: string, body: PutWebhookBody) =>
@@ -219,7 +273,8 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
             const at = iso(yield* Clock.currentTimeMillis)
             const existing = yield* store.getEndpointForUpdate(agentId)
             if (existing) {
-              // Any PUT is the owner acting: a platform disable is lifted, and a new URL starts clean.
+              // Any PUT is the owner acting: a platform disable is lifted, a failing endpoint's backoff
+              // ends (its backlog goes out at once: "try now"), and a new URL starts clean.
               const fresh = existing.disabledAt !== null || existing.url !== url
               const updated: EndpointRecord = {
                 ...existing,
@@ -229,10 +284,12 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
                 disabledAt: null,
                 disabledReason: null,
                 failingSince: fresh ? null : existing.failingSince,
+                consecutiveFailures: 0,
+                retryAt: null,
                 updatedAt: at
               }
               yield* store.updateEndpoint(updated)
-              return { webhook: toConfig(updated), created: false } satisfies PutWebhookResponse
+              return { webhook: yield* view(updated), created: false } satisfies PutWebhookResponse
             }
             const secret = yield* newSecret
             const record: EndpointRecord = {
@@ -247,11 +304,15 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
               failingSince: null,
               disabledAt: null,
               disabledReason: null,
+              consecutiveFailures: 0,
+              retryAt: null,
+              lastError: null,
+              lastErrorAt: null,
               createdAt: at,
               updatedAt: at
             }
             yield* store.insertEndpoint(record)
-            return { webhook: toConfig(record), created: true, secret } satisfies PutWebhookResponse
+            return { webhook: yield* view(record), created: true, secret } satisfies PutWebhookResponse
           })
         )
       }).pipe(traced("Webhooks.put"))
@@ -277,7 +338,7 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
             updatedAt: iso(now)
           }
           yield* store.updateEndpoint(updated)
-          return { webhook: toConfig(updated), secret }
+          return { webhook: yield* view(updated), secret }
         })
       ).pipe(traced("Webhooks.rotateSecret"))
 
@@ -288,7 +349,7 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
           const e = yield* store.getEndpoint(agentId)
           if (!e) return yield* Effect.fail(noEndpoint(agentId))
           const status = statusOf(e)
-          if (status !== "active") {
+          if (status !== "active" && status !== "failing") {
             return yield* Effect.fail(new Conflict({ message: `the webhook is ${status}; PUT it with enabled=true first`, state: status }))
           }
           const event = yield* events.emit(agentId, "webhook.test", { endpointId: e.id, message: "Test event from agent-commerce: your endpoint is reachable and verifies signatures." })
@@ -309,7 +370,7 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
           const at = iso(now)
           const batch = yield* store.takeNewEvents(at, limit)
           for (const { endpoint, event } of batch) {
-            if (!endpoint || statusOf(endpoint) !== "active") continue
+            if (!endpoint || !receives(endpoint)) continue
             if (event.occurredAt < endpoint.createdAt || !wants(endpoint, event)) continue
             if (event.type === "webhook.disabled" && event.data.endpointId === endpoint.id) continue
             if (!Schema.is(eventCatalogue[event.type].schema)(event.data)) {
@@ -335,18 +396,33 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
 
     const jittered = (base: number) => Effect.map(Random.next, (r) => Math.round(base * (1 - JITTER + 2 * JITTER * r)))
 
-    /** Records one attempt's outcome: the delivery row (fenced), the attempt log, the endpoint's health. */
+    /**
+     * Records one attempt's outcome: the delivery row (fenced), the attempt log, the endpoint's health.
+     * While the endpoint is failing, a failed event waits for the endpoint (its own attempt count
+     * never gives it up: the outage is the endpoint's, not the event's).
+     */
     const record = (d: ClaimedDelivery, seen: EndpointRecord, startedAt: number, result: WebhookResponse) =>
       atomically(
         Effect.gen(function* () {
           // Lock order endpoint → delivery, as DELETE /webhook takes them; and only when its health changes.
-          const locked = !result.ok || seen.failingSince !== null ? yield* store.getEndpointForUpdate(d.agentId) : undefined
+          // (A success that saw a healthy endpoint skips the lock: if a concurrent attempt failed
+          // meanwhile, its count stays until the next success or probe — at most 1, since reaching
+          // FAILING_AFTER needs earlier failures that this attempt would have seen.)
+          const healthy = seen.consecutiveFailures === 0 && seen.retryAt === null && seen.failingSince === null
+          const locked = !result.ok || !healthy ? yield* store.getEndpointForUpdate(d.agentId) : undefined
+          const current = locked && locked.id === d.endpointId ? locked : undefined
           const finishedAt = yield* Clock.currentTimeMillis
           const attempt = d.attempts
-          const final = result.ok || attempt >= MAX_ATTEMPTS
-          const nextRetryAt = final ? null : iso(finishedAt + (yield* jittered(RETRY_DELAYS_MS[attempt - 1])))
+          const failures = result.ok ? 0 : (current?.consecutiveFailures ?? seen.consecutiveFailures) + 1
+          const failing = !result.ok && failures >= FAILING_AFTER
+          const probeAt = failing ? finishedAt + (yield* jittered(PROBE_DELAYS_MS[Math.min(failures - FAILING_AFTER, PROBE_DELAYS_MS.length - 1)])) : null
+          const final = result.ok || (!failing && attempt >= MAX_ATTEMPTS)
+          const nextRetryAt = final ? null : iso(probeAt ?? finishedAt + (yield* jittered(RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1])))
+          // While failing, the endpoint's probe time gates the row, not its own: it is due again the
+          // moment the endpoint recovers (a probe's 2xx or its owner's PUT), with the rest of the backlog.
+          const dueAt = failing ? iso(finishedAt) : nextRetryAt
           const applied = yield* store.finishDelivery(
-            { ...d, status: result.ok ? "succeeded" : final ? "failed" : "pending", dueAt: nextRetryAt, updatedAt: iso(finishedAt) },
+            { ...d, status: result.ok ? "succeeded" : final ? "failed" : "pending", dueAt, updatedAt: iso(finishedAt) },
             attempt
           )
           // Not ours any more: the lease ran out and another worker took the row (it logs both attempts).
@@ -366,7 +442,7 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
             attemptedAt: iso(startedAt),
             nextRetryAt
           })
-          if (locked && locked.id === d.endpointId) yield* noteHealth(locked, d, startedAt, result.ok)
+          if (current) yield* noteHealth(current, d, startedAt, result, failures, probeAt)
         })
       )
 
@@ -387,41 +463,62 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
         nextRetryAt: iso(at)
       }))
 
-    /** Success clears the failing period; a failure 24 h into one disables the endpoint and tells its owner. */
-    const noteHealth = (e: EndpointRecord, d: DeliveryRecord, attemptedAt: number, ok: boolean) =>
+    /**
+     * The endpoint's health after an attempt: a success ends any failing period (the backlog resumes);
+     * a failure counts, makes the endpoint failing at FAILING_AFTER in a row (next probe at `probeAt`),
+     * and disables it 24 h into a failing period, telling its owner. Pending deliveries stay.
+     */
+    const noteHealth = (e: EndpointRecord, d: DeliveryRecord, attemptedAt: number, result: WebhookResponse, failures: number, probeAt: number | null) =>
       Effect.gen(function* () {
         const at = iso(attemptedAt)
-        if (ok) {
-          if (e.failingSince !== null) yield* store.updateEndpoint({ ...e, failingSince: null, updatedAt: at })
+        if (result.ok) {
+          if (e.failingSince !== null || e.retryAt !== null || e.consecutiveFailures > 0) {
+            yield* store.updateEndpoint({ ...e, failingSince: null, consecutiveFailures: 0, retryAt: null, updatedAt: at })
+            if (e.retryAt !== null) yield* Effect.logInfo(`webhooks: endpoint ${e.id} of agent ${d.agentId} answered again; its backlog resumes`)
+          }
           return
         }
         const failingSince = e.failingSince ?? at
+        const health = { failingSince, consecutiveFailures: failures, lastError: result.error, lastErrorAt: at, updatedAt: at }
         if (e.disabledAt === null && attemptedAt - Date.parse(failingSince) >= DISABLE_AFTER_MS) {
           const reason = `every delivery attempt has failed since ${failingSince} (24 hours without a 2xx answer)`
-          yield* store.updateEndpoint({ ...e, failingSince, disabledAt: at, disabledReason: reason, updatedAt: at })
+          yield* store.updateEndpoint({ ...e, ...health, retryAt: null, disabledAt: at, disabledReason: reason })
           yield* events.emit(d.agentId, "webhook.disabled", { endpointId: e.id, url: e.url, reason, failingSince, disabledAt: at })
-          yield* Effect.logWarning(`webhooks: endpoint ${e.id} of agent ${d.agentId} disabled after sustained failure`)
-        } else if (e.failingSince === null) {
-          yield* store.updateEndpoint({ ...e, failingSince, updatedAt: at })
+          yield* Effect.logWarning(`webhooks: endpoint ${e.id} of agent ${d.agentId} disabled after sustained failure (its pending deliveries are kept)`)
+          return
+        }
+        const retryAt = probeAt === null ? null : iso(probeAt)
+        yield* store.updateEndpoint({ ...e, ...health, retryAt })
+        if (e.retryAt === null && retryAt !== null) {
+          yield* Effect.logWarning(`webhooks: endpoint ${e.id} of agent ${d.agentId} failing after ${failures} failed attempts in a row; its backlog waits, next probe at ${retryAt}`)
         }
       })
 
     const cancel = (d: ClaimedDelivery) =>
       atomically(store.finishDelivery({ ...d, status: "cancelled", dueAt: null }, d.attempts).pipe(Effect.asVoid))
 
+    /**
+     * Back in the queue unsent (the endpoint was paused or disabled after the claim). The claim's
+     * attempt count stays (the fence needs it); no attempt is logged.
+     */
+    const release = (d: ClaimedDelivery, now: number) =>
+      atomically(store.finishDelivery({ ...d, status: "pending", dueAt: iso(now), updatedAt: iso(now) }, d.attempts).pipe(Effect.asVoid))
+
     /** Sends one claimed delivery (outside any transaction) and records the outcome. */
     const deliverOne = (d: ClaimedDelivery) =>
       Effect.gen(function* () {
         const e = yield* store.getEndpoint(d.agentId)
-        // Deleted, replaced, paused or disabled since the event was queued: nothing to send.
-        if (!e || e.id !== d.endpointId || statusOf(e) !== "active") return yield* cancel(d)
+        // Deleted or replaced since the event was queued: nothing to send.
+        if (!e || e.id !== d.endpointId) return yield* cancel(d)
         const startedAt = yield* Clock.currentTimeMillis
-        if (d.attempts > MAX_ATTEMPTS) {
+        // Paused or disabled since the claim: the row waits with the rest of the backlog.
+        if (!receives(e)) return yield* release(d, startedAt)
+        if (d.leaseExpired && d.attempts > MAX_ATTEMPTS && e.retryAt === null) {
           // The last attempt was claimed and never reported (its worker died): log it and give up.
           return yield* atomically(
             Effect.gen(function* () {
               const applied = yield* store.finishDelivery({ ...d, status: "failed", dueAt: null, updatedAt: iso(startedAt) }, d.attempts)
-              if (applied) yield* store.insertAttempt({ ...(yield* abandoned(d, MAX_ATTEMPTS, startedAt)), nextRetryAt: null })
+              if (applied) yield* store.insertAttempt({ ...(yield* abandoned(d, d.attempts - 1, startedAt)), nextRetryAt: null })
             })
           )
         }
@@ -429,11 +526,11 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
         yield* record(d, e, startedAt, result)
       }).pipe(traced("Webhooks.deliverOne", { attributes: { delivery: d.id, attempt: d.attempts } }))
 
-    /** Claims up to `limit` due deliveries under a lease, in one short transaction. */
+    /** Claims up to `limit` deliveries under a lease, fairly across endpoints, in one short transaction. */
     const claimDue = (limit: number = DELIVERY_BATCH) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => atomically(store.claimDue(iso(now), iso(now + LEASE_MS), limit))).pipe(
-        traced("Webhooks.claimDue")
-      )
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        atomically(store.claimDue(iso(now), iso(now + LEASE_MS), limit, MAX_IN_FLIGHT_PER_ENDPOINT))
+      ).pipe(traced("Webhooks.claimDue"))
 
     /** Sends one claimed delivery and records it; a storage outage is logged (the lease brings the row back). */
     const deliver = (d: ClaimedDelivery) =>
@@ -456,10 +553,11 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
         if (n < FANOUT_BATCH) break
       }
       let delivered = 0
+      // Until nothing is claimable: a pass claims at most MAX_IN_FLIGHT_PER_ENDPOINT per endpoint.
       for (;;) {
         const n = yield* deliverDue(DELIVERY_BATCH)
         delivered += n
-        if (n < DELIVERY_BATCH) break
+        if (n === 0) break
       }
       return { dispatched, delivered }
     })

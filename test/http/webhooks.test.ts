@@ -126,6 +126,58 @@ for (const storage of ["memory", "embedded", "postgres"] as const) {
       expect([...rx.acceptedCounts().values()].every((n) => n === 1)).toBe(true)
     })
 
+    it("GET /webhook shows a failing endpoint's state, backlog, last error and next probe (documented in OpenAPI); a PUT resumes it", async () => {
+      const k = await createAgentKey(server.baseUrl, ["catalog:read", "webhooks:manage"])
+      const down = await startReceiver()
+      try {
+        down.respond = () => 503
+        expect((await api("PUT", "/webhook", k, { url: down.url })).status).toBe(200)
+        for (let i = 0; i < 5; i++) await emitFor(server, k.agentId, "wallet.recharged", { amountCents: 500, balanceCents: i })
+        const failing = await eventually(
+          async () => (await (await api("GET", "/webhook", k)).json()) as Record<string, unknown>,
+          (w) => w.status === "failing"
+        )
+        expect(failing).toMatchObject({ status: "failing", pendingCount: 5, lastError: "HTTP 503: receiver says 503" })
+        expect(failing.consecutiveFailures).toBeGreaterThanOrEqual(3)
+        expect(Date.parse(String(failing.nextAttemptAt))).toBeGreaterThan(Date.now())
+        expect(failing.oldestPendingAgeSeconds).toBeGreaterThanOrEqual(0)
+        expect(typeof failing.oldestPendingAt).toBe("string")
+        expect(typeof failing.lastErrorAt).toBe("string")
+        // The backlog waits: no more attempts than the ones that made it failing.
+        const tried = down.received.length
+        await new Promise((r) => setTimeout(r, 500))
+        expect(down.received.length).toBe(tried)
+
+        const openapi = (await (await fetch(`${server.baseUrl}/api/v1/agent/openapi.json`)).json()) as { components: { schemas: Record<string, { properties?: Record<string, unknown> }> } }
+        const config = Object.entries(openapi.components.schemas).find(([name]) => name.startsWith("WebhookConfig"))?.[1]
+        for (const field of ["status", "consecutiveFailures", "lastError", "lastErrorAt", "pendingCount", "oldestPendingAt", "oldestPendingAgeSeconds", "nextAttemptAt"]) {
+          expect(config?.properties, field).toHaveProperty(field)
+        }
+        expect(JSON.stringify(config?.properties?.status)).toContain("failing")
+
+        // The owner's dashboard reads the same view (session cookie); another account cannot.
+        const dash = (cookie: string, agentId: string) => fetch(`${server.baseUrl}/api/dashboard/agents/${agentId}/webhook`, { headers: { cookie } })
+        expect(await (await dash(k.cookie, k.agentId)).json()).toMatchObject({ status: "failing", pendingCount: 5, lastError: "HTTP 503: receiver says 503" })
+        const stranger = await createAgentKey(server.baseUrl, ["catalog:read"])
+        expect((await dash(stranger.cookie, k.agentId)).status).toBe(404)
+        expect(await (await dash(stranger.cookie, stranger.agentId)).json()).toBeNull()
+
+        // Fixed; the owner says so with a PUT: the backlog goes out at once, each event once.
+        down.respond = () => 204
+        expect((await api("PUT", "/webhook", k, { url: down.url })).status).toBe(200)
+        const healthy = await eventually(
+          async () => (await (await api("GET", "/webhook", k)).json()) as Record<string, unknown>,
+          (w) => w.pendingCount === 0
+        )
+        expect(healthy).toMatchObject({ status: "active", consecutiveFailures: 0, pendingCount: 0, oldestPendingAt: null, nextAttemptAt: null })
+        expect(down.acceptedCounts().size).toBe(5)
+        expect([...down.acceptedCounts().values()].every((n) => n === 1)).toBe(true)
+        expect((await api("DELETE", "/webhook", k)).status).toBe(204)
+      } finally {
+        await down.close()
+      }
+    })
+
     it("a key without webhooks:manage cannot read, point, rotate, test or delete the webhook (403); the event catalogue stays readable", async () => {
       const owner = await createAgentKey(server.baseUrl, ["catalog:read", "webhooks:manage"])
       expect((await api("PUT", "/webhook", owner, { url: rx.url, events: ["wallet.recharged"] })).status).toBe(200)

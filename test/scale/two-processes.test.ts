@@ -1,8 +1,11 @@
 // Scale-out: two server processes on one Postgres database behind a round-robin front. Rate limits
-// are shared, concurrent buys across both never overspend, a negotiation gets one answer and a
-// webhook event one delivery per attempt (the last two skip until those features exist).
+// are shared, concurrent buys across both never overspend, a negotiation gets one answer, a
+// webhook event one delivery per attempt, and one agent's dead webhook endpoint never delays
+// another's events (the commerce ones skip until those features exist).
+import { randomBytes } from "node:crypto"
 import { rmSync } from "node:fs"
-import { createServer, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { commerceServices } from "../../src/seed/services.js"
 import { createAgentKey } from "../fixtures/agents.js"
@@ -23,7 +26,7 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
   beforeAll(async () => {
     bundle = await buildServer()
     db = await freshDatabaseUrl(adminDatabaseUrl!)
-    const env = { STORAGE: "postgres", DATABASE_URL: db.url, RATE_LIMIT_PER_MINUTE: "60", RATE_LIMIT_PER_DAY: "1000", NEGOTIATION_DELAY_MS: "300", WORKERS: "true" }
+    const env = { STORAGE: "postgres", DATABASE_URL: db.url, RATE_LIMIT_PER_MINUTE: "60", RATE_LIMIT_PER_DAY: "1000", NEGOTIATION_DELAY_MS: "300", WORKERS: "true", WEBHOOK_TIMEOUT_MS: "2000" }
     // Both start at once on an empty database: the migrations must serialise between them.
     servers.push(...(await Promise.all([startServerProcess(bundle, env), startServerProcess(bundle, env)])))
     front = await roundRobin(servers.map((s) => s.port))
@@ -191,4 +194,103 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
       await new Promise((r) => receiver.close(r))
     }
   })
+
+  it("a dead webhook endpoint with 400 waiting events leaves another agent's delivery latency within 2× (p99 of 50); once back, its backlog arrives once each", async () => {
+    const a = await createAgentKey(front.baseUrl, [...ALL])
+    const b = await createAgentKey(front.baseUrl, [...ALL])
+    /** A receiver on 127.0.0.1 with a swappable handler. */
+    const listen = async (handler: { current: (req: IncomingMessage, res: ServerResponse) => void }) => {
+      const server = createServer((req, res) => handler.current(req, res))
+      const port = await new Promise<number>((r) => server.listen(0, "127.0.0.1", () => r((server.address() as { port: number }).port)))
+      return { server, url: `http://127.0.0.1:${port}/hook` }
+    }
+    const arrivals = new Map<string, number>()
+    const fast = await listen({
+      current: (req, res) => {
+        arrivals.set(String(req.headers["webhook-id"]), performance.now())
+        req.resume()
+        req.on("end", () => res.writeHead(204).end())
+      }
+    })
+    // Accepts the connection, never answers; later answers 204 and records what it accepted.
+    const accepted = new Map<string, number>()
+    const deadHandler = {
+      current: (_req: IncomingMessage, _res: ServerResponse) => {}
+    }
+    const dead = await listen(deadHandler)
+    const outbox = new pg.Client({ connectionString: db.url })
+    await outbox.connect()
+    try {
+      for (const [key, target] of [[a, dead.url], [b, fast.url]] as const) {
+        const put = await fetch(url("/api/v1/agent/webhook"), {
+          method: "PUT",
+          headers: { ...key.auth, "content-type": "application/json" },
+          body: JSON.stringify({ url: target, events: ["wallet.recharged"] })
+        })
+        expect(put.status, await put.clone().text()).toBe(200)
+      }
+      const newId = () => `evt_${randomBytes(12).toString("base64url")}`
+      /** Outbox rows as a service's transaction writes them; the workers of both processes fan them out. */
+      const insert = (agentId: string, ids: ReadonlyArray<string>) =>
+        outbox.query(
+          `INSERT INTO events (id, type, agent_id, occurred_at, data)
+           SELECT id, 'wallet.recharged', $1, now(), '{"amountCents":500,"balanceCents":1500}'::jsonb FROM unnest($2::text[]) AS id`,
+          [agentId, ids]
+        )
+      const latencies = async (n: number) => {
+        const out: Array<number> = []
+        for (let i = 0; i < n; i++) {
+          const id = newId()
+          const started = performance.now()
+          await insert(b.agentId, [id])
+          const until = started + 10_000
+          while (!arrivals.has(id)) {
+            expect(performance.now(), `event ${id} of the healthy endpoint within 10 s`).toBeLessThan(until)
+            await sleep(5)
+          }
+          out.push(arrivals.get(id)! - started)
+          await sleep(Math.random() * 50)
+        }
+        return out
+      }
+      const p99 = (xs: ReadonlyArray<number>) => [...xs].sort((x, y) => x - y)[Math.ceil(0.99 * xs.length) - 1]
+
+      const alone = await latencies(50)
+      const backlog = Array.from({ length: 400 }, newId)
+      await insert(a.agentId, backlog)
+      await sleep(1000)
+      const withDead = await latencies(50)
+      console.info(`[two processes, webhooks] p99 alone ${p99(alone).toFixed(1)} ms, beside a dead endpoint ${p99(withDead).toFixed(1)} ms`)
+      expect(p99(withDead), `p99 ${p99(withDead).toFixed(1)} ms beside the dead endpoint vs ${p99(alone).toFixed(1)} ms alone`).toBeLessThanOrEqual(2 * p99(alone))
+      const shown = (await (await fetch(url("/api/v1/agent/webhook"), { headers: a.auth })).json()) as { pendingCount: number; lastError: string | null }
+      expect(shown.pendingCount).toBe(400)
+
+      // Fixed; its owner turns it back on: the backlog arrives, each event once by webhook-id.
+      deadHandler.current = (req, res) => {
+        const id = String(req.headers["webhook-id"])
+        req.resume()
+        req.on("end", () => {
+          accepted.set(id, (accepted.get(id) ?? 0) + 1)
+          res.writeHead(204).end()
+        })
+      }
+      const resumed = await fetch(url("/api/v1/agent/webhook"), {
+        method: "PUT",
+        headers: { ...a.auth, "content-type": "application/json" },
+        body: JSON.stringify({ url: dead.url, events: ["wallet.recharged"] })
+      })
+      expect(resumed.status).toBe(200)
+      const until = Date.now() + 60_000
+      while (accepted.size < backlog.length && Date.now() < until) await sleep(100)
+      expect([...accepted.keys()].sort()).toEqual([...backlog].sort())
+      const after = (await (await fetch(url("/api/v1/agent/webhook"), { headers: a.auth })).json()) as { pendingCount: number; status: string }
+      expect(after).toMatchObject({ pendingCount: 0, status: "active" })
+    } finally {
+      await outbox.end()
+      for (const s of [fast.server, dead.server]) {
+        s.closeAllConnections()
+        await new Promise((r) => s.close(r))
+      }
+    }
+  }, 120_000)
 })

@@ -9,6 +9,8 @@ import { TestClock } from "effect/testing"
 import { readFileSync } from "node:fs"
 import { lookup as dnsLookup } from "node:dns/promises"
 import { randomBytes } from "node:crypto"
+import { spawn, spawnSync } from "node:child_process"
+import { connect } from "node:net"
 import { afterAll, beforeAll, describe, it as vit, vi } from "vitest"
 import { classifyAddress, isAllowedAddress } from "../../src/layers/webhooks/addresses.js"
 import { makeNodeTransport, type ResolvedAddress, UNREACHABLE } from "../../src/layers/webhooks/transport.js"
@@ -19,11 +21,15 @@ import { atomically, Ids } from "../../src/services/Db.js"
 import { Events } from "../../src/services/Events.js"
 import { WebhookServicesLive } from "../../src/services/index.js"
 import {
+  CONNECT_TIMEOUT_MS,
   DELIVERY_TIMEOUT_MS,
   DISABLE_AFTER_MS,
+  FAILING_AFTER,
   JITTER,
   LEASE_MS,
   MAX_ATTEMPTS,
+  MAX_IN_FLIGHT_PER_ENDPOINT,
+  PROBE_DELAYS_MS,
   MAX_RESPONSE_BYTES,
   PREVIOUS_SECRET_GRACE_MS,
   RETRY_DELAYS_MS,
@@ -31,6 +37,7 @@ import {
   Webhooks,
   WebhookTransport
 } from "../../src/services/Webhooks.js"
+import { runWebhookWorker } from "../../src/services/WebhookWorker.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { startReceiver } from "../fixtures/webhookReceiver.js"
 
@@ -52,6 +59,14 @@ describe("webhook numbers", () => {
     const doc = readFileSync("docs/webhooks.md", "utf8")
     for (const row of ["| 2 | 5 s |", "| 3 | 5 min |", "| 4 | 30 min |", "| 5 | 2 h |", "| 6 | 5 h |", "| 7 | 10 h |", "| 8 | 10 h |"]) expect(doc).toContain(row)
     for (const text of ["±10 %", "24 hours", "60 s", "10 s", "64 KiB"]) expect(doc).toContain(text)
+    // Fairness and endpoint health (docs/webhooks.md "Fair delivery", "Endpoint health").
+    expect(CONNECT_TIMEOUT_MS).toBe(1_000)
+    expect(MAX_IN_FLIGHT_PER_ENDPOINT).toBe(2)
+    expect(FAILING_AFTER).toBe(3)
+    expect(PROBE_DELAYS_MS).toEqual([5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000])
+    for (const text of ["**1 s to connect**", "At most **2** deliveries in flight", "**32**", "**3 attempts in a row**", "5 s, 30 s, 2 min, 10 min, 30 min, then every hour", "**nothing pending is dropped**"]) {
+      expect(doc).toContain(text)
+    }
   })
 })
 
@@ -178,6 +193,40 @@ describe("webhook address policy", () => {
   })
 })
 
+/** A loopback port whose listener never accepts and whose backlog is full: further SYNs are dropped, as by a black hole. */
+const blackHole = async () => {
+  const py = spawn("python3", ["-c", "import socket,time\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen(0)\nprint(s.getsockname()[1],flush=True)\ntime.sleep(60)"])
+  const port = await new Promise<number>((resolve, reject) => {
+    py.once("error", reject)
+    py.stdout.once("data", (d: Buffer) => resolve(Number(String(d).trim())))
+  })
+  const fillers = Array.from({ length: 4 }, () => connect(port, "127.0.0.1").on("error", () => {}))
+  await new Promise((r) => setTimeout(r, 200))
+  return {
+    port,
+    close: () => {
+      for (const f of fillers) f.destroy()
+      py.kill()
+    }
+  }
+}
+const hasPython = spawnSync("python3", ["-c", "pass"]).status === 0
+
+describe("webhook transport connect timeout", () => {
+  vit.skipIf(!hasPython)("an address that never completes the handshake costs the connect timeout, not the response timeout", async () => {
+    const hole = await blackHole()
+    try {
+      const t = makeNodeTransport({ allowLoopback: true, httpsOnly: false, timeoutMs: 5_000, connectTimeoutMs: 300 })
+      const sent = await Effect.runPromise(t.send({ url: `http://127.0.0.1:${hole.port}/hook`, headers: {}, body: "{}" }))
+      expect(sent).toMatchObject({ ok: false, status: null, error: "connect timed out after 300 ms" })
+      expect(sent.durationMs).toBeGreaterThanOrEqual(290)
+      expect(sent.durationMs).toBeLessThan(2_000)
+    } finally {
+      hole.close()
+    }
+  })
+})
+
 // ---------------------------------------------------------------------------------------------
 // The event catalogue (pure)
 
@@ -228,7 +277,8 @@ describe("event catalogue", () => {
 /** Test DNS: names listed here resolve as given; anything else goes to the system resolver. */
 const dns = new Map<string, ReadonlyArray<ResolvedAddress>>()
 const resolve = async (host: string) => dns.get(host) ?? dnsLookup(host, { all: true, verbatim: true })
-const testTransport = makeNodeTransport({ allowLoopback: true, httpsOnly: false, resolve })
+// A short response timeout: the dead-endpoint scenario's hung requests free their slots within seconds.
+const testTransport = makeNodeTransport({ allowLoopback: true, httpsOnly: false, resolve, timeoutMs: 2_000 })
 
 /** Log lines captured by the disabling test (a Logger writes here). */
 const captured: Array<string> = []
@@ -244,6 +294,9 @@ const receiver = Effect.acquireRelease(
 )
 const emit = (agentId: string, type: EventType, data: Record<string, unknown>) => atomically(Effect.flatMap(Events, (e) => e.emit(agentId, type, data)))
 const recharge = { amountCents: 500, balanceCents: 1500 }
+/** The value below which `share` of the samples fall (nearest rank). */
+const percentile = (samples: ReadonlyArray<number>, share: number) => [...samples].sort((a, b) => a - b)[Math.ceil(share * samples.length) - 1]
+const sleepLive = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
 const build = { projectId: "prj_x", status: "analyzing", previousStatus: "queued", progressPercent: 20, failureReason: null }
 
 /** An agent with an endpoint at the receiver, removed (with its deliveries) when the test ends. */
@@ -394,19 +447,21 @@ forEachStorage(
       })
     )
 
-    it.effect("a receiver failing 3 times then succeeding gets 4 attempts on the backoff schedule, one webhook-id", () =>
+    it.effect("a receiver failing twice then succeeding gets 3 attempts on the delivery's backoff schedule, one webhook-id", () =>
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
         const rx = yield* receiver
-        rx.respond = (n) => (n < 3 ? 500 : 204)
+        // Fewer than FAILING_AFTER failures in a row: the endpoint stays active, the event keeps its own schedule.
+        rx.respond = (n) => (n < FAILING_AFTER - 1 ? 500 : 204)
         const { agentId, secret } = yield* endpointFor(rx.url)
         rx.secrets = [secret]
         const event = yield* emit(agentId, "wallet.recharged", recharge)
         yield* webhooks.runOnce
-        for (let i = 0; i < 3; i++) {
+        for (let i = 0; i < FAILING_AFTER - 1; i++) {
           const [last] = (yield* webhooks.listAttempts(agentId)).data
           expect(last).toMatchObject({ attempt: i + 1, status: "failed", responseStatus: 500, error: "HTTP 500: receiver says 500" })
+          expect(yield* webhooks.getConfig(agentId)).toMatchObject({ status: "active", consecutiveFailures: i + 1, lastError: "HTTP 500: receiver says 500", pendingCount: 1 })
           const due = Date.parse(last.nextRetryAt!)
           // Not a moment early…
           yield* at(due - 1)
@@ -420,22 +475,182 @@ forEachStorage(
         expect(attempts.map((a) => [a.attempt, a.status, a.responseStatus])).toEqual([
           [1, "failed", 500],
           [2, "failed", 500],
-          [3, "failed", 500],
-          [4, "succeeded", 204]
+          [3, "succeeded", 204]
         ])
-        expect(attempts[3].nextRetryAt).toBeNull()
-        for (let i = 0; i < 3; i++) {
+        expect(attempts[2].nextRetryAt).toBeNull()
+        for (let i = 0; i < 2; i++) {
           const gap = Date.parse(attempts[i + 1].attemptedAt) - Date.parse(attempts[i].attemptedAt)
           expect(gap).toBe(Date.parse(attempts[i].nextRetryAt!) - Date.parse(attempts[i].attemptedAt))
           expect(gap).toBeGreaterThanOrEqual(RETRY_DELAYS_MS[i] * 0.9)
           expect(gap).toBeLessThanOrEqual(RETRY_DELAYS_MS[i] * 1.1)
         }
-        expect(rx.received).toHaveLength(4)
+        expect(rx.received).toHaveLength(3)
         expect(new Set(rx.received.map((r) => r.webhookId))).toEqual(new Set([event.id]))
         expect(rx.received.every((r) => r.verifiedWith.length === 1)).toBe(true)
         expect(rx.acceptedCounts().get(event.id)).toBe(1)
-        expect((yield* webhooks.listDeliveries(agentId)).map((d) => [d.status, d.attempts])).toEqual([["succeeded", 4]])
-        expect((yield* webhooks.getConfig(agentId)).failingSince).toBeNull()
+        expect((yield* webhooks.listDeliveries(agentId)).map((d) => [d.status, d.attempts])).toEqual([["succeeded", 3]])
+        expect(yield* webhooks.getConfig(agentId)).toMatchObject({ status: "active", failingSince: null, consecutiveFailures: 0, pendingCount: 0, oldestPendingAt: null, nextAttemptAt: null })
+      })
+    )
+
+    it.effect("after 3 failures in a row the endpoint is failing: its backlog waits, single probes back off, the first success resumes it oldest first", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const rx = yield* receiver
+        rx.respond = () => 500
+        const { agentId, secret } = yield* endpointFor(rx.url)
+        rx.secrets = [secret]
+        const emitted: Array<string> = []
+        for (let i = 0; i < 7; i++) emitted.push((yield* emit(agentId, "wallet.recharged", { ...recharge, balanceCents: i })).id)
+        yield* webhooks.runOnce
+        // Two at a time (the per-endpoint cap): e1+e2 fail, then e3+e4 fail — the third failure in a row makes it failing.
+        expect(rx.received.map((r) => r.webhookId).sort()).toEqual(emitted.slice(0, 4).sort())
+        const failing = yield* webhooks.getConfig(agentId)
+        expect(failing).toMatchObject({ status: "failing", consecutiveFailures: 4, pendingCount: 7, oldestPendingAt: iso(T0), failingSince: iso(T0) })
+        expect(failing.lastError).toBe("HTTP 500: receiver says 500")
+        const probeAt = Date.parse(failing.nextAttemptAt!)
+        // The 4th failure in a row schedules the 2nd probe delay (30 s ± 10 %).
+        expect(probeAt - T0).toBeGreaterThanOrEqual(PROBE_DELAYS_MS[1] * 0.9)
+        expect(probeAt - T0).toBeLessThanOrEqual(PROBE_DELAYS_MS[1] * 1.1 + 1000)
+
+        // The backlog (e5…e7 never tried, e1/e2 due again after 5 s) waits for the probe.
+        yield* at(probeAt - 1)
+        yield* webhooks.runOnce
+        expect(rx.received).toHaveLength(4)
+        expect((yield* webhooks.getConfig(agentId)).oldestPendingAgeSeconds).toBe(Math.floor((probeAt - 1 - T0) / 1000))
+        // One probe: the oldest event. It fails: the next probe is further out.
+        yield* at(probeAt)
+        yield* webhooks.runOnce
+        expect(rx.received.map((r) => r.webhookId)).toEqual([...rx.received.slice(0, 4).map((r) => r.webhookId), emitted[0]])
+        const still = yield* webhooks.getConfig(agentId)
+        expect(still).toMatchObject({ status: "failing", consecutiveFailures: 5, pendingCount: 7 })
+        const next = Date.parse(still.nextAttemptAt!)
+        expect(next - probeAt).toBeGreaterThanOrEqual(PROBE_DELAYS_MS[2] * 0.9)
+        expect(next - probeAt).toBeLessThanOrEqual(PROBE_DELAYS_MS[2] * 1.1)
+        // The attempt log tells when the waiting event goes next.
+        const [probe] = (yield* webhooks.listAttempts(agentId)).data
+        expect(probe).toMatchObject({ eventId: emitted[0], attempt: 2, status: "failed", nextRetryAt: still.nextAttemptAt })
+
+        // The receiver is back: the next probe succeeds and the whole backlog follows, oldest first, two at a time.
+        rx.respond = () => 204
+        yield* at(next)
+        yield* webhooks.runOnce
+        const accepted = rx.received.filter((r) => r.status === 204).map((r) => r.webhookId)
+        expect([...accepted].sort()).toEqual([...emitted].sort())
+        expect(accepted[0]).toBe(emitted[0])
+        // Per-endpoint order: each event arrives within one place of its outbox position (2 in flight at once).
+        accepted.forEach((id, position) => expect(Math.abs(emitted.indexOf(id) - position), id).toBeLessThanOrEqual(1))
+        expect([...rx.acceptedCounts().values()].every((n) => n === 1)).toBe(true)
+        expect(yield* webhooks.getConfig(agentId)).toMatchObject({ status: "active", consecutiveFailures: 0, failingSince: null, pendingCount: 0, nextAttemptAt: null })
+        expect((yield* webhooks.listDeliveries(agentId)).every((d) => d.status === "succeeded")).toBe(true)
+      })
+    )
+
+    it.effect(
+      "a dead endpoint (accepts, never answers) with 400 waiting events leaves another endpoint's latency within 2× (p99 of 50); back, its backlog arrives once each",
+      () =>
+        Effect.gen(function* () {
+          const webhooks = yield* Webhooks
+          const fast = yield* receiver
+          const dead = yield* receiver
+          // A hung server: the connection is accepted, no answer ever comes. It counts what it holds at once.
+          let hung = 0
+          let peakHung = 0
+          dead.raw = (req) => {
+            hung++
+            peakHung = Math.max(peakHung, hung)
+            req.socket.once("close", () => hung--)
+          }
+          // The real clock for this one: the worker's loops and the transport's timeouts run for real.
+          vi.useRealTimers()
+          yield* Effect.addFinalizer(() => Effect.sync(() => vi.useFakeTimers({ toFake: ["Date"] })))
+          yield* TestClock.withLive(
+            Effect.scoped(
+              Effect.gen(function* () {
+                // Created on the real clock too (events older than their endpoint are not sent).
+                const b = yield* endpointFor(fast.url)
+                const a = yield* endpointFor(dead.url)
+                yield* runWebhookWorker(webhooks, { tickMs: 100 })
+                /** B's events one at a time: from the commit of each to its arrival. */
+                const latencies = (n: number) =>
+                  Effect.gen(function* () {
+                    const out: Array<number> = []
+                    for (let i = 0; i < n; i++) {
+                      const before = fast.received.length
+                      const started = performance.now()
+                      yield* emit(b.agentId, "wallet.recharged", { ...recharge, balanceCents: i })
+                      yield* Effect.promise(() => fast.waitFor(before + 1, 10_000))
+                      out.push(fast.received[before].receivedAt - started)
+                      yield* sleepLive(Math.random() * 20)
+                    }
+                    return out
+                  })
+                const alone = yield* latencies(50)
+                const backlog = yield* atomically(
+                  Effect.forEach(Array.from({ length: 400 }, (_, i) => i), (i) => Effect.flatMap(Events, (e) => e.emit(a.agentId, "wallet.recharged", { ...recharge, balanceCents: i })))
+                )
+                // Let the dead endpoint take its slots (and fail a few times) before measuring.
+                yield* sleepLive(500)
+                const withDead = yield* latencies(50)
+                const [p99Alone, p99Dead] = [percentile(alone, 0.99), percentile(withDead, 0.99)]
+                console.info(`[webhooks fairness] p99 alone ${p99Alone.toFixed(1)} ms, beside a dead endpoint ${p99Dead.toFixed(1)} ms`)
+                expect(p99Dead, `p99 ${p99Dead.toFixed(1)} ms beside the dead endpoint vs ${p99Alone.toFixed(1)} ms alone`).toBeLessThanOrEqual(2 * p99Alone)
+                // Its share: never more than 2 attempts at once, whatever its backlog.
+                expect(peakHung).toBeLessThanOrEqual(MAX_IN_FLIGHT_PER_ENDPOINT)
+                const waiting = yield* webhooks.getConfig(a.agentId)
+                expect(waiting.pendingCount).toBe(400)
+                expect(waiting.lastError).toMatch(/timed out after 2000 ms/)
+
+                // The endpoint is fixed and its owner turns it back on: the whole backlog arrives.
+                dead.raw = undefined
+                const t1 = performance.now()
+                yield* webhooks.put(a.agentId, { url: dead.url })
+                yield* Effect.promise(async () => {
+                  const until = performance.now() + 60_000
+                  while (dead.acceptedCounts().size < 400 && performance.now() < until) await new Promise((r) => setTimeout(r, 50))
+                })
+                console.info(`[webhooks fairness] recovered ${dead.acceptedCounts().size} in ${(performance.now() - t1).toFixed(0)} ms`)
+                const accepted = dead.acceptedCounts()
+                // Each event once as seen by a receiver that dedupes on webhook-id.
+                expect([...accepted.keys()].sort()).toEqual(backlog.map((e) => e.id).sort())
+                expect((yield* webhooks.listDeliveries(a.agentId)).every((d) => d.status === "succeeded")).toBe(true)
+                expect((yield* webhooks.getConfig(a.agentId)).pendingCount).toBe(0)
+              })
+            )
+          )
+        }),
+      120_000
+    )
+
+    it.effect("claims are fair: endpoints round-robin, at most 2 of one endpoint's deliveries in flight", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const store = yield* WebhookStore
+        const webhooks = yield* Webhooks
+        const x = yield* endpointFor("http://127.0.0.1:9/x")
+        const y = yield* endpointFor("http://127.0.0.1:9/y")
+        for (let i = 0; i < 10; i++) yield* emit(x.agentId, "wallet.recharged", recharge)
+        yield* emit(y.agentId, "wallet.recharged", recharge)
+        yield* emit(y.agentId, "wallet.recharged", recharge)
+        yield* webhooks.fanOut()
+        const ours = new Set([x.agentId, y.agentId])
+        const claim = (ms: number, limit: number) =>
+          Effect.map(atomically(store.claimDue(iso(ms), iso(ms + LEASE_MS), limit, MAX_IN_FLIGHT_PER_ENDPOINT)), (rows) =>
+            rows.filter((d) => ours.has(d.agentId)).map((d) => d.agentId)
+          )
+        // One at a time: the endpoints alternate although x queued its ten first.
+        const one = [yield* claim(T0 + 1, 1), yield* claim(T0 + 2, 1), yield* claim(T0 + 3, 1), yield* claim(T0 + 4, 1)].flat()
+        expect(one[0]).not.toBe(one[1])
+        expect(one[2]).toBe(one[0])
+        expect(one[3]).toBe(one[1])
+        // Both at the cap now: nothing more until a lease ends.
+        expect(yield* claim(T0 + 5, 10)).toEqual([])
+        // Leases over: a claim of 10 takes 2 (expired) rows from each, never more than the cap from x.
+        const again = yield* claim(T0 + 4 + LEASE_MS, 10)
+        expect(again.filter((a) => a === x.agentId)).toHaveLength(2)
+        expect(again.filter((a) => a === y.agentId)).toHaveLength(2)
+        expect((yield* webhooks.getConfig(x.agentId)).pendingCount).toBe(10)
       })
     )
 
@@ -473,6 +688,28 @@ forEachStorage(
         yield* webhooks.runOnce
         expect(rx.received.map((r) => r.webhookId)).toEqual([ping.eventId, later.id])
         expect(rx.received.every((r) => r.verifiedWith.length === 1)).toBe(true)
+      })
+    )
+
+    it.effect("pausing keeps what is already queued (nothing sent, nothing dropped); enabling sends it", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const rx = yield* receiver
+        const { agentId, secret } = yield* endpointFor(rx.url)
+        rx.secrets = [secret]
+        const queued = yield* emit(agentId, "wallet.recharged", recharge)
+        yield* webhooks.fanOut()
+        const paused = yield* webhooks.put(agentId, { url: rx.url, enabled: false })
+        expect(paused.webhook).toMatchObject({ status: "paused", pendingCount: 1, nextAttemptAt: null })
+        yield* emit(agentId, "wallet.recharged", recharge) // while paused: not queued
+        yield* at(T0 + 3_600_000)
+        yield* webhooks.runOnce
+        expect(rx.received).toHaveLength(0)
+        expect((yield* webhooks.listDeliveries(agentId)).map((d) => d.status)).toEqual(["pending"])
+        yield* webhooks.put(agentId, { url: rx.url, enabled: true })
+        yield* webhooks.runOnce
+        expect(rx.received.map((r) => r.webhookId)).toEqual([queued.id])
       })
     )
 
@@ -529,7 +766,7 @@ forEachStorage(
       })
     )
 
-    it.effect("an endpoint failing for 24 hours is disabled after its attempt, its owner gets webhook.disabled, nothing more is sent", () =>
+    it.effect("an endpoint failing for 24 hours is disabled, its owner told; its pending events are kept and go out when it is turned back on", () =>
       Effect.gen(function* () {
         yield* at(T0)
         captured.length = 0
@@ -543,43 +780,51 @@ forEachStorage(
         const statuses: Array<string> = []
         yield* webhooks.runOnce
         statuses.push((yield* webhooks.getConfig(agentId)).status)
-        for (let i = 0; i < 10; i++) {
-          const [last] = (yield* webhooks.listAttempts(agentId)).data
-          if (last.nextRetryAt === null) break
-          yield* at(Date.parse(last.nextRetryAt))
+        for (let i = 0; i < 100 && statuses.at(-1) !== "disabled"; i++) {
+          const [last] = (yield* webhooks.listAttempts(agentId, { limit: 1 })).data
+          yield* at(Date.parse(last.nextRetryAt!))
           yield* webhooks.runOnce
           statuses.push((yield* webhooks.getConfig(agentId)).status)
         }
-        const attempts = [...(yield* webhooks.listAttempts(agentId)).data].reverse()
-        expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
-        // Attempt 7 is ~17.6 h into the failure, attempt 8 ~27.6 h: the one that disables.
-        expect(statuses).toEqual(["active", "active", "active", "active", "active", "active", "active", "disabled"])
-        expect(Date.parse(attempts[6].attemptedAt) - T0).toBeLessThan(DISABLE_AFTER_MS)
-        expect(Date.parse(attempts[7].attemptedAt) - T0).toBeGreaterThanOrEqual(DISABLE_AFTER_MS)
-        expect(attempts[7].nextRetryAt).toBeNull()
-        expect((yield* webhooks.listDeliveries(agentId)).map((d) => [d.status, d.attempts])).toEqual([["failed", 8]])
+        const attempts = [...(yield* webhooks.listAttempts(agentId, { limit: 100 })).data].reverse()
+        // 2 retries on the event's schedule, failing from the 3rd failure, then probes 5 s, 30 s, 2 min, 10 min, 30 min, hourly.
+        expect(statuses.slice(0, 3)).toEqual(["active", "active", "failing"])
+        expect(new Set(statuses.slice(2, -1))).toEqual(new Set(["failing"]))
+        expect(statuses.at(-1)).toBe("disabled")
+        const last = attempts.at(-1)!
+        expect(Date.parse(attempts.at(-2)!.attemptedAt) - T0).toBeLessThan(DISABLE_AFTER_MS)
+        expect(Date.parse(last.attemptedAt) - T0).toBeGreaterThanOrEqual(DISABLE_AFTER_MS)
+        expect(Date.parse(last.attemptedAt) - T0).toBeLessThan(DISABLE_AFTER_MS + 1.1 * PROBE_DELAYS_MS.at(-1)!)
+        // Nothing dropped: the event stays pending past MAX_ATTEMPTS while the outage is the endpoint's.
+        expect(attempts.length).toBeGreaterThan(MAX_ATTEMPTS)
+        expect((yield* webhooks.listDeliveries(agentId)).map((d) => [d.status, d.attempts])).toEqual([["pending", attempts.length]])
 
         const config = yield* webhooks.getConfig(agentId)
-        expect(config).toMatchObject({ status: "disabled", enabled: true, failingSince: iso(T0), disabledAt: attempts[7].attemptedAt })
+        expect(config).toMatchObject({ status: "disabled", enabled: true, failingSince: iso(T0), disabledAt: last.attemptedAt, pendingCount: 1, nextAttemptAt: null })
         expect(config.disabledReason).toMatch(/24 hours without a 2xx answer/)
         const [notice] = yield* events.listForAgent(agentId, 1)
         expect(notice.type).toBe("webhook.disabled")
         expect(notice.data).toMatchObject({ endpointId: put.webhook.id, url: rx.url, failingSince: iso(T0) })
 
+        // Disabled: nothing is sent, new events are not queued.
         yield* emit(agentId, "wallet.recharged", recharge)
+        yield* at(Date.parse(last.attemptedAt) + 3 * 3_600_000)
         yield* webhooks.runOnce
-        expect(rx.received).toHaveLength(8)
+        expect(rx.received).toHaveLength(attempts.length)
         expect(rx.received.every((r) => r.webhookId === event.id && r.verifiedWith.length === 1)).toBe(true)
         expect((yield* Effect.flip(webhooks.sendTest(agentId)))).toMatchObject({ _tag: "Conflict", state: "disabled" })
 
-        // The owner fixes the receiver and turns the endpoint back on.
+        // The owner fixes the receiver and turns the endpoint back on: the kept event goes out, then the ping.
         const back = yield* webhooks.put(agentId, { url: rx.url })
-        expect(back.webhook).toMatchObject({ status: "active", failingSince: null, disabledAt: null, disabledReason: null })
+        expect(back.webhook).toMatchObject({ status: "active", failingSince: null, disabledAt: null, disabledReason: null, consecutiveFailures: 0, pendingCount: 1 })
         rx.respond = () => 204
-        yield* webhooks.sendTest(agentId)
+        const ping = yield* webhooks.sendTest(agentId)
         yield* webhooks.runOnce
-        expect(rx.received).toHaveLength(9)
+        // Both at once (2 in flight per endpoint), so in either order.
+        expect(rx.received.slice(attempts.length).map((r) => r.webhookId).sort()).toEqual([event.id, ping.eventId].sort())
+        expect(rx.acceptedCounts().get(event.id)).toBe(1)
         expect(captured.join("\n")).not.toContain(secret.slice(6))
+        expect(captured.some((l) => l.includes(`endpoint ${put.webhook.id} of agent ${agentId} failing after 3 failed attempts in a row`))).toBe(true)
         expect(captured.some((l) => l.includes(`endpoint ${put.webhook.id} of agent ${agentId} disabled`))).toBe(true)
       }).pipe(
         Effect.provide(
@@ -603,7 +848,7 @@ forEachStorage(
         const event = yield* emit(agentId, "wallet.recharged", recharge)
         yield* webhooks.fanOut()
         // The "dead" worker: claims (lease until T0 + 60 s) and never reports.
-        const claimed = (yield* atomically(store.claimDue(iso(T0), iso(T0 + LEASE_MS), 100))).filter((d) => d.agentId === agentId)
+        const claimed = (yield* atomically(store.claimDue(iso(T0), iso(T0 + LEASE_MS), 100, 2))).filter((d) => d.agentId === agentId)
         expect(claimed.map((d) => [d.eventId, d.status, d.attempts, d.leaseExpired])).toEqual([[event.id, "delivering", 1, false]])
         yield* webhooks.runOnce
         yield* at(T0 + LEASE_MS - 1)
@@ -644,6 +889,35 @@ forEachStorage(
         const attempts = (yield* webhooks.listAttempts(agentId, { limit: 100 })).data
         expect(attempts).toHaveLength(30)
         expect(attempts.every((a) => a.attempt === 1 && a.status === "succeeded")).toBe(true)
+      })
+    )
+
+    it.effect("three workers at once keep at most 2 of one endpoint's deliveries in flight, and deliver each event once", () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const rx = yield* receiver
+        let inFlight = 0
+        let peak = 0
+        const ids: Array<string> = []
+        // A receiver that takes 20 ms per request and counts how many it holds at once.
+        rx.raw = (req, res) => {
+          inFlight++
+          peak = Math.max(peak, inFlight)
+          ids.push(String(req.headers["webhook-id"]))
+          req.resume()
+          setTimeout(() => {
+            inFlight--
+            res.writeHead(204).end()
+          }, 20)
+        }
+        const { agentId } = yield* endpointFor(rx.url)
+        const emitted = yield* Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) => emit(agentId, "wallet.recharged", { ...recharge, balanceCents: i }))
+        yield* Effect.all([webhooks.runOnce, webhooks.runOnce, webhooks.runOnce], { concurrency: "unbounded" })
+        yield* webhooks.runOnce
+        expect(peak).toBeLessThanOrEqual(MAX_IN_FLIGHT_PER_ENDPOINT)
+        expect(peak).toBe(2)
+        expect([...ids].sort()).toEqual(emitted.map((e) => e.id).sort())
       })
     )
 

@@ -1,10 +1,11 @@
-// Dashboard JSON endpoints: sign up/in/out, agents and their API keys (session cookie auth).
+// Dashboard JSON endpoints: sign up/in/out, agents, their API keys and webhook health (session cookie auth).
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { DASHBOARD_PREFIX } from "../../schema/routes.js"
 import { Schema } from "effect"
 import { Email } from "../../schema/common.js"
 import { Conflict, InvalidInput, NotFound, RateLimited, Unauthorized, StorageUnavailable } from "../../schema/errors.js"
 import { Account, Agent, ApiKeyView, PermissionGrant } from "../../schema/keys.js"
+import { WebhookConfig } from "../../schema/webhooks.js"
 import { DashboardAuth } from "../middleware/auth.js"
 
 const Password = Schema.String.pipe(Schema.check(Schema.isMinLength(10, { message: "must have at least 10 characters" })), Schema.check(Schema.isMaxLength(200)))
@@ -60,6 +61,13 @@ export class DashboardGroup extends HttpApiGroup.make("dashboard")
   .add(
     HttpApiEndpoint.post("createKey", "/agents/:agentId/keys", { params: Schema.Struct({ agentId: AgentIdParam }), payload: CreateKeyBody, success: CreatedKey.pipe(HttpApiSchema.status(201)), error: [NotFound, InvalidInput, StorageUnavailable] })
       .annotate(OpenApi.Summary, "Create an API key for an agent; the secret is shown once")
+  )
+  .add(
+    HttpApiEndpoint.get("agentWebhook", "/agents/:agentId/webhook", {
+      params: Schema.Struct({ agentId: AgentIdParam }),
+      success: Schema.NullOr(WebhookConfig),
+      error: [NotFound, InvalidInput, StorageUnavailable]
+    }).annotate(OpenApi.Summary, "The agent's webhook as GET /webhook shows it (state, backlog, last error, next attempt); null when none")
   )
   .add(
     HttpApiEndpoint.post("revokeKey", "/keys/:keyId/revoke", { params: Schema.Struct({ keyId: KeyIdParam }), success: ApiKeyView, error: [InvalidInput, NotFound, StorageUnavailable] })

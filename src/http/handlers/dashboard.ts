@@ -6,6 +6,7 @@ import { createHash } from "node:crypto"
 import { AppConfig } from "../../services/AppConfig.js"
 import { CurrentCaller } from "../../services/Caller.js"
 import { Keys } from "../../services/Keys.js"
+import { Webhooks } from "../../services/Webhooks.js"
 import { RateLimiter, signInChecks } from "../../services/RateLimiter.js"
 import { Api } from "../api.js"
 import { SESSION_COOKIE } from "../middleware/auth.js"
@@ -110,6 +111,14 @@ export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) =
         const created = yield* Effect.flatMap(Keys, (k) => k.createKey(caller.accountId, path.agentId, payload))
         yield* securityEvent("key.created", { accountId: caller.accountId, agentId: path.agentId, keyId: created.key.id, permission: created.key.permissions.join(",") })
         return created
+      })
+    )
+    .handle("agentWebhook", ({ params: path }) =>
+      Effect.gen(function* () {
+        const caller = yield* CurrentCaller
+        yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, path.agentId))
+        // No endpoint is a normal state here (null), not an error.
+        return yield* Effect.flatMap(Webhooks, (w) => w.getConfig(path.agentId)).pipe(Effect.catchTag("NotFound", () => Effect.succeed(null)))
       })
     )
     .handle("revokeKey", ({ params: path }) =>

@@ -115,7 +115,7 @@ ${navItems
 <div class="table-wrap">
 <table id="agents-table">
 <caption class="visually-hidden">Your agents</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Organisation</th><th scope="col">Agent id</th><th scope="col">Created</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">Organisation</th><th scope="col">Agent id</th><th scope="col">Created</th><th scope="col">Webhook</th></tr></thead>
 <tbody id="agents-body"></tbody>
 </table>
 </div>
@@ -296,7 +296,10 @@ export const dashboardScript = String.raw`"use strict";
       tr.appendChild(cell(a.organization || "—", a.organization ? "" : "muted"));
       tr.appendChild(codeCell(a.id));
       tr.appendChild(timeCell(a.createdAt, "—"));
+      var hook = cell("…", "muted");
+      tr.appendChild(hook);
       body.appendChild(tr);
+      loadWebhook(a.id, hook);
     });
     $("agents-table").hidden = state.agents.length === 0;
     $("agents-empty").hidden = state.agents.length !== 0;
@@ -315,6 +318,21 @@ export const dashboardScript = String.raw`"use strict";
     var noAgents = state.agents.length === 0;
     Array.prototype.forEach.call($("key-form").elements, function (el) { el.disabled = noAgents; });
     if (!noAgents) syncCommerce();
+  }
+
+  /** The agent's webhook health (GET /webhook's view): state, backlog, last error, next attempt. */
+  function loadWebhook(agentId, td) {
+    api("GET", "/agents/" + encodeURIComponent(agentId) + "/webhook").then(function (w) {
+      if (!w) { td.textContent = "none"; return; }
+      var parts = [w.status];
+      if (w.pendingCount > 0) parts.push(w.pendingCount + " pending, oldest " + w.oldestPendingAgeSeconds + " s");
+      if (w.status === "failing" && w.nextAttemptAt) parts.push("next try " + when(w.nextAttemptAt));
+      if (w.status === "disabled" && w.disabledReason) parts.push(w.disabledReason);
+      if (w.lastError && w.consecutiveFailures > 0) parts.push("last error: " + w.lastError);
+      td.textContent = parts.join(" · ");
+      td.className = "";
+      td.title = w.url;
+    }, function () { td.textContent = "—"; });
   }
 
   function renderKeys() {

@@ -1,14 +1,14 @@
 // The Node implementation of the WebhookTransport port: the URL policy (scheme, credentials, every
 // resolved address public) checked at configuration and again at each delivery, and one POST over
-// node:http(s) pinned to the address just checked (no second DNS lookup to rebind), with a timeout
-// and a cap on the response body.
+// node:http(s) pinned to the address just checked (no second DNS lookup to rebind), with a connect
+// timeout (a dead address costs about a second), a response timeout and a cap on the response body.
 import { type Context, Effect, Layer } from "effect"
 import { lookup as dnsLookup } from "node:dns/promises"
 import http from "node:http"
 import https from "node:https"
 import { isIP, type LookupFunction } from "node:net"
 import { InvalidInput } from "../../schema/errors.js"
-import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES, type WebhookResponse, WebhookTransport } from "../../services/Webhooks.js"
+import { CONNECT_TIMEOUT_MS, DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES, type WebhookResponse, WebhookTransport } from "../../services/Webhooks.js"
 import { AppConfig } from "../../services/AppConfig.js"
 import { isAllowedAddress } from "./addresses.js"
 
@@ -22,7 +22,10 @@ export interface TransportOptions {
   readonly allowLoopback: boolean
   /** Production: https only. */
   readonly httpsOnly: boolean
+  /** The whole attempt up to the response headers (default DELIVERY_TIMEOUT_MS). */
   readonly timeoutMs?: number
+  /** The TCP connection alone (default CONNECT_TIMEOUT_MS); never more than `timeoutMs`. */
+  readonly connectTimeoutMs?: number
   readonly maxResponseBytes?: number
   /** Name resolution (default: the system resolver, every address). Tests swap it to simulate DNS. */
   readonly resolve?: (hostname: string) => Promise<ReadonlyArray<ResolvedAddress>>
@@ -85,6 +88,7 @@ const excerpt = (chunks: ReadonlyArray<Buffer>): string =>
 
 export const makeNodeTransport = (options: TransportOptions): Context.Service.Shape<typeof WebhookTransport> => {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS
+  const connectTimeoutMs = Math.min(options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, timeoutMs)
   const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES
   const resolve = options.resolve ?? systemResolve
 
@@ -123,6 +127,7 @@ export const makeNodeTransport = (options: TransportOptions): Context.Service.Sh
       const started = performance.now()
       let finished = false
       let req: http.ClientRequest | undefined
+      let connectTimer: ReturnType<typeof setTimeout> | undefined
       let status: number | null = null
       const chunks: Array<Buffer> = []
       let kept = 0
@@ -138,6 +143,7 @@ export const makeNodeTransport = (options: TransportOptions): Context.Service.Sh
         if (finished) return
         finished = true
         clearTimeout(timer)
+        clearTimeout(connectTimer)
         req?.destroy()
         resume(Effect.succeed({ ...r, durationMs: Math.max(0, Math.round(performance.now() - started)) }))
       }
@@ -181,6 +187,12 @@ export const makeNodeTransport = (options: TransportOptions): Context.Service.Sh
                 res.on("close", () => finish(outcome()))
               }
             )
+            // A black-holed address never completes the handshake: give up on it well before the response timeout.
+            req.on("socket", (socket) => {
+              if (!socket.connecting) return
+              connectTimer = setTimeout(() => finish({ ok: false, status: null, error: `connect timed out after ${connectTimeoutMs} ms` }), connectTimeoutMs)
+              socket.once("connect", () => clearTimeout(connectTimer))
+            })
             req.on("error", (e: Error) => finish(status === null ? { ok: false, status: null, error: e.message || "connection failed" } : outcome()))
             req.end(request.body)
           },
@@ -190,6 +202,7 @@ export const makeNodeTransport = (options: TransportOptions): Context.Service.Sh
       return Effect.sync(() => {
         finished = true
         clearTimeout(timer)
+        clearTimeout(connectTimer)
         req?.destroy()
       })
     })
@@ -201,6 +214,11 @@ export const makeNodeTransport = (options: TransportOptions): Context.Service.Sh
 export const NodeWebhookTransport = Layer.effect(
   WebhookTransport,
   Effect.map(AppConfig, (config) =>
-    makeNodeTransport({ allowLoopback: config.webhooksAllowLoopback && !config.production, httpsOnly: config.production })
+    makeNodeTransport({
+      allowLoopback: config.webhooksAllowLoopback && !config.production,
+      httpsOnly: config.production,
+      timeoutMs: config.webhookTimeoutMs,
+      connectTimeoutMs: config.webhookConnectTimeoutMs
+    })
   )
 )

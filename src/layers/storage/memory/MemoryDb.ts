@@ -64,6 +64,21 @@ export class MemTable<K, V> {
       })
     )
   }
+  /**
+   * Removes the first occurrence of `item` from an array-valued row in place (found from the front,
+   * where queues take their items); the undo puts it back at the same position.
+   */
+  removeItem<I>(this: MemTable<K, Array<I>>, key: K, item: I): Effect.Effect<void> {
+    return Effect.flatMap(currentJournal, (journal) =>
+      Effect.sync(() => {
+        const list = this.rows.get(key)
+        const at = list ? list.indexOf(item) : -1
+        if (!list || at < 0) return
+        list.splice(at, 1)
+        journal?.push(() => void list.splice(at, 0, item))
+      })
+    )
+  }
   delete(key: K): Effect.Effect<void> {
     return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {

@@ -1,9 +1,10 @@
 // In-memory webhook store: endpoints, a per-endpoint cursor over the agent's outbox events (the
-// memory queue), delivery rows with the same claim/lease/fence rules as Postgres, and the attempt log.
+// memory queue), delivery rows with the same fair claim/lease/fence rules as Postgres (per-endpoint
+// open lists in outbox order, a per-endpoint in-flight list, round-robin by last claim), the attempt log.
 import { Effect, Layer } from "effect"
 import { Conflict } from "../../../schema/errors.js"
 import type { DomainEvent } from "../../../schema/events.js"
-import type { AttemptRecord, ClaimedDelivery, DeliveryRecord, EndpointRecord } from "../../../schema/webhooks.js"
+import type { AttemptRecord, BacklogSummary, ClaimedDelivery, DeliveryRecord, EndpointRecord } from "../../../schema/webhooks.js"
 import { WebhookStore } from "../../../services/Webhooks.js"
 import { MemoryDb } from "./MemoryDb.js"
 
@@ -19,11 +20,44 @@ export const MemoryWebhookStore = Layer.effect(
     /** How many of the agent's outbox events have been fanned out to its endpoint. */
     const cursors = db.table<string, number>("webhook_cursors")
     const deliveries = db.table<string, DeliveryRecord>("webhook_deliveries")
-    /** Non-terminal deliveries (pending or delivering): the only rows a claim looks at. */
-    const open = db.table<string, true>("webhook_open_deliveries")
     const deliveryKeys = db.table<string, string>("webhook_delivery_keys") // endpointId:eventId → delivery id
     const deliveriesByAgent = db.table<string, Array<string>>("webhook_deliveries_by_agent")
     const attemptsByAgent = db.table<string, Array<AttemptRecord>>("webhook_attempts_by_agent")
+    /** Per endpoint: its open deliveries in outbox order (Postgres: the (endpoint_id, seq) partial index). */
+    const openByEndpoint = db.table<string, Array<string>>("webhook_open_by_endpoint")
+    /** Per endpoint: its rows in `delivering` (leased; expired leases stay until reclaimed or finished). */
+    const leasedByEndpoint = db.table<string, Array<string>>("webhook_leased_by_endpoint")
+    /** Per endpoint: when a claim last took from it (Postgres: webhook_endpoints.last_claimed_at). */
+    const lastClaimed = db.table<string, string>("webhook_last_claimed")
+
+    const isOpen = (d: DeliveryRecord) => d.status === "pending" || d.status === "delivering"
+
+    /** The rows of the endpoint a claim may take now (the port's rule: a probe while failing, else due rows under the cap). */
+    const claimableOf = (e: EndpointRecord, now: string, perEndpoint: number): Array<DeliveryRecord> => {
+      const leased = leasedByEndpoint.get(e.id) ?? []
+      let inFlight = 0
+      for (const id of leased) {
+        const d = deliveries.get(id)
+        if (d && d.status === "delivering" && d.dueAt !== null && d.dueAt > now) inFlight++
+      }
+      const queue = openByEndpoint.get(e.id) ?? []
+      const out: Array<DeliveryRecord> = []
+      if (e.retryAt !== null) {
+        // Failing: one probe, the oldest open row, once its time has come and nothing is in flight.
+        if (e.retryAt > now || inFlight > 0) return out
+        for (const id of queue) {
+          const d = deliveries.get(id)
+          if (d && isOpen(d)) return [d]
+        }
+        return out
+      }
+      const n = perEndpoint - inFlight
+      for (let i = 0; i < queue.length && out.length < n; i++) {
+        const d = deliveries.get(queue[i])
+        if (d && isOpen(d) && d.dueAt !== null && d.dueAt <= now) out.push(d)
+      }
+      return out
+    }
 
     const outboxLength = (agentId: string) => eventsByAgent.get(agentId)?.length ?? 0
 
@@ -47,9 +81,11 @@ export const MemoryWebhookStore = Layer.effect(
             const d = deliveries.get(id)
             if (!d) continue
             yield* deliveries.delete(id)
-            yield* open.delete(id)
             yield* deliveryKeys.delete(`${d.endpointId}:${d.eventId}`)
           }
+          yield* openByEndpoint.delete(e.id)
+          yield* leasedByEndpoint.delete(e.id)
+          yield* lastClaimed.delete(e.id)
           yield* deliveriesByAgent.delete(agentId)
           yield* attemptsByAgent.delete(agentId)
           yield* cursors.delete(agentId)
@@ -76,24 +112,41 @@ export const MemoryWebhookStore = Layer.effect(
           if (deliveryKeys.get(key)) return
           yield* deliveryKeys.set(key, r.id)
           yield* deliveries.set(r.id, r)
-          yield* open.set(r.id, true)
+          yield* openByEndpoint.append(r.endpointId, r.id)
           yield* deliveriesByAgent.append(r.agentId, r.id)
         }),
-      claimDue: (now, leaseUntil, limit) =>
+      claimDue: (now, leaseUntil, limit, perEndpoint) =>
         Effect.gen(function* () {
-          const due: Array<DeliveryRecord> = []
-          for (const id of open.rows.keys()) {
-            const d = deliveries.get(id)
-            if (d && (d.status === "pending" || d.status === "delivering") && d.dueAt !== null && d.dueAt <= now) due.push(d)
+          // Endpoints with work, least recently served first (ties by id), as the Postgres claim orders them.
+          const candidates: Array<{ readonly e: EndpointRecord; readonly rows: Array<DeliveryRecord>; readonly last: string }> = []
+          for (const e of endpoints.values()) {
+            if (!e.enabled || e.disabledAt !== null) continue
+            const rows = claimableOf(e, now, perEndpoint)
+            if (rows.length > 0) candidates.push({ e, rows, last: lastClaimed.get(e.id) ?? "" })
           }
-          due.sort((a, b) => (a.dueAt! < b.dueAt! ? -1 : a.dueAt! > b.dueAt! ? 1 : 0))
+          candidates.sort((a, b) => (a.last < b.last ? -1 : a.last > b.last ? 1 : a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0))
           const claimed: Array<ClaimedDelivery> = []
-          for (const d of due.slice(0, limit)) {
-            const next: DeliveryRecord = { ...d, status: "delivering", attempts: d.attempts + 1, dueAt: leaseUntil, updatedAt: now }
-            yield* deliveries.set(d.id, next)
-            claimed.push({ ...next, leaseExpired: d.status === "delivering" })
+          for (const { e, rows } of candidates) {
+            if (claimed.length >= limit) break
+            for (const d of rows.slice(0, limit - claimed.length)) {
+              const next: DeliveryRecord = { ...d, status: "delivering", attempts: d.attempts + 1, dueAt: leaseUntil, updatedAt: now }
+              yield* deliveries.set(d.id, next)
+              if (d.status !== "delivering") yield* leasedByEndpoint.append(e.id, d.id)
+              claimed.push({ ...next, leaseExpired: d.status === "delivering" })
+            }
+            yield* lastClaimed.set(e.id, now)
           }
           return claimed
+        }),
+      backlog: (endpointId) =>
+        Effect.sync((): BacklogSummary => {
+          const ids = openByEndpoint.get(endpointId) ?? []
+          let nextDueAt: string | null = null
+          for (const id of ids) {
+            const due = deliveries.get(id)?.dueAt ?? null
+            if (due !== null && (nextDueAt === null || due < nextDueAt)) nextDueAt = due
+          }
+          return { pending: ids.length, oldestCreatedAt: ids.length > 0 ? (deliveries.get(ids[0])?.createdAt ?? null) : null, nextDueAt }
         }),
       finishDelivery: (r, claimedAttempt) =>
         Effect.gen(function* () {
@@ -101,7 +154,10 @@ export const MemoryWebhookStore = Layer.effect(
           if (!current || current.status !== "delivering" || current.attempts !== claimedAttempt) return false
           const { leaseExpired: _, ...row } = r as ClaimedDelivery
           yield* deliveries.set(r.id, row)
-          if (r.status !== "pending" && r.status !== "delivering") yield* open.delete(r.id)
+          yield* leasedByEndpoint.removeItem(r.endpointId, r.id)
+          if (r.status !== "pending" && r.status !== "delivering") {
+            yield* openByEndpoint.removeItem(r.endpointId, r.id)
+          }
           return true
         }),
       insertAttempt: (r) => attemptsByAgent.append(r.agentId, r),

@@ -1,11 +1,12 @@
 // Postgres webhook store: endpoints, fan-out of the outbox (dispatched_at marker, SKIP LOCKED),
-// delivery rows claimed with a lease in one statement and finished under a fence, the attempt log.
+// delivery rows claimed fairly (endpoints round-robin by last claim, a per-endpoint cap, both under
+// SKIP LOCKED so replicas share them) with a lease and finished under a fence, the attempt log.
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { Effect, Layer } from "effect"
 import { Conflict } from "../../../schema/errors.js"
 import { DomainEvent, type EventType } from "../../../schema/events.js"
-import type { AttemptRecord, AttemptStatus, ClaimedDelivery, DeliveryRecord, DeliveryStatus, EndpointRecord, EventFilter } from "../../../schema/webhooks.js"
+import type { AttemptRecord, AttemptStatus, BacklogSummary, ClaimedDelivery, DeliveryRecord, DeliveryStatus, EndpointRecord, EventFilter } from "../../../schema/webhooks.js"
 import { WebhookStore } from "../../../services/Webhooks.js"
 import { iso, isoOrNull, isUniqueViolation, orUnavailable } from "./PgDb.js"
 
@@ -21,6 +22,10 @@ interface EndpointRow {
   failingSince: Date | null
   disabledAt: Date | null
   disabledReason: string | null
+  consecutiveFailures: number
+  retryAt: Date | null
+  lastError: string | null
+  lastErrorAt: Date | null
   createdAt: Date
   updatedAt: Date
 }
@@ -37,6 +42,10 @@ const toEndpoint = (r: EndpointRow): EndpointRecord => ({
   failingSince: isoOrNull(r.failingSince),
   disabledAt: isoOrNull(r.disabledAt),
   disabledReason: r.disabledReason,
+  consecutiveFailures: r.consecutiveFailures,
+  retryAt: isoOrNull(r.retryAt),
+  lastError: r.lastError,
+  lastErrorAt: isoOrNull(r.lastErrorAt),
   createdAt: iso(r.createdAt),
   updatedAt: iso(r.updatedAt)
 })
@@ -53,6 +62,8 @@ interface DeliveryRow {
   dueAt: Date | null
   createdAt: Date
   updatedAt: Date
+  /** Outbox order within the endpoint (bigserial, read as bigint). */
+  seq?: bigint | number
 }
 
 const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
@@ -125,9 +136,10 @@ export const PgWebhookStore = Layer.effect(
       insertEndpoint: (r) =>
         sql`
           INSERT INTO webhook_endpoints (id, agent_id, url, events, enabled, secret, previous_secret, previous_secret_expires_at,
-            failing_since, disabled_at, disabled_reason, created_at, updated_at)
+            failing_since, disabled_at, disabled_reason, consecutive_failures, retry_at, last_error, last_error_at, created_at, updated_at)
           VALUES (${r.id}, ${r.agentId}, ${r.url}, ${JSON.stringify(r.events)}::jsonb, ${r.enabled}, ${r.secret}, ${r.previousSecret},
             ${r.previousSecretExpiresAt}::timestamptz, ${r.failingSince}::timestamptz, ${r.disabledAt}::timestamptz, ${r.disabledReason},
+            ${r.consecutiveFailures}, ${r.retryAt}::timestamptz, ${r.lastError}, ${r.lastErrorAt}::timestamptz,
             ${r.createdAt}::timestamptz, ${r.updatedAt}::timestamptz)`.pipe(
           Effect.asVoid,
           Effect.catchCause((cause): Effect.Effect<never, Conflict | SqlError> =>
@@ -140,7 +152,8 @@ export const PgWebhookStore = Layer.effect(
           UPDATE webhook_endpoints SET url = ${r.url}, events = ${JSON.stringify(r.events)}::jsonb, enabled = ${r.enabled}, secret = ${r.secret},
             previous_secret = ${r.previousSecret}, previous_secret_expires_at = ${r.previousSecretExpiresAt}::timestamptz,
             failing_since = ${r.failingSince}::timestamptz, disabled_at = ${r.disabledAt}::timestamptz, disabled_reason = ${r.disabledReason},
-            updated_at = ${r.updatedAt}::timestamptz
+            consecutive_failures = ${r.consecutiveFailures}, retry_at = ${r.retryAt}::timestamptz, last_error = ${r.lastError},
+            last_error_at = ${r.lastErrorAt}::timestamptz, updated_at = ${r.updatedAt}::timestamptz
           WHERE id = ${r.id}`).pipe(Effect.asVoid),
       // Deliveries and attempts go with it (ON DELETE CASCADE).
       deleteEndpoint: (agentId) =>
@@ -172,24 +185,65 @@ export const PgWebhookStore = Layer.effect(
           VALUES (${r.id}, ${r.endpointId}, ${r.agentId}, ${r.eventId}, ${r.eventType}, ${r.body}, ${r.status}, ${r.attempts},
             ${r.dueAt}::timestamptz, ${r.createdAt}::timestamptz, ${r.updatedAt}::timestamptz)
           ON CONFLICT (endpoint_id, event_id) DO NOTHING`).pipe(Effect.asVoid),
-      // One statement, so one short transaction even outside `atomically`: lock, lease, count the attempt.
-      claimDue: (now, leaseUntil, limit) =>
-        orUnavailable(sql<DeliveryRow & { prevStatus: DeliveryStatus }>`
-          WITH due AS (
-            SELECT id, status AS prev_status FROM webhook_deliveries
-            WHERE status IN ('pending','delivering') AND due_at <= ${now}::timestamptz
-            ORDER BY due_at, id LIMIT ${limit}
-            FOR UPDATE SKIP LOCKED
-          )
-          UPDATE webhook_deliveries d
-          SET status = 'delivering', attempts = d.attempts + 1, due_at = ${leaseUntil}::timestamptz, updated_at = ${now}::timestamptz
-          FROM due WHERE d.id = due.id
-          RETURNING d.*, due.prev_status`).pipe(
-          Effect.map((rows): ReadonlyArray<ClaimedDelivery> =>
-            rows
-              .map((r) => ({ ...toDelivery(r), leaseExpired: r.prevStatus === "delivering" }))
-              .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))
-          )
+      // Called inside `atomically`: the endpoint rows picked stay locked (FOR NO KEY UPDATE, which a
+      // fan-out's foreign-key check does not wait for) until the claim commits, so two replicas never
+      // serve one endpoint at once and its cap holds across them. Per endpoint: one indexed statement.
+      claimDue: (now, leaseUntil, limit, perEndpoint) =>
+        Effect.gen(function* () {
+          const picked = yield* sql<{ id: string; failing: boolean; inFlight: number }>`
+            SELECT e.id, e.retry_at IS NOT NULL AS failing, f.n AS in_flight
+            FROM webhook_endpoints e
+            CROSS JOIN LATERAL (
+              SELECT count(*)::int AS n FROM webhook_deliveries d
+              WHERE d.endpoint_id = e.id AND d.status = 'delivering' AND d.due_at > ${now}::timestamptz
+            ) f
+            WHERE e.enabled AND e.disabled_at IS NULL
+              AND (CASE WHEN e.retry_at IS NULL THEN f.n < ${perEndpoint} ELSE e.retry_at <= ${now}::timestamptz AND f.n = 0 END)
+              AND EXISTS (
+                SELECT 1 FROM webhook_deliveries d
+                WHERE d.endpoint_id = e.id AND d.status IN ('pending','delivering')
+                  AND (e.retry_at IS NOT NULL OR d.due_at <= ${now}::timestamptz)
+              )
+            ORDER BY e.last_claimed_at NULLS FIRST, e.id
+            LIMIT ${limit}
+            FOR NO KEY UPDATE OF e SKIP LOCKED`
+          const claimed: Array<ClaimedDelivery> = []
+          for (const p of picked) {
+            const take = Math.min(p.failing ? 1 : perEndpoint - p.inFlight, limit - claimed.length)
+            if (take <= 0) break
+            // Failing: the probe is the oldest open row whatever its due time; healthy: due rows, oldest first.
+            const rows = yield* sql<DeliveryRow & { prevStatus: DeliveryStatus }>`
+              WITH due AS (
+                SELECT id, status AS prev_status FROM webhook_deliveries
+                WHERE endpoint_id = ${p.id} AND status IN ('pending','delivering') AND (${p.failing} OR due_at <= ${now}::timestamptz)
+                ORDER BY seq LIMIT ${take}
+                FOR UPDATE SKIP LOCKED
+              )
+              UPDATE webhook_deliveries d
+              SET status = 'delivering', attempts = d.attempts + 1, due_at = ${leaseUntil}::timestamptz, updated_at = ${now}::timestamptz
+              FROM due WHERE d.id = due.id
+              RETURNING d.*, due.prev_status`
+            claimed.push(
+              ...rows
+                .map((r) => ({ ...toDelivery(r), leaseExpired: r.prevStatus === "delivering", seq: Number(r.seq) }))
+                .sort((a, b) => a.seq - b.seq)
+                .map(({ seq: _, ...d }) => d)
+            )
+          }
+          if (picked.length > 0) {
+            yield* sql`UPDATE webhook_endpoints SET last_claimed_at = ${now}::timestamptz WHERE id IN ${sql.in(picked.map((p) => p.id))}`
+          }
+          return claimed
+        }).pipe(orUnavailable),
+      backlog: (endpointId) =>
+        orUnavailable(sql<{ pending: number; oldest: Date | null; nextDue: Date | null }>`
+          SELECT count(*)::int AS pending, min(created_at) AS oldest, min(due_at) AS next_due
+          FROM webhook_deliveries WHERE endpoint_id = ${endpointId} AND status IN ('pending','delivering')`).pipe(
+          Effect.map((rows): BacklogSummary => ({
+            pending: rows[0]?.pending ?? 0,
+            oldestCreatedAt: isoOrNull(rows[0]?.oldest ?? null),
+            nextDueAt: isoOrNull(rows[0]?.nextDue ?? null)
+          }))
         ),
       finishDelivery: (r, claimedAttempt) =>
         orUnavailable(sql<{ id: string }>`

@@ -13,6 +13,7 @@ import m0011 from "./0011_webhooks.js"
 import m0012 from "./0012_invest.js"
 import m0013 from "./0013_mpp_open_challenges.js"
 import m0014 from "./0014_spend_days.js"
+import m0015 from "./0015_webhook_fairness.js"
 import m0017 from "./0017_ledger_credit_shards.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -28,5 +29,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0012_invest": m0012,
   "0013_mpp_open_challenges": m0013,
   "0014_spend_days": m0014,
+  "0015_webhook_fairness": m0015,
   "0017_ledger_credit_shards": m0017
 }
