@@ -103,8 +103,14 @@ const MaxBodySizeLive = Layer.effect(
 const TracerOffLive = Layer.succeed(HttpMiddleware.TracerDisabledWhen, () => true)
 
 /** The routes served on an HttpServer, with what they ask of the request scope; services come from below. */
+/**
+ * LOG_LEVEL governs what the app logs whoever builds it (main, tests, tools): request fibers read
+ * the minimum level from the context the server was started in.
+ */
+const MinimumLogLevelLive = Layer.unwrap(Effect.map(AppConfig, (config) => Layer.succeed(References.MinimumLogLevel, config.logLevel)))
+
 export const HttpLive = HttpRouter.serve(RoutesLive, { disableLogger: true, disableListenLog: true }).pipe(
-  Layer.provide([TracerOffLive, MaxBodySizeLive, AdaptersLive])
+  Layer.provide([TracerOffLive, MaxBodySizeLive, AdaptersLive, MinimumLogLevelLive])
 )
 
 /** The app on a given HttpServer: routes, services, storage. Needs AppConfig and an HttpServer. */
