@@ -56,8 +56,14 @@ const tables = Effect.map(MemoryDb, (db) => ({
   reviews: db.table<string, ReviewRecord>("commerce_reviews"),
   approvals: db.table<string, ApprovalRecord>("commerce_approvals"),
   approvalsByKey: db.table<string, string>("commerce_approvals_by_key"),
+  // account → approval ids oldest first by (createdAt, id): the page walks it from the end.
+  approvalsByAccount: db.table<string, Array<string>>("commerce_approvals_by_account"),
+  // agent → ids of its pending approvals (the wallet view counts them).
+  pendingApprovals: db.table<string, ReadonlyArray<string>>("commerce_approvals_pending"),
   disputes: db.table<string, DisputeRecord>("commerce_disputes"),
   disputeByTx: db.table<string, string>("commerce_dispute_by_transaction"),
+  // agent (buyer or seller) → dispute ids oldest first by (createdAt, id).
+  disputesByAgent: db.table<string, Array<string>>("commerce_disputes_by_agent"),
   // Running totals: `agent|YYYY-MM-DD` → cents spent that UTC day (journaled like every table).
   spendDays: db.table<string, number>("agent_spend_days"),
   // `agent|YYYY-MM-DD` → per service: calls, cents and the service's name (replaced, never mutated).
@@ -146,6 +152,34 @@ const row = (t: Tables, tx: TransactionRecord): TransactionRow => ({
 })
 
 
+
+/** The insertSorted order of a row (createdAt, id) being added (`row`, not yet stored) among stored ones. */
+const olderBy =
+  <R extends { readonly id: string; readonly createdAt: string }>(row: R, get: (id: string) => R | undefined) =>
+  (a: string, b: string) => {
+    const x = a === row.id ? row : get(a)!
+    const y = b === row.id ? row : get(b)!
+    return x.createdAt < y.createdAt || (x.createdAt === y.createdAt && x.id < y.id)
+  }
+
+/** Up to `limit` rows of an oldest-first index that `keep` accepts, newest first. */
+const newestFirst = <R,>(ids: ReadonlyArray<string> | undefined, get: (id: string) => R, keep: (r: R) => boolean, limit: number): Array<R> => {
+  const out: Array<R> = []
+  for (let i = (ids?.length ?? 0) - 1; i >= 0 && out.length < limit; i--) {
+    const r = get(ids![i])
+    if (keep(r)) out.push(r)
+  }
+  return out
+}
+
+/** Keeps the agent's pending set in step with an approval's status. */
+const setPending = (t: Tables, a: ApprovalRecord) => {
+  const ids = t.pendingApprovals.get(a.agentId) ?? []
+  const has = ids.includes(a.id)
+  if (a.status === "pending" && !has) return t.pendingApprovals.set(a.agentId, [...ids, a.id])
+  if (a.status !== "pending" && has) return t.pendingApprovals.set(a.agentId, ids.filter((id) => id !== a.id))
+  return Effect.void
+}
 
 export const MemoryCatalogStore = Layer.effect(
   CatalogStore,
@@ -258,7 +292,7 @@ export const MemoryWalletStore = Layer.effect(
       return [...spend, ...usageDrift]
     }),
     countPendingApprovals: (agentId, nowIso) =>
-      Effect.sync(() => [...t.approvals.values()].filter((a) => a.agentId === agentId && a.status === "pending" && a.expiresAt > nowIso).length),
+      Effect.sync(() => (t.pendingApprovals.get(agentId) ?? []).filter((id) => t.approvals.get(id)!.expiresAt > nowIso).length),
     insertRecharge: (r) => t.recharges.set(r.id, r),
     listRequestedRecharges: (limit) =>
       Effect.sync(() => [...t.recharges.values()].filter((r) => r.status === "requested").sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1)).slice(0, limit))
@@ -343,21 +377,25 @@ export const MemoryCommerceStore = Layer.effect(
         )
       }),
     insertApproval: (a) =>
-      Effect.andThen(t.approvals.set(a.id, a), a.idempotencyKey !== null ? t.approvalsByKey.set(`${a.agentId}|${a.idempotencyKey}`, a.id) : Effect.void),
+      Effect.all(
+        [
+          t.approvals.set(a.id, a),
+          a.idempotencyKey !== null ? t.approvalsByKey.set(`${a.agentId}|${a.idempotencyKey}`, a.id) : Effect.void,
+          t.approvalsByAccount.insertSorted(a.accountId, a.id, olderBy(a, (id) => t.approvals.get(id))),
+          setPending(t, a)
+        ],
+        { discard: true }
+      ),
     lockApproval: (id) => Effect.sync(() => t.approvals.get(id)),
-    updateApproval: (a) => t.approvals.set(a.id, a),
+    updateApproval: (a) => Effect.andThen(t.approvals.set(a.id, a), setPending(t, a)),
     findApprovalByKey: (agentId, key) =>
       Effect.sync(() => {
         const id = t.approvalsByKey.get(`${agentId}|${key}`)
         return id ? t.approvals.get(id) : undefined
       }),
+    // Newest first: walks the account's ordered index from the end, stopping after `limit` matches.
     listApprovals: (accountId, status, limit) =>
-      Effect.sync(() =>
-        [...t.approvals.values()]
-          .filter((a) => a.accountId === accountId && (status === undefined || a.status === status))
-          .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
-          .slice(0, limit)
-      )
+      Effect.sync(() => newestFirst(t.approvalsByAccount.get(accountId), (id) => t.approvals.get(id)!, (a) => status === undefined || a.status === status, limit))
   }))
 )
 
@@ -367,7 +405,16 @@ export const MemoryDisputeStore = Layer.effect(
     insert: (d) =>
       t.disputeByTx.get(d.transactionId)
         ? Effect.fail(new Conflict({ message: `transaction ${d.transactionId} already has a dispute`, state: "disputed" }))
-        : Effect.all([t.disputes.set(d.id, d), t.disputeByTx.set(d.transactionId, d.id), addCounterDeltas(t, disputeDeltas(d, null, d.status))], { discard: true }),
+        : Effect.all(
+            [
+              t.disputes.set(d.id, d),
+              t.disputeByTx.set(d.transactionId, d.id),
+              t.disputesByAgent.insertSorted(d.buyerAgentId, d.id, olderBy(d, (id) => t.disputes.get(id))),
+              d.sellerAgentId !== d.buyerAgentId ? t.disputesByAgent.insertSorted(d.sellerAgentId, d.id, olderBy(d, (id) => t.disputes.get(id))) : Effect.void,
+              addCounterDeltas(t, disputeDeltas(d, null, d.status))
+            ],
+            { discard: true }
+          ),
     get: (id) => Effect.sync(() => t.disputes.get(id)),
     lock: (id) => Effect.sync(() => t.disputes.get(id)),
     update: (d) =>
@@ -383,13 +430,7 @@ export const MemoryDisputeStore = Layer.effect(
           .slice(0, limit)
           .map((d) => d.id)
       ),
-    listForAgent: (agentId, limit) =>
-      Effect.sync(() =>
-        [...t.disputes.values()]
-          .filter((d) => d.buyerAgentId === agentId || d.sellerAgentId === agentId)
-          .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
-          .slice(0, limit)
-      )
+    listForAgent: (agentId, limit) => Effect.sync(() => newestFirst(t.disputesByAgent.get(agentId), (id) => t.disputes.get(id)!, () => true, limit))
   }))
 )
 

@@ -10,6 +10,7 @@ import {
   type ReviewRecord,
   searchText,
   type ServiceRecord,
+  type TransactionFilter,
   type TransactionRecord,
   type TransactionRow,
   type UsageRow,
@@ -51,16 +52,20 @@ interface TxJoinRow extends Dated<TransactionRecord, "createdAt" | "refundedAt">
 const TX_COLUMNS = `t.id, t.buyer_agent_id, t.seller_agent_id, t.service_id, t.service_name, t.category, t.pricing_model, t.tier_id,
   t.list_price_cents, t.price_cents, t.seller_cents, t.fee_cents, t.negotiation_id, t.approval_id, t.idempotency_key, t.status,
   t.ledger_entry_id, t.created_at, t.refunded_at`
-/** The transaction columns joined with its delivery, review and dispute, from `source` aliased t. */
+/**
+ * The transaction columns joined with its delivery, review and dispute, from `source` aliased t.
+ * Each is a per-row lookup by its unique transaction_id (LATERAL … LIMIT 1 keeps the planner from
+ * hashing a whole table for a page of 20: it did for reviews, test/suites/pages.test.ts).
+ */
 const TX_SELECT_FROM = (source: string) => `SELECT ${TX_COLUMNS},
   d.service_id AS d_service_id, d.tier_id AS d_tier_id, d.success AS d_success, d.latency_ms AS d_latency_ms, d.output AS d_output,
   d.error AS d_error, d.delivered_at AS d_delivered_at,
   r.id AS r_id, r.reviewer_agent_id AS r_reviewer_agent_id, r.rating AS r_rating, r.text AS r_text, r.created_at AS r_created_at,
   dp.id AS dispute_id
   FROM ${source} t
-  LEFT JOIN commerce_deliveries d ON d.transaction_id = t.id
-  LEFT JOIN commerce_reviews r ON r.transaction_id = t.id
-  LEFT JOIN commerce_disputes dp ON dp.transaction_id = t.id`
+  LEFT JOIN LATERAL (SELECT * FROM commerce_deliveries WHERE transaction_id = t.id LIMIT 1) d ON TRUE
+  LEFT JOIN LATERAL (SELECT * FROM commerce_reviews WHERE transaction_id = t.id LIMIT 1) r ON TRUE
+  LEFT JOIN LATERAL (SELECT id FROM commerce_disputes WHERE transaction_id = t.id LIMIT 1) dp ON TRUE`
 const TX_SELECT = TX_SELECT_FROM("commerce_transactions")
 
 const toTxRecord = (r: Dated<TransactionRecord, "createdAt" | "refundedAt">): TransactionRecord => ({
@@ -153,6 +158,50 @@ export const transactionCtes = (sql: SqlClient.SqlClient, tx: TransactionRecord,
       INSERT INTO commerce_deliveries (transaction_id, service_id, tier_id, success, latency_ms, output, error, delivered_at)
       SELECT t.id, ${d.serviceId}, ${d.tierId}, ${d.success}, ${d.latencyMs}, ${json(d.output)}::jsonb, ${d.error}, ${d.deliveredAt} FROM t)`
 }
+
+// The pages: each walks an index that serves its filter and order ((agent | account [, status],
+// created_at DESC, id DESC); migrations 0005 and 0018) and stops after `limit` rows. Exported so
+// test/suites/pages.test.ts EXPLAINs the very statements the stores run.
+
+/** An agent's transactions, newest first: each side walks its own (agent, created_at, id) index and stops after `limit` rows; only the page's rows are joined. */
+export const transactionsPage = (sql: SqlClient.SqlClient, f: TransactionFilter) => {
+  const filters = [sql`TRUE`]
+  if (f.serviceId !== undefined) filters.push(sql`service_id = ${f.serviceId}`)
+  if (f.status !== undefined) filters.push(sql`status = ${f.status}`)
+  if (f.from !== undefined) filters.push(sql`created_at >= ${f.from}`)
+  if (f.to !== undefined) filters.push(sql`created_at < ${f.to}`)
+  if (f.before !== undefined) filters.push(sql`(created_at, id) < (${f.before.createdAt}::timestamptz, ${f.before.id})`)
+  const side = (column: "buyer_agent_id" | "seller_agent_id", extra = sql`TRUE`) =>
+    sql`(SELECT * FROM commerce_transactions WHERE ${sql(column)} = ${f.agentId} AND ${extra} AND ${sql.and(filters)}
+         ORDER BY created_at DESC, id DESC LIMIT ${f.limit})`
+  const source =
+    f.role === "buyer"
+      ? side("buyer_agent_id")
+      : f.role === "seller"
+        ? side("seller_agent_id")
+        : sql`(${side("buyer_agent_id")} UNION ALL ${side("seller_agent_id", sql`buyer_agent_id <> ${f.agentId}`)})`
+  return sql<TxJoinRow>`WITH page AS (SELECT * FROM ${source} u ORDER BY created_at DESC, id DESC LIMIT ${f.limit})
+                 ${sql.literal(TX_SELECT_FROM("page"))} ORDER BY t.created_at DESC, t.id DESC`
+}
+
+const APPROVAL_COLUMN_LIST = "id, account_id, agent_id, service_id, tier_id, quoted_price_cents, negotiation_id, input, reason, status, idempotency_key, reserved_transaction_id, transaction_id, decided_by, created_at, decided_at, expires_at"
+
+/** An account's approvals, newest first, optionally of one status: (account_id[, status], created_at DESC, id DESC). */
+export const approvalsPage = (sql: SqlClient.SqlClient, accountId: string, status: ApprovalRecord["status"] | undefined, limit: number) =>
+  sql<ApprovalRow>`SELECT ${sql.literal(APPROVAL_COLUMN_LIST)} FROM commerce_approvals WHERE account_id = ${accountId} ${status === undefined ? sql`` : sql`AND status = ${status}`}
+                   ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+
+const DISPUTE_COLUMNS =
+  "id, transaction_id, buyer_agent_id, seller_agent_id, reason, status, seller_response, seller_note, resolution, refund_cents, refund_entry_id, respond_by, review_due_at, created_at, updated_at, resolved_at"
+
+/** An agent's disputes as buyer or seller, newest first: each side walks its (agent, created_at, id) index (an OR would read both sides whole and sort). */
+export const disputesPage = (sql: SqlClient.SqlClient, agentId: string, limit: number) =>
+  sql<DisputeRow>`SELECT * FROM (
+      (SELECT ${sql.literal(DISPUTE_COLUMNS)} FROM commerce_disputes WHERE buyer_agent_id = ${agentId} ORDER BY created_at DESC, id DESC LIMIT ${limit})
+      UNION ALL
+      (SELECT ${sql.literal(DISPUTE_COLUMNS)} FROM commerce_disputes WHERE seller_agent_id = ${agentId} AND buyer_agent_id <> ${agentId}
+       ORDER BY created_at DESC, id DESC LIMIT ${limit})
+    ) d ORDER BY created_at DESC, id DESC LIMIT ${limit}`
 
 export const PgCatalogStore = Layer.effect(
   CatalogStore,
@@ -291,9 +340,7 @@ export const PgCommerceStore = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const selectTx = sql.literal(TX_SELECT)
     const one = (rows: ReadonlyArray<TxJoinRow>) => (rows[0] ? toTxRow(rows[0]) : undefined)
-    const APPROVAL_COLUMNS = sql.literal(
-      "id, account_id, agent_id, service_id, tier_id, quoted_price_cents, negotiation_id, input, reason, status, idempotency_key, reserved_transaction_id, transaction_id, decided_by, created_at, decided_at, expires_at"
-    )
+    const APPROVAL_COLUMNS = sql.literal(APPROVAL_COLUMN_LIST)
     return {
       // One statement: the transaction and its delivery (a data-modifying CTE).
       // The transaction, its delivery and (when completed) the buyer's spend of the day: one statement.
@@ -343,31 +390,7 @@ export const PgCommerceStore = Layer.effect(
         ),
       findByIdempotencyKey: (buyer, key) =>
         orUnavailable(sql<TxJoinRow>`${selectTx} WHERE t.buyer_agent_id = ${buyer} AND t.idempotency_key = ${key}`).pipe(Effect.map(one)),
-      listTransactions: (f) => {
-        const filters = [sql`TRUE`]
-        if (f.serviceId !== undefined) filters.push(sql`service_id = ${f.serviceId}`)
-        if (f.status !== undefined) filters.push(sql`status = ${f.status}`)
-        if (f.from !== undefined) filters.push(sql`created_at >= ${f.from}`)
-        if (f.to !== undefined) filters.push(sql`created_at < ${f.to}`)
-        if (f.before !== undefined) filters.push(sql`(created_at, id) < (${f.before.createdAt}::timestamptz, ${f.before.id})`)
-        // Each side walks its own (agent, created_at, id) index and stops after `limit` rows; the
-        // page is the newest `limit` of both, and only those rows are joined.
-        const side = (column: "buyer_agent_id" | "seller_agent_id", extra = sql`TRUE`) =>
-          sql`(SELECT * FROM commerce_transactions WHERE ${sql(column)} = ${f.agentId} AND ${extra} AND ${sql.and(filters)}
-               ORDER BY created_at DESC, id DESC LIMIT ${f.limit})`
-        const source =
-          f.role === "buyer"
-            ? side("buyer_agent_id")
-            : f.role === "seller"
-              ? side("seller_agent_id")
-              : sql`(${side("buyer_agent_id")} UNION ALL ${side("seller_agent_id", sql`buyer_agent_id <> ${f.agentId}`)})`
-        return orUnavailable(
-          sql<TxJoinRow>`WITH page AS (SELECT * FROM ${source} u ORDER BY created_at DESC, id DESC LIMIT ${f.limit})
-                         ${sql.literal(TX_SELECT_FROM("page"))} ORDER BY t.created_at DESC, t.id DESC`
-        ).pipe(Effect.map((rows) => rows.map(toTxRow)))
-      },
-      // The seller's counters (reviews received, stars) move in the same statement, on the
-      // transaction's shard, when the review was written and the transaction did not fail.
+      listTransactions: (f) => orUnavailable(transactionsPage(sql, f)).pipe(Effect.map((rows) => rows.map(toTxRow))),
       insertReview: (r) =>
         orUnavailable(
           sql<{ id: string }>`WITH rv AS (
@@ -403,11 +426,7 @@ export const PgCommerceStore = Layer.effect(
         orUnavailable(sql<ApprovalRow>`SELECT ${APPROVAL_COLUMNS} FROM commerce_approvals WHERE agent_id = ${agentId} AND idempotency_key = ${key}`).pipe(
           Effect.map((r) => (r[0] ? toApproval(r[0]) : undefined))
         ),
-      listApprovals: (accountId, status, limit) =>
-        orUnavailable(
-          sql<ApprovalRow>`SELECT ${APPROVAL_COLUMNS} FROM commerce_approvals WHERE account_id = ${accountId} ${status === undefined ? sql`` : sql`AND status = ${status}`}
-                           ORDER BY created_at DESC, id DESC LIMIT ${limit}`
-        ).pipe(Effect.map((rows) => rows.map(toApproval)))
+      listApprovals: (accountId, status, limit) => orUnavailable(approvalsPage(sql, accountId, status, limit)).pipe(Effect.map((rows) => rows.map(toApproval)))
     }
   })
 )
@@ -416,9 +435,7 @@ export const PgDisputeStore = Layer.effect(
   DisputeStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const COLUMNS = sql.literal(
-      "id, transaction_id, buyer_agent_id, seller_agent_id, reason, status, seller_response, seller_note, resolution, refund_cents, refund_entry_id, respond_by, review_due_at, created_at, updated_at, resolved_at"
-    )
+    const COLUMNS = sql.literal(DISPUTE_COLUMNS)
     const first = (rows: ReadonlyArray<DisputeRow>) => (rows[0] ? toDispute(rows[0]) : undefined)
     return {
       insert: (d) => {
@@ -464,11 +481,7 @@ export const PgDisputeStore = Layer.effect(
             WHERE (status = 'open' AND respond_by <= ${now}) OR (status = 'under_review' AND review_due_at <= ${now})
             ORDER BY created_at LIMIT ${limit}`
         ).pipe(Effect.map((rows) => rows.map((r) => r.id))),
-      listForAgent: (agentId, limit) =>
-        orUnavailable(
-          sql<DisputeRow>`SELECT ${COLUMNS} FROM commerce_disputes WHERE buyer_agent_id = ${agentId} OR seller_agent_id = ${agentId}
-                          ORDER BY created_at DESC, id DESC LIMIT ${limit}`
-        ).pipe(Effect.map((rows) => rows.map(toDispute)))
+      listForAgent: (agentId, limit) => orUnavailable(disputesPage(sql, agentId, limit)).pipe(Effect.map((rows) => rows.map(toDispute)))
     }
   })
 )

@@ -9,6 +9,9 @@
 //   services bought and sold; the platform's top services), sharded the same way;
 // - agent_category_counts: completed purchases per buyer and category (recommendations' fit).
 // The backfill puts every agent's history in shard 0.
+// Also indexes that serve the approvals and disputes pages exactly (filter and order, so neither
+// reads an account's or agent's rows whole nor sorts them): (account[, status], created_at, id) and
+// (buyer | seller, created_at, id), replacing the narrower ones.
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
@@ -85,4 +88,11 @@ export default Effect.gen(function* () {
   )`
   yield* sql`INSERT INTO agent_category_counts (agent_id, category, purchases)
     SELECT buyer_agent_id, category, count(*) FROM commerce_transactions WHERE status = 'completed' GROUP BY 1, 2`
+  yield* sql`DROP INDEX commerce_approvals_account_idx`
+  yield* sql`CREATE INDEX commerce_approvals_account_page_idx ON commerce_approvals (account_id, created_at DESC, id DESC)`
+  yield* sql`CREATE INDEX commerce_approvals_account_status_idx ON commerce_approvals (account_id, status, created_at DESC, id DESC)`
+  yield* sql`DROP INDEX commerce_disputes_buyer_idx`
+  yield* sql`DROP INDEX commerce_disputes_seller_idx`
+  yield* sql`CREATE INDEX commerce_disputes_buyer_page_idx ON commerce_disputes (buyer_agent_id, created_at DESC, id DESC)`
+  yield* sql`CREATE INDEX commerce_disputes_seller_page_idx ON commerce_disputes (seller_agent_id, created_at DESC, id DESC)`
 })
