@@ -7,7 +7,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Statement } from "effect/sql/Statement"
-import { approvalsPage, disputesPage, transactionsPage } from "../../src/layers/storage/postgres/commerce.js"
+import { approvalsPage, disputesPage, servicesPage, transactionsPage } from "../../src/layers/storage/postgres/commerce.js"
 import { embeddedCase, postgresCase } from "../fixtures/db.js"
 
 const BIG = ["commerce_transactions", "commerce_deliveries", "commerce_reviews", "commerce_disputes", "commerce_approvals"]
@@ -122,6 +122,47 @@ for (const c of [embeddedCase, postgresCase]) {
               expect(rows.length, what).toBe(LIMIT)
             }
           })
+      )
+
+      it.effect("a catalogue of 100k services: category, seller, price band, a rare `q` and a later page read an index, not the table", () =>
+        Effect.gen(function* () {
+          const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
+          // 100k listed services (and 5k unlisted): 50 categories, 2,000 sellers, prices 1–5,000 cents;
+          // one in 10,000 mentions "zeppelin".
+          yield* sql.unsafe(`
+            INSERT INTO commerce_services (id, seller_agent_id, name, description, category, pricing_model, tags, tiers, negotiation, status, search,
+              min_tier_cents, max_tier_cents, created_at, updated_at)
+            SELECT 'svc_' || lpad(i::text, 6, '0'), 'agt_seller' || (i % 2000), 'Service ' || i,
+              CASE WHEN i % 10000 = 7 THEN 'zeppelin tours' ELSE 'forecasts and reports ' || (i % 997) END,
+              'cat' || (i % 50), 'per_call', '[]'::jsonb,
+              jsonb_build_array(jsonb_build_object('id', 'unit', 'priceCents', 1 + i % 5000)), '{}'::jsonb,
+              CASE WHEN i > 100000 THEN 'inactive' ELSE 'active' END,
+              lower('Service ' || i || ' ' || CASE WHEN i % 10000 = 7 THEN 'zeppelin tours' ELSE 'forecasts and reports ' || (i % 997) END || ' cat' || (i % 50)),
+              1 + i % 5000, 1 + i % 5000, now(), now()
+            FROM generate_series(1, 105000) i`)
+          yield* sql.unsafe("ANALYZE commerce_services")
+          const trgm = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_indexes WHERE indexname = 'commerce_services_search_trgm_idx'`
+          expect(trgm[0].n, "the trigram index exists (pg_trgm loaded)").toBe(1)
+          const cases: ReadonlyArray<readonly [string, Statement<unknown>, number]> = [
+            ["first page", servicesPage(sql, { limit: LIMIT }), LIMIT],
+            ["a page deep in the catalogue", servicesPage(sql, { limit: LIMIT, afterId: "svc_090000" }), LIMIT],
+            ["one category", servicesPage(sql, { limit: LIMIT, category: "cat7" }), LIMIT],
+            ["one seller", servicesPage(sql, { limit: LIMIT, sellerId: "agt_seller7" }), LIMIT],
+            ["a price band", servicesPage(sql, { limit: LIMIT, minPriceCents: 100, maxPriceCents: 200 }), LIMIT],
+            ["a rare q", servicesPage(sql, { limit: LIMIT, q: "zeppelin" }), 10]
+          ]
+          for (const [what, statement, expected] of cases) {
+            const plan = yield* explain(sql, statement)
+            expect(plan.filter((n) => n["Node Type"] === "Seq Scan").map((n) => n["Relation Name"]), `${what}: sequential scans`).toEqual([])
+            for (const n of plan.filter((n) => n["Node Type"] === "Sort")) expect(n["Actual Rows"], `${what}: sorts ${n["Actual Rows"]} rows`).toBeLessThanOrEqual(100)
+            // Rows the index handed over (before filters): a few pages' worth, not the catalogue.
+            const read = plan.filter((n) => n["Node Type"].includes("Index")).reduce((s, n) => s + n["Actual Rows"] * n["Actual Loops"], 0)
+            expect(read, `${what}: rows read from indexes`).toBeLessThanOrEqual(5_000)
+            expect((yield* statement).length, what).toBe(expected)
+          }
+          const rare = yield* explain(sql, servicesPage(sql, { limit: LIMIT, q: "zeppelin" }))
+          expect(rare.map((n) => n["Index Name"]), "a rare q reads the trigram index").toContain("commerce_services_search_trgm_idx")
+        })
       )
     })
   })

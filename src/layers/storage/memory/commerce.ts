@@ -45,6 +45,11 @@ export const p95 = (values: ReadonlyArray<number>): number | null => {
 
 const tables = Effect.map(MemoryDb, (db) => ({
   services: db.table<string, ServiceRecord>("commerce_services"),
+  // Service ids in id order: `all`, `category|<name>`, `seller|<agent>` (the catalogue's indexes:
+  // a page binary-searches its cursor and walks forward, as the SQL store walks (…, id)).
+  serviceOrder: db.table<string, Array<string>>("commerce_services_order"),
+  // id → its lower-cased search text (what `q` matches), kept with the row instead of built per request.
+  serviceSearch: db.table<string, string>("commerce_services_search"),
   wallets: db.table<string, WalletRecord>("commerce_wallets"),
   recharges: db.table<string, RechargeRequest>("commerce_recharges"),
   txs: db.table<string, TransactionRecord>("commerce_transactions"),
@@ -181,35 +186,75 @@ const setPending = (t: Tables, a: ApprovalRecord) => {
   return Effect.void
 }
 
+const byId = (a: string, b: string) => a < b
+
+/** Keeps the catalogue's ordered indexes and search text in step with a service's write. */
+const indexService = (t: Tables, before: ServiceRecord | undefined, after: ServiceRecord) =>
+  Effect.gen(function* () {
+    if (before === undefined) yield* t.serviceOrder.insertSorted("all", after.id, byId)
+    for (const key of ["category", "seller"] as const) {
+      const of = (r: ServiceRecord) => `${key}|${key === "category" ? r.category : r.sellerAgentId}`
+      if (before !== undefined && of(before) === of(after)) continue
+      if (before !== undefined) yield* t.serviceOrder.removeItem(of(before), before.id)
+      yield* t.serviceOrder.insertSorted(of(after), after.id, byId)
+    }
+    const text = searchText(after)
+    if (t.serviceSearch.get(after.id) !== text) yield* t.serviceSearch.set(after.id, text)
+  })
+
+/** First position in an id-ordered index whose id is greater than `afterId`. */
+const firstAfter = (ids: ReadonlyArray<string>, afterId: string | undefined) => {
+  if (afterId === undefined) return 0
+  let lo = 0
+  let hi = ids.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (ids[mid] <= afterId) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 export const MemoryCatalogStore = Layer.effect(
   CatalogStore,
   Effect.map(tables, (t) => ({
     upsertSeed: (rows) =>
       Effect.forEach(rows, (r) => {
         const existing = t.services.get(r.id)
-        return t.services.set(r.id, existing ? { ...r, ratingSum: existing.ratingSum, ratingCount: existing.ratingCount, createdAt: existing.createdAt } : r)
+        const next = existing ? { ...r, ratingSum: existing.ratingSum, ratingCount: existing.ratingCount, createdAt: existing.createdAt } : r
+        return Effect.andThen(t.services.set(r.id, next), indexService(t, existing, next))
       }, { discard: true }),
-    insert: (r) => t.services.set(r.id, r),
+    insert: (r) =>
+      Effect.suspend(() => {
+        const before = t.services.get(r.id)
+        return Effect.andThen(t.services.set(r.id, r), indexService(t, before, r))
+      }),
     update: (r) => Effect.suspend(() => {
       const current = t.services.get(r.id)
-      return t.services.set(r.id, current ? { ...r, ratingSum: current.ratingSum, ratingCount: current.ratingCount } : r)
+      const next = current ? { ...r, ratingSum: current.ratingSum, ratingCount: current.ratingCount } : r
+      return Effect.andThen(t.services.set(r.id, next), indexService(t, current, next))
     }),
     get: (id) => Effect.sync(() => t.services.get(id)),
+    // Walks the narrowest id-ordered index (seller, category, or all) from the cursor and stops
+    // after `limit` matches: no copy, filter and sort of the whole catalogue per request.
     list: (f) =>
       Effect.sync(() => {
         const q = f.q?.toLowerCase()
-        return [...t.services.values()]
-          .filter((s) => s.status === "active")
-          .filter((s) => f.afterId === undefined || s.id > f.afterId)
-          .filter((s) => f.category === undefined || s.category === f.category)
-          .filter((s) => f.pricingModel === undefined || s.pricingModel === f.pricingModel)
-          .filter((s) => f.sellerId === undefined || s.sellerAgentId === f.sellerId)
-          .filter((s) => f.minPriceCents === undefined || s.tiers.some((x) => x.priceCents >= f.minPriceCents!))
-          .filter((s) => f.maxPriceCents === undefined || s.tiers.some((x) => x.priceCents <= f.maxPriceCents!))
-          .filter((s) => f.minRating === undefined || (s.ratingCount > 0 && s.ratingSum / s.ratingCount >= f.minRating))
-          .filter((s) => q === undefined || searchText(s).includes(q))
-          .sort((a, b) => (a.id < b.id ? -1 : 1))
-          .slice(0, f.limit)
+        const ids = t.serviceOrder.get(f.sellerId !== undefined ? `seller|${f.sellerId}` : f.category !== undefined ? `category|${f.category}` : "all") ?? []
+        const out: Array<ServiceRecord> = []
+        for (let i = firstAfter(ids, f.afterId); i < ids.length && out.length < f.limit; i++) {
+          const s = t.services.get(ids[i])!
+          if (s.status !== "active") continue
+          if (f.category !== undefined && s.category !== f.category) continue
+          if (f.pricingModel !== undefined && s.pricingModel !== f.pricingModel) continue
+          if (f.sellerId !== undefined && s.sellerAgentId !== f.sellerId) continue
+          if (f.minPriceCents !== undefined && !s.tiers.some((x) => x.priceCents >= f.minPriceCents!)) continue
+          if (f.maxPriceCents !== undefined && !s.tiers.some((x) => x.priceCents <= f.maxPriceCents!)) continue
+          if (f.minRating !== undefined && !(s.ratingCount > 0 && s.ratingSum / s.ratingCount >= f.minRating)) continue
+          if (q !== undefined && !(t.serviceSearch.get(s.id) ?? searchText(s)).includes(q)) continue
+          out.push(s)
+        }
+        return out
       }),
     addRating: (id, rating) =>
       Effect.suspend(() => {

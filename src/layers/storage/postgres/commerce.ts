@@ -9,6 +9,7 @@ import {
   type ReputationInputs,
   type ReviewRecord,
   searchText,
+  type ServiceFilter,
   type ServiceRecord,
   type TransactionFilter,
   type TransactionRecord,
@@ -203,18 +204,42 @@ export const disputesPage = (sql: SqlClient.SqlClient, agentId: string, limit: n
        ORDER BY created_at DESC, id DESC LIMIT ${limit})
     ) d ORDER BY created_at DESC, id DESC LIMIT ${limit}`
 
+const minTier = (r: ServiceRecord) => (r.tiers.length === 0 ? null : Math.min(...r.tiers.map((t) => t.priceCents)))
+const maxTier = (r: ServiceRecord) => (r.tiers.length === 0 ? null : Math.max(...r.tiers.map((t) => t.priceCents)))
+
+/**
+ * A page of listed services in id order, filtered: walks the primary key, or (category, id) /
+ * (seller, id) for the listed ones, or the trigram index for a rare `q`, as the planner prefers
+ * (migration 0018; test/suites/pages.test.ts EXPLAINs it at 100k services).
+ */
+export const servicesPage = (sql: SqlClient.SqlClient, f: ServiceFilter) => {
+  const clauses = [sql`status = 'active'`]
+  if (f.afterId !== undefined) clauses.push(sql`id > ${f.afterId}`)
+  if (f.category !== undefined) clauses.push(sql`category = ${f.category}`)
+  if (f.pricingModel !== undefined) clauses.push(sql`pricing_model = ${f.pricingModel}`)
+  if (f.sellerId !== undefined) clauses.push(sql`seller_agent_id = ${f.sellerId}`)
+  // Some tier ≥ min ⟺ the dearest is; some tier ≤ max ⟺ the cheapest is (columns kept by every write).
+  if (f.minPriceCents !== undefined) clauses.push(sql`max_tier_cents >= ${f.minPriceCents}`)
+  if (f.maxPriceCents !== undefined) clauses.push(sql`min_tier_cents <= ${f.maxPriceCents}`)
+  if (f.minRating !== undefined) clauses.push(sql`rating_count > 0 AND rating_sum::float8 / rating_count >= ${f.minRating}`)
+  if (f.q !== undefined) clauses.push(sql`search LIKE ${likePattern(f.q)}`)
+  return sql<ServiceRow>`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE ${sql.and(clauses)} ORDER BY id LIMIT ${f.limit}`
+}
+
 export const PgCatalogStore = Layer.effect(
   CatalogStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const insert = (r: ServiceRecord, onConflict: "error" | "refresh") =>
-      sql`INSERT INTO commerce_services (id, seller_agent_id, name, description, category, pricing_model, tags, tiers, negotiation, status, rating_sum, rating_count, search, created_at, updated_at)
+      sql`INSERT INTO commerce_services (id, seller_agent_id, name, description, category, pricing_model, tags, tiers, negotiation, status, rating_sum, rating_count, search,
+            min_tier_cents, max_tier_cents, created_at, updated_at)
           VALUES (${r.id}, ${r.sellerAgentId}, ${r.name}, ${r.description}, ${r.category}, ${r.pricingModel}, ${json(r.tags)}::jsonb, ${json(r.tiers)}::jsonb,
-                  ${json(r.negotiation)}::jsonb, ${r.status}, ${r.ratingSum}, ${r.ratingCount}, ${searchText(r)}, ${r.createdAt}, ${r.updatedAt})
+                  ${json(r.negotiation)}::jsonb, ${r.status}, ${r.ratingSum}, ${r.ratingCount}, ${searchText(r)}, ${minTier(r)}, ${maxTier(r)}, ${r.createdAt}, ${r.updatedAt})
           ${onConflict === "refresh"
             ? sql`ON CONFLICT (id) DO UPDATE SET seller_agent_id = EXCLUDED.seller_agent_id, name = EXCLUDED.name, description = EXCLUDED.description,
                   category = EXCLUDED.category, pricing_model = EXCLUDED.pricing_model, tags = EXCLUDED.tags, tiers = EXCLUDED.tiers,
-                  negotiation = EXCLUDED.negotiation, status = EXCLUDED.status, search = EXCLUDED.search, updated_at = EXCLUDED.updated_at`
+                  negotiation = EXCLUDED.negotiation, status = EXCLUDED.status, search = EXCLUDED.search,
+                  min_tier_cents = EXCLUDED.min_tier_cents, max_tier_cents = EXCLUDED.max_tier_cents, updated_at = EXCLUDED.updated_at`
             : sql``}`
     return {
       upsertSeed: (rows) => orUnavailable(Effect.forEach(rows, (r) => insert(r, "refresh"), { discard: true })),
@@ -223,24 +248,11 @@ export const PgCatalogStore = Layer.effect(
         orUnavailable(
           sql`UPDATE commerce_services SET name = ${r.name}, description = ${r.description}, category = ${r.category}, pricing_model = ${r.pricingModel},
               tags = ${json(r.tags)}::jsonb, tiers = ${json(r.tiers)}::jsonb, negotiation = ${json(r.negotiation)}::jsonb, status = ${r.status},
-              search = ${searchText(r)}, updated_at = ${r.updatedAt} WHERE id = ${r.id}`
+              search = ${searchText(r)}, min_tier_cents = ${minTier(r)}, max_tier_cents = ${maxTier(r)}, updated_at = ${r.updatedAt} WHERE id = ${r.id}`
         ).pipe(Effect.asVoid),
       get: (id) =>
         orUnavailable(sql<ServiceRow>`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE id = ${id}`).pipe(Effect.map((rows) => (rows[0] ? toService(rows[0]) : undefined))),
-      list: (f) => {
-        const clauses = [sql`status = 'active'`]
-        if (f.afterId !== undefined) clauses.push(sql`id > ${f.afterId}`)
-        if (f.category !== undefined) clauses.push(sql`category = ${f.category}`)
-        if (f.pricingModel !== undefined) clauses.push(sql`pricing_model = ${f.pricingModel}`)
-        if (f.sellerId !== undefined) clauses.push(sql`seller_agent_id = ${f.sellerId}`)
-        if (f.minPriceCents !== undefined) clauses.push(sql`EXISTS (SELECT 1 FROM jsonb_array_elements(tiers) x WHERE (x->>'priceCents')::bigint >= ${f.minPriceCents})`)
-        if (f.maxPriceCents !== undefined) clauses.push(sql`EXISTS (SELECT 1 FROM jsonb_array_elements(tiers) x WHERE (x->>'priceCents')::bigint <= ${f.maxPriceCents})`)
-        if (f.minRating !== undefined) clauses.push(sql`rating_count > 0 AND rating_sum::float8 / rating_count >= ${f.minRating}`)
-        if (f.q !== undefined) clauses.push(sql`search LIKE ${likePattern(f.q)}`)
-        return orUnavailable(
-          sql<ServiceRow>`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE ${sql.and(clauses)} ORDER BY id LIMIT ${f.limit}`
-        ).pipe(Effect.map((rows) => rows.map(toService)))
-      },
+      list: (f) => orUnavailable(servicesPage(sql, f)).pipe(Effect.map((rows) => rows.map(toService))),
       addRating: (id, rating) =>
         orUnavailable(sql`UPDATE commerce_services SET rating_sum = rating_sum + ${rating}, rating_count = rating_count + 1 WHERE id = ${id}`).pipe(Effect.asVoid),
       deliveryStats: (serviceId, since) =>

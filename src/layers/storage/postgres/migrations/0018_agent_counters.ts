@@ -12,6 +12,11 @@
 // Also indexes that serve the approvals and disputes pages exactly (filter and order, so neither
 // reads an account's or agent's rows whole nor sorts them): (account[, status], created_at, id) and
 // (buyer | seller, created_at, id), replacing the narrower ones.
+// And the catalogue's: each service's cheapest and dearest tier (a price band "some tier ≥ min" is
+// max_tier_cents ≥ min, "some tier ≤ max" is min_tier_cents ≤ max: no unnesting of every row's
+// tiers), (category, id) and (seller, id) for the listed services, and a trigram index on the
+// search text for `q` (pg_trgm: contrib on Postgres, loaded by src/layers/storage/embedded.ts on
+// PGlite; skipped where the server does not offer it, and `q` then walks the id order as before).
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
@@ -95,4 +100,15 @@ export default Effect.gen(function* () {
   yield* sql`DROP INDEX commerce_disputes_seller_idx`
   yield* sql`CREATE INDEX commerce_disputes_buyer_page_idx ON commerce_disputes (buyer_agent_id, created_at DESC, id DESC)`
   yield* sql`CREATE INDEX commerce_disputes_seller_page_idx ON commerce_disputes (seller_agent_id, created_at DESC, id DESC)`
+  yield* sql`ALTER TABLE commerce_services ADD COLUMN min_tier_cents bigint, ADD COLUMN max_tier_cents bigint`
+  yield* sql`UPDATE commerce_services SET
+    min_tier_cents = (SELECT min((x->>'priceCents')::bigint) FROM jsonb_array_elements(tiers) x),
+    max_tier_cents = (SELECT max((x->>'priceCents')::bigint) FROM jsonb_array_elements(tiers) x)`
+  yield* sql`CREATE INDEX commerce_services_active_category_idx ON commerce_services (category, id) WHERE status = 'active'`
+  yield* sql`CREATE INDEX commerce_services_active_seller_idx ON commerce_services (seller_agent_id, id) WHERE status = 'active'`
+  const trgm = yield* sql`SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'`
+  if (trgm.length > 0) {
+    yield* sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`
+    yield* sql`CREATE INDEX commerce_services_search_trgm_idx ON commerce_services USING gin (search gin_trgm_ops) WHERE status = 'active'`
+  }
 })
