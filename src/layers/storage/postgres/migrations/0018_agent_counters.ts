@@ -106,6 +106,9 @@ export default Effect.gen(function* () {
     max_tier_cents = (SELECT max((x->>'priceCents')::bigint) FROM jsonb_array_elements(tiers) x)`
   yield* sql`CREATE INDEX commerce_services_active_category_idx ON commerce_services (category, id) WHERE status = 'active'`
   yield* sql`CREATE INDEX commerce_services_active_seller_idx ON commerce_services (seller_agent_id, id) WHERE status = 'active'`
+  // A narrow band is then a bitmap of its few rows (sorted by id after), not a walk of the id order.
+  yield* sql`CREATE INDEX commerce_services_active_min_tier_idx ON commerce_services (min_tier_cents) WHERE status = 'active'`
+  yield* sql`CREATE INDEX commerce_services_active_max_tier_idx ON commerce_services (max_tier_cents) WHERE status = 'active'`
   const trgm = yield* sql`SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'`
   if (trgm.length > 0) {
     yield* sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`
