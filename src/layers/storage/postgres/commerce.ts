@@ -252,7 +252,10 @@ export const PgCatalogStore = Layer.effect(
         ).pipe(Effect.asVoid),
       get: (id) =>
         orUnavailable(sql<ServiceRow>`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE id = ${id}`).pipe(Effect.map((rows) => (rows[0] ? toService(rows[0]) : undefined))),
-      list: (f) => orUnavailable(servicesPage(sql, f)).pipe(Effect.map((rows) => rows.map(toService))),
+      // Unprepared, so each page is planned for its own values: a prepared statement switches to a
+      // generic plan after five runs, which cannot know that `q` or a price band is rare and walks
+      // the id order through the whole catalogue (80 ms at 100k services for a rare q, bench/history.ts).
+      list: (f) => orUnavailable(servicesPage(sql, f).unprepared).pipe(Effect.map((rows) => rows.map(toService))),
       addRating: (id, rating) =>
         orUnavailable(sql`UPDATE commerce_services SET rating_sum = rating_sum + ${rating}, rating_count = rating_count + 1 WHERE id = ${id}`).pipe(Effect.asVoid),
       deliveryStats: (serviceId, since) =>
