@@ -1,7 +1,8 @@
 // Operator check (`npm run check`): recomputes what the service keeps as running figures and
 // compares — the ledger (postings balance to zero, every stored balance equals the sum of its
-// postings, no wallet or escrow below zero) and the agents' spend per UTC day (the totals the
-// wallet limits read) against the transactions. Prints one JSON document; exit code 1 on drift.
+// postings, no wallet or escrow below zero), the agents' spend per UTC day (the totals the
+// wallet limits read) and their counters (stats, reputation inputs, top services, categories;
+// migration 0018) against the transactions, reviews and disputes. Prints one JSON document; exit code 1 on drift.
 // Runs on the configured storage: STORAGE=postgres (any time) or the embedded DATA_DIR (with the
 // server stopped: one process owns the folder).
 import { Cause, Effect, Exit, Layer, Logger } from "effect"
@@ -9,12 +10,14 @@ import { loadConfig } from "../layers/config.js"
 import { StorageLive } from "../layers/app.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { LedgerStore } from "../services/Ledger.js"
+import { AnalyticsStore } from "../services/Reputation.js"
 import { WalletStore } from "../services/Wallet.js"
 
 const program = Effect.gen(function* () {
   const ledger = yield* Effect.flatMap(LedgerStore, (s) => s.check)
   const spendDrift = yield* Effect.flatMap(WalletStore, (s) => s.spendDrift)
-  return { ok: ledger.ok && spendDrift.length === 0, ledger, spendDrift }
+  const counterDrift = yield* Effect.flatMap(AnalyticsStore, (s) => s.counterDrift)
+  return { ok: ledger.ok && spendDrift.length === 0 && counterDrift.length === 0, ledger, spendDrift, counterDrift }
 })
 
 /** Logs (migrations applied, …) as logfmt lines on stderr: stdout carries only the report. */

@@ -30,7 +30,20 @@ export interface PlatformTotals {
   readonly sellers: number
 }
 
-/** Read-side aggregates over transactions, reviews and disputes. Counts are of completed purchases unless said. */
+/** One running counter whose kept value differs from a recomputation from transactions, reviews and disputes. */
+export interface CounterDrift {
+  readonly agentId: string
+  /** A field of AgentTotals/ReputationInputs (`deals` is completedDeals), `buyer:<serviceId>:count` / `…:volumeCents` (and seller), or `category:<name>`. */
+  readonly counter: string
+  readonly kept: number
+  readonly recomputed: number
+}
+
+/**
+ * Read-side aggregates over transactions, reviews and disputes. Counts are of completed purchases
+ * unless said. Per-agent figures come from running counters kept by the writes themselves
+ * (migration 0018), so a read costs the same whatever the agent's history.
+ */
 export class AnalyticsStore extends Context.Service<
   AnalyticsStore,
   {
@@ -43,6 +56,8 @@ export class AnalyticsStore extends Context.Service<
     readonly usage: (agentId: string, fromIso: string, toIso: string) => Effect.Effect<{ readonly byService: ReadonlyArray<UsageRow>; readonly byDay: ReadonlyArray<UsageRow> }, StorageUnavailable>
     /** The buyer's completed purchases per category. */
     readonly categoryHistory: (agentId: string) => Effect.Effect<ReadonlyArray<{ readonly category: string; readonly count: number }>, StorageUnavailable>
+    /** Counters (above) that differ from a recomputation over every transaction, review and dispute: empty when all agree. An operator check, not a request path. */
+    readonly counterDrift: Effect.Effect<ReadonlyArray<CounterDrift>, StorageUnavailable>
   }
 >()("AnalyticsStore") {}
 

@@ -188,6 +188,7 @@ describe.skipIf(skip !== undefined)(`faults on Postgres${skip ? ` — ${skip}` :
         expect(inv.doubleSettled, "no reference settled twice").toEqual([])
         expect(inv.unmatched, "every completed purchase has exactly its ledger entry").toEqual([])
         expect(inv.spendDrift, "the running spend totals equal a recomputation").toEqual([])
+        expect(inv.counterDrift, "the agents' counters equal a recomputation").toEqual([])
         const again = await fetch(`${second.baseUrl}${COMMERCE}/buy`, { method: "POST", headers: json, body: buyBody })
         expect(again.status, await again.clone().text()).toBeLessThan(300)
       }

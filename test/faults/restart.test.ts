@@ -176,6 +176,7 @@ describe.skipIf(postgresSkipReason !== undefined)(`restart with negotiations and
     expect(inv.negative).toEqual([])
     expect(inv.doubleSettled).toEqual([])
     expect(inv.spendDrift, "the running spend totals equal a recomputation (sagas settled across the restart)").toEqual([])
+    expect(inv.counterDrift, "the agents' counters equal a recomputation").toEqual([])
     const charged = statuses.filter((s) => s.status === "completed").reduce((sum, s) => sum + Number(s.price_cents), 0)
     const wallet = await query<{ balance: string }>(db.url, "SELECT balance::text FROM ledger_account_balances WHERE account = $1", [`wallet:${key.agentId}`])
     expect(Number(wallet[0].balance), "the buyer paid exactly the completed sagas").toBe(FUNDS - charged)

@@ -12,6 +12,7 @@ import os from "node:os"
 import path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import pg from "pg"
+import { COUNTER_DRIFT_SQL } from "../../src/layers/storage/postgres/counters.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -258,6 +259,8 @@ export interface LedgerInvariants {
   readonly entries: number
   /** Running totals (spend per agent-day, usage per agent-day-service) that differ from the completed purchases (docs/commerce.md). */
   readonly spendDrift: ReadonlyArray<string>
+  /** Per-agent counters (stats, reputation inputs, top services, categories; migration 0018) that differ from a recomputation. */
+  readonly counterDrift: ReadonlyArray<string>
 }
 
 /** Runs one SQL text, returning its rows (a pg client, or PGlite opened on a data folder). */
@@ -297,6 +300,7 @@ export const ledgerInvariantsOf = async (query: RunQuery): Promise<LedgerInvaria
     const entries = await c.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM ledger_entries")
     const hasTransactions = (await c.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'commerce_transactions'")).rows.length > 0
     const hasSpendDays = (await c.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'agent_spend_days'")).rows.length > 0
+    const hasCounters = (await c.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'agent_counters'")).rows.length > 0
     const unmatched = hasTransactions
       ? await c.query<{ ref: string }>(`
           SELECT 'transaction without entry: ' || t.id AS ref FROM commerce_transactions t
@@ -333,6 +337,11 @@ export const ledgerInvariantsOf = async (query: RunQuery): Promise<LedgerInvaria
                 FROM commerce_transactions WHERE status = 'completed' GROUP BY 1, 2, 3) r ON r.agent_id = k.agent_id AND r.day = k.day AND r.service_id = k.service_id
               WHERE COALESCE(k.spent_cents, 0) <> COALESCE(r.cents, 0) OR COALESCE(k.calls, 0) <> COALESCE(r.calls, 0)`)
           ).rows.map((r) => r.k)
+        : [],
+      counterDrift: hasCounters
+        ? (await c.query<{ agent_id: string; counter: string; kept: string; recomputed: string }>(COUNTER_DRIFT_SQL)).rows.map(
+            (r) => `${r.agent_id}/${r.counter}: kept ${r.kept}, recomputed ${r.recomputed}`
+          )
         : []
     }
   }

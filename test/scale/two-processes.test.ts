@@ -120,6 +120,7 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
     expect(inv.doubleSettled).toEqual([])
     expect(inv.unmatched).toEqual([])
     expect(inv.spendDrift).toEqual([])
+    expect(inv.counterDrift).toEqual([])
   })
 
   it("a negotiation gets exactly one seller answer although both processes run workers", async (ctx) => {

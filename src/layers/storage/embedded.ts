@@ -115,10 +115,13 @@ export const EmbeddedPostgresLive = Layer.effect(
     const where = dataDir ?? "memory://"
     // Loaded only when this storage is chosen (the WebAssembly build is ~27 MB).
     const { PGlite } = yield* Effect.promise(() => import("@electric-sql/pglite"))
+    // pg_trgm (PGlite ships it as a contrib module, loaded only on request): the catalogue's `q`
+    // search is served by a trigram index, as on Postgres (migration 0018).
+    const { pg_trgm } = yield* Effect.promise(() => import("@electric-sql/pglite/contrib/pg_trgm"))
     const { PGLiteSocketServer } = yield* Effect.promise(() => import("@electric-sql/pglite-socket"))
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => PGlite.create(dataDir === undefined ? "memory://" : join(dataDir, PGDATA)),
+        try: () => PGlite.create(dataDir === undefined ? "memory://" : join(dataDir, PGDATA), { extensions: { pg_trgm } }),
         catch: (e) => new EmbeddedStoreFailed({ message: `cannot open the embedded database in ${where}: ${String((e as Error)?.message ?? e).split("\n")[0]}`, dataDir: where })
       }),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)

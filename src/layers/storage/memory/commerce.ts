@@ -22,6 +22,18 @@ import { AnalyticsStore, type ServiceCountRow } from "../../../services/Reputati
 import { dayBoundary, type RechargeRequest, utcDay, WalletStore } from "../../../services/Wallet.js"
 
 const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10)
+import {
+  addCounters,
+  type AgentCounters,
+  categoryDelta,
+  COUNTER_NAMES,
+  type CounterDelta,
+  disputeDeltas,
+  serviceDeltas,
+  type ServiceCountDelta,
+  transactionDeltas,
+  zeroCounters
+} from "../counters.js"
 import { MemoryDb } from "./MemoryDb.js"
 
 /** The ⌈0.95·n⌉-th smallest value (Postgres percentile_disc(0.95) gives the same). */
@@ -33,6 +45,11 @@ export const p95 = (values: ReadonlyArray<number>): number | null => {
 
 const tables = Effect.map(MemoryDb, (db) => ({
   services: db.table<string, ServiceRecord>("commerce_services"),
+  // Service ids in id order: `all`, `category|<name>`, `seller|<agent>` (the catalogue's indexes:
+  // a page binary-searches its cursor and walks forward, as the SQL store walks (…, id)).
+  serviceOrder: db.table<string, Array<string>>("commerce_services_order"),
+  // id → its lower-cased search text (what `q` matches), kept with the row instead of built per request.
+  serviceSearch: db.table<string, string>("commerce_services_search"),
   wallets: db.table<string, WalletRecord>("commerce_wallets"),
   recharges: db.table<string, RechargeRequest>("commerce_recharges"),
   txs: db.table<string, TransactionRecord>("commerce_transactions"),
@@ -44,13 +61,67 @@ const tables = Effect.map(MemoryDb, (db) => ({
   reviews: db.table<string, ReviewRecord>("commerce_reviews"),
   approvals: db.table<string, ApprovalRecord>("commerce_approvals"),
   approvalsByKey: db.table<string, string>("commerce_approvals_by_key"),
+  // account → approval ids oldest first by (createdAt, id): the page walks it from the end.
+  approvalsByAccount: db.table<string, Array<string>>("commerce_approvals_by_account"),
+  // agent → ids of its pending approvals (the wallet view counts them).
+  pendingApprovals: db.table<string, ReadonlyArray<string>>("commerce_approvals_pending"),
   disputes: db.table<string, DisputeRecord>("commerce_disputes"),
   disputeByTx: db.table<string, string>("commerce_dispute_by_transaction"),
+  // agent (buyer or seller) → dispute ids oldest first by (createdAt, id).
+  disputesByAgent: db.table<string, Array<string>>("commerce_disputes_by_agent"),
   // Running totals: `agent|YYYY-MM-DD` → cents spent that UTC day (journaled like every table).
   spendDays: db.table<string, number>("agent_spend_days"),
   // `agent|YYYY-MM-DD` → per service: calls, cents and the service's name (replaced, never mutated).
-  usageDays: db.table<string, Readonly<Record<string, UsageCell>>>("agent_usage_days")
+  usageDays: db.table<string, Readonly<Record<string, UsageCell>>>("agent_usage_days"),
+  // Per-agent counters (migration 0018's, one record per agent: the memory engine serialises
+  // writers, so there is no hot row to spread): agent → AgentCounters.
+  counters: db.table<string, AgentCounters>("agent_counters"),
+  // `agent|buyer` / `agent|seller` → per service: completed count, price and name.
+  serviceCounts: db.table<string, Readonly<Record<string, ServiceCount>>>("agent_service_counts"),
+  // agent → completed purchases per category.
+  categoryCounts: db.table<string, Readonly<Record<string, number>>>("agent_category_counts")
 }))
+
+interface ServiceCount {
+  readonly count: number
+  readonly volumeCents: number
+  readonly label: string
+}
+
+const addCounterDeltas = (t: Tables, deltas: ReadonlyArray<CounterDelta>) =>
+  Effect.forEach(deltas, (d) => t.counters.set(d.agentId, addCounters(t.counters.get(d.agentId) ?? zeroCounters, d.delta)), { discard: true })
+
+const addServiceDeltas = (t: Tables, deltas: ReadonlyArray<ServiceCountDelta>) =>
+  Effect.forEach(
+    deltas,
+    (d) => {
+      const k = `${d.agentId}|${d.role}`
+      const cells = t.serviceCounts.get(k) ?? {}
+      const c = cells[d.serviceId] ?? { count: 0, volumeCents: 0, label: d.serviceName }
+      const label = c.label > d.serviceName ? c.label : d.serviceName
+      return t.serviceCounts.set(k, { ...cells, [d.serviceId]: { count: c.count + d.count, volumeCents: c.volumeCents + d.volumeCents, label } })
+    },
+    { discard: true }
+  )
+
+const addCategory = (t: Tables, buyer: string, category: string, delta: number) => {
+  if (delta === 0) return Effect.void
+  const cells = t.categoryCounts.get(buyer) ?? {}
+  return t.categoryCounts.set(buyer, { ...cells, [category]: (cells[category] ?? 0) + delta })
+}
+
+/** Every counter's move for a transaction going from `before` (null: new) to its status. */
+const moveCounters = (t: Tables, tx: TransactionRecord, before: TransactionRecord | undefined) => {
+  const rating = t.reviews.get(tx.id)?.rating ?? null
+  return Effect.all(
+    [
+      addCounterDeltas(t, transactionDeltas(tx, before === undefined ? null : { status: before.status, rating }, { status: tx.status, rating })),
+      addServiceDeltas(t, serviceDeltas(tx, before?.status ?? null, tx.status)),
+      addCategory(t, tx.buyerAgentId, tx.category, categoryDelta(before?.status ?? null, tx.status))
+    ],
+    { discard: true }
+  )
+}
 
 interface UsageCell {
   readonly calls: number
@@ -85,9 +156,64 @@ const row = (t: Tables, tx: TransactionRecord): TransactionRow => ({
   disputeId: t.disputeByTx.get(tx.id) ?? null
 })
 
-/** The agent's transactions (as buyer or seller), in insertion order. */
-const agentTxs = (t: Tables, agentId: string) => (t.txByAgent.get(agentId) ?? []).map((id) => t.txs.get(id)!)
 
+
+/** The insertSorted order of a row (createdAt, id) being added (`row`, not yet stored) among stored ones. */
+const olderBy =
+  <R extends { readonly id: string; readonly createdAt: string }>(row: R, get: (id: string) => R | undefined) =>
+  (a: string, b: string) => {
+    const x = a === row.id ? row : get(a)!
+    const y = b === row.id ? row : get(b)!
+    return x.createdAt < y.createdAt || (x.createdAt === y.createdAt && x.id < y.id)
+  }
+
+/** Up to `limit` rows of an oldest-first index that `keep` accepts, newest first. */
+const newestFirst = <R,>(ids: ReadonlyArray<string> | undefined, get: (id: string) => R, keep: (r: R) => boolean, limit: number): Array<R> => {
+  const out: Array<R> = []
+  for (let i = (ids?.length ?? 0) - 1; i >= 0 && out.length < limit; i--) {
+    const r = get(ids![i])
+    if (keep(r)) out.push(r)
+  }
+  return out
+}
+
+/** Keeps the agent's pending set in step with an approval's status. */
+const setPending = (t: Tables, a: ApprovalRecord) => {
+  const ids = t.pendingApprovals.get(a.agentId) ?? []
+  const has = ids.includes(a.id)
+  if (a.status === "pending" && !has) return t.pendingApprovals.set(a.agentId, [...ids, a.id])
+  if (a.status !== "pending" && has) return t.pendingApprovals.set(a.agentId, ids.filter((id) => id !== a.id))
+  return Effect.void
+}
+
+const byId = (a: string, b: string) => a < b
+
+/** Keeps the catalogue's ordered indexes and search text in step with a service's write. */
+const indexService = (t: Tables, before: ServiceRecord | undefined, after: ServiceRecord) =>
+  Effect.gen(function* () {
+    if (before === undefined) yield* t.serviceOrder.insertSorted("all", after.id, byId)
+    for (const key of ["category", "seller"] as const) {
+      const of = (r: ServiceRecord) => `${key}|${key === "category" ? r.category : r.sellerAgentId}`
+      if (before !== undefined && of(before) === of(after)) continue
+      if (before !== undefined) yield* t.serviceOrder.removeItem(of(before), before.id)
+      yield* t.serviceOrder.insertSorted(of(after), after.id, byId)
+    }
+    const text = searchText(after)
+    if (t.serviceSearch.get(after.id) !== text) yield* t.serviceSearch.set(after.id, text)
+  })
+
+/** First position in an id-ordered index whose id is greater than `afterId`. */
+const firstAfter = (ids: ReadonlyArray<string>, afterId: string | undefined) => {
+  if (afterId === undefined) return 0
+  let lo = 0
+  let hi = ids.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (ids[mid] <= afterId) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
 
 export const MemoryCatalogStore = Layer.effect(
   CatalogStore,
@@ -95,29 +221,40 @@ export const MemoryCatalogStore = Layer.effect(
     upsertSeed: (rows) =>
       Effect.forEach(rows, (r) => {
         const existing = t.services.get(r.id)
-        return t.services.set(r.id, existing ? { ...r, ratingSum: existing.ratingSum, ratingCount: existing.ratingCount, createdAt: existing.createdAt } : r)
+        const next = existing ? { ...r, ratingSum: existing.ratingSum, ratingCount: existing.ratingCount, createdAt: existing.createdAt } : r
+        return Effect.andThen(t.services.set(r.id, next), indexService(t, existing, next))
       }, { discard: true }),
-    insert: (r) => t.services.set(r.id, r),
+    insert: (r) =>
+      Effect.suspend(() => {
+        const before = t.services.get(r.id)
+        return Effect.andThen(t.services.set(r.id, r), indexService(t, before, r))
+      }),
     update: (r) => Effect.suspend(() => {
       const current = t.services.get(r.id)
-      return t.services.set(r.id, current ? { ...r, ratingSum: current.ratingSum, ratingCount: current.ratingCount } : r)
+      const next = current ? { ...r, ratingSum: current.ratingSum, ratingCount: current.ratingCount } : r
+      return Effect.andThen(t.services.set(r.id, next), indexService(t, current, next))
     }),
     get: (id) => Effect.sync(() => t.services.get(id)),
+    // Walks the narrowest id-ordered index (seller, category, or all) from the cursor and stops
+    // after `limit` matches: no copy, filter and sort of the whole catalogue per request.
     list: (f) =>
       Effect.sync(() => {
         const q = f.q?.toLowerCase()
-        return [...t.services.values()]
-          .filter((s) => s.status === "active")
-          .filter((s) => f.afterId === undefined || s.id > f.afterId)
-          .filter((s) => f.category === undefined || s.category === f.category)
-          .filter((s) => f.pricingModel === undefined || s.pricingModel === f.pricingModel)
-          .filter((s) => f.sellerId === undefined || s.sellerAgentId === f.sellerId)
-          .filter((s) => f.minPriceCents === undefined || s.tiers.some((x) => x.priceCents >= f.minPriceCents!))
-          .filter((s) => f.maxPriceCents === undefined || s.tiers.some((x) => x.priceCents <= f.maxPriceCents!))
-          .filter((s) => f.minRating === undefined || (s.ratingCount > 0 && s.ratingSum / s.ratingCount >= f.minRating))
-          .filter((s) => q === undefined || searchText(s).includes(q))
-          .sort((a, b) => (a.id < b.id ? -1 : 1))
-          .slice(0, f.limit)
+        const ids = t.serviceOrder.get(f.sellerId !== undefined ? `seller|${f.sellerId}` : f.category !== undefined ? `category|${f.category}` : "all") ?? []
+        const out: Array<ServiceRecord> = []
+        for (let i = firstAfter(ids, f.afterId); i < ids.length && out.length < f.limit; i++) {
+          const s = t.services.get(ids[i])!
+          if (s.status !== "active") continue
+          if (f.category !== undefined && s.category !== f.category) continue
+          if (f.pricingModel !== undefined && s.pricingModel !== f.pricingModel) continue
+          if (f.sellerId !== undefined && s.sellerAgentId !== f.sellerId) continue
+          if (f.minPriceCents !== undefined && !s.tiers.some((x) => x.priceCents >= f.minPriceCents!)) continue
+          if (f.maxPriceCents !== undefined && !s.tiers.some((x) => x.priceCents <= f.maxPriceCents!)) continue
+          if (f.minRating !== undefined && !(s.ratingCount > 0 && s.ratingSum / s.ratingCount >= f.minRating)) continue
+          if (q !== undefined && !(t.serviceSearch.get(s.id) ?? searchText(s)).includes(q)) continue
+          out.push(s)
+        }
+        return out
       }),
     addRating: (id, rating) =>
       Effect.suspend(() => {
@@ -200,7 +337,7 @@ export const MemoryWalletStore = Layer.effect(
       return [...spend, ...usageDrift]
     }),
     countPendingApprovals: (agentId, nowIso) =>
-      Effect.sync(() => [...t.approvals.values()].filter((a) => a.agentId === agentId && a.status === "pending" && a.expiresAt > nowIso).length),
+      Effect.sync(() => (t.pendingApprovals.get(agentId) ?? []).filter((id) => t.approvals.get(id)!.expiresAt > nowIso).length),
     insertRecharge: (r) => t.recharges.set(r.id, r),
     listRequestedRecharges: (limit) =>
       Effect.sync(() => [...t.recharges.values()].filter((r) => r.status === "requested").sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1)).slice(0, limit))
@@ -227,6 +364,7 @@ export const MemoryCommerceStore = Layer.effect(
         yield* t.deliveriesByService.append(delivery.serviceId, tx.id)
         yield* addSpend(t, tx.buyerAgentId, tx.createdAt, completedCents(tx))
         yield* addUsage(t, tx, completedSign(tx))
+        yield* moveCounters(t, tx, undefined)
       }),
     getTransaction: (id) => Effect.sync(() => (t.txs.get(id) ? row(t, t.txs.get(id)!) : undefined)),
     lockTransaction: (id) => Effect.sync(() => t.txs.get(id)),
@@ -236,6 +374,7 @@ export const MemoryCommerceStore = Layer.effect(
         yield* t.txs.set(tx.id, tx)
         yield* addSpend(t, tx.buyerAgentId, tx.createdAt, completedCents(tx) - completedCents(before))
         yield* addUsage(t, tx, completedSign(tx) - completedSign(before))
+        if (before !== undefined) yield* moveCounters(t, tx, before)
       }),
     findByIdempotencyKey: (buyer, key) =>
       Effect.sync(() => {
@@ -273,25 +412,35 @@ export const MemoryCommerceStore = Layer.effect(
         return out
       }),
     insertReview: (r) =>
-      t.reviews.get(r.transactionId)
-        ? Effect.fail(new Conflict({ message: `transaction ${r.transactionId} was already reviewed`, state: "reviewed" }))
-        : t.reviews.set(r.transactionId, r),
+      Effect.suspend(() => {
+        if (t.reviews.get(r.transactionId)) return Effect.fail(new Conflict({ message: `transaction ${r.transactionId} was already reviewed`, state: "reviewed" }))
+        const tx = t.txs.get(r.transactionId)
+        const counted = tx !== undefined && tx.status !== "failed"
+        return Effect.andThen(
+          t.reviews.set(r.transactionId, r),
+          counted ? addCounterDeltas(t, [{ agentId: tx.sellerAgentId, delta: { ...zeroCounters, reviewsReceived: 1, ratingSum: r.rating } }]) : Effect.void
+        )
+      }),
     insertApproval: (a) =>
-      Effect.andThen(t.approvals.set(a.id, a), a.idempotencyKey !== null ? t.approvalsByKey.set(`${a.agentId}|${a.idempotencyKey}`, a.id) : Effect.void),
+      Effect.all(
+        [
+          t.approvals.set(a.id, a),
+          a.idempotencyKey !== null ? t.approvalsByKey.set(`${a.agentId}|${a.idempotencyKey}`, a.id) : Effect.void,
+          t.approvalsByAccount.insertSorted(a.accountId, a.id, olderBy(a, (id) => t.approvals.get(id))),
+          setPending(t, a)
+        ],
+        { discard: true }
+      ),
     lockApproval: (id) => Effect.sync(() => t.approvals.get(id)),
-    updateApproval: (a) => t.approvals.set(a.id, a),
+    updateApproval: (a) => Effect.andThen(t.approvals.set(a.id, a), setPending(t, a)),
     findApprovalByKey: (agentId, key) =>
       Effect.sync(() => {
         const id = t.approvalsByKey.get(`${agentId}|${key}`)
         return id ? t.approvals.get(id) : undefined
       }),
+    // Newest first: walks the account's ordered index from the end, stopping after `limit` matches.
     listApprovals: (accountId, status, limit) =>
-      Effect.sync(() =>
-        [...t.approvals.values()]
-          .filter((a) => a.accountId === accountId && (status === undefined || a.status === status))
-          .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
-          .slice(0, limit)
-      )
+      Effect.sync(() => newestFirst(t.approvalsByAccount.get(accountId), (id) => t.approvals.get(id)!, (a) => status === undefined || a.status === status, limit))
   }))
 )
 
@@ -301,10 +450,23 @@ export const MemoryDisputeStore = Layer.effect(
     insert: (d) =>
       t.disputeByTx.get(d.transactionId)
         ? Effect.fail(new Conflict({ message: `transaction ${d.transactionId} already has a dispute`, state: "disputed" }))
-        : Effect.andThen(t.disputes.set(d.id, d), t.disputeByTx.set(d.transactionId, d.id)),
+        : Effect.all(
+            [
+              t.disputes.set(d.id, d),
+              t.disputeByTx.set(d.transactionId, d.id),
+              t.disputesByAgent.insertSorted(d.buyerAgentId, d.id, olderBy(d, (id) => t.disputes.get(id))),
+              d.sellerAgentId !== d.buyerAgentId ? t.disputesByAgent.insertSorted(d.sellerAgentId, d.id, olderBy(d, (id) => t.disputes.get(id))) : Effect.void,
+              addCounterDeltas(t, disputeDeltas(d, null, d.status))
+            ],
+            { discard: true }
+          ),
     get: (id) => Effect.sync(() => t.disputes.get(id)),
     lock: (id) => Effect.sync(() => t.disputes.get(id)),
-    update: (d) => t.disputes.set(d.id, d),
+    update: (d) =>
+      Effect.suspend(() => {
+        const before = t.disputes.get(d.id)
+        return Effect.andThen(t.disputes.set(d.id, d), before === undefined ? Effect.void : addCounterDeltas(t, disputeDeltas(d, before.status, d.status)))
+      }),
     listDue: (now, limit) =>
       Effect.sync(() =>
         [...t.disputes.values()]
@@ -313,97 +475,137 @@ export const MemoryDisputeStore = Layer.effect(
           .slice(0, limit)
           .map((d) => d.id)
       ),
-    listForAgent: (agentId, limit) =>
-      Effect.sync(() =>
-        [...t.disputes.values()]
-          .filter((d) => d.buyerAgentId === agentId || d.sellerAgentId === agentId)
-          .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
-          .slice(0, limit)
-      )
+    listForAgent: (agentId, limit) => Effect.sync(() => newestFirst(t.disputesByAgent.get(agentId), (id) => t.disputes.get(id)!, () => true, limit))
   }))
 )
 
 const allTxs = (t: Tables) => (t.txOrder.get("all") ?? []).map((id) => t.txs.get(id)!)
 
-const countBy = (txs: ReadonlyArray<TransactionRecord>, limit: number): Array<ServiceCountRow> => {
-  const m = new Map<string, ServiceCountRow>()
-  for (const tx of txs) {
-    const r = m.get(tx.serviceId) ?? { serviceId: tx.serviceId, serviceName: tx.serviceName, count: 0, volumeCents: 0 }
-    m.set(tx.serviceId, { ...r, count: r.count + 1, volumeCents: r.volumeCents + tx.priceCents })
-  }
-  return [...m.values()].sort((a, b) => b.count - a.count || b.volumeCents - a.volumeCents || (a.serviceId < b.serviceId ? -1 : 1)).slice(0, limit)
-}
+const byCountThenVolume = (a: ServiceCountRow, b: ServiceCountRow) => b.count - a.count || b.volumeCents - a.volumeCents || (a.serviceId < b.serviceId ? -1 : 1)
 
+/** Service rows of counter cells, the zero ones left out, ranked as the SQL store's. */
+const ranked = (cells: Iterable<[string, ServiceCount]>, limit: number): Array<ServiceCountRow> =>
+  [...cells]
+    .filter(([, c]) => c.count > 0)
+    .map(([serviceId, c]) => ({ serviceId, serviceName: c.label, count: c.count, volumeCents: c.volumeCents }))
+    .sort(byCountThenVolume)
+    .slice(0, limit)
+
+const inputsOf = (agentId: string, c: AgentCounters): ReputationInputs => ({
+  agentId,
+  reviewsReceived: c.reviewsReceived,
+  ratingSum: c.ratingSum,
+  completedDeals: c.deals,
+  volumeCents: c.volumeCents,
+  disputesLost: c.disputesLost
+})
+
+/**
+ * Recomputes every counter from the transactions, reviews and disputes, by their definitions
+ * (not by the writers' delta rules), for the drift check.
+ */
+const recomputeCounters = (t: Tables) => {
+  const agents = new Map<string, Record<keyof AgentCounters, number>>()
+  const of = (agentId: string) => {
+    let c = agents.get(agentId)
+    if (c === undefined) agents.set(agentId, (c = { ...zeroCounters }))
+    return c
+  }
+  const services = new Map<string, number>()
+  const bump = (k: string, n: number) => services.set(k, (services.get(k) ?? 0) + n)
+  for (const tx of allTxs(t)) {
+    const b = of(tx.buyerAgentId)
+    const s = of(tx.sellerAgentId)
+    const completed = tx.status === "completed"
+    const deal = tx.status !== "failed"
+    const self = tx.buyerAgentId === tx.sellerAgentId
+    if (completed) {
+      b.purchases++
+      b.spentCents += tx.priceCents
+      s.sales++
+      s.earnedCents += tx.sellerCents
+      s.feesGeneratedCents += tx.feeCents
+      b.volumeCents += tx.priceCents
+      if (!self) s.volumeCents += tx.priceCents
+      for (const role of ["buyer", "seller"] as const) {
+        const agentId = role === "buyer" ? tx.buyerAgentId : tx.sellerAgentId
+        bump(`${agentId}|${role}:${tx.serviceId}:count`, 1)
+        bump(`${agentId}|${role}:${tx.serviceId}:volumeCents`, tx.priceCents)
+      }
+      bump(`${tx.buyerAgentId}|category:${tx.category}`, 1)
+    }
+    if (tx.status === "refunded") b.refundsReceivedCents += tx.priceCents
+    if (deal) {
+      b.deals++
+      if (!self) s.deals++
+      const r = t.reviews.get(tx.id)
+      if (r) {
+        s.reviewsReceived++
+        s.ratingSum += r.rating
+      }
+    }
+  }
+  for (const d of t.disputes.values()) {
+    if (d.status === "resolved_refunded") of(d.sellerAgentId).disputesLost++
+    if (d.status === "resolved_rejected") of(d.buyerAgentId).disputesLost++
+  }
+  return { agents, services }
+}
 
 export const MemoryAnalyticsStore = Layer.effect(
   AnalyticsStore,
   Effect.map(tables, (t) => ({
+    // Per-agent figures read the agent's counters (kept by the writes), never its history.
     reputationInputs: (agentIds) =>
       Effect.sync(() => {
         const ids =
           agentIds === "all"
-            ? new Set([...t.txByAgent.rows.keys(), ...[...t.services.values()].filter((s) => s.status === "active").map((s) => s.sellerAgentId)])
+            ? new Set([...t.counters.rows.keys(), ...[...t.services.values()].filter((s) => s.status === "active").map((s) => s.sellerAgentId)])
             : new Set(agentIds)
-        const out: Array<ReputationInputs> = []
-        for (const agentId of ids) {
-          const txs = agentTxs(t, agentId)
-          const deals = txs.filter((tx) => tx.status !== "failed")
-          let lost = 0
-          let reviews = 0
-          let ratingSum = 0
-          for (const tx of deals) {
-            const r = t.reviews.get(tx.id)
-            if (r && tx.sellerAgentId === agentId) {
-              reviews++
-              ratingSum += r.rating
-            }
-            const disputeId = t.disputeByTx.get(tx.id)
-            const d = disputeId ? t.disputes.get(disputeId) : undefined
-            if (d && ((d.sellerAgentId === agentId && d.status === "resolved_refunded") || (d.buyerAgentId === agentId && d.status === "resolved_rejected"))) lost++
-          }
-          out.push({
-            agentId,
-            reviewsReceived: reviews,
-            ratingSum,
-            completedDeals: deals.length,
-            volumeCents: deals.filter((tx) => tx.status === "completed").reduce((s, tx) => s + tx.priceCents, 0),
-            disputesLost: lost
-          })
-        }
-        return out
+        return [...ids].map((agentId) => inputsOf(agentId, t.counters.get(agentId) ?? zeroCounters))
       }),
     agentTotals: (agentId) =>
       Effect.sync(() => {
-        const txs = agentTxs(t, agentId)
-        const bought = txs.filter((tx) => tx.buyerAgentId === agentId && tx.status === "completed")
-        const sold = txs.filter((tx) => tx.sellerAgentId === agentId && tx.status === "completed")
+        const c = t.counters.get(agentId) ?? zeroCounters
         return {
-          purchases: bought.length,
-          spentCents: bought.reduce((s, tx) => s + tx.priceCents, 0),
-          sales: sold.length,
-          earnedCents: sold.reduce((s, tx) => s + tx.sellerCents, 0),
-          feesGeneratedCents: sold.reduce((s, tx) => s + tx.feeCents, 0),
-          refundsReceivedCents: txs.filter((tx) => tx.buyerAgentId === agentId && tx.status === "refunded").reduce((s, tx) => s + tx.priceCents, 0)
+          purchases: c.purchases,
+          spentCents: c.spentCents,
+          sales: c.sales,
+          earnedCents: c.earnedCents,
+          feesGeneratedCents: c.feesGeneratedCents,
+          refundsReceivedCents: c.refundsReceivedCents
         }
       }),
+    // Per agent: its services' cells; platform-wide: every seller's cells (O(services), cached by Reputation).
     topServices: (by, limit) =>
       Effect.sync(() => {
-        const source = by.buyer !== undefined ? agentTxs(t, by.buyer) : by.seller !== undefined ? agentTxs(t, by.seller) : allTxs(t)
-        return countBy(
-          source.filter((tx) => tx.status === "completed" && (by.buyer === undefined || tx.buyerAgentId === by.buyer) && (by.seller === undefined || tx.sellerAgentId === by.seller)),
-          limit
-        )
+        if (by.buyer !== undefined) return ranked(Object.entries(t.serviceCounts.get(`${by.buyer}|buyer`) ?? {}), limit)
+        if (by.seller !== undefined) return ranked(Object.entries(t.serviceCounts.get(`${by.seller}|seller`) ?? {}), limit)
+        const all = new Map<string, ServiceCount>()
+        for (const [k, cells] of t.serviceCounts.rows) {
+          if (!k.endsWith("|seller")) continue
+          for (const [serviceId, c] of Object.entries(cells)) {
+            const a = all.get(serviceId) ?? { count: 0, volumeCents: 0, label: c.label }
+            all.set(serviceId, { count: a.count + c.count, volumeCents: a.volumeCents + c.volumeCents, label: a.label > c.label ? a.label : c.label })
+          }
+        }
+        return ranked(all, limit)
       }),
+    // From every agent's counters: O(agents), not O(transactions).
     platformTotals: Effect.sync(() => {
-      const done = allTxs(t).filter((tx) => tx.status === "completed")
-      return {
-        transactions: done.length,
-        volumeCents: done.reduce((s, tx) => s + tx.priceCents, 0),
-        feesCents: done.reduce((s, tx) => s + tx.feeCents, 0),
-        activeServices: [...t.services.values()].filter((s) => s.status === "active").length,
-        buyers: new Set(done.map((tx) => tx.buyerAgentId)).size,
-        sellers: new Set(done.map((tx) => tx.sellerAgentId)).size
+      let transactions = 0
+      let volumeCents = 0
+      let feesCents = 0
+      let buyers = 0
+      let sellers = 0
+      for (const c of t.counters.rows.values()) {
+        transactions += c.sales
+        volumeCents += c.spentCents
+        feesCents += c.feesGeneratedCents
+        if (c.purchases > 0) buyers++
+        if (c.sales > 0) sellers++
       }
+      return { transactions, volumeCents, feesCents, activeServices: [...t.services.values()].filter((s) => s.status === "active").length, buyers, sellers }
     }),
     // From the running totals: one lookup per day of the range (at most 90), then its services.
     usage: (agentId, from, to) =>
@@ -431,11 +633,33 @@ export const MemoryAnalyticsStore = Layer.effect(
         return { byService, byDay }
       }),
     categoryHistory: (agentId) =>
-      Effect.sync(() => {
-        const m = new Map<string, number>()
-        for (const tx of agentTxs(t, agentId)) if (tx.buyerAgentId === agentId && tx.status === "completed") m.set(tx.category, (m.get(tx.category) ?? 0) + 1)
-        return [...m].map(([category, count]) => ({ category, count }))
-      })
+      Effect.sync(() =>
+        Object.entries(t.categoryCounts.get(agentId) ?? {})
+          .filter(([, count]) => count > 0)
+          .map(([category, count]) => ({ category, count }))
+      ),
+    counterDrift: Effect.sync(() => {
+      const { agents, services } = recomputeCounters(t)
+      const kept = new Map<string, number>()
+      for (const [agentId, c] of t.counters.rows) for (const k of COUNTER_NAMES) kept.set(`${agentId}|${k}`, c[k])
+      for (const [key, cells] of t.serviceCounts.rows) {
+        const [agentId, role] = key.split("|")
+        for (const [serviceId, c] of Object.entries(cells)) {
+          kept.set(`${agentId}|${role}:${serviceId}:count`, c.count)
+          kept.set(`${agentId}|${role}:${serviceId}:volumeCents`, c.volumeCents)
+        }
+      }
+      for (const [agentId, cells] of t.categoryCounts.rows) for (const [category, n] of Object.entries(cells)) kept.set(`${agentId}|category:${category}`, n)
+      const recomputed = new Map(services)
+      for (const [agentId, c] of agents) for (const k of COUNTER_NAMES) recomputed.set(`${agentId}|${k}`, c[k])
+      return [...new Set([...kept.keys(), ...recomputed.keys()])]
+        .filter((k) => (kept.get(k) ?? 0) !== (recomputed.get(k) ?? 0))
+        .sort()
+        .map((k) => {
+          const bar = k.indexOf("|")
+          return { agentId: k.slice(0, bar), counter: k.slice(bar + 1), kept: kept.get(k) ?? 0, recomputed: recomputed.get(k) ?? 0 }
+        })
+    })
   }))
 )
 

@@ -9,7 +9,9 @@ import {
   type ReputationInputs,
   type ReviewRecord,
   searchText,
+  type ServiceFilter,
   type ServiceRecord,
+  type TransactionFilter,
   type TransactionRecord,
   type TransactionRow,
   type UsageRow,
@@ -21,6 +23,8 @@ import { CommerceStore } from "../../../services/Commerce.js"
 import { DisputeStore } from "../../../services/Disputes.js"
 import { AnalyticsStore, type ServiceCountRow } from "../../../services/Reputation.js"
 import { dayBoundary, type RechargeRequest, utcDay, WalletStore } from "../../../services/Wallet.js"
+import { categoryDelta, counterShard, disputeDeltas, serviceDeltas, transactionDeltas } from "../counters.js"
+import { categoryCountsCte, COUNTER_DRIFT_SQL, countersCte, serviceCountsCte } from "./counters.js"
 import { iso, isoOrNull, orUnavailable } from "./PgDb.js"
 
 const json = (value: unknown) => JSON.stringify(value ?? null)
@@ -49,16 +53,20 @@ interface TxJoinRow extends Dated<TransactionRecord, "createdAt" | "refundedAt">
 const TX_COLUMNS = `t.id, t.buyer_agent_id, t.seller_agent_id, t.service_id, t.service_name, t.category, t.pricing_model, t.tier_id,
   t.list_price_cents, t.price_cents, t.seller_cents, t.fee_cents, t.negotiation_id, t.approval_id, t.idempotency_key, t.status,
   t.ledger_entry_id, t.created_at, t.refunded_at`
-/** The transaction columns joined with its delivery, review and dispute, from `source` aliased t. */
+/**
+ * The transaction columns joined with its delivery, review and dispute, from `source` aliased t.
+ * Each is a per-row lookup by its unique transaction_id (LATERAL … LIMIT 1 keeps the planner from
+ * hashing a whole table for a page of 20: it did for reviews, test/suites/pages.test.ts).
+ */
 const TX_SELECT_FROM = (source: string) => `SELECT ${TX_COLUMNS},
   d.service_id AS d_service_id, d.tier_id AS d_tier_id, d.success AS d_success, d.latency_ms AS d_latency_ms, d.output AS d_output,
   d.error AS d_error, d.delivered_at AS d_delivered_at,
   r.id AS r_id, r.reviewer_agent_id AS r_reviewer_agent_id, r.rating AS r_rating, r.text AS r_text, r.created_at AS r_created_at,
   dp.id AS dispute_id
   FROM ${source} t
-  LEFT JOIN commerce_deliveries d ON d.transaction_id = t.id
-  LEFT JOIN commerce_reviews r ON r.transaction_id = t.id
-  LEFT JOIN commerce_disputes dp ON dp.transaction_id = t.id`
+  LEFT JOIN LATERAL (SELECT * FROM commerce_deliveries WHERE transaction_id = t.id LIMIT 1) d ON TRUE
+  LEFT JOIN LATERAL (SELECT * FROM commerce_reviews WHERE transaction_id = t.id LIMIT 1) r ON TRUE
+  LEFT JOIN LATERAL (SELECT id FROM commerce_disputes WHERE transaction_id = t.id LIMIT 1) dp ON TRUE`
 const TX_SELECT = TX_SELECT_FROM("commerce_transactions")
 
 const toTxRecord = (r: Dated<TransactionRecord, "createdAt" | "refundedAt">): TransactionRecord => ({
@@ -119,11 +127,15 @@ const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) =>
 
 /**
  * The CTEs (for a WITH) that write a transaction: `t` (the row), the buyer's running totals of
- * its UTC day (spend, and usage per service) when it completed, and `dl`, its delivery record.
- * Shared by insertTransaction and the settlement's one statement (settlement.ts).
+ * its UTC day (spend, and usage per service) when it completed, its agents' counters (migration
+ * 0018: buyer and seller rows on the transaction's shard, in agent order), and `dl`, its delivery
+ * record. Shared by insertTransaction and the settlement's one statement (settlement.ts).
  */
-export const transactionCtes = (sql: SqlClient.SqlClient, tx: TransactionRecord, d: DeliveryRecord) =>
-  sql`t AS (
+export const transactionCtes = (sql: SqlClient.SqlClient, tx: TransactionRecord, d: DeliveryRecord) => {
+  const shard = counterShard(tx.id)
+  const services = serviceDeltas(tx, null, tx.status)
+  const categories = categoryDelta(null, tx.status)
+  return sql`t AS (
       INSERT INTO commerce_transactions (id, buyer_agent_id, seller_agent_id, service_id, service_name, category, pricing_model, tier_id,
         list_price_cents, price_cents, seller_cents, fee_cents, negotiation_id, approval_id, idempotency_key, status, ledger_entry_id, created_at, refunded_at)
       VALUES (${tx.id}, ${tx.buyerAgentId}, ${tx.sellerAgentId}, ${tx.serviceId}, ${tx.serviceName}, ${tx.category}, ${tx.pricingModel}, ${tx.tierId},
@@ -140,22 +152,94 @@ export const transactionCtes = (sql: SqlClient.SqlClient, tx: TransactionRecord,
       ON CONFLICT (agent_id, day, service_id) DO UPDATE SET calls = agent_usage_days.calls + 1,
         spent_cents = agent_usage_days.spent_cents + excluded.spent_cents,
         service_name = GREATEST(agent_usage_days.service_name, excluded.service_name)),
+    ${countersCte(sql, "counters", transactionDeltas(tx, null, { status: tx.status, rating: null }), shard, sql`t`)},${
+    services.length > 0 ? sql` ${serviceCountsCte(sql, "svc_counts", services, shard, sql`t`)},` : sql``
+  }${categories !== 0 ? sql` ${categoryCountsCte(sql, "cat_counts", tx.buyerAgentId, tx.category, categories, sql`t`)},` : sql``}
     dl AS (
       INSERT INTO commerce_deliveries (transaction_id, service_id, tier_id, success, latency_ms, output, error, delivered_at)
       SELECT t.id, ${d.serviceId}, ${d.tierId}, ${d.success}, ${d.latencyMs}, ${json(d.output)}::jsonb, ${d.error}, ${d.deliveredAt} FROM t)`
+}
+
+// The pages: each walks an index that serves its filter and order ((agent | account [, status],
+// created_at DESC, id DESC); migrations 0005 and 0018) and stops after `limit` rows. Exported so
+// test/suites/pages.test.ts EXPLAINs the very statements the stores run.
+
+/** An agent's transactions, newest first: each side walks its own (agent, created_at, id) index and stops after `limit` rows; only the page's rows are joined. */
+export const transactionsPage = (sql: SqlClient.SqlClient, f: TransactionFilter) => {
+  const filters = [sql`TRUE`]
+  if (f.serviceId !== undefined) filters.push(sql`service_id = ${f.serviceId}`)
+  if (f.status !== undefined) filters.push(sql`status = ${f.status}`)
+  if (f.from !== undefined) filters.push(sql`created_at >= ${f.from}`)
+  if (f.to !== undefined) filters.push(sql`created_at < ${f.to}`)
+  if (f.before !== undefined) filters.push(sql`(created_at, id) < (${f.before.createdAt}::timestamptz, ${f.before.id})`)
+  const side = (column: "buyer_agent_id" | "seller_agent_id", extra = sql`TRUE`) =>
+    sql`(SELECT * FROM commerce_transactions WHERE ${sql(column)} = ${f.agentId} AND ${extra} AND ${sql.and(filters)}
+         ORDER BY created_at DESC, id DESC LIMIT ${f.limit})`
+  const source =
+    f.role === "buyer"
+      ? side("buyer_agent_id")
+      : f.role === "seller"
+        ? side("seller_agent_id")
+        : sql`(${side("buyer_agent_id")} UNION ALL ${side("seller_agent_id", sql`buyer_agent_id <> ${f.agentId}`)})`
+  return sql<TxJoinRow>`WITH page AS (SELECT * FROM ${source} u ORDER BY created_at DESC, id DESC LIMIT ${f.limit})
+                 ${sql.literal(TX_SELECT_FROM("page"))} ORDER BY t.created_at DESC, t.id DESC`
+}
+
+const APPROVAL_COLUMN_LIST = "id, account_id, agent_id, service_id, tier_id, quoted_price_cents, negotiation_id, input, reason, status, idempotency_key, reserved_transaction_id, transaction_id, decided_by, created_at, decided_at, expires_at"
+
+/** An account's approvals, newest first, optionally of one status: (account_id[, status], created_at DESC, id DESC). */
+export const approvalsPage = (sql: SqlClient.SqlClient, accountId: string, status: ApprovalRecord["status"] | undefined, limit: number) =>
+  sql<ApprovalRow>`SELECT ${sql.literal(APPROVAL_COLUMN_LIST)} FROM commerce_approvals WHERE account_id = ${accountId} ${status === undefined ? sql`` : sql`AND status = ${status}`}
+                   ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+
+const DISPUTE_COLUMNS =
+  "id, transaction_id, buyer_agent_id, seller_agent_id, reason, status, seller_response, seller_note, resolution, refund_cents, refund_entry_id, respond_by, review_due_at, created_at, updated_at, resolved_at"
+
+/** An agent's disputes as buyer or seller, newest first: each side walks its (agent, created_at, id) index (an OR would read both sides whole and sort). */
+export const disputesPage = (sql: SqlClient.SqlClient, agentId: string, limit: number) =>
+  sql<DisputeRow>`SELECT * FROM (
+      (SELECT ${sql.literal(DISPUTE_COLUMNS)} FROM commerce_disputes WHERE buyer_agent_id = ${agentId} ORDER BY created_at DESC, id DESC LIMIT ${limit})
+      UNION ALL
+      (SELECT ${sql.literal(DISPUTE_COLUMNS)} FROM commerce_disputes WHERE seller_agent_id = ${agentId} AND buyer_agent_id <> ${agentId}
+       ORDER BY created_at DESC, id DESC LIMIT ${limit})
+    ) d ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+
+const minTier = (r: ServiceRecord) => (r.tiers.length === 0 ? null : Math.min(...r.tiers.map((t) => t.priceCents)))
+const maxTier = (r: ServiceRecord) => (r.tiers.length === 0 ? null : Math.max(...r.tiers.map((t) => t.priceCents)))
+
+/**
+ * A page of listed services in id order, filtered: walks the primary key, or (category, id) /
+ * (seller, id) for the listed ones, or the trigram index for a rare `q`, as the planner prefers
+ * (migration 0018; test/suites/pages.test.ts EXPLAINs it at 100k services).
+ */
+export const servicesPage = (sql: SqlClient.SqlClient, f: ServiceFilter) => {
+  const clauses = [sql`status = 'active'`]
+  if (f.afterId !== undefined) clauses.push(sql`id > ${f.afterId}`)
+  if (f.category !== undefined) clauses.push(sql`category = ${f.category}`)
+  if (f.pricingModel !== undefined) clauses.push(sql`pricing_model = ${f.pricingModel}`)
+  if (f.sellerId !== undefined) clauses.push(sql`seller_agent_id = ${f.sellerId}`)
+  // Some tier ≥ min ⟺ the dearest is; some tier ≤ max ⟺ the cheapest is (columns kept by every write).
+  if (f.minPriceCents !== undefined) clauses.push(sql`max_tier_cents >= ${f.minPriceCents}`)
+  if (f.maxPriceCents !== undefined) clauses.push(sql`min_tier_cents <= ${f.maxPriceCents}`)
+  if (f.minRating !== undefined) clauses.push(sql`rating_count > 0 AND rating_sum::float8 / rating_count >= ${f.minRating}`)
+  if (f.q !== undefined) clauses.push(sql`search LIKE ${likePattern(f.q)}`)
+  return sql<ServiceRow>`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE ${sql.and(clauses)} ORDER BY id LIMIT ${f.limit}`
+}
 
 export const PgCatalogStore = Layer.effect(
   CatalogStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const insert = (r: ServiceRecord, onConflict: "error" | "refresh") =>
-      sql`INSERT INTO commerce_services (id, seller_agent_id, name, description, category, pricing_model, tags, tiers, negotiation, status, rating_sum, rating_count, search, created_at, updated_at)
+      sql`INSERT INTO commerce_services (id, seller_agent_id, name, description, category, pricing_model, tags, tiers, negotiation, status, rating_sum, rating_count, search,
+            min_tier_cents, max_tier_cents, created_at, updated_at)
           VALUES (${r.id}, ${r.sellerAgentId}, ${r.name}, ${r.description}, ${r.category}, ${r.pricingModel}, ${json(r.tags)}::jsonb, ${json(r.tiers)}::jsonb,
-                  ${json(r.negotiation)}::jsonb, ${r.status}, ${r.ratingSum}, ${r.ratingCount}, ${searchText(r)}, ${r.createdAt}, ${r.updatedAt})
+                  ${json(r.negotiation)}::jsonb, ${r.status}, ${r.ratingSum}, ${r.ratingCount}, ${searchText(r)}, ${minTier(r)}, ${maxTier(r)}, ${r.createdAt}, ${r.updatedAt})
           ${onConflict === "refresh"
             ? sql`ON CONFLICT (id) DO UPDATE SET seller_agent_id = EXCLUDED.seller_agent_id, name = EXCLUDED.name, description = EXCLUDED.description,
                   category = EXCLUDED.category, pricing_model = EXCLUDED.pricing_model, tags = EXCLUDED.tags, tiers = EXCLUDED.tiers,
-                  negotiation = EXCLUDED.negotiation, status = EXCLUDED.status, search = EXCLUDED.search, updated_at = EXCLUDED.updated_at`
+                  negotiation = EXCLUDED.negotiation, status = EXCLUDED.status, search = EXCLUDED.search,
+                  min_tier_cents = EXCLUDED.min_tier_cents, max_tier_cents = EXCLUDED.max_tier_cents, updated_at = EXCLUDED.updated_at`
             : sql``}`
     return {
       upsertSeed: (rows) => orUnavailable(Effect.forEach(rows, (r) => insert(r, "refresh"), { discard: true })),
@@ -164,24 +248,14 @@ export const PgCatalogStore = Layer.effect(
         orUnavailable(
           sql`UPDATE commerce_services SET name = ${r.name}, description = ${r.description}, category = ${r.category}, pricing_model = ${r.pricingModel},
               tags = ${json(r.tags)}::jsonb, tiers = ${json(r.tiers)}::jsonb, negotiation = ${json(r.negotiation)}::jsonb, status = ${r.status},
-              search = ${searchText(r)}, updated_at = ${r.updatedAt} WHERE id = ${r.id}`
+              search = ${searchText(r)}, min_tier_cents = ${minTier(r)}, max_tier_cents = ${maxTier(r)}, updated_at = ${r.updatedAt} WHERE id = ${r.id}`
         ).pipe(Effect.asVoid),
       get: (id) =>
         orUnavailable(sql<ServiceRow>`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE id = ${id}`).pipe(Effect.map((rows) => (rows[0] ? toService(rows[0]) : undefined))),
-      list: (f) => {
-        const clauses = [sql`status = 'active'`]
-        if (f.afterId !== undefined) clauses.push(sql`id > ${f.afterId}`)
-        if (f.category !== undefined) clauses.push(sql`category = ${f.category}`)
-        if (f.pricingModel !== undefined) clauses.push(sql`pricing_model = ${f.pricingModel}`)
-        if (f.sellerId !== undefined) clauses.push(sql`seller_agent_id = ${f.sellerId}`)
-        if (f.minPriceCents !== undefined) clauses.push(sql`EXISTS (SELECT 1 FROM jsonb_array_elements(tiers) x WHERE (x->>'priceCents')::bigint >= ${f.minPriceCents})`)
-        if (f.maxPriceCents !== undefined) clauses.push(sql`EXISTS (SELECT 1 FROM jsonb_array_elements(tiers) x WHERE (x->>'priceCents')::bigint <= ${f.maxPriceCents})`)
-        if (f.minRating !== undefined) clauses.push(sql`rating_count > 0 AND rating_sum::float8 / rating_count >= ${f.minRating}`)
-        if (f.q !== undefined) clauses.push(sql`search LIKE ${likePattern(f.q)}`)
-        return orUnavailable(
-          sql<ServiceRow>`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE ${sql.and(clauses)} ORDER BY id LIMIT ${f.limit}`
-        ).pipe(Effect.map((rows) => rows.map(toService)))
-      },
+      // Unprepared, so each page is planned for its own values: a prepared statement switches to a
+      // generic plan after five runs, which cannot know that `q` or a price band is rare and walks
+      // the id order through the whole catalogue (80 ms at 100k services for a rare q, bench/history.ts).
+      list: (f) => orUnavailable(servicesPage(sql, f).unprepared).pipe(Effect.map((rows) => rows.map(toService))),
       addRating: (id, rating) =>
         orUnavailable(sql`UPDATE commerce_services SET rating_sum = rating_sum + ${rating}, rating_count = rating_count + 1 WHERE id = ${id}`).pipe(Effect.asVoid),
       deliveryStats: (serviceId, since) =>
@@ -281,9 +355,7 @@ export const PgCommerceStore = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const selectTx = sql.literal(TX_SELECT)
     const one = (rows: ReadonlyArray<TxJoinRow>) => (rows[0] ? toTxRow(rows[0]) : undefined)
-    const APPROVAL_COLUMNS = sql.literal(
-      "id, account_id, agent_id, service_id, tier_id, quoted_price_cents, negotiation_id, input, reason, status, idempotency_key, reserved_transaction_id, transaction_id, decided_by, created_at, decided_at, expires_at"
-    )
+    const APPROVAL_COLUMNS = sql.literal(APPROVAL_COLUMN_LIST)
     return {
       // One statement: the transaction and its delivery (a data-modifying CTE).
       // The transaction, its delivery and (when completed) the buyer's spend of the day: one statement.
@@ -293,10 +365,26 @@ export const PgCommerceStore = Layer.effect(
         orUnavailable(
           sql<Dated<TransactionRecord, "createdAt" | "refundedAt">>`SELECT ${sql.literal(TX_COLUMNS)} FROM commerce_transactions t WHERE t.id = ${id} FOR UPDATE`
         ).pipe(Effect.map((rows) => (rows[0] ? toTxRecord(rows[0]) : undefined))),
-      // A status change moves the buyer's spend of the purchase's day with it (a refund gives it back).
+      // A status change moves the buyer's spend of the purchase's day with it (a refund gives it
+      // back), and its agents' counters: the row's status and review are read (and locked) first,
+      // so the counter deltas are computed once, by the same rules as the memory store's.
       updateTransaction: (tx) =>
         orUnavailable(
-          sql`WITH before AS (SELECT status, price_cents, buyer_agent_id, created_at, service_id, service_name FROM commerce_transactions WHERE id = ${tx.id}),
+          Effect.gen(function* () {
+            const [before] = yield* sql<{ status: TransactionRecord["status"]; rating: number | null }>`
+              SELECT t.status, r.rating FROM commerce_transactions t LEFT JOIN commerce_reviews r ON r.transaction_id = t.id
+              WHERE t.id = ${tx.id} FOR UPDATE OF t`
+            if (before === undefined) return
+            const shard = counterShard(tx.id)
+            const counters = transactionDeltas(tx, before, { status: tx.status, rating: before.rating })
+            const services = serviceDeltas(tx, before.status, tx.status)
+            const categories = categoryDelta(before.status, tx.status)
+            const extra = [
+              ...(counters.length > 0 ? [countersCte(sql, "counters", counters, shard, sql`u`)] : []),
+              ...(services.length > 0 ? [serviceCountsCte(sql, "svc_counts", services, shard, sql`u`)] : []),
+              ...(categories !== 0 ? [categoryCountsCte(sql, "cat_counts", tx.buyerAgentId, tx.category, categories, sql`u`)] : [])
+            ]
+            yield* sql`WITH before AS (SELECT status, price_cents, buyer_agent_id, created_at, service_id, service_name FROM commerce_transactions WHERE id = ${tx.id}),
               u AS (UPDATE commerce_transactions SET status = ${tx.status}, refunded_at = ${tx.refundedAt} WHERE id = ${tx.id} RETURNING id),
               delta AS (
                 SELECT buyer_agent_id, (created_at AT TIME ZONE 'UTC')::date AS day, service_id, service_name,
@@ -306,42 +394,31 @@ export const PgCommerceStore = Layer.effect(
               spend AS (
                 INSERT INTO agent_spend_days (agent_id, day, spent_cents)
                 SELECT buyer_agent_id, day, sign * price_cents FROM delta WHERE sign <> 0
-                ON CONFLICT (agent_id, day) DO UPDATE SET spent_cents = agent_spend_days.spent_cents + excluded.spent_cents)
+                ON CONFLICT (agent_id, day) DO UPDATE SET spent_cents = agent_spend_days.spent_cents + excluded.spent_cents)${
+              extra.length > 0 ? sql`, ${sql.csv(extra)}` : sql``
+            }
               INSERT INTO agent_usage_days (agent_id, day, service_id, service_name, calls, spent_cents)
               SELECT buyer_agent_id, day, service_id, service_name, sign, sign * price_cents FROM delta WHERE sign <> 0
               ON CONFLICT (agent_id, day, service_id) DO UPDATE SET calls = agent_usage_days.calls + excluded.calls,
                 spent_cents = agent_usage_days.spent_cents + excluded.spent_cents`
-        ).pipe(Effect.asVoid),
+          })
+        ),
       findByIdempotencyKey: (buyer, key) =>
         orUnavailable(sql<TxJoinRow>`${selectTx} WHERE t.buyer_agent_id = ${buyer} AND t.idempotency_key = ${key}`).pipe(Effect.map(one)),
-      listTransactions: (f) => {
-        const filters = [sql`TRUE`]
-        if (f.serviceId !== undefined) filters.push(sql`service_id = ${f.serviceId}`)
-        if (f.status !== undefined) filters.push(sql`status = ${f.status}`)
-        if (f.from !== undefined) filters.push(sql`created_at >= ${f.from}`)
-        if (f.to !== undefined) filters.push(sql`created_at < ${f.to}`)
-        if (f.before !== undefined) filters.push(sql`(created_at, id) < (${f.before.createdAt}::timestamptz, ${f.before.id})`)
-        // Each side walks its own (agent, created_at, id) index and stops after `limit` rows; the
-        // page is the newest `limit` of both, and only those rows are joined.
-        const side = (column: "buyer_agent_id" | "seller_agent_id", extra = sql`TRUE`) =>
-          sql`(SELECT * FROM commerce_transactions WHERE ${sql(column)} = ${f.agentId} AND ${extra} AND ${sql.and(filters)}
-               ORDER BY created_at DESC, id DESC LIMIT ${f.limit})`
-        const source =
-          f.role === "buyer"
-            ? side("buyer_agent_id")
-            : f.role === "seller"
-              ? side("seller_agent_id")
-              : sql`(${side("buyer_agent_id")} UNION ALL ${side("seller_agent_id", sql`buyer_agent_id <> ${f.agentId}`)})`
-        return orUnavailable(
-          sql<TxJoinRow>`WITH page AS (SELECT * FROM ${source} u ORDER BY created_at DESC, id DESC LIMIT ${f.limit})
-                         ${sql.literal(TX_SELECT_FROM("page"))} ORDER BY t.created_at DESC, t.id DESC`
-        ).pipe(Effect.map((rows) => rows.map(toTxRow)))
-      },
+      listTransactions: (f) => orUnavailable(transactionsPage(sql, f)).pipe(Effect.map((rows) => rows.map(toTxRow))),
       insertReview: (r) =>
         orUnavailable(
-          sql<{ id: string }>`INSERT INTO commerce_reviews (id, transaction_id, service_id, reviewer_agent_id, seller_agent_id, rating, text, created_at)
-              VALUES (${r.id}, ${r.transactionId}, ${r.serviceId}, ${r.reviewerAgentId}, ${r.sellerAgentId}, ${r.rating}, ${r.text}, ${r.createdAt})
-              ON CONFLICT (transaction_id) DO NOTHING RETURNING id`
+          sql<{ id: string }>`WITH rv AS (
+                INSERT INTO commerce_reviews (id, transaction_id, service_id, reviewer_agent_id, seller_agent_id, rating, text, created_at)
+                VALUES (${r.id}, ${r.transactionId}, ${r.serviceId}, ${r.reviewerAgentId}, ${r.sellerAgentId}, ${r.rating}, ${r.text}, ${r.createdAt})
+                ON CONFLICT (transaction_id) DO NOTHING RETURNING id),
+              counters AS (
+                INSERT INTO agent_counters (agent_id, shard, reviews_received, rating_sum)
+                SELECT t.seller_agent_id, ${counterShard(r.transactionId)}::smallint, 1, ${r.rating}::bigint
+                FROM rv JOIN commerce_transactions t ON t.id = ${r.transactionId} WHERE t.status <> 'failed'
+                ON CONFLICT (agent_id, shard) DO UPDATE SET reviews_received = agent_counters.reviews_received + 1,
+                  rating_sum = agent_counters.rating_sum + excluded.rating_sum)
+              SELECT id FROM rv`
         ).pipe(
           Effect.flatMap((rows) =>
             rows.length === 0 ? Effect.fail(new Conflict({ message: `transaction ${r.transactionId} was already reviewed`, state: "reviewed" })) : Effect.void
@@ -364,11 +441,7 @@ export const PgCommerceStore = Layer.effect(
         orUnavailable(sql<ApprovalRow>`SELECT ${APPROVAL_COLUMNS} FROM commerce_approvals WHERE agent_id = ${agentId} AND idempotency_key = ${key}`).pipe(
           Effect.map((r) => (r[0] ? toApproval(r[0]) : undefined))
         ),
-      listApprovals: (accountId, status, limit) =>
-        orUnavailable(
-          sql<ApprovalRow>`SELECT ${APPROVAL_COLUMNS} FROM commerce_approvals WHERE account_id = ${accountId} ${status === undefined ? sql`` : sql`AND status = ${status}`}
-                           ORDER BY created_at DESC, id DESC LIMIT ${limit}`
-        ).pipe(Effect.map((rows) => rows.map(toApproval)))
+      listApprovals: (accountId, status, limit) => orUnavailable(approvalsPage(sql, accountId, status, limit)).pipe(Effect.map((rows) => rows.map(toApproval)))
     }
   })
 )
@@ -377,30 +450,45 @@ export const PgDisputeStore = Layer.effect(
   DisputeStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const COLUMNS = sql.literal(
-      "id, transaction_id, buyer_agent_id, seller_agent_id, reason, status, seller_response, seller_note, resolution, refund_cents, refund_entry_id, respond_by, review_due_at, created_at, updated_at, resolved_at"
-    )
+    const COLUMNS = sql.literal(DISPUTE_COLUMNS)
     const first = (rows: ReadonlyArray<DisputeRow>) => (rows[0] ? toDispute(rows[0]) : undefined)
     return {
-      insert: (d) =>
-        orUnavailable(
-          sql<{ id: string }>`INSERT INTO commerce_disputes (id, transaction_id, buyer_agent_id, seller_agent_id, reason, status, seller_response, seller_note, resolution,
-                refund_cents, refund_entry_id, respond_by, review_due_at, created_at, updated_at, resolved_at)
-              VALUES (${d.id}, ${d.transactionId}, ${d.buyerAgentId}, ${d.sellerAgentId}, ${d.reason}, ${d.status}, ${d.sellerResponse}, ${d.sellerNote}, ${d.resolution},
-                ${d.refundCents}, ${d.refundEntryId}, ${d.respondBy}, ${d.reviewDueAt}, ${d.createdAt}, ${d.updatedAt}, ${d.resolvedAt})
-              ON CONFLICT (transaction_id) DO NOTHING RETURNING id`
+      insert: (d) => {
+        // Filed open in practice; one filed already resolved counts as lost at once.
+        const lost = disputeDeltas(d, null, d.status)
+        return orUnavailable(
+          sql<{ id: string }>`WITH ins AS (
+                INSERT INTO commerce_disputes (id, transaction_id, buyer_agent_id, seller_agent_id, reason, status, seller_response, seller_note, resolution,
+                  refund_cents, refund_entry_id, respond_by, review_due_at, created_at, updated_at, resolved_at)
+                VALUES (${d.id}, ${d.transactionId}, ${d.buyerAgentId}, ${d.sellerAgentId}, ${d.reason}, ${d.status}, ${d.sellerResponse}, ${d.sellerNote}, ${d.resolution},
+                  ${d.refundCents}, ${d.refundEntryId}, ${d.respondBy}, ${d.reviewDueAt}, ${d.createdAt}, ${d.updatedAt}, ${d.resolvedAt})
+                ON CONFLICT (transaction_id) DO NOTHING RETURNING id)${
+              lost.length > 0 ? sql`, ${countersCte(sql, "counters", lost, counterShard(d.transactionId), sql`ins`)}` : sql``
+            }
+              SELECT id FROM ins`
         ).pipe(
           Effect.flatMap((rows) =>
             rows.length === 0 ? Effect.fail(new Conflict({ message: `transaction ${d.transactionId} already has a dispute`, state: "disputed" })) : Effect.void
           )
-        ),
+        )
+      },
       get: (id) => orUnavailable(sql<DisputeRow>`SELECT ${COLUMNS} FROM commerce_disputes WHERE id = ${id}`).pipe(Effect.map(first)),
       lock: (id) => orUnavailable(sql<DisputeRow>`SELECT ${COLUMNS} FROM commerce_disputes WHERE id = ${id} FOR UPDATE`).pipe(Effect.map(first)),
+      // A resolution moves the loser's disputes-lost counter (seller on a refund, buyer on a
+      // rejection): the row is read and locked first, the delta written with the update.
       update: (d) =>
         orUnavailable(
-          sql`UPDATE commerce_disputes SET status = ${d.status}, seller_response = ${d.sellerResponse}, seller_note = ${d.sellerNote}, resolution = ${d.resolution},
-              refund_cents = ${d.refundCents}, refund_entry_id = ${d.refundEntryId}, review_due_at = ${d.reviewDueAt}, updated_at = ${d.updatedAt},
-              resolved_at = ${d.resolvedAt} WHERE id = ${d.id}`
+          Effect.gen(function* () {
+            const [before] = yield* sql<{ status: DisputeRecord["status"] }>`SELECT status FROM commerce_disputes WHERE id = ${d.id} FOR UPDATE`
+            const lost = before === undefined ? [] : disputeDeltas(d, before.status, d.status)
+            yield* sql`WITH u AS (
+                UPDATE commerce_disputes SET status = ${d.status}, seller_response = ${d.sellerResponse}, seller_note = ${d.sellerNote}, resolution = ${d.resolution},
+                refund_cents = ${d.refundCents}, refund_entry_id = ${d.refundEntryId}, review_due_at = ${d.reviewDueAt}, updated_at = ${d.updatedAt},
+                resolved_at = ${d.resolvedAt} WHERE id = ${d.id} RETURNING id)${
+              lost.length > 0 ? sql`, ${countersCte(sql, "counters", lost, counterShard(d.transactionId), sql`u`)}` : sql``
+            }
+              SELECT 1`
+          })
         ).pipe(Effect.asVoid),
       listDue: (now, limit) =>
         orUnavailable(
@@ -408,11 +496,7 @@ export const PgDisputeStore = Layer.effect(
             WHERE (status = 'open' AND respond_by <= ${now}) OR (status = 'under_review' AND review_due_at <= ${now})
             ORDER BY created_at LIMIT ${limit}`
         ).pipe(Effect.map((rows) => rows.map((r) => r.id))),
-      listForAgent: (agentId, limit) =>
-        orUnavailable(
-          sql<DisputeRow>`SELECT ${COLUMNS} FROM commerce_disputes WHERE buyer_agent_id = ${agentId} OR seller_agent_id = ${agentId}
-                          ORDER BY created_at DESC, id DESC LIMIT ${limit}`
-        ).pipe(Effect.map((rows) => rows.map(toDispute)))
+      listForAgent: (agentId, limit) => orUnavailable(disputesPage(sql, agentId, limit)).pipe(Effect.map((rows) => rows.map(toDispute)))
     }
   })
 )
@@ -422,58 +506,51 @@ export const PgAnalyticsStore = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return {
+      // Every per-agent figure below reads the agent's counter rows (≤ 16 shards, summed;
+      // migration 0018), never its history.
       reputationInputs: (agentIds) =>
         orUnavailable(
           Effect.gen(function* () {
             if (agentIds !== "all" && agentIds.length === 0) return []
             const list =
               agentIds === "all"
-                ? sql`(SELECT buyer_agent_id AS agent_id FROM commerce_transactions UNION SELECT seller_agent_id FROM commerce_transactions
-                       UNION SELECT seller_agent_id FROM commerce_services WHERE status = 'active')`
+                ? sql`(SELECT agent_id FROM agent_counters UNION SELECT seller_agent_id FROM commerce_services WHERE status = 'active')`
                 : sql`(SELECT DISTINCT agent_id FROM (VALUES ${sql.csv(agentIds.map((id) => sql`(${id})`))}) v(agent_id))`
             return yield* sql<ReputationInputs>`
-              SELECT a.agent_id,
-                (SELECT count(*)::int FROM commerce_reviews r JOIN commerce_transactions t ON t.id = r.transaction_id
-                   WHERE t.seller_agent_id = a.agent_id AND t.status <> 'failed') AS reviews_received,
-                (SELECT COALESCE(SUM(r.rating), 0)::int FROM commerce_reviews r JOIN commerce_transactions t ON t.id = r.transaction_id
-                   WHERE t.seller_agent_id = a.agent_id AND t.status <> 'failed') AS rating_sum,
-                (SELECT count(*)::int FROM commerce_transactions t
-                   WHERE (t.buyer_agent_id = a.agent_id OR t.seller_agent_id = a.agent_id) AND t.status <> 'failed') AS completed_deals,
-                (SELECT COALESCE(SUM(t.price_cents), 0)::bigint FROM commerce_transactions t
-                   WHERE (t.buyer_agent_id = a.agent_id OR t.seller_agent_id = a.agent_id) AND t.status = 'completed') AS volume_cents,
-                (SELECT count(*)::int FROM commerce_disputes d
-                   WHERE (d.seller_agent_id = a.agent_id AND d.status = 'resolved_refunded') OR (d.buyer_agent_id = a.agent_id AND d.status = 'resolved_rejected')) AS disputes_lost
-              FROM ${list} a`
+              SELECT a.agent_id, COALESCE(SUM(c.reviews_received), 0)::int AS reviews_received, COALESCE(SUM(c.rating_sum), 0)::int AS rating_sum,
+                COALESCE(SUM(c.deals), 0)::int AS completed_deals, COALESCE(SUM(c.volume_cents), 0)::bigint AS volume_cents,
+                COALESCE(SUM(c.disputes_lost), 0)::int AS disputes_lost
+              FROM ${list} a LEFT JOIN agent_counters c ON c.agent_id = a.agent_id
+              GROUP BY a.agent_id`
           })
         ),
       agentTotals: (agentId) =>
         orUnavailable(
           sql<{ purchases: number; spentCents: number; sales: number; earnedCents: number; feesGeneratedCents: number; refundsReceivedCents: number }>`
-            SELECT
-              (count(*) FILTER (WHERE buyer_agent_id = ${agentId} AND status = 'completed'))::int AS purchases,
-              COALESCE(SUM(price_cents) FILTER (WHERE buyer_agent_id = ${agentId} AND status = 'completed'), 0)::bigint AS spent_cents,
-              (count(*) FILTER (WHERE seller_agent_id = ${agentId} AND status = 'completed'))::int AS sales,
-              COALESCE(SUM(seller_cents) FILTER (WHERE seller_agent_id = ${agentId} AND status = 'completed'), 0)::bigint AS earned_cents,
-              COALESCE(SUM(fee_cents) FILTER (WHERE seller_agent_id = ${agentId} AND status = 'completed'), 0)::bigint AS fees_generated_cents,
-              COALESCE(SUM(price_cents) FILTER (WHERE buyer_agent_id = ${agentId} AND status = 'refunded'), 0)::bigint AS refunds_received_cents
-            FROM commerce_transactions WHERE buyer_agent_id = ${agentId} OR seller_agent_id = ${agentId}`
+            SELECT COALESCE(SUM(purchases), 0)::int AS purchases, COALESCE(SUM(spent_cents), 0)::bigint AS spent_cents,
+              COALESCE(SUM(sales), 0)::int AS sales, COALESCE(SUM(earned_cents), 0)::bigint AS earned_cents,
+              COALESCE(SUM(fees_generated_cents), 0)::bigint AS fees_generated_cents, COALESCE(SUM(refunds_received_cents), 0)::bigint AS refunds_received_cents
+            FROM agent_counters WHERE agent_id = ${agentId}`
         ).pipe(Effect.map((r) => r[0])),
+      // Per agent: its services' rows (≤ 16 shards each on the seller side); platform-wide: every
+      // seller's rows, i.e. O(services), not O(transactions) (and cached by Reputation).
       topServices: (by, limit) =>
         orUnavailable(
           sql<ServiceCountRow>`
-            SELECT service_id, max(service_name) AS service_name, count(*)::int AS count, SUM(price_cents)::bigint AS volume_cents
-            FROM commerce_transactions
-            WHERE status = 'completed'
-              ${by.buyer !== undefined ? sql`AND buyer_agent_id = ${by.buyer}` : sql``}
-              ${by.seller !== undefined ? sql`AND seller_agent_id = ${by.seller}` : sql``}
-            GROUP BY service_id ORDER BY count(*) DESC, SUM(price_cents) DESC, service_id LIMIT ${limit}`
+            SELECT service_id, max(service_name) AS service_name, SUM(count)::int AS count, SUM(volume_cents)::bigint AS volume_cents
+            FROM agent_service_counts
+            WHERE ${by.buyer !== undefined ? sql`agent_id = ${by.buyer} AND role = 'buyer'` : by.seller !== undefined ? sql`agent_id = ${by.seller} AND role = 'seller'` : sql`role = 'seller'`}
+            GROUP BY service_id HAVING SUM(count) > 0 ORDER BY SUM(count) DESC, SUM(volume_cents) DESC, service_id LIMIT ${limit}`
         ),
+      // From every agent's counters: O(agents), not O(transactions).
       platformTotals: orUnavailable(
         Effect.gen(function* () {
           const [t] = yield* sql<{ transactions: number; volumeCents: number; feesCents: number; buyers: number; sellers: number }>`
-            SELECT count(*)::int AS transactions, COALESCE(SUM(price_cents), 0)::bigint AS volume_cents, COALESCE(SUM(fee_cents), 0)::bigint AS fees_cents,
-                   count(DISTINCT buyer_agent_id)::int AS buyers, count(DISTINCT seller_agent_id)::int AS sellers
-            FROM commerce_transactions WHERE status = 'completed'`
+            WITH per AS (SELECT agent_id, SUM(purchases) AS purchases, SUM(sales) AS sales, SUM(spent_cents) AS spent, SUM(fees_generated_cents) AS fees
+                         FROM agent_counters GROUP BY agent_id)
+            SELECT COALESCE(SUM(sales), 0)::int AS transactions, COALESCE(SUM(spent), 0)::bigint AS volume_cents, COALESCE(SUM(fees), 0)::bigint AS fees_cents,
+                   (count(*) FILTER (WHERE purchases > 0))::int AS buyers, (count(*) FILTER (WHERE sales > 0))::int AS sellers
+            FROM per`
           const [s] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM commerce_services WHERE status = 'active'`
           return { ...t, activeServices: s.n }
         })
@@ -497,9 +574,9 @@ export const PgAnalyticsStore = Layer.effect(
         ),
       categoryHistory: (agentId) =>
         orUnavailable(
-          sql<{ category: string; count: number }>`SELECT category, count(*)::int AS count FROM commerce_transactions
-                                                    WHERE buyer_agent_id = ${agentId} AND status = 'completed' GROUP BY category`
-        )
+          sql<{ category: string; count: number }>`SELECT category, purchases AS count FROM agent_category_counts WHERE agent_id = ${agentId} AND purchases > 0`
+        ),
+      counterDrift: orUnavailable(sql.unsafe<{ agentId: string; counter: string; kept: number; recomputed: number }>(COUNTER_DRIFT_SQL))
     }
   })
 )

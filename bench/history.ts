@@ -1,0 +1,210 @@
+// Store-level cost of an agent's reads with a long history, and of catalogue reads in a large
+// marketplace (issue 23): seeds an agent's purchases and the services through the stores
+// themselves (memory, embedded, Postgres), then times each read for the heavy agent against a
+// fresh one, and each catalogue read at the seeded catalogue against the grown one, in process (no
+// HTTP). `npx tsx bench/history.ts [--purchases N] [--services N] [--iterations N] [--only memory,embedded,postgres]`.
+// Postgres needs BENCH_DATABASE_URL or TEST_DATABASE_URL (a server where this user may CREATE DATABASE).
+import { Effect, Layer, Option, Redacted } from "effect"
+import pg from "pg"
+import { randomBytes } from "node:crypto"
+import os from "node:os"
+import type { ServiceRecord, TransactionRecord } from "../src/schema/commerce.js"
+import { CommerceSeedLive } from "../src/layers/seedCommerce.js"
+import { EmbeddedStorageLive } from "../src/layers/storage/embedded.js"
+import { MemoryStorageLive } from "../src/layers/storage/memory/index.js"
+import { PgStorageLive } from "../src/layers/storage/postgres/index.js"
+import { AppConfig } from "../src/services/AppConfig.js"
+import { CatalogStore } from "../src/services/Catalog.js"
+import { CommerceStore } from "../src/services/Commerce.js"
+import { DisputeStore } from "../src/services/Disputes.js"
+import { AnalyticsStore } from "../src/services/Reputation.js"
+import { WalletStore } from "../src/services/Wallet.js"
+
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 ? process.argv[i + 1] : fallback
+}
+const PURCHASES = Number(arg("purchases", "100000"))
+const SERVICES = Number(arg("services", "100000"))
+const ITERATIONS = Number(arg("iterations", "300"))
+const ONLY = arg("only", "memory,embedded,postgres").split(",")
+const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
+
+const DAY = 86_400_000
+const now = Date.now()
+const dayStart = new Date(now - (now % DAY)).toISOString()
+const monthStart = new Date(Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1)).toISOString()
+
+const purchase = (buyer: string, i: number): TransactionRecord => ({
+  id: `tx_h${buyer}_${i}`,
+  buyerAgentId: buyer,
+  sellerAgentId: `agt_hseller${i % 20}`,
+  serviceId: `svc_translate_pro`,
+  serviceName: "Translate Pro",
+  category: "translation",
+  pricingModel: "per_call",
+  tierId: "standard",
+  listPriceCents: 3,
+  priceCents: 3,
+  sellerCents: 3,
+  feeCents: 0,
+  negotiationId: null,
+  approvalId: null,
+  idempotencyKey: null,
+  status: "completed",
+  ledgerEntryId: null,
+  // Spread over the last 20 days, so the month's and usage's day rows are all present.
+  createdAt: new Date(now - 20 * DAY + Math.floor((i * 20 * DAY) / Math.max(1, PURCHASES))).toISOString(),
+  refundedAt: null
+})
+
+const service = (i: number): ServiceRecord =>
+  ({
+    id: `svc_m${String(i).padStart(6, "0")}`,
+    sellerAgentId: `agt_mseller${i % 2000}`,
+    name: `Market service ${i}`,
+    description: `reports and analyses ${i % 997}`,
+    category: `mcat${i % 50}`,
+    pricingModel: "per_call",
+    tags: [],
+    tiers: [{ id: "unit", name: "unit", priceCents: 1 + (i % 5000), unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" } }],
+    negotiation: { floorPct: 80, counterStepPct: 20 },
+    status: "active",
+    ratingSum: 0,
+    ratingCount: 0,
+    createdAt: new Date(now).toISOString(),
+    updatedAt: new Date(now).toISOString()
+  }) as unknown as ServiceRecord
+
+/** Mean microseconds per call of `read`, after a tenth as many unmeasured calls. */
+const time = <A, E, R>(read: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < Math.ceil(ITERATIONS / 10); i++) yield* read
+    const start = performance.now()
+    for (let i = 0; i < ITERATIONS; i++) yield* read
+    return ((performance.now() - start) * 1000) / ITERATIONS
+  })
+
+const agentReads = (agentId: string) =>
+  Effect.gen(function* () {
+    const wallets = yield* WalletStore
+    const analytics = yield* AnalyticsStore
+    const commerce = yield* CommerceStore
+    const disputes = yield* DisputeStore
+    return [
+      ["spent today + this month (wallet view, policy check)", Effect.all([wallets.spentSince(agentId, dayStart), wallets.spentSince(agentId, monthStart)])],
+      ["transactions page (20)", commerce.listTransactions({ agentId, limit: 20 })],
+      ["usage, 30 days", analytics.usage(agentId, new Date(now - 29 * DAY - (now % DAY)).toISOString(), new Date(now + 1).toISOString())],
+      ["stats: totals + top bought + top sold", Effect.all([analytics.agentTotals(agentId), analytics.topServices({ buyer: agentId }, 5), analytics.topServices({ seller: agentId }, 5)])],
+      ["reputation inputs", analytics.reputationInputs([agentId])],
+      ["recommendations' history", analytics.categoryHistory(agentId)],
+      ["disputes page", disputes.listForAgent(agentId, 20)]
+    ] as const
+  })
+
+const catalogueReads = Effect.map(CatalogStore, (c) => [
+  ["first page", c.list({ limit: 21 })],
+  ["?category=", c.list({ category: "translation", limit: 21 })],
+  ["?q=forecast (matches only the seeded)", c.list({ q: "forecast", limit: 21 })],
+  ["?q=analyses (matches most)", c.list({ q: "analyses", limit: 21 })],
+  ["?minPriceCents=&maxPriceCents= (a narrow band)", c.list({ minPriceCents: 1, maxPriceCents: 10, limit: 21 })],
+  ["recommend's candidates (100)", c.list({ limit: 100 })]
+] as const)
+
+const run = (name: string, storage: Layer.Layer<never, unknown, never> | Layer.Layer<any, unknown, never>) =>
+  Effect.gen(function* () {
+    const commerce = yield* CommerceStore
+    const catalog = yield* CatalogStore
+    const t0 = performance.now()
+    const fresh = "agt_hfresh"
+    const heavy = "agt_hheavy"
+    // The fresh agent has a page's worth (25), so both read full pages.
+    yield* Effect.forEach(Array.from({ length: 25 }, (_, i) => purchase(fresh, i * Math.floor(PURCHASES / 25))), (tx) =>
+      commerce.insertTransaction(tx, { transactionId: tx.id, serviceId: tx.serviceId, tierId: tx.tierId, success: true, latencyMs: 1, output: null, error: null, deliveredAt: tx.createdAt })
+    , { discard: true })
+    const seeded = yield* Effect.forEach(
+      Array.from({ length: PURCHASES }, (_, i) => i),
+      (i) => {
+        const tx = purchase(heavy, i)
+        return commerce.insertTransaction(tx, { transactionId: tx.id, serviceId: tx.serviceId, tierId: tx.tierId, success: true, latencyMs: 1, output: null, error: null, deliveredAt: tx.createdAt })
+      },
+      { concurrency: name === "postgres" ? 8 : 1, discard: true }
+    ).pipe(Effect.as(PURCHASES))
+    const seedSeconds = (performance.now() - t0) / 1000
+    if (name !== "memory") {
+      // As autovacuum would on Postgres after a bulk load (PGlite has none): the 100k upserts of the
+      // agent's counter and day rows left dead row versions behind, and the planner no statistics.
+      const { SqlClient } = yield* Effect.promise(() => import("effect/sql"))
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`VACUUM ANALYZE`
+    }
+    const reads: Array<{ read: string; freshUs: number; heavyUs: number }> = []
+    const freshReads = yield* agentReads(fresh)
+    const heavyReads = yield* agentReads(heavy)
+    for (let i = 0; i < freshReads.length; i++) {
+      const f = yield* time(freshReads[i][1] as Effect.Effect<unknown, unknown, never>)
+      const h = yield* time(heavyReads[i][1] as Effect.Effect<unknown, unknown, never>)
+      reads.push({ read: freshReads[i][0], freshUs: f, heavyUs: h })
+    }
+    const before: Array<{ read: string; us: number }> = []
+    for (const [label, read] of yield* catalogueReads) before.push({ read: label, us: yield* time(read as Effect.Effect<unknown, unknown, never>) })
+    const t1 = performance.now()
+    yield* Effect.forEach(Array.from({ length: SERVICES }, (_, i) => service(i)), (s) => catalog.insert(s), { concurrency: name === "postgres" ? 8 : 1, discard: true })
+    const servicesSeconds = (performance.now() - t1) / 1000
+    if (name !== "memory") {
+      // As an operator would after a bulk load: fresh planner statistics.
+      const { SqlClient } = yield* Effect.promise(() => import("effect/sql"))
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`ANALYZE`
+    }
+    const after: Array<{ read: string; us: number }> = []
+    for (const [label, read] of yield* catalogueReads) after.push({ read: label, us: yield* time(read as Effect.Effect<unknown, unknown, never>) })
+    return { name, seeded, seedSeconds, servicesSeconds, reads, catalogue: before.map((b, i) => ({ read: b.read, seededUs: b.us, grownUs: after[i].us })) }
+  }).pipe(Effect.provide(Layer.provideMerge(CommerceSeedLive, storage as Layer.Layer<any, unknown, never>)), Effect.scoped)
+
+const admin = async (text: string) => {
+  const c = new pg.Client({ connectionString: adminUrl })
+  await c.connect()
+  try {
+    await c.query(text)
+  } finally {
+    await c.end()
+  }
+}
+
+const main = async () => {
+  const load = os.loadavg().map((l) => l.toFixed(2)).join(" / ")
+  console.log(`# bench/history.ts — ${new Date().toISOString()}, ${PURCHASES.toLocaleString("en")} purchases, ${SERVICES.toLocaleString("en")} services, ${ITERATIONS} calls per read; load average ${load}`)
+  const fmt = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(0)} µs`)
+  for (const name of ONLY) {
+    let storage: Layer.Layer<any, unknown, never>
+    let drop: (() => Promise<void>) | undefined
+    if (name === "memory") storage = MemoryStorageLive.pipe(Layer.provideMerge(AppConfig.test({ storage: "memory" })))
+    else if (name === "embedded") storage = EmbeddedStorageLive.pipe(Layer.provideMerge(AppConfig.test({ storage: "embedded", dataDir: "memory://" })))
+    else {
+      if (adminUrl === undefined) {
+        console.log("postgres: skipped (no BENCH_DATABASE_URL / TEST_DATABASE_URL)")
+        continue
+      }
+      const db = `bench_h_${randomBytes(4).toString("hex")}`
+      await admin(`CREATE DATABASE ${db}`)
+      const u = new URL(adminUrl)
+      u.pathname = `/${db}`
+      storage = PgStorageLive.pipe(Layer.provideMerge(AppConfig.test({ storage: "postgres", databaseUrl: Option.some(Redacted.make(u.toString())) })))
+      drop = () => admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`)
+    }
+    try {
+      const r = await Effect.runPromise(run(name, storage) as Effect.Effect<Awaited<ReturnType<typeof Effect.runPromise<any, any>>>, unknown, never>)
+      console.log(`\n## ${name} (seeded ${r.seeded.toLocaleString("en")} purchases in ${r.seedSeconds.toFixed(0)} s, ${SERVICES.toLocaleString("en")} services in ${r.servicesSeconds.toFixed(0)} s)\n`)
+      console.log("| read | fresh agent | agent with the purchases | heavy ÷ fresh |\n|---|---:|---:|---:|")
+      for (const x of r.reads as Array<{ read: string; freshUs: number; heavyUs: number }>) console.log(`| ${x.read} | ${fmt(x.freshUs)} | ${fmt(x.heavyUs)} | ${(x.heavyUs / x.freshUs).toFixed(2)}× |`)
+      console.log("\n| catalogue read | seeded (12) | grown | grown ÷ seeded |\n|---|---:|---:|---:|")
+      for (const x of r.catalogue as Array<{ read: string; seededUs: number; grownUs: number }>) console.log(`| ${x.read} | ${fmt(x.seededUs)} | ${fmt(x.grownUs)} | ${(x.grownUs / x.seededUs).toFixed(2)}× |`)
+    } finally {
+      await drop?.()
+    }
+  }
+  console.log(`\nload average at the end ${os.loadavg().map((l) => l.toFixed(2)).join(" / ")}`)
+}
+
+void main()

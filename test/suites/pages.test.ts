@@ -1,0 +1,169 @@
+// Pages walk an index and stop (embedded and Postgres): with a heavy agent's 12k transactions, 6k
+// approvals and 3k disputes among other agents' rows (ANALYZEd, so the planner has real
+// statistics), EXPLAIN ANALYZE of the very statements the stores run (the exported page
+// builders) shows no sequential scan of a commerce table and no sort of more than the page's
+// candidates; the unfiltered pages read at most a few pages' worth of index rows.
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Statement } from "effect/sql/Statement"
+import { approvalsPage, disputesPage, servicesPage, transactionsPage } from "../../src/layers/storage/postgres/commerce.js"
+import { embeddedCase, postgresCase } from "../fixtures/db.js"
+
+const BIG = ["commerce_transactions", "commerce_deliveries", "commerce_reviews", "commerce_disputes", "commerce_approvals"]
+const HEAVY = "agt_heavy"
+const PAGE_INDEXES = [
+  "commerce_transactions_buyer_idx",
+  "commerce_transactions_seller_idx",
+  "commerce_approvals_account_page_idx",
+  "commerce_approvals_account_status_idx",
+  "commerce_disputes_buyer_page_idx",
+  "commerce_disputes_seller_page_idx"
+]
+const LIMIT = 20
+
+interface PlanNode {
+  readonly "Node Type": string
+  readonly "Relation Name"?: string
+  readonly "Index Name"?: string
+  readonly "Actual Rows": number
+  readonly "Actual Loops": number
+  readonly Plans?: ReadonlyArray<PlanNode>
+}
+
+const nodes = (n: PlanNode): Array<PlanNode> => [n, ...(n.Plans ?? []).flatMap(nodes)]
+
+const seed = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function* () {
+    // 20k transactions: the heavy agent buys 12k and sells 4k; 4k between 200 other agents.
+    yield* sql.unsafe(`
+      INSERT INTO commerce_transactions (id, buyer_agent_id, seller_agent_id, service_id, service_name, category, pricing_model, tier_id,
+        list_price_cents, price_cents, seller_cents, fee_cents, status, created_at)
+      SELECT 'tx_' || lpad(i::text, 6, '0'),
+        CASE WHEN i <= 12000 THEN '${HEAVY}' ELSE 'agt_o' || (i % 200) END,
+        CASE WHEN i > 12000 AND i <= 16000 THEN '${HEAVY}' ELSE 'agt_s' || (i % 50) END,
+        'svc_' || (i % 40), 'Service ' || (i % 40), 'c' || (i % 5), 'per_call', 'unit', 100, 100, 85, 15,
+        CASE WHEN i % 10 = 0 THEN 'refunded' ELSE 'completed' END,
+        timestamptz '2026-01-01' + i * interval '1 minute'
+      FROM generate_series(1, 20000) i`)
+    yield* sql.unsafe(`
+      INSERT INTO commerce_deliveries (transaction_id, service_id, tier_id, success, latency_ms, output, error, delivered_at)
+      SELECT id, service_id, 'unit', true, 10, '{}'::jsonb, NULL, created_at FROM commerce_transactions`)
+    yield* sql.unsafe(`
+      INSERT INTO commerce_reviews (id, transaction_id, service_id, reviewer_agent_id, seller_agent_id, rating, text, created_at)
+      SELECT 'rv_' || id, id, service_id, buyer_agent_id, seller_agent_id, 4, NULL, created_at FROM commerce_transactions WHERE right(id, 1) IN ('1', '2')`)
+    // 4k disputes: 3k filed by the heavy agent (its refunded and some completed purchases), 1k by others.
+    yield* sql.unsafe(`
+      INSERT INTO commerce_disputes (id, transaction_id, buyer_agent_id, seller_agent_id, reason, status, respond_by, created_at, updated_at)
+      SELECT 'dp_' || id, id, buyer_agent_id, seller_agent_id, 'x', 'resolved_rejected', created_at, created_at, created_at
+      FROM commerce_transactions WHERE (buyer_agent_id = '${HEAVY}' AND right(id, 2) IN ('03', '07', '13', '17', '23', '27', '33', '37', '43', '47', '53', '57', '63', '67', '73', '77', '83', '87', '93', '97', '05', '15', '25', '35', '45'))
+        OR (buyer_agent_id <> '${HEAVY}' AND right(id, 1) IN ('3', '7'))`)
+    // 10k approvals: 6k on the heavy account, statuses mixed.
+    yield* sql.unsafe(`
+      INSERT INTO commerce_approvals (id, account_id, agent_id, service_id, tier_id, quoted_price_cents, reason, status, reserved_transaction_id, created_at, expires_at)
+      SELECT 'apr_' || lpad(i::text, 6, '0'), CASE WHEN i <= 6000 THEN 'acct_heavy' ELSE 'acct_o' || (i % 100) END, '${HEAVY}', 'svc_1', 'unit', 100, 'manual',
+        (ARRAY['pending', 'approved', 'declined', 'expired'])[1 + i % 4], 'tx_r' || i,
+        timestamptz '2026-01-01' + i * interval '1 minute', timestamptz '2026-12-01'
+      FROM generate_series(1, 10000) i`)
+    for (const t of BIG) yield* sql.unsafe(`ANALYZE ${t}`)
+  })
+
+const explain = (sql: SqlClient.SqlClient, statement: Statement<unknown>) =>
+  Effect.gen(function* () {
+    const [text, params] = statement.compile()
+    const rows = yield* sql.unsafe<Record<string, unknown>>(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, params)
+    const raw = Object.values(rows[0])[0]
+    const doc = (typeof raw === "string" ? JSON.parse(raw) : raw) as ReadonlyArray<{ Plan: PlanNode }>
+    return nodes(doc[0].Plan)
+  })
+
+/** No sequential scan of a commerce table; no sort of more than two pages' candidates; rows read from the list's index (rows × loops) at most `readBound`. */
+const expectIndexed = (plan: ReadonlyArray<PlanNode>, what: string, readBound: number) => {
+  const seq = plan.filter((n) => n["Node Type"] === "Seq Scan" && BIG.includes(n["Relation Name"] ?? ""))
+  expect(seq.map((n) => n["Relation Name"]), `${what}: sequential scans`).toEqual([])
+  const sorts = plan.filter((n) => n["Node Type"] === "Sort" || n["Node Type"] === "Incremental Sort")
+  for (const s of sorts) expect(s["Actual Rows"], `${what}: a sort of ${s["Actual Rows"]} rows`).toBeLessThanOrEqual(2 * LIMIT)
+  // The lists' own indexes (not the per-row primary-key lookups of the page's joins).
+  const read = plan
+    .filter((n) => PAGE_INDEXES.includes(n["Index Name"] ?? ""))
+    .reduce((s, n) => s + n["Actual Rows"] * n["Actual Loops"], 0)
+  expect(read, `${what}: reads a list index`).toBeGreaterThan(0)
+  expect(read, `${what}: rows read from the list's own index`).toBeLessThanOrEqual(readBound)
+}
+
+for (const c of [embeddedCase, postgresCase]) {
+  describe.skipIf(c.skip !== undefined)(`pages walk an index [${c.name}]${c.skip ? ` — ${c.skip}` : ""}`, () => {
+    layer(c.layer(), { timeout: "120 seconds" })((it) => {
+      it.effect(
+        "transactions (both sides, buyer, seller, a later page, filtered), approvals (all, one status), disputes: no seq scan, no sort over the agent's rows",
+        () =>
+          Effect.gen(function* () {
+            const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
+            yield* seed(sql)
+            const page = { agentId: HEAVY, limit: LIMIT } as const
+            const cases: ReadonlyArray<readonly [string, Statement<unknown>, number]> = [
+              ["transactions, both sides", transactionsPage(sql, page), 3 * LIMIT],
+              ["transactions as buyer", transactionsPage(sql, { ...page, role: "buyer" }), 2 * LIMIT],
+              ["transactions as seller", transactionsPage(sql, { ...page, role: "seller" }), 2 * LIMIT],
+              ["transactions, a page deep in the history", transactionsPage(sql, { ...page, before: { createdAt: "2026-01-04T00:00:00.000Z", id: "tx_004000" } }), 3 * LIMIT],
+              // Filters the index does not hold are applied while walking it: the walk stops after
+              // `limit` matches (10 % of the rows here are refunded, so ~10 pages' worth).
+              ["transactions, refunded only", transactionsPage(sql, { ...page, status: "refunded" }), 25 * LIMIT],
+              ["transactions of one service", transactionsPage(sql, { ...page, serviceId: "svc_3" }), 100 * LIMIT],
+              ["approvals", approvalsPage(sql, "acct_heavy", undefined, LIMIT), 2 * LIMIT],
+              ["pending approvals", approvalsPage(sql, "acct_heavy", "pending", LIMIT), 2 * LIMIT],
+              ["disputes", disputesPage(sql, HEAVY, LIMIT), 3 * LIMIT]
+            ]
+            for (const [what, statement, readBound] of cases) {
+              const plan = yield* explain(sql, statement)
+              expectIndexed(plan, what, readBound)
+              // The page is full: the heavy agent has more than a page of each.
+              const rows = yield* statement
+              expect(rows.length, what).toBe(LIMIT)
+            }
+          })
+      )
+
+      it.effect("a catalogue of 100k services: category, seller, price band, a rare `q` and a later page read an index, not the table", () =>
+        Effect.gen(function* () {
+          const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
+          // 100k listed services (and 5k unlisted): 50 categories, 2,000 sellers, prices 1–5,000 cents;
+          // one in 10,000 mentions "zeppelin".
+          yield* sql.unsafe(`
+            INSERT INTO commerce_services (id, seller_agent_id, name, description, category, pricing_model, tags, tiers, negotiation, status, search,
+              min_tier_cents, max_tier_cents, created_at, updated_at)
+            SELECT 'svc_' || lpad(i::text, 6, '0'), 'agt_seller' || (i % 2000), 'Service ' || i,
+              CASE WHEN i % 10000 = 7 THEN 'zeppelin tours' ELSE 'forecasts and reports ' || (i % 997) END,
+              'cat' || (i % 50), 'per_call', '[]'::jsonb,
+              jsonb_build_array(jsonb_build_object('id', 'unit', 'priceCents', 1 + i % 5000)), '{}'::jsonb,
+              CASE WHEN i > 100000 THEN 'inactive' ELSE 'active' END,
+              lower('Service ' || i || ' ' || CASE WHEN i % 10000 = 7 THEN 'zeppelin tours' ELSE 'forecasts and reports ' || (i % 997) END || ' cat' || (i % 50)),
+              1 + i % 5000, 1 + i % 5000, now(), now()
+            FROM generate_series(1, 105000) i`)
+          yield* sql.unsafe("ANALYZE commerce_services")
+          const trgm = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_indexes WHERE indexname = 'commerce_services_search_trgm_idx'`
+          expect(trgm[0].n, "the trigram index exists (pg_trgm loaded)").toBe(1)
+          const cases: ReadonlyArray<readonly [string, Statement<unknown>, number]> = [
+            ["first page", servicesPage(sql, { limit: LIMIT }), LIMIT],
+            ["a page deep in the catalogue", servicesPage(sql, { limit: LIMIT, afterId: "svc_090000" }), LIMIT],
+            ["one category", servicesPage(sql, { limit: LIMIT, category: "cat7" }), LIMIT],
+            ["one seller", servicesPage(sql, { limit: LIMIT, sellerId: "agt_seller7" }), LIMIT],
+            ["a price band", servicesPage(sql, { limit: LIMIT, minPriceCents: 100, maxPriceCents: 200 }), LIMIT],
+            ["a rare q", servicesPage(sql, { limit: LIMIT, q: "zeppelin" }), 10]
+          ]
+          for (const [what, statement, expected] of cases) {
+            const plan = yield* explain(sql, statement)
+            expect(plan.filter((n) => n["Node Type"] === "Seq Scan").map((n) => n["Relation Name"]), `${what}: sequential scans`).toEqual([])
+            for (const n of plan.filter((n) => n["Node Type"] === "Sort")) expect(n["Actual Rows"], `${what}: sorts ${n["Actual Rows"]} rows`).toBeLessThanOrEqual(100)
+            // Rows the index handed over (before filters): a few pages' worth, not the catalogue.
+            const read = plan.filter((n) => n["Node Type"].includes("Index")).reduce((s, n) => s + n["Actual Rows"] * n["Actual Loops"], 0)
+            expect(read, `${what}: rows read from indexes`).toBeLessThanOrEqual(5_000)
+            expect((yield* statement).length, what).toBe(expected)
+          }
+          const rare = yield* explain(sql, servicesPage(sql, { limit: LIMIT, q: "zeppelin" }))
+          expect(rare.map((n) => n["Index Name"]), "a rare q reads the trigram index").toContain("commerce_services_search_trgm_idx")
+        })
+      )
+    })
+  })
+}
