@@ -420,6 +420,6 @@ for (const c of storageCases) {
           })
         ) as Effect.Effect<void, unknown>
       )
-    }, 600_000)
+    }, 60_000 + RUNS * 20_000) // generous: a run is well under a second on memory, a few on Postgres
   })
 }
