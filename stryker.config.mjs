@@ -26,8 +26,9 @@ export default {
     "src/layers/storage/memory/commerce.ts:61-66",
     "src/layers/storage/memory/commerce.ts:145-208"
   ],
-  // Module-level constants (schemas, literals) run once at import: every test would cover them.
-  ignoreStatic: true,
+  // Code run while modules load or layers are built (beforeAll) is "static": such a mutant runs the
+  // whole (small, ~5 s) mutation suite rather than being credited to one test.
+  ignoreStatic: false,
   incremental: true,
   incrementalFile: "reports/stryker-incremental.json",
   // A shared 2-core machine: two test workers at most (`npm run test:mutation -- --concurrency 4` elsewhere).
