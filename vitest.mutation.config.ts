@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     include: [
       "test/suites/money-boundaries.test.ts",
+      "test/suites/money-details.test.ts",
       "test/suites/ledger.test.ts",
       "test/suites/settlement.test.ts",
       "test/suites/commerce.test.ts",
