@@ -236,6 +236,8 @@ forEachStorage(
     it.effect("an unfinished attempt holds its key until exactly the lease; a finished one until exactly the TTL", () =>
       Effect.gen(function* () {
         const idem = yield* Idempotency
+        // The documented numbers (docs/idempotency.md), not just whatever the constants say.
+        expect([IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS]).toEqual([60_000, 86_400_000])
         const begin = (key: string, hash = "h1") => Effect.map(idem.begin("scope-b", key, hash), (r) => r._tag)
         expect(yield* begin("lease")).toBe("Started")
         yield* TestClock.adjust(IDEMPOTENCY_LEASE_MS - 1)

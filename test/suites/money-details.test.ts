@@ -17,7 +17,8 @@ import { MemorySettlementStore } from "../../src/layers/storage/memory/settlemen
 import { MemoryNegotiationStore } from "../../src/layers/storage/memory/negotiation.js"
 import { AppConfig } from "../../src/services/AppConfig.js"
 import { Commerce } from "../../src/services/Commerce.js"
-import { Ids } from "../../src/services/Db.js"
+import { atomically, Ids } from "../../src/services/Db.js"
+import { noReferences, Settlement } from "../../src/services/Settlement.js"
 import { Disputes } from "../../src/services/Disputes.js"
 import { Events } from "../../src/services/Events.js"
 import { Ledger } from "../../src/services/Ledger.js"
@@ -172,7 +173,9 @@ forEachStorage("money details", commerceStack, (it) => {
         yield* Effect.flip(ledger.post({ kind: "adjustment", reference: "odd", postings: [{ account: EXTERNAL_GRANTS, amount: -3 }, { account: walletAccount("z"), amount: 5 }] }))
       ).toMatchObject({ message: "ledger entry must have integer postings summing to zero (sum 2)" })
       expect(
-        yield* Effect.flip(ledger.post({ kind: "adjustment", reference: "frac", postings: [{ account: EXTERNAL_GRANTS, amount: -1.5 }, { account: walletAccount("z"), amount: 1.5 }] }))
+        yield* Effect.flip(
+          ledger.post({ kind: "adjustment", reference: "frac", postings: [{ account: EXTERNAL_GRANTS, amount: -1.5 }, { account: walletAccount("z"), amount: 1 }, { account: PLATFORM_FEES, amount: 0.5 }] })
+        )
       ).toMatchObject({ _tag: "InvalidInput" })
       // Postings to one account are merged, a zero one dropped.
       const merged = yield* ledger.post({
@@ -194,6 +197,35 @@ forEachStorage("money details", commerceStack, (it) => {
       // An external account may go below zero (it is debited by every grant); a wallet may not.
       expect(yield* ledger.balance(EXTERNAL_GRANTS)).toBeLessThan(0)
     })
+  )
+
+  it.effect("a settlement whose entry a saga already posted writes the transaction and events only (no second entry)", () =>
+    Effect.gen(function* () {
+      const ledger = yield* Ledger
+      const events = yield* Events
+      const settlement = yield* Settlement
+      const offer = { serviceId: "svc_posted", serviceName: "Posted", category: "c", pricingModel: "per_call" as const, sellerAgentId: "agt_posted_seller", tierId: "t", listPriceCents: 100 }
+      const { tx } = yield* atomically(
+        settlement.settle({
+          transactionId: "tx_posted",
+          source: "saga",
+          buyerAgentId: "agt_posted_buyer",
+          offer,
+          priceCents: 100,
+          delivery: { latencyMs: 1, output: null },
+          references: { ...noReferences, sagaId: "saga_posted" },
+          at: "2026-11-25T12:00:00.000Z",
+          from: { _tag: "posted", entryId: "je_posted" },
+          memo: "posted"
+        })
+      )
+      expect(tx).toMatchObject({ status: "completed", ledgerEntryId: "je_posted", sellerCents: 85, feeCents: 15 })
+      expect(yield* ledger.entriesByReference("tx_posted")).toEqual([])
+      expect(yield* ledger.balance(walletAccount("agt_posted_buyer"))).toBe(0)
+      expect(yield* ledger.balance(walletAccount("agt_posted_seller"))).toBe(0)
+      const toSeller = (yield* events.listForAgent("agt_posted_seller", 5)).find((e) => e.type === "transaction.completed")!
+      expect(toSeller.data).toMatchObject({ transactionId: "tx_posted", ledgerEntryId: "je_posted", sagaId: "saga_posted", source: "saga" })
+    }).pipe(Effect.provide(Settlement.layer))
   )
 
   it.effect("ledger pages: newest first, `limit` at most, `before` continues after an entry, an unknown cursor ends", () =>
