@@ -23,7 +23,7 @@ import { Disputes } from "../../src/services/Disputes.js"
 import { Events } from "../../src/services/Events.js"
 import { Ledger } from "../../src/services/Ledger.js"
 import { DEFAULT_POLICY, loosens, Wallet, WalletStore } from "../../src/services/Wallet.js"
-import { commerceServices, commerceStack, fundedBuyer, sellerWith, tier } from "../fixtures/money.js"
+import { commerceServices, commerceStack, fundedBuyer, ownerCaller, sellerWith, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 describe("wallet policy: what an agent key may change (pure)", () => {
@@ -91,7 +91,8 @@ forEachStorage("money details", commerceStack, (it) => {
       expect(yield* Effect.flip(wallet.updatePolicy(buyer.agentId, { monthlyLimitCents: 499 as never }))).toMatchObject({ _tag: "InvalidInput", field: "dailyLimitCents" })
       expect(yield* Effect.flip(wallet.updatePolicy(buyer.agentId, { monthlyLimitCents: null }))).toMatchObject({
         _tag: "Forbidden",
-        message: "an agent key may only tighten its wallet policy; loosening monthlyLimitCents is for the account owner (dashboard)"
+        message: "an agent key may only tighten its wallet policy; loosening monthlyLimitCents is for the account owner (dashboard)",
+        permission: "owner"
       })
       expect((yield* wallet.policyOf(buyer.agentId)).dailyLimitCents).toBe(500)
       expect(yield* wallet.policyOf("agt_never_seen")).toEqual(DEFAULT_POLICY)
@@ -267,6 +268,10 @@ forEachStorage("money details", commerceStack, (it) => {
       yield* commerce.buy({ caller: b.caller, serviceId: service.id, tierId: "p1", input: 3 })
       expect((yield* wallet.view(a.agentId)).pendingApprovals).toBe(2)
       expect((yield* wallet.view(b.agentId)).pendingApprovals).toBe(1)
+      // A decided approval no longer counts.
+      const [first] = (yield* commerce.listApprovals(ownerCaller("acct_money"), "pending")).data.filter((x) => x.agentId === a.agentId)
+      yield* commerce.decline(ownerCaller("acct_money"), first.id)
+      expect((yield* wallet.view(a.agentId)).pendingApprovals).toBe(1)
     })
   )
 })
@@ -348,12 +353,21 @@ layer(commerceServices.pipe(Layer.provideMerge(memoryStores), Layer.provideMerge
       expect(yield* store.spendDrift).toEqual([{ agentId: buyer.agentId, day, serviceId: service.id, kept: 100, recomputed: 100, keptCalls: 2, recomputedCalls: 1 }])
       yield* usage.set(key, { [service.id]: { ...cell, spentCents: 90 } })
       expect(yield* store.spendDrift).toEqual([{ agentId: buyer.agentId, day, serviceId: service.id, kept: 90, recomputed: 100, keptCalls: 1, recomputedCalls: 1 }])
-      // A kept row with no purchases behind it, and purchases with no kept row.
+      // Kept rows with no purchases behind them (sorted by agent and day), and purchases with no kept row.
       yield* usage.set(key, {})
-      yield* spend.set(`agt_ghost|${day}`, 5)
+      yield* spend.set(`agt_ghost_b|${day}`, 5)
+      yield* spend.set(`agt_ghost_a|${day}`, 6)
+      yield* usage.set(`agt_ghost_a|${day}`, { svc_ghost: { calls: 0, spentCents: 7, label: "ghost" } })
+      // Day rows first, then service rows, each sorted by (agent, day[, service]).
+      const byKey = (x: { agentId: string; serviceId: string | null }, y: { agentId: string; serviceId: string | null }) =>
+        `${x.agentId}|${x.serviceId}` < `${y.agentId}|${y.serviceId}` ? -1 : 1
       expect(yield* store.spendDrift).toEqual([
-        { agentId: "agt_ghost", day, serviceId: null, kept: 5, recomputed: 0, keptCalls: null, recomputedCalls: null },
-        { agentId: buyer.agentId, day, serviceId: service.id, kept: 0, recomputed: 100, keptCalls: 0, recomputedCalls: 1 }
+        { agentId: "agt_ghost_a", day, serviceId: null, kept: 6, recomputed: 0, keptCalls: null, recomputedCalls: null },
+        { agentId: "agt_ghost_b", day, serviceId: null, kept: 5, recomputed: 0, keptCalls: null, recomputedCalls: null },
+        ...[
+          { agentId: buyer.agentId, day, serviceId: service.id, kept: 0, recomputed: 100, keptCalls: 0, recomputedCalls: 1 },
+          { agentId: "agt_ghost_a", day, serviceId: "svc_ghost", kept: 7, recomputed: 0, keptCalls: 0, recomputedCalls: 0 }
+        ].sort(byKey)
       ])
     })
   )
