@@ -239,6 +239,8 @@ forEachStorage("money details", commerceStack, (it) => {
       expect((yield* ledger.entriesFor(account, { limit: 10 })).map((e) => e.id)).toEqual([...ids].reverse())
       expect((yield* ledger.entriesFor(account, { limit: 2, before: ids[3] })).map((e) => e.id)).toEqual([ids[2], ids[1]])
       expect((yield* ledger.entriesFor(account, { limit: 2, before: ids[0] })).map((e) => e.id)).toEqual([])
+      expect(yield* ledger.entriesFor(walletAccount("never-posted"), { limit: 5 })).toEqual([])
+      expect(yield* ledger.entriesByReference("never-referenced")).toEqual([])
     })
   )
 
@@ -331,6 +333,8 @@ layer(commerceServices.pipe(Layer.provideMerge(memoryStores), Layer.provideMerge
       const disputes = yield* Disputes
       const store = yield* WalletStore
       const db = yield* MemoryDb
+      expect(yield* store.spendDrift).toEqual([]) // no transactions at all
+      expect(yield* Effect.flatMap(Ledger, (l) => l.check)).toEqual({ totalCents: 0, mismatches: [], negative: [], ok: true }) // an empty ledger
       const { agentId: seller, service } = yield* sellerWith("Drift", [tier("p100", 100)])
       const buyer = yield* fundedBuyer(1_000)
       const a = yield* commerce.buy({ caller: buyer.caller, serviceId: service.id, tierId: "p100", input: 1 })
