@@ -72,6 +72,19 @@ describe("wallet policy: what an agent key may change (pure)", () => {
     expect(loosens(DEFAULT_POLICY, { ...DEFAULT_POLICY, allowedSellers: ["x"] })).toBeNull()
   })
 
+  vit("the default policy is the documented one (docs/commerce.md)", () => {
+    expect(DEFAULT_POLICY).toEqual({
+      perTransactionLimitCents: null,
+      dailyLimitCents: null,
+      monthlyLimitCents: null,
+      allowedCategories: null,
+      allowedSellers: null,
+      approvalThresholdCents: 10_000,
+      autonomyLevel: "full_auto",
+      autoRecharge: { enabled: false, thresholdCents: 0, amountCents: 1_000 }
+    })
+  })
+
   vit("splitSettlement names what it refuses", () => {
     expect(() => splitSettlement(-1)).toThrow("price must be a non-negative integer, got -1")
   })
