@@ -374,6 +374,8 @@ layer(commerceServices.pipe(Layer.provideMerge(memoryStores), Layer.provideMerge
       yield* usage.set(key, {})
       yield* spend.set(`agt_ghost_b|${day}`, 5)
       yield* spend.set(`agt_ghost_a|${day}`, 6)
+      // Inserted b before a: the report must still sort them.
+      yield* usage.set(`agt_ghost_b|${day}`, { svc_ghost: { calls: 0, spentCents: 8, label: "ghost" } })
       yield* usage.set(`agt_ghost_a|${day}`, { svc_ghost: { calls: 0, spentCents: 7, label: "ghost" } })
       // Day rows first, then service rows, each sorted by (agent, day[, service]).
       const byKey = (x: { agentId: string; serviceId: string | null }, y: { agentId: string; serviceId: string | null }) =>
@@ -383,7 +385,8 @@ layer(commerceServices.pipe(Layer.provideMerge(memoryStores), Layer.provideMerge
         { agentId: "agt_ghost_b", day, serviceId: null, kept: 5, recomputed: 0, keptCalls: null, recomputedCalls: null },
         ...[
           { agentId: buyer.agentId, day, serviceId: service.id, kept: 0, recomputed: 100, keptCalls: 0, recomputedCalls: 1 },
-          { agentId: "agt_ghost_a", day, serviceId: "svc_ghost", kept: 7, recomputed: 0, keptCalls: 0, recomputedCalls: 0 }
+          { agentId: "agt_ghost_a", day, serviceId: "svc_ghost", kept: 7, recomputed: 0, keptCalls: 0, recomputedCalls: 0 },
+          { agentId: "agt_ghost_b", day, serviceId: "svc_ghost", kept: 8, recomputed: 0, keptCalls: 0, recomputedCalls: 0 }
         ].sort(byKey)
       ])
     })
