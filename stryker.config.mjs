@@ -1,0 +1,41 @@
+// Mutation testing of the money path (docs/testing.md): `npm run test:mutation`. Mutates the
+// settlement writer, ledger, wallet and policies, idempotency, the 85/15 split and the memory stores
+// behind them; runs only the money suites on the memory storage (vitest.mutation.config.ts), with
+// per-test coverage so each mutant runs just the tests that reach it. Incremental: the result file
+// (git-ignored under reports/) lets a second run re-test only mutants whose code or tests changed.
+/** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
+export default {
+  packageManager: "npm",
+  testRunner: "vitest",
+  plugins: ["@stryker-mutator/vitest-runner"],
+  vitest: { configFile: "vitest.mutation.config.ts", related: false },
+  coverageAnalysis: "perTest",
+  // Stryker rewrites tsconfig.json with the TypeScript JS API, which TypeScript 7 (native) no longer
+  // ships; vitest does not read tsconfig paths here, so point it at a file that does not exist.
+  tsconfigFile: "tsconfig.stryker-none.json",
+  mutate: [
+    "src/services/Settlement.ts",
+    "src/services/Ledger.ts",
+    "src/services/Wallet.ts",
+    "src/services/Idempotency.ts",
+    "src/schema/ledger.ts",
+    "src/layers/storage/memory/ledger.ts",
+    "src/layers/storage/memory/idempotency.ts",
+    "src/layers/storage/memory/settlement.ts",
+    // The wallet's running spend totals and its store (the rest of the file is catalog/reputation).
+    "src/layers/storage/memory/commerce.ts:61-66",
+    "src/layers/storage/memory/commerce.ts:145-208"
+  ],
+  // Code run while modules load or layers are built (beforeAll) is "static": such a mutant runs the
+  // whole (small, ~5 s) mutation suite rather than being credited to one test.
+  ignoreStatic: false,
+  incremental: true,
+  incrementalFile: "reports/stryker-incremental.json",
+  // A shared 2-core machine: two test workers at most (`npm run test:mutation -- --concurrency 4` elsewhere).
+  concurrency: 2,
+  timeoutMS: 60_000,
+  reporters: ["clear-text", "progress", "html", "json"],
+  htmlReporter: { fileName: "reports/mutation/mutation.html" },
+  jsonReporter: { fileName: "reports/mutation/mutation.json" },
+  tempDirName: ".stryker-tmp"
+}
