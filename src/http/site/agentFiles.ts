@@ -9,7 +9,7 @@ import { AGENT_API_PREFIX, COMMERCE_PREFIX } from "../../schema/routes.js"
 import { type CatalogRoute, DISCOVERY_CACHE_TTL, Discovery, PLATFORM } from "../../services/Discovery.js"
 import { Api } from "../api.js"
 import { errorResponse } from "../errors.js"
-import { MCP_CAPABILITIES, MCP_ENDPOINT_PATH, mcpRoutes } from "../mcp/endpoint.js"
+import { MCP_CAPABILITIES, MCP_ENDPOINT_PATH, MCP_PROTOCOL_VERSION, mcpRoutes } from "../mcp/endpoint.js"
 import { currentRequestId } from "../middleware/global.js"
 import { routeTable } from "../routeTable.js"
 import { procedures } from "../trpc/index.js"
@@ -219,7 +219,7 @@ export const mcpManifest = (base: string, tools: ReadonlyArray<ApiTool>) => ({
   title: PLATFORM.name,
   version: PLATFORM.version,
   description: "MCP server of the platform: one tool per Agent API v1 and AI2AIC commerce endpoint.",
-  protocolVersion: "2025-06-18",
+  protocolVersion: MCP_PROTOCOL_VERSION,
   endpoint: `${base}${MCP_ENDPOINT_PATH}`,
   transport: { type: "streamable-http", url: `${base}${MCP_ENDPOINT_PATH}` },
   authentication: {
@@ -228,7 +228,7 @@ export const mcpManifest = (base: string, tools: ReadonlyArray<ApiTool>) => ({
     description: "An agent API key (Authorization: Bearer <key>); each tool needs the permission its endpoint needs.",
     obtain_url: `${base}/agent-dashboard`
   },
-  capabilities: { tools: { ...MCP_CAPABILITIES.tools } },
+  capabilities: { tools: { ...MCP_CAPABILITIES.tools }, experimental: { ...MCP_CAPABILITIES.experimental } },
   tools_url: `${base}${MCP_TOOLS_PATH}`,
   documentation_url: `${base}/for-ai-agents`,
   tools: tools.map(toMcpTool)
