@@ -13,6 +13,7 @@ import {
 import { Schema } from "effect"
 
 const isMppProblem = Schema.is(MppProblemSchema)
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** An encoded error that goes on the wire as payment problem details. */
 export const isPaymentProblemSource = (record: Record<string, unknown>): boolean =>
@@ -54,8 +55,11 @@ export const toPaymentProblem = (record: Record<string, unknown>, requestId: str
     methods: record.methods as PaymentProblem["methods"],
     minimumChargeCents: record.minimumChargeCents as number,
     ...(typeof record.missingCents === "number" ? { missingCents: record.missingCents } : {}),
+    ...(typeof record.requiredCents === "number" ? { requiredCents: record.requiredCents } : {}),
+    ...(typeof record.balanceCents === "number" ? { balanceCents: record.balanceCents } : {}),
     ...(typeof record.retryAfter === "number" ? { retryAfter: record.retryAfter } : {}),
     hint: typeof record.hint === "string" ? record.hint : "",
+    ...(isRecord(record.howToFund) ? { howToFund: record.howToFund as PaymentProblem["howToFund"] } : {}),
     message: detail,
     requestId
   }

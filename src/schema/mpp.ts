@@ -2,6 +2,7 @@
 // credential and receipt (MPP "Payment" auth scheme, docs/mpp.md), and the stored challenge row.
 import { Schema } from "effect"
 import { Cents, Timestamp } from "./common.js"
+import { HowToFund } from "./commerce.js"
 
 /** Spec §8: the smallest charge is 0.01 USD. */
 export const MPP_MINIMUM_CHARGE_CENTS = 1
@@ -210,10 +211,15 @@ export class PaymentRequired extends Schema.TaggedError<PaymentRequired>()(
     minimumChargeCents: Schema.Int,
     /** How many cents the wallet lacks, when that is why (wallet-insufficient-funds). */
     missingCents: Schema.optional(Schema.Int),
+    /** A purchase's price and the wallet's balance (wallet-insufficient-funds on POST /buy). */
+    requiredCents: Schema.optional(Schema.Int),
+    balanceCents: Schema.optional(Schema.Int),
     /** Seconds after which a retry can succeed (0: at once, with the fresh challenge); absent: not by waiting. */
     retryAfter: Schema.optional(Schema.Int),
     /** What the client should do next. */
-    hint: Schema.String
+    hint: Schema.String,
+    /** Where to fund the wallet (wallet-insufficient-funds). */
+    howToFund: Schema.optional(HowToFund)
   },
   { httpApiStatus: 402, description: "Payment required: a Payment challenge (WWW-Authenticate); the body is a PaymentProblem (application/problem+json)." }
 ) {}
@@ -235,10 +241,12 @@ export const PaymentProblem = Schema.Struct({
   methods: Schema.Array(PaymentMethodInfo),
   minimumChargeCents: Schema.Int,
   missingCents: Schema.optional(Schema.Int),
+  requiredCents: Schema.optional(Schema.Int),
+  balanceCents: Schema.optional(Schema.Int),
   retryAfter: Schema.optional(Schema.Int),
   hint: Schema.String,
   /** Links to fund the wallet (wallet-insufficient-funds). */
-  howToFund: Schema.optional(Schema.Unknown),
+  howToFund: Schema.optional(HowToFund),
   /** The same text as `detail`, under the name every other error body of this API uses. */
   message: Schema.String,
   requestId: Schema.String

@@ -2,7 +2,9 @@
 // HTTP authentication scheme: an HMAC-bound, stored, single-use challenge bound to the agent, key,
 // service, tier and request body; a credential that echoes it; one ledger charge and a receipt.
 import { traced } from "./Tracing.js"
-import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Context, Data, Effect, Layer, Option, Redacted } from "effect"
+import type { HowToFund, InsufficientCredits, Purchase } from "../schema/commerce.js"
+import type { NotFound } from "../schema/errors.js"
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { AppConfig } from "./AppConfig.js"
 import { InvalidInput, type StorageUnavailable } from "../schema/errors.js"
@@ -35,7 +37,7 @@ import {
 import type { Caller } from "./Caller.js"
 import { simulateDelivery } from "./Catalog.js"
 import { noReferences, Settlement } from "./Settlement.js"
-import { atomically, Ids } from "./Db.js"
+import { atomically, Ids, type Transactor } from "./Db.js"
 import { Ledger } from "./Ledger.js"
 import { deliveryModeOf, type Offer, Offers, simulatedOutput } from "./Offers.js"
 import { Wallet } from "./Wallet.js"
@@ -186,6 +188,11 @@ const hints: Record<MppProblem, string> = {
   "method-unsupported": "only method credits, intent charge is active: pay this fresh challenge with it",
   "wallet-insufficient-funds": "fund the wallet (howToFund), then pay this fresh challenge; waiting alone does not help"
 }
+
+/** Internal: a purchase charged another amount than the challenge it was paid with (undone). */
+class PaymentMismatch extends Data.TaggedError("PaymentMismatch")<{ readonly row: ChallengeRecord; readonly priceCents: number }> {}
+
+const isTagged = (u: unknown, tag: string) => typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === tag
 
 /** The HMAC key of challenge ids: MPP_CHALLENGE_SECRET, or else random per process (open challenges then die with it). */
 const challengeKey = (secret: Option.Option<Redacted.Redacted>) =>
@@ -363,7 +370,7 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
         })
       )
 
-    const paymentRequired = (challenge: Challenge, problem: MppProblem, message: string, missingCents?: number) =>
+    const paymentRequired = (challenge: Challenge, problem: MppProblem, message: string, missingCents?: number, extra: { readonly howToFund?: typeof HowToFund.Type; readonly requiredCents?: number; readonly balanceCents?: number } = {}) =>
       new PaymentRequired({
         message,
         problem,
@@ -373,8 +380,42 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
         ...(missingCents !== undefined ? { missingCents } : {}),
         // A fresh challenge can be paid at once; a short wallet needs funding first, not time.
         ...(problem === "wallet-insufficient-funds" ? {} : { retryAfter: 0 }),
-        hint: hints[problem]
+        hint: hints[problem],
+        ...extra
       })
+
+    /**
+     * The stored challenge a credential pays, locked for this unit of work, or why it cannot pay:
+     * it must be this agent's and key's, open, not expired, as echoed, for this offer and body.
+     */
+    const claimable = (who: { readonly agentId: string; readonly keyId: string }, echoed: EchoedChallenge, offer: Offer, digest: string) =>
+      Effect.gen(function* () {
+        const refuse = (refused: MppProblem, message: string): Refusal => ({ refused, message })
+        const now = yield* Clock.currentTimeMillis
+        const row = yield* store.getForUpdate(echoed.id)
+        if (!row || row.agentId !== who.agentId || row.keyId !== who.keyId) return refuse("invalid-challenge", "unknown challenge id (challenges are bound to the key they were issued to)")
+        if (row.status === "paid") return refuse("invalid-challenge", `challenge ${row.id} was already used (paid at ${row.paidAt}); a credential cannot be replayed`)
+        if (Date.parse(row.expiresAt) <= now) return refuse("payment-expired", `challenge ${row.id} expired at ${row.expiresAt}`)
+        // The id binds the echoed parameters; the stored row must be what they say.
+        const same = echoed.realm === MPP_REALM && echoed.request === row.request && echoed.expires === row.expiresAt && echoed.digest === row.digest
+        if (!same) return refuse("verification-failed", "the credential's echoed challenge parameters do not match the challenge issued")
+        if (row.serviceId !== offer.service.id || row.tierId !== offer.tier.id || row.digest !== digest) {
+          return refuse("verification-failed", "the challenge was issued for another service, tier or request body")
+        }
+        return row
+      })
+
+    /** The credential parsed and bound (method, HMAC of its parameters), or why not. */
+    const readCredential = (credential: string): { readonly echoed: EchoedChallenge } | Refusal => {
+      const parsed = parseCredential(credential)
+      if (!parsed) return { refused: "malformed-credential", message: `the credential is not "Payment <base64url JSON>" with a challenge object` }
+      const echoed = parsed.challenge
+      if (echoed.method !== CREDITS_METHOD || echoed.intent !== CHARGE_INTENT) {
+        return { refused: "method-unsupported", message: `${String(echoed.method)}/${String(echoed.intent)} is not accepted here; pay with ${CREDITS_METHOD}/${CHARGE_INTENT}` }
+      }
+      if (!bound(echoed)) return { refused: "invalid-challenge", message: "the challenge id is not the binding of its parameters: it was not issued here, or was altered" }
+      return { echoed }
+    }
 
     /**
      * One paid call. Without a credential: 402 with a fresh challenge. With one: its method must be
@@ -407,27 +448,16 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
         if (input.credential === undefined || input.credential.trim() === "") {
           return yield* refuseWith("payment-required", `this call costs ${offer.tier.priceCents} cents: retry with a Payment credential for the challenge in ${field}`)
         }
-        const parsed = parseCredential(input.credential)
-        if (!parsed) return yield* refuseWith("malformed-credential", `the credential is not "Payment <base64url JSON>" with a challenge object`)
-        const echoed = parsed.challenge
-        if (echoed.method !== CREDITS_METHOD || echoed.intent !== CHARGE_INTENT) {
-          return yield* refuseWith("method-unsupported", `${String(echoed.method)}/${String(echoed.intent)} is not accepted here; pay with ${CREDITS_METHOD}/${CHARGE_INTENT}`)
-        }
-        if (!bound(echoed)) return yield* refuseWith("invalid-challenge", "the challenge id is not the binding of its parameters: it was not issued here, or was altered")
+        const read = readCredential(input.credential)
+        if ("refused" in read) return yield* refuseWith(read.refused, read.message)
+        const echoed = read.echoed
         const outcome = yield* atomically(
           Effect.gen(function* () {
             const refuse = (refused: MppProblem, message: string, extra: Partial<Refusal> = {}): Refusal => ({ refused, message, ...extra })
             const now = yield* Clock.currentTimeMillis
-            const row = yield* store.getForUpdate(echoed.id)
-            if (!row || row.agentId !== who.agentId || row.keyId !== who.keyId) return refuse("invalid-challenge", "unknown challenge id (challenges are bound to the key they were issued to)")
-            if (row.status === "paid") return refuse("invalid-challenge", `challenge ${row.id} was already used (paid at ${row.paidAt}); a credential cannot be replayed`)
-            if (Date.parse(row.expiresAt) <= now) return refuse("payment-expired", `challenge ${row.id} expired at ${row.expiresAt}`)
-            // The id binds the echoed parameters; the stored row must be what they say.
-            const same = echoed.realm === MPP_REALM && echoed.request === row.request && echoed.expires === row.expiresAt && echoed.digest === row.digest
-            if (!same) return refuse("verification-failed", "the credential's echoed challenge parameters do not match the challenge issued")
-            if (row.serviceId !== offer.service.id || row.tierId !== offer.tier.id || row.digest !== digest) {
-              return refuse("verification-failed", "the challenge was issued for another service, tier or request body")
-            }
+            const checked = yield* claimable(who, echoed, offer, digest)
+            if ("refused" in checked) return checked
+            const row = checked
             const { mode } = deliveryModeOf(input.input)
             if (mode === "fail" || mode === "timeout") {
               return yield* Effect.fail(
@@ -518,7 +548,89 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
         return yield* refuseWith(outcome.refused, outcome.message, outcome.missingCents)
       }).pipe(traced("Mpp.invoke"))
 
-    return { discovery, health, invoke } as const
+    /**
+     * A fresh challenge that pays a purchase (POST /buy) of `amountCents` for this service, tier
+     * and body, and the 402 of a short wallet that carries it (with how to fund).
+     */
+    const walletShort = (
+      caller: Pick<Caller, "agentId" | "keyId">,
+      input: { readonly serviceId: string; readonly tierId: string; readonly body: string | Uint8Array; readonly credentialHeader: string | undefined },
+      short: InsufficientCredits
+    ) =>
+      Effect.gen(function* () {
+        const who = { agentId: caller.agentId!, keyId: caller.keyId ?? "" }
+        const offer = yield* offers.get(input.serviceId, input.tierId)
+        const challenge = yield* issue(who, { service: offer.service, tier: { ...offer.tier, priceCents: short.requiredCents } }, contentDigest(input.body), input.credentialHeader)
+        return paymentRequired(challenge, "wallet-insufficient-funds", short.message, short.missingCents, {
+          howToFund: short.howToFund,
+          requiredCents: short.requiredCents,
+          balanceCents: short.balanceCents
+        })
+      })
+
+    /**
+     * A purchase paid with a credential: the challenge is verified and claimed in the purchase's
+     * own unit of work (`purchase` joins it), so a credential pays one purchase, and a purchase that
+     * fails leaves the challenge open. The purchase must charge exactly the challenge's amount.
+     * Refusals carry a fresh challenge; a short wallet too (with how to fund).
+     */
+    const payPurchase = <E, R>(
+      caller: Pick<Caller, "agentId" | "keyId">,
+      input: { readonly serviceId: string; readonly tierId: string; readonly body: string | Uint8Array; readonly credential: string; readonly credentialHeader: string | undefined },
+      purchase: Effect.Effect<Purchase, E, R>
+    ) =>
+      Effect.gen(function* () {
+        const who = { agentId: caller.agentId!, keyId: caller.keyId ?? "" }
+        const offer = yield* offers.get(input.serviceId, input.tierId)
+        const digest = contentDigest(input.body)
+        const refuseWith = (problem: MppProblem, message: string, amountCents = offer.tier.priceCents) =>
+          Effect.flatMap(issue(who, { service: offer.service, tier: { ...offer.tier, priceCents: amountCents } }, digest, input.credentialHeader), (challenge) =>
+            Effect.fail(paymentRequired(challenge, problem, message))
+          )
+        const read = readCredential(input.credential)
+        if ("refused" in read) return yield* refuseWith(read.refused, read.message)
+        const outcome = yield* atomically(
+          Effect.gen(function* () {
+            const checked = yield* claimable(who, read.echoed, offer, digest)
+            if ("refused" in checked) return { _tag: "Refused" as const, refusal: checked }
+            const row = checked
+            const bought = yield* purchase
+            if (bought.status !== "completed" || bought.transaction === null) return { _tag: "Bought" as const, purchase: bought, receipt: undefined }
+            if (bought.transaction.priceCents !== row.amountCents) {
+              // Undoes the purchase: the unit of work fails.
+              return yield* Effect.fail(new PaymentMismatch({ row, priceCents: bought.transaction.priceCents }))
+            }
+            const paidAt = bought.transaction.createdAt
+            yield* store.update({ ...row, status: "paid", paidAt, entryId: bought.transaction.ledgerEntryId, transactionId: bought.transaction.id })
+            const receipt: Receipt = {
+              status: "success",
+              method: CREDITS_METHOD,
+              intent: CHARGE_INTENT,
+              timestamp: paidAt,
+              reference: bought.transaction.ledgerEntryId ?? bought.transaction.id,
+              challengeId: row.id,
+              transactionId: bought.transaction.id,
+              amount: String(row.amountCents),
+              currency: MPP_CURRENCY,
+              serviceId: row.serviceId,
+              tierId: row.tierId
+            }
+            return { _tag: "Bought" as const, purchase: bought, receipt: receipt as Receipt | undefined }
+          })
+        ).pipe(
+          Effect.catch((e): Effect.Effect<never, E | StorageUnavailable | PaymentRequired | NotFound, Transactor> =>
+            isTagged(e, "InsufficientCredits")
+              ? Effect.flatMap(walletShort(caller, input, e as InsufficientCredits), Effect.fail)
+              : isTagged(e, "PaymentMismatch")
+                ? refuseWith("verification-failed", `the challenge pays ${(e as PaymentMismatch).row.amountCents} cents; this purchase costs ${(e as PaymentMismatch).priceCents}`, (e as PaymentMismatch).priceCents)
+                : Effect.fail(e as E | StorageUnavailable)
+          )
+        )
+        if (outcome._tag === "Refused") return yield* refuseWith(outcome.refusal.refused, outcome.refusal.message)
+        return { purchase: outcome.purchase, receipt: outcome.receipt }
+      }).pipe(traced("Mpp.payPurchase"))
+
+    return { discovery, health, invoke, walletShort, payPurchase } as const
   })
 }) {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */

@@ -140,11 +140,16 @@ describe("MCP endpoint (Streamable HTTP)", () => {
     expect(denied.structuredContent).toMatchObject({ status: 403, type: "Forbidden", permission: "commerce:buy" })
     await reader.close()
 
-    // An empty wallet: the typed 402 comes back as a tool error.
+    // An empty wallet: the 402 is a payment refusal (docs/mcp.md): JSON-RPC -32042 with a challenge
+    // for the purchase and the problem details (our wallet type, how many cents are missing).
     const broke = await connect((await createAgentKey(server.baseUrl, ["commerce:*"])).secret)
-    const refused = await broke.callTool({ name: "buy", arguments: { serviceId: "svc_doc_translate", tierId: "starter" } })
-    expect(refused.isError).toBe(true)
-    expect(refused.structuredContent).toMatchObject({ status: 402, type: "tag:ai2aic-commerce,2026:problems/wallet-insufficient-funds", missingCents: 1900 })
+    const refused = await broke.callTool({ name: "buy", arguments: { serviceId: "svc_doc_translate", tierId: "starter" } }).then(
+      () => undefined,
+      (e: unknown) => e as { code: number; data: { challenges: Array<{ request: { amount: string } }>; problem: Record<string, unknown> } }
+    )
+    expect(refused?.code).toBe(-32042)
+    expect(refused?.data.problem).toMatchObject({ status: 402, type: "tag:ai2aic-commerce,2026:problems/wallet-insufficient-funds", missingCents: 1900 })
+    expect(refused?.data.challenges[0].request.amount).toBe("1900")
     await broke.close()
     await client.close()
   })

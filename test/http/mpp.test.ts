@@ -65,7 +65,7 @@ const strictRefusal = async (res: Response, expected: string, status = 402) => {
   expect(body).toMatchObject({ type, title: TITLES[expected], status, challengeId: challenge.id, challenge: { id: challenge.id, request: challenge.request } })
   expect(typeof body.detail).toBe("string")
   expect(typeof body.hint).toBe("string")
-  expect(body.instance).toMatch(/\/invoke$/)
+  expect(body.instance).toMatch(/\/invoke$|\/buy$/)
   if (expected === WALLET_SHORT) expect(res.headers.get("retry-after")).toBeNull()
   else {
     expect(res.headers.get("retry-after")).toBe("0")
@@ -325,23 +325,40 @@ for (const storage of ["memory", "embedded", "postgres"] as const) {
       expect(anonymous.headers.get("www-authenticate")).toMatch(/^Bearer realm="agent-api".*ApiKey realm="agent-api", header="X-API-Key"/)
     })
 
-    it("POST /buy with too few credits: problem details of our wallet type, how to fund, never stored for replay", async () => {
+    it("POST /buy with too few credits: our wallet type with a challenge for the purchase; funded, that challenge pays it once; never stored for replay", async () => {
       const k = await createAgentKey(server.baseUrl, ["commerce:buy"])
-      const buy = () =>
+      const body = JSON.stringify({ serviceId: "svc_translate_pro", tierId: "standard" })
+      const buy = (credential?: string) =>
         fetch(url(`${COMMERCE}/buy`), {
           method: "POST",
-          headers: { ...k.auth, "content-type": "application/json", "idempotency-key": "buy-short-1" },
-          body: JSON.stringify({ serviceId: "svc_translate_pro", tierId: "standard" })
+          headers: { ...k.auth, "content-type": "application/json", "idempotency-key": "buy-short-1", ...(credential ? { "payment-authorization": credential } : {}) },
+          body
         })
-      const short = await buy()
-      expect(short.status).toBe(402)
-      expect(short.headers.get("content-type")).toMatch(/^application\/problem\+json/)
-      expect(short.headers.get("cache-control")).toBe("no-store")
-      expect(await short.json()).toMatchObject({ type: WALLET_SHORT, title: "Wallet Insufficient Funds", status: 402, missingCents: 2, howToFund: { checkoutUrl: expect.any(String) } })
+      const { challenge, body: short } = await strictRefusal(await buy(), WALLET_SHORT)
+      expect(short).toMatchObject({ missingCents: 2, howToFund: { checkoutUrl: expect.any(String) }, challenge: { requestDecoded: { amount: "2", externalId: "svc_translate_pro/standard" } } })
+      expect(challenge.digest).toBe(`sha-256=:${createHash("sha256").update(body).digest("base64")}:`)
+      // Paying before funding: still short, a fresh challenge.
+      await strictRefusal(await buy(credentialFor(challenge)), WALLET_SHORT)
       await fund(k.agentId, 2)
-      const bought = await buy()
+      const bought = await buy(credentialFor(challenge))
       expect(bought.status).toBe(201)
       expect(bought.headers.get("idempotent-replayed")).toBeNull()
+      expect(bought.headers.get("cache-control")).toBe("private")
+      const receipt = JSON.parse(Buffer.from(bought.headers.get("payment-receipt")!, "base64url").toString("utf8"))
+      const purchase = await bought.json()
+      expect(receipt).toMatchObject({ status: "success", method: "credits", challengeId: challenge.id, amount: "2", transactionId: purchase.transaction.id })
+      expect(await balance(walletAccount(k.agentId))).toBe(0)
+      // The credential is spent: another purchase with it is refused (new key, so no replay).
+      await fund(k.agentId, 2)
+      const again = await fetch(url(`${COMMERCE}/buy`), {
+        method: "POST",
+        headers: { ...k.auth, "content-type": "application/json", "payment-authorization": credentialFor(challenge) },
+        body
+      })
+      await strictRefusal(again, "invalid-challenge")
+      expect(await balance(walletAccount(k.agentId))).toBe(2)
+      // Without a credential /buy still simply charges the wallet.
+      expect((await fetch(url(`${COMMERCE}/buy`), { method: "POST", headers: { ...k.auth, "content-type": "application/json" }, body })).status).toBe(201)
     })
   })
 }

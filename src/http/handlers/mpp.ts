@@ -3,13 +3,40 @@ import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { AppConfig } from "../../services/AppConfig.js"
-import { CREDENTIAL_HEADER, RECEIPT_HEADER } from "../../schema/mpp.js"
+import { CREDENTIAL_HEADER, type PaymentRequired, RECEIPT_HEADER, type Receipt } from "../../schema/mpp.js"
 import { CurrentCaller } from "../../services/Caller.js"
 import { isPaymentCredential, Mpp, receiptHeader, wwwAuthenticate } from "../../services/Mpp.js"
 import { Api } from "../api.js"
 
 const addHeaders = (headers: Record<string, string>) =>
   HttpEffect.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeaders(res, headers)))
+
+/**
+ * What a payable request brings: its body bytes as sent (the challenge's digest covers exactly
+ * these; read again from the request's cached body), the Payment credential if any, and the field
+ * the caller's challenges name. Where the credential travels follows where the key does: with
+ * `Authorization: Bearer` the challenge names Payment-Authorization (mppx's header extension);
+ * with the key in X-API-Key, `Authorization: Payment …` as the draft writes it (no header param).
+ */
+export const paymentContext = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const body = new Uint8Array(yield* Effect.orDie(request.arrayBuffer))
+  const authorization = request.headers.authorization
+  const keyInAuthorization = authorization !== undefined && !isPaymentCredential(authorization)
+  const credential = request.headers["payment-authorization"] ?? (isPaymentCredential(authorization) ? authorization : undefined)
+  return { body, credential, credentialHeader: keyInAuthorization ? CREDENTIAL_HEADER : undefined }
+})
+
+/** The 402's headers: the fresh challenge, never cached, and when a retry can succeed. */
+export const challengeHeaders = (e: PaymentRequired) =>
+  addHeaders({
+    "www-authenticate": wwwAuthenticate(e.challenge),
+    "cache-control": "no-store",
+    ...(e.retryAfter !== undefined ? { "retry-after": String(e.retryAfter) } : {})
+  })
+
+/** A paid answer's headers: the receipt, private to this client. */
+export const receiptHeaders = (receipt: Receipt) => addHeaders({ [RECEIPT_HEADER.toLowerCase()]: receiptHeader(receipt), "cache-control": "private" })
 
 export const MppLive = HttpApiBuilder.group(Api, "mpp", (handlers) =>
   handlers
@@ -18,36 +45,12 @@ export const MppLive = HttpApiBuilder.group(Api, "mpp", (handlers) =>
     .handle("invoke", ({ params: path, query: urlParams, payload }) =>
       Effect.gen(function* () {
         const caller = yield* CurrentCaller
-        const request = yield* HttpServerRequest.HttpServerRequest
-        // The challenge binds the body bytes as sent (the draft's digest), read once more from the
-        // request's cached body.
-        const body = new Uint8Array(yield* Effect.orDie(request.arrayBuffer))
-        // Where the credential travels follows where the key does: with `Authorization: Bearer`
-        // the challenge names Payment-Authorization (mppx's header extension); with the key in
-        // X-API-Key, `Authorization: Payment …` as the draft writes it (the header is left out).
-        const authorization = request.headers.authorization
-        const keyInAuthorization = authorization !== undefined && !isPaymentCredential(authorization)
-        const credential = request.headers["payment-authorization"] ?? (isPaymentCredential(authorization) ? authorization : undefined)
+        const { body, credential, credentialHeader } = yield* paymentContext
         const mpp = yield* Mpp
         const result = yield* mpp
-          .invoke(caller, {
-            serviceId: path.id,
-            tierId: urlParams.tier,
-            input: payload.input,
-            body,
-            credential,
-            credentialHeader: keyInAuthorization ? CREDENTIAL_HEADER : undefined
-          })
-          .pipe(
-            Effect.tapErrorTag("PaymentRequired", (e) =>
-              addHeaders({
-                "www-authenticate": wwwAuthenticate(e.challenge),
-                "cache-control": "no-store",
-                ...(e.retryAfter !== undefined ? { "retry-after": String(e.retryAfter) } : {})
-              })
-            )
-          )
-        yield* addHeaders({ [RECEIPT_HEADER.toLowerCase()]: receiptHeader(result.receipt), "cache-control": "private" })
+          .invoke(caller, { serviceId: path.id, tierId: urlParams.tier, input: payload.input, body, credential, credentialHeader })
+          .pipe(Effect.tapErrorTag("PaymentRequired", challengeHeaders))
+        yield* receiptHeaders(result.receipt)
         return result
       })
     )
