@@ -12,6 +12,7 @@ import { ApiDocsRoutesLive } from "../http/site/apiDocs.js"
 import { AgentFilesLive } from "../http/site/agentFiles.js"
 import { CheckoutRoutesLive } from "../http/site/checkout.js"
 import { McpRoutesLive } from "../http/mcp/routes.js"
+import { A2aRoutesLive } from "../http/a2a/routes.js"
 import { ProcedureAuthLive } from "../http/trpc/auth.js"
 import { trpcRoutes } from "../http/trpc/adapter.js"
 import { procedures } from "../http/trpc/index.js"
@@ -76,7 +77,8 @@ export const RoutesLive = Layer.mergeAll(
   SiteRoutesLive,
   AgentFilesLive,
   CheckoutRoutesLive,
-  McpRoutesLive
+  McpRoutesLive,
+  A2aRoutesLive
 ).pipe(Layer.provide(GlobalMiddlewareLive))
 
 const logListening = Effect.gen(function* () {

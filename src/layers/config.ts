@@ -85,6 +85,7 @@ const raw = Effect.all({
   stripeSecretKey: secret("STRIPE_SECRET_KEY"),
   stripeWebhookSecret: secret("STRIPE_WEBHOOK_SECRET"),
   stripeApiBase: text("STRIPE_API_BASE"),
+  mppChallengeSecret: secret("MPP_CHALLENGE_SECRET"),
   logLevel: logLevelNamed("LOG_LEVEL"),
   logFormat: oneOf("LOG_FORMAT", ["pretty", "json"] as const, "pretty"),
   rateLimitPerMinute: intIn("RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000),

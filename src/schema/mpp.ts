@@ -2,6 +2,7 @@
 // credential and receipt (MPP "Payment" auth scheme, docs/mpp.md), and the stored challenge row.
 import { Schema } from "effect"
 import { Cents, Timestamp } from "./common.js"
+import { HowToFund } from "./commerce.js"
 
 /** Spec §8: the smallest charge is 0.01 USD. */
 export const MPP_MINIMUM_CHARGE_CENTS = 1
@@ -12,10 +13,27 @@ export const MPP_REALM = "ai2aic-commerce"
 /** The internal credit method's identifier (MPP method ids are lowercase letters). */
 export const CREDITS_METHOD = "credits"
 export const CHARGE_INTENT = "charge"
-/** The challenge selects this field, so `Authorization` keeps the bearer key. */
+/**
+ * mppx's `header` extension: the challenge names this field when the API key travels as
+ * `Authorization: Bearer`, so both fit; a caller that sends its key in `X-API-Key` gets a challenge
+ * without `header` and pays in `Authorization: Payment …` as the draft writes it.
+ */
 export const CREDENTIAL_HEADER = "Payment-Authorization"
 export const RECEIPT_HEADER = "Payment-Receipt"
+/** Where an agent may send its API key when `Authorization` carries a Payment credential. */
+export const API_KEY_HEADER = "X-API-Key"
+/** The Payment scheme's problem types (draft-httpauth-payment §8). */
 export const PROBLEM_BASE = "https://paymentauth.org/problems/"
+/**
+ * Our own problem type (documented in docs/mpp.md): the credential was in order but the wallet it
+ * draws on is short. Not `payment-insufficient`, which means "the amount paid is too low".
+ */
+export const WALLET_INSUFFICIENT_PROBLEM = "tag:ai2aic-commerce,2026:problems/wallet-insufficient-funds"
+/** MCP transport of the Payment scheme (draft-payment-transport-mcp): JSON-RPC codes and _meta keys. */
+export const MCP_PAYMENT_REQUIRED_CODE = -32042
+export const MCP_PAYMENT_VERIFICATION_FAILED_CODE = -32043
+export const MCP_CREDENTIAL_META = "org.paymentauth/credential"
+export const MCP_RECEIPT_META = "org.paymentauth/receipt"
 
 export const MethodStatus = Schema.Literals(["active", "not_yet_available"])
 
@@ -85,9 +103,12 @@ export const Challenge = Schema.Struct({
   request: Schema.String,
   requestDecoded: ChargeRequest,
   expires: Timestamp,
-  /** RFC 9530 content digest of the request body the challenge pays for */
+  /** RFC 9530 content digest (`sha-256=:<base64>:`) of the request body bytes the challenge pays for */
   digest: Schema.String,
-  header: Schema.String
+  /** The field the credential goes in; absent: `Authorization` (the draft's default). */
+  header: Schema.optional(Schema.String),
+  /** base64url of canonical JSON `{nonce}`: makes every challenge, and so its HMAC id, fresh. */
+  opaque: Schema.String
 })
 export type Challenge = typeof Challenge.Type
 
@@ -145,24 +166,92 @@ export class InvokeResult extends Schema.Class<InvokeResult>("InvokeResult")({
   receipt: Receipt
 }) {}
 
-export const MppProblem = Schema.Literals(["payment-required", "malformed-credential", "invalid-challenge", "payment-expired", "verification-failed", "payment-insufficient"])
+/**
+ * Why a 402 was answered. The draft's types (`payment-insufficient`, "amount paid too low", cannot
+ * happen with the credit method: the amount is the challenge's), and ours for a short wallet.
+ */
+export const MppProblem = Schema.Literals([
+  "payment-required",
+  "malformed-credential",
+  "invalid-challenge",
+  "payment-expired",
+  "verification-failed",
+  "method-unsupported",
+  "wallet-insufficient-funds"
+])
 export type MppProblem = typeof MppProblem.Type
 
-/** 402 — pay first: a fresh challenge (also in WWW-Authenticate) and why the last credential, if any, was refused. */
+/** The problem type URI of a refusal. */
+export const problemType = (p: MppProblem) => (p === "wallet-insufficient-funds" ? WALLET_INSUFFICIENT_PROBLEM : `${PROBLEM_BASE}${p}`)
+
+export const problemTitles: Record<MppProblem, string> = {
+  "payment-required": "Payment Required",
+  "malformed-credential": "Malformed Payment Credential",
+  "invalid-challenge": "Invalid Payment Challenge",
+  "payment-expired": "Payment Expired",
+  "verification-failed": "Payment Verification Failed",
+  "method-unsupported": "Payment Method Unsupported",
+  "wallet-insufficient-funds": "Wallet Insufficient Funds"
+}
+
+/** The HTTP status of a refusal: 400 for an unsupported method, 402 (with a fresh challenge) for the rest. */
+export const problemStatus = (p: MppProblem) => (p === "method-unsupported" ? 400 : 402)
+
+/**
+ * Pay first: a fresh challenge (also in WWW-Authenticate) and why the last credential, if any, was
+ * refused. Internal error; on the wire it is the `PaymentProblem` below (application/problem+json).
+ */
 export class PaymentRequired extends Schema.TaggedError<PaymentRequired>()(
   "PaymentRequired",
   {
     message: Schema.String,
-    /** MPP problem type (https://paymentauth.org/problems/<problem>) */
-    problem: Schema.String,
+    problem: MppProblem,
     challenge: Challenge,
     methods: Schema.Array(PaymentMethodInfo),
     minimumChargeCents: Schema.Int,
-    /** How many cents the wallet lacks, when that is why (payment-insufficient). */
-    missingCents: Schema.optional(Schema.Int)
+    /** How many cents the wallet lacks, when that is why (wallet-insufficient-funds). */
+    missingCents: Schema.optional(Schema.Int),
+    /** A purchase's price and the wallet's balance (wallet-insufficient-funds on POST /buy). */
+    requiredCents: Schema.optional(Schema.Int),
+    balanceCents: Schema.optional(Schema.Int),
+    /** Seconds after which a retry can succeed (0: at once, with the fresh challenge); absent: not by waiting. */
+    retryAfter: Schema.optional(Schema.Int),
+    /** What the client should do next. */
+    hint: Schema.String,
+    /** Where to fund the wallet (wallet-insufficient-funds). */
+    howToFund: Schema.optional(HowToFund)
   },
-  { httpApiStatus: 402, description: "Payment required: a Payment challenge (WWW-Authenticate) and its JSON twin." }
+  { httpApiStatus: 402, description: "Payment required: a Payment challenge (WWW-Authenticate); the body is a PaymentProblem (application/problem+json)." }
 ) {}
+
+/**
+ * The 402 (and the method-unsupported 400) body on the wire: RFC 9457 problem details with the
+ * Payment scheme's type URIs, served as `application/problem+json` with `Cache-Control: no-store`.
+ * Extra members: the challenge (its id in `challengeId`), the methods, a hint, the request id.
+ * Exported so the OpenAPI document can declare it.
+ */
+export const PaymentProblem = Schema.Struct({
+  type: Schema.String,
+  title: Schema.String,
+  status: Schema.Int,
+  detail: Schema.String,
+  instance: Schema.optional(Schema.String),
+  challengeId: Schema.String,
+  challenge: Challenge,
+  methods: Schema.Array(PaymentMethodInfo),
+  minimumChargeCents: Schema.Int,
+  missingCents: Schema.optional(Schema.Int),
+  requiredCents: Schema.optional(Schema.Int),
+  balanceCents: Schema.optional(Schema.Int),
+  retryAfter: Schema.optional(Schema.Int),
+  hint: Schema.String,
+  /** Links to fund the wallet (wallet-insufficient-funds). */
+  howToFund: Schema.optional(HowToFund),
+  /** The same text as `detail`, under the name every other error body of this API uses. */
+  message: Schema.String,
+  requestId: Schema.String
+}).annotate({ identifier: "PaymentProblem", description: "RFC 9457 problem details of a Payment 402 (application/problem+json)" })
+export type PaymentProblem = typeof PaymentProblem.Type
 
 /** 422 — the price is below the 0.01 USD minimum charge. */
 export class ChargeBelowMinimum extends Schema.TaggedError<ChargeBelowMinimum>()(

@@ -17,6 +17,8 @@ export interface AppConfigShape {
   readonly stripeSecretKey: Option.Option<Redacted.Redacted>
   readonly stripeWebhookSecret: Option.Option<Redacted.Redacted>
   readonly stripeApiBase: Option.Option<string>
+  /** HMAC key of MPP challenge ids (MPP_CHALLENGE_SECRET); none: random per process. */
+  readonly mppChallengeSecret: Option.Option<Redacted.Redacted>
   readonly logLevel: LogLevel
   readonly logFormat: "pretty" | "json"
   /** Requests per key per minute / per day on the agent API and commerce protocol (spec §8). */
@@ -60,6 +62,7 @@ export const configDefaults: AppConfigShape = {
   stripeSecretKey: Option.none(),
   stripeWebhookSecret: Option.none(),
   stripeApiBase: Option.none(),
+  mppChallengeSecret: Option.none(),
   logLevel: "Warn",
   logFormat: "pretty",
   rateLimitPerMinute: 60,

@@ -1,9 +1,12 @@
 // Mpp: pay-per-request over HTTP 402 with the internal credit method, following the MPP "Payment"
-// HTTP authentication scheme: a stored single-use challenge bound to the agent, key, service,
-// tier and request body; a credential that echoes it; one ledger charge and a receipt.
+// HTTP authentication scheme: an HMAC-bound, stored, single-use challenge bound to the agent, key,
+// service, tier and request body; a credential that echoes it; one ledger charge and a receipt.
 import { traced } from "./Tracing.js"
-import { Clock, Context, Effect, Layer } from "effect"
-import { createHash } from "node:crypto"
+import { Clock, Context, Data, Effect, Layer, Option, Redacted } from "effect"
+import type { HowToFund, InsufficientCredits, Purchase } from "../schema/commerce.js"
+import type { NotFound } from "../schema/errors.js"
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { AppConfig } from "./AppConfig.js"
 import { InvalidInput, type StorageUnavailable } from "../schema/errors.js"
 import { PLATFORM_FEES, walletAccount } from "../schema/ledger.js"
 import {
@@ -13,6 +16,7 @@ import {
   ChargeBelowMinimum,
   type ChallengeRecord,
   type ChargeRequest,
+  API_KEY_HEADER,
   CHARGE_INTENT,
   CREDENTIAL_HEADER,
   CREDITS_METHOD,
@@ -26,7 +30,6 @@ import {
   NotPayPerRequest,
   PaymentRequired,
   paymentMethods,
-  PROBLEM_BASE,
   type Receipt,
   RECEIPT_HEADER,
   SellerFailed
@@ -34,7 +37,7 @@ import {
 import type { Caller } from "./Caller.js"
 import { simulateDelivery } from "./Catalog.js"
 import { noReferences, Settlement } from "./Settlement.js"
-import { atomically, Ids } from "./Db.js"
+import { atomically, Ids, type Transactor } from "./Db.js"
 import { Ledger } from "./Ledger.js"
 import { deliveryModeOf, type Offer, Offers, simulatedOutput } from "./Offers.js"
 import { Wallet } from "./Wallet.js"
@@ -69,8 +72,9 @@ export const MAX_OPEN_CHALLENGES_PER_AGENT = 100
 const b64url = (s: string) => Buffer.from(s, "utf8").toString("base64url")
 /** JSON with sorted keys and no whitespace: RFC 8785 (JCS) for objects of strings. */
 const canonical = (o: Record<string, string>) => JSON.stringify(Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]])))
-/** RFC 9530 Content-Digest value of a body. */
-export const contentDigest = (body: string) => `sha-256=:${createHash("sha256").update(body, "utf8").digest("base64")}:`
+/** RFC 9530 Content-Digest value of a body: SHA-256 over its bytes, as a structured-field byte sequence. */
+export const contentDigest = (body: string | Uint8Array) =>
+  `sha-256=:${createHash("sha256").update(typeof body === "string" ? Buffer.from(body, "utf8") : body).digest("base64")}:`
 
 /** JSON with object keys sorted at every level (JCS-like): the same content always gives the same text. */
 export const canonicalJson = (value: unknown): string => {
@@ -88,10 +92,20 @@ export const canonicalJson = (value: unknown): string => {
 
 const quote = (v: string) => `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`
 
-/** The WWW-Authenticate value of a challenge (RFC 9110 auth-params). */
+/**
+ * The WWW-Authenticate value of a challenge (RFC 9110 auth-params), in mppx's parameter order;
+ * `header` only when it is not the default `Authorization`.
+ */
 export const wwwAuthenticate = (c: Challenge) =>
-  `Payment id=${quote(c.id)}, realm=${quote(c.realm)}, method=${quote(c.method)}, intent=${quote(c.intent)}, header=${quote(c.header)}, ` +
-  `expires=${quote(c.expires)}, digest=${quote(c.digest)}, request=${quote(c.request)}`
+  `Payment id=${quote(c.id)}, realm=${quote(c.realm)}, method=${quote(c.method)}, intent=${quote(c.intent)}, request=${quote(c.request)}, ` +
+  `digest=${quote(c.digest)}, expires=${quote(c.expires)}${c.header !== undefined ? `, header=${quote(c.header)}` : ""}, opaque=${quote(c.opaque)}`
+
+/**
+ * What the challenge id is an HMAC of (the binding mppx computes and verifies): the parameters in
+ * fixed slots joined by "|", `header` only when it names a field other than Authorization.
+ */
+export const challengeBinding = (c: { readonly realm: string; readonly method: string; readonly intent: string; readonly request: string; readonly expires: string; readonly digest: string; readonly header?: string | undefined; readonly opaque: string }) =>
+  [c.realm, c.method, c.intent, c.request, c.expires, c.digest, ...(c.header !== undefined && c.header.toLowerCase() !== "authorization" ? [c.header] : []), c.opaque].join("|")
 
 /** The Payment-Receipt header value. */
 export const receiptHeader = (r: Receipt) => b64url(JSON.stringify(r))
@@ -100,7 +114,17 @@ export const receiptHeader = (r: Receipt) => b64url(JSON.stringify(r))
 export const makeCredential = (c: Challenge, payload: Record<string, unknown> = {}) =>
   `Payment ${b64url(
     JSON.stringify({
-      challenge: { id: c.id, realm: c.realm, method: c.method, intent: c.intent, request: c.request, expires: c.expires, digest: c.digest, header: c.header },
+      challenge: {
+        id: c.id,
+        realm: c.realm,
+        method: c.method,
+        intent: c.intent,
+        request: c.request,
+        expires: c.expires,
+        digest: c.digest,
+        ...(c.header !== undefined ? { header: c.header } : {}),
+        opaque: c.opaque
+      },
       payload
     })
   )}`
@@ -114,14 +138,21 @@ interface EchoedChallenge {
   readonly expires?: unknown
   readonly digest?: unknown
   readonly header?: unknown
+  readonly opaque?: unknown
 }
 
-/** Parses `Payment <b64url>`; undefined when malformed. */
+/** `Payment <b64token>`; the scheme name is case-insensitive (RFC 9110 §11.1). */
+const CREDENTIAL = /^payment[ ]+([A-Za-z0-9._~+/-]+=*)[ ]*$/i
+
+/** True when a header value is a Payment credential (any case of the scheme name). */
+export const isPaymentCredential = (header: string | undefined) => header !== undefined && /^payment[ ]/i.test(header.trimStart())
+
+/** Parses `Payment <b64url JSON>`; undefined when malformed. */
 export const parseCredential = (header: string): { readonly challenge: EchoedChallenge; readonly payload: unknown } | undefined => {
-  const m = /^Payment[ ]+([A-Za-z0-9_-]+)[ ]*$/.exec(header)
+  const m = CREDENTIAL.exec(header.trim())
   if (!m) return undefined
   try {
-    const json = JSON.parse(Buffer.from(m[1], "base64url").toString("utf8")) as unknown
+    const json = JSON.parse(Buffer.from(m[1].replace(/=+$/, ""), "base64url").toString("utf8")) as unknown
     if (typeof json !== "object" || json === null) return undefined
     const { challenge, payload } = json as { challenge?: unknown; payload?: unknown }
     if (typeof challenge !== "object" || challenge === null || typeof (challenge as { id?: unknown }).id !== "string") return undefined
@@ -132,7 +163,7 @@ export const parseCredential = (header: string): { readonly challenge: EchoedCha
   }
 }
 
-const toChallenge = (r: ChallengeRecord, decoded: ChargeRequest): Challenge => ({
+const toChallenge = (r: ChallengeRecord, decoded: ChargeRequest, extra: { readonly header: string | undefined; readonly opaque: string }): Challenge => ({
   id: r.id,
   realm: MPP_REALM,
   method: CREDITS_METHOD,
@@ -141,10 +172,31 @@ const toChallenge = (r: ChallengeRecord, decoded: ChargeRequest): Challenge => (
   requestDecoded: decoded,
   expires: r.expiresAt,
   digest: r.digest,
-  header: CREDENTIAL_HEADER
+  ...(extra.header !== undefined ? { header: extra.header } : {}),
+  opaque: extra.opaque
 })
 
-type Refusal = { readonly refused: MppProblem; readonly message: string; readonly reuse?: ChallengeRecord; readonly missingCents?: number }
+type Refusal = { readonly refused: MppProblem; readonly message: string; readonly missingCents?: number }
+
+/** What the next step is, per refusal (the problem's `hint`). */
+const hints: Record<MppProblem, string> = {
+  "payment-required": "echo this challenge in a credential (Payment <base64url JSON {challenge, payload}>) and send the same request again",
+  "malformed-credential": "send Payment <base64url JSON {challenge, payload}> echoing this fresh challenge",
+  "invalid-challenge": "challenges are single use and bound to the key they were issued to: pay this fresh one",
+  "payment-expired": "challenges live 5 minutes: pay this fresh one",
+  "verification-failed": "a challenge pays for one request (service, tier, body bytes): pay this fresh one with the same request",
+  "method-unsupported": "only method credits, intent charge is active: pay this fresh challenge with it",
+  "wallet-insufficient-funds": "fund the wallet (howToFund), then pay this fresh challenge; waiting alone does not help"
+}
+
+/** Internal: a purchase charged another amount than the challenge it was paid with (undone). */
+class PaymentMismatch extends Data.TaggedError("PaymentMismatch")<{ readonly row: ChallengeRecord; readonly priceCents: number }> {}
+
+const isTagged = (u: unknown, tag: string) => typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === tag
+
+/** The HMAC key of challenge ids: MPP_CHALLENGE_SECRET, or else random per process (open challenges then die with it). */
+const challengeKey = (secret: Option.Option<Redacted.Redacted>) =>
+  Option.match(secret, { onNone: () => randomBytes(32), onSome: (s) => Buffer.from(Redacted.value(s), "utf8") })
 
 export class Mpp extends Context.Service<Mpp>()("Mpp", {
   make: Effect.gen(function* () {
@@ -155,6 +207,19 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
     // The commerce core: wallet policies, and the one writer of purchases a paid call settles through.
     const wallet = yield* Wallet
     const settlement = yield* Settlement
+    const config = yield* AppConfig
+    const hmacKey = challengeKey(config.mppChallengeSecret)
+    const challengeId = (c: Parameters<typeof challengeBinding>[0]) => createHmac("sha256", hmacKey).update(challengeBinding(c), "utf8").digest("base64url")
+    /** Constant-time: does the echoed id equal the HMAC of the echoed parameters? */
+    const bound = (echoed: EchoedChallenge) => {
+      const str = (u: unknown) => (typeof u === "string" ? u : undefined)
+      const [realm, method, intent, request, expires, digest, opaque] = [echoed.realm, echoed.method, echoed.intent, echoed.request, echoed.expires, echoed.digest, echoed.opaque].map(str)
+      const header = str(echoed.header)
+      if ([realm, method, intent, request, expires, digest, opaque].some((v) => v === undefined)) return false
+      const expected = Buffer.from(challengeId({ realm: realm!, method: method!, intent: intent!, request: request!, expires: expires!, digest: digest!, header, opaque: opaque! }))
+      const given = Buffer.from(echoed.id)
+      return expected.length === given.length && timingSafeEqual(expected, given)
+    }
 
     const discovery = (baseUrl: string) =>
       MppDiscovery.make({
@@ -166,8 +231,8 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
         methods: [...paymentMethods],
         fallback: { method: "credits.charge", status: "active", description: "The internal credit system (the agent's wallet) pays while external methods are pending early access." },
         headers: {
-          challenge: `WWW-Authenticate: Payment id, realm, method="${CREDITS_METHOD}", intent="${CHARGE_INTENT}", header="${CREDENTIAL_HEADER}", expires, digest, request`,
-          credential: `${CREDENTIAL_HEADER}: Payment <base64url JSON {challenge, payload}> (Authorization keeps the Bearer key)`,
+          challenge: `WWW-Authenticate: Payment id (HMAC of the parameters), realm, method="${CREDITS_METHOD}", intent="${CHARGE_INTENT}", request, digest, expires, [header="${CREDENTIAL_HEADER}"], opaque`,
+          credential: `Authorization: Payment <base64url JSON {challenge, payload}> with the key in ${API_KEY_HEADER}; or ${CREDENTIAL_HEADER}: Payment … with Authorization: Bearer <key> (the challenge's header parameter says which)`,
           receipt: `${RECEIPT_HEADER}: <base64url JSON receipt>`
         },
         invoke: {
@@ -258,7 +323,7 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
         return offer
       })
 
-    const decodedRequest = (r: Pick<ChallengeRecord, "id" | "amountCents" | "sellerAgentId" | "serviceId" | "tierId">, offer: Offer): ChargeRequest => ({
+    const decodedRequest = (r: Pick<ChallengeRecord, "amountCents" | "sellerAgentId" | "serviceId" | "tierId">, offer: Offer): ChargeRequest => ({
       amount: String(r.amountCents),
       currency: MPP_CURRENCY,
       recipient: walletAccount(r.sellerAgentId),
@@ -266,13 +331,15 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
       externalId: `${r.serviceId}/${r.tierId}`
     })
 
-    /** Stores a fresh challenge for this agent, key, offer and body. */
-    const issue = (caller: { readonly agentId: string; readonly keyId: string }, offer: Offer, digest: string) =>
+    /**
+     * Stores a fresh challenge for this agent, key, offer and body; its id is the HMAC of its
+     * parameters (with a random nonce in `opaque`, so no two challenges share an id).
+     */
+    const issue = (caller: { readonly agentId: string; readonly keyId: string }, offer: Offer, digest: string, header: string | undefined) =>
       atomically(
         Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
           const base = {
-            id: yield* ids.make("pay"),
             agentId: caller.agentId,
             keyId: caller.keyId,
             serviceId: offer.service.id,
@@ -281,12 +348,17 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
             amountCents: offer.tier.priceCents
           }
           const decoded = decodedRequest(base, offer)
+          const request = b64url(canonical({ ...decoded }))
+          const expiresAt = new Date(now + CHALLENGE_TTL_MS).toISOString()
+          const opaque = b64url(canonical({ nonce: randomBytes(16).toString("base64url") }))
+          const id = challengeId({ realm: MPP_REALM, method: CREDITS_METHOD, intent: CHARGE_INTENT, request, expires: expiresAt, digest, header, opaque })
           const record: ChallengeRecord = {
             ...base,
-            request: b64url(canonical({ ...decoded })),
+            id,
+            request,
             digest,
             status: "open",
-            expiresAt: new Date(now + CHALLENGE_TTL_MS).toISOString(),
+            expiresAt,
             createdAt: new Date(now).toISOString(),
             paidAt: null,
             entryId: null,
@@ -294,64 +366,98 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
           }
           yield* store.pruneOpen(caller.agentId, record.createdAt, MAX_OPEN_CHALLENGES_PER_AGENT - 1)
           yield* store.insert(record)
-          return toChallenge(record, decoded)
+          return toChallenge(record, decoded, { header, opaque })
         })
       )
 
-    const paymentRequired = (challenge: Challenge, problem: MppProblem, message: string, missingCents?: number) =>
+    const paymentRequired = (challenge: Challenge, problem: MppProblem, message: string, missingCents?: number, extra: { readonly howToFund?: typeof HowToFund.Type; readonly requiredCents?: number; readonly balanceCents?: number } = {}) =>
       new PaymentRequired({
         message,
-        problem: `${PROBLEM_BASE}${problem}`,
+        problem,
         challenge,
         methods: [...paymentMethods],
         minimumChargeCents: MPP_MINIMUM_CHARGE_CENTS,
-        ...(missingCents !== undefined ? { missingCents } : {})
+        ...(missingCents !== undefined ? { missingCents } : {}),
+        // A fresh challenge can be paid at once; a short wallet needs funding first, not time.
+        ...(problem === "wallet-insufficient-funds" ? {} : { retryAfter: 0 }),
+        hint: hints[problem],
+        ...extra
       })
 
     /**
-     * One paid call. Without a credential: 402 with a fresh challenge. With one: verified against
-     * the stored challenge (same agent and key, open, not expired, every echoed parameter equal,
-     * the same service, tier and body), then in one unit of work the simulated seller answers,
-     * the wallet is charged (85/15 split) and the challenge is marked paid — so it pays once.
+     * The stored challenge a credential pays, locked for this unit of work, or why it cannot pay:
+     * it must be this agent's and key's, open, not expired, as echoed, for this offer and body.
+     */
+    const claimable = (who: { readonly agentId: string; readonly keyId: string }, echoed: EchoedChallenge, offer: Offer, digest: string) =>
+      Effect.gen(function* () {
+        const refuse = (refused: MppProblem, message: string): Refusal => ({ refused, message })
+        const now = yield* Clock.currentTimeMillis
+        const row = yield* store.getForUpdate(echoed.id)
+        if (!row || row.agentId !== who.agentId || row.keyId !== who.keyId) return refuse("invalid-challenge", "unknown challenge id (challenges are bound to the key they were issued to)")
+        if (row.status === "paid") return refuse("invalid-challenge", `challenge ${row.id} was already used (paid at ${row.paidAt}); a credential cannot be replayed`)
+        if (Date.parse(row.expiresAt) <= now) return refuse("payment-expired", `challenge ${row.id} expired at ${row.expiresAt}`)
+        // The id binds the echoed parameters; the stored row must be what they say.
+        const same = echoed.realm === MPP_REALM && echoed.request === row.request && echoed.expires === row.expiresAt && echoed.digest === row.digest
+        if (!same) return refuse("verification-failed", "the credential's echoed challenge parameters do not match the challenge issued")
+        if (row.serviceId !== offer.service.id || row.tierId !== offer.tier.id || row.digest !== digest) {
+          return refuse("verification-failed", "the challenge was issued for another service, tier or request body")
+        }
+        return row
+      })
+
+    /** The credential parsed and bound (method, HMAC of its parameters), or why not. */
+    const readCredential = (credential: string): { readonly echoed: EchoedChallenge } | Refusal => {
+      const parsed = parseCredential(credential)
+      if (!parsed) return { refused: "malformed-credential", message: `the credential is not "Payment <base64url JSON>" with a challenge object` }
+      const echoed = parsed.challenge
+      if (echoed.method !== CREDITS_METHOD || echoed.intent !== CHARGE_INTENT) {
+        return { refused: "method-unsupported", message: `${String(echoed.method)}/${String(echoed.intent)} is not accepted here; pay with ${CREDITS_METHOD}/${CHARGE_INTENT}` }
+      }
+      if (!bound(echoed)) return { refused: "invalid-challenge", message: "the challenge id is not the binding of its parameters: it was not issued here, or was altered" }
+      return { echoed }
+    }
+
+    /**
+     * One paid call. Without a credential: 402 with a fresh challenge. With one: its method must be
+     * credits/charge (else 400 method-unsupported), its id the HMAC of its echoed parameters, the
+     * stored challenge the same agent's and key's, open, not expired, for the same service, tier
+     * and body bytes; then in one unit of work the simulated seller answers, the wallet is charged
+     * (85/15 split) and the challenge is marked paid — so it pays once. Every refusal carries a
+     * fresh challenge. `credentialHeader`: the field the caller's challenges name (undefined:
+     * Authorization, when the key travels in X-API-Key).
      */
     const invoke = (
       caller: Pick<Caller, "agentId" | "keyId">,
-      input: { readonly serviceId: string; readonly tierId: string | undefined; readonly input: unknown; readonly body: string; readonly credential: string | undefined }
+      input: {
+        readonly serviceId: string
+        readonly tierId: string | undefined
+        readonly input: unknown
+        /** The request body bytes, as sent: the challenge's digest covers exactly these. */
+        readonly body: string | Uint8Array
+        readonly credential: string | undefined
+        readonly credentialHeader: string | undefined
+      }
     ) =>
       Effect.gen(function* () {
         const who = { agentId: caller.agentId!, keyId: caller.keyId ?? "" }
         const offer = yield* payableOffer(who.agentId, input.serviceId, input.tierId)
         const digest = contentDigest(input.body)
+        const refuseWith = (problem: MppProblem, message: string, missingCents?: number) =>
+          Effect.flatMap(issue(who, offer, digest, input.credentialHeader), (challenge) => Effect.fail(paymentRequired(challenge, problem, message, missingCents)))
+        const field = input.credentialHeader ?? "Authorization"
         if (input.credential === undefined || input.credential.trim() === "") {
-          const challenge = yield* issue(who, offer, digest)
-          return yield* Effect.fail(paymentRequired(challenge, "payment-required", `this call costs ${offer.tier.priceCents} cents: retry with a ${CREDENTIAL_HEADER} credential for the challenge`))
+          return yield* refuseWith("payment-required", `this call costs ${offer.tier.priceCents} cents: retry with a Payment credential for the challenge in ${field}`)
         }
-        const parsed = parseCredential(input.credential)
-        if (!parsed) {
-          const challenge = yield* issue(who, offer, digest)
-          return yield* Effect.fail(paymentRequired(challenge, "malformed-credential", `the ${CREDENTIAL_HEADER} value is not "Payment <base64url JSON>" with a challenge object`))
-        }
+        const read = readCredential(input.credential)
+        if ("refused" in read) return yield* refuseWith(read.refused, read.message)
+        const echoed = read.echoed
         const outcome = yield* atomically(
           Effect.gen(function* () {
             const refuse = (refused: MppProblem, message: string, extra: Partial<Refusal> = {}): Refusal => ({ refused, message, ...extra })
             const now = yield* Clock.currentTimeMillis
-            const row = yield* store.getForUpdate(parsed.challenge.id)
-            if (!row || row.agentId !== who.agentId || row.keyId !== who.keyId) return refuse("invalid-challenge", "unknown challenge id (challenges are bound to the key they were issued to)")
-            if (row.status === "paid") return refuse("invalid-challenge", `challenge ${row.id} was already used (paid at ${row.paidAt}); a credential cannot be replayed`)
-            if (Date.parse(row.expiresAt) <= now) return refuse("payment-expired", `challenge ${row.id} expired at ${row.expiresAt}`)
-            const echoed = parsed.challenge
-            const same =
-              echoed.realm === MPP_REALM &&
-              echoed.method === CREDITS_METHOD &&
-              echoed.intent === CHARGE_INTENT &&
-              echoed.request === row.request &&
-              echoed.expires === row.expiresAt &&
-              echoed.digest === row.digest &&
-              echoed.header === CREDENTIAL_HEADER
-            if (!same) return refuse("verification-failed", "the credential's echoed challenge parameters do not match the challenge issued")
-            if (row.serviceId !== offer.service.id || row.tierId !== offer.tier.id || row.digest !== digest) {
-              return refuse("verification-failed", "the challenge was issued for another service, tier or request body")
-            }
+            const checked = yield* claimable(who, echoed, offer, digest)
+            if ("refused" in checked) return checked
+            const row = checked
             const { mode } = deliveryModeOf(input.input)
             if (mode === "fail" || mode === "timeout") {
               return yield* Effect.fail(
@@ -405,8 +511,7 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
             )
             if (charged._tag === "Failure") {
               if (charged.failure._tag === "InsufficientFunds") {
-                return refuse("payment-insufficient", `the wallet lacks ${charged.failure.missingCents} cents for this call; fund it and retry the same credential`, {
-                  reuse: row,
+                return refuse("wallet-insufficient-funds", `the wallet lacks ${charged.failure.missingCents} cents for this call; fund it and pay the fresh challenge`, {
                   missingCents: charged.failure.missingCents
                 })
               }
@@ -440,11 +545,92 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
           })
         )
         if (outcome instanceof InvokeResult) return outcome
-        const challenge = outcome.reuse ? toChallenge(outcome.reuse, decodedRequest(outcome.reuse, offer)) : yield* issue(who, offer, digest)
-        return yield* Effect.fail(paymentRequired(challenge, outcome.refused, outcome.message, outcome.missingCents))
+        return yield* refuseWith(outcome.refused, outcome.message, outcome.missingCents)
       }).pipe(traced("Mpp.invoke"))
 
-    return { discovery, health, invoke } as const
+    /**
+     * A fresh challenge that pays a purchase (POST /buy) of `amountCents` for this service, tier
+     * and body, and the 402 of a short wallet that carries it (with how to fund).
+     */
+    const walletShort = (
+      caller: Pick<Caller, "agentId" | "keyId">,
+      input: { readonly serviceId: string; readonly tierId: string; readonly body: string | Uint8Array; readonly credentialHeader: string | undefined },
+      short: InsufficientCredits
+    ) =>
+      Effect.gen(function* () {
+        const who = { agentId: caller.agentId!, keyId: caller.keyId ?? "" }
+        const offer = yield* offers.get(input.serviceId, input.tierId)
+        const challenge = yield* issue(who, { service: offer.service, tier: { ...offer.tier, priceCents: short.requiredCents } }, contentDigest(input.body), input.credentialHeader)
+        return paymentRequired(challenge, "wallet-insufficient-funds", short.message, short.missingCents, {
+          howToFund: short.howToFund,
+          requiredCents: short.requiredCents,
+          balanceCents: short.balanceCents
+        })
+      })
+
+    /**
+     * A purchase paid with a credential: the challenge is verified and claimed in the purchase's
+     * own unit of work (`purchase` joins it), so a credential pays one purchase, and a purchase that
+     * fails leaves the challenge open. The purchase must charge exactly the challenge's amount.
+     * Refusals carry a fresh challenge; a short wallet too (with how to fund).
+     */
+    const payPurchase = <E, R>(
+      caller: Pick<Caller, "agentId" | "keyId">,
+      input: { readonly serviceId: string; readonly tierId: string; readonly body: string | Uint8Array; readonly credential: string; readonly credentialHeader: string | undefined },
+      purchase: Effect.Effect<Purchase, E, R>
+    ) =>
+      Effect.gen(function* () {
+        const who = { agentId: caller.agentId!, keyId: caller.keyId ?? "" }
+        const offer = yield* offers.get(input.serviceId, input.tierId)
+        const digest = contentDigest(input.body)
+        const refuseWith = (problem: MppProblem, message: string, amountCents = offer.tier.priceCents) =>
+          Effect.flatMap(issue(who, { service: offer.service, tier: { ...offer.tier, priceCents: amountCents } }, digest, input.credentialHeader), (challenge) =>
+            Effect.fail(paymentRequired(challenge, problem, message))
+          )
+        const read = readCredential(input.credential)
+        if ("refused" in read) return yield* refuseWith(read.refused, read.message)
+        const outcome = yield* atomically(
+          Effect.gen(function* () {
+            const checked = yield* claimable(who, read.echoed, offer, digest)
+            if ("refused" in checked) return { _tag: "Refused" as const, refusal: checked }
+            const row = checked
+            const bought = yield* purchase
+            if (bought.status !== "completed" || bought.transaction === null) return { _tag: "Bought" as const, purchase: bought, receipt: undefined }
+            if (bought.transaction.priceCents !== row.amountCents) {
+              // Undoes the purchase: the unit of work fails.
+              return yield* Effect.fail(new PaymentMismatch({ row, priceCents: bought.transaction.priceCents }))
+            }
+            const paidAt = bought.transaction.createdAt
+            yield* store.update({ ...row, status: "paid", paidAt, entryId: bought.transaction.ledgerEntryId, transactionId: bought.transaction.id })
+            const receipt: Receipt = {
+              status: "success",
+              method: CREDITS_METHOD,
+              intent: CHARGE_INTENT,
+              timestamp: paidAt,
+              reference: bought.transaction.ledgerEntryId ?? bought.transaction.id,
+              challengeId: row.id,
+              transactionId: bought.transaction.id,
+              amount: String(row.amountCents),
+              currency: MPP_CURRENCY,
+              serviceId: row.serviceId,
+              tierId: row.tierId
+            }
+            return { _tag: "Bought" as const, purchase: bought, receipt: receipt as Receipt | undefined }
+          })
+        ).pipe(
+          Effect.catch((e): Effect.Effect<never, E | StorageUnavailable | PaymentRequired | NotFound, Transactor> =>
+            isTagged(e, "InsufficientCredits")
+              ? Effect.flatMap(walletShort(caller, input, e as InsufficientCredits), Effect.fail)
+              : isTagged(e, "PaymentMismatch")
+                ? refuseWith("verification-failed", `the challenge pays ${(e as PaymentMismatch).row.amountCents} cents; this purchase costs ${(e as PaymentMismatch).priceCents}`, (e as PaymentMismatch).priceCents)
+                : Effect.fail(e as E | StorageUnavailable)
+          )
+        )
+        if (outcome._tag === "Refused") return yield* refuseWith(outcome.refusal.refused, outcome.refusal.message)
+        return { purchase: outcome.purchase, receipt: outcome.receipt }
+      }).pipe(traced("Mpp.payPurchase"))
+
+    return { discovery, health, invoke, walletShort, payPurchase } as const
   })
 }) {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */

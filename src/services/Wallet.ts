@@ -155,7 +155,7 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
         config.payments === "fake"
           ? "POST {amountCents} to topupUrl (fake-payments mode), or buy a plan: its credits fund the wallet (1 credit = 1 cent)"
           : "buy a plan through checkoutUrl (its credits fund the wallet, 1 credit = 1 cent), or enable auto-recharge with PATCH /wallet",
-      retry: "after funding, retry with a new Idempotency-Key (or none): a retry with the same key replays this 402, as every first answer is replayed"
+      retry: "after funding, send the same request again; the same Idempotency-Key is fine: a 402 is never stored for replay"
     }
 
     /** The 402 a purchase answers when the buyer's wallet cannot cover the price. */

@@ -81,10 +81,11 @@ describe.each(storages)("commerce over HTTP [%s]", (storage) => {
     const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
     const poor = await buy(buyer, { serviceId: "svc_doc_translate", tierId: "starter", input: { doc: "a.pdf" } })
     expect(poor.status).toBe(402)
-    expect(poor.body).toMatchObject({ type: "InsufficientCredits", requiredCents: 1900, balanceCents: 0, missingCents: 1900 })
+    // RFC 9457 problem details with our documented type (docs/mpp.md), never stored for replay.
+    expect(poor.body).toMatchObject({ type: "tag:ai2aic-commerce,2026:problems/wallet-insufficient-funds", status: 402, requiredCents: 1900, balanceCents: 0, missingCents: 1900 })
     expect(poor.body.howToFund.topupUrl).toBe(`${server.baseUrl}${base}/wallet/topup`)
     expect(poor.body.howToFund.checkoutUrl).toBe(`${server.baseUrl}/api/trpc/subscription.createCheckout`)
-    expect(poor.body.howToFund.retry).toMatch(/new Idempotency-Key/)
+    expect(poor.body.howToFund.retry).toMatch(/same Idempotency-Key is fine/)
     expect((await topup(buyer, 2500)).body).toMatchObject({ amountCents: 2500, balanceCents: 2500 })
     const ok = await buy(buyer, { serviceId: "svc_doc_translate", tierId: "starter", input: { doc: "a.pdf" } })
     expect(ok.status).toBe(201)

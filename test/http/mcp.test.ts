@@ -140,11 +140,16 @@ describe("MCP endpoint (Streamable HTTP)", () => {
     expect(denied.structuredContent).toMatchObject({ status: 403, type: "Forbidden", permission: "commerce:buy" })
     await reader.close()
 
-    // An empty wallet: the typed 402 comes back as a tool error.
+    // An empty wallet: the 402 is a payment refusal (docs/mcp.md): JSON-RPC -32042 with a challenge
+    // for the purchase and the problem details (our wallet type, how many cents are missing).
     const broke = await connect((await createAgentKey(server.baseUrl, ["commerce:*"])).secret)
-    const refused = await broke.callTool({ name: "buy", arguments: { serviceId: "svc_doc_translate", tierId: "starter" } })
-    expect(refused.isError).toBe(true)
-    expect(refused.structuredContent).toMatchObject({ status: 402, type: "InsufficientCredits" })
+    const refused = await broke.callTool({ name: "buy", arguments: { serviceId: "svc_doc_translate", tierId: "starter" } }).then(
+      () => undefined,
+      (e: unknown) => e as { code: number; data: { challenges: Array<{ request: { amount: string } }>; problem: Record<string, unknown> } }
+    )
+    expect(refused?.code).toBe(-32042)
+    expect(refused?.data.problem).toMatchObject({ status: 402, type: "tag:ai2aic-commerce,2026:problems/wallet-insufficient-funds", missingCents: 1900 })
+    expect(refused?.data.challenges[0].request.amount).toBe("1900")
     await broke.close()
     await client.close()
   })
@@ -202,9 +207,9 @@ describe("MCP endpoint (Streamable HTTP)", () => {
     }
   })
 
-  it("initialize announces the capabilities /.well-known/mcp.json publishes (tools, listChanged: false)", async () => {
+  it("initialize announces the capabilities /.well-known/mcp.json publishes (tools, listChanged: false; payment)", async () => {
     const manifest = (await (await fetch(url("/.well-known/mcp.json"))).json()) as { capabilities: Record<string, unknown> }
-    expect(manifest.capabilities).toEqual({ tools: { listChanged: false } })
+    expect(manifest.capabilities).toEqual({ tools: { listChanged: false }, experimental: { payment: { methods: { credits: { intents: ["charge"] } } } } })
 
     const key = await createAgentKey(server.baseUrl, ["catalog:read"])
     const client = await connect(key.secret)
@@ -218,8 +223,10 @@ describe("MCP endpoint (Streamable HTTP)", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } })
     })
     expect(res.status).toBe(200)
-    const body = (await res.json()) as { result: { capabilities: Record<string, unknown> } }
+    const body = (await res.json()) as { result: { protocolVersion: string; capabilities: Record<string, unknown> } }
     expect(body.result.capabilities).toEqual(manifest.capabilities)
+    // An older revision the SDK still supports is answered in kind; the manifest names the latest.
+    expect(body.result.protocolVersion).toBe("2025-06-18")
   })
 
   it("without a valid bearer key /mcp is 401 with WWW-Authenticate; GET and DELETE are 405", async () => {

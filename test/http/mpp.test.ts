@@ -3,6 +3,7 @@
 // credential refused → the wallet charged once; tampered, foreign, expired-body and unfunded
 // credentials are refused with the MPP problem types.
 import { Effect } from "effect"
+import { createHash } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { EXTERNAL_GRANTS, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger.js"
 import { Ledger } from "../../src/services/Ledger.js"
@@ -25,10 +26,53 @@ const parseChallenge = (header: string) => {
 const credentialFor = (c: Record<string, string>, override: Record<string, string> = {}) =>
   `Payment ${Buffer.from(
     JSON.stringify({
-      challenge: { id: c.id, realm: c.realm, method: c.method, intent: c.intent, request: c.request, expires: c.expires, digest: c.digest, header: c.header, ...override },
+      challenge: { id: c.id, realm: c.realm, method: c.method, intent: c.intent, request: c.request, expires: c.expires, digest: c.digest, header: c.header, opaque: c.opaque, ...override },
       payload: {}
     })
   ).toString("base64url")}`
+
+const PROBLEMS = "https://paymentauth.org/problems/"
+const WALLET_SHORT = "tag:ai2aic-commerce,2026:problems/wallet-insufficient-funds"
+const TITLES: Record<string, string> = {
+  "payment-required": "Payment Required",
+  "malformed-credential": "Malformed Payment Credential",
+  "invalid-challenge": "Invalid Payment Challenge",
+  "payment-expired": "Payment Expired",
+  "verification-failed": "Payment Verification Failed",
+  "method-unsupported": "Payment Method Unsupported",
+  [WALLET_SHORT]: "Wallet Insufficient Funds"
+}
+/** Every challenge id any 402 of this file handed out: each 402 must bring a new one. */
+const seenChallengeIds = new Set<string>()
+
+/**
+ * The draft's checks on a payment refusal: the status, `application/problem+json` with type, title,
+ * status, detail (RFC 9457), `Cache-Control: no-store`, a WWW-Authenticate Payment challenge that
+ * is fresh (an id never seen before, 256-bit HMAC in base64url) and the same as the body's
+ * `challengeId`, Retry-After when waiting can help. Returns the problem's short name and body.
+ */
+const strictRefusal = async (res: Response, expected: string, status = 402) => {
+  expect(res.status).toBe(status)
+  expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+  expect(res.headers.get("cache-control")).toBe("no-store")
+  expect(res.headers.get("payment-receipt")).toBeNull()
+  const challenge = parseChallenge(res.headers.get("www-authenticate")!)
+  expect(challenge.id).toMatch(/^[A-Za-z0-9_-]{43}$/)
+  expect(seenChallengeIds.has(challenge.id)).toBe(false)
+  seenChallengeIds.add(challenge.id)
+  const body = await res.json()
+  const type = expected === WALLET_SHORT ? WALLET_SHORT : `${PROBLEMS}${expected}`
+  expect(body).toMatchObject({ type, title: TITLES[expected], status, challengeId: challenge.id, challenge: { id: challenge.id, request: challenge.request } })
+  expect(typeof body.detail).toBe("string")
+  expect(typeof body.hint).toBe("string")
+  expect(body.instance).toMatch(/\/invoke$|\/buy$/)
+  if (expected === WALLET_SHORT) expect(res.headers.get("retry-after")).toBeNull()
+  else {
+    expect(res.headers.get("retry-after")).toBe("0")
+    expect(body.retryAfter).toBe(0)
+  }
+  return { challenge, body }
+}
 
 for (const storage of ["memory", "embedded", "postgres"] as const) {
   const skip = storage === "postgres" ? postgresSkipReason : undefined
@@ -87,19 +131,14 @@ for (const storage of ["memory", "embedded", "postgres"] as const) {
       const body = { input: { text: "Olá, mundo", to: "en" } }
 
       const first = await invoke(k, body)
-      expect(first.status).toBe(402)
-      expect(first.headers.get("cache-control")).toBe("no-store")
-      const challenge = parseChallenge(first.headers.get("www-authenticate")!)
+      const { challenge, body: problem } = await strictRefusal(first, "payment-required")
       expect(challenge).toMatchObject({ realm: "ai2aic-commerce", method: "credits", intent: "charge", header: "Payment-Authorization" })
-      expect(challenge.id).toMatch(/^pay_/)
-      expect(challenge.digest).toMatch(/^sha-256=:[A-Za-z0-9+/]+=*:$/)
+      // RFC 9530 over the body bytes as sent.
+      expect(challenge.digest).toBe(`sha-256=:${createHash("sha256").update(JSON.stringify(body)).digest("base64")}:`)
       expect(Date.parse(challenge.expires) - Date.now()).toBeGreaterThan(4 * 60_000)
       const request = JSON.parse(Buffer.from(challenge.request, "base64url").toString("utf8"))
       expect(request).toEqual({ amount: "2", currency: "usd", description: "Translate Pro (Standard): one call", externalId: `${SERVICE}/standard`, recipient: walletAccount(SELLER) })
-      const problem = await first.json()
       expect(problem).toMatchObject({
-        type: "PaymentRequired",
-        problem: "https://paymentauth.org/problems/payment-required",
         minimumChargeCents: 1,
         challenge: { id: challenge.id, request: challenge.request, requestDecoded: { amount: "2" } }
       })
@@ -113,6 +152,7 @@ for (const storage of ["memory", "embedded", "postgres"] as const) {
       const credential = credentialFor(challenge)
       const paid = await invoke(k, body, credential)
       expect(paid.status).toBe(200)
+      expect(paid.headers.get("cache-control")).toBe("private")
       const receipt = JSON.parse(Buffer.from(paid.headers.get("payment-receipt")!, "base64url").toString("utf8"))
       expect(receipt).toMatchObject({ status: "success", method: "credits", intent: "charge", challengeId: challenge.id, amount: "2", currency: "usd", serviceId: SERVICE, tierId: "standard" })
       expect(receipt.reference).toMatch(/^je_/)
@@ -120,12 +160,8 @@ for (const storage of ["memory", "embedded", "postgres"] as const) {
       expect(result).toMatchObject({ serviceId: SERVICE, tierId: "standard", chargedCents: 2, output: { simulated: true }, receipt })
 
       const replay = await invoke(k, body, credential)
-      expect(replay.status).toBe(402)
-      expect(replay.headers.get("payment-receipt")).toBeNull()
-      const refused = await replay.json()
-      expect(refused.problem).toBe("https://paymentauth.org/problems/invalid-challenge")
-      expect(refused.message).toContain("already used")
-      expect(refused.challenge.id).not.toBe(challenge.id) // a fresh challenge comes with the refusal
+      const { body: refused } = await strictRefusal(replay, "invalid-challenge")
+      expect(refused.detail).toContain("already used")
 
       expect(await balance(walletAccount(k.agentId))).toBe(98)
       expect((await balance(walletAccount(SELLER))) - sellerBefore).toBe(2) // 2 cents: fee ⌊0.3⌋ = 0, seller 2
@@ -154,31 +190,35 @@ for (const storage of ["memory", "embedded", "postgres"] as const) {
       expect(await balance(walletAccount(k.agentId))).toBe(45)
     })
 
-    it("refusals: tampered, another key's, another body's, malformed; unfunded then funded; per_call only; 404s", async () => {
+    it("refusals, each checked against the draft: tampered, another key's, another body's, another method, malformed; a short wallet; per_call only; 404s", async () => {
       const k = await createAgentKey(server.baseUrl, ["commerce:buy"])
       const body = { input: { text: "a" } }
-      const challenge = parseChallenge((await invoke(k, body)).headers.get("www-authenticate")!)
-      const problemOf = async (res: Response) => {
-        expect(res.status).toBe(402)
-        expect(res.headers.get("www-authenticate")).toMatch(/^Payment id="pay_/)
-        return ((await res.json()) as { problem: string }).problem.replace("https://paymentauth.org/problems/", "")
-      }
+      const { challenge } = await strictRefusal(await invoke(k, body), "payment-required")
       const cheaper = Buffer.from(JSON.stringify({ amount: "1", currency: "usd" })).toString("base64url")
-      expect(await problemOf(await invoke(k, body, credentialFor(challenge, { request: cheaper })))).toBe("verification-failed")
-      expect(await problemOf(await invoke(k, { input: { text: "b" } }, credentialFor(challenge)))).toBe("verification-failed")
-      expect(await problemOf(await invoke(k, body, credentialFor(challenge), "priority"))).toBe("verification-failed")
-      expect(await problemOf(await invoke(k, body, "Payment not*base64"))).toBe("malformed-credential")
-      expect(await problemOf(await invoke(k, body, `Payment ${Buffer.from("[]").toString("base64url")}`))).toBe("malformed-credential")
+      // Any altered parameter breaks the HMAC binding of the id.
+      await strictRefusal(await invoke(k, body, credentialFor(challenge, { request: cheaper })), "invalid-challenge")
+      await strictRefusal(await invoke(k, body, credentialFor(challenge, { expires: new Date(Date.now() + 3_600_000).toISOString() })), "invalid-challenge")
+      await strictRefusal(await invoke(k, { input: { text: "b" } }, credentialFor(challenge)), "verification-failed")
+      await strictRefusal(await invoke(k, body, credentialFor(challenge), "priority"), "verification-failed")
+      // The digest covers the bytes: the same JSON written differently is another request.
+      const spaced = await fetch(url(`${COMMERCE}/services/${SERVICE}/invoke?tier=standard`), {
+        method: "POST",
+        headers: { ...k.auth, "content-type": "application/json", "payment-authorization": credentialFor(challenge) },
+        body: JSON.stringify(body, null, 2)
+      })
+      await strictRefusal(spaced, "verification-failed")
+      await strictRefusal(await invoke(k, body, credentialFor(challenge, { method: "tempo" })), "method-unsupported", 400)
+      await strictRefusal(await invoke(k, body, "Payment not*base64"), "malformed-credential")
+      await strictRefusal(await invoke(k, body, `Payment ${Buffer.from("[]").toString("base64url")}`), "malformed-credential")
       const other = await createAgentKey(server.baseUrl, ["commerce:buy"])
       await fund(other.agentId, 10)
-      expect(await problemOf(await invoke(other, body, credentialFor(challenge)))).toBe("invalid-challenge")
-      // The owner's wallet is empty: payment-insufficient, the same challenge stays usable after funding.
-      const insufficient = await invoke(k, body, credentialFor(challenge))
-      const unfunded = await insufficient.clone().json()
-      expect(await problemOf(insufficient)).toBe("payment-insufficient")
-      expect(unfunded).toMatchObject({ missingCents: 2, challenge: { id: challenge.id } })
+      await strictRefusal(await invoke(other, body, credentialFor(challenge)), "invalid-challenge")
+      // The owner's wallet is empty: our own problem type, a fresh challenge, no Retry-After.
+      const { challenge: fresh, body: unfunded } = await strictRefusal(await invoke(k, body, credentialFor(challenge)), WALLET_SHORT)
+      expect(unfunded).toMatchObject({ missingCents: 2 })
       await fund(k.agentId, 2)
-      expect((await invoke(k, body, credentialFor(challenge))).status).toBe(200)
+      // The scheme name is case-insensitive.
+      expect((await invoke(k, body, credentialFor(fresh).replace(/^Payment/, "pAYMENT"))).status).toBe(200)
       expect(await balance(walletAccount(k.agentId))).toBe(0)
       expect(await balance(walletAccount(other.agentId))).toBe(10)
 
@@ -236,11 +276,89 @@ for (const storage of ["memory", "embedded", "postgres"] as const) {
         expect(res.status).toBe(402)
         challenges.push(parseChallenge(res.headers.get("www-authenticate")!))
       }
-      const oldest = await invoke(k, body, credentialFor(challenges[0]))
-      expect(oldest.status).toBe(402)
-      expect(((await oldest.json()) as { problem: string }).problem).toMatch(/invalid-challenge$/)
+      for (const c of challenges) seenChallengeIds.add(c.id)
+      expect(new Set(challenges.map((c) => c.id)).size).toBe(challenges.length)
+      await strictRefusal(await invoke(k, body, credentialFor(challenges[0])), "invalid-challenge")
       const newest = await invoke(k, body, credentialFor(challenges[challenges.length - 1]))
       expect(newest.status).toBe(200)
     }, 60_000)
+
+    it("Idempotency-Key: a 402 is never stored, so the paid retry with the same key gets the paid answer, which then replays", async () => {
+      const k = await createAgentKey(server.baseUrl, ["commerce:buy"])
+      await fund(k.agentId, 10)
+      const body = { input: { text: "idempotent" } }
+      const call = (credential?: string) =>
+        fetch(url(`${COMMERCE}/services/${SERVICE}/invoke?tier=standard`), {
+          method: "POST",
+          headers: { ...k.auth, "content-type": "application/json", "idempotency-key": "pay-once-1", ...(credential ? { "payment-authorization": credential } : {}) },
+          body: JSON.stringify(body)
+        })
+      const first = await call()
+      expect(first.headers.get("idempotent-replayed")).toBeNull()
+      const { challenge } = await strictRefusal(first, "payment-required")
+      const paid = await call(credentialFor(challenge))
+      expect(paid.status).toBe(200)
+      expect(paid.headers.get("idempotent-replayed")).toBeNull()
+      const again = await call(credentialFor(challenge))
+      expect(again.status).toBe(200)
+      expect(again.headers.get("idempotent-replayed")).toBe("true")
+      expect((await again.json()).transactionId).toBe((await paid.json()).transactionId)
+      expect(await balance(walletAccount(k.agentId))).toBe(8)
+    })
+
+    it("the key in X-API-Key and the credential in Authorization: Payment, as the draft places it; the 401 says how", async () => {
+      const k = await createAgentKey(server.baseUrl, ["commerce:buy"])
+      await fund(k.agentId, 10)
+      const key = k.auth.authorization.replace(/^Bearer /, "")
+      const body = JSON.stringify({ input: { text: "draft placement" } })
+      const call = (headers: Record<string, string>) =>
+        fetch(url(`${COMMERCE}/services/${SERVICE}/invoke?tier=standard`), { method: "POST", headers: { "content-type": "application/json", ...headers }, body })
+      const { challenge } = await strictRefusal(await call({ "x-api-key": key }), "payment-required")
+      expect(challenge.header).toBeUndefined() // the default field: Authorization
+      const paid = await call({ "x-api-key": key, authorization: credentialFor(challenge) })
+      expect(paid.status).toBe(200)
+      expect(paid.headers.get("payment-receipt")).not.toBeNull()
+      expect(await balance(walletAccount(k.agentId))).toBe(8)
+      // A Payment credential without a key anywhere: 401, and the challenge names X-API-Key.
+      const anonymous = await call({ authorization: credentialFor(challenge) })
+      expect(anonymous.status).toBe(401)
+      expect(anonymous.headers.get("www-authenticate")).toMatch(/^Bearer realm="agent-api".*ApiKey realm="agent-api", header="X-API-Key"/)
+    })
+
+    it("POST /buy with too few credits: our wallet type with a challenge for the purchase; funded, that challenge pays it once; never stored for replay", async () => {
+      const k = await createAgentKey(server.baseUrl, ["commerce:buy"])
+      const body = JSON.stringify({ serviceId: "svc_translate_pro", tierId: "standard" })
+      const buy = (credential?: string) =>
+        fetch(url(`${COMMERCE}/buy`), {
+          method: "POST",
+          headers: { ...k.auth, "content-type": "application/json", "idempotency-key": "buy-short-1", ...(credential ? { "payment-authorization": credential } : {}) },
+          body
+        })
+      const { challenge, body: short } = await strictRefusal(await buy(), WALLET_SHORT)
+      expect(short).toMatchObject({ missingCents: 2, howToFund: { checkoutUrl: expect.any(String) }, challenge: { requestDecoded: { amount: "2", externalId: "svc_translate_pro/standard" } } })
+      expect(challenge.digest).toBe(`sha-256=:${createHash("sha256").update(body).digest("base64")}:`)
+      // Paying before funding: still short, a fresh challenge.
+      await strictRefusal(await buy(credentialFor(challenge)), WALLET_SHORT)
+      await fund(k.agentId, 2)
+      const bought = await buy(credentialFor(challenge))
+      expect(bought.status).toBe(201)
+      expect(bought.headers.get("idempotent-replayed")).toBeNull()
+      expect(bought.headers.get("cache-control")).toBe("private")
+      const receipt = JSON.parse(Buffer.from(bought.headers.get("payment-receipt")!, "base64url").toString("utf8"))
+      const purchase = await bought.json()
+      expect(receipt).toMatchObject({ status: "success", method: "credits", challengeId: challenge.id, amount: "2", transactionId: purchase.transaction.id })
+      expect(await balance(walletAccount(k.agentId))).toBe(0)
+      // The credential is spent: another purchase with it is refused (new key, so no replay).
+      await fund(k.agentId, 2)
+      const again = await fetch(url(`${COMMERCE}/buy`), {
+        method: "POST",
+        headers: { ...k.auth, "content-type": "application/json", "payment-authorization": credentialFor(challenge) },
+        body
+      })
+      await strictRefusal(again, "invalid-challenge")
+      expect(await balance(walletAccount(k.agentId))).toBe(2)
+      // Without a credential /buy still simply charges the wallet.
+      expect((await fetch(url(`${COMMERCE}/buy`), { method: "POST", headers: { ...k.auth, "content-type": "application/json" }, body })).status).toBe(201)
+    })
   })
 }

@@ -330,7 +330,7 @@ forEachStorage(
       Effect.gen(function* () {
         const mpp = yield* Mpp
         const b = newBuyer()
-        const call = (serviceId: string, tierId: string) => Effect.flip(mpp.invoke(b, { serviceId, tierId, input: {}, body: "{}", credential: undefined }))
+        const call = (serviceId: string, tierId: string) => Effect.flip(mpp.invoke(b, { serviceId, tierId, input: {}, body: "{}", credential: undefined, credentialHeader: undefined }))
         expect(yield* call("svc_test_free", "free")).toMatchObject({ _tag: "ChargeBelowMinimum", amountCents: 0, minimumCents: 1 })
         expect(yield* call(SERVICE, TIER)).toMatchObject({ _tag: "NotPayPerRequest", pricingModel: "tiered" })
         // The cheapest real tier (1 cent) is exactly the minimum: it gets a challenge.
@@ -343,18 +343,18 @@ forEachStorage(
         const mpp = yield* Mpp
         const b = newBuyer()
         yield* fund(b.agentId, 10)
-        const paid = (credential: string | undefined) => mpp.invoke(b, { serviceId: "svc_image_gen", tierId: "standard", input: {}, body: "{}", credential })
+        const paid = (credential: string | undefined) => mpp.invoke(b, { serviceId: "svc_image_gen", tierId: "standard", input: {}, body: "{}", credential, credentialHeader: "Payment-Authorization" })
         const first = yield* Effect.flip(paid(undefined))
         if (first._tag !== "PaymentRequired") throw new Error(first._tag)
         yield* TestClock.adjust(CHALLENGE_TTL_MS)
         const expired = yield* Effect.flip(paid(makeCredential(first.challenge)))
-        expect(expired).toMatchObject({ _tag: "PaymentRequired", problem: "https://paymentauth.org/problems/payment-expired" })
+        expect(expired).toMatchObject({ _tag: "PaymentRequired", problem: "payment-expired" })
         const fresh = (expired as PaymentRequired).challenge
         expect(fresh.id).not.toBe(first.challenge.id)
         yield* TestClock.adjust(CHALLENGE_TTL_MS - 1)
         const ok = yield* paid(makeCredential(fresh))
         expect(ok).toMatchObject({ chargedCents: 4, receipt: { status: "success", challengeId: fresh.id, amount: "4" } })
-        expect(yield* Effect.flip(paid(makeCredential(fresh)))).toMatchObject({ problem: "https://paymentauth.org/problems/invalid-challenge" })
+        expect(yield* Effect.flip(paid(makeCredential(fresh)))).toMatchObject({ problem: "invalid-challenge" })
         expect(yield* balance(walletAccount(b.agentId))).toBe(6)
       })
     )

@@ -36,6 +36,7 @@ import {
 } from "../../schema/commerce.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/errors.js"
 import { NegotiationUnusable } from "../../schema/negotiation.js"
+import { PaymentRequired } from "../../schema/mpp.js"
 import { AgentAuth, DashboardAuth, RequiredPermission } from "../middleware/auth.js"
 
 const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))
@@ -117,7 +118,7 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
       .annotate(OpenApi.Summary, "Fake-payments mode only: add credits to your wallet (at most 1,000,000 cents per call)")
   )
   .add(
-    HttpApiEndpoint.post("buy", "/buy", { payload: BuyBody, success: Purchase.pipe(HttpApiSchema.status(201)), error: [InvalidInput, NotFound, Forbidden, PolicyViolation, InsufficientCredits, NegotiationUnusable, StorageUnavailable] })
+    HttpApiEndpoint.post("buy", "/buy", { payload: BuyBody, success: Purchase.pipe(HttpApiSchema.status(201)), error: [InvalidInput, NotFound, Forbidden, PolicyViolation, InsufficientCredits, PaymentRequired, NegotiationUnusable, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:buy")
       .annotate(OpenApi.Summary, "Buy a service tier: policy check, approval if required, delivery and instant 85/15 settlement")
   )

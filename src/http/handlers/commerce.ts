@@ -10,6 +10,8 @@ import { Reputation } from "../../services/Reputation.js"
 import { Wallet } from "../../services/Wallet.js"
 import { Api } from "../api.js"
 import { securityEvent } from "../securityLog.js"
+import { Mpp } from "../../services/Mpp.js"
+import { challengeHeaders, paymentContext, receiptHeaders } from "./mpp.js"
 
 /** Every route of the key group is behind AgentAuth, so the caller always has an agent. */
 const agent = Effect.map(CurrentCaller, (caller) => caller.agentId!)
@@ -26,15 +28,34 @@ export const CommerceLive = HttpApiBuilder.group(Api, "commerce", (handlers) =>
     .handle("updateWallet", ({ payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.updatePolicy(id, payload))))
     .handle("topup", ({ payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.topup(id, payload.amountCents))))
     .handle("buy", ({ payload }) =>
-      Effect.flatMap(CurrentCaller, (caller) =>
-        Effect.flatMap(Commerce, (c) => c.buy({ caller, serviceId: payload.serviceId, tierId: payload.tierId, input: payload.input, negotiationId: payload.negotiationId })).pipe(
+      Effect.gen(function* () {
+        const caller = yield* CurrentCaller
+        const commerce = yield* Commerce
+        const mpp = yield* Mpp
+        const { body, credential, credentialHeader } = yield* paymentContext
+        const buy = commerce.buy({ caller, serviceId: payload.serviceId, tierId: payload.tierId, input: payload.input, negotiationId: payload.negotiationId })
+        const offer = { serviceId: payload.serviceId, tierId: payload.tierId, body, credentialHeader }
+        // MPP: a short wallet answers a 402 with a challenge for this purchase; the credential of
+        // that challenge (after funding) pays the purchase, claimed in its own unit of work.
+        const outcome =
+          credential === undefined
+            ? Effect.map(
+                buy.pipe(Effect.catchTag("InsufficientCredits", (e) => Effect.flatMap(mpp.walletShort(caller, offer, e), Effect.fail))),
+                (purchase) => ({ purchase, receipt: undefined })
+              )
+            : mpp.payPurchase(caller, { ...offer, credential }, buy)
+        const { purchase, receipt } = yield* outcome.pipe(
           Effect.tapError((e) =>
             e._tag === "PolicyViolation"
               ? securityEvent("policy.denied", { accountId: caller.accountId, agentId: caller.agentId, keyId: caller.keyId, reason: e.message })
-              : Effect.void
+              : e._tag === "PaymentRequired"
+                ? challengeHeaders(e)
+                : Effect.void
           )
         )
-      )
+        if (receipt !== undefined) yield* receiptHeaders(receipt)
+        return purchase
+      })
     )
     .handle("approvals", ({ query: urlParams }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.listApprovals(caller, urlParams.status))))
     .handle("transactions", ({ query: urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.listTransactions(id, urlParams))))

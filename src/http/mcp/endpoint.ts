@@ -8,9 +8,16 @@ export { MCP_ENDPOINT_PATH }
 
 /**
  * What initialize announces, and what /.well-known/mcp.json publishes as `capabilities` (one object,
- * so they cannot disagree). The tool list is fixed by the HttpApi: `listChanged` is false.
+ * so they cannot disagree). The tool list is fixed by the HttpApi: `listChanged` is false. Paid
+ * tools take Payment credentials (draft-payment-transport-mcp): the methods and intents accepted.
  */
-export const MCP_CAPABILITIES = { tools: { listChanged: false } } as const
+export const MCP_CAPABILITIES = {
+  tools: { listChanged: false },
+  experimental: { payment: { methods: { credits: { intents: ["charge"] } } } }
+} as const
+
+/** The MCP protocol revision the stock SDK negotiates (its LATEST_PROTOCOL_VERSION); older ones are still accepted. */
+export const MCP_PROTOCOL_VERSION = "2025-11-25"
 
 /** A catalogue line that is also a registrable route. */
 export interface McpRoute extends CatalogRoute {

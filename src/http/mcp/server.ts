@@ -4,6 +4,7 @@ import { PLATFORM } from "../../services/Discovery.js"
 import { type ApiTool, toMcpTool } from "../site/mcpTools.js"
 import { argumentError, isProblem, toRouteRequest, toToolResult } from "./call.js"
 import { MCP_CAPABILITIES } from "./endpoint.js"
+import { credentialFromMeta, paymentRefusal, receiptMeta } from "./payment.js"
 
 /**
  * The SDK, loaded on the first MCP request (it costs ~24 MB of memory, zod included, in a server
@@ -55,7 +56,7 @@ export const makeMcpServer = (sdk: McpSdk, tools: ReadonlyArray<ApiTool>, dispat
   // they are (McpServer.registerTool wants zod).
   const server = new Server(
     { name: "agent-commerce", title: PLATFORM.name, version: PLATFORM.version },
-    { capabilities: { tools: { ...MCP_CAPABILITIES.tools } }, instructions: INSTRUCTIONS }
+    { capabilities: { tools: { ...MCP_CAPABILITIES.tools }, experimental: { ...MCP_CAPABILITIES.experimental } }, instructions: INSTRUCTIONS }
   )
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed as unknown as Array<never> }))
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -79,10 +80,21 @@ export const makeMcpServer = (sdk: McpSdk, tools: ReadonlyArray<ApiTool>, dispat
       headers["content-type"] = "application/json"
       headers["content-length"] = String(Buffer.byteLength(route.body))
     }
+    // A Payment credential in _meta (draft-payment-transport-mcp) goes to the route in the HTTP
+    // form it verifies; Authorization keeps the key, so it travels in Payment-Authorization.
+    const credential = credentialFromMeta(request.params._meta)
+    if (credential !== undefined) headers["payment-authorization"] = credential
     const response = await dispatch(
       new Request(`${INTERNAL_ORIGIN}${route.path}`, { method: route.method, headers, body: route.body, signal: extra.signal })
     )
-    return toToolResult(response.status, await response.text())
+    const text = await response.text()
+    // A payment refusal is a JSON-RPC error (-32042, or -32043 when a credential was refused) with
+    // the fresh challenge, so payment-aware clients can pay and call again.
+    const refusal = paymentRefusal(response.status, response.headers, text, credential !== undefined)
+    if (refusal) throw Object.assign(new Error(refusal.message), { code: refusal.code, data: refusal.data })
+    const result = toToolResult(response.status, text)
+    const receipt = receiptMeta(response.headers)
+    return receipt === undefined ? result : { ...result, _meta: receipt }
   })
   return server
 }

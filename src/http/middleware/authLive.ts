@@ -16,8 +16,27 @@ const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i
 const addHeaders = (headers: Record<string, string>) =>
   HttpEffect.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeaders(res, headers)))
 
+/**
+ * The 401's challenges: Bearer (the usual place of the key), and the X-API-Key alternative for a
+ * caller whose Authorization carries a Payment credential (docs/mpp.md).
+ */
 const challenge = (description: string) =>
-  addHeaders({ "www-authenticate": `Bearer realm="agent-api", error="invalid_token", error_description="${description.replace(/"/g, "'")}"` })
+  addHeaders({
+    "www-authenticate":
+      `Bearer realm="agent-api", error="invalid_token", error_description="${description.replace(/"/g, "'")}", ` +
+      `ApiKey realm="agent-api", header="X-API-Key", description="send the key in X-API-Key when Authorization carries a Payment credential"`
+  })
+
+/**
+ * The API key a request presents: `Authorization: Bearer <key>`, or `X-API-Key: <key>` when
+ * Authorization is absent or carries another scheme (a Payment credential).
+ */
+export const presentedKey = (authorization: string | undefined, apiKey: string | undefined): string | undefined => {
+  const match = BEARER.exec(authorization ?? "")
+  if (match) return match[1]
+  const key = apiKey?.trim()
+  return key !== undefined && key !== "" && !/\s/.test(key) ? key : undefined
+}
 
 /**
  * Authenticates a bearer key, spends one request of its rate limit and checks `permission`
@@ -26,15 +45,26 @@ const challenge = (description: string) =>
 export const authenticateBearer = (authorization: string | undefined, permission: Permission | null | undefined) =>
   Effect.flatMap(Keys, (keys) => Effect.flatMap(RateLimiter, (limiter) => authenticateBearerWith(keys, limiter, authorization, permission)))
 
-/** authenticateBearer with the services passed in (no per-request context copy on the hot path). */
-export const authenticateBearerWith = (keys: Context.Service.Shape<typeof Keys>, limiter: Context.Service.Shape<typeof RateLimiter>, authorization: string | undefined, permission: Permission | null | undefined) =>
+/**
+ * authenticateBearer with the services passed in (no per-request context copy on the hot path).
+ * `apiKey`: the X-API-Key header, where the route accepts it (the agent REST API).
+ */
+export const authenticateBearerWith = (
+  keys: Context.Service.Shape<typeof Keys>,
+  limiter: Context.Service.Shape<typeof RateLimiter>,
+  authorization: string | undefined,
+  permission: Permission | null | undefined,
+  apiKey?: string
+) =>
   Effect.gen(function* () {
-    const match = BEARER.exec(authorization ?? "")
-    if (!match) {
+    const key = presentedKey(authorization, apiKey)
+    if (key === undefined) {
       yield* challenge("missing bearer token")
-      return yield* Effect.fail(new Unauthorized({ message: "missing API key: send Authorization: Bearer <key>" }))
+      return yield* Effect.fail(
+        new Unauthorized({ message: "missing API key: send Authorization: Bearer <key> (or X-API-Key: <key> when Authorization carries a Payment credential)" })
+      )
     }
-    const auth = yield* keys.authenticate(match[1]).pipe(Effect.tapError((e) => (e._tag === "Unauthorized" ? challenge(e.message) : Effect.void)))
+    const auth = yield* keys.authenticate(key).pipe(Effect.tapError((e) => (e._tag === "Unauthorized" ? challenge(e.message) : Effect.void)))
     // Known from here on, even when the rate limit or the permission refuses the call: the access log names the agent.
     yield* noteCaller(auth.caller)
     const standing = yield* limiter.take(`key:${auth.key.id}`).pipe(
@@ -71,7 +101,7 @@ export const AgentAuthLive = Layer.effect(
             Option.orElse(Context.getOption(endpoint.annotations, RequiredPermission), () => Context.getOption(group.annotations, RequiredPermission)),
             () => null
           )
-          const caller = yield* authenticateBearerWith(keys, limiter, request.headers.authorization, permission)
+          const caller = yield* authenticateBearerWith(keys, limiter, request.headers.authorization, permission, request.headers["x-api-key"])
           return yield* Effect.provideService(httpEffect, CurrentCaller, caller)
         })
     })

@@ -10,6 +10,8 @@ import { currentIdempotencyKey, currentIdempotencyScope, Idempotency, type Store
 import { encodeError, errorResponse, firstSchemaIssue, internalErrorBody, toErrorBody } from "../errors.js"
 import { KEY_PREFIX } from "../../schema/keys.js"
 import { SESSION_COOKIE } from "./auth.js"
+import { presentedKey } from "./authLive.js"
+import { isPaymentProblemSource, toPaymentProblem } from "../paymentProblem.js"
 import { currentRequestNote, logRequest, newRequestNote } from "../requestLog.js"
 
 /** The id of the request the current fiber serves ("" outside a request). */
@@ -18,8 +20,11 @@ export const currentRequestId = Context.Reference<string>("app/currentRequestId"
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const decoder = new TextDecoder()
 
-/** Rewrites a JSON error response from the HttpApi into the one error body (adds type, field, requestId). */
-const normaliseErrorBody = (response: HttpServerResponse.HttpServerResponse, requestId: string) => {
+/**
+ * Rewrites a JSON error response from the HttpApi into the one error body (adds type, field,
+ * requestId); a payment 402 (or method-unsupported 400) into RFC 9457 problem details.
+ */
+const normaliseErrorBody = (response: HttpServerResponse.HttpServerResponse, requestId: string, path: string) => {
   if (response.status < 400 || response.body._tag !== "Uint8Array") return response
   if (!response.body.contentType.startsWith("application/json")) return response
   let parsed: unknown
@@ -30,6 +35,15 @@ const normaliseErrorBody = (response: HttpServerResponse.HttpServerResponse, req
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return response
   const record = parsed as Record<string, unknown>
+  if (isPaymentProblemSource(record)) {
+    const problem = toPaymentProblem(record, requestId, path)
+    // The problem's own status: 400 for method-unsupported (the error schema declares 402).
+    return HttpServerResponse.text(JSON.stringify(problem), {
+      status: typeof problem.status === "number" ? problem.status : response.status,
+      contentType: "application/problem+json",
+      headers: { ...response.headers, "cache-control": "no-store" }
+    })
+  }
   if (record.requestId === requestId && typeof record.type === "string") return response
   if (typeof record._tag !== "string") return response
   return HttpServerResponse.jsonUnsafe(toErrorBody(record, requestId), {
@@ -168,8 +182,11 @@ const secretWithheld = (requestId: string): StoredResponse => ({
     )
   )
 })
-/** Outcomes that say "not processed, try again": never replayed. */
-const replayable = (status: number) => status < 500 && status !== 429 && status !== 401 && status !== 413
+/**
+ * Outcomes that say "not processed, try again": never replayed. A 402 is one of them: the client
+ * that pays and retries with the same key must get the paid answer, not the challenge again.
+ */
+const replayable = (status: number) => status < 500 && status !== 429 && status !== 401 && status !== 402 && status !== 413
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
 /** Sorts object keys at every level, so the same JSON written in another key order is the same request. */
 const sortKeys = (value: unknown): unknown =>
@@ -215,7 +232,10 @@ const withIdempotency = <E, R>(
     const cookie = request.cookies[SESSION_COOKIE]
     // Without credentials the caller is its network address, so two anonymous clients never share keys.
     const anonymous = `anonymous:${Option.getOrElse(request.remoteAddress, () => "unknown")}`
-    const who = request.headers.authorization ?? (cookie ? `session:${cookie}` : anonymous)
+    // The key, wherever it travels: a Payment credential in Authorization (key in X-API-Key)
+    // changes with every payment and must not change the scope.
+    const presented = presentedKey(request.headers.authorization, request.headers["x-api-key"])
+    const who = presented !== undefined ? `Bearer ${presented}` : (request.headers.authorization ?? (cookie ? `session:${cookie}` : anonymous))
     const scope = sha256(who)
     const requestHash = sha256(`${request.method} ${request.url}\n${canonicalBody(body.value)}`)
     const mismatch = () =>
@@ -377,7 +397,7 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
             Effect.provideService(currentRequestNote, note),
             Effect.annotateLogs("requestId", requestId)
           )
-          response = normaliseErrorBody(response, requestId)
+          response = normaliseErrorBody(response, requestId, request.url.split("?")[0])
         }
         const durationMs = Math.round(Number((yield* Clock.currentTimeNanos) - startedNanos) / 1e5) / 10
         yield* logRequest({ method: request.method, route: note.route, status: response.status, durationMs, requestId, agentId: note.agentId, accountId: note.accountId })

@@ -9,7 +9,8 @@ import { AGENT_API_PREFIX, COMMERCE_PREFIX } from "../../schema/routes.js"
 import { type CatalogRoute, DISCOVERY_CACHE_TTL, Discovery, PLATFORM } from "../../services/Discovery.js"
 import { Api } from "../api.js"
 import { errorResponse } from "../errors.js"
-import { MCP_CAPABILITIES, MCP_ENDPOINT_PATH, mcpRoutes } from "../mcp/endpoint.js"
+import { MCP_CAPABILITIES, MCP_ENDPOINT_PATH, MCP_PROTOCOL_VERSION, mcpRoutes } from "../mcp/endpoint.js"
+import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION, a2aRoutes, a2aSkills } from "../a2a/skills.js"
 import { currentRequestId } from "../middleware/global.js"
 import { routeTable } from "../routeTable.js"
 import { procedures } from "../trpc/index.js"
@@ -81,7 +82,7 @@ export const procedureRoutes = (table: typeof procedures): ReadonlyArray<Catalog
  * outside the service, and a caller gets its address as `checkoutUrl`), the checkout return pages
  * (browser redirects), and static assets.
  */
-export const discoveryCatalog: ReadonlyArray<CatalogRoute> = [...siteRoutes, ...apiRoutes(Api), ...procedureRoutes(procedures), ...mcpRoutes]
+export const discoveryCatalog: ReadonlyArray<CatalogRoute> = [...siteRoutes, ...apiRoutes(Api), ...procedureRoutes(procedures), ...mcpRoutes, ...a2aRoutes]
 
 /** The MCP tools of the agent API and the commerce protocol. */
 export const agentTools: ReadonlyArray<ApiTool> = toolsFromApi(Api, AGENT_API_PREFIX)
@@ -219,7 +220,7 @@ export const mcpManifest = (base: string, tools: ReadonlyArray<ApiTool>) => ({
   title: PLATFORM.name,
   version: PLATFORM.version,
   description: "MCP server of the platform: one tool per Agent API v1 and AI2AIC commerce endpoint.",
-  protocolVersion: "2025-06-18",
+  protocolVersion: MCP_PROTOCOL_VERSION,
   endpoint: `${base}${MCP_ENDPOINT_PATH}`,
   transport: { type: "streamable-http", url: `${base}${MCP_ENDPOINT_PATH}` },
   authentication: {
@@ -228,55 +229,42 @@ export const mcpManifest = (base: string, tools: ReadonlyArray<ApiTool>) => ({
     description: "An agent API key (Authorization: Bearer <key>); each tool needs the permission its endpoint needs.",
     obtain_url: `${base}/agent-dashboard`
   },
-  capabilities: { tools: { ...MCP_CAPABILITIES.tools } },
+  capabilities: { tools: { ...MCP_CAPABILITIES.tools }, experimental: { ...MCP_CAPABILITIES.experimental } },
   tools_url: `${base}${MCP_TOOLS_PATH}`,
   documentation_url: `${base}/for-ai-agents`,
   tools: tools.map(toMcpTool)
 })
 
-const titleOf = (group: string) => {
-  const words = snakeCase(group).split("_").join(" ")
-  return words.charAt(0).toUpperCase() + words.slice(1)
-}
-
-export const agentCard = (base: string, tools: ReadonlyArray<ApiTool>) => {
-  const groups = [...new Set(tools.map((t) => t.group))]
-  return {
-    protocolVersion: "0.3.0",
-    name: PLATFORM.name,
-    description: `${PLATFORM.tagline}. REST Agent API v1 and the AI2AIC commerce protocol, authenticated with bearer API keys.`,
-    url: `${base}${AGENT_API_PREFIX}`,
-    preferredTransport: "HTTP+JSON",
-    version: PLATFORM.version,
-    provider: { organization: PLATFORM.organization, url: base },
-    iconUrl: `${base}${LOGO_PATH}`,
-    documentationUrl: `${base}/for-ai-agents`,
-    capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
-    defaultInputModes: ["application/json"],
-    defaultOutputModes: ["application/json"],
-    securitySchemes: {
-      bearer: {
-        type: "http",
-        scheme: "bearer",
-        bearerFormat: "API key",
-        description: `Agent API key created at ${base}/agent-dashboard.`
-      }
-    },
-    security: [{ bearer: [] }],
-    skills: groups.map((group) => {
-      const mine = tools.filter((t) => t.group === group)
-      return {
-        id: snakeCase(group),
-        name: titleOf(group),
-        description: mine.map((t) => t.description).join("; "),
-        tags: [...new Set([snakeCase(group), ...mine.flatMap((t) => (t._meta.permission ? [t._meta.permission] : []))])],
-        examples: mine.map((t) => `${t._meta.method} ${base}${t._meta.path}`),
-        inputModes: ["application/json"],
-        outputModes: ["application/json"]
-      }
-    })
-  }
-}
+/**
+ * The A2A 1.0 agent card (a2a.proto AgentCard, proto JSON field names): the JSON-RPC interface at
+ * /a2a and the skills it really serves (src/http/a2a/skills.ts), with the bearer / X-API-Key schemes.
+ */
+export const agentCard = (base: string) => ({
+  name: PLATFORM.name,
+  description: `${PLATFORM.tagline}. An A2A agent for the AI2AIC commerce protocol: browse AI services, buy, negotiate and check transactions with an agent API key.`,
+  supportedInterfaces: [{ url: `${base}${A2A_ENDPOINT_PATH}`, protocolBinding: "JSONRPC", protocolVersion: A2A_PROTOCOL_VERSION }],
+  provider: { organization: PLATFORM.organization, url: base },
+  version: PLATFORM.version,
+  documentationUrl: `${base}/for-ai-agents`,
+  capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false },
+  securitySchemes: {
+    bearer: { httpAuthSecurityScheme: { scheme: "Bearer", bearerFormat: "API key", description: `Agent API key created at ${base}/agent-dashboard.` } },
+    apiKey: { apiKeySecurityScheme: { location: "header", name: "X-API-Key", description: "The same API key, in X-API-Key." } }
+  },
+  securityRequirements: [{ schemes: { bearer: { list: [] } } }, { schemes: { apiKey: { list: [] } } }],
+  defaultInputModes: ["application/json"],
+  defaultOutputModes: ["application/json", "text/plain"],
+  skills: a2aSkills.map((s) => ({
+    id: s.id,
+    name: s.name,
+    description: `${s.description} Send a message with a data part ${JSON.stringify({ skill: s.id })} plus the arguments; the reply is a message with the result as a data part.`,
+    tags: [...s.tags],
+    examples: [JSON.stringify(s.example)],
+    inputModes: ["application/json"],
+    outputModes: ["application/json", "text/plain"]
+  })),
+  iconUrl: `${base}${LOGO_PATH}`
+})
 
 const logoSvg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64" role="img" aria-label="${PLATFORM.name}"><rect width="64" height="64" rx="14" fill="#0a58a8"/><path d="M18 44 32 18l14 26h-7l-7-13-7 13z" fill="#fff"/></svg>\n`
 
@@ -370,7 +358,7 @@ export const AgentFilesLive = HttpRouter.addAll(
       staticRoute("/sitemap.xml", prepare(sitemapXml(base), "application/xml; charset=utf-8")),
       staticRoute("/.well-known/ai-plugin.json", prepareJson(aiPluginManifest(base))),
       staticRoute("/.well-known/mcp.json", prepareJson(mcpManifest(base, agentTools))),
-      staticRoute("/.well-known/agent-card.json", prepareJson(agentCard(base, agentTools))),
+      staticRoute("/.well-known/agent-card.json", prepareJson(agentCard(base))),
       staticRoute(MCP_TOOLS_PATH, prepareJson(mcpToolsDocument(agentTools))),
       staticRoute(LOGO_PATH, prepare(logoSvg, "image/svg+xml"), "public, max-age=86400")
     ] as const

@@ -1,0 +1,74 @@
+// The A2A 1.0 skills this service serves (the agent card's `skills`), each one an Agent API route
+// run in-process with the caller's key — the same route REST and MCP call (src/http/a2a/routes.ts).
+import type { CatalogRoute } from "../../services/Discovery.js"
+import type { ApiTool } from "../site/mcpTools.js"
+
+/** Where A2A JSON-RPC messages go (the card's supportedInterfaces[0].url). */
+export const A2A_ENDPOINT_PATH = "/a2a" as const
+/** The A2A protocol version served (A2A-Version header, card interface). */
+export const A2A_PROTOCOL_VERSION = "1.0"
+
+export interface A2aSkill {
+  readonly id: string
+  readonly name: string
+  readonly description: string
+  readonly tags: ReadonlyArray<string>
+  /** The MCP tool (= REST route) the skill runs. */
+  readonly tool: string
+  /** One example message data part. */
+  readonly example: Record<string, unknown>
+}
+
+export const a2aSkills: ReadonlyArray<A2aSkill> = [
+  {
+    id: "browse_services",
+    name: "Browse services",
+    description: "List the AI services on sale (filters: category, q, pricingModel, minPriceCents, maxPriceCents, minRating, sellerId, limit, cursor), with tiers and prices.",
+    tags: ["commerce", "catalog", "commerce:read"],
+    tool: "list_services",
+    example: { skill: "browse_services", category: "translation", limit: 5 }
+  },
+  {
+    id: "buy",
+    name: "Buy a service",
+    description: "Buy a service tier from the agent's wallet (serviceId, tierId, optional input, negotiationId): the purchase and its delivery.",
+    tags: ["commerce", "purchase", "commerce:buy"],
+    tool: "buy",
+    example: { skill: "buy", serviceId: "svc_doc_translate", tierId: "starter", input: { doc: "a.pdf" } }
+  },
+  {
+    id: "negotiate",
+    name: "Negotiate a price",
+    description: "Open a price negotiation with a service's seller (serviceId, tierId, proposedPriceCents, optional terms {volume, durationMonths}); the seller answers within 30 s.",
+    tags: ["commerce", "negotiation", "commerce:negotiate"],
+    tool: "negotiate",
+    example: { skill: "negotiate", serviceId: "svc_doc_translate", tierId: "starter", proposedPriceCents: 1500 }
+  },
+  {
+    id: "check_transaction",
+    name: "Check a transaction",
+    description: "One of the agent's transactions by id (as buyer or seller): status, price, delivery.",
+    tags: ["commerce", "transactions", "commerce:read"],
+    tool: "transaction",
+    example: { skill: "check_transaction", id: "tx_…" }
+  }
+]
+
+/** The skills with their tools; fails at startup if a tool was renamed. */
+export const resolveSkills = (tools: ReadonlyArray<ApiTool>) =>
+  a2aSkills.map((skill) => {
+    const tool = tools.find((t) => t.name === skill.tool)
+    if (!tool) throw new Error(`A2A skill ${skill.id}: no tool named ${skill.tool}`)
+    return { skill, tool }
+  })
+
+/** The endpoint's one route, as /api/discover, llms.txt and robots list it. */
+export const a2aRoutes: ReadonlyArray<CatalogRoute & { readonly method: "POST"; readonly path: typeof A2A_ENDPOINT_PATH }> = [
+  {
+    method: "POST",
+    path: A2A_ENDPOINT_PATH,
+    description: `A2A ${A2A_PROTOCOL_VERSION} JSON-RPC (SendMessage): the agent card's skills (browse_services, buy, negotiate, check_transaction), each run as its Agent API route with the caller's key`,
+    auth: "bearer",
+    permission: null
+  }
+]
