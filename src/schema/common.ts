@@ -23,8 +23,30 @@ export const Timestamp = Schema.String.pipe(Schema.check(Schema.isPattern(/^\d{4
 /** Opaque cursor for keyset pagination. */
 export const Cursor = Schema.String.pipe(Schema.check(Schema.isMaxLength(512)))
 
+/**
+ * A query parameter that is a number: text on the wire, decoded to a finite number in
+ * [minimum, maximum] (an integer when `integer`). The encoded side carries a check that passes
+ * every string but whose JSON Schema is the number's, so the OpenAPI document types the parameter
+ * as the number it is (src/http/openapi.ts lifts it out of the string's schema).
+ */
+export const QueryNumber = (options: { readonly minimum: number; readonly maximum: number; readonly integer?: boolean }) =>
+  Schema.String.check(
+    Schema.makeFilter((_: string) => true, {
+      toJsonSchema: () => ({ type: options.integer ? "integer" : "number", minimum: options.minimum, maximum: options.maximum })
+    })
+  ).pipe(
+    Schema.decodeTo(
+      options.integer
+        ? Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: options.minimum, maximum: options.maximum })))
+        : Schema.FiniteFromString.pipe(Schema.check(Schema.isBetween({ minimum: options.minimum, maximum: options.maximum })))
+    )
+  )
+
+/** An integer query parameter in [minimum, maximum]. */
+export const QueryInt = (minimum: number, maximum: number) => QueryNumber({ minimum, maximum, integer: true })
+
 /** `limit` query parameter: 1..100, default applied by the service. */
-export const PageLimit = Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 })))
+export const PageLimit = QueryInt(1, 100)
 
 export const Page = <S extends Schema.Top>(item: S) =>
   Schema.Struct({

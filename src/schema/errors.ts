@@ -29,6 +29,13 @@ export class NotFound extends Schema.TaggedError<NotFound>()(
   { httpApiStatus: 404 }
 ) {}
 
+/** 405 — a known path asked with a method it does not answer; the Allow header lists those it does. */
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
+  "MethodNotAllowed",
+  { message: Schema.String, allow: Schema.Array(Schema.String) },
+  { httpApiStatus: 405 }
+) {}
+
 /** 409 — the request conflicts with the object's current state. */
 export class Conflict extends Schema.TaggedError<Conflict>()(
   "Conflict",
