@@ -188,6 +188,8 @@ const headers: Json = {
   XRequestId: { ...header("The request's id (echoes a valid incoming X-Request-Id); error bodies carry it as `requestId`."), required: true },
   RateLimit: { ...header("IETF RateLimit fields: remaining requests and seconds to reset, per window of the key's limit."), required: true },
   RateLimitPolicy: { ...header("IETF RateLimit-Policy fields: each window's quota and length in seconds."), required: true },
+  RateLimitUnlessReplayed: header("IETF RateLimit fields (as on every keyed response); absent when an idempotent retry replays a stored response."),
+  RateLimitPolicyUnlessReplayed: header("IETF RateLimit-Policy fields (as on every keyed response); absent when an idempotent retry replays a stored response."),
   RetryAfter: { ...header("Seconds to wait before retrying.", { type: "integer", minimum: 0 }), required: true },
   WwwAuthenticateBearer: { ...header("The Bearer challenge (RFC 6750): why the credentials were refused."), required: true },
   WwwAuthenticatePayment: { ...header("The Payment challenge (the same challenge as the body carries)."), required: true },
@@ -293,7 +295,9 @@ export const completeDocument = (doc: Json, baseUrl: string): Json => {
         const h: Json = { "X-Request-Id": ref("headers", "XRequestId") }
         if (MUTATING.has(method)) h["Idempotent-Replayed"] = ref("headers", "IdempotentReplayed")
         if (code < 300) {
-          if (auth === "key") Object.assign(h, { RateLimit: ref("headers", "RateLimit"), "RateLimit-Policy": ref("headers", "RateLimitPolicy") })
+          // A replay (Idempotency-Key) is answered before the key is authenticated: no RateLimit then.
+          if (auth === "key" && MUTATING.has(method)) Object.assign(h, { RateLimit: ref("headers", "RateLimitUnlessReplayed"), "RateLimit-Policy": ref("headers", "RateLimitPolicyUnlessReplayed") })
+          else if (auth === "key") Object.assign(h, { RateLimit: ref("headers", "RateLimit"), "RateLimit-Policy": ref("headers", "RateLimitPolicy") })
           Object.assign(h, SUCCESS_HEADERS[op.operationId] ?? {})
         }
         if (code === 401 && auth === "key") h["WWW-Authenticate"] = ref("headers", "WwwAuthenticateBearer")
