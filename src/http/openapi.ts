@@ -1,8 +1,12 @@
 // The served OpenAPI document: the HttpApi's own, completed with what the server really sends —
 // the one error shape, the failures every operation can meet below its handler, headers, servers.
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { Schema } from "effect"
 import { Api } from "./api.js"
 import { routeTable } from "./routeTable.js"
+import { procedures } from "./trpc/index.js"
+import type { Procedure } from "./trpc/procedure.js"
+import { discoveryCatalog } from "./site/agentFiles.js"
 import {
   Conflict,
   Forbidden,
@@ -241,19 +245,64 @@ const describeAuth = (auth: "public" | "key" | "session", permission: string | n
       ? "Needs the dashboard session cookie (sign in first)."
       : "Public: no credentials."
 
+/** A JSON Schema as a short TypeScript-like type, for people: `{ planId: "starter" | "pro", agentId?: string }`. */
+export const shortType = (schema: Json | undefined, defs: Json = {}, depth = 0): string => {
+  if (!schema || Object.keys(schema).length === 0) return "any"
+  if (typeof schema.$ref === "string") {
+    const name = schema.$ref.split("/").pop()!
+    return depth >= 2 || !defs[name] ? name : shortType(defs[name], defs, depth)
+  }
+  const union = schema.anyOf ?? schema.oneOf
+  if (Array.isArray(union)) return union.map((s: Json) => shortType(s, defs, depth)).join(" | ")
+  if (Array.isArray(schema.enum)) return schema.enum.map((v: unknown) => JSON.stringify(v)).join(" | ")
+  if (schema.type === "array") return `Array<${shortType(schema.items, defs, depth + 1)}>`
+  if (schema.type === "object" && schema.properties) {
+    if (depth >= 2) return "object"
+    const required = new Set<string>(schema.required ?? [])
+    const fields = Object.entries(schema.properties as Json).map(([k, v]) => `${k}${required.has(k) ? "" : "?"}: ${shortType(v as Json, defs, depth + 1)}`)
+    return `{ ${fields.join(", ")} }`
+  }
+  return typeof schema.type === "string" ? schema.type : "any"
+}
+
+const typeOf = (schema: Schema.Top | undefined): string => {
+  if (schema === undefined) return "none"
+  const doc = Schema.toJsonSchemaDocument(schema as Schema.Constraint) as unknown as { schema: Json; definitions?: Json }
+  return shortType(doc.schema, doc.definitions ?? {})
+}
+
+/** The procedure table (`/api/trpc/<name>`) as a markdown table: name, call, permission, input, output. */
+export const proceduresMarkdown = (): string => {
+  const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ")
+  const rows = Object.entries(procedures as Record<string, Procedure<unknown>>).map(([name, p]) => {
+    const call = p.type === "mutation" ? `POST /api/trpc/${name}` : `GET /api/trpc/${name}${p.input ? "?input=<JSON>" : ""}`
+    const who =
+      p.access._tag === "public" ? "public" : `API key${p.access.permission ? ` with \`${p.access.permission}\`` : ""} or dashboard session`
+    return `| \`${name}\` | ${cell(p.description)} | \`${call}\` | ${who} | \`${cell(typeOf(p.input))}\` | \`${cell(typeOf(p.output))}\` |`
+  })
+  return ["| Procedure | What | Call | Who may call | Input | Output |", "|---|---|---|---|---|---|", ...rows].join("\n")
+}
+
 /** The document's description: what the REST document does not cover, and where that is described. */
-const documentDescription = (baseUrl: string) =>
-  [
+const documentDescription = (baseUrl: string) => {
+  const count = (p: (path: string) => boolean) => discoveryCatalog.filter((r) => p(r.path)).length
+  const rest = routeTable(Api).length
+  const trpc = count((path) => path.startsWith("/api/trpc/"))
+  const mcp = count((path) => path === "/mcp" || path.startsWith("/mcp/"))
+  return [
     "Agent API v1, the AI2AIC commerce protocol 1.0.0, and the platform's public surface.",
     "",
     "Every error answers one JSON body (`Error`: `_tag`, `type`, `message`, `field`, `requestId`, plus the error's own fields; docs/errors.md). Every POST, PUT, PATCH and DELETE honours `Idempotency-Key`. Request bodies must not carry unknown fields.",
     "",
-    "Beside this REST API, the same service offers:",
-    `- the MCP server (streamable HTTP) at [${baseUrl}/mcp](${baseUrl}/mcp), its manifest at [/.well-known/mcp.json](${baseUrl}/.well-known/mcp.json) and tool list at [${OPENAPI_PATH.replace("openapi.json", "mcp-tools.json")}](${baseUrl}${OPENAPI_PATH.replace("openapi.json", "mcp-tools.json")});`,
-    `- procedures at \`/api/trpc/<name>\` (tRPC), each listed with its input, output and permission on [/docs](${baseUrl}/docs#procedures);`,
-    `- agent files: [/api/discover](${baseUrl}/api/discover) (every route), [/llms.txt](${baseUrl}/llms.txt), [/.well-known/ai-plugin.json](${baseUrl}/.well-known/ai-plugin.json), [/.well-known/agent-card.json](${baseUrl}/.well-known/agent-card.json);`,
-    "- with PAYMENTS=fake, the fake payment processor's checkout pages under `/checkout/fake/` (a caller gets their address as `checkoutUrl`)."
+    `The service answers ${discoveryCatalog.length} routes, every one listed by [/api/discover](${baseUrl}/api/discover): ${rest} REST operations described here, ${trpc} procedures, ${mcp} MCP routes, and ${discoveryCatalog.length - rest - trpc - mcp} agent files and pages. Beside this REST API:`,
+    `- the MCP server (streamable HTTP) at [${baseUrl}/mcp](${baseUrl}/mcp), its manifest at [/.well-known/mcp.json](${baseUrl}/.well-known/mcp.json) and tool list at [${AGENT_API_PREFIX}/mcp-tools.json](${baseUrl}${AGENT_API_PREFIX}/mcp-tools.json);`,
+    `- agent files: [/api/discover](${baseUrl}/api/discover), [/llms.txt](${baseUrl}/llms.txt), [/.well-known/ai-plugin.json](${baseUrl}/.well-known/ai-plugin.json), [/.well-known/agent-card.json](${baseUrl}/.well-known/agent-card.json), and the API reference for people at [/docs](${baseUrl}/docs);`,
+    "- with PAYMENTS=fake, the fake payment processor's checkout pages under `/checkout/fake/` (a caller gets their address as `checkoutUrl`; not listed by /api/discover);",
+    "- the procedures at `/api/trpc/<name>` (tRPC wire format: a query's input as `?input=<JSON>`, a mutation's as the JSON body; results as `{\"result\":{\"data\":…}}`, errors as the one error body inside a tRPC error):",
+    "",
+    proceduresMarkdown()
   ].join("\n")
+}
 
 /**
  * Completes the HttpApi's document (mutating it): the error envelope, each operation's failures

@@ -40,6 +40,22 @@ describe("the served document", () => {
   })
 })
 
+describe("the routes outside the HttpApi", () => {
+  it("/docs lists every procedure with its input, output and who may call it; its route count is the discovery document's", async () => {
+    const page = await (await fetch(`${server.baseUrl}/docs`)).text()
+    const discovery = await (await fetch(`${server.baseUrl}/api/discover`)).json()
+    const listed = discovery.api_endpoints.public.length + discovery.api_endpoints.authenticated.length
+    const procedures = [...discovery.api_endpoints.public, ...discovery.api_endpoints.authenticated].filter((l: unknown) => JSON.stringify(l).includes("/api/trpc/"))
+    expect(procedures.length).toBeGreaterThan(5)
+    expect(page).toContain(`answers ${listed} routes`)
+    expect(doc.info.description).toContain(`answers ${listed} routes`)
+    for (const name of ["invest.invest", "portfolio.holdings", "publicApi.purchaseStatus", "subscription.createCheckout"]) expect(doc.info.description).toContain(`| \`${name}\` |`)
+    expect(doc.info.description).toMatch(/\| `invest\.invest` \|[^\n]*API key with `invest`[^\n]*\| `\{ projectId\?[^\n]*\| `\{ investment: /)
+    expect(doc.info.description).toContain(`${server.baseUrl}/mcp`)
+    expect(doc.info.description).toContain(`${server.baseUrl}/llms.txt`)
+  })
+})
+
 describe("a lying document is caught", () => {
   it("an undeclared status", async () => {
     const lying = structuredClone(doc)
