@@ -18,6 +18,7 @@ import {
   UnsupportedMediaType
 } from "../schema/errors.js"
 import { AGENT_API_PREFIX } from "../schema/routes.js"
+import { liftQueryNumbers } from "../schema/common.js"
 
 // Plain JSON throughout: the document is data, built once per server.
 type Json = Record<string, any>
@@ -151,18 +152,6 @@ const errorSchemaNames = (doc: Json): Set<string> => {
     }
   }
   return names
-}
-
-/**
- * A query or path parameter decoded from a string to a number says so with a check whose JSON
- * Schema is the number's (QueryInt / QueryNumber in src/schema/common.ts); the generator nests it
- * under the string's. On the wire a parameter is text either way, so the number's schema is the
- * truth a client needs.
- */
-const numericParameter = (schema: Json | undefined): Json | undefined => {
-  if (schema?.type !== "string" || !Array.isArray(schema.allOf)) return undefined
-  const numeric = schema.allOf.find((s: Json) => s?.type === "integer" || s?.type === "number")
-  return numeric ? { ...numeric, ...(schema.description ? { description: schema.description } : {}) } : undefined
 }
 
 /**
@@ -333,10 +322,8 @@ export const completeDocument = (doc: Json, baseUrl: string): Json => {
       if (!op.description) op.description = `${op.summary ?? op.operationId}. ${describeAuth(auth, route?.permission ?? null)}`
       for (const [status, schema] of failuresOf(method, path)) addError(op, status, schema)
       const parameters: Array<Json> = op.parameters ?? []
-      for (const p of parameters) {
-        const numeric = numericParameter(p.schema)
-        if (numeric) p.schema = numeric
-      }
+      // Numeric query parameters (QueryNumber) are typed as the numbers they are.
+      liftQueryNumbers(parameters)
       if (MUTATING.has(method)) parameters.push(ref("parameters", "IdempotencyKey"))
       op.parameters = parameters
       for (const [status, response] of Object.entries(op.responses ?? {}) as Array<[string, Json]>) {
