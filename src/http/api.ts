@@ -28,6 +28,9 @@ export class Api extends HttpApi.make("agent-commerce")
   .add(MppGroup)
   .add(CommerceGroup)
   .add(CommerceDashboardGroup)
+  // A body field the schema does not know is refused (400 naming it), as the document's
+  // `additionalProperties: false` says: an agent's typo must not be silently dropped.
+  .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error" })
   .annotateMerge(
     OpenApi.annotations({
       title: "Agent Commerce API",

@@ -43,12 +43,14 @@ const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /**
  * The first issue of a schema decode failure: its path (dot-joined; undefined for the input as a
- * whole) and message. 4.x says "Missing key" where 3.x said "is missing"; the wire keeps the latter.
+ * whole) and message. 4.x says "Missing key" where 3.x said "is missing"; the wire keeps the latter, and
+ * names an unknown body field as such.
  */
 export const firstSchemaIssue = (error: Schema.SchemaError): { readonly path: string | undefined; readonly message: string } => {
   const issue = formatIssues(error.issue).issues[0]
   const path = issue && issue.path && issue.path.length > 0 ? issue.path.map((p) => String(typeof p === "object" && p !== null && "key" in p ? (p as { key: unknown }).key : p)).join(".") : undefined
-  const message = issue?.message === "Missing key" ? "is missing" : (issue?.message ?? "is invalid")
+  const message =
+    issue?.message === "Missing key" ? "is missing" : issue?.message === "Expected no excess property" ? "is not a known field (check its spelling)" : (issue?.message ?? "is invalid")
   return { path, message }
 }
 

@@ -69,9 +69,9 @@ export const CoreLive = WorkersLive.pipe(
   Layer.provideMerge(PortsLive)
 )
 
-/** Every route: the HttpApi (and its OpenAPI document), docs, procedures, site files. */
+/** Every route: the HttpApi, its OpenAPI document and docs (ApiDocsRoutesLive), procedures, site files. */
 export const RoutesLive = Layer.mergeAll(
-  HttpApiBuilder.layer(Api, { openapiPath: "/api/v1/agent/openapi.json" }).pipe(Layer.provide(HandlersLive)),
+  HttpApiBuilder.layer(Api).pipe(Layer.provide(HandlersLive)),
   ApiDocsRoutesLive,
   trpcRoutes(procedures),
   SiteRoutesLive,

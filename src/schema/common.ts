@@ -23,8 +23,30 @@ export const Timestamp = Schema.String.pipe(Schema.check(Schema.isPattern(/^\d{4
 /** Opaque cursor for keyset pagination. */
 export const Cursor = Schema.String.pipe(Schema.check(Schema.isMaxLength(512)))
 
+/**
+ * A query parameter that is a number: text on the wire, decoded to a finite number in
+ * [minimum, maximum] (an integer when `integer`). The encoded side carries a check that passes
+ * every string but whose JSON Schema is the number's, so the OpenAPI document and the MCP tools type the
+ * parameter as the number it is (liftQueryNumbers lifts it out of the string's schema).
+ */
+export const QueryNumber = (options: { readonly minimum: number; readonly maximum: number; readonly integer?: boolean }) =>
+  Schema.String.check(
+    Schema.makeFilter((_: string) => true, {
+      toJsonSchema: () => ({ type: options.integer ? "integer" : "number", minimum: options.minimum, maximum: options.maximum })
+    })
+  ).pipe(
+    Schema.decodeTo(
+      options.integer
+        ? Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: options.minimum, maximum: options.maximum })))
+        : Schema.FiniteFromString.pipe(Schema.check(Schema.isBetween({ minimum: options.minimum, maximum: options.maximum })))
+    )
+  )
+
+/** An integer query parameter in [minimum, maximum]. */
+export const QueryInt = (minimum: number, maximum: number) => QueryNumber({ minimum, maximum, integer: true })
+
 /** `limit` query parameter: 1..100, default applied by the service. */
-export const PageLimit = Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 })))
+export const PageLimit = QueryInt(1, 100)
 
 export const Page = <S extends Schema.Top>(item: S) =>
   Schema.Struct({
@@ -52,8 +74,26 @@ export const Email = Schema.String.pipe(
  * A schema's JSON Schema (draft 2020-12) as one document: the root with its definitions under
  * `$defs`, where references point (`#/$defs/…`). 4.x's toJsonSchemaDocument returns them apart.
  */
+/**
+ * Rewrites, in place, every JSON Schema node of a QueryNumber (a string whose `allOf` holds the
+ * number's schema) to the number's schema: on the wire it is text either way, and the number, with
+ * its bounds, is what a client must send (an MCP call or a query string carries its digits).
+ */
+export const liftQueryNumbers = (node: unknown): void => {
+  if (Array.isArray(node)) return node.forEach(liftQueryNumbers)
+  if (typeof node !== "object" || node === null) return
+  const record = node as Record<string, any>
+  for (const value of Object.values(record)) liftQueryNumbers(value)
+  if (record.type !== "string" || !Array.isArray(record.allOf) || record.allOf.length !== 1) return
+  const numeric = record.allOf[0]
+  if (numeric?.type !== "integer" && numeric?.type !== "number") return
+  delete record.allOf
+  Object.assign(record, numeric)
+}
+
 export const jsonSchemaOf = (schema: Schema.Top): Record<string, unknown> => {
   const doc = Schema.toJsonSchemaDocument(schema)
+  liftQueryNumbers(doc)
   const defs = doc.definitions ?? {}
   return Object.keys(defs).length > 0 ? { ...(doc.schema as object), $defs: defs } : (doc.schema as Record<string, unknown>)
 }

@@ -29,6 +29,13 @@ export class NotFound extends Schema.TaggedError<NotFound>()(
   { httpApiStatus: 404 }
 ) {}
 
+/** 405 — a known path asked with a method it does not answer; the Allow header lists those it does. */
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
+  "MethodNotAllowed",
+  { message: Schema.String, allow: Schema.Array(Schema.String) },
+  { httpApiStatus: 405 }
+) {}
+
 /** 409 — the request conflicts with the object's current state. */
 export class Conflict extends Schema.TaggedError<Conflict>()(
   "Conflict",
@@ -39,7 +46,7 @@ export class Conflict extends Schema.TaggedError<Conflict>()(
 /** 413 — request body over the configured limit. */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   "PayloadTooLarge",
-  { message: Schema.String, limitBytes: Schema.Number },
+  { message: Schema.String, limitBytes: Schema.Int },
   { httpApiStatus: 413 }
 ) {}
 
@@ -67,7 +74,7 @@ export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReuse
 /** 429 — rate limit exceeded. */
 export class RateLimited extends Schema.TaggedError<RateLimited>()(
   "RateLimited",
-  { message: Schema.String, retryAfterSeconds: Schema.Number, limit: Schema.Number, window: Schema.String },
+  { message: Schema.String, retryAfterSeconds: Schema.Int, limit: Schema.Int, window: Schema.String },
   { httpApiStatus: 429 }
 ) {}
 

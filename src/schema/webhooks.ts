@@ -2,6 +2,7 @@
 // payload schema of every event type (docs/events.md renders the same catalogue as tables).
 import { Schema } from "effect"
 import { EventType } from "./events.js"
+import { QueryInt } from "./common.js"
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -114,7 +115,7 @@ export class DeliveryAttempt extends Schema.Class<DeliveryAttempt>("DeliveryAtte
 }) {}
 
 export const DeliveriesUrlParams = Schema.Struct({
-  limit: Schema.optional(Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 })))),
+  limit: Schema.optional(QueryInt(1, 100)),
   eventId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(100))))
 })
 

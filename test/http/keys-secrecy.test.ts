@@ -8,6 +8,7 @@ import { createServer } from "node:http"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { AppLive } from "../../src/layers/app.js"
+import { underContract } from "../fixtures/contract.js"
 import { AppConfig } from "../../src/services/AppConfig.js"
 import { createAgentKey } from "../fixtures/agents.js"
 import { freshDatabase, postgresSkipReason } from "../fixtures/db.js"
@@ -49,7 +50,14 @@ const startLoggedServer = async (): Promise<Server> => {
     Effect.provide(logging)
   )
   const started = await Effect.runPromise(Scope.provide(program, scope))
-  return { ...started, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+  const { release } = await underContract(started.baseUrl)
+  return {
+    ...started,
+    close: async () => {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+      release()
+    }
+  }
 }
 
 /** A row as text; bytea columns are shown as their UTF-8 text and hex, so nothing hides in bytes. */

@@ -88,9 +88,13 @@ for (const storage of ["memory", "embedded", "postgres"] as const) {
       expect((await post(`${COMMERCE}/negotiate`, k, { serviceId: "svc_none", tierId: "business", proposedPriceCents: 10 })).status).toBe(404)
     })
 
-    it("terms move the seller's target: volume 50 + 12 months accept 7189 on a 7900 list; unknown term keys are ignored", async () => {
+    it("terms move the seller's target: volume 50 + 12 months accept 7189 on a 7900 list; an unknown term key is refused, named", async () => {
       const k = await negotiator()
-      const res = await post(`${COMMERCE}/negotiate`, k, { serviceId: "svc_doc_translate", tierId: "business", proposedPriceCents: 7189, terms: { volume: 50, durationMonths: 12, note: "x" } })
+      // A misspelt term would silently lose its discount: it is refused instead, naming the key.
+      const typo = await post(`${COMMERCE}/negotiate`, k, { serviceId: "svc_doc_translate", tierId: "business", proposedPriceCents: 7189, terms: { volume: 50, durationMonth: 12 } })
+      expect(typo.status).toBe(400)
+      expect(await typo.json()).toMatchObject({ type: "InvalidInput", field: "terms.durationMonth" })
+      const res = await post(`${COMMERCE}/negotiate`, k, { serviceId: "svc_doc_translate", tierId: "business", proposedPriceCents: 7189, terms: { volume: 50, durationMonths: 12 } })
       expect(res.status).toBe(201)
       const n = await res.json()
       expect(n.terms).toEqual({ volume: 50, durationMonths: 12 })

@@ -7,6 +7,7 @@ import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { logRequest, SLOW_REQUEST_MS } from "../../src/http/requestLog.js"
 import { AppLive } from "../../src/layers/app.js"
+import { underContract } from "../fixtures/contract.js"
 import { AppConfig } from "../../src/services/AppConfig.js"
 import { createAgentKey } from "../fixtures/agents.js"
 
@@ -31,7 +32,11 @@ beforeAll(async () => {
     yield* Layer.build(AppLive.pipe(Layer.provide(AppConfig.test({ baseUrl, logLevel: "Info" })), Layer.provide(Layer.succeedContext(server))))
   }).pipe(Effect.provide(Layer.mergeAll(Logger.layer([capture]), Layer.succeed(References.MinimumLogLevel, "Info"))))
   await Effect.runPromise(Scope.provide(program, scope))
-  close = () => Effect.runPromise(Scope.close(scope, Exit.void))
+  const { release } = await underContract(baseUrl)
+  close = async () => {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    release()
+  }
 })
 afterAll(() => close())
 

@@ -7,6 +7,7 @@ import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AppLive } from "../../src/layers/app.js"
+import { underContract } from "../fixtures/contract.js"
 import { AppConfig } from "../../src/services/AppConfig.js"
 import { createAgentKey, signUp } from "../fixtures/agents.js"
 
@@ -28,7 +29,11 @@ beforeAll(async () => {
     )
   }).pipe(Effect.provide(Layer.mergeAll(Logger.layer([capture]), Layer.succeed(References.MinimumLogLevel, "Warn"))))
   await Effect.runPromise(Scope.provide(program, scope))
-  close = () => Effect.runPromise(Scope.close(scope, Exit.void))
+  const { release } = await underContract(baseUrl)
+  close = async () => {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    release()
+  }
 })
 afterAll(() => close())
 

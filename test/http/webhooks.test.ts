@@ -7,6 +7,7 @@ import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AppLive } from "../../src/layers/app.js"
+import { underContract } from "../fixtures/contract.js"
 import { AppConfig, type AppConfigShape } from "../../src/services/AppConfig.js"
 import type { EventType } from "../../src/schema/events.js"
 import { eventTypes } from "../../src/schema/events.js"
@@ -272,11 +273,15 @@ const bootOn = async (databaseUrl: string, config: Partial<AppConfigShape>) => {
     return { baseUrl, context }
   })
   const { baseUrl, context } = await Effect.runPromise(Scope.provide(program, scope))
+  const { release } = await underContract(baseUrl)
   return {
     baseUrl,
     run: <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof AppLive>>) =>
       Effect.runPromise(Effect.provide(effect, context as Context.Context<Layer.Success<typeof AppLive>>)),
-    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    close: async () => {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+      release()
+    }
   }
 }
 

@@ -3,7 +3,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
 import { COMMERCE_PREFIX, DASHBOARD_PREFIX } from "../../schema/routes.js"
 import { Schema } from "effect"
-import { Cursor, PageLimit } from "../../schema/common.js"
+import { Cursor, PageLimit, QueryInt, QueryNumber } from "../../schema/common.js"
 import {
   Approval,
   ApprovalDecision,
@@ -41,14 +41,14 @@ import { AgentAuth, DashboardAuth, RequiredPermission } from "../middleware/auth
 
 const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))
 const IdParam = Schema.Struct({ id: Id })
-const NonNegativeIntString = Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isGreaterThanOrEqualTo(0)), Schema.check(Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER)))
+const NonNegativeIntString = QueryInt(0, Number.MAX_SAFE_INTEGER)
 
 export const ServiceListParams = Schema.Struct({
   category: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(60)))),
   pricingModel: Schema.optional(PricingModel),
   minPriceCents: Schema.optional(NonNegativeIntString),
   maxPriceCents: Schema.optional(NonNegativeIntString),
-  minRating: Schema.optional(Schema.FiniteFromString.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 5 })))),
+  minRating: Schema.optional(QueryNumber({ minimum: 0, maximum: 5 })),
   sellerId: Schema.optional(Id),
   q: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))),
   cursor: Schema.optional(Cursor),
@@ -168,7 +168,7 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
       .annotate(OpenApi.Summary, "Commerce analytics: yours (purchases, sales, earnings) and the platform's (volume, fees, top services)")
   )
   .add(
-    HttpApiEndpoint.get("usage", "/usage", { query: Schema.Struct({ days: Schema.optional(Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: 1, maximum: 90 })))) }), success: Usage, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("usage", "/usage", { query: Schema.Struct({ days: Schema.optional(QueryInt(1, 90)) }), success: Usage, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Calls and spend per service and per UTC day, and the limits you have left")
   )

@@ -4,6 +4,7 @@ import { Acquisition } from "../../schema/payments.js"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
 import { AGENT_API_PREFIX, DASHBOARD_PREFIX } from "../../schema/routes.js"
 import { Schema } from "effect"
+import { QueryInt } from "../../schema/common.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/errors.js"
 import {
   CreateProposalBody,
@@ -49,7 +50,7 @@ export const InvestApiDescription = Schema.Struct({
 })
 
 const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
-const ListLimit = Schema.Struct({ limit: Schema.optional(Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 })))) })
+const ListLimit = Schema.Struct({ limit: Schema.optional(QueryInt(1, 100)) })
 
 export class InvestGroup extends HttpApiGroup.make("invest")
   .add(

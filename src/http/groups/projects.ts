@@ -3,7 +3,7 @@ import { ProcessorUnavailable } from "../../schema/payments.js"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
 import { AGENT_API_PREFIX } from "../../schema/routes.js"
 import { Schema } from "effect"
-import { Cursor, PageLimit } from "../../schema/common.js"
+import { Cursor, PageLimit, QueryInt, QueryNumber } from "../../schema/common.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/errors.js"
 import { InsufficientFunds } from "../../schema/ledger.js"
 import { TemplateCategory } from "../../schema/marketplace.js"
@@ -25,13 +25,13 @@ import {
 } from "../../schema/projects.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
-const NonNegativeIntString = Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isGreaterThanOrEqualTo(0)), Schema.check(Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER)))
+const NonNegativeIntString = QueryInt(0, Number.MAX_SAFE_INTEGER)
 
 export const CatalogUrlParams = Schema.Struct({
   category: Schema.optional(TemplateCategory),
   minPriceCents: Schema.optional(NonNegativeIntString),
   maxPriceCents: Schema.optional(NonNegativeIntString),
-  minRating: Schema.optional(Schema.FiniteFromString.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 5 })))),
+  minRating: Schema.optional(QueryNumber({ minimum: 0, maximum: 5 })),
   q: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(100)))),
   sort: Schema.optional(CatalogSort),
   order: Schema.optional(SortOrder),

@@ -4,7 +4,7 @@ import { HttpApiError } from "effect/http-api"
 import { Cause, Clock, Context, Effect, Option, Result } from "effect"
 import type { unhandled } from "effect/Types"
 import { createHash, randomBytes } from "node:crypto"
-import { Conflict, Forbidden, IdempotencyKeyReused, InvalidInput, LengthRequired, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../../schema/errors.js"
+import { Conflict, Forbidden, IdempotencyKeyReused, InvalidInput, LengthRequired, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../../schema/errors.js"
 import { AppConfig } from "../../services/AppConfig.js"
 import { currentIdempotencyKey, currentIdempotencyScope, Idempotency, type StoredResponse } from "../../services/Idempotency.js"
 import { encodeError, errorResponse, firstSchemaIssue, internalErrorBody, toErrorBody } from "../errors.js"
@@ -13,6 +13,8 @@ import { SESSION_COOKIE } from "./auth.js"
 import { presentedKey } from "./authLive.js"
 import { isPaymentProblemSource, toPaymentProblem } from "../paymentProblem.js"
 import { currentRequestNote, logRequest, newRequestNote } from "../requestLog.js"
+import { Api } from "../api.js"
+import { routeTable } from "../routeTable.js"
 
 /** The id of the request the current fiber serves ("" outside a request). */
 export const currentRequestId = Context.Reference<string>("app/currentRequestId", { defaultValue: () => "" })
@@ -293,16 +295,53 @@ const decodeFailure = (error: HttpApiError.HttpApiSchemaError): InvalidInput => 
 }
 
 /**
+ * The methods each path of the HttpApi answers: a request for one of these paths with another
+ * method is 405 with Allow, not 404 (the path exists).
+ */
+export const pathMethods = (): ((pathname: string) => ReadonlyArray<string> | undefined) => {
+  const byPath = new Map<string, Set<string>>()
+  for (const r of routeTable(Api)) {
+    const methods = byPath.get(r.path) ?? new Set<string>()
+    methods.add(r.method.toUpperCase())
+    byPath.set(r.path, methods)
+  }
+  const patterns = [...byPath].map(([path, methods]) => ({
+    regex: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}$`),
+    methods: [...methods].sort()
+  }))
+  return (pathname) => {
+    const allow = new Set<string>()
+    for (const p of patterns) if (p.regex.test(pathname)) for (const m of p.methods) allow.add(m)
+    return allow.size > 0 ? [...allow].sort() : undefined
+  }
+}
+
+/**
  * The answer for a request that failed below the handlers: an unknown route, a body or parameter
  * that does not decode, a body over the limit. Decode failures arrive as defects in 4.x (an
  * HttpApiSchemaError, a RequestParseError), so they are matched before the catch-all 500.
  */
-const answerFailure = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest, requestId: string, maxBodyBytes: number) => {
+const answerFailure = (
+  cause: Cause.Cause<unknown>,
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string,
+  maxBodyBytes: number,
+  allowedMethods: (pathname: string) => ReadonlyArray<string> | undefined
+) => {
   const failure = Cause.findErrorOption(cause)
   const defect = Cause.findDefect(cause)
   const found = Option.isSome(failure) ? failure.value : Result.isSuccess(defect) ? defect.success : undefined
   if (HttpServerError.isHttpServerError(found)) {
     if (found.reason._tag === "RouteNotFound") {
+      const pathname = request.url.split("?")[0]
+      const allow = allowedMethods(pathname)
+      if (allow) {
+        return Effect.succeed(
+          errorResponse(new MethodNotAllowed({ message: `${pathname} answers ${allow.join(", ")}, not ${request.method}`, allow: [...allow] }), requestId, {
+            allow: allow.join(", ")
+          })
+        )
+      }
       return Effect.succeed(errorResponse(new NotFound({ message: `no route for ${request.method} ${request.url.split("?")[0]}`, resource: "route" }), requestId))
     }
     if (found.reason._tag === "RequestParseError") {
@@ -327,6 +366,7 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
   Effect.gen(function* () {
     const config = yield* AppConfig
     const idempotency = yield* Idempotency
+    const allowedMethods = pathMethods()
     // Request ids: a random prefix per server and a counter (unique across processes, no syscall per request).
     const requestIdPrefix = `req_${randomBytes(6).toString("base64url")}`
     let requestCounter = 0
@@ -389,10 +429,10 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
           // Failures are answered inside the idempotency wrapper, so a validation error is stored
           // and replayed like any other first result.
           const answered = withJsonGuard(request, requestId, routed).pipe(
-            Effect.catchCause((cause) => answerFailure(cause, request, requestId, config.maxBodyBytes))
+            Effect.catchCause((cause) => answerFailure(cause, request, requestId, config.maxBodyBytes, allowedMethods))
           )
           response = yield* withIdempotency(idempotency, request, requestId, answered).pipe(
-            Effect.catchCause((cause) => answerFailure(cause, request, requestId, config.maxBodyBytes)),
+            Effect.catchCause((cause) => answerFailure(cause, request, requestId, config.maxBodyBytes, allowedMethods)),
             Effect.provideService(currentRequestId, requestId),
             Effect.provideService(currentRequestNote, note),
             Effect.annotateLogs("requestId", requestId)

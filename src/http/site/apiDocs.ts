@@ -1,15 +1,15 @@
-// The interactive API docs at /docs: Scalar's API reference over the OpenAPI document derived from
-// the HttpApi. Scalar's script (≈ 3 MB, the one effect/http-api ships, so nothing is fetched from a
+// The OpenAPI document (src/http/openapi.ts) at /api/v1/agent/openapi.json, and the interactive
+// API docs at /docs: Scalar's API reference over that document. Scalar's script (≈ 3 MB, the one effect/http-api ships, so nothing is fetched from a
 // CDN) is loaded from disk on the first visit and served from /docs/scalar.js with a long cache
 // lifetime; HttpApiScalar's own layer inlines it into the page, which kept ~19 MB resident in every
 // server that never served /docs.
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { OpenApi } from "effect/http-api"
 import { Effect, Layer } from "effect"
 import { createRequire } from "node:module"
 import path from "node:path"
 import { pathToFileURL } from "node:url"
-import { Api } from "../api.js"
+import { AppConfig } from "../../services/AppConfig.js"
+import { apiDocument, OPENAPI_PATH } from "../openapi.js"
 import { escapeHtml } from "./pages.js"
 
 export const DOCS_SCRIPT_PATH = "/docs/scalar.js"
@@ -34,7 +34,10 @@ const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u0
 
 export const ApiDocsRoutesLive = Layer.unwrap(
   Effect.gen(function* () {
-    const spec = OpenApi.fromApi(Api)
+    const config = yield* AppConfig
+    // Built once per server: its `servers` entry is this server's BASE_URL.
+    const spec = apiDocument(config.baseUrl)
+    const specJson = JSON.stringify(spec)
     const page = `<!doctype html>
 <html lang="en">
 <head>
@@ -51,6 +54,7 @@ export const ApiDocsRoutesLive = Layer.unwrap(
     // Loaded once, on the first request for it (concurrent first requests share the one load).
     const script = yield* Effect.cached(loadScalarScript)
     return Layer.mergeAll(
+      HttpRouter.add("GET", OPENAPI_PATH, Effect.succeed(HttpServerResponse.text(specJson, { contentType: "application/json" }))),
       HttpRouter.add("GET", "/docs", Effect.succeed(HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8" }))),
       HttpRouter.add(
         "GET",

@@ -2,7 +2,7 @@
 // portfolio.holdings. A key acts as its agent; a dashboard session names one of its agents.
 import { Effect, Schema } from "effect"
 import { InvalidInput } from "../../schema/errors.js"
-import { InvestBody, VoteBody } from "../../schema/invest.js"
+import { HoldingsResponse, InvestBody, InvestmentResponse, VoteBody, VoteResponse } from "../../schema/invest.js"
 import { AgentId } from "../../schema/keys.js"
 import { type Caller, CurrentCaller } from "../../services/Caller.js"
 import type { Transactor } from "../../services/Db.js"
@@ -32,6 +32,7 @@ export const investProcedures = {
   "invest.invest": mutation({
     description: "Invest wallet credits in the platform token or a project's stake",
     access: authenticated("invest"),
+    output: InvestmentResponse,
     input: Schema.Struct({ ...InvestBody.fields, ...AsAgent.fields }),
     handler: ({ agentId, ...body }) =>
       Effect.gen(function* () {
@@ -43,6 +44,7 @@ export const investProcedures = {
   "invest.vote": mutation({
     description: "Vote on a governance proposal (top 10 holders at its snapshot; one vote each)",
     access: authenticated("invest"),
+    output: VoteResponse,
     input: Schema.Struct({ ...VoteBody.fields, ...AsAgent.fields }),
     handler: ({ agentId, ...body }) =>
       Effect.gen(function* () {
@@ -54,6 +56,7 @@ export const investProcedures = {
   "portfolio.holdings": query({
     description: "Token holdings of the calling agent (a session: of every agent of the account, or the one named)",
     access: authenticated(),
+    output: HoldingsResponse,
     input: Schema.UndefinedOr(AsAgent),
     handler: (input) =>
       Effect.gen(function* () {

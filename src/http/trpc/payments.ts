@@ -1,8 +1,8 @@
 // Payment procedures: subscription.createCheckout (authenticated, spec §4.2) and the knowledge
 // purchases publicApi.purchaseAccess / publicApi.purchaseStatus (public, spec §4.5).
 import { Effect } from "effect"
-import { CreateSubscriptionCheckoutInput, PurchaseAccessInput, PurchaseStatusInput } from "../../schema/payments.js"
-import { AccessContentInput } from "../../schema/knowledge.js"
+import { CheckoutStarted, CreateSubscriptionCheckoutInput, PurchaseAccessInput, PurchaseStatus, PurchaseStatusInput } from "../../schema/payments.js"
+import { AccessContentInput, KnowledgeContent } from "../../schema/knowledge.js"
 import { CurrentCaller } from "../../services/Caller.js"
 import type { Transactor } from "../../services/Db.js"
 import { Payments } from "../../services/Payments.js"
@@ -15,6 +15,7 @@ export const paymentProcedures = {
     description:
       "Create a payment-processor checkout session for a plan. The plan's monthly credits go to the calling key's agent, or (dashboard session) to the named agentId of the account",
     access: authenticated(),
+    output: CheckoutStarted,
     input: CreateSubscriptionCheckoutInput,
     handler: (input) =>
       Effect.gen(function* () {
@@ -27,18 +28,21 @@ export const paymentProcedures = {
   "publicApi.purchaseAccess": mutation({
     description: "Buy access to a knowledge product: returns the hosted checkout address and its session id",
     access: publicAccess,
+    output: CheckoutStarted,
     input: PurchaseAccessInput,
     handler: (input) => Effect.andThen(limitAnonymousWrite, Effect.flatMap(Payments, (p) => p.purchaseAccess(input)))
   }),
   "publicApi.purchaseStatus": query({
     description: "Where a knowledge purchase stands (pending, paid, expired, failed), by checkout session id",
     access: publicAccess,
+    output: PurchaseStatus,
     input: PurchaseStatusInput,
     handler: (input) => Effect.flatMap(Payments, (p) => p.purchaseStatus(input.sessionId))
   }),
   "publicApi.accessContent": query({
     description: "Read a paid knowledge product: its access id (from purchaseStatus) and the checkout session id it was paid in",
     access: publicAccess,
+    output: KnowledgeContent,
     input: AccessContentInput,
     handler: (input) => Effect.flatMap(Payments, (p) => p.accessContent(input.accessId, input.sessionId))
   })

@@ -12,6 +12,8 @@ export interface Procedure<R = never> {
   readonly description: string
   readonly access: Access
   readonly input?: Schema.Codec<any, any>
+  /** What a successful call returns (documentation: the /docs page lists it; the handler is typed by it). */
+  readonly output: Schema.Top
   readonly handler: (input: any) => Effect.Effect<unknown, unknown, R>
 }
 
@@ -22,6 +24,7 @@ export const query = <A, I, Out, E, R>(options: {
   readonly description: string
   readonly access: Access
   readonly input?: Schema.Codec<A, I>
+  readonly output: Schema.Codec<Out, any>
   readonly handler: (input: A) => Effect.Effect<Out, E, R>
 }): Procedure<R> => ({ type: "query", ...options })
 
@@ -29,5 +32,6 @@ export const mutation = <A, I, Out, E, R>(options: {
   readonly description: string
   readonly access: Access
   readonly input?: Schema.Codec<A, I>
+  readonly output: Schema.Codec<Out, any>
   readonly handler: (input: A) => Effect.Effect<Out, E, R>
 }): Procedure<R> => ({ type: "mutation", ...options })

@@ -1,0 +1,358 @@
+// The served OpenAPI document: the HttpApi's own, completed with what the server really sends —
+// the one error shape, the failures every operation can meet below its handler, headers, servers.
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { Schema } from "effect"
+import { Api } from "./api.js"
+import { routeTable } from "./routeTable.js"
+import { procedures } from "./trpc/index.js"
+import type { Procedure } from "./trpc/procedure.js"
+import { discoveryCatalog } from "./site/agentFiles.js"
+import {
+  Conflict,
+  Forbidden,
+  IdempotencyKeyReused,
+  InvalidInput,
+  LengthRequired,
+  PayloadTooLarge,
+  StorageUnavailable,
+  UnsupportedMediaType
+} from "../schema/errors.js"
+import { AGENT_API_PREFIX } from "../schema/routes.js"
+import { liftQueryNumbers } from "../schema/common.js"
+
+// Plain JSON throughout: the document is data, built once per server.
+type Json = Record<string, any>
+
+export const OPENAPI_PATH = `${AGENT_API_PREFIX}/openapi.json` as const
+
+const MUTATING = new Set(["post", "put", "patch", "delete"])
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const
+const ref = (kind: "schemas" | "parameters" | "headers", name: string) => ({ $ref: `#/components/${kind}/${name}` })
+
+/** The one error body (docs/errors.md): every error response is this plus the error's own fields. */
+export const ERROR_ENVELOPE = "Error"
+const envelope: Json = {
+  type: "object",
+  description:
+    "The one error body of every REST error (docs/errors.md). `_tag` and `type` both name the error; each error adds its own fields (`permission`, `policy`, `retryAfterSeconds`, …).",
+  properties: {
+    _tag: { type: "string", description: "The error's name." },
+    type: { type: "string", description: "The error's name (the same as `_tag`); branch on this." },
+    message: { type: "string", description: "What went wrong, for people." },
+    field: { type: "string", description: "The input at fault, where one is: a body field path, a query or path parameter, or a header such as Content-Type or Idempotency-Key." },
+    requestId: { type: "string", description: "The request's id, also in the X-Request-Id header; quote it when reporting a problem." }
+  },
+  required: ["_tag", "type", "message", "requestId"]
+}
+
+/**
+ * The errors the global middleware (src/http/middleware/global.ts) and the router answer before or
+ * around any handler. Their component schemas come from this small API, so they are encoded exactly
+ * as the HttpApi encodes its own.
+ */
+const standardErrors = OpenApi.fromApi(
+  HttpApi.make("standard-errors").add(
+    HttpApiGroup.make("standard").add(
+      HttpApiEndpoint.get("standard", "/", {
+        error: [InvalidInput, Forbidden, Conflict, LengthRequired, PayloadTooLarge, UnsupportedMediaType, IdempotencyKeyReused, StorageUnavailable]
+      })
+    )
+  )
+).components.schemas as Json
+
+/**
+ * What an operation can fail with below its handler, by status: derived from its method and path,
+ * the way the global middleware decides. Auth (401/403/429), payment (402) and domain errors come
+ * from the HttpApi's own declarations (the groups' middleware and endpoints).
+ */
+export const failuresOf = (method: string, path: string): ReadonlyArray<readonly [status: number, schema: string]> => {
+  const out: Array<readonly [number, string]> = [
+    // A NUL in the URL, a parameter or body that does not decode, a malformed Idempotency-Key.
+    [400, "InvalidInputEncoded"],
+    // Content-Length over MAX_BODY_BYTES, on any request.
+    [413, "PayloadTooLargeEncoded"],
+    [503, "StorageUnavailableEncoded"]
+  ]
+  if (MUTATING.has(method)) {
+    out.push([411, "LengthRequiredEncoded"], [409, "ConflictEncoded"], [422, "IdempotencyKeyReusedEncoded"])
+    if (path.startsWith("/api/")) out.push([415, "UnsupportedMediaTypeEncoded"], [403, "ForbiddenEncoded"])
+  }
+  return out
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  400: "Invalid input: `field` names the offending input.",
+  401: "No credentials, or unknown, revoked or expired ones.",
+  402: "Payment required.",
+  403: "Forbidden: a missing permission, a policy, or a cookie-authenticated write that is not the dashboard's own JSON call.",
+  404: "Not found (or another caller's).",
+  405: "Method not allowed.",
+  409: "Conflict with the current state, or a request with this Idempotency-Key still in progress.",
+  410: "Gone.",
+  411: "Length required: send the body with Content-Length.",
+  413: "Request body over the configured limit.",
+  415: "Request bodies are JSON (application/json).",
+  422: "Unprocessable: e.g. an Idempotency-Key reused with a different request.",
+  429: "Rate limited: retry after Retry-After seconds.",
+  502: "An upstream (payment processor, seller) failed.",
+  503: "Storage unavailable; retry later."
+}
+
+/** Adds `schema` to the JSON content of the operation's response for `status` (creating it). */
+const addError = (op: Json, status: number, schema: string) => {
+  const responses = (op.responses ??= {})
+  const response = (responses[String(status)] ??= { description: STATUS_TEXT[status] ?? `HTTP ${status}` })
+  const content = (response.content ??= {})
+  const media = content["application/json"]
+  const wanted = ref("schemas", schema)
+  if (media === undefined) {
+    content["application/json"] = { schema: wanted }
+    return
+  }
+  const current: Json = media.schema ?? {}
+  const options: Array<Json> = Array.isArray(current.anyOf) ? current.anyOf : [current]
+  if (options.some((o) => o.$ref === wanted.$ref)) return
+  media.schema = { anyOf: [...options, wanted] }
+}
+
+/** The tag of an error component (its `_tag` literal), or undefined for a schema that is no error. */
+const tagOf = (schema: Json | undefined): string | undefined => {
+  const tag = schema?.properties?._tag
+  const values = tag?.enum ?? (tag?.const !== undefined ? [tag.const] : undefined)
+  return Array.isArray(values) && values.length === 1 && typeof values[0] === "string" ? values[0] : undefined
+}
+
+/** The error as sent: the envelope, its own fields, `type` equal to its tag; nothing else. */
+const asErrorBody = (schema: Json, tag: string): Json => {
+  const { additionalProperties: _closed, properties, required, type: _type, ...rest } = schema
+  return {
+    ...rest,
+    allOf: [ref("schemas", ERROR_ENVELOPE)],
+    type: "object",
+    properties: { ...properties, type: { type: "string", enum: [tag] } },
+    required: Array.from(new Set([...(required ?? []), "type", "requestId"])),
+    unevaluatedProperties: false
+  }
+}
+
+/** `$ref` names reachable from JSON error responses (status ≥ 400). */
+const errorSchemaNames = (doc: Json): Set<string> => {
+  const names = new Set<string>()
+  const visit = (s: Json | undefined) => {
+    if (!s) return
+    if (typeof s.$ref === "string" && s.$ref.startsWith("#/components/schemas/")) names.add(s.$ref.slice("#/components/schemas/".length))
+    for (const o of s.anyOf ?? []) visit(o)
+    for (const o of s.oneOf ?? []) visit(o)
+  }
+  for (const item of Object.values(doc.paths ?? {}) as Array<Json>) {
+    for (const method of METHODS) {
+      for (const [status, response] of Object.entries((item[method]?.responses ?? {}) as Json)) {
+        if (Number(status) >= 400) visit(response?.content?.["application/json"]?.schema)
+      }
+    }
+  }
+  return names
+}
+
+/**
+ * The generator's unions, simplified without changing what they accept: `optional(NullOr(x))`
+ * repeats `{ type: "null" }`, and a union holding `{}` (unknown) accepts anything anyway.
+ */
+const tidyUnions = (node: unknown): void => {
+  if (Array.isArray(node)) return node.forEach(tidyUnions)
+  if (typeof node !== "object" || node === null) return
+  const record = node as Json
+  for (const value of Object.values(record)) tidyUnions(value)
+  if (!Array.isArray(record.anyOf)) return
+  const seen = new Set<string>()
+  const members = record.anyOf.filter((m: unknown) => {
+    const key = JSON.stringify(m)
+    return seen.has(key) ? false : (seen.add(key), true)
+  })
+  if (members.some((m: Json) => typeof m === "object" && m !== null && Object.keys(m).length === 0)) delete record.anyOf
+  else if (members.length === 1 && Object.keys(record).length === 1) {
+    delete record.anyOf
+    Object.assign(record, members[0])
+  } else record.anyOf = members
+}
+
+const header = (description: string, schema: Json = { type: "string" }) => ({ description, schema })
+const headers: Json = {
+  XRequestId: { ...header("The request's id (echoes a valid incoming X-Request-Id); error bodies carry it as `requestId`."), required: true },
+  RateLimit: { ...header("IETF RateLimit fields: remaining requests and seconds to reset, per window of the key's limit."), required: true },
+  RateLimitPolicy: { ...header("IETF RateLimit-Policy fields: each window's quota and length in seconds."), required: true },
+  RateLimitUnlessReplayed: header("IETF RateLimit fields (as on every keyed response); absent when an idempotent retry replays a stored response."),
+  RateLimitPolicyUnlessReplayed: header("IETF RateLimit-Policy fields (as on every keyed response); absent when an idempotent retry replays a stored response."),
+  RetryAfter: { ...header("Seconds to wait before retrying.", { type: "integer", minimum: 0 }), required: true },
+  WwwAuthenticateBearer: { ...header("The Bearer challenge (RFC 6750): why the credentials were refused."), required: true },
+  WwwAuthenticatePayment: { ...header("The Payment challenge (the same challenge as the body carries)."), required: true },
+  PaymentReceipt: { ...header("The receipt of the paid call."), required: true },
+  SetCookie: header("The session cookie (HttpOnly, SameSite=Strict). Not repeated when an idempotent retry replays the response."),
+  IdempotentReplayed: header("`true` when this is the stored response of an earlier request with the same Idempotency-Key.", { type: "string", enum: ["true"] })
+}
+
+const idempotencyKey: Json = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Makes the request safe to retry (docs/idempotency.md): the first response is stored and replayed to every retry with the same key and request; the same key with a different request is 422; a retry while the first runs waits, then 409.",
+  schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" }
+}
+
+/** A short description of each group, shown as the tag's description. */
+const TAGS: Readonly<Record<string, string>> = {
+  system: "Liveness and readiness.",
+  agent: "Agent API v1: the calling key, its permissions and rate-limit standing.",
+  dashboardAuth: "Account sign-up, sign-in and sign-out for the dashboard (session cookie).",
+  dashboard: "The account owner's dashboard API (session cookie): agents, API keys, webhooks.",
+  projects: "Agent API v1: the template catalogue, evaluation, acquisition, AI-built projects and guided sessions.",
+  webhooks: "Agent API v1: the agent's webhook endpoint, its secret, test events and delivery log.",
+  invest: "Agent API v1: the platform token — investing, portfolio, governance proposals.",
+  investInfo: "Public information on the token offering.",
+  governance: "The account owner's veto over governance proposals (session cookie).",
+  payments: "Payment processor webhook and the public status and content of knowledge purchases.",
+  negotiation: "AI2AIC commerce: price negotiation between buyer and seller agents.",
+  saga: "AI2AIC commerce: purchase sagas (reserve, deliver, settle or compensate).",
+  mpp: "AI2AIC commerce: pay-per-call services over the Machine Payments Protocol (402 challenge, credential, receipt).",
+  commerce: "AI2AIC commerce: services, wallet and policy, purchases, approvals, transactions, reviews, disputes, reputation, usage.",
+  commerceDashboard: "The account owner's view of commerce (session cookie): approvals and wallet policies of their agents."
+}
+
+/** Headers an operation sends on success, beyond those every operation of its kind sends. */
+const SUCCESS_HEADERS: Readonly<Record<string, Json>> = {
+  "dashboardAuth.signUp": { "Set-Cookie": ref("headers", "SetCookie") },
+  "dashboardAuth.signIn": { "Set-Cookie": ref("headers", "SetCookie") },
+  "dashboardAuth.signOut": { "Set-Cookie": ref("headers", "SetCookie") },
+  "mpp.invoke": { "Payment-Receipt": ref("headers", "PaymentReceipt") }
+}
+
+const describeAuth = (auth: "public" | "key" | "session", permission: string | null) =>
+  auth === "key"
+    ? `Needs an agent API key (Authorization: Bearer)${permission ? ` with the \`${permission}\` permission` : ""}.`
+    : auth === "session"
+      ? "Needs the dashboard session cookie (sign in first)."
+      : "Public: no credentials."
+
+/** A JSON Schema as a short TypeScript-like type, for people: `{ planId: "starter" | "pro", agentId?: string }`. */
+export const shortType = (schema: Json | undefined, defs: Json = {}, depth = 0): string => {
+  if (!schema || Object.keys(schema).length === 0) return "any"
+  if (typeof schema.$ref === "string") {
+    const name = schema.$ref.split("/").pop()!
+    return depth >= 2 || !defs[name] ? name : shortType(defs[name], defs, depth)
+  }
+  const union = schema.anyOf ?? schema.oneOf
+  if (Array.isArray(union)) return union.map((s: Json) => shortType(s, defs, depth)).join(" | ")
+  if (Array.isArray(schema.enum)) return schema.enum.map((v: unknown) => JSON.stringify(v)).join(" | ")
+  if (schema.type === "array") return `Array<${shortType(schema.items, defs, depth + 1)}>`
+  if (schema.type === "object" && schema.properties) {
+    if (depth >= 2) return "object"
+    const required = new Set<string>(schema.required ?? [])
+    const fields = Object.entries(schema.properties as Json).map(([k, v]) => `${k}${required.has(k) ? "" : "?"}: ${shortType(v as Json, defs, depth + 1)}`)
+    return `{ ${fields.join(", ")} }`
+  }
+  return typeof schema.type === "string" ? schema.type : "any"
+}
+
+const typeOf = (schema: Schema.Top | undefined): string => {
+  if (schema === undefined) return "none"
+  const doc = Schema.toJsonSchemaDocument(schema as Schema.Constraint) as unknown as { schema: Json; definitions?: Json }
+  return shortType(doc.schema, doc.definitions ?? {})
+}
+
+/** The procedure table (`/api/trpc/<name>`) as a markdown table: name, call, permission, input, output. */
+export const proceduresMarkdown = (): string => {
+  const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ")
+  const rows = Object.entries(procedures as Record<string, Procedure<unknown>>).map(([name, p]) => {
+    const call = p.type === "mutation" ? `POST /api/trpc/${name}` : `GET /api/trpc/${name}${p.input ? "?input=<JSON>" : ""}`
+    const who =
+      p.access._tag === "public" ? "public" : `API key${p.access.permission ? ` with \`${p.access.permission}\`` : ""} or dashboard session`
+    return `| \`${name}\` | ${cell(p.description)} | \`${call}\` | ${who} | \`${cell(typeOf(p.input))}\` | \`${cell(typeOf(p.output))}\` |`
+  })
+  return ["| Procedure | What | Call | Who may call | Input | Output |", "|---|---|---|---|---|---|", ...rows].join("\n")
+}
+
+/** The document's description: what the REST document does not cover, and where that is described. */
+const documentDescription = (baseUrl: string) => {
+  const count = (p: (path: string) => boolean) => discoveryCatalog.filter((r) => p(r.path)).length
+  const rest = routeTable(Api).length
+  const trpc = count((path) => path.startsWith("/api/trpc/"))
+  const mcp = count((path) => path === "/mcp" || path.startsWith("/mcp/"))
+  return [
+    "Agent API v1, the AI2AIC commerce protocol 1.0.0, and the platform's public surface.",
+    "",
+    "Every error answers one JSON body (`Error`: `_tag`, `type`, `message`, `field`, `requestId`, plus the error's own fields; docs/errors.md). Every POST, PUT, PATCH and DELETE honours `Idempotency-Key`. Request bodies must not carry unknown fields.",
+    "",
+    `The service answers ${discoveryCatalog.length} routes, every one listed by [/api/discover](${baseUrl}/api/discover): ${rest} REST operations described here, ${trpc} procedures, ${mcp} MCP routes, and ${discoveryCatalog.length - rest - trpc - mcp} agent files and pages. Beside this REST API:`,
+    `- the MCP server (streamable HTTP) at [${baseUrl}/mcp](${baseUrl}/mcp), its manifest at [/.well-known/mcp.json](${baseUrl}/.well-known/mcp.json) and tool list at [${AGENT_API_PREFIX}/mcp-tools.json](${baseUrl}${AGENT_API_PREFIX}/mcp-tools.json);`,
+    `- agent files: [/api/discover](${baseUrl}/api/discover), [/llms.txt](${baseUrl}/llms.txt), [/.well-known/ai-plugin.json](${baseUrl}/.well-known/ai-plugin.json), [/.well-known/agent-card.json](${baseUrl}/.well-known/agent-card.json), and the API reference for people at [/docs](${baseUrl}/docs);`,
+    "- with PAYMENTS=fake, the fake payment processor's checkout pages under `/checkout/fake/` (a caller gets their address as `checkoutUrl`; not listed by /api/discover);",
+    "- the procedures at `/api/trpc/<name>` (tRPC wire format: a query's input as `?input=<JSON>`, a mutation's as the JSON body; results as `{\"result\":{\"data\":…}}`, errors as the one error body inside a tRPC error):",
+    "",
+    proceduresMarkdown()
+  ].join("\n")
+}
+
+/**
+ * Completes the HttpApi's document (mutating it): the error envelope, each operation's failures
+ * below its handler, Idempotency-Key, response headers, numeric parameters, servers, descriptions.
+ */
+export const completeDocument = (doc: Json, baseUrl: string): Json => {
+  doc.info = {
+    ...doc.info,
+    description: documentDescription(baseUrl),
+    contact: { name: "Agent Commerce", url: `${baseUrl}/docs` },
+    license: { name: "Proprietary: see the terms of use", url: `${baseUrl}/terms` }
+  }
+  doc.servers = [{ url: baseUrl, description: "This server (BASE_URL)" }]
+  doc.tags = (doc.tags ?? []).map((t: Json) => ({ ...t, description: t.description ?? TAGS[t.name] }))
+  const components = (doc.components ??= {})
+  const schemas = (components.schemas ??= {})
+  for (const [name, schema] of Object.entries(standardErrors)) schemas[name] ??= schema
+  components.headers = { ...components.headers, ...headers }
+  components.parameters = { ...components.parameters, IdempotencyKey: idempotencyKey }
+
+  const routes = new Map(routeTable(Api).map((r) => [`${r.group}.${r.name}`, r]))
+  for (const [path, item] of Object.entries(doc.paths ?? {}) as Array<[string, Json]>) {
+    for (const method of METHODS) {
+      const op: Json | undefined = item[method]
+      if (!op) continue
+      const route = routes.get(op.operationId)
+      const auth = route?.auth ?? "public"
+      if (!op.description) op.description = `${op.summary ?? op.operationId}. ${describeAuth(auth, route?.permission ?? null)}`
+      for (const [status, schema] of failuresOf(method, path)) addError(op, status, schema)
+      const parameters: Array<Json> = op.parameters ?? []
+      // Numeric query parameters (QueryNumber) are typed as the numbers they are.
+      liftQueryNumbers(parameters)
+      if (MUTATING.has(method)) parameters.push(ref("parameters", "IdempotencyKey"))
+      op.parameters = parameters
+      for (const [status, response] of Object.entries(op.responses ?? {}) as Array<[string, Json]>) {
+        const code = Number(status)
+        const h: Json = { "X-Request-Id": ref("headers", "XRequestId") }
+        if (MUTATING.has(method)) h["Idempotent-Replayed"] = ref("headers", "IdempotentReplayed")
+        if (code < 300) {
+          // A replay (Idempotency-Key) is answered before the key is authenticated: no RateLimit then.
+          if (auth === "key" && MUTATING.has(method)) Object.assign(h, { RateLimit: ref("headers", "RateLimitUnlessReplayed"), "RateLimit-Policy": ref("headers", "RateLimitPolicyUnlessReplayed") })
+          else if (auth === "key") Object.assign(h, { RateLimit: ref("headers", "RateLimit"), "RateLimit-Policy": ref("headers", "RateLimitPolicy") })
+          Object.assign(h, SUCCESS_HEADERS[op.operationId] ?? {})
+        }
+        if (code === 401 && auth === "key") h["WWW-Authenticate"] = ref("headers", "WwwAuthenticateBearer")
+        if (code === 402 && op.operationId === "mpp.invoke") h["WWW-Authenticate"] = ref("headers", "WwwAuthenticatePayment")
+        if (code === 429) h["Retry-After"] = ref("headers", "RetryAfter")
+        response.headers = { ...response.headers, ...h }
+      }
+    }
+  }
+
+  tidyUnions(doc.paths)
+  tidyUnions(schemas)
+  schemas[ERROR_ENVELOPE] = envelope
+  for (const name of errorSchemaNames(doc)) {
+    const tag = tagOf(schemas[name])
+    if (tag) schemas[name] = asErrorBody(schemas[name], tag)
+  }
+  return doc
+}
+
+/** The document served at OPENAPI_PATH for a server at `baseUrl`. */
+export const apiDocument = (baseUrl: string): Json => completeDocument(structuredClone(OpenApi.fromApi(Api)) as Json, baseUrl)
