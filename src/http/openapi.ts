@@ -19,6 +19,7 @@ import {
 } from "../schema/errors.js"
 import { AGENT_API_PREFIX } from "../schema/routes.js"
 import { liftQueryNumbers } from "../schema/common.js"
+import { PaymentProblem, WalletProblem } from "../schema/mpp.js"
 
 // Plain JSON throughout: the document is data, built once per server.
 type Json = Record<string, any>
@@ -59,6 +60,34 @@ const standardErrors = OpenApi.fromApi(
     )
   )
 ).components.schemas as Json
+
+/** The payment problem bodies (application/problem+json) and what they are made of. */
+const problemSchemas = OpenApi.fromApi(
+  HttpApi.make("payment-problems").add(
+    HttpApiGroup.make("problems").add(HttpApiEndpoint.get("problems", "/", { success: Schema.Union([PaymentProblem, WalletProblem]) }))
+  )
+).components.schemas as Json
+
+/**
+ * A PaymentRequired or InsufficientCredits failure leaves as RFC 9457 problem details
+ * (src/http/paymentProblem.ts), never as the JSON error body its schema would describe: where an
+ * operation declares one, its response says `application/problem+json` with the wire's schema.
+ */
+const PROBLEM_SOURCES: Record<string, string> = { PaymentRequiredEncoded: "PaymentProblem", PaymentRequired: "PaymentProblem", InsufficientCreditsEncoded: "WalletProblem", InsufficientCredits: "WalletProblem" }
+
+const declareProblems = (response: Json) => {
+  const media = response?.content?.["application/json"]
+  if (!media?.schema) return
+  const refName = (s: Json): string | undefined => (typeof s?.$ref === "string" ? s.$ref.split("/").pop() : undefined)
+  const members: Array<Json> = Array.isArray(media.schema.anyOf) ? media.schema.anyOf : [media.schema]
+  const problems = members.map(refName).filter((n): n is string => n !== undefined && n in PROBLEM_SOURCES)
+  if (problems.length === 0) return
+  const rest = members.filter((m) => !(refName(m) !== undefined && refName(m)! in PROBLEM_SOURCES))
+  if (rest.length === 0) delete response.content["application/json"]
+  else media.schema = rest.length === 1 ? rest[0] : { anyOf: rest }
+  const wire = [...new Set(problems.map((p) => PROBLEM_SOURCES[p]))].map((name) => ref("schemas", name))
+  response.content["application/problem+json"] = { schema: wire.length === 1 ? wire[0] : { anyOf: wire } }
+}
 
 /**
  * What an operation can fail with below its handler, by status: derived from its method and path,
@@ -186,7 +215,7 @@ const headers: Json = {
   RetryAfter: { ...header("Seconds to wait before retrying.", { type: "integer", minimum: 0 }), required: true },
   WwwAuthenticateBearer: { ...header("The Bearer challenge (RFC 6750): why the credentials were refused."), required: true },
   WwwAuthenticatePayment: { ...header("The Payment challenge (the same challenge as the body carries)."), required: true },
-  PaymentReceipt: { ...header("The receipt of the paid call."), required: true },
+  PaymentReceipt: header("The receipt of the paid call; absent when an idempotent retry replays the stored answer (the receipt went with the first answer)."),
   SetCookie: header("The session cookie (HttpOnly, SameSite=Strict). Not repeated when an idempotent retry replays the response."),
   IdempotentReplayed: header("`true` when this is the stored response of an earlier request with the same Idempotency-Key.", { type: "string", enum: ["true"] })
 }
@@ -309,8 +338,15 @@ export const completeDocument = (doc: Json, baseUrl: string): Json => {
   const components = (doc.components ??= {})
   const schemas = (components.schemas ??= {})
   for (const [name, schema] of Object.entries(standardErrors)) schemas[name] ??= schema
+  for (const [name, schema] of Object.entries(problemSchemas)) schemas[name] ??= schema
   components.headers = { ...components.headers, ...headers }
   components.parameters = { ...components.parameters, IdempotencyKey: idempotencyKey }
+  // Every route behind the agent key also takes it in X-API-Key (src/http/middleware/authLive.ts):
+  // the place for it when Authorization carries a Payment credential (docs/mpp.md).
+  components.securitySchemes = {
+    ...components.securitySchemes,
+    apiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "The agent API key, when Authorization carries a Payment credential instead of the Bearer key." }
+  }
 
   const routes = new Map(routeTable(Api).map((r) => [`${r.group}.${r.name}`, r]))
   for (const [path, item] of Object.entries(doc.paths ?? {}) as Array<[string, Json]>) {
@@ -319,6 +355,7 @@ export const completeDocument = (doc: Json, baseUrl: string): Json => {
       if (!op) continue
       const route = routes.get(op.operationId)
       const auth = route?.auth ?? "public"
+      if (Array.isArray(op.security) && op.security.some((alternative: Json) => "bearer" in alternative)) op.security = [...op.security, { apiKey: [] }]
       if (!op.description) op.description = `${op.summary ?? op.operationId}. ${describeAuth(auth, route?.permission ?? null)}`
       for (const [status, schema] of failuresOf(method, path)) addError(op, status, schema)
       const parameters: Array<Json> = op.parameters ?? []
@@ -338,6 +375,11 @@ export const completeDocument = (doc: Json, baseUrl: string): Json => {
         }
         if (code === 401 && auth === "key") h["WWW-Authenticate"] = ref("headers", "WwwAuthenticateBearer")
         if (code === 402 && op.operationId === "mpp.invoke") h["WWW-Authenticate"] = ref("headers", "WwwAuthenticatePayment")
+        declareProblems(response)
+        // A credential of a method the server does not offer: 400 method-unsupported, as problem details.
+        if (code === 400 && op.operationId === "mpp.invoke") {
+          response.content = { ...response.content, "application/problem+json": { schema: ref("schemas", "PaymentProblem") } }
+        }
         if (code === 429) h["Retry-After"] = ref("headers", "RetryAfter")
         response.headers = { ...response.headers, ...h }
       }
@@ -351,6 +393,9 @@ export const completeDocument = (doc: Json, baseUrl: string): Json => {
     const tag = tagOf(schemas[name])
     if (tag) schemas[name] = asErrorBody(schemas[name], tag)
   }
+  // The JSON forms of the payment failures are not sent anywhere once their problem form is declared.
+  const text = JSON.stringify(doc)
+  for (const name of Object.keys(PROBLEM_SOURCES)) if (!text.includes(`"#/components/schemas/${name}"`)) delete schemas[name]
   return doc
 }
 

@@ -253,6 +253,25 @@ export const PaymentProblem = Schema.Struct({
 }).annotate({ identifier: "PaymentProblem", description: "RFC 9457 problem details of a Payment 402 (application/problem+json)" })
 export type PaymentProblem = typeof PaymentProblem.Type
 
+/**
+ * A purchase the wallet cannot cover where no challenge applies (InsufficientCredits on the wire):
+ * the same problem details with our wallet-insufficient-funds type and how to fund the wallet.
+ */
+export const WalletProblem = Schema.Struct({
+  type: Schema.String,
+  title: Schema.String,
+  status: Schema.Int,
+  detail: Schema.String,
+  instance: Schema.optional(Schema.String),
+  requiredCents: Schema.Int,
+  balanceCents: Schema.Int,
+  missingCents: Schema.Int,
+  howToFund: HowToFund,
+  hint: Schema.String,
+  message: Schema.String,
+  requestId: Schema.String
+}).annotate({ identifier: "WalletProblem", description: "RFC 9457 problem details of a wallet that cannot cover a purchase (application/problem+json)" })
+
 /** 422 — the price is below the 0.01 USD minimum charge. */
 export class ChargeBelowMinimum extends Schema.TaggedError<ChargeBelowMinimum>()(
   "ChargeBelowMinimum",
