@@ -154,7 +154,7 @@ forEachStorage("money details", commerceStack, (it) => {
         checkoutUrl: `${base}/api/trpc/subscription.createCheckout`,
         rechargeUrl: null,
         note: "POST {amountCents} to topupUrl (fake-payments mode), or buy a plan: its credits fund the wallet (1 credit = 1 cent)",
-        retry: "after funding, retry with a new Idempotency-Key (or none): a retry with the same key replays this 402, as every first answer is replayed"
+        retry: "after funding, send the same request again; the same Idempotency-Key is fine: a 402 is never stored for replay"
       })
       const agent = yield* fundedBuyer(0)
       const up = yield* wallet.topup(agent.agentId, 250)
@@ -304,7 +304,7 @@ forEachStorage(
           checkoutUrl: `${base}/api/trpc/subscription.createCheckout`,
           rechargeUrl: null,
           note: "buy a plan through checkoutUrl (its credits fund the wallet, 1 credit = 1 cent), or enable auto-recharge with PATCH /wallet",
-          retry: "after funding, retry with a new Idempotency-Key (or none): a retry with the same key replays this 402, as every first answer is replayed"
+          retry: "after funding, send the same request again; the same Idempotency-Key is fine: a 402 is never stored for replay"
         })
         expect(yield* Effect.flip(wallet.topup("agt_x", 1))).toMatchObject({
           message: "top-up is only available in fake-payments mode; fund the wallet through a plan checkout or a recharge"
