@@ -48,8 +48,9 @@ export class Ledger extends Context.Service<Ledger>()("Ledger", {
      * writes `entry` (LedgerStore.append, or a store that writes it with more in one statement) in
      * the same unit of work. Only accounts that the entry debits and that may not go negative are
      * locked and checked; credited accounts (a seller's wallet, the platform's fees) are not
-     * locked here, so buyers of one seller do not queue on its row until the entry is written —
-     * the write adds to their balance and holds their row only until commit (docs/performance.md).
+     * locked here, so buyers of one seller do not queue on its row: the write adds to their
+     * balance (on Postgres in one of the account's credit shard rows, docs/money.md) and holds
+     * that row only from the write to commit.
      * Fails with InsufficientFunds when a wallet or escrow account would go below zero (nothing is
      * written), InvalidInput when it does not balance.
      */
