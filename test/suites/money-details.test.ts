@@ -1,12 +1,24 @@
-// Money-path details the mutation run (docs/testing.md) found unpinned: who may loosen which policy
+// Money-path details the mutation run (docs/testing.md) found unpinned: the ledger schema's kinds,
+// fields and 402, who may loosen which policy
 // field, daily ≤ monthly, how-to-fund texts and refusal messages, recharge records and their order,
 // the ledger's zero-posting and message rules and its account pages, the day-boundary guard, and
 // the memory store's spend-drift report (corrupted by hand, so the report must name the row).
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { describe, it as vit } from "vitest"
-import { EXTERNAL_GRANTS, PLATFORM_FEES, splitSettlement, walletAccount } from "../../src/schema/ledger.js"
+import {
+  EntryKind,
+  EXTERNAL_GRANTS,
+  EXTERNAL_PAYMENTS,
+  InsufficientFunds,
+  JournalEntry,
+  mayGoNegative,
+  PLATFORM_FEES,
+  Posting,
+  splitSettlement,
+  walletAccount
+} from "../../src/schema/ledger.js"
 import { MemoryDb, MemoryTransactor } from "../../src/layers/storage/memory/MemoryDb.js"
 import { MemoryCommerceStoresLive } from "../../src/layers/storage/memory/commerce.js"
 import { MemoryKnowledgeStore, MemoryMarketplaceStore } from "../../src/layers/storage/memory/catalog.js"
@@ -18,6 +30,7 @@ import { MemoryNegotiationStore } from "../../src/layers/storage/memory/negotiat
 import { AppConfig } from "../../src/services/AppConfig.js"
 import { Commerce } from "../../src/services/Commerce.js"
 import { atomically, Ids } from "../../src/services/Db.js"
+import { currentIdempotencyScope } from "../../src/services/Idempotency.js"
 import { noReferences, Settlement } from "../../src/services/Settlement.js"
 import { Disputes } from "../../src/services/Disputes.js"
 import { Events } from "../../src/services/Events.js"
@@ -25,6 +38,49 @@ import { Ledger } from "../../src/services/Ledger.js"
 import { DEFAULT_POLICY, loosens, Wallet, WalletStore } from "../../src/services/Wallet.js"
 import { commerceServices, commerceStack, fundedBuyer, ownerCaller, sellerWith, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
+
+// The ledger's schema is what the SQL stores decode rows with; the memory suites never decode, so
+// the full mutation run (docs/testing.md) left every kind, field and annotation unpinned.
+describe("ledger schema, account names and refusal status (pure)", () => {
+  vit("every entry kind decodes and nothing else does; an entry round-trips; a posting is a 3–200 character account and integer cents", () => {
+    const kinds = ["funding", "grant", "purchase", "escrow_hold", "escrow_release", "escrow_settle", "refund", "project_creation", "investment", "adjustment"]
+    for (const kind of kinds) expect(Schema.decodeUnknownSync(EntryKind)(kind)).toBe(kind)
+    expect(() => Schema.decodeUnknownSync(EntryKind)("")).toThrow()
+    const raw = {
+      id: "je_1",
+      kind: "funding",
+      reference: "cs_1",
+      memo: "plan",
+      postings: [{ account: walletAccount("agt_1"), amount: 100 }, { account: EXTERNAL_PAYMENTS, amount: -100 }],
+      createdAt: "2026-01-01T00:00:00.000Z"
+    }
+    const entry = Schema.decodeUnknownSync(JournalEntry)(raw)
+    expect(entry).toBeInstanceOf(JournalEntry)
+    expect(Schema.encodeSync(JournalEntry)(entry)).toEqual(raw)
+    // Each field is checked: a wrong kind, a missing reference or a bad posting inside is refused.
+    expect(() => Schema.decodeUnknownSync(JournalEntry)({ ...raw, kind: "gift" })).toThrow()
+    expect(() => Schema.decodeUnknownSync(JournalEntry)({ ...raw, reference: undefined })).toThrow()
+    expect(() => Schema.decodeUnknownSync(JournalEntry)({ ...raw, postings: [{ account: "ab", amount: 1 }] })).toThrow()
+    expect(Schema.decodeUnknownSync(Posting)({ account: "abc", amount: -1 })).toEqual({ account: "abc", amount: -1 })
+    expect(() => Schema.decodeUnknownSync(Posting)({ account: "ab", amount: 1 })).toThrow()
+    expect(() => Schema.decodeUnknownSync(Posting)({ account: "a".repeat(201), amount: 1 })).toThrow()
+    expect(() => Schema.decodeUnknownSync(Posting)({ account: "abc", amount: 1.5 })).toThrow()
+    // The class's identifier names the schema in the OpenAPI document.
+    expect(JournalEntry.identifier).toBe("JournalEntry")
+  })
+
+  vit("the processor's account keeps its stored name and may go negative; a short wallet answers 402", () => {
+    // Existing ledgers hold postings to this name: renaming it would orphan them.
+    expect(EXTERNAL_PAYMENTS).toBe("external:payments")
+    expect(mayGoNegative(EXTERNAL_PAYMENTS)).toBe(true)
+    expect(mayGoNegative(walletAccount("agt_1"))).toBe(false)
+    expect(InsufficientFunds.ast.annotations?.httpApiStatus).toBe(402)
+  })
+
+  vit("outside a request the idempotency scope is the empty one (what Payments reads when no middleware set it)", () => {
+    expect(Effect.runSync(Effect.gen(function* () { return yield* currentIdempotencyScope }))).toBe("")
+  })
+})
 
 describe("wallet policy: what an agent key may change (pure)", () => {
   const base = {
