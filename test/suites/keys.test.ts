@@ -13,7 +13,7 @@ const wallSleep = (ms: number) => Effect.promise(() => new Promise((r) => setTim
 forEachStorage(
   "keys",
   (storage) => Keys.layer.pipe(Layer.provideMerge(storage), Layer.provideMerge(Ids.Live)),
-  (it) => {
+  (it, c) => {
     const newKey = (email: string) =>
       Effect.gen(function* () {
         const keys = yield* Keys
@@ -40,9 +40,11 @@ forEachStorage(
         yield* keys.authenticate(k.secret)
         yield* Effect.flatMap(KeysStore, (s) => s.revokeKey(k.key.id, new Date().toISOString()))
         const revokedAt = Date.now()
-        // Still cached (unless the TTL ran out in between on a slow machine).
+        // Still cached (unless the TTL ran out in between on a slow machine). On Postgres the
+        // store's revocation also sends NOTIFY, and this process may already have evicted the key
+        // by the time it asks again (docs/keys.md): there either answer is right.
         const early = yield* Effect.result(keys.authenticate(k.secret))
-        if (Date.now() - revokedAt < KEY_CACHE_TTL_MS / 2) expect(early._tag).toBe("Success")
+        if (c.name !== "postgres" && Date.now() - revokedAt < KEY_CACHE_TTL_MS / 2) expect(early._tag).toBe("Success")
         yield* wallSleep(KEY_CACHE_TTL_MS + 50)
         expect(yield* Effect.flip(keys.authenticate(k.secret))).toMatchObject({ _tag: "Unauthorized" })
       })
