@@ -230,12 +230,17 @@ export class PaymentRequired extends Schema.TaggedError<PaymentRequired>()(
  * Extra members: the challenge (its id in `challengeId`), the methods, a hint, the request id.
  * Exported so the OpenAPI document can declare it.
  */
-export const PaymentProblem = Schema.Struct({
+/** The RFC 9457 members every payment problem body carries. */
+const problemCore = {
   type: Schema.String,
   title: Schema.String,
   status: Schema.Int,
   detail: Schema.String,
-  instance: Schema.optional(Schema.String),
+  instance: Schema.optional(Schema.String)
+}
+
+export const PaymentProblem = Schema.Struct({
+  ...problemCore,
   challengeId: Schema.String,
   challenge: Challenge,
   methods: Schema.Array(PaymentMethodInfo),
@@ -258,11 +263,7 @@ export type PaymentProblem = typeof PaymentProblem.Type
  * the same problem details with our wallet-insufficient-funds type and how to fund the wallet.
  */
 export const WalletProblem = Schema.Struct({
-  type: Schema.String,
-  title: Schema.String,
-  status: Schema.Int,
-  detail: Schema.String,
-  instance: Schema.optional(Schema.String),
+  ...problemCore,
   requiredCents: Schema.Int,
   balanceCents: Schema.Int,
   missingCents: Schema.Int,
