@@ -166,7 +166,7 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
         const { service, tier } = yield* catalog.getTier(x.serviceId, x.tierId)
         if (service.status !== "active") return yield* Effect.fail(new NotFound({ message: `service ${service.id} is not listed`, resource: "service", id: service.id }))
         if (service.sellerAgentId === x.agentId) return yield* Effect.fail(new InvalidInput({ message: "an agent cannot buy its own service", field: "serviceId" }))
-        const policy = yield* wallet.lock(x.agentId)
+        const { policy, balanceCents } = yield* wallet.lockForPurchase(x.agentId)
         if (!x.approval) {
           const earlier = yield* replay(x.agentId, x.idempotencyKey)
           if (earlier) return earlier
@@ -244,7 +244,7 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
           return { status: "failed", transaction: toTransaction(row, x.agentId), approval: null } as Purchase
         }
         const { tx, delivery } = yield* settlement
-          .settle({ ...purchase, from: { _tag: "wallet" }, memo: `${service.id}/${tier.id}` })
+          .settle({ ...purchase, from: { _tag: "wallet", lockedBalanceCents: balanceCents }, memo: `${service.id}/${tier.id}` })
           .pipe(Effect.catchTag("InsufficientFunds", (e) => Effect.fail(wallet.insufficientCredits(e))))
         const buyer = walletAccount(x.agentId)
         if (policy.autoRecharge.thresholdCents > 0) {

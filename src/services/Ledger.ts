@@ -54,7 +54,17 @@ export class Ledger extends Context.Service<Ledger>()("Ledger", {
      * Fails with InsufficientFunds when a wallet or escrow account would go below zero (nothing is
      * written), InvalidInput when it does not balance.
      */
-    const prepare = (input: { readonly kind: EntryKind; readonly reference: string; readonly memo?: string; readonly postings: ReadonlyArray<Posting> }) =>
+    const prepare = (input: {
+      readonly kind: EntryKind
+      readonly reference: string
+      readonly memo?: string
+      readonly postings: ReadonlyArray<Posting>
+      /**
+       * Accounts the caller has already locked in this unit of work, with their balance read
+       * under that lock (Wallet.lockForPurchase): checked against it, not locked again.
+       */
+      readonly locked?: ReadonlyMap<string, number>
+    }) =>
       Effect.gen(function* () {
         // Normalise: one posting per account, zero postings dropped (both stores then agree).
         const merged = new Map<string, number>()
@@ -66,7 +76,9 @@ export class Ledger extends Context.Service<Ledger>()("Ledger", {
         }
         const checked = postings.filter((p) => p.amount < 0 && !mayGoNegative(p.account)).sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0))
         if (checked.length > 0) {
-          const before = yield* store.lockBalances(checked.map((p) => p.account))
+          const toLock = checked.map((p) => p.account).filter((a) => !input.locked?.has(a))
+          const before = toLock.length > 0 ? new Map(yield* store.lockBalances(toLock)) : new Map<string, number>()
+          for (const [account, balance] of input.locked ?? []) before.set(account, balance)
           for (const p of checked) {
             const had = before.get(p.account) ?? 0
             const balance = had + p.amount

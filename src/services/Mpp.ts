@@ -465,7 +465,7 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
               )
             }
             // MPP: a valid payment that policy refuses is 403, not 402 (the challenge stays open).
-            const policy = yield* wallet.lock(row.agentId)
+            const { policy, balanceCents } = yield* wallet.lockForPurchase(row.agentId)
             {
               const verdict = yield* wallet.authorize(row.agentId, policy, { priceCents: row.amountCents, category: offer.service.category, sellerAgentId: row.sellerAgentId }, { approved: false })
               if (verdict !== null) {
@@ -505,7 +505,7 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
                 delivery: { latencyMs, output },
                 references: { ...noReferences, challengeId: row.id },
                 at: paidAt,
-                from: { _tag: "wallet" },
+                from: { _tag: "wallet", lockedBalanceCents: balanceCents },
                 memo: `pay-per-request ${row.serviceId}/${row.tierId}`
               })
             )

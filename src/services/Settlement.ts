@@ -105,7 +105,14 @@ export interface SettlementInput {
    * already written by an earlier step (a saga settled before this writer recorded its
    * transactions); only the records and events are written.
    */
-  readonly from: { readonly _tag: "wallet" } | { readonly _tag: "escrow"; readonly sagaId: string } | { readonly _tag: "posted"; readonly entryId: string }
+  readonly from:
+    | {
+        readonly _tag: "wallet"
+        /** The wallet's balance as read under its lock in this unit of work (Wallet.lockForPurchase), if the caller holds it. */
+        readonly lockedBalanceCents?: number
+      }
+    | { readonly _tag: "escrow"; readonly sagaId: string }
+    | { readonly _tag: "posted"; readonly entryId: string }
   /** Ledger memo. */
   readonly memo: string
 }
@@ -189,7 +196,8 @@ export class Settlement extends Context.Service<Settlement>()("Settlement", {
               { account: source, amount: -input.priceCents },
               { account: walletAccount(input.offer.sellerAgentId), amount: split.sellerCents },
               { account: PLATFORM_FEES, amount: split.feeCents }
-            ]
+            ],
+            ...(input.from._tag === "wallet" && input.from.lockedBalanceCents !== undefined ? { locked: new Map([[source, input.from.lockedBalanceCents]]) } : {})
           })
         }
         const entryId = entry !== null ? entry.id : (input.from as { readonly entryId: string }).entryId

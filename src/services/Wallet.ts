@@ -38,6 +38,13 @@ export class WalletStore extends Context.Service<
   {
     /** The wallet row, locked for this unit of work (`SELECT … FOR UPDATE`); inserted as `initial` when missing. */
     readonly lock: (initial: WalletRecord) => Effect.Effect<WalletRecord, StorageUnavailable>
+    /**
+     * For a purchase: the wallet row and the ledger balance of the agent's wallet account, both
+     * locked for this unit of work in that order, with the balance read under the lock (on
+     * Postgres one statement: docs/performance.md). The ledger then checks the purchase's debit
+     * against this balance instead of locking the account again (Ledger.prepare's `locked`).
+     */
+    readonly lockForPurchase: (initial: WalletRecord) => Effect.Effect<{ readonly wallet: WalletRecord; readonly balanceCents: number }, StorageUnavailable>
     readonly get: (agentId: string) => Effect.Effect<WalletRecord | undefined, StorageUnavailable>
     readonly put: (row: WalletRecord) => Effect.Effect<void, StorageUnavailable>
     /**
@@ -293,6 +300,14 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
      */
     const lock = (agentId: string) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.map(store.lock(initial(agentId, now)), (w) => w.policy))
 
+    /**
+     * `lock` for a purchase from the wallet: also locks the wallet's ledger balance and returns it,
+     * to be handed to the settlement (`from: { _tag: "wallet", lockedBalanceCents }`), which then
+     * spends no statement locking it again.
+     */
+    const lockForPurchase = (agentId: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.map(store.lockForPurchase(initial(agentId, now)), (r) => ({ policy: r.wallet.policy, balanceCents: r.balanceCents })))
+
     const authorize = (agentId: string, p: WalletPolicy, purchase: PurchaseCheck, options: { readonly approved: boolean }) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
@@ -346,6 +361,7 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
       requestRecharge,
       listRequestedRecharges: store.listRequestedRecharges,
       lock,
+      lockForPurchase,
       authorize,
       afterDebit,
       insufficientCredits,

@@ -10,7 +10,7 @@ import { atomically, Ids } from "../../src/services/Db.js"
 import { CommerceStore } from "../../src/services/Commerce.js"
 import { Events } from "../../src/services/Events.js"
 import { Ledger } from "../../src/services/Ledger.js"
-import { WalletStore } from "../../src/services/Wallet.js"
+import { DEFAULT_POLICY, WalletStore } from "../../src/services/Wallet.js"
 import { AnalyticsStore } from "../../src/services/Reputation.js"
 import { noReferences, Settlement, type SettlementInput } from "../../src/services/Settlement.js"
 import { forEachStorage } from "../fixtures/suite.js"
@@ -98,6 +98,48 @@ forEachStorage(
         expect(yield* Effect.flatMap(Ledger, (l) => l.entriesByReference("tx_settle_2"))).toEqual([])
         expect(yield* Effect.flatMap(CommerceStore, (s) => s.getTransaction("tx_settle_2"))).toBeUndefined()
         expect((yield* Effect.flatMap(Events, (e) => e.listForAgent(buyer, 5))).filter((e) => e.type === "transaction.completed")).toEqual([])
+      })
+    )
+
+    it.effect("a purchase lock reads the wallet's whole balance (base and credits) under the lock, makes a first-timer's rows, and the settlement spends it without locking again", () =>
+      Effect.gen(function* () {
+        const wallets = yield* WalletStore
+        const settlement = yield* Settlement
+        const ledger = yield* Ledger
+        const initial = (agentId: string) => ({
+          agentId,
+          policy: DEFAULT_POLICY,
+          createdAt: "2026-11-25T12:00:00.000Z",
+          updatedAt: "2026-11-25T12:00:00.000Z"
+        })
+        // A first-timer: no wallet row, no balance row.
+        const fresh = yield* atomically(wallets.lockForPurchase(initial("agt_settle_lock_new")))
+        expect(fresh.balanceCents).toBe(0)
+        expect(fresh.wallet.agentId).toBe("agt_settle_lock_new")
+        // A buyer funded twice and paid for a sale: credits (shard rows on Postgres) and the base row both count.
+        const buyer = "agt_settle_lock"
+        yield* fund(buyer, 700)
+        yield* Effect.flatMap(Ledger, (l) => l.transfer({ kind: "grant", reference: "fund-more", from: EXTERNAL_GRANTS, to: walletAccount(buyer), amount: 300 }))
+        yield* atomically(settlement.settle({ ...purchase(buyer, "tx_settle_lock_1", 400), from: { _tag: "wallet" }, memo: "svc/basic" }))
+        const locked = yield* atomically(wallets.lockForPurchase(initial(buyer)))
+        expect(locked.balanceCents).toBe(600)
+        expect(locked.balanceCents).toBe(yield* ledger.balance(walletAccount(buyer)))
+        // Settled against the balance read under the lock: the check uses it (here a smaller one
+        // than stored, so the refusal can only come from it), and nothing is written.
+        const refused = yield* Effect.flip(
+          atomically(settlement.settle({ ...purchase(buyer, "tx_settle_lock_2", 500), from: { _tag: "wallet", lockedBalanceCents: 450 }, memo: "svc/basic" }))
+        )
+        expect(refused).toMatchObject({ _tag: "InsufficientFunds", balanceCents: 450, missingCents: 50 })
+        expect(yield* ledger.entriesByReference("tx_settle_lock_2")).toEqual([])
+        // In one unit of work, as a purchase runs: lock, then settle with what the lock read.
+        const { tx } = yield* atomically(
+          Effect.flatMap(wallets.lockForPurchase(initial(buyer)), ({ balanceCents }) =>
+            settlement.settle({ ...purchase(buyer, "tx_settle_lock_3", 600), from: { _tag: "wallet", lockedBalanceCents: balanceCents }, memo: "svc/basic" })
+          )
+        )
+        expect(tx.status).toBe("completed")
+        expect(yield* ledger.balance(walletAccount(buyer))).toBe(0)
+        expect((yield* ledger.check).ok).toBe(true)
       })
     )
 

@@ -15,6 +15,7 @@ import {
   type WalletRecord
 } from "../../../schema/commerce.js"
 import { Conflict } from "../../../schema/errors.js"
+import { walletAccount } from "../../../schema/ledger.js"
 import { CatalogStore, type TierDeliveryStats } from "../../../services/Catalog.js"
 import { CommerceStore } from "../../../services/Commerce.js"
 import { DisputeStore } from "../../../services/Disputes.js"
@@ -51,6 +52,8 @@ const tables = Effect.map(MemoryDb, (db) => ({
   // id → its lower-cased search text (what `q` matches), kept with the row instead of built per request.
   serviceSearch: db.table<string, string>("commerce_services_search"),
   wallets: db.table<string, WalletRecord>("commerce_wallets"),
+  // The ledger store's balances (the same table): a purchase reads its wallet's with the wallet.
+  ledgerBalances: db.table<string, number>("ledger_balances"),
   recharges: db.table<string, RechargeRequest>("commerce_recharges"),
   txs: db.table<string, TransactionRecord>("commerce_transactions"),
   txOrder: db.table<string, Array<string>>("commerce_transaction_order"),
@@ -287,6 +290,12 @@ export const MemoryWalletStore = Layer.effect(
       const w = t.wallets.get(initial.agentId)
       return w ? Effect.succeed(w) : Effect.as(t.wallets.set(initial.agentId, initial), initial)
     }),
+    lockForPurchase: (initial) =>
+      Effect.suspend(() => {
+        const w = t.wallets.get(initial.agentId)
+        const balanceCents = t.ledgerBalances.get(walletAccount(initial.agentId)) ?? 0
+        return w ? Effect.succeed({ wallet: w, balanceCents }) : Effect.as(t.wallets.set(initial.agentId, initial), { wallet: initial, balanceCents })
+      }),
     get: (agentId) => Effect.sync(() => t.wallets.get(agentId)),
     put: (w) => t.wallets.set(w.agentId, w),
     // From the running totals: one lookup per day since `since` (a day or a month).

@@ -18,6 +18,7 @@ import {
   type WalletRecord
 } from "../../../schema/commerce.js"
 import { Conflict } from "../../../schema/errors.js"
+import { walletAccount } from "../../../schema/ledger.js"
 import { CatalogStore } from "../../../services/Catalog.js"
 import { CommerceStore } from "../../../services/Commerce.js"
 import { DisputeStore } from "../../../services/Disputes.js"
@@ -286,6 +287,30 @@ export const PgWalletStore = Layer.effect(
             yield* sql`INSERT INTO commerce_wallets (agent_id, policy, created_at, updated_at)
                        VALUES (${w.agentId}, ${json(w.policy)}::jsonb, ${w.createdAt}, ${w.updatedAt}) ON CONFLICT (agent_id) DO NOTHING`
             return toWallet((yield* select)[0])
+          })
+        ),
+      lockForPurchase: (w) =>
+        orUnavailable(
+          Effect.gen(function* () {
+            const account = walletAccount(w.agentId)
+            // One statement for what took two: the wallet row, then the wallet account's balance row
+            // (the order every purchase takes them in), both FOR UPDATE, and the balance as the
+            // ledger store's lockBalances reads it (the locked row plus the account's credit shards,
+            // which only grow: a sum from this snapshot errs on the safe side).
+            const select = sql<Row & { balance: number | null }>`
+              WITH w AS (SELECT agent_id, policy, created_at, updated_at FROM commerce_wallets WHERE agent_id = ${w.agentId} FOR UPDATE),
+                b AS (SELECT balance FROM ledger_balances WHERE account = ${account} FOR UPDATE)
+              SELECT w.agent_id, w.policy, w.created_at, w.updated_at,
+                (b.balance + COALESCE((SELECT SUM(c.amount) FROM ledger_balance_credits c WHERE c.account = ${account}), 0))::bigint AS balance
+              FROM w LEFT JOIN b ON TRUE`
+            const found = yield* select
+            if (found[0] && found[0].balance !== null) return { wallet: toWallet(found[0]), balanceCents: found[0].balance }
+            // First purchase: the missing rows are made (empty) and the lock taken again.
+            yield* sql`INSERT INTO commerce_wallets (agent_id, policy, created_at, updated_at)
+                       VALUES (${w.agentId}, ${json(w.policy)}::jsonb, ${w.createdAt}, ${w.updatedAt}) ON CONFLICT (agent_id) DO NOTHING`
+            yield* sql`INSERT INTO ledger_balances (account, balance) VALUES (${account}, 0) ON CONFLICT (account) DO NOTHING`
+            const [row] = yield* select
+            return { wallet: toWallet(row!), balanceCents: row!.balance ?? 0 }
           })
         ),
       get: (agentId) =>
