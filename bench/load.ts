@@ -32,6 +32,8 @@ export interface LoadResult {
   readonly errors: number
   readonly timeouts: number
   readonly statusCodes: Readonly<Record<string, number>>
+  /** CPU time the load generator itself used (user + system), ms. */
+  readonly loadCpuMs: number
 }
 
 interface AutocannonRequest {
@@ -120,7 +122,11 @@ autocannon(
       non2xx: out.non2xx,
       errors: out.errors,
       timeouts: out.timeouts,
-      statusCodes
+      statusCodes,
+      loadCpuMs: (() => {
+        const u = process.cpuUsage()
+        return Math.round((u.user + u.system) / 1000)
+      })()
     }
     process.stdout.write(`${JSON.stringify(result)}\n`)
   }

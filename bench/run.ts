@@ -10,7 +10,7 @@
 import { build } from "esbuild"
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http"
 import os from "node:os"
@@ -167,6 +167,39 @@ const procMb = (pid: number, field: "VmRSS" | "VmHWM"): number => {
   }
 }
 
+/** CPU time (user + system) of one process so far, ms (/proc/<pid>/stat, clock ticks of 10 ms). */
+const cpuMsOf = (pid: number): number => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return 0
+  }
+}
+
+/** CPU time of every process named `postgres` (the server and its backends) so far, ms. */
+const postgresCpuMs = (): number => {
+  let total = 0
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") total += cpuMsOf(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total
+}
+
+/** Busy CPU time of the whole machine so far (all cores, /proc/stat), ms. */
+const machineBusyMs = (): number => {
+  const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
+  // user nice system idle iowait irq softirq steal: busy = all but idle and iowait.
+  const busy = cpu.slice(0, 8).reduce((a, b) => a + b, 0) - cpu[3]! - cpu[4]!
+  return busy * 10
+}
+
 /** The pid of the node process itself (taskset execs into it, so it is the child's pid). */
 const serverPid = (child: ChildProcess) => child.pid!
 
@@ -252,6 +285,7 @@ const load = async (target: Target, steps: ReadonlyArray<LoadStep>, seconds: num
     const now = procMb(target.pid, "VmRSS")
     if (now > peakRssMb) peakRssMb = now
   }, 100)
+  const before = { server: cpuMsOf(target.pid), postgres: postgresCpuMs(), machine: machineBusyMs() }
   try {
     const { child, stderr } = spawnNode([path.join(tmp, "load.mjs"), JSON.stringify(spec)], {}, 1)
     let out = ""
@@ -261,11 +295,23 @@ const load = async (target: Target, steps: ReadonlyArray<LoadStep>, seconds: num
     })
     const code = await new Promise<number | null>((r) => child.once("exit", (c) => r(c)))
     if (code !== 0) throw new Error(`load generator failed (${code}): ${stderr()}`)
-    return { ...(JSON.parse(out.trim().split("\n").pop()!) as LoadResult), peakRssMb }
+    const result = JSON.parse(out.trim().split("\n").pop()!) as LoadResult
+    // Where the CPU went, per request: the server, Postgres (on the same two cores), the load
+    // generator, and everything else on the machine (other work: the run is not alone).
+    const server = cpuMsOf(target.pid) - before.server
+    const postgres = postgresCpuMs() - before.postgres
+    const machine = machineBusyMs() - before.machine
+    const per = (ms: number) => (result.total > 0 ? Math.round((ms * 1000) / result.total) : 0)
+    const cpuUsPerRequest = { server: per(server), postgres: per(postgres), load: per(result.loadCpuMs), other: per(Math.max(0, machine - server - postgres - result.loadCpuMs)) }
+    return { ...result, peakRssMb, cpuUsPerRequest }
   } finally {
     clearInterval(sampler)
   }
 }
+
+/** CPU µs per request: server / Postgres / load generator / other processes. */
+const cpuLine = (r: { readonly cpuUsPerRequest: { server: number; postgres: number; load: number; other: number } }) =>
+  `CPU µs/req server ${r.cpuUsPerRequest.server}, pg ${r.cpuUsPerRequest.postgres}, load ${r.cpuUsPerRequest.load}, other ${r.cpuUsPerRequest.other}`
 
 // ---------------------------------------------------------------------------------------------
 // HTTP helpers against the app (setup only; the measured traffic comes from the load process)
@@ -612,7 +658,7 @@ interface Row {
   readonly target: string
   readonly scenario: string
   readonly kind: Kind
-  readonly result?: LoadResult & { readonly peakRssMb: number }
+  readonly result?: LoadResult & { readonly peakRssMb: number; readonly cpuUsPerRequest: { server: number; postgres: number; load: number; other: number } }
   readonly requestsPerRound?: number
   readonly skipped?: string
   readonly fixture?: Fixture
@@ -769,7 +815,7 @@ const runApp = async (storage: Storage, databaseUrl?: string) => {
     await load(app, p.steps, warmupSeconds)
     const result = await load(app, p.steps, durationSeconds)
     rows.push({ target: app.label, scenario: s.name, kind: s.kind, result, requestsPerRound: p.requestsPerRound })
-    log(`   ${s.name.padEnd(40)} ${fmt(result.requestsPerSecond).padStart(8)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  RSS ${result.peakRssMb} MB${result.non2xx ? `  (${result.non2xx} non-2xx: ${JSON.stringify(result.statusCodes)})` : ""}`)
+    log(`   ${s.name.padEnd(40)} ${fmt(result.requestsPerSecond).padStart(8)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  RSS ${result.peakRssMb} MB  ${cpuLine(result)}${result.non2xx ? `  (${result.non2xx} non-2xx: ${JSON.stringify(result.statusCodes)})` : ""}`)
   }
   if (wantWebhooks) await webhookDeliveries(app).catch((e: Error) => log(`   webhook deliveries failed: ${e.message}`))
   const peak = procMb(app.pid, "VmHWM")
@@ -792,7 +838,7 @@ const runBaselines = async (fixtures: ReadonlyArray<Fixture>, prepared: Readonly
       await load(target, p.steps, warmupSeconds)
       const result = await load(target, p.steps, durationSeconds)
       rows.push({ target: target.label, scenario: s.name, kind: s.kind, result, requestsPerRound: prepared.get(s.name)?.requestsPerRound })
-      log(`   ${s.name.padEnd(40)} ${fmt(result.requestsPerSecond).padStart(8)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  RSS ${result.peakRssMb} MB${result.non2xx ? `  (${result.non2xx} non-2xx)` : ""}`)
+      log(`   ${s.name.padEnd(40)} ${fmt(result.requestsPerSecond).padStart(8)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  RSS ${result.peakRssMb} MB  ${cpuLine(result)}${result.non2xx ? `  (${result.non2xx} non-2xx)` : ""}`)
     }
     out.push({ label: target.label, idleRssMb: target.idleRssMb, peakRssMb: procMb(target.pid, "VmHWM") })
     await stop(target.child)
@@ -982,12 +1028,12 @@ const main = async () => {
   lines.push(`| server | \`${["node", ...startFlags, ...appNodeArgs, "dist/main.js"].join(" ")}\` (as \`npm start\` runs it, compiled by esbuild: scripts/serverBuild.mjs), rate limits raised for the run, fake payments, LOG_LEVEL=WARN |`)
   lines.push(`| baselines | raw node:http and a bare Effect HttpApi (HttpApiBuilder.serve() defaults) serving the bytes the app returned for the same request |`)
   lines.push("")
-  lines.push("| target | scenario | req/s | p50 ms | p99 ms | peak RSS MB | vs raw | vs bare HttpApi | bar | met |")
-  lines.push("|---|---|---:|---:|---:|---:|---:|---:|---|---|")
+  lines.push("| target | scenario | req/s | p50 ms | p99 ms | peak RSS MB | CPU µs/req: server / pg / load / other | vs raw | vs bare HttpApi | bar | met |")
+  lines.push("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
   const find = (target: string, scenario: string) => rows.find((r) => r.target === target && r.scenario === scenario && r.result)
   for (const row of rows) {
     if (row.skipped) {
-      lines.push(`| ${row.target} | ${row.scenario} | – | – | – | – | – | – | skipped: ${row.skipped} | |`)
+      lines.push(`| ${row.target} | ${row.scenario} | – | – | – | – | – | – | – | skipped: ${row.skipped} | |`)
       continue
     }
     const r = row.result!
@@ -998,7 +1044,7 @@ const main = async () => {
     const rps = row.requestsPerRound ? `${fmt(r.requestsPerSecond)} (${fmt(r.requestsPerSecond / row.requestsPerRound)} rounds/s)` : fmt(r.requestsPerSecond)
     const non2xx = r.non2xx ? ` ⚠ ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}` : ""
     lines.push(
-      `| ${row.target} | ${row.scenario}${non2xx} | ${rps} | ${r.latencyP50Ms} | ${r.latencyP99Ms} | ${r.peakRssMb} | ${isApp || row.target === "bare HttpApi" ? ratio(r.requestsPerSecond, raw?.result?.requestsPerSecond) : ""} | ${isApp ? ratio(r.requestsPerSecond, bare?.result?.requestsPerSecond) : ""} | ${t.bar} | ${t.met === undefined ? "" : t.met ? "yes" : "**no**"} |`
+      `| ${row.target} | ${row.scenario}${non2xx} | ${rps} | ${r.latencyP50Ms} | ${r.latencyP99Ms} | ${r.peakRssMb} | ${r.cpuUsPerRequest.server} / ${r.cpuUsPerRequest.postgres} / ${r.cpuUsPerRequest.load} / ${r.cpuUsPerRequest.other} | ${isApp || row.target === "bare HttpApi" ? ratio(r.requestsPerSecond, raw?.result?.requestsPerSecond) : ""} | ${isApp ? ratio(r.requestsPerSecond, bare?.result?.requestsPerSecond) : ""} | ${t.bar} | ${t.met === undefined ? "" : t.met ? "yes" : "**no**"} |`
     )
   }
   lines.push("")
