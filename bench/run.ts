@@ -178,17 +178,24 @@ const cpuMsOf = (pid: number): number => {
   }
 }
 
-/** CPU time of every process named `postgres` (the server and its backends) so far, ms. */
-const postgresCpuMs = (): number => {
-  let total = 0
+/** CPU time so far of every process named `postgres` (the server and its backends), ms by pid. */
+const postgresCpuMs = (): Map<number, number> => {
+  const byPid = new Map<number, number>()
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") total += cpuMsOf(Number(entry))
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") byPid.set(Number(entry), cpuMsOf(Number(entry)))
     } catch {
       // gone meanwhile
     }
   }
+  return byPid
+}
+
+/** CPU Postgres used between two readings: per pid, so a backend that exited meanwhile is left out, not subtracted. */
+const postgresCpuSince = (before: ReadonlyMap<number, number>): number => {
+  let total = 0
+  for (const [pid, ms] of postgresCpuMs()) total += ms - (before.get(pid) ?? 0)
   return total
 }
 
@@ -299,7 +306,7 @@ const load = async (target: Target, steps: ReadonlyArray<LoadStep>, seconds: num
     // Where the CPU went, per request: the server, Postgres (on the same two cores), the load
     // generator, and everything else on the machine (other work: the run is not alone).
     const server = cpuMsOf(target.pid) - before.server
-    const postgres = postgresCpuMs() - before.postgres
+    const postgres = postgresCpuSince(before.postgres)
     const machine = machineBusyMs() - before.machine
     const per = (ms: number) => (result.total > 0 ? Math.round((ms * 1000) / result.total) : 0)
     const cpuUsPerRequest = { server: per(server), postgres: per(postgres), load: per(result.loadCpuMs), other: per(Math.max(0, machine - server - postgres - result.loadCpuMs)) }
