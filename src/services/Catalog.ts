@@ -123,6 +123,16 @@ export const simulateDelivery = (
 
 // ---------------------------------------------------------------------------------------------
 
+/** A service record read from the store and one of its tiers: NotFound (resource "service" or "tier") when either is unknown. */
+export const tierOf = (record: ServiceRecord | undefined, serviceId: string, tierId: string) => {
+  if (record === undefined) return Effect.fail(notFound(serviceId))
+  const service = toService(record)
+  const tier = service.tiers.find((t) => t.id === tierId)
+  return tier
+    ? Effect.succeed({ service, tier })
+    : Effect.fail(new NotFound({ message: `service ${serviceId} has no tier "${tierId}" (tiers: ${service.tiers.map((t) => t.id).join(", ")})`, resource: "tier", id: tierId }))
+}
+
 export class Catalog extends Context.Service<Catalog>()("Catalog", {
   make: Effect.gen(function* () {
     const store = yield* CatalogStore
@@ -135,15 +145,7 @@ export class Catalog extends Context.Service<Catalog>()("Catalog", {
     const getService = (id: string) => Effect.map(getRecord(id), toService).pipe(traced("Catalog.getService"))
 
     /** A service and one of its tiers; NotFound (resource "tier") when the tier is unknown. */
-    const getTier = (serviceId: string, tierId: string) =>
-      Effect.flatMap(getService(serviceId), (service) => {
-        const tier = service.tiers.find((t) => t.id === tierId)
-        return tier
-          ? Effect.succeed({ service, tier })
-          : Effect.fail(
-              new NotFound({ message: `service ${serviceId} has no tier "${tierId}" (tiers: ${service.tiers.map((t) => t.id).join(", ")})`, resource: "tier", id: tierId })
-            )
-      })
+    const getTier = (serviceId: string, tierId: string) => Effect.flatMap(store.get(serviceId), (record) => tierOf(record, serviceId, tierId))
 
     const list = (filter: Omit<ServiceFilter, "afterId" | "limit"> & { readonly cursor?: string; readonly limit?: number }) =>
       Effect.gen(function* () {

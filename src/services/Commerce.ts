@@ -17,7 +17,7 @@ import { Conflict, Forbidden, InvalidInput, NotFound, type StorageUnavailable } 
 import { walletAccount } from "../schema/ledger.js"
 import type { NegotiationUnusable } from "../schema/negotiation.js"
 import type { Caller } from "./Caller.js"
-import { Catalog, simulateDelivery } from "./Catalog.js"
+import { Catalog, simulateDelivery, tierOf } from "./Catalog.js"
 import { traced } from "./Tracing.js"
 import { atomically, Ids, Transactor } from "./Db.js"
 import { Events } from "./Events.js"
@@ -163,10 +163,13 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
     /** One purchase inside the caller's unit of work (the wallet row is locked first). */
     const execute = (x: Execute) =>
       Effect.gen(function* () {
-        const { service, tier } = yield* catalog.getTier(x.serviceId, x.tierId)
+        // The wallet and its balance locked and the service read, at once (one statement on Postgres).
+        const opened = yield* settlement.open(x.agentId, x.serviceId)
+        const { service, tier } = yield* tierOf(opened.service, x.serviceId, x.tierId)
         if (service.status !== "active") return yield* Effect.fail(new NotFound({ message: `service ${service.id} is not listed`, resource: "service", id: service.id }))
         if (service.sellerAgentId === x.agentId) return yield* Effect.fail(new InvalidInput({ message: "an agent cannot buy its own service", field: "serviceId" }))
-        const { policy, balanceCents } = yield* wallet.lockForPurchase(x.agentId)
+        const { balanceCents } = opened
+        const policy = opened.wallet.policy
         if (!x.approval) {
           const earlier = yield* replay(x.agentId, x.idempotencyKey)
           if (earlier) return earlier

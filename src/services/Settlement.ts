@@ -5,7 +5,7 @@
 // `transaction.completed` events, all in the caller's unit of work; a delivery that failed is
 // recorded here too (nothing charged, no event). Refunds of a settled purchase go back through
 // here as well. docs/events.md has the one payload every path emits.
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import type {
   ApprovalRecord,
   ApprovalStatus,
@@ -13,7 +13,9 @@ import type {
   ReviewRecord,
   TransactionFilter,
   TransactionRecord,
-  TransactionRow
+  TransactionRow,
+  ServiceRecord,
+  WalletRecord
 } from "../schema/commerce.js"
 import type { JournalEntry } from "../schema/ledger.js"
 import { escrowAccount, PLATFORM_FEES, splitSettlement, walletAccount } from "../schema/ledger.js"
@@ -22,6 +24,7 @@ import type { PricingModel } from "../schema/commerce.js"
 import type { DomainEvent } from "../schema/events.js"
 import { Events } from "./Events.js"
 import { Ledger } from "./Ledger.js"
+import { initialWallet } from "./Wallet.js"
 
 /** Storage port for transactions (with their deliveries and reviews) and approvals. */
 export class CommerceStore extends Context.Service<
@@ -56,6 +59,16 @@ export class CommerceStore extends Context.Service<
 export class SettlementStore extends Context.Service<
   SettlementStore,
   {
+    /**
+     * Opens a purchase from a wallet, in the caller's unit of work: the buyer's wallet row and its
+     * ledger balance locked, in that order, with the balance read under the lock (created, empty,
+     * when missing: `wallet` is the row to make), and the service as it is now (undefined when
+     * unknown). On Postgres one statement: a buy is BEGIN, this, the settlement, COMMIT.
+     */
+    readonly open: (input: { readonly wallet: WalletRecord; readonly serviceId: string }) => Effect.Effect<
+      { readonly wallet: WalletRecord; readonly balanceCents: number; readonly service: ServiceRecord | undefined },
+      StorageUnavailable
+    >
     readonly write: (settled: {
       readonly entry: JournalEntry | null
       readonly tx: TransactionRecord
@@ -246,7 +259,14 @@ export class Settlement extends Context.Service<Settlement>()("Settlement", {
         return { tx: refunded, entry }
       })
 
-    return { settle, recordFailed, refund } as const
+    /**
+     * Opens a purchase from the buyer's wallet (SettlementStore.open): the wallet and its balance
+     * locked, the service read. Settle it with `from: { _tag: "wallet", lockedBalanceCents: balanceCents }`.
+     */
+    const open = (buyerAgentId: string, serviceId: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => writer.open({ wallet: initialWallet(buyerAgentId, now), serviceId }))
+
+    return { open, settle, recordFailed, refund } as const
   })
 }) {
   static readonly layer = Layer.effect(Settlement, Settlement.make).pipe(Layer.provide([Ledger.layer, Events.layer]))

@@ -139,6 +139,14 @@ export interface PurchaseCheck {
   readonly sellerAgentId: string
 }
 
+/** The wallet an agent has before it sets a policy: made on first use. */
+export const initialWallet = (agentId: string, now: number): WalletRecord => ({
+  agentId,
+  policy: DEFAULT_POLICY,
+  createdAt: new Date(now).toISOString(),
+  updatedAt: new Date(now).toISOString()
+})
+
 export class Wallet extends Context.Service<Wallet>()("Wallet", {
   make: Effect.gen(function* () {
     const store = yield* WalletStore
@@ -147,12 +155,7 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
     const ids = yield* Ids
     const config = yield* AppConfig
 
-    const initial = (agentId: string, now: number): WalletRecord => ({
-      agentId,
-      policy: DEFAULT_POLICY,
-      createdAt: new Date(now).toISOString(),
-      updatedAt: new Date(now).toISOString()
-    })
+    const initial = initialWallet
 
     const howToFund = {
       topupUrl: config.payments === "fake" ? `${config.baseUrl}/api/v1/agent/commerce/wallet/topup` : null,

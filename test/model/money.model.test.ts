@@ -117,7 +117,7 @@ const withFaults = (stores: Context.Context<any>, faults: Faults): Context.Conte
   const ledger = Context.get(stores, LedgerStore)
   const wallet = Context.get(stores, WalletStore)
   const commerce = Context.get(stores, CommerceStore)
-  let ctx = Context.add(stores, SettlementStore, { write: (x) => Effect.andThen(settlement.write(x), trip("settlement")) })
+  let ctx = Context.add(stores, SettlementStore, { ...settlement, write: (x) => Effect.andThen(settlement.write(x), trip("settlement")) })
   ctx = Context.add(ctx, LedgerStore, { ...ledger, append: (e) => Effect.andThen(ledger.append(e), trip("ledger")) })
   ctx = Context.add(ctx, WalletStore, { ...wallet, put: (w) => Effect.andThen(wallet.put(w), trip("wallet")) })
   return Context.add(ctx, CommerceStore, { ...commerce, updateApproval: (a) => Effect.andThen(commerce.updateApproval(a), trip("approval")) })

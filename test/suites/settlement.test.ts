@@ -7,7 +7,9 @@ import { Clock, Effect, Layer, Schema } from "effect"
 import { escrowAccount, EXTERNAL_GRANTS, InsufficientFunds, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger.js"
 import { eventCatalogue } from "../../src/schema/webhooks.js"
 import { atomically, Ids } from "../../src/services/Db.js"
+import { CatalogStore } from "../../src/services/Catalog.js"
 import { CommerceStore } from "../../src/services/Commerce.js"
+import type { ServiceRecord } from "../../src/schema/commerce.js"
 import { Events } from "../../src/services/Events.js"
 import { Ledger } from "../../src/services/Ledger.js"
 import { DEFAULT_POLICY, WalletStore } from "../../src/services/Wallet.js"
@@ -140,6 +142,41 @@ forEachStorage(
         expect(tx.status).toBe("completed")
         expect(yield* ledger.balance(walletAccount(buyer))).toBe(0)
         expect((yield* ledger.check).ok).toBe(true)
+      })
+    )
+
+    it.effect("opening a purchase: the wallet locked with its balance, the service as the catalogue has it (undefined when unknown), rows made for a first-timer", () =>
+      Effect.gen(function* () {
+        const settlement = yield* Settlement
+        const catalog = yield* CatalogStore
+        const service: ServiceRecord = {
+          id: "svc_settle_open",
+          sellerAgentId: offer.sellerAgentId,
+          name: "Open test",
+          description: "a service to open a purchase of",
+          category: "data",
+          pricingModel: "per_call",
+          tags: ["open"],
+          tiers: [{ id: "basic", name: "Basic", priceCents: 1_000, unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 500, supportWindow: "24/7" } }],
+          negotiation: { floorPct: 80, counterStepPct: 20 },
+          status: "active",
+          ratingSum: 9,
+          ratingCount: 2,
+          createdAt: "2026-11-25T12:00:00.000Z",
+          updatedAt: "2026-11-25T12:30:00.000Z"
+        } as unknown as ServiceRecord
+        yield* catalog.insert(service)
+        const buyer = "agt_settle_open"
+        const first = yield* atomically(settlement.open(buyer, service.id))
+        expect(first.balanceCents).toBe(0)
+        expect(first.wallet).toMatchObject({ agentId: buyer, policy: DEFAULT_POLICY })
+        expect(first.service).toEqual(service)
+        expect(first.service).toEqual(yield* catalog.get(service.id))
+        yield* fund(buyer, 1_234)
+        const again = yield* atomically(settlement.open(buyer, "svc_no_such_service"))
+        expect(again.service).toBeUndefined()
+        expect(again.balanceCents).toBe(1_234)
+        expect(again.wallet).toEqual(first.wallet)
       })
     )
 

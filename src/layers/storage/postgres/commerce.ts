@@ -32,9 +32,9 @@ const json = (value: unknown) => JSON.stringify(value ?? null)
 
 type Dated<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]: T[P] extends string ? Date : Date | null }
 
-type ServiceRow = Dated<ServiceRecord, "createdAt" | "updatedAt">
-const toService = (r: ServiceRow): ServiceRecord => ({ ...r, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) })
-const SERVICE_COLUMNS = "id, seller_agent_id, name, description, category, pricing_model, tags, tiers, negotiation, status, rating_sum, rating_count, created_at, updated_at"
+export type ServiceRow = Dated<ServiceRecord, "createdAt" | "updatedAt">
+export const toService = (r: ServiceRow): ServiceRecord => ({ ...r, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) })
+export const SERVICE_COLUMNS = "id, seller_agent_id, name, description, category, pricing_model, tags, tiers, negotiation, status, rating_sum, rating_count, created_at, updated_at"
 
 interface TxJoinRow extends Dated<TransactionRecord, "createdAt" | "refundedAt"> {
   readonly dServiceId: string | null
@@ -270,6 +270,28 @@ export const PgCatalogStore = Layer.effect(
   })
 )
 
+/**
+ * CTEs `w` (the wallet row) and `b` (its ledger balance: the locked base row plus the account's
+ * credit shards, as the ledger store's lockBalances reads it), both FOR UPDATE, in the order every
+ * purchase takes them. Credit shards of a wallet only grow, so a sum read from this snapshot errs
+ * on the safe side. `w` is empty for an agent without a wallet row, `b` without a balance row:
+ * makePurchaseRows makes them, then the lock is taken again.
+ */
+export const purchaseLockCtes = (sql: SqlClient.SqlClient, agentId: string) => {
+  const account = walletAccount(agentId)
+  return sql`w AS (SELECT agent_id, policy, created_at, updated_at FROM commerce_wallets WHERE agent_id = ${agentId} FOR UPDATE),
+    b AS (SELECT (l.balance + COALESCE((SELECT SUM(c.amount) FROM ledger_balance_credits c WHERE c.account = ${account}), 0))::bigint AS balance
+      FROM ledger_balances l WHERE l.account = ${account} FOR UPDATE OF l)`
+}
+
+/** A first purchase: the wallet row (as `initial`) and its balance row (0), where missing. */
+export const makePurchaseRows = (sql: SqlClient.SqlClient, w: WalletRecord) =>
+  Effect.andThen(
+    sql`INSERT INTO commerce_wallets (agent_id, policy, created_at, updated_at)
+        VALUES (${w.agentId}, ${json(w.policy)}::jsonb, ${w.createdAt}, ${w.updatedAt}) ON CONFLICT (agent_id) DO NOTHING`,
+    sql`INSERT INTO ledger_balances (account, balance) VALUES (${walletAccount(w.agentId)}, 0) ON CONFLICT (account) DO NOTHING`
+  )
+
 export const PgWalletStore = Layer.effect(
   WalletStore,
   Effect.gen(function* () {
@@ -292,23 +314,13 @@ export const PgWalletStore = Layer.effect(
       lockForPurchase: (w) =>
         orUnavailable(
           Effect.gen(function* () {
-            const account = walletAccount(w.agentId)
-            // One statement for what took two: the wallet row, then the wallet account's balance row
-            // (the order every purchase takes them in), both FOR UPDATE, and the balance as the
-            // ledger store's lockBalances reads it (the locked row plus the account's credit shards,
-            // which only grow: a sum from this snapshot errs on the safe side).
+            // One statement for what took two (the wallet lock, then Ledger.prepare's balance lock).
             const select = sql<Row & { balance: number | null }>`
-              WITH w AS (SELECT agent_id, policy, created_at, updated_at FROM commerce_wallets WHERE agent_id = ${w.agentId} FOR UPDATE),
-                b AS (SELECT balance FROM ledger_balances WHERE account = ${account} FOR UPDATE)
-              SELECT w.agent_id, w.policy, w.created_at, w.updated_at,
-                (b.balance + COALESCE((SELECT SUM(c.amount) FROM ledger_balance_credits c WHERE c.account = ${account}), 0))::bigint AS balance
-              FROM w LEFT JOIN b ON TRUE`
+              WITH ${purchaseLockCtes(sql, w.agentId)}
+              SELECT w.agent_id, w.policy, w.created_at, w.updated_at, b.balance FROM w LEFT JOIN b ON TRUE`
             const found = yield* select
             if (found[0] && found[0].balance !== null) return { wallet: toWallet(found[0]), balanceCents: found[0].balance }
-            // First purchase: the missing rows are made (empty) and the lock taken again.
-            yield* sql`INSERT INTO commerce_wallets (agent_id, policy, created_at, updated_at)
-                       VALUES (${w.agentId}, ${json(w.policy)}::jsonb, ${w.createdAt}, ${w.updatedAt}) ON CONFLICT (agent_id) DO NOTHING`
-            yield* sql`INSERT INTO ledger_balances (account, balance) VALUES (${account}, 0) ON CONFLICT (account) DO NOTHING`
+            yield* makePurchaseRows(sql, w)
             const [row] = yield* select
             return { wallet: toWallet(row!), balanceCents: row!.balance ?? 0 }
           })
