@@ -1,5 +1,5 @@
 // Pages walk an index and stop (embedded and Postgres): with a heavy agent's 12k transactions, 6k
-// approvals and 3k disputes among other agents' rows (ANALYZEd, so the planner has real
+// approvals, 3k disputes, 6k webhook deliveries and 12k delivery attempts among other agents' rows (ANALYZEd, so the planner has real
 // statistics), EXPLAIN ANALYZE of the very statements the stores run (the exported page
 // builders) shows no sequential scan of a commerce table and no sort of more than the page's
 // candidates; the unfiltered pages read at most a few pages' worth of index rows.
@@ -8,9 +8,10 @@ import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Statement } from "effect/sql/Statement"
 import { approvalsPage, disputesPage, servicesPage, transactionsPage } from "../../src/layers/storage/postgres/commerce.js"
+import { attemptsPage, deliveriesPage } from "../../src/layers/storage/postgres/webhooks.js"
 import { embeddedCase, postgresCase } from "../fixtures/db.js"
 
-const BIG = ["commerce_transactions", "commerce_deliveries", "commerce_reviews", "commerce_disputes", "commerce_approvals"]
+const BIG = ["commerce_transactions", "commerce_deliveries", "commerce_reviews", "commerce_disputes", "commerce_approvals", "webhook_deliveries", "webhook_attempts"]
 const HEAVY = "agt_heavy"
 const PAGE_INDEXES = [
   "commerce_transactions_buyer_idx",
@@ -18,7 +19,10 @@ const PAGE_INDEXES = [
   "commerce_approvals_account_page_idx",
   "commerce_approvals_account_status_idx",
   "commerce_disputes_buyer_page_idx",
-  "commerce_disputes_seller_page_idx"
+  "commerce_disputes_seller_page_idx",
+  "webhook_attempts_agent_idx",
+  "webhook_attempts_agent_event_idx",
+  "webhook_deliveries_agent_seq_idx"
 ]
 const LIMIT = 20
 
@@ -122,6 +126,48 @@ for (const c of [embeddedCase, postgresCase]) {
               expect(rows.length, what).toBe(LIMIT)
             }
           })
+      )
+
+      it.effect("webhook delivery log (all, one event, a later page) and deliveries in outbox order: no seq scan, no sort over the agent's rows", () =>
+        Effect.gen(function* () {
+          const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
+          // 100 endpoints; 12k deliveries, 6k of them the heavy agent's; two attempts each (24k).
+          yield* sql.unsafe(`
+            INSERT INTO webhook_endpoints (id, agent_id, url, events, enabled, secret, created_at, updated_at)
+            SELECT 'whe_' || i, CASE WHEN i = 0 THEN '${HEAVY}' ELSE 'agt_w' || i END, 'https://example.com/h', '["*"]'::jsonb, true, 's', now(), now()
+            FROM generate_series(0, 99) i`)
+          yield* sql.unsafe(`
+            INSERT INTO webhook_deliveries (id, endpoint_id, agent_id, event_id, event_type, body, status, attempts, due_at, created_at, updated_at)
+            SELECT 'whd_' || lpad(i::text, 6, '0'), CASE WHEN i <= 6000 THEN 'whe_0' ELSE 'whe_' || (1 + i % 99) END,
+              CASE WHEN i <= 6000 THEN '${HEAVY}' ELSE 'agt_w' || (1 + i % 99) END, 'evt_' || i, 'wallet.recharged', '{}', 'succeeded', 2, NULL,
+              timestamptz '2026-01-01' + i * interval '1 minute', timestamptz '2026-01-01' + i * interval '1 minute'
+            FROM generate_series(1, 12000) i`)
+          yield* sql.unsafe(`
+            INSERT INTO webhook_attempts (id, delivery_id, agent_id, event_id, event_type, attempt, status, response_status, duration_ms, error, attempted_at, next_retry_at)
+            SELECT 'wha_' || d.id || '_' || n, d.id, d.agent_id, d.event_id, d.event_type, n, CASE WHEN n = 1 THEN 'failed' ELSE 'succeeded' END, 500, 5, NULL,
+              d.created_at + n * interval '1 second', NULL
+            FROM webhook_deliveries d CROSS JOIN generate_series(1, 2) n ORDER BY d.created_at, n`)
+          for (const t of ["webhook_endpoints", "webhook_deliveries", "webhook_attempts"]) yield* sql.unsafe(`ANALYZE ${t}`)
+          const cases: ReadonlyArray<readonly [string, Statement<unknown>, number, number]> = [
+            ["delivery log", attemptsPage(sql, HEAVY, { limit: LIMIT }), 2 * LIMIT, LIMIT],
+            ["delivery log, a page deep in it", attemptsPage(sql, HEAVY, { limit: LIMIT, beforeId: "wha_whd_001000_1" }), 2 * LIMIT, LIMIT],
+            ["delivery log of one event", attemptsPage(sql, HEAVY, { limit: LIMIT, eventId: "evt_3000" }), 2 * LIMIT, 2],
+            ["deliveries in outbox order", deliveriesPage(sql, HEAVY, { limit: LIMIT }), 2 * LIMIT, LIMIT],
+            ["deliveries, a page deep in them", deliveriesPage(sql, HEAVY, { limit: LIMIT, afterId: "whd_004000" }), 2 * LIMIT, LIMIT]
+          ]
+          for (const [what, statement, readBound, expected] of cases) {
+            const plan = yield* explain(sql, statement)
+            expectIndexed(plan, what, readBound)
+            expect((yield* statement).length, what).toBe(expected)
+          }
+          const oneEvent = yield* explain(sql, attemptsPage(sql, HEAVY, { limit: LIMIT, eventId: "evt_3000" }))
+          expect(oneEvent.map((n) => n["Index Name"]), "one event's log walks its own index").toContain("webhook_attempts_agent_event_idx")
+          // The later pages resume right after the cursor's row.
+          const deep = (yield* attemptsPage(sql, HEAVY, { limit: 2, beforeId: "wha_whd_001000_1" })) as ReadonlyArray<{ id: string }>
+          expect(deep.map((r) => r.id)).toEqual(["wha_whd_000999_2", "wha_whd_000999_1"])
+          const after = (yield* deliveriesPage(sql, HEAVY, { limit: 2, afterId: "whd_004000" })) as ReadonlyArray<{ id: string }>
+          expect(after.map((r) => r.id)).toEqual(["whd_004001", "whd_004002"])
+        })
       )
 
       it.effect("a catalogue of 100k services: category, seller, price band, a rare `q` and a later page read an index, not the table", () =>

@@ -1,0 +1,18 @@
+// Keyset pages outside commerce on an index that serves exactly their filter and order (issue 23):
+// the webhook delivery log of one event, an agent's deliveries in outbox order.
+import { SqlClient } from "effect/sql"
+import { Effect } from "effect"
+
+export default Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // GET /webhook/deliveries?eventId=…: the event's attempts newest first (the (agent_id, seq DESC)
+  // index alone would walk every attempt of the agent to find one event's).
+  yield* sql`CREATE INDEX webhook_attempts_agent_event_idx ON webhook_attempts (agent_id, event_id, seq)`
+  // seq comes from a sequence, so its UNIQUE index guarded nothing, and the planner walked it
+  // backwards for a busy agent's page (filtering by agent): 12k other rows read when that agent's
+  // attempts are older than everyone else's (test/suites/pages.test.ts). Pages walk the agent's index.
+  yield* sql`ALTER TABLE webhook_attempts DROP CONSTRAINT webhook_attempts_seq_key`
+  // An agent's deliveries page in outbox order: (agent_id, created_at) sorted each page by id.
+  yield* sql`CREATE INDEX webhook_deliveries_agent_seq_idx ON webhook_deliveries (agent_id, seq)`
+  yield* sql`DROP INDEX webhook_deliveries_agent_idx`
+})
