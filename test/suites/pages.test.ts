@@ -9,9 +9,19 @@ import { SqlClient } from "effect/sql"
 import type { Statement } from "effect/sql/Statement"
 import { approvalsPage, disputesPage, servicesPage, transactionsPage } from "../../src/layers/storage/postgres/commerce.js"
 import { attemptsPage, deliveriesPage } from "../../src/layers/storage/postgres/webhooks.js"
+import { acquisitionsPage, paidAcquisition } from "../../src/layers/storage/postgres/payments.js"
 import { embeddedCase, postgresCase } from "../fixtures/db.js"
 
-const BIG = ["commerce_transactions", "commerce_deliveries", "commerce_reviews", "commerce_disputes", "commerce_approvals", "webhook_deliveries", "webhook_attempts"]
+const BIG = [
+  "commerce_transactions",
+  "commerce_deliveries",
+  "commerce_reviews",
+  "commerce_disputes",
+  "commerce_approvals",
+  "webhook_deliveries",
+  "webhook_attempts",
+  "acquisitions"
+]
 const HEAVY = "agt_heavy"
 const PAGE_INDEXES = [
   "commerce_transactions_buyer_idx",
@@ -22,7 +32,9 @@ const PAGE_INDEXES = [
   "commerce_disputes_seller_page_idx",
   "webhook_attempts_agent_idx",
   "webhook_attempts_agent_event_idx",
-  "webhook_deliveries_agent_seq_idx"
+  "webhook_deliveries_agent_seq_idx",
+  "acquisitions_agent_idx",
+  "acquisitions_paid_idx"
 ]
 const LIMIT = 20
 
@@ -167,6 +179,36 @@ for (const c of [embeddedCase, postgresCase]) {
           expect(deep.map((r) => r.id)).toEqual(["wha_whd_000999_2", "wha_whd_000999_1"])
           const after = (yield* deliveriesPage(sql, HEAVY, { limit: 2, afterId: "whd_004000" })) as ReadonlyArray<{ id: string }>
           expect(after.map((r) => r.id)).toEqual(["whd_004001", "whd_004002"])
+        })
+      )
+
+      it.effect("the portfolio's acquisitions (first and a later page) and the already-owned check: no seq scan, no sort over the agent's rows", () =>
+        Effect.gen(function* () {
+          const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
+          // 10k acquisitions (each with its checkout): 4k of the heavy agent's (the oldest), one in 4 paid.
+          yield* sql.unsafe(`
+            INSERT INTO checkouts (session_id, purpose, mode, status, amount_cents, currency, description, checkout_url, credits, created_at)
+            SELECT 'cs_' || i, 'acquisition', 'payment', 'paid', 100, 'usd', 'x', 'https://example.com/c', 0, now() FROM generate_series(1, 10000) i`)
+          yield* sql.unsafe(`
+            INSERT INTO acquisitions (id, agent_id, account_id, project_id, title, price_cents, currency, status, checkout_session_id, checkout_url, created_at, paid_at)
+            SELECT 'acq_' || lpad(i::text, 6, '0'), CASE WHEN i <= 4000 THEN '${HEAVY}' ELSE 'agt_a' || (i % 300) END, 'acct', 'prj_' || i,
+              'P', 100, 'usd', CASE WHEN i % 4 = 0 THEN 'paid' ELSE 'expired' END, 'cs_' || i, 'https://example.com/c',
+              timestamptz '2026-01-01' + i * interval '1 minute', NULL
+            FROM generate_series(1, 10000) i`)
+          yield* sql.unsafe("ANALYZE checkouts")
+          yield* sql.unsafe("ANALYZE acquisitions")
+          const owned = paidAcquisition(sql, HEAVY, "prj_2000")
+          const cases: ReadonlyArray<readonly [string, Statement<unknown>, number, number]> = [
+            ["acquisitions", acquisitionsPage(sql, HEAVY, { limit: LIMIT }), 2 * LIMIT, LIMIT],
+            ["acquisitions, a later page", acquisitionsPage(sql, HEAVY, { limit: LIMIT, beforeId: "acq_001000" }), 2 * LIMIT, LIMIT],
+            ["already owned?", owned, 1, 1]
+          ]
+          for (const [what, statement, readBound, expected] of cases) {
+            expectIndexed(yield* explain(sql, statement), what, readBound)
+            expect((yield* statement).length, what).toBe(expected)
+          }
+          const later = (yield* acquisitionsPage(sql, HEAVY, { limit: 2, beforeId: "acq_001000" })) as ReadonlyArray<{ id: string }>
+          expect(later.map((r) => r.id)).toEqual(["acq_000999", "acq_000998"])
         })
       )
 

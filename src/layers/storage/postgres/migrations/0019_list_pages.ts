@@ -1,5 +1,6 @@
 // Keyset pages outside commerce on an index that serves exactly their filter and order (issue 23):
-// the webhook delivery log of one event, an agent's deliveries in outbox order.
+// the webhook delivery log of one event, an agent's deliveries in outbox order, the portfolio's
+// acquisitions, and the "already owned?" check of an acquisition.
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
@@ -15,4 +16,9 @@ export default Effect.gen(function* () {
   // An agent's deliveries page in outbox order: (agent_id, created_at) sorted each page by id.
   yield* sql`CREATE INDEX webhook_deliveries_agent_seq_idx ON webhook_deliveries (agent_id, seq)`
   yield* sql`DROP INDEX webhook_deliveries_agent_idx`
+  // GET /portfolio pages acquisitions on (agent_id, seq DESC); as above, seq's UNIQUE index only
+  // offered the planner a backward walk of everyone's rows.
+  yield* sql`ALTER TABLE acquisitions DROP CONSTRAINT acquisitions_seq_key`
+  // Starting an acquisition asks whether the agent already owns the project: one row, not its history.
+  yield* sql`CREATE INDEX acquisitions_paid_idx ON acquisitions (agent_id, project_id) WHERE status = 'paid'`
 })
