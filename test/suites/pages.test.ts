@@ -128,7 +128,10 @@ for (const c of [embeddedCase, postgresCase]) {
               ["transactions of one service", transactionsPage(sql, { ...page, serviceId: "svc_3" }), 100 * LIMIT],
               ["approvals", approvalsPage(sql, "acct_heavy", undefined, LIMIT), 2 * LIMIT],
               ["pending approvals", approvalsPage(sql, "acct_heavy", "pending", LIMIT), 2 * LIMIT],
-              ["disputes", disputesPage(sql, HEAVY, LIMIT), 3 * LIMIT]
+              ["disputes", disputesPage(sql, HEAVY, LIMIT), 3 * LIMIT],
+              ["approvals, a later page", approvalsPage(sql, "acct_heavy", undefined, LIMIT, { createdAt: "2026-01-03T00:00:00.000Z", id: "apr_003000" }), 2 * LIMIT],
+              ["pending approvals, a later page", approvalsPage(sql, "acct_heavy", "pending", LIMIT, { createdAt: "2026-01-03T00:00:00.000Z", id: "apr_003000" }), 2 * LIMIT],
+              ["disputes, a later page", disputesPage(sql, HEAVY, LIMIT, { createdAt: "2026-01-06T00:00:00.000Z", id: "dp_tx_007000" }), 3 * LIMIT]
             ]
             for (const [what, statement, readBound] of cases) {
               const plan = yield* explain(sql, statement)

@@ -63,6 +63,8 @@ const tables = Effect.map(MemoryDb, (db) => ({
   approvalsByKey: db.table<string, string>("commerce_approvals_by_key"),
   // account → approval ids oldest first by (createdAt, id): the page walks it from the end.
   approvalsByAccount: db.table<string, Array<string>>("commerce_approvals_by_account"),
+  // `account|status` → approval ids oldest first by (createdAt, id): one status's page (Postgres: (account_id, status, created_at, id)).
+  approvalsByAccountStatus: db.table<string, Array<string>>("commerce_approvals_by_account_status"),
   // agent → ids of its pending approvals (the wallet view counts them).
   pendingApprovals: db.table<string, ReadonlyArray<string>>("commerce_approvals_pending"),
   disputes: db.table<string, DisputeRecord>("commerce_disputes"),
@@ -167,11 +169,35 @@ const olderBy =
     return x.createdAt < y.createdAt || (x.createdAt === y.createdAt && x.id < y.id)
   }
 
-/** Up to `limit` rows of an oldest-first index that `keep` accepts, newest first. */
-const newestFirst = <R,>(ids: ReadonlyArray<string> | undefined, get: (id: string) => R, keep: (r: R) => boolean, limit: number): Array<R> => {
+/** How many ids of an oldest-first (createdAt, id) index sort before `key` (binary search). */
+const countBefore = <R extends { readonly id: string; readonly createdAt: string }>(
+  ids: ReadonlyArray<string>,
+  get: (id: string) => R,
+  key: { readonly createdAt: string; readonly id: string }
+) => {
+  let lo = 0
+  let hi = ids.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const r = get(ids[mid])
+    if (r.createdAt < key.createdAt || (r.createdAt === key.createdAt && r.id < key.id)) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** Up to `limit` rows of an oldest-first (createdAt, id) index that `keep` accepts, newest first, from before `before` (a keyset page). */
+const newestFirst = <R extends { readonly id: string; readonly createdAt: string }>(
+  ids: ReadonlyArray<string> | undefined,
+  get: (id: string) => R,
+  keep: (r: R) => boolean,
+  limit: number,
+  before?: { readonly createdAt: string; readonly id: string }
+): Array<R> => {
   const out: Array<R> = []
-  for (let i = (ids?.length ?? 0) - 1; i >= 0 && out.length < limit; i--) {
-    const r = get(ids![i])
+  if (ids === undefined) return out
+  for (let i = (before === undefined ? ids.length : countBefore(ids, get, before)) - 1; i >= 0 && out.length < limit; i--) {
+    const r = get(ids[i])
     if (keep(r)) out.push(r)
   }
   return out
@@ -427,20 +453,40 @@ export const MemoryCommerceStore = Layer.effect(
           t.approvals.set(a.id, a),
           a.idempotencyKey !== null ? t.approvalsByKey.set(`${a.agentId}|${a.idempotencyKey}`, a.id) : Effect.void,
           t.approvalsByAccount.insertSorted(a.accountId, a.id, olderBy(a, (id) => t.approvals.get(id))),
+          t.approvalsByAccountStatus.insertSorted(`${a.accountId}|${a.status}`, a.id, olderBy(a, (id) => t.approvals.get(id))),
           setPending(t, a)
         ],
         { discard: true }
       ),
     lockApproval: (id) => Effect.sync(() => t.approvals.get(id)),
-    updateApproval: (a) => Effect.andThen(t.approvals.set(a.id, a), setPending(t, a)),
+    updateApproval: (a) =>
+      Effect.suspend(() => {
+        const previous = t.approvals.get(a.id)
+        const moved =
+          previous === undefined || previous.status === a.status
+            ? Effect.void
+            : Effect.andThen(
+                t.approvalsByAccountStatus.removeItem(`${previous.accountId}|${previous.status}`, a.id),
+                t.approvalsByAccountStatus.insertSorted(`${a.accountId}|${a.status}`, a.id, olderBy(a, (id) => t.approvals.get(id)))
+              )
+        return Effect.all([t.approvals.set(a.id, a), moved, setPending(t, a)], { discard: true })
+      }),
     findApprovalByKey: (agentId, key) =>
       Effect.sync(() => {
         const id = t.approvalsByKey.get(`${agentId}|${key}`)
         return id ? t.approvals.get(id) : undefined
       }),
-    // Newest first: walks the account's ordered index from the end, stopping after `limit` matches.
-    listApprovals: (accountId, status, limit) =>
-      Effect.sync(() => newestFirst(t.approvalsByAccount.get(accountId), (id) => t.approvals.get(id)!, (a) => status === undefined || a.status === status, limit))
+    // Newest first: walks the account's (or the account's one status's) ordered index from the cursor, stopping at the page.
+    listApprovals: (accountId, status, limit, before) =>
+      Effect.sync(() =>
+        newestFirst(
+          status === undefined ? t.approvalsByAccount.get(accountId) : t.approvalsByAccountStatus.get(`${accountId}|${status}`),
+          (id) => t.approvals.get(id)!,
+          () => true,
+          limit,
+          before
+        )
+      )
   }))
 )
 
@@ -475,7 +521,7 @@ export const MemoryDisputeStore = Layer.effect(
           .slice(0, limit)
           .map((d) => d.id)
       ),
-    listForAgent: (agentId, limit) => Effect.sync(() => newestFirst(t.disputesByAgent.get(agentId), (id) => t.disputes.get(id)!, () => true, limit))
+    listForAgent: (agentId, limit, before) => Effect.sync(() => newestFirst(t.disputesByAgent.get(agentId), (id) => t.disputes.get(id)!, () => true, limit, before))
   }))
 )
 

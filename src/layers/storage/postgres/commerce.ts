@@ -188,21 +188,30 @@ export const transactionsPage = (sql: SqlClient.SqlClient, f: TransactionFilter)
 const APPROVAL_COLUMN_LIST = "id, account_id, agent_id, service_id, tier_id, quoted_price_cents, negotiation_id, input, reason, status, idempotency_key, reserved_transaction_id, transaction_id, decided_by, created_at, decided_at, expires_at"
 
 /** An account's approvals, newest first, optionally of one status: (account_id[, status], created_at DESC, id DESC). */
-export const approvalsPage = (sql: SqlClient.SqlClient, accountId: string, status: ApprovalRecord["status"] | undefined, limit: number) =>
+export const approvalsPage = (
+  sql: SqlClient.SqlClient,
+  accountId: string,
+  status: ApprovalRecord["status"] | undefined,
+  limit: number,
+  before?: { readonly createdAt: string; readonly id: string }
+) =>
   sql<ApprovalRow>`SELECT ${sql.literal(APPROVAL_COLUMN_LIST)} FROM commerce_approvals WHERE account_id = ${accountId} ${status === undefined ? sql`` : sql`AND status = ${status}`}
+                   ${before === undefined ? sql`` : sql`AND (created_at, id) < (${before.createdAt}::timestamptz, ${before.id})`}
                    ORDER BY created_at DESC, id DESC LIMIT ${limit}`
 
 const DISPUTE_COLUMNS =
   "id, transaction_id, buyer_agent_id, seller_agent_id, reason, status, seller_response, seller_note, resolution, refund_cents, refund_entry_id, respond_by, review_due_at, created_at, updated_at, resolved_at"
 
 /** An agent's disputes as buyer or seller, newest first: each side walks its (agent, created_at, id) index (an OR would read both sides whole and sort). */
-export const disputesPage = (sql: SqlClient.SqlClient, agentId: string, limit: number) =>
-  sql<DisputeRow>`SELECT * FROM (
-      (SELECT ${sql.literal(DISPUTE_COLUMNS)} FROM commerce_disputes WHERE buyer_agent_id = ${agentId} ORDER BY created_at DESC, id DESC LIMIT ${limit})
+export const disputesPage = (sql: SqlClient.SqlClient, agentId: string, limit: number, before?: { readonly createdAt: string; readonly id: string }) => {
+  const after = before === undefined ? sql`` : sql`AND (created_at, id) < (${before.createdAt}::timestamptz, ${before.id})`
+  return sql<DisputeRow>`SELECT * FROM (
+      (SELECT ${sql.literal(DISPUTE_COLUMNS)} FROM commerce_disputes WHERE buyer_agent_id = ${agentId} ${after} ORDER BY created_at DESC, id DESC LIMIT ${limit})
       UNION ALL
-      (SELECT ${sql.literal(DISPUTE_COLUMNS)} FROM commerce_disputes WHERE seller_agent_id = ${agentId} AND buyer_agent_id <> ${agentId}
+      (SELECT ${sql.literal(DISPUTE_COLUMNS)} FROM commerce_disputes WHERE seller_agent_id = ${agentId} AND buyer_agent_id <> ${agentId} ${after}
        ORDER BY created_at DESC, id DESC LIMIT ${limit})
     ) d ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+}
 
 const minTier = (r: ServiceRecord) => (r.tiers.length === 0 ? null : Math.min(...r.tiers.map((t) => t.priceCents)))
 const maxTier = (r: ServiceRecord) => (r.tiers.length === 0 ? null : Math.max(...r.tiers.map((t) => t.priceCents)))
@@ -441,7 +450,7 @@ export const PgCommerceStore = Layer.effect(
         orUnavailable(sql<ApprovalRow>`SELECT ${APPROVAL_COLUMNS} FROM commerce_approvals WHERE agent_id = ${agentId} AND idempotency_key = ${key}`).pipe(
           Effect.map((r) => (r[0] ? toApproval(r[0]) : undefined))
         ),
-      listApprovals: (accountId, status, limit) => orUnavailable(approvalsPage(sql, accountId, status, limit)).pipe(Effect.map((rows) => rows.map(toApproval)))
+      listApprovals: (accountId, status, limit, before) => orUnavailable(approvalsPage(sql, accountId, status, limit, before)).pipe(Effect.map((rows) => rows.map(toApproval)))
     }
   })
 )
@@ -496,7 +505,7 @@ export const PgDisputeStore = Layer.effect(
             WHERE (status = 'open' AND respond_by <= ${now}) OR (status = 'under_review' AND review_due_at <= ${now})
             ORDER BY created_at LIMIT ${limit}`
         ).pipe(Effect.map((rows) => rows.map((r) => r.id))),
-      listForAgent: (agentId, limit) => orUnavailable(disputesPage(sql, agentId, limit)).pipe(Effect.map((rows) => rows.map(toDispute)))
+      listForAgent: (agentId, limit, before) => orUnavailable(disputesPage(sql, agentId, limit, before)).pipe(Effect.map((rows) => rows.map(toDispute)))
     }
   })
 )
