@@ -10,6 +10,7 @@ import type { Statement } from "effect/sql/Statement"
 import { approvalsPage, disputesPage, servicesPage, transactionsPage } from "../../src/layers/storage/postgres/commerce.js"
 import { attemptsPage, deliveriesPage } from "../../src/layers/storage/postgres/webhooks.js"
 import { acquisitionsPage, paidAcquisition } from "../../src/layers/storage/postgres/payments.js"
+import { negotiationsPage } from "../../src/layers/storage/postgres/negotiation.js"
 import { embeddedCase, postgresCase } from "../fixtures/db.js"
 
 const BIG = [
@@ -20,7 +21,8 @@ const BIG = [
   "commerce_approvals",
   "webhook_deliveries",
   "webhook_attempts",
-  "acquisitions"
+  "acquisitions",
+  "negotiations"
 ]
 const HEAVY = "agt_heavy"
 const PAGE_INDEXES = [
@@ -34,7 +36,9 @@ const PAGE_INDEXES = [
   "webhook_attempts_agent_event_idx",
   "webhook_deliveries_agent_seq_idx",
   "acquisitions_agent_idx",
-  "acquisitions_paid_idx"
+  "acquisitions_paid_idx",
+  "negotiations_buyer_page_idx",
+  "negotiations_seller_page_idx"
 ]
 const LIMIT = 20
 
@@ -212,6 +216,34 @@ for (const c of [embeddedCase, postgresCase]) {
           }
           const later = (yield* acquisitionsPage(sql, HEAVY, { limit: 2, beforeId: "acq_001000" })) as ReadonlyArray<{ id: string }>
           expect(later.map((r) => r.id)).toEqual(["acq_000999", "acq_000998"])
+        })
+      )
+
+      it.effect("negotiations as buyer and seller (first and a later page): each side walks its index, no sort over the agent's rows", () =>
+        Effect.gen(function* () {
+          const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
+          // 12k negotiations: the heavy agent buys in 5k and sells in 3k; 4k between others.
+          yield* sql.unsafe(`
+            INSERT INTO negotiations (id, buyer_agent_id, seller_agent_id, service_id, tier_id, list_price_cents, terms, status, round, current_price_cents,
+              history, created_at, updated_at)
+            SELECT 'neg_' || lpad(i::text, 6, '0'),
+              CASE WHEN i <= 5000 THEN '${HEAVY}' ELSE 'agt_n' || (i % 300) END,
+              CASE WHEN i > 5000 AND i <= 8000 THEN '${HEAVY}' ELSE 'agt_ns' || (i % 40) END,
+              'svc_1', 'unit', 100, '{}'::jsonb, 'rejected', 1, 90, '[]'::jsonb,
+              timestamptz '2026-01-01' + (i / 2) * interval '1 minute', timestamptz '2026-01-01'
+            FROM generate_series(1, 12000) i`)
+          yield* sql.unsafe("ANALYZE negotiations")
+          const cases: ReadonlyArray<readonly [string, Statement<unknown>]> = [
+            ["negotiations", negotiationsPage(sql, HEAVY, { limit: LIMIT })],
+            ["negotiations, a later page", negotiationsPage(sql, HEAVY, { limit: LIMIT, before: { createdAt: "2026-01-03T11:00:00.000Z", id: "neg_004000" } })]
+          ]
+          for (const [what, statement] of cases) {
+            expectIndexed(yield* explain(sql, statement), what, 3 * LIMIT)
+            expect((yield* statement).length, what).toBe(LIMIT)
+          }
+          // Newest first across both sides; ties on created_at (two rows a minute) go by id, descending.
+          const first = (yield* negotiationsPage(sql, HEAVY, { limit: 3 })) as ReadonlyArray<{ id: string }>
+          expect(first.map((r) => r.id)).toEqual(["neg_008000", "neg_007999", "neg_007998"])
         })
       )
 

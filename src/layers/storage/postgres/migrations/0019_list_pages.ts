@@ -1,6 +1,6 @@
 // Keyset pages outside commerce on an index that serves exactly their filter and order (issue 23):
 // the webhook delivery log of one event, an agent's deliveries in outbox order, the portfolio's
-// acquisitions, and the "already owned?" check of an acquisition.
+// acquisitions, the "already owned?" check of an acquisition, and negotiations in byte order.
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
@@ -21,4 +21,10 @@ export default Effect.gen(function* () {
   yield* sql`ALTER TABLE acquisitions DROP CONSTRAINT acquisitions_seq_key`
   // Starting an acquisition asks whether the agent already owns the project: one row, not its history.
   yield* sql`CREATE INDEX acquisitions_paid_idx ON acquisitions (agent_id, project_id) WHERE status = 'paid'`
+  // GET /negotiations orders ids in byte order (COLLATE "C", as the memory store does), which an
+  // index in the database's collation cannot serve: each side is re-indexed in that order.
+  yield* sql`DROP INDEX negotiations_buyer_idx`
+  yield* sql`DROP INDEX negotiations_seller_idx`
+  yield* sql`CREATE INDEX negotiations_buyer_page_idx ON negotiations (buyer_agent_id, created_at DESC, id COLLATE "C" DESC)`
+  yield* sql`CREATE INDEX negotiations_seller_page_idx ON negotiations (seller_agent_id, created_at DESC, id COLLATE "C" DESC)`
 })
