@@ -34,7 +34,7 @@ import {
   transactionDeltas,
   zeroCounters
 } from "../counters.js"
-import { MemoryDb } from "./MemoryDb.js"
+import { type CappedSet, lowerBound, MemoryDb } from "./MemoryDb.js"
 
 /** The ⌈0.95·n⌉-th smallest value (Postgres percentile_disc(0.95) gives the same). */
 export const p95 = (values: ReadonlyArray<number>): number | null => {
@@ -50,6 +50,12 @@ const tables = Effect.map(MemoryDb, (db) => ({
   serviceOrder: db.table<string, Array<string>>("commerce_services_order"),
   // id → its lower-cased search text (what `q` matches), kept with the row instead of built per request.
   serviceSearch: db.table<string, string>("commerce_services_search"),
+  // Trigram → the listed services whose search text holds it (ids while at most TRIGRAM_CAP): a rare
+  // `q` reads its rarest trigram's few ids instead of every search text (Postgres: the pg_trgm index).
+  serviceTrigrams: db.table<string, CappedSet<string>>("commerce_services_trigrams"),
+  // Span bucket (max − min tier price, by powers of two) → listed services' price entries sorted by
+  // (min, id): a price band reads the entries that can overlap it (Postgres: the tier-price indexes).
+  servicePrices: db.table<number, Array<PriceEntry>>("commerce_services_prices"),
   wallets: db.table<string, WalletRecord>("commerce_wallets"),
   recharges: db.table<string, RechargeRequest>("commerce_recharges"),
   txs: db.table<string, TransactionRecord>("commerce_transactions"),
@@ -214,7 +220,40 @@ const setPending = (t: Tables, a: ApprovalRecord) => {
 
 const byId = (a: string, b: string) => a < b
 
-/** Keeps the catalogue's ordered indexes and search text in step with a service's write. */
+/**
+ * A catalogue page reads candidates from the `q` or price index instead of walking the id order
+ * when there are at most this many (and fewer than the rows left to walk); a trigram kept by more
+ * services than this keeps only its count (a query would never read its ids).
+ */
+export const CATALOGUE_CANDIDATES = 2048
+
+/** A listed service's cheapest and dearest tier (the price index's entry). */
+interface PriceEntry {
+  readonly min: number
+  readonly max: number
+  readonly id: string
+}
+const byMinThenId = (a: PriceEntry, b: PriceEntry) => a.min - b.min || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+/** The largest span (max − min) bucket `b` holds: 0, 1, 3, 7, … (2^b − 1). */
+const spanBound = (b: number) => 2 ** b - 1
+const spanBucket = (span: number) => {
+  let b = 0
+  while (span > spanBound(b)) b++
+  return b
+}
+const priceEntry = (r: ServiceRecord): PriceEntry | undefined =>
+  r.status !== "active" || r.tiers.length === 0
+    ? undefined
+    : { min: Math.min(...r.tiers.map((x) => x.priceCents)), max: Math.max(...r.tiers.map((x) => x.priceCents)), id: r.id }
+
+/** Every 3-character window of a search text (what any `q` of 3 or more characters it contains also has). */
+export const trigramsOf = (text: string): Set<string> => {
+  const out = new Set<string>()
+  for (let i = 0; i + 3 <= text.length; i++) out.add(text.slice(i, i + 3))
+  return out
+}
+
+/** Keeps the catalogue's ordered indexes, search text, trigram and price indexes in step with a service's write. */
 const indexService = (t: Tables, before: ServiceRecord | undefined, after: ServiceRecord) =>
   Effect.gen(function* () {
     if (before === undefined) yield* t.serviceOrder.insertSorted("all", after.id, byId)
@@ -224,9 +263,41 @@ const indexService = (t: Tables, before: ServiceRecord | undefined, after: Servi
       if (before !== undefined) yield* t.serviceOrder.removeItem(of(before), before.id)
       yield* t.serviceOrder.insertSorted(of(after), after.id, byId)
     }
+    const previousText = t.serviceSearch.get(after.id)
     const text = searchText(after)
-    if (t.serviceSearch.get(after.id) !== text) yield* t.serviceSearch.set(after.id, text)
+    if (previousText !== text) yield* t.serviceSearch.set(after.id, text)
+    // Trigrams of listed services only (as the partial SQL index): the difference is written.
+    const had = before !== undefined && before.status === "active" && previousText !== undefined ? trigramsOf(previousText) : new Set<string>()
+    const has = after.status === "active" ? trigramsOf(text) : new Set<string>()
+    const gone = [...had].filter((x) => !has.has(x))
+    const added = [...has].filter((x) => !had.has(x))
+    if (gone.length > 0) yield* t.serviceTrigrams.deleteFromCappedSets(gone, after.id)
+    if (added.length > 0) yield* t.serviceTrigrams.addToCappedSets(added, after.id, CATALOGUE_CANDIDATES)
+    const oldEntry = before === undefined ? undefined : priceEntry(before)
+    const newEntry = priceEntry(after)
+    if (oldEntry?.min !== newEntry?.min || oldEntry?.max !== newEntry?.max) {
+      if (oldEntry !== undefined) yield* t.servicePrices.removeOrdered(spanBucket(oldEntry.max - oldEntry.min), oldEntry, byMinThenId)
+      if (newEntry !== undefined) yield* t.servicePrices.insertOrdered(spanBucket(newEntry.max - newEntry.min), newEntry, byMinThenId)
+    }
   })
+
+/**
+ * Ids of listed services whose tiers can overlap [low, high] (some tier ≥ low and some ≤ high ⟺
+ * max ≥ low and min ≤ high): per span bucket, the entries with min in [low − bound, high], those
+ * with max ≥ low kept. Undefined once more than `budget` entries would be read (walk the id order).
+ */
+const priceCandidates = (t: Tables, low: number, high: number, budget: number): Array<string> | undefined => {
+  const out: Array<string> = []
+  let read = 0
+  for (const [bucket, entries] of t.servicePrices.rows) {
+    const from = low - spanBound(bucket)
+    for (let i = lowerBound(entries, { min: from, max: from, id: "" }, byMinThenId); i < entries.length && entries[i].min <= high; i++) {
+      if (++read > budget) return undefined
+      if (entries[i].max >= low) out.push(entries[i].id)
+    }
+  }
+  return out
+}
 
 /** First position in an id-ordered index whose id is greater than `afterId`. */
 const firstAfter = (ids: ReadonlyArray<string>, afterId: string | undefined) => {
@@ -263,22 +334,58 @@ export const MemoryCatalogStore = Layer.effect(
     get: (id) => Effect.sync(() => t.services.get(id)),
     // Walks the narrowest id-ordered index (seller, category, or all) from the cursor and stops
     // after `limit` matches: no copy, filter and sort of the whole catalogue per request.
+    // …or, for a rare `q` or a narrow price band, reads the few candidates its index holds (at most
+    // CATALOGUE_CANDIDATES), checks each against the whole filter and sorts the matches by id: the
+    // same rows in the same order either way (test/suites/catalogue.test.ts), bounded by the matches.
     list: (f) =>
       Effect.sync(() => {
         const q = f.q?.toLowerCase()
+        const matches = (s: ServiceRecord) =>
+          s.status === "active" &&
+          (f.category === undefined || s.category === f.category) &&
+          (f.pricingModel === undefined || s.pricingModel === f.pricingModel) &&
+          (f.sellerId === undefined || s.sellerAgentId === f.sellerId) &&
+          (f.minPriceCents === undefined || s.tiers.some((x) => x.priceCents >= f.minPriceCents!)) &&
+          (f.maxPriceCents === undefined || s.tiers.some((x) => x.priceCents <= f.maxPriceCents!)) &&
+          (f.minRating === undefined || (s.ratingCount > 0 && s.ratingSum / s.ratingCount >= f.minRating)) &&
+          (q === undefined || (t.serviceSearch.get(s.id) ?? searchText(s)).includes(q))
         const ids = t.serviceOrder.get(f.sellerId !== undefined ? `seller|${f.sellerId}` : f.category !== undefined ? `category|${f.category}` : "all") ?? []
+        const start = firstAfter(ids, f.afterId)
+        let candidates: ReadonlyArray<string> | undefined
+        let budget = Math.min(CATALOGUE_CANDIDATES, ids.length - start)
+        if (q !== undefined && q.length >= 3) {
+          // Every match holds each of q's trigrams: the rarest one's ids are a superset of the matches.
+          let rarest: CappedSet<string> | undefined
+          for (const tri of trigramsOf(q)) {
+            const row = t.serviceTrigrams.get(tri)
+            if (row === undefined) {
+              rarest = { count: 0, ids: new Set() }
+              break
+            }
+            if (row.ids !== undefined && (rarest === undefined || row.count < rarest.count)) rarest = row
+          }
+          if (rarest?.ids !== undefined && rarest.count <= budget) {
+            candidates = [...rarest.ids]
+            budget = candidates.length
+          }
+        }
+        if (f.minPriceCents !== undefined || f.maxPriceCents !== undefined) {
+          const priced = priceCandidates(t, f.minPriceCents ?? Number.NEGATIVE_INFINITY, f.maxPriceCents ?? Number.POSITIVE_INFINITY, budget)
+          if (priced !== undefined && (candidates === undefined || priced.length < candidates.length)) candidates = priced
+        }
+        if (candidates !== undefined) {
+          const out: Array<ServiceRecord> = []
+          for (const id of candidates) {
+            if (f.afterId !== undefined && id <= f.afterId) continue
+            const s = t.services.get(id)!
+            if (matches(s)) out.push(s)
+          }
+          return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, f.limit)
+        }
         const out: Array<ServiceRecord> = []
-        for (let i = firstAfter(ids, f.afterId); i < ids.length && out.length < f.limit; i++) {
+        for (let i = start; i < ids.length && out.length < f.limit; i++) {
           const s = t.services.get(ids[i])!
-          if (s.status !== "active") continue
-          if (f.category !== undefined && s.category !== f.category) continue
-          if (f.pricingModel !== undefined && s.pricingModel !== f.pricingModel) continue
-          if (f.sellerId !== undefined && s.sellerAgentId !== f.sellerId) continue
-          if (f.minPriceCents !== undefined && !s.tiers.some((x) => x.priceCents >= f.minPriceCents!)) continue
-          if (f.maxPriceCents !== undefined && !s.tiers.some((x) => x.priceCents <= f.maxPriceCents!)) continue
-          if (f.minRating !== undefined && !(s.ratingCount > 0 && s.ratingSum / s.ratingCount >= f.minRating)) continue
-          if (q !== undefined && !(t.serviceSearch.get(s.id) ?? searchText(s)).includes(q)) continue
-          out.push(s)
+          if (matches(s)) out.push(s)
         }
         return out
       }),
