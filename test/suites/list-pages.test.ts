@@ -1,9 +1,10 @@
-// Keyset pages of approvals on every storage give exactly what their filter defines, newest first
-// by (createdAt, id), across pages — with rows sharing a createdAt, inserted out of order, and after
-// statuses change (the memory store's per-status ordered index must follow every update).
+// Keyset pages of approvals and transactions on every storage give exactly what their filter
+// defines, newest first by (createdAt, id), across pages — with rows sharing a createdAt, inserted
+// out of order, purchases from oneself, and after statuses change (the memory store's per-status
+// and per-side ordered lists must follow every update).
 import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import type { ApprovalRecord, ApprovalStatus } from "../../src/schema/commerce.js"
+import type { ApprovalRecord, ApprovalStatus, TransactionFilter, TransactionRecord } from "../../src/schema/commerce.js"
 import { CommerceStore } from "../../src/services/Settlement.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
@@ -84,6 +85,84 @@ forEachStorage(
         yield* store.updateApproval(twice)
         yield* check
         expect(reference("acct_pages", "approved").length).toBe(3)
+      })
+    )
+
+    it.effect("transactions by role, status, service and time window, paged 3 at a time, equal their definition; after refunds too", () =>
+      Effect.gen(function* () {
+        const store = yield* CommerceStore
+        const A = "agt_txpages"
+        const rows = new Map<string, TransactionRecord>()
+        const tx = (i: number): TransactionRecord =>
+          ({
+            id: `txq${String(i).padStart(3, "0")}`,
+            // A buys, sells, and (every 9th) buys from itself; other agents trade among themselves too.
+            buyerAgentId: i % 9 === 0 ? A : i % 3 === 0 ? "agt_txother" : i % 3 === 1 ? A : "agt_txbuyer",
+            sellerAgentId: i % 9 === 0 ? A : i % 3 === 2 ? A : "agt_txseller",
+            serviceId: `svc_tx${i % 4}`,
+            serviceName: "S",
+            category: "c",
+            pricingModel: "per_call",
+            tierId: "unit",
+            listPriceCents: 10,
+            priceCents: 10,
+            sellerCents: 9,
+            feeCents: 1,
+            negotiationId: null,
+            approvalId: null,
+            idempotencyKey: null,
+            status: i % 7 === 0 ? "failed" : "completed",
+            ledgerEntryId: null,
+            // Every pair shares its createdAt (ties are broken by id).
+            createdAt: new Date(Date.UTC(2026, 10, 1) + Math.floor(i / 2) * 60_000).toISOString(),
+            refundedAt: null
+          }) as TransactionRecord
+        for (const i of [...Array(70).keys()].map((k) => (k * 23) % 70)) {
+          const r = tx(i)
+          rows.set(r.id, r)
+          yield* store.insertTransaction(r, { transactionId: r.id, serviceId: r.serviceId, tierId: r.tierId, success: r.status === "completed", latencyMs: 1, output: null, error: null, deliveredAt: r.createdAt })
+        }
+        type Query = Omit<TransactionFilter, "agentId" | "limit" | "before">
+        const pagesOf = (q: Query) =>
+          Effect.gen(function* () {
+            const out: Array<string> = []
+            let before: { createdAt: string; id: string } | undefined
+            for (let n = 0; n < 100; n++) {
+              const page = yield* store.listTransactions({ ...q, agentId: A, limit: 3, before })
+              out.push(...page.map((r) => r.tx.id))
+              if (page.length < 3) return out
+              const last = page[page.length - 1].tx
+              before = { createdAt: last.createdAt, id: last.id }
+            }
+            return out
+          })
+        const reference = (q: Query) =>
+          [...rows.values()]
+            .filter((r) => (q.role === "buyer" ? r.buyerAgentId === A : q.role === "seller" ? r.sellerAgentId === A : r.buyerAgentId === A || r.sellerAgentId === A))
+            .filter((r) => (q.status === undefined || r.status === q.status) && (q.serviceId === undefined || r.serviceId === q.serviceId))
+            .filter((r) => (q.from === undefined || r.createdAt >= q.from) && (q.to === undefined || r.createdAt < q.to))
+            .sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? 1 : -1))
+            .map((r) => r.id)
+        const window = { from: new Date(Date.UTC(2026, 10, 1) + 5 * 60_000).toISOString(), to: new Date(Date.UTC(2026, 10, 1) + 25 * 60_000).toISOString() }
+        const check = Effect.gen(function* () {
+          for (const role of [undefined, "buyer", "seller"] as const) {
+            for (const status of [undefined, "completed", "failed", "refunded"] as const) {
+              for (const extra of [{}, { serviceId: "svc_tx1" }, window]) {
+                const q: Query = { role, status, ...extra }
+                expect(yield* pagesOf(q), JSON.stringify(q)).toEqual(reference(q))
+              }
+            }
+          }
+        })
+        yield* check
+        // Refund some (one bought from itself): they leave the completed lists for the refunded ones.
+        for (const i of [1, 2, 9, 18, 40, 52, 64]) {
+          const r = { ...rows.get(tx(i).id)!, status: "refunded" as const, refundedAt: "2026-11-20T00:00:00.000Z" }
+          rows.set(r.id, r)
+          yield* store.updateTransaction(r)
+        }
+        yield* check
+        expect(reference({ status: "refunded" }).length).toBeGreaterThan(3)
       })
     )
   }

@@ -28,6 +28,8 @@ const HEAVY = "agt_heavy"
 const PAGE_INDEXES = [
   "commerce_transactions_buyer_idx",
   "commerce_transactions_seller_idx",
+  "commerce_transactions_buyer_status_idx",
+  "commerce_transactions_seller_status_idx",
   "commerce_approvals_account_page_idx",
   "commerce_approvals_account_status_idx",
   "commerce_disputes_buyer_page_idx",
@@ -126,9 +128,11 @@ for (const c of [embeddedCase, postgresCase]) {
               ["transactions as buyer", transactionsPage(sql, { ...page, role: "buyer" }), 2 * LIMIT],
               ["transactions as seller", transactionsPage(sql, { ...page, role: "seller" }), 2 * LIMIT],
               ["transactions, a page deep in the history", transactionsPage(sql, { ...page, before: { createdAt: "2026-01-04T00:00:00.000Z", id: "tx_004000" } }), 3 * LIMIT],
-              // Filters the index does not hold are applied while walking it: the walk stops after
-              // `limit` matches (10 % of the rows here are refunded, so ~10 pages' worth).
-              ["transactions, refunded only", transactionsPage(sql, { ...page, status: "refunded" }), 25 * LIMIT],
+              // A rare status reads its partial (agent, status, created_at, id) index: only those rows.
+              ["transactions, refunded only", transactionsPage(sql, { ...page, status: "refunded" }), 3 * LIMIT],
+              ["transactions as seller, refunded, a later page", transactionsPage(sql, { ...page, role: "seller", status: "refunded", before: { createdAt: "2026-01-11T00:00:00.000Z", id: "tx_015000" } }), 2 * LIMIT],
+              // Filters the index does not hold are applied while walking it: the walk stops after `limit` matches.
+              ["transactions, completed only", transactionsPage(sql, { ...page, status: "completed" }), 5 * LIMIT],
               ["transactions of one service", transactionsPage(sql, { ...page, serviceId: "svc_3" }), 100 * LIMIT],
               ["approvals", approvalsPage(sql, "acct_heavy", undefined, LIMIT), 2 * LIMIT],
               ["pending approvals", approvalsPage(sql, "acct_heavy", "pending", LIMIT), 2 * LIMIT],

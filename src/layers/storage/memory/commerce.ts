@@ -60,7 +60,10 @@ const tables = Effect.map(MemoryDb, (db) => ({
   recharges: db.table<string, RechargeRequest>("commerce_recharges"),
   txs: db.table<string, TransactionRecord>("commerce_transactions"),
   txOrder: db.table<string, Array<string>>("commerce_transaction_order"),
-  txByAgent: db.table<string, Array<string>>("commerce_transactions_by_agent"),
+  // `buyer|<agent>` / `seller|<agent>`, and `…|<status>` for the rarer statuses (failed, refunded):
+  // ids oldest first by (createdAt, id), as the SQL store's per-side indexes and partial status
+  // indexes (migrations 0005, 0019). A page walks one list per side from its bounds.
+  txBySide: db.table<string, Array<string>>("commerce_transactions_by_side"),
   txByKey: db.table<string, string>("commerce_transactions_by_key"),
   deliveries: db.table<string, DeliveryRecord>("commerce_deliveries"),
   deliveriesByService: db.table<string, Array<string>>("commerce_deliveries_by_service"),
@@ -219,6 +222,17 @@ const setPending = (t: Tables, a: ApprovalRecord) => {
 }
 
 const byId = (a: string, b: string) => a < b
+
+/** A transaction's per-side lists: its buyer's and seller's, and their status lists for a rare status. */
+const sideKeys = (tx: TransactionRecord): Array<string> => {
+  const keys = [`buyer|${tx.buyerAgentId}`, `seller|${tx.sellerAgentId}`]
+  return tx.status === "completed" ? keys : [...keys, ...keys.map((k) => `${k}|${tx.status}`)]
+}
+/** (createdAt, id) order: true when `a` sorts before `b`. */
+const olderThan = (a: { readonly createdAt: string; readonly id: string }, b: { readonly createdAt: string; readonly id: string }) =>
+  a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)
+/** insertSorted's order for `tx` (not stored yet, or being moved) among stored transactions. */
+const olderTx = (t: Tables, tx: TransactionRecord) => (a: string, b: string) => olderThan(a === tx.id ? tx : t.txs.get(a)!, b === tx.id ? tx : t.txs.get(b)!)
 
 /**
  * A catalogue page reads candidates from the `q` or price index instead of walking the id order
@@ -484,14 +498,8 @@ export const MemoryCommerceStore = Layer.effect(
       Effect.gen(function* () {
         yield* t.txs.set(tx.id, tx)
         yield* t.txOrder.append("all", tx.id)
-        // Per agent, oldest first by (createdAt, id): the order every page walks (from the end).
-        const older = (a: string, b: string) => {
-          const x = a === tx.id ? tx : t.txs.get(a)!
-          const y = b === tx.id ? tx : t.txs.get(b)!
-          return x.createdAt < y.createdAt || (x.createdAt === y.createdAt && x.id < y.id)
-        }
-        yield* t.txByAgent.insertSorted(tx.buyerAgentId, tx.id, older)
-        if (tx.sellerAgentId !== tx.buyerAgentId) yield* t.txByAgent.insertSorted(tx.sellerAgentId, tx.id, older)
+        // Per side (and rare status), oldest first by (createdAt, id): the order every page walks (from the end).
+        for (const key of sideKeys(tx)) yield* t.txBySide.insertSorted(key, tx.id, olderTx(t, tx))
         if (tx.idempotencyKey !== null) yield* t.txByKey.set(`${tx.buyerAgentId}|${tx.idempotencyKey}`, tx.id)
         yield* t.deliveries.set(tx.id, delivery)
         yield* t.deliveriesByService.append(delivery.serviceId, tx.id)
@@ -505,6 +513,13 @@ export const MemoryCommerceStore = Layer.effect(
       Effect.gen(function* () {
         const before = t.txs.get(tx.id)
         yield* t.txs.set(tx.id, tx)
+        if (before !== undefined && before.status !== tx.status) {
+          // A refund moves the row between the status lists (the SQL partial indexes follow the same update).
+          const now = new Set(sideKeys(tx))
+          const was = sideKeys(before)
+          for (const key of was) if (!now.has(key)) yield* t.txBySide.removeItem(key, tx.id)
+          for (const key of now) if (!was.includes(key)) yield* t.txBySide.insertSorted(key, tx.id, olderTx(t, tx))
+        }
         yield* addSpend(t, tx.buyerAgentId, tx.createdAt, completedCents(tx) - completedCents(before))
         yield* addUsage(t, tx, completedSign(tx) - completedSign(before))
         if (before !== undefined) yield* moveCounters(t, tx, before)
@@ -518,28 +533,33 @@ export const MemoryCommerceStore = Layer.effect(
     // after `limit` matches, as the Postgres page walks its (agent, created_at, id) index.
     listTransactions: (f) =>
       Effect.sync(() => {
-        const ids = t.txByAgent.get(f.agentId) ?? []
-        let end = ids.length
-        if (f.before !== undefined) {
-          const c = f.before
-          let lo = 0
-          let hi = ids.length
-          while (lo < hi) {
-            const mid = (lo + hi) >>> 1
-            const tx = t.txs.get(ids[mid])!
-            if (tx.createdAt < c.createdAt || (tx.createdAt === c.createdAt && tx.id < c.id)) lo = mid + 1
-            else hi = mid
-          }
-          end = lo
-        }
+        // One list per side asked for: the side's own, or its status list for a rare status.
+        const rare = f.status !== undefined && f.status !== "completed" ? `|${f.status}` : ""
+        const sides = f.role === undefined ? (["buyer", "seller"] as const) : [f.role]
+        const lists = sides.map((side) => t.txBySide.get(`${side}|${f.agentId}${rare}`) ?? [])
+        const get = (id: string) => t.txs.get(id)!
+        // Each list's end: before the cursor and before `to` (binary searches), so nothing newer is walked.
+        const ends = lists.map((ids) => {
+          let end = f.before === undefined ? ids.length : countBefore(ids, get, f.before)
+          if (f.to !== undefined) end = Math.min(end, countBefore(ids, get, { createdAt: f.to, id: "" }))
+          return end
+        })
         const out: Array<TransactionRow> = []
-        for (let i = end - 1; i >= 0 && out.length < f.limit; i--) {
-          const tx = t.txs.get(ids[i])!
+        let last: string | undefined
+        // Newest first across the sides (a merge from the ends), a purchase from oneself once.
+        while (out.length < f.limit) {
+          let pick = -1
+          for (let k = 0; k < lists.length; k++) {
+            if (ends[k] === 0) continue
+            if (pick < 0 || olderThan(get(lists[pick][ends[pick] - 1]), get(lists[k][ends[k] - 1]))) pick = k
+          }
+          if (pick < 0) break
+          const tx = get(lists[pick][--ends[pick]])
           if (f.from !== undefined && tx.createdAt < f.from) break
-          if (f.role === "buyer" ? tx.buyerAgentId !== f.agentId : f.role === "seller" ? tx.sellerAgentId !== f.agentId : false) continue
+          if (tx.id === last) continue
+          last = tx.id
           if (f.serviceId !== undefined && tx.serviceId !== f.serviceId) continue
           if (f.status !== undefined && tx.status !== f.status) continue
-          if (f.to !== undefined && tx.createdAt >= f.to) continue
           out.push(row(t, tx))
         }
         return out

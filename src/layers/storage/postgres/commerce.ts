@@ -164,11 +164,15 @@ export const transactionCtes = (sql: SqlClient.SqlClient, tx: TransactionRecord,
 // created_at DESC, id DESC); migrations 0005 and 0018) and stops after `limit` rows. Exported so
 // test/suites/pages.test.ts EXPLAINs the very statements the stores run.
 
+const TRANSACTION_STATUSES: Readonly<Record<TransactionRecord["status"], string>> = { completed: "completed", failed: "failed", refunded: "refunded" }
+
 /** An agent's transactions, newest first: each side walks its own (agent, created_at, id) index and stops after `limit` rows; only the page's rows are joined. */
 export const transactionsPage = (sql: SqlClient.SqlClient, f: TransactionFilter) => {
   const filters = [sql`TRUE`]
   if (f.serviceId !== undefined) filters.push(sql`service_id = ${f.serviceId}`)
-  if (f.status !== undefined) filters.push(sql`status = ${f.status}`)
+  // A literal (a decoded TransactionStatus, never free text): the planner then proves a rare status's
+  // partial index applies, in every plan (migration 0019).
+  if (f.status !== undefined) filters.push(sql`status = ${sql.literal(`'${TRANSACTION_STATUSES[f.status]}'`)}`)
   if (f.from !== undefined) filters.push(sql`created_at >= ${f.from}`)
   if (f.to !== undefined) filters.push(sql`created_at < ${f.to}`)
   if (f.before !== undefined) filters.push(sql`(created_at, id) < (${f.before.createdAt}::timestamptz, ${f.before.id})`)

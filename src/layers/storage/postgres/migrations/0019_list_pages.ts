@@ -1,6 +1,7 @@
 // Keyset pages outside commerce on an index that serves exactly their filter and order (issue 23):
 // the webhook delivery log of one event, an agent's deliveries in outbox order, the portfolio's
-// acquisitions, the "already owned?" check of an acquisition, and negotiations in byte order.
+// acquisitions, the "already owned?" check of an acquisition, negotiations in byte order, and an
+// agent's failed or refunded transactions.
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
@@ -27,4 +28,9 @@ export default Effect.gen(function* () {
   yield* sql`DROP INDEX negotiations_seller_idx`
   yield* sql`CREATE INDEX negotiations_buyer_page_idx ON negotiations (buyer_agent_id, created_at DESC, id COLLATE "C" DESC)`
   yield* sql`CREATE INDEX negotiations_seller_page_idx ON negotiations (seller_agent_id, created_at DESC, id COLLATE "C" DESC)`
+  // GET /transactions?status=failed|refunded walked the agent's whole (agent, created_at, id) index
+  // when it had few such rows. Partial indexes hold only those rows, so a purchase that completes
+  // (nearly all of them) writes no extra index entry; a refund moves its row in.
+  yield* sql`CREATE INDEX commerce_transactions_buyer_status_idx ON commerce_transactions (buyer_agent_id, status, created_at DESC, id DESC) WHERE status <> 'completed'`
+  yield* sql`CREATE INDEX commerce_transactions_seller_status_idx ON commerce_transactions (seller_agent_id, status, created_at DESC, id DESC) WHERE status <> 'completed'`
 })
