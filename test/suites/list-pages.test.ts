@@ -5,6 +5,8 @@
 import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type { ApprovalRecord, ApprovalStatus, TransactionFilter, TransactionRecord } from "../../src/schema/commerce.js"
+import type { ProposalRecord } from "../../src/schema/invest.js"
+import { InvestStore } from "../../src/services/Invest.js"
 import { CommerceStore } from "../../src/services/Settlement.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
@@ -163,6 +165,66 @@ forEachStorage(
         }
         yield* check
         expect(reference({ status: "refunded" }).length).toBeGreaterThan(3)
+      })
+    )
+
+    it.effect("holdings per agent, a target's top holders and the newest proposals equal their definition as investments and proposals arrive", () =>
+      Effect.gen(function* () {
+        const store = yield* InvestStore
+        const target = "tgt_pages"
+        const held = new Map<string, { agentId: string; target: string; tokens: number; first: string }>()
+        for (const t of [target, "tgt_other0", "tgt_other1"]) {
+          yield* store.lockOffering({ target: t, totalSupply: 1_000_000, offeredTokens: 490_000, soldTokens: 0, priceCents: 1, createdAt: "2026-11-01T00:00:00.000Z" })
+        }
+        // 12 agents invest in rounds, out of order, with ties on tokens (the earliest investor, then the id, goes first).
+        for (let round = 0; round < 4; round++) {
+          for (const k of [...Array(12).keys()].map((x) => (x * 5) % 12)) {
+            if ((k + round) % 3 === 0) continue
+            const agentId = `agt_inv${String(k).padStart(2, "0")}`
+            const at = new Date(Date.UTC(2026, 10, 1, round, k % 2)).toISOString()
+            const tokens = 10 * ((k % 4) + 1)
+            for (const t of [target, `tgt_other${k % 2}`]) {
+              yield* store.addToHolding(agentId, t, tokens, tokens * 3, at)
+              const key = `${agentId}|${t}`
+              const h = held.get(key)
+              held.set(key, { agentId, target: t, tokens: (h?.tokens ?? 0) + tokens, first: h?.first ?? at })
+            }
+          }
+          const ranked = [...held.values()]
+            .filter((h) => h.target === target)
+            .sort((a, b) => b.tokens - a.tokens || Date.parse(a.first) - Date.parse(b.first) || (a.agentId < b.agentId ? -1 : 1))
+          expect((yield* store.topHolders(target, 5)).map((h) => [h.agentId, h.tokens]), `round ${round}`).toEqual(ranked.slice(0, 5).map((h) => [h.agentId, h.tokens]))
+        }
+        const agents = ["agt_inv07", "agt_inv01", "agt_inv_none", "agt_inv01"]
+        const expected = [...held.values()]
+          .filter((h) => agents.includes(h.agentId))
+          .sort((a, b) => (a.agentId !== b.agentId ? (a.agentId < b.agentId ? -1 : 1) : a.target < b.target ? -1 : 1))
+        expect((yield* store.holdingsFor(agents)).map((h) => [h.agentId, h.target, h.tokens])).toEqual(expected.map((h) => [h.agentId, h.target, h.tokens]))
+        // Proposals inserted out of order, two sharing a createdAt: newest first, ties by id descending.
+        const proposal = (i: number, minute: number): ProposalRecord => ({
+          id: `prp_pages${i}`,
+          title: "t",
+          description: "d",
+          createdByAgentId: "agt_inv01",
+          status: "open",
+          createdAt: new Date(Date.UTC(2030, 0, 1, 0, minute)).toISOString(),
+          votingEndsAt: "2030-02-01T00:00:00.000Z",
+          closedAt: null,
+          vetoWindowEndsAt: null,
+          executedAt: null,
+          vetoedAt: null,
+          vetoReason: null,
+          vetoedBy: null,
+          snapshot: [],
+          totalWeight: 0,
+          quorumWeight: 0,
+          yesWeight: 0,
+          noWeight: 0,
+          abstainWeight: 0,
+          votesCast: 0
+        })
+        for (const [i, minute] of [[1, 5], [2, 1], [3, 5], [4, 3]] as const) yield* store.insertProposal(proposal(i, minute))
+        expect((yield* store.listProposals(3)).map((p) => p.id)).toEqual(["prp_pages3", "prp_pages1", "prp_pages4"])
       })
     )
   }
