@@ -6,7 +6,9 @@ import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type { ApprovalRecord, ApprovalStatus, TransactionFilter, TransactionRecord } from "../../src/schema/commerce.js"
 import type { ProposalRecord } from "../../src/schema/invest.js"
+import { Agent } from "../../src/schema/keys.js"
 import { InvestStore } from "../../src/services/Invest.js"
+import { KeysStore } from "../../src/services/Keys.js"
 import { CommerceStore } from "../../src/services/Settlement.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
@@ -225,6 +227,36 @@ forEachStorage(
         })
         for (const [i, minute] of [[1, 5], [2, 1], [3, 5], [4, 3]] as const) yield* store.insertProposal(proposal(i, minute))
         expect((yield* store.listProposals(3)).map((p) => p.id)).toEqual(["prp_pages3", "prp_pages1", "prp_pages4"])
+      })
+    )
+
+    it.effect("an account's agents and keys, by (createdAt, id), only its own, inserted out of order with ties", () =>
+      Effect.gen(function* () {
+        const store = yield* KeysStore
+        for (const id of ["acct_lp1", "acct_lp2"]) {
+          yield* store.insertAccount({ id, email: `${id}@example.com`, name: id, passwordHash: "x", planId: null, createdAt: "2026-11-01T00:00:00.000Z" })
+        }
+        const at = (m: number) => new Date(Date.UTC(2026, 10, 2, 0, m)).toISOString()
+        const agents = [[7, 3], [2, 1], [9, 3], [4, 2], [5, 1], [1, 0]].map(([n, m]) => Agent.make({
+          id: `agt_lp${n}`,
+          accountId: n % 2 === 0 ? "acct_lp2" : "acct_lp1",
+          name: `a${n}`,
+          organization: null,
+          createdAt: at(m)
+        }))
+        for (const a of agents) yield* store.insertAgent(a)
+        for (const a of agents) {
+          yield* store.insertKey({ id: `key_${a.id}`, accountId: a.accountId, agentId: a.id, name: "k", prefix: "ak", secretHash: `h_${a.id}`, permissions: [], createdAt: a.createdAt, expiresAt: null, revokedAt: null, lastUsedAt: null })
+        }
+        for (const account of ["acct_lp1", "acct_lp2"]) {
+          const expected = agents
+            .filter((a) => a.accountId === account)
+            .sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? -1 : 1) : a.id < b.id ? -1 : 1))
+            .map((a) => a.id)
+          expect((yield* store.listAgents(account)).map((a) => a.id), account).toEqual(expected)
+          expect((yield* store.listKeys(account)).map((k) => k.agentId), account).toEqual(expected)
+        }
+        expect(yield* store.listAgents("acct_lp_none")).toEqual([])
       })
     )
   }
