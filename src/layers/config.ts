@@ -103,7 +103,8 @@ const raw = Effect.all({
   platformStatsTtlSeconds: intIn("PLATFORM_STATS_TTL_SECONDS", 10, 0, 3600),
   fakeBillingPeriodSeconds: intIn("FAKE_BILLING_PERIOD_SECONDS", 30 * 24 * 3600, 1, 366 * 24 * 3600),
   anonymousWritesPerMinute: intIn("ANONYMOUS_WRITES_PER_MINUTE", 20, 1, 1_000_000),
-  anonymousWritesPerDay: intIn("ANONYMOUS_WRITES_PER_DAY", 1000, 1, 100_000_000)
+  anonymousWritesPerDay: intIn("ANONYMOUS_WRITES_PER_DAY", 1000, 1, 100_000_000),
+  embeddedVacuumSeconds: intIn("EMBEDDED_VACUUM_SECONDS", 60, 0, 86_400)
 })
 
 export const loadConfig: Effect.Effect<AppConfigShape, ConfigInvalid> = Effect.gen(function* () {

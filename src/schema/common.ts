@@ -64,6 +64,19 @@ export const decodeCursor = (cursor: string): unknown => {
   }
 }
 
+/** The (createdAt, id) keyset position of a page's last row, as a cursor. */
+export const encodeTimeCursor = (row: { readonly createdAt: string; readonly id: string }): string => encodeCursor({ c: row.createdAt, i: row.id })
+/**
+ * A cursor made by encodeTimeCursor, back to its position (the time normalised to ISO 8601);
+ * undefined when it is not one (so a forged time never reaches a SQL cast).
+ */
+export const decodeTimeCursor = (cursor: string): { readonly createdAt: string; readonly id: string } | undefined => {
+  const c = decodeCursor(cursor) as { c?: unknown; i?: unknown } | undefined
+  if (!c || typeof c !== "object" || typeof c.c !== "string" || typeof c.i !== "string") return undefined
+  const t = Date.parse(c.c)
+  return Number.isFinite(t) ? { createdAt: new Date(t).toISOString(), id: c.i } : undefined
+}
+
 export const Email = Schema.String.pipe(
   Schema.check(Schema.isTrimmed({ message: "must not have surrounding spaces" })),
   Schema.check(Schema.isMaxLength(254)),

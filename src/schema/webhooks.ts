@@ -2,7 +2,7 @@
 // payload schema of every event type (docs/events.md renders the same catalogue as tables).
 import { Schema } from "effect"
 import { EventType } from "./events.js"
-import { QueryInt } from "./common.js"
+import { Cursor, QueryInt } from "./common.js"
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -116,10 +116,13 @@ export class DeliveryAttempt extends Schema.Class<DeliveryAttempt>("DeliveryAtte
 
 export const DeliveriesUrlParams = Schema.Struct({
   limit: Schema.optional(QueryInt(1, 100)),
-  eventId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(100))))
+  eventId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(100)))),
+  /** The previous page's `nextCursor`: the page after it (older attempts). */
+  cursor: Schema.optional(Cursor)
 })
 
-export const DeliveriesResponse = Schema.Struct({ data: Schema.Array(DeliveryAttempt) })
+/** A keyset page of the delivery log; `nextCursor` is null on the last page. */
+export const DeliveriesResponse = Schema.Struct({ data: Schema.Array(DeliveryAttempt), nextCursor: Schema.NullOr(Schema.String) })
 
 /** The JSON body of every delivery (Standard Webhooks envelope plus the event id). */
 export const WebhookEnvelope = Schema.Struct({

@@ -49,6 +49,8 @@ export interface AppConfigShape {
   readonly platformStatsTtlSeconds: number
   /** The founder's account id: the only account that may veto a passed governance proposal. */
   readonly founderAccountId: Option.Option<string>
+  /** Seconds between the embedded store's vacuum passes (PGlite has no autovacuum); 0: none. */
+  readonly embeddedVacuumSeconds: number
 }
 
 /** Defaults every loader starts from; also the test configuration. */
@@ -81,7 +83,9 @@ export const configDefaults: AppConfigShape = {
   platformStatsTtlSeconds: 0,
   fakeBillingPeriodSeconds: 30 * 24 * 3600,
   anonymousWritesPerMinute: 20,
-  anonymousWritesPerDay: 1000
+  anonymousWritesPerDay: 1000,
+  // Off in tests (a TestClock moved by days would run a pass per interval); the environment's default is 60.
+  embeddedVacuumSeconds: 0
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("AppConfig") {

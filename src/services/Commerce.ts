@@ -1,7 +1,7 @@
 // Commerce: the instant purchase (policy → approval → delivery → 85/15 settlement, in one unit of
 // work), owner approvals, the transaction history and post-purchase reviews.
 import { Clock, Context, Effect, Layer, Option } from "effect"
-import { cents, decodeCursor, encodeCursor } from "../schema/common.js"
+import { cents, decodeCursor, decodeTimeCursor, encodeCursor, encodeTimeCursor } from "../schema/common.js"
 import {
   Approval,
   type ApprovalRecord,
@@ -327,13 +327,25 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
         })
       ).pipe(traced("Commerce.decide", { attributes: { decision } }))
 
-    const listApprovals = (caller: Caller, status: ApprovalStatus | undefined) =>
+    /**
+     * The account's approvals, newest first, a keyset page (default and most: 100). "pending" and
+     * "expired" are effective states: pending rows are read, then classified by expiry, so a page
+     * may hold fewer than `limit` while `nextCursor` (the last row read) still leads on.
+     */
+    const listApprovals = (caller: Caller, status: ApprovalStatus | undefined, options: { readonly limit?: number; readonly cursor?: string } = {}) =>
       Effect.gen(function* () {
+        const limit = options.limit ?? 100
+        const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
+        if (options.cursor !== undefined && before === undefined) return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
         const now = yield* Clock.currentTimeMillis
-        // "pending" and "expired" are effective states: read pending rows, then classify by expiry.
         const stored = status === "expired" ? "pending" : status
-        const rows = yield* store.listApprovals(caller.accountId, stored, 200)
-        return { data: rows.map((a) => toApproval(a, now)).filter((a) => status === undefined || a.status === status).slice(0, 100) }
+        const rows = yield* store.listApprovals(caller.accountId, stored, limit + 1, before)
+        const read = rows.slice(0, limit)
+        const last = read[read.length - 1]
+        return {
+          data: read.map((a) => toApproval(a, now)).filter((a) => status === undefined || a.status === status),
+          nextCursor: rows.length > limit && last ? encodeTimeCursor(last) : null
+        }
       })
 
     // ---- transactions and reviews -----------------------------------------------------------

@@ -3,9 +3,9 @@
 // entry exactly. A worker resolves disputes whose deadline passed.
 import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
 import { AppConfig } from "./AppConfig.js"
-import { cents } from "../schema/common.js"
+import { cents, decodeTimeCursor, encodeTimeCursor } from "../schema/common.js"
 import { Dispute, type DisputeRecord, type TransactionRecord } from "../schema/commerce.js"
-import { Conflict, Forbidden, NotFound, type StorageUnavailable } from "../schema/errors.js"
+import { Conflict, Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
 import { Catalog } from "./Catalog.js"
 import { CommerceStore } from "./Commerce.js"
 import { traced } from "./Tracing.js"
@@ -24,8 +24,12 @@ export class DisputeStore extends Context.Service<
     readonly update: (d: DisputeRecord) => Effect.Effect<void, StorageUnavailable>
     /** Ids of open disputes past respondBy and under_review ones past reviewDueAt, oldest first. */
     readonly listDue: (nowIso: string, limit: number) => Effect.Effect<ReadonlyArray<string>, StorageUnavailable>
-    /** The agent's disputes as buyer or seller, newest first. */
-    readonly listForAgent: (agentId: string, limit: number) => Effect.Effect<ReadonlyArray<DisputeRecord>, StorageUnavailable>
+    /** Up to `limit` of the agent's disputes as buyer or seller, newest first, from after `before` (a keyset page). */
+    readonly listForAgent: (
+      agentId: string,
+      limit: number,
+      before?: { readonly createdAt: string; readonly id: string }
+    ) => Effect.Effect<ReadonlyArray<DisputeRecord>, StorageUnavailable>
   }
 >()("DisputeStore") {}
 
@@ -112,7 +116,17 @@ export class Disputes extends Context.Service<Disputes>()("Disputes", {
     const get = (agentId: string, id: string) =>
       Effect.flatMap(store.get(id), (d) => (d && (d.buyerAgentId === agentId || d.sellerAgentId === agentId) ? Effect.succeed(toDispute(d, agentId)) : Effect.fail(notFound(id))))
 
-    const list = (agentId: string) => Effect.map(store.listForAgent(agentId, 100), (rows) => ({ data: rows.map((d) => toDispute(d, agentId)) }))
+    /** The agent's disputes, newest first, a keyset page (default and most: 100, as before pages existed). */
+    const list = (agentId: string, options: { readonly limit?: number; readonly cursor?: string } = {}) =>
+      Effect.gen(function* () {
+        const limit = options.limit ?? 100
+        const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
+        if (options.cursor !== undefined && before === undefined) return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
+        const rows = yield* store.listForAgent(agentId, limit + 1, before)
+        const page = rows.slice(0, limit)
+        const last = page[page.length - 1]
+        return { data: page.map((d) => toDispute(d, agentId)), nextCursor: rows.length > limit && last ? encodeTimeCursor(last) : null }
+      })
 
     /** The seller accepts (refund now) or contests (under_review; decided after REVIEW_MS). */
     const respond = (agentId: string, id: string, body: { readonly action: "accept" | "contest"; readonly note?: string }) =>

@@ -4,7 +4,7 @@
 import { traced } from "./Tracing.js"
 import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { AppConfig } from "./AppConfig.js"
-import { decodeCursor, encodeCursor } from "../schema/common.js"
+import { decodeTimeCursor, encodeCursor } from "../schema/common.js"
 import { Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
 import {
   canTransition,
@@ -305,12 +305,9 @@ export class Negotiations extends Context.Service<Negotiations>()("Negotiations"
     const list = (agentId: string, options: { readonly limit?: number; readonly cursor?: string }) =>
       Effect.gen(function* () {
         const limit = options.limit ?? 20
-        let before: { createdAt: string; id: string } | undefined
-        if (options.cursor !== undefined) {
-          const c = decodeCursor(options.cursor) as { c?: unknown; i?: unknown } | undefined
-          if (!c || typeof c.c !== "string" || typeof c.i !== "string") return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
-          before = { createdAt: c.c, id: c.i }
-        }
+        // A validated time: a forged one would otherwise reach the SQL cast.
+        const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
+        if (options.cursor !== undefined && before === undefined) return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
         const rows = yield* store.listForAgent(agentId, { limit: limit + 1, before })
         const now = yield* Clock.currentTimeMillis
         const page = rows.slice(0, limit)

@@ -27,7 +27,7 @@ import {
   SubscriptionCheckout,
   type WebhookAck
 } from "../schema/payments.js"
-import { cents } from "../schema/common.js"
+import { cents, decodeCursor, encodeCursor } from "../schema/common.js"
 import { KnowledgeContent } from "../schema/knowledge.js"
 import type { Caller } from "./Caller.js"
 import { atomically, Ids } from "./Db.js"
@@ -71,6 +71,9 @@ export class PaymentProcessor extends Context.Service<
   }
 >()("PaymentProcessor") {}
 
+/** GET /portfolio's acquisitions page when no `limit` is given (at most 100). */
+export const DEFAULT_ACQUISITIONS_LIMIT = 50
+
 /** Storage port: checkouts, processed event ids, knowledge access grants, acquisitions. */
 export class PaymentsStore extends Context.Service<
   PaymentsStore,
@@ -92,8 +95,16 @@ export class PaymentsStore extends Context.Service<
     readonly insertAcquisition: (acquisition: Acquisition) => Effect.Effect<void, StorageUnavailable>
     readonly updateAcquisition: (acquisition: Acquisition) => Effect.Effect<void, StorageUnavailable>
     readonly getAcquisition: (id: string) => Effect.Effect<Acquisition | undefined, StorageUnavailable>
-    /** Newest first. */
-    readonly listAcquisitions: (agentId: string) => Effect.Effect<ReadonlyArray<Acquisition>, StorageUnavailable>
+    /**
+     * Up to `limit` of the agent's acquisitions, newest first, starting after the acquisition
+     * `beforeId` (a keyset page on (agent_id, seq); an unknown `beforeId` gives an empty page).
+     */
+    readonly listAcquisitions: (
+      agentId: string,
+      page: { readonly limit: number; readonly beforeId?: string | undefined }
+    ) => Effect.Effect<ReadonlyArray<Acquisition>, StorageUnavailable>
+    /** The agent's paid acquisition of the project, if any (one indexed lookup, not the agent's history). */
+    readonly findPaidAcquisition: (agentId: string, projectId: string) => Effect.Effect<Acquisition | undefined, StorageUnavailable>
   }
 >()("PaymentsStore") {}
 
@@ -417,7 +428,7 @@ export class Payments extends Context.Service<Payments>()("Payments", {
         if (!Number.isSafeInteger(input.priceCents) || input.priceCents < 1) {
           return yield* Effect.fail(new InvalidInput({ message: `priceCents: must be a positive integer, got ${input.priceCents}`, field: "priceCents" }))
         }
-        const owned = (yield* store.listAcquisitions(agentId)).find((a) => a.projectId === input.projectId && a.status === "paid")
+        const owned = yield* store.findPaidAcquisition(agentId, input.projectId)
         if (owned) {
           return yield* Effect.fail(new Conflict({ message: `project ${input.projectId} is already in this agent's portfolio (acquisition ${owned.id})`, state: "paid" }))
         }
@@ -462,9 +473,21 @@ export class Payments extends Context.Service<Payments>()("Payments", {
         })
       }).pipe(traced("Payments.startAcquisition"))
 
-    /** The agent's acquisitions, newest first (all states unless one is asked for). */
-    const listAcquisitions = (agentId: string, options: { readonly status?: AcquisitionStatus } = {}) =>
-      Effect.map(store.listAcquisitions(agentId), (all) => (options.status ? all.filter((a) => a.status === options.status) : all))
+    /** The agent's acquisitions, newest first, a keyset page: `nextCursor` names the page's last one. */
+    const listAcquisitions = (agentId: string, options: { readonly limit?: number; readonly cursor?: string } = {}) =>
+      Effect.gen(function* () {
+        const limit = options.limit ?? DEFAULT_ACQUISITIONS_LIMIT
+        let beforeId: string | undefined
+        if (options.cursor !== undefined) {
+          const c = decodeCursor(options.cursor) as { q?: unknown } | undefined
+          if (!c || typeof c.q !== "string") return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
+          beforeId = c.q
+        }
+        const rows = yield* store.listAcquisitions(agentId, { limit: limit + 1, beforeId })
+        const page = rows.slice(0, limit)
+        const last = page[page.length - 1]
+        return { data: page, nextCursor: rows.length > limit && last ? encodeCursor({ q: last.id }) : null }
+      })
 
     /** A wallet recharge through the processor: the credits arrive when the payment does. */
     const startRecharge = (input: { readonly agentId: string; readonly amountCents: number }) =>

@@ -44,8 +44,13 @@ export class CommerceStore extends Context.Service<
     readonly lockApproval: (id: string) => Effect.Effect<ApprovalRecord | undefined, StorageUnavailable>
     readonly updateApproval: (approval: ApprovalRecord) => Effect.Effect<void, StorageUnavailable>
     readonly findApprovalByKey: (agentId: string, key: string) => Effect.Effect<ApprovalRecord | undefined, StorageUnavailable>
-    /** The account's approvals, newest first. */
-    readonly listApprovals: (accountId: string, status: ApprovalStatus | undefined, limit: number) => Effect.Effect<ReadonlyArray<ApprovalRecord>, StorageUnavailable>
+    /** Up to `limit` of the account's approvals (of one stored status), newest first, from after `before` (a keyset page). */
+    readonly listApprovals: (
+      accountId: string,
+      status: ApprovalStatus | undefined,
+      limit: number,
+      before?: { readonly createdAt: string; readonly id: string }
+    ) => Effect.Effect<ReadonlyArray<ApprovalRecord>, StorageUnavailable>
   }
 >()("CommerceStore") {}
 

@@ -5,7 +5,8 @@
 import { traced } from "./Tracing.js"
 import { Clock, Context, Effect, Random, Schema, Layer } from "effect"
 import { createHmac } from "node:crypto"
-import { Conflict, type InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
+import { Conflict, InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
+import { decodeCursor, encodeCursor } from "../schema/common.js"
 import { type DomainEvent, eventTypes } from "../schema/events.js"
 import {
   type AttemptRecord,
@@ -71,10 +72,23 @@ export class WebhookStore extends Context.Service<
     /** Writes the outcome only if the row is still the claimed attempt (status delivering, same attempts). */
     readonly finishDelivery: (record: DeliveryRecord, claimedAttempt: number) => Effect.Effect<boolean, StorageUnavailable>
     readonly insertAttempt: (record: AttemptRecord) => Effect.Effect<void, StorageUnavailable>
-    /** Attempts of the agent's endpoint, newest first. */
-    readonly listAttempts: (agentId: string, limit: number, eventId?: string) => Effect.Effect<ReadonlyArray<AttemptRecord>, StorageUnavailable>
-    /** Deliveries of the agent's endpoint, oldest first (tests and operators). */
-    readonly listDeliveries: (agentId: string) => Effect.Effect<ReadonlyArray<DeliveryRecord>, StorageUnavailable>
+    /**
+     * Up to `limit` attempts of the agent's endpoint (of one event when `eventId` is given), newest
+     * first, starting after the attempt `beforeId` (a keyset page on (agent, seq) or (agent, event,
+     * seq); an unknown `beforeId` gives an empty page).
+     */
+    readonly listAttempts: (
+      agentId: string,
+      page: { readonly limit: number; readonly eventId?: string | undefined; readonly beforeId?: string | undefined }
+    ) => Effect.Effect<ReadonlyArray<AttemptRecord>, StorageUnavailable>
+    /**
+     * Up to `limit` deliveries of the agent's endpoint, oldest first (outbox order), starting after
+     * the delivery `afterId` (a keyset page on (agent, seq); tests and operators).
+     */
+    readonly listDeliveries: (
+      agentId: string,
+      page: { readonly limit: number; readonly afterId?: string | undefined }
+    ) => Effect.Effect<ReadonlyArray<DeliveryRecord>, StorageUnavailable>
   }
 >()("WebhookStore") {}
 
@@ -357,8 +371,21 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
         })
       ).pipe(traced("Webhooks.sendTest"))
 
-    const listAttempts = (agentId: string, options: { readonly limit?: number; readonly eventId?: string } = {}) =>
-      Effect.map(store.listAttempts(agentId, options.limit ?? DEFAULT_ATTEMPTS_LIMIT, options.eventId), (rows) => ({ data: rows.map(toAttempt) }))
+    /** The delivery log, newest first, a keyset page: `nextCursor` names the page's last attempt. */
+    const listAttempts = (agentId: string, options: { readonly limit?: number; readonly eventId?: string; readonly cursor?: string } = {}) =>
+      Effect.gen(function* () {
+        const limit = options.limit ?? DEFAULT_ATTEMPTS_LIMIT
+        let beforeId: string | undefined
+        if (options.cursor !== undefined) {
+          const c = decodeCursor(options.cursor) as { a?: unknown } | undefined
+          if (!c || typeof c.a !== "string") return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
+          beforeId = c.a
+        }
+        const rows = yield* store.listAttempts(agentId, { limit: limit + 1, eventId: options.eventId, beforeId })
+        const page = rows.slice(0, limit)
+        const last = page[page.length - 1]
+        return { data: page.map(toAttempt), nextCursor: rows.length > limit && last ? encodeCursor({ a: last.id }) : null }
+      })
 
     // ------------------------------------------------------------------ the worker's steps
 

@@ -186,6 +186,13 @@ describe.each(storages)("commerce over HTTP [%s]", (storage) => {
     expect((await call(`${base}/wallet`, { headers: as(buyer) })).body.balanceCents).toBe(1000)
     expect((await call(`${base}/wallet`, { headers: as(seller) })).body.balanceCents).toBe(0)
     expect((await call(`${base}/transactions/${tx.id}`, { headers: as(buyer) })).body).toMatchObject({ status: "refunded", disputeId: dispute.body.id })
+    // The disputes list is a keyset page: both sides see this one, and the end of the list.
+    for (const side of [buyer, seller]) {
+      const listed = await call(`${base}/disputes?limit=1`, { headers: as(side) })
+      expect([listed.body.data.map((d: { id: string }) => d.id), listed.body.nextCursor]).toEqual([[dispute.body.id], null])
+    }
+    expect((await call(`${base}/disputes?limit=0`, { headers: as(buyer) })).status).toBe(400)
+    expect((await call(`${base}/disputes?cursor=zz`, { headers: as(buyer) })).body).toMatchObject({ field: "cursor" })
     const rep = await call(`${base}/reputation`, { headers: as(seller) })
     // reviews 400·((2+6)/3 − 1)/4 = 167; disputes: 1 lost of 1 deal → 0; volume 0; tenure 0.
     expect(rep.body).toMatchObject({ score: 167, band: "Bronze", factors: { reviews: { points: 167 }, disputes: { points: 0, lost: 1 } } })
@@ -236,6 +243,8 @@ describe.each(storages)("commerce over HTTP [%s]", (storage) => {
     expect((await call(`${base}/approvals/${id}/approve`, { method: "POST", headers: as(buyer) })).status).toBe(404)
     const listed = await call(`/api/dashboard/commerce/approvals?status=pending`, { headers: { cookie: buyer.cookie } })
     expect(listed.body.data.map((a: { id: string }) => a.id)).toEqual([id])
+    expect(listed.body.nextCursor).toBeNull()
+    expect((await call(`/api/dashboard/commerce/approvals?limit=101`, { headers: { cookie: buyer.cookie } })).status).toBe(400)
     const approved = await call(`/api/dashboard/commerce/approvals/${id}/approve`, { method: "POST", headers: { cookie: buyer.cookie, "content-type": "application/json" } })
     expect(approved.status).toBe(200)
     expect(approved.body).toMatchObject({ approval: { status: "approved" }, transaction: { status: "completed", priceCents: 5 } })

@@ -216,6 +216,10 @@ for (const storage of ["memory", "embedded", "postgres"] as const) {
       expect(pay.status).toBeLessThan(400)
       const portfolio = await (await get("/api/v1/agent/portfolio", k)).json()
       expect(portfolio.acquisitions.map((a: { projectId: string; status: string }) => [a.projectId, a.status])).toEqual([["prj_cobranca_facil", "paid"]])
+      expect(portfolio.acquisitionsNextCursor).toBeNull()
+      const tooMany = await get("/api/v1/agent/portfolio?limit=101", k)
+      expect(tooMany.status).toBe(400)
+      expect(await tooMany.json()).toMatchObject({ field: "limit" })
       // A second acquisition of a project already owned is refused.
       expect((await post("/api/v1/agent/acquire", k, { projectId: "prj_cobranca_facil" })).status).toBe(409)
       expect((await post("/api/v1/agent/acquire", k, { projectId: "prj_nope" })).status).toBe(404)

@@ -99,6 +99,17 @@ for (const storage of ["memory", "embedded", "postgres"] as const) {
       expect(typeof log.data[0].durationMs).toBe("number")
       const one = await (await api("GET", `/webhook/deliveries?limit=1&eventId=${eventId}`, k)).json()
       expect(one.data.map((a: { eventId: string }) => a.eventId)).toEqual([eventId])
+      expect(one.nextCursor).toBeNull()
+      // Keyset pages: the first attempt, then the one before it via nextCursor, then the end.
+      const first = await (await api("GET", "/webhook/deliveries?limit=1", k)).json()
+      expect(first.data.map((a: { id: string }) => a.id)).toEqual([log.data[0].id])
+      expect(typeof first.nextCursor).toBe("string")
+      const second = await (await api("GET", `/webhook/deliveries?limit=1&cursor=${first.nextCursor}`, k)).json()
+      expect(second.data.map((a: { id: string }) => a.id)).toEqual([log.data[1].id])
+      expect(second.nextCursor).toBeNull()
+      const badCursor = await api("GET", "/webhook/deliveries?cursor=nope", k)
+      expect(badCursor.status).toBe(400)
+      expect(await badCursor.json()).toMatchObject({ field: "cursor" })
       expect(JSON.stringify(log)).not.toContain(secret.slice(6))
 
       const update = await (await api("PUT", "/webhook", k, { url: rx.url, events: ["*"] })).json()

@@ -1,11 +1,13 @@
 // The catalogue's pages on every storage give exactly what the filters define, in id order, across
 // pages: category, seller, pricing model, price bands (some tier within), rating, `q` — also after
-// a service moves category, changes its tiers or is unlisted (the memory store's ordered indexes
-// and the SQL stores' tier-price columns and trigram index must follow every write).
+// a service moves category, changes its tiers or is unlisted, or a unit of work that wrote one
+// fails (the memory store's ordered, trigram and price indexes and the SQL stores' tier-price
+// columns and trigram index must follow every write).
 import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { searchText, type ServiceFilter, type ServiceRecord } from "../../src/schema/commerce.js"
 import { CatalogStore } from "../../src/services/Catalog.js"
+import { atomically } from "../../src/services/Db.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const tier = (id: string, priceCents: number) => ({ id, name: id, priceCents, unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" } })
@@ -81,7 +83,21 @@ forEachStorage(
           { q: "forecast" },
           { q: "100%" },
           { q: "off_peak" },
-          { q: "FORECAST", category: "qcat2", maxPriceCents: 60 }
+          { q: "FORECAST", category: "qcat2", maxPriceCents: 60 },
+          // The memory store's trigram and price indexes: rare words, no match, shorter than a
+          // trigram, narrow bands (single-tier and two-tier spans), bands open on one side, combined.
+          { q: "weather" },
+          { q: "zeppelin" },
+          { q: "fo" },
+          { q: "a feed" },
+          { q: "n 10% o" },
+          { minPriceCents: 11, maxPriceCents: 11 },
+          { minPriceCents: 505, maxPriceCents: 520 },
+          { minPriceCents: 300, maxPriceCents: 400 },
+          { minPriceCents: 540 },
+          { maxPriceCents: 1 },
+          { q: "forecast", minPriceCents: 40, maxPriceCents: 60 },
+          { q: "plain", sellerId: "agtq3", minPriceCents: 20, maxPriceCents: 22 }
         ]
         const check = Effect.forEach(filters, (f) =>
           Effect.map(pagesOf(f), (got) => expect(got, JSON.stringify(f)).toEqual(reference([...rows.values()], f)))
@@ -97,7 +113,63 @@ forEachStorage(
         yield* check
         expect(yield* pagesOf({ category: "qcat1" })).not.toContain("svcq0004")
         expect(yield* pagesOf({ minPriceCents: 9_000 })).toEqual(["svcq0004"])
+        // Listed again with new words and a new price; a unit of work that fails leaves no trace in any index.
+        const relisted = { ...unlisted, status: "active", description: "zeppelin rides", tiers: [tier("y", 7_777)] } as unknown as ServiceRecord
+        rows.set(relisted.id, relisted)
+        yield* store.update(relisted)
+        const failed = { ...service(99), id: "svcq9999", description: "zeppelin cargo", tiers: [tier("x", 7_778)] } as unknown as ServiceRecord
+        yield* Effect.exit(atomically(Effect.andThen(store.insert(failed), Effect.fail("rolled back"))))
+        yield* check
+        expect(yield* pagesOf({ q: "zeppelin" })).toEqual(["svcq0005"])
+        expect(yield* pagesOf({ minPriceCents: 7_000, maxPriceCents: 8_000 })).toEqual(["svcq0005"])
       })
     )
+
+    it.effect("a word in more services than an index keeps ids for, then in fewer (unlisted): pages still equal their definition", () =>
+      Effect.gen(function* () {
+        const store = yield* CatalogStore
+        const rows: Array<ServiceRecord> = []
+        // 2,100 services share "wordy"; one in 300 also says "quixotic"; prices 1–2,100 (one tier each).
+        for (let i = 0; i < 2_100; i++) {
+          const s = {
+            ...service(i),
+            id: `svcw${String(i).padStart(5, "0")}`,
+            sellerAgentId: "agtw",
+            category: "wcat",
+            description: i % 300 === 7 ? "wordy quixotic" : "wordy text",
+            tiers: [tier("a", 1 + i)]
+          } as unknown as ServiceRecord
+          rows.push(s)
+          yield* store.insert(s)
+        }
+        const pagesOf = (f: Omit<ServiceFilter, "limit" | "afterId">) =>
+          Effect.gen(function* () {
+            const out: Array<string> = []
+            let afterId: string | undefined
+            for (;;) {
+              const page = yield* store.list({ ...f, category: "wcat", afterId, limit: 50 })
+              out.push(...page.map((x) => x.id))
+              if (page.length < 50) return out
+              afterId = page[page.length - 1].id
+            }
+          })
+        const filters: ReadonlyArray<Omit<ServiceFilter, "limit" | "afterId">> = [
+          { q: "wordy" },
+          { q: "quixotic" },
+          { q: "wordy quix" },
+          { minPriceCents: 1_000, maxPriceCents: 1_010 },
+          { minPriceCents: 2 },
+          { q: "wordy", maxPriceCents: 30 }
+        ]
+        const check = Effect.forEach(filters, (f) => Effect.map(pagesOf(f), (got) => expect(got, JSON.stringify(f)).toEqual(reference(rows, { ...f, category: "wcat" }))))
+        yield* check
+        // Unlist 200: "wordy" is now in fewer services than the cap, but its ids were dropped at the cap.
+        for (let i = 0; i < 200; i++) {
+          rows[i] = { ...rows[i], status: "inactive" } as ServiceRecord
+          yield* store.update(rows[i])
+        }
+        yield* check
+      })
+    , { timeout: 120_000 })
   }
 )

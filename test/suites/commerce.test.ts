@@ -279,6 +279,19 @@ forEachStorage(
         // Approvals expire after 7 days.
         yield* TestClock.adjust(8 * DAY)
         expect((yield* commerce.listApprovals(owner, "expired")).data.map((a) => a.id)).toEqual([again.approval!.id])
+        // Keyset pages over every status: one row a page, newest first, the same rows as one read.
+        const all = (yield* commerce.listApprovals(owner, undefined)).data.map((a) => a.id)
+        expect(all).toHaveLength(3)
+        const paged: Array<string> = []
+        let cursor: string | undefined
+        for (let i = 0; i < 10; i++) {
+          const page: { readonly data: ReadonlyArray<{ readonly id: string }>; readonly nextCursor: string | null } = yield* commerce.listApprovals(owner, undefined, { limit: 1, cursor })
+          paged.push(...page.data.map((a) => a.id))
+          if (page.nextCursor === null) break
+          cursor = page.nextCursor
+        }
+        expect(paged).toEqual(all)
+        expect(yield* Effect.flip(commerce.listApprovals(owner, undefined, { cursor: "e30" }))).toMatchObject({ _tag: "InvalidInput", field: "cursor" })
       })
     )
 
@@ -344,6 +357,16 @@ forEachStorage(
         const fine = yield* disputes.open(buyer.agentId, { transactionId: yield* buy(2), reason: "did not like it" })
         yield* disputes.respond(seller, slow.id, { action: "contest", note: "it arrived" })
         yield* disputes.respond(seller, fine.id, { action: "contest" })
+        // Both sides' lists as keyset pages of 2 (the three share a createdAt: ties go by id) equal the whole list.
+        for (const agentId of [buyer.agentId, seller]) {
+          const all = (yield* disputes.list(agentId)).data.map((d) => d.id)
+          expect([...all].sort()).toEqual([silent.id, slow.id, fine.id].sort())
+          const p1 = yield* disputes.list(agentId, { limit: 2 })
+          const p2 = yield* disputes.list(agentId, { limit: 2, cursor: p1.nextCursor! })
+          expect([...p1.data, ...p2.data].map((d) => d.id)).toEqual(all)
+          expect(p2.nextCursor).toBeNull()
+        }
+        expect(yield* Effect.flip(disputes.list(buyer.agentId, { cursor: "bad" }))).toMatchObject({ _tag: "InvalidInput", field: "cursor" })
         expect((yield* disputes.get(buyer.agentId, slow.id)).status).toBe("under_review")
         const late = yield* buy(3)
         yield* TestClock.adjust(24 * 3_600_000)

@@ -189,10 +189,10 @@ forEachStorage("payments", build, (it) => {
       const started = yield* payments.startAcquisition({ caller, projectId: "proj_alpha", priceCents: 125_000, title: "Alpha" })
       expect(started).toMatchObject({ projectId: "proj_alpha", priceCents: 125_000 })
       expect(started.acquisitionId).toMatch(/^acq_/)
-      let list = yield* payments.listAcquisitions(agent.id)
+      let list = (yield* payments.listAcquisitions(agent.id)).data
       expect(list.map((a) => [a.projectId, a.status])).toEqual([["proj_alpha", "pending"]])
       yield* pay(started.sessionId)
-      list = yield* payments.listAcquisitions(agent.id)
+      list = (yield* payments.listAcquisitions(agent.id)).data
       expect(list[0]).toMatchObject({ id: started.acquisitionId, status: "paid", priceCents: 125_000, checkoutSessionId: started.sessionId })
       expect(list[0].paidAt).not.toBeNull()
       const events = yield* Effect.flatMap(Events, (e) => e.listForAgent(agent.id, 5))
@@ -204,10 +204,23 @@ forEachStorage("payments", build, (it) => {
       const beta = yield* payments.startAcquisition({ caller, projectId: "proj_beta", priceCents: 900, title: "Beta" })
       const cancelled = yield* Effect.flatMap(FakeCheckout, (p) => p.cancel(beta.sessionId))
       yield* payments.handleWebhook(cancelled.delivery!.payload, cancelled.delivery!.signatureHeader)
-      expect((yield* payments.listAcquisitions(agent.id, { status: "expired" })).map((a) => a.projectId)).toEqual(["proj_beta"])
-      expect((yield* payments.listAcquisitions(agent.id, { status: "paid" })).map((a) => a.projectId)).toEqual(["proj_alpha"])
+      list = (yield* payments.listAcquisitions(agent.id)).data
+      expect(list.map((a) => [a.projectId, a.status])).toEqual([
+        ["proj_beta", "expired"],
+        ["proj_alpha", "paid"]
+      ])
+      // Keyset pages, newest first: one, then the one before it, then the end.
+      const first = yield* payments.listAcquisitions(agent.id, { limit: 1 })
+      expect(first.data.map((a) => a.projectId)).toEqual(["proj_beta"])
+      const second = yield* payments.listAcquisitions(agent.id, { limit: 1, cursor: first.nextCursor! })
+      expect([second.data.map((a) => a.projectId), second.nextCursor]).toEqual([["proj_alpha"], null])
+      expect(yield* Effect.flip(payments.listAcquisitions(agent.id, { cursor: "x" }))).toMatchObject({ _tag: "InvalidInput", field: "cursor" })
+      // An expired acquisition does not block a new one; the paid one still does (after others).
+      const beta2 = yield* payments.startAcquisition({ caller, projectId: "proj_beta", priceCents: 900, title: "Beta" })
+      expect(beta2.projectId).toBe("proj_beta")
+      expect(yield* Effect.flip(payments.startAcquisition({ caller, projectId: "proj_alpha", priceCents: 125_000, title: "Alpha" }))).toBeInstanceOf(Conflict)
       // Another agent sees none of them.
-      expect(yield* payments.listAcquisitions((yield* owner).agent.id)).toEqual([])
+      expect((yield* payments.listAcquisitions((yield* owner).agent.id)).data).toEqual([])
 
       const noAgent = yield* Effect.flip(
         payments.startAcquisition({ caller: { ...caller, agentId: undefined, via: "session" }, projectId: "p", priceCents: 100, title: "P" })

@@ -439,11 +439,17 @@ forEachStorage(
         expect((yield* webhooks.listAttempts(agentId, { eventId: e3.id })).data.map((a) => a.eventType)).toEqual(["wallet.recharged"])
         expect((yield* webhooks.listAttempts(agentId, { limit: 1 })).data).toHaveLength(1)
         expect(JSON.stringify(data)).not.toContain(secret.slice(6))
-        const deliveries = yield* webhooks.listDeliveries(agentId)
+        const deliveries = yield* webhooks.listDeliveries(agentId, { limit: 100 })
         expect(deliveries.map((d) => [d.status, d.attempts])).toEqual([
           ["succeeded", 1],
           ["succeeded", 1]
         ])
+        // Outbox order, as keyset pages: one, then the one after it, then none.
+        expect(deliveries.map((d) => d.eventId)).toEqual([e1.id, e3.id])
+        const [first] = yield* webhooks.listDeliveries(agentId, { limit: 1 })
+        expect(first.id).toBe(deliveries[0].id)
+        expect((yield* webhooks.listDeliveries(agentId, { limit: 5, afterId: first.id })).map((d) => d.id)).toEqual([deliveries[1].id])
+        expect(yield* webhooks.listDeliveries(agentId, { limit: 5, afterId: deliveries[1].id })).toEqual([])
       })
     )
 
@@ -488,7 +494,7 @@ forEachStorage(
         expect(new Set(rx.received.map((r) => r.webhookId))).toEqual(new Set([event.id]))
         expect(rx.received.every((r) => r.verifiedWith.length === 1)).toBe(true)
         expect(rx.acceptedCounts().get(event.id)).toBe(1)
-        expect((yield* webhooks.listDeliveries(agentId)).map((d) => [d.status, d.attempts])).toEqual([["succeeded", 3]])
+        expect((yield* webhooks.listDeliveries(agentId, { limit: 100 })).map((d) => [d.status, d.attempts])).toEqual([["succeeded", 3]])
         expect(yield* webhooks.getConfig(agentId)).toMatchObject({ status: "active", failingSince: null, consecutiveFailures: 0, pendingCount: 0, oldestPendingAt: null, nextAttemptAt: null })
       })
     )
@@ -543,7 +549,7 @@ forEachStorage(
         accepted.forEach((id, position) => expect(Math.abs(emitted.indexOf(id) - position), id).toBeLessThanOrEqual(1))
         expect([...rx.acceptedCounts().values()].every((n) => n === 1)).toBe(true)
         expect(yield* webhooks.getConfig(agentId)).toMatchObject({ status: "active", consecutiveFailures: 0, failingSince: null, pendingCount: 0, nextAttemptAt: null })
-        expect((yield* webhooks.listDeliveries(agentId)).every((d) => d.status === "succeeded")).toBe(true)
+        expect((yield* webhooks.listDeliveries(agentId, { limit: 100 })).every((d) => d.status === "succeeded")).toBe(true)
       })
     )
 
@@ -617,7 +623,7 @@ forEachStorage(
                 // The receiver has answered the last ones; the worker records those answers just after.
                 const settledBy = performance.now() + 10_000
                 while ((yield* webhooks.getConfig(a.agentId)).pendingCount > 0 && performance.now() < settledBy) yield* sleepLive(50)
-                expect((yield* webhooks.listDeliveries(a.agentId)).every((d) => d.status === "succeeded")).toBe(true)
+                expect((yield* webhooks.listDeliveries(a.agentId, { limit: 100 })).every((d) => d.status === "succeeded")).toBe(true)
                 expect((yield* webhooks.getConfig(a.agentId)).pendingCount).toBe(0)
               })
             )
@@ -709,7 +715,7 @@ forEachStorage(
         yield* at(T0 + 3_600_000)
         yield* webhooks.runOnce
         expect(rx.received).toHaveLength(0)
-        expect((yield* webhooks.listDeliveries(agentId)).map((d) => d.status)).toEqual(["pending"])
+        expect((yield* webhooks.listDeliveries(agentId, { limit: 100 })).map((d) => d.status)).toEqual(["pending"])
         yield* webhooks.put(agentId, { url: rx.url, enabled: true })
         yield* webhooks.runOnce
         expect(rx.received.map((r) => r.webhookId)).toEqual([queued.id])
@@ -800,7 +806,23 @@ forEachStorage(
         expect(Date.parse(last.attemptedAt) - T0).toBeLessThan(DISABLE_AFTER_MS + 1.1 * PROBE_DELAYS_MS.at(-1)!)
         // Nothing dropped: the event stays pending past MAX_ATTEMPTS while the outage is the endpoint's.
         expect(attempts.length).toBeGreaterThan(MAX_ATTEMPTS)
-        expect((yield* webhooks.listDeliveries(agentId)).map((d) => [d.status, d.attempts])).toEqual([["pending", attempts.length]])
+        // The log read as keyset pages of 7 (all, then the one event's) is the same list, newest first.
+        for (const eventId of [undefined, event.id]) {
+          const paged: Array<string> = []
+          let cursor: string | undefined
+          for (let pages = 0; pages < 100; pages++) {
+            const page: { readonly data: ReadonlyArray<{ readonly id: string }>; readonly nextCursor: string | null } = yield* webhooks.listAttempts(agentId, { limit: 7, eventId, cursor })
+            expect(page.data.length).toBeLessThanOrEqual(7)
+            paged.push(...page.data.map((a) => a.id))
+            if (page.nextCursor === null) break
+            cursor = page.nextCursor
+          }
+          expect(paged, `paged by ${eventId ?? "agent"}`).toEqual([...attempts].reverse().map((a) => a.id))
+        }
+        expect((yield* webhooks.listAttempts(agentId, { eventId: "evt_none" })).data).toEqual([])
+        const bad = yield* Effect.flip(webhooks.listAttempts(agentId, { cursor: "not-a-cursor" }))
+        expect(bad).toMatchObject({ _tag: "InvalidInput", field: "cursor" })
+        expect((yield* webhooks.listDeliveries(agentId, { limit: 100 })).map((d) => [d.status, d.attempts])).toEqual([["pending", attempts.length]])
 
         const config = yield* webhooks.getConfig(agentId)
         expect(config).toMatchObject({ status: "disabled", enabled: true, failingSince: iso(T0), disabledAt: last.attemptedAt, pendingCount: 1, nextAttemptAt: null })
@@ -869,7 +891,7 @@ forEachStorage(
         expect(attempts[1].error).toMatch(/lease expired/)
         // The dead worker wakes up and reports attempt 1: too late, the row has moved on.
         expect(yield* atomically(store.finishDelivery({ ...claimed[0], status: "failed", dueAt: null }, 1))).toBe(false)
-        expect((yield* webhooks.listDeliveries(agentId)).map((d) => [d.status, d.attempts])).toEqual([["succeeded", 2]])
+        expect((yield* webhooks.listDeliveries(agentId, { limit: 100 })).map((d) => [d.status, d.attempts])).toEqual([["succeeded", 2]])
         yield* at(T0 + 10 * LEASE_MS)
         yield* webhooks.runOnce
         expect(rx.received).toHaveLength(1)
@@ -936,7 +958,7 @@ forEachStorage(
         expect((yield* webhooks.listAttempts(agentId)).data).toHaveLength(1)
         yield* webhooks.remove(agentId)
         expect((yield* webhooks.listAttempts(agentId)).data).toHaveLength(0)
-        expect(yield* webhooks.listDeliveries(agentId)).toHaveLength(0)
+        expect(yield* webhooks.listDeliveries(agentId, { limit: 100 })).toHaveLength(0)
         yield* at(T0 + 3_600_000)
         yield* webhooks.runOnce
         expect(rx.received).toHaveLength(1)

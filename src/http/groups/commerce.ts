@@ -67,9 +67,11 @@ export const TransactionListParams = Schema.Struct({
 
 const ServicePage = Schema.Struct({ data: Schema.Array(CommerceService), nextCursor: Schema.NullOr(Schema.String) })
 const TransactionPage = Schema.Struct({ data: Schema.Array(Transaction), nextCursor: Schema.NullOr(Schema.String) })
-const ApprovalList = Schema.Struct({ data: Schema.Array(Approval) })
-const DisputeList = Schema.Struct({ data: Schema.Array(Dispute) })
-const ApprovalParams = Schema.Struct({ status: Schema.optional(ApprovalStatus) })
+// Keyset pages (default and most: 100 rows): pass `nextCursor` back as `cursor`; null on the last page.
+const ApprovalList = Schema.Struct({ data: Schema.Array(Approval), nextCursor: Schema.NullOr(Schema.String) })
+const DisputeList = Schema.Struct({ data: Schema.Array(Dispute), nextCursor: Schema.NullOr(Schema.String) })
+const ApprovalParams = Schema.Struct({ status: Schema.optional(ApprovalStatus), cursor: Schema.optional(Cursor), limit: Schema.optional(PageLimit) })
+const DisputeParams = Schema.Struct({ cursor: Schema.optional(Cursor), limit: Schema.optional(PageLimit) })
 
 export class CommerceGroup extends HttpApiGroup.make("commerce")
   .add(
@@ -148,7 +150,7 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
       .annotate(OpenApi.Summary, "Open a dispute on a completed purchase within 14 days (docs/commerce.md)")
   )
   .add(
-    HttpApiEndpoint.get("disputes", "/disputes", { success: DisputeList, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("disputes", "/disputes", { query: DisputeParams, success: DisputeList, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Your disputes as buyer or seller, newest first")
   )

@@ -4,7 +4,7 @@ import { Acquisition } from "../../schema/payments.js"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
 import { AGENT_API_PREFIX, DASHBOARD_PREFIX } from "../../schema/routes.js"
 import { Schema } from "effect"
-import { QueryInt } from "../../schema/common.js"
+import { Cursor, PageLimit, QueryInt } from "../../schema/common.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/errors.js"
 import {
   CreateProposalBody,
@@ -23,8 +23,10 @@ import { AgentAuth, DashboardAuth, RequiredPermission } from "../middleware/auth
 
 export const PortfolioResponse = Schema.Struct({
   agentId: Schema.String,
-  /** Acquired projects (checkouts started through POST /acquire and their state). */
+  /** Acquired projects (checkouts started through POST /acquire and their state), newest first: one keyset page (`limit`, `cursor`). */
   acquisitions: Schema.Array(Acquisition),
+  /** Pass back as `cursor` for the older acquisitions; null on the last page. */
+  acquisitionsNextCursor: Schema.NullOr(Schema.String),
   holdings: Schema.Array(Holding),
   token: TokenInfo,
   disclaimer: Schema.String
@@ -51,6 +53,8 @@ export const InvestApiDescription = Schema.Struct({
 
 const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
 const ListLimit = Schema.Struct({ limit: Schema.optional(QueryInt(1, 100)) })
+/** The portfolio's acquisitions page: `limit` 1–100 (default 50), `cursor` the previous page's `acquisitionsNextCursor`. */
+const PortfolioParams = Schema.Struct({ limit: Schema.optional(PageLimit), cursor: Schema.optional(Cursor) })
 
 export class InvestGroup extends HttpApiGroup.make("invest")
   .add(
@@ -59,9 +63,9 @@ export class InvestGroup extends HttpApiGroup.make("invest")
       .annotate(OpenApi.Summary, "Invest wallet credits in platform utility tokens or a project's stake (49% offered in total)")
   )
   .add(
-    HttpApiEndpoint.get("portfolio", "/portfolio", { success: PortfolioResponse, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("portfolio", "/portfolio", { query: PortfolioParams, success: PortfolioResponse, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, null)
-      .annotate(OpenApi.Summary, "Your acquired projects and token holdings")
+      .annotate(OpenApi.Summary, "Your acquired projects (newest first, a page: limit, cursor) and token holdings")
   )
   .add(
     HttpApiEndpoint.post("createProposal", "/proposals", { payload: CreateProposalBody, success: Proposal.pipe(HttpApiSchema.status(201)), error: [InvalidInput, NotATopHolder, StorageUnavailable] })

@@ -57,12 +57,12 @@ export const CommerceLive = HttpApiBuilder.group(Api, "commerce", (handlers) =>
         return purchase
       })
     )
-    .handle("approvals", ({ query: urlParams }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.listApprovals(caller, urlParams.status))))
+    .handle("approvals", ({ query: urlParams }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.listApprovals(caller, urlParams.status, urlParams))))
     .handle("transactions", ({ query: urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.listTransactions(id, urlParams))))
     .handle("transaction", ({ params: path }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.getTransaction(id, path.id))))
     .handle("review", ({ params: path, payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.review(id, path.id, payload))))
     .handle("openDispute", ({ payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Disputes, (d) => d.open(id, payload))))
-    .handle("disputes", () => Effect.flatMap(agent, (id) => Effect.flatMap(Disputes, (d) => d.list(id))))
+    .handle("disputes", ({ query: urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Disputes, (d) => d.list(id, urlParams))))
     .handle("dispute", ({ params: path }) => Effect.flatMap(agent, (id) => Effect.flatMap(Disputes, (d) => d.get(id, path.id))))
     .handle("respondDispute", ({ params: path, payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Disputes, (d) => d.respond(id, path.id, payload))))
     .handle("stats", () => Effect.flatMap(agent, (id) => Effect.flatMap(Reputation, (r) => r.stats(id))))
@@ -77,7 +77,7 @@ const ownedAgent = (agentId: string) =>
 
 export const CommerceDashboardLive = HttpApiBuilder.group(Api, "commerceDashboard", (handlers) =>
   handlers
-    .handle("approvals", ({ query: urlParams }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.listApprovals(caller, urlParams.status))))
+    .handle("approvals", ({ query: urlParams }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.listApprovals(caller, urlParams.status, urlParams))))
     .handle("approve", ({ params: path }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.approve(caller, path.id))))
     .handle("decline", ({ params: path }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.decline(caller, path.id))))
     .handle("wallet", ({ params: path }) => Effect.flatMap(ownedAgent(path.agentId), (id) => Effect.flatMap(Wallet, (w) => w.view(id))))

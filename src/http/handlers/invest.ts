@@ -14,13 +14,13 @@ export const InvestLive = HttpApiBuilder.group(Api, "invest", (handlers) =>
         return yield* Effect.flatMap(Invest, (i) => i.invest(caller.agentId!, payload))
       })
     )
-    .handle("portfolio", () =>
+    .handle("portfolio", ({ query }) =>
       Effect.gen(function* () {
         const caller = yield* CurrentCaller
         const agentId = caller.agentId!
         const held = yield* Effect.flatMap(Invest, (i) => i.holdings([agentId]))
-        const acquisitions = yield* Effect.flatMap(Payments, (p) => p.listAcquisitions(agentId))
-        return { agentId, acquisitions, holdings: held.holdings, token: held.token, disclaimer: held.disclaimer }
+        const acquisitions = yield* Effect.flatMap(Payments, (p) => p.listAcquisitions(agentId, query))
+        return { agentId, acquisitions: acquisitions.data, acquisitionsNextCursor: acquisitions.nextCursor, holdings: held.holdings, token: held.token, disclaimer: held.disclaimer }
       })
     )
     .handle("createProposal", ({ payload }) =>

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.js"
 import { pgClientLayer } from "./postgres/PgDb.js"
 import { EmbeddedStoresLive } from "./postgres/index.js"
@@ -146,8 +147,64 @@ export const EmbeddedPostgresLive = Layer.effect(
   })
 )
 
-/** Every store port and the Transactor on the embedded database (one connection: one session). */
-export const EmbeddedStorageLive = EmbeddedStoresLive.pipe(
+/** What one vacuum pass did to one table. */
+export interface VacuumedTable {
+  readonly table: string
+  readonly action: "vacuum" | "analyze"
+  readonly deadRows: number
+  readonly ms: number
+}
+
+/**
+ * One pass of what autovacuum would do (PGlite runs none): the tables whose dead row versions pass
+ * autovacuum's default threshold (50 + 20 % of their rows) get `VACUUM (ANALYZE)`, those changed
+ * past its analyze threshold (50 + 10 %) get `ANALYZE`. Hot rows — counters, spend and usage days,
+ * ledger balances, rate-limit windows — are rewritten by every purchase or request, and their dead
+ * versions otherwise pile up until reads slow down (docs/performance.md). Each table is its own
+ * statement through the pool's one connection, so requests queued behind it run between tables:
+ * the longest a request waits is one table's vacuum, not the pass.
+ */
+export const vacuumPass = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // Table statistics reach the views when the session flushes them, at most once a second
+  // otherwise; the pass asks for the flush so it sees the writes up to now.
+  yield* sql`SELECT pg_stat_force_next_flush()`
+  const tables = yield* sql<{ table: string; dead: number; modified: number; rows: number }>`
+    SELECT s.relname AS table, s.n_dead_tup::float8 AS dead, s.n_mod_since_analyze::float8 AS modified, greatest(c.reltuples, 0)::float8 AS rows
+    FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+    WHERE s.schemaname = 'public' ORDER BY s.relname`
+  const done: Array<VacuumedTable> = []
+  for (const t of tables) {
+    const action = t.dead > 50 + 0.2 * t.rows ? "vacuum" : t.modified > 50 + 0.1 * t.rows ? "analyze" : undefined
+    if (action === undefined) continue
+    const start = performance.now()
+    const name = `"${t.table.replace(/"/g, '""')}"`
+    yield* sql.unsafe(action === "vacuum" ? `VACUUM (ANALYZE) ${name}` : `ANALYZE ${name}`)
+    done.push({ table: t.table, action, deadRows: t.dead, ms: Math.round(performance.now() - start) })
+  }
+  return done
+})
+
+/**
+ * Runs vacuumPass every EMBEDDED_VACUUM_SECONDS (after the first interval) for as long as the
+ * store is open; a failed pass is logged and the next one tried.
+ */
+const EmbeddedVacuumLive = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const { embeddedVacuumSeconds } = yield* AppConfig
+    if (embeddedVacuumSeconds <= 0) return
+    const sql = yield* SqlClient.SqlClient
+    const pass = vacuumPass.pipe(
+      Effect.provideService(SqlClient.SqlClient, sql),
+      Effect.tap((done) => (done.length === 0 ? Effect.void : Effect.logDebug("embedded store vacuum pass", { tables: done }))),
+      Effect.catchCause((cause) => Effect.logWarning("embedded store vacuum pass failed", cause))
+    )
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(`${embeddedVacuumSeconds} seconds`), pass)))
+  })
+)
+
+/** Every store port and the Transactor on the embedded database (one connection: one session), and its vacuum pass. */
+export const EmbeddedStorageLive = Layer.merge(EmbeddedStoresLive, EmbeddedVacuumLive).pipe(
   Layer.provideMerge(Layer.unwrap(Effect.map(EmbeddedPostgres, (pg) => pgClientLayer({ path: pg.socketPath }, 1)))),
   Layer.provide(EmbeddedPostgresLive)
 )

@@ -79,6 +79,90 @@ export class MemTable<K, V> {
       })
     )
   }
+  /**
+   * Adds `item` (not yet in them) to the capped sets of each key: the count always, the item while
+   * the set holds at most `cap` (past that the ids are dropped for good — a query never reads a set
+   * that large, so keeping it would only cost memory). The undo restores count and ids.
+   */
+  addToCappedSets<I>(this: MemTable<K, CappedSet<I>>, keys: Iterable<K>, item: I, cap: number): Effect.Effect<void> {
+    return Effect.flatMap(currentJournal, (journal) =>
+      Effect.sync(() => {
+        for (const key of keys) {
+          let row = this.rows.get(key)
+          if (!row) {
+            row = { count: 0, ids: new Set() }
+            this.rows.set(key, row)
+          }
+          const r = row
+          const previous = r.ids
+          r.count++
+          if (previous !== undefined) {
+            if (previous.size >= cap) r.ids = undefined
+            else previous.add(item)
+          }
+          journal?.push(() => {
+            r.count--
+            if (previous !== undefined && r.ids === undefined) r.ids = previous
+            else r.ids?.delete(item)
+            if (r.count === 0 && this.rows.get(key) === r) this.rows.delete(key)
+          })
+        }
+      })
+    )
+  }
+  /** Removes `item` (in them) from the capped sets of each key (an emptied row is dropped); the undo puts it back. */
+  deleteFromCappedSets<I>(this: MemTable<K, CappedSet<I>>, keys: Iterable<K>, item: I): Effect.Effect<void> {
+    return Effect.flatMap(currentJournal, (journal) =>
+      Effect.sync(() => {
+        for (const key of keys) {
+          const r = this.rows.get(key)
+          if (!r) continue
+          r.count--
+          const had = r.ids?.delete(item) ?? false
+          if (r.count === 0) this.rows.delete(key)
+          journal?.push(() => {
+            r.count++
+            if (had) r.ids!.add(item)
+            this.rows.set(key, r)
+          })
+        }
+      })
+    )
+  }
+  /**
+   * Inserts into an array-valued row kept sorted by `compare`, at the position a binary search
+   * finds (for rows written in any order, where insertSorted's walk from the end would be O(n));
+   * the undo removes it again.
+   */
+  insertOrdered<I>(this: MemTable<K, Array<I>>, key: K, item: I, compare: (a: I, b: I) => number): Effect.Effect<void> {
+    return Effect.flatMap(currentJournal, (journal) =>
+      Effect.sync(() => {
+        let list = this.rows.get(key)
+        if (!list) {
+          list = []
+          this.rows.set(key, list)
+          journal?.push(() => this.rows.delete(key))
+        }
+        const at = lowerBound(list, item, compare)
+        list.splice(at, 0, item)
+        const l = list
+        journal?.push(() => void l.splice(at, 1))
+      })
+    )
+  }
+  /** Removes the item that `compare` finds equal to `item` from a row kept by insertOrdered; the undo puts it back. */
+  removeOrdered<I>(this: MemTable<K, Array<I>>, key: K, item: I, compare: (a: I, b: I) => number): Effect.Effect<void> {
+    return Effect.flatMap(currentJournal, (journal) =>
+      Effect.sync(() => {
+        const list = this.rows.get(key)
+        if (!list) return
+        const at = lowerBound(list, item, compare)
+        if (at >= list.length || compare(list[at], item) !== 0) return
+        const [removed] = list.splice(at, 1)
+        journal?.push(() => void list.splice(at, 0, removed))
+      })
+    )
+  }
   delete(key: K): Effect.Effect<void> {
     return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {
@@ -89,6 +173,24 @@ export class MemTable<K, V> {
       })
     )
   }
+}
+
+/** An inverted index's row: how many items have the key, and which, while they are few (see addToCappedSets). */
+export interface CappedSet<I> {
+  count: number
+  ids: Set<I> | undefined
+}
+
+/** The first position in `list` (sorted by `compare`) whose item does not sort before `item`. */
+export const lowerBound = <I,>(list: ReadonlyArray<I>, item: I, compare: (a: I, b: I) => number): number => {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (compare(list[mid], item) < 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
 export class MemoryDb extends Context.Service<

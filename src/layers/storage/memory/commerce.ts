@@ -35,7 +35,7 @@ import {
   transactionDeltas,
   zeroCounters
 } from "../counters.js"
-import { MemoryDb } from "./MemoryDb.js"
+import { type CappedSet, lowerBound, MemoryDb } from "./MemoryDb.js"
 
 /** The ⌈0.95·n⌉-th smallest value (Postgres percentile_disc(0.95) gives the same). */
 export const p95 = (values: ReadonlyArray<number>): number | null => {
@@ -51,13 +51,22 @@ const tables = Effect.map(MemoryDb, (db) => ({
   serviceOrder: db.table<string, Array<string>>("commerce_services_order"),
   // id → its lower-cased search text (what `q` matches), kept with the row instead of built per request.
   serviceSearch: db.table<string, string>("commerce_services_search"),
+  // Trigram → the listed services whose search text holds it (ids while at most TRIGRAM_CAP): a rare
+  // `q` reads its rarest trigram's few ids instead of every search text (Postgres: the pg_trgm index).
+  serviceTrigrams: db.table<string, CappedSet<string>>("commerce_services_trigrams"),
+  // Span bucket (max − min tier price, by powers of two) → listed services' price entries sorted by
+  // (min, id): a price band reads the entries that can overlap it (Postgres: the tier-price indexes).
+  servicePrices: db.table<number, Array<PriceEntry>>("commerce_services_prices"),
   wallets: db.table<string, WalletRecord>("commerce_wallets"),
   // The ledger store's balances (the same table): a purchase reads its wallet's with the wallet.
   ledgerBalances: db.table<string, number>("ledger_balances"),
   recharges: db.table<string, RechargeRequest>("commerce_recharges"),
   txs: db.table<string, TransactionRecord>("commerce_transactions"),
   txOrder: db.table<string, Array<string>>("commerce_transaction_order"),
-  txByAgent: db.table<string, Array<string>>("commerce_transactions_by_agent"),
+  // `buyer|<agent>` / `seller|<agent>`, and `…|<status>` for the rarer statuses (failed, refunded):
+  // ids oldest first by (createdAt, id), as the SQL store's per-side indexes and partial status
+  // indexes (migrations 0005, 0019). A page walks one list per side from its bounds.
+  txBySide: db.table<string, Array<string>>("commerce_transactions_by_side"),
   txByKey: db.table<string, string>("commerce_transactions_by_key"),
   deliveries: db.table<string, DeliveryRecord>("commerce_deliveries"),
   deliveriesByService: db.table<string, Array<string>>("commerce_deliveries_by_service"),
@@ -66,6 +75,8 @@ const tables = Effect.map(MemoryDb, (db) => ({
   approvalsByKey: db.table<string, string>("commerce_approvals_by_key"),
   // account → approval ids oldest first by (createdAt, id): the page walks it from the end.
   approvalsByAccount: db.table<string, Array<string>>("commerce_approvals_by_account"),
+  // `account|status` → approval ids oldest first by (createdAt, id): one status's page (Postgres: (account_id, status, created_at, id)).
+  approvalsByAccountStatus: db.table<string, Array<string>>("commerce_approvals_by_account_status"),
   // agent → ids of its pending approvals (the wallet view counts them).
   pendingApprovals: db.table<string, ReadonlyArray<string>>("commerce_approvals_pending"),
   disputes: db.table<string, DisputeRecord>("commerce_disputes"),
@@ -170,11 +181,35 @@ const olderBy =
     return x.createdAt < y.createdAt || (x.createdAt === y.createdAt && x.id < y.id)
   }
 
-/** Up to `limit` rows of an oldest-first index that `keep` accepts, newest first. */
-const newestFirst = <R,>(ids: ReadonlyArray<string> | undefined, get: (id: string) => R, keep: (r: R) => boolean, limit: number): Array<R> => {
+/** How many ids of an oldest-first (createdAt, id) index sort before `key` (binary search). */
+const countBefore = <R extends { readonly id: string; readonly createdAt: string }>(
+  ids: ReadonlyArray<string>,
+  get: (id: string) => R,
+  key: { readonly createdAt: string; readonly id: string }
+) => {
+  let lo = 0
+  let hi = ids.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const r = get(ids[mid])
+    if (r.createdAt < key.createdAt || (r.createdAt === key.createdAt && r.id < key.id)) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** Up to `limit` rows of an oldest-first (createdAt, id) index that `keep` accepts, newest first, from before `before` (a keyset page). */
+const newestFirst = <R extends { readonly id: string; readonly createdAt: string }>(
+  ids: ReadonlyArray<string> | undefined,
+  get: (id: string) => R,
+  keep: (r: R) => boolean,
+  limit: number,
+  before?: { readonly createdAt: string; readonly id: string }
+): Array<R> => {
   const out: Array<R> = []
-  for (let i = (ids?.length ?? 0) - 1; i >= 0 && out.length < limit; i--) {
-    const r = get(ids![i])
+  if (ids === undefined) return out
+  for (let i = (before === undefined ? ids.length : countBefore(ids, get, before)) - 1; i >= 0 && out.length < limit; i--) {
+    const r = get(ids[i])
     if (keep(r)) out.push(r)
   }
   return out
@@ -191,7 +226,51 @@ const setPending = (t: Tables, a: ApprovalRecord) => {
 
 const byId = (a: string, b: string) => a < b
 
-/** Keeps the catalogue's ordered indexes and search text in step with a service's write. */
+/** A transaction's per-side lists: its buyer's and seller's, and their status lists for a rare status. */
+const sideKeys = (tx: TransactionRecord): Array<string> => {
+  const keys = [`buyer|${tx.buyerAgentId}`, `seller|${tx.sellerAgentId}`]
+  return tx.status === "completed" ? keys : [...keys, ...keys.map((k) => `${k}|${tx.status}`)]
+}
+/** (createdAt, id) order: true when `a` sorts before `b`. */
+const olderThan = (a: { readonly createdAt: string; readonly id: string }, b: { readonly createdAt: string; readonly id: string }) =>
+  a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)
+/** insertSorted's order for `tx` (not stored yet, or being moved) among stored transactions. */
+const olderTx = (t: Tables, tx: TransactionRecord) => (a: string, b: string) => olderThan(a === tx.id ? tx : t.txs.get(a)!, b === tx.id ? tx : t.txs.get(b)!)
+
+/**
+ * A catalogue page reads candidates from the `q` or price index instead of walking the id order
+ * when there are at most this many (and fewer than the rows left to walk); a trigram kept by more
+ * services than this keeps only its count (a query would never read its ids).
+ */
+export const CATALOGUE_CANDIDATES = 2048
+
+/** A listed service's cheapest and dearest tier (the price index's entry). */
+interface PriceEntry {
+  readonly min: number
+  readonly max: number
+  readonly id: string
+}
+const byMinThenId = (a: PriceEntry, b: PriceEntry) => a.min - b.min || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+/** The largest span (max − min) bucket `b` holds: 0, 1, 3, 7, … (2^b − 1). */
+const spanBound = (b: number) => 2 ** b - 1
+const spanBucket = (span: number) => {
+  let b = 0
+  while (span > spanBound(b)) b++
+  return b
+}
+const priceEntry = (r: ServiceRecord): PriceEntry | undefined =>
+  r.status !== "active" || r.tiers.length === 0
+    ? undefined
+    : { min: Math.min(...r.tiers.map((x) => x.priceCents)), max: Math.max(...r.tiers.map((x) => x.priceCents)), id: r.id }
+
+/** Every 3-character window of a search text (what any `q` of 3 or more characters it contains also has). */
+export const trigramsOf = (text: string): Set<string> => {
+  const out = new Set<string>()
+  for (let i = 0; i + 3 <= text.length; i++) out.add(text.slice(i, i + 3))
+  return out
+}
+
+/** Keeps the catalogue's ordered indexes, search text, trigram and price indexes in step with a service's write. */
 const indexService = (t: Tables, before: ServiceRecord | undefined, after: ServiceRecord) =>
   Effect.gen(function* () {
     if (before === undefined) yield* t.serviceOrder.insertSorted("all", after.id, byId)
@@ -201,9 +280,41 @@ const indexService = (t: Tables, before: ServiceRecord | undefined, after: Servi
       if (before !== undefined) yield* t.serviceOrder.removeItem(of(before), before.id)
       yield* t.serviceOrder.insertSorted(of(after), after.id, byId)
     }
+    const previousText = t.serviceSearch.get(after.id)
     const text = searchText(after)
-    if (t.serviceSearch.get(after.id) !== text) yield* t.serviceSearch.set(after.id, text)
+    if (previousText !== text) yield* t.serviceSearch.set(after.id, text)
+    // Trigrams of listed services only (as the partial SQL index): the difference is written.
+    const had = before !== undefined && before.status === "active" && previousText !== undefined ? trigramsOf(previousText) : new Set<string>()
+    const has = after.status === "active" ? trigramsOf(text) : new Set<string>()
+    const gone = [...had].filter((x) => !has.has(x))
+    const added = [...has].filter((x) => !had.has(x))
+    if (gone.length > 0) yield* t.serviceTrigrams.deleteFromCappedSets(gone, after.id)
+    if (added.length > 0) yield* t.serviceTrigrams.addToCappedSets(added, after.id, CATALOGUE_CANDIDATES)
+    const oldEntry = before === undefined ? undefined : priceEntry(before)
+    const newEntry = priceEntry(after)
+    if (oldEntry?.min !== newEntry?.min || oldEntry?.max !== newEntry?.max) {
+      if (oldEntry !== undefined) yield* t.servicePrices.removeOrdered(spanBucket(oldEntry.max - oldEntry.min), oldEntry, byMinThenId)
+      if (newEntry !== undefined) yield* t.servicePrices.insertOrdered(spanBucket(newEntry.max - newEntry.min), newEntry, byMinThenId)
+    }
   })
+
+/**
+ * Ids of listed services whose tiers can overlap [low, high] (some tier ≥ low and some ≤ high ⟺
+ * max ≥ low and min ≤ high): per span bucket, the entries with min in [low − bound, high], those
+ * with max ≥ low kept. Undefined once more than `budget` entries would be read (walk the id order).
+ */
+const priceCandidates = (t: Tables, low: number, high: number, budget: number): Array<string> | undefined => {
+  const out: Array<string> = []
+  let read = 0
+  for (const [bucket, entries] of t.servicePrices.rows) {
+    const from = low - spanBound(bucket)
+    for (let i = lowerBound(entries, { min: from, max: from, id: "" }, byMinThenId); i < entries.length && entries[i].min <= high; i++) {
+      if (++read > budget) return undefined
+      if (entries[i].max >= low) out.push(entries[i].id)
+    }
+  }
+  return out
+}
 
 /** First position in an id-ordered index whose id is greater than `afterId`. */
 const firstAfter = (ids: ReadonlyArray<string>, afterId: string | undefined) => {
@@ -240,22 +351,58 @@ export const MemoryCatalogStore = Layer.effect(
     get: (id) => Effect.sync(() => t.services.get(id)),
     // Walks the narrowest id-ordered index (seller, category, or all) from the cursor and stops
     // after `limit` matches: no copy, filter and sort of the whole catalogue per request.
+    // …or, for a rare `q` or a narrow price band, reads the few candidates its index holds (at most
+    // CATALOGUE_CANDIDATES), checks each against the whole filter and sorts the matches by id: the
+    // same rows in the same order either way (test/suites/catalogue.test.ts), bounded by the matches.
     list: (f) =>
       Effect.sync(() => {
         const q = f.q?.toLowerCase()
+        const matches = (s: ServiceRecord) =>
+          s.status === "active" &&
+          (f.category === undefined || s.category === f.category) &&
+          (f.pricingModel === undefined || s.pricingModel === f.pricingModel) &&
+          (f.sellerId === undefined || s.sellerAgentId === f.sellerId) &&
+          (f.minPriceCents === undefined || s.tiers.some((x) => x.priceCents >= f.minPriceCents!)) &&
+          (f.maxPriceCents === undefined || s.tiers.some((x) => x.priceCents <= f.maxPriceCents!)) &&
+          (f.minRating === undefined || (s.ratingCount > 0 && s.ratingSum / s.ratingCount >= f.minRating)) &&
+          (q === undefined || (t.serviceSearch.get(s.id) ?? searchText(s)).includes(q))
         const ids = t.serviceOrder.get(f.sellerId !== undefined ? `seller|${f.sellerId}` : f.category !== undefined ? `category|${f.category}` : "all") ?? []
+        const start = firstAfter(ids, f.afterId)
+        let candidates: ReadonlyArray<string> | undefined
+        let budget = Math.min(CATALOGUE_CANDIDATES, ids.length - start)
+        if (q !== undefined && q.length >= 3) {
+          // Every match holds each of q's trigrams: the rarest one's ids are a superset of the matches.
+          let rarest: CappedSet<string> | undefined
+          for (const tri of trigramsOf(q)) {
+            const row = t.serviceTrigrams.get(tri)
+            if (row === undefined) {
+              rarest = { count: 0, ids: new Set() }
+              break
+            }
+            if (row.ids !== undefined && (rarest === undefined || row.count < rarest.count)) rarest = row
+          }
+          if (rarest?.ids !== undefined && rarest.count <= budget) {
+            candidates = [...rarest.ids]
+            budget = candidates.length
+          }
+        }
+        if (f.minPriceCents !== undefined || f.maxPriceCents !== undefined) {
+          const priced = priceCandidates(t, f.minPriceCents ?? Number.NEGATIVE_INFINITY, f.maxPriceCents ?? Number.POSITIVE_INFINITY, budget)
+          if (priced !== undefined && (candidates === undefined || priced.length < candidates.length)) candidates = priced
+        }
+        if (candidates !== undefined) {
+          const out: Array<ServiceRecord> = []
+          for (const id of candidates) {
+            if (f.afterId !== undefined && id <= f.afterId) continue
+            const s = t.services.get(id)!
+            if (matches(s)) out.push(s)
+          }
+          return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, f.limit)
+        }
         const out: Array<ServiceRecord> = []
-        for (let i = firstAfter(ids, f.afterId); i < ids.length && out.length < f.limit; i++) {
+        for (let i = start; i < ids.length && out.length < f.limit; i++) {
           const s = t.services.get(ids[i])!
-          if (s.status !== "active") continue
-          if (f.category !== undefined && s.category !== f.category) continue
-          if (f.pricingModel !== undefined && s.pricingModel !== f.pricingModel) continue
-          if (f.sellerId !== undefined && s.sellerAgentId !== f.sellerId) continue
-          if (f.minPriceCents !== undefined && !s.tiers.some((x) => x.priceCents >= f.minPriceCents!)) continue
-          if (f.maxPriceCents !== undefined && !s.tiers.some((x) => x.priceCents <= f.maxPriceCents!)) continue
-          if (f.minRating !== undefined && !(s.ratingCount > 0 && s.ratingSum / s.ratingCount >= f.minRating)) continue
-          if (q !== undefined && !(t.serviceSearch.get(s.id) ?? searchText(s)).includes(q)) continue
-          out.push(s)
+          if (matches(s)) out.push(s)
         }
         return out
       }),
@@ -360,14 +507,8 @@ export const MemoryCommerceStore = Layer.effect(
       Effect.gen(function* () {
         yield* t.txs.set(tx.id, tx)
         yield* t.txOrder.append("all", tx.id)
-        // Per agent, oldest first by (createdAt, id): the order every page walks (from the end).
-        const older = (a: string, b: string) => {
-          const x = a === tx.id ? tx : t.txs.get(a)!
-          const y = b === tx.id ? tx : t.txs.get(b)!
-          return x.createdAt < y.createdAt || (x.createdAt === y.createdAt && x.id < y.id)
-        }
-        yield* t.txByAgent.insertSorted(tx.buyerAgentId, tx.id, older)
-        if (tx.sellerAgentId !== tx.buyerAgentId) yield* t.txByAgent.insertSorted(tx.sellerAgentId, tx.id, older)
+        // Per side (and rare status), oldest first by (createdAt, id): the order every page walks (from the end).
+        for (const key of sideKeys(tx)) yield* t.txBySide.insertSorted(key, tx.id, olderTx(t, tx))
         if (tx.idempotencyKey !== null) yield* t.txByKey.set(`${tx.buyerAgentId}|${tx.idempotencyKey}`, tx.id)
         yield* t.deliveries.set(tx.id, delivery)
         yield* t.deliveriesByService.append(delivery.serviceId, tx.id)
@@ -381,6 +522,13 @@ export const MemoryCommerceStore = Layer.effect(
       Effect.gen(function* () {
         const before = t.txs.get(tx.id)
         yield* t.txs.set(tx.id, tx)
+        if (before !== undefined && before.status !== tx.status) {
+          // A refund moves the row between the status lists (the SQL partial indexes follow the same update).
+          const now = new Set(sideKeys(tx))
+          const was = sideKeys(before)
+          for (const key of was) if (!now.has(key)) yield* t.txBySide.removeItem(key, tx.id)
+          for (const key of now) if (!was.includes(key)) yield* t.txBySide.insertSorted(key, tx.id, olderTx(t, tx))
+        }
         yield* addSpend(t, tx.buyerAgentId, tx.createdAt, completedCents(tx) - completedCents(before))
         yield* addUsage(t, tx, completedSign(tx) - completedSign(before))
         if (before !== undefined) yield* moveCounters(t, tx, before)
@@ -394,28 +542,33 @@ export const MemoryCommerceStore = Layer.effect(
     // after `limit` matches, as the Postgres page walks its (agent, created_at, id) index.
     listTransactions: (f) =>
       Effect.sync(() => {
-        const ids = t.txByAgent.get(f.agentId) ?? []
-        let end = ids.length
-        if (f.before !== undefined) {
-          const c = f.before
-          let lo = 0
-          let hi = ids.length
-          while (lo < hi) {
-            const mid = (lo + hi) >>> 1
-            const tx = t.txs.get(ids[mid])!
-            if (tx.createdAt < c.createdAt || (tx.createdAt === c.createdAt && tx.id < c.id)) lo = mid + 1
-            else hi = mid
-          }
-          end = lo
-        }
+        // One list per side asked for: the side's own, or its status list for a rare status.
+        const rare = f.status !== undefined && f.status !== "completed" ? `|${f.status}` : ""
+        const sides = f.role === undefined ? (["buyer", "seller"] as const) : [f.role]
+        const lists = sides.map((side) => t.txBySide.get(`${side}|${f.agentId}${rare}`) ?? [])
+        const get = (id: string) => t.txs.get(id)!
+        // Each list's end: before the cursor and before `to` (binary searches), so nothing newer is walked.
+        const ends = lists.map((ids) => {
+          let end = f.before === undefined ? ids.length : countBefore(ids, get, f.before)
+          if (f.to !== undefined) end = Math.min(end, countBefore(ids, get, { createdAt: f.to, id: "" }))
+          return end
+        })
         const out: Array<TransactionRow> = []
-        for (let i = end - 1; i >= 0 && out.length < f.limit; i--) {
-          const tx = t.txs.get(ids[i])!
+        let last: string | undefined
+        // Newest first across the sides (a merge from the ends), a purchase from oneself once.
+        while (out.length < f.limit) {
+          let pick = -1
+          for (let k = 0; k < lists.length; k++) {
+            if (ends[k] === 0) continue
+            if (pick < 0 || olderThan(get(lists[pick][ends[pick] - 1]), get(lists[k][ends[k] - 1]))) pick = k
+          }
+          if (pick < 0) break
+          const tx = get(lists[pick][--ends[pick]])
           if (f.from !== undefined && tx.createdAt < f.from) break
-          if (f.role === "buyer" ? tx.buyerAgentId !== f.agentId : f.role === "seller" ? tx.sellerAgentId !== f.agentId : false) continue
+          if (tx.id === last) continue
+          last = tx.id
           if (f.serviceId !== undefined && tx.serviceId !== f.serviceId) continue
           if (f.status !== undefined && tx.status !== f.status) continue
-          if (f.to !== undefined && tx.createdAt >= f.to) continue
           out.push(row(t, tx))
         }
         return out
@@ -436,20 +589,40 @@ export const MemoryCommerceStore = Layer.effect(
           t.approvals.set(a.id, a),
           a.idempotencyKey !== null ? t.approvalsByKey.set(`${a.agentId}|${a.idempotencyKey}`, a.id) : Effect.void,
           t.approvalsByAccount.insertSorted(a.accountId, a.id, olderBy(a, (id) => t.approvals.get(id))),
+          t.approvalsByAccountStatus.insertSorted(`${a.accountId}|${a.status}`, a.id, olderBy(a, (id) => t.approvals.get(id))),
           setPending(t, a)
         ],
         { discard: true }
       ),
     lockApproval: (id) => Effect.sync(() => t.approvals.get(id)),
-    updateApproval: (a) => Effect.andThen(t.approvals.set(a.id, a), setPending(t, a)),
+    updateApproval: (a) =>
+      Effect.suspend(() => {
+        const previous = t.approvals.get(a.id)
+        const moved =
+          previous === undefined || previous.status === a.status
+            ? Effect.void
+            : Effect.andThen(
+                t.approvalsByAccountStatus.removeItem(`${previous.accountId}|${previous.status}`, a.id),
+                t.approvalsByAccountStatus.insertSorted(`${a.accountId}|${a.status}`, a.id, olderBy(a, (id) => t.approvals.get(id)))
+              )
+        return Effect.all([t.approvals.set(a.id, a), moved, setPending(t, a)], { discard: true })
+      }),
     findApprovalByKey: (agentId, key) =>
       Effect.sync(() => {
         const id = t.approvalsByKey.get(`${agentId}|${key}`)
         return id ? t.approvals.get(id) : undefined
       }),
-    // Newest first: walks the account's ordered index from the end, stopping after `limit` matches.
-    listApprovals: (accountId, status, limit) =>
-      Effect.sync(() => newestFirst(t.approvalsByAccount.get(accountId), (id) => t.approvals.get(id)!, (a) => status === undefined || a.status === status, limit))
+    // Newest first: walks the account's (or the account's one status's) ordered index from the cursor, stopping at the page.
+    listApprovals: (accountId, status, limit, before) =>
+      Effect.sync(() =>
+        newestFirst(
+          status === undefined ? t.approvalsByAccount.get(accountId) : t.approvalsByAccountStatus.get(`${accountId}|${status}`),
+          (id) => t.approvals.get(id)!,
+          () => true,
+          limit,
+          before
+        )
+      )
   }))
 )
 
@@ -484,7 +657,7 @@ export const MemoryDisputeStore = Layer.effect(
           .slice(0, limit)
           .map((d) => d.id)
       ),
-    listForAgent: (agentId, limit) => Effect.sync(() => newestFirst(t.disputesByAgent.get(agentId), (id) => t.disputes.get(id)!, () => true, limit))
+    listForAgent: (agentId, limit, before) => Effect.sync(() => newestFirst(t.disputesByAgent.get(agentId), (id) => t.disputes.get(id)!, () => true, limit, before))
   }))
 )
 

@@ -6,6 +6,10 @@ import { KeysStore } from "../../../services/Keys.js"
 import { RateLimitStore } from "../../../services/RateLimiter.js"
 import { MemoryDb } from "./MemoryDb.js"
 
+/** (createdAt, id) order: true when `a` sorts before `b`. */
+const older = (a: { readonly createdAt: string; readonly id: string }, b: { readonly createdAt: string; readonly id: string }) =>
+  a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)
+
 export const MemoryKeysStore = Layer.effect(
   KeysStore,
   Effect.gen(function* () {
@@ -16,6 +20,9 @@ export const MemoryKeysStore = Layer.effect(
     const agents = db.table<string, Agent>("agents")
     const keys = db.table<string, ApiKeyRecord>("api_keys")
     const keyHashes = db.table<string, string>("api_key_hashes")
+    /** Account → its agents' / keys' ids by (createdAt, id), as the Postgres store orders them (its account_id indexes). */
+    const agentsByAccount = db.table<string, Array<string>>("agents_by_account")
+    const keysByAccount = db.table<string, Array<string>>("api_keys_by_account")
     return {
       insertAccount: (a) =>
         db.atomically(
@@ -33,11 +40,23 @@ export const MemoryKeysStore = Layer.effect(
       insertSession: (s) => sessions.set(s.tokenHash, s),
       findSession: (h) => Effect.sync(() => sessions.get(h)),
       deleteSession: (h) => sessions.delete(h),
-      insertAgent: (a) => agents.set(a.id, a),
+      insertAgent: (a) =>
+        Effect.andThen(
+          agents.set(a.id, a),
+          agentsByAccount.insertSorted(a.accountId, a.id, (x, y) => older(x === a.id ? a : agents.get(x)!, y === a.id ? a : agents.get(y)!))
+        ),
       getAgent: (id) => Effect.sync(() => agents.get(id)),
       listAgents: (accountId) =>
-        Effect.sync(() => [...agents.values()].filter((a) => a.accountId === accountId).sort((a, b) => a.createdAt.localeCompare(b.createdAt))),
-      insertKey: (k) => Effect.andThen(keyHashes.set(k.secretHash, k.id), keys.set(k.id, k)),
+        Effect.sync(() => (agentsByAccount.get(accountId) ?? []).map((id) => agents.get(id)!)),
+      insertKey: (k) =>
+        Effect.all(
+          [
+            keyHashes.set(k.secretHash, k.id),
+            keys.set(k.id, k),
+            keysByAccount.insertSorted(k.accountId, k.id, (x, y) => older(x === k.id ? k : keys.get(x)!, y === k.id ? k : keys.get(y)!))
+          ],
+          { discard: true }
+        ),
       findKeyWithAgent: (h) =>
         Effect.sync(() => {
           const id = keyHashes.get(h)
@@ -46,7 +65,7 @@ export const MemoryKeysStore = Layer.effect(
         }),
       getKey: (id) => Effect.sync(() => keys.get(id)),
       listKeys: (accountId) =>
-        Effect.sync(() => [...keys.values()].filter((k) => k.accountId === accountId).sort((a, b) => a.createdAt.localeCompare(b.createdAt))),
+        Effect.sync(() => (keysByAccount.get(accountId) ?? []).map((id) => keys.get(id)!)),
       revokeKey: (id, at) =>
         Effect.suspend(() => {
           const k = keys.get(id)

@@ -16,6 +16,16 @@ export const MemoryPaymentsStore = Layer.effect(
     const accessBySession = db.table<string, string>("knowledge_access_by_session")
     const acquisitions = db.table<string, Acquisition>("acquisitions")
     const acquisitionsByAgent = db.table<string, Array<string>>("acquisitions_by_agent")
+    /** Acquisition id → its position in its agent's list, where a cursor resumes (Postgres: seq by primary key). */
+    const acquisitionPos = db.table<string, number>("acquisition_pos")
+    /** `agentId:projectId` → the paid acquisition (Postgres: the partial (agent_id, project_id) index). */
+    const paidAcquisition = db.table<string, string>("acquisitions_paid")
+    const indexPaid = (a: Acquisition) =>
+      Effect.suspend(() => {
+        const key = `${a.agentId}:${a.projectId}`
+        if (a.status === "paid") return paidAcquisition.set(key, a.id)
+        return paidAcquisition.get(key) === a.id ? paidAcquisition.delete(key) : Effect.void
+      })
 
     const updateCheckout = (c: CheckoutRecord) =>
       Effect.andThen(checkouts.set(c.sessionId, c), c.subscriptionId ? bySubscription.set(c.subscriptionId, c.sessionId) : Effect.void)
@@ -55,15 +65,34 @@ export const MemoryPaymentsStore = Layer.effect(
           const id = accessBySession.get(sessionId)
           return id ? access.get(id) : undefined
         }),
-      insertAcquisition: (a) => Effect.andThen(acquisitions.set(a.id, a), acquisitionsByAgent.append(a.agentId, a.id)),
-      updateAcquisition: (a) => acquisitions.set(a.id, a),
+      insertAcquisition: (a) =>
+        Effect.gen(function* () {
+          yield* acquisitions.set(a.id, a)
+          yield* acquisitionPos.set(a.id, acquisitionsByAgent.get(a.agentId)?.length ?? 0)
+          yield* acquisitionsByAgent.append(a.agentId, a.id)
+          yield* indexPaid(a)
+        }),
+      updateAcquisition: (a) => Effect.andThen(acquisitions.set(a.id, a), indexPaid(a)),
       getAcquisition: (id) => Effect.sync(() => acquisitions.get(id)),
-      listAcquisitions: (agentId) =>
-        Effect.sync(() =>
-          (acquisitionsByAgent.get(agentId) ?? [])
-            .map((id) => acquisitions.get(id)!)
-            .reverse()
-        )
+      // Walks the agent's list from the cursor's acquisition down, stopping at the page.
+      listAcquisitions: (agentId, { limit, beforeId }) =>
+        Effect.sync(() => {
+          const ids = acquisitionsByAgent.get(agentId) ?? []
+          let from = ids.length
+          if (beforeId !== undefined) {
+            const at = acquisitionPos.get(beforeId)
+            if (at === undefined || ids[at] !== beforeId) return []
+            from = at
+          }
+          const out: Array<Acquisition> = []
+          for (let i = from - 1; i >= 0 && out.length < limit; i--) out.push(acquisitions.get(ids[i])!)
+          return out
+        }),
+      findPaidAcquisition: (agentId, projectId) =>
+        Effect.sync(() => {
+          const id = paidAcquisition.get(`${agentId}:${projectId}`)
+          return id === undefined ? undefined : acquisitions.get(id)
+        })
     }
   })
 )

@@ -60,12 +60,14 @@ export const MemoryBuildStore = Layer.effect(
   Effect.gen(function* () {
     const db = yield* MemoryDb
     const projects = db.table<string, ProjectRecord>("projects")
+    /** Account → its project ids (Postgres: projects_account_idx). */
+    const byAccount = db.table<string, Array<string>>("projects_by_account")
     return {
       // The memory engine's write lock already serialises units of work.
       lockAccount: () => Effect.void,
       countActive: (accountId) =>
-        Effect.sync(() => [...projects.values()].filter((p) => p.accountId === accountId && p.status !== "failed").length),
-      insert: (r) => projects.set(r.id, r),
+        Effect.sync(() => (byAccount.get(accountId) ?? []).filter((id) => projects.get(id)!.status !== "failed").length),
+      insert: (r) => Effect.andThen(projects.set(r.id, r), byAccount.append(r.accountId, r.id)),
       get: (id) => Effect.sync(() => projects.get(id)),
       getForUpdate: (id) => Effect.sync(() => projects.get(id)),
       update: (r) => projects.set(r.id, r),

@@ -39,9 +39,21 @@ export const MemoryMppStore = Layer.effect(
     const rows = db.table<string, ChallengeRecord>("mpp_challenges")
     /** Open challenge ids per agent, oldest first (the Postgres partial index's counterpart). */
     const openByAgent = db.table<string, ReadonlyArray<string>>("mpp_open_by_agent")
+    /** Paid challenges, newest payment first, then by id (Postgres: mpp_challenges_paid_idx): GET /mpp/health reads the first 20. */
+    const paid = db.table<string, Array<ChallengeRecord>>("mpp_paid")
+    const byPaid = (a: ChallengeRecord, b: ChallengeRecord) => Date.parse(b.paidAt!) - Date.parse(a.paidAt!) || cmpStr(a.id, b.id)
+    /** Keeps the paid list in step with a challenge's write. */
+    const indexPaid = (before: ChallengeRecord | undefined, after: ChallengeRecord) =>
+      Effect.gen(function* () {
+        if (before !== undefined && before.status === "paid") yield* paid.removeOrdered("all", before, byPaid)
+        if (after.status === "paid" && after.paidAt !== null) yield* paid.insertOrdered("all", after, byPaid)
+      })
     return {
       insert: (r) =>
-        Effect.andThen(rows.set(r.id, r), r.status === "open" ? openByAgent.set(r.agentId, [...(openByAgent.get(r.agentId) ?? []), r.id]) : Effect.void),
+        Effect.all(
+          [rows.set(r.id, r), r.status === "open" ? openByAgent.set(r.agentId, [...(openByAgent.get(r.agentId) ?? []), r.id]) : Effect.void, indexPaid(undefined, r)],
+          { discard: true }
+        ),
       pruneOpen: (agentId, nowIso, keep) =>
         Effect.gen(function* () {
           const ids = openByAgent.get(agentId) ?? []
@@ -53,14 +65,8 @@ export const MemoryMppStore = Layer.effect(
           yield* openByAgent.set(agentId, kept.map((r) => r.id))
         }),
       getForUpdate: (id) => Effect.sync(() => rows.get(id)),
-      update: (r) => rows.set(r.id, r),
-      recentPaid: (limit) =>
-        Effect.sync(() =>
-          [...rows.values()]
-            .filter((r) => r.status === "paid")
-            .sort((a, b) => Date.parse(b.paidAt!) - Date.parse(a.paidAt!) || cmpStr(a.id, b.id))
-            .slice(0, limit)
-        ),
+      update: (r) => Effect.suspend(() => Effect.andThen(indexPaid(rows.get(r.id), r), rows.set(r.id, r))),
+      recentPaid: (limit) => Effect.sync(() => (paid.get("all") ?? []).slice(0, limit)),
       ping: Effect.void
     }
   })

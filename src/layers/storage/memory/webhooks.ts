@@ -8,6 +8,18 @@ import type { AttemptRecord, BacklogSummary, ClaimedDelivery, DeliveryRecord, En
 import { WebhookStore } from "../../../services/Webhooks.js"
 import { MemoryDb } from "./MemoryDb.js"
 
+/** How many of the ascending `positions` are below `pos` (binary search). */
+const below = (positions: ReadonlyArray<number>, pos: number) => {
+  let lo = 0
+  let hi = positions.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (positions[mid] < pos) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 export const MemoryWebhookStore = Layer.effect(
   WebhookStore,
   Effect.gen(function* () {
@@ -23,6 +35,12 @@ export const MemoryWebhookStore = Layer.effect(
     const deliveryKeys = db.table<string, string>("webhook_delivery_keys") // endpointId:eventId → delivery id
     const deliveriesByAgent = db.table<string, Array<string>>("webhook_deliveries_by_agent")
     const attemptsByAgent = db.table<string, Array<AttemptRecord>>("webhook_attempts_by_agent")
+    /** Per agent and event (`agentId:eventId`): its attempts' positions in the agent's list (Postgres: (agent_id, event_id, seq)). */
+    const attemptsByEvent = db.table<string, Array<number>>("webhook_attempts_by_event")
+    /** Attempt id → its position in its agent's list, where a cursor resumes (Postgres: seq by primary key). */
+    const attemptPos = db.table<string, number>("webhook_attempt_pos")
+    /** Delivery id → its position in its agent's list (Postgres: seq by primary key). */
+    const deliveryPos = db.table<string, number>("webhook_delivery_pos")
     /** Per endpoint: its open deliveries in outbox order (Postgres: the (endpoint_id, seq) partial index). */
     const openByEndpoint = db.table<string, Array<string>>("webhook_open_by_endpoint")
     /** Per endpoint: its rows in `delivering` (leased; expired leases stay until reclaimed or finished). */
@@ -78,10 +96,15 @@ export const MemoryWebhookStore = Layer.effect(
           const e = endpoints.get(agentId)
           if (!e) return false
           for (const id of deliveriesByAgent.get(agentId) ?? []) {
+            yield* deliveryPos.delete(id)
             const d = deliveries.get(id)
             if (!d) continue
             yield* deliveries.delete(id)
             yield* deliveryKeys.delete(`${d.endpointId}:${d.eventId}`)
+          }
+          for (const a of attemptsByAgent.get(agentId) ?? []) {
+            yield* attemptPos.delete(a.id)
+            yield* attemptsByEvent.delete(`${agentId}:${a.eventId}`)
           }
           yield* openByEndpoint.delete(e.id)
           yield* leasedByEndpoint.delete(e.id)
@@ -113,6 +136,7 @@ export const MemoryWebhookStore = Layer.effect(
           yield* deliveryKeys.set(key, r.id)
           yield* deliveries.set(r.id, r)
           yield* openByEndpoint.append(r.endpointId, r.id)
+          yield* deliveryPos.set(r.id, deliveriesByAgent.get(r.agentId)?.length ?? 0)
           yield* deliveriesByAgent.append(r.agentId, r.id)
         }),
       claimDue: (now, leaseUntil, limit, perEndpoint) =>
@@ -160,18 +184,48 @@ export const MemoryWebhookStore = Layer.effect(
           }
           return true
         }),
-      insertAttempt: (r) => attemptsByAgent.append(r.agentId, r),
-      listAttempts: (agentId, limit, eventId) =>
+      insertAttempt: (r) =>
+        Effect.gen(function* () {
+          const pos = attemptsByAgent.get(r.agentId)?.length ?? 0
+          yield* attemptPos.set(r.id, pos)
+          yield* attemptsByEvent.append(`${r.agentId}:${r.eventId}`, pos)
+          yield* attemptsByAgent.append(r.agentId, r)
+        }),
+      // Walks the agent's list (or one event's positions) from the cursor's attempt down, stopping at the page.
+      listAttempts: (agentId, { limit, eventId, beforeId }) =>
         Effect.sync(() => {
           const all = attemptsByAgent.get(agentId) ?? []
-          const out: Array<AttemptRecord> = []
-          for (let i = all.length - 1; i >= 0 && out.length < limit; i--) {
-            if (eventId === undefined || all[i].eventId === eventId) out.push(all[i])
+          let from = all.length
+          if (beforeId !== undefined) {
+            const at = attemptPos.get(beforeId)
+            if (at === undefined || all[at]?.id !== beforeId) return []
+            from = at
           }
+          const out: Array<AttemptRecord> = []
+          if (eventId === undefined) {
+            for (let i = from - 1; i >= 0 && out.length < limit; i--) out.push(all[i])
+            return out
+          }
+          const positions = attemptsByEvent.get(`${agentId}:${eventId}`) ?? []
+          for (let k = below(positions, from) - 1; k >= 0 && out.length < limit; k--) out.push(all[positions[k]])
           return out
         }),
-      listDeliveries: (agentId) =>
-        Effect.sync(() => (deliveriesByAgent.get(agentId) ?? []).map((id) => deliveries.get(id)).filter((d): d is DeliveryRecord => d !== undefined))
+      listDeliveries: (agentId, { limit, afterId }) =>
+        Effect.sync(() => {
+          const ids = deliveriesByAgent.get(agentId) ?? []
+          let from = 0
+          if (afterId !== undefined) {
+            const at = deliveryPos.get(afterId)
+            if (at === undefined || ids[at] !== afterId) return []
+            from = at + 1
+          }
+          const out: Array<DeliveryRecord> = []
+          for (let i = from; i < ids.length && out.length < limit; i++) {
+            const d = deliveries.get(ids[i])
+            if (d) out.push(d)
+          }
+          return out
+        })
     }
   })
 )

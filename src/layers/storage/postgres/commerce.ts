@@ -165,11 +165,15 @@ export const transactionCtes = (sql: SqlClient.SqlClient, tx: TransactionRecord,
 // created_at DESC, id DESC); migrations 0005 and 0018) and stops after `limit` rows. Exported so
 // test/suites/pages.test.ts EXPLAINs the very statements the stores run.
 
+const TRANSACTION_STATUSES: Readonly<Record<TransactionRecord["status"], string>> = { completed: "completed", failed: "failed", refunded: "refunded" }
+
 /** An agent's transactions, newest first: each side walks its own (agent, created_at, id) index and stops after `limit` rows; only the page's rows are joined. */
 export const transactionsPage = (sql: SqlClient.SqlClient, f: TransactionFilter) => {
   const filters = [sql`TRUE`]
   if (f.serviceId !== undefined) filters.push(sql`service_id = ${f.serviceId}`)
-  if (f.status !== undefined) filters.push(sql`status = ${f.status}`)
+  // A literal (a decoded TransactionStatus, never free text): the planner then proves a rare status's
+  // partial index applies, in every plan (migration 0019).
+  if (f.status !== undefined) filters.push(sql`status = ${sql.literal(`'${TRANSACTION_STATUSES[f.status]}'`)}`)
   if (f.from !== undefined) filters.push(sql`created_at >= ${f.from}`)
   if (f.to !== undefined) filters.push(sql`created_at < ${f.to}`)
   if (f.before !== undefined) filters.push(sql`(created_at, id) < (${f.before.createdAt}::timestamptz, ${f.before.id})`)
@@ -189,21 +193,30 @@ export const transactionsPage = (sql: SqlClient.SqlClient, f: TransactionFilter)
 const APPROVAL_COLUMN_LIST = "id, account_id, agent_id, service_id, tier_id, quoted_price_cents, negotiation_id, input, reason, status, idempotency_key, reserved_transaction_id, transaction_id, decided_by, created_at, decided_at, expires_at"
 
 /** An account's approvals, newest first, optionally of one status: (account_id[, status], created_at DESC, id DESC). */
-export const approvalsPage = (sql: SqlClient.SqlClient, accountId: string, status: ApprovalRecord["status"] | undefined, limit: number) =>
+export const approvalsPage = (
+  sql: SqlClient.SqlClient,
+  accountId: string,
+  status: ApprovalRecord["status"] | undefined,
+  limit: number,
+  before?: { readonly createdAt: string; readonly id: string }
+) =>
   sql<ApprovalRow>`SELECT ${sql.literal(APPROVAL_COLUMN_LIST)} FROM commerce_approvals WHERE account_id = ${accountId} ${status === undefined ? sql`` : sql`AND status = ${status}`}
+                   ${before === undefined ? sql`` : sql`AND (created_at, id) < (${before.createdAt}::timestamptz, ${before.id})`}
                    ORDER BY created_at DESC, id DESC LIMIT ${limit}`
 
 const DISPUTE_COLUMNS =
   "id, transaction_id, buyer_agent_id, seller_agent_id, reason, status, seller_response, seller_note, resolution, refund_cents, refund_entry_id, respond_by, review_due_at, created_at, updated_at, resolved_at"
 
 /** An agent's disputes as buyer or seller, newest first: each side walks its (agent, created_at, id) index (an OR would read both sides whole and sort). */
-export const disputesPage = (sql: SqlClient.SqlClient, agentId: string, limit: number) =>
-  sql<DisputeRow>`SELECT * FROM (
-      (SELECT ${sql.literal(DISPUTE_COLUMNS)} FROM commerce_disputes WHERE buyer_agent_id = ${agentId} ORDER BY created_at DESC, id DESC LIMIT ${limit})
+export const disputesPage = (sql: SqlClient.SqlClient, agentId: string, limit: number, before?: { readonly createdAt: string; readonly id: string }) => {
+  const after = before === undefined ? sql`` : sql`AND (created_at, id) < (${before.createdAt}::timestamptz, ${before.id})`
+  return sql<DisputeRow>`SELECT * FROM (
+      (SELECT ${sql.literal(DISPUTE_COLUMNS)} FROM commerce_disputes WHERE buyer_agent_id = ${agentId} ${after} ORDER BY created_at DESC, id DESC LIMIT ${limit})
       UNION ALL
-      (SELECT ${sql.literal(DISPUTE_COLUMNS)} FROM commerce_disputes WHERE seller_agent_id = ${agentId} AND buyer_agent_id <> ${agentId}
+      (SELECT ${sql.literal(DISPUTE_COLUMNS)} FROM commerce_disputes WHERE seller_agent_id = ${agentId} AND buyer_agent_id <> ${agentId} ${after}
        ORDER BY created_at DESC, id DESC LIMIT ${limit})
     ) d ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+}
 
 const minTier = (r: ServiceRecord) => (r.tiers.length === 0 ? null : Math.min(...r.tiers.map((t) => t.priceCents)))
 const maxTier = (r: ServiceRecord) => (r.tiers.length === 0 ? null : Math.max(...r.tiers.map((t) => t.priceCents)))
@@ -478,7 +491,7 @@ export const PgCommerceStore = Layer.effect(
         orUnavailable(sql<ApprovalRow>`SELECT ${APPROVAL_COLUMNS} FROM commerce_approvals WHERE agent_id = ${agentId} AND idempotency_key = ${key}`).pipe(
           Effect.map((r) => (r[0] ? toApproval(r[0]) : undefined))
         ),
-      listApprovals: (accountId, status, limit) => orUnavailable(approvalsPage(sql, accountId, status, limit)).pipe(Effect.map((rows) => rows.map(toApproval)))
+      listApprovals: (accountId, status, limit, before) => orUnavailable(approvalsPage(sql, accountId, status, limit, before)).pipe(Effect.map((rows) => rows.map(toApproval)))
     }
   })
 )
@@ -533,7 +546,7 @@ export const PgDisputeStore = Layer.effect(
             WHERE (status = 'open' AND respond_by <= ${now}) OR (status = 'under_review' AND review_due_at <= ${now})
             ORDER BY created_at LIMIT ${limit}`
         ).pipe(Effect.map((rows) => rows.map((r) => r.id))),
-      listForAgent: (agentId, limit) => orUnavailable(disputesPage(sql, agentId, limit)).pipe(Effect.map((rows) => rows.map(toDispute)))
+      listForAgent: (agentId, limit, before) => orUnavailable(disputesPage(sql, agentId, limit, before)).pipe(Effect.map((rows) => rows.map(toDispute)))
     }
   })
 )

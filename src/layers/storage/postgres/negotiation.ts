@@ -50,6 +50,26 @@ const toRecord = (r: NegotiationRow): NegotiationRecord => ({
   updatedAt: iso(r.updatedAt)
 })
 
+/**
+ * An agent's negotiations as buyer or seller, newest first (created_at, id in byte order, as the
+ * memory store sorts): each side walks its own (agent, created_at, id COLLATE "C") index from the
+ * cursor and stops at the page (migration 0019); an OR read both sides whole and sorted them.
+ */
+export const negotiationsPage = (
+  sql: SqlClient.SqlClient,
+  agentId: string,
+  page: { readonly limit: number; readonly before?: { readonly createdAt: string; readonly id: string } | undefined }
+) => {
+  const after =
+    page.before === undefined ? sql`` : sql`AND (created_at, id COLLATE "C") < (${page.before.createdAt}::timestamptz, ${page.before.id} COLLATE "C")`
+  return sql<NegotiationRow>`SELECT * FROM (
+      (SELECT * FROM negotiations WHERE buyer_agent_id = ${agentId} ${after} ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${page.limit})
+      UNION ALL
+      (SELECT * FROM negotiations WHERE seller_agent_id = ${agentId} AND buyer_agent_id <> ${agentId} ${after}
+       ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${page.limit})
+    ) n ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${page.limit}`
+}
+
 export const PgNegotiationStore = Layer.effect(
   NegotiationStore,
   Effect.gen(function* () {
@@ -72,17 +92,7 @@ export const PgNegotiationStore = Layer.effect(
             history = ${JSON.stringify(r.history)}::jsonb, seller_due_at = ${r.sellerDueAt}, expires_at = ${r.expiresAt},
             used_by = ${r.usedBy}, used_at = ${r.usedAt}, updated_at = ${r.updatedAt}
           WHERE id = ${r.id}`).pipe(Effect.asVoid),
-      listForAgent: (agentId, { limit, before }) =>
-        orUnavailable(
-          before === undefined
-            ? sql<NegotiationRow>`
-                SELECT * FROM negotiations WHERE buyer_agent_id = ${agentId} OR seller_agent_id = ${agentId}
-                ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${limit}`
-            : sql<NegotiationRow>`
-                SELECT * FROM negotiations WHERE (buyer_agent_id = ${agentId} OR seller_agent_id = ${agentId})
-                  AND (created_at, id COLLATE "C") < (${before.createdAt}::timestamptz, ${before.id} COLLATE "C")
-                ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${limit}`
-        ).pipe(Effect.map((rows) => rows.map(toRecord))),
+      listForAgent: (agentId, page) => orUnavailable(negotiationsPage(sql, agentId, page)).pipe(Effect.map((rows) => rows.map(toRecord))),
       claimDue: (now, limit) =>
         orUnavailable(sql<NegotiationRow>`
           SELECT * FROM negotiations WHERE seller_due_at IS NOT NULL AND seller_due_at <= ${now}::timestamptz

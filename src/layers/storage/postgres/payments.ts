@@ -58,6 +58,18 @@ const toAcquisition = (r: AcquisitionRow) =>
 const CHECKOUT_COLUMNS = `session_id, purpose, mode, status, amount_cents, currency, description, checkout_url, account_id, agent_id,
   plan_id, product_id, acquisition_id, credits, customer_email, customer_name, subscription_id, failure_reason, created_at, completed_at`
 
+const ACQUISITION_COLUMNS = "id, agent_id, account_id, project_id, title, price_cents, currency, status, checkout_session_id, checkout_url, created_at, paid_at"
+
+/** An agent's acquisitions newest first from the cursor's: walks (agent_id, seq DESC) and stops at the page (test/suites/pages.test.ts). */
+export const acquisitionsPage = (sql: SqlClient.SqlClient, agentId: string, page: { readonly limit: number; readonly beforeId?: string | undefined }) =>
+  sql<AcquisitionRow>`SELECT ${sql.literal(ACQUISITION_COLUMNS)} FROM acquisitions WHERE agent_id = ${agentId}${
+    page.beforeId === undefined ? sql`` : sql` AND seq < (SELECT seq FROM acquisitions WHERE id = ${page.beforeId} AND agent_id = ${agentId})`
+  } ORDER BY seq DESC LIMIT ${page.limit}`
+
+/** The agent's paid acquisition of a project: one row of the partial (agent_id, project_id) index (migration 0019). */
+export const paidAcquisition = (sql: SqlClient.SqlClient, agentId: string, projectId: string) =>
+  sql<AcquisitionRow>`SELECT ${sql.literal(ACQUISITION_COLUMNS)} FROM acquisitions WHERE agent_id = ${agentId} AND project_id = ${projectId} AND status = 'paid' LIMIT 1`
+
 export const PgPaymentsStore = Layer.effect(
   PaymentsStore,
   Effect.gen(function* () {
@@ -123,11 +135,9 @@ export const PgPaymentsStore = Layer.effect(
           sql<AcquisitionRow>`SELECT id, agent_id, account_id, project_id, title, price_cents, currency, status, checkout_session_id, checkout_url,
                 created_at, paid_at FROM acquisitions WHERE id = ${id}`
         ).pipe(Effect.map((r) => (r[0] ? toAcquisition(r[0]) : undefined))),
-      listAcquisitions: (agentId) =>
-        orUnavailable(
-          sql<AcquisitionRow>`SELECT id, agent_id, account_id, project_id, title, price_cents, currency, status, checkout_session_id, checkout_url,
-                created_at, paid_at FROM acquisitions WHERE agent_id = ${agentId} ORDER BY seq DESC`
-        ).pipe(Effect.map((rows) => rows.map(toAcquisition)))
+      listAcquisitions: (agentId, page) => orUnavailable(acquisitionsPage(sql, agentId, page)).pipe(Effect.map((rows) => rows.map(toAcquisition))),
+      findPaidAcquisition: (agentId, projectId) =>
+        orUnavailable(paidAcquisition(sql, agentId, projectId)).pipe(Effect.map((r) => (r[0] ? toAcquisition(r[0]) : undefined)))
     }
   })
 )

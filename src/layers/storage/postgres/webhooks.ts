@@ -119,6 +119,25 @@ interface EventRow {
   data: Record<string, unknown>
 }
 
+/**
+ * The delivery log, newest first: walks (agent_id, seq DESC), or (agent_id, event_id, seq) for one
+ * event (migration 0019), from the cursor's attempt and stops at the page (test/suites/pages.test.ts).
+ */
+export const attemptsPage = (
+  sql: SqlClient.SqlClient,
+  agentId: string,
+  page: { readonly limit: number; readonly eventId?: string | undefined; readonly beforeId?: string | undefined }
+) =>
+  sql<AttemptRow>`SELECT * FROM webhook_attempts WHERE agent_id = ${agentId}${page.eventId === undefined ? sql`` : sql` AND event_id = ${page.eventId}`}${
+    page.beforeId === undefined ? sql`` : sql` AND seq < (SELECT seq FROM webhook_attempts WHERE id = ${page.beforeId} AND agent_id = ${agentId})`
+  } ORDER BY seq DESC LIMIT ${page.limit}`
+
+/** The agent's deliveries in outbox order from the cursor's delivery: walks (agent_id, seq) (migration 0019). */
+export const deliveriesPage = (sql: SqlClient.SqlClient, agentId: string, page: { readonly limit: number; readonly afterId?: string | undefined }) =>
+  sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE agent_id = ${agentId}${
+    page.afterId === undefined ? sql`` : sql` AND seq > (SELECT seq FROM webhook_deliveries WHERE id = ${page.afterId} AND agent_id = ${agentId})`
+  } ORDER BY seq LIMIT ${page.limit}`
+
 export const PgWebhookStore = Layer.effect(
   WebhookStore,
   Effect.gen(function* () {
@@ -256,16 +275,8 @@ export const PgWebhookStore = Layer.effect(
             attempted_at, next_retry_at)
           VALUES (${r.id}, ${r.deliveryId}, ${r.agentId}, ${r.eventId}, ${r.eventType}, ${r.attempt}, ${r.status}, ${r.responseStatus},
             ${r.durationMs}, ${r.error}, ${r.attemptedAt}::timestamptz, ${r.nextRetryAt}::timestamptz)`).pipe(Effect.asVoid),
-      listAttempts: (agentId, limit, eventId) =>
-        orUnavailable(
-          eventId === undefined
-            ? sql<AttemptRow>`SELECT * FROM webhook_attempts WHERE agent_id = ${agentId} ORDER BY seq DESC LIMIT ${limit}`
-            : sql<AttemptRow>`SELECT * FROM webhook_attempts WHERE agent_id = ${agentId} AND event_id = ${eventId} ORDER BY seq DESC LIMIT ${limit}`
-        ).pipe(Effect.map((rows) => rows.map(toAttemptRecord))),
-      listDeliveries: (agentId) =>
-        orUnavailable(sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE agent_id = ${agentId} ORDER BY created_at, id`).pipe(
-          Effect.map((rows) => rows.map(toDelivery))
-        )
+      listAttempts: (agentId, page) => orUnavailable(attemptsPage(sql, agentId, page)).pipe(Effect.map((rows) => rows.map(toAttemptRecord))),
+      listDeliveries: (agentId, page) => orUnavailable(deliveriesPage(sql, agentId, page)).pipe(Effect.map((rows) => rows.map(toDelivery)))
     }
   })
 )
