@@ -24,8 +24,8 @@ export default {
     "src/layers/storage/memory/settlement.ts",
     // The wallet's running spend totals and its store (the rest of the file is catalog/reputation).
     // Line ranges: re-check them whenever this file changes (merges moved them once, unnoticed).
-    "src/layers/storage/memory/commerce.ts:132-138",
-    "src/layers/storage/memory/commerce.ts:281-345"
+    "src/layers/storage/memory/commerce.ts:147-152",
+    "src/layers/storage/memory/commerce.ts:432-501"
   ],
   // Code run while modules load or layers are built (beforeAll) is "static": such a mutant runs the
   // whole (small, ~5 s) mutation suite rather than being credited to one test.
