@@ -33,6 +33,9 @@ const AGENT_READS: ReadonlyArray<Read> = [
 
 const CATALOGUE_READS: ReadonlyArray<Read> = [
   { label: "first page `services?limit=20`", method: "GET", path: `${COMMERCE}/services?limit=20` },
+  // The seed has 12 services: its first page of 20 holds 12 rows, the grown one 20; a page of 10 is
+  // the same size on both, so this row separates the page's size from the catalogue's.
+  { label: "first page `services?limit=10` (10 rows on both)", method: "GET", path: `${COMMERCE}/services?limit=10` },
   { label: "`?category=translation`", method: "GET", path: `${COMMERCE}/services?category=translation&limit=20` },
   { label: "`?q=forecast` (none of the seed, 1 % of the grown)", method: "GET", path: `${COMMERCE}/services?q=forecast&limit=20` },
   { label: "`?q=zyxwv` (matches nothing)", method: "GET", path: `${COMMERCE}/services?q=zyxwv&limit=20` },
