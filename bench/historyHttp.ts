@@ -47,6 +47,8 @@ type Measured = LoadResult & { readonly peakRssMb: number; readonly endRssMb: nu
 
 interface Pair {
   readonly label: string
+  /** Rows in the answer (catalogue reads) on each side. */
+  readonly rows?: readonly [number, number]
   readonly a: ReadonlyArray<Measured>
   readonly b: ReadonlyArray<Measured>
 }
@@ -142,6 +144,15 @@ const historyOne = async (kit: BenchKit, storage: Storage, purchases: number, se
       }
       reads.push({ label: read.label, a: f, b: h })
     }
+    /** How many rows each catalogue read answers: a page of 0 and a page of 20 are not the same work. */
+    const rowsOf = async () => {
+      const out: Array<number> = []
+      for (const read of CATALOGUE_READS) {
+        const r = await kit.call(app.baseUrl, "GET", read.path, undefined, { authorization: fresh.authorization })
+        out.push(((JSON.parse(r.text) as { data?: ReadonlyArray<unknown> }).data ?? []).length)
+      }
+      return out
+    }
     const measureCatalogue = async (who: string) => {
       const out: Array<ReadonlyArray<Measured>> = []
       for (const read of CATALOGUE_READS) {
@@ -155,17 +166,19 @@ const historyOne = async (kit: BenchKit, storage: Storage, purchases: number, se
       }
       return out
     }
+    const rowsBefore = await rowsOf()
     const before = await measureCatalogue("seeded")
     const rssBefore = kit.procMb(app.pid, "VmRSS")
     const grown = await command(app, { cmd: "services", n: services, categories: ["translation", "transcription", "image-generation", "moderation", "data-extraction", "embeddings", "code-review", "summarization"] })
     kit.log(`   inserted ${fmt(services)} services in ${grown.seconds.toFixed(0)} s (RSS ${rssBefore} → ${kit.procMb(app.pid, "VmRSS")} MB)`)
+    const rowsAfter = await rowsOf()
     const after = await measureCatalogue("grown")
     const rss = `idle ${app.idleRssMb} MB, ${rssBefore} MB with the purchases, ${kit.procMb(app.pid, "VmRSS")} MB with the services too`
     await kit.stop(app.child)
     return {
       storage,
       reads,
-      catalogue: CATALOGUE_READS.map((r, i) => ({ label: r.label, a: before[i]!, b: after[i]! })),
+      catalogue: CATALOGUE_READS.map((r, i) => ({ label: r.label, a: before[i]!, b: after[i]!, rows: [rowsBefore[i]!, rowsAfter[i]!] as const })),
       seeding: `${seeding}, ${fmt(services)} services in ${grown.seconds.toFixed(0)} s`,
       loadStart,
       loadEnd: loadAverage(),
@@ -209,7 +222,7 @@ export const runHistory = async (kit: BenchKit) => {
     const pa = Math.max(...p.a.map((x) => x.latencyP99Ms))
     const pb = Math.max(...p.b.map((x) => x.latencyP99Ms))
     const bad = [...p.a, ...p.b].reduce((n, x) => n + x.non2xx, 0)
-    return `${fmt(a)} / ${fmt(b)} req/s, p99 ${pa} / ${pb} ms — **${(b / a).toFixed(2)}×**${bad ? ` ⚠ ${bad} non-2xx` : ""}`
+    return `${fmt(a)} / ${fmt(b)} req/s, p99 ${pa} / ${pb} ms${p.rows ? `, rows ${p.rows[0]} / ${p.rows[1]}` : ""} — **${(b / a).toFixed(2)}×**${bad ? ` ⚠ ${bad} non-2xx` : ""}`
   }
   if (measured.length > 0) {
     lines.push(`Per-agent reads, fresh / ${fmt(purchases)} purchases (target ≥ 0.9×):`, "")
