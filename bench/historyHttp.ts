@@ -92,7 +92,7 @@ const command = (app: BenchTarget, body: Record<string, unknown>) =>
     app.child.stdin!.write(`${JSON.stringify(body)}\n`)
   })
 
-const historyOne = async (kit: BenchKit, storage: Storage, purchases: number, services: number, seconds: number, connections: number): Promise<HistoryRun> => {
+const historyOne = async (kit: BenchKit, storage: Storage, purchases: number, services: number, seconds: number, connections: number, rounds: number, agentReads: ReadonlyArray<Read>, catalogueReads: ReadonlyArray<Read>): Promise<HistoryRun> => {
   let db: { url: string; version: string; drop: () => Promise<void> } | undefined
   if (storage === "postgres") db = await kit.database()
   try {
@@ -131,12 +131,12 @@ const historyOne = async (kit: BenchKit, storage: Storage, purchases: number, se
     const show = (label: string, who: string, r: Measured) =>
       kit.log(`   ${label.padEnd(58)} ${who.padEnd(7)} ${fmt(r.requestsPerSecond).padStart(7)} req/s  p99 ${r.latencyP99Ms} ms${r.non2xx ? `  ⚠ ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}` : ""}`)
     const reads: Array<Pair> = []
-    for (const read of AGENT_READS) {
+    for (const read of agentReads) {
       await load(read, fresh.authorization, 1)
       await load(read, heavy.authorization, 1)
       const f: Array<Measured> = []
       const h: Array<Measured> = []
-      for (let round = 0; round < 2; round++) {
+      for (let round = 0; round < rounds; round++) {
         f.push(await load(read, fresh.authorization, seconds))
         show(read.label, "fresh", f.at(-1)!)
         h.push(await load(read, heavy.authorization, seconds))
@@ -147,7 +147,7 @@ const historyOne = async (kit: BenchKit, storage: Storage, purchases: number, se
     /** How many rows each catalogue read answers: a page of 0 and a page of 20 are not the same work. */
     const rowsOf = async () => {
       const out: Array<number> = []
-      for (const read of CATALOGUE_READS) {
+      for (const read of catalogueReads) {
         const r = await kit.call(app.baseUrl, "GET", read.path, undefined, { authorization: fresh.authorization })
         out.push(((JSON.parse(r.text) as { data?: ReadonlyArray<unknown> }).data ?? []).length)
       }
@@ -155,16 +155,20 @@ const historyOne = async (kit: BenchKit, storage: Storage, purchases: number, se
     }
     const measureCatalogue = async (who: string) => {
       const out: Array<ReadonlyArray<Measured>> = []
-      for (const read of CATALOGUE_READS) {
+      for (const read of catalogueReads) {
         await load(read, fresh.authorization, 1)
         const rs: Array<Measured> = []
-        for (let round = 0; round < 2; round++) {
+        for (let round = 0; round < rounds; round++) {
           rs.push(await load(read, fresh.authorization, seconds))
           show(read.label, who, rs.at(-1)!)
         }
         out.push(rs)
       }
       return out
+    }
+    if (catalogueReads.length === 0) {
+      await kit.stop(app.child)
+      return { storage, reads, catalogue: [], seeding, loadStart, loadEnd: loadAverage(), started, rss: `idle ${app.idleRssMb} MB, ${kit.procMb(app.pid, "VmRSS")} MB at the end` }
     }
     const rowsBefore = await rowsOf()
     const before = await measureCatalogue("seeded")
@@ -178,7 +182,7 @@ const historyOne = async (kit: BenchKit, storage: Storage, purchases: number, se
     return {
       storage,
       reads,
-      catalogue: CATALOGUE_READS.map((r, i) => ({ label: r.label, a: before[i]!, b: after[i]!, rows: [rowsBefore[i]!, rowsAfter[i]!] as const })),
+      catalogue: catalogueReads.map((r, i) => ({ label: r.label, a: before[i]!, b: after[i]!, rows: [rowsBefore[i]!, rowsAfter[i]!] as const })),
       seeding: `${seeding}, ${fmt(services)} services in ${grown.seconds.toFixed(0)} s`,
       loadStart,
       loadEnd: loadAverage(),
@@ -195,6 +199,12 @@ export const runHistory = async (kit: BenchKit) => {
   const services = Number(kit.option("--services") ?? 100_000)
   const seconds = kit.durationSeconds ?? (kit.quick ? 2 : 5)
   const connections = Number(kit.option("--connections") ?? 8)
+  const rounds = Number(kit.option("--rounds") ?? 2)
+  // --only narrows the reads (substring of the label), e.g. --only stats to re-measure one row.
+  const only = kit.option("--only")?.split(",")
+  const wanted = (r: Read) => !only || only.some((o) => r.label.toLowerCase().includes(o.toLowerCase()))
+  const agentReads = AGENT_READS.filter(wanted)
+  const catalogueReads = CATALOGUE_READS.filter(wanted)
   const uptimeStart = loadAverage()
   kit.log(`history over HTTP: ${fmt(purchases)} purchases, ${fmt(services)} services, ${seconds} s per round, ${connections} connections; load average ${uptimeStart}`)
   const runs: Array<HistoryRun> = []
@@ -204,13 +214,13 @@ export const runHistory = async (kit: BenchKit) => {
       runs.push({ storage, skipped })
       continue
     }
-    runs.push(await historyOne(kit, storage, purchases, services, seconds, connections))
+    runs.push(await historyOne(kit, storage, purchases, services, seconds, connections, rounds, agentReads, catalogueReads))
   }
   const measured = runs.filter((r) => !r.skipped)
   const lines: Array<string> = []
   lines.push("# History and catalogue over HTTP", "")
   lines.push(
-    `Generated by \`npm run bench -- --history\` on ${new Date().toISOString()}: per storage one server (bench/historyServer.ts, the app as src/main.ts builds it, ${kit.pin ? "pinned to CPU 0, autocannon on CPU 1" : "not pinned"}), ${connections} connections, ${seconds} s per round after a 1 s warm-up; two agents with keys from the dashboard API, one with ${fmt(purchases)} completed purchases seeded through CommerceStore.insertTransaction over the last 20 days (then VACUUM ANALYZE on the SQL stores), the other with 25. Each read: fresh, heavy, fresh, heavy; req/s is the mean of the two rounds, p99 the worse. Catalogue: two rounds on the seeded catalogue (12 services), ${fmt(services)} services inserted through CatalogStore.insert (then VACUUM ANALYZE), two rounds again. Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "?"}, shared.`,
+    `Generated by \`npm run bench -- --history\` on ${new Date().toISOString()}: per storage one server (bench/historyServer.ts, the app as src/main.ts builds it, ${kit.pin ? "pinned to CPU 0, autocannon on CPU 1" : "not pinned"}), ${connections} connections, ${seconds} s per round after a 1 s warm-up; two agents with keys from the dashboard API, one with ${fmt(purchases)} completed purchases seeded through CommerceStore.insertTransaction over the last 20 days (then VACUUM ANALYZE on the SQL stores), the other with 25. Each read: fresh, heavy, … (${rounds} rounds each); req/s is the mean of the rounds, p99 the worse. Catalogue: two rounds on the seeded catalogue (12 services), ${fmt(services)} services inserted through CatalogStore.insert (then VACUUM ANALYZE), two rounds again. Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "?"}, shared.`,
     ""
   )
   for (const r of measured) lines.push(`- ${r.storage}: started ${r.started}, load average ${r.loadStart} → ${r.loadEnd}; seeded ${r.seeding}; RSS ${r.rss}.`)
@@ -227,11 +237,11 @@ export const runHistory = async (kit: BenchKit) => {
   if (measured.length > 0) {
     lines.push(`Per-agent reads, fresh / ${fmt(purchases)} purchases (target ≥ 0.9×):`, "")
     lines.push(`| read | ${measured.map((r) => r.storage).join(" | ")} |`, `|---|${measured.map(() => "---").join("|")}|`)
-    for (let i = 0; i < AGENT_READS.length; i++) lines.push(`| ${AGENT_READS[i]!.label} | ${measured.map((r) => cell(r.reads![i]!)).join(" | ")} |`)
+    for (let i = 0; i < agentReads.length; i++) lines.push(`| ${agentReads[i]!.label} | ${measured.map((r) => cell(r.reads![i]!)).join(" | ")} |`)
     lines.push("")
     lines.push(`Catalogue reads, seeded (12) / ${fmt(services)} services (target ≥ 0.9×):`, "")
     lines.push(`| read | ${measured.map((r) => r.storage).join(" | ")} |`, `|---|${measured.map(() => "---").join("|")}|`)
-    for (let i = 0; i < CATALOGUE_READS.length; i++) lines.push(`| ${CATALOGUE_READS[i]!.label} | ${measured.map((r) => cell(r.catalogue![i]!)).join(" | ")} |`)
+    for (let i = 0; i < catalogueReads.length; i++) lines.push(`| ${catalogueReads[i]!.label} | ${measured.map((r) => cell(r.catalogue![i]!)).join(" | ")} |`)
     lines.push("")
   }
   lines.push(`Load average ${uptimeStart} at the start, ${loadAverage()} at the end.`, "")

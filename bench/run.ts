@@ -63,11 +63,12 @@ Options:
   --soak-agents <n>       agents in the soak (default 50, of which 3 heavy)
   --history               instead: one agent with --purchases (100000) purchases against a fresh one, read by read,
                           and the catalogue seeded vs grown by --services (100000), over HTTP (bench/historyHttp.ts);
-                          --duration is the seconds of each measured round (default 5 here)
+                          --duration is the seconds of each measured round (default 5 here), --rounds <n> (default 2)
+                          the rounds per agent or catalogue, --only <a,b> narrows the reads (e.g. stats)
   --storage <a,b>         with --soak / --history: only these storages (memory, embedded, postgres)
   --help, -h              print this and exit
 `
-const flagsWithValue = new Set(["--duration", "--connections", "--only", "--node-args", "--profile", "--storage", "--soak", "--soak-interval", "--soak-agents", "--purchases", "--services"])
+const flagsWithValue = new Set(["--duration", "--connections", "--only", "--node-args", "--profile", "--storage", "--soak", "--soak-interval", "--soak-agents", "--purchases", "--services", "--rounds"])
 const plainFlags = new Set(["--quick", "--skip-postgres", "--skip-embedded", "--no-pin", "--no-write", "--history"])
 // Checked before anything starts: `--help` or a mistyped flag must never launch a 10-minute run.
 {
