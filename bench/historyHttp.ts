@@ -167,8 +167,9 @@ const historyOne = async (kit: BenchKit, storage: Storage, purchases: number, se
       return out
     }
     if (catalogueReads.length === 0) {
+      const rssEnd = kit.procMb(app.pid, "VmRSS")
       await kit.stop(app.child)
-      return { storage, reads, catalogue: [], seeding, loadStart, loadEnd: loadAverage(), started, rss: `idle ${app.idleRssMb} MB, ${kit.procMb(app.pid, "VmRSS")} MB at the end` }
+      return { storage, reads, catalogue: [], seeding, loadStart, loadEnd: loadAverage(), started, rss: `idle ${app.idleRssMb} MB, ${rssEnd} MB at the end` }
     }
     const rowsBefore = await rowsOf()
     const before = await measureCatalogue("seeded")

@@ -5,7 +5,7 @@
 // (targets: req/s ≥ 0.9×, p99 ≤ 1.2×, RSS flat on the SQL stores). Started by bench/run.ts, which
 // builds the server and passes what it shares (server start, agents, pinning, the database).
 import type { ChildProcess } from "node:child_process"
-import { writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import type { LoadResult, LoadSpec, MixEntry } from "./load.js"
@@ -52,6 +52,17 @@ export const parseDuration = (text: string): number => {
   if (!m) throw new Error(`not a duration: ${text} (use e.g. 10m, 180s or 180)`)
   const n = Number(m[1])
   return Math.round(m[2] === "h" ? n * 3600 : m[2] === "m" || m[2] === "min" ? n * 60 : n)
+}
+
+/** CPU seconds (user + system) the process has used so far, from /proc/<pid>/stat. */
+const cpuSeconds = (pid: number): number => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return NaN
+  }
 }
 
 export const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(" / ")
@@ -104,6 +115,10 @@ interface Interval {
   readonly endSeconds: number
   readonly result: LoadResult & { readonly peakRssMb: number; readonly endRssMb: number }
   readonly loadAverage: string
+  /** The server's CPU time per request in the interval: if it grows, the server does more per request; if req/s falls and it does not, the core was shared. */
+  readonly cpuMsPerRequest: number
+  /** The server's CPU use in the interval, in cores. */
+  readonly cpuShare: number
 }
 
 interface SoakRun {
@@ -167,11 +182,21 @@ const soakOne = async (kit: BenchKit, storage: Storage, seconds: number, interva
     const intervals: Array<Interval> = []
     const count = Math.max(1, Math.round(seconds / intervalSeconds))
     for (let i = 0; i < count; i++) {
+      const cpuBefore = cpuSeconds(app.pid)
+      const wallBefore = performance.now()
       const result = await runLoad(kit, app.pid, { url: app.baseUrl, connections: kit.connections, durationSeconds: intervalSeconds, steps: [], mix })
-      const interval: Interval = { index: i + 1, endSeconds: (i + 1) * intervalSeconds, result, loadAverage: loadAverage() }
+      const cpu = cpuSeconds(app.pid) - cpuBefore
+      const interval: Interval = {
+        index: i + 1,
+        endSeconds: (i + 1) * intervalSeconds,
+        result,
+        loadAverage: loadAverage(),
+        cpuMsPerRequest: (cpu * 1000) / Math.max(1, result.total),
+        cpuShare: cpu / ((performance.now() - wallBefore) / 1000)
+      }
       intervals.push(interval)
       kit.log(
-        `   ${String(i + 1).padStart(3)} ${fmt(result.requestsPerSecond).padStart(7)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  RSS ${result.endRssMb} MB (peak ${result.peakRssMb})  load ${interval.loadAverage}${result.non2xx ? `  ⚠ ${result.non2xx} non-2xx ${JSON.stringify(result.statusCodes)}` : ""}`
+        `   ${String(i + 1).padStart(3)} ${fmt(result.requestsPerSecond).padStart(7)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  RSS ${result.endRssMb} MB (peak ${result.peakRssMb})  CPU ${interval.cpuMsPerRequest.toFixed(3)} ms/request, ${interval.cpuShare.toFixed(2)} cores  load ${interval.loadAverage}${result.non2xx ? `  ⚠ ${result.non2xx} non-2xx ${JSON.stringify(result.statusCodes)}` : ""}`
       )
     }
     // How long the heavy agents' histories got (their own stats).
@@ -219,9 +244,9 @@ export const runSoak = async (kit: BenchKit) => {
     }
     lines.push(`## ${r.storage}`, "")
     lines.push(`Started ${r.started}, load average ${r.loadStart} at the start and ${r.loadEnd} at the end; idle RSS ${r.idleRssMb} MB; the heavy agents' purchases at the end: ${(r.heavyPurchases ?? []).map((n) => fmt(n)).join(", ")}.`, "")
-    lines.push("| interval | ends at | req/s | p50 ms | p99 ms | non-2xx | RSS MB at end | peak RSS MB | load average |", "|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    lines.push("| interval | ends at | req/s | p50 ms | p99 ms | non-2xx | RSS MB at end | peak RSS MB | server CPU ms / request | server CPU, cores | load average |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for (const i of r.intervals) {
-      lines.push(`| ${i.index} | ${i.endSeconds} s | ${fmt(i.result.requestsPerSecond)} | ${i.result.latencyP50Ms} | ${i.result.latencyP99Ms} | ${i.result.non2xx} | ${i.result.endRssMb} | ${i.result.peakRssMb} | ${i.loadAverage} |`)
+      lines.push(`| ${i.index} | ${i.endSeconds} s | ${fmt(i.result.requestsPerSecond)} | ${i.result.latencyP50Ms} | ${i.result.latencyP99Ms} | ${i.result.non2xx} | ${i.result.endRssMb} | ${i.result.peakRssMb} | ${i.cpuMsPerRequest.toFixed(3)} | ${i.cpuShare.toFixed(2)} | ${i.loadAverage} |`)
     }
     lines.push("")
   }
