@@ -996,7 +996,8 @@ const loadAtStart = os.loadavg().map((l) => l.toFixed(2)).join(" / ")
 
 const main = async () => {
   const started = Date.now()
-  log(`bench: ${durationSeconds} s per run (+${warmupSeconds} s warm-up), ${connections} connections, ${pin ? "server on CPU 0, load on CPU 1" : "no CPU pinning"}`)
+  if (option("--soak") === undefined && !flag("--history") && !option("--profile"))
+    log(`bench: ${durationSeconds} s per run (+${warmupSeconds} s warm-up), ${connections} connections, ${pin ? "server on CPU 0, load on CPU 1" : "no CPU pinning"}`)
   const b = spawnSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: "inherit" })
   if (b.status !== 0) throw new Error("npm run build failed")
   mkdirSync(tmp, { recursive: true })
