@@ -996,7 +996,7 @@ const loadAtStart = os.loadavg().map((l) => l.toFixed(2)).join(" / ")
 
 const main = async () => {
   const started = Date.now()
-  if (option("--soak") === undefined && !flag("--history") && !option("--profile"))
+  if (option("--soak") === undefined && !flag("--history"))
     log(`bench: ${durationSeconds} s per run (+${warmupSeconds} s warm-up), ${connections} connections, ${pin ? "server on CPU 0, load on CPU 1" : "no CPU pinning"}`)
   const b = spawnSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: "inherit" })
   if (b.status !== 0) throw new Error("npm run build failed")
