@@ -20,6 +20,19 @@ export interface LoadSpec {
   readonly connections: number
   readonly durationSeconds: number
   readonly steps: ReadonlyArray<LoadStep>
+  /**
+   * A weighted mix instead of `steps` (the soak): every request picks one entry at random, with
+   * probability weight ÷ total, so many agents and endpoints share the connections.
+   */
+  readonly mix?: ReadonlyArray<MixEntry>
+}
+
+export interface MixEntry {
+  readonly weight: number
+  readonly method: "GET" | "POST"
+  readonly path: string
+  readonly headers?: Readonly<Record<string, string>>
+  readonly body?: string
 }
 
 export interface LoadResult {
@@ -98,12 +111,37 @@ const requests: Array<AutocannonRequest> = spec.steps.map((step, i) => {
   }
 })
 
+/** The mix as one request whose setupRequest draws the next entry (autocannon calls it per request). */
+const mixRequests = (mix: ReadonlyArray<MixEntry>): Array<AutocannonRequest> => {
+  const cumulative: Array<number> = []
+  let total = 0
+  for (const m of mix) cumulative.push((total += m.weight))
+  const built = mix.map((m) => ({
+    method: m.method,
+    path: m.path,
+    headers: { ...(m.body !== undefined ? { "content-type": "application/json" } : {}), ...m.headers },
+    ...(m.body !== undefined ? { body: m.body } : {})
+  }))
+  const pick = () => {
+    const x = Math.random() * total
+    let lo = 0
+    let hi = cumulative.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (cumulative[mid]! > x) hi = mid
+      else lo = mid + 1
+    }
+    return built[lo]!
+  }
+  return [{ method: "GET", path: "/", setupRequest: () => pick() }]
+}
+
 autocannon(
   {
     url: spec.url,
     connections: spec.connections,
     duration: spec.durationSeconds,
-    requests,
+    requests: spec.mix ? mixRequests(spec.mix) : requests,
     timeout: 10
   },
   (error, out) => {

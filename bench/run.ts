@@ -5,6 +5,9 @@
 // (added to the flags of `npm start`).
 // `--profile <scenario> [--storage postgres]` instead runs one scenario against the app under
 // `node --cpu-prof` and prints where the time goes (self time by function and by package).
+// `--soak <duration>` instead drives a mixed load of many agents on each storage and reports per
+// interval (bench/soak.ts); `--history` measures an agent's reads with 100k purchases behind it and
+// the catalogue at 100k services over HTTP (bench/historyHttp.ts).
 // Each app also gets the webhook rows: deliveries per second to 100 healthy endpoints, without and
 // with one dead endpoint (accepts, never answers) holding 400 waiting events (`--only webhook`).
 import { build } from "esbuild"
@@ -21,6 +24,7 @@ import { commerceServices } from "../src/seed/services.js"
 import { startNodeFlags } from "../scripts/serverBuild.mjs"
 import type { Fixture } from "./baseline.js"
 import type { LoadResult, LoadSpec, LoadStep } from "./load.js"
+import type { BenchKit } from "./soak.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const tmp = path.join(root, "bench", ".tmp")
@@ -53,10 +57,19 @@ Options:
   --no-write              print the results, do not write bench/results.md
   --node-args "<flags>"   extra node flags for the app process
   --profile <scenario>    profile one scenario under node --cpu-prof instead (with --storage postgres|memory)
+  --soak <duration>       instead: a mixed load of many agents (a few heavy buyers) for <duration> (10m, 180s, 180)
+                          on each storage, reported per interval: req/s, p99, server RSS, load average (bench/soak.ts)
+  --soak-interval <d>     length of one reported interval (default 1m, or a third of a shorter soak)
+  --soak-agents <n>       agents in the soak (default 50, of which 3 heavy)
+  --history               instead: one agent with --purchases (100000) purchases against a fresh one, read by read,
+                          and the catalogue seeded vs grown by --services (100000), over HTTP (bench/historyHttp.ts);
+                          --duration is the seconds of each measured round (default 5 here), --rounds <n> (default 2)
+                          the rounds per agent or catalogue, --only <a,b> narrows the reads (e.g. stats)
+  --storage <a,b>         with --soak / --history: only these storages (memory, embedded, postgres)
   --help, -h              print this and exit
 `
-const flagsWithValue = new Set(["--duration", "--connections", "--only", "--node-args", "--profile", "--storage"])
-const plainFlags = new Set(["--quick", "--skip-postgres", "--skip-embedded", "--no-pin", "--no-write"])
+const flagsWithValue = new Set(["--duration", "--connections", "--only", "--node-args", "--profile", "--storage", "--soak", "--soak-interval", "--soak-agents", "--purchases", "--services", "--rounds"])
+const plainFlags = new Set(["--quick", "--skip-postgres", "--skip-embedded", "--no-pin", "--no-write", "--history"])
 // Checked before anything starts: `--help` or a mistyped flag must never launch a 10-minute run.
 {
   if (flag("--help") || flag("-h")) {
@@ -135,10 +148,10 @@ const freePort = () =>
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Spawns `node args` (pinned to `cpu` when pinning), keeps stderr for error reports. */
-const spawnNode = (args: ReadonlyArray<string>, env: Record<string, string>, cpu: number) => {
+const spawnNode = (args: ReadonlyArray<string>, env: Record<string, string>, cpu: number, stdin: "ignore" | "pipe" = "ignore") => {
   const command = pin ? "taskset" : process.execPath
   const full = pin ? ["-c", String(cpu), process.execPath, ...args] : [...args]
-  const child = spawn(command, full, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(command, full, { cwd: root, env: { ...process.env, ...env }, stdio: [stdin, "pipe", "pipe"] })
   children.add(child)
   let stderr = ""
   child.stderr!.on("data", (d: Buffer) => {
@@ -236,13 +249,13 @@ interface Target {
 
 type Storage = "memory" | "embedded" | "postgres"
 
-const startApp = async (storage: Storage, databaseUrl?: string, nodeArgs: ReadonlyArray<string> = []): Promise<Target> => {
+const startApp = async (storage: Storage, databaseUrl?: string, nodeArgs: ReadonlyArray<string> = [], entry = appEntry): Promise<Target> => {
   const port = await freePort()
   // The embedded store gets a fresh data folder per run (removed at exit).
   const dataDir = storage === "embedded" ? mkdtempSync(path.join(os.tmpdir(), "bench-data-")) : undefined
   if (dataDir) cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
   const baseUrl = `http://127.0.0.1:${port}`
-  const { child, stderr } = spawnNode([...startFlags, ...appNodeArgs, ...nodeArgs, "--import", loopbackOnly, appEntry], {
+  const { child, stderr } = spawnNode([...startFlags, ...appNodeArgs, ...nodeArgs, "--import", loopbackOnly, entry], {
     PORT: String(port),
     BASE_URL: baseUrl,
     STORAGE: storage,
@@ -261,7 +274,7 @@ const startApp = async (storage: Storage, databaseUrl?: string, nodeArgs: Readon
     NODE_ENV: "production",
     // The bench measures the server as production runs it, with the simulated processor.
     FAKE_PAYMENTS_IN_PRODUCTION: "true"
-  }, 0)
+  }, 0, entry === appEntry ? "ignore" : "pipe")
   try {
     await waitFor(`${baseUrl}/health`, 30_000, () => child.exitCode === null)
   } catch (e) {
@@ -972,11 +985,72 @@ const profileRun = async (wanted: string) => {
   }
 }
 
+/** What bench/soak.ts and bench/historyHttp.ts use of this file: the server start, agents, pinning, the database. */
+const kit = (): BenchKit => {
+  const wanted = option("--storage")?.split(",")
+  const storages: Array<{ storage: Storage; skipped?: string }> = (["memory", "embedded", "postgres"] as const).map((storage) => ({
+    storage,
+    skipped:
+      wanted && !wanted.includes(storage)
+        ? "not in --storage"
+        : storage === "embedded" && flag("--skip-embedded")
+          ? "--skip-embedded given"
+          : storage === "postgres"
+            ? postgresSkip
+            : undefined
+  }))
+  return {
+    root,
+    tmp,
+    pin,
+    connections,
+    quick,
+    durationSeconds: option("--duration") === undefined ? undefined : durationSeconds,
+    option,
+    write: !flag("--no-write"),
+    storages,
+    startApp: (storage, databaseUrl, entry) => startApp(storage, databaseUrl, [], entry === undefined ? appEntry : entry),
+    stop,
+    newAgentKey: async (base) => {
+      const k = await newAgentKey(base)
+      return { agentId: k.agentId, authorization: k.authorization }
+    },
+    topUp: async (base, authorization, buys) => setupCommerce(base, { authorization }, buys),
+    call: async (base, method, p, body, headers) => {
+      const r = await call(base, method, p, body, headers)
+      return { status: r.status, text: r.text }
+    },
+    procMb,
+    spawnLoad: (spec) => spawnNode([path.join(tmp, "load.mjs"), JSON.stringify(spec)], {}, 1).child,
+    database: async () => {
+      const name = `bench_${randomBytes(5).toString("hex")}`
+      await admin(`CREATE DATABASE ${name}`)
+      const version = String((await admin("SHOW server_version")).rows[0].server_version)
+      return { url: withDatabase(databaseAdminUrl!, name), version, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined) }
+    },
+    startFlags,
+    log
+  }
+}
+
+const runSoakOrHistory = async () => {
+  if (flag("--history")) {
+    await build({
+      ...(await import("../scripts/serverBuild.mjs")).serverBuildOptions,
+      entryPoints: [path.join(root, "bench", "historyServer.ts")],
+      outfile: path.join(tmp, "historyServer.mjs")
+    } as Parameters<typeof build>[0])
+    return (await import("./historyHttp.js")).runHistory(kit())
+  }
+  return (await import("./soak.js")).runSoak(kit())
+}
+
 const loadAtStart = os.loadavg().map((l) => l.toFixed(2)).join(" / ")
 
 const main = async () => {
   const started = Date.now()
-  log(`bench: ${durationSeconds} s per run (+${warmupSeconds} s warm-up), ${connections} connections, ${pin ? "server on CPU 0, load on CPU 1" : "no CPU pinning"}`)
+  if (option("--soak") === undefined && !flag("--history"))
+    log(`bench: ${durationSeconds} s per run (+${warmupSeconds} s warm-up), ${connections} connections, ${pin ? "server on CPU 0, load on CPU 1" : "no CPU pinning"}`)
   const b = spawnSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: "inherit" })
   if (b.status !== 0) throw new Error("npm run build failed")
   mkdirSync(tmp, { recursive: true })
@@ -995,6 +1069,7 @@ const main = async () => {
 
   const profile = option("--profile")
   if (profile) return profileRun(profile)
+  if (option("--soak") !== undefined || flag("--history")) return runSoakOrHistory()
 
   const memory = await runApp("memory")
   const memFixtures = memory.fixtures
