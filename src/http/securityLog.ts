@@ -3,7 +3,7 @@
 // account / agent and the client address — never a secret, key, password or cookie (docs/operations.md).
 import { Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { currentRequestId } from "./middleware/global.js"
+import { currentRequestId } from "./requestId.js"
 
 export type SecurityEvent =
   | "signin.failed"

@@ -15,9 +15,8 @@ import { isPaymentProblemSource, toPaymentProblem } from "../paymentProblem.js"
 import { currentRequestNote, logRequest, newRequestNote } from "../requestLog.js"
 import { Api } from "../api.js"
 import { routeTable } from "../routeTable.js"
+import { currentRequestId } from "../requestId.js"
 
-/** The id of the request the current fiber serves ("" outside a request). */
-export const currentRequestId = Context.Reference<string>("app/currentRequestId", { defaultValue: () => "" })
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const decoder = new TextDecoder()

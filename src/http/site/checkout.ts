@@ -10,7 +10,7 @@ import { RateLimiter } from "../../services/RateLimiter.js"
 import { errorResponse } from "../errors.js"
 import { SESSION_COOKIE } from "../middleware/auth.js"
 import { authenticateBearerWith, sessionCaller } from "../middleware/authLive.js"
-import { currentRequestId } from "../middleware/global.js"
+import { currentRequestId } from "../requestId.js"
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
