@@ -19,6 +19,7 @@ import { CommerceStore } from "../src/services/Commerce.js"
 import { DisputeStore } from "../src/services/Disputes.js"
 import { AnalyticsStore } from "../src/services/Reputation.js"
 import { WalletStore } from "../src/services/Wallet.js"
+import { marketService, seededPurchase } from "./seedRows.js"
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -35,46 +36,14 @@ const now = Date.now()
 const dayStart = new Date(now - (now % DAY)).toISOString()
 const monthStart = new Date(Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1)).toISOString()
 
-const purchase = (buyer: string, i: number): TransactionRecord => ({
-  id: `tx_h${buyer}_${i}`,
-  buyerAgentId: buyer,
-  sellerAgentId: `agt_hseller${i % 20}`,
-  serviceId: `svc_translate_pro`,
-  serviceName: "Translate Pro",
-  category: "translation",
-  pricingModel: "per_call",
-  tierId: "standard",
-  listPriceCents: 3,
-  priceCents: 3,
-  sellerCents: 3,
-  feeCents: 0,
-  negotiationId: null,
-  approvalId: null,
-  idempotencyKey: null,
-  status: "completed",
-  ledgerEntryId: null,
-  // Spread over the last 20 days, so the month's and usage's day rows are all present.
-  createdAt: new Date(now - 20 * DAY + Math.floor((i * 20 * DAY) / Math.max(1, PURCHASES))).toISOString(),
-  refundedAt: null
-})
+// Spread over the last 20 days, so the month's and usage's day rows are all present.
+const purchase = (buyer: string, i: number): TransactionRecord =>
+  seededPurchase(
+    { id: `tx_h${buyer}_${i}`, buyerAgentId: buyer, sellerAgentId: `agt_hseller${i % 20}`, serviceId: "svc_translate_pro", serviceName: "Translate Pro", category: "translation", tierId: "standard", priceCents: 3 },
+    { i, n: PURCHASES, days: 20, now }
+  )
 
-const service = (i: number): ServiceRecord =>
-  ({
-    id: `svc_m${String(i).padStart(6, "0")}`,
-    sellerAgentId: `agt_mseller${i % 2000}`,
-    name: `Market service ${i}`,
-    description: `reports and analyses ${i % 997}`,
-    category: `mcat${i % 50}`,
-    pricingModel: "per_call",
-    tags: [],
-    tiers: [{ id: "unit", name: "unit", priceCents: 1 + (i % 5000), unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" } }],
-    negotiation: { floorPct: 80, counterStepPct: 20 },
-    status: "active",
-    ratingSum: 0,
-    ratingCount: 0,
-    createdAt: new Date(now).toISOString(),
-    updatedAt: new Date(now).toISOString()
-  }) as unknown as ServiceRecord
+const service = (i: number): ServiceRecord => marketService(i, { category: `mcat${i % 50}`, description: `reports and analyses ${i % 997}`, now })
 
 /** Mean microseconds per call of `read`, after a tenth as many unmeasured calls. */
 const time = <A, E, R>(read: Effect.Effect<A, E, R>) =>

@@ -16,8 +16,8 @@ import type { ServiceRecord, TransactionRecord } from "../src/schema/commerce.js
 import { AppConfig } from "../src/services/AppConfig.js"
 import { CatalogStore } from "../src/services/Catalog.js"
 import { CommerceStore } from "../src/services/Commerce.js"
+import { marketService, seededPurchase } from "./seedRows.js"
 
-const DAY = 86_400_000
 
 interface PurchasesCommand {
   readonly cmd: "purchases"
@@ -39,49 +39,19 @@ interface ServicesCommand {
 }
 type Command = PurchasesCommand | ServicesCommand
 
-const purchase = (c: PurchasesCommand, i: number, now: number): TransactionRecord => {
-  const createdAt = new Date(now - c.days * DAY + Math.floor((i * c.days * DAY) / Math.max(1, c.n))).toISOString()
-  return {
-    id: `tx_seed_${c.agentId}_${i}`,
-    buyerAgentId: c.agentId,
-    sellerAgentId: c.sellerAgentId,
-    serviceId: c.serviceId,
-    serviceName: c.serviceName,
-    category: c.category,
-    pricingModel: "per_call",
-    tierId: c.tierId,
-    listPriceCents: c.priceCents,
-    priceCents: c.priceCents,
-    sellerCents: c.priceCents,
-    feeCents: 0,
-    negotiationId: null,
-    approvalId: null,
-    idempotencyKey: null,
-    status: "completed",
-    ledgerEntryId: null,
-    createdAt,
-    refundedAt: null
-  } as TransactionRecord
-}
+const purchase = (c: PurchasesCommand, i: number, now: number): TransactionRecord =>
+  seededPurchase(
+    { id: `tx_seed_${c.agentId}_${i}`, buyerAgentId: c.agentId, sellerAgentId: c.sellerAgentId, serviceId: c.serviceId, serviceName: c.serviceName, category: c.category, tierId: c.tierId, priceCents: c.priceCents },
+    { i, n: c.n, days: c.days, now }
+  )
 
 /** A grown marketplace: the seed's categories in turn, 1 in 100 services about forecasts, prices 1–5000 cents. */
 const service = (c: ServicesCommand, i: number, now: number): ServiceRecord =>
-  ({
-    id: `svc_m${String(i).padStart(6, "0")}`,
-    sellerAgentId: `agt_mseller${i % 2000}`,
-    name: `Market service ${i}`,
-    description: i % 100 === 7 ? `weekly demand forecast ${i % 997}` : `reports and analyses ${i % 997}`,
+  marketService(i, {
     category: c.categories[i % c.categories.length],
-    pricingModel: "per_call",
-    tags: [],
-    tiers: [{ id: "unit", name: "unit", priceCents: 1 + (i % 5000), unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" } }],
-    negotiation: { floorPct: 80, counterStepPct: 20 },
-    status: "active",
-    ratingSum: 0,
-    ratingCount: 0,
-    createdAt: new Date(now).toISOString(),
-    updatedAt: new Date(now).toISOString()
-  }) as unknown as ServiceRecord
+    description: i % 100 === 7 ? `weekly demand forecast ${i % 997}` : `reports and analyses ${i % 997}`,
+    now
+  })
 
 const vacuum = Effect.gen(function* () {
   const sql = yield* Effect.serviceOption(SqlClient.SqlClient)

@@ -1,0 +1,55 @@
+// Rows the history benches seed through the stores (bench/history.ts in process, bench/historyServer.ts
+// inside the server): a completed purchase and a listed service of a grown marketplace. Seed data
+// for reads only: no ledger entry is written with them, so the purchase carries its whole price as
+// the seller's share (nothing reads the split).
+import type { ServiceRecord, TransactionRecord } from "../src/schema/commerce.js"
+
+const DAY = 86_400_000
+
+/** The i-th of n completed purchases spread evenly over the `days` days before `now`. */
+export const seededPurchase = (
+  p: {
+    readonly id: string
+    readonly buyerAgentId: string
+    readonly sellerAgentId: string
+    readonly serviceId: string
+    readonly serviceName: string
+    readonly category: string
+    readonly tierId: string
+    readonly priceCents: number
+  },
+  at: { readonly i: number; readonly n: number; readonly days: number; readonly now: number }
+): TransactionRecord =>
+  ({
+    ...p,
+    pricingModel: "per_call",
+    listPriceCents: p.priceCents,
+    sellerCents: p.priceCents,
+    feeCents: 0,
+    negotiationId: null,
+    approvalId: null,
+    idempotencyKey: null,
+    status: "completed",
+    ledgerEntryId: null,
+    createdAt: new Date(at.now - at.days * DAY + Math.floor((at.i * at.days * DAY) / Math.max(1, at.n))).toISOString(),
+    refundedAt: null
+  }) as TransactionRecord
+
+/** The i-th service of a grown marketplace: 2,000 sellers, one tier at 1–5,000 cents. */
+export const marketService = (i: number, s: { readonly category: string; readonly description: string; readonly now: number }): ServiceRecord =>
+  ({
+    id: `svc_m${String(i).padStart(6, "0")}`,
+    sellerAgentId: `agt_mseller${i % 2000}`,
+    name: `Market service ${i}`,
+    description: s.description,
+    category: s.category,
+    pricingModel: "per_call",
+    tags: [],
+    tiers: [{ id: "unit", name: "unit", priceCents: 1 + (i % 5000), unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" } }],
+    negotiation: { floorPct: 80, counterStepPct: 20 },
+    status: "active",
+    ratingSum: 0,
+    ratingCount: 0,
+    createdAt: new Date(s.now).toISOString(),
+    updatedAt: new Date(s.now).toISOString()
+  }) as unknown as ServiceRecord
