@@ -6,6 +6,7 @@ import {
   CommerceService,
   CURRENCY,
   type PublishServiceBody,
+  type RankedFilter,
   type ServiceFilter,
   type ServiceRecord,
   type ServiceTier,
@@ -37,6 +38,8 @@ export class CatalogStore extends Context.Service<
     readonly get: (id: string) => Effect.Effect<ServiceRecord | undefined, StorageUnavailable>
     /** Active services matching the filter, id ascending, at most `limit` rows. */
     readonly list: (filter: ServiceFilter) => Effect.Effect<ReadonlyArray<ServiceRecord>, StorageUnavailable>
+    /** Listed services in the kept ranking's order (RankedFilter), the policy applied: at most `limit`. */
+    readonly ranked: (filter: RankedFilter) => Effect.Effect<ReadonlyArray<ServiceRecord>, StorageUnavailable>
     /** Adds one review's stars to the service's running rating (inside the review's unit of work). */
     readonly addRating: (id: string, rating: number) => Effect.Effect<void, StorageUnavailable>
     readonly deliveryStats: (serviceId: string, sinceIso: string) => Effect.Effect<ReadonlyArray<TierDeliveryStats>, StorageUnavailable>
@@ -165,6 +168,9 @@ export class Catalog extends Context.Service<Catalog>()("Catalog", {
         }
       }).pipe(traced("Catalog.list"))
 
+    /** The recommendations' candidates: listed services in the kept ranking's order (RankedFilter). */
+    const ranked = (filter: RankedFilter) => Effect.map(store.ranked(filter), (rows) => rows.map(toService)).pipe(traced("Catalog.ranked"))
+
     const requireSeller = (caller: Caller) =>
       caller.agentId !== undefined && caller.permissions.has("commerce:sell")
         ? Effect.succeed(caller.agentId)
@@ -262,7 +268,7 @@ export class Catalog extends Context.Service<Catalog>()("Catalog", {
         return { serviceId, windowDays: SLA_WINDOW_DAYS, checkedAt: new Date(now).toISOString(), tiers }
       }).pipe(traced("Catalog.sla"))
 
-    return { getService, getTier, getRecord, list, publish, update, sla, addRating: store.addRating, upsertSeed: store.upsertSeed } as const
+    return { getService, getTier, getRecord, list, ranked, publish, update, sla, addRating: store.addRating, upsertSeed: store.upsertSeed } as const
   })
 }) {
   static readonly layer = Layer.effect(Catalog, Catalog.make)

@@ -35,6 +35,8 @@ export class KeysStore extends Context.Service<
     readonly deleteSession: (tokenHash: string) => Effect.Effect<void, StorageUnavailable>
     readonly insertAgent: (agent: Agent) => Effect.Effect<void, StorageUnavailable>
     readonly getAgent: (id: string) => Effect.Effect<Agent | undefined, StorageUnavailable>
+    /** The agents among `ids` that exist, in one read (any order). */
+    readonly getAgents: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Agent>, StorageUnavailable>
     readonly listAgents: (accountId: string) => Effect.Effect<ReadonlyArray<Agent>, StorageUnavailable>
     readonly insertKey: (key: ApiKeyRecord) => Effect.Effect<void, StorageUnavailable>
     /** The key with its agent (undefined when the agent is gone), in one read: the authentication path. */
@@ -319,6 +321,12 @@ export class Keys extends Context.Service<Keys>()("Keys", {
         agent ? Effect.succeed(agent) : Effect.fail(new NotFound({ message: `agent ${agentId} not found`, resource: "agent", id: agentId }))
       )
 
+    /** The agents among `ids` that exist, by id, in one store read (reputations of many sellers at once). */
+    const agentsById = (agentIds: ReadonlyArray<string>) =>
+      agentIds.length === 0
+        ? Effect.succeed(new Map<string, Agent>())
+        : Effect.map(store.getAgents([...new Set(agentIds)]), (agents) => new Map(agents.map((a) => [a.id, a] as const)))
+
     const getAccount = (accountId: string) =>
       Effect.flatMap(store.getAccount(accountId), (a) =>
         a ? Effect.succeed(toAccount(a)) : Effect.fail(new NotFound({ message: `account ${accountId} not found`, resource: "account", id: accountId }))
@@ -344,6 +352,7 @@ export class Keys extends Context.Service<Keys>()("Keys", {
       authenticate,
       describeKey,
       getAgent,
+      agentsById,
       getAccount,
       getKey,
       setAccountPlan: store.setAccountPlan

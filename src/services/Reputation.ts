@@ -7,6 +7,7 @@ import type { Reputation as ReputationView, ReputationBand, ReputationInputs, Us
 import type { StorageUnavailable } from "../schema/errors.js"
 import { Catalog } from "./Catalog.js"
 import { traced } from "./Tracing.js"
+import type { Agent } from "../schema/keys.js"
 import { Keys } from "./Keys.js"
 import { Wallet, utcDayStart } from "./Wallet.js"
 
@@ -89,6 +90,12 @@ export const reputationScore = (i: Omit<ReputationInputs, "agentId">, tenureDays
   return { score, reviews, disputes, volume, tenure, days }
 }
 
+/**
+ * How many services `recommend` scores for `limit` picks: the first this many of the kept ranking
+ * (the services' rating; docs/commerce.md, "Recommendations") that the wallet policy allows.
+ */
+export const recommendCandidates = (limit: number) => Math.min(100, Math.max(20, 4 * limit))
+
 const emptyInputs = (agentId: string): ReputationInputs => ({ agentId, reviewsReceived: 0, ratingSum: 0, completedDeals: 0, volumeCents: 0, disputesLost: 0 })
 
 export class Reputation extends Context.Service<Reputation>()("Reputation", {
@@ -119,28 +126,36 @@ export class Reputation extends Context.Service<Reputation>()("Reputation", {
     const platformTopServices = platformWide(store.topServices({}, 5))
     const everyonesInputs = platformWide(store.reputationInputs("all"))
 
-    const tenureDays = (agentId: string, now: number) =>
-      Effect.map(Effect.option(keys.getAgent(agentId)), (a) => (a._tag === "Some" ? (now - Date.parse(a.value.createdAt)) / 86_400_000 : 0))
+    /** An agent's reputation from its inputs and its agent row (tenure; none: 0 days). */
+    const view = (inputs: ReputationInputs, agent: Agent | undefined, now: number): ReputationView => {
+      const days = agent === undefined ? 0 : (now - Date.parse(agent.createdAt)) / 86_400_000
+      const r = reputationScore(inputs, days)
+      const band = bandOf(r.score)
+      const next = BANDS.find((b) => b.from > r.score)
+      return {
+        agentId: inputs.agentId,
+        score: r.score,
+        band,
+        nextBand: next ? { band: next.band, atScore: next.from } : null,
+        factors: {
+          reviews: { points: r.reviews, max: REPUTATION_MAX.reviews, count: inputs.reviewsReceived, averageRating: inputs.reviewsReceived === 0 ? null : Math.round((inputs.ratingSum / inputs.reviewsReceived) * 100) / 100 },
+          disputes: { points: r.disputes, max: REPUTATION_MAX.disputes, lost: inputs.disputesLost, completedDeals: inputs.completedDeals },
+          volume: { points: r.volume, max: REPUTATION_MAX.volume, volumeCents: inputs.volumeCents },
+          tenure: { points: r.tenure, max: REPUTATION_MAX.tenure, days: r.days }
+        },
+        formula: REPUTATION_FORMULA
+      }
+    }
 
     const compute = (inputs: ReputationInputs, now: number) =>
-      Effect.map(tenureDays(inputs.agentId, now), (days): ReputationView => {
-        const r = reputationScore(inputs, days)
-        const band = bandOf(r.score)
-        const next = BANDS.find((b) => b.from > r.score)
-        return {
-          agentId: inputs.agentId,
-          score: r.score,
-          band,
-          nextBand: next ? { band: next.band, atScore: next.from } : null,
-          factors: {
-            reviews: { points: r.reviews, max: REPUTATION_MAX.reviews, count: inputs.reviewsReceived, averageRating: inputs.reviewsReceived === 0 ? null : Math.round((inputs.ratingSum / inputs.reviewsReceived) * 100) / 100 },
-            disputes: { points: r.disputes, max: REPUTATION_MAX.disputes, lost: inputs.disputesLost, completedDeals: inputs.completedDeals },
-            volume: { points: r.volume, max: REPUTATION_MAX.volume, volumeCents: inputs.volumeCents },
-            tenure: { points: r.tenure, max: REPUTATION_MAX.tenure, days: r.days }
-          },
-          formula: REPUTATION_FORMULA
-        }
-      })
+      Effect.map(Effect.option(keys.getAgent(inputs.agentId)), (a) => view(inputs, a._tag === "Some" ? a.value : undefined, now))
+
+    /** Many agents' reputations with one read of their agent rows (the leaderboard, recommendations' sellers). */
+    const computeMany = (all: ReadonlyArray<ReputationInputs>, now: number) =>
+      Effect.map(keys.agentsById(all.map((i) => i.agentId)), (agents) => ({
+        agents,
+        views: all.map((i) => view(i, agents.get(i.agentId), now))
+      }))
 
     const reputationOf = (agentId: string) =>
       Effect.gen(function* () {
@@ -153,21 +168,22 @@ export class Reputation extends Context.Service<Reputation>()("Reputation", {
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const all = yield* everyonesInputs
-        const scored = yield* Effect.forEach(all, (i) => Effect.map(compute(i, now), (r) => ({ r, i })), { concurrency: 10 })
+        const { agents, views } = yield* computeMany(all, now)
+        const scored = views.map((r, index) => ({ r, i: all[index] }))
         scored.sort((a, b) => b.r.score - a.r.score || a.r.agentId.localeCompare(b.r.agentId))
-        const top = scored.slice(0, limit)
-        const data = yield* Effect.forEach(top, ({ r, i }, index) =>
-          Effect.map(Effect.option(keys.getAgent(r.agentId)), (agent) => ({
+        const data = scored.slice(0, limit).map(({ r, i }, index) => {
+          const agent = agents.get(r.agentId)
+          return {
             rank: index + 1,
             agentId: r.agentId,
-            name: agent._tag === "Some" ? agent.value.name : r.agentId,
-            organization: agent._tag === "Some" ? agent.value.organization : null,
+            name: agent !== undefined ? agent.name : r.agentId,
+            organization: agent !== undefined ? agent.organization : null,
             score: r.score,
             band: r.band,
             completedDeals: i.completedDeals,
             reviewsReceived: i.reviewsReceived
-          }))
-        )
+          }
+        })
         return { data, generatedAt: new Date(now).toISOString() }
       }).pipe(traced("Reputation.leaderboard"))
 
@@ -224,11 +240,16 @@ export class Reputation extends Context.Service<Reputation>()("Reputation", {
         const policy = yield* wallet.policyOf(agentId)
         const history = yield* store.categoryHistory(agentId)
         const bought = history.reduce((s, h) => s + h.count, 0)
-        const listed = (yield* catalog.list({ category: q.category, limit: 100 })).data
+        const limit = q.limit ?? 5
+        const listed = yield* catalog.ranked({
+          category: q.category,
+          excludeSeller: agentId,
+          sellers: policy.allowedSellers,
+          categories: policy.allowedCategories,
+          maxTierCents: policy.perTransactionLimitCents,
+          limit: recommendCandidates(limit)
+        })
         const candidates = listed.flatMap((service) => {
-          if (service.sellerAgentId === agentId) return []
-          if (policy.allowedSellers !== null && !policy.allowedSellers.includes(service.sellerAgentId)) return []
-          if (policy.allowedCategories !== null && !policy.allowedCategories.includes(service.category)) return []
           const tiers = service.tiers.filter((t) => policy.perTransactionLimitCents === null || t.priceCents <= policy.perTransactionLimitCents)
           if (tiers.length === 0) return []
           const tier = tiers.reduce((a, b) => (b.priceCents < a.priceCents ? b : a))
@@ -236,7 +257,8 @@ export class Reputation extends Context.Service<Reputation>()("Reputation", {
         })
         const sellers = [...new Set(candidates.map((c) => c.service.sellerAgentId))]
         const inputs = new Map((yield* store.reputationInputs(sellers)).map((i) => [i.agentId, i]))
-        const reps = new Map(yield* Effect.forEach(sellers, (s) => Effect.map(compute(inputs.get(s) ?? emptyInputs(s), now), (r) => [s, r] as const)))
+        const { views } = yield* computeMany(sellers.map((s) => inputs.get(s) ?? emptyInputs(s)), now)
+        const reps = new Map(views.map((r) => [r.agentId, r] as const))
         const cheapest = new Map<string, number>()
         for (const c of candidates) cheapest.set(c.service.category, Math.min(cheapest.get(c.service.category) ?? Infinity, c.tier.priceCents))
         const round2 = (n: number) => Math.round(n * 100) / 100
@@ -262,7 +284,7 @@ export class Reputation extends Context.Service<Reputation>()("Reputation", {
         scored.sort((a, b) => b.score - a.score || a.service.id.localeCompare(b.service.id))
         return {
           formula: "score = fit 30·(share of your purchases in the category; 15 without history) + rating 25·(b−1)/4 + seller reputation 25·score/1000 + price 20·cheapest/price",
-          data: scored.slice(0, q.limit ?? 5).map((s, i) => ({ rank: i + 1, ...s }))
+          data: scored.slice(0, limit).map((s, i) => ({ rank: i + 1, ...s }))
         }
       }).pipe(traced("Reputation.recommend"))
 

@@ -10,7 +10,7 @@ import { Agent } from "../../src/schema/keys.js"
 import { EXTERNAL_GRANTS, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger.js"
 import { CommerceSeedLive, PLATFORM_SELLERS_ACCOUNT } from "../../src/layers/seedCommerce.js"
 import type { Caller } from "../../src/services/Caller.js"
-import { Catalog, simulateDelivery } from "../../src/services/Catalog.js"
+import { Catalog, CatalogStore, simulateDelivery } from "../../src/services/Catalog.js"
 import { Commerce } from "../../src/services/Commerce.js"
 import { Ids } from "../../src/services/Db.js"
 import { Disputes } from "../../src/services/Disputes.js"
@@ -498,6 +498,34 @@ forEachStorage(
         yield* Effect.flatMap(Wallet, (w) => w.updatePolicy(buyer.agentId, { perTransactionLimitCents: 5 as never }))
         const cheap = yield* reputation.recommend(buyer.agentId, { limit: 50 })
         expect(cheap.data.every((r) => r.priceCents <= 5)).toBe(true)
+      })
+    )
+
+    it.effect("recommendations draw their candidates from the kept ranking: a well-rated service past the first 100 by id is found", () =>
+      Effect.gen(function* () {
+        const store = yield* CatalogStore
+        const reputation = yield* Reputation
+        const buyer = yield* fundedBuyer(0)
+        // 120 unrated services in a category of their own; the one with the last id has a hundred 5-star reviews.
+        for (let i = 0; i < 120; i++) {
+          yield* store.insert({
+            id: `svc_rank_${String(i).padStart(3, "0")}`,
+            sellerAgentId: "agt_rank_seller",
+            ...body(`Ranked ${i}`, [tier("unit", 10)], "ranktest"),
+            status: "active",
+            ratingSum: i === 119 ? 500 : 0,
+            ratingCount: i === 119 ? 100 : 0,
+            createdAt: "2026-11-25T00:00:00.000Z",
+            updatedAt: "2026-11-25T00:00:00.000Z"
+          } as never)
+        }
+        const rec = yield* reputation.recommend(buyer.agentId, { category: "ranktest", limit: 5 })
+        expect(rec.data.map((r) => r.service.id)).toEqual(["svc_rank_119", "svc_rank_000", "svc_rank_001", "svc_rank_002", "svc_rank_003"])
+        expect(rec.data[0].reasons[1]).toBe("rated 5 from 100 reviews")
+        // A review moves a service up the ranking at once.
+        yield* Effect.forEach([5, 5, 5], (stars) => store.addRating("svc_rank_110", stars))
+        const again = yield* reputation.recommend(buyer.agentId, { category: "ranktest", limit: 2 })
+        expect(again.data.map((r) => r.service.id)).toEqual(["svc_rank_119", "svc_rank_110"])
       })
     )
   }

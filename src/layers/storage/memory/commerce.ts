@@ -8,6 +8,7 @@ import {
   type DisputeRecord,
   type ReputationInputs,
   type ReviewRecord,
+  rankOf,
   type ServiceRecord,
   type TransactionRecord,
   type TransactionRow,
@@ -57,6 +58,9 @@ const tables = Effect.map(MemoryDb, (db) => ({
   // Span bucket (max − min tier price, by powers of two) → listed services' price entries sorted by
   // (min, id): a price band reads the entries that can overlap it (Postgres: the tier-price indexes).
   servicePrices: db.table<number, Array<PriceEntry>>("commerce_services_prices"),
+  // `all` / `category|<name>` → listed services' rank entries in the kept ranking's order (rankOf
+  // descending, then id): the recommendations' candidates (Postgres: the rank indexes, migration 0020).
+  serviceRanking: db.table<string, Array<RankEntry>>("commerce_services_ranking"),
   wallets: db.table<string, WalletRecord>("commerce_wallets"),
   // The ledger store's balances (the same table): a purchase reads its wallet's with the wallet.
   ledgerBalances: db.table<string, number>("ledger_balances"),
@@ -263,6 +267,24 @@ const priceEntry = (r: ServiceRecord): PriceEntry | undefined =>
     ? undefined
     : { min: Math.min(...r.tiers.map((x) => x.priceCents)), max: Math.max(...r.tiers.map((x) => x.priceCents)), id: r.id }
 
+/** A listed service's place in the kept ranking (RankedFilter). */
+interface RankEntry {
+  readonly rank: number
+  readonly id: string
+}
+const byRankThenId = (a: RankEntry, b: RankEntry) => b.rank - a.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+const rankEntry = (r: ServiceRecord): RankEntry | undefined => (r.status === "active" ? { rank: rankOf(r), id: r.id } : undefined)
+
+/** Keeps the ranking (`all` and the service's category) in step with a write of the service or its rating. */
+const rankService = (t: Tables, before: ServiceRecord | undefined, after: ServiceRecord) =>
+  Effect.gen(function* () {
+    const old = before === undefined ? undefined : rankEntry(before)
+    const now = rankEntry(after)
+    if (old?.rank === now?.rank && before?.category === after.category) return
+    if (old !== undefined) for (const key of ["all", `category|${before!.category}`]) yield* t.serviceRanking.removeOrdered(key, old, byRankThenId)
+    if (now !== undefined) for (const key of ["all", `category|${after.category}`]) yield* t.serviceRanking.insertOrdered(key, now, byRankThenId)
+  })
+
 /** Every 3-character window of a search text (what any `q` of 3 or more characters it contains also has). */
 export const trigramsOf = (text: string): Set<string> => {
   const out = new Set<string>()
@@ -290,6 +312,7 @@ const indexService = (t: Tables, before: ServiceRecord | undefined, after: Servi
     const added = [...has].filter((x) => !had.has(x))
     if (gone.length > 0) yield* t.serviceTrigrams.deleteFromCappedSets(gone, after.id)
     if (added.length > 0) yield* t.serviceTrigrams.addToCappedSets(added, after.id, CATALOGUE_CANDIDATES)
+    yield* rankService(t, before, after)
     const oldEntry = before === undefined ? undefined : priceEntry(before)
     const newEntry = priceEntry(after)
     if (oldEntry?.min !== newEntry?.min || oldEntry?.max !== newEntry?.max) {
@@ -409,7 +432,33 @@ export const MemoryCatalogStore = Layer.effect(
     addRating: (id, rating) =>
       Effect.suspend(() => {
         const s = t.services.get(id)
-        return s ? t.services.set(id, { ...s, ratingSum: s.ratingSum + rating, ratingCount: s.ratingCount + 1 }) : Effect.void
+        if (s === undefined) return Effect.void
+        const next = { ...s, ratingSum: s.ratingSum + rating, ratingCount: s.ratingCount + 1 }
+        return Effect.andThen(t.services.set(id, next), rankService(t, s, next))
+      }),
+    // Walks the kept ranking (of the category, or all) and stops at `limit` services the policy
+    // allows; with an allowed-sellers list, ranks just those sellers' services (their id lists).
+    ranked: (f) =>
+      Effect.sync(() => {
+        const keep = (s: ServiceRecord) =>
+          s.status === "active" &&
+          (f.category === undefined || s.category === f.category) &&
+          s.sellerAgentId !== f.excludeSeller &&
+          (f.sellers === null || f.sellers.includes(s.sellerAgentId)) &&
+          (f.categories === null || f.categories.includes(s.category)) &&
+          (f.maxTierCents === null || s.tiers.some((x) => x.priceCents <= f.maxTierCents!))
+        if (f.categories !== null && f.categories.length === 0) return []
+        if (f.sellers !== null) {
+          const rows = [...new Set(f.sellers)].flatMap((seller) => (t.serviceOrder.get(`seller|${seller}`) ?? []).map((id) => t.services.get(id)!)).filter(keep)
+          return rows.map((s) => ({ s, e: { rank: rankOf(s), id: s.id } })).sort((a, b) => byRankThenId(a.e, b.e)).slice(0, f.limit).map((x) => x.s)
+        }
+        const out: Array<ServiceRecord> = []
+        for (const e of t.serviceRanking.get(f.category === undefined ? "all" : `category|${f.category}`) ?? []) {
+          if (out.length >= f.limit) break
+          const s = t.services.get(e.id)!
+          if (keep(s)) out.push(s)
+        }
+        return out
       }),
     deliveryStats: (serviceId, since) =>
       Effect.sync(() => {

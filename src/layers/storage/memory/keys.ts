@@ -46,6 +46,7 @@ export const MemoryKeysStore = Layer.effect(
           agentsByAccount.insertSorted(a.accountId, a.id, (x, y) => older(x === a.id ? a : agents.get(x)!, y === a.id ? a : agents.get(y)!))
         ),
       getAgent: (id) => Effect.sync(() => agents.get(id)),
+      getAgents: (ids) => Effect.sync(() => ids.flatMap((id) => agents.get(id) ?? [])),
       listAgents: (accountId) =>
         Effect.sync(() => (agentsByAccount.get(accountId) ?? []).map((id) => agents.get(id)!)),
       insertKey: (k) =>

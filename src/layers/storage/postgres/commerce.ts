@@ -10,6 +10,7 @@ import {
   type ReviewRecord,
   searchText,
   type ServiceFilter,
+  type RankedFilter,
   type ServiceRecord,
   type TransactionFilter,
   type TransactionRecord,
@@ -240,6 +241,25 @@ export const servicesPage = (sql: SqlClient.SqlClient, f: ServiceFilter) => {
   return sql<ServiceRow>`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE ${sql.and(clauses)} ORDER BY id LIMIT ${f.limit}`
 }
 
+/** The kept ranking's key (rankOf in SQL, the same float8 division): the expression of migration 0020's indexes. */
+const RANK = "((rating_sum + 6)::float8 / (rating_count + 2))"
+
+/**
+ * The recommendations' candidates: listed services in the kept ranking's order, walking
+ * (category,) rank DESC, id (migration 0020) with the policy as filters, or an allowed seller's
+ * (seller, id) rows sorted, as the planner prefers (test/suites/ranking.test.ts EXPLAINs it).
+ */
+export const rankedPage = (sql: SqlClient.SqlClient, f: RankedFilter) => {
+  const clauses = [sql`status = 'active'`]
+  if (f.category !== undefined) clauses.push(sql`category = ${f.category}`)
+  if (f.excludeSeller !== undefined) clauses.push(sql`seller_agent_id <> ${f.excludeSeller}`)
+  if (f.sellers !== null) clauses.push(sql`seller_agent_id IN ${sql.in([...f.sellers])}`)
+  if (f.categories !== null) clauses.push(sql`category IN ${sql.in([...f.categories])}`)
+  if (f.maxTierCents !== null) clauses.push(sql`min_tier_cents <= ${f.maxTierCents}`)
+  return sql<ServiceRow>`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE ${sql.and(clauses)}
+    ORDER BY ${sql.literal(RANK)} DESC, id LIMIT ${f.limit}`
+}
+
 export const PgCatalogStore = Layer.effect(
   CatalogStore,
   Effect.gen(function* () {
@@ -270,6 +290,11 @@ export const PgCatalogStore = Layer.effect(
       // generic plan after five runs, which cannot know that `q` or a price band is rare and walks
       // the id order through the whole catalogue (80 ms at 100k services for a rare q, bench/history.ts).
       list: (f) => orUnavailable(servicesPage(sql, f).unprepared).pipe(Effect.map((rows) => rows.map(toService))),
+      // Unprepared for the same reason as list: an allowed-sellers list is best served by its sellers' rows.
+      ranked: (f) =>
+        (f.sellers !== null && f.sellers.length === 0) || (f.categories !== null && f.categories.length === 0)
+          ? Effect.succeed([])
+          : orUnavailable(rankedPage(sql, f).unprepared).pipe(Effect.map((rows) => rows.map(toService))),
       addRating: (id, rating) =>
         orUnavailable(sql`UPDATE commerce_services SET rating_sum = rating_sum + ${rating}, rating_count = rating_count + 1 WHERE id = ${id}`).pipe(Effect.asVoid),
       deliveryStats: (serviceId, since) =>

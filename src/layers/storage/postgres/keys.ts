@@ -67,6 +67,8 @@ export const PgKeysStore = Layer.effect(
               ON CONFLICT (id) DO NOTHING`
         ).pipe(Effect.asVoid),
       getAgent: (id) => orUnavailable(sql<AgentRow>`SELECT * FROM agents WHERE id = ${id}`).pipe(Effect.map((r) => (r[0] ? toAgent(r[0]) : undefined))),
+      getAgents: (ids) =>
+        ids.length === 0 ? Effect.succeed([]) : orUnavailable(sql<AgentRow>`SELECT * FROM agents WHERE id IN ${sql.in([...ids])}`).pipe(Effect.map((r) => r.map(toAgent))),
       listAgents: (accountId) =>
         orUnavailable(sql<AgentRow>`SELECT * FROM agents WHERE account_id = ${accountId} ORDER BY created_at, id`).pipe(Effect.map((r) => r.map(toAgent))),
       insertKey: (k) =>
