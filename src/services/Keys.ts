@@ -321,11 +321,15 @@ export class Keys extends Context.Service<Keys>()("Keys", {
         agent ? Effect.succeed(agent) : Effect.fail(new NotFound({ message: `agent ${agentId} not found`, resource: "agent", id: agentId }))
       )
 
-    /** The agents among `ids` that exist, by id, in one store read (reputations of many sellers at once). */
-    const agentsById = (agentIds: ReadonlyArray<string>) =>
-      agentIds.length === 0
-        ? Effect.succeed(new Map<string, Agent>())
-        : Effect.map(store.getAgents([...new Set(agentIds)]), (agents) => new Map(agents.map((a) => [a.id, a] as const)))
+    /**
+     * The agents among `ids` that exist, by id: one store read per 1,000 ids (reputations of many
+     * sellers at once; the leaderboard's every agent stays under a statement's parameter limit).
+     */
+    const agentsById = (agentIds: ReadonlyArray<string>) => {
+      const unique = [...new Set(agentIds)]
+      const chunks = Array.from({ length: Math.ceil(unique.length / 1_000) }, (_, i) => unique.slice(i * 1_000, (i + 1) * 1_000))
+      return Effect.map(Effect.forEach(chunks, store.getAgents), (found) => new Map(found.flat().map((a) => [a.id, a] as const)))
+    }
 
     const getAccount = (accountId: string) =>
       Effect.flatMap(store.getAccount(accountId), (a) =>

@@ -4,6 +4,7 @@
 // TTL; a new key works at once (unknown keys are never cached).
 import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { Agent } from "../../src/schema/keys.js"
 import { Ids } from "../../src/services/Db.js"
 import { KEY_CACHE_TTL_MS, Keys, KeysStore } from "../../src/services/Keys.js"
 import { forEachStorage } from "../fixtures/suite.js"
@@ -22,6 +23,22 @@ forEachStorage(
         const created = yield* keys.createKey(account.id, agent.id, { name: "k", permissions: ["catalog:read"] })
         return { account, agent, ...created }
       })
+
+    it.effect("agentsById: the agents that exist among 2,500 ids (duplicates and unknown ones too), read across three chunks of 1,000", () =>
+      Effect.gen(function* () {
+        const keys = yield* Keys
+        const store = yield* KeysStore
+        const account = yield* keys.signUp({ email: "many-agents@example.com", password: "correct horse battery", name: "Many" })
+        const ids = Array.from({ length: 2_100 }, (_, i) => `agt_many_${String(i).padStart(5, "0")}`)
+        for (const id of ids) yield* store.insertAgent(Agent.make({ id, accountId: account.id, name: id, organization: null, createdAt: "2026-11-25T00:00:00.000Z" }))
+        const asked = [...ids, ...ids.slice(0, 100), ...Array.from({ length: 300 }, (_, i) => `agt_unknown_${i}`)]
+        const found = yield* keys.agentsById(asked)
+        expect(found.size).toBe(2_100)
+        expect(found.get("agt_many_02099")?.name).toBe("agt_many_02099")
+        expect(found.has("agt_unknown_0")).toBe(false)
+        expect((yield* keys.agentsById([])).size).toBe(0)
+      })
+    , { timeout: 60_000 })
 
     it.effect("revoked through Keys: refused on the very next request, though the key was cached", () =>
       Effect.gen(function* () {
