@@ -37,9 +37,13 @@ const CATALOGUE_READS: ReadonlyArray<Read> = [
   // the same size on both, so this row separates the page's size from the catalogue's.
   { label: "first page `services?limit=10` (10 rows on both)", method: "GET", path: `${COMMERCE}/services?limit=10` },
   { label: "`?category=translation`", method: "GET", path: `${COMMERCE}/services?category=translation&limit=20` },
+  // The seed lists 2 translation services and 5 in the narrow band: pages of that size answer the
+  // same number of rows on both catalogues (what the rows above cannot separate from the page's size).
+  { label: "`?category=translation&limit=2` (2 rows on both)", method: "GET", path: `${COMMERCE}/services?category=translation&limit=2` },
   { label: "`?q=forecast` (none of the seed, 1 % of the grown)", method: "GET", path: `${COMMERCE}/services?q=forecast&limit=20` },
   { label: "`?q=zyxwv` (matches nothing)", method: "GET", path: `${COMMERCE}/services?q=zyxwv&limit=20` },
   { label: "`?minPriceCents=1&maxPriceCents=10`", method: "GET", path: `${COMMERCE}/services?minPriceCents=1&maxPriceCents=10&limit=20` },
+  { label: "`?minPriceCents=1&maxPriceCents=10&limit=5` (5 rows on both)", method: "GET", path: `${COMMERCE}/services?minPriceCents=1&maxPriceCents=10&limit=5` },
   { label: "`recommend?limit=5`", method: "GET", path: `${COMMERCE}/recommend?limit=5` }
 ]
 
