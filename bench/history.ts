@@ -77,7 +77,7 @@ const catalogueReads = Effect.map(CatalogStore, (c) => [
   ["?q=forecast (matches only the seeded)", c.list({ q: "forecast", limit: 21 })],
   ["?q=analyses (matches most)", c.list({ q: "analyses", limit: 21 })],
   ["?minPriceCents=&maxPriceCents= (a narrow band)", c.list({ minPriceCents: 1, maxPriceCents: 10, limit: 21 })],
-  ["recommend's candidates (100)", c.list({ limit: 100 })]
+  ["recommend's candidates (20 of the kept ranking)", c.ranked({ sellers: null, categories: null, maxTierCents: null, limit: 20 })]
 ] as const)
 
 const run = (name: string, storage: Layer.Layer<never, unknown, never> | Layer.Layer<any, unknown, never>) =>

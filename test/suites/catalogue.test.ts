@@ -163,12 +163,77 @@ forEachStorage(
         ]
         const check = Effect.forEach(filters, (f) => Effect.map(pagesOf(f), (got) => expect(got, JSON.stringify(f)).toEqual(reference(rows, { ...f, category: "wcat" }))))
         yield* check
-        // Unlist 200: "wordy" is now in fewer services than the cap, but its ids were dropped at the cap.
+        // Unlist 200: "wordy" is in fewer services (each trigram list loses them).
         for (let i = 0; i < 200; i++) {
           rows[i] = { ...rows[i], status: "inactive" } as ServiceRecord
           yield* store.update(rows[i])
         }
         yield* check
+      })
+    , { timeout: 120_000 })
+
+    it.effect("a common word spread through the catalogue: cursor pages are exactly its id-ordered matches, after its text changes, unlisting and relisting too", () =>
+      Effect.gen(function* () {
+        const store = yield* CatalogStore
+        const rows = new Map<string, ServiceRecord>()
+        // 2,500 services inserted out of id order; 1 in 25 is a "daily forecast digest". Every trigram
+        // of "forecast" is also in the others' "forest recast", so its rarest list is the catalogue.
+        for (const i of [...Array(2_500).keys()].map((k) => (k * 7_919) % 2_500)) {
+          const s = {
+            ...service(i),
+            id: `svcc${String(i).padStart(5, "0")}`,
+            sellerAgentId: `agtc${i % 7}`,
+            category: `ccat${i % 4}`,
+            description: i % 25 === 3 ? "daily forecast digest" : `plain forest recast text ${i % 97}`,
+            tags: []
+          } as unknown as ServiceRecord
+          rows.set(s.id, s)
+          yield* store.insert(s)
+        }
+        const pagesOf = (f: Omit<ServiceFilter, "limit" | "afterId">, limit: number) =>
+          Effect.gen(function* () {
+            const out: Array<string> = []
+            let afterId: string | undefined
+            for (;;) {
+              const page = yield* store.list({ ...f, afterId, limit })
+              expect(page.length).toBeLessThanOrEqual(limit)
+              out.push(...page.map((x) => x.id).filter((id) => id.startsWith("svcc")))
+              if (page.length < limit) return out
+              afterId = page[page.length - 1].id
+            }
+          })
+        const filters: ReadonlyArray<Omit<ServiceFilter, "limit" | "afterId">> = [
+          { q: "forecast" },
+          { q: "Forecast", pricingModel: "monthly" },
+          { q: "forecast", minRating: 2 },
+          { q: "forecast", category: "ccat3" },
+          { q: "forecast", sellerId: "agtc2" },
+          { q: "forecast", minPriceCents: 30, maxPriceCents: 60 },
+          { q: "cast dig" },
+          { q: "recast text 4" },
+          { q: "relisted" },
+          { q: "zyxwv" }
+        ]
+        const check = Effect.gen(function* () {
+          for (const f of filters) expect(yield* pagesOf(f, 20), JSON.stringify(f)).toEqual(reference([...rows.values()], f))
+          expect(yield* pagesOf({ q: "forecast" }, 1), "pages of one").toEqual(reference([...rows.values()], { q: "forecast" }))
+        })
+        yield* check
+        expect((yield* pagesOf({ q: "forecast" }, 20)).length).toBe(100)
+        const write = (s: ServiceRecord) => {
+          rows.set(s.id, s)
+          return store.update(s)
+        }
+        // Text changed both ways, unlisted (with and without the word), relisted with a new word.
+        for (let i = 3; i < 2_500; i += 25 * 4) yield* write({ ...rows.get(`svcc${String(i).padStart(5, "0")}`)!, description: "no longer a fore cast" })
+        for (let i = 10; i < 2_500; i += 250) yield* write({ ...rows.get(`svcc${String(i).padStart(5, "0")}`)!, description: "a new forecast service" })
+        for (let i = 28; i < 2_500; i += 50) yield* write({ ...rows.get(`svcc${String(i).padStart(5, "0")}`)!, status: "inactive" })
+        for (let i = 28; i < 2_500; i += 200) yield* write({ ...rows.get(`svcc${String(i).padStart(5, "0")}`)!, status: "active", description: "relisted forecast feed" })
+        // A write rolled back leaves the memory store's lists as they were.
+        const kept = rows.get("svcc00053")!
+        yield* Effect.exit(atomically(Effect.andThen(store.update({ ...kept, description: "relisted forecast (rolled back)" }), Effect.fail("rolled back"))))
+        yield* check
+        expect(yield* pagesOf({ q: "relisted" }, 20)).toEqual(["svcc00028", "svcc00228", "svcc00428", "svcc00628", "svcc00828", "svcc01028", "svcc01228", "svcc01428", "svcc01628", "svcc01828", "svcc02028", "svcc02228", "svcc02428"])
       })
     , { timeout: 120_000 })
   }

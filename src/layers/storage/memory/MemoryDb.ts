@@ -80,52 +80,54 @@ export class MemTable<K, V> {
     )
   }
   /**
-   * Adds `item` (not yet in them) to the capped sets of each key: the count always, the item while
-   * the set holds at most `cap` (past that the ids are dropped for good — a query never reads a set
-   * that large, so keeping it would only cost memory). The undo restores count and ids.
+   * Inserts `item` into the rows of each key, each kept sorted by `compare` (binary search; a row is
+   * made when missing): one journal entry for all of them, whose undo takes it out again.
    */
-  addToCappedSets<I>(this: MemTable<K, CappedSet<I>>, keys: Iterable<K>, item: I, cap: number): Effect.Effect<void> {
+  insertOrderedAll<I>(this: MemTable<K, Array<I>>, keys: ReadonlyArray<K>, item: I, compare: (a: I, b: I) => number): Effect.Effect<void> {
     return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {
         for (const key of keys) {
-          let row = this.rows.get(key)
-          if (!row) {
-            row = { count: 0, ids: new Set() }
-            this.rows.set(key, row)
+          let list = this.rows.get(key)
+          if (!list) {
+            list = []
+            this.rows.set(key, list)
           }
-          const r = row
-          const previous = r.ids
-          r.count++
-          if (previous !== undefined) {
-            if (previous.size >= cap) r.ids = undefined
-            else previous.add(item)
-          }
-          journal?.push(() => {
-            r.count--
-            if (previous !== undefined && r.ids === undefined) r.ids = previous
-            else r.ids?.delete(item)
-            if (r.count === 0 && this.rows.get(key) === r) this.rows.delete(key)
-          })
+          list.splice(lowerBound(list, item, compare), 0, item)
         }
+        journal?.push(() => {
+          for (const key of keys) {
+            const list = this.rows.get(key)!
+            list.splice(lowerBound(list, item, compare), 1)
+            if (list.length === 0) this.rows.delete(key)
+          }
+        })
       })
     )
   }
-  /** Removes `item` (in them) from the capped sets of each key (an emptied row is dropped); the undo puts it back. */
-  deleteFromCappedSets<I>(this: MemTable<K, CappedSet<I>>, keys: Iterable<K>, item: I): Effect.Effect<void> {
+  /** Removes `item` (in them) from the rows of each key kept by insertOrderedAll (an emptied row is dropped); the undo puts it back. */
+  removeOrderedAll<I>(this: MemTable<K, Array<I>>, keys: ReadonlyArray<K>, item: I, compare: (a: I, b: I) => number): Effect.Effect<void> {
     return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {
+        const removed: Array<K> = []
         for (const key of keys) {
-          const r = this.rows.get(key)
-          if (!r) continue
-          r.count--
-          const had = r.ids?.delete(item) ?? false
-          if (r.count === 0) this.rows.delete(key)
-          journal?.push(() => {
-            r.count++
-            if (had) r.ids!.add(item)
-            this.rows.set(key, r)
-          })
+          const list = this.rows.get(key)
+          if (!list) continue
+          const at = lowerBound(list, item, compare)
+          if (at >= list.length || compare(list[at], item) !== 0) continue
+          list.splice(at, 1)
+          if (list.length === 0) this.rows.delete(key)
+          removed.push(key)
         }
+        journal?.push(() => {
+          for (const key of removed) {
+            let list = this.rows.get(key)
+            if (!list) {
+              list = []
+              this.rows.set(key, list)
+            }
+            list.splice(lowerBound(list, item, compare), 0, item)
+          }
+        })
       })
     )
   }
@@ -173,12 +175,6 @@ export class MemTable<K, V> {
       })
     )
   }
-}
-
-/** An inverted index's row: how many items have the key, and which, while they are few (see addToCappedSets). */
-export interface CappedSet<I> {
-  count: number
-  ids: Set<I> | undefined
 }
 
 /** The first position in `list` (sorted by `compare`) whose item does not sort before `item`. */

@@ -36,7 +36,7 @@ import {
   transactionDeltas,
   zeroCounters
 } from "../counters.js"
-import { type CappedSet, lowerBound, MemoryDb } from "./MemoryDb.js"
+import { lowerBound, MemoryDb } from "./MemoryDb.js"
 
 /** The ⌈0.95·n⌉-th smallest value (Postgres percentile_disc(0.95) gives the same). */
 export const p95 = (values: ReadonlyArray<number>): number | null => {
@@ -52,9 +52,10 @@ const tables = Effect.map(MemoryDb, (db) => ({
   serviceOrder: db.table<string, Array<string>>("commerce_services_order"),
   // id → its lower-cased search text (what `q` matches), kept with the row instead of built per request.
   serviceSearch: db.table<string, string>("commerce_services_search"),
-  // Trigram → the listed services whose search text holds it (ids while at most TRIGRAM_CAP): a rare
-  // `q` reads its rarest trigram's few ids instead of every search text (Postgres: the pg_trgm index).
-  serviceTrigrams: db.table<string, CappedSet<string>>("commerce_services_trigrams"),
+  // Trigram → the listed services whose search text holds it, in id order (no cap): a `q` walks its
+  // rarest trigram's ids instead of the catalogue (Postgres: the pg_trgm index finds the matches, but
+  // cannot give their id order: docs/performance.md, "Common-word search").
+  serviceTrigrams: db.table<string, Array<string>>("commerce_services_trigrams"),
   // Span bucket (max − min tier price, by powers of two) → listed services' price entries sorted by
   // (min, id): a price band reads the entries that can overlap it (Postgres: the tier-price indexes).
   servicePrices: db.table<number, Array<PriceEntry>>("commerce_services_prices"),
@@ -242,9 +243,8 @@ const olderThan = (a: { readonly createdAt: string; readonly id: string }, b: { 
 const olderTx = (t: Tables, tx: TransactionRecord) => (a: string, b: string) => olderThan(a === tx.id ? tx : t.txs.get(a)!, b === tx.id ? tx : t.txs.get(b)!)
 
 /**
- * A catalogue page reads candidates from the `q` or price index instead of walking the id order
- * when there are at most this many (and fewer than the rows left to walk); a trigram kept by more
- * services than this keeps only its count (a query would never read its ids).
+ * A catalogue page reads candidates from the price index instead of walking the id order when
+ * there are at most this many (and fewer than the rows left to walk).
  */
 export const CATALOGUE_CANDIDATES = 2048
 
@@ -310,8 +310,8 @@ const indexService = (t: Tables, before: ServiceRecord | undefined, after: Servi
     const has = after.status === "active" ? trigramsOf(text) : new Set<string>()
     const gone = [...had].filter((x) => !has.has(x))
     const added = [...has].filter((x) => !had.has(x))
-    if (gone.length > 0) yield* t.serviceTrigrams.deleteFromCappedSets(gone, after.id)
-    if (added.length > 0) yield* t.serviceTrigrams.addToCappedSets(added, after.id, CATALOGUE_CANDIDATES)
+    if (gone.length > 0) yield* t.serviceTrigrams.removeOrderedAll(gone, after.id, compareIds)
+    if (added.length > 0) yield* t.serviceTrigrams.insertOrderedAll(added, after.id, compareIds)
     yield* rankService(t, before, after)
     const oldEntry = before === undefined ? undefined : priceEntry(before)
     const newEntry = priceEntry(after)
@@ -337,6 +337,26 @@ const priceCandidates = (t: Tables, low: number, high: number, budget: number): 
     }
   }
   return out
+}
+
+const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/**
+ * The id-ordered list a page walks: the narrowest of the seller, category or whole catalogue's
+ * (`ids`) and, for a `q` of 3+ characters, its rarest trigram's listed services — which hold every
+ * match, so walking them from the cursor and checking the whole filter stops after about a page
+ * when q's words are common and reads no more than q's rarest trigram when they are rare (a
+ * trigram no listed service has: nothing to walk).
+ */
+const walkedIds = (t: Tables, ids: ReadonlyArray<string>, q: string | undefined): ReadonlyArray<string> => {
+  if (q === undefined || q.length < 3) return ids
+  let rarest = ids
+  for (const tri of trigramsOf(q)) {
+    const posting = t.serviceTrigrams.get(tri)
+    if (posting === undefined) return []
+    if (posting.length < rarest.length) rarest = posting
+  }
+  return rarest
 }
 
 /** First position in an id-ordered index whose id is greater than `afterId`. */
@@ -372,9 +392,9 @@ export const MemoryCatalogStore = Layer.effect(
       return Effect.andThen(t.services.set(r.id, next), indexService(t, current, next))
     }),
     get: (id) => Effect.sync(() => t.services.get(id)),
-    // Walks the narrowest id-ordered index (seller, category, or all) from the cursor and stops
-    // after `limit` matches: no copy, filter and sort of the whole catalogue per request.
-    // …or, for a rare `q` or a narrow price band, reads the few candidates its index holds (at most
+    // Walks the narrowest id-ordered index (seller, category, all, or q's rarest trigram) from the
+    // cursor and stops after `limit` matches: no copy, filter and sort of the whole catalogue per request.
+    // …or, for a narrow price band, reads the few candidates its index holds (at most
     // CATALOGUE_CANDIDATES), checks each against the whole filter and sorts the matches by id: the
     // same rows in the same order either way (test/suites/catalogue.test.ts), bounded by the matches.
     list: (f) =>
@@ -389,26 +409,10 @@ export const MemoryCatalogStore = Layer.effect(
           (f.maxPriceCents === undefined || s.tiers.some((x) => x.priceCents <= f.maxPriceCents!)) &&
           (f.minRating === undefined || (s.ratingCount > 0 && s.ratingSum / s.ratingCount >= f.minRating)) &&
           (q === undefined || (t.serviceSearch.get(s.id) ?? searchText(s)).includes(q))
-        const ids = t.serviceOrder.get(f.sellerId !== undefined ? `seller|${f.sellerId}` : f.category !== undefined ? `category|${f.category}` : "all") ?? []
+        const ids = walkedIds(t, t.serviceOrder.get(f.sellerId !== undefined ? `seller|${f.sellerId}` : f.category !== undefined ? `category|${f.category}` : "all") ?? [], q)
         const start = firstAfter(ids, f.afterId)
         let candidates: ReadonlyArray<string> | undefined
-        let budget = Math.min(CATALOGUE_CANDIDATES, ids.length - start)
-        if (q !== undefined && q.length >= 3) {
-          // Every match holds each of q's trigrams: the rarest one's ids are a superset of the matches.
-          let rarest: CappedSet<string> | undefined
-          for (const tri of trigramsOf(q)) {
-            const row = t.serviceTrigrams.get(tri)
-            if (row === undefined) {
-              rarest = { count: 0, ids: new Set() }
-              break
-            }
-            if (row.ids !== undefined && (rarest === undefined || row.count < rarest.count)) rarest = row
-          }
-          if (rarest?.ids !== undefined && rarest.count <= budget) {
-            candidates = [...rarest.ids]
-            budget = candidates.length
-          }
-        }
+        const budget = Math.min(CATALOGUE_CANDIDATES, ids.length - start)
         if (f.minPriceCents !== undefined || f.maxPriceCents !== undefined) {
           const priced = priceCandidates(t, f.minPriceCents ?? Number.NEGATIVE_INFINITY, f.maxPriceCents ?? Number.POSITIVE_INFINITY, budget)
           if (priced !== undefined && (candidates === undefined || priced.length < candidates.length)) candidates = priced
