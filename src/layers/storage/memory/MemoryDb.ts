@@ -50,11 +50,13 @@ export class MemTable<K, V> {
   insertSorted<I>(this: MemTable<K, Array<I>>, key: K, item: I, before: (a: I, b: I) => boolean): Effect.Effect<void> {
     return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {
-        let list = this.rows.get(key)
+        const list = this.rows.get(key)
         if (!list) {
-          list = []
-          this.rows.set(key, list)
+          // A new row holds just its item: `[]` grown by one would reserve 17 slots (~150 bytes), and
+          // some rows stay that small (the ledger's per-reference lists: one per purchase).
+          this.rows.set(key, [item])
           journal?.push(() => this.rows.delete(key))
+          return
         }
         let at = list.length
         while (at > 0 && before(item, list[at - 1])) at--
@@ -137,11 +139,11 @@ export class MemTable<K, V> {
   insertOrdered<I>(this: MemTable<K, Array<I>>, key: K, item: I, compare: (a: I, b: I) => number): Effect.Effect<void> {
     return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {
-        let list = this.rows.get(key)
+        const list = this.rows.get(key)
         if (!list) {
-          list = []
-          this.rows.set(key, list)
+          this.rows.set(key, [item])
           journal?.push(() => this.rows.delete(key))
+          return
         }
         const at = lowerBound(list, item, compare)
         list.splice(at, 0, item)
