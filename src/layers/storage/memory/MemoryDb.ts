@@ -4,6 +4,14 @@ import { Transactor } from "../../../services/Db.js"
 
 type Undo = () => void
 
+// Writers on the purchase path are `Effect.fnUntraced(function* (…) {…})`, not `(…) => Effect.gen(function* () {…})`:
+// a generator function made per call gets its own prototype and hidden class, and V8 keeps hidden
+// classes in the old generation, so each call leaves an old-to-young pointer that carries the
+// call's garbage through two scavenges into the old generation. The memory store's data lives in
+// the same heap, and every major collection that garbage triggers marks all of it: that, not a
+// walk of the history, is what made the memory server slower the longer it ran (docs/performance.md,
+// "Memory soak").
+
 /** The journal of the transaction the current fiber runs in (undefined outside one). */
 const currentJournal = Context.Reference<Array<Undo> | undefined>("app/memory/currentJournal", { defaultValue: () => undefined })
 
