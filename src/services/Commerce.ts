@@ -149,139 +149,136 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
         onSome: f
       })
 
-    const replay = (agentId: string, key: string | null) =>
-      Effect.gen(function* () {
-        if (key === null) return undefined
-        const now = yield* Clock.currentTimeMillis
-        const tx = yield* store.findByIdempotencyKey(agentId, key)
-        if (tx) return { status: tx.tx.status === "failed" ? "failed" : "completed", transaction: toTransaction(tx, agentId), approval: null } as Purchase
-        const approval = yield* store.findApprovalByKey(agentId, key)
-        if (approval) return { status: "pending_approval", transaction: null, approval: toApproval(approval, now) } as Purchase
-        return undefined
-      })
+    const replay = Effect.fnUntraced(function* (agentId: string, key: string | null) {
+      if (key === null) return undefined
+      const now = yield* Clock.currentTimeMillis
+      const tx = yield* store.findByIdempotencyKey(agentId, key)
+      if (tx) return { status: tx.tx.status === "failed" ? "failed" : "completed", transaction: toTransaction(tx, agentId), approval: null } as Purchase
+      const approval = yield* store.findApprovalByKey(agentId, key)
+      if (approval) return { status: "pending_approval", transaction: null, approval: toApproval(approval, now) } as Purchase
+      return undefined
+    })
 
     /** One purchase inside the caller's unit of work (the wallet row is locked first). */
-    const execute = (x: Execute) =>
-      Effect.gen(function* () {
-        // The wallet and its balance locked and the service read, at once (one statement on Postgres).
-        const opened = yield* settlement.open(x.agentId, x.serviceId)
-        const { service, tier } = yield* tierOf(opened.service, x.serviceId, x.tierId)
-        if (service.status !== "active") return yield* Effect.fail(new NotFound({ message: `service ${service.id} is not listed`, resource: "service", id: service.id }))
-        if (service.sellerAgentId === x.agentId) return yield* Effect.fail(new InvalidInput({ message: "an agent cannot buy its own service", field: "serviceId" }))
-        const { balanceCents } = opened
-        const policy = opened.wallet.policy
-        if (!x.approval) {
-          const earlier = yield* replay(x.agentId, x.idempotencyKey)
-          if (earlier) return earlier
+    const execute = Effect.fnUntraced(function* (x: Execute) {
+      // The wallet and its balance locked and the service read, at once (one statement on Postgres).
+      const opened = yield* settlement.open(x.agentId, x.serviceId)
+      const { service, tier } = yield* tierOf(opened.service, x.serviceId, x.tierId)
+      if (service.status !== "active") return yield* Effect.fail(new NotFound({ message: `service ${service.id} is not listed`, resource: "service", id: service.id }))
+      if (service.sellerAgentId === x.agentId) return yield* Effect.fail(new InvalidInput({ message: "an agent cannot buy its own service", field: "serviceId" }))
+      const { balanceCents } = opened
+      const policy = opened.wallet.policy
+      if (!x.approval) {
+        const earlier = yield* replay(x.agentId, x.idempotencyKey)
+        if (earlier) return earlier
+      }
+      const now = yield* Clock.currentTimeMillis
+      const at = new Date(now).toISOString()
+      // An approved purchase gets the transaction id reserved when it was requested.
+      const txId = x.approval?.reservedTransactionId ?? (yield* ids.make("tx"))
+      // The price: a negotiation redeemed at request time, an override, or the current list price.
+      let priceCents = x.priceCents ?? tier.priceCents
+      if (x.approval?.negotiationId) priceCents = x.approval.quotedPriceCents
+      else if (x.negotiationId) {
+        const negotiationId = x.negotiationId
+        priceCents = (yield* withNegotiations((n) => n.redeem({ agentId: x.agentId, negotiationId, serviceId: service.id, tierId: tier.id, usedBy: txId }))).priceCents
+      }
+      if (!Number.isSafeInteger(priceCents) || priceCents < 0) return yield* Effect.fail(new InvalidInput({ message: "price must be a non-negative integer of cents", field: "priceCents" }))
+      const needsApproval = yield* wallet.authorize(x.agentId, policy, { priceCents, category: service.category, sellerAgentId: service.sellerAgentId }, { approved: x.approval !== undefined })
+      if (needsApproval !== null) {
+        const approval: ApprovalRecord = {
+          id: yield* ids.make("apr"),
+          accountId: x.accountId,
+          agentId: x.agentId,
+          serviceId: service.id,
+          tierId: tier.id,
+          quotedPriceCents: priceCents,
+          negotiationId: x.negotiationId ?? null,
+          input: x.input,
+          reason: needsApproval,
+          status: "pending",
+          idempotencyKey: x.idempotencyKey,
+          reservedTransactionId: txId,
+          transactionId: null,
+          decidedBy: null,
+          createdAt: at,
+          decidedAt: null,
+          expiresAt: new Date(now + APPROVAL_TTL_MS).toISOString()
         }
-        const now = yield* Clock.currentTimeMillis
-        const at = new Date(now).toISOString()
-        // An approved purchase gets the transaction id reserved when it was requested.
-        const txId = x.approval?.reservedTransactionId ?? (yield* ids.make("tx"))
-        // The price: a negotiation redeemed at request time, an override, or the current list price.
-        let priceCents = x.priceCents ?? tier.priceCents
-        if (x.approval?.negotiationId) priceCents = x.approval.quotedPriceCents
-        else if (x.negotiationId) {
-          const negotiationId = x.negotiationId
-          priceCents = (yield* withNegotiations((n) => n.redeem({ agentId: x.agentId, negotiationId, serviceId: service.id, tierId: tier.id, usedBy: txId }))).priceCents
-        }
-        if (!Number.isSafeInteger(priceCents) || priceCents < 0) return yield* Effect.fail(new InvalidInput({ message: "price must be a non-negative integer of cents", field: "priceCents" }))
-        const needsApproval = yield* wallet.authorize(x.agentId, policy, { priceCents, category: service.category, sellerAgentId: service.sellerAgentId }, { approved: x.approval !== undefined })
-        if (needsApproval !== null) {
-          const approval: ApprovalRecord = {
-            id: yield* ids.make("apr"),
-            accountId: x.accountId,
-            agentId: x.agentId,
-            serviceId: service.id,
-            tierId: tier.id,
-            quotedPriceCents: priceCents,
-            negotiationId: x.negotiationId ?? null,
-            input: x.input,
-            reason: needsApproval,
-            status: "pending",
-            idempotencyKey: x.idempotencyKey,
-            reservedTransactionId: txId,
-            transactionId: null,
-            decidedBy: null,
-            createdAt: at,
-            decidedAt: null,
-            expiresAt: new Date(now + APPROVAL_TTL_MS).toISOString()
-          }
-          yield* store.insertApproval(approval)
-          yield* events.emit(x.agentId, "approval.requested", {
-            approvalId: approval.id,
-            serviceId: service.id,
-            tierId: tier.id,
-            priceCents,
-            reason: needsApproval,
-            expiresAt: approval.expiresAt
-          })
-          return { status: "pending_approval", transaction: null, approval: toApproval(approval, now) } as Purchase
-        }
-        const delivered = simulateDelivery(service, tier, x.input, txId)
-        const negotiationId = x.negotiationId ?? x.approval?.negotiationId ?? null
-        const purchase = {
-          transactionId: txId,
-          source: "buy" as const,
-          buyerAgentId: x.agentId,
-          offer: {
-            serviceId: service.id,
-            serviceName: service.name,
-            category: service.category,
-            pricingModel: service.pricingModel,
-            sellerAgentId: service.sellerAgentId,
-            tierId: tier.id,
-            listPriceCents: tier.priceCents
-          },
+        yield* store.insertApproval(approval)
+        yield* events.emit(x.agentId, "approval.requested", {
+          approvalId: approval.id,
+          serviceId: service.id,
+          tierId: tier.id,
           priceCents,
-          // The simulated latency is recorded, not waited: the delivery is in hand when the purchase answers.
-          delivery: { latencyMs: delivered.latencyMs, output: delivered.output },
-          references: { ...noReferences, negotiationId, approvalId: x.approval?.id ?? null, idempotencyKey: x.idempotencyKey },
-          at
-        }
-        if (!delivered.success) {
-          // Nothing delivered, nothing charged; a redeemed negotiation is given back.
-          if (negotiationId) yield* withNegotiations((n) => n.release(negotiationId, txId))
-          const failed = yield* settlement.recordFailed(purchase, delivered.error ?? "the seller did not deliver")
-          const row = { tx: failed.tx, delivery: failed.delivery, review: undefined, disputeId: null }
-          return { status: "failed", transaction: toTransaction(row, x.agentId), approval: null } as Purchase
-        }
-        const { tx, delivery } = yield* settlement
-          .settle({ ...purchase, from: { _tag: "wallet", lockedBalanceCents: balanceCents }, memo: `${service.id}/${tier.id}` })
-          .pipe(Effect.catchTag("InsufficientFunds", (e) => Effect.fail(wallet.insufficientCredits(e))))
-        const buyer = walletAccount(x.agentId)
-        if (policy.autoRecharge.thresholdCents > 0) {
-          const after = yield* ledger.balance(buyer)
-          yield* wallet.afterDebit(x.agentId, policy, after + priceCents, after)
-        }
-        return { status: "completed", transaction: toTransaction({ tx, delivery, review: undefined, disputeId: null }, x.agentId), approval: null } as Purchase
-      })
+          reason: needsApproval,
+          expiresAt: approval.expiresAt
+        })
+        return { status: "pending_approval", transaction: null, approval: toApproval(approval, now) } as Purchase
+      }
+      const delivered = simulateDelivery(service, tier, x.input, txId)
+      const negotiationId = x.negotiationId ?? x.approval?.negotiationId ?? null
+      const purchase = {
+        transactionId: txId,
+        source: "buy" as const,
+        buyerAgentId: x.agentId,
+        offer: {
+          serviceId: service.id,
+          serviceName: service.name,
+          category: service.category,
+          pricingModel: service.pricingModel,
+          sellerAgentId: service.sellerAgentId,
+          tierId: tier.id,
+          listPriceCents: tier.priceCents
+        },
+        priceCents,
+        // The simulated latency is recorded, not waited: the delivery is in hand when the purchase answers.
+        delivery: { latencyMs: delivered.latencyMs, output: delivered.output },
+        references: { ...noReferences, negotiationId, approvalId: x.approval?.id ?? null, idempotencyKey: x.idempotencyKey },
+        at
+      }
+      if (!delivered.success) {
+        // Nothing delivered, nothing charged; a redeemed negotiation is given back.
+        if (negotiationId) yield* withNegotiations((n) => n.release(negotiationId, txId))
+        const failed = yield* settlement.recordFailed(purchase, delivered.error ?? "the seller did not deliver")
+        const row = { tx: failed.tx, delivery: failed.delivery, review: undefined, disputeId: null }
+        return { status: "failed", transaction: toTransaction(row, x.agentId), approval: null } as Purchase
+      }
+      const { tx, delivery } = yield* settlement
+        .settle({ ...purchase, from: { _tag: "wallet", lockedBalanceCents: balanceCents }, memo: `${service.id}/${tier.id}` })
+        .pipe(Effect.catchTag("InsufficientFunds", (e) => Effect.fail(wallet.insufficientCredits(e))))
+      const buyer = walletAccount(x.agentId)
+      if (policy.autoRecharge.thresholdCents > 0) {
+        const after = yield* ledger.balance(buyer)
+        yield* wallet.afterDebit(x.agentId, policy, after + priceCents, after)
+      }
+      return { status: "completed", transaction: toTransaction({ tx, delivery, review: undefined, disputeId: null }, x.agentId), approval: null } as Purchase
+    })
 
     /**
      * POST /buy. One unit of work: policy (403 PolicyViolation), approval (pending), delivery,
      * ledger settlement (402 InsufficientCredits), transaction, events. A repeated idempotency
      * key answers the first outcome without charging again.
      */
-    const buy = (input: BuyInput) =>
-      Effect.gen(function* () {
-        const agentId = input.caller.agentId
-        if (agentId === undefined || !input.caller.permissions.has("commerce:buy")) {
-          return yield* Effect.fail(new Forbidden({ message: "buying needs an agent key with commerce:buy", permission: "commerce:buy" }))
-        }
-        const key = input.idempotencyReference ?? (yield* currentIdempotencyKey) ?? null
-        return yield* atomically(
-          execute({
-            agentId,
-            accountId: input.caller.accountId,
-            serviceId: input.serviceId,
-            tierId: input.tierId,
-            input: input.input,
-            priceCents: input.priceCents,
-            negotiationId: input.negotiationId,
-            idempotencyKey: key
-          })
-        )
-      }).pipe(traced("Commerce.buy"))
+    const buy = Effect.fnUntraced(function* (input: BuyInput) {
+      const agentId = input.caller.agentId
+      if (agentId === undefined || !input.caller.permissions.has("commerce:buy")) {
+        return yield* Effect.fail(new Forbidden({ message: "buying needs an agent key with commerce:buy", permission: "commerce:buy" }))
+      }
+      const key = input.idempotencyReference ?? (yield* currentIdempotencyKey) ?? null
+      return yield* atomically(
+        execute({
+          agentId,
+          accountId: input.caller.accountId,
+          serviceId: input.serviceId,
+          tierId: input.tierId,
+          input: input.input,
+          priceCents: input.priceCents,
+          negotiationId: input.negotiationId,
+          idempotencyKey: key
+        })
+      )
+    }, traced("Commerce.buy"))
 
     // ---- approvals -------------------------------------------------------------------------
 

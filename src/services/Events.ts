@@ -25,13 +25,12 @@ export class Events extends Context.Service<Events>()("Events", {
     const store = yield* EventStore
     const ids = yield* Ids
     /** Builds events (ids, time) without recording them: for a store that writes them with the change (SettlementStore). */
-    const make = (items: ReadonlyArray<{ readonly agentId: string; readonly type: EventType; readonly data: Record<string, unknown> }>) =>
-      Effect.gen(function* () {
-        const occurredAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-        const made: Array<DomainEvent> = []
-        for (const item of items) made.push(DomainEvent.make({ id: yield* ids.make("evt"), type: item.type, agentId: item.agentId, occurredAt, data: item.data }))
-        return made
-      })
+    const make = Effect.fnUntraced(function* (items: ReadonlyArray<{ readonly agentId: string; readonly type: EventType; readonly data: Record<string, unknown> }>) {
+      const occurredAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+      const made: Array<DomainEvent> = []
+      for (const item of items) made.push(DomainEvent.make({ id: yield* ids.make("evt"), type: item.type, agentId: item.agentId, occurredAt, data: item.data }))
+      return made
+    })
     /** Records several events at once, in order. Call it inside the same `atomically` as the change they report. */
     const emitMany = (items: ReadonlyArray<{ readonly agentId: string; readonly type: EventType; readonly data: Record<string, unknown> }>) =>
       Effect.tap(make(items), (made) => (made.length > 0 ? store.appendMany(made) : Effect.void))

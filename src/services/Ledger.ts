@@ -54,7 +54,7 @@ export class Ledger extends Context.Service<Ledger>()("Ledger", {
      * Fails with InsufficientFunds when a wallet or escrow account would go below zero (nothing is
      * written), InvalidInput when it does not balance.
      */
-    const prepare = (input: {
+    const prepare = Effect.fnUntraced(function* (input: {
       readonly kind: EntryKind
       readonly reference: string
       readonly memo?: string
@@ -64,46 +64,45 @@ export class Ledger extends Context.Service<Ledger>()("Ledger", {
        * under that lock (Wallet.lockForPurchase): checked against it, not locked again.
        */
       readonly locked?: ReadonlyMap<string, number>
-    }) =>
-      Effect.gen(function* () {
-        // Normalise: one posting per account, zero postings dropped (both stores then agree).
-        const merged = new Map<string, number>()
-        for (const p of input.postings) merged.set(p.account, (merged.get(p.account) ?? 0) + p.amount)
-        const postings = [...merged].filter(([, amount]) => amount !== 0).map(([account, amount]) => ({ account, amount }))
-        const sum = postings.reduce((s, p) => s + p.amount, 0)
-        if (postings.length < 2 || sum !== 0 || input.postings.some((p) => !Number.isSafeInteger(p.amount))) {
-          return yield* Effect.fail(new InvalidInput({ message: `ledger entry must have integer postings summing to zero (sum ${sum})`, field: "postings" }))
-        }
-        const checked = postings.filter((p) => p.amount < 0 && !mayGoNegative(p.account)).sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0))
-        if (checked.length > 0) {
-          const toLock = checked.map((p) => p.account).filter((a) => !input.locked?.has(a))
-          const before = toLock.length > 0 ? new Map(yield* store.lockBalances(toLock)) : new Map<string, number>()
-          for (const [account, balance] of input.locked ?? []) before.set(account, balance)
-          for (const p of checked) {
-            const had = before.get(p.account) ?? 0
-            const balance = had + p.amount
-            if (balance < 0) {
-              return yield* Effect.fail(
-                new InsufficientFunds({
-                  message: `${p.account} has ${had} cents; ${-p.amount} needed`,
-                  account: p.account,
-                  balanceCents: had,
-                  requiredCents: -p.amount,
-                  missingCents: -balance
-                })
-              )
-            }
+    }) {
+      // Normalise: one posting per account, zero postings dropped (both stores then agree).
+      const merged = new Map<string, number>()
+      for (const p of input.postings) merged.set(p.account, (merged.get(p.account) ?? 0) + p.amount)
+      const postings = [...merged].filter(([, amount]) => amount !== 0).map(([account, amount]) => ({ account, amount }))
+      const sum = postings.reduce((s, p) => s + p.amount, 0)
+      if (postings.length < 2 || sum !== 0 || input.postings.some((p) => !Number.isSafeInteger(p.amount))) {
+        return yield* Effect.fail(new InvalidInput({ message: `ledger entry must have integer postings summing to zero (sum ${sum})`, field: "postings" }))
+      }
+      const checked = postings.filter((p) => p.amount < 0 && !mayGoNegative(p.account)).sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0))
+      if (checked.length > 0) {
+        const toLock = checked.map((p) => p.account).filter((a) => !input.locked?.has(a))
+        const before = toLock.length > 0 ? new Map(yield* store.lockBalances(toLock)) : new Map<string, number>()
+        for (const [account, balance] of input.locked ?? []) before.set(account, balance)
+        for (const p of checked) {
+          const had = before.get(p.account) ?? 0
+          const balance = had + p.amount
+          if (balance < 0) {
+            return yield* Effect.fail(
+              new InsufficientFunds({
+                message: `${p.account} has ${had} cents; ${-p.amount} needed`,
+                account: p.account,
+                balanceCents: had,
+                requiredCents: -p.amount,
+                missingCents: -balance
+              })
+            )
           }
         }
-        return JournalEntry.make({
-          id: yield* ids.make("je"),
-          kind: input.kind,
-          reference: input.reference,
-          memo: input.memo ?? "",
-          postings,
-          createdAt: new Date(yield* Clock.currentTimeMillis).toISOString()
-        })
+      }
+      return JournalEntry.make({
+        id: yield* ids.make("je"),
+        kind: input.kind,
+        reference: input.reference,
+        memo: input.memo ?? "",
+        postings,
+        createdAt: new Date(yield* Clock.currentTimeMillis).toISOString()
       })
+    })
 
     /**
      * Posts one balanced entry atomically (prepare, then append). Fails with InsufficientFunds when

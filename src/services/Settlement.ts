@@ -198,36 +198,35 @@ export class Settlement extends Context.Service<Settlement>()("Settlement", {
      * Settles a delivered purchase in the caller's unit of work: entry, transaction, delivery,
      * events. Fails with InsufficientFunds (nothing written) when the wallet or escrow is short.
      */
-    const settle = (input: SettlementInput) =>
-      Effect.gen(function* () {
-        const split = splitSettlement(input.priceCents)
-        let entry: JournalEntry | null = null
-        if (input.from._tag !== "posted") {
-          const source = input.from._tag === "wallet" ? walletAccount(input.buyerAgentId) : escrowAccount(input.from.sagaId)
-          // Checked (the buyer's wallet or the escrow locked) here; written below with the rest.
-          entry = yield* ledger.prepare({
-            kind: input.from._tag === "wallet" ? "purchase" : "escrow_settle",
-            // A saga's settlement is referenced by the saga (its escrow's reference), a purchase by its transaction.
-            reference: input.from._tag === "wallet" ? input.transactionId : input.from.sagaId,
-            memo: input.memo,
-            postings: [
-              { account: source, amount: -input.priceCents },
-              { account: walletAccount(input.offer.sellerAgentId), amount: split.sellerCents },
-              { account: PLATFORM_FEES, amount: split.feeCents }
-            ],
-            ...(input.from._tag === "wallet" && input.from.lockedBalanceCents !== undefined ? { locked: new Map([[source, input.from.lockedBalanceCents]]) } : {})
-          })
-        }
-        const entryId = entry !== null ? entry.id : (input.from as { readonly entryId: string }).entryId
-        const settled = record(input, { status: "completed", sellerCents: split.sellerCents, feeCents: split.feeCents, ledgerEntryId: entryId }, null)
-        const payload = completedPayload(settled.tx, input.source, input.references)
-        const made = yield* events.make([
-          { agentId: input.buyerAgentId, type: "transaction.completed", data: { ...payload, role: "buyer" } },
-          { agentId: input.offer.sellerAgentId, type: "transaction.completed", data: { ...payload, role: "seller" } }
-        ])
-        yield* writer.write({ entry, tx: settled.tx, delivery: settled.delivery, events: made })
-        return settled
-      })
+    const settle = Effect.fnUntraced(function* (input: SettlementInput) {
+      const split = splitSettlement(input.priceCents)
+      let entry: JournalEntry | null = null
+      if (input.from._tag !== "posted") {
+        const source = input.from._tag === "wallet" ? walletAccount(input.buyerAgentId) : escrowAccount(input.from.sagaId)
+        // Checked (the buyer's wallet or the escrow locked) here; written below with the rest.
+        entry = yield* ledger.prepare({
+          kind: input.from._tag === "wallet" ? "purchase" : "escrow_settle",
+          // A saga's settlement is referenced by the saga (its escrow's reference), a purchase by its transaction.
+          reference: input.from._tag === "wallet" ? input.transactionId : input.from.sagaId,
+          memo: input.memo,
+          postings: [
+            { account: source, amount: -input.priceCents },
+            { account: walletAccount(input.offer.sellerAgentId), amount: split.sellerCents },
+            { account: PLATFORM_FEES, amount: split.feeCents }
+          ],
+          ...(input.from._tag === "wallet" && input.from.lockedBalanceCents !== undefined ? { locked: new Map([[source, input.from.lockedBalanceCents]]) } : {})
+        })
+      }
+      const entryId = entry !== null ? entry.id : (input.from as { readonly entryId: string }).entryId
+      const settled = record(input, { status: "completed", sellerCents: split.sellerCents, feeCents: split.feeCents, ledgerEntryId: entryId }, null)
+      const payload = completedPayload(settled.tx, input.source, input.references)
+      const made = yield* events.make([
+        { agentId: input.buyerAgentId, type: "transaction.completed", data: { ...payload, role: "buyer" } },
+        { agentId: input.offer.sellerAgentId, type: "transaction.completed", data: { ...payload, role: "seller" } }
+      ])
+      yield* writer.write({ entry, tx: settled.tx, delivery: settled.delivery, events: made })
+      return settled
+    })
 
     /** A purchase whose delivery failed: recorded (it counts in the seller's SLA), nothing charged, no event. */
     const recordFailed = (input: Omit<SettlementInput, "from" | "memo">, error: string) =>

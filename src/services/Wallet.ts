@@ -311,41 +311,40 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
     const lockForPurchase = (agentId: string) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.map(store.lockForPurchase(initial(agentId, now)), (r) => ({ policy: r.wallet.policy, balanceCents: r.balanceCents })))
 
-    const authorize = (agentId: string, p: WalletPolicy, purchase: PurchaseCheck, options: { readonly approved: boolean }) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const refuse = (policy: PolicyViolation["policy"], message: string, limitCents: number | null) =>
-          Effect.fail(new PolicyViolation({ message, policy, limitCents, attemptedCents: purchase.priceCents }))
-        if (p.allowedSellers !== null && !p.allowedSellers.includes(purchase.sellerAgentId)) {
-          return yield* refuse("allowedSellers", `seller ${purchase.sellerAgentId} is not in the wallet's allowedSellers`, null)
+    const authorize = Effect.fnUntraced(function* (agentId: string, p: WalletPolicy, purchase: PurchaseCheck, options: { readonly approved: boolean }) {
+      const now = yield* Clock.currentTimeMillis
+      const refuse = (policy: PolicyViolation["policy"], message: string, limitCents: number | null) =>
+        Effect.fail(new PolicyViolation({ message, policy, limitCents, attemptedCents: purchase.priceCents }))
+      if (p.allowedSellers !== null && !p.allowedSellers.includes(purchase.sellerAgentId)) {
+        return yield* refuse("allowedSellers", `seller ${purchase.sellerAgentId} is not in the wallet's allowedSellers`, null)
+      }
+      if (p.allowedCategories !== null && !p.allowedCategories.includes(purchase.category)) {
+        return yield* refuse("allowedCategories", `category ${purchase.category} is not in the wallet's allowedCategories`, null)
+      }
+      if (p.perTransactionLimitCents !== null && purchase.priceCents > p.perTransactionLimitCents) {
+        return yield* refuse("perTransactionLimit", `${purchase.priceCents} cents is over the per-transaction limit of ${p.perTransactionLimitCents} cents`, p.perTransactionLimitCents)
+      }
+      if (p.dailyLimitCents !== null) {
+        const today = yield* store.spentSince(agentId, new Date(utcDayStart(now)).toISOString())
+        if (today + purchase.priceCents > p.dailyLimitCents) {
+          return yield* refuse("dailyLimit", `${today} cents spent today; ${purchase.priceCents} more would pass the daily limit of ${p.dailyLimitCents} cents`, p.dailyLimitCents)
         }
-        if (p.allowedCategories !== null && !p.allowedCategories.includes(purchase.category)) {
-          return yield* refuse("allowedCategories", `category ${purchase.category} is not in the wallet's allowedCategories`, null)
+      }
+      if (p.monthlyLimitCents !== null) {
+        const month = yield* store.spentSince(agentId, new Date(utcMonthStart(now)).toISOString())
+        if (month + purchase.priceCents > p.monthlyLimitCents) {
+          return yield* refuse("monthlyLimit", `${month} cents spent this month; ${purchase.priceCents} more would pass the monthly limit of ${p.monthlyLimitCents} cents`, p.monthlyLimitCents)
         }
-        if (p.perTransactionLimitCents !== null && purchase.priceCents > p.perTransactionLimitCents) {
-          return yield* refuse("perTransactionLimit", `${purchase.priceCents} cents is over the per-transaction limit of ${p.perTransactionLimitCents} cents`, p.perTransactionLimitCents)
-        }
-        if (p.dailyLimitCents !== null) {
-          const today = yield* store.spentSince(agentId, new Date(utcDayStart(now)).toISOString())
-          if (today + purchase.priceCents > p.dailyLimitCents) {
-            return yield* refuse("dailyLimit", `${today} cents spent today; ${purchase.priceCents} more would pass the daily limit of ${p.dailyLimitCents} cents`, p.dailyLimitCents)
-          }
-        }
-        if (p.monthlyLimitCents !== null) {
-          const month = yield* store.spentSince(agentId, new Date(utcMonthStart(now)).toISOString())
-          if (month + purchase.priceCents > p.monthlyLimitCents) {
-            return yield* refuse("monthlyLimit", `${month} cents spent this month; ${purchase.priceCents} more would pass the monthly limit of ${p.monthlyLimitCents} cents`, p.monthlyLimitCents)
-          }
-        }
-        const approval: "manual" | "approvalThreshold" | null = options.approved
-          ? null
-          : p.autonomyLevel === "manual"
-            ? "manual"
-            : p.autonomyLevel === "semi_auto" && purchase.priceCents > p.approvalThresholdCents
-              ? "approvalThreshold"
-              : null
-        return approval
-      })
+      }
+      const approval: "manual" | "approvalThreshold" | null = options.approved
+        ? null
+        : p.autonomyLevel === "manual"
+          ? "manual"
+          : p.autonomyLevel === "semi_auto" && purchase.priceCents > p.approvalThresholdCents
+            ? "approvalThreshold"
+            : null
+      return approval
+    })
 
     /** After a debit, inside its unit of work: low-balance warning when the balance crosses the threshold, then auto-recharge. */
     const afterDebit = (agentId: string, policy: WalletPolicy, beforeCents: number, afterCents: number) =>

@@ -4,6 +4,14 @@ import { Transactor } from "../../../services/Db.js"
 
 type Undo = () => void
 
+// Writers on the purchase path are `Effect.fnUntraced(function* (…) {…})`, not `(…) => Effect.gen(function* () {…})`:
+// a generator function made per call gets its own prototype and hidden class, and V8 keeps hidden
+// classes in the old generation, so each call leaves an old-to-young pointer that carries the
+// call's garbage through two scavenges into the old generation. The memory store's data lives in
+// the same heap, and every major collection that garbage triggers marks all of it: that, not a
+// walk of the history, is what made the memory server slower the longer it ran (docs/performance.md,
+// "Memory soak").
+
 /** The journal of the transaction the current fiber runs in (undefined outside one). */
 const currentJournal = Context.Reference<Array<Undo> | undefined>("app/memory/currentJournal", { defaultValue: () => undefined })
 
@@ -50,11 +58,13 @@ export class MemTable<K, V> {
   insertSorted<I>(this: MemTable<K, Array<I>>, key: K, item: I, before: (a: I, b: I) => boolean): Effect.Effect<void> {
     return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {
-        let list = this.rows.get(key)
+        const list = this.rows.get(key)
         if (!list) {
-          list = []
-          this.rows.set(key, list)
+          // A new row holds just its item: `[]` grown by one would reserve 17 slots (~150 bytes), and
+          // some rows stay that small (the ledger's per-reference lists: one per purchase).
+          this.rows.set(key, [item])
           journal?.push(() => this.rows.delete(key))
+          return
         }
         let at = list.length
         while (at > 0 && before(item, list[at - 1])) at--
@@ -139,11 +149,11 @@ export class MemTable<K, V> {
   insertOrdered<I>(this: MemTable<K, Array<I>>, key: K, item: I, compare: (a: I, b: I) => number): Effect.Effect<void> {
     return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {
-        let list = this.rows.get(key)
+        const list = this.rows.get(key)
         if (!list) {
-          list = []
-          this.rows.set(key, list)
+          this.rows.set(key, [item])
           journal?.push(() => this.rows.delete(key))
+          return
         }
         const at = lowerBound(list, item, compare)
         list.splice(at, 0, item)

@@ -556,36 +556,34 @@ export const MemoryWalletStore = Layer.effect(
 export const MemoryCommerceStore = Layer.effect(
   CommerceStore,
   Effect.map(tables, (t) => ({
-    insertTransaction: (tx, delivery) =>
-      Effect.gen(function* () {
-        yield* t.txs.set(tx.id, tx)
-        yield* t.txOrder.append("all", tx.id)
-        // Per side (and rare status), oldest first by (createdAt, id): the order every page walks (from the end).
-        for (const key of sideKeys(tx)) yield* t.txBySide.insertSorted(key, tx.id, olderTx(t, tx))
-        if (tx.idempotencyKey !== null) yield* t.txByKey.set(`${tx.buyerAgentId}|${tx.idempotencyKey}`, tx.id)
-        yield* t.deliveries.set(tx.id, delivery)
-        yield* t.deliveriesByService.append(delivery.serviceId, tx.id)
-        yield* addSpend(t, tx.buyerAgentId, tx.createdAt, completedCents(tx))
-        yield* addUsage(t, tx, completedSign(tx))
-        yield* moveCounters(t, tx, undefined)
-      }),
+    insertTransaction: Effect.fnUntraced(function* (tx: TransactionRecord, delivery: DeliveryRecord) {
+      yield* t.txs.set(tx.id, tx)
+      yield* t.txOrder.append("all", tx.id)
+      // Per side (and rare status), oldest first by (createdAt, id): the order every page walks (from the end).
+      for (const key of sideKeys(tx)) yield* t.txBySide.insertSorted(key, tx.id, olderTx(t, tx))
+      if (tx.idempotencyKey !== null) yield* t.txByKey.set(`${tx.buyerAgentId}|${tx.idempotencyKey}`, tx.id)
+      yield* t.deliveries.set(tx.id, delivery)
+      yield* t.deliveriesByService.append(delivery.serviceId, tx.id)
+      yield* addSpend(t, tx.buyerAgentId, tx.createdAt, completedCents(tx))
+      yield* addUsage(t, tx, completedSign(tx))
+      yield* moveCounters(t, tx, undefined)
+    }),
     getTransaction: (id) => Effect.sync(() => (t.txs.get(id) ? row(t, t.txs.get(id)!) : undefined)),
     lockTransaction: (id) => Effect.sync(() => t.txs.get(id)),
-    updateTransaction: (tx) =>
-      Effect.gen(function* () {
-        const before = t.txs.get(tx.id)
-        yield* t.txs.set(tx.id, tx)
-        if (before !== undefined && before.status !== tx.status) {
-          // A refund moves the row between the status lists (the SQL partial indexes follow the same update).
-          const now = new Set(sideKeys(tx))
-          const was = sideKeys(before)
-          for (const key of was) if (!now.has(key)) yield* t.txBySide.removeItem(key, tx.id)
-          for (const key of now) if (!was.includes(key)) yield* t.txBySide.insertSorted(key, tx.id, olderTx(t, tx))
-        }
-        yield* addSpend(t, tx.buyerAgentId, tx.createdAt, completedCents(tx) - completedCents(before))
-        yield* addUsage(t, tx, completedSign(tx) - completedSign(before))
-        if (before !== undefined) yield* moveCounters(t, tx, before)
-      }),
+    updateTransaction: Effect.fnUntraced(function* (tx: TransactionRecord) {
+      const before = t.txs.get(tx.id)
+      yield* t.txs.set(tx.id, tx)
+      if (before !== undefined && before.status !== tx.status) {
+        // A refund moves the row between the status lists (the SQL partial indexes follow the same update).
+        const now = new Set(sideKeys(tx))
+        const was = sideKeys(before)
+        for (const key of was) if (!now.has(key)) yield* t.txBySide.removeItem(key, tx.id)
+        for (const key of now) if (!was.includes(key)) yield* t.txBySide.insertSorted(key, tx.id, olderTx(t, tx))
+      }
+      yield* addSpend(t, tx.buyerAgentId, tx.createdAt, completedCents(tx) - completedCents(before))
+      yield* addUsage(t, tx, completedSign(tx) - completedSign(before))
+      if (before !== undefined) yield* moveCounters(t, tx, before)
+    }),
     findByIdempotencyKey: (buyer, key) =>
       Effect.sync(() => {
         const id = t.txByKey.get(`${buyer}|${key}`)

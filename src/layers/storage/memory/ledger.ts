@@ -16,14 +16,14 @@ export const MemoryLedgerStore = Layer.effect(
     return {
       // The memory engine's write lock already serialises units of work: reading is locking.
       lockBalances: (accounts) => Effect.sync(() => new Map(accounts.map((a) => [a, balances.get(a) ?? 0]))),
-      append: (entry) =>
-        Effect.gen(function* () {
-          yield* entries.set(entry.id, entry)
-          yield* all.append("all", entry.id)
-          yield* byReference.append(entry.reference, entry.id)
-          for (const account of new Set(entry.postings.map((p) => p.account))) yield* byAccount.append(account, entry.id)
-          for (const p of entry.postings) yield* balances.set(p.account, (balances.get(p.account) ?? 0) + p.amount)
-        }),
+      // Effect.fnUntraced: the generator function is made once, not per call (see MemoryDb.ts on why).
+      append: Effect.fnUntraced(function* (entry: JournalEntry) {
+        yield* entries.set(entry.id, entry)
+        yield* all.append("all", entry.id)
+        yield* byReference.append(entry.reference, entry.id)
+        for (const account of new Set(entry.postings.map((p) => p.account))) yield* byAccount.append(account, entry.id)
+        for (const p of entry.postings) yield* balances.set(p.account, (balances.get(p.account) ?? 0) + p.amount)
+      }),
       balance: (account) => Effect.sync(() => balances.get(account) ?? 0),
       entriesFor: (account, { limit, before }) =>
         Effect.sync(() => {

@@ -6,6 +6,9 @@ import { EventStore } from "../../../services/Events.js"
 import { WalletStore } from "../../../services/Wallet.js"
 import { LedgerStore } from "../../../services/Ledger.js"
 import { CommerceStore, SettlementStore } from "../../../services/Settlement.js"
+import type { WalletRecord } from "../../../schema/commerce.js"
+
+type Settled = Parameters<SettlementStore["Service"]["write"]>[0]
 
 export const MemorySettlementStore = Layer.effect(
   SettlementStore,
@@ -16,18 +19,17 @@ export const MemorySettlementStore = Layer.effect(
     const catalog = yield* CatalogStore
     const wallets = yield* WalletStore
     return {
-      open: ({ wallet, serviceId }) =>
-        Effect.gen(function* () {
-          const service = yield* catalog.get(serviceId)
-          const locked = yield* wallets.lockForPurchase(wallet)
-          return { ...locked, service }
-        }),
-      write: ({ entry, tx, delivery, events: made }) =>
-        Effect.gen(function* () {
-          if (entry !== null) yield* ledger.append(entry)
-          yield* commerce.insertTransaction(tx, delivery)
-          if (made.length > 0) yield* events.appendMany(made)
-        })
+      // Effect.fnUntraced: each generator function is made once, not per purchase (see MemoryDb.ts on why).
+      open: Effect.fnUntraced(function* ({ wallet, serviceId }: { readonly wallet: WalletRecord; readonly serviceId: string }) {
+        const service = yield* catalog.get(serviceId)
+        const locked = yield* wallets.lockForPurchase(wallet)
+        return { ...locked, service }
+      }),
+      write: Effect.fnUntraced(function* ({ entry, tx, delivery, events: made }: Settled) {
+        if (entry !== null) yield* ledger.append(entry)
+        yield* commerce.insertTransaction(tx, delivery)
+        if (made.length > 0) yield* events.appendMany(made)
+      })
     }
   })
 )
