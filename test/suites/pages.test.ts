@@ -12,6 +12,7 @@ import { attemptsPage, deliveriesPage } from "../../src/layers/storage/postgres/
 import { acquisitionsPage, paidAcquisition } from "../../src/layers/storage/postgres/payments.js"
 import { negotiationsPage } from "../../src/layers/storage/postgres/negotiation.js"
 import { embeddedCase, postgresCase } from "../fixtures/db.js"
+import { explain, type PlanNode } from "../fixtures/explain.js"
 
 const BIG = [
   "commerce_transactions",
@@ -43,17 +44,6 @@ const PAGE_INDEXES = [
   "negotiations_seller_page_idx"
 ]
 const LIMIT = 20
-
-interface PlanNode {
-  readonly "Node Type": string
-  readonly "Relation Name"?: string
-  readonly "Index Name"?: string
-  readonly "Actual Rows": number
-  readonly "Actual Loops": number
-  readonly Plans?: ReadonlyArray<PlanNode>
-}
-
-const nodes = (n: PlanNode): Array<PlanNode> => [n, ...(n.Plans ?? []).flatMap(nodes)]
 
 const seed = (sql: SqlClient.SqlClient) =>
   Effect.gen(function* () {
@@ -88,15 +78,6 @@ const seed = (sql: SqlClient.SqlClient) =>
         timestamptz '2026-01-01' + i * interval '1 minute', timestamptz '2026-12-01'
       FROM generate_series(1, 10000) i`)
     for (const t of BIG) yield* sql.unsafe(`ANALYZE ${t}`)
-  })
-
-const explain = (sql: SqlClient.SqlClient, statement: Statement<unknown>) =>
-  Effect.gen(function* () {
-    const [text, params] = statement.compile()
-    const rows = yield* sql.unsafe<Record<string, unknown>>(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, params)
-    const raw = Object.values(rows[0])[0]
-    const doc = (typeof raw === "string" ? JSON.parse(raw) : raw) as ReadonlyArray<{ Plan: PlanNode }>
-    return nodes(doc[0].Plan)
   })
 
 /** No sequential scan of a commerce table; no sort of more than two pages' candidates; rows read from the list's index (rows × loops) at most `readBound`. */

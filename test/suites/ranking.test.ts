@@ -7,13 +7,13 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import type { Statement } from "effect/sql/Statement"
 import { rankedPage } from "../../src/layers/storage/postgres/commerce.js"
 import { rankOf, type RankedFilter, type ServiceRecord } from "../../src/schema/commerce.js"
 import { CatalogStore } from "../../src/services/Catalog.js"
 import { atomically } from "../../src/services/Db.js"
 import { recommendCandidates } from "../../src/services/Reputation.js"
 import { embeddedCase, postgresCase } from "../fixtures/db.js"
+import { explain } from "../fixtures/explain.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const tier = (id: string, priceCents: number) => ({ id, name: id, priceCents, unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" } })
@@ -122,24 +122,6 @@ describe("recommendation candidates", () => {
     expect([1, 5, 6, 25, 100].map(recommendCandidates)).toEqual([20, 20, 24, 100, 100])
   })
 })
-
-interface PlanNode {
-  readonly "Node Type": string
-  readonly "Relation Name"?: string
-  readonly "Index Name"?: string
-  readonly "Actual Rows": number
-  readonly "Actual Loops": number
-  readonly Plans?: ReadonlyArray<PlanNode>
-}
-const nodes = (n: PlanNode): Array<PlanNode> => [n, ...(n.Plans ?? []).flatMap(nodes)]
-const explain = (sql: SqlClient.SqlClient, statement: Statement<unknown>) =>
-  Effect.gen(function* () {
-    const [text, params] = statement.compile()
-    const rows = yield* sql.unsafe<Record<string, unknown>>(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, params)
-    const raw = Object.values(rows[0])[0]
-    const doc = (typeof raw === "string" ? JSON.parse(raw) : raw) as ReadonlyArray<{ Plan: PlanNode }>
-    return nodes(doc[0].Plan)
-  })
 
 for (const c of [embeddedCase, postgresCase]) {
   describe.skipIf(c.skip !== undefined)(`the kept ranking walks its index [${c.name}]${c.skip ? ` — ${c.skip}` : ""}`, () => {
