@@ -8,16 +8,7 @@ const DAY = 86_400_000
 
 /** The i-th of n completed purchases spread evenly over the `days` days before `now`. */
 export const seededPurchase = (
-  p: {
-    readonly id: string
-    readonly buyerAgentId: string
-    readonly sellerAgentId: string
-    readonly serviceId: string
-    readonly serviceName: string
-    readonly category: string
-    readonly tierId: string
-    readonly priceCents: number
-  },
+  p: Pick<TransactionRecord, "id" | "buyerAgentId" | "sellerAgentId" | "serviceId" | "serviceName" | "category" | "tierId" | "priceCents">,
   at: { readonly i: number; readonly n: number; readonly days: number; readonly now: number }
 ): TransactionRecord =>
   ({
