@@ -27,16 +27,15 @@ export interface SecurityFields {
 }
 
 /** Logs one security event at Warn (the level operators keep), annotated for JSON logs. */
-export const securityEvent = (event: SecurityEvent, fields: SecurityFields = {}) =>
-  Effect.gen(function* () {
-    const requestId = yield* currentRequestId
-    const request = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
-    const clientAddress = Option.match(request, { onNone: () => "", onSome: (r) => Option.getOrElse(r.remoteAddress, () => "unknown") })
-    const annotations: Record<string, string> = { security: event, requestId, clientAddress }
-    for (const [k, v] of Object.entries(fields)) if (typeof v === "string" && v !== "") annotations[k] = v
-    const detail = Object.entries(annotations)
-      .filter(([k]) => k !== "security")
-      .map(([k, v]) => `${k}=${v}`)
-      .join(" ")
-    yield* Effect.logWarning(`security ${event} ${detail}`).pipe(Effect.annotateLogs(annotations))
-  })
+export const securityEvent = Effect.fnUntraced(function* (event: SecurityEvent, fields: SecurityFields = {}) {
+  const requestId = yield* currentRequestId
+  const request = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
+  const clientAddress = Option.match(request, { onNone: () => "", onSome: (r) => Option.getOrElse(r.remoteAddress, () => "unknown") })
+  const annotations: Record<string, string> = { security: event, requestId, clientAddress }
+  for (const [k, v] of Object.entries(fields)) if (typeof v === "string" && v !== "") annotations[k] = v
+  const detail = Object.entries(annotations)
+    .filter(([k]) => k !== "security")
+    .map(([k, v]) => `${k}=${v}`)
+    .join(" ")
+  yield* Effect.logWarning(`security ${event} ${detail}`).pipe(Effect.annotateLogs(annotations))
+})

@@ -116,155 +116,146 @@ export class Builder extends Context.Service<Builder>()("Builder", {
     const ids = yield* Ids
 
     /** The project quota of the account's plan (a number, or "unlimited"). */
-    const quotaOf = (accountId: string) =>
-      Effect.gen(function* () {
-        const account = yield* keys.getAccount(accountId).pipe(Effect.orDie)
-        if (account.planId === null) return { planId: null, limit: NO_PLAN_PROJECT_LIMIT as number | "unlimited" }
-        const plan = yield* marketplace.getPlan(account.planId).pipe(Effect.orDie)
-        return { planId: plan.id as string | null, planName: plan.name, limit: plan.max_projects }
-      })
+    const quotaOf = Effect.fnUntraced(function* (accountId: string) {
+      const account = yield* keys.getAccount(accountId).pipe(Effect.orDie)
+      if (account.planId === null) return { planId: null, limit: NO_PLAN_PROJECT_LIMIT as number | "unlimited" }
+      const plan = yield* marketplace.getPlan(account.planId).pipe(Effect.orDie)
+      return { planId: plan.id as string | null, planName: plan.name, limit: plan.max_projects }
+    })
 
-    const create = (owner: { readonly accountId: string; readonly agentId: string }, body: CreateProjectBody) =>
-      Effect.gen(function* () {
-        const inputs = checkInputs(body.inputs ?? [])
-        if (inputs instanceof InvalidInput) return yield* Effect.fail(inputs)
-        const description = body.description?.trim() ? body.description.trim() : null
-        if (body.templateId === undefined && (description === null || description.length < 10)) {
-          return yield* Effect.fail(
-            new InvalidInput({ message: "give a templateId, or a description of at least 10 characters", field: "description" })
-          )
-        }
-        if (body.templateId !== undefined) {
-          yield* marketplace.getTemplate(body.templateId).pipe(
-            Effect.catchTag("NotFound", () =>
-              Effect.fail(new InvalidInput({ message: `templateId: no template "${body.templateId}"`, field: "templateId" }))
-            )
-          )
-        }
-        const failAt: FailableStep | null = body.simulateFailure ?? ((FAIL_MARKER.exec(description ?? "")?.[1] as FailableStep | undefined) ?? null)
-        const cost = projectCost(inputs.length)
-        return yield* atomically(
-          Effect.gen(function* () {
-            yield* store.lockAccount(owner.accountId)
-            const quota = yield* quotaOf(owner.accountId)
-            const used = yield* store.countActive(owner.accountId)
-            if (quota.limit !== "unlimited" && used >= quota.limit) {
-              const planName = quota.planId === null ? "no paid plan" : `the ${quota.planName} plan`
-              return yield* Effect.fail(
-                new ProjectQuotaExceeded({
-                  message: `${planName} allows ${quota.limit} project${quota.limit === 1 ? "" : "s"} and this account has ${used}; upgrade the plan to create more`,
-                  planId: quota.planId,
-                  limit: quota.limit,
-                  used
-                })
-              )
-            }
-            const now = yield* Clock.currentTimeMillis
-            const at = new Date(now).toISOString()
-            const id = yield* ids.make("prj")
-            yield* ledger.transfer({
-              kind: "project_creation",
-              reference: id,
-              memo: `project ${body.name}`,
-              from: walletAccount(owner.agentId),
-              to: PLATFORM_FEES,
-              amount: cost
-            })
-            const draft: ProjectRecord = {
-              id,
-              accountId: owner.accountId,
-              agentId: owner.agentId,
-              name: body.name,
-              description,
-              templateId: body.templateId ?? null,
-              inputs,
-              costCents: cost,
-              status: "queued",
-              progressPercent: 0,
-              steps: [],
-              failAt,
-              failureReason: null,
-              createdAt: at,
-              updatedAt: at,
-              finishedAt: null,
-              nextRunAt: new Date(now + STEP_MS).toISOString()
-            }
-            const record: ProjectRecord = { ...draft, steps: [{ status: "queued", at, message: stepMessage(draft, "queued") }] }
-            yield* store.insert(record)
-            yield* events.emit(owner.agentId, "build.status_changed", {
-              projectId: id,
-              status: "queued",
-              previousStatus: null,
-              progressPercent: 0,
-              failureReason: null
-            })
-            return toProject(record)
-          })
+    const create = Effect.fnUntraced(function* (owner: { readonly accountId: string; readonly agentId: string }, body: CreateProjectBody) {
+      const inputs = checkInputs(body.inputs ?? [])
+      if (inputs instanceof InvalidInput) return yield* Effect.fail(inputs)
+      const description = body.description?.trim() ? body.description.trim() : null
+      if (body.templateId === undefined && (description === null || description.length < 10)) {
+        return yield* Effect.fail(
+          new InvalidInput({ message: "give a templateId, or a description of at least 10 characters", field: "description" })
         )
-      }).pipe(traced("Builder.create"))
+      }
+      if (body.templateId !== undefined) {
+        yield* marketplace.getTemplate(body.templateId).pipe(
+          Effect.catchTag("NotFound", () =>
+            Effect.fail(new InvalidInput({ message: `templateId: no template "${body.templateId}"`, field: "templateId" }))
+          )
+        )
+      }
+      const failAt: FailableStep | null = body.simulateFailure ?? ((FAIL_MARKER.exec(description ?? "")?.[1] as FailableStep | undefined) ?? null)
+      const cost = projectCost(inputs.length)
+      return yield* atomically(
+        Effect.gen(function* () {
+          yield* store.lockAccount(owner.accountId)
+          const quota = yield* quotaOf(owner.accountId)
+          const used = yield* store.countActive(owner.accountId)
+          if (quota.limit !== "unlimited" && used >= quota.limit) {
+            const planName = quota.planId === null ? "no paid plan" : `the ${quota.planName} plan`
+            return yield* Effect.fail(
+              new ProjectQuotaExceeded({
+                message: `${planName} allows ${quota.limit} project${quota.limit === 1 ? "" : "s"} and this account has ${used}; upgrade the plan to create more`,
+                planId: quota.planId,
+                limit: quota.limit,
+                used
+              })
+            )
+          }
+          const now = yield* Clock.currentTimeMillis
+          const at = new Date(now).toISOString()
+          const id = yield* ids.make("prj")
+          yield* ledger.transfer({
+            kind: "project_creation",
+            reference: id,
+            memo: `project ${body.name}`,
+            from: walletAccount(owner.agentId),
+            to: PLATFORM_FEES,
+            amount: cost
+          })
+          const draft: ProjectRecord = {
+            id,
+            accountId: owner.accountId,
+            agentId: owner.agentId,
+            name: body.name,
+            description,
+            templateId: body.templateId ?? null,
+            inputs,
+            costCents: cost,
+            status: "queued",
+            progressPercent: 0,
+            steps: [],
+            failAt,
+            failureReason: null,
+            createdAt: at,
+            updatedAt: at,
+            finishedAt: null,
+            nextRunAt: new Date(now + STEP_MS).toISOString()
+          }
+          const record: ProjectRecord = { ...draft, steps: [{ status: "queued", at, message: stepMessage(draft, "queued") }] }
+          yield* store.insert(record)
+          yield* events.emit(owner.agentId, "build.status_changed", {
+            projectId: id,
+            status: "queued",
+            previousStatus: null,
+            progressPercent: 0,
+            failureReason: null
+          })
+          return toProject(record)
+        })
+      )
+    }, traced("Builder.create"))
 
     /** One transition of a locked row (inside the caller's unit of work); terminal rows are unchanged. */
-    const step = (r: ProjectRecord) =>
-      Effect.gen(function* () {
-        if (r.status === "live" || r.status === "failed") return r
-        const now = yield* Clock.currentTimeMillis
-        const at = new Date(now).toISOString()
-        const failing = r.failAt !== null && r.failAt === r.status
-        const next: BuildStatus = failing ? "failed" : buildSteps[buildSteps.indexOf(r.status) + 1]
-        const terminal = next === "live" || next === "failed"
-        const failureReason = failing ? `the ${r.status} step failed (simulated failure requested for this build)` : null
-        const updated: ProjectRecord = {
-          ...r,
-          status: next,
-          progressPercent: progressOf(next, r.progressPercent),
-          failureReason,
-          updatedAt: at,
-          finishedAt: terminal ? at : null,
-          nextRunAt: terminal ? null : new Date(now + STEP_MS).toISOString()
-        }
-        const withStep: ProjectRecord = { ...updated, steps: [...r.steps, { status: next, at, message: stepMessage(updated, next) }] }
-        yield* store.update(withStep)
-        if (failing && r.costCents > 0) {
-          // A failed build costs nothing: the creation charge goes back to the wallet.
-          yield* ledger.transfer({
-            kind: "refund",
-            reference: r.id,
-            memo: `failed build of ${r.name}`,
-            from: PLATFORM_FEES,
-            to: walletAccount(r.agentId),
-            amount: r.costCents
-          })
-        }
-        yield* events.emit(r.agentId, "build.status_changed", {
-          projectId: r.id,
-          status: next,
-          previousStatus: r.status,
-          progressPercent: withStep.progressPercent,
-          failureReason
+    const step = Effect.fnUntraced(function* (r: ProjectRecord) {
+      if (r.status === "live" || r.status === "failed") return r
+      const now = yield* Clock.currentTimeMillis
+      const at = new Date(now).toISOString()
+      const failing = r.failAt !== null && r.failAt === r.status
+      const next: BuildStatus = failing ? "failed" : buildSteps[buildSteps.indexOf(r.status) + 1]
+      const terminal = next === "live" || next === "failed"
+      const failureReason = failing ? `the ${r.status} step failed (simulated failure requested for this build)` : null
+      const updated: ProjectRecord = {
+        ...r,
+        status: next,
+        progressPercent: progressOf(next, r.progressPercent),
+        failureReason,
+        updatedAt: at,
+        finishedAt: terminal ? at : null,
+        nextRunAt: terminal ? null : new Date(now + STEP_MS).toISOString()
+      }
+      const withStep: ProjectRecord = { ...updated, steps: [...r.steps, { status: next, at, message: stepMessage(updated, next) }] }
+      yield* store.update(withStep)
+      if (failing && r.costCents > 0) {
+        // A failed build costs nothing: the creation charge goes back to the wallet.
+        yield* ledger.transfer({
+          kind: "refund",
+          reference: r.id,
+          memo: `failed build of ${r.name}`,
+          from: PLATFORM_FEES,
+          to: walletAccount(r.agentId),
+          amount: r.costCents
         })
-        return withStep
+      }
+      yield* events.emit(r.agentId, "build.status_changed", {
+        projectId: r.id,
+        status: next,
+        previousStatus: r.status,
+        progressPercent: withStep.progressPercent,
+        failureReason
       })
+      return withStep
+    })
 
     /** Advances one build by one step now, whatever its schedule (tests and operators). */
-    const advance = (projectId: string) =>
-      atomically(
-        Effect.gen(function* () {
-          const r = yield* store.getForUpdate(projectId)
-          if (!r) return yield* Effect.fail(new NotFound({ message: `project ${projectId} not found`, resource: "project", id: projectId }))
-          return toProject(yield* step(r))
-        })
-      ).pipe(traced("Builder.advance"))
+    const advance = Effect.fnUntraced(function* (projectId: string) {
+        const r = yield* store.getForUpdate(projectId)
+        if (!r) return yield* Effect.fail(new NotFound({ message: `project ${projectId} not found`, resource: "project", id: projectId }))
+        return toProject(yield* step(r))
+      }, atomically, traced("Builder.advance"))
 
     /** Claims the builds that are due and advances each by one step; returns how many moved. */
-    const runOnce = (limit: number = WORKER_BATCH) =>
-      atomically(
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          const due = yield* store.claimDue(new Date(now).toISOString(), limit)
-          for (const r of due) yield* step(r)
-          return due.length
-        })
-      ).pipe(traced("Builder.runOnce"))
+    const runOnce = Effect.fnUntraced(function* (limit: number = WORKER_BATCH) {
+        const now = yield* Clock.currentTimeMillis
+        const due = yield* store.claimDue(new Date(now).toISOString(), limit)
+        for (const r of due) yield* step(r)
+        return due.length
+      }, atomically, traced("Builder.runOnce"))
 
     /** The project and its build, for its owner agent only (404 for anyone else). */
     const status = (agentId: string, projectId: string) =>

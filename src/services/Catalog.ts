@@ -150,23 +150,22 @@ export class Catalog extends Context.Service<Catalog>()("Catalog", {
     /** A service and one of its tiers; NotFound (resource "tier") when the tier is unknown. */
     const getTier = (serviceId: string, tierId: string) => Effect.flatMap(store.get(serviceId), (record) => tierOf(record, serviceId, tierId))
 
-    const list = (filter: Omit<ServiceFilter, "afterId" | "limit"> & { readonly cursor?: string; readonly limit?: number }) =>
-      Effect.gen(function* () {
-        const limit = filter.limit ?? 20
-        let afterId: string | undefined
-        if (filter.cursor !== undefined) {
-          const c = decodeCursor(filter.cursor) as { i?: unknown } | undefined
-          if (!c || typeof c.i !== "string") return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
-          afterId = c.i
-        }
-        const { cursor: _cursor, ...rest } = filter
-        const rows = yield* store.list({ ...rest, afterId, limit: limit + 1 })
-        const page = rows.slice(0, limit)
-        return {
-          data: page.map(toService),
-          nextCursor: rows.length > limit ? encodeCursor({ i: page[page.length - 1].id }) : null
-        }
-      }).pipe(traced("Catalog.list"))
+    const list = Effect.fnUntraced(function* (filter: Omit<ServiceFilter, "afterId" | "limit"> & { readonly cursor?: string; readonly limit?: number }) {
+      const limit = filter.limit ?? 20
+      let afterId: string | undefined
+      if (filter.cursor !== undefined) {
+        const c = decodeCursor(filter.cursor) as { i?: unknown } | undefined
+        if (!c || typeof c.i !== "string") return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
+        afterId = c.i
+      }
+      const { cursor: _cursor, ...rest } = filter
+      const rows = yield* store.list({ ...rest, afterId, limit: limit + 1 })
+      const page = rows.slice(0, limit)
+      return {
+        data: page.map(toService),
+        nextCursor: rows.length > limit ? encodeCursor({ i: page[page.length - 1].id }) : null
+      }
+    }, traced("Catalog.list"))
 
     /** The recommendations' candidates: listed services in the kept ranking's order (RankedFilter). */
     const ranked = (filter: RankedFilter) => Effect.map(store.ranked(filter), (rows) => rows.map(toService)).pipe(traced("Catalog.ranked"))
@@ -176,97 +175,92 @@ export class Catalog extends Context.Service<Catalog>()("Catalog", {
         ? Effect.succeed(caller.agentId)
         : Effect.fail(new Forbidden({ message: "publishing services needs an agent key with commerce:sell", permission: "commerce:sell" }))
 
-    const publish = (caller: Caller, body: PublishServiceBody) =>
-      Effect.gen(function* () {
-        const sellerAgentId = yield* requireSeller(caller)
-        yield* checkTiers(body.tiers)
-        const now = yield* nowIso
-        const row: ServiceRecord = {
-          id: yield* ids.make("svc"),
-          sellerAgentId,
-          name: body.name,
-          description: body.description,
-          category: body.category,
-          pricingModel: body.pricingModel,
-          tags: body.tags,
-          tiers: body.tiers,
-          negotiation: body.negotiation,
-          status: "active",
-          ratingSum: 0,
-          ratingCount: 0,
-          createdAt: now,
-          updatedAt: now
-        }
-        yield* store.insert(row)
-        return toService(row)
-      }).pipe(traced("Catalog.publish"))
+    const publish = Effect.fnUntraced(function* (caller: Caller, body: PublishServiceBody) {
+      const sellerAgentId = yield* requireSeller(caller)
+      yield* checkTiers(body.tiers)
+      const now = yield* nowIso
+      const row: ServiceRecord = {
+        id: yield* ids.make("svc"),
+        sellerAgentId,
+        name: body.name,
+        description: body.description,
+        category: body.category,
+        pricingModel: body.pricingModel,
+        tags: body.tags,
+        tiers: body.tiers,
+        negotiation: body.negotiation,
+        status: "active",
+        ratingSum: 0,
+        ratingCount: 0,
+        createdAt: now,
+        updatedAt: now
+      }
+      yield* store.insert(row)
+      return toService(row)
+    }, traced("Catalog.publish"))
 
     /** Updates the caller's own service; someone else's is NotFound. Ratings and id never change. */
-    const update = (caller: Caller, id: string, body: UpdateServiceBody) =>
-      atomically(
-        Effect.gen(function* () {
-          const sellerAgentId = yield* requireSeller(caller)
-          const row = yield* getRecord(id)
-          if (row.sellerAgentId !== sellerAgentId) return yield* Effect.fail(notFound(id))
-          if (body.tiers) yield* checkTiers(body.tiers)
-          const next: ServiceRecord = {
-            ...row,
-            name: body.name ?? row.name,
-            description: body.description ?? row.description,
-            category: body.category ?? row.category,
-            pricingModel: body.pricingModel ?? row.pricingModel,
-            tags: body.tags ?? row.tags,
-            tiers: body.tiers ?? row.tiers,
-            negotiation: body.negotiation ?? row.negotiation,
-            status: body.status ?? row.status,
-            updatedAt: yield* nowIso
-          }
-          yield* store.update(next)
-          return toService(next)
-        })
-      ).pipe(traced("Catalog.update"))
+    const update = Effect.fnUntraced(function* (caller: Caller, id: string, body: UpdateServiceBody) {
+        const sellerAgentId = yield* requireSeller(caller)
+        const row = yield* getRecord(id)
+        if (row.sellerAgentId !== sellerAgentId) return yield* Effect.fail(notFound(id))
+        if (body.tiers) yield* checkTiers(body.tiers)
+        const next: ServiceRecord = {
+          ...row,
+          name: body.name ?? row.name,
+          description: body.description ?? row.description,
+          category: body.category ?? row.category,
+          pricingModel: body.pricingModel ?? row.pricingModel,
+          tags: body.tags ?? row.tags,
+          tiers: body.tiers ?? row.tiers,
+          negotiation: body.negotiation ?? row.negotiation,
+          status: body.status ?? row.status,
+          updatedAt: yield* nowIso
+        }
+        yield* store.update(next)
+        return toService(next)
+      }, atomically, traced("Catalog.update"))
 
     /** SLA compliance per tier from the deliveries recorded in the last SLA_WINDOW_DAYS days. */
-    const sla = (serviceId: string) =>
-      Effect.gen(function* () {
-        const service = yield* getService(serviceId)
-        const now = yield* Clock.currentTimeMillis
-        const stats = yield* store.deliveryStats(serviceId, new Date(now - SLA_WINDOW_DAYS * 86_400_000).toISOString())
-        const byTier = new Map(stats.map((s) => [s.tierId, s]))
-        const tiers = service.tiers.map((tier) => {
-          const s = byTier.get(tier.id)
-          if (!s || s.deliveries === 0) {
-            return {
-              tierId: tier.id,
-              sla: tier.sla,
-              status: "no_data" as const,
-              deliveries: 0,
-              successes: 0,
-              successRatePct: null,
-              measuredP95LatencyMs: null,
-              latencyCompliant: null,
-              availabilityCompliant: null,
-              note: `no deliveries of this tier recorded in the last ${SLA_WINDOW_DAYS} days; compliance cannot be measured yet`
-            }
-          }
-          const successRatePct = Math.round((s.successes / s.deliveries) * 10_000) / 100
-          const latencyCompliant = s.p95LatencyMs !== null && s.p95LatencyMs <= tier.sla.p95LatencyMs
-          const availabilityCompliant = successRatePct >= tier.sla.uptimePct
+    const sla = Effect.fnUntraced(function* (serviceId: string) {
+      const service = yield* getService(serviceId)
+      const now = yield* Clock.currentTimeMillis
+      const stats = yield* store.deliveryStats(serviceId, new Date(now - SLA_WINDOW_DAYS * 86_400_000).toISOString())
+      const byTier = new Map(stats.map((s) => [s.tierId, s]))
+      const tiers = service.tiers.map((tier) => {
+        const s = byTier.get(tier.id)
+        if (!s || s.deliveries === 0) {
           return {
             tierId: tier.id,
             sla: tier.sla,
-            status: latencyCompliant && availabilityCompliant ? ("compliant" as const) : ("breached" as const),
-            deliveries: s.deliveries,
-            successes: s.successes,
-            successRatePct,
-            measuredP95LatencyMs: s.p95LatencyMs,
-            latencyCompliant,
-            availabilityCompliant,
-            note: `measured over ${s.deliveries} deliveries: p95 ${s.p95LatencyMs} ms vs ${tier.sla.p95LatencyMs} ms promised; success ${successRatePct}% vs ${tier.sla.uptimePct}% promised`
+            status: "no_data" as const,
+            deliveries: 0,
+            successes: 0,
+            successRatePct: null,
+            measuredP95LatencyMs: null,
+            latencyCompliant: null,
+            availabilityCompliant: null,
+            note: `no deliveries of this tier recorded in the last ${SLA_WINDOW_DAYS} days; compliance cannot be measured yet`
           }
-        })
-        return { serviceId, windowDays: SLA_WINDOW_DAYS, checkedAt: new Date(now).toISOString(), tiers }
-      }).pipe(traced("Catalog.sla"))
+        }
+        const successRatePct = Math.round((s.successes / s.deliveries) * 10_000) / 100
+        const latencyCompliant = s.p95LatencyMs !== null && s.p95LatencyMs <= tier.sla.p95LatencyMs
+        const availabilityCompliant = successRatePct >= tier.sla.uptimePct
+        return {
+          tierId: tier.id,
+          sla: tier.sla,
+          status: latencyCompliant && availabilityCompliant ? ("compliant" as const) : ("breached" as const),
+          deliveries: s.deliveries,
+          successes: s.successes,
+          successRatePct,
+          measuredP95LatencyMs: s.p95LatencyMs,
+          latencyCompliant,
+          availabilityCompliant,
+          note: `measured over ${s.deliveries} deliveries: p95 ${s.p95LatencyMs} ms vs ${tier.sla.p95LatencyMs} ms promised; success ${successRatePct}% vs ${tier.sla.uptimePct}% promised`
+        }
+      })
+      return { serviceId, windowDays: SLA_WINDOW_DAYS, checkedAt: new Date(now).toISOString(), tiers }
+    }, traced("Catalog.sla"))
 
     return { getService, getTier, getRecord, list, ranked, publish, update, sla, addRating: store.addRating, upsertSeed: store.upsertSeed } as const
   })
@@ -281,12 +275,11 @@ export class Catalog extends Context.Service<Catalog>()("Catalog", {
 export const CatalogOffersLive = Layer.effect(
   Offers,
   Effect.map(Catalog, (catalog) => ({
-    get: (serviceId: string, tierId: string | undefined) =>
-      Effect.gen(function* () {
-        const service = yield* catalog.getService(serviceId)
-        if (service.status !== "active") return yield* Effect.fail(notFound(serviceId))
-        if (tierId === undefined) return { service, tier: service.tiers[0] }
-        return yield* catalog.getTier(serviceId, tierId)
-      })
+    get: Effect.fnUntraced(function* (serviceId: string, tierId: string | undefined) {
+      const service = yield* catalog.getService(serviceId)
+      if (service.status !== "active") return yield* Effect.fail(notFound(serviceId))
+      if (tierId === undefined) return { service, tier: service.tiers[0] }
+      return yield* catalog.getTier(serviceId, tierId)
+    })
   }))
 )

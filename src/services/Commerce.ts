@@ -283,67 +283,63 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
     // ---- approvals -------------------------------------------------------------------------
 
     /** The approver: the account owner's dashboard session only (docs/commerce.md). */
-    const decide = (caller: Caller, id: string, decision: "approve" | "decline") =>
-      atomically(
-        Effect.gen(function* () {
-          const a = yield* store.lockApproval(id)
-          if (!a || a.accountId !== caller.accountId) return yield* Effect.fail(approvalNotFound(id))
-          // Only the account owner decides (issue 5: "approval by the account owner"). No agent key
-          // may, not even another agent of the account: an operator holding two keys could
-          // otherwise approve its own spending, and manual mode would mean nothing.
-          if (caller.via !== "session") {
-            return yield* Effect.fail(
-              new Forbidden({ message: "approvals are decided by the account owner in the dashboard (POST /api/dashboard/commerce/approvals/:id/approve | decline), not with an agent key" })
-            )
-          }
-          const now = yield* Clock.currentTimeMillis
-          const status = effectiveApprovalStatus(a, now)
-          if (status !== "pending") return yield* Effect.fail(new Conflict({ message: `approval ${id} is ${status}`, state: status }))
-          const decidedBy = `account:${caller.accountId}`
-          const decided = { ...a, decidedBy, decidedAt: new Date(now).toISOString() }
-          if (decision === "decline") {
-            const negotiationId = a.negotiationId
-            if (negotiationId) yield* withNegotiations((n) => n.release(negotiationId, a.reservedTransactionId))
-            const next: ApprovalRecord = { ...decided, status: "declined" }
-            yield* store.updateApproval(next)
-            return { approval: toApproval(next, now), transaction: null }
-          }
-          // Executes now: current list price (or the negotiated one), policy limits checked again.
-          const result = yield* execute({
-            agentId: a.agentId,
-            accountId: a.accountId,
-            serviceId: a.serviceId,
-            tierId: a.tierId,
-            input: a.input,
-            idempotencyKey: a.idempotencyKey,
-            approval: a
-          })
-          const next: ApprovalRecord = { ...decided, status: "approved", transactionId: result.transaction?.id ?? null }
+    const decide = Effect.fnUntraced(function* (caller: Caller, id: string, decision: "approve" | "decline") {
+        const a = yield* store.lockApproval(id)
+        if (!a || a.accountId !== caller.accountId) return yield* Effect.fail(approvalNotFound(id))
+        // Only the account owner decides (issue 5: "approval by the account owner"). No agent key
+        // may, not even another agent of the account: an operator holding two keys could
+        // otherwise approve its own spending, and manual mode would mean nothing.
+        if (caller.via !== "session") {
+          return yield* Effect.fail(
+            new Forbidden({ message: "approvals are decided by the account owner in the dashboard (POST /api/dashboard/commerce/approvals/:id/approve | decline), not with an agent key" })
+          )
+        }
+        const now = yield* Clock.currentTimeMillis
+        const status = effectiveApprovalStatus(a, now)
+        if (status !== "pending") return yield* Effect.fail(new Conflict({ message: `approval ${id} is ${status}`, state: status }))
+        const decidedBy = `account:${caller.accountId}`
+        const decided = { ...a, decidedBy, decidedAt: new Date(now).toISOString() }
+        if (decision === "decline") {
+          const negotiationId = a.negotiationId
+          if (negotiationId) yield* withNegotiations((n) => n.release(negotiationId, a.reservedTransactionId))
+          const next: ApprovalRecord = { ...decided, status: "declined" }
           yield* store.updateApproval(next)
-          return { approval: toApproval(next, now), transaction: result.transaction }
+          return { approval: toApproval(next, now), transaction: null }
+        }
+        // Executes now: current list price (or the negotiated one), policy limits checked again.
+        const result = yield* execute({
+          agentId: a.agentId,
+          accountId: a.accountId,
+          serviceId: a.serviceId,
+          tierId: a.tierId,
+          input: a.input,
+          idempotencyKey: a.idempotencyKey,
+          approval: a
         })
-      ).pipe(traced("Commerce.decide", { attributes: { decision } }))
+        const next: ApprovalRecord = { ...decided, status: "approved", transactionId: result.transaction?.id ?? null }
+        yield* store.updateApproval(next)
+        return { approval: toApproval(next, now), transaction: result.transaction }
+      }, atomically, (effect, _caller, _id, decision) => traced("Commerce.decide", { attributes: { decision } })(effect))
 
     /**
      * The account's approvals, newest first, a keyset page (default and most: 100). "pending" and
      * "expired" are effective states: pending rows are read, then classified by expiry, so a page
      * may hold fewer than `limit` while `nextCursor` (the last row read) still leads on.
      */
-    const listApprovals = (caller: Caller, status: ApprovalStatus | undefined, options: { readonly limit?: number; readonly cursor?: string } = {}) =>
-      Effect.gen(function* () {
-        const limit = options.limit ?? 100
-        const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
-        if (options.cursor !== undefined && before === undefined) return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
-        const now = yield* Clock.currentTimeMillis
-        const stored = status === "expired" ? "pending" : status
-        const rows = yield* store.listApprovals(caller.accountId, stored, limit + 1, before)
-        const read = rows.slice(0, limit)
-        const last = read[read.length - 1]
-        return {
-          data: read.map((a) => toApproval(a, now)).filter((a) => status === undefined || a.status === status),
-          nextCursor: rows.length > limit && last ? encodeTimeCursor(last) : null
-        }
-      })
+    const listApprovals = Effect.fnUntraced(function* (caller: Caller, status: ApprovalStatus | undefined, options: { readonly limit?: number; readonly cursor?: string } = {}) {
+      const limit = options.limit ?? 100
+      const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
+      if (options.cursor !== undefined && before === undefined) return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
+      const now = yield* Clock.currentTimeMillis
+      const stored = status === "expired" ? "pending" : status
+      const rows = yield* store.listApprovals(caller.accountId, stored, limit + 1, before)
+      const read = rows.slice(0, limit)
+      const last = read[read.length - 1]
+      return {
+        data: read.map((a) => toApproval(a, now)).filter((a) => status === undefined || a.status === status),
+        nextCursor: rows.length > limit && last ? encodeTimeCursor(last) : null
+      }
+    })
 
     // ---- transactions and reviews -----------------------------------------------------------
 
@@ -352,52 +348,45 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
         row && (row.tx.buyerAgentId === agentId || row.tx.sellerAgentId === agentId) ? Effect.succeed(toTransaction(row, agentId)) : Effect.fail(txNotFound(id))
       )
 
-    const listTransactions = (
-      agentId: string,
-      q: { readonly role?: "buyer" | "seller"; readonly serviceId?: string; readonly status?: TransactionStatus; readonly from?: string; readonly to?: string; readonly cursor?: string; readonly limit?: number }
-    ) =>
-      Effect.gen(function* () {
-        const limit = q.limit ?? 20
-        let before: TransactionFilter["before"]
-        if (q.cursor !== undefined) {
-          const c = decodeCursor(q.cursor) as { c?: unknown; i?: unknown } | undefined
-          if (!c || typeof c.c !== "string" || typeof c.i !== "string") return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
-          before = { createdAt: c.c, id: c.i }
-        }
-        for (const [field, value] of [["from", q.from], ["to", q.to]] as const) {
-          if (value !== undefined && !Number.isFinite(Date.parse(value))) return yield* Effect.fail(new InvalidInput({ message: `${field} must be an ISO 8601 time`, field }))
-        }
-        const iso = (v: string | undefined) => (v === undefined ? undefined : new Date(Date.parse(v)).toISOString())
-        const rows = yield* store.listTransactions({ agentId, role: q.role, serviceId: q.serviceId, status: q.status, from: iso(q.from), to: iso(q.to), before, limit: limit + 1 })
-        const page = rows.slice(0, limit)
-        const last = page[page.length - 1]
-        return { data: page.map((r) => toTransaction(r, agentId)), nextCursor: rows.length > limit && last ? encodeCursor({ c: last.tx.createdAt, i: last.tx.id }) : null }
-      }).pipe(traced("Commerce.listTransactions"))
+    const listTransactions = Effect.fnUntraced(function* (agentId: string, q: { readonly role?: "buyer" | "seller"; readonly serviceId?: string; readonly status?: TransactionStatus; readonly from?: string; readonly to?: string; readonly cursor?: string; readonly limit?: number }) {
+      const limit = q.limit ?? 20
+      let before: TransactionFilter["before"]
+      if (q.cursor !== undefined) {
+        const c = decodeCursor(q.cursor) as { c?: unknown; i?: unknown } | undefined
+        if (!c || typeof c.c !== "string" || typeof c.i !== "string") return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
+        before = { createdAt: c.c, id: c.i }
+      }
+      for (const [field, value] of [["from", q.from], ["to", q.to]] as const) {
+        if (value !== undefined && !Number.isFinite(Date.parse(value))) return yield* Effect.fail(new InvalidInput({ message: `${field} must be an ISO 8601 time`, field }))
+      }
+      const iso = (v: string | undefined) => (v === undefined ? undefined : new Date(Date.parse(v)).toISOString())
+      const rows = yield* store.listTransactions({ agentId, role: q.role, serviceId: q.serviceId, status: q.status, from: iso(q.from), to: iso(q.to), before, limit: limit + 1 })
+      const page = rows.slice(0, limit)
+      const last = page[page.length - 1]
+      return { data: page.map((r) => toTransaction(r, agentId)), nextCursor: rows.length > limit && last ? encodeCursor({ c: last.tx.createdAt, i: last.tx.id }) : null }
+    }, traced("Commerce.listTransactions"))
 
     /** One review per transaction, by its buyer, once it was delivered; moves the service rating. */
-    const review = (agentId: string, transactionId: string, body: { readonly rating: number; readonly text?: string }) =>
-      atomically(
-        Effect.gen(function* () {
-          const tx = yield* store.lockTransaction(transactionId)
-          if (!tx || (tx.buyerAgentId !== agentId && tx.sellerAgentId !== agentId)) return yield* Effect.fail(txNotFound(transactionId))
-          if (tx.buyerAgentId !== agentId) return yield* Effect.fail(new Forbidden({ message: "only the buyer may review a transaction" }))
-          if (tx.status === "failed") return yield* Effect.fail(new Conflict({ message: "nothing was delivered: a failed transaction cannot be reviewed", state: tx.status }))
-          const record: ReviewRecord = {
-            id: yield* ids.make("rev"),
-            transactionId,
-            serviceId: tx.serviceId,
-            reviewerAgentId: agentId,
-            sellerAgentId: tx.sellerAgentId,
-            rating: body.rating,
-            text: body.text ?? null,
-            createdAt: new Date(yield* Clock.currentTimeMillis).toISOString()
-          }
-          yield* store.insertReview(record)
-          yield* catalog.addRating(tx.serviceId, body.rating)
-          yield* events.emit(tx.sellerAgentId, "review.created", { reviewId: record.id, transactionId, serviceId: tx.serviceId, rating: body.rating })
-          return { ...record }
-        })
-      ).pipe(traced("Commerce.review"))
+    const review = Effect.fnUntraced(function* (agentId: string, transactionId: string, body: { readonly rating: number; readonly text?: string }) {
+        const tx = yield* store.lockTransaction(transactionId)
+        if (!tx || (tx.buyerAgentId !== agentId && tx.sellerAgentId !== agentId)) return yield* Effect.fail(txNotFound(transactionId))
+        if (tx.buyerAgentId !== agentId) return yield* Effect.fail(new Forbidden({ message: "only the buyer may review a transaction" }))
+        if (tx.status === "failed") return yield* Effect.fail(new Conflict({ message: "nothing was delivered: a failed transaction cannot be reviewed", state: tx.status }))
+        const record: ReviewRecord = {
+          id: yield* ids.make("rev"),
+          transactionId,
+          serviceId: tx.serviceId,
+          reviewerAgentId: agentId,
+          sellerAgentId: tx.sellerAgentId,
+          rating: body.rating,
+          text: body.text ?? null,
+          createdAt: new Date(yield* Clock.currentTimeMillis).toISOString()
+        }
+        yield* store.insertReview(record)
+        yield* catalog.addRating(tx.serviceId, body.rating)
+        yield* events.emit(tx.sellerAgentId, "review.created", { reviewId: record.id, transactionId, serviceId: tx.serviceId, rating: body.rating })
+        return { ...record }
+      }, atomically, traced("Commerce.review"))
 
     return {
       buy,

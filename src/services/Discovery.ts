@@ -465,8 +465,8 @@ export class Discovery extends Context.Service<Discovery>()("Discovery", {
     }
 
     /** The cached build, rebuilt when missing, when the routes changed, or when templates or plans changed. */
-    const current = (routes: ReadonlyArray<CatalogRoute>): Effect.Effect<Built, StorageUnavailable> =>
-      Effect.gen(function* () {
+    const current: (routes: ReadonlyArray<CatalogRoute>) => Effect.Effect<Built, StorageUnavailable> =
+      Effect.fnUntraced(function* (routes: ReadonlyArray<CatalogRoute>) {
         const now = yield* Clock.currentTimeMillis
         const cached = yield* Ref.get(cache)
         if (Option.isSome(cached) && cached.value.routes === routes && now - cached.value.checkedAt < REVALIDATE_MS) {
@@ -483,29 +483,28 @@ export class Discovery extends Context.Service<Discovery>()("Discovery", {
       })
 
     /** Names the agent behind a valid bearer key (no rate limit is spent); undefined otherwise. */
-    const keyVisitor = (authorization: string | undefined) =>
-      Effect.gen(function* () {
-        const match = BEARER.exec(authorization ?? "")
-        if (!match) return { visitor: undefined, rejected: authorization !== undefined ? "not a bearer token" : undefined }
-        const result = yield* Effect.result(keys.authenticate(match[1]))
-        if (result._tag === "Failure") {
-          const e = result.failure
-          return { visitor: undefined, rejected: e._tag === "Unauthorized" ? e.message : "the key could not be checked" }
-        }
-        const { agent, key } = result.success
-        const visitor: Visitor = {
-          classified_as: "ai_agent",
-          agent_name: agent.name,
-          organization: agent.organization,
-          message:
-            `Authenticated as agent "${agent.name}"${agent.organization ? ` of ${agent.organization}` : ""}. ` +
-            `Your key may call the endpoints its permissions allow: ${key.permissions.join(", ")}.`,
-          authenticated: true,
-          detected_by: "api_key",
-          permissions: [...key.permissions]
-        }
-        return { visitor, rejected: undefined }
-      })
+    const keyVisitor = Effect.fnUntraced(function* (authorization: string | undefined) {
+      const match = BEARER.exec(authorization ?? "")
+      if (!match) return { visitor: undefined, rejected: authorization !== undefined ? "not a bearer token" : undefined }
+      const result = yield* Effect.result(keys.authenticate(match[1]))
+      if (result._tag === "Failure") {
+        const e = result.failure
+        return { visitor: undefined, rejected: e._tag === "Unauthorized" ? e.message : "the key could not be checked" }
+      }
+      const { agent, key } = result.success
+      const visitor: Visitor = {
+        classified_as: "ai_agent",
+        agent_name: agent.name,
+        organization: agent.organization,
+        message:
+          `Authenticated as agent "${agent.name}"${agent.organization ? ` of ${agent.organization}` : ""}. ` +
+          `Your key may call the endpoints its permissions allow: ${key.permissions.join(", ")}.`,
+        authenticated: true,
+        detected_by: "api_key",
+        permissions: [...key.permissions]
+      }
+      return { visitor, rejected: undefined }
+    })
 
     const anonymousVisitor = (userAgent: string | undefined, c: UserAgentClass, rejected: string | undefined): Visitor => {
       const message = visitorMessage(config.baseUrl, c)
@@ -519,8 +518,8 @@ export class Discovery extends Context.Service<Discovery>()("Discovery", {
 
     // The hot path of an anonymous request is a clock read, a Ref read, the User-Agent match and a
     // map lookup; no span, so it stays close to a raw server (issue 11 benchmarks it).
-    const document = (request: DiscoveryRequest): Effect.Effect<EncodedDocument, StorageUnavailable> =>
-      Effect.gen(function* () {
+    const document: (request: DiscoveryRequest) => Effect.Effect<EncodedDocument, StorageUnavailable> =
+      Effect.fnUntraced(function* (request: DiscoveryRequest) {
         const built = yield* current(request.routes)
         const c = classifyUserAgent(request.userAgent)
         if (request.authorization !== undefined) {

@@ -64,135 +64,124 @@ export class Disputes extends Context.Service<Disputes>()("Disputes", {
      * Reverses the purchase exactly (buyer +price, seller −share, platform −fee) in the caller's
      * unit of work. Fails with InsufficientFunds when the seller has already spent its share.
      */
-    const refund = (d: DisputeRecord, tx: TransactionRecord, now: number, resolution: string) =>
-      Effect.gen(function* () {
-        const { entry } = yield* settlement.refund(tx, { disputeId: d.id, reason: resolution, at: iso(now), memo: `dispute ${d.id}: refund` })
-        const next: DisputeRecord = { ...d, status: "resolved_refunded", resolution, refundCents: tx.priceCents, refundEntryId: entry.id, updatedAt: iso(now), resolvedAt: iso(now) }
-        yield* store.update(next)
-        yield* announce(next)
-        return next
-      })
+    const refund = Effect.fnUntraced(function* (d: DisputeRecord, tx: TransactionRecord, now: number, resolution: string) {
+      const { entry } = yield* settlement.refund(tx, { disputeId: d.id, reason: resolution, at: iso(now), memo: `dispute ${d.id}: refund` })
+      const next: DisputeRecord = { ...d, status: "resolved_refunded", resolution, refundCents: tx.priceCents, refundEntryId: entry.id, updatedAt: iso(now), resolvedAt: iso(now) }
+      yield* store.update(next)
+      yield* announce(next)
+      return next
+    })
 
     const lockTx = (id: string) => Effect.flatMap(commerce.lockTransaction(id), (tx) => (tx ? Effect.succeed(tx) : Effect.die(new Error(`dispute for missing transaction ${id}`))))
 
     /** The buyer opens a dispute on a completed purchase within FILING_WINDOW_MS of it. */
-    const open = (agentId: string, body: { readonly transactionId: string; readonly reason: string }) =>
-      atomically(
-        Effect.gen(function* () {
-          const tx = yield* commerce.lockTransaction(body.transactionId)
-          if (!tx || (tx.buyerAgentId !== agentId && tx.sellerAgentId !== agentId)) {
-            return yield* Effect.fail(new NotFound({ message: `transaction ${body.transactionId} not found`, resource: "transaction", id: body.transactionId }))
-          }
-          if (tx.buyerAgentId !== agentId) return yield* Effect.fail(new Forbidden({ message: "only the buyer may open a dispute" }))
-          if (tx.status !== "completed") return yield* Effect.fail(new Conflict({ message: `a ${tx.status} transaction cannot be disputed`, state: tx.status }))
-          const now = yield* Clock.currentTimeMillis
-          if (now - Date.parse(tx.createdAt) > FILING_WINDOW_MS) {
-            return yield* Effect.fail(new Conflict({ message: `the filing window of 14 days after the purchase (${tx.createdAt}) has closed`, state: "filing_window_closed" }))
-          }
-          const d: DisputeRecord = {
-            id: yield* ids.make("dsp"),
-            transactionId: tx.id,
-            buyerAgentId: tx.buyerAgentId,
-            sellerAgentId: tx.sellerAgentId,
-            reason: body.reason,
-            status: "open",
-            sellerResponse: null,
-            sellerNote: null,
-            resolution: null,
-            refundCents: 0,
-            refundEntryId: null,
-            respondBy: iso(now + SELLER_RESPONSE_MS),
-            reviewDueAt: null,
-            createdAt: iso(now),
-            updatedAt: iso(now),
-            resolvedAt: null
-          }
-          yield* store.insert(d)
-          yield* announce(d)
-          return toDispute(d, agentId)
-        })
-      ).pipe(traced("Disputes.open"))
+    const open = Effect.fnUntraced(function* (agentId: string, body: { readonly transactionId: string; readonly reason: string }) {
+        const tx = yield* commerce.lockTransaction(body.transactionId)
+        if (!tx || (tx.buyerAgentId !== agentId && tx.sellerAgentId !== agentId)) {
+          return yield* Effect.fail(new NotFound({ message: `transaction ${body.transactionId} not found`, resource: "transaction", id: body.transactionId }))
+        }
+        if (tx.buyerAgentId !== agentId) return yield* Effect.fail(new Forbidden({ message: "only the buyer may open a dispute" }))
+        if (tx.status !== "completed") return yield* Effect.fail(new Conflict({ message: `a ${tx.status} transaction cannot be disputed`, state: tx.status }))
+        const now = yield* Clock.currentTimeMillis
+        if (now - Date.parse(tx.createdAt) > FILING_WINDOW_MS) {
+          return yield* Effect.fail(new Conflict({ message: `the filing window of 14 days after the purchase (${tx.createdAt}) has closed`, state: "filing_window_closed" }))
+        }
+        const d: DisputeRecord = {
+          id: yield* ids.make("dsp"),
+          transactionId: tx.id,
+          buyerAgentId: tx.buyerAgentId,
+          sellerAgentId: tx.sellerAgentId,
+          reason: body.reason,
+          status: "open",
+          sellerResponse: null,
+          sellerNote: null,
+          resolution: null,
+          refundCents: 0,
+          refundEntryId: null,
+          respondBy: iso(now + SELLER_RESPONSE_MS),
+          reviewDueAt: null,
+          createdAt: iso(now),
+          updatedAt: iso(now),
+          resolvedAt: null
+        }
+        yield* store.insert(d)
+        yield* announce(d)
+        return toDispute(d, agentId)
+      }, atomically, traced("Disputes.open"))
 
     const get = (agentId: string, id: string) =>
       Effect.flatMap(store.get(id), (d) => (d && (d.buyerAgentId === agentId || d.sellerAgentId === agentId) ? Effect.succeed(toDispute(d, agentId)) : Effect.fail(notFound(id))))
 
     /** The agent's disputes, newest first, a keyset page (default and most: 100, as before pages existed). */
-    const list = (agentId: string, options: { readonly limit?: number; readonly cursor?: string } = {}) =>
-      Effect.gen(function* () {
-        const limit = options.limit ?? 100
-        const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
-        if (options.cursor !== undefined && before === undefined) return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
-        const rows = yield* store.listForAgent(agentId, limit + 1, before)
-        const page = rows.slice(0, limit)
-        const last = page[page.length - 1]
-        return { data: page.map((d) => toDispute(d, agentId)), nextCursor: rows.length > limit && last ? encodeTimeCursor(last) : null }
-      })
+    const list = Effect.fnUntraced(function* (agentId: string, options: { readonly limit?: number; readonly cursor?: string } = {}) {
+      const limit = options.limit ?? 100
+      const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
+      if (options.cursor !== undefined && before === undefined) return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
+      const rows = yield* store.listForAgent(agentId, limit + 1, before)
+      const page = rows.slice(0, limit)
+      const last = page[page.length - 1]
+      return { data: page.map((d) => toDispute(d, agentId)), nextCursor: rows.length > limit && last ? encodeTimeCursor(last) : null }
+    })
 
     /** The seller accepts (refund now) or contests (under_review; decided after REVIEW_MS). */
-    const respond = (agentId: string, id: string, body: { readonly action: "accept" | "contest"; readonly note?: string }) =>
-      atomically(
-        Effect.gen(function* () {
-          const d = yield* store.lock(id)
-          if (!d || (d.buyerAgentId !== agentId && d.sellerAgentId !== agentId)) return yield* Effect.fail(notFound(id))
-          if (d.sellerAgentId !== agentId) return yield* Effect.fail(new Forbidden({ message: "only the seller answers a dispute" }))
-          if (d.status !== "open") return yield* Effect.fail(new Conflict({ message: `dispute ${id} is ${d.status}`, state: d.status }))
-          const now = yield* Clock.currentTimeMillis
-          const answered: DisputeRecord = { ...d, sellerResponse: body.action, sellerNote: body.note ?? null, updatedAt: iso(now) }
-          if (body.action === "accept") {
-            const tx = yield* lockTx(d.transactionId)
-            const done = yield* refund(answered, tx, now, "the seller accepted the dispute: purchase refunded").pipe(
-              Effect.catchTag("InsufficientFunds", (e) =>
-                Effect.fail(new Conflict({ message: `the seller's wallet cannot cover the refund yet (${e.missingCents} cents short)`, state: "refund_blocked" }))
-              )
+    const respond = Effect.fnUntraced(function* (agentId: string, id: string, body: { readonly action: "accept" | "contest"; readonly note?: string }) {
+        const d = yield* store.lock(id)
+        if (!d || (d.buyerAgentId !== agentId && d.sellerAgentId !== agentId)) return yield* Effect.fail(notFound(id))
+        if (d.sellerAgentId !== agentId) return yield* Effect.fail(new Forbidden({ message: "only the seller answers a dispute" }))
+        if (d.status !== "open") return yield* Effect.fail(new Conflict({ message: `dispute ${id} is ${d.status}`, state: d.status }))
+        const now = yield* Clock.currentTimeMillis
+        const answered: DisputeRecord = { ...d, sellerResponse: body.action, sellerNote: body.note ?? null, updatedAt: iso(now) }
+        if (body.action === "accept") {
+          const tx = yield* lockTx(d.transactionId)
+          const done = yield* refund(answered, tx, now, "the seller accepted the dispute: purchase refunded").pipe(
+            Effect.catchTag("InsufficientFunds", (e) =>
+              Effect.fail(new Conflict({ message: `the seller's wallet cannot cover the refund yet (${e.missingCents} cents short)`, state: "refund_blocked" }))
             )
-            return toDispute(done, agentId)
-          }
-          const next: DisputeRecord = { ...answered, status: "under_review", reviewDueAt: iso(now + REVIEW_MS) }
-          yield* store.update(next)
-          yield* announce(next)
-          return toDispute(next, agentId)
-        })
-      ).pipe(traced("Disputes.respond"))
+          )
+          return toDispute(done, agentId)
+        }
+        const next: DisputeRecord = { ...answered, status: "under_review", reviewDueAt: iso(now + REVIEW_MS) }
+        yield* store.update(next)
+        yield* announce(next)
+        return toDispute(next, agentId)
+      }, atomically, traced("Disputes.respond"))
 
     /**
      * Resolves one due dispute: an open one the seller left unanswered is refunded; a contested
      * one is refunded when its delivery breached the tier's p95 latency, otherwise rejected.
      */
-    const resolveOne = (id: string) =>
-      atomically(
-        Effect.gen(function* () {
-          const d = yield* store.lock(id)
-          const now = yield* Clock.currentTimeMillis
-          if (!d) return false
-          const dueOpen = d.status === "open" && Date.parse(d.respondBy) <= now
-          const dueReview = d.status === "under_review" && d.reviewDueAt !== null && Date.parse(d.reviewDueAt) <= now
-          if (!dueOpen && !dueReview) return false
-          const tx = yield* lockTx(d.transactionId)
-          if (dueOpen) {
-            yield* refund(d, tx, now, "the seller did not answer within 72 hours: purchase refunded")
-            return true
-          }
-          const row = yield* commerce.getTransaction(tx.id)
-          const tier = yield* Effect.option(catalog.getTier(tx.serviceId, tx.tierId))
-          const latency = row?.delivery?.latencyMs ?? 0
-          const promised = tier._tag === "Some" ? tier.value.tier.sla.p95LatencyMs : undefined
-          if (promised === undefined || latency > promised) {
-            const why = promised === undefined ? "the tier no longer exists to check the SLA against" : `the delivery took ${latency} ms, over the tier's p95 of ${promised} ms`
-            yield* refund(d, tx, now, `review: ${why}: purchase refunded`)
-            return true
-          }
-          const next: DisputeRecord = {
-            ...d,
-            status: "resolved_rejected",
-            resolution: `review: the delivery took ${latency} ms, within the tier's p95 of ${promised} ms: dispute rejected`,
-            updatedAt: iso(now),
-            resolvedAt: iso(now)
-          }
-          yield* store.update(next)
-          yield* announce(next)
+    const resolveOne = Effect.fnUntraced(function* (id: string) {
+        const d = yield* store.lock(id)
+        const now = yield* Clock.currentTimeMillis
+        if (!d) return false
+        const dueOpen = d.status === "open" && Date.parse(d.respondBy) <= now
+        const dueReview = d.status === "under_review" && d.reviewDueAt !== null && Date.parse(d.reviewDueAt) <= now
+        if (!dueOpen && !dueReview) return false
+        const tx = yield* lockTx(d.transactionId)
+        if (dueOpen) {
+          yield* refund(d, tx, now, "the seller did not answer within 72 hours: purchase refunded")
           return true
-        })
-      )
+        }
+        const row = yield* commerce.getTransaction(tx.id)
+        const tier = yield* Effect.option(catalog.getTier(tx.serviceId, tx.tierId))
+        const latency = row?.delivery?.latencyMs ?? 0
+        const promised = tier._tag === "Some" ? tier.value.tier.sla.p95LatencyMs : undefined
+        if (promised === undefined || latency > promised) {
+          const why = promised === undefined ? "the tier no longer exists to check the SLA against" : `the delivery took ${latency} ms, over the tier's p95 of ${promised} ms`
+          yield* refund(d, tx, now, `review: ${why}: purchase refunded`)
+          return true
+        }
+        const next: DisputeRecord = {
+          ...d,
+          status: "resolved_rejected",
+          resolution: `review: the delivery took ${latency} ms, within the tier's p95 of ${promised} ms: dispute rejected`,
+          updatedAt: iso(now),
+          resolvedAt: iso(now)
+        }
+        yield* store.update(next)
+        yield* announce(next)
+        return true
+      }, atomically)
 
     /** Resolves every due dispute (the worker calls this; tests call it after moving the clock). */
     const resolveDue = Effect.gen(function* () {

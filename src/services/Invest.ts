@@ -142,29 +142,28 @@ export class Invest extends Context.Service<Invest>()("Invest", {
     const normaliseTarget = (projectId: string | undefined) => (projectId === undefined || projectId === PLATFORM_TARGET ? PLATFORM_TARGET : projectId)
 
     /** The terms of a target's offering before anyone invested (NotFound for an unknown project). */
-    const defaultsFor = (target: string) =>
-      Effect.gen(function* () {
-        const createdAt = yield* nowIso
-        if (target === PLATFORM_TARGET) {
-          return {
-            target,
-            totalSupply: PLATFORM_TOTAL_SUPPLY,
-            offeredTokens: offeredOf(PLATFORM_TOTAL_SUPPLY),
-            soldTokens: 0,
-            priceCents: PLATFORM_TOKEN_PRICE_CENTS,
-            createdAt
-          } satisfies OfferingRecord
-        }
-        const listing = yield* projects.getListing(target)
+    const defaultsFor = Effect.fnUntraced(function* (target: string) {
+      const createdAt = yield* nowIso
+      if (target === PLATFORM_TARGET) {
         return {
           target,
-          totalSupply: PROJECT_TOTAL_UNITS,
-          offeredTokens: offeredOf(PROJECT_TOTAL_UNITS),
+          totalSupply: PLATFORM_TOTAL_SUPPLY,
+          offeredTokens: offeredOf(PLATFORM_TOTAL_SUPPLY),
           soldTokens: 0,
-          priceCents: projectUnitPrice(listing.askingPriceCents),
+          priceCents: PLATFORM_TOKEN_PRICE_CENTS,
           createdAt
         } satisfies OfferingRecord
-      })
+      }
+      const listing = yield* projects.getListing(target)
+      return {
+        target,
+        totalSupply: PROJECT_TOTAL_UNITS,
+        offeredTokens: offeredOf(PROJECT_TOTAL_UNITS),
+        soldTokens: 0,
+        priceCents: projectUnitPrice(listing.askingPriceCents),
+        createdAt
+      } satisfies OfferingRecord
+    })
 
     const toOffering = (o: OfferingRecord) => {
       const remaining = o.offeredTokens - o.soldTokens
@@ -194,95 +193,92 @@ export class Invest extends Context.Service<Invest>()("Invest", {
         lastInvestedAt: h.lastInvestedAt
       })
 
-    const offering = (projectId?: string) =>
-      Effect.gen(function* () {
-        const target = normaliseTarget(projectId)
-        const stored = yield* store.getOffering(target)
-        return toOffering(stored ?? (yield* defaultsFor(target)))
-      })
+    const offering = Effect.fnUntraced(function* (projectId?: string) {
+      const target = normaliseTarget(projectId)
+      const stored = yield* store.getOffering(target)
+      return toOffering(stored ?? (yield* defaultsFor(target)))
+    })
 
-    const invest = (agentId: string, body: InvestBody) =>
-      Effect.gen(function* () {
-        if ((body.tokens === undefined) === (body.amountCents === undefined)) {
-          return yield* Effect.fail(new InvalidInput({ message: "give exactly one of tokens or amountCents", field: "tokens" }))
-        }
-        const target = normaliseTarget(body.projectId)
-        const result = yield* atomically(
-          Effect.gen(function* () {
-            // The offering row is the lock: concurrent investments in one target are serialised here.
-            const o = yield* store.lockOffering(yield* defaultsFor(target))
-            const tokens = body.tokens ?? Math.floor(body.amountCents! / o.priceCents)
-            if (tokens < 1) {
-              return yield* Effect.fail(
-                new InvalidInput({ message: `amountCents buys less than one token at ${o.priceCents} cents per token`, field: "amountCents" })
-              )
-            }
-            const remaining = o.offeredTokens - o.soldTokens
-            if (tokens > remaining) {
-              return yield* Effect.fail(
-                new StakeExhausted({
-                  message: `only ${remaining} of the ${o.offeredTokens} tokens of the 49% stake remain (${remaining * o.priceCents} cents); ${tokens} requested`,
-                  target: targetOf(target),
-                  requestedTokens: tokens,
-                  remainingTokens: remaining,
-                  remainingCents: remaining * o.priceCents
-                })
-              )
-            }
-            const amount = tokens * o.priceCents
-            const id = yield* ids.make("inv")
-            const at = yield* nowIso
-            const entry = yield* ledger.transfer({
-              kind: "investment",
-              reference: id,
-              memo: `${tokens} ${unitOf(target)}`,
-              from: walletAccount(agentId),
-              to: investmentAccount(target),
-              amount
-            })
-            const after: OfferingRecord = { ...o, soldTokens: o.soldTokens + tokens }
-            yield* store.setSold(target, after.soldTokens)
-            const row: InvestmentRecord = { id, agentId, target, tokens, priceCents: o.priceCents, amountCents: amount, journalEntryId: entry.id, createdAt: at }
-            yield* store.insertInvestment(row)
-            const holding = yield* store.addToHolding(agentId, target, tokens, amount, at)
-            return { row, holding, after }
+    const invest = Effect.fnUntraced(function* (agentId: string, body: InvestBody) {
+      if ((body.tokens === undefined) === (body.amountCents === undefined)) {
+        return yield* Effect.fail(new InvalidInput({ message: "give exactly one of tokens or amountCents", field: "tokens" }))
+      }
+      const target = normaliseTarget(body.projectId)
+      const result = yield* atomically(
+        Effect.gen(function* () {
+          // The offering row is the lock: concurrent investments in one target are serialised here.
+          const o = yield* store.lockOffering(yield* defaultsFor(target))
+          const tokens = body.tokens ?? Math.floor(body.amountCents! / o.priceCents)
+          if (tokens < 1) {
+            return yield* Effect.fail(
+              new InvalidInput({ message: `amountCents buys less than one token at ${o.priceCents} cents per token`, field: "amountCents" })
+            )
+          }
+          const remaining = o.offeredTokens - o.soldTokens
+          if (tokens > remaining) {
+            return yield* Effect.fail(
+              new StakeExhausted({
+                message: `only ${remaining} of the ${o.offeredTokens} tokens of the 49% stake remain (${remaining * o.priceCents} cents); ${tokens} requested`,
+                target: targetOf(target),
+                requestedTokens: tokens,
+                remainingTokens: remaining,
+                remainingCents: remaining * o.priceCents
+              })
+            )
+          }
+          const amount = tokens * o.priceCents
+          const id = yield* ids.make("inv")
+          const at = yield* nowIso
+          const entry = yield* ledger.transfer({
+            kind: "investment",
+            reference: id,
+            memo: `${tokens} ${unitOf(target)}`,
+            from: walletAccount(agentId),
+            to: investmentAccount(target),
+            amount
           })
-        )
-        return {
-          investment: Investment.make({
-            id: result.row.id,
-            agentId,
-            target: targetOf(target),
-            unit: unitOf(target),
-            tokens: result.row.tokens,
-            priceCentsPerToken: result.row.priceCents as Investment["priceCentsPerToken"],
-            amountCents: result.row.amountCents as Investment["amountCents"],
-            journalEntryId: result.row.journalEntryId,
-            createdAt: result.row.createdAt
-          }),
-          holding: toHolding(result.holding, result.after.totalSupply),
-          offering: toOffering(result.after),
-          token,
-          disclaimer
-        }
-      }).pipe(traced("Invest.invest"))
+          const after: OfferingRecord = { ...o, soldTokens: o.soldTokens + tokens }
+          yield* store.setSold(target, after.soldTokens)
+          const row: InvestmentRecord = { id, agentId, target, tokens, priceCents: o.priceCents, amountCents: amount, journalEntryId: entry.id, createdAt: at }
+          yield* store.insertInvestment(row)
+          const holding = yield* store.addToHolding(agentId, target, tokens, amount, at)
+          return { row, holding, after }
+        })
+      )
+      return {
+        investment: Investment.make({
+          id: result.row.id,
+          agentId,
+          target: targetOf(target),
+          unit: unitOf(target),
+          tokens: result.row.tokens,
+          priceCentsPerToken: result.row.priceCents as Investment["priceCentsPerToken"],
+          amountCents: result.row.amountCents as Investment["amountCents"],
+          journalEntryId: result.row.journalEntryId,
+          createdAt: result.row.createdAt
+        }),
+        holding: toHolding(result.holding, result.after.totalSupply),
+        offering: toOffering(result.after),
+        token,
+        disclaimer
+      }
+    }, traced("Invest.invest"))
 
     /** Holdings of the given agents (one agent, or every agent of an account). */
-    const holdings = (agentIds: ReadonlyArray<string>) =>
-      Effect.gen(function* () {
-        const rows = yield* store.holdingsFor(agentIds)
-        const supply = new Map<string, number>()
-        for (const t of new Set(rows.map((r) => r.target))) {
-          const o = yield* store.getOffering(t)
-          supply.set(t, o?.totalSupply ?? (t === PLATFORM_TARGET ? PLATFORM_TOTAL_SUPPLY : PROJECT_TOTAL_UNITS))
-        }
-        return {
-          agentIds: [...agentIds],
-          holdings: rows.map((h) => toHolding(h, supply.get(h.target)!)),
-          token,
-          disclaimer
-        }
-      }).pipe(traced("Invest.holdings"))
+    const holdings = Effect.fnUntraced(function* (agentIds: ReadonlyArray<string>) {
+      const rows = yield* store.holdingsFor(agentIds)
+      const supply = new Map<string, number>()
+      for (const t of new Set(rows.map((r) => r.target))) {
+        const o = yield* store.getOffering(t)
+        supply.set(t, o?.totalSupply ?? (t === PLATFORM_TARGET ? PLATFORM_TOTAL_SUPPLY : PROJECT_TOTAL_UNITS))
+      }
+      return {
+        agentIds: [...agentIds],
+        holdings: rows.map((h) => toHolding(h, supply.get(h.target)!)),
+        token,
+        disclaimer
+      }
+    }, traced("Invest.holdings"))
 
     // -------------------------------------------------------------------------------------------
     // Governance
@@ -290,118 +286,107 @@ export class Invest extends Context.Service<Invest>()("Invest", {
     const notFound = (id: string) => new NotFound({ message: `proposal ${id} not found`, resource: "proposal", id })
 
     /** Locks, settles against the clock, and persists when the status moved. */
-    const lockSettled = (id: string) =>
-      Effect.gen(function* () {
-        const r = yield* store.getProposalForUpdate(id)
-        if (!r) return yield* Effect.fail(notFound(id))
-        const settled = settle(r, yield* Clock.currentTimeMillis)
-        if (settled !== r) yield* store.updateProposal(settled)
-        return settled
-      })
+    const lockSettled = Effect.fnUntraced(function* (id: string) {
+      const r = yield* store.getProposalForUpdate(id)
+      if (!r) return yield* Effect.fail(notFound(id))
+      const settled = settle(r, yield* Clock.currentTimeMillis)
+      if (settled !== r) yield* store.updateProposal(settled)
+      return settled
+    })
 
-    const createProposal = (agentId: string, body: CreateProposalBody) =>
-      atomically(
-        Effect.gen(function* () {
-          const top = yield* store.topHolders(PLATFORM_TARGET, TOP_HOLDERS)
-          if (!top.some((h) => h.agentId === agentId)) {
-            return yield* Effect.fail(
-              new NotATopHolder({ message: `only the top ${TOP_HOLDERS} holders of ${config.tokenSymbol} may create proposals` })
-            )
-          }
-          const now = yield* Clock.currentTimeMillis
-          const snapshot = top.map((h, i) => ({ rank: i + 1, agentId: h.agentId, weight: h.tokens }))
-          const totalWeight = snapshot.reduce((s, v) => s + v.weight, 0)
-          const row: ProposalRecord = {
-            id: yield* ids.make("prop"),
-            title: body.title,
-            description: body.description,
-            createdByAgentId: agentId,
-            status: "open",
-            createdAt: new Date(now).toISOString(),
-            votingEndsAt: new Date(now + (body.votingPeriodHours ?? DEFAULT_VOTING_HOURS) * 3600 * 1000).toISOString(),
-            closedAt: null,
-            vetoWindowEndsAt: null,
-            executedAt: null,
-            vetoedAt: null,
-            vetoReason: null,
-            vetoedBy: null,
-            snapshot,
-            totalWeight,
-            quorumWeight: Math.ceil(totalWeight / 2),
-            yesWeight: 0,
-            noWeight: 0,
-            abstainWeight: 0,
-            votesCast: 0
-          }
-          yield* store.insertProposal(row)
-          return toProposal(row)
-        })
-      ).pipe(traced("Invest.createProposal"))
+    const createProposal = Effect.fnUntraced(function* (agentId: string, body: CreateProposalBody) {
+        const top = yield* store.topHolders(PLATFORM_TARGET, TOP_HOLDERS)
+        if (!top.some((h) => h.agentId === agentId)) {
+          return yield* Effect.fail(
+            new NotATopHolder({ message: `only the top ${TOP_HOLDERS} holders of ${config.tokenSymbol} may create proposals` })
+          )
+        }
+        const now = yield* Clock.currentTimeMillis
+        const snapshot = top.map((h, i) => ({ rank: i + 1, agentId: h.agentId, weight: h.tokens }))
+        const totalWeight = snapshot.reduce((s, v) => s + v.weight, 0)
+        const row: ProposalRecord = {
+          id: yield* ids.make("prop"),
+          title: body.title,
+          description: body.description,
+          createdByAgentId: agentId,
+          status: "open",
+          createdAt: new Date(now).toISOString(),
+          votingEndsAt: new Date(now + (body.votingPeriodHours ?? DEFAULT_VOTING_HOURS) * 3600 * 1000).toISOString(),
+          closedAt: null,
+          vetoWindowEndsAt: null,
+          executedAt: null,
+          vetoedAt: null,
+          vetoReason: null,
+          vetoedBy: null,
+          snapshot,
+          totalWeight,
+          quorumWeight: Math.ceil(totalWeight / 2),
+          yesWeight: 0,
+          noWeight: 0,
+          abstainWeight: 0,
+          votesCast: 0
+        }
+        yield* store.insertProposal(row)
+        return toProposal(row)
+      }, atomically, traced("Invest.createProposal"))
 
     const getProposal = (id: string) => atomically(Effect.map(lockSettled(id), toProposal)).pipe(traced("Invest.getProposal"))
 
-    const listProposals = (limit: number) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        // Read-only: the status shown is settled against the clock; the row is persisted on next write.
-        return (yield* store.listProposals(limit)).map((r) => toProposal(settle(r, now)))
-      })
+    const listProposals = Effect.fnUntraced(function* (limit: number) {
+      const now = yield* Clock.currentTimeMillis
+      // Read-only: the status shown is settled against the clock; the row is persisted on next write.
+      return (yield* store.listProposals(limit)).map((r) => toProposal(settle(r, now)))
+    })
 
-    const vote = (agentId: string, input: { readonly proposalId: string; readonly choice: VoteChoice }) =>
-      atomically(
-        Effect.gen(function* () {
-          const r = yield* lockSettled(input.proposalId)
-          if (r.status !== "open") {
-            return yield* Effect.fail(new Conflict({ message: `voting on proposal ${r.id} is closed (it is ${r.status})`, state: r.status }))
-          }
-          const voter = r.snapshot.find((v) => v.agentId === agentId)
-          if (!voter) {
-            return yield* Effect.fail(
-              new NotATopHolder({
-                message: `only the top ${TOP_HOLDERS} holders at the proposal's snapshot may vote; this agent is not among them`,
-                proposalId: r.id
-              })
-            )
-          }
-          if (yield* store.getVote(r.id, agentId)) {
-            return yield* Effect.fail(new Conflict({ message: "this agent already voted on the proposal; votes are final", state: "voted" }))
-          }
-          const now = yield* Clock.currentTimeMillis
-          const cast = Vote.make({ proposalId: r.id, agentId, choice: input.choice, weight: voter.weight, castAt: new Date(now).toISOString() })
-          yield* store.insertVote(cast)
-          const tallied: ProposalRecord = {
-            ...r,
-            yesWeight: r.yesWeight + (input.choice === "yes" ? voter.weight : 0),
-            noWeight: r.noWeight + (input.choice === "no" ? voter.weight : 0),
-            abstainWeight: r.abstainWeight + (input.choice === "abstain" ? voter.weight : 0),
-            votesCast: r.votesCast + 1
-          }
-          const settled = settle(tallied, now)
-          yield* store.updateProposal(settled)
-          return { vote: cast, proposal: toProposal(settled) }
-        })
-      ).pipe(traced("Invest.vote"))
+    const vote = Effect.fnUntraced(function* (agentId: string, input: { readonly proposalId: string; readonly choice: VoteChoice }) {
+        const r = yield* lockSettled(input.proposalId)
+        if (r.status !== "open") {
+          return yield* Effect.fail(new Conflict({ message: `voting on proposal ${r.id} is closed (it is ${r.status})`, state: r.status }))
+        }
+        const voter = r.snapshot.find((v) => v.agentId === agentId)
+        if (!voter) {
+          return yield* Effect.fail(
+            new NotATopHolder({
+              message: `only the top ${TOP_HOLDERS} holders at the proposal's snapshot may vote; this agent is not among them`,
+              proposalId: r.id
+            })
+          )
+        }
+        if (yield* store.getVote(r.id, agentId)) {
+          return yield* Effect.fail(new Conflict({ message: "this agent already voted on the proposal; votes are final", state: "voted" }))
+        }
+        const now = yield* Clock.currentTimeMillis
+        const cast = Vote.make({ proposalId: r.id, agentId, choice: input.choice, weight: voter.weight, castAt: new Date(now).toISOString() })
+        yield* store.insertVote(cast)
+        const tallied: ProposalRecord = {
+          ...r,
+          yesWeight: r.yesWeight + (input.choice === "yes" ? voter.weight : 0),
+          noWeight: r.noWeight + (input.choice === "no" ? voter.weight : 0),
+          abstainWeight: r.abstainWeight + (input.choice === "abstain" ? voter.weight : 0),
+          votesCast: r.votesCast + 1
+        }
+        const settled = settle(tallied, now)
+        yield* store.updateProposal(settled)
+        return { vote: cast, proposal: toProposal(settled) }
+      }, atomically, traced("Invest.vote"))
 
     /** The founder (AppConfig.founderAccountId) vetoes a passed proposal within its veto window. */
-    const veto = (accountId: string, proposalId: string, reason: string) =>
-      atomically(
-        Effect.gen(function* () {
-          const founder = config.founderAccountId
-          if (Option.isNone(founder) || founder.value !== accountId) {
-            return yield* Effect.fail(new Forbidden({ message: "only the founder's account may veto proposals" }))
-          }
-          const r = yield* lockSettled(proposalId)
-          if (r.status !== "passed") {
-            return yield* Effect.fail(
-              new Conflict({ message: `proposal ${r.id} is ${r.status}; only a passed proposal can be vetoed, within its veto window`, state: r.status })
-            )
-          }
-          const now = new Date(yield* Clock.currentTimeMillis).toISOString()
-          const vetoed: ProposalRecord = { ...r, status: "vetoed", vetoedAt: now, vetoReason: reason, vetoedBy: accountId }
-          yield* store.updateProposal(vetoed)
-          return toProposal(vetoed)
-        })
-      ).pipe(traced("Invest.veto"))
+    const veto = Effect.fnUntraced(function* (accountId: string, proposalId: string, reason: string) {
+        const founder = config.founderAccountId
+        if (Option.isNone(founder) || founder.value !== accountId) {
+          return yield* Effect.fail(new Forbidden({ message: "only the founder's account may veto proposals" }))
+        }
+        const r = yield* lockSettled(proposalId)
+        if (r.status !== "passed") {
+          return yield* Effect.fail(
+            new Conflict({ message: `proposal ${r.id} is ${r.status}; only a passed proposal can be vetoed, within its veto window`, state: r.status })
+          )
+        }
+        const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+        const vetoed: ProposalRecord = { ...r, status: "vetoed", vetoedAt: now, vetoReason: reason, vetoedBy: accountId }
+        yield* store.updateProposal(vetoed)
+        return toProposal(vetoed)
+      }, atomically, traced("Invest.veto"))
 
     return { invest, offering, holdings, createProposal, getProposal, listProposals, vote, veto, token, disclaimer } as const
   })

@@ -139,58 +139,54 @@ export class Keys extends Context.Service<Keys>()("Keys", {
     yield* store.watchKeyChanges((keyId) => Effect.sync(() => forget(keyId)))
     const ids = yield* Ids
 
-    const signUp = (input: { email: string; password: string; name: string }) =>
-      Effect.gen(function* () {
-        if (input.password.length < 10) {
-          return yield* Effect.fail(new InvalidInput({ message: "password must have at least 10 characters", field: "password" }))
-        }
-        const email = input.email.trim().toLowerCase()
-        const record: AccountRecord = {
-          id: yield* ids.make("acct"),
-          email,
-          name: input.name,
-          passwordHash: yield* hashPassword(input.password),
-          planId: null,
-          createdAt: yield* nowIso
-        }
-        yield* store.insertAccount(record)
-        return toAccount(record)
-      }).pipe(traced("Keys.signUp"))
+    const signUp = Effect.fnUntraced(function* (input: { email: string; password: string; name: string }) {
+      if (input.password.length < 10) {
+        return yield* Effect.fail(new InvalidInput({ message: "password must have at least 10 characters", field: "password" }))
+      }
+      const email = input.email.trim().toLowerCase()
+      const record: AccountRecord = {
+        id: yield* ids.make("acct"),
+        email,
+        name: input.name,
+        passwordHash: yield* hashPassword(input.password),
+        planId: null,
+        createdAt: yield* nowIso
+      }
+      yield* store.insertAccount(record)
+      return toAccount(record)
+    }, traced("Keys.signUp"))
 
-    const startSession = (accountId: string) =>
-      Effect.gen(function* () {
-        const token = yield* ids.secret(32)
-        const now = yield* Clock.currentTimeMillis
-        yield* store.insertSession({
-          tokenHash: sha256(token),
-          accountId,
-          createdAt: new Date(now).toISOString(),
-          expiresAt: new Date(now + SESSION_TTL_MS).toISOString()
-        })
-        return { token, expiresAt: new Date(now + SESSION_TTL_MS).toISOString() }
+    const startSession = Effect.fnUntraced(function* (accountId: string) {
+      const token = yield* ids.secret(32)
+      const now = yield* Clock.currentTimeMillis
+      yield* store.insertSession({
+        tokenHash: sha256(token),
+        accountId,
+        createdAt: new Date(now).toISOString(),
+        expiresAt: new Date(now + SESSION_TTL_MS).toISOString()
       })
+      return { token, expiresAt: new Date(now + SESSION_TTL_MS).toISOString() }
+    })
 
-    const signIn = (input: { email: string; password: string }) =>
-      Effect.gen(function* () {
-        const account = yield* store.findAccountByEmail(input.email.trim().toLowerCase())
-        // Verify against a dummy hash when the account is unknown, so timing does not reveal it.
-        const ok = yield* verifyPassword(input.password, account?.passwordHash ?? DUMMY_HASH)
-        if (!account || !ok) return yield* Effect.fail(new Unauthorized({ message: "wrong e-mail or password" }))
-        const session = yield* startSession(account.id)
-        return { account: toAccount(account), ...session }
-      }).pipe(traced("Keys.signIn"))
+    const signIn = Effect.fnUntraced(function* (input: { email: string; password: string }) {
+      const account = yield* store.findAccountByEmail(input.email.trim().toLowerCase())
+      // Verify against a dummy hash when the account is unknown, so timing does not reveal it.
+      const ok = yield* verifyPassword(input.password, account?.passwordHash ?? DUMMY_HASH)
+      if (!account || !ok) return yield* Effect.fail(new Unauthorized({ message: "wrong e-mail or password" }))
+      const session = yield* startSession(account.id)
+      return { account: toAccount(account), ...session }
+    }, traced("Keys.signIn"))
 
-    const sessionAccount = (token: string) =>
-      Effect.gen(function* () {
-        const session = token ? yield* store.findSession(sha256(token)) : undefined
-        const now = yield* Clock.currentTimeMillis
-        if (!session || Date.parse(session.expiresAt) <= now) {
-          return yield* Effect.fail(new Unauthorized({ message: "not signed in, or the session expired" }))
-        }
-        const account = yield* store.getAccount(session.accountId)
-        if (!account) return yield* Effect.fail(new Unauthorized({ message: "account no longer exists" }))
-        return toAccount(account)
-      })
+    const sessionAccount = Effect.fnUntraced(function* (token: string) {
+      const session = token ? yield* store.findSession(sha256(token)) : undefined
+      const now = yield* Clock.currentTimeMillis
+      if (!session || Date.parse(session.expiresAt) <= now) {
+        return yield* Effect.fail(new Unauthorized({ message: "not signed in, or the session expired" }))
+      }
+      const account = yield* store.getAccount(session.accountId)
+      if (!account) return yield* Effect.fail(new Unauthorized({ message: "account no longer exists" }))
+      return toAccount(account)
+    })
 
     const signOut = (token: string) => store.deleteSession(sha256(token))
 
@@ -201,120 +197,109 @@ export class Keys extends Context.Service<Keys>()("Keys", {
           : Effect.fail(new NotFound({ message: `agent ${agentId} not found`, resource: "agent", id: agentId }))
       )
 
-    const createAgent = (accountId: string, input: { name: string; organization?: string | null }) =>
-      Effect.gen(function* () {
-        const agent = Agent.make({
-          id: yield* ids.make("agt"),
-          accountId,
-          name: input.name,
-          organization: input.organization ?? null,
-          createdAt: yield* nowIso
-        })
-        yield* store.insertAgent(agent)
-        return agent
-      }).pipe(traced("Keys.createAgent"))
+    const createAgent = Effect.fnUntraced(function* (accountId: string, input: { name: string; organization?: string | null }) {
+      const agent = Agent.make({
+        id: yield* ids.make("agt"),
+        accountId,
+        name: input.name,
+        organization: input.organization ?? null,
+        createdAt: yield* nowIso
+      })
+      yield* store.insertAgent(agent)
+      return agent
+    }, traced("Keys.createAgent"))
 
-    const createKey = (
-      accountId: string,
-      agentId: string,
-      input: { name: string; permissions: ReadonlyArray<PermissionGrant>; expiresAt?: string | null }
-    ) =>
-      Effect.gen(function* () {
-        yield* ownedAgent(accountId, agentId)
-        const now = yield* Clock.currentTimeMillis
-        if (input.expiresAt != null) {
-          const at = Date.parse(input.expiresAt)
-          if (!Number.isFinite(at) || at <= now) {
-            return yield* Effect.fail(new InvalidInput({ message: "expiresAt must be a future ISO 8601 time", field: "expiresAt" }))
-          }
+    const createKey = Effect.fnUntraced(function* (accountId: string, agentId: string, input: { name: string; permissions: ReadonlyArray<PermissionGrant>; expiresAt?: string | null }) {
+      yield* ownedAgent(accountId, agentId)
+      const now = yield* Clock.currentTimeMillis
+      if (input.expiresAt != null) {
+        const at = Date.parse(input.expiresAt)
+        if (!Number.isFinite(at) || at <= now) {
+          return yield* Effect.fail(new InvalidInput({ message: "expiresAt must be a future ISO 8601 time", field: "expiresAt" }))
         }
-        const permissions = expandGrants(input.permissions)
-        if (permissions.length === 0) {
-          return yield* Effect.fail(new InvalidInput({ message: "a key needs at least one permission", field: "permissions" }))
-        }
-        const secret = `${KEY_PREFIX}${yield* ids.secret(32)}`
-        const record: ApiKeyRecord = {
-          id: yield* ids.make("key"),
-          accountId,
-          agentId,
-          name: input.name,
-          prefix: secret.slice(0, KEY_PREFIX.length + 6),
-          secretHash: sha256(secret),
-          permissions,
-          createdAt: new Date(now).toISOString(),
-          expiresAt: input.expiresAt != null ? new Date(Date.parse(input.expiresAt)).toISOString() : null,
-          revokedAt: null,
-          lastUsedAt: null
-        }
-        yield* store.insertKey(record)
-        return { key: toView(record), secret }
-      }).pipe(traced("Keys.createKey"))
+      }
+      const permissions = expandGrants(input.permissions)
+      if (permissions.length === 0) {
+        return yield* Effect.fail(new InvalidInput({ message: "a key needs at least one permission", field: "permissions" }))
+      }
+      const secret = `${KEY_PREFIX}${yield* ids.secret(32)}`
+      const record: ApiKeyRecord = {
+        id: yield* ids.make("key"),
+        accountId,
+        agentId,
+        name: input.name,
+        prefix: secret.slice(0, KEY_PREFIX.length + 6),
+        secretHash: sha256(secret),
+        permissions,
+        createdAt: new Date(now).toISOString(),
+        expiresAt: input.expiresAt != null ? new Date(Date.parse(input.expiresAt)).toISOString() : null,
+        revokedAt: null,
+        lastUsedAt: null
+      }
+      yield* store.insertKey(record)
+      return { key: toView(record), secret }
+    }, traced("Keys.createKey"))
 
     const listKeys = (accountId: string) => Effect.map(store.listKeys(accountId), (keys) => keys.map(toView))
 
     const revokeKey = (accountId: string, keyId: string) =>
       Effect.ensuring(revokeKeyOnce(accountId, keyId), Effect.sync(() => forget(keyId))).pipe(traced("Keys.revokeKey"))
 
-    const revokeKeyOnce = (accountId: string, keyId: string) =>
-      atomically(
-        Effect.gen(function* () {
-          const key = yield* store.getKey(keyId)
-          if (!key || key.accountId !== accountId) {
-            return yield* Effect.fail(new NotFound({ message: `key ${keyId} not found`, resource: "key", id: keyId }))
-          }
-          if (key.revokedAt === null) yield* store.revokeKey(keyId, yield* nowIso)
-          forget(keyId)
-          return toView({ ...key, revokedAt: key.revokedAt ?? (yield* nowIso) })
-        })
-      )
+    const revokeKeyOnce = Effect.fnUntraced(function* (accountId: string, keyId: string) {
+        const key = yield* store.getKey(keyId)
+        if (!key || key.accountId !== accountId) {
+          return yield* Effect.fail(new NotFound({ message: `key ${keyId} not found`, resource: "key", id: keyId }))
+        }
+        if (key.revokedAt === null) yield* store.revokeKey(keyId, yield* nowIso)
+        forget(keyId)
+        return toView({ ...key, revokedAt: key.revokedAt ?? (yield* nowIso) })
+      }, atomically)
 
     /** Resolves a bearer secret into the caller; 401 for unknown, revoked or expired keys. */
-    const authenticate = (secret: string) =>
-      Effect.gen(function* () {
-        if (!secret.startsWith(KEY_PREFIX) || secret.length < KEY_PREFIX.length + 40 || secret.length > 200) {
-          return yield* Effect.fail(new Unauthorized({ message: "malformed API key" }))
-        }
-        const hash = sha256(secret)
-        const wall = Date.now()
-        let cached = cache.get(hash)
-        if (cached === undefined || cached.until <= wall) {
-          // Unknown keys are not cached: a key created a moment ago works at once.
-          const found = yield* store.findKeyWithAgent(hash)
-          if (!found) return yield* Effect.fail(new Unauthorized({ message: "unknown API key" }))
-          cached = { found, until: wall + KEY_CACHE_TTL_MS }
-          remember(hash, cached)
-        }
-        const { key, agent } = cached.found
-        const now = yield* Clock.currentTimeMillis
-        if (key.revokedAt !== null) return yield* Effect.fail(new Unauthorized({ message: "this API key was revoked" }))
-        if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) {
-          return yield* Effect.fail(new Unauthorized({ message: "this API key expired" }))
-        }
-        if (!agent) return yield* Effect.fail(new Unauthorized({ message: "the key's agent no longer exists" }))
-        if (key.lastUsedAt === null || now - Date.parse(key.lastUsedAt) > TOUCH_EVERY_MS) {
-          const at = new Date(now).toISOString()
-          yield* store.touchKey(key.id, at)
-          cached.found = { key: { ...key, lastUsedAt: at }, agent }
-        }
-        const caller: Caller = {
-          accountId: key.accountId,
-          agentId: key.agentId,
-          keyId: key.id,
-          permissions: new Set<Permission>(key.permissions),
-          via: "key"
-        }
-        return { caller, key, agent } satisfies AuthenticatedKey
-      })
+    const authenticate = Effect.fnUntraced(function* (secret: string) {
+      if (!secret.startsWith(KEY_PREFIX) || secret.length < KEY_PREFIX.length + 40 || secret.length > 200) {
+        return yield* Effect.fail(new Unauthorized({ message: "malformed API key" }))
+      }
+      const hash = sha256(secret)
+      const wall = Date.now()
+      let cached = cache.get(hash)
+      if (cached === undefined || cached.until <= wall) {
+        // Unknown keys are not cached: a key created a moment ago works at once.
+        const found = yield* store.findKeyWithAgent(hash)
+        if (!found) return yield* Effect.fail(new Unauthorized({ message: "unknown API key" }))
+        cached = { found, until: wall + KEY_CACHE_TTL_MS }
+        remember(hash, cached)
+      }
+      const { key, agent } = cached.found
+      const now = yield* Clock.currentTimeMillis
+      if (key.revokedAt !== null) return yield* Effect.fail(new Unauthorized({ message: "this API key was revoked" }))
+      if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) {
+        return yield* Effect.fail(new Unauthorized({ message: "this API key expired" }))
+      }
+      if (!agent) return yield* Effect.fail(new Unauthorized({ message: "the key's agent no longer exists" }))
+      if (key.lastUsedAt === null || now - Date.parse(key.lastUsedAt) > TOUCH_EVERY_MS) {
+        const at = new Date(now).toISOString()
+        yield* store.touchKey(key.id, at)
+        cached.found = { key: { ...key, lastUsedAt: at }, agent }
+      }
+      const caller: Caller = {
+        accountId: key.accountId,
+        agentId: key.agentId,
+        keyId: key.id,
+        permissions: new Set<Permission>(key.permissions),
+        via: "key"
+      }
+      return { caller, key, agent } satisfies AuthenticatedKey
+    })
 
     /** A key and its agent as authentication saw them (from the cache when there), for /me. */
-    const describeKey = (keyId: string) =>
-      Effect.gen(function* () {
-        const hash = hashOfKey.get(keyId)
-        const cached = hash !== undefined ? cache.get(hash) : undefined
-        if (cached !== undefined && cached.until > Date.now() && cached.found.agent !== undefined) return { key: toView(cached.found.key), agent: cached.found.agent }
-        const key = yield* getKey(keyId)
-        return { key, agent: yield* getAgent(key.agentId) }
-      })
+    const describeKey = Effect.fnUntraced(function* (keyId: string) {
+      const hash = hashOfKey.get(keyId)
+      const cached = hash !== undefined ? cache.get(hash) : undefined
+      if (cached !== undefined && cached.until > Date.now() && cached.found.agent !== undefined) return { key: toView(cached.found.key), agent: cached.found.agent }
+      const key = yield* getKey(keyId)
+      return { key, agent: yield* getAgent(key.agentId) }
+    })
 
     const getAgent = (agentId: string) =>
       Effect.flatMap(store.getAgent(agentId), (agent) =>

@@ -245,12 +245,11 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
         docs: `${baseUrl}/docs`
       })
 
-    const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      Effect.gen(function* () {
-        const t0 = performance.now()
-        const a = yield* effect
-        return [a, Math.round((performance.now() - t0) * 100) / 100] as const
-      })
+    const timed = Effect.fnUntraced(function* <A, E, R>(effect: Effect.Effect<A, E, R>) {
+      const t0 = performance.now()
+      const a = yield* effect
+      return [a, Math.round((performance.now() - t0) * 100) / 100] as const
+    })
 
     /**
      * Real health: a storage round trip, the ledger entries of the most recent paid challenges
@@ -297,31 +296,30 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
     }).pipe(traced("Mpp.health"))
 
     /** The offer, checked for pay-per-request: per_call, at least the minimum charge, not the caller's own. */
-    const payableOffer = (agentId: string, serviceId: string, tierId: string | undefined) =>
-      Effect.gen(function* () {
-        const offer = yield* offers.get(serviceId, tierId)
-        if (offer.service.pricingModel !== "per_call") {
-          return yield* Effect.fail(
-            new NotPayPerRequest({
-              message: `${serviceId} is priced ${offer.service.pricingModel}; only per_call services are paid per request (use /buy or /saga)`,
-              pricingModel: offer.service.pricingModel
-            })
-          )
-        }
-        if (offer.tier.priceCents < MPP_MINIMUM_CHARGE_CENTS) {
-          return yield* Effect.fail(
-            new ChargeBelowMinimum({
-              message: `${offer.tier.priceCents} cents is below the minimum micropayment charge of 0.01 USD`,
-              amountCents: offer.tier.priceCents,
-              minimumCents: MPP_MINIMUM_CHARGE_CENTS
-            })
-          )
-        }
-        if (offer.service.sellerAgentId === agentId) {
-          return yield* Effect.fail(new InvalidInput({ message: "you sell this service; an agent cannot pay itself", field: "id" }))
-        }
-        return offer
-      })
+    const payableOffer = Effect.fnUntraced(function* (agentId: string, serviceId: string, tierId: string | undefined) {
+      const offer = yield* offers.get(serviceId, tierId)
+      if (offer.service.pricingModel !== "per_call") {
+        return yield* Effect.fail(
+          new NotPayPerRequest({
+            message: `${serviceId} is priced ${offer.service.pricingModel}; only per_call services are paid per request (use /buy or /saga)`,
+            pricingModel: offer.service.pricingModel
+          })
+        )
+      }
+      if (offer.tier.priceCents < MPP_MINIMUM_CHARGE_CENTS) {
+        return yield* Effect.fail(
+          new ChargeBelowMinimum({
+            message: `${offer.tier.priceCents} cents is below the minimum micropayment charge of 0.01 USD`,
+            amountCents: offer.tier.priceCents,
+            minimumCents: MPP_MINIMUM_CHARGE_CENTS
+          })
+        )
+      }
+      if (offer.service.sellerAgentId === agentId) {
+        return yield* Effect.fail(new InvalidInput({ message: "you sell this service; an agent cannot pay itself", field: "id" }))
+      }
+      return offer
+    })
 
     const decodedRequest = (r: Pick<ChallengeRecord, "amountCents" | "sellerAgentId" | "serviceId" | "tierId">, offer: Offer): ChargeRequest => ({
       amount: String(r.amountCents),
@@ -335,40 +333,37 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
      * Stores a fresh challenge for this agent, key, offer and body; its id is the HMAC of its
      * parameters (with a random nonce in `opaque`, so no two challenges share an id).
      */
-    const issue = (caller: { readonly agentId: string; readonly keyId: string }, offer: Offer, digest: string, header: string | undefined) =>
-      atomically(
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          const base = {
-            agentId: caller.agentId,
-            keyId: caller.keyId,
-            serviceId: offer.service.id,
-            tierId: offer.tier.id,
-            sellerAgentId: offer.service.sellerAgentId,
-            amountCents: offer.tier.priceCents
-          }
-          const decoded = decodedRequest(base, offer)
-          const request = b64url(canonical({ ...decoded }))
-          const expiresAt = new Date(now + CHALLENGE_TTL_MS).toISOString()
-          const opaque = b64url(canonical({ nonce: randomBytes(16).toString("base64url") }))
-          const id = challengeId({ realm: MPP_REALM, method: CREDITS_METHOD, intent: CHARGE_INTENT, request, expires: expiresAt, digest, header, opaque })
-          const record: ChallengeRecord = {
-            ...base,
-            id,
-            request,
-            digest,
-            status: "open",
-            expiresAt,
-            createdAt: new Date(now).toISOString(),
-            paidAt: null,
-            entryId: null,
-            transactionId: null
-          }
-          yield* store.pruneOpen(caller.agentId, record.createdAt, MAX_OPEN_CHALLENGES_PER_AGENT - 1)
-          yield* store.insert(record)
-          return toChallenge(record, decoded, { header, opaque })
-        })
-      )
+    const issue = Effect.fnUntraced(function* (caller: { readonly agentId: string; readonly keyId: string }, offer: Offer, digest: string, header: string | undefined) {
+        const now = yield* Clock.currentTimeMillis
+        const base = {
+          agentId: caller.agentId,
+          keyId: caller.keyId,
+          serviceId: offer.service.id,
+          tierId: offer.tier.id,
+          sellerAgentId: offer.service.sellerAgentId,
+          amountCents: offer.tier.priceCents
+        }
+        const decoded = decodedRequest(base, offer)
+        const request = b64url(canonical({ ...decoded }))
+        const expiresAt = new Date(now + CHALLENGE_TTL_MS).toISOString()
+        const opaque = b64url(canonical({ nonce: randomBytes(16).toString("base64url") }))
+        const id = challengeId({ realm: MPP_REALM, method: CREDITS_METHOD, intent: CHARGE_INTENT, request, expires: expiresAt, digest, header, opaque })
+        const record: ChallengeRecord = {
+          ...base,
+          id,
+          request,
+          digest,
+          status: "open",
+          expiresAt,
+          createdAt: new Date(now).toISOString(),
+          paidAt: null,
+          entryId: null,
+          transactionId: null
+        }
+        yield* store.pruneOpen(caller.agentId, record.createdAt, MAX_OPEN_CHALLENGES_PER_AGENT - 1)
+        yield* store.insert(record)
+        return toChallenge(record, decoded, { header, opaque })
+      }, atomically)
 
     const paymentRequired = (challenge: Challenge, problem: MppProblem, message: string, missingCents?: number, extra: { readonly howToFund?: typeof HowToFund.Type; readonly requiredCents?: number; readonly balanceCents?: number } = {}) =>
       new PaymentRequired({
@@ -388,22 +383,21 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
      * The stored challenge a credential pays, locked for this unit of work, or why it cannot pay:
      * it must be this agent's and key's, open, not expired, as echoed, for this offer and body.
      */
-    const claimable = (who: { readonly agentId: string; readonly keyId: string }, echoed: EchoedChallenge, offer: Offer, digest: string) =>
-      Effect.gen(function* () {
-        const refuse = (refused: MppProblem, message: string): Refusal => ({ refused, message })
-        const now = yield* Clock.currentTimeMillis
-        const row = yield* store.getForUpdate(echoed.id)
-        if (!row || row.agentId !== who.agentId || row.keyId !== who.keyId) return refuse("invalid-challenge", "unknown challenge id (challenges are bound to the key they were issued to)")
-        if (row.status === "paid") return refuse("invalid-challenge", `challenge ${row.id} was already used (paid at ${row.paidAt}); a credential cannot be replayed`)
-        if (Date.parse(row.expiresAt) <= now) return refuse("payment-expired", `challenge ${row.id} expired at ${row.expiresAt}`)
-        // The id binds the echoed parameters; the stored row must be what they say.
-        const same = echoed.realm === MPP_REALM && echoed.request === row.request && echoed.expires === row.expiresAt && echoed.digest === row.digest
-        if (!same) return refuse("verification-failed", "the credential's echoed challenge parameters do not match the challenge issued")
-        if (row.serviceId !== offer.service.id || row.tierId !== offer.tier.id || row.digest !== digest) {
-          return refuse("verification-failed", "the challenge was issued for another service, tier or request body")
-        }
-        return row
-      })
+    const claimable = Effect.fnUntraced(function* (who: { readonly agentId: string; readonly keyId: string }, echoed: EchoedChallenge, offer: Offer, digest: string) {
+      const refuse = (refused: MppProblem, message: string): Refusal => ({ refused, message })
+      const now = yield* Clock.currentTimeMillis
+      const row = yield* store.getForUpdate(echoed.id)
+      if (!row || row.agentId !== who.agentId || row.keyId !== who.keyId) return refuse("invalid-challenge", "unknown challenge id (challenges are bound to the key they were issued to)")
+      if (row.status === "paid") return refuse("invalid-challenge", `challenge ${row.id} was already used (paid at ${row.paidAt}); a credential cannot be replayed`)
+      if (Date.parse(row.expiresAt) <= now) return refuse("payment-expired", `challenge ${row.id} expired at ${row.expiresAt}`)
+      // The id binds the echoed parameters; the stored row must be what they say.
+      const same = echoed.realm === MPP_REALM && echoed.request === row.request && echoed.expires === row.expiresAt && echoed.digest === row.digest
+      if (!same) return refuse("verification-failed", "the credential's echoed challenge parameters do not match the challenge issued")
+      if (row.serviceId !== offer.service.id || row.tierId !== offer.tier.id || row.digest !== digest) {
+        return refuse("verification-failed", "the challenge was issued for another service, tier or request body")
+      }
+      return row
+    })
 
     /** The credential parsed and bound (method, HMAC of its parameters), or why not. */
     const readCredential = (credential: string): { readonly echoed: EchoedChallenge } | Refusal => {
@@ -426,147 +420,138 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
      * fresh challenge. `credentialHeader`: the field the caller's challenges name (undefined:
      * Authorization, when the key travels in X-API-Key).
      */
-    const invoke = (
-      caller: Pick<Caller, "agentId" | "keyId">,
-      input: {
-        readonly serviceId: string
-        readonly tierId: string | undefined
-        readonly input: unknown
-        /** The request body bytes, as sent: the challenge's digest covers exactly these. */
-        readonly body: string | Uint8Array
-        readonly credential: string | undefined
-        readonly credentialHeader: string | undefined
+    const invoke = Effect.fnUntraced(function* (caller: Pick<Caller, "agentId" | "keyId">, input: {
+      readonly serviceId: string
+      readonly tierId: string | undefined
+      readonly input: unknown
+      /** The request body bytes, as sent: the challenge's digest covers exactly these. */
+      readonly body: string | Uint8Array
+      readonly credential: string | undefined
+      readonly credentialHeader: string | undefined
+    }) {
+      const who = { agentId: caller.agentId!, keyId: caller.keyId ?? "" }
+      const offer = yield* payableOffer(who.agentId, input.serviceId, input.tierId)
+      const digest = contentDigest(input.body)
+      const refuseWith = (problem: MppProblem, message: string, missingCents?: number) =>
+        Effect.flatMap(issue(who, offer, digest, input.credentialHeader), (challenge) => Effect.fail(paymentRequired(challenge, problem, message, missingCents)))
+      const field = input.credentialHeader ?? "Authorization"
+      if (input.credential === undefined || input.credential.trim() === "") {
+        return yield* refuseWith("payment-required", `this call costs ${offer.tier.priceCents} cents: retry with a Payment credential for the challenge in ${field}`)
       }
-    ) =>
-      Effect.gen(function* () {
-        const who = { agentId: caller.agentId!, keyId: caller.keyId ?? "" }
-        const offer = yield* payableOffer(who.agentId, input.serviceId, input.tierId)
-        const digest = contentDigest(input.body)
-        const refuseWith = (problem: MppProblem, message: string, missingCents?: number) =>
-          Effect.flatMap(issue(who, offer, digest, input.credentialHeader), (challenge) => Effect.fail(paymentRequired(challenge, problem, message, missingCents)))
-        const field = input.credentialHeader ?? "Authorization"
-        if (input.credential === undefined || input.credential.trim() === "") {
-          return yield* refuseWith("payment-required", `this call costs ${offer.tier.priceCents} cents: retry with a Payment credential for the challenge in ${field}`)
-        }
-        const read = readCredential(input.credential)
-        if ("refused" in read) return yield* refuseWith(read.refused, read.message)
-        const echoed = read.echoed
-        const outcome = yield* atomically(
-          Effect.gen(function* () {
-            const refuse = (refused: MppProblem, message: string, extra: Partial<Refusal> = {}): Refusal => ({ refused, message, ...extra })
-            const now = yield* Clock.currentTimeMillis
-            const checked = yield* claimable(who, echoed, offer, digest)
-            if ("refused" in checked) return checked
-            const row = checked
-            const { mode } = deliveryModeOf(input.input)
-            if (mode === "fail" || mode === "timeout") {
+      const read = readCredential(input.credential)
+      if ("refused" in read) return yield* refuseWith(read.refused, read.message)
+      const echoed = read.echoed
+      const outcome = yield* atomically(
+        Effect.gen(function* () {
+          const refuse = (refused: MppProblem, message: string, extra: Partial<Refusal> = {}): Refusal => ({ refused, message, ...extra })
+          const now = yield* Clock.currentTimeMillis
+          const checked = yield* claimable(who, echoed, offer, digest)
+          if ("refused" in checked) return checked
+          const row = checked
+          const { mode } = deliveryModeOf(input.input)
+          if (mode === "fail" || mode === "timeout") {
+            return yield* Effect.fail(
+              new SellerFailed({ message: `the seller could not serve the call (simulated ${mode}); nothing was charged and the challenge is still open`, serviceId: offer.service.id })
+            )
+          }
+          // MPP: a valid payment that policy refuses is 403, not 402 (the challenge stays open).
+          const { policy, balanceCents } = yield* wallet.lockForPurchase(row.agentId)
+          {
+            const verdict = yield* wallet.authorize(row.agentId, policy, { priceCents: row.amountCents, category: offer.service.category, sellerAgentId: row.sellerAgentId }, { approved: false })
+            if (verdict !== null) {
               return yield* Effect.fail(
-                new SellerFailed({ message: `the seller could not serve the call (simulated ${mode}); nothing was charged and the challenge is still open`, serviceId: offer.service.id })
+                new ApprovalRequired({
+                  message: verdict === "manual" ? "the wallet's autonomy level is manual: every purchase needs the owner's approval" : `${row.amountCents} cents is above the wallet's approval threshold`,
+                  reason: verdict
+                })
               )
             }
-            // MPP: a valid payment that policy refuses is 403, not 402 (the challenge stays open).
-            const { policy, balanceCents } = yield* wallet.lockForPurchase(row.agentId)
-            {
-              const verdict = yield* wallet.authorize(row.agentId, policy, { priceCents: row.amountCents, category: offer.service.category, sellerAgentId: row.sellerAgentId }, { approved: false })
-              if (verdict !== null) {
-                return yield* Effect.fail(
-                  new ApprovalRequired({
-                    message: verdict === "manual" ? "the wallet's autonomy level is manual: every purchase needs the owner's approval" : `${row.amountCents} cents is above the wallet's approval threshold`,
-                    reason: verdict
-                  })
-                )
-              }
-            }
-            const paidAt = new Date(now).toISOString()
-            // The paid call joins the commerce history (GET /transactions, reviews, disputes, limits).
-            const transactionId = yield* ids.make("tx")
-            const output = simulatedOutput(offer, input.input, transactionId)
-            const latencyMs = simulateDelivery(
-              offer.service as unknown as Parameters<typeof simulateDelivery>[0],
-              offer.tier as unknown as Parameters<typeof simulateDelivery>[1],
-              input.input,
-              transactionId
-            ).latencyMs
-            const charged = yield* Effect.result(
-              settlement.settle({
-                transactionId,
-                source: "paid_call",
-                buyerAgentId: row.agentId,
-                offer: {
-                  serviceId: row.serviceId,
-                  serviceName: offer.service.name,
-                  category: offer.service.category,
-                  pricingModel: offer.service.pricingModel,
-                  sellerAgentId: row.sellerAgentId,
-                  tierId: row.tierId,
-                  listPriceCents: offer.tier.priceCents
-                },
-                priceCents: row.amountCents,
-                delivery: { latencyMs, output },
-                references: { ...noReferences, challengeId: row.id },
-                at: paidAt,
-                from: { _tag: "wallet", lockedBalanceCents: balanceCents },
-                memo: `pay-per-request ${row.serviceId}/${row.tierId}`
-              })
-            )
-            if (charged._tag === "Failure") {
-              if (charged.failure._tag === "InsufficientFunds") {
-                return refuse("wallet-insufficient-funds", `the wallet lacks ${charged.failure.missingCents} cents for this call; fund it and pay the fresh challenge`, {
-                  missingCents: charged.failure.missingCents
-                })
-              }
-              return yield* Effect.fail(charged.failure)
-            }
-            const entryId = charged.success.tx.ledgerEntryId!
-            const after = yield* ledger.balance(walletAccount(row.agentId))
-            yield* wallet.afterDebit(row.agentId, policy, after + row.amountCents, after)
-            yield* store.update({ ...row, status: "paid", paidAt, entryId, transactionId })
-            const receipt: Receipt = {
-              status: "success",
-              method: CREDITS_METHOD,
-              intent: CHARGE_INTENT,
-              timestamp: paidAt,
-              reference: entryId,
-              challengeId: row.id,
+          }
+          const paidAt = new Date(now).toISOString()
+          // The paid call joins the commerce history (GET /transactions, reviews, disputes, limits).
+          const transactionId = yield* ids.make("tx")
+          const output = simulatedOutput(offer, input.input, transactionId)
+          const latencyMs = simulateDelivery(
+            offer.service as unknown as Parameters<typeof simulateDelivery>[0],
+            offer.tier as unknown as Parameters<typeof simulateDelivery>[1],
+            input.input,
+            transactionId
+          ).latencyMs
+          const charged = yield* Effect.result(
+            settlement.settle({
               transactionId,
-              amount: String(row.amountCents),
-              currency: MPP_CURRENCY,
-              serviceId: row.serviceId,
-              tierId: row.tierId
-            }
-            return InvokeResult.make({
-              serviceId: row.serviceId,
-              tierId: row.tierId,
-              transactionId,
-              chargedCents: row.amountCents as InvokeResult["chargedCents"],
-              output,
-              receipt
+              source: "paid_call",
+              buyerAgentId: row.agentId,
+              offer: {
+                serviceId: row.serviceId,
+                serviceName: offer.service.name,
+                category: offer.service.category,
+                pricingModel: offer.service.pricingModel,
+                sellerAgentId: row.sellerAgentId,
+                tierId: row.tierId,
+                listPriceCents: offer.tier.priceCents
+              },
+              priceCents: row.amountCents,
+              delivery: { latencyMs, output },
+              references: { ...noReferences, challengeId: row.id },
+              at: paidAt,
+              from: { _tag: "wallet", lockedBalanceCents: balanceCents },
+              memo: `pay-per-request ${row.serviceId}/${row.tierId}`
             })
+          )
+          if (charged._tag === "Failure") {
+            if (charged.failure._tag === "InsufficientFunds") {
+              return refuse("wallet-insufficient-funds", `the wallet lacks ${charged.failure.missingCents} cents for this call; fund it and pay the fresh challenge`, {
+                missingCents: charged.failure.missingCents
+              })
+            }
+            return yield* Effect.fail(charged.failure)
+          }
+          const entryId = charged.success.tx.ledgerEntryId!
+          const after = yield* ledger.balance(walletAccount(row.agentId))
+          yield* wallet.afterDebit(row.agentId, policy, after + row.amountCents, after)
+          yield* store.update({ ...row, status: "paid", paidAt, entryId, transactionId })
+          const receipt: Receipt = {
+            status: "success",
+            method: CREDITS_METHOD,
+            intent: CHARGE_INTENT,
+            timestamp: paidAt,
+            reference: entryId,
+            challengeId: row.id,
+            transactionId,
+            amount: String(row.amountCents),
+            currency: MPP_CURRENCY,
+            serviceId: row.serviceId,
+            tierId: row.tierId
+          }
+          return InvokeResult.make({
+            serviceId: row.serviceId,
+            tierId: row.tierId,
+            transactionId,
+            chargedCents: row.amountCents as InvokeResult["chargedCents"],
+            output,
+            receipt
           })
-        )
-        if (outcome instanceof InvokeResult) return outcome
-        return yield* refuseWith(outcome.refused, outcome.message, outcome.missingCents)
-      }).pipe(traced("Mpp.invoke"))
+        })
+      )
+      if (outcome instanceof InvokeResult) return outcome
+      return yield* refuseWith(outcome.refused, outcome.message, outcome.missingCents)
+    }, traced("Mpp.invoke"))
 
     /**
      * A fresh challenge that pays a purchase (POST /buy) of `amountCents` for this service, tier
      * and body, and the 402 of a short wallet that carries it (with how to fund).
      */
-    const walletShort = (
-      caller: Pick<Caller, "agentId" | "keyId">,
-      input: { readonly serviceId: string; readonly tierId: string; readonly body: string | Uint8Array; readonly credentialHeader: string | undefined },
-      short: InsufficientCredits
-    ) =>
-      Effect.gen(function* () {
-        const who = { agentId: caller.agentId!, keyId: caller.keyId ?? "" }
-        const offer = yield* offers.get(input.serviceId, input.tierId)
-        const challenge = yield* issue(who, { service: offer.service, tier: { ...offer.tier, priceCents: short.requiredCents } }, contentDigest(input.body), input.credentialHeader)
-        return paymentRequired(challenge, "wallet-insufficient-funds", short.message, short.missingCents, {
-          howToFund: short.howToFund,
-          requiredCents: short.requiredCents,
-          balanceCents: short.balanceCents
-        })
+    const walletShort = Effect.fnUntraced(function* (caller: Pick<Caller, "agentId" | "keyId">, input: { readonly serviceId: string; readonly tierId: string; readonly body: string | Uint8Array; readonly credentialHeader: string | undefined }, short: InsufficientCredits) {
+      const who = { agentId: caller.agentId!, keyId: caller.keyId ?? "" }
+      const offer = yield* offers.get(input.serviceId, input.tierId)
+      const challenge = yield* issue(who, { service: offer.service, tier: { ...offer.tier, priceCents: short.requiredCents } }, contentDigest(input.body), input.credentialHeader)
+      return paymentRequired(challenge, "wallet-insufficient-funds", short.message, short.missingCents, {
+        howToFund: short.howToFund,
+        requiredCents: short.requiredCents,
+        balanceCents: short.balanceCents
       })
+    })
 
     /**
      * A purchase paid with a credential: the challenge is verified and claimed in the purchase's
@@ -574,61 +559,56 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
      * fails leaves the challenge open. The purchase must charge exactly the challenge's amount.
      * Refusals carry a fresh challenge; a short wallet too (with how to fund).
      */
-    const payPurchase = <E, R>(
-      caller: Pick<Caller, "agentId" | "keyId">,
-      input: { readonly serviceId: string; readonly tierId: string; readonly body: string | Uint8Array; readonly credential: string; readonly credentialHeader: string | undefined },
-      purchase: Effect.Effect<Purchase, E, R>
-    ) =>
-      Effect.gen(function* () {
-        const who = { agentId: caller.agentId!, keyId: caller.keyId ?? "" }
-        const offer = yield* offers.get(input.serviceId, input.tierId)
-        const digest = contentDigest(input.body)
-        const refuseWith = (problem: MppProblem, message: string, amountCents = offer.tier.priceCents) =>
-          Effect.flatMap(issue(who, { service: offer.service, tier: { ...offer.tier, priceCents: amountCents } }, digest, input.credentialHeader), (challenge) =>
-            Effect.fail(paymentRequired(challenge, problem, message))
-          )
-        const read = readCredential(input.credential)
-        if ("refused" in read) return yield* refuseWith(read.refused, read.message)
-        const outcome = yield* atomically(
-          Effect.gen(function* () {
-            const checked = yield* claimable(who, read.echoed, offer, digest)
-            if ("refused" in checked) return { _tag: "Refused" as const, refusal: checked }
-            const row = checked
-            const bought = yield* purchase
-            if (bought.status !== "completed" || bought.transaction === null) return { _tag: "Bought" as const, purchase: bought, receipt: undefined }
-            if (bought.transaction.priceCents !== row.amountCents) {
-              // Undoes the purchase: the unit of work fails.
-              return yield* Effect.fail(new PaymentMismatch({ row, priceCents: bought.transaction.priceCents }))
-            }
-            const paidAt = bought.transaction.createdAt
-            yield* store.update({ ...row, status: "paid", paidAt, entryId: bought.transaction.ledgerEntryId, transactionId: bought.transaction.id })
-            const receipt: Receipt = {
-              status: "success",
-              method: CREDITS_METHOD,
-              intent: CHARGE_INTENT,
-              timestamp: paidAt,
-              reference: bought.transaction.ledgerEntryId ?? bought.transaction.id,
-              challengeId: row.id,
-              transactionId: bought.transaction.id,
-              amount: String(row.amountCents),
-              currency: MPP_CURRENCY,
-              serviceId: row.serviceId,
-              tierId: row.tierId
-            }
-            return { _tag: "Bought" as const, purchase: bought, receipt: receipt as Receipt | undefined }
-          })
-        ).pipe(
-          Effect.catch((e): Effect.Effect<never, E | StorageUnavailable | PaymentRequired | NotFound, Transactor> =>
-            isTagged(e, "InsufficientCredits")
-              ? Effect.flatMap(walletShort(caller, input, e as InsufficientCredits), Effect.fail)
-              : isTagged(e, "PaymentMismatch")
-                ? refuseWith("verification-failed", `the challenge pays ${(e as PaymentMismatch).row.amountCents} cents; this purchase costs ${(e as PaymentMismatch).priceCents}`, (e as PaymentMismatch).priceCents)
-                : Effect.fail(e as E | StorageUnavailable)
-          )
+    const payPurchase = Effect.fnUntraced(function* <E, R>(caller: Pick<Caller, "agentId" | "keyId">, input: { readonly serviceId: string; readonly tierId: string; readonly body: string | Uint8Array; readonly credential: string; readonly credentialHeader: string | undefined }, purchase: Effect.Effect<Purchase, E, R>) {
+      const who = { agentId: caller.agentId!, keyId: caller.keyId ?? "" }
+      const offer = yield* offers.get(input.serviceId, input.tierId)
+      const digest = contentDigest(input.body)
+      const refuseWith = (problem: MppProblem, message: string, amountCents = offer.tier.priceCents) =>
+        Effect.flatMap(issue(who, { service: offer.service, tier: { ...offer.tier, priceCents: amountCents } }, digest, input.credentialHeader), (challenge) =>
+          Effect.fail(paymentRequired(challenge, problem, message))
         )
-        if (outcome._tag === "Refused") return yield* refuseWith(outcome.refusal.refused, outcome.refusal.message)
-        return { purchase: outcome.purchase, receipt: outcome.receipt }
-      }).pipe(traced("Mpp.payPurchase"))
+      const read = readCredential(input.credential)
+      if ("refused" in read) return yield* refuseWith(read.refused, read.message)
+      const outcome = yield* atomically(
+        Effect.gen(function* () {
+          const checked = yield* claimable(who, read.echoed, offer, digest)
+          if ("refused" in checked) return { _tag: "Refused" as const, refusal: checked }
+          const row = checked
+          const bought = yield* purchase
+          if (bought.status !== "completed" || bought.transaction === null) return { _tag: "Bought" as const, purchase: bought, receipt: undefined }
+          if (bought.transaction.priceCents !== row.amountCents) {
+            // Undoes the purchase: the unit of work fails.
+            return yield* Effect.fail(new PaymentMismatch({ row, priceCents: bought.transaction.priceCents }))
+          }
+          const paidAt = bought.transaction.createdAt
+          yield* store.update({ ...row, status: "paid", paidAt, entryId: bought.transaction.ledgerEntryId, transactionId: bought.transaction.id })
+          const receipt: Receipt = {
+            status: "success",
+            method: CREDITS_METHOD,
+            intent: CHARGE_INTENT,
+            timestamp: paidAt,
+            reference: bought.transaction.ledgerEntryId ?? bought.transaction.id,
+            challengeId: row.id,
+            transactionId: bought.transaction.id,
+            amount: String(row.amountCents),
+            currency: MPP_CURRENCY,
+            serviceId: row.serviceId,
+            tierId: row.tierId
+          }
+          return { _tag: "Bought" as const, purchase: bought, receipt: receipt as Receipt | undefined }
+        })
+      ).pipe(
+        Effect.catch((e): Effect.Effect<never, E | StorageUnavailable | PaymentRequired | NotFound, Transactor> =>
+          isTagged(e, "InsufficientCredits")
+            ? Effect.flatMap(walletShort(caller, input, e as InsufficientCredits), Effect.fail)
+            : isTagged(e, "PaymentMismatch")
+              ? refuseWith("verification-failed", `the challenge pays ${(e as PaymentMismatch).row.amountCents} cents; this purchase costs ${(e as PaymentMismatch).priceCents}`, (e as PaymentMismatch).priceCents)
+              : Effect.fail(e as E | StorageUnavailable)
+        )
+      )
+      if (outcome._tag === "Refused") return yield* refuseWith(outcome.refusal.refused, outcome.refusal.message)
+      return { purchase: outcome.purchase, receipt: outcome.receipt }
+    }, traced("Mpp.payPurchase"))
 
     return { discovery, health, invoke, walletShort, payPurchase } as const
   })

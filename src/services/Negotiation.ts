@@ -131,230 +131,213 @@ export class Negotiations extends Context.Service<Negotiations>()("Negotiations"
       )
 
     /** The automatic seller's answer to a row awaiting the seller (inside the caller's unit of work). */
-    const answerAsSeller = (r: NegotiationRecord, now: number) =>
-      Effect.gen(function* () {
-        const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
-        if (offer._tag === "Failure") {
-          // The service or tier was withdrawn while the proposal waited: the seller declines.
-          if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
-          return yield* applySeller(r, now, "reject", null, true, "the service or tier is no longer offered")
-        }
-        const policy = offer.success.service.negotiation
-        const round = r.round + 1
-        const decision = sellerDecision({
-          offerCents: r.currentPriceCents,
-          round,
-          previousAskCents: r.sellerAskCents ?? undefined,
-          prices: policyPrices(r.listPriceCents, policy, r.terms),
-          policy
-        })
-        return yield* applySeller(r, now, decision.action, decision.action === "reject" ? null : decision.priceCents, true, decision.reason)
+    const answerAsSeller = Effect.fnUntraced(function* (r: NegotiationRecord, now: number) {
+      const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
+      if (offer._tag === "Failure") {
+        // The service or tier was withdrawn while the proposal waited: the seller declines.
+        if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
+        return yield* applySeller(r, now, "reject", null, true, "the service or tier is no longer offered")
+      }
+      const policy = offer.success.service.negotiation
+      const round = r.round + 1
+      const decision = sellerDecision({
+        offerCents: r.currentPriceCents,
+        round,
+        previousAskCents: r.sellerAskCents ?? undefined,
+        prices: policyPrices(r.listPriceCents, policy, r.terms),
+        policy
       })
+      return yield* applySeller(r, now, decision.action, decision.action === "reject" ? null : decision.priceCents, true, decision.reason)
+    })
 
     /** Writes the seller's move (automatic or by a real seller agent). */
-    const applySeller = (r: NegotiationRecord, now: number, action: "accept" | "reject" | "counter", priceCents: number | null, automatic: boolean, reason: string | null) =>
-      Effect.gen(function* () {
-        const to = canTransition(r.status, "seller", action)
-        if (to === undefined) return yield* Effect.fail(closed(effectiveStatus(r, now), "seller"))
-        const round = r.round + 1
+    const applySeller = Effect.fnUntraced(function* (r: NegotiationRecord, now: number, action: "accept" | "reject" | "counter", priceCents: number | null, automatic: boolean, reason: string | null) {
+      const to = canTransition(r.status, "seller", action)
+      if (to === undefined) return yield* Effect.fail(closed(effectiveStatus(r, now), "seller"))
+      const round = r.round + 1
+      const at = iso(now)
+      const entry: HistoryEntry = { round, by: "seller", action, priceCents: action === "accept" ? r.currentPriceCents : priceCents, terms: r.terms, automatic, reason, at }
+      const next: NegotiationRecord = {
+        ...r,
+        status: to,
+        round,
+        currentPriceCents: action === "counter" ? priceCents! : r.currentPriceCents,
+        sellerAskCents: action === "counter" ? priceCents! : r.sellerAskCents,
+        agreedPriceCents: action === "accept" ? r.currentPriceCents : null,
+        history: [...r.history, entry],
+        sellerDueAt: null,
+        expiresAt: to === "rejected" ? null : iso(now + OFFER_VALIDITY_MS),
+        updatedAt: at
+      }
+      yield* store.update(next)
+      yield* announce(next, entry)
+      return next
+    })
+
+    const open = Effect.fnUntraced(function* (caller: Pick<Caller, "agentId">, body: NegotiateBody) {
+      const buyer = caller.agentId!
+      const offer = yield* offers.get(body.serviceId, body.tierId)
+      if (offer.service.sellerAgentId === buyer) {
+        return yield* Effect.fail(new InvalidInput({ message: "you sell this service; an agent cannot negotiate with itself", field: "serviceId" }))
+      }
+      const list = offer.tier.priceCents
+      if (body.proposedPriceCents > list) {
+        return yield* Effect.fail(
+          new InvalidOffer({ message: `proposedPriceCents ${body.proposedPriceCents} is above the list price of ${list} cents; buy at list price instead`, field: "proposedPriceCents" })
+        )
+      }
+      const terms: Terms = body.terms ?? {}
+      return yield* atomically(
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const at = iso(now)
+          const entry: HistoryEntry = { round: 0, by: "buyer", action: "propose", priceCents: body.proposedPriceCents, terms, automatic: false, reason: null, at }
+          const record: NegotiationRecord = {
+            id: yield* ids.make("neg"),
+            buyerAgentId: buyer,
+            sellerAgentId: offer.service.sellerAgentId,
+            serviceId: offer.service.id,
+            tierId: offer.tier.id,
+            listPriceCents: list,
+            terms,
+            status: "awaiting_seller",
+            round: 0,
+            currentPriceCents: body.proposedPriceCents,
+            sellerAskCents: null,
+            agreedPriceCents: null,
+            history: [entry],
+            sellerDueAt: iso(now + delayMs),
+            expiresAt: null,
+            usedBy: null,
+            usedAt: null,
+            createdAt: at,
+            updatedAt: at
+          }
+          yield* store.insert(record)
+          yield* announce(record, entry)
+          return toNegotiation(record, now)
+        })
+      )
+    }, traced("Negotiations.open"))
+
+    const respond = Effect.fnUntraced(function* (caller: Pick<Caller, "agentId" | "permissions">, id: string, body: RespondBody) {
+        const agentId = caller.agentId!
+        const r = yield* store.getForUpdate(id)
+        if (!r || (r.buyerAgentId !== agentId && r.sellerAgentId !== agentId)) return yield* Effect.fail(notFound(id))
+        const party: Party = r.buyerAgentId === agentId ? "buyer" : "seller"
+        if (party === "seller" && !caller.permissions.has("commerce:sell")) {
+          return yield* Effect.fail(new Forbidden({ message: "answering as the seller needs the commerce:sell permission", permission: "commerce:sell" }))
+        }
+        const now = yield* Clock.currentTimeMillis
+        const status = effectiveStatus(r, now)
+        if (turnOf[status] !== party || canTransition(status, party, body.action) === undefined) return yield* Effect.fail(closed(status, party))
+        if (body.action === "counter" && body.counterPriceCents === undefined) {
+          return yield* Effect.fail(new InvalidOffer({ message: "a counter needs counterPriceCents (integer cents)", field: "counterPriceCents" }))
+        }
+        if (party === "seller") {
+          if (body.action === "counter") {
+            const price = body.counterPriceCents!
+            if (r.round + 1 >= MAX_ROUNDS) return yield* Effect.fail(new InvalidOffer({ message: `round ${MAX_ROUNDS} is the last: accept or reject`, field: "action" }))
+            const ceiling = r.sellerAskCents ?? r.listPriceCents
+            if (price <= r.currentPriceCents || price > ceiling) {
+              return yield* Effect.fail(
+                new InvalidOffer({ message: `a seller counter must be above the buyer's offer of ${r.currentPriceCents} and at most ${ceiling} cents`, field: "counterPriceCents" })
+              )
+            }
+          }
+          const next = yield* applySeller(r, now, body.action, body.counterPriceCents ?? null, false, null)
+          return toNegotiation(next, now)
+        }
+        // The buyer's move.
         const at = iso(now)
-        const entry: HistoryEntry = { round, by: "seller", action, priceCents: action === "accept" ? r.currentPriceCents : priceCents, terms: r.terms, automatic, reason, at }
+        const to = canTransition(status, "buyer", body.action)!
+        if (body.action === "counter") {
+          const price = body.counterPriceCents!
+          if (price >= r.currentPriceCents) {
+            return yield* Effect.fail(
+              new InvalidOffer({ message: `a counter must be below the seller's ask of ${r.currentPriceCents} cents (accept it instead)`, field: "counterPriceCents" })
+            )
+          }
+        }
+        const terms = body.action === "counter" && body.terms !== undefined ? body.terms : r.terms
+        const price = body.action === "counter" ? body.counterPriceCents! : body.action === "accept" ? r.currentPriceCents : null
+        const entry: HistoryEntry = { round: r.round, by: "buyer", action: body.action, priceCents: price, terms, automatic: false, reason: null, at }
         const next: NegotiationRecord = {
           ...r,
           status: to,
-          round,
-          currentPriceCents: action === "counter" ? priceCents! : r.currentPriceCents,
-          sellerAskCents: action === "counter" ? priceCents! : r.sellerAskCents,
-          agreedPriceCents: action === "accept" ? r.currentPriceCents : null,
+          terms,
+          currentPriceCents: body.action === "counter" ? price! : r.currentPriceCents,
+          agreedPriceCents: body.action === "accept" ? r.currentPriceCents : null,
           history: [...r.history, entry],
-          sellerDueAt: null,
-          expiresAt: to === "rejected" ? null : iso(now + OFFER_VALIDITY_MS),
+          sellerDueAt: to === "awaiting_seller" ? iso(now + delayMs) : null,
+          expiresAt: to === "accepted" ? iso(now + OFFER_VALIDITY_MS) : null,
           updatedAt: at
         }
         yield* store.update(next)
         yield* announce(next, entry)
-        return next
-      })
-
-    const open = (caller: Pick<Caller, "agentId">, body: NegotiateBody) =>
-      Effect.gen(function* () {
-        const buyer = caller.agentId!
-        const offer = yield* offers.get(body.serviceId, body.tierId)
-        if (offer.service.sellerAgentId === buyer) {
-          return yield* Effect.fail(new InvalidInput({ message: "you sell this service; an agent cannot negotiate with itself", field: "serviceId" }))
-        }
-        const list = offer.tier.priceCents
-        if (body.proposedPriceCents > list) {
-          return yield* Effect.fail(
-            new InvalidOffer({ message: `proposedPriceCents ${body.proposedPriceCents} is above the list price of ${list} cents; buy at list price instead`, field: "proposedPriceCents" })
-          )
-        }
-        const terms: Terms = body.terms ?? {}
-        return yield* atomically(
-          Effect.gen(function* () {
-            const now = yield* Clock.currentTimeMillis
-            const at = iso(now)
-            const entry: HistoryEntry = { round: 0, by: "buyer", action: "propose", priceCents: body.proposedPriceCents, terms, automatic: false, reason: null, at }
-            const record: NegotiationRecord = {
-              id: yield* ids.make("neg"),
-              buyerAgentId: buyer,
-              sellerAgentId: offer.service.sellerAgentId,
-              serviceId: offer.service.id,
-              tierId: offer.tier.id,
-              listPriceCents: list,
-              terms,
-              status: "awaiting_seller",
-              round: 0,
-              currentPriceCents: body.proposedPriceCents,
-              sellerAskCents: null,
-              agreedPriceCents: null,
-              history: [entry],
-              sellerDueAt: iso(now + delayMs),
-              expiresAt: null,
-              usedBy: null,
-              usedAt: null,
-              createdAt: at,
-              updatedAt: at
-            }
-            yield* store.insert(record)
-            yield* announce(record, entry)
-            return toNegotiation(record, now)
-          })
-        )
-      }).pipe(traced("Negotiations.open"))
-
-    const respond = (caller: Pick<Caller, "agentId" | "permissions">, id: string, body: RespondBody) =>
-      atomically(
-        Effect.gen(function* () {
-          const agentId = caller.agentId!
-          const r = yield* store.getForUpdate(id)
-          if (!r || (r.buyerAgentId !== agentId && r.sellerAgentId !== agentId)) return yield* Effect.fail(notFound(id))
-          const party: Party = r.buyerAgentId === agentId ? "buyer" : "seller"
-          if (party === "seller" && !caller.permissions.has("commerce:sell")) {
-            return yield* Effect.fail(new Forbidden({ message: "answering as the seller needs the commerce:sell permission", permission: "commerce:sell" }))
-          }
-          const now = yield* Clock.currentTimeMillis
-          const status = effectiveStatus(r, now)
-          if (turnOf[status] !== party || canTransition(status, party, body.action) === undefined) return yield* Effect.fail(closed(status, party))
-          if (body.action === "counter" && body.counterPriceCents === undefined) {
-            return yield* Effect.fail(new InvalidOffer({ message: "a counter needs counterPriceCents (integer cents)", field: "counterPriceCents" }))
-          }
-          if (party === "seller") {
-            if (body.action === "counter") {
-              const price = body.counterPriceCents!
-              if (r.round + 1 >= MAX_ROUNDS) return yield* Effect.fail(new InvalidOffer({ message: `round ${MAX_ROUNDS} is the last: accept or reject`, field: "action" }))
-              const ceiling = r.sellerAskCents ?? r.listPriceCents
-              if (price <= r.currentPriceCents || price > ceiling) {
-                return yield* Effect.fail(
-                  new InvalidOffer({ message: `a seller counter must be above the buyer's offer of ${r.currentPriceCents} and at most ${ceiling} cents`, field: "counterPriceCents" })
-                )
-              }
-            }
-            const next = yield* applySeller(r, now, body.action, body.counterPriceCents ?? null, false, null)
-            return toNegotiation(next, now)
-          }
-          // The buyer's move.
-          const at = iso(now)
-          const to = canTransition(status, "buyer", body.action)!
-          if (body.action === "counter") {
-            const price = body.counterPriceCents!
-            if (price >= r.currentPriceCents) {
-              return yield* Effect.fail(
-                new InvalidOffer({ message: `a counter must be below the seller's ask of ${r.currentPriceCents} cents (accept it instead)`, field: "counterPriceCents" })
-              )
-            }
-          }
-          const terms = body.action === "counter" && body.terms !== undefined ? body.terms : r.terms
-          const price = body.action === "counter" ? body.counterPriceCents! : body.action === "accept" ? r.currentPriceCents : null
-          const entry: HistoryEntry = { round: r.round, by: "buyer", action: body.action, priceCents: price, terms, automatic: false, reason: null, at }
-          const next: NegotiationRecord = {
-            ...r,
-            status: to,
-            terms,
-            currentPriceCents: body.action === "counter" ? price! : r.currentPriceCents,
-            agreedPriceCents: body.action === "accept" ? r.currentPriceCents : null,
-            history: [...r.history, entry],
-            sellerDueAt: to === "awaiting_seller" ? iso(now + delayMs) : null,
-            expiresAt: to === "accepted" ? iso(now + OFFER_VALIDITY_MS) : null,
-            updatedAt: at
-          }
-          yield* store.update(next)
-          yield* announce(next, entry)
-          return toNegotiation(next, now)
-        })
-      ).pipe(traced("Negotiations.respond"))
+        return toNegotiation(next, now)
+      }, atomically, traced("Negotiations.respond"))
 
     /** Answers every negotiation whose automatic seller answer is due; returns how many were answered. */
-    const runDue = (limit: number = NEGOTIATION_BATCH) =>
-      atomically(
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          const due = yield* store.claimDue(iso(now), limit)
-          for (const r of due) yield* answerAsSeller(r, now)
-          return due.length
-        })
-      ).pipe(traced("Negotiations.runDue"))
-
-    const get = (agentId: string, id: string) =>
-      Effect.gen(function* () {
-        const r = yield* store.get(id)
-        if (!r || (r.buyerAgentId !== agentId && r.sellerAgentId !== agentId)) return yield* Effect.fail(notFound(id))
-        return toNegotiation(r, yield* Clock.currentTimeMillis)
-      })
-
-    const list = (agentId: string, options: { readonly limit?: number; readonly cursor?: string }) =>
-      Effect.gen(function* () {
-        const limit = options.limit ?? 20
-        // A validated time: a forged one would otherwise reach the SQL cast.
-        const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
-        if (options.cursor !== undefined && before === undefined) return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
-        const rows = yield* store.listForAgent(agentId, { limit: limit + 1, before })
+    const runDue = Effect.fnUntraced(function* (limit: number = NEGOTIATION_BATCH) {
         const now = yield* Clock.currentTimeMillis
-        const page = rows.slice(0, limit)
-        const last = page[page.length - 1]
-        return {
-          data: page.map((r) => toNegotiation(r, now)),
-          nextCursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt, i: last.id }) : null
-        }
-      })
+        const due = yield* store.claimDue(iso(now), limit)
+        for (const r of due) yield* answerAsSeller(r, now)
+        return due.length
+      }, atomically, traced("Negotiations.runDue"))
+
+    const get = Effect.fnUntraced(function* (agentId: string, id: string) {
+      const r = yield* store.get(id)
+      if (!r || (r.buyerAgentId !== agentId && r.sellerAgentId !== agentId)) return yield* Effect.fail(notFound(id))
+      return toNegotiation(r, yield* Clock.currentTimeMillis)
+    })
+
+    const list = Effect.fnUntraced(function* (agentId: string, options: { readonly limit?: number; readonly cursor?: string }) {
+      const limit = options.limit ?? 20
+      // A validated time: a forged one would otherwise reach the SQL cast.
+      const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
+      if (options.cursor !== undefined && before === undefined) return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
+      const rows = yield* store.listForAgent(agentId, { limit: limit + 1, before })
+      const now = yield* Clock.currentTimeMillis
+      const page = rows.slice(0, limit)
+      const last = page[page.length - 1]
+      return {
+        data: page.map((r) => toNegotiation(r, now)),
+        nextCursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt, i: last.id }) : null
+      }
+    })
 
     /**
      * Uses an accepted price once (inside the caller's unit of work, so a failed purchase un-uses
      * it): the buyer's own, for this service and tier, accepted and not expired. Returns the price.
      */
-    const redeem = (input: { readonly agentId: string; readonly negotiationId: string; readonly serviceId: string; readonly tierId: string; readonly usedBy: string }) =>
-      atomically(
-        Effect.gen(function* () {
-          const r = yield* store.getForUpdate(input.negotiationId)
-          if (!r || r.buyerAgentId !== input.agentId) return yield* Effect.fail(notFound(input.negotiationId))
-          const now = yield* Clock.currentTimeMillis
-          const status = effectiveStatus(r, now)
-          const unusable = (message: string) => new NegotiationUnusable({ message, negotiationId: r.id, status })
-          if (status === "used") return yield* Effect.fail(unusable(`negotiation ${r.id} was already used (by ${r.usedBy})`))
-          if (status === "expired") return yield* Effect.fail(unusable(`negotiation ${r.id} expired at ${r.expiresAt}`))
-          if (canTransition(status, "buyer", "redeem") === undefined || r.agreedPriceCents === null) {
-            return yield* Effect.fail(unusable(`negotiation ${r.id} is ${status}, not accepted`))
-          }
-          if (r.serviceId !== input.serviceId || r.tierId !== input.tierId) {
-            return yield* Effect.fail(unusable(`negotiation ${r.id} is for ${r.serviceId}/${r.tierId}, not ${input.serviceId}/${input.tierId}`))
-          }
-          const next: NegotiationRecord = { ...r, status: "used", usedBy: input.usedBy, usedAt: iso(now), updatedAt: iso(now) }
-          yield* store.update(next)
-          return { priceCents: r.agreedPriceCents, negotiation: toNegotiation(next, now) }
-        })
-      ).pipe(traced("Negotiations.redeem"))
+    const redeem = Effect.fnUntraced(function* (input: { readonly agentId: string; readonly negotiationId: string; readonly serviceId: string; readonly tierId: string; readonly usedBy: string }) {
+        const r = yield* store.getForUpdate(input.negotiationId)
+        if (!r || r.buyerAgentId !== input.agentId) return yield* Effect.fail(notFound(input.negotiationId))
+        const now = yield* Clock.currentTimeMillis
+        const status = effectiveStatus(r, now)
+        const unusable = (message: string) => new NegotiationUnusable({ message, negotiationId: r.id, status })
+        if (status === "used") return yield* Effect.fail(unusable(`negotiation ${r.id} was already used (by ${r.usedBy})`))
+        if (status === "expired") return yield* Effect.fail(unusable(`negotiation ${r.id} expired at ${r.expiresAt}`))
+        if (canTransition(status, "buyer", "redeem") === undefined || r.agreedPriceCents === null) {
+          return yield* Effect.fail(unusable(`negotiation ${r.id} is ${status}, not accepted`))
+        }
+        if (r.serviceId !== input.serviceId || r.tierId !== input.tierId) {
+          return yield* Effect.fail(unusable(`negotiation ${r.id} is for ${r.serviceId}/${r.tierId}, not ${input.serviceId}/${input.tierId}`))
+        }
+        const next: NegotiationRecord = { ...r, status: "used", usedBy: input.usedBy, usedAt: iso(now), updatedAt: iso(now) }
+        yield* store.update(next)
+        return { priceCents: r.agreedPriceCents, negotiation: toNegotiation(next, now) }
+      }, atomically, traced("Negotiations.redeem"))
 
     /** Compensation: gives a used price back (accepted again, same expiry) when `usedBy` was undone. */
-    const release = (negotiationId: string, usedBy: string) =>
-      atomically(
-        Effect.gen(function* () {
-          const r = yield* store.getForUpdate(negotiationId)
-          if (!r || r.status !== "used" || r.usedBy !== usedBy || canTransition("used", "system", "release") === undefined) return false
-          const now = yield* Clock.currentTimeMillis
-          yield* store.update({ ...r, status: "accepted", usedBy: null, usedAt: null, updatedAt: iso(now) })
-          return true
-        })
-      ).pipe(traced("Negotiations.release"))
+    const release = Effect.fnUntraced(function* (negotiationId: string, usedBy: string) {
+        const r = yield* store.getForUpdate(negotiationId)
+        if (!r || r.status !== "used" || r.usedBy !== usedBy || canTransition("used", "system", "release") === undefined) return false
+        const now = yield* Clock.currentTimeMillis
+        yield* store.update({ ...r, status: "accepted", usedBy: null, usedAt: null, updatedAt: iso(now) })
+        return true
+      }, atomically, traced("Negotiations.release"))
 
     return { open, respond, runDue, get, list, redeem, release, delayMs } as const
   })

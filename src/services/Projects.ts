@@ -119,66 +119,64 @@ export class Projects extends Context.Service<Projects>()("Projects", {
         l ? Effect.succeed(l) : Effect.fail(new NotFound({ message: `project ${id} not found in the catalog`, resource: "project", id }))
       )
 
-    const listCatalog = (filters: CatalogFilters) =>
-      Effect.gen(function* () {
-        const sort = filters.sort ?? "newest"
-        const order = filters.order ?? defaultOrder(sort)
-        const limit = filters.limit ?? DEFAULT_PAGE_SIZE
-        if (filters.minPriceCents !== undefined && filters.maxPriceCents !== undefined && filters.minPriceCents > filters.maxPriceCents) {
-          return yield* Effect.fail(new InvalidInput({ message: "minPriceCents must not exceed maxPriceCents", field: "minPriceCents" }))
+    const listCatalog = Effect.fnUntraced(function* (filters: CatalogFilters) {
+      const sort = filters.sort ?? "newest"
+      const order = filters.order ?? defaultOrder(sort)
+      const limit = filters.limit ?? DEFAULT_PAGE_SIZE
+      if (filters.minPriceCents !== undefined && filters.maxPriceCents !== undefined && filters.minPriceCents > filters.maxPriceCents) {
+        return yield* Effect.fail(new InvalidInput({ message: "minPriceCents must not exceed maxPriceCents", field: "minPriceCents" }))
+      }
+      let after: CatalogQuery["after"]
+      if (filters.cursor !== undefined) {
+        const c = decodeCursor(filters.cursor) as { s?: unknown; o?: unknown; v?: unknown; id?: unknown } | undefined
+        const valid =
+          c !== undefined &&
+          c !== null &&
+          c.s === sort &&
+          c.o === order &&
+          typeof c.id === "string" &&
+          (sort === "newest" ? typeof c.v === "string" && !Number.isNaN(Date.parse(c.v)) : typeof c.v === "number" && Number.isFinite(c.v))
+        if (!valid) {
+          return yield* Effect.fail(
+            new InvalidInput({ message: "cursor is not valid for this sort and order; start again without it", field: "cursor" })
+          )
         }
-        let after: CatalogQuery["after"]
-        if (filters.cursor !== undefined) {
-          const c = decodeCursor(filters.cursor) as { s?: unknown; o?: unknown; v?: unknown; id?: unknown } | undefined
-          const valid =
-            c !== undefined &&
-            c !== null &&
-            c.s === sort &&
-            c.o === order &&
-            typeof c.id === "string" &&
-            (sort === "newest" ? typeof c.v === "string" && !Number.isNaN(Date.parse(c.v)) : typeof c.v === "number" && Number.isFinite(c.v))
-          if (!valid) {
-            return yield* Effect.fail(
-              new InvalidInput({ message: "cursor is not valid for this sort and order; start again without it", field: "cursor" })
-            )
-          }
-          after = { value: c.v as number | string, id: c.id as string }
-        }
-        const q = filters.q?.trim()
-        const query: CatalogQuery = {
-          category: filters.category,
-          minPriceCents: filters.minPriceCents,
-          maxPriceCents: filters.maxPriceCents,
-          minRating: filters.minRating,
-          q: q === "" ? undefined : q,
-          sort,
-          order,
-          limit: limit + 1,
-          after
-        }
-        const rows = yield* store.listListings(query)
-        const page = rows.slice(0, limit)
-        const last = page[page.length - 1]
-        const nextCursor = rows.length > limit && last ? encodeCursor({ s: sort, o: order, v: sortValue(last, sort), id: last.id }) : null
-        return { data: page.map(toCatalogProject), nextCursor } satisfies CatalogPage
-      }).pipe(traced("Projects.listCatalog"))
+        after = { value: c.v as number | string, id: c.id as string }
+      }
+      const q = filters.q?.trim()
+      const query: CatalogQuery = {
+        category: filters.category,
+        minPriceCents: filters.minPriceCents,
+        maxPriceCents: filters.maxPriceCents,
+        minRating: filters.minRating,
+        q: q === "" ? undefined : q,
+        sort,
+        order,
+        limit: limit + 1,
+        after
+      }
+      const rows = yield* store.listListings(query)
+      const page = rows.slice(0, limit)
+      const last = page[page.length - 1]
+      const nextCursor = rows.length > limit && last ? encodeCursor({ s: sort, o: order, v: sortValue(last, sort), id: last.id }) : null
+      return { data: page.map(toCatalogProject), nextCursor } satisfies CatalogPage
+    }, traced("Projects.listCatalog"))
 
-    const getCatalogProject = (id: string) =>
-      Effect.gen(function* () {
-        const l = yield* getListing(id)
-        const template = yield* marketplace.getTemplate(l.templateId).pipe(Effect.orDie)
-        const annual = l.mrrCents * 12
-        return CatalogProjectDetail.make({
-          ...toCatalogProject(l),
-          template,
-          techStack: [...l.techStack],
-          creator: { name: l.creatorName, revenueSharePercent: 85 },
-          price: { askingPriceCents: l.askingPriceCents as CatalogProject["askingPriceCents"], currency: "usd" },
-          revenueShare,
-          annualRevenueCents: annual as CatalogProject["askingPriceCents"],
-          revenueMultiple: annual > 0 ? Math.round((l.askingPriceCents / annual) * 100) / 100 : null
-        })
-      }).pipe(traced("Projects.getCatalogProject"))
+    const getCatalogProject = Effect.fnUntraced(function* (id: string) {
+      const l = yield* getListing(id)
+      const template = yield* marketplace.getTemplate(l.templateId).pipe(Effect.orDie)
+      const annual = l.mrrCents * 12
+      return CatalogProjectDetail.make({
+        ...toCatalogProject(l),
+        template,
+        techStack: [...l.techStack],
+        creator: { name: l.creatorName, revenueSharePercent: 85 },
+        price: { askingPriceCents: l.askingPriceCents as CatalogProject["askingPriceCents"], currency: "usd" },
+        revenueShare,
+        annualRevenueCents: annual as CatalogProject["askingPriceCents"],
+        revenueMultiple: annual > 0 ? Math.round((l.askingPriceCents / annual) * 100) / 100 : null
+      })
+    }, traced("Projects.getCatalogProject"))
 
     const evaluate = (projectId: string) =>
       Effect.flatMap(getListing(projectId), evaluator.evaluate).pipe(traced("Projects.evaluate", { attributes: { projectId } }))

@@ -132,8 +132,8 @@ export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
     /** One anonymous write from `address`, or 429 (counted one at a time: they are writes anyway). */
     const takeAnonymous = (address: string) => takeIn(`anon:${address}`, anonymousWindows, false)
 
-    const takeIn = (bucket: string, specs: ReadonlyArray<WindowSpec>, ahead: boolean): Effect.Effect<ReadonlyArray<WindowStanding>, RateLimited | StorageUnavailable> =>
-      Effect.gen(function* () {
+    const takeIn: (bucket: string, specs: ReadonlyArray<WindowSpec>, ahead: boolean) => Effect.Effect<ReadonlyArray<WindowStanding>, RateLimited | StorageUnavailable> =
+      Effect.fnUntraced(function* (bucket: string, specs: ReadonlyArray<WindowSpec>, ahead: boolean) {
         const framed = frameOf(yield* Clock.currentTimeMillis, specs)
         const frameKey = framed.map((w) => w.start).join(",")
         const mine = ahead ? reserved.get(bucket) : undefined
@@ -197,7 +197,7 @@ export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
         const s = standing(framed, result.counts.map((c) => c - (held?.tokens ?? 0)))
         if (result.granted === 0) return yield* refuse(s)
         return s
-      }).pipe(traced("RateLimiter.take"))
+      }, traced("RateLimiter.take"))
 
     /** 429 naming the exhausted window that resets last. */
     const refuse = (s: ReadonlyArray<WindowStanding>) => {
@@ -216,51 +216,48 @@ export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
     }
 
     /** The standing of `bucket` (what this process reserved and has not used yet does not count as used). */
-    const peek = (bucket: string) =>
-      Effect.gen(function* () {
-        const framed = frame(yield* Clock.currentTimeMillis)
-        const mine = reserved.get(bucket)
-        const unused = mine !== undefined && mine.frame === framed.map((w) => w.start).join(",") ? mine.tokens : 0
-        return standing(framed, (yield* store.peek(bucket, framed)).map((c) => c - unused))
-      })
+    const peek = Effect.fnUntraced(function* (bucket: string) {
+      const framed = frame(yield* Clock.currentTimeMillis)
+      const mine = reserved.get(bucket)
+      const unused = mine !== undefined && mine.frame === framed.map((w) => w.start).join(",") ? mine.tokens : 0
+      return standing(framed, (yield* store.peek(bucket, framed)).map((c) => c - unused))
+    })
 
     /**
      * Failure throttling (sign-in guessing): refuses with 429 while any window of any bucket already
      * holds its limit of failures, before the attempt does any work; Retry-After is the longest wait.
      */
-    const failuresAllowed = (checks: ReadonlyArray<FailureCheck>) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        let blocked: { readonly window: WindowSpec; readonly resetSeconds: number } | undefined
-        for (const check of checks) {
-          const framed = frameOf(now, check.windows)
-          const counts = yield* store.peek(check.bucket, framed)
-          framed.forEach((w, i) => {
-            if (counts[i] >= w.limit && (!blocked || w.resetSeconds > blocked.resetSeconds)) blocked = { window: w, resetSeconds: w.resetSeconds }
+    const failuresAllowed = Effect.fnUntraced(function* (checks: ReadonlyArray<FailureCheck>) {
+      const now = yield* Clock.currentTimeMillis
+      let blocked: { readonly window: WindowSpec; readonly resetSeconds: number } | undefined
+      for (const check of checks) {
+        const framed = frameOf(now, check.windows)
+        const counts = yield* store.peek(check.bucket, framed)
+        framed.forEach((w, i) => {
+          if (counts[i] >= w.limit && (!blocked || w.resetSeconds > blocked.resetSeconds)) blocked = { window: w, resetSeconds: w.resetSeconds }
+        })
+      }
+      if (blocked) {
+        return yield* Effect.fail(
+          new RateLimited({
+            message: `too many failed attempts: at most ${blocked.window.limit} per ${blocked.window.name}; retry in ${blocked.resetSeconds}s`,
+            retryAfterSeconds: blocked.resetSeconds,
+            limit: blocked.window.limit,
+            window: blocked.window.name
           })
-        }
-        if (blocked) {
-          return yield* Effect.fail(
-            new RateLimited({
-              message: `too many failed attempts: at most ${blocked.window.limit} per ${blocked.window.name}; retry in ${blocked.resetSeconds}s`,
-              retryAfterSeconds: blocked.resetSeconds,
-              limit: blocked.window.limit,
-              window: blocked.window.name
-            })
-          )
-        }
-      })
+        )
+      }
+    })
 
     /** Counts one failure in every window of every bucket. */
-    const recordFailure = (checks: ReadonlyArray<FailureCheck>) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        for (const check of checks) {
-          // A window already full stays full; `reserve` adds only where every window has room, so
-          // each window is counted on its own.
-          for (const w of frameOf(now, check.windows)) yield* store.reserve(check.bucket, [w], 1)
-        }
-      })
+    const recordFailure = Effect.fnUntraced(function* (checks: ReadonlyArray<FailureCheck>) {
+      const now = yield* Clock.currentTimeMillis
+      for (const check of checks) {
+        // A window already full stays full; `reserve` adds only where every window has room, so
+        // each window is counted on its own.
+        for (const w of frameOf(now, check.windows)) yield* store.reserve(check.bucket, [w], 1)
+      }
+    })
 
     return { take, takeAnonymous, peek, windows, failuresAllowed, recordFailure } as const
   })

@@ -157,136 +157,131 @@ export class Reputation extends Context.Service<Reputation>()("Reputation", {
         views: all.map((i) => view(i, agents.get(i.agentId), now))
       }))
 
-    const reputationOf = (agentId: string) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const [inputs] = yield* store.reputationInputs([agentId])
-        return yield* compute(inputs ?? emptyInputs(agentId), now)
-      }).pipe(traced("Reputation.of"))
+    const reputationOf = Effect.fnUntraced(function* (agentId: string) {
+      const now = yield* Clock.currentTimeMillis
+      const [inputs] = yield* store.reputationInputs([agentId])
+      return yield* compute(inputs ?? emptyInputs(agentId), now)
+    }, traced("Reputation.of"))
 
-    const leaderboard = (limit: number) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const all = yield* everyonesInputs
-        const { agents, views } = yield* computeMany(all, now)
-        const scored = views.map((r, index) => ({ r, i: all[index] }))
-        scored.sort((a, b) => b.r.score - a.r.score || a.r.agentId.localeCompare(b.r.agentId))
-        const data = scored.slice(0, limit).map(({ r, i }, index) => {
-          const agent = agents.get(r.agentId)
-          return {
-            rank: index + 1,
-            agentId: r.agentId,
-            name: agent !== undefined ? agent.name : r.agentId,
-            organization: agent !== undefined ? agent.organization : null,
-            score: r.score,
-            band: r.band,
-            completedDeals: i.completedDeals,
-            reviewsReceived: i.reviewsReceived
-          }
-        })
-        return { data, generatedAt: new Date(now).toISOString() }
-      }).pipe(traced("Reputation.leaderboard"))
-
-    const stats = (agentId: string) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const [mine, bought, sold, platform, top] = yield* Effect.all([
-          store.agentTotals(agentId),
-          store.topServices({ buyer: agentId }, 5),
-          store.topServices({ seller: agentId }, 5),
-          platformTotals,
-          platformTopServices
-        ])
+    const leaderboard = Effect.fnUntraced(function* (limit: number) {
+      const now = yield* Clock.currentTimeMillis
+      const all = yield* everyonesInputs
+      const { agents, views } = yield* computeMany(all, now)
+      const scored = views.map((r, index) => ({ r, i: all[index] }))
+      scored.sort((a, b) => b.r.score - a.r.score || a.r.agentId.localeCompare(b.r.agentId))
+      const data = scored.slice(0, limit).map(({ r, i }, index) => {
+        const agent = agents.get(r.agentId)
         return {
-          agent: { ...mine, topServicesBought: bought, topServicesSold: sold },
-          platform: { ...platform, topServices: top },
-          generatedAt: new Date(now).toISOString()
+          rank: index + 1,
+          agentId: r.agentId,
+          name: agent !== undefined ? agent.name : r.agentId,
+          organization: agent !== undefined ? agent.organization : null,
+          score: r.score,
+          band: r.band,
+          completedDeals: i.completedDeals,
+          reviewsReceived: i.reviewsReceived
         }
-      }).pipe(traced("Reputation.stats"))
+      })
+      return { data, generatedAt: new Date(now).toISOString() }
+    }, traced("Reputation.leaderboard"))
+
+    const stats = Effect.fnUntraced(function* (agentId: string) {
+      const now = yield* Clock.currentTimeMillis
+      const [mine, bought, sold, platform, top] = yield* Effect.all([
+        store.agentTotals(agentId),
+        store.topServices({ buyer: agentId }, 5),
+        store.topServices({ seller: agentId }, 5),
+        platformTotals,
+        platformTopServices
+      ])
+      return {
+        agent: { ...mine, topServicesBought: bought, topServicesSold: sold },
+        platform: { ...platform, topServices: top },
+        generatedAt: new Date(now).toISOString()
+      }
+    }, traced("Reputation.stats"))
 
     /** Calls and spend per service and per UTC day over the last `days` days, with the limits left. */
-    const usage = (agentId: string, days: number) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const from = new Date(utcDayStart(now) - (days - 1) * 86_400_000).toISOString()
-        const to = new Date(now + 1).toISOString()
-        const u = yield* store.usage(agentId, from, to)
-        const w = yield* wallet.view(agentId)
-        return {
-          agentId,
-          from,
-          to: new Date(now).toISOString(),
-          byService: u.byService.map((r) => ({ serviceId: r.key, serviceName: r.label, calls: r.calls, spentCents: r.spentCents })),
-          byDay: u.byDay.map((r) => ({ day: r.key, calls: r.calls, spentCents: r.spentCents })),
-          totals: { calls: u.byService.reduce((s, r) => s + r.calls, 0), spentCents: u.byService.reduce((s, r) => s + r.spentCents, 0) },
-          limits: {
-            perTransactionLimitCents: w.policies.perTransactionLimitCents,
-            dailyLimitCents: w.policies.dailyLimitCents,
-            remainingTodayCents: w.remainingTodayCents,
-            monthlyLimitCents: w.policies.monthlyLimitCents,
-            remainingThisMonthCents: w.remainingThisMonthCents
-          }
+    const usage = Effect.fnUntraced(function* (agentId: string, days: number) {
+      const now = yield* Clock.currentTimeMillis
+      const from = new Date(utcDayStart(now) - (days - 1) * 86_400_000).toISOString()
+      const to = new Date(now + 1).toISOString()
+      const u = yield* store.usage(agentId, from, to)
+      const w = yield* wallet.view(agentId)
+      return {
+        agentId,
+        from,
+        to: new Date(now).toISOString(),
+        byService: u.byService.map((r) => ({ serviceId: r.key, serviceName: r.label, calls: r.calls, spentCents: r.spentCents })),
+        byDay: u.byDay.map((r) => ({ day: r.key, calls: r.calls, spentCents: r.spentCents })),
+        totals: { calls: u.byService.reduce((s, r) => s + r.calls, 0), spentCents: u.byService.reduce((s, r) => s + r.spentCents, 0) },
+        limits: {
+          perTransactionLimitCents: w.policies.perTransactionLimitCents,
+          dailyLimitCents: w.policies.dailyLimitCents,
+          remainingTodayCents: w.remainingTodayCents,
+          monthlyLimitCents: w.policies.monthlyLimitCents,
+          remainingThisMonthCents: w.remainingThisMonthCents
         }
-      }).pipe(traced("Reputation.usage"))
+      }
+    }, traced("Reputation.usage"))
 
     /**
      * Ranks listed services for a buyer (docs/commerce.md, "Recommendations"): services the wallet
      * policy forbids are left out; each remaining one is scored on its cheapest tier within the
      * per-transaction limit: fit 30 + rating 25 + seller reputation 25 + price 20 = 100.
      */
-    const recommend = (agentId: string, q: { readonly category?: string; readonly limit?: number }) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const policy = yield* wallet.policyOf(agentId)
-        const history = yield* store.categoryHistory(agentId)
-        const bought = history.reduce((s, h) => s + h.count, 0)
-        const limit = q.limit ?? 5
-        const listed = yield* catalog.ranked({
-          category: q.category,
-          excludeSeller: agentId,
-          sellers: policy.allowedSellers,
-          categories: policy.allowedCategories,
-          maxTierCents: policy.perTransactionLimitCents,
-          limit: recommendCandidates(limit)
-        })
-        const candidates = listed.flatMap((service) => {
-          const tiers = service.tiers.filter((t) => policy.perTransactionLimitCents === null || t.priceCents <= policy.perTransactionLimitCents)
-          if (tiers.length === 0) return []
-          const tier = tiers.reduce((a, b) => (b.priceCents < a.priceCents ? b : a))
-          return [{ service, tier }]
-        })
-        const sellers = [...new Set(candidates.map((c) => c.service.sellerAgentId))]
-        const inputs = new Map((yield* store.reputationInputs(sellers)).map((i) => [i.agentId, i]))
-        const { views } = yield* computeMany(sellers.map((s) => inputs.get(s) ?? emptyInputs(s)), now)
-        const reps = new Map(views.map((r) => [r.agentId, r] as const))
-        const cheapest = new Map<string, number>()
-        for (const c of candidates) cheapest.set(c.service.category, Math.min(cheapest.get(c.service.category) ?? Infinity, c.tier.priceCents))
-        const round2 = (n: number) => Math.round(n * 100) / 100
-        const scored = candidates.map(({ service, tier }) => {
-          const share = bought === 0 ? null : (history.find((h) => h.category === service.category)?.count ?? 0) / bought
-          const fit = share === null ? 15 : 30 * share
-          const bayes = ((service.rating ?? 0) * service.reviewCount + 3 * 2) / (service.reviewCount + 2)
-          const rating = (25 * (bayes - 1)) / 4
-          const rep = reps.get(service.sellerAgentId)!
-          const sellerReputation = (25 * rep.score) / 1000
-          const low = cheapest.get(service.category)!
-          const price = tier.priceCents === 0 ? 20 : (20 * low) / tier.priceCents
-          const reasons = [
-            share === null ? "no purchase history yet: neutral fit" : `${Math.round(share * 100)}% of your ${bought} purchases were ${service.category}`,
-            service.rating === null ? "not rated yet" : `rated ${service.rating} from ${service.reviewCount} reviews`,
-            `seller ${service.sellerAgentId} is ${rep.band} (${rep.score}/1000)`,
-            tier.priceCents === low ? `${tier.name} at ${tier.priceCents} cents per ${tier.unit} is the cheapest ${service.category} offer you may buy` : `${tier.name} at ${tier.priceCents} cents per ${tier.unit} (cheapest ${service.category} offer: ${low})`,
-            policy.perTransactionLimitCents === null ? "no per-transaction limit on your wallet" : `within your per-transaction limit of ${policy.perTransactionLimitCents} cents`
-          ]
-          const factors = { fit: round2(fit), rating: round2(rating), sellerReputation: round2(sellerReputation), price: round2(price) }
-          return { score: round2(fit + rating + sellerReputation + price), service, tierId: tier.id, priceCents: cents(tier.priceCents), factors, reasons }
-        })
-        scored.sort((a, b) => b.score - a.score || a.service.id.localeCompare(b.service.id))
-        return {
-          formula: "score = fit 30·(share of your purchases in the category; 15 without history) + rating 25·(b−1)/4 + seller reputation 25·score/1000 + price 20·cheapest/price",
-          data: scored.slice(0, limit).map((s, i) => ({ rank: i + 1, ...s }))
-        }
-      }).pipe(traced("Reputation.recommend"))
+    const recommend = Effect.fnUntraced(function* (agentId: string, q: { readonly category?: string; readonly limit?: number }) {
+      const now = yield* Clock.currentTimeMillis
+      const policy = yield* wallet.policyOf(agentId)
+      const history = yield* store.categoryHistory(agentId)
+      const bought = history.reduce((s, h) => s + h.count, 0)
+      const limit = q.limit ?? 5
+      const listed = yield* catalog.ranked({
+        category: q.category,
+        excludeSeller: agentId,
+        sellers: policy.allowedSellers,
+        categories: policy.allowedCategories,
+        maxTierCents: policy.perTransactionLimitCents,
+        limit: recommendCandidates(limit)
+      })
+      const candidates = listed.flatMap((service) => {
+        const tiers = service.tiers.filter((t) => policy.perTransactionLimitCents === null || t.priceCents <= policy.perTransactionLimitCents)
+        if (tiers.length === 0) return []
+        const tier = tiers.reduce((a, b) => (b.priceCents < a.priceCents ? b : a))
+        return [{ service, tier }]
+      })
+      const sellers = [...new Set(candidates.map((c) => c.service.sellerAgentId))]
+      const inputs = new Map((yield* store.reputationInputs(sellers)).map((i) => [i.agentId, i]))
+      const { views } = yield* computeMany(sellers.map((s) => inputs.get(s) ?? emptyInputs(s)), now)
+      const reps = new Map(views.map((r) => [r.agentId, r] as const))
+      const cheapest = new Map<string, number>()
+      for (const c of candidates) cheapest.set(c.service.category, Math.min(cheapest.get(c.service.category) ?? Infinity, c.tier.priceCents))
+      const round2 = (n: number) => Math.round(n * 100) / 100
+      const scored = candidates.map(({ service, tier }) => {
+        const share = bought === 0 ? null : (history.find((h) => h.category === service.category)?.count ?? 0) / bought
+        const fit = share === null ? 15 : 30 * share
+        const bayes = ((service.rating ?? 0) * service.reviewCount + 3 * 2) / (service.reviewCount + 2)
+        const rating = (25 * (bayes - 1)) / 4
+        const rep = reps.get(service.sellerAgentId)!
+        const sellerReputation = (25 * rep.score) / 1000
+        const low = cheapest.get(service.category)!
+        const price = tier.priceCents === 0 ? 20 : (20 * low) / tier.priceCents
+        const reasons = [
+          share === null ? "no purchase history yet: neutral fit" : `${Math.round(share * 100)}% of your ${bought} purchases were ${service.category}`,
+          service.rating === null ? "not rated yet" : `rated ${service.rating} from ${service.reviewCount} reviews`,
+          `seller ${service.sellerAgentId} is ${rep.band} (${rep.score}/1000)`,
+          tier.priceCents === low ? `${tier.name} at ${tier.priceCents} cents per ${tier.unit} is the cheapest ${service.category} offer you may buy` : `${tier.name} at ${tier.priceCents} cents per ${tier.unit} (cheapest ${service.category} offer: ${low})`,
+          policy.perTransactionLimitCents === null ? "no per-transaction limit on your wallet" : `within your per-transaction limit of ${policy.perTransactionLimitCents} cents`
+        ]
+        const factors = { fit: round2(fit), rating: round2(rating), sellerReputation: round2(sellerReputation), price: round2(price) }
+        return { score: round2(fit + rating + sellerReputation + price), service, tierId: tier.id, priceCents: cents(tier.priceCents), factors, reasons }
+      })
+      scored.sort((a, b) => b.score - a.score || a.service.id.localeCompare(b.service.id))
+      return {
+        formula: "score = fit 30·(share of your purchases in the category; 15 without history) + rating 25·(b−1)/4 + seller reputation 25·score/1000 + price 20·cheapest/price",
+        data: scored.slice(0, limit).map((s, i) => ({ rank: i + 1, ...s }))
+      }
+    }, traced("Reputation.recommend"))
 
     return { reputationOf, leaderboard, stats, usage, recommend } as const
   })

@@ -125,318 +125,309 @@ export class Sagas extends Context.Service<Sagas>()("Sagas", {
       events.emit(r.buyerAgentId, "saga.step_changed", { sagaId: r.id, step: name, status, previousStatus: previous, sagaStatus: r.status, error })
 
     /** Marks `name` succeeded and the saga ready for its next step (or completed after confirm). */
-    const succeed = (r: SagaRecord, name: SagaStepName, now: number, patch: Partial<SagaRecord>, detail: string) =>
-      Effect.gen(function* () {
-        const at = iso(now)
-        const previous = r.steps.find((s) => s.name === name)!.status
-        const last = name === "confirm"
-        const next: SagaRecord = {
-          ...r,
-          ...patch,
-          steps: setStep(r.steps, name, { status: "succeeded", startedAt: r.steps.find((s) => s.name === name)!.startedAt ?? at, finishedAt: at, detail }),
-          status: last ? "completed" : "running",
-          nextRunAt: last ? null : iso(now + SAGA_LEASE_MS),
-          deliverDueAt: name === "deliver" ? null : r.deliverDueAt,
-          updatedAt: at,
-          finishedAt: last ? at : null
-        }
-        yield* store.update(next)
-        yield* stepChanged(next, name, "succeeded", previous)
-        if (last) {
-          const split = splitSettlement(next.priceCents ?? 0)
-          yield* events.emit(next.buyerAgentId, "saga.completed", {
-            sagaId: next.id,
-            transactionId: next.transactionId,
-            amountCents: next.priceCents,
-            serviceId: next.serviceId,
-            tierId: next.tierId,
-            sellerCents: split.sellerCents,
-            feeCents: split.feeCents
-          })
-        }
-        return next
-      })
+    const succeed = Effect.fnUntraced(function* (r: SagaRecord, name: SagaStepName, now: number, patch: Partial<SagaRecord>, detail: string) {
+      const at = iso(now)
+      const previous = r.steps.find((s) => s.name === name)!.status
+      const last = name === "confirm"
+      const next: SagaRecord = {
+        ...r,
+        ...patch,
+        steps: setStep(r.steps, name, { status: "succeeded", startedAt: r.steps.find((s) => s.name === name)!.startedAt ?? at, finishedAt: at, detail }),
+        status: last ? "completed" : "running",
+        nextRunAt: last ? null : iso(now + SAGA_LEASE_MS),
+        deliverDueAt: name === "deliver" ? null : r.deliverDueAt,
+        updatedAt: at,
+        finishedAt: last ? at : null
+      }
+      yield* store.update(next)
+      yield* stepChanged(next, name, "succeeded", previous)
+      if (last) {
+        const split = splitSettlement(next.priceCents ?? 0)
+        yield* events.emit(next.buyerAgentId, "saga.completed", {
+          sagaId: next.id,
+          transactionId: next.transactionId,
+          amountCents: next.priceCents,
+          serviceId: next.serviceId,
+          tierId: next.tierId,
+          sellerCents: split.sellerCents,
+          feeCents: split.feeCents
+        })
+      }
+      return next
+    })
 
     /**
      * The failure of step `name` and the compensation of every step before it, in one unit of
      * work: escrow released to the buyer, a redeemed negotiation given back; later steps skipped.
      */
-    const failAndCompensate = (r: SagaRecord, name: SagaStepName, now: number, reason: string, delivery?: { readonly latencyMs: number }) =>
-      Effect.gen(function* () {
-        const at = iso(now)
-        // The seller failed: an uncharged, failed transaction, as /buy records (it counts in the SLA report).
-        const transactionId =
-          name === "deliver" && r.snapshot !== null
-            ? (yield* settlement.recordFailed(
-                { ...purchaseOf(r, r.snapshot, yield* ids.make("tx"), now, { latencyMs: delivery?.latencyMs ?? 0, output: null }), references: { ...noReferences, sagaId: r.id } },
-                reason
-              )).tx.id
-            : r.transactionId
-        const failedIndex = sagaSteps.indexOf(name)
-        let steps = setStep(r.steps, name, { status: "failed", startedAt: r.steps[failedIndex].startedAt ?? at, finishedAt: at, detail: reason })
-        yield* stepChanged({ ...r, steps }, name, "failed", r.steps[failedIndex].status, reason)
-        for (let i = failedIndex - 1; i >= 0; i--) {
-          const step = steps[i]
-          if (step.status !== "succeeded") continue
-          if (step.name === "escrow" && r.priceCents !== null && r.priceCents > 0) {
-            yield* ledger.transfer({
-              kind: "escrow_release",
-              reference: r.id,
-              memo: `saga ${r.id}: ${name} failed, escrow returned`,
-              from: escrowAccount(r.id),
-              to: walletAccount(r.buyerAgentId),
-              amount: r.priceCents
-            }).pipe(Effect.orDie)
-          }
-          steps = setStep(steps, step.name, { status: "compensated", compensatedAt: at })
-          yield* stepChanged({ ...r, steps }, step.name, "compensated", "succeeded")
+    const failAndCompensate = Effect.fnUntraced(function* (r: SagaRecord, name: SagaStepName, now: number, reason: string, delivery?: { readonly latencyMs: number }) {
+      const at = iso(now)
+      // The seller failed: an uncharged, failed transaction, as /buy records (it counts in the SLA report).
+      const transactionId =
+        name === "deliver" && r.snapshot !== null
+          ? (yield* settlement.recordFailed(
+              { ...purchaseOf(r, r.snapshot, yield* ids.make("tx"), now, { latencyMs: delivery?.latencyMs ?? 0, output: null }), references: { ...noReferences, sagaId: r.id } },
+              reason
+            )).tx.id
+          : r.transactionId
+      const failedIndex = sagaSteps.indexOf(name)
+      let steps = setStep(r.steps, name, { status: "failed", startedAt: r.steps[failedIndex].startedAt ?? at, finishedAt: at, detail: reason })
+      yield* stepChanged({ ...r, steps }, name, "failed", r.steps[failedIndex].status, reason)
+      for (let i = failedIndex - 1; i >= 0; i--) {
+        const step = steps[i]
+        if (step.status !== "succeeded") continue
+        if (step.name === "escrow" && r.priceCents !== null && r.priceCents > 0) {
+          yield* ledger.transfer({
+            kind: "escrow_release",
+            reference: r.id,
+            memo: `saga ${r.id}: ${name} failed, escrow returned`,
+            from: escrowAccount(r.id),
+            to: walletAccount(r.buyerAgentId),
+            amount: r.priceCents
+          }).pipe(Effect.orDie)
         }
-        // A price redeemed by this saga (in an earlier quote, or in the failing quote itself) is given back.
-        if (r.negotiationId !== null) yield* negotiations.release(r.negotiationId, r.id)
-        for (let i = failedIndex + 1; i < steps.length; i++) steps = setStep(steps, steps[i].name, { status: "skipped" })
-        const next: SagaRecord = {
-          ...r,
-          steps,
-          transactionId,
-          status: "compensated",
-          failure: { step: name, reason },
-          nextRunAt: null,
-          deliverDueAt: null,
-          updatedAt: at,
-          finishedAt: at
-        }
-        yield* store.update(next)
-        yield* events.emit(r.buyerAgentId, "saga.compensated", {
-          sagaId: r.id,
-          failedStep: name,
-          reason,
-          refundedCents: steps[1].status === "compensated" ? r.priceCents : 0,
-          transactionId
-        })
-        return next
+        steps = setStep(steps, step.name, { status: "compensated", compensatedAt: at })
+        yield* stepChanged({ ...r, steps }, step.name, "compensated", "succeeded")
+      }
+      // A price redeemed by this saga (in an earlier quote, or in the failing quote itself) is given back.
+      if (r.negotiationId !== null) yield* negotiations.release(r.negotiationId, r.id)
+      for (let i = failedIndex + 1; i < steps.length; i++) steps = setStep(steps, steps[i].name, { status: "skipped" })
+      const next: SagaRecord = {
+        ...r,
+        steps,
+        transactionId,
+        status: "compensated",
+        failure: { step: name, reason },
+        nextRunAt: null,
+        deliverDueAt: null,
+        updatedAt: at,
+        finishedAt: at
+      }
+      yield* store.update(next)
+      yield* events.emit(r.buyerAgentId, "saga.compensated", {
+        sagaId: r.id,
+        failedStep: name,
+        reason,
+        refundedCents: steps[1].status === "compensated" ? r.priceCents : 0,
+        transactionId
       })
+      return next
+    })
 
     /** One step of a locked, running saga (inside the caller's unit of work). */
-    const step = (r: SagaRecord) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const i = currentIndex(r)
-        if (r.status !== "running" || i < 0) return { record: r, moved: false }
-        const current = r.steps[i]
-        const moved = (record: SagaRecord): Advanced => ({ record, moved: true })
-        switch (current.name) {
-          case "quote": {
-            const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
-            if (offer._tag === "Failure") {
-              if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
-              return moved(yield* failAndCompensate(r, "quote", now, offer.failure.message))
-            }
-            let price = offer.success.tier.priceCents
-            let detail = `list price ${price} cents (${offer.success.service.name}, ${offer.success.tier.name})`
-            if (r.negotiationId !== null) {
-              const redeemed = yield* Effect.result(
-                negotiations.redeem({ agentId: r.buyerAgentId, negotiationId: r.negotiationId, serviceId: r.serviceId, tierId: r.tierId, usedBy: r.id })
-              )
-              if (redeemed._tag === "Failure") {
-                if (redeemed.failure._tag === "StorageUnavailable") return yield* Effect.fail(redeemed.failure)
-                return moved(yield* failAndCompensate(r, "quote", now, redeemed.failure.message))
-              }
-              price = redeemed.success.priceCents
-              detail = `negotiated price ${price} cents (negotiation ${r.negotiationId}, list ${offer.success.tier.priceCents})`
-            }
-            if (price < 1) return moved(yield* failAndCompensate(r, "quote", now, `price ${price} is below the 1-cent minimum charge`))
-            {
-              const policy = yield* wallet.lock(r.buyerAgentId)
-              const verdict = yield* Effect.result(
-                wallet.authorize(r.buyerAgentId, policy, { priceCents: price, category: offer.success.service.category, sellerAgentId: offer.success.service.sellerAgentId }, { approved: false })
-              )
-              if (verdict._tag === "Failure") {
-                if (verdict.failure._tag === "StorageUnavailable") return yield* Effect.fail(verdict.failure)
-                return moved(yield* failAndCompensate(r, "quote", now, `wallet policy ${verdict.failure.policy}: ${verdict.failure.message}`))
-              }
-              if (verdict.success !== null) {
-                const why = verdict.success === "manual" ? "the wallet's autonomy level is manual" : `${price} cents is above the wallet's approval threshold`
-                return moved(
-                  yield* failAndCompensate(r, "quote", now, `${why}: the purchase needs the owner's approval, and a saga runs only within autonomous limits (use POST /buy, which waits for approval)`)
-                )
-              }
-            }
-            const snapshot: SagaSnapshot = {
-              serviceName: offer.success.service.name,
-              category: offer.success.service.category,
-              pricingModel: offer.success.service.pricingModel,
-              listPriceCents: offer.success.tier.priceCents
-            }
-            return moved(yield* succeed(r, "quote", now, { priceCents: price, snapshot }, detail))
+    const step = Effect.fnUntraced(function* (r: SagaRecord) {
+      const now = yield* Clock.currentTimeMillis
+      const i = currentIndex(r)
+      if (r.status !== "running" || i < 0) return { record: r, moved: false }
+      const current = r.steps[i]
+      const moved = (record: SagaRecord): Advanced => ({ record, moved: true })
+      switch (current.name) {
+        case "quote": {
+          const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
+          if (offer._tag === "Failure") {
+            if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
+            return moved(yield* failAndCompensate(r, "quote", now, offer.failure.message))
           }
-          case "escrow": {
-            const price = r.priceCents!
-            const policy = yield* wallet.lock(r.buyerAgentId)
-            const held = yield* Effect.result(
-              ledger.transfer({ kind: "escrow_hold", reference: r.id, memo: `saga ${r.id}: escrow`, from: walletAccount(r.buyerAgentId), to: escrowAccount(r.id), amount: price })
+          let price = offer.success.tier.priceCents
+          let detail = `list price ${price} cents (${offer.success.service.name}, ${offer.success.tier.name})`
+          if (r.negotiationId !== null) {
+            const redeemed = yield* Effect.result(
+              negotiations.redeem({ agentId: r.buyerAgentId, negotiationId: r.negotiationId, serviceId: r.serviceId, tierId: r.tierId, usedBy: r.id })
             )
-            if (held._tag === "Failure") {
-              if (held.failure._tag === "StorageUnavailable") return yield* Effect.fail(held.failure)
-              return moved(yield* failAndCompensate(r, "escrow", now, held.failure.message))
+            if (redeemed._tag === "Failure") {
+              if (redeemed.failure._tag === "StorageUnavailable") return yield* Effect.fail(redeemed.failure)
+              return moved(yield* failAndCompensate(r, "quote", now, redeemed.failure.message))
             }
-            // Low-balance warning and auto-recharge, as after any debit.
-            const after = yield* ledger.balance(walletAccount(r.buyerAgentId))
-            yield* wallet.afterDebit(r.buyerAgentId, policy, after + price, after)
-            return moved(yield* succeed(r, "escrow", now, {}, `${price} cents held in ${escrowAccount(r.id)} (entry ${held.success.id})`))
+            price = redeemed.success.priceCents
+            detail = `negotiated price ${price} cents (negotiation ${r.negotiationId}, list ${offer.success.tier.priceCents})`
           }
-          case "deliver": {
-            const { mode, delayMs } = deliveryModeOf(r.input)
-            const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
-            if (offer._tag === "Failure") {
-              if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
-              return moved(yield* failAndCompensate(r, "deliver", now, `the seller cannot deliver: ${offer.failure.message}`))
+          if (price < 1) return moved(yield* failAndCompensate(r, "quote", now, `price ${price} is below the 1-cent minimum charge`))
+          {
+            const policy = yield* wallet.lock(r.buyerAgentId)
+            const verdict = yield* Effect.result(
+              wallet.authorize(r.buyerAgentId, policy, { priceCents: price, category: offer.success.service.category, sellerAgentId: offer.success.service.sellerAgentId }, { approved: false })
+            )
+            if (verdict._tag === "Failure") {
+              if (verdict.failure._tag === "StorageUnavailable") return yield* Effect.fail(verdict.failure)
+              return moved(yield* failAndCompensate(r, "quote", now, `wallet policy ${verdict.failure.policy}: ${verdict.failure.message}`))
             }
-            const timeout = deliverTimeoutMs(offer.success.tier)
-            const delivered = () => ({
-              output: simulatedOutput(offer.success, r.input, r.id),
-              snapshot: r.snapshot === null ? null : { ...r.snapshot, deliveryLatencyMs: latencyOf(offer.success, r.input, r.id) }
-            })
-            if (current.status === "pending") {
-              if (mode === "ok") return moved(yield* succeed(r, "deliver", now, delivered(), "delivered (simulated seller)"))
-              if (mode === "fail") {
-                const latencyMs = Math.max(1, Math.round(offer.success.tier.sla.p95LatencyMs / 2))
-                return moved(yield* failAndCompensate(r, "deliver", now, "the seller reported a delivery failure (simulated)", { latencyMs }))
-              }
-              // timeout / slow: the step runs until the seller's answer or the deadline.
-              const dueAt = iso(now + (mode === "slow" ? Math.min(delayMs, timeout) : timeout))
-              const next: SagaRecord = {
-                ...r,
-                steps: setStep(r.steps, "deliver", { status: "running", startedAt: iso(now), detail: `waiting for the seller (timeout ${timeout} ms)` }),
-                deliverDueAt: dueAt,
-                nextRunAt: dueAt,
-                updatedAt: iso(now)
-              }
-              yield* store.update(next)
-              yield* stepChanged(next, "deliver", "running", "pending")
-              return moved(next)
+            if (verdict.success !== null) {
+              const why = verdict.success === "manual" ? "the wallet's autonomy level is manual" : `${price} cents is above the wallet's approval threshold`
+              return moved(
+                yield* failAndCompensate(r, "quote", now, `${why}: the purchase needs the owner's approval, and a saga runs only within autonomous limits (use POST /buy, which waits for approval)`)
+              )
             }
-            // running: resumed after its timer (or by a driver that came too early).
-            if (r.deliverDueAt !== null && Date.parse(r.deliverDueAt) > now) {
-              if (r.nextRunAt !== r.deliverDueAt) {
-                const parked = { ...r, nextRunAt: r.deliverDueAt }
-                yield* store.update(parked)
-                return { record: parked, moved: false }
-              }
-              return { record: r, moved: false }
-            }
-            if (mode === "slow" && delayMs < timeout) return moved(yield* succeed(r, "deliver", now, delivered(), `delivered after ${delayMs} ms (simulated slow seller)`))
+          }
+          const snapshot: SagaSnapshot = {
+            serviceName: offer.success.service.name,
+            category: offer.success.service.category,
+            pricingModel: offer.success.service.pricingModel,
+            listPriceCents: offer.success.tier.priceCents
+          }
+          return moved(yield* succeed(r, "quote", now, { priceCents: price, snapshot }, detail))
+        }
+        case "escrow": {
+          const price = r.priceCents!
+          const policy = yield* wallet.lock(r.buyerAgentId)
+          const held = yield* Effect.result(
+            ledger.transfer({ kind: "escrow_hold", reference: r.id, memo: `saga ${r.id}: escrow`, from: walletAccount(r.buyerAgentId), to: escrowAccount(r.id), amount: price })
+          )
+          if (held._tag === "Failure") {
+            if (held.failure._tag === "StorageUnavailable") return yield* Effect.fail(held.failure)
+            return moved(yield* failAndCompensate(r, "escrow", now, held.failure.message))
+          }
+          // Low-balance warning and auto-recharge, as after any debit.
+          const after = yield* ledger.balance(walletAccount(r.buyerAgentId))
+          yield* wallet.afterDebit(r.buyerAgentId, policy, after + price, after)
+          return moved(yield* succeed(r, "escrow", now, {}, `${price} cents held in ${escrowAccount(r.id)} (entry ${held.success.id})`))
+        }
+        case "deliver": {
+          const { mode, delayMs } = deliveryModeOf(r.input)
+          const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
+          if (offer._tag === "Failure") {
+            if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
+            return moved(yield* failAndCompensate(r, "deliver", now, `the seller cannot deliver: ${offer.failure.message}`))
+          }
+          const timeout = deliverTimeoutMs(offer.success.tier)
+          const delivered = () => ({
+            output: simulatedOutput(offer.success, r.input, r.id),
+            snapshot: r.snapshot === null ? null : { ...r.snapshot, deliveryLatencyMs: latencyOf(offer.success, r.input, r.id) }
+          })
+          if (current.status === "pending") {
             if (mode === "ok") return moved(yield* succeed(r, "deliver", now, delivered(), "delivered (simulated seller)"))
-            return moved(yield* failAndCompensate(r, "deliver", now, `the seller did not deliver within ${timeout} ms (timeout)`, { latencyMs: timeout }))
+            if (mode === "fail") {
+              const latencyMs = Math.max(1, Math.round(offer.success.tier.sla.p95LatencyMs / 2))
+              return moved(yield* failAndCompensate(r, "deliver", now, "the seller reported a delivery failure (simulated)", { latencyMs }))
+            }
+            // timeout / slow: the step runs until the seller's answer or the deadline.
+            const dueAt = iso(now + (mode === "slow" ? Math.min(delayMs, timeout) : timeout))
+            const next: SagaRecord = {
+              ...r,
+              steps: setStep(r.steps, "deliver", { status: "running", startedAt: iso(now), detail: `waiting for the seller (timeout ${timeout} ms)` }),
+              deliverDueAt: dueAt,
+              nextRunAt: dueAt,
+              updatedAt: iso(now)
+            }
+            yield* store.update(next)
+            yield* stepChanged(next, "deliver", "running", "pending")
+            return moved(next)
           }
-          case "settle": {
-            // The pivot: from here the saga only moves forward (a failure is retried, never compensated).
-            // The settlement writer moves the escrow 85/15 and records the purchase with its events.
-            const { tx } = yield* settlement
+          // running: resumed after its timer (or by a driver that came too early).
+          if (r.deliverDueAt !== null && Date.parse(r.deliverDueAt) > now) {
+            if (r.nextRunAt !== r.deliverDueAt) {
+              const parked = { ...r, nextRunAt: r.deliverDueAt }
+              yield* store.update(parked)
+              return { record: parked, moved: false }
+            }
+            return { record: r, moved: false }
+          }
+          if (mode === "slow" && delayMs < timeout) return moved(yield* succeed(r, "deliver", now, delivered(), `delivered after ${delayMs} ms (simulated slow seller)`))
+          if (mode === "ok") return moved(yield* succeed(r, "deliver", now, delivered(), "delivered (simulated seller)"))
+          return moved(yield* failAndCompensate(r, "deliver", now, `the seller did not deliver within ${timeout} ms (timeout)`, { latencyMs: timeout }))
+        }
+        case "settle": {
+          // The pivot: from here the saga only moves forward (a failure is retried, never compensated).
+          // The settlement writer moves the escrow 85/15 and records the purchase with its events.
+          const { tx } = yield* settlement
+            .settle({
+              ...purchaseOf(r, r.snapshot!, yield* ids.make("tx"), now, { latencyMs: r.snapshot?.deliveryLatencyMs ?? 0, output: r.output }),
+              from: { _tag: "escrow", sagaId: r.id },
+              memo: `saga ${r.id}: settlement`
+            })
+            .pipe(Effect.catchTag(["InvalidInput", "InsufficientFunds"], (e) => Effect.die(e)))
+          return moved(
+            yield* succeed(r, "settle", now, { transactionId: tx.id }, `${tx.sellerCents} cents to the seller, ${tx.feeCents} cents platform fee (entry ${tx.ledgerEntryId}); transaction ${tx.id} recorded`)
+          )
+        }
+        case "confirm": {
+          const left = yield* ledger.balance(escrowAccount(r.id))
+          if (left !== 0) return yield* Effect.die(new Error(`saga ${r.id}: escrow holds ${left} cents after settlement`))
+          let transactionId = r.transactionId
+          if (transactionId === null) {
+            // Settled before the settlement writer recorded transactions: record it against its entry now.
+            const settled = (yield* ledger.entriesByReference(r.id)).find((e) => e.kind === "escrow_settle")
+            if (!settled) return yield* Effect.die(new Error(`saga ${r.id}: settled without an escrow_settle entry`))
+            transactionId = (yield* settlement
               .settle({
                 ...purchaseOf(r, r.snapshot!, yield* ids.make("tx"), now, { latencyMs: r.snapshot?.deliveryLatencyMs ?? 0, output: r.output }),
-                from: { _tag: "escrow", sagaId: r.id },
+                from: { _tag: "posted", entryId: settled.id },
                 memo: `saga ${r.id}: settlement`
               })
-              .pipe(Effect.catchTag(["InvalidInput", "InsufficientFunds"], (e) => Effect.die(e)))
-            return moved(
-              yield* succeed(r, "settle", now, { transactionId: tx.id }, `${tx.sellerCents} cents to the seller, ${tx.feeCents} cents platform fee (entry ${tx.ledgerEntryId}); transaction ${tx.id} recorded`)
-            )
+              .pipe(Effect.catchTag(["InvalidInput", "InsufficientFunds"], (e) => Effect.die(e)))).tx.id
           }
-          case "confirm": {
-            const left = yield* ledger.balance(escrowAccount(r.id))
-            if (left !== 0) return yield* Effect.die(new Error(`saga ${r.id}: escrow holds ${left} cents after settlement`))
-            let transactionId = r.transactionId
-            if (transactionId === null) {
-              // Settled before the settlement writer recorded transactions: record it against its entry now.
-              const settled = (yield* ledger.entriesByReference(r.id)).find((e) => e.kind === "escrow_settle")
-              if (!settled) return yield* Effect.die(new Error(`saga ${r.id}: settled without an escrow_settle entry`))
-              transactionId = (yield* settlement
-                .settle({
-                  ...purchaseOf(r, r.snapshot!, yield* ids.make("tx"), now, { latencyMs: r.snapshot?.deliveryLatencyMs ?? 0, output: r.output }),
-                  from: { _tag: "posted", entryId: settled.id },
-                  memo: `saga ${r.id}: settlement`
-                })
-                .pipe(Effect.catchTag(["InvalidInput", "InsufficientFunds"], (e) => Effect.die(e)))).tx.id
-            }
-            return moved(yield* succeed(r, "confirm", now, { transactionId }, `escrow empty; transaction ${transactionId} recorded; purchase complete`))
-          }
+          return moved(yield* succeed(r, "confirm", now, { transactionId }, `escrow empty; transaction ${transactionId} recorded; purchase complete`))
         }
-      })
+      }
+    })
 
     /** Locks the saga and runs one step in its own unit of work. */
-    const advance = (id: string) =>
-      atomically(
-        Effect.gen(function* () {
-          const r = yield* store.getForUpdate(id)
-          if (!r) return yield* Effect.fail(notFound(id))
-          return yield* step(r)
-        })
-      ).pipe(traced("Sagas.advance"))
+    const advance = Effect.fnUntraced(function* (id: string) {
+        const r = yield* store.getForUpdate(id)
+        if (!r) return yield* Effect.fail(notFound(id))
+        return yield* step(r)
+      }, atomically, traced("Sagas.advance"))
 
     /** Steps the saga until it ends or waits on a timer (each step its own unit of work). */
-    const drive = (id: string) =>
-      Effect.gen(function* () {
-        for (;;) {
-          const { record, moved } = yield* advance(id)
-          if (!moved || record.status !== "running") return record
-        }
-      })
+    const drive = Effect.fnUntraced(function* (id: string) {
+      for (;;) {
+        const { record, moved } = yield* advance(id)
+        if (!moved || record.status !== "running") return record
+      }
+    })
 
-    const start = (caller: Pick<Caller, "agentId" | "accountId">, body: SagaBody) =>
-      Effect.gen(function* () {
-        const buyer = caller.agentId!
-        const offer = yield* offers.get(body.serviceId, body.tierId)
-        if (offer.service.sellerAgentId === buyer) {
-          return yield* Effect.fail(new InvalidInput({ message: "you sell this service; an agent cannot buy from itself", field: "serviceId" }))
-        }
-        const record = yield* atomically(
-          Effect.gen(function* () {
-            const now = yield* Clock.currentTimeMillis
-            const at = iso(now)
-            const r: SagaRecord = {
-              id: yield* ids.make("saga"),
-              buyerAgentId: buyer,
-              accountId: caller.accountId,
-              sellerAgentId: offer.service.sellerAgentId,
-              serviceId: offer.service.id,
-              tierId: offer.tier.id,
-              input: body.input ?? null,
-              negotiationId: body.negotiationId ?? null,
-              priceCents: null,
-              snapshot: null,
-              transactionId: null,
-              status: "running",
-              steps: sagaSteps.map((name) => ({ name, status: "pending" as const, startedAt: null, finishedAt: null, compensatedAt: null, detail: null })),
-              failure: null,
-              output: null,
-              nextRunAt: iso(now + SAGA_LEASE_MS),
-              deliverDueAt: null,
-              createdAt: at,
-              updatedAt: at,
-              finishedAt: null
-            }
-            yield* store.insert(r)
-            return r
-          })
-        )
-        return toSaga(yield* drive(record.id))
-      }).pipe(traced("Sagas.start"))
+    const start = Effect.fnUntraced(function* (caller: Pick<Caller, "agentId" | "accountId">, body: SagaBody) {
+      const buyer = caller.agentId!
+      const offer = yield* offers.get(body.serviceId, body.tierId)
+      if (offer.service.sellerAgentId === buyer) {
+        return yield* Effect.fail(new InvalidInput({ message: "you sell this service; an agent cannot buy from itself", field: "serviceId" }))
+      }
+      const record = yield* atomically(
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const at = iso(now)
+          const r: SagaRecord = {
+            id: yield* ids.make("saga"),
+            buyerAgentId: buyer,
+            accountId: caller.accountId,
+            sellerAgentId: offer.service.sellerAgentId,
+            serviceId: offer.service.id,
+            tierId: offer.tier.id,
+            input: body.input ?? null,
+            negotiationId: body.negotiationId ?? null,
+            priceCents: null,
+            snapshot: null,
+            transactionId: null,
+            status: "running",
+            steps: sagaSteps.map((name) => ({ name, status: "pending" as const, startedAt: null, finishedAt: null, compensatedAt: null, detail: null })),
+            failure: null,
+            output: null,
+            nextRunAt: iso(now + SAGA_LEASE_MS),
+            deliverDueAt: null,
+            createdAt: at,
+            updatedAt: at,
+            finishedAt: null
+          }
+          yield* store.insert(r)
+          return r
+        })
+      )
+      return toSaga(yield* drive(record.id))
+    }, traced("Sagas.start"))
 
     /**
      * Takes over due sagas (a dead driver's lease ran out, or a deliver timer fired) and drives
      * each until it ends or waits again; returns how many were claimed.
      */
-    const runDue = (limit: number = SAGA_BATCH) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const claimed = yield* atomically(store.claimDue(iso(now), iso(now + SAGA_LEASE_MS), limit))
-        // One saga that cannot move (storage hiccup, a bug) must not hold up the others: it is
-        // logged and taken over again when its lease runs out.
-        for (const id of claimed) {
-          yield* drive(id).pipe(Effect.catchCause((cause) => Effect.logWarning(`saga ${id}: a step failed; retried after the lease`, cause)))
-        }
-        return claimed.length
-      }).pipe(traced("Sagas.runDue"))
+    const runDue = Effect.fnUntraced(function* (limit: number = SAGA_BATCH) {
+      const now = yield* Clock.currentTimeMillis
+      const claimed = yield* atomically(store.claimDue(iso(now), iso(now + SAGA_LEASE_MS), limit))
+      // One saga that cannot move (storage hiccup, a bug) must not hold up the others: it is
+      // logged and taken over again when its lease runs out.
+      for (const id of claimed) {
+        yield* drive(id).pipe(Effect.catchCause((cause) => Effect.logWarning(`saga ${id}: a step failed; retried after the lease`, cause)))
+      }
+      return claimed.length
+    }, traced("Sagas.runDue"))
 
     const get = (agentId: string, id: string) =>
       Effect.flatMap(store.get(id), (r) => (r && r.buyerAgentId === agentId ? Effect.succeed(toSaga(r)) : Effect.fail(notFound(id))))

@@ -229,39 +229,37 @@ export class Settlement extends Context.Service<Settlement>()("Settlement", {
     })
 
     /** A purchase whose delivery failed: recorded (it counts in the seller's SLA), nothing charged, no event. */
-    const recordFailed = (input: Omit<SettlementInput, "from" | "memo">, error: string) =>
-      Effect.gen(function* () {
-        const failed = record(input, { status: "failed", sellerCents: 0, feeCents: 0, ledgerEntryId: null }, error)
-        yield* store.insertTransaction(failed.tx, failed.delivery)
-        return failed
-      })
+    const recordFailed = Effect.fnUntraced(function* (input: Omit<SettlementInput, "from" | "memo">, error: string) {
+      const failed = record(input, { status: "failed", sellerCents: 0, feeCents: 0, ledgerEntryId: null }, error)
+      yield* store.insertTransaction(failed.tx, failed.delivery)
+      return failed
+    })
 
     /**
      * Reverses a settled purchase exactly (buyer +price, seller −share, platform −fee) and marks it
      * refunded, in the caller's unit of work; tells buyer and seller. Fails with InsufficientFunds
      * when the seller has already spent its share.
      */
-    const refund = (tx: TransactionRecord, refund: { readonly disputeId: string | null; readonly reason: string | null; readonly at: string; readonly memo: string }) =>
-      Effect.gen(function* () {
-        const entry = yield* ledger.post({
-          kind: "refund",
-          reference: tx.id,
-          memo: refund.memo,
-          postings: [
-            { account: walletAccount(tx.buyerAgentId), amount: tx.priceCents },
-            { account: walletAccount(tx.sellerAgentId), amount: -tx.sellerCents },
-            { account: PLATFORM_FEES, amount: -tx.feeCents }
-          ]
-        })
-        const refunded: TransactionRecord = { ...tx, status: "refunded", refundedAt: refund.at }
-        yield* store.updateTransaction(refunded)
-        const data = { transactionId: tx.id, amountCents: tx.priceCents, sellerCents: tx.sellerCents, feeCents: tx.feeCents, disputeId: refund.disputeId, reason: refund.reason }
-        yield* events.emitMany([
-          { agentId: tx.buyerAgentId, type: "transaction.refunded", data },
-          { agentId: tx.sellerAgentId, type: "transaction.refunded", data }
-        ])
-        return { tx: refunded, entry }
+    const refund = Effect.fnUntraced(function* (tx: TransactionRecord, refund: { readonly disputeId: string | null; readonly reason: string | null; readonly at: string; readonly memo: string }) {
+      const entry = yield* ledger.post({
+        kind: "refund",
+        reference: tx.id,
+        memo: refund.memo,
+        postings: [
+          { account: walletAccount(tx.buyerAgentId), amount: tx.priceCents },
+          { account: walletAccount(tx.sellerAgentId), amount: -tx.sellerCents },
+          { account: PLATFORM_FEES, amount: -tx.feeCents }
+        ]
       })
+      const refunded: TransactionRecord = { ...tx, status: "refunded", refundedAt: refund.at }
+      yield* store.updateTransaction(refunded)
+      const data = { transactionId: tx.id, amountCents: tx.priceCents, sellerCents: tx.sellerCents, feeCents: tx.feeCents, disputeId: refund.disputeId, reason: refund.reason }
+      yield* events.emitMany([
+        { agentId: tx.buyerAgentId, type: "transaction.refunded", data },
+        { agentId: tx.sellerAgentId, type: "transaction.refunded", data }
+      ])
+      return { tx: refunded, entry }
+    })
 
     /**
      * Opens a purchase from the buyer's wallet (SettlementStore.open): the wallet and its balance

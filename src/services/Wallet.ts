@@ -183,28 +183,27 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
 
     const remaining = (limit: number | null, used: number) => (limit === null ? null : cents(Math.max(0, limit - used)))
 
-    const view = (agentId: string) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const wallet = (yield* store.get(agentId)) ?? initial(agentId, now)
-        const balance = yield* ledger.balance(walletAccount(agentId))
-        const used = yield* spent(agentId, now)
-        const view: WalletView = {
-          agentId,
-          balanceCents: cents(balance),
-          currency: CURRENCY,
-          creditUnit: CREDIT_UNIT,
-          policies: wallet.policy,
-          autonomyLevel: wallet.policy.autonomyLevel,
-          spentTodayCents: cents(used.today),
-          spentThisMonthCents: cents(used.month),
-          remainingTodayCents: remaining(wallet.policy.dailyLimitCents, used.today),
-          remainingThisMonthCents: remaining(wallet.policy.monthlyLimitCents, used.month),
-          pendingApprovals: yield* store.countPendingApprovals(agentId, new Date(now).toISOString()),
-          updatedAt: wallet.updatedAt
-        }
-        return view
-      }).pipe(traced("Wallet.view"))
+    const view = Effect.fnUntraced(function* (agentId: string) {
+      const now = yield* Clock.currentTimeMillis
+      const wallet = (yield* store.get(agentId)) ?? initial(agentId, now)
+      const balance = yield* ledger.balance(walletAccount(agentId))
+      const used = yield* spent(agentId, now)
+      const view: WalletView = {
+        agentId,
+        balanceCents: cents(balance),
+        currency: CURRENCY,
+        creditUnit: CREDIT_UNIT,
+        policies: wallet.policy,
+        autonomyLevel: wallet.policy.autonomyLevel,
+        spentTodayCents: cents(used.today),
+        spentThisMonthCents: cents(used.month),
+        remainingTodayCents: remaining(wallet.policy.dailyLimitCents, used.today),
+        remainingThisMonthCents: remaining(wallet.policy.monthlyLimitCents, used.month),
+        pendingApprovals: yield* store.countPendingApprovals(agentId, new Date(now).toISOString()),
+        updatedAt: wallet.updatedAt
+      }
+      return view
+    }, traced("Wallet.view"))
 
     const policyOf = (agentId: string) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.map(store.get(agentId), (w) => (w ?? initial(agentId, now)).policy))
@@ -214,88 +213,83 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
      * limit, a wider allow-list, a higher threshold or autonomy, more auto-recharge) is the
      * account owner's, through the dashboard (`byOwner`).
      */
-    const updatePolicy = (agentId: string, body: UpdateWalletBody, options: { readonly byOwner: boolean } = { byOwner: false }) =>
-      Effect.gen(function* () {
-        yield* atomically(
-          Effect.gen(function* () {
-            const now = yield* Clock.currentTimeMillis
-            const wallet = yield* store.lock(initial(agentId, now))
-            const p = wallet.policy
-            const pick = <K extends keyof WalletPolicy>(k: K): WalletPolicy[K] => (body[k as keyof UpdateWalletBody] !== undefined ? (body[k as keyof UpdateWalletBody] as WalletPolicy[K]) : p[k])
-            const policy: WalletPolicy = {
-              perTransactionLimitCents: pick("perTransactionLimitCents"),
-              dailyLimitCents: pick("dailyLimitCents"),
-              monthlyLimitCents: pick("monthlyLimitCents"),
-              allowedCategories: pick("allowedCategories"),
-              allowedSellers: pick("allowedSellers"),
-              approvalThresholdCents: pick("approvalThresholdCents"),
-              autonomyLevel: pick("autonomyLevel"),
-              autoRecharge: {
-                enabled: body.autoRecharge?.enabled ?? p.autoRecharge.enabled,
-                thresholdCents: body.autoRecharge?.thresholdCents ?? p.autoRecharge.thresholdCents,
-                amountCents: body.autoRecharge?.amountCents ?? p.autoRecharge.amountCents
-              }
+    const updatePolicy = Effect.fnUntraced(function* (agentId: string, body: UpdateWalletBody, options: { readonly byOwner: boolean } = { byOwner: false }) {
+      yield* atomically(
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const wallet = yield* store.lock(initial(agentId, now))
+          const p = wallet.policy
+          const pick = <K extends keyof WalletPolicy>(k: K): WalletPolicy[K] => (body[k as keyof UpdateWalletBody] !== undefined ? (body[k as keyof UpdateWalletBody] as WalletPolicy[K]) : p[k])
+          const policy: WalletPolicy = {
+            perTransactionLimitCents: pick("perTransactionLimitCents"),
+            dailyLimitCents: pick("dailyLimitCents"),
+            monthlyLimitCents: pick("monthlyLimitCents"),
+            allowedCategories: pick("allowedCategories"),
+            allowedSellers: pick("allowedSellers"),
+            approvalThresholdCents: pick("approvalThresholdCents"),
+            autonomyLevel: pick("autonomyLevel"),
+            autoRecharge: {
+              enabled: body.autoRecharge?.enabled ?? p.autoRecharge.enabled,
+              thresholdCents: body.autoRecharge?.thresholdCents ?? p.autoRecharge.thresholdCents,
+              amountCents: body.autoRecharge?.amountCents ?? p.autoRecharge.amountCents
             }
-            const loosened = options.byOwner ? null : loosens(p, policy)
-            if (loosened !== null) {
-              return yield* Effect.fail(
-                new Forbidden({ message: `an agent key may only tighten its wallet policy; loosening ${loosened} is for the account owner (dashboard)`, permission: "owner" })
-              )
-            }
-            if (policy.dailyLimitCents !== null && policy.monthlyLimitCents !== null && policy.dailyLimitCents > policy.monthlyLimitCents) {
-              return yield* Effect.fail(new InvalidInput({ message: "dailyLimitCents cannot exceed monthlyLimitCents", field: "dailyLimitCents" }))
-            }
-            yield* store.put({ ...wallet, policy, updatedAt: new Date(now).toISOString() })
-          })
-        )
-        return yield* view(agentId)
-      }).pipe(traced("Wallet.updatePolicy"))
+          }
+          const loosened = options.byOwner ? null : loosens(p, policy)
+          if (loosened !== null) {
+            return yield* Effect.fail(
+              new Forbidden({ message: `an agent key may only tighten its wallet policy; loosening ${loosened} is for the account owner (dashboard)`, permission: "owner" })
+            )
+          }
+          if (policy.dailyLimitCents !== null && policy.monthlyLimitCents !== null && policy.dailyLimitCents > policy.monthlyLimitCents) {
+            return yield* Effect.fail(new InvalidInput({ message: "dailyLimitCents cannot exceed monthlyLimitCents", field: "dailyLimitCents" }))
+          }
+          yield* store.put({ ...wallet, policy, updatedAt: new Date(now).toISOString() })
+        })
+      )
+      return yield* view(agentId)
+    }, traced("Wallet.updatePolicy"))
 
     /** Fake-payments mode only: credits the wallet from external:grants (a `grant` entry). */
-    const topup = (agentId: string, amountCents: number) =>
-      Effect.gen(function* () {
-        if (config.payments !== "fake") {
-          return yield* Effect.fail(
-            new Conflict({ message: "top-up is only available in fake-payments mode; fund the wallet through a plan checkout or a recharge", state: `payments:${config.payments}` })
-          )
-        }
-        const entry = yield* ledger.transfer({
-          kind: "grant",
-          reference: `topup:${agentId}:${yield* ids.make("tu")}`,
-          memo: "fake-payments top-up",
-          from: EXTERNAL_GRANTS,
-          to: walletAccount(agentId),
-          amount: amountCents
-        })
-        return { agentId, amountCents: cents(amountCents), balanceCents: cents(yield* ledger.balance(walletAccount(agentId))), entryId: entry.id }
-      }).pipe(grantCannotFail, traced("Wallet.topup"))
+    const topup = Effect.fnUntraced(function* (agentId: string, amountCents: number) {
+      if (config.payments !== "fake") {
+        return yield* Effect.fail(
+          new Conflict({ message: "top-up is only available in fake-payments mode; fund the wallet through a plan checkout or a recharge", state: `payments:${config.payments}` })
+        )
+      }
+      const entry = yield* ledger.transfer({
+        kind: "grant",
+        reference: `topup:${agentId}:${yield* ids.make("tu")}`,
+        memo: "fake-payments top-up",
+        from: EXTERNAL_GRANTS,
+        to: walletAccount(agentId),
+        amount: amountCents
+      })
+      return { agentId, amountCents: cents(amountCents), balanceCents: cents(yield* ledger.balance(walletAccount(agentId))), entryId: entry.id }
+    }, grantCannotFail, traced("Wallet.topup"))
 
     /**
      * Auto-recharge hook. Fake payments: credited at once (a grant) and wallet.recharged is
      * emitted. Otherwise a `requested` row waits for the payments layer to charge the owner.
      */
-    const requestRecharge = (agentId: string, amountCents: number, reason: string) =>
-      atomically(
-        Effect.gen(function* () {
-          const now = new Date(yield* Clock.currentTimeMillis).toISOString()
-          const id = yield* ids.make("rch")
-          if (config.payments === "fake") {
-            const entry = yield* ledger.transfer({ kind: "grant", reference: id, memo: `auto-recharge: ${reason}`, from: EXTERNAL_GRANTS, to: walletAccount(agentId), amount: amountCents })
-            const request: RechargeRequest = { id, agentId, amountCents, reason, status: "granted", ledgerEntryId: entry.id, createdAt: now }
-            yield* store.insertRecharge(request)
-            yield* events.emit(agentId, "wallet.recharged", {
-              rechargeId: id,
-              amountCents,
-              balanceCents: yield* ledger.balance(walletAccount(agentId)),
-              automatic: true
-            })
-            return request
-          }
-          const request: RechargeRequest = { id, agentId, amountCents, reason, status: "requested", ledgerEntryId: null, createdAt: now }
+    const requestRecharge = Effect.fnUntraced(function* (agentId: string, amountCents: number, reason: string) {
+        const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+        const id = yield* ids.make("rch")
+        if (config.payments === "fake") {
+          const entry = yield* ledger.transfer({ kind: "grant", reference: id, memo: `auto-recharge: ${reason}`, from: EXTERNAL_GRANTS, to: walletAccount(agentId), amount: amountCents })
+          const request: RechargeRequest = { id, agentId, amountCents, reason, status: "granted", ledgerEntryId: entry.id, createdAt: now }
           yield* store.insertRecharge(request)
+          yield* events.emit(agentId, "wallet.recharged", {
+            rechargeId: id,
+            amountCents,
+            balanceCents: yield* ledger.balance(walletAccount(agentId)),
+            automatic: true
+          })
           return request
-        })
-      ).pipe(grantCannotFail, traced("Wallet.requestRecharge"))
+        }
+        const request: RechargeRequest = { id, agentId, amountCents, reason, status: "requested", ledgerEntryId: null, createdAt: now }
+        yield* store.insertRecharge(request)
+        return request
+      }, atomically, grantCannotFail, traced("Wallet.requestRecharge"))
 
     /**
      * Inside the purchase's unit of work, after `lock` (which serialises one agent's purchases):
@@ -347,13 +341,12 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
     })
 
     /** After a debit, inside its unit of work: low-balance warning when the balance crosses the threshold, then auto-recharge. */
-    const afterDebit = (agentId: string, policy: WalletPolicy, beforeCents: number, afterCents: number) =>
-      Effect.gen(function* () {
-        const threshold = policy.autoRecharge.thresholdCents
-        if (threshold <= 0 || afterCents >= threshold || beforeCents < threshold) return
-        yield* events.emit(agentId, "wallet.low_balance", { balanceCents: afterCents, thresholdCents: threshold, autoRecharge: policy.autoRecharge.enabled })
-        if (policy.autoRecharge.enabled) yield* requestRecharge(agentId, policy.autoRecharge.amountCents, `balance ${afterCents} fell below ${threshold}`)
-      })
+    const afterDebit = Effect.fnUntraced(function* (agentId: string, policy: WalletPolicy, beforeCents: number, afterCents: number) {
+      const threshold = policy.autoRecharge.thresholdCents
+      if (threshold <= 0 || afterCents >= threshold || beforeCents < threshold) return
+      yield* events.emit(agentId, "wallet.low_balance", { balanceCents: afterCents, thresholdCents: threshold, autoRecharge: policy.autoRecharge.enabled })
+      if (policy.autoRecharge.enabled) yield* requestRecharge(agentId, policy.autoRecharge.amountCents, `balance ${afterCents} fell below ${threshold}`)
+    })
 
     return {
       view,

@@ -261,75 +261,72 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
     // ------------------------------------------------------------------ configuration
 
     /** The configuration with its health and backlog, as of now. */
-    const view = (e: EndpointRecord) =>
-      Effect.gen(function* () {
-        const backlog = yield* store.backlog(e.id)
-        return toConfig(e, backlog, yield* Clock.currentTimeMillis)
-      })
+    const view = Effect.fnUntraced(function* (e: EndpointRecord) {
+      const backlog = yield* store.backlog(e.id)
+      return toConfig(e, backlog, yield* Clock.currentTimeMillis)
+    })
 
-    const getConfig = (agentId: string) =>
-      Effect.gen(function* () {
-        const e = yield* store.getEndpoint(agentId)
-        if (!e) return yield* Effect.fail(noEndpoint(agentId))
-        return yield* view(e)
-      })
+    const getConfig = Effect.fnUntraced(function* (agentId: string) {
+      const e = yield* store.getEndpoint(agentId)
+      if (!e) return yield* Effect.fail(noEndpoint(agentId))
+      return yield* view(e)
+    })
 
     /** Creates or replaces the agent's endpoint; the secret is in the answer only on creation. */
-    const put = (agentId: string, body: PutWebhookBody) =>
-      Effect.gen(function* () {
-        const url = body.url.trim()
-        // DNS happens here, outside the unit of work.
-        yield* transport.check(url)
-        const filter = normalizeFilter(body.events)
-        const enabled = body.enabled ?? true
-        return yield* atomically(
-          Effect.gen(function* () {
-            const at = iso(yield* Clock.currentTimeMillis)
-            const existing = yield* store.getEndpointForUpdate(agentId)
-            if (existing) {
-              // Any PUT is the owner acting: a platform disable is lifted, a failing endpoint's backoff
-              // ends (its backlog goes out at once: "try now"), and a new URL starts clean.
-              const fresh = existing.disabledAt !== null || existing.url !== url
-              const updated: EndpointRecord = {
-                ...existing,
-                url,
-                events: filter,
-                enabled,
-                disabledAt: null,
-                disabledReason: null,
-                failingSince: fresh ? null : existing.failingSince,
-                consecutiveFailures: 0,
-                retryAt: null,
-                updatedAt: at
-              }
-              yield* store.updateEndpoint(updated)
-              return { webhook: yield* view(updated), created: false } satisfies PutWebhookResponse
-            }
-            const secret = yield* newSecret
-            const record: EndpointRecord = {
-              id: yield* ids.make("whep"),
-              agentId,
+    const put = Effect.fnUntraced(function* (agentId: string, body: PutWebhookBody) {
+      const url = body.url.trim()
+      // DNS happens here, outside the unit of work.
+      yield* transport.check(url)
+      const filter = normalizeFilter(body.events)
+      const enabled = body.enabled ?? true
+      return yield* atomically(
+        Effect.gen(function* () {
+          const at = iso(yield* Clock.currentTimeMillis)
+          const existing = yield* store.getEndpointForUpdate(agentId)
+          if (existing) {
+            // Any PUT is the owner acting: a platform disable is lifted, a failing endpoint's backoff
+            // ends (its backlog goes out at once: "try now"), and a new URL starts clean.
+            const fresh = existing.disabledAt !== null || existing.url !== url
+            const updated: EndpointRecord = {
+              ...existing,
               url,
               events: filter,
               enabled,
-              secret,
-              previousSecret: null,
-              previousSecretExpiresAt: null,
-              failingSince: null,
               disabledAt: null,
               disabledReason: null,
+              failingSince: fresh ? null : existing.failingSince,
               consecutiveFailures: 0,
               retryAt: null,
-              lastError: null,
-              lastErrorAt: null,
-              createdAt: at,
               updatedAt: at
             }
-            yield* store.insertEndpoint(record)
-            return { webhook: yield* view(record), created: true, secret } satisfies PutWebhookResponse
-          })
-        )
-      }).pipe(traced("Webhooks.put"))
+            yield* store.updateEndpoint(updated)
+            return { webhook: yield* view(updated), created: false } satisfies PutWebhookResponse
+          }
+          const secret = yield* newSecret
+          const record: EndpointRecord = {
+            id: yield* ids.make("whep"),
+            agentId,
+            url,
+            events: filter,
+            enabled,
+            secret,
+            previousSecret: null,
+            previousSecretExpiresAt: null,
+            failingSince: null,
+            disabledAt: null,
+            disabledReason: null,
+            consecutiveFailures: 0,
+            retryAt: null,
+            lastError: null,
+            lastErrorAt: null,
+            createdAt: at,
+            updatedAt: at
+          }
+          yield* store.insertEndpoint(record)
+          return { webhook: yield* view(record), created: true, secret } satisfies PutWebhookResponse
+        })
+      )
+    }, traced("Webhooks.put"))
 
     const remove = (agentId: string) =>
       atomically(Effect.flatMap(store.deleteEndpoint(agentId), (found) => (found ? Effect.void : Effect.fail(noEndpoint(agentId))))).pipe(
@@ -337,89 +334,80 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
       )
 
     /** A new secret, shown once; the old one keeps signing (second signature) for the grace period. */
-    const rotateSecret = (agentId: string) =>
-      atomically(
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          const existing = yield* store.getEndpointForUpdate(agentId)
-          if (!existing) return yield* Effect.fail(noEndpoint(agentId))
-          const secret = yield* newSecret
-          const updated: EndpointRecord = {
-            ...existing,
-            secret,
-            previousSecret: existing.secret,
-            previousSecretExpiresAt: iso(now + PREVIOUS_SECRET_GRACE_MS),
-            updatedAt: iso(now)
-          }
-          yield* store.updateEndpoint(updated)
-          return { webhook: yield* view(updated), secret }
-        })
-      ).pipe(traced("Webhooks.rotateSecret"))
+    const rotateSecret = Effect.fnUntraced(function* (agentId: string) {
+        const now = yield* Clock.currentTimeMillis
+        const existing = yield* store.getEndpointForUpdate(agentId)
+        if (!existing) return yield* Effect.fail(noEndpoint(agentId))
+        const secret = yield* newSecret
+        const updated: EndpointRecord = {
+          ...existing,
+          secret,
+          previousSecret: existing.secret,
+          previousSecretExpiresAt: iso(now + PREVIOUS_SECRET_GRACE_MS),
+          updatedAt: iso(now)
+        }
+        yield* store.updateEndpoint(updated)
+        return { webhook: yield* view(updated), secret }
+      }, atomically, traced("Webhooks.rotateSecret"))
 
     /** Enqueues a webhook.test event for the agent's active endpoint. */
-    const sendTest = (agentId: string) =>
-      atomically(
-        Effect.gen(function* () {
-          const e = yield* store.getEndpoint(agentId)
-          if (!e) return yield* Effect.fail(noEndpoint(agentId))
-          const status = statusOf(e)
-          if (status !== "active" && status !== "failing") {
-            return yield* Effect.fail(new Conflict({ message: `the webhook is ${status}; PUT it with enabled=true first`, state: status }))
-          }
-          const event = yield* events.emit(agentId, "webhook.test", { endpointId: e.id, message: "Test event from agent-commerce: your endpoint is reachable and verifies signatures." })
-          return { eventId: event.id, type: "webhook.test" as const }
-        })
-      ).pipe(traced("Webhooks.sendTest"))
+    const sendTest = Effect.fnUntraced(function* (agentId: string) {
+        const e = yield* store.getEndpoint(agentId)
+        if (!e) return yield* Effect.fail(noEndpoint(agentId))
+        const status = statusOf(e)
+        if (status !== "active" && status !== "failing") {
+          return yield* Effect.fail(new Conflict({ message: `the webhook is ${status}; PUT it with enabled=true first`, state: status }))
+        }
+        const event = yield* events.emit(agentId, "webhook.test", { endpointId: e.id, message: "Test event from agent-commerce: your endpoint is reachable and verifies signatures." })
+        return { eventId: event.id, type: "webhook.test" as const }
+      }, atomically, traced("Webhooks.sendTest"))
 
     /** The delivery log, newest first, a keyset page: `nextCursor` names the page's last attempt. */
-    const listAttempts = (agentId: string, options: { readonly limit?: number; readonly eventId?: string; readonly cursor?: string } = {}) =>
-      Effect.gen(function* () {
-        const limit = options.limit ?? DEFAULT_ATTEMPTS_LIMIT
-        let beforeId: string | undefined
-        if (options.cursor !== undefined) {
-          const c = decodeCursor(options.cursor) as { a?: unknown } | undefined
-          if (!c || typeof c.a !== "string") return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
-          beforeId = c.a
-        }
-        const rows = yield* store.listAttempts(agentId, { limit: limit + 1, eventId: options.eventId, beforeId })
-        const page = rows.slice(0, limit)
-        const last = page[page.length - 1]
-        return { data: page.map(toAttempt), nextCursor: rows.length > limit && last ? encodeCursor({ a: last.id }) : null }
-      })
+    const listAttempts = Effect.fnUntraced(function* (agentId: string, options: { readonly limit?: number; readonly eventId?: string; readonly cursor?: string } = {}) {
+      const limit = options.limit ?? DEFAULT_ATTEMPTS_LIMIT
+      let beforeId: string | undefined
+      if (options.cursor !== undefined) {
+        const c = decodeCursor(options.cursor) as { a?: unknown } | undefined
+        if (!c || typeof c.a !== "string") return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
+        beforeId = c.a
+      }
+      const rows = yield* store.listAttempts(agentId, { limit: limit + 1, eventId: options.eventId, beforeId })
+      const page = rows.slice(0, limit)
+      const last = page[page.length - 1]
+      return { data: page.map(toAttempt), nextCursor: rows.length > limit && last ? encodeCursor({ a: last.id }) : null }
+    })
 
     // ------------------------------------------------------------------ the worker's steps
 
     /** Turns new outbox events into delivery rows for subscribed, active endpoints; returns events taken. */
-    const fanOut = (limit: number = FANOUT_BATCH) =>
-      atomically(
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          const at = iso(now)
-          const batch = yield* store.takeNewEvents(at, limit)
-          for (const { endpoint, event } of batch) {
-            if (!endpoint || !receives(endpoint)) continue
-            if (event.occurredAt < endpoint.createdAt || !wants(endpoint, event)) continue
-            if (event.type === "webhook.disabled" && event.data.endpointId === endpoint.id) continue
-            if (!Schema.is(eventCatalogue[event.type].schema)(event.data)) {
-              yield* Effect.logWarning(`webhooks: event ${event.id} (${event.type}) does not match its documented payload schema; delivering it as is`)
-            }
-            yield* store.insertDelivery({
-              id: yield* ids.make("whd"),
-              endpointId: endpoint.id,
-              agentId: endpoint.agentId,
-              eventId: event.id,
-              eventType: event.type,
-              body: envelope(event),
-              status: "pending",
-              attempts: 0,
-              dueAt: at,
-              createdAt: at,
-              updatedAt: at
-            })
+    const fanOutBatch = Effect.fnUntraced(function* (limit: number) {
+        const now = yield* Clock.currentTimeMillis
+        const at = iso(now)
+        const batch = yield* store.takeNewEvents(at, limit)
+        for (const { endpoint, event } of batch) {
+          if (!endpoint || !receives(endpoint)) continue
+          if (event.occurredAt < endpoint.createdAt || !wants(endpoint, event)) continue
+          if (event.type === "webhook.disabled" && event.data.endpointId === endpoint.id) continue
+          if (!Schema.is(eventCatalogue[event.type].schema)(event.data)) {
+            yield* Effect.logWarning(`webhooks: event ${event.id} (${event.type}) does not match its documented payload schema; delivering it as is`)
           }
-          return batch.length
-        })
-      ).pipe(traced("Webhooks.fanOut"))
+          yield* store.insertDelivery({
+            id: yield* ids.make("whd"),
+            endpointId: endpoint.id,
+            agentId: endpoint.agentId,
+            eventId: event.id,
+            eventType: event.type,
+            body: envelope(event),
+            status: "pending",
+            attempts: 0,
+            dueAt: at,
+            createdAt: at,
+            updatedAt: at
+          })
+        }
+        return batch.length
+      }, atomically, traced("Webhooks.fanOut"))
+    const fanOut = (limit: number = FANOUT_BATCH) => fanOutBatch(limit)
 
     const jittered = (base: number) => Effect.map(Random.next, (r) => Math.round(base * (1 - JITTER + 2 * JITTER * r)))
 
@@ -428,50 +416,47 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
      * While the endpoint is failing, a failed event waits for the endpoint (its own attempt count
      * never gives it up: the outage is the endpoint's, not the event's).
      */
-    const record = (d: ClaimedDelivery, seen: EndpointRecord, startedAt: number, result: WebhookResponse) =>
-      atomically(
-        Effect.gen(function* () {
-          // Lock order endpoint → delivery, as DELETE /webhook takes them; and only when its health changes.
-          // (A success that saw a healthy endpoint skips the lock: if a concurrent attempt failed
-          // meanwhile, its count stays until the next success or probe — at most 1, since reaching
-          // FAILING_AFTER needs earlier failures that this attempt would have seen.)
-          const healthy = seen.consecutiveFailures === 0 && seen.retryAt === null && seen.failingSince === null
-          const locked = !result.ok || !healthy ? yield* store.getEndpointForUpdate(d.agentId) : undefined
-          const current = locked && locked.id === d.endpointId ? locked : undefined
-          const finishedAt = yield* Clock.currentTimeMillis
-          const attempt = d.attempts
-          const failures = result.ok ? 0 : (current?.consecutiveFailures ?? seen.consecutiveFailures) + 1
-          const failing = !result.ok && failures >= FAILING_AFTER
-          const probeAt = failing ? finishedAt + (yield* jittered(PROBE_DELAYS_MS[Math.min(failures - FAILING_AFTER, PROBE_DELAYS_MS.length - 1)])) : null
-          const final = result.ok || (!failing && attempt >= MAX_ATTEMPTS)
-          const nextRetryAt = final ? null : iso(probeAt ?? finishedAt + (yield* jittered(RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1])))
-          // While failing, the endpoint's probe time gates the row, not its own: it is due again the
-          // moment the endpoint recovers (a probe's 2xx or its owner's PUT), with the rest of the backlog.
-          const dueAt = failing ? iso(finishedAt) : nextRetryAt
-          const applied = yield* store.finishDelivery(
-            { ...d, status: result.ok ? "succeeded" : final ? "failed" : "pending", dueAt, updatedAt: iso(finishedAt) },
-            attempt
-          )
-          // Not ours any more: the lease ran out and another worker took the row (it logs both attempts).
-          if (!applied) return
-          if (d.leaseExpired) yield* store.insertAttempt(yield* abandoned(d, attempt - 1, startedAt))
-          yield* store.insertAttempt({
-            id: yield* ids.make("wha"),
-            deliveryId: d.id,
-            agentId: d.agentId,
-            eventId: d.eventId,
-            eventType: d.eventType,
-            attempt,
-            status: result.ok ? "succeeded" : "failed",
-            responseStatus: result.status,
-            durationMs: result.durationMs,
-            error: result.error,
-            attemptedAt: iso(startedAt),
-            nextRetryAt
-          })
-          if (current) yield* noteHealth(current, d, startedAt, result, failures, probeAt)
+    const record = Effect.fnUntraced(function* (d: ClaimedDelivery, seen: EndpointRecord, startedAt: number, result: WebhookResponse) {
+        // Lock order endpoint → delivery, as DELETE /webhook takes them; and only when its health changes.
+        // (A success that saw a healthy endpoint skips the lock: if a concurrent attempt failed
+        // meanwhile, its count stays until the next success or probe — at most 1, since reaching
+        // FAILING_AFTER needs earlier failures that this attempt would have seen.)
+        const healthy = seen.consecutiveFailures === 0 && seen.retryAt === null && seen.failingSince === null
+        const locked = !result.ok || !healthy ? yield* store.getEndpointForUpdate(d.agentId) : undefined
+        const current = locked && locked.id === d.endpointId ? locked : undefined
+        const finishedAt = yield* Clock.currentTimeMillis
+        const attempt = d.attempts
+        const failures = result.ok ? 0 : (current?.consecutiveFailures ?? seen.consecutiveFailures) + 1
+        const failing = !result.ok && failures >= FAILING_AFTER
+        const probeAt = failing ? finishedAt + (yield* jittered(PROBE_DELAYS_MS[Math.min(failures - FAILING_AFTER, PROBE_DELAYS_MS.length - 1)])) : null
+        const final = result.ok || (!failing && attempt >= MAX_ATTEMPTS)
+        const nextRetryAt = final ? null : iso(probeAt ?? finishedAt + (yield* jittered(RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1])))
+        // While failing, the endpoint's probe time gates the row, not its own: it is due again the
+        // moment the endpoint recovers (a probe's 2xx or its owner's PUT), with the rest of the backlog.
+        const dueAt = failing ? iso(finishedAt) : nextRetryAt
+        const applied = yield* store.finishDelivery(
+          { ...d, status: result.ok ? "succeeded" : final ? "failed" : "pending", dueAt, updatedAt: iso(finishedAt) },
+          attempt
+        )
+        // Not ours any more: the lease ran out and another worker took the row (it logs both attempts).
+        if (!applied) return
+        if (d.leaseExpired) yield* store.insertAttempt(yield* abandoned(d, attempt - 1, startedAt))
+        yield* store.insertAttempt({
+          id: yield* ids.make("wha"),
+          deliveryId: d.id,
+          agentId: d.agentId,
+          eventId: d.eventId,
+          eventType: d.eventType,
+          attempt,
+          status: result.ok ? "succeeded" : "failed",
+          responseStatus: result.status,
+          durationMs: result.durationMs,
+          error: result.error,
+          attemptedAt: iso(startedAt),
+          nextRetryAt
         })
-      )
+        if (current) yield* noteHealth(current, d, startedAt, result, failures, probeAt)
+      }, atomically)
 
     /** The attempt a vanished worker started and never reported. */
     const abandoned = (d: ClaimedDelivery, attempt: number, at: number) =>
@@ -495,31 +480,30 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
      * a failure counts, makes the endpoint failing at FAILING_AFTER in a row (next probe at `probeAt`),
      * and disables it 24 h into a failing period, telling its owner. Pending deliveries stay.
      */
-    const noteHealth = (e: EndpointRecord, d: DeliveryRecord, attemptedAt: number, result: WebhookResponse, failures: number, probeAt: number | null) =>
-      Effect.gen(function* () {
-        const at = iso(attemptedAt)
-        if (result.ok) {
-          if (e.failingSince !== null || e.retryAt !== null || e.consecutiveFailures > 0) {
-            yield* store.updateEndpoint({ ...e, failingSince: null, consecutiveFailures: 0, retryAt: null, updatedAt: at })
-            if (e.retryAt !== null) yield* Effect.logInfo(`webhooks: endpoint ${e.id} of agent ${d.agentId} answered again; its backlog resumes`)
-          }
-          return
+    const noteHealth = Effect.fnUntraced(function* (e: EndpointRecord, d: DeliveryRecord, attemptedAt: number, result: WebhookResponse, failures: number, probeAt: number | null) {
+      const at = iso(attemptedAt)
+      if (result.ok) {
+        if (e.failingSince !== null || e.retryAt !== null || e.consecutiveFailures > 0) {
+          yield* store.updateEndpoint({ ...e, failingSince: null, consecutiveFailures: 0, retryAt: null, updatedAt: at })
+          if (e.retryAt !== null) yield* Effect.logInfo(`webhooks: endpoint ${e.id} of agent ${d.agentId} answered again; its backlog resumes`)
         }
-        const failingSince = e.failingSince ?? at
-        const health = { failingSince, consecutiveFailures: failures, lastError: result.error, lastErrorAt: at, updatedAt: at }
-        if (e.disabledAt === null && attemptedAt - Date.parse(failingSince) >= DISABLE_AFTER_MS) {
-          const reason = `every delivery attempt has failed since ${failingSince} (24 hours without a 2xx answer)`
-          yield* store.updateEndpoint({ ...e, ...health, retryAt: null, disabledAt: at, disabledReason: reason })
-          yield* events.emit(d.agentId, "webhook.disabled", { endpointId: e.id, url: e.url, reason, failingSince, disabledAt: at })
-          yield* Effect.logWarning(`webhooks: endpoint ${e.id} of agent ${d.agentId} disabled after sustained failure (its pending deliveries are kept)`)
-          return
-        }
-        const retryAt = probeAt === null ? null : iso(probeAt)
-        yield* store.updateEndpoint({ ...e, ...health, retryAt })
-        if (e.retryAt === null && retryAt !== null) {
-          yield* Effect.logWarning(`webhooks: endpoint ${e.id} of agent ${d.agentId} failing after ${failures} failed attempts in a row; its backlog waits, next probe at ${retryAt}`)
-        }
-      })
+        return
+      }
+      const failingSince = e.failingSince ?? at
+      const health = { failingSince, consecutiveFailures: failures, lastError: result.error, lastErrorAt: at, updatedAt: at }
+      if (e.disabledAt === null && attemptedAt - Date.parse(failingSince) >= DISABLE_AFTER_MS) {
+        const reason = `every delivery attempt has failed since ${failingSince} (24 hours without a 2xx answer)`
+        yield* store.updateEndpoint({ ...e, ...health, retryAt: null, disabledAt: at, disabledReason: reason })
+        yield* events.emit(d.agentId, "webhook.disabled", { endpointId: e.id, url: e.url, reason, failingSince, disabledAt: at })
+        yield* Effect.logWarning(`webhooks: endpoint ${e.id} of agent ${d.agentId} disabled after sustained failure (its pending deliveries are kept)`)
+        return
+      }
+      const retryAt = probeAt === null ? null : iso(probeAt)
+      yield* store.updateEndpoint({ ...e, ...health, retryAt })
+      if (e.retryAt === null && retryAt !== null) {
+        yield* Effect.logWarning(`webhooks: endpoint ${e.id} of agent ${d.agentId} failing after ${failures} failed attempts in a row; its backlog waits, next probe at ${retryAt}`)
+      }
+    })
 
     const cancel = (d: ClaimedDelivery) =>
       atomically(store.finishDelivery({ ...d, status: "cancelled", dueAt: null }, d.attempts).pipe(Effect.asVoid))
@@ -532,26 +516,25 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
       atomically(store.finishDelivery({ ...d, status: "pending", dueAt: iso(now), updatedAt: iso(now) }, d.attempts).pipe(Effect.asVoid))
 
     /** Sends one claimed delivery (outside any transaction) and records the outcome. */
-    const deliverOne = (d: ClaimedDelivery) =>
-      Effect.gen(function* () {
-        const e = yield* store.getEndpoint(d.agentId)
-        // Deleted or replaced since the event was queued: nothing to send.
-        if (!e || e.id !== d.endpointId) return yield* cancel(d)
-        const startedAt = yield* Clock.currentTimeMillis
-        // Paused or disabled since the claim: the row waits with the rest of the backlog.
-        if (!receives(e)) return yield* release(d, startedAt)
-        if (d.leaseExpired && d.attempts > MAX_ATTEMPTS && e.retryAt === null) {
-          // The last attempt was claimed and never reported (its worker died): log it and give up.
-          return yield* atomically(
-            Effect.gen(function* () {
-              const applied = yield* store.finishDelivery({ ...d, status: "failed", dueAt: null, updatedAt: iso(startedAt) }, d.attempts)
-              if (applied) yield* store.insertAttempt({ ...(yield* abandoned(d, d.attempts - 1, startedAt)), nextRetryAt: null })
-            })
-          )
-        }
-        const result = yield* transport.send({ url: e.url, headers: signedHeaders(e, d.eventId, startedAt, d.body), body: d.body })
-        yield* record(d, e, startedAt, result)
-      }).pipe(traced("Webhooks.deliverOne", { attributes: { delivery: d.id, attempt: d.attempts } }))
+    const deliverOne = Effect.fnUntraced(function* (d: ClaimedDelivery) {
+      const e = yield* store.getEndpoint(d.agentId)
+      // Deleted or replaced since the event was queued: nothing to send.
+      if (!e || e.id !== d.endpointId) return yield* cancel(d)
+      const startedAt = yield* Clock.currentTimeMillis
+      // Paused or disabled since the claim: the row waits with the rest of the backlog.
+      if (!receives(e)) return yield* release(d, startedAt)
+      if (d.leaseExpired && d.attempts > MAX_ATTEMPTS && e.retryAt === null) {
+        // The last attempt was claimed and never reported (its worker died): log it and give up.
+        return yield* atomically(
+          Effect.gen(function* () {
+            const applied = yield* store.finishDelivery({ ...d, status: "failed", dueAt: null, updatedAt: iso(startedAt) }, d.attempts)
+            if (applied) yield* store.insertAttempt({ ...(yield* abandoned(d, d.attempts - 1, startedAt)), nextRetryAt: null })
+          })
+        )
+      }
+      const result = yield* transport.send({ url: e.url, headers: signedHeaders(e, d.eventId, startedAt, d.body), body: d.body })
+      yield* record(d, e, startedAt, result)
+    }, (effect, d) => traced("Webhooks.deliverOne", { attributes: { delivery: d.id, attempt: d.attempts } })(effect))
 
     /** Claims up to `limit` deliveries under a lease, fairly across endpoints, in one short transaction. */
     const claimDue = (limit: number = DELIVERY_BATCH) =>
@@ -564,12 +547,12 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
       deliverOne(d).pipe(Effect.catchTag("StorageUnavailable", (err) => Effect.logWarning(`webhooks: delivery ${d.id}: ${err.message}`)))
 
     /** Claims due deliveries and sends them concurrently; returns how many. */
-    const deliverDue = (limit: number = DELIVERY_BATCH) =>
-      Effect.gen(function* () {
-        const claimed = yield* claimDue(limit)
-        yield* Effect.forEach(claimed, deliver, { concurrency: "unbounded", discard: true })
-        return claimed.length
-      }).pipe(traced("Webhooks.deliverDue"))
+    const deliverDueBatch = Effect.fnUntraced(function* (limit: number) {
+      const claimed = yield* claimDue(limit)
+      yield* Effect.forEach(claimed, deliver, { concurrency: "unbounded", discard: true })
+      return claimed.length
+    }, traced("Webhooks.deliverDue"))
+    const deliverDue = (limit: number = DELIVERY_BATCH) => deliverDueBatch(limit)
 
     /** One deterministic step of the worker: fan out every new event, then deliver what is due. */
     const runOnce = Effect.gen(function* () {

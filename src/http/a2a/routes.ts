@@ -128,40 +128,39 @@ export const handleA2a = async (
   }
 }
 
-export const A2aRoutesLive = HttpRouter.use((router) =>
-  Effect.gen(function* () {
-    const post = Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const requestId = yield* currentRequestId
-      const keys = yield* Keys
-      // A2A-Version (absent: 1.0 assumed); another major version is refused as the spec asks.
-      const version = request.headers["a2a-version"]
-      if (version !== undefined && version.trim().split(".")[0] !== A2A_PROTOCOL_VERSION.split(".")[0]) {
-        return HttpServerResponse.jsonUnsafe(rpcError(null, A2aErrors.versionNotSupported, `A2A-Version ${version} is not supported; this agent speaks ${A2A_PROTOCOL_VERSION}`))
-      }
-      const key = presentedKey(request.headers.authorization, request.headers["x-api-key"])
-      const challenge = { "www-authenticate": `Bearer realm="agent-api", ApiKey realm="agent-api", header="X-API-Key"` }
-      if (key === undefined) return errorResponse(new Unauthorized({ message: "missing API key: send Authorization: Bearer <key> (or X-API-Key)" }), requestId, challenge)
-      const denied = yield* keys.authenticate(key).pipe(
-        Effect.as(undefined),
-        Effect.catch((e) => Effect.succeed(e))
-      )
-      if (denied) return errorResponse(denied, requestId, denied._tag === "Unauthorized" ? challenge : {})
-      const text = yield* request.text
-      let body: unknown
-      try {
-        body = JSON.parse(text)
-      } catch {
-        return HttpServerResponse.jsonUnsafe(rpcError(null, A2aErrors.parse, "request body is not valid JSON"))
-      }
-      const context = yield* Effect.context<never>()
-      const handler = HttpEffect.toWebHandler(router.asHttpEffect())
-      const dispatch = (inner: Request) => handler(inner, context)
-      // Each skill runs with the caller's key, in whichever header it came.
-      const credentials = { authorization: `Bearer ${key}` }
-      const answer = yield* Effect.promise(() => handleA2a(body, dispatch, credentials, requestId))
-      return HttpServerResponse.jsonUnsafe(answer, { headers: { "a2a-version": A2A_PROTOCOL_VERSION } })
-    })
-    yield* router.add("POST", A2A_ENDPOINT_PATH, post)
+export const A2aRoutesLive = HttpRouter.use(Effect.fnUntraced(function* (router) {
+  const post = Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const requestId = yield* currentRequestId
+    const keys = yield* Keys
+    // A2A-Version (absent: 1.0 assumed); another major version is refused as the spec asks.
+    const version = request.headers["a2a-version"]
+    if (version !== undefined && version.trim().split(".")[0] !== A2A_PROTOCOL_VERSION.split(".")[0]) {
+      return HttpServerResponse.jsonUnsafe(rpcError(null, A2aErrors.versionNotSupported, `A2A-Version ${version} is not supported; this agent speaks ${A2A_PROTOCOL_VERSION}`))
+    }
+    const key = presentedKey(request.headers.authorization, request.headers["x-api-key"])
+    const challenge = { "www-authenticate": `Bearer realm="agent-api", ApiKey realm="agent-api", header="X-API-Key"` }
+    if (key === undefined) return errorResponse(new Unauthorized({ message: "missing API key: send Authorization: Bearer <key> (or X-API-Key)" }), requestId, challenge)
+    const denied = yield* keys.authenticate(key).pipe(
+      Effect.as(undefined),
+      Effect.catch((e) => Effect.succeed(e))
+    )
+    if (denied) return errorResponse(denied, requestId, denied._tag === "Unauthorized" ? challenge : {})
+    const text = yield* request.text
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      return HttpServerResponse.jsonUnsafe(rpcError(null, A2aErrors.parse, "request body is not valid JSON"))
+    }
+    const context = yield* Effect.context<never>()
+    const handler = HttpEffect.toWebHandler(router.asHttpEffect())
+    const dispatch = (inner: Request) => handler(inner, context)
+    // Each skill runs with the caller's key, in whichever header it came.
+    const credentials = { authorization: `Bearer ${key}` }
+    const answer = yield* Effect.promise(() => handleA2a(body, dispatch, credentials, requestId))
+    return HttpServerResponse.jsonUnsafe(answer, { headers: { "a2a-version": A2A_PROTOCOL_VERSION } })
   })
+  yield* router.add("POST", A2A_ENDPOINT_PATH, post)
+})
 )

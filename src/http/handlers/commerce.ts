@@ -27,35 +27,34 @@ export const CommerceLive = HttpApiBuilder.group(Api, "commerce", (handlers) =>
     .handle("wallet", () => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.view(id))))
     .handle("updateWallet", ({ payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.updatePolicy(id, payload))))
     .handle("topup", ({ payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.topup(id, payload.amountCents))))
-    .handle("buy", ({ payload }) =>
-      Effect.gen(function* () {
-        const caller = yield* CurrentCaller
-        const commerce = yield* Commerce
-        const mpp = yield* Mpp
-        const { body, credential, credentialHeader } = yield* paymentContext
-        const buy = commerce.buy({ caller, serviceId: payload.serviceId, tierId: payload.tierId, input: payload.input, negotiationId: payload.negotiationId })
-        const offer = { serviceId: payload.serviceId, tierId: payload.tierId, body, credentialHeader }
-        // MPP: a short wallet answers a 402 with a challenge for this purchase; the credential of
-        // that challenge (after funding) pays the purchase, claimed in its own unit of work.
-        const outcome =
-          credential === undefined
-            ? Effect.map(
-                buy.pipe(Effect.catchTag("InsufficientCredits", (e) => Effect.flatMap(mpp.walletShort(caller, offer, e), Effect.fail))),
-                (purchase) => ({ purchase, receipt: undefined })
-              )
-            : mpp.payPurchase(caller, { ...offer, credential }, buy)
-        const { purchase, receipt } = yield* outcome.pipe(
-          Effect.tapError((e) =>
-            e._tag === "PolicyViolation"
-              ? securityEvent("policy.denied", { accountId: caller.accountId, agentId: caller.agentId, keyId: caller.keyId, reason: e.message })
-              : e._tag === "PaymentRequired"
-                ? challengeHeaders(e)
-                : Effect.void
-          )
+    .handle("buy", Effect.fnUntraced(function* ({ payload }) {
+      const caller = yield* CurrentCaller
+      const commerce = yield* Commerce
+      const mpp = yield* Mpp
+      const { body, credential, credentialHeader } = yield* paymentContext
+      const buy = commerce.buy({ caller, serviceId: payload.serviceId, tierId: payload.tierId, input: payload.input, negotiationId: payload.negotiationId })
+      const offer = { serviceId: payload.serviceId, tierId: payload.tierId, body, credentialHeader }
+      // MPP: a short wallet answers a 402 with a challenge for this purchase; the credential of
+      // that challenge (after funding) pays the purchase, claimed in its own unit of work.
+      const outcome =
+        credential === undefined
+          ? Effect.map(
+              buy.pipe(Effect.catchTag("InsufficientCredits", (e) => Effect.flatMap(mpp.walletShort(caller, offer, e), Effect.fail))),
+              (purchase) => ({ purchase, receipt: undefined })
+            )
+          : mpp.payPurchase(caller, { ...offer, credential }, buy)
+      const { purchase, receipt } = yield* outcome.pipe(
+        Effect.tapError((e) =>
+          e._tag === "PolicyViolation"
+            ? securityEvent("policy.denied", { accountId: caller.accountId, agentId: caller.agentId, keyId: caller.keyId, reason: e.message })
+            : e._tag === "PaymentRequired"
+              ? challengeHeaders(e)
+              : Effect.void
         )
-        if (receipt !== undefined) yield* receiptHeaders(receipt)
-        return purchase
-      })
+      )
+      if (receipt !== undefined) yield* receiptHeaders(receipt)
+      return purchase
+    })
     )
     .handle("approvals", ({ query: urlParams }) => Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.listApprovals(caller, urlParams.status, urlParams))))
     .handle("transactions", ({ query: urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.listTransactions(id, urlParams))))

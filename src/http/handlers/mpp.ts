@@ -42,16 +42,15 @@ export const MppLive = HttpApiBuilder.group(Api, "mpp", (handlers) =>
   handlers
     .handle("discovery", () => Effect.flatMap(Effect.zip(AppConfig, Mpp), ([config, mpp]) => Effect.succeed(mpp.discovery(config.baseUrl))))
     .handle("health", () => Effect.flatMap(Mpp, (mpp) => mpp.health))
-    .handle("invoke", ({ params: path, query: urlParams, payload }) =>
-      Effect.gen(function* () {
-        const caller = yield* CurrentCaller
-        const { body, credential, credentialHeader } = yield* paymentContext
-        const mpp = yield* Mpp
-        const result = yield* mpp
-          .invoke(caller, { serviceId: path.id, tierId: urlParams.tier, input: payload.input, body, credential, credentialHeader })
-          .pipe(Effect.tapErrorTag("PaymentRequired", challengeHeaders))
-        yield* receiptHeaders(result.receipt)
-        return result
-      })
+    .handle("invoke", Effect.fnUntraced(function* ({ params: path, query: urlParams, payload }) {
+      const caller = yield* CurrentCaller
+      const { body, credential, credentialHeader } = yield* paymentContext
+      const mpp = yield* Mpp
+      const result = yield* mpp
+        .invoke(caller, { serviceId: path.id, tierId: urlParams.tier, input: payload.input, body, credential, credentialHeader })
+        .pipe(Effect.tapErrorTag("PaymentRequired", challengeHeaders))
+      yield* receiptHeaders(result.receipt)
+      return result
+    })
     )
 )

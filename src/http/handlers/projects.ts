@@ -17,38 +17,33 @@ export const ProjectsLive = HttpApiBuilder.group(Api, "projects", (handlers) =>
     .handle("catalog", ({ query: urlParams }) => Effect.flatMap(Projects, (p) => p.listCatalog(urlParams)))
     .handle("catalogProject", ({ params: path }) => Effect.flatMap(Projects, (p) => p.getCatalogProject(path.id)))
     .handle("evaluate", ({ payload }) => Effect.flatMap(Projects, (p) => p.evaluate(payload.projectId)))
-    .handle("acquire", ({ payload }) =>
-      Effect.gen(function* () {
-        const { caller } = yield* callerAgent
-        const listing = yield* Effect.flatMap(Projects, (p) => p.getListing(payload.projectId))
-        const checkout = yield* Effect.flatMap(Payments, (p) =>
-          p.startAcquisition({ caller, projectId: listing.id, priceCents: listing.askingPriceCents, title: listing.name })
-        )
-        return { projectId: listing.id, priceCents: cents(listing.askingPriceCents), checkoutUrl: checkout.checkoutUrl, sessionId: checkout.sessionId }
-      })
+    .handle("acquire", Effect.fnUntraced(function* ({ payload }) {
+      const { caller } = yield* callerAgent
+      const listing = yield* Effect.flatMap(Projects, (p) => p.getListing(payload.projectId))
+      const checkout = yield* Effect.flatMap(Payments, (p) =>
+        p.startAcquisition({ caller, projectId: listing.id, priceCents: listing.askingPriceCents, title: listing.name })
+      )
+      return { projectId: listing.id, priceCents: cents(listing.askingPriceCents), checkoutUrl: checkout.checkoutUrl, sessionId: checkout.sessionId }
+    })
     )
-    .handle("create", ({ payload }) =>
-      Effect.gen(function* () {
-        const { caller, agentId } = yield* callerAgent
-        return yield* Effect.flatMap(Builder, (b) => b.create({ accountId: caller.accountId, agentId }, payload))
-      })
+    .handle("create", Effect.fnUntraced(function* ({ payload }) {
+      const { caller, agentId } = yield* callerAgent
+      return yield* Effect.flatMap(Builder, (b) => b.create({ accountId: caller.accountId, agentId }, payload))
+    })
     )
-    .handle("status", ({ params: path }) =>
-      Effect.gen(function* () {
-        const { agentId } = yield* callerAgent
-        return yield* Effect.flatMap(Builder, (b) => b.status(agentId, path.id))
-      })
+    .handle("status", Effect.fnUntraced(function* ({ params: path }) {
+      const { agentId } = yield* callerAgent
+      return yield* Effect.flatMap(Builder, (b) => b.status(agentId, path.id))
+    })
     )
-    .handle("session", ({ payload }) =>
-      Effect.gen(function* () {
-        const { caller } = yield* callerAgent
-        return yield* Effect.flatMap(Sessions, (s) => s.step(caller, payload))
-      })
+    .handle("session", Effect.fnUntraced(function* ({ payload }) {
+      const { caller } = yield* callerAgent
+      return yield* Effect.flatMap(Sessions, (s) => s.step(caller, payload))
+    })
     )
-    .handle("getSession", ({ params: path }) =>
-      Effect.gen(function* () {
-        const { agentId } = yield* callerAgent
-        return yield* Effect.flatMap(Sessions, (s) => s.get(agentId, path.id))
-      })
+    .handle("getSession", Effect.fnUntraced(function* ({ params: path }) {
+      const { agentId } = yield* callerAgent
+      return yield* Effect.flatMap(Sessions, (s) => s.get(agentId, path.id))
+    })
     )
 )

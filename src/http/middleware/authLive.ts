@@ -49,42 +49,35 @@ export const authenticateBearer = (authorization: string | undefined, permission
  * authenticateBearer with the services passed in (no per-request context copy on the hot path).
  * `apiKey`: the X-API-Key header, where the route accepts it (the agent REST API).
  */
-export const authenticateBearerWith = (
-  keys: Context.Service.Shape<typeof Keys>,
-  limiter: Context.Service.Shape<typeof RateLimiter>,
-  authorization: string | undefined,
-  permission: Permission | null | undefined,
-  apiKey?: string
-) =>
-  Effect.gen(function* () {
-    const key = presentedKey(authorization, apiKey)
-    if (key === undefined) {
-      yield* challenge("missing bearer token")
-      return yield* Effect.fail(
-        new Unauthorized({ message: "missing API key: send Authorization: Bearer <key> (or X-API-Key: <key> when Authorization carries a Payment credential)" })
-      )
-    }
-    const auth = yield* keys.authenticate(key).pipe(Effect.tapError((e) => (e._tag === "Unauthorized" ? challenge(e.message) : Effect.void)))
-    // Known from here on, even when the rate limit or the permission refuses the call: the access log names the agent.
-    yield* noteCaller(auth.caller)
-    const standing = yield* limiter.take(`key:${auth.key.id}`).pipe(
-      Effect.tapError((e) =>
-        e._tag === "RateLimited"
-          ? addHeaders({
-              "retry-after": String(e.retryAfterSeconds),
-              ...rateLimitHeaders((e as unknown as { standing: ReadonlyArray<WindowStanding> }).standing ?? [])
-            })
-          : Effect.void
-      )
+export const authenticateBearerWith = Effect.fnUntraced(function* (keys: Context.Service.Shape<typeof Keys>, limiter: Context.Service.Shape<typeof RateLimiter>, authorization: string | undefined, permission: Permission | null | undefined, apiKey?: string) {
+  const key = presentedKey(authorization, apiKey)
+  if (key === undefined) {
+    yield* challenge("missing bearer token")
+    return yield* Effect.fail(
+      new Unauthorized({ message: "missing API key: send Authorization: Bearer <key> (or X-API-Key: <key> when Authorization carries a Payment credential)" })
     )
-    yield* addHeaders(rateLimitHeaders(standing))
-    if (permission && !auth.caller.permissions.has(permission)) {
-      yield* securityEvent("access.denied", { accountId: auth.caller.accountId, agentId: auth.caller.agentId, keyId: auth.caller.keyId, permission })
-      return yield* Effect.fail(new Forbidden({ message: `this key lacks the ${permission} permission`, permission }))
-    }
-    const caller: Caller = { ...auth.caller, rateLimit: standing }
-    return caller
-  })
+  }
+  const auth = yield* keys.authenticate(key).pipe(Effect.tapError((e) => (e._tag === "Unauthorized" ? challenge(e.message) : Effect.void)))
+  // Known from here on, even when the rate limit or the permission refuses the call: the access log names the agent.
+  yield* noteCaller(auth.caller)
+  const standing = yield* limiter.take(`key:${auth.key.id}`).pipe(
+    Effect.tapError((e) =>
+      e._tag === "RateLimited"
+        ? addHeaders({
+            "retry-after": String(e.retryAfterSeconds),
+            ...rateLimitHeaders((e as unknown as { standing: ReadonlyArray<WindowStanding> }).standing ?? [])
+          })
+        : Effect.void
+    )
+  )
+  yield* addHeaders(rateLimitHeaders(standing))
+  if (permission && !auth.caller.permissions.has(permission)) {
+    yield* securityEvent("access.denied", { accountId: auth.caller.accountId, agentId: auth.caller.agentId, keyId: auth.caller.keyId, permission })
+    return yield* Effect.fail(new Forbidden({ message: `this key lacks the ${permission} permission`, permission }))
+  }
+  const caller: Caller = { ...auth.caller, rateLimit: standing }
+  return caller
+})
 
 export const AgentAuthLive = Layer.effect(
   AgentAuth,
@@ -94,26 +87,24 @@ export const AgentAuthLive = Layer.effect(
     return AgentAuth.of({
       // The raw header is re-read and checked (the security hands over an empty credential for a
       // missing or malformed header); the permission is the endpoint's own annotation.
-      bearer: (httpEffect, { endpoint, group }) =>
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const permission = Option.getOrElse(
-            Option.orElse(Context.getOption(endpoint.annotations, RequiredPermission), () => Context.getOption(group.annotations, RequiredPermission)),
-            () => null
-          )
-          const caller = yield* authenticateBearerWith(keys, limiter, request.headers.authorization, permission, request.headers["x-api-key"])
-          return yield* Effect.provideService(httpEffect, CurrentCaller, caller)
-        })
+      bearer: Effect.fnUntraced(function* (httpEffect, { endpoint, group }) {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const permission = Option.getOrElse(
+          Option.orElse(Context.getOption(endpoint.annotations, RequiredPermission), () => Context.getOption(group.annotations, RequiredPermission)),
+          () => null
+        )
+        const caller = yield* authenticateBearerWith(keys, limiter, request.headers.authorization, permission, request.headers["x-api-key"])
+        return yield* Effect.provideService(httpEffect, CurrentCaller, caller)
+      })
     })
   })
 )
 
-export const sessionCaller = (token: string) =>
-  Effect.gen(function* () {
-    const keys = yield* Keys
-    const account = yield* keys.sessionAccount(token)
-    return { accountId: account.id, agentId: undefined, keyId: undefined, permissions: new Set(), via: "session" } satisfies Caller
-  })
+export const sessionCaller = Effect.fnUntraced(function* (token: string) {
+  const keys = yield* Keys
+  const account = yield* keys.sessionAccount(token)
+  return { accountId: account.id, agentId: undefined, keyId: undefined, permissions: new Set(), via: "session" } satisfies Caller
+})
 
 export const DashboardAuthLive = Layer.effect(
   DashboardAuth,

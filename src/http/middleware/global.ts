@@ -227,7 +227,17 @@ const withIdempotency = <E, R>(
       errorResponse(new InvalidInput({ message: "Idempotency-Key must be 1 to 255 visible ASCII characters", field: "Idempotency-Key" }), requestId)
     )
   }
-  return Effect.gen(function* () {
+  return idempotent(idempotency, request, requestId, inner, key) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+}
+
+/** The body of withIdempotency, its generator function made once (not per request). */
+const idempotent = Effect.fnUntraced(function* (
+  idempotency: Context.Service.Shape<typeof Idempotency>,
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string,
+  inner: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, unknown>,
+  key: string
+) {
     const body = yield* request.text.pipe(Effect.option)
     if (Option.isNone(body)) return yield* inner
     const cookie = request.cookies[SESSION_COOKIE]
@@ -280,8 +290,7 @@ const withIdempotency = <E, R>(
       yield* Effect.sleep(WAIT_STEP_MS)
     }
     return errorResponse(new Conflict({ message: "a request with this Idempotency-Key is still in progress; retry later" }), requestId)
-  })
-}
+})
 
 /** Where a schema decode failed, as the one error body names it: the first issue's path and message. */
 const decodeFailure = (error: HttpApiError.HttpApiSchemaError): InvalidInput => {
@@ -370,82 +379,84 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
     const requestIdPrefix = `req_${randomBytes(6).toString("base64url")}`
     let requestCounter = 0
     const nextRequestId = () => `${requestIdPrefix}${(++requestCounter).toString(36)}`
-    return (httpEffect) =>
-      Effect.gen(function* () {
-        const startedNanos = yield* Clock.currentTimeNanos
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const note = newRequestNote()
-        // The router puts the matched route in the fiber's context only while the handler runs (and
-        // the wrappers below restore the context on the way out), so it is read right at the end of
-        // the routed effect, success or failure.
-        const routed = Effect.onExit(httpEffect, () =>
-          Effect.withFiber((fiber) => {
-            note.route = Context.getOrUndefined(fiber.context, HttpRouter.RouteContext)?.route.path
-            return Effect.void
-          })
-        )
-        const incoming = request.headers["x-request-id"]
-        const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : nextRequestId()
-        const length = Number(request.headers["content-length"] ?? "0")
-        const contentType = request.headers["content-type"]
-        let response: HttpServerResponse.HttpServerResponse
-        if (Number.isFinite(length) && length > config.maxBodyBytes) {
-          response = errorResponse(
-            new PayloadTooLarge({ message: `request body is ${length} bytes; the limit is ${config.maxBodyBytes}`, limitBytes: config.maxBodyBytes }),
-            requestId,
-            { connection: "close" }
-          )
-        } else if (/%00/i.test(request.url)) {
-          response = errorResponse(new InvalidInput({ message: NUL_MESSAGE }), requestId)
-        } else if (MUTATING.has(request.method) && request.headers["content-length"] === undefined && request.headers["transfer-encoding"] !== undefined) {
-          // A chunked body's size is only known by reading it: ask for a length instead, so the
-          // limit is checked before a byte is read.
-          response = errorResponse(
-            new LengthRequired({ message: "send the request body with a Content-Length header; chunked bodies are not accepted" }),
-            requestId,
-            { connection: "close" }
-          )
-        } else if (MUTATING.has(request.method) && request.url.startsWith("/api/") && crossSiteCookieWrite(request, config.baseUrl)) {
-          // A write authenticated by the session cookie alone must be the dashboard's own JSON call:
-          // a cross-site form (text/plain, urlencoded, multipart, even with an empty body) or another
-          // origin is refused before it reaches a handler (CSRF).
-          response = errorResponse(
-            new Forbidden({
-              message: "a write authenticated by the session cookie must be a JSON request (Content-Type: application/json) from the dashboard's own origin"
-            }),
-            requestId
-          )
-        } else if (MUTATING.has(request.method) && length > 0 && request.url.startsWith("/api/") && !isJsonMediaType(contentType)) {
-          // Every /api/ body is JSON; a form or text body would otherwise be read as no input at all.
-          response = errorResponse(
-            new UnsupportedMediaType({
-              message: `request bodies are JSON: send Content-Type: application/json (got ${JSON.stringify(contentType ?? "none")})`,
-              field: "Content-Type"
-            }),
-            requestId
-          )
-        } else {
-          // Failures are answered inside the idempotency wrapper, so a validation error is stored
-          // and replayed like any other first result.
-          const answered = withJsonGuard(request, requestId, routed).pipe(
-            Effect.catchCause((cause) => answerFailure(cause, request, requestId, config.maxBodyBytes, allowedMethods))
-          )
-          response = yield* withIdempotency(idempotency, request, requestId, answered).pipe(
-            Effect.catchCause((cause) => answerFailure(cause, request, requestId, config.maxBodyBytes, allowedMethods)),
-            Effect.provideService(currentRequestId, requestId),
-            Effect.provideService(currentRequestNote, note),
-            Effect.annotateLogs("requestId", requestId)
-          )
-          response = normaliseErrorBody(response, requestId, request.url.split("?")[0])
-        }
-        const durationMs = Math.round(Number((yield* Clock.currentTimeNanos) - startedNanos) / 1e5) / 10
-        yield* logRequest({ method: request.method, route: note.route, status: response.status, durationMs, requestId, agentId: note.agentId, accountId: note.accountId })
-        return HttpServerResponse.setHeaders(response, {
-          "x-request-id": requestId,
-          "x-content-type-options": "nosniff"
+    // The generator function is made once here, not per request: one made per call leaves old-space
+    // objects (its hidden class) pointing at young ones and promotes garbage (docs/performance.md, "Memory soak").
+    const handle = Effect.fnUntraced(function* (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>) {
+      const startedNanos = yield* Clock.currentTimeNanos
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const note = newRequestNote()
+      // The router puts the matched route in the fiber's context only while the handler runs (and
+      // the wrappers below restore the context on the way out), so it is read right at the end of
+      // the routed effect, success or failure.
+      const routed = Effect.onExit(httpEffect, () =>
+        Effect.withFiber((fiber) => {
+          note.route = Context.getOrUndefined(fiber.context, HttpRouter.RouteContext)?.route.path
+          return Effect.void
         })
-        // Every failure is answered above; the type keeps `unhandled` as the router's contract asks.
-      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled, HttpServerRequest.HttpServerRequest>
+      )
+      const incoming = request.headers["x-request-id"]
+      const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : nextRequestId()
+      const length = Number(request.headers["content-length"] ?? "0")
+      const contentType = request.headers["content-type"]
+      let response: HttpServerResponse.HttpServerResponse
+      if (Number.isFinite(length) && length > config.maxBodyBytes) {
+        response = errorResponse(
+          new PayloadTooLarge({ message: `request body is ${length} bytes; the limit is ${config.maxBodyBytes}`, limitBytes: config.maxBodyBytes }),
+          requestId,
+          { connection: "close" }
+        )
+      } else if (/%00/i.test(request.url)) {
+        response = errorResponse(new InvalidInput({ message: NUL_MESSAGE }), requestId)
+      } else if (MUTATING.has(request.method) && request.headers["content-length"] === undefined && request.headers["transfer-encoding"] !== undefined) {
+        // A chunked body's size is only known by reading it: ask for a length instead, so the
+        // limit is checked before a byte is read.
+        response = errorResponse(
+          new LengthRequired({ message: "send the request body with a Content-Length header; chunked bodies are not accepted" }),
+          requestId,
+          { connection: "close" }
+        )
+      } else if (MUTATING.has(request.method) && request.url.startsWith("/api/") && crossSiteCookieWrite(request, config.baseUrl)) {
+        // A write authenticated by the session cookie alone must be the dashboard's own JSON call:
+        // a cross-site form (text/plain, urlencoded, multipart, even with an empty body) or another
+        // origin is refused before it reaches a handler (CSRF).
+        response = errorResponse(
+          new Forbidden({
+            message: "a write authenticated by the session cookie must be a JSON request (Content-Type: application/json) from the dashboard's own origin"
+          }),
+          requestId
+        )
+      } else if (MUTATING.has(request.method) && length > 0 && request.url.startsWith("/api/") && !isJsonMediaType(contentType)) {
+        // Every /api/ body is JSON; a form or text body would otherwise be read as no input at all.
+        response = errorResponse(
+          new UnsupportedMediaType({
+            message: `request bodies are JSON: send Content-Type: application/json (got ${JSON.stringify(contentType ?? "none")})`,
+            field: "Content-Type"
+          }),
+          requestId
+        )
+      } else {
+        // Failures are answered inside the idempotency wrapper, so a validation error is stored
+        // and replayed like any other first result.
+        const answered = withJsonGuard(request, requestId, routed).pipe(
+          Effect.catchCause((cause) => answerFailure(cause, request, requestId, config.maxBodyBytes, allowedMethods))
+        )
+        response = yield* withIdempotency(idempotency, request, requestId, answered).pipe(
+          Effect.catchCause((cause) => answerFailure(cause, request, requestId, config.maxBodyBytes, allowedMethods)),
+          Effect.provideService(currentRequestId, requestId),
+          Effect.provideService(currentRequestNote, note),
+          Effect.annotateLogs("requestId", requestId)
+        )
+        response = normaliseErrorBody(response, requestId, request.url.split("?")[0])
+      }
+      const durationMs = Math.round(Number((yield* Clock.currentTimeNanos) - startedNanos) / 1e5) / 10
+      yield* logRequest({ method: request.method, route: note.route, status: response.status, durationMs, requestId, agentId: note.agentId, accountId: note.accountId })
+      return HttpServerResponse.setHeaders(response, {
+        "x-request-id": requestId,
+        "x-content-type-options": "nosniff"
+      })
+    })
+    // Every failure is answered above; the type keeps `unhandled` as the router's contract asks.
+    return (httpEffect) => handle(httpEffect) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled, HttpServerRequest.HttpServerRequest>
   }),
   { global: true }
 )

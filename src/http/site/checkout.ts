@@ -185,22 +185,20 @@ const fakeRoutes = [
   HttpRouter.route(
     "GET",
     "/checkout/fake/:sessionId",
-    withSession((id) =>
-      Effect.gen(function* () {
-        const view = yield* Effect.flatMap(FakeCheckout, (page) => page.view(id))
-        yield* deliver(view.delivery)
-        return html(fakePage(view.session), 200, checkoutCsp(view.session))
-      })
+    withSession(Effect.fnUntraced(function* (id) {
+      const view = yield* Effect.flatMap(FakeCheckout, (page) => page.view(id))
+      yield* deliver(view.delivery)
+      return html(fakePage(view.session), 200, checkoutCsp(view.session))
+    })
     )
   ),
   HttpRouter.route(
     "POST",
     "/checkout/fake/:sessionId/pay",
-    withSession((id) =>
-      Effect.gen(function* () {
-        const failure = yield* requestedFailure
-        return yield* redirect(yield* Effect.flatMap(FakeCheckout, (page) => page.pay(id, { failure })))
-      })
+    withSession(Effect.fnUntraced(function* (id) {
+      const failure = yield* requestedFailure
+      return yield* redirect(yield* Effect.flatMap(FakeCheckout, (page) => page.pay(id, { failure })))
+    })
     )
   ),
   HttpRouter.route(
@@ -212,12 +210,11 @@ const fakeRoutes = [
   HttpRouter.route(
     "POST",
     "/checkout/fake/:sessionId/renew",
-    asJsonApi((id) =>
-      Effect.gen(function* () {
-        const requester = yield* requesterOf
-        if (requester === undefined) return yield* Effect.fail(credentialsNeeded)
-        return yield* redirect(yield* Effect.flatMap(FakeCheckout, (page) => page.renew(id, requester)))
-      })
+    asJsonApi(Effect.fnUntraced(function* (id) {
+      const requester = yield* requesterOf
+      if (requester === undefined) return yield* Effect.fail(credentialsNeeded)
+      return yield* redirect(yield* Effect.flatMap(FakeCheckout, (page) => page.renew(id, requester)))
+    })
     )
   ),
   // Every signed event the fake sent for a session (body + Stripe-Signature), to replay with curl:
@@ -225,45 +222,43 @@ const fakeRoutes = [
   HttpRouter.route(
     "GET",
     "/checkout/fake/:sessionId/events",
-    asJsonApi((id) =>
-      Effect.gen(function* () {
-        const deliveries = yield* Effect.flatMap(FakeCheckout, (page) => Effect.flatMap(requesterOf, (requester) => page.deliveries(id, requester)))
-        return HttpServerResponse.jsonUnsafe({ data: deliveries }, { headers: { "cache-control": "no-store" } })
-      })
+    asJsonApi(Effect.fnUntraced(function* (id) {
+      const deliveries = yield* Effect.flatMap(FakeCheckout, (page) => Effect.flatMap(requesterOf, (requester) => page.deliveries(id, requester)))
+      return HttpServerResponse.jsonUnsafe({ data: deliveries }, { headers: { "cache-control": "no-store" } })
+    })
     )
   )
 ]
 
-const returnPage = (kind: "success" | "cancelled") =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const id = new URL(request.url, "http://x").searchParams.get("session_id") ?? ""
-    if (!SESSION_ID.test(id)) return notFoundPage("missing or malformed session_id")
-    const view = yield* Effect.flatMap(Payments, (p) => p.checkoutView(id)).pipe(Effect.result)
-    if (view._tag === "Failure") return view.failure._tag === "NotFound" ? notFoundPage(view.failure.message) : html(layout("Checkout", "<p>Try again shortly.</p>"), 503)
-    const c = view.success
-    const line =
-      c.status === "paid"
-        ? "Payment received. Thank you!"
-        : c.status === "pending"
-          ? kind === "success"
-            ? "Payment submitted; waiting for the processor's confirmation…"
-            : "The checkout was left without paying."
-          : c.status === "failed"
-            ? "The payment failed."
-            : "The checkout expired or was cancelled."
-    return html(
-      layout(
-        "Checkout",
-        `<h1>${escapeHtml(c.description)}</h1>
+const returnPage = Effect.fnUntraced(function* (kind: "success" | "cancelled") {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const id = new URL(request.url, "http://x").searchParams.get("session_id") ?? ""
+  if (!SESSION_ID.test(id)) return notFoundPage("missing or malformed session_id")
+  const view = yield* Effect.flatMap(Payments, (p) => p.checkoutView(id)).pipe(Effect.result)
+  if (view._tag === "Failure") return view.failure._tag === "NotFound" ? notFoundPage(view.failure.message) : html(layout("Checkout", "<p>Try again shortly.</p>"), 503)
+  const c = view.success
+  const line =
+    c.status === "paid"
+      ? "Payment received. Thank you!"
+      : c.status === "pending"
+        ? kind === "success"
+          ? "Payment submitted; waiting for the processor's confirmation…"
+          : "The checkout was left without paying."
+        : c.status === "failed"
+          ? "The payment failed."
+          : "The checkout expired or was cancelled."
+  return html(
+    layout(
+      "Checkout",
+      `<h1>${escapeHtml(c.description)}</h1>
 <div class="amount">${escapeHtml(formatAmount(c.amountCents, c.currency))}</div>
 <p class="status" data-status="${c.status}">${line}</p>
 <p class="muted">Checkout session <code>${escapeHtml(c.sessionId)}</code> — status <code>${c.status}</code>.
 ${c.purpose === "knowledge" ? "Check it any time with <code>GET /api/trpc/publicApi.purchaseStatus</code>." : ""}</p>`,
-        c.status === "pending" && kind === "success" ? { refreshSeconds: 3 } : {}
-      )
+      c.status === "pending" && kind === "success" ? { refreshSeconds: 3 } : {}
     )
-  })
+  )
+})
 
 export const CheckoutRoutesLive = Layer.mergeAll(
   HttpRouter.addAll(fakeRoutes),

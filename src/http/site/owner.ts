@@ -121,21 +121,20 @@ const TxFilters = Schema.Struct({
 type TxFilters = typeof TxFilters.Type
 
 /** The page's query: empty values are absent (a filter form sends every field); bad values are 400 naming the field. */
-const filtersOf = (url: string) =>
-  Effect.gen(function* () {
-    const q = new URL(url, "http://x").searchParams
-    const raw: Record<string, string> = {}
-    for (const k of ["status", "role", "from", "to", "cursor"]) {
-      const v = q.get(k)
-      if (v !== null && v !== "") raw[k] = v
-    }
-    return yield* Schema.decodeUnknownEffect(TxFilters)(raw).pipe(
-      Effect.mapError((e) => {
-        const { path, message } = firstSchemaIssue(e)
-        return new InvalidInput({ message: `${path ?? "query"}: ${message}`, field: path ?? "query" })
-      })
-    )
-  })
+const filtersOf = Effect.fnUntraced(function* (url: string) {
+  const q = new URL(url, "http://x").searchParams
+  const raw: Record<string, string> = {}
+  for (const k of ["status", "role", "from", "to", "cursor"]) {
+    const v = q.get(k)
+    if (v !== null && v !== "") raw[k] = v
+  }
+  return yield* Schema.decodeUnknownEffect(TxFilters)(raw).pipe(
+    Effect.mapError((e) => {
+      const { path, message } = firstSchemaIssue(e)
+      return new InvalidInput({ message: `${path ?? "query"}: ${message}`, field: path ?? "query" })
+    })
+  )
+})
 
 interface AgentPageData {
   readonly agent: Agent
@@ -155,40 +154,39 @@ const pendingFor = (caller: Caller, agentId: string) =>
     (r) => r.data.filter((a) => a.agentId === agentId)
   )
 
-const agentPageData = (caller: Caller, agentId: string, filters: TxFilters) =>
-  Effect.gen(function* () {
-    const agent = yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, agentId))
-    const config = yield* AppConfig
-    const [wallet, pending, transactions, usage, reputation, disputes] = yield* Effect.all(
-      [
-        Effect.flatMap(Wallet, (w) => w.view(agentId)),
-        pendingFor(caller, agentId),
-        Effect.flatMap(Commerce, (c) =>
-          c.listTransactions(agentId, {
-            ...filters,
-            ...(filters.from ? { from: `${filters.from}T00:00:00.000Z` } : {}),
-            ...(filters.to ? { to: `${filters.to}T23:59:59.999Z` } : {}),
-            limit: 20
-          })
-        ),
-        Effect.flatMap(Reputation, (r) => r.usage(agentId, CHART_DAYS)),
-        Effect.flatMap(Reputation, (r) => r.reputationOf(agentId)),
-        Effect.flatMap(Disputes, (d) => d.list(agentId))
-      ],
-      { concurrency: 1 }
-    )
-    return {
-      agent,
-      wallet,
-      pending,
-      transactions,
-      filters,
-      byDay: usage.byDay,
-      reputation: { score: reputation.score, band: reputation.band },
-      disputes: disputes.data,
-      payments: config.payments
-    } satisfies AgentPageData
-  })
+const agentPageData = Effect.fnUntraced(function* (caller: Caller, agentId: string, filters: TxFilters) {
+  const agent = yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, agentId))
+  const config = yield* AppConfig
+  const [wallet, pending, transactions, usage, reputation, disputes] = yield* Effect.all(
+    [
+      Effect.flatMap(Wallet, (w) => w.view(agentId)),
+      pendingFor(caller, agentId),
+      Effect.flatMap(Commerce, (c) =>
+        c.listTransactions(agentId, {
+          ...filters,
+          ...(filters.from ? { from: `${filters.from}T00:00:00.000Z` } : {}),
+          ...(filters.to ? { to: `${filters.to}T23:59:59.999Z` } : {}),
+          limit: 20
+        })
+      ),
+      Effect.flatMap(Reputation, (r) => r.usage(agentId, CHART_DAYS)),
+      Effect.flatMap(Reputation, (r) => r.reputationOf(agentId)),
+      Effect.flatMap(Disputes, (d) => d.list(agentId))
+    ],
+    { concurrency: 1 }
+  )
+  return {
+    agent,
+    wallet,
+    pending,
+    transactions,
+    filters,
+    byDay: usage.byDay,
+    reputation: { score: reputation.score, band: reputation.band },
+    disputes: disputes.data,
+    payments: config.payments
+  } satisfies AgentPageData
+})
 
 // ---------------------------------------------------------------------------------------------
 // Rendering
@@ -466,12 +464,11 @@ const errorPage = (status: number, message: string) =>
 const toSignIn = HttpServerResponse.empty({ status: 303, headers: { location: "/agent-dashboard", "cache-control": "no-store" } })
 
 /** Renders the agent page (status and message given), or an error page when even that cannot be read. */
-const agentPage = (caller: Caller, agentId: string, filters: TxFilters, message: { readonly notice?: string; readonly error?: string }, status = 200) =>
-  Effect.gen(function* () {
-    const data = yield* agentPageData(caller, agentId, filters)
-    const now = yield* Clock.currentTimeMillis
-    return html(renderAgentPage(data, message, now), status, yield* formTargetsOf)
-  })
+const agentPage = Effect.fnUntraced(function* (caller: Caller, agentId: string, filters: TxFilters, message: { readonly notice?: string; readonly error?: string }, status = 200) {
+  const data = yield* agentPageData(caller, agentId, filters)
+  const now = yield* Clock.currentTimeMillis
+  return html(renderAgentPage(data, message, now), status, yield* formTargetsOf)
+})
 
 /** Runs a page handler: signed-out → the sign-in page; a typed failure → a page with its status and message. */
 const page = <E extends { readonly _tag: string; readonly message?: string }, R>(
@@ -505,29 +502,28 @@ const backTo = (agentId: string, done: keyof typeof NOTICES, anchor: string) =>
   HttpServerResponse.empty({ status: 303, headers: { location: `${agentPath(agentId)}?done=${done}#${anchor}`, "cache-control": "no-store" } })
 
 /** The policy form, decoded into the same body `PATCH /api/dashboard/commerce/wallets/:agentId` takes. */
-const policyBody = (form: URLSearchParams) =>
-  Effect.gen(function* () {
-    const body = {
-      perTransactionLimitCents: yield* parseDollars("perTransactionLimit", form.get("perTransactionLimit"), null),
-      dailyLimitCents: yield* parseDollars("dailyLimit", form.get("dailyLimit"), null),
-      monthlyLimitCents: yield* parseDollars("monthlyLimit", form.get("monthlyLimit"), null),
-      approvalThresholdCents: yield* parseDollars("approvalThreshold", form.get("approvalThreshold"), undefined),
-      autonomyLevel: form.get("autonomyLevel") ?? undefined,
-      allowedCategories: list(form.get("allowedCategories")),
-      allowedSellers: list(form.get("allowedSellers")),
-      autoRecharge: {
-        enabled: form.get("autoRechargeEnabled") === "on",
-        thresholdCents: yield* parseDollars("autoRechargeThreshold", form.get("autoRechargeThreshold"), undefined),
-        amountCents: yield* parseDollars("autoRechargeAmount", form.get("autoRechargeAmount"), undefined)
-      }
+const policyBody = Effect.fnUntraced(function* (form: URLSearchParams) {
+  const body = {
+    perTransactionLimitCents: yield* parseDollars("perTransactionLimit", form.get("perTransactionLimit"), null),
+    dailyLimitCents: yield* parseDollars("dailyLimit", form.get("dailyLimit"), null),
+    monthlyLimitCents: yield* parseDollars("monthlyLimit", form.get("monthlyLimit"), null),
+    approvalThresholdCents: yield* parseDollars("approvalThreshold", form.get("approvalThreshold"), undefined),
+    autonomyLevel: form.get("autonomyLevel") ?? undefined,
+    allowedCategories: list(form.get("allowedCategories")),
+    allowedSellers: list(form.get("allowedSellers")),
+    autoRecharge: {
+      enabled: form.get("autoRechargeEnabled") === "on",
+      thresholdCents: yield* parseDollars("autoRechargeThreshold", form.get("autoRechargeThreshold"), undefined),
+      amountCents: yield* parseDollars("autoRechargeAmount", form.get("autoRechargeAmount"), undefined)
     }
-    return yield* Schema.decodeUnknownEffect(UpdateWalletBody)(body).pipe(
-      Effect.mapError((e) => {
-        const { path, message } = firstSchemaIssue(e)
-        return new InvalidInput({ message: `${path ?? "policy"}: ${message}`, field: path ?? "policy" })
-      })
-    )
-  })
+  }
+  return yield* Schema.decodeUnknownEffect(UpdateWalletBody)(body).pipe(
+    Effect.mapError((e) => {
+      const { path, message } = firstSchemaIssue(e)
+      return new InvalidInput({ message: `${path ?? "policy"}: ${message}`, field: path ?? "policy" })
+    })
+  )
+})
 
 /**
  * Polls the approvals endpoint and adds rows for new approvals (DOM APIs and textContent only,
@@ -642,39 +638,36 @@ export const OwnerRoutesLive = HttpRouter.addAll([
   HttpRouter.route(
     "POST",
     `${OWNER_PREFIX}/:agentId/policy`,
-    formAction((_caller, agentId, form) =>
-      Effect.gen(function* () {
-        const body = yield* policyBody(form)
-        yield* Effect.flatMap(Wallet, (w) => w.updatePolicy(agentId, body, { byOwner: true }))
-        return backTo(agentId, "policy", "policy")
-      })
+    formAction(Effect.fnUntraced(function* (_caller, agentId, form) {
+      const body = yield* policyBody(form)
+      yield* Effect.flatMap(Wallet, (w) => w.updatePolicy(agentId, body, { byOwner: true }))
+      return backTo(agentId, "policy", "policy")
+    })
     )
   ),
   HttpRouter.route(
     "POST",
     `${OWNER_PREFIX}/:agentId/topup`,
-    formAction((_caller, agentId, form) =>
-      Effect.gen(function* () {
-        const amountCents = yield* parseDollars("amount", form.get("amount"), 0)
-        const checkout = yield* Effect.flatMap(Payments, (p) => p.startRecharge({ agentId, amountCents }))
-        // To the processor's page (the fake's, or Stripe's); it returns to /checkout/success.
-        return HttpServerResponse.empty({ status: 303, headers: { location: checkout.checkoutUrl, "cache-control": "no-store" } })
-      })
+    formAction(Effect.fnUntraced(function* (_caller, agentId, form) {
+      const amountCents = yield* parseDollars("amount", form.get("amount"), 0)
+      const checkout = yield* Effect.flatMap(Payments, (p) => p.startRecharge({ agentId, amountCents }))
+      // To the processor's page (the fake's, or Stripe's); it returns to /checkout/success.
+      return HttpServerResponse.empty({ status: 303, headers: { location: checkout.checkoutUrl, "cache-control": "no-store" } })
+    })
     )
   ),
   HttpRouter.route(
     "POST",
     `${OWNER_PREFIX}/:agentId/approvals/:approvalId/:decision`,
-    formAction((caller, agentId, _form) =>
-      Effect.gen(function* () {
-        const decision = yield* param("decision")
-        const approvalId = yield* param("approvalId")
-        if (decision !== "approve" && decision !== "decline") {
-          return yield* Effect.fail(new InvalidInput({ message: "decision: must be approve or decline", field: "decision" }))
-        }
-        const decided = yield* Effect.flatMap(Commerce, (c) => (decision === "approve" ? c.approve(caller, approvalId) : c.decline(caller, approvalId)))
-        return backTo(decided.approval.agentId, decision === "approve" ? "approved" : "declined", decision === "approve" ? "transactions" : "approvals")
-      })
+    formAction(Effect.fnUntraced(function* (caller, agentId, _form) {
+      const decision = yield* param("decision")
+      const approvalId = yield* param("approvalId")
+      if (decision !== "approve" && decision !== "decline") {
+        return yield* Effect.fail(new InvalidInput({ message: "decision: must be approve or decline", field: "decision" }))
+      }
+      const decided = yield* Effect.flatMap(Commerce, (c) => (decision === "approve" ? c.approve(caller, approvalId) : c.decline(caller, approvalId)))
+      return backTo(decided.approval.agentId, decision === "approve" ? "approved" : "declined", decision === "approve" ? "transactions" : "approvals")
+    })
     )
   ),
   HttpRouter.route(

@@ -112,7 +112,16 @@ const callOne = <P extends Table>(
   rawInput: unknown,
   request: HttpServerRequest.HttpServerRequest
 ): Effect.Effect<Outcome, never, TableContext<P> | ProcedureAuth> =>
-  Effect.gen(function* () {
+  callOneBody(procedures, path, method, rawInput, request) as Effect.Effect<Outcome, never, TableContext<P> | ProcedureAuth>
+
+/** callOne's body, its generator function made once (docs/effect4.md). */
+const callOneBody = Effect.fnUntraced(function* (
+  procedures: Table,
+  path: string,
+  method: string,
+  rawInput: unknown,
+  request: HttpServerRequest.HttpServerRequest
+) {
     const procedure = Object.hasOwn(procedures, path) ? procedures[path] : undefined
     if (!procedure) return errorOutcome(404, `No procedure found on path "${path}"`, path)
     const expected = procedure.type === "query" ? "GET" : "POST"
@@ -139,53 +148,52 @@ const callOne = <P extends Table>(
       Effect.catchDefect((defect) =>
         Effect.logError("procedure defect", defect).pipe(Effect.as(errorOutcome(500, "internal error", path)))
       )
-    ) as Effect.Effect<Outcome, never, TableContext<P>>
+    ) as Effect.Effect<Outcome, never, TableContext<Table>>
   })
 
 const respond = (status: number, body: unknown) => HttpServerResponse.jsonUnsafe(body, { status })
 
 /** The handler for every `/api/trpc/...` request. */
-export const trpcHandler = <P extends Table>(procedures: P) =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const url = new URL(request.url, "http://x")
-    const pathPart = decodeURIComponent(url.pathname.startsWith(PREFIX) ? url.pathname.slice(PREFIX.length) : "")
-    const isBatch = url.searchParams.get("batch") === "1"
-    const paths = isBatch ? pathPart.split(",") : [pathPart]
-    const method = request.method === "HEAD" ? "GET" : request.method
+export const trpcHandler = Effect.fnUntraced(function* <P extends Table>(procedures: P) {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const url = new URL(request.url, "http://x")
+  const pathPart = decodeURIComponent(url.pathname.startsWith(PREFIX) ? url.pathname.slice(PREFIX.length) : "")
+  const isBatch = url.searchParams.get("batch") === "1"
+  const paths = isBatch ? pathPart.split(",") : [pathPart]
+  const method = request.method === "HEAD" ? "GET" : request.method
 
-    // Inputs: GET ?input=<json>, POST body <json>; batches key them "0", "1", …
-    let raw: unknown = undefined
-    if (method === "GET") {
-      const q = url.searchParams.get("input")
-      if (q !== null) {
-        const parsed = parseJson(q)
-        if (!parsed.ok) return respond(400, errorOutcome(400, "input is not valid JSON", paths[0], { field: "input" }).body)
-        raw = parsed.value
-      }
-    } else if (method === "POST") {
-      const text = yield* request.text.pipe(Effect.orElseSucceed(() => ""))
-      if (text.trim() !== "") {
-        const parsed = parseJson(text)
-        if (!parsed.ok) return respond(400, errorOutcome(400, "body is not valid JSON", paths[0]).body)
-        raw = parsed.value
-      }
-    } else {
-      return respond(405, errorOutcome(405, `Unsupported ${method}-request`, paths[0]).body)
+  // Inputs: GET ?input=<json>, POST body <json>; batches key them "0", "1", …
+  let raw: unknown = undefined
+  if (method === "GET") {
+    const q = url.searchParams.get("input")
+    if (q !== null) {
+      const parsed = parseJson(q)
+      if (!parsed.ok) return respond(400, errorOutcome(400, "input is not valid JSON", paths[0], { field: "input" }).body)
+      raw = parsed.value
     }
+  } else if (method === "POST") {
+    const text = yield* request.text.pipe(Effect.orElseSucceed(() => ""))
+    if (text.trim() !== "") {
+      const parsed = parseJson(text)
+      if (!parsed.ok) return respond(400, errorOutcome(400, "body is not valid JSON", paths[0]).body)
+      raw = parsed.value
+    }
+  } else {
+    return respond(405, errorOutcome(405, `Unsupported ${method}-request`, paths[0]).body)
+  }
 
-    if (!isBatch) {
-      const outcome = yield* callOne(procedures, paths[0], method, raw, request)
-      return respond(outcome.status, outcome.body)
-    }
-    const inputs = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>
-    const outcomes = yield* Effect.forEach(paths, (p, i) => callOne(procedures, p, method, inputs[String(i)], request), {
-      concurrency: "unbounded"
-    })
-    const statuses = new Set(outcomes.map((o) => o.status))
-    const status = statuses.size === 1 ? outcomes[0].status : 207
-    return respond(status, outcomes.map((o) => o.body))
+  if (!isBatch) {
+    const outcome = yield* callOne(procedures, paths[0], method, raw, request)
+    return respond(outcome.status, outcome.body)
+  }
+  const inputs = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>
+  const outcomes = yield* Effect.forEach(paths, (p, i) => callOne(procedures, p, method, inputs[String(i)], request), {
+    concurrency: "unbounded"
   })
+  const statuses = new Set(outcomes.map((o) => o.status))
+  const status = statuses.size === 1 ? outcomes[0].status : 207
+  return respond(status, outcomes.map((o) => o.body))
+})
 
 /** Router layer: every method under /api/trpc/*. */
 export const trpcRoutes = <P extends Table>(procedures: P) =>

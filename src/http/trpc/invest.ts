@@ -13,20 +13,19 @@ import { authenticated, mutation, query, type Procedure } from "./procedure.js"
 const AsAgent = Schema.Struct({ agentId: Schema.optional(AgentId) })
 
 /** The agent a call acts for: the key's agent, or (for a session) the named agent of the account. */
-const actingAgent = (caller: Caller, agentId: string | undefined) =>
-  Effect.gen(function* () {
-    if (caller.agentId !== undefined) {
-      if (agentId !== undefined && agentId !== caller.agentId) {
-        return yield* Effect.fail(new InvalidInput({ message: "agentId: a key acts only as its own agent", field: "agentId" }))
-      }
-      return caller.agentId
+const actingAgent = Effect.fnUntraced(function* (caller: Caller, agentId: string | undefined) {
+  if (caller.agentId !== undefined) {
+    if (agentId !== undefined && agentId !== caller.agentId) {
+      return yield* Effect.fail(new InvalidInput({ message: "agentId: a key acts only as its own agent", field: "agentId" }))
     }
-    if (agentId === undefined) {
-      return yield* Effect.fail(new InvalidInput({ message: "agentId: a dashboard session must name one of its agents", field: "agentId" }))
-    }
-    const agent = yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, agentId))
-    return agent.id
-  })
+    return caller.agentId
+  }
+  if (agentId === undefined) {
+    return yield* Effect.fail(new InvalidInput({ message: "agentId: a dashboard session must name one of its agents", field: "agentId" }))
+  }
+  const agent = yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, agentId))
+  return agent.id
+})
 
 export const investProcedures = {
   "invest.invest": mutation({
@@ -34,38 +33,35 @@ export const investProcedures = {
     access: authenticated("invest"),
     output: InvestmentResponse,
     input: Schema.Struct({ ...InvestBody.fields, ...AsAgent.fields }),
-    handler: ({ agentId, ...body }) =>
-      Effect.gen(function* () {
-        const caller = yield* CurrentCaller
-        const acting = yield* actingAgent(caller, agentId)
-        return yield* Effect.flatMap(Invest, (i) => i.invest(acting, body))
-      })
+    handler: Effect.fnUntraced(function* ({ agentId, ...body }) {
+      const caller = yield* CurrentCaller
+      const acting = yield* actingAgent(caller, agentId)
+      return yield* Effect.flatMap(Invest, (i) => i.invest(acting, body))
+    })
   }),
   "invest.vote": mutation({
     description: "Vote on a governance proposal (top 10 holders at its snapshot; one vote each)",
     access: authenticated("invest"),
     output: VoteResponse,
     input: Schema.Struct({ ...VoteBody.fields, ...AsAgent.fields }),
-    handler: ({ agentId, ...body }) =>
-      Effect.gen(function* () {
-        const caller = yield* CurrentCaller
-        const acting = yield* actingAgent(caller, agentId)
-        return yield* Effect.flatMap(Invest, (i) => i.vote(acting, body))
-      })
+    handler: Effect.fnUntraced(function* ({ agentId, ...body }) {
+      const caller = yield* CurrentCaller
+      const acting = yield* actingAgent(caller, agentId)
+      return yield* Effect.flatMap(Invest, (i) => i.vote(acting, body))
+    })
   }),
   "portfolio.holdings": query({
     description: "Token holdings of the calling agent (a session: of every agent of the account, or the one named)",
     access: authenticated(),
     output: HoldingsResponse,
     input: Schema.UndefinedOr(AsAgent),
-    handler: (input) =>
-      Effect.gen(function* () {
-        const caller = yield* CurrentCaller
-        const agentIds =
-          caller.agentId !== undefined || input?.agentId !== undefined
-            ? [yield* actingAgent(caller, input?.agentId)]
-            : (yield* Effect.flatMap(Keys, (k) => k.listAgents(caller.accountId))).map((a) => a.id)
-        return yield* Effect.flatMap(Invest, (i) => i.holdings(agentIds))
-      })
+    handler: Effect.fnUntraced(function* (input) {
+      const caller = yield* CurrentCaller
+      const agentIds =
+        caller.agentId !== undefined || input?.agentId !== undefined
+          ? [yield* actingAgent(caller, input?.agentId)]
+          : (yield* Effect.flatMap(Keys, (k) => k.listAgents(caller.accountId))).map((a) => a.id)
+      return yield* Effect.flatMap(Invest, (i) => i.holdings(agentIds))
+    })
   })
 } satisfies Record<string, Procedure<Invest | Keys | CurrentCaller | Transactor>>

@@ -17,13 +17,12 @@ export const paymentProcedures = {
     access: authenticated(),
     output: CheckoutStarted,
     input: CreateSubscriptionCheckoutInput,
-    handler: (input) =>
-      Effect.gen(function* () {
-        const caller = yield* CurrentCaller
-        // A key's requests are already rate-limited; a dashboard session's checkouts count as anonymous writes.
-        if (caller.via === "session") yield* limitAnonymousWrite
-        return yield* Effect.flatMap(Payments, (p) => p.createSubscriptionCheckout(caller, input))
-      })
+    handler: Effect.fnUntraced(function* (input) {
+      const caller = yield* CurrentCaller
+      // A key's requests are already rate-limited; a dashboard session's checkouts count as anonymous writes.
+      if (caller.via === "session") yield* limitAnonymousWrite
+      return yield* Effect.flatMap(Payments, (p) => p.createSubscriptionCheckout(caller, input))
+    })
   }),
   "publicApi.purchaseAccess": mutation({
     description: "Buy access to a knowledge product: returns the hosted checkout address and its session id",

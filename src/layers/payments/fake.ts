@@ -59,22 +59,21 @@ export const FakeProcessorLive = Layer.effectContext(
       })
 
     /** Builds, signs and records one event, exactly as Stripe would send it. */
-    const emit = (sessionId: string, type: string, object: object) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const createdSeconds = Math.floor(now / 1000)
-        const payload = JSON.stringify(eventEnvelope({ id: yield* ids.make("evt"), type, createdSeconds, object }))
-        const delivery: FakeDelivery = {
-          eventId: (JSON.parse(payload) as { id: string }).id,
-          sessionId,
-          type,
-          payload,
-          signatureHeader: signPayload(payload, secret, createdSeconds),
-          createdAt: new Date(now).toISOString()
-        }
-        yield* store.insertDelivery(delivery)
-        return delivery
-      })
+    const emit = Effect.fnUntraced(function* (sessionId: string, type: string, object: object) {
+      const now = yield* Clock.currentTimeMillis
+      const createdSeconds = Math.floor(now / 1000)
+      const payload = JSON.stringify(eventEnvelope({ id: yield* ids.make("evt"), type, createdSeconds, object }))
+      const delivery: FakeDelivery = {
+        eventId: (JSON.parse(payload) as { id: string }).id,
+        sessionId,
+        type,
+        payload,
+        signatureHeader: signPayload(payload, secret, createdSeconds),
+        createdAt: new Date(now).toISOString()
+      }
+      yield* store.insertDelivery(delivery)
+      return delivery
+    })
 
     const periodMs = config.fakeBillingPeriodSeconds * 1000
     /** A session opened for an account belongs to it; an anonymous one to nobody in particular. */
@@ -84,19 +83,18 @@ export const FakeProcessorLive = Layer.effectContext(
     const notFound = (id: string) => new NotFound({ message: `checkout session ${id} not found`, resource: "checkoutSession", id })
 
     /** Locks the session; an open one past its expiry is expired first (with its event). */
-    const load = (id: string) =>
-      Effect.gen(function* () {
-        const session = yield* store.lockSession(id)
-        if (!session) return yield* Effect.fail(notFound(id))
-        const now = yield* Clock.currentTimeMillis
-        if (session.status === "open" && Date.parse(session.expiresAt) <= now) {
-          const expired: FakeSession = { ...session, status: "expired", completedAt: new Date(now).toISOString() }
-          yield* store.updateSession(expired)
-          const delivery = yield* emit(id, "checkout.session.expired", sessionObject(expired))
-          return { session: expired, lapsed: delivery as FakeDelivery | undefined }
-        }
-        return { session, lapsed: undefined as FakeDelivery | undefined }
-      })
+    const load = Effect.fnUntraced(function* (id: string) {
+      const session = yield* store.lockSession(id)
+      if (!session) return yield* Effect.fail(notFound(id))
+      const now = yield* Clock.currentTimeMillis
+      if (session.status === "open" && Date.parse(session.expiresAt) <= now) {
+        const expired: FakeSession = { ...session, status: "expired", completedAt: new Date(now).toISOString() }
+        yield* store.updateSession(expired)
+        const delivery = yield* emit(id, "checkout.session.expired", sessionObject(expired))
+        return { session: expired, lapsed: delivery as FakeDelivery | undefined }
+      }
+      return { session, lapsed: undefined as FakeDelivery | undefined }
+    })
 
     const mustBeOpen = (session: FakeSession) =>
       session.status === "open"
@@ -105,37 +103,36 @@ export const FakeProcessorLive = Layer.effectContext(
 
     const processor = PaymentProcessor.of({
       kind: "fake",
-      createCheckoutSession: (request) =>
-        Effect.gen(function* () {
-          const existing = yield* store.findSessionByIdempotencyKey(request.idempotencyKey)
-          if (existing) return { sessionId: existing.id, checkoutUrl: pageUrl(existing.id) }
-          const id = yield* ids.make("cs_fake")
-          const now = yield* Clock.currentTimeMillis
-          const fill = (url: string) => url.replaceAll("{CHECKOUT_SESSION_ID}", id)
-          yield* store.insertSession({
-            id,
-            mode: request.mode,
-            amountCents: request.amountCents,
-            currency: request.currency,
-            description: request.description,
-            successUrl: fill(request.successUrl),
-            cancelUrl: fill(request.cancelUrl),
-            metadata: { ...request.metadata },
-            customerEmail: request.customerEmail ?? null,
-            idempotencyKey: request.idempotencyKey,
-            status: "open",
-            paymentStatus: "unpaid",
-            failureCode: null,
-            subscriptionId: null,
-            createdAt: new Date(now).toISOString(),
-            expiresAt: new Date(now + FAKE_SESSION_TTL_MS).toISOString(),
-            completedAt: null
-          })
-          // A concurrent request with the same key may have won: its session is the one.
-          const stored = yield* store.findSessionByIdempotencyKey(request.idempotencyKey)
-          const sessionId = stored?.id ?? id
-          return { sessionId, checkoutUrl: pageUrl(sessionId) }
-        }),
+      createCheckoutSession: Effect.fnUntraced(function* (request) {
+        const existing = yield* store.findSessionByIdempotencyKey(request.idempotencyKey)
+        if (existing) return { sessionId: existing.id, checkoutUrl: pageUrl(existing.id) }
+        const id = yield* ids.make("cs_fake")
+        const now = yield* Clock.currentTimeMillis
+        const fill = (url: string) => url.replaceAll("{CHECKOUT_SESSION_ID}", id)
+        yield* store.insertSession({
+          id,
+          mode: request.mode,
+          amountCents: request.amountCents,
+          currency: request.currency,
+          description: request.description,
+          successUrl: fill(request.successUrl),
+          cancelUrl: fill(request.cancelUrl),
+          metadata: { ...request.metadata },
+          customerEmail: request.customerEmail ?? null,
+          idempotencyKey: request.idempotencyKey,
+          status: "open",
+          paymentStatus: "unpaid",
+          failureCode: null,
+          subscriptionId: null,
+          createdAt: new Date(now).toISOString(),
+          expiresAt: new Date(now + FAKE_SESSION_TTL_MS).toISOString(),
+          completedAt: null
+        })
+        // A concurrent request with the same key may have won: its session is the one.
+        const stored = yield* store.findSessionByIdempotencyKey(request.idempotencyKey)
+        const sessionId = stored?.id ?? id
+        return { sessionId, checkoutUrl: pageUrl(sessionId) }
+      }),
       retrieveSession: (id) =>
         Effect.flatMap(store.getSession(id), (s) => (s ? Effect.succeed(toProcessorSession(sessionObject(s))) : Effect.fail(notFound(id)))),
       verifyEvent: (rawBody, header) =>
@@ -147,73 +144,64 @@ export const FakeProcessorLive = Layer.effectContext(
     const page = FakeCheckout.of({
       enabled: true,
       view: (id) => atomically(Effect.map(load(id), ({ session, lapsed }) => ({ session, delivery: lapsed }))),
-      pay: (id, options) =>
-        atomically(
-          Effect.gen(function* () {
-            const { session, lapsed } = yield* load(id)
-            if (lapsed) return finish(session, lapsed, session.cancelUrl)
-            yield* mustBeOpen(session)
-            const completedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-            if (options.failure) {
-              const failed: FakeSession = { ...session, status: "complete", paymentStatus: "unpaid", failureCode: options.failure, completedAt }
-              yield* store.updateSession(failed)
-              return finish(failed, yield* emit(id, "checkout.session.async_payment_failed", sessionObject(failed)), failed.cancelUrl)
-            }
-            const paid: FakeSession = {
-              ...session,
-              status: "complete",
-              paymentStatus: "paid",
-              subscriptionId: session.mode === "subscription" ? yield* ids.make("sub_fake") : null,
-              completedAt
-            }
-            yield* store.updateSession(paid)
-            return finish(paid, yield* emit(id, "checkout.session.completed", sessionObject(paid)), paid.successUrl)
-          })
-        ),
-      cancel: (id) =>
-        atomically(
-          Effect.gen(function* () {
-            const { session, lapsed } = yield* load(id)
-            if (lapsed) return finish(session, lapsed, session.cancelUrl)
-            yield* mustBeOpen(session)
-            const expired: FakeSession = { ...session, status: "expired", completedAt: new Date(yield* Clock.currentTimeMillis).toISOString() }
-            yield* store.updateSession(expired)
-            return finish(expired, yield* emit(id, "checkout.session.expired", sessionObject(expired)), expired.cancelUrl)
-          })
-        ),
-      renew: (id, requester) =>
-        atomically(
-          Effect.gen(function* () {
-            const { session } = yield* load(id)
-            if (!ownedBy(session, requester)) return yield* Effect.fail(notFound(id))
-            if (session.mode !== "subscription" || session.paymentStatus !== "paid" || session.subscriptionId === null || session.completedAt === null) {
-              return yield* Effect.fail(new Conflict({ message: `checkout session ${id} is not a paid subscription`, state: session.status }))
-            }
-            // Renewal n is due n periods after the first payment: one invoice per period.
-            const renewals = (yield* store.listDeliveries(id)).filter((d) => d.type === "invoice.paid").length
-            const dueMs = Date.parse(session.completedAt) + (renewals + 1) * periodMs
-            if ((yield* Clock.currentTimeMillis) < dueMs) {
-              return yield* Effect.fail(
-                new Conflict({
-                  message: `renewal ${renewals + 1} of checkout session ${id} is due at ${new Date(dueMs).toISOString()} (one per ${config.fakeBillingPeriodSeconds}s billing period)`,
-                  state: "period_not_over"
-                })
-              )
-            }
-            const invoiceId = yield* ids.make("in_fake")
-            const invoice = {
-              id: invoiceId,
-              object: "invoice",
-              amount_paid: session.amountCents,
-              billing_reason: "subscription_cycle",
-              currency: session.currency,
-              customer_email: session.customerEmail,
-              parent: { type: "subscription_details", subscription_details: { subscription: session.subscriptionId, metadata: { ...session.metadata } } },
-              status: "paid"
-            }
-            return finish(session, yield* emit(id, "invoice.paid", invoice), session.successUrl)
-          })
-        ),
+      pay: Effect.fnUntraced(function* (id, options) {
+          const { session, lapsed } = yield* load(id)
+          if (lapsed) return finish(session, lapsed, session.cancelUrl)
+          yield* mustBeOpen(session)
+          const completedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+          if (options.failure) {
+            const failed: FakeSession = { ...session, status: "complete", paymentStatus: "unpaid", failureCode: options.failure, completedAt }
+            yield* store.updateSession(failed)
+            return finish(failed, yield* emit(id, "checkout.session.async_payment_failed", sessionObject(failed)), failed.cancelUrl)
+          }
+          const paid: FakeSession = {
+            ...session,
+            status: "complete",
+            paymentStatus: "paid",
+            subscriptionId: session.mode === "subscription" ? yield* ids.make("sub_fake") : null,
+            completedAt
+          }
+          yield* store.updateSession(paid)
+          return finish(paid, yield* emit(id, "checkout.session.completed", sessionObject(paid)), paid.successUrl)
+        }, atomically),
+      cancel: Effect.fnUntraced(function* (id) {
+          const { session, lapsed } = yield* load(id)
+          if (lapsed) return finish(session, lapsed, session.cancelUrl)
+          yield* mustBeOpen(session)
+          const expired: FakeSession = { ...session, status: "expired", completedAt: new Date(yield* Clock.currentTimeMillis).toISOString() }
+          yield* store.updateSession(expired)
+          return finish(expired, yield* emit(id, "checkout.session.expired", sessionObject(expired)), expired.cancelUrl)
+        }, atomically),
+      renew: Effect.fnUntraced(function* (id, requester) {
+          const { session } = yield* load(id)
+          if (!ownedBy(session, requester)) return yield* Effect.fail(notFound(id))
+          if (session.mode !== "subscription" || session.paymentStatus !== "paid" || session.subscriptionId === null || session.completedAt === null) {
+            return yield* Effect.fail(new Conflict({ message: `checkout session ${id} is not a paid subscription`, state: session.status }))
+          }
+          // Renewal n is due n periods after the first payment: one invoice per period.
+          const renewals = (yield* store.listDeliveries(id)).filter((d) => d.type === "invoice.paid").length
+          const dueMs = Date.parse(session.completedAt) + (renewals + 1) * periodMs
+          if ((yield* Clock.currentTimeMillis) < dueMs) {
+            return yield* Effect.fail(
+              new Conflict({
+                message: `renewal ${renewals + 1} of checkout session ${id} is due at ${new Date(dueMs).toISOString()} (one per ${config.fakeBillingPeriodSeconds}s billing period)`,
+                state: "period_not_over"
+              })
+            )
+          }
+          const invoiceId = yield* ids.make("in_fake")
+          const invoice = {
+            id: invoiceId,
+            object: "invoice",
+            amount_paid: session.amountCents,
+            billing_reason: "subscription_cycle",
+            currency: session.currency,
+            customer_email: session.customerEmail,
+            parent: { type: "subscription_details", subscription_details: { subscription: session.subscriptionId, metadata: { ...session.metadata } } },
+            status: "paid"
+          }
+          return finish(session, yield* emit(id, "invoice.paid", invoice), session.successUrl)
+        }, atomically),
       deliveries: (id, requester) =>
         Effect.flatMap(store.getSession(id), (s): Effect.Effect<ReadonlyArray<FakeDelivery>, NotFound | StorageUnavailable> =>
           s && (s.metadata.account_id === undefined || ownedBy(s, requester))

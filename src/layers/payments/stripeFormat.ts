@@ -103,8 +103,8 @@ export const toProcessorSession = (o: Json): ProcessorSession => {
 const decodeEnvelope = Schema.decodeUnknownResult(StripeEventEnvelope)
 
 /** Parses a verified raw body into a ProcessorEvent; InvalidInput when it is not a Stripe event. */
-export const parseEvent = (payload: string): Effect.Effect<ProcessorEvent, InvalidInput> =>
-  Effect.gen(function* () {
+export const parseEvent: (payload: string) => Effect.Effect<ProcessorEvent, InvalidInput> =
+  Effect.fnUntraced(function* (payload: string) {
     let json: unknown
     try {
       json = JSON.parse(payload)

@@ -114,13 +114,12 @@ export const makeNodeTransport = (options: TransportOptions): Context.Service.Sh
     return addresses[0]
   }
 
-  const check = (raw: string) =>
-    Effect.gen(function* () {
-      const url = parseWebhookUrl(raw, options.httpsOnly)
-      if (typeof url === "string") return yield* Effect.fail(new InvalidInput({ message: url, field: "url" }))
-      const target = yield* Effect.promise(() => resolveChecked(url, timeoutMs))
-      if ("refused" in target) return yield* Effect.fail(new InvalidInput({ message: `url refused: ${target.refused}`, field: "url" }))
-    })
+  const check = Effect.fnUntraced(function* (raw: string) {
+    const url = parseWebhookUrl(raw, options.httpsOnly)
+    if (typeof url === "string") return yield* Effect.fail(new InvalidInput({ message: url, field: "url" }))
+    const target = yield* Effect.promise(() => resolveChecked(url, timeoutMs))
+    if ("refused" in target) return yield* Effect.fail(new InvalidInput({ message: `url refused: ${target.refused}`, field: "url" }))
+  })
 
   const send = (request: { readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly body: string }) =>
     Effect.callback<WebhookResponse>((resume) => {

@@ -276,14 +276,13 @@ const byRankThenId = (a: RankEntry, b: RankEntry) => b.rank - a.rank || (a.id < 
 const rankEntry = (r: ServiceRecord): RankEntry | undefined => (r.status === "active" ? { rank: rankOf(r), id: r.id } : undefined)
 
 /** Keeps the ranking (`all` and the service's category) in step with a write of the service or its rating. */
-const rankService = (t: Tables, before: ServiceRecord | undefined, after: ServiceRecord) =>
-  Effect.gen(function* () {
-    const old = before === undefined ? undefined : rankEntry(before)
-    const now = rankEntry(after)
-    if (old?.rank === now?.rank && before?.category === after.category) return
-    if (old !== undefined) for (const key of ["all", `category|${before!.category}`]) yield* t.serviceRanking.removeOrdered(key, old, byRankThenId)
-    if (now !== undefined) for (const key of ["all", `category|${after.category}`]) yield* t.serviceRanking.insertOrdered(key, now, byRankThenId)
-  })
+const rankService = Effect.fnUntraced(function* (t: Tables, before: ServiceRecord | undefined, after: ServiceRecord) {
+  const old = before === undefined ? undefined : rankEntry(before)
+  const now = rankEntry(after)
+  if (old?.rank === now?.rank && before?.category === after.category) return
+  if (old !== undefined) for (const key of ["all", `category|${before!.category}`]) yield* t.serviceRanking.removeOrdered(key, old, byRankThenId)
+  if (now !== undefined) for (const key of ["all", `category|${after.category}`]) yield* t.serviceRanking.insertOrdered(key, now, byRankThenId)
+})
 
 /** Every 3-character window of a search text (what any `q` of 3 or more characters it contains also has). */
 export const trigramsOf = (text: string): Set<string> => {
@@ -293,33 +292,32 @@ export const trigramsOf = (text: string): Set<string> => {
 }
 
 /** Keeps the catalogue's ordered indexes, search text, trigram and price indexes in step with a service's write. */
-const indexService = (t: Tables, before: ServiceRecord | undefined, after: ServiceRecord) =>
-  Effect.gen(function* () {
-    if (before === undefined) yield* t.serviceOrder.insertSorted("all", after.id, byId)
-    for (const key of ["category", "seller"] as const) {
-      const of = (r: ServiceRecord) => `${key}|${key === "category" ? r.category : r.sellerAgentId}`
-      if (before !== undefined && of(before) === of(after)) continue
-      if (before !== undefined) yield* t.serviceOrder.removeItem(of(before), before.id)
-      yield* t.serviceOrder.insertSorted(of(after), after.id, byId)
-    }
-    const previousText = t.serviceSearch.get(after.id)
-    const text = searchText(after)
-    if (previousText !== text) yield* t.serviceSearch.set(after.id, text)
-    // Trigrams of listed services only (as the partial SQL index): the difference is written.
-    const had = before !== undefined && before.status === "active" && previousText !== undefined ? trigramsOf(previousText) : new Set<string>()
-    const has = after.status === "active" ? trigramsOf(text) : new Set<string>()
-    const gone = [...had].filter((x) => !has.has(x))
-    const added = [...has].filter((x) => !had.has(x))
-    if (gone.length > 0) yield* t.serviceTrigrams.removeOrderedAll(gone, after.id, compareIds)
-    if (added.length > 0) yield* t.serviceTrigrams.insertOrderedAll(added, after.id, compareIds)
-    yield* rankService(t, before, after)
-    const oldEntry = before === undefined ? undefined : priceEntry(before)
-    const newEntry = priceEntry(after)
-    if (oldEntry?.min !== newEntry?.min || oldEntry?.max !== newEntry?.max) {
-      if (oldEntry !== undefined) yield* t.servicePrices.removeOrdered(spanBucket(oldEntry.max - oldEntry.min), oldEntry, byMinThenId)
-      if (newEntry !== undefined) yield* t.servicePrices.insertOrdered(spanBucket(newEntry.max - newEntry.min), newEntry, byMinThenId)
-    }
-  })
+const indexService = Effect.fnUntraced(function* (t: Tables, before: ServiceRecord | undefined, after: ServiceRecord) {
+  if (before === undefined) yield* t.serviceOrder.insertSorted("all", after.id, byId)
+  for (const key of ["category", "seller"] as const) {
+    const of = (r: ServiceRecord) => `${key}|${key === "category" ? r.category : r.sellerAgentId}`
+    if (before !== undefined && of(before) === of(after)) continue
+    if (before !== undefined) yield* t.serviceOrder.removeItem(of(before), before.id)
+    yield* t.serviceOrder.insertSorted(of(after), after.id, byId)
+  }
+  const previousText = t.serviceSearch.get(after.id)
+  const text = searchText(after)
+  if (previousText !== text) yield* t.serviceSearch.set(after.id, text)
+  // Trigrams of listed services only (as the partial SQL index): the difference is written.
+  const had = before !== undefined && before.status === "active" && previousText !== undefined ? trigramsOf(previousText) : new Set<string>()
+  const has = after.status === "active" ? trigramsOf(text) : new Set<string>()
+  const gone = [...had].filter((x) => !has.has(x))
+  const added = [...has].filter((x) => !had.has(x))
+  if (gone.length > 0) yield* t.serviceTrigrams.removeOrderedAll(gone, after.id, compareIds)
+  if (added.length > 0) yield* t.serviceTrigrams.insertOrderedAll(added, after.id, compareIds)
+  yield* rankService(t, before, after)
+  const oldEntry = before === undefined ? undefined : priceEntry(before)
+  const newEntry = priceEntry(after)
+  if (oldEntry?.min !== newEntry?.min || oldEntry?.max !== newEntry?.max) {
+    if (oldEntry !== undefined) yield* t.servicePrices.removeOrdered(spanBucket(oldEntry.max - oldEntry.min), oldEntry, byMinThenId)
+    if (newEntry !== undefined) yield* t.servicePrices.insertOrdered(spanBucket(newEntry.max - newEntry.min), newEntry, byMinThenId)
+  }
+})
 
 /**
  * Ids of listed services whose tiers can overlap [low, high] (some tier ≥ low and some ≤ high ⟺

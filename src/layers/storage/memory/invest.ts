@@ -32,13 +32,12 @@ export const MemoryInvestStore = Layer.effect(
     const voteKey = (proposalId: string, agentId: string) => `${proposalId}\u0000${agentId}`
     return {
       // The memory engine's write lock serialises units of work: reading is locking.
-      lockOffering: (defaults) =>
-        Effect.gen(function* () {
-          const existing = offerings.get(defaults.target)
-          if (existing) return existing
-          yield* offerings.set(defaults.target, defaults)
-          return defaults
-        }),
+      lockOffering: Effect.fnUntraced(function* (defaults) {
+        const existing = offerings.get(defaults.target)
+        if (existing) return existing
+        yield* offerings.set(defaults.target, defaults)
+        return defaults
+      }),
       getOffering: (target) => Effect.sync(() => offerings.get(target)),
       setSold: (target, soldTokens) =>
         Effect.suspend(() => {
@@ -46,19 +45,18 @@ export const MemoryInvestStore = Layer.effect(
           return o ? offerings.set(target, { ...o, soldTokens }) : Effect.void
         }),
       insertInvestment: (row) => investments.set(row.id, row),
-      addToHolding: (agentId, target, tokens, cents, at) =>
-        Effect.gen(function* () {
-          const key = holdingKey(agentId, target)
-          const h = holdings.get(key)
-          const next: HoldingRecord = h
-            ? { ...h, tokens: h.tokens + tokens, investedCents: h.investedCents + cents, lastInvestedAt: at }
-            : { agentId, target, tokens, investedCents: cents, firstInvestedAt: at, lastInvestedAt: at }
-          yield* holdings.set(key, next)
-          if (!h) yield* targetsByAgent.insertOrdered(agentId, target, cmpStr)
-          if (h && h.tokens > 0) yield* ranking.removeOrdered(target, h, byRank)
-          if (next.tokens > 0) yield* ranking.insertOrdered(target, next, byRank)
-          return next
-        }),
+      addToHolding: Effect.fnUntraced(function* (agentId, target, tokens, cents, at) {
+        const key = holdingKey(agentId, target)
+        const h = holdings.get(key)
+        const next: HoldingRecord = h
+          ? { ...h, tokens: h.tokens + tokens, investedCents: h.investedCents + cents, lastInvestedAt: at }
+          : { agentId, target, tokens, investedCents: cents, firstInvestedAt: at, lastInvestedAt: at }
+        yield* holdings.set(key, next)
+        if (!h) yield* targetsByAgent.insertOrdered(agentId, target, cmpStr)
+        if (h && h.tokens > 0) yield* ranking.removeOrdered(target, h, byRank)
+        if (next.tokens > 0) yield* ranking.insertOrdered(target, next, byRank)
+        return next
+      }),
       holdingsFor: (agentIds) =>
         Effect.sync(() =>
           [...new Set(agentIds)].sort(cmpStr).flatMap((agentId) => (targetsByAgent.get(agentId) ?? []).map((target) => holdings.get(holdingKey(agentId, target))!))

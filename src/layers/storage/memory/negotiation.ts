@@ -20,13 +20,12 @@ export const MemoryNegotiationStore = Layer.effect(
     /** Agent (buyer or seller) → negotiation ids oldest first by (createdAt, id). */
     const byAgent = db.table<string, Array<string>>("negotiations_by_agent")
     return {
-      insert: (r) =>
-        Effect.gen(function* () {
-          yield* rows.set(r.id, r)
-          const before = (a: string, b: string) => byCreated(a === r.id ? r : rows.get(a)!, b === r.id ? r : rows.get(b)!) < 0
-          yield* byAgent.insertSorted(r.buyerAgentId, r.id, before)
-          if (r.sellerAgentId !== r.buyerAgentId) yield* byAgent.insertSorted(r.sellerAgentId, r.id, before)
-        }),
+      insert: Effect.fnUntraced(function* (r) {
+        yield* rows.set(r.id, r)
+        const before = (a: string, b: string) => byCreated(a === r.id ? r : rows.get(a)!, b === r.id ? r : rows.get(b)!) < 0
+        yield* byAgent.insertSorted(r.buyerAgentId, r.id, before)
+        if (r.sellerAgentId !== r.buyerAgentId) yield* byAgent.insertSorted(r.sellerAgentId, r.id, before)
+      }),
       get: (id) => Effect.sync(() => rows.get(id)),
       getForUpdate: (id) => Effect.sync(() => rows.get(id)),
       // createdAt and the parties never change after the insert, so the ordered lists stay true.

@@ -65,13 +65,12 @@ export const MemoryPaymentsStore = Layer.effect(
           const id = accessBySession.get(sessionId)
           return id ? access.get(id) : undefined
         }),
-      insertAcquisition: (a) =>
-        Effect.gen(function* () {
-          yield* acquisitions.set(a.id, a)
-          yield* acquisitionPos.set(a.id, acquisitionsByAgent.get(a.agentId)?.length ?? 0)
-          yield* acquisitionsByAgent.append(a.agentId, a.id)
-          yield* indexPaid(a)
-        }),
+      insertAcquisition: Effect.fnUntraced(function* (a) {
+        yield* acquisitions.set(a.id, a)
+        yield* acquisitionPos.set(a.id, acquisitionsByAgent.get(a.agentId)?.length ?? 0)
+        yield* acquisitionsByAgent.append(a.agentId, a.id)
+        yield* indexPaid(a)
+      }),
       updateAcquisition: (a) => Effect.andThen(acquisitions.set(a.id, a), indexPaid(a)),
       getAcquisition: (id) => Effect.sync(() => acquisitions.get(id)),
       // Walks the agent's list from the cursor's acquisition down, stopping at the page.

@@ -18,16 +18,15 @@ export const MemorySagaStore = Layer.effect(
       get: (id) => Effect.sync(() => rows.get(id)),
       getForUpdate: (id) => Effect.sync(() => rows.get(id)),
       update: (r) => rows.set(r.id, r),
-      claimDue: (now, leaseUntil, limit) =>
-        Effect.gen(function* () {
-          const at = Date.parse(now)
-          const due = [...rows.values()]
-            .filter((r) => r.nextRunAt !== null && Date.parse(r.nextRunAt) <= at)
-            .sort((a, b) => Date.parse(a.nextRunAt!) - Date.parse(b.nextRunAt!) || cmpStr(a.id, b.id))
-            .slice(0, limit)
-          for (const r of due) yield* rows.set(r.id, { ...r, nextRunAt: leaseUntil })
-          return due.map((r) => r.id)
-        })
+      claimDue: Effect.fnUntraced(function* (now, leaseUntil, limit) {
+        const at = Date.parse(now)
+        const due = [...rows.values()]
+          .filter((r) => r.nextRunAt !== null && Date.parse(r.nextRunAt) <= at)
+          .sort((a, b) => Date.parse(a.nextRunAt!) - Date.parse(b.nextRunAt!) || cmpStr(a.id, b.id))
+          .slice(0, limit)
+        for (const r of due) yield* rows.set(r.id, { ...r, nextRunAt: leaseUntil })
+        return due.map((r) => r.id)
+      })
     }
   })
 )
@@ -43,27 +42,25 @@ export const MemoryMppStore = Layer.effect(
     const paid = db.table<string, Array<ChallengeRecord>>("mpp_paid")
     const byPaid = (a: ChallengeRecord, b: ChallengeRecord) => Date.parse(b.paidAt!) - Date.parse(a.paidAt!) || cmpStr(a.id, b.id)
     /** Keeps the paid list in step with a challenge's write. */
-    const indexPaid = (before: ChallengeRecord | undefined, after: ChallengeRecord) =>
-      Effect.gen(function* () {
-        if (before !== undefined && before.status === "paid") yield* paid.removeOrdered("all", before, byPaid)
-        if (after.status === "paid" && after.paidAt !== null) yield* paid.insertOrdered("all", after, byPaid)
-      })
+    const indexPaid = Effect.fnUntraced(function* (before: ChallengeRecord | undefined, after: ChallengeRecord) {
+      if (before !== undefined && before.status === "paid") yield* paid.removeOrdered("all", before, byPaid)
+      if (after.status === "paid" && after.paidAt !== null) yield* paid.insertOrdered("all", after, byPaid)
+    })
     return {
       insert: (r) =>
         Effect.all(
           [rows.set(r.id, r), r.status === "open" ? openByAgent.set(r.agentId, [...(openByAgent.get(r.agentId) ?? []), r.id]) : Effect.void, indexPaid(undefined, r)],
           { discard: true }
         ),
-      pruneOpen: (agentId, nowIso, keep) =>
-        Effect.gen(function* () {
-          const ids = openByAgent.get(agentId) ?? []
-          const open = ids.map((id) => rows.get(id)).filter((r): r is ChallengeRecord => r !== undefined && r.status === "open")
-          const live = open.filter((r) => r.expiresAt > nowIso)
-          const kept = live.slice(Math.max(0, live.length - keep))
-          const keptIds = new Set(kept.map((r) => r.id))
-          for (const r of open) if (!keptIds.has(r.id)) yield* rows.delete(r.id)
-          yield* openByAgent.set(agentId, kept.map((r) => r.id))
-        }),
+      pruneOpen: Effect.fnUntraced(function* (agentId, nowIso, keep) {
+        const ids = openByAgent.get(agentId) ?? []
+        const open = ids.map((id) => rows.get(id)).filter((r): r is ChallengeRecord => r !== undefined && r.status === "open")
+        const live = open.filter((r) => r.expiresAt > nowIso)
+        const kept = live.slice(Math.max(0, live.length - keep))
+        const keptIds = new Set(kept.map((r) => r.id))
+        for (const r of open) if (!keptIds.has(r.id)) yield* rows.delete(r.id)
+        yield* openByAgent.set(agentId, kept.map((r) => r.id))
+      }),
       getForUpdate: (id) => Effect.sync(() => rows.get(id)),
       update: (r) => Effect.suspend(() => Effect.andThen(indexPaid(rows.get(r.id), r), rows.set(r.id, r))),
       recentPaid: (limit) => Effect.sync(() => (paid.get("all") ?? []).slice(0, limit)),

@@ -91,77 +91,73 @@ export const MemoryWebhookStore = Layer.effect(
               Effect.andThen(endpoints.set(r.agentId, r), cursors.set(r.agentId, outboxLength(r.agentId)))
         ),
       updateEndpoint: (r) => endpoints.set(r.agentId, r),
-      deleteEndpoint: (agentId) =>
-        Effect.gen(function* () {
-          const e = endpoints.get(agentId)
-          if (!e) return false
-          for (const id of deliveriesByAgent.get(agentId) ?? []) {
-            yield* deliveryPos.delete(id)
-            const d = deliveries.get(id)
-            if (!d) continue
-            yield* deliveries.delete(id)
-            yield* deliveryKeys.delete(`${d.endpointId}:${d.eventId}`)
+      deleteEndpoint: Effect.fnUntraced(function* (agentId) {
+        const e = endpoints.get(agentId)
+        if (!e) return false
+        for (const id of deliveriesByAgent.get(agentId) ?? []) {
+          yield* deliveryPos.delete(id)
+          const d = deliveries.get(id)
+          if (!d) continue
+          yield* deliveries.delete(id)
+          yield* deliveryKeys.delete(`${d.endpointId}:${d.eventId}`)
+        }
+        for (const a of attemptsByAgent.get(agentId) ?? []) {
+          yield* attemptPos.delete(a.id)
+          yield* attemptsByEvent.delete(`${agentId}:${a.eventId}`)
+        }
+        yield* openByEndpoint.delete(e.id)
+        yield* leasedByEndpoint.delete(e.id)
+        yield* lastClaimed.delete(e.id)
+        yield* deliveriesByAgent.delete(agentId)
+        yield* attemptsByAgent.delete(agentId)
+        yield* cursors.delete(agentId)
+        yield* endpoints.delete(agentId)
+        return true
+      }),
+      takeNewEvents: Effect.fnUntraced(function* (_now, limit) {
+        const out: Array<{ event: DomainEvent; endpoint: EndpointRecord }> = []
+        for (const endpoint of endpoints.values()) {
+          if (out.length >= limit) break
+          const list = eventsByAgent.get(endpoint.agentId) ?? []
+          const from = cursors.get(endpoint.agentId) ?? list.length
+          if (from >= list.length) continue
+          const to = Math.min(list.length, from + (limit - out.length))
+          for (let i = from; i < to; i++) out.push({ event: events.get(list[i])!, endpoint })
+          yield* cursors.set(endpoint.agentId, to)
+        }
+        return out
+      }),
+      insertDelivery: Effect.fnUntraced(function* (r) {
+        const key = `${r.endpointId}:${r.eventId}`
+        if (deliveryKeys.get(key)) return
+        yield* deliveryKeys.set(key, r.id)
+        yield* deliveries.set(r.id, r)
+        yield* openByEndpoint.append(r.endpointId, r.id)
+        yield* deliveryPos.set(r.id, deliveriesByAgent.get(r.agentId)?.length ?? 0)
+        yield* deliveriesByAgent.append(r.agentId, r.id)
+      }),
+      claimDue: Effect.fnUntraced(function* (now, leaseUntil, limit, perEndpoint) {
+        // Endpoints with work, least recently served first (ties by id), as the Postgres claim orders them.
+        const candidates: Array<{ readonly e: EndpointRecord; readonly rows: Array<DeliveryRecord>; readonly last: string }> = []
+        for (const e of endpoints.values()) {
+          if (!e.enabled || e.disabledAt !== null) continue
+          const rows = claimableOf(e, now, perEndpoint)
+          if (rows.length > 0) candidates.push({ e, rows, last: lastClaimed.get(e.id) ?? "" })
+        }
+        candidates.sort((a, b) => (a.last < b.last ? -1 : a.last > b.last ? 1 : a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0))
+        const claimed: Array<ClaimedDelivery> = []
+        for (const { e, rows } of candidates) {
+          if (claimed.length >= limit) break
+          for (const d of rows.slice(0, limit - claimed.length)) {
+            const next: DeliveryRecord = { ...d, status: "delivering", attempts: d.attempts + 1, dueAt: leaseUntil, updatedAt: now }
+            yield* deliveries.set(d.id, next)
+            if (d.status !== "delivering") yield* leasedByEndpoint.append(e.id, d.id)
+            claimed.push({ ...next, leaseExpired: d.status === "delivering" })
           }
-          for (const a of attemptsByAgent.get(agentId) ?? []) {
-            yield* attemptPos.delete(a.id)
-            yield* attemptsByEvent.delete(`${agentId}:${a.eventId}`)
-          }
-          yield* openByEndpoint.delete(e.id)
-          yield* leasedByEndpoint.delete(e.id)
-          yield* lastClaimed.delete(e.id)
-          yield* deliveriesByAgent.delete(agentId)
-          yield* attemptsByAgent.delete(agentId)
-          yield* cursors.delete(agentId)
-          yield* endpoints.delete(agentId)
-          return true
-        }),
-      takeNewEvents: (_now, limit) =>
-        Effect.gen(function* () {
-          const out: Array<{ event: DomainEvent; endpoint: EndpointRecord }> = []
-          for (const endpoint of endpoints.values()) {
-            if (out.length >= limit) break
-            const list = eventsByAgent.get(endpoint.agentId) ?? []
-            const from = cursors.get(endpoint.agentId) ?? list.length
-            if (from >= list.length) continue
-            const to = Math.min(list.length, from + (limit - out.length))
-            for (let i = from; i < to; i++) out.push({ event: events.get(list[i])!, endpoint })
-            yield* cursors.set(endpoint.agentId, to)
-          }
-          return out
-        }),
-      insertDelivery: (r) =>
-        Effect.gen(function* () {
-          const key = `${r.endpointId}:${r.eventId}`
-          if (deliveryKeys.get(key)) return
-          yield* deliveryKeys.set(key, r.id)
-          yield* deliveries.set(r.id, r)
-          yield* openByEndpoint.append(r.endpointId, r.id)
-          yield* deliveryPos.set(r.id, deliveriesByAgent.get(r.agentId)?.length ?? 0)
-          yield* deliveriesByAgent.append(r.agentId, r.id)
-        }),
-      claimDue: (now, leaseUntil, limit, perEndpoint) =>
-        Effect.gen(function* () {
-          // Endpoints with work, least recently served first (ties by id), as the Postgres claim orders them.
-          const candidates: Array<{ readonly e: EndpointRecord; readonly rows: Array<DeliveryRecord>; readonly last: string }> = []
-          for (const e of endpoints.values()) {
-            if (!e.enabled || e.disabledAt !== null) continue
-            const rows = claimableOf(e, now, perEndpoint)
-            if (rows.length > 0) candidates.push({ e, rows, last: lastClaimed.get(e.id) ?? "" })
-          }
-          candidates.sort((a, b) => (a.last < b.last ? -1 : a.last > b.last ? 1 : a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0))
-          const claimed: Array<ClaimedDelivery> = []
-          for (const { e, rows } of candidates) {
-            if (claimed.length >= limit) break
-            for (const d of rows.slice(0, limit - claimed.length)) {
-              const next: DeliveryRecord = { ...d, status: "delivering", attempts: d.attempts + 1, dueAt: leaseUntil, updatedAt: now }
-              yield* deliveries.set(d.id, next)
-              if (d.status !== "delivering") yield* leasedByEndpoint.append(e.id, d.id)
-              claimed.push({ ...next, leaseExpired: d.status === "delivering" })
-            }
-            yield* lastClaimed.set(e.id, now)
-          }
-          return claimed
-        }),
+          yield* lastClaimed.set(e.id, now)
+        }
+        return claimed
+      }),
       backlog: (endpointId) =>
         Effect.sync((): BacklogSummary => {
           const ids = openByEndpoint.get(endpointId) ?? []
@@ -172,25 +168,23 @@ export const MemoryWebhookStore = Layer.effect(
           }
           return { pending: ids.length, oldestCreatedAt: ids.length > 0 ? (deliveries.get(ids[0])?.createdAt ?? null) : null, nextDueAt }
         }),
-      finishDelivery: (r, claimedAttempt) =>
-        Effect.gen(function* () {
-          const current = deliveries.get(r.id)
-          if (!current || current.status !== "delivering" || current.attempts !== claimedAttempt) return false
-          const { leaseExpired: _, ...row } = r as ClaimedDelivery
-          yield* deliveries.set(r.id, row)
-          yield* leasedByEndpoint.removeItem(r.endpointId, r.id)
-          if (r.status !== "pending" && r.status !== "delivering") {
-            yield* openByEndpoint.removeItem(r.endpointId, r.id)
-          }
-          return true
-        }),
-      insertAttempt: (r) =>
-        Effect.gen(function* () {
-          const pos = attemptsByAgent.get(r.agentId)?.length ?? 0
-          yield* attemptPos.set(r.id, pos)
-          yield* attemptsByEvent.append(`${r.agentId}:${r.eventId}`, pos)
-          yield* attemptsByAgent.append(r.agentId, r)
-        }),
+      finishDelivery: Effect.fnUntraced(function* (r, claimedAttempt) {
+        const current = deliveries.get(r.id)
+        if (!current || current.status !== "delivering" || current.attempts !== claimedAttempt) return false
+        const { leaseExpired: _, ...row } = r as ClaimedDelivery
+        yield* deliveries.set(r.id, row)
+        yield* leasedByEndpoint.removeItem(r.endpointId, r.id)
+        if (r.status !== "pending" && r.status !== "delivering") {
+          yield* openByEndpoint.removeItem(r.endpointId, r.id)
+        }
+        return true
+      }),
+      insertAttempt: Effect.fnUntraced(function* (r) {
+        const pos = attemptsByAgent.get(r.agentId)?.length ?? 0
+        yield* attemptPos.set(r.id, pos)
+        yield* attemptsByEvent.append(`${r.agentId}:${r.eventId}`, pos)
+        yield* attemptsByAgent.append(r.agentId, r)
+      }),
       // Walks the agent's list (or one event's positions) from the cursor's attempt down, stopping at the page.
       listAttempts: (agentId, { limit, eventId, beforeId }) =>
         Effect.sync(() => {

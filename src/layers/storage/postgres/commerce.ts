@@ -337,32 +337,26 @@ export const PgWalletStore = Layer.effect(
     type Row = { agentId: string; policy: WalletRecord["policy"]; createdAt: Date; updatedAt: Date }
     const toWallet = (r: Row): WalletRecord => ({ agentId: r.agentId, policy: r.policy, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) })
     return {
-      lock: (w) =>
-        orUnavailable(
-          Effect.gen(function* () {
-            const select = sql<Row>`SELECT agent_id, policy, created_at, updated_at FROM commerce_wallets WHERE agent_id = ${w.agentId} FOR UPDATE`
-            // One statement when the wallet exists (the common case); created on first use.
-            const found = yield* select
-            if (found[0]) return toWallet(found[0])
-            yield* sql`INSERT INTO commerce_wallets (agent_id, policy, created_at, updated_at)
-                       VALUES (${w.agentId}, ${json(w.policy)}::jsonb, ${w.createdAt}, ${w.updatedAt}) ON CONFLICT (agent_id) DO NOTHING`
-            return toWallet((yield* select)[0])
-          })
-        ),
-      lockForPurchase: (w) =>
-        orUnavailable(
-          Effect.gen(function* () {
-            // One statement for what took two (the wallet lock, then Ledger.prepare's balance lock).
-            const select = sql<Row & { balance: number | null }>`
-              WITH ${purchaseLockCtes(sql, w.agentId)}
-              SELECT w.agent_id, w.policy, w.created_at, w.updated_at, b.balance FROM w LEFT JOIN b ON TRUE`
-            const found = yield* select
-            if (found[0] && found[0].balance !== null) return { wallet: toWallet(found[0]), balanceCents: found[0].balance }
-            yield* makePurchaseRows(sql, w)
-            const [row] = yield* select
-            return { wallet: toWallet(row!), balanceCents: row!.balance ?? 0 }
-          })
-        ),
+      lock: Effect.fnUntraced(function* (w) {
+          const select = sql<Row>`SELECT agent_id, policy, created_at, updated_at FROM commerce_wallets WHERE agent_id = ${w.agentId} FOR UPDATE`
+          // One statement when the wallet exists (the common case); created on first use.
+          const found = yield* select
+          if (found[0]) return toWallet(found[0])
+          yield* sql`INSERT INTO commerce_wallets (agent_id, policy, created_at, updated_at)
+                     VALUES (${w.agentId}, ${json(w.policy)}::jsonb, ${w.createdAt}, ${w.updatedAt}) ON CONFLICT (agent_id) DO NOTHING`
+          return toWallet((yield* select)[0])
+        }, orUnavailable),
+      lockForPurchase: Effect.fnUntraced(function* (w) {
+          // One statement for what took two (the wallet lock, then Ledger.prepare's balance lock).
+          const select = sql<Row & { balance: number | null }>`
+            WITH ${purchaseLockCtes(sql, w.agentId)}
+            SELECT w.agent_id, w.policy, w.created_at, w.updated_at, b.balance FROM w LEFT JOIN b ON TRUE`
+          const found = yield* select
+          if (found[0] && found[0].balance !== null) return { wallet: toWallet(found[0]), balanceCents: found[0].balance }
+          yield* makePurchaseRows(sql, w)
+          const [row] = yield* select
+          return { wallet: toWallet(row!), balanceCents: row!.balance ?? 0 }
+        }, orUnavailable),
       get: (agentId) =>
         orUnavailable(sql<Row>`SELECT agent_id, policy, created_at, updated_at FROM commerce_wallets WHERE agent_id = ${agentId}`).pipe(Effect.map((r) => (r[0] ? toWallet(r[0]) : undefined))),
       put: (w) =>
@@ -443,41 +437,38 @@ export const PgCommerceStore = Layer.effect(
       // A status change moves the buyer's spend of the purchase's day with it (a refund gives it
       // back), and its agents' counters: the row's status and review are read (and locked) first,
       // so the counter deltas are computed once, by the same rules as the memory store's.
-      updateTransaction: (tx) =>
-        orUnavailable(
-          Effect.gen(function* () {
-            const [before] = yield* sql<{ status: TransactionRecord["status"]; rating: number | null }>`
-              SELECT t.status, r.rating FROM commerce_transactions t LEFT JOIN commerce_reviews r ON r.transaction_id = t.id
-              WHERE t.id = ${tx.id} FOR UPDATE OF t`
-            if (before === undefined) return
-            const shard = counterShard(tx.id)
-            const counters = transactionDeltas(tx, before, { status: tx.status, rating: before.rating })
-            const services = serviceDeltas(tx, before.status, tx.status)
-            const categories = categoryDelta(before.status, tx.status)
-            const extra = [
-              ...(counters.length > 0 ? [countersCte(sql, "counters", counters, shard, sql`u`)] : []),
-              ...(services.length > 0 ? [serviceCountsCte(sql, "svc_counts", services, shard, sql`u`)] : []),
-              ...(categories !== 0 ? [categoryCountsCte(sql, "cat_counts", tx.buyerAgentId, tx.category, categories, sql`u`)] : [])
-            ]
-            yield* sql`WITH before AS (SELECT status, price_cents, buyer_agent_id, created_at, service_id, service_name FROM commerce_transactions WHERE id = ${tx.id}),
-              u AS (UPDATE commerce_transactions SET status = ${tx.status}, refunded_at = ${tx.refundedAt} WHERE id = ${tx.id} RETURNING id),
-              delta AS (
-                SELECT buyer_agent_id, (created_at AT TIME ZONE 'UTC')::date AS day, service_id, service_name,
-                  (CASE WHEN ${tx.status} = 'completed' THEN 1 ELSE 0 END) - (CASE WHEN status = 'completed' THEN 1 ELSE 0 END) AS sign,
-                  price_cents
-                FROM before),
-              spend AS (
-                INSERT INTO agent_spend_days (agent_id, day, spent_cents)
-                SELECT buyer_agent_id, day, sign * price_cents FROM delta WHERE sign <> 0
-                ON CONFLICT (agent_id, day) DO UPDATE SET spent_cents = agent_spend_days.spent_cents + excluded.spent_cents)${
-              extra.length > 0 ? sql`, ${sql.csv(extra)}` : sql``
-            }
-              INSERT INTO agent_usage_days (agent_id, day, service_id, service_name, calls, spent_cents)
-              SELECT buyer_agent_id, day, service_id, service_name, sign, sign * price_cents FROM delta WHERE sign <> 0
-              ON CONFLICT (agent_id, day, service_id) DO UPDATE SET calls = agent_usage_days.calls + excluded.calls,
-                spent_cents = agent_usage_days.spent_cents + excluded.spent_cents`
-          })
-        ),
+      updateTransaction: Effect.fnUntraced(function* (tx) {
+          const [before] = yield* sql<{ status: TransactionRecord["status"]; rating: number | null }>`
+            SELECT t.status, r.rating FROM commerce_transactions t LEFT JOIN commerce_reviews r ON r.transaction_id = t.id
+            WHERE t.id = ${tx.id} FOR UPDATE OF t`
+          if (before === undefined) return
+          const shard = counterShard(tx.id)
+          const counters = transactionDeltas(tx, before, { status: tx.status, rating: before.rating })
+          const services = serviceDeltas(tx, before.status, tx.status)
+          const categories = categoryDelta(before.status, tx.status)
+          const extra = [
+            ...(counters.length > 0 ? [countersCte(sql, "counters", counters, shard, sql`u`)] : []),
+            ...(services.length > 0 ? [serviceCountsCte(sql, "svc_counts", services, shard, sql`u`)] : []),
+            ...(categories !== 0 ? [categoryCountsCte(sql, "cat_counts", tx.buyerAgentId, tx.category, categories, sql`u`)] : [])
+          ]
+          yield* sql`WITH before AS (SELECT status, price_cents, buyer_agent_id, created_at, service_id, service_name FROM commerce_transactions WHERE id = ${tx.id}),
+            u AS (UPDATE commerce_transactions SET status = ${tx.status}, refunded_at = ${tx.refundedAt} WHERE id = ${tx.id} RETURNING id),
+            delta AS (
+              SELECT buyer_agent_id, (created_at AT TIME ZONE 'UTC')::date AS day, service_id, service_name,
+                (CASE WHEN ${tx.status} = 'completed' THEN 1 ELSE 0 END) - (CASE WHEN status = 'completed' THEN 1 ELSE 0 END) AS sign,
+                price_cents
+              FROM before),
+            spend AS (
+              INSERT INTO agent_spend_days (agent_id, day, spent_cents)
+              SELECT buyer_agent_id, day, sign * price_cents FROM delta WHERE sign <> 0
+              ON CONFLICT (agent_id, day) DO UPDATE SET spent_cents = agent_spend_days.spent_cents + excluded.spent_cents)${
+            extra.length > 0 ? sql`, ${sql.csv(extra)}` : sql``
+          }
+            INSERT INTO agent_usage_days (agent_id, day, service_id, service_name, calls, spent_cents)
+            SELECT buyer_agent_id, day, service_id, service_name, sign, sign * price_cents FROM delta WHERE sign <> 0
+            ON CONFLICT (agent_id, day, service_id) DO UPDATE SET calls = agent_usage_days.calls + excluded.calls,
+              spent_cents = agent_usage_days.spent_cents + excluded.spent_cents`
+        }, orUnavailable),
       findByIdempotencyKey: (buyer, key) =>
         orUnavailable(sql<TxJoinRow>`${selectTx} WHERE t.buyer_agent_id = ${buyer} AND t.idempotency_key = ${key}`).pipe(Effect.map(one)),
       listTransactions: (f) => orUnavailable(transactionsPage(sql, f)).pipe(Effect.map((rows) => rows.map(toTxRow))),
@@ -551,20 +542,17 @@ export const PgDisputeStore = Layer.effect(
       lock: (id) => orUnavailable(sql<DisputeRow>`SELECT ${COLUMNS} FROM commerce_disputes WHERE id = ${id} FOR UPDATE`).pipe(Effect.map(first)),
       // A resolution moves the loser's disputes-lost counter (seller on a refund, buyer on a
       // rejection): the row is read and locked first, the delta written with the update.
-      update: (d) =>
-        orUnavailable(
-          Effect.gen(function* () {
-            const [before] = yield* sql<{ status: DisputeRecord["status"] }>`SELECT status FROM commerce_disputes WHERE id = ${d.id} FOR UPDATE`
-            const lost = before === undefined ? [] : disputeDeltas(d, before.status, d.status)
-            yield* sql`WITH u AS (
-                UPDATE commerce_disputes SET status = ${d.status}, seller_response = ${d.sellerResponse}, seller_note = ${d.sellerNote}, resolution = ${d.resolution},
-                refund_cents = ${d.refundCents}, refund_entry_id = ${d.refundEntryId}, review_due_at = ${d.reviewDueAt}, updated_at = ${d.updatedAt},
-                resolved_at = ${d.resolvedAt} WHERE id = ${d.id} RETURNING id)${
-              lost.length > 0 ? sql`, ${countersCte(sql, "counters", lost, counterShard(d.transactionId), sql`u`)}` : sql``
-            }
-              SELECT 1`
-          })
-        ).pipe(Effect.asVoid),
+      update: Effect.fnUntraced(function* (d) {
+          const [before] = yield* sql<{ status: DisputeRecord["status"] }>`SELECT status FROM commerce_disputes WHERE id = ${d.id} FOR UPDATE`
+          const lost = before === undefined ? [] : disputeDeltas(d, before.status, d.status)
+          yield* sql`WITH u AS (
+              UPDATE commerce_disputes SET status = ${d.status}, seller_response = ${d.sellerResponse}, seller_note = ${d.sellerNote}, resolution = ${d.resolution},
+              refund_cents = ${d.refundCents}, refund_entry_id = ${d.refundEntryId}, review_due_at = ${d.reviewDueAt}, updated_at = ${d.updatedAt},
+              resolved_at = ${d.resolvedAt} WHERE id = ${d.id} RETURNING id)${
+            lost.length > 0 ? sql`, ${countersCte(sql, "counters", lost, counterShard(d.transactionId), sql`u`)}` : sql``
+          }
+            SELECT 1`
+        }, orUnavailable, Effect.asVoid),
       listDue: (now, limit) =>
         orUnavailable(
           sql<{ id: string }>`SELECT id FROM commerce_disputes
@@ -583,22 +571,19 @@ export const PgAnalyticsStore = Layer.effect(
     return {
       // Every per-agent figure below reads the agent's counter rows (≤ 16 shards, summed;
       // migration 0018), never its history.
-      reputationInputs: (agentIds) =>
-        orUnavailable(
-          Effect.gen(function* () {
-            if (agentIds !== "all" && agentIds.length === 0) return []
-            const list =
-              agentIds === "all"
-                ? sql`(SELECT agent_id FROM agent_counters UNION SELECT seller_agent_id FROM commerce_services WHERE status = 'active')`
-                : sql`(SELECT DISTINCT agent_id FROM (VALUES ${sql.csv(agentIds.map((id) => sql`(${id})`))}) v(agent_id))`
-            return yield* sql<ReputationInputs>`
-              SELECT a.agent_id, COALESCE(SUM(c.reviews_received), 0)::int AS reviews_received, COALESCE(SUM(c.rating_sum), 0)::int AS rating_sum,
-                COALESCE(SUM(c.deals), 0)::int AS completed_deals, COALESCE(SUM(c.volume_cents), 0)::bigint AS volume_cents,
-                COALESCE(SUM(c.disputes_lost), 0)::int AS disputes_lost
-              FROM ${list} a LEFT JOIN agent_counters c ON c.agent_id = a.agent_id
-              GROUP BY a.agent_id`
-          })
-        ),
+      reputationInputs: Effect.fnUntraced(function* (agentIds) {
+          if (agentIds !== "all" && agentIds.length === 0) return []
+          const list =
+            agentIds === "all"
+              ? sql`(SELECT agent_id FROM agent_counters UNION SELECT seller_agent_id FROM commerce_services WHERE status = 'active')`
+              : sql`(SELECT DISTINCT agent_id FROM (VALUES ${sql.csv(agentIds.map((id) => sql`(${id})`))}) v(agent_id))`
+          return yield* sql<ReputationInputs>`
+            SELECT a.agent_id, COALESCE(SUM(c.reviews_received), 0)::int AS reviews_received, COALESCE(SUM(c.rating_sum), 0)::int AS rating_sum,
+              COALESCE(SUM(c.deals), 0)::int AS completed_deals, COALESCE(SUM(c.volume_cents), 0)::bigint AS volume_cents,
+              COALESCE(SUM(c.disputes_lost), 0)::int AS disputes_lost
+            FROM ${list} a LEFT JOIN agent_counters c ON c.agent_id = a.agent_id
+            GROUP BY a.agent_id`
+        }, orUnavailable),
       agentTotals: (agentId) =>
         orUnavailable(
           sql<{ purchases: number; spentCents: number; sales: number; earnedCents: number; feesGeneratedCents: number; refundsReceivedCents: number }>`
@@ -630,23 +615,20 @@ export const PgAnalyticsStore = Layer.effect(
           return { ...t, activeServices: s.n }
         })
       ),
-      usage: (agentId, from, to) =>
-        orUnavailable(
-          Effect.gen(function* () {
-            // From the running totals (at most days × services rows): `from` is a UTC day start, `to` now.
-            const fromDay = yield* dayBoundary(from)
-            const toDay = utcDay(new Date(Date.parse(to) - 1).toISOString())
-            const byService = yield* sql<UsageRow>`
-              SELECT service_id AS key, max(service_name) AS label, SUM(calls)::int AS calls, SUM(spent_cents)::bigint AS spent_cents
-              FROM agent_usage_days WHERE agent_id = ${agentId} AND day >= ${fromDay}::date AND day <= ${toDay}::date
-              GROUP BY service_id HAVING SUM(calls) > 0 ORDER BY service_id`
-            const byDay = yield* sql<UsageRow>`
-              SELECT to_char(day, 'YYYY-MM-DD') AS key, to_char(day, 'YYYY-MM-DD') AS label, SUM(calls)::int AS calls, SUM(spent_cents)::bigint AS spent_cents
-              FROM agent_usage_days WHERE agent_id = ${agentId} AND day >= ${fromDay}::date AND day <= ${toDay}::date
-              GROUP BY day HAVING SUM(calls) > 0 ORDER BY day`
-            return { byService, byDay }
-          })
-        ),
+      usage: Effect.fnUntraced(function* (agentId, from, to) {
+          // From the running totals (at most days × services rows): `from` is a UTC day start, `to` now.
+          const fromDay = yield* dayBoundary(from)
+          const toDay = utcDay(new Date(Date.parse(to) - 1).toISOString())
+          const byService = yield* sql<UsageRow>`
+            SELECT service_id AS key, max(service_name) AS label, SUM(calls)::int AS calls, SUM(spent_cents)::bigint AS spent_cents
+            FROM agent_usage_days WHERE agent_id = ${agentId} AND day >= ${fromDay}::date AND day <= ${toDay}::date
+            GROUP BY service_id HAVING SUM(calls) > 0 ORDER BY service_id`
+          const byDay = yield* sql<UsageRow>`
+            SELECT to_char(day, 'YYYY-MM-DD') AS key, to_char(day, 'YYYY-MM-DD') AS label, SUM(calls)::int AS calls, SUM(spent_cents)::bigint AS spent_cents
+            FROM agent_usage_days WHERE agent_id = ${agentId} AND day >= ${fromDay}::date AND day <= ${toDay}::date
+            GROUP BY day HAVING SUM(calls) > 0 ORDER BY day`
+          return { byService, byDay }
+        }, orUnavailable),
       categoryHistory: (agentId) =>
         orUnavailable(
           sql<{ category: string; count: number }>`SELECT category, purchases AS count FROM agent_category_counts WHERE agent_id = ${agentId} AND purchases > 0`

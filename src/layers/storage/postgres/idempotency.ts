@@ -16,29 +16,26 @@ export const PgIdempotencyStore = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     return {
       // One statement: insert, or take over an expired row / a lapsed lease. No row back → someone holds it.
-      begin: (i) =>
-        orUnavailable(
-          Effect.gen(function* () {
-            const now = new Date(i.nowMs)
-            const claimed = yield* sql<{ key: string }>`
-              INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at, lease_until, expires_at)
-              VALUES (${i.scope}, ${i.key}, ${i.requestHash}, 'in_progress', ${now}, ${new Date(i.leaseUntilMs)}, ${new Date(i.expiresAtMs)})
-              ON CONFLICT (scope, key) DO UPDATE SET
-                request_hash = EXCLUDED.request_hash, state = 'in_progress', status = NULL, headers = NULL, body = NULL,
-                created_at = EXCLUDED.created_at, lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at
-              WHERE idempotency_keys.expires_at <= ${now}
-                 OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.lease_until <= ${now})
-              RETURNING key`
-            if (claimed.length > 0) return { _tag: "Started" as const }
-            const [row] = yield* sql<Row>`SELECT request_hash, state, status, headers, body FROM idempotency_keys WHERE scope = ${i.scope} AND key = ${i.key}`
-            if (!row) return { _tag: "InProgress" as const, requestHash: i.requestHash }
-            if (row.state === "done") {
-              const response: StoredResponse = { status: row.status ?? 200, headers: row.headers ?? {}, body: row.body ? utf8.decode(row.body) : "" }
-              return { _tag: "Done" as const, requestHash: row.requestHash, response }
-            }
-            return { _tag: "InProgress" as const, requestHash: row.requestHash }
-          })
-        ),
+      begin: Effect.fnUntraced(function* (i) {
+          const now = new Date(i.nowMs)
+          const claimed = yield* sql<{ key: string }>`
+            INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at, lease_until, expires_at)
+            VALUES (${i.scope}, ${i.key}, ${i.requestHash}, 'in_progress', ${now}, ${new Date(i.leaseUntilMs)}, ${new Date(i.expiresAtMs)})
+            ON CONFLICT (scope, key) DO UPDATE SET
+              request_hash = EXCLUDED.request_hash, state = 'in_progress', status = NULL, headers = NULL, body = NULL,
+              created_at = EXCLUDED.created_at, lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at
+            WHERE idempotency_keys.expires_at <= ${now}
+               OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.lease_until <= ${now})
+            RETURNING key`
+          if (claimed.length > 0) return { _tag: "Started" as const }
+          const [row] = yield* sql<Row>`SELECT request_hash, state, status, headers, body FROM idempotency_keys WHERE scope = ${i.scope} AND key = ${i.key}`
+          if (!row) return { _tag: "InProgress" as const, requestHash: i.requestHash }
+          if (row.state === "done") {
+            const response: StoredResponse = { status: row.status ?? 200, headers: row.headers ?? {}, body: row.body ? utf8.decode(row.body) : "" }
+            return { _tag: "Done" as const, requestHash: row.requestHash, response }
+          }
+          return { _tag: "InProgress" as const, requestHash: row.requestHash }
+        }, orUnavailable),
       complete: (scope, key, response) =>
         orUnavailable(
           sql`UPDATE idempotency_keys SET state = 'done', status = ${response.status}, headers = ${JSON.stringify(response.headers)}::jsonb,

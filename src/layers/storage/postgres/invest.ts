@@ -58,17 +58,14 @@ export const PgInvestStore = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return {
-      lockOffering: (d) =>
-        orUnavailable(
-          Effect.gen(function* () {
-            yield* sql`
-              INSERT INTO invest_offerings (target, total_supply, offered_tokens, sold_tokens, price_cents, created_at)
-              VALUES (${d.target}, ${d.totalSupply}, ${d.offeredTokens}, ${d.soldTokens}, ${d.priceCents}, ${d.createdAt})
-              ON CONFLICT (target) DO NOTHING`
-            const rows = yield* sql<OfferingRow>`SELECT * FROM invest_offerings WHERE target = ${d.target} FOR UPDATE`
-            return toOffering(rows[0])
-          })
-        ),
+      lockOffering: Effect.fnUntraced(function* (d) {
+          yield* sql`
+            INSERT INTO invest_offerings (target, total_supply, offered_tokens, sold_tokens, price_cents, created_at)
+            VALUES (${d.target}, ${d.totalSupply}, ${d.offeredTokens}, ${d.soldTokens}, ${d.priceCents}, ${d.createdAt})
+            ON CONFLICT (target) DO NOTHING`
+          const rows = yield* sql<OfferingRow>`SELECT * FROM invest_offerings WHERE target = ${d.target} FOR UPDATE`
+          return toOffering(rows[0])
+        }, orUnavailable),
       getOffering: (target) =>
         orUnavailable(sql<OfferingRow>`SELECT * FROM invest_offerings WHERE target = ${target}`).pipe(
           Effect.map((rows) => (rows[0] ? toOffering(rows[0]) : undefined))

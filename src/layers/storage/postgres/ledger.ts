@@ -53,61 +53,54 @@ export const PgLedgerStore = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const hydrate = (rows: ReadonlyArray<EntryRow>) =>
-      Effect.gen(function* () {
-        if (rows.length === 0) return [] as Array<JournalEntry>
-        const postings = yield* sql<PostingRow>`SELECT entry_seq, account, amount FROM ledger_postings WHERE entry_seq IN ${sql.in(rows.map((r) => r.seq))}`
-        const bySeq = new Map<number, Array<{ account: string; amount: number }>>()
-        for (const p of postings) {
-          const list = bySeq.get(p.entrySeq) ?? []
-          list.push({ account: p.account, amount: p.amount })
-          bySeq.set(p.entrySeq, list)
-        }
-        return rows.map((r) =>
-          JournalEntry.make({ id: r.id, kind: r.kind, reference: r.reference, memo: r.memo, createdAt: iso(r.createdAt), postings: bySeq.get(r.seq) ?? [] })
-        )
-      })
+    const hydrate = Effect.fnUntraced(function* (rows: ReadonlyArray<EntryRow>) {
+      if (rows.length === 0) return [] as Array<JournalEntry>
+      const postings = yield* sql<PostingRow>`SELECT entry_seq, account, amount FROM ledger_postings WHERE entry_seq IN ${sql.in(rows.map((r) => r.seq))}`
+      const bySeq = new Map<number, Array<{ account: string; amount: number }>>()
+      for (const p of postings) {
+        const list = bySeq.get(p.entrySeq) ?? []
+        list.push({ account: p.account, amount: p.amount })
+        bySeq.set(p.entrySeq, list)
+      }
+      return rows.map((r) =>
+        JournalEntry.make({ id: r.id, kind: r.kind, reference: r.reference, memo: r.memo, createdAt: iso(r.createdAt), postings: bySeq.get(r.seq) ?? [] })
+      )
+    })
 
     return {
-      lockBalances: (accounts) =>
-        orUnavailable(
-          Effect.gen(function* () {
-            // One statement, ordered: concurrent units of work lock in the same order (no deadlock).
-            // Rows are created (at 0) only when one is missing, so the common case is one round trip.
-            // The balance is the locked row plus the account's credit shards. Shards of a constrained
-            // account only grow (debits move the locked row), so a sum read from this statement's
-            // snapshot is at most the current one: the check errs on the safe side.
-            const lock = sql<{ account: string; balance: number }>`
-              SELECT b.account, (b.balance + COALESCE((SELECT SUM(c.amount) FROM ledger_balance_credits c WHERE c.account = b.account), 0))::bigint AS balance
-              FROM ledger_balances b WHERE b.account IN ${sql.in([...accounts])} ORDER BY b.account FOR UPDATE OF b`
-            let rows = yield* lock
-            if (rows.length < accounts.length) {
-              yield* sql`INSERT INTO ledger_balances ${sql.insert(nonEmpty(accounts.map((account) => ({ account, balance: 0 }))))} ON CONFLICT (account) DO NOTHING`
-              rows = yield* lock
-            }
-            return new Map(rows.map((r) => [r.account, r.balance]))
-          })
-        ),
+      lockBalances: Effect.fnUntraced(function* (accounts) {
+          // One statement, ordered: concurrent units of work lock in the same order (no deadlock).
+          // Rows are created (at 0) only when one is missing, so the common case is one round trip.
+          // The balance is the locked row plus the account's credit shards. Shards of a constrained
+          // account only grow (debits move the locked row), so a sum read from this statement's
+          // snapshot is at most the current one: the check errs on the safe side.
+          const lock = sql<{ account: string; balance: number }>`
+            SELECT b.account, (b.balance + COALESCE((SELECT SUM(c.amount) FROM ledger_balance_credits c WHERE c.account = b.account), 0))::bigint AS balance
+            FROM ledger_balances b WHERE b.account IN ${sql.in([...accounts])} ORDER BY b.account FOR UPDATE OF b`
+          let rows = yield* lock
+          if (rows.length < accounts.length) {
+            yield* sql`INSERT INTO ledger_balances ${sql.insert(nonEmpty(accounts.map((account) => ({ account, balance: 0 }))))} ON CONFLICT (account) DO NOTHING`
+            rows = yield* lock
+          }
+          return new Map(rows.map((r) => [r.account, r.balance]))
+        }, orUnavailable),
       append: (entry) => orUnavailable(sql`WITH ${entryCtes(sql, entry)} SELECT seq FROM e`).pipe(Effect.asVoid),
       balance: (account) =>
         orUnavailable(
           sql<{ balance: number }>`SELECT ((SELECT COALESCE(SUM(balance), 0) FROM ledger_balances WHERE account = ${account})
             + (SELECT COALESCE(SUM(amount), 0) FROM ledger_balance_credits WHERE account = ${account}))::bigint AS balance`
         ).pipe(Effect.map((r) => r[0]?.balance ?? 0)),
-      entriesFor: (account, { limit, before }) =>
-        orUnavailable(
-          Effect.gen(function* () {
-            const beforeSeq = before
-              ? (yield* sql<{ seq: number }>`SELECT seq FROM ledger_entries WHERE id = ${before}`)[0]?.seq ?? 0
-              : Number.MAX_SAFE_INTEGER
-            const rows = yield* sql<EntryRow>`
-              SELECT e.seq, e.id, e.kind, e.reference, e.memo, e.created_at FROM ledger_postings p
-              JOIN ledger_entries e ON e.seq = p.entry_seq
-              WHERE p.account = ${account} AND p.entry_seq < ${beforeSeq}
-              ORDER BY p.entry_seq DESC LIMIT ${limit}`
-            return yield* hydrate(rows)
-          })
-        ),
+      entriesFor: Effect.fnUntraced(function* (account, { limit, before }) {
+          const beforeSeq = before
+            ? (yield* sql<{ seq: number }>`SELECT seq FROM ledger_entries WHERE id = ${before}`)[0]?.seq ?? 0
+            : Number.MAX_SAFE_INTEGER
+          const rows = yield* sql<EntryRow>`
+            SELECT e.seq, e.id, e.kind, e.reference, e.memo, e.created_at FROM ledger_postings p
+            JOIN ledger_entries e ON e.seq = p.entry_seq
+            WHERE p.account = ${account} AND p.entry_seq < ${beforeSeq}
+            ORDER BY p.entry_seq DESC LIMIT ${limit}`
+          return yield* hydrate(rows)
+        }, orUnavailable),
       entriesByReference: (reference) =>
         orUnavailable(
           Effect.flatMap(sql<EntryRow>`SELECT seq, id, kind, reference, memo, created_at FROM ledger_entries WHERE reference = ${reference} ORDER BY seq`, hydrate)

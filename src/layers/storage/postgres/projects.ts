@@ -99,30 +99,27 @@ export const PgProjectsStore = Layer.effect(
         orUnavailable(sql<ListingRow>`SELECT ${sql.literal(LISTING_COLUMNS)} FROM catalog_projects WHERE id = ${id}`).pipe(
           Effect.map((rows) => (rows[0] ? toListing(rows[0]) : undefined))
         ),
-      listListings: (q) =>
-        orUnavailable(
-          Effect.gen(function* () {
-            const col = sql.literal(sortColumn[q.sort])
-            const dir = sql.literal(q.order === "asc" ? "ASC" : "DESC")
-            const conds = [sql`TRUE`]
-            if (q.category !== undefined) conds.push(sql`category = ${q.category}`)
-            if (q.minPriceCents !== undefined) conds.push(sql`asking_price_cents >= ${q.minPriceCents}`)
-            if (q.maxPriceCents !== undefined) conds.push(sql`asking_price_cents <= ${q.maxPriceCents}`)
-            if (q.minRating !== undefined) conds.push(sql`rating >= ${q.minRating}`)
-            if (q.q !== undefined) conds.push(sql`position(${q.q.toLowerCase()} in search) > 0`)
-            if (q.after !== undefined) {
-              const value = q.sort === "newest" ? sql`${String(q.after.value)}::timestamptz` : sql`${q.after.value}`
-              const op = sql.literal(q.order === "asc" ? ">" : "<")
-              conds.push(sql`(${col}, id COLLATE "C") ${op} (${value}, ${q.after.id} COLLATE "C")`)
-            }
-            const rows = yield* sql<ListingRow>`
-              SELECT ${sql.literal(LISTING_COLUMNS)} FROM catalog_projects
-              WHERE ${sql.and(conds)}
-              ORDER BY ${col} ${dir}, id COLLATE "C" ${dir}
-              LIMIT ${q.limit}`
-            return rows.map(toListing)
-          })
-        )
+      listListings: Effect.fnUntraced(function* (q) {
+          const col = sql.literal(sortColumn[q.sort])
+          const dir = sql.literal(q.order === "asc" ? "ASC" : "DESC")
+          const conds = [sql`TRUE`]
+          if (q.category !== undefined) conds.push(sql`category = ${q.category}`)
+          if (q.minPriceCents !== undefined) conds.push(sql`asking_price_cents >= ${q.minPriceCents}`)
+          if (q.maxPriceCents !== undefined) conds.push(sql`asking_price_cents <= ${q.maxPriceCents}`)
+          if (q.minRating !== undefined) conds.push(sql`rating >= ${q.minRating}`)
+          if (q.q !== undefined) conds.push(sql`position(${q.q.toLowerCase()} in search) > 0`)
+          if (q.after !== undefined) {
+            const value = q.sort === "newest" ? sql`${String(q.after.value)}::timestamptz` : sql`${q.after.value}`
+            const op = sql.literal(q.order === "asc" ? ">" : "<")
+            conds.push(sql`(${col}, id COLLATE "C") ${op} (${value}, ${q.after.id} COLLATE "C")`)
+          }
+          const rows = yield* sql<ListingRow>`
+            SELECT ${sql.literal(LISTING_COLUMNS)} FROM catalog_projects
+            WHERE ${sql.and(conds)}
+            ORDER BY ${col} ${dir}, id COLLATE "C" ${dir}
+            LIMIT ${q.limit}`
+          return rows.map(toListing)
+        }, orUnavailable)
     }
   })
 )

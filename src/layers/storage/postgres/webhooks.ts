@@ -179,25 +179,24 @@ export const PgWebhookStore = Layer.effect(
         orUnavailable(sql<{ id: string }>`DELETE FROM webhook_endpoints WHERE agent_id = ${agentId} RETURNING id`).pipe(
           Effect.map((rows) => rows.length > 0)
         ),
-      takeNewEvents: (now, limit) =>
-        Effect.gen(function* () {
-          const rows = yield* sql<EventRow>`
-            WITH batch AS (
-              SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ${limit} FOR UPDATE SKIP LOCKED
-            )
-            UPDATE events e SET dispatched_at = ${now}::timestamptz FROM batch WHERE e.id = batch.id
-            RETURNING e.seq, e.id, e.type, e.agent_id, e.occurred_at, e.data`
-          if (rows.length === 0) return []
-          const agents = [...new Set(rows.map((r) => r.agentId))]
-          const endpoints = yield* sql<EndpointRow>`SELECT * FROM webhook_endpoints WHERE agent_id IN ${sql.in(agents)}`
-          const byAgent = new Map(endpoints.map((e) => [e.agentId, toEndpoint(e)]))
-          return [...rows]
-            .sort((a, b) => a.seq - b.seq)
-            .map((r) => ({
-              event: DomainEvent.make({ id: r.id, type: r.type, agentId: r.agentId, occurredAt: iso(r.occurredAt), data: r.data }),
-              endpoint: byAgent.get(r.agentId)
-            }))
-        }).pipe(orUnavailable),
+      takeNewEvents: Effect.fnUntraced(function* (now, limit) {
+        const rows = yield* sql<EventRow>`
+          WITH batch AS (
+            SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ${limit} FOR UPDATE SKIP LOCKED
+          )
+          UPDATE events e SET dispatched_at = ${now}::timestamptz FROM batch WHERE e.id = batch.id
+          RETURNING e.seq, e.id, e.type, e.agent_id, e.occurred_at, e.data`
+        if (rows.length === 0) return []
+        const agents = [...new Set(rows.map((r) => r.agentId))]
+        const endpoints = yield* sql<EndpointRow>`SELECT * FROM webhook_endpoints WHERE agent_id IN ${sql.in(agents)}`
+        const byAgent = new Map(endpoints.map((e) => [e.agentId, toEndpoint(e)]))
+        return [...rows]
+          .sort((a, b) => a.seq - b.seq)
+          .map((r) => ({
+            event: DomainEvent.make({ id: r.id, type: r.type, agentId: r.agentId, occurredAt: iso(r.occurredAt), data: r.data }),
+            endpoint: byAgent.get(r.agentId)
+          }))
+      }, orUnavailable),
       insertDelivery: (r) =>
         orUnavailable(sql`
           INSERT INTO webhook_deliveries (id, endpoint_id, agent_id, event_id, event_type, body, status, attempts, due_at, created_at, updated_at)
@@ -207,53 +206,52 @@ export const PgWebhookStore = Layer.effect(
       // Called inside `atomically`: the endpoint rows picked stay locked (FOR NO KEY UPDATE, which a
       // fan-out's foreign-key check does not wait for) until the claim commits, so two replicas never
       // serve one endpoint at once and its cap holds across them. Per endpoint: one indexed statement.
-      claimDue: (now, leaseUntil, limit, perEndpoint) =>
-        Effect.gen(function* () {
-          const picked = yield* sql<{ id: string; failing: boolean; inFlight: number }>`
-            SELECT e.id, e.retry_at IS NOT NULL AS failing, f.n AS in_flight
-            FROM webhook_endpoints e
-            CROSS JOIN LATERAL (
-              SELECT count(*)::int AS n FROM webhook_deliveries d
-              WHERE d.endpoint_id = e.id AND d.status = 'delivering' AND d.due_at > ${now}::timestamptz
-            ) f
-            WHERE e.enabled AND e.disabled_at IS NULL
-              AND (CASE WHEN e.retry_at IS NULL THEN f.n < ${perEndpoint} ELSE e.retry_at <= ${now}::timestamptz AND f.n = 0 END)
-              AND EXISTS (
-                SELECT 1 FROM webhook_deliveries d
-                WHERE d.endpoint_id = e.id AND d.status IN ('pending','delivering')
-                  AND (e.retry_at IS NOT NULL OR d.due_at <= ${now}::timestamptz)
-              )
-            ORDER BY e.last_claimed_at NULLS FIRST, e.id
-            LIMIT ${limit}
-            FOR NO KEY UPDATE OF e SKIP LOCKED`
-          const claimed: Array<ClaimedDelivery> = []
-          for (const p of picked) {
-            const take = Math.min(p.failing ? 1 : perEndpoint - p.inFlight, limit - claimed.length)
-            if (take <= 0) break
-            // Failing: the probe is the oldest open row whatever its due time; healthy: due rows, oldest first.
-            const rows = yield* sql<DeliveryRow & { prevStatus: DeliveryStatus }>`
-              WITH due AS (
-                SELECT id, status AS prev_status FROM webhook_deliveries
-                WHERE endpoint_id = ${p.id} AND status IN ('pending','delivering') AND (${p.failing} OR due_at <= ${now}::timestamptz)
-                ORDER BY seq LIMIT ${take}
-                FOR UPDATE SKIP LOCKED
-              )
-              UPDATE webhook_deliveries d
-              SET status = 'delivering', attempts = d.attempts + 1, due_at = ${leaseUntil}::timestamptz, updated_at = ${now}::timestamptz
-              FROM due WHERE d.id = due.id
-              RETURNING d.*, due.prev_status`
-            claimed.push(
-              ...rows
-                .map((r) => ({ ...toDelivery(r), leaseExpired: r.prevStatus === "delivering", seq: Number(r.seq) }))
-                .sort((a, b) => a.seq - b.seq)
-                .map(({ seq: _, ...d }) => d)
+      claimDue: Effect.fnUntraced(function* (now, leaseUntil, limit, perEndpoint) {
+        const picked = yield* sql<{ id: string; failing: boolean; inFlight: number }>`
+          SELECT e.id, e.retry_at IS NOT NULL AS failing, f.n AS in_flight
+          FROM webhook_endpoints e
+          CROSS JOIN LATERAL (
+            SELECT count(*)::int AS n FROM webhook_deliveries d
+            WHERE d.endpoint_id = e.id AND d.status = 'delivering' AND d.due_at > ${now}::timestamptz
+          ) f
+          WHERE e.enabled AND e.disabled_at IS NULL
+            AND (CASE WHEN e.retry_at IS NULL THEN f.n < ${perEndpoint} ELSE e.retry_at <= ${now}::timestamptz AND f.n = 0 END)
+            AND EXISTS (
+              SELECT 1 FROM webhook_deliveries d
+              WHERE d.endpoint_id = e.id AND d.status IN ('pending','delivering')
+                AND (e.retry_at IS NOT NULL OR d.due_at <= ${now}::timestamptz)
             )
-          }
-          if (picked.length > 0) {
-            yield* sql`UPDATE webhook_endpoints SET last_claimed_at = ${now}::timestamptz WHERE id IN ${sql.in(picked.map((p) => p.id))}`
-          }
-          return claimed
-        }).pipe(orUnavailable),
+          ORDER BY e.last_claimed_at NULLS FIRST, e.id
+          LIMIT ${limit}
+          FOR NO KEY UPDATE OF e SKIP LOCKED`
+        const claimed: Array<ClaimedDelivery> = []
+        for (const p of picked) {
+          const take = Math.min(p.failing ? 1 : perEndpoint - p.inFlight, limit - claimed.length)
+          if (take <= 0) break
+          // Failing: the probe is the oldest open row whatever its due time; healthy: due rows, oldest first.
+          const rows = yield* sql<DeliveryRow & { prevStatus: DeliveryStatus }>`
+            WITH due AS (
+              SELECT id, status AS prev_status FROM webhook_deliveries
+              WHERE endpoint_id = ${p.id} AND status IN ('pending','delivering') AND (${p.failing} OR due_at <= ${now}::timestamptz)
+              ORDER BY seq LIMIT ${take}
+              FOR UPDATE SKIP LOCKED
+            )
+            UPDATE webhook_deliveries d
+            SET status = 'delivering', attempts = d.attempts + 1, due_at = ${leaseUntil}::timestamptz, updated_at = ${now}::timestamptz
+            FROM due WHERE d.id = due.id
+            RETURNING d.*, due.prev_status`
+          claimed.push(
+            ...rows
+              .map((r) => ({ ...toDelivery(r), leaseExpired: r.prevStatus === "delivering", seq: Number(r.seq) }))
+              .sort((a, b) => a.seq - b.seq)
+              .map(({ seq: _, ...d }) => d)
+          )
+        }
+        if (picked.length > 0) {
+          yield* sql`UPDATE webhook_endpoints SET last_claimed_at = ${now}::timestamptz WHERE id IN ${sql.in(picked.map((p) => p.id))}`
+        }
+        return claimed
+      }, orUnavailable),
       backlog: (endpointId) =>
         orUnavailable(sql<{ pending: number; oldest: Date | null; nextDue: Date | null }>`
           SELECT count(*)::int AS pending, min(created_at) AS oldest, min(due_at) AS next_due
