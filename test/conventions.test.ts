@@ -1,7 +1,10 @@
 // Conventions that a type checker cannot see, checked over src/ (docs/effect4.md, "Conventions").
 import { describe, expect, it } from "@effect/vitest"
+import type { Effect } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import path from "node:path"
+import type { trpcHandler } from "../src/http/trpc/adapter.js"
+import type { Procedure } from "../src/http/trpc/procedure.js"
 
 const SRC = path.resolve(import.meta.dirname, "../src")
 
@@ -46,5 +49,16 @@ describe("source conventions", () => {
       matchLines(readFileSync(file, "utf8"), GENERATOR_PER_CALL).map((line) => `${path.relative(SRC, file)}:${line}`)
     )
     expect(found).toEqual([])
+  })
+
+  // Checked by the type checker (npm run typecheck, CI): a generic function written with
+  // Effect.fnUntraced keeps its type parameters, so the tRPC handler's requirements are its table's
+  // services — not `any`, which would spread to the app layer and hide a missing service.
+  it("a generic function made with fnUntraced keeps its type parameters (the tRPC handler's requirements)", () => {
+    type Requirements<T> = T extends Effect.Effect<infer _A, infer _E, infer R> ? R : never
+    type Handler = Requirements<ReturnType<typeof trpcHandler<{ readonly a: Procedure<"ServiceA"> }>>>
+    const isAny: 0 extends 1 & Handler ? "any" : "not any" = "not any"
+    const hasTheTablesService: "ServiceA" extends Handler ? true : false = true
+    expect([isAny, hasTheTablesService]).toEqual(["not any", true])
   })
 })
