@@ -96,20 +96,9 @@ export class MemTable<K, V> {
   insertOrderedAll<I>(this: MemTable<K, Array<I>>, keys: ReadonlyArray<K>, item: I, compare: (a: I, b: I) => number): Effect.Effect<void> {
     return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {
-        for (const key of keys) {
-          let list = this.rows.get(key)
-          if (!list) {
-            list = []
-            this.rows.set(key, list)
-          }
-          list.splice(lowerBound(list, item, compare), 0, item)
-        }
+        for (const key of keys) this.placeSorted(key, item, compare)
         journal?.push(() => {
-          for (const key of keys) {
-            const list = this.rows.get(key)!
-            list.splice(lowerBound(list, item, compare), 1)
-            if (list.length === 0) this.rows.delete(key)
-          }
+          for (const key of keys) this.takeSorted(key, item, compare)
         })
       })
     )
@@ -118,28 +107,28 @@ export class MemTable<K, V> {
   removeOrderedAll<I>(this: MemTable<K, Array<I>>, keys: ReadonlyArray<K>, item: I, compare: (a: I, b: I) => number): Effect.Effect<void> {
     return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {
-        const removed: Array<K> = []
-        for (const key of keys) {
-          const list = this.rows.get(key)
-          if (!list) continue
-          const at = lowerBound(list, item, compare)
-          if (at >= list.length || compare(list[at], item) !== 0) continue
-          list.splice(at, 1)
-          if (list.length === 0) this.rows.delete(key)
-          removed.push(key)
-        }
+        const removed = keys.filter((key) => this.takeSorted(key, item, compare))
         journal?.push(() => {
-          for (const key of removed) {
-            let list = this.rows.get(key)
-            if (!list) {
-              list = []
-              this.rows.set(key, list)
-            }
-            list.splice(lowerBound(list, item, compare), 0, item)
-          }
+          for (const key of removed) this.placeSorted(key, item, compare)
         })
       })
     )
+  }
+  /** Puts `item` into `key`'s row at its sorted place, making the row when missing (no journal entry). */
+  private placeSorted<I>(this: MemTable<K, Array<I>>, key: K, item: I, compare: (a: I, b: I) => number): void {
+    const list = this.rows.get(key)
+    if (!list) this.rows.set(key, [item])
+    else list.splice(lowerBound(list, item, compare), 0, item)
+  }
+  /** Takes the item `compare` finds equal to `item` out of `key`'s row, dropping an emptied row; false when absent (no journal entry). */
+  private takeSorted<I>(this: MemTable<K, Array<I>>, key: K, item: I, compare: (a: I, b: I) => number): boolean {
+    const list = this.rows.get(key)
+    if (!list) return false
+    const at = lowerBound(list, item, compare)
+    if (at >= list.length || compare(list[at], item) !== 0) return false
+    list.splice(at, 1)
+    if (list.length === 0) this.rows.delete(key)
+    return true
   }
   /**
    * Inserts into an array-valued row kept sorted by `compare`, at the position a binary search
