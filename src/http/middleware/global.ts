@@ -16,6 +16,7 @@ import { currentRequestNote, logRequest, newRequestNote } from "../requestLog.js
 import { Api } from "../api.js"
 import { routeTable } from "../routeTable.js"
 import { currentRequestId } from "../requestId.js"
+import { canonicalPath, guardPath, queryOf } from "../routePath.js"
 
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -248,7 +249,9 @@ const idempotent = Effect.fnUntraced(function* (
     const presented = presentedKey(request.headers.authorization, request.headers["x-api-key"])
     const who = presented !== undefined ? `Bearer ${presented}` : (request.headers.authorization ?? (cookie ? `session:${cookie}` : anonymous))
     const scope = sha256(who)
-    const requestHash = sha256(`${request.method} ${request.url}\n${canonicalBody(body.value)}`)
+    // The path as the router reads it (case kept: ids are case-sensitive), so `//api/x` and
+    // `/api/x` with one key are one request, not two.
+    const requestHash = sha256(`${request.method} ${canonicalPath(request.url)}?${queryOf(request.url)}\n${canonicalBody(body.value)}`)
     const mismatch = () =>
       errorResponse(
         new IdempotencyKeyReused({ message: "this Idempotency-Key was already used with a different request (method, path or body)" }),
@@ -314,7 +317,7 @@ export const pathMethods = (): ((pathname: string) => ReadonlyArray<string> | un
     byPath.set(r.path, methods)
   }
   const patterns = [...byPath].map(([path, methods]) => ({
-    regex: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}$`),
+    regex: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}$`, "i"),
     methods: [...methods].sort()
   }))
   return (pathname) => {
@@ -342,7 +345,7 @@ const answerFailure = (
   if (HttpServerError.isHttpServerError(found)) {
     if (found.reason._tag === "RouteNotFound") {
       const pathname = request.url.split("?")[0]
-      const allow = allowedMethods(pathname)
+      const allow = allowedMethods(guardPath(request.url))
       if (allow) {
         return Effect.succeed(
           errorResponse(new MethodNotAllowed({ message: `${pathname} answers ${allow.join(", ")}, not ${request.method}`, allow: [...allow] }), requestId, {
@@ -398,6 +401,8 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
       const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : nextRequestId()
       const length = Number(request.headers["content-length"] ?? "0")
       const contentType = request.headers["content-type"]
+      // Path guards compare the path the router will match, not the raw URL (`//API/…` routes too).
+      const isApi = guardPath(request.url).startsWith("/api/")
       let response: HttpServerResponse.HttpServerResponse
       if (Number.isFinite(length) && length > config.maxBodyBytes) {
         response = errorResponse(
@@ -415,7 +420,7 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
           requestId,
           { connection: "close" }
         )
-      } else if (MUTATING.has(request.method) && request.url.startsWith("/api/") && crossSiteCookieWrite(request, config.baseUrl)) {
+      } else if (MUTATING.has(request.method) && isApi && crossSiteCookieWrite(request, config.baseUrl)) {
         // A write authenticated by the session cookie alone must be the dashboard's own JSON call:
         // a cross-site form (text/plain, urlencoded, multipart, even with an empty body) or another
         // origin is refused before it reaches a handler (CSRF).
@@ -425,7 +430,7 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
           }),
           requestId
         )
-      } else if (MUTATING.has(request.method) && length > 0 && request.url.startsWith("/api/") && !isJsonMediaType(contentType)) {
+      } else if (MUTATING.has(request.method) && length > 0 && isApi && !isJsonMediaType(contentType)) {
         // Every /api/ body is JSON; a form or text body would otherwise be read as no input at all.
         response = errorResponse(
           new UnsupportedMediaType({

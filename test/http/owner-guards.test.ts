@@ -1,0 +1,133 @@
+// An owner's dashboard cookie cannot be spent by another site however the path is spelled: the
+// router collapses slashes, ignores case, decodes escapes and drops a trailing slash or `;…`, so
+// every spelling that reaches a handler must meet the same cross-site and JSON-only guards as the
+// canonical one. Requests are sent raw (node:http), since fetch would tidy the path first.
+import { request as httpRequest } from "node:http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { canonicalPath, guardPath } from "../../src/http/routePath.js"
+import { routeTable } from "../../src/http/routeTable.js"
+import { Api } from "../../src/http/api.js"
+import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
+import { startServer, type TestServer } from "../fixtures/server.js"
+
+let server: TestServer
+let owner: AgentKey
+let approvalId: string
+beforeAll(async () => {
+  server = await startServer()
+  owner = await createAgentKey(server.baseUrl, ["commerce:*"])
+  // A purchase that waits for the owner: what a forged approve would spend.
+  const json = (path: string, method: string, body: unknown) =>
+    fetch(`${server.baseUrl}${path}`, { method, headers: { ...owner.auth, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json())
+  await json("/api/v1/agent/commerce/wallet/topup", "POST", { amountCents: 500 })
+  await json("/api/v1/agent/commerce/wallet", "PATCH", { autonomyLevel: "manual" })
+  const pending = (await json("/api/v1/agent/commerce/buy", "POST", { serviceId: "svc_translate_pro", tierId: "priority", input: "wait" })) as { approval: { id: string } }
+  approvalId = pending.approval.id
+})
+afterAll(async () => {
+  await server?.close()
+})
+
+/** One request with the request-target exactly as given. */
+const raw = (target: string, method: string, headers: Record<string, string>, body: string) =>
+  new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+    const url = new URL(server.baseUrl)
+    const req = httpRequest({ host: url.hostname, port: url.port, method, path: target, headers: { ...headers, "content-length": String(Buffer.byteLength(body)) } }, (res) => {
+      let text = ""
+      res.setEncoding("utf8")
+      res.on("data", (c: string) => (text += c))
+      res.on("end", () => {
+        let body: Record<string, unknown> = { text }
+        try {
+          body = text === "" ? {} : (JSON.parse(text) as Record<string, unknown>)
+        } catch {
+          // Not JSON: compared as text.
+        }
+        resolve({ status: res.statusCode ?? 0, body })
+      })
+    })
+    req.on("error", reject)
+    req.end(body)
+  })
+
+/** Every spelling of a path the router (or a client's URL tidying) may bring to the same handler. */
+const spellings = (path: string): ReadonlyArray<string> => [
+  `/${path}`,
+  path.replace("/api/", "/API/"),
+  path.replace("/api/dashboard/", "/Api/DASHBOARD/"),
+  path.replace("/api/", "/api//"),
+  path.replace("/api/", "/api/./"),
+  `/.${path}`,
+  path.replace("/api/dashboard/", "/api/x/../dashboard/"),
+  `${path}/`,
+  `${path};x`,
+  path.replace("/api/", "/%61pi/"),
+  path.replace("/api/dashboard/", "/api/%64ashboard/"),
+  path.replace("/api/", "//API//")
+]
+
+/** The owner's cookie writes: every write under /api/dashboard, with the ids of this owner's things. */
+const cookieWrites = () =>
+  routeTable(Api)
+    .filter((r) => r.method !== "GET" && r.path.startsWith("/api/dashboard/"))
+    .map((r) => ({
+      method: r.method.toUpperCase(),
+      path: r.path
+        .replace(":agentId", owner.agentId)
+        .replace(":keyId", owner.keyId)
+        .replace(":id", r.path.includes("approvals") ? approvalId : "prop_none")
+    }))
+
+const refusal = (r: { status: number; body: Record<string, unknown> }) => ({ status: r.status, type: r.body.type, message: r.body.message })
+
+describe("the owner's cookie on every spelling of a dashboard write", () => {
+  it("the guard's path is the router's: slashes collapsed, case folded, escapes decoded, dot segments and trailing slash gone", () => {
+    for (const s of spellings("/api/dashboard/signout")) expect(guardPath(s), s).toBe("/api/dashboard/signout")
+    expect(guardPath("/API/Dashboard/keys/KEY_Ab/revoke?x=1")).toBe("/api/dashboard/keys/key_ab/revoke")
+    // Ids keep their case where the path is compared as a request (Idempotency-Key).
+    expect(canonicalPath("//API//dashboard/keys/KEY_Ab/revoke/?x=1")).toBe("/API/dashboard/keys/KEY_Ab/revoke")
+  })
+
+  it("a cross-site JSON write with the cookie is refused on every spelling, as on the canonical path", async () => {
+    const crossSite = { cookie: owner.cookie, "content-type": "application/json", origin: "https://evil.example" }
+    const writes = cookieWrites()
+    expect(writes.map((w) => w.path)).toEqual(expect.arrayContaining(["/api/dashboard/signout", `/api/dashboard/commerce/approvals/${approvalId}/approve`]))
+    for (const w of writes) {
+      const canonical = await raw(w.path, w.method, crossSite, "{}")
+      expect(canonical.status, w.path).toBe(403)
+      for (const s of spellings(w.path)) {
+        expect(refusal(await raw(s, w.method, crossSite, "{}")), `${w.method} ${s}`).toEqual(refusal(canonical))
+      }
+    }
+  })
+
+  it("a form post (text/plain, urlencoded) with the cookie is refused on every spelling, as on the canonical path", async () => {
+    for (const contentType of ["text/plain", "application/x-www-form-urlencoded"]) {
+      const form = { cookie: owner.cookie, "content-type": contentType }
+      for (const w of cookieWrites()) {
+        const canonical = await raw(w.path, w.method, form, "a=b")
+        expect(canonical.status, w.path).toBe(403)
+        for (const s of spellings(w.path)) expect(refusal(await raw(s, w.method, form, "a=b")), `${contentType} ${w.method} ${s}`).toEqual(refusal(canonical))
+      }
+    }
+  })
+
+  it("a key-authenticated write that is not JSON is 415 on every spelling", async () => {
+    const path = "/api/v1/agent/commerce/buy"
+    const canonical = await raw(path, "POST", { ...owner.auth, "content-type": "text/plain" }, "serviceId=svc_code_review")
+    expect(canonical.status).toBe(415)
+    for (const s of spellings(path.replace("/api/dashboard/", "/api/"))) {
+      expect(refusal(await raw(s, "POST", { ...owner.auth, "content-type": "text/plain" }, "serviceId=svc_code_review")), s).toEqual(refusal(canonical))
+    }
+  })
+
+  it("after all of it the owner is still signed in, the key still works and the purchase still waits", async () => {
+    const keys = await fetch(`${server.baseUrl}/api/dashboard/keys`, { headers: { cookie: owner.cookie } })
+    expect(keys.status).toBe(200)
+    const listed = (await keys.json()) as ReadonlyArray<{ id: string; revokedAt: string | null }>
+    expect(listed.find((k) => k.id === owner.keyId)).toMatchObject({ revokedAt: null })
+    const me = await fetch(`${server.baseUrl}/api/v1/agent/commerce/approvals?status=pending`, { headers: owner.auth })
+    expect(me.status).toBe(200)
+    expect(((await me.json()) as { data: ReadonlyArray<{ id: string }> }).data.map((a) => a.id)).toEqual([approvalId])
+  })
+})
