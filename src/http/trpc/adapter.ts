@@ -5,9 +5,19 @@ import { InvalidInput } from "../../schema/errors.js"
 import { encodeError, firstSchemaIssue, statusOf } from "../errors.js"
 import { MAX_JSON_DEPTH, scanJson } from "../middleware/global.js"
 import { type Caller, CurrentCaller } from "../../services/Caller.js"
+import { canonicalPath, guardPath, queryOf } from "../routePath.js"
 import type { Access, Procedure } from "./procedure.js"
 
 const PREFIX = "/api/trpc/"
+
+/**
+ * Most calls one batch may name (tRPC's own `maxBatchSize`). A page batches the few queries it
+ * makes in one tick; ten keeps a request's work to what ten requests would do, where an unbounded
+ * batch let one small GET run hundreds of calls and answer megabytes. Over it: one 400, nothing run.
+ */
+export const MAX_BATCH_SIZE = 10
+/** Calls of one batch that run at once: a batch may not take more of the server than a few requests. */
+const BATCH_CONCURRENCY = 2
 
 const codeByStatus: Record<number, [string, number]> = {
   400: ["BAD_REQUEST", -32600],
@@ -151,21 +161,42 @@ const callOneBody = Effect.fnUntraced(function* (
     ) as Effect.Effect<Outcome, never, TableContext<Table>>
   })
 
+const safeDecode = (s: string): string => {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
+}
+
 const respond = (status: number, body: unknown) => HttpServerResponse.jsonUnsafe(body, { status })
 
 /** The handler for every `/api/trpc/...` request. */
 export const trpcHandler = Effect.fnUntraced(function* <P extends Table>(procedures: P) {
   const request = yield* HttpServerRequest.HttpServerRequest
-  const url = new URL(request.url, "http://x")
-  const pathPart = decodeURIComponent(url.pathname.startsWith(PREFIX) ? url.pathname.slice(PREFIX.length) : "")
-  const isBatch = url.searchParams.get("batch") === "1"
+  // The path as the router matched it (`//api/trpc/…`, `/API/TRPC/…`); procedure names keep their case.
+  const path = canonicalPath(request.url)
+  const searchParams = new URLSearchParams(queryOf(request.url))
+  const pathPart = guardPath(request.url).startsWith(PREFIX) ? safeDecode(path.slice(PREFIX.length)) : ""
+  const isBatch = searchParams.get("batch") === "1"
   const paths = isBatch ? pathPart.split(",") : [pathPart]
   const method = request.method === "HEAD" ? "GET" : request.method
+  if (paths.length > MAX_BATCH_SIZE) {
+    return respond(
+      400,
+      errorOutcome(400, `Batch call exceeds maximum size: ${paths.length} calls, at most ${MAX_BATCH_SIZE} in one request`, undefined, {
+        type: "InvalidInput",
+        field: "batch",
+        maxBatchSize: MAX_BATCH_SIZE,
+        calls: paths.length
+      }).body
+    )
+  }
 
   // Inputs: GET ?input=<json>, POST body <json>; batches key them "0", "1", …
   let raw: unknown = undefined
   if (method === "GET") {
-    const q = url.searchParams.get("input")
+    const q = searchParams.get("input")
     if (q !== null) {
       const parsed = parseJson(q)
       if (!parsed.ok) return respond(400, errorOutcome(400, "input is not valid JSON", paths[0], { field: "input" }).body)
@@ -187,8 +218,10 @@ export const trpcHandler = Effect.fnUntraced(function* <P extends Table>(procedu
     return respond(outcome.status, outcome.body)
   }
   const inputs = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>
+  // Each call is authorized on its own, so each spends what a single call would (a key's rate
+  // limit, an anonymous write's budget).
   const outcomes = yield* Effect.forEach(paths, (p, i) => callOne(procedures, p, method, inputs[String(i)], request), {
-    concurrency: "unbounded"
+    concurrency: BATCH_CONCURRENCY
   })
   const statuses = new Set(outcomes.map((o) => o.status))
   const status = statuses.size === 1 ? outcomes[0].status : 207
