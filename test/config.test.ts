@@ -8,6 +8,7 @@ import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it as vit } from "vitest"
 import { loadConfig } from "../src/layers/config.js"
+import { startServer } from "./fixtures/server.js"
 
 const load = (env: Record<string, string>) =>
   loadConfig.pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env)), Effect.result)
@@ -56,12 +57,56 @@ describe("configuration", () => {
       expect(yield* failure({ STORAGE: "mongo" })).toMatch(/^invalid configuration: STORAGE: must be one of embedded \| memory \| postgres, got "mongo"$/)
       expect(yield* failure({ RATE_LIMIT_PER_MINUTE: "0" })).toMatch(/^invalid configuration: RATE_LIMIT_PER_MINUTE: /)
       expect(yield* failure({ BASE_URL: "example.com" })).toMatch(/^invalid configuration: BASE_URL must be an absolute http\(s\) address/)
-      // Fake payments grant credits for free: not in production unless the operator says so.
-      expect(yield* failure({ NODE_ENV: "production" })).toMatch(/^invalid configuration: PAYMENTS=fake with NODE_ENV=production: .*FAKE_PAYMENTS_IN_PRODUCTION=true/)
-      expect(yield* failure({ NODE_ENV: "production", FAKE_PAYMENTS_IN_PRODUCTION: "true" })).toMatch(/^accepted/)
-      expect(yield* failure({ NODE_ENV: "production", PAYMENTS: "stripe", STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: "whsec_x" })).toMatch(/^accepted/)
     })
   )
+
+  // One production switch: PRODUCTION=true or NODE_ENV=production turns it on, and everything that
+  // depends on it (https-only webhooks, Secure cookies, no fake payments) follows that one flag.
+  const STRIPE = { PAYMENTS: "stripe", STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: "whsec_x" }
+  const cases: ReadonlyArray<{ readonly env: Record<string, string>; readonly production: boolean | string }> = [
+    { env: {}, production: false },
+    { env: { NODE_ENV: "development" }, production: false },
+    { env: { PRODUCTION: "false" }, production: false },
+    { env: { FAKE_PAYMENTS_IN_PRODUCTION: "true" }, production: false },
+    // Fake payments grant credits for free: refused in production, whichever variable said so…
+    { env: { PRODUCTION: "true" }, production: "PAYMENTS=fake with PRODUCTION=true" },
+    { env: { NODE_ENV: "production" }, production: "PAYMENTS=fake with NODE_ENV=production" },
+    { env: { NODE_ENV: "Production" }, production: "PAYMENTS=fake with NODE_ENV=production" },
+    { env: { PRODUCTION: "true", NODE_ENV: "production" }, production: "PAYMENTS=fake with PRODUCTION=true and NODE_ENV=production" },
+    // …PRODUCTION=false does not switch NODE_ENV=production off…
+    { env: { PRODUCTION: "false", NODE_ENV: "production" }, production: "PAYMENTS=fake with NODE_ENV=production" },
+    // …unless the operator says yes in so many words.
+    { env: { PRODUCTION: "true", FAKE_PAYMENTS_IN_PRODUCTION: "true" }, production: true },
+    { env: { NODE_ENV: "production", FAKE_PAYMENTS_IN_PRODUCTION: "true" }, production: true },
+    { env: { PRODUCTION: "true", FAKE_PAYMENTS_IN_PRODUCTION: "false" }, production: "PAYMENTS=fake with PRODUCTION=true" },
+    { env: { PRODUCTION: "true", ...STRIPE }, production: true },
+    { env: { NODE_ENV: "production", ...STRIPE }, production: true },
+    { env: { NODE_ENV: "development", ...STRIPE }, production: false }
+  ]
+  for (const { env, production } of cases) {
+    it.effect(`${JSON.stringify(env)} → ${typeof production === "string" ? "refused" : `production ${production}`}`, () =>
+      Effect.gen(function* () {
+        const r = yield* load(env)
+        if (typeof production === "string") {
+          expect(Result.isFailure(r) ? r.failure.message : "accepted").toBe(
+            `invalid configuration: ${production}: the fake processor grants credits without payment; set PAYMENTS=stripe, or FAKE_PAYMENTS_IN_PRODUCTION=true to run the simulation anyway`
+          )
+        } else {
+          const c = Result.getOrThrow(r)
+          expect(c.production).toBe(production)
+          expect(c.fakePaymentsInProduction).toBe(env.FAKE_PAYMENTS_IN_PRODUCTION === "true")
+        }
+      })
+    )
+  }
+})
+
+describe("the fake processor in production", () => {
+  vit("a configuration built in code with production on is refused by the fake processor itself", async () => {
+    await expect(startServer({ config: { production: true } })).rejects.toThrow(/PAYMENTS=fake in production/)
+    const server = await startServer({ config: { production: true, fakePaymentsInProduction: true } })
+    await server.close()
+  }, 60_000)
 })
 
 describe("startup with a bad configuration", () => {
@@ -92,6 +137,14 @@ describe("startup with a bad configuration", () => {
     const lines = r.stderr.split("\n").filter((l) => l.trim() !== "" && !l.includes("ExperimentalWarning") && !l.includes("--trace-warnings"))
     return { status: r.status, lines, stderr: r.stderr, stdout: r.stdout }
   }
+
+  vit("PRODUCTION=true with the fake processor: one line, exit 78, never 'listening'", () => {
+    const r = startWith({ PORT: "0", STORAGE: "memory", PRODUCTION: "true", NODE_ENV: "", PAYMENTS: "fake", FAKE_PAYMENTS_IN_PRODUCTION: "" })
+    expect(r.status, r.lines.join("\n")).toBe(78)
+    expect(r.lines).toHaveLength(1)
+    expect(r.lines[0]).toMatch(/^invalid configuration: PAYMENTS=fake with PRODUCTION=true: the fake processor grants credits without payment/)
+    expect(r.stdout).not.toContain("listening")
+  }, 60_000)
 
   vit("a port in use: one line naming PORT, exit 69, never 'listening'", async () => {
     const blocker = createServer()

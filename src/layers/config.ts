@@ -109,12 +109,18 @@ const raw = Effect.all({
 
 export const loadConfig: Effect.Effect<AppConfigShape, ConfigInvalid> = Effect.gen(function* () {
   const c = yield* raw
-  const nodeEnv = yield* text("NODE_ENV")
-  const fakeInProduction = yield* bool("FAKE_PAYMENTS_IN_PRODUCTION", false)
-  if (c.payments === "fake" && Option.getOrUndefined(nodeEnv)?.toLowerCase() === "production" && !fakeInProduction) {
+  const fakePaymentsInProduction = yield* bool("FAKE_PAYMENTS_IN_PRODUCTION", false)
+  // One production switch, whichever way the operator says it: everything production-sensitive
+  // (https-only webhooks, Secure cookies, no fake payments) reads `production`, never the variables.
+  const saidBy = [
+    ...(c.production ? ["PRODUCTION=true"] : []),
+    ...(Option.getOrUndefined(yield* text("NODE_ENV"))?.toLowerCase() === "production" ? ["NODE_ENV=production"] : [])
+  ]
+  const production = saidBy.length > 0
+  if (c.payments === "fake" && production && !fakePaymentsInProduction) {
     return yield* Effect.fail(
       invalid(
-        "PAYMENTS=fake with NODE_ENV=production: the fake processor grants credits without payment; set PAYMENTS=stripe, or FAKE_PAYMENTS_IN_PRODUCTION=true to run the simulation anyway"
+        `PAYMENTS=fake with ${saidBy.join(" and ")}: the fake processor grants credits without payment; set PAYMENTS=stripe, or FAKE_PAYMENTS_IN_PRODUCTION=true to run the simulation anyway`
       )
     )
   }
@@ -131,7 +137,7 @@ export const loadConfig: Effect.Effect<AppConfigShape, ConfigInvalid> = Effect.g
   if (!/^https?:\/\/[^\s/]+/.test(baseUrl)) {
     return yield* Effect.fail(invalid(`BASE_URL must be an absolute http(s) address, got "${baseUrl}"`))
   }
-  return { ...c, baseUrl } satisfies AppConfigShape
+  return { ...c, baseUrl, production, fakePaymentsInProduction } satisfies AppConfigShape
 })
 
 export const AppConfigLive: Layer.Layer<AppConfig, ConfigInvalid> = Layer.effect(AppConfig, loadConfig)

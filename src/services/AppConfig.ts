@@ -33,8 +33,13 @@ export interface AppConfigShape {
   /** Per webhook attempt: the response timeout and, within it, the connect timeout (ms; docs/webhooks.md). */
   readonly webhookTimeoutMs: number
   readonly webhookConnectTimeoutMs: number
-  /** Production mode: https-only webhooks, Secure cookies. */
+  /**
+   * Production (PRODUCTION=true or NODE_ENV=production, either one): https-only webhooks, Secure
+   * cookies, and no fake payments unless fakePaymentsInProduction.
+   */
   readonly production: boolean
+  /** The operator's explicit yes (FAKE_PAYMENTS_IN_PRODUCTION=true) to the fake processor in production. */
+  readonly fakePaymentsInProduction: boolean
   /** Platform utility token name and symbol. */
   readonly tokenName: string
   readonly tokenSymbol: string
@@ -75,6 +80,7 @@ export const configDefaults: AppConfigShape = {
   webhookTimeoutMs: 10_000,
   webhookConnectTimeoutMs: 1_000,
   production: false,
+  fakePaymentsInProduction: false,
   tokenName: "Agent Commerce Utility Token",
   tokenSymbol: "ACT",
   workers: true,

@@ -14,6 +14,7 @@ import {
   PaymentProcessor
 } from "../../services/Payments.js"
 import { AppConfig } from "../../services/AppConfig.js"
+import { ConfigInvalid } from "../config.js"
 import { checkoutSessionObject, eventEnvelope, signPayload, toProcessorSession, verifyAndParse } from "./stripeFormat.js"
 
 
@@ -34,6 +35,12 @@ const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000)
 export const FakeProcessorLive = Layer.effectContext(
   Effect.gen(function* () {
     const config = yield* AppConfig
+    // The configuration loader refuses this first; this holds for a configuration built in code too.
+    if (config.production && !config.fakePaymentsInProduction) {
+      return yield* Effect.die(
+        new ConfigInvalid("invalid configuration: PAYMENTS=fake in production: the fake processor grants credits without payment; set FAKE_PAYMENTS_IN_PRODUCTION=true to run it anyway")
+      )
+    }
     const store = yield* FakeProcessorStore
     const ids = yield* Ids
     const { atomically } = yield* Transactor
