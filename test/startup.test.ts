@@ -1,5 +1,6 @@
 // Startup answers or says why: the port is bound only once storage, migrations, seeding and services
-// are ready, so requests fired from the moment the port accepts connections are all answered.
+// are ready, so requests fired from the moment the port accepts connections are all answered (and
+// each answer is checked against the OpenAPI document like every test server's).
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -8,6 +9,8 @@ import { tmpdir } from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
+import { apiDocument } from "../src/http/openapi.js"
+import { underContract } from "./fixtures/contract.js"
 import { freshDatabase, postgresSkipReason } from "./fixtures/db.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -31,9 +34,15 @@ const accepts = (port: number) =>
     socket.once("error", () => resolve(false))
   })
 
-/** Starts the server, waits for the first accepted connection, then fires `count` requests at once. */
+/**
+ * Starts the server, waits for the first accepted connection, then fires `count` requests at once;
+ * returns their statuses once the server, sent SIGTERM, has exited (its DATA_DIR lock released).
+ */
 const fireFromFirstAccept = async (env: Record<string, string>, count: number) => {
   const port = await freePort()
+  const baseUrl = `http://127.0.0.1:${port}`
+  // The document this source serves: the server is not asked for it, so the first requests are the test's.
+  const { release } = await underContract(baseUrl, { document: apiDocument(baseUrl) })
   const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
     cwd: root,
     env: { ...process.env, BASE_URL: "", LOG_LEVEL: "Warning", PORT: String(port), ...env },
@@ -41,6 +50,7 @@ const fireFromFirstAccept = async (env: Record<string, string>, count: number) =
   })
   let stderr = ""
   child.stderr.on("data", (d) => (stderr += String(d)))
+  const exit = new Promise<void>((resolve) => child.once("exit", () => resolve()))
   try {
     const deadline = Date.now() + 60_000
     while (!(await accepts(port))) {
@@ -50,7 +60,7 @@ const fireFromFirstAccept = async (env: Record<string, string>, count: number) =
     const paths = ["/health", "/api/discover", "/api/trpc/marketplace.getTemplates"]
     return await Promise.all(
       Array.from({ length: count }, (_, i) =>
-        fetch(`http://127.0.0.1:${port}${paths[i % paths.length]}`, { signal: AbortSignal.timeout(10_000) }).then(
+        fetch(`${baseUrl}${paths[i % paths.length]}`, { signal: AbortSignal.timeout(10_000) }).then(
           (r) => r.status,
           (e: unknown) => `no answer: ${String(e)}`
         )
@@ -58,6 +68,11 @@ const fireFromFirstAccept = async (env: Record<string, string>, count: number) =
     )
   } finally {
     child.kill("SIGTERM")
+    // Its exit (SIGKILL if it has not come 10 s after SIGTERM).
+    const grace = setTimeout(() => child.kill("SIGKILL"), 10_000)
+    await exit
+    clearTimeout(grace)
+    release()
   }
 }
 
@@ -72,8 +87,7 @@ describe("startup", () => {
     try {
       const env = { STORAGE: "", DATA_DIR: dataDir }
       expect((await fireFromFirstAccept(env, 70)).filter((s) => s !== 200)).toEqual([])
-      // Again on the existing folder (its lock released by SIGTERM).
-      await new Promise((r) => setTimeout(r, 1500))
+      // Again on the existing folder (its lock released by SIGTERM: the first process has exited).
       expect((await fireFromFirstAccept(env, 70)).filter((s) => s !== 200)).toEqual([])
     } finally {
       rmSync(dataDir, { recursive: true, force: true })

@@ -6,12 +6,11 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { spawnSync } from "node:child_process"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { LOCK_FILE, PGDATA } from "../../src/layers/storage/embedded.js"
 import { createAgentKey } from "../fixtures/agents.js"
 import { buildServer, cheapestTier, ledgerInvariantsOf, startServerProcess, type ServerProcess } from "../scale/harness.js"
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const COMMERCE = "/api/v1/agent/commerce"
 // No STORAGE: the default is what is tested.
 const env = (dataDir: string) => ({ DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: "100000", RATE_LIMIT_PER_DAY: "10000000" })
@@ -83,12 +82,13 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
     expect(await get(`${COMMERCE}/negotiations/${negotiation.id}`)).toMatchObject({ id: negotiation.id, status: "awaiting_seller" })
     expect(await get("/api/v1/agent/webhook")).toMatchObject({ url: "http://127.0.0.1:9/hook" })
     // The ping queued before the restart is attempted by the new process (the port is closed: a failed attempt is logged).
-    let attempts: { data: Array<{ eventType: string }> } = { data: [] }
-    for (let i = 0; i < 100 && !attempts.data.some((d) => d.eventType === "webhook.test"); i++) {
-      await sleep(100)
-      attempts = (await get("/api/v1/agent/webhook/deliveries?limit=50")) as typeof attempts
-    }
-    expect(attempts.data.some((d) => d.eventType === "webhook.test"), JSON.stringify(attempts)).toBe(true)
+    await vi.waitFor(
+      async () => {
+        const attempts = (await get("/api/v1/agent/webhook/deliveries?limit=50")) as { data: Array<{ eventType: string }> }
+        expect(attempts.data.map((d) => d.eventType)).toContain("webhook.test")
+      },
+      { timeout: 20_000, interval: 100 }
+    )
     await second.stop()
     app = undefined
   }, 90_000)
@@ -114,7 +114,8 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
       }
     }
     const buyers = Array.from({ length: 6 }, buyer)
-    await sleep(1500)
+    // Killed once 20 have completed (the six buyers keep more in flight).
+    await vi.waitFor(() => expect(answered).toBeGreaterThanOrEqual(20), { timeout: 30_000, interval: 10 })
     await first.kill9()
     stop = true
     await Promise.all(buyers)
@@ -126,11 +127,20 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
     const me = await fetch(`${second.baseUrl}/api/v1/agent/me`, { headers: key.auth })
     expect(me.status, "the key made before the kill still works").toBe(200)
     const wallet = (await (await fetch(`${second.baseUrl}${COMMERCE}/wallet`, { headers: key.auth })).json()) as { balanceCents: number }
-    const page = (await (await fetch(`${second.baseUrl}${COMMERCE}/transactions?limit=100`, { headers: key.auth })).json()) as { data: Array<{ status: string }> }
-    const completed = page.data.filter((t) => t.status === "completed").length
-    // Every purchase answered is there (one more may have committed as the process died).
-    expect(completed).toBeGreaterThanOrEqual(Math.min(answered, 100))
-    if (completed < 100) expect(wallet.balanceCents).toBe(1_000_000 - completed * tier.priceCents)
+    // Every completed purchase, page by page.
+    let completed = 0
+    for (let cursor: string | null = ""; cursor !== null; ) {
+      const page = (await (
+        await fetch(`${second.baseUrl}${COMMERCE}/transactions?role=buyer&status=completed&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { headers: key.auth })
+      ).json()) as { data: Array<{ status: string }>; nextCursor: string | null }
+      expect(page.data.every((t) => t.status === "completed")).toBe(true)
+      completed += page.data.length
+      cursor = page.nextCursor
+    }
+    // Every purchase answered is there (more may have committed as the process died), and the
+    // wallet paid for exactly those.
+    expect(completed).toBeGreaterThanOrEqual(answered)
+    expect(wallet.balanceCents).toBe(1_000_000 - completed * tier.priceCents)
     const again = await fetch(`${second.baseUrl}${COMMERCE}/buy`, { method: "POST", headers: json, body: buyBody })
     expect(again.status, await again.clone().text()).toBe(201)
     await second.stop()
