@@ -2,8 +2,9 @@
 // Agent API route, in-process through this same router (auth, permissions, limits, validation,
 // idempotency as REST and MCP), and answers with an agent Message carrying the route's JSON.
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import { Unauthorized } from "../../schema/errors.js"
+import { currentIdempotencyKey, currentIdempotencyScope } from "../../services/Idempotency.js"
 import { Keys } from "../../services/Keys.js"
 import { errorResponse } from "../errors.js"
 import { presentedKey } from "../middleware/authLive.js"
@@ -55,6 +56,28 @@ export const skillCall = (message: unknown): { readonly skill: string; readonly 
   return { skill: named, args }
 }
 
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
+
+/**
+ * The message's own Idempotency-Key: `message.metadata.idempotencyKey` (or, as first documented,
+ * the request's `metadata.idempotencyKey`; both given must agree). None when absent; a malformed
+ * one is refused rather than dropped, so a client never believes a purchase is keyed when it is not.
+ */
+export const messageIdempotencyKey = (params: Json): { readonly key: string | undefined } | { readonly problem: string; readonly field: string } => {
+  const message = isRecord(params.message) ? params.message : {}
+  const found = [
+    ["message.metadata.idempotencyKey", isRecord(message.metadata) ? message.metadata.idempotencyKey : undefined],
+    ["metadata.idempotencyKey", isRecord(params.metadata) ? params.metadata.idempotencyKey : undefined]
+  ].filter((entry): entry is [string, unknown] => entry[1] !== undefined)
+  for (const [field, value] of found) {
+    if (typeof value !== "string" || !IDEMPOTENCY_KEY.test(value)) return { problem: `${field}: must be 1 to 255 visible ASCII characters`, field }
+  }
+  if (found.length === 2 && found[0][1] !== found[1][1]) {
+    return { problem: "message.metadata.idempotencyKey and metadata.idempotencyKey differ: send one", field: "message.metadata.idempotencyKey" }
+  }
+  return { key: found[0]?.[1] as string | undefined }
+}
+
 /** Runs JSON-RPC request bodies; `dispatch` runs one REST request through the router. */
 export const handleA2a = async (
   body: unknown,
@@ -74,8 +97,9 @@ export const handleA2a = async (
       const route = toRouteRequest(found.tool, call.args)
       if (isProblem(route)) return rpcError(id, A2aErrors.invalidParams, route.message, { field: route.field })
       const headers: Record<string, string> = { ...credentials, accept: "application/json", "x-request-id": `${requestId}.a2a`.slice(0, 128) }
-      const idempotencyKey = isRecord(params.metadata) ? params.metadata.idempotencyKey : undefined
-      if (typeof idempotencyKey === "string" && /^[\x21-\x7e]{1,255}$/.test(idempotencyKey)) headers["idempotency-key"] = idempotencyKey
+      const key = messageIdempotencyKey(params)
+      if ("problem" in key) return rpcError(id, A2aErrors.invalidParams, key.problem, { field: key.field })
+      if (key.key !== undefined) headers["idempotency-key"] = key.key
       if (route.body !== undefined) {
         headers["content-type"] = "application/json"
         headers["content-length"] = String(Buffer.byteLength(route.body))
@@ -153,7 +177,9 @@ export const A2aRoutesLive = HttpRouter.use(Effect.fnUntraced(function* (router)
     } catch {
       return HttpServerResponse.jsonUnsafe(rpcError(null, A2aErrors.parse, "request body is not valid JSON"))
     }
-    const context = yield* Effect.context<never>()
+    // Each message carries its own Idempotency-Key (`message.metadata.idempotencyKey`) or none:
+    // nothing of the envelope's request may stand in for it.
+    const context = Context.add(Context.add(yield* Effect.context<never>(), currentIdempotencyKey, undefined), currentIdempotencyScope, "")
     const handler = HttpEffect.toWebHandler(router.asHttpEffect())
     const dispatch = (inner: Request) => handler(inner, context)
     // Each skill runs with the caller's key, in whichever header it came.

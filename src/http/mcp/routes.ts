@@ -1,8 +1,9 @@
 // The /mcp route: bearer-key check, then the MCP server over the Streamable HTTP transport, with tool
 // calls dispatched in-process through this same router (auth, permissions, limits, validation as REST).
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import { Unauthorized } from "../../schema/errors.js"
+import { currentIdempotencyKey, currentIdempotencyScope } from "../../services/Idempotency.js"
 import { Keys } from "../../services/Keys.js"
 import { errorResponse } from "../errors.js"
 import { currentRequestId } from "../requestId.js"
@@ -52,7 +53,9 @@ export const McpRoutesLive = HttpRouter.use(Effect.fnUntraced(function* (router)
     for (const [name, value] of Object.entries(request.headers)) if (!HOP_BY_HOP.has(name)) headers.set(name, value)
     // The in-process request runs through this same router (global middleware, auth, limits),
     // with this request's services (4.x: toWebHandler replaces toWebHandlerRuntime).
-    const context = yield* Effect.context<never>()
+    // Each tool call carries its own Idempotency-Key (`_meta.idempotencyKey`) or none: nothing of
+    // the envelope's request may stand in for it.
+    const context = Context.add(Context.add(yield* Effect.context<never>(), currentIdempotencyKey, undefined), currentIdempotencyScope, "")
     const handler = HttpEffect.toWebHandler(router.asHttpEffect())
     const dispatch = (inner: Request) => handler(inner, context)
     const caller = { authorization, requestId, acceptLanguage: request.headers["accept-language"] }

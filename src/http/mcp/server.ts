@@ -74,8 +74,15 @@ export const makeMcpServer = (sdk: McpSdk, tools: ReadonlyArray<ApiTool>, dispat
       "x-request-id": requestId.slice(0, 128)
     }
     if (caller.acceptLanguage) headers["accept-language"] = caller.acceptLanguage
+    // The call's own key or none (never the envelope's); a malformed one is refused rather than
+    // dropped, so a client never believes a purchase is keyed when it is not.
     const idempotencyKey = request.params._meta?.idempotencyKey
-    if (typeof idempotencyKey === "string" && IDEMPOTENCY_KEY.test(idempotencyKey)) headers["idempotency-key"] = idempotencyKey
+    if (idempotencyKey !== undefined) {
+      if (typeof idempotencyKey !== "string" || !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+        return argumentError({ message: "_meta.idempotencyKey: must be 1 to 255 visible ASCII characters", field: "_meta.idempotencyKey" }, requestId)
+      }
+      headers["idempotency-key"] = idempotencyKey
+    }
     if (route.body !== undefined) {
       headers["content-type"] = "application/json"
       headers["content-length"] = String(Buffer.byteLength(route.body))

@@ -17,6 +17,8 @@ import { Api } from "../api.js"
 import { routeTable } from "../routeTable.js"
 import { currentRequestId } from "../requestId.js"
 import { canonicalPath, guardPath, queryOf } from "../routePath.js"
+import { MCP_ENDPOINT_PATH } from "../mcp/endpoint.js"
+import { A2A_ENDPOINT_PATH } from "../a2a/skills.js"
 
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -163,6 +165,12 @@ export const crossSiteCookieWrite = (request: HttpServerRequest.HttpServerReques
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 /**
+ * JSON-RPC envelopes whose calls carry their own keys (an MCP tool call's `_meta.idempotencyKey`,
+ * an A2A message's `metadata.idempotencyKey`): a header key there would name every message of a
+ * connection, so it is not applied, and the calls made in process never inherit it.
+ */
+const ENVELOPE_PATHS: ReadonlySet<string> = new Set([MCP_ENDPOINT_PATH, A2A_ENDPOINT_PATH])
+/**
  * A whole one-time secret — an API key (not just its display prefix) or a webhook signing secret:
  * a response holding one is never persisted.
  */
@@ -222,7 +230,7 @@ const withIdempotency = <E, R>(
   inner: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
   const key = request.headers["idempotency-key"]
-  if (key === undefined || !MUTATING.has(request.method)) return inner
+  if (key === undefined || !MUTATING.has(request.method) || ENVELOPE_PATHS.has(guardPath(request.url))) return inner
   if (!IDEMPOTENCY_KEY.test(key)) {
     return Effect.succeed(
       errorResponse(new InvalidInput({ message: "Idempotency-Key must be 1 to 255 visible ASCII characters", field: "Idempotency-Key" }), requestId)
