@@ -50,21 +50,26 @@ const raw = (target: string, method: string, headers: Record<string, string>, bo
     req.end(body)
   })
 
-/** Every spelling of a path the router (or a client's URL tidying) may bring to the same handler. */
-const spellings = (path: string): ReadonlyArray<string> => [
-  `/${path}`,
-  path.replace("/api/", "/API/"),
-  path.replace("/api/dashboard/", "/Api/DASHBOARD/"),
-  path.replace("/api/", "/api//"),
-  path.replace("/api/", "/api/./"),
-  `/.${path}`,
-  path.replace("/api/dashboard/", "/api/x/../dashboard/"),
-  `${path}/`,
-  `${path};x`,
-  path.replace("/api/", "/%61pi/"),
-  path.replace("/api/dashboard/", "/api/%64ashboard/"),
-  path.replace("/api/", "//API//")
-]
+/** Every spelling of an /api/ path the router (or a client's URL tidying) may bring to the same handler. */
+const spellings = (path: string): ReadonlyArray<string> => {
+  const rest = path.slice("/api/".length)
+  const [second, ...tail] = rest.split("/")
+  const after = tail.join("/")
+  return [
+    `/${path}`,
+    `/API/${rest}`,
+    `/Api/${second.toUpperCase()}/${after}`,
+    `/api//${rest}`,
+    `/api/./${rest}`,
+    `/.${path}`,
+    `/api/x/../${rest}`,
+    `${path}/`,
+    `${path};x`,
+    `/%61pi/${rest}`,
+    `/api/%${second.charCodeAt(0).toString(16)}${second.slice(1)}/${after}`,
+    `//API//${rest}`
+  ]
+}
 
 /** The owner's cookie writes: every write under /api/dashboard, with the ids of this owner's things. */
 const cookieWrites = () =>
@@ -112,11 +117,25 @@ describe("the owner's cookie on every spelling of a dashboard write", () => {
     }
   })
 
+  it("the owner's cookie on a tRPC mutation from another site is refused on every spelling; the procedure name keeps its case", async () => {
+    const crossSite = { cookie: owner.cookie, "content-type": "application/json", origin: "https://evil.example" }
+    for (const procedure of ["invest.invest", "subscription.createCheckout"]) {
+      const path = `/api/trpc/${procedure}`
+      const canonical = await raw(path, "POST", crossSite, "{}")
+      expect(canonical.status, path).toBe(403)
+      for (const s of spellings(path)) {
+        expect(refusal(await raw(s, "POST", crossSite, "{}")), s).toEqual(refusal(canonical))
+      }
+    }
+    const catalog = await raw("//API//trpc/publicApi.catalog", "GET", {}, "")
+    expect(catalog.status).toBe(200)
+  })
+
   it("a key-authenticated write that is not JSON is 415 on every spelling", async () => {
     const path = "/api/v1/agent/commerce/buy"
     const canonical = await raw(path, "POST", { ...owner.auth, "content-type": "text/plain" }, "serviceId=svc_code_review")
     expect(canonical.status).toBe(415)
-    for (const s of spellings(path.replace("/api/dashboard/", "/api/"))) {
+    for (const s of spellings(path)) {
       expect(refusal(await raw(s, "POST", { ...owner.auth, "content-type": "text/plain" }, "serviceId=svc_code_review")), s).toEqual(refusal(canonical))
     }
   })
