@@ -5,14 +5,13 @@
 // once, every saga ends completed or compensated, and the ledger still sums to zero.
 import { rmSync } from "node:fs"
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
-import { adminDatabaseUrl, postgresSkipReason } from "../fixtures/db.js"
+import { postgresSkipReason } from "../fixtures/db.js"
 import { buildServer, freshDatabaseUrl, ledgerInvariants, startServerProcess, type ServerProcess } from "../scale/harness.js"
 
 const COMMERCE = "/api/v1/agent/commerce"
 const NEGOTIATION_DELAY_MS = 6000
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A balanced grant written straight into the ledger tables (the out-of-process server has no test hook). */
 const grant = async (url: string, agentId: string, amount: number) => {
@@ -70,7 +69,7 @@ describe.skipIf(postgresSkipReason !== undefined)(`restart with negotiations and
 
   beforeAll(async () => {
     bundle = await buildServer()
-    db = await freshDatabaseUrl(adminDatabaseUrl!)
+    db = await freshDatabaseUrl()
   }, 90_000)
   afterAll(async () => {
     for (const p of running) await p.stop()
@@ -118,7 +117,8 @@ describe.skipIf(postgresSkipReason !== undefined)(`restart with negotiations and
       }
     }
     const buyers = Array.from({ length: 6 }, buyer)
-    await sleep(700)
+    // Killed once a few of them have started (the six buyers keep more in flight).
+    await vi.waitFor(() => expect(started.length).toBeGreaterThanOrEqual(6), { timeout: 20_000, interval: 10 })
     await first.kill9()
     stop = true
     await Promise.all(buyers)
@@ -134,16 +134,16 @@ describe.skipIf(postgresSkipReason !== undefined)(`restart with negotiations and
     // Restart, and a second replica on the same database: both run the workers.
     const second = await start()
     await start()
-    const until = Date.now() + 40_000
-    for (;;) {
-      const open = await query<{ n: string }>(
-        db.url,
-        "SELECT ((SELECT count(*) FROM negotiations WHERE status = 'awaiting_seller') + (SELECT count(*) FROM sagas WHERE status = 'running'))::text AS n"
-      )
-      if (Number(open[0].n) === 0) break
-      if (Date.now() > until) throw new Error(`still open after restart: ${open[0].n}\n${second.output()}`)
-      await sleep(250)
-    }
+    await vi.waitFor(
+      async () => {
+        const open = await query<{ n: string }>(
+          db.url,
+          "SELECT ((SELECT count(*) FROM negotiations WHERE status = 'awaiting_seller') + (SELECT count(*) FROM sagas WHERE status = 'running'))::text AS n"
+        )
+        expect(Number(open[0].n), `negotiations and sagas still open after the restart\n${second.output()}`).toBe(0)
+      },
+      { timeout: 40_000, interval: 250 }
+    )
 
     // Negotiations: each answered once (one seller entry, one answer event to the buyer).
     for (const id of negotiations) {

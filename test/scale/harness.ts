@@ -1,6 +1,8 @@
 // Out-of-process test harness: the server compiled as `npm start` runs it (esbuild → node), a
 // throwaway PostgreSQL cluster of the test's own (initdb in a temp dir, a free loopback port),
-// a round-robin front for several servers, and the ledger invariants checked with SQL.
+// a round-robin front for several servers, and the ledger invariants checked with SQL. Every
+// server process and front is under the OpenAPI contract (test/fixtures/contract.ts) like the
+// in-process test servers: each response fetch() receives from it is checked.
 import { serverBuildOptions, startNodeFlags } from "../../scripts/serverBuild.mjs"
 import { build } from "esbuild"
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
@@ -13,6 +15,8 @@ import path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import pg from "pg"
 import { COUNTER_DRIFT_SQL } from "../../src/layers/storage/postgres/counters.js"
+import { underContract } from "../fixtures/contract.js"
+import { requireAdminDatabaseUrl } from "../fixtures/db.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -45,13 +49,16 @@ export interface ServerProcess {
   readonly port: number
   readonly child: ChildProcess
   readonly output: () => string
-  /** SIGTERM, then SIGKILL after 3 s. */
+  /** SIGTERM, then SIGKILL after 3 s; throws when a response broke the OpenAPI contract. */
   readonly stop: () => Promise<void>
-  /** kill -9, no cleanup at all. */
+  /** kill -9, no cleanup at all; throws when a response broke the OpenAPI contract. */
   readonly kill9: () => Promise<void>
 }
 
-/** Starts `node <bundle>` with the given environment and waits until /health answers (any status). */
+/**
+ * Starts `node <bundle>` with the given environment, waits until /health answers (any status) and
+ * puts it under the OpenAPI contract of the document it serves.
+ */
 export const startServerProcess = async (
   bundle: string,
   env: Record<string, string>,
@@ -98,22 +105,35 @@ export const startServerProcess = async (
     }
   }
   const waitExit = () => (exited() ? Promise.resolve() : new Promise<void>((r) => child.once("exit", () => r())))
+  const { release } = await underContract(baseUrl)
+  let released = false
+  /** Once per process: a lie found at any response fails the test that stops it. */
+  const releaseOnce = () => {
+    if (released) return
+    released = true
+    release()
+  }
   return {
     baseUrl,
     port,
     child,
     output: () => output,
     stop: async () => {
-      if (exited()) return
-      child.kill("SIGTERM")
-      await Promise.race([waitExit(), sleep(3000)])
-      if (!exited()) child.kill("SIGKILL")
-      await waitExit()
+      if (!exited()) {
+        child.kill("SIGTERM")
+        // The exit event, or SIGKILL when it has not come 3 s after SIGTERM.
+        const grace = setTimeout(() => child.kill("SIGKILL"), 3000)
+        await waitExit()
+        clearTimeout(grace)
+      }
+      releaseOnce()
     },
     kill9: async () => {
-      if (exited()) return
-      child.kill("SIGKILL")
-      await waitExit()
+      if (!exited()) {
+        child.kill("SIGKILL")
+        await waitExit()
+      }
+      releaseOnce()
     }
   }
 }
@@ -135,9 +155,9 @@ const pgBin = (): string | undefined => {
   return versions.length > 0 ? path.join(base, versions[0], "bin") : undefined
 }
 
-/** Why a throwaway cluster cannot be made here, or undefined when it can. */
-export const throwawayPostgresSkipReason = (): string | undefined => {
-  if (!pgBin()) return "no PostgreSQL binaries under /usr/lib/postgresql/*/bin"
+/** What is missing to make a throwaway cluster here, or undefined when nothing is. */
+export const throwawayPostgresMissing = (): string | undefined => {
+  if (!pgBin()) return "no PostgreSQL binaries under /usr/lib/postgresql/*/bin (apt-get install postgresql; .ci/run does)"
   if (process.getuid?.() === 0) {
     if (spawnSync("id", ["-u", "postgres"]).status !== 0) return "running as root and there is no postgres user to run initdb as"
     if (spawnSync("runuser", ["--help"]).status !== 0) return "running as root without runuser"
@@ -184,7 +204,7 @@ export const startThrowawayPostgres = async (): Promise<ThrowawayPostgres> => {
 }
 
 /** A fresh database on the shared test server (TEST_DATABASE_URL); dropped by `drop`. */
-export const freshDatabaseUrl = async (adminUrl: string) => {
+export const freshDatabaseUrl = async (adminUrl: string = requireAdminDatabaseUrl()) => {
   const name = `t_${randomBytes(6).toString("hex")}`
   const admin = async (text: string) => {
     const c = new pg.Client({ connectionString: adminUrl })
@@ -204,7 +224,10 @@ export const freshDatabaseUrl = async (adminUrl: string) => {
 // ---------------------------------------------------------------------------------------------
 // Round robin
 
-/** A tiny HTTP front that sends request n to upstream n mod k (bodies and headers passed through). */
+/**
+ * A tiny HTTP front that sends request n to upstream n mod k (bodies and headers passed through),
+ * under the OpenAPI contract like the servers behind it (`close` throws when a response broke it).
+ */
 export const roundRobin = async (upstreams: ReadonlyArray<number>): Promise<{ readonly baseUrl: string; readonly hits: Array<number>; readonly close: () => Promise<void> }> => {
   let next = 0
   const hits = upstreams.map(() => 0)
@@ -231,14 +254,18 @@ export const roundRobin = async (upstreams: ReadonlyArray<number>): Promise<{ re
       r(typeof a === "object" && a ? a.port : 0)
     })
   )
+  const baseUrl = `http://127.0.0.1:${port}`
+  const { release } = await underContract(baseUrl)
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl,
     hits,
-    close: () =>
-      new Promise<void>((r) => {
+    close: async () => {
+      await new Promise<void>((r) => {
         server.closeAllConnections()
         server.close(() => r())
       })
+      release()
+    }
   }
 }
 
@@ -345,17 +372,6 @@ export const ledgerInvariantsOf = async (query: RunQuery): Promise<LedgerInvaria
         : []
     }
   }
-}
-
-/** Whether the running app exposes a route (the global 404 names resource "route"). */
-export const hasRoute = async (baseUrl: string, method: string, p: string, headers: Record<string, string> = {}) => {
-  const res = await fetch(`${baseUrl}${p}`, {
-    method,
-    headers: { ...headers, ...(method === "GET" ? {} : { "content-type": "application/json" }) },
-    ...(method === "GET" ? {} : { body: "{}" })
-  })
-  const body = (await res.json().catch(() => ({}))) as { resource?: unknown }
-  return !(res.status === 404 && body.resource === "route")
 }
 
 /** The cheapest priced tier in a GET /services answer (a page `{ data }`, or a bare array). */

@@ -1,20 +1,35 @@
 // Scale-out: two server processes on one Postgres database behind a round-robin front. Rate limits
 // are shared, concurrent buys across both never overspend, a negotiation gets one answer, a
-// webhook event one delivery per attempt, and one agent's dead webhook endpoint never delays
-// another's events (the commerce ones skip until those features exist).
+// webhook event one delivery per attempt, and one agent's dead webhook endpoint holds at most two
+// deliveries in flight across both processes while another's events keep going.
 import { randomBytes } from "node:crypto"
 import { rmSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { commerceServices } from "../../src/seed/services.js"
 import { createAgentKey } from "../fixtures/agents.js"
-import { adminDatabaseUrl, postgresSkipReason } from "../fixtures/db.js"
-import { buildServer, cheapestTier, freshDatabaseUrl, hasRoute, ledgerInvariants, roundRobin, startServerProcess, type ServerProcess } from "./harness.js"
+import { postgresSkipReason } from "../fixtures/db.js"
+import { buildServer, cheapestTier, freshDatabaseUrl, ledgerInvariants, roundRobin, startServerProcess, type ServerProcess } from "./harness.js"
 
 const COMMERCE = "/api/v1/agent/commerce"
 const ALL = ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*", "webhooks:manage"] as const
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+const query = async <R extends Record<string, unknown>>(url: string, text: string, params: ReadonlyArray<unknown> = []) => {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try {
+    return (await c.query<R>(text, [...params])).rows
+  } finally {
+    await c.end()
+  }
+}
+
+/** Resolves when the current fixed minute (as the servers on this machine frame it) has at least `seconds` left. */
+const minuteWithRoom = (seconds: number) => {
+  const left = 60_000 - (Date.now() % 60_000)
+  return left >= seconds * 1000 ? Promise.resolve() : new Promise<void>((r) => setTimeout(r, left + 50))
+}
 
 describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one database${postgresSkipReason ? ` — ${postgresSkipReason}` : ""}`, () => {
   let bundle: string
@@ -25,7 +40,7 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
 
   beforeAll(async () => {
     bundle = await buildServer()
-    db = await freshDatabaseUrl(adminDatabaseUrl!)
+    db = await freshDatabaseUrl()
     const env = { STORAGE: "postgres", DATABASE_URL: db.url, RATE_LIMIT_PER_MINUTE: "60", RATE_LIMIT_PER_DAY: "1000", NEGOTIATION_DELAY_MS: "300", WORKERS: "true", WEBHOOK_TIMEOUT_MS: "2000" }
     // Both start at once on an empty database: the migrations must serialise between them.
     servers.push(...(await Promise.all([startServerProcess(bundle, env), startServerProcess(bundle, env)])))
@@ -44,7 +59,7 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
     expect(statuses).toEqual([200, 200])
   })
 
-  it("a key revoked through one process is refused by the other within a second (its cached copy evicted by NOTIFY, the 1 s TTL as backstop)", async () => {
+  it("a key revoked through one process is refused by the other (its cached copy evicted by NOTIFY, the 1 s TTL as backstop)", async () => {
     const key = await createAgentKey(servers[0].baseUrl, ["catalog:read"])
     const me = (s: ServerProcess) => fetch(`${s.baseUrl}/api/v1/agent/me`, { headers: key.auth }).then((r) => r.status)
     // Both processes have the key in their cache now.
@@ -54,21 +69,16 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
       headers: { cookie: key.cookie, "content-type": "application/json" }
     })
     expect(revoked.status).toBe(200)
-    const start = Date.now()
     expect(await me(servers[0]), "the revoking process at once").toBe(401)
-    let elapsed = 0
-    for (;;) {
-      if ((await me(servers[1])) === 401) break
-      elapsed = Date.now() - start
-      expect(elapsed, "the other process within the bound").toBeLessThan(1_000)
-      await sleep(10)
-    }
-    elapsed = Date.now() - start
-    expect(elapsed).toBeLessThan(1_000)
+    await vi.waitFor(async () => expect(await me(servers[1]), "the other process").toBe(401), { timeout: 10_000, interval: 10 })
+    // And for good: no cache brings it back.
+    expect(await Promise.all([...servers, ...servers].map(me))).toEqual([401, 401, 401, 401])
   })
 
   it("rate limits are shared: 60 requests across both processes pass, the 61st is 429", async () => {
     const key = await createAgentKey(front.baseUrl, ["catalog:read"])
+    // All 61 requests in one minute window: one that turns between them would start a new count.
+    await minuteWithRoom(20)
     const before = [...front.hits]
     const statuses: Array<number> = []
     // Six waves of ten concurrent requests: the counter is one atomic upsert, so concurrency is fair game.
@@ -86,11 +96,8 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
     }
   })
 
-  it("concurrent buys across both processes never overspend the wallet", async (ctx) => {
+  it("concurrent buys across both processes never overspend the wallet", async () => {
     const key = await createAgentKey(front.baseUrl, [...ALL])
-    for (const [method, p] of [["GET", `${COMMERCE}/services`], ["POST", `${COMMERCE}/wallet/topup`], ["POST", `${COMMERCE}/buy`]] as const) {
-      if (!(await hasRoute(front.baseUrl, method, p, key.auth))) ctx.skip(`${method} ${p} does not exist yet (commerce, issue 5)`)
-    }
     const tier = cheapestTier(await (await fetch(url(`${COMMERCE}/services`), { headers: key.auth })).json())
     expect(tier, "a buyable service").toBeDefined()
     const affordable = 10
@@ -123,9 +130,8 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
     expect(inv.counterDrift).toEqual([])
   })
 
-  it("a negotiation gets exactly one seller answer although both processes run workers", async (ctx) => {
+  it("a negotiation gets exactly one seller answer although both processes run workers", async () => {
     const key = await createAgentKey(front.baseUrl, [...ALL])
-    if (!(await hasRoute(front.baseUrl, "POST", `${COMMERCE}/negotiate`, key.auth))) ctx.skip("POST /negotiate does not exist yet (negotiation, issue 6)")
     // A seeded tier of at least 10 USD, offered at 70 %: the seller counters once, then it is the buyer's turn.
     const service = commerceServices.find((s) => s.tiers.some((t) => t.priceCents >= 1000))!
     const tier = service.tiers.find((t) => t.priceCents >= 1000)!
@@ -142,22 +148,28 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
     }
     interface Seen { status: string; history: ReadonlyArray<{ by: string; action: string }> }
     const read = async (id: string) => (await (await fetch(url(`${COMMERCE}/negotiations/${id}`), { headers: key.auth })).json()) as Seen
-    // Wait until every negotiation has been answered (the answer delay is 300 ms), then a little longer
-    // so a second answer from the other process would have time to land.
-    const until = Date.now() + 15_000
-    while (Date.now() < until && (await Promise.all(ids.map(read))).some((n) => n.status === "awaiting_seller")) await sleep(200)
-    await sleep(1500)
+    // Every negotiation answered (the answer delay is 300 ms). An answered one is no longer due
+    // (seller_due_at is cleared with the status), so no worker of either process can answer it again
+    // later: one seller entry in its history and one answer event after the proposal.
+    await vi.waitFor(
+      async () => {
+        for (const id of ids) expect((await read(id)).status, `negotiation ${id}`).not.toBe("awaiting_seller")
+      },
+      { timeout: 15_000, interval: 100 }
+    )
     for (const id of ids) {
       const n = await read(id)
       const sellerAnswers = n.history.filter((h) => h.by === "seller")
       expect(sellerAnswers.length, `negotiation ${id}: ${JSON.stringify(n).slice(0, 400)}`).toBe(1)
-      expect(n.status).not.toBe("awaiting_seller")
+      const events = await query<{ n: string }>(db.url, "SELECT count(*)::text AS n FROM events WHERE type = 'negotiation.updated' AND agent_id = $1 AND data->>'negotiationId' = $2", [key.agentId, id])
+      expect(Number(events[0].n), `${id}: the proposal and one answer`).toBe(2)
+      const due = await query<{ due: Date | null }>(db.url, "SELECT seller_due_at AS due FROM negotiations WHERE id = $1", [id])
+      expect(due[0].due, `${id}: no longer due`).toBeNull()
     }
   })
 
-  it("a webhook event is delivered once per attempt although both processes run workers", async (ctx) => {
+  it("a webhook event is delivered once per attempt although both processes run workers", async () => {
     const key = await createAgentKey(front.baseUrl, [...ALL])
-    if (!(await hasRoute(front.baseUrl, "PUT", "/api/v1/agent/webhook", key.auth))) ctx.skip("PUT /webhook does not exist yet (webhooks, issue 9)")
     // Every delivery's webhook-id; test pings separately (other events of the agent arrive too).
     const received: Array<string> = []
     const pinged: Array<string> = []
@@ -185,18 +197,25 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
         const ping = await fetch(url("/api/v1/agent/webhook/test"), { method: "POST", headers: { ...key.auth, "content-type": "application/json" }, body: "{}" })
         expect(ping.status, await ping.clone().text()).toBe(202)
       }
-      const until = Date.now() + 15_000
-      while (Date.now() < until && pinged.length < pings) await sleep(100)
-      await sleep(1500)
-      expect(pinged.length, `test deliveries: ${pinged.join(", ")}`).toBe(pings)
+      await vi.waitFor(() => expect(new Set(pinged).size, `test deliveries: ${pinged.join(", ")}`).toBe(pings), { timeout: 15_000, interval: 50 })
       expect(received.length, `each event delivered once: ${received.join(", ")}`).toBe(new Set(received).size)
+      // As the outbox records it: each test event's delivery succeeded on one attempt, and a succeeded
+      // delivery is never claimed again, so nothing more can arrive later.
+      const deliveries = await query<{ status: string; attempts: number; logged: string }>(
+        db.url,
+        `SELECT d.status, d.attempts, (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id)::text AS logged
+         FROM webhook_deliveries d WHERE d.agent_id = $1 AND d.event_type = 'webhook.test'`,
+        [key.agentId]
+      )
+      expect(deliveries.map((d) => [d.status, d.attempts, Number(d.logged)])).toEqual(Array.from({ length: pings }, () => ["succeeded", 1, 1]))
+      expect(pinged.length, "no test event twice").toBe(pings)
     } finally {
       receiver.closeAllConnections()
       await new Promise((r) => receiver.close(r))
     }
   })
 
-  it("a dead webhook endpoint with 400 waiting events leaves another agent's delivery latency within 2× (p99 of 50); once back, its backlog arrives once each", async () => {
+  it("a dead webhook endpoint with 400 waiting events holds at most 2 deliveries in flight across both processes while another agent's 50 events all go out; once back, its backlog arrives once each", async () => {
     const a = await createAgentKey(front.baseUrl, [...ALL])
     const b = await createAgentKey(front.baseUrl, [...ALL])
     /** A receiver on 127.0.0.1 with a swappable handler. */
@@ -213,10 +232,17 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
         req.on("end", () => res.writeHead(204).end())
       }
     })
-    // Accepts the connection, never answers; later answers 204 and records what it accepted.
+    // Accepts the request, never answers (the sender gives up at WEBHOOK_TIMEOUT_MS); counts the
+    // requests open at once. Later answers 204 and records what it accepted.
+    let open = 0
+    let mostOpen = 0
     const accepted = new Map<string, number>()
     const deadHandler = {
-      current: (_req: IncomingMessage, _res: ServerResponse) => {}
+      current: (_req: IncomingMessage, res: ServerResponse) => {
+        open++
+        mostOpen = Math.max(mostOpen, open)
+        res.once("close", () => open--)
+      }
     }
     const dead = await listen(deadHandler)
     const outbox = new pg.Client({ connectionString: db.url })
@@ -238,33 +264,28 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
            SELECT id, 'wallet.recharged', $1, now(), '{"amountCents":500,"balanceCents":1500}'::jsonb FROM unnest($2::text[]) AS id`,
           [agentId, ids]
         )
-      const latencies = async (n: number) => {
-        const out: Array<number> = []
-        for (let i = 0; i < n; i++) {
-          const id = newId()
-          const started = performance.now()
-          await insert(b.agentId, [id])
-          const until = started + 10_000
-          while (!arrivals.has(id)) {
-            expect(performance.now(), `event ${id} of the healthy endpoint within 10 s`).toBeLessThan(until)
-            await sleep(5)
-          }
-          out.push(arrivals.get(id)! - started)
-          await sleep(Math.random() * 50)
-        }
-        return out
-      }
-      const p99 = (xs: ReadonlyArray<number>) => [...xs].sort((x, y) => x - y)[Math.ceil(0.99 * xs.length) - 1]
 
-      const alone = await latencies(50)
       const backlog = Array.from({ length: 400 }, newId)
       await insert(a.agentId, backlog)
-      await sleep(1000)
-      const withDead = await latencies(50)
-      console.info(`[two processes, webhooks] p99 alone ${p99(alone).toFixed(1)} ms, beside a dead endpoint ${p99(withDead).toFixed(1)} ms`)
-      expect(p99(withDead), `p99 ${p99(withDead).toFixed(1)} ms beside the dead endpoint vs ${p99(alone).toFixed(1)} ms alone`).toBeLessThanOrEqual(2 * p99(alone))
+      // The dead endpoint's first attempts are in flight (it holds its share of the workers).
+      await vi.waitFor(() => expect(open).toBeGreaterThan(0), { timeout: 15_000, interval: 10 })
+      // The healthy endpoint's events, one after another, each delivered while the dead one waits.
+      const latencies: Array<number> = []
+      for (let i = 0; i < 50; i++) {
+        const id = newId()
+        const started = performance.now()
+        await insert(b.agentId, [id])
+        await vi.waitFor(() => expect(arrivals.has(id), `event ${id} of the healthy endpoint`).toBe(true), { timeout: 15_000, interval: 2 })
+        latencies.push(arrivals.get(id)! - started)
+      }
+      const sorted = [...latencies].sort((x, y) => x - y)
+      console.info(`[two processes, webhooks] beside a dead endpoint: p50 ${sorted[24].toFixed(1)} ms, p99 ${sorted[49].toFixed(1)} ms; dead endpoint's most open at once: ${mostOpen}`)
+      // The rule (docs/webhooks.md "Fair delivery"): at most 2 of an endpoint's deliveries in flight,
+      // counted over leases, so across both processes; the other 30 slots of each process stay free.
+      expect(mostOpen, "the dead endpoint's deliveries in flight at once, both processes together").toBeLessThanOrEqual(2)
+      expect(mostOpen).toBeGreaterThan(0)
       const shown = (await (await fetch(url("/api/v1/agent/webhook"), { headers: a.auth })).json()) as { pendingCount: number; lastError: string | null }
-      expect(shown.pendingCount).toBe(400)
+      expect(shown.pendingCount, "the dead endpoint's backlog still waits").toBe(400)
 
       // Fixed; its owner turns it back on: the backlog arrives, each event once by webhook-id.
       deadHandler.current = (req, res) => {
@@ -281,11 +302,15 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
         body: JSON.stringify({ url: dead.url, events: ["wallet.recharged"] })
       })
       expect(resumed.status).toBe(200)
-      const until = Date.now() + 60_000
-      while (accepted.size < backlog.length && Date.now() < until) await sleep(100)
+      await vi.waitFor(
+        async () => {
+          const after = (await (await fetch(url("/api/v1/agent/webhook"), { headers: a.auth })).json()) as { pendingCount: number; status: string }
+          expect(after).toMatchObject({ pendingCount: 0, status: "active" })
+        },
+        { timeout: 60_000, interval: 200 }
+      )
       expect([...accepted.keys()].sort()).toEqual([...backlog].sort())
-      const after = (await (await fetch(url("/api/v1/agent/webhook"), { headers: a.auth })).json()) as { pendingCount: number; status: string }
-      expect(after).toMatchObject({ pendingCount: 0, status: "active" })
+      expect([...accepted.values()].filter((n) => n !== 1), "each once").toEqual([])
     } finally {
       await outbox.end()
       for (const s of [fast.server, dead.server]) {
