@@ -1,10 +1,12 @@
 // The embedded store's vacuum pass (PGlite has no autovacuum): hot rows rewritten over and over
 // leave dead versions; with EMBEDDED_VACUUM_SECONDS=1 the running store vacuums that table on its
-// own and the dead rows fall to none; with 0 no pass runs. Real time (no TestClock): the pass is a
-// background fiber on the wall clock, as in production.
-import { Effect, Layer } from "effect"
+// own and the dead rows fall to none; with 0 no pass runs. The pass is a background fiber sleeping
+// on the Effect clock: the TestClock moves it, and the test waits for the pass's own log line.
+import { it } from "@effect/vitest"
+import { Effect, Layer, Logger, References } from "effect"
 import { SqlClient } from "effect/sql"
-import { describe, expect, it } from "vitest"
+import { TestClock } from "effect/testing"
+import { describe, expect } from "vitest"
 import { EmbeddedStorageLive, vacuumPass } from "../src/layers/storage/embedded.js"
 import { AppConfig } from "../src/services/AppConfig.js"
 
@@ -29,50 +31,59 @@ const churn = (rounds: number) =>
     for (let i = 0; i < rounds; i++) yield* sql`UPDATE ledger_balances SET balance = balance + 1 WHERE account LIKE 'wallet:agt_vacuum%'`
   })
 
-const wallSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+/** A logger that resolves `logged` at the background pass's line ("embedded store vacuum pass"). */
+const passLog = () => {
+  let seen = false
+  let resolve = () => {}
+  const logged = new Promise<void>((r) => (resolve = r))
+  const layer = Layer.mergeAll(
+    Logger.layer([
+      Logger.make(({ message }) => {
+        if ((Array.isArray(message) ? message[0] : message) === "embedded store vacuum pass") {
+          seen = true
+          resolve()
+        }
+      })
+    ]),
+    Layer.succeed(References.MinimumLogLevel, "Debug")
+  )
+  return { layer, logged, seen: () => seen }
+}
 
 describe("embedded store vacuum pass", () => {
-  it("with EMBEDDED_VACUUM_SECONDS=1 the store vacuums a churned table on its own: its dead rows fall to none", async () => {
-    const result = await Effect.runPromise(
-      Effect.scoped(
-        Effect.gen(function* () {
-          yield* churn(5)
-          const before = yield* stats("ledger_balances")
-          // Then wait (up to 20 s) for the background pass to have vacuumed it.
-          let after = before
-          for (let i = 0; i < 80 && after.vacuums === before.vacuums; i++) {
-            yield* wallSleep(250)
-            after = yield* stats("ledger_balances")
-          }
-          return { before, after }
-        }).pipe(Effect.provide(storage(1)))
-      )
-    )
-    expect(result.before.dead, "dead row versions left by the updates").toBeGreaterThan(50)
-    expect(result.after.vacuums, "vacuumed by the pass").toBeGreaterThan(result.before.vacuums)
-    expect(result.after.dead).toBe(0)
+  it.effect("with EMBEDDED_VACUUM_SECONDS=1 the store vacuums a churned table on its own: its dead rows fall to none", () => {
+    const log = passLog()
+    return Effect.gen(function* () {
+      yield* churn(5)
+      const before = yield* stats("ledger_balances")
+      expect(before.dead, "dead row versions left by the updates").toBeGreaterThan(50)
+      // One interval on the clock: the background pass runs; its log line says it is done.
+      yield* TestClock.adjust("1 second")
+      yield* Effect.promise(() => log.logged)
+      const after = yield* stats("ledger_balances")
+      expect(after.vacuums, "vacuumed by the pass").toBeGreaterThan(before.vacuums)
+      expect(after.dead).toBe(0)
+    }).pipe(Effect.provide(storage(1)), Effect.provide(log.layer), Effect.scoped)
   }, 60_000)
 
-  it("a pass vacuums only tables past the threshold and reports them; EMBEDDED_VACUUM_SECONDS=0 runs none", async () => {
-    const result = await Effect.runPromise(
-      Effect.scoped(
-        Effect.gen(function* () {
-          yield* churn(5)
-          const before = yield* stats("ledger_balances")
-          yield* wallSleep(2_500)
-          const untouched = yield* stats("ledger_balances")
-          const done = yield* vacuumPass
-          const again = yield* vacuumPass
-          return { before, untouched, done, again, after: yield* stats("ledger_balances") }
-        }).pipe(Effect.provide(storage(0)))
-      )
-    )
-    // No background pass with 0: the dead rows stay until a pass runs.
-    expect(result.untouched.vacuums).toBe(result.before.vacuums)
-    expect(result.untouched.dead).toBeGreaterThan(50)
-    expect(result.done.find((t) => t.table === "ledger_balances")).toMatchObject({ action: "vacuum" })
-    expect(result.after.dead).toBe(0)
-    // Nothing left to do: a second pass right after touches no table.
-    expect(result.again.filter((t) => t.action === "vacuum")).toEqual([])
+  it.effect("a pass vacuums only tables past the threshold and reports them; EMBEDDED_VACUUM_SECONDS=0 runs none", () => {
+    const log = passLog()
+    return Effect.gen(function* () {
+      yield* churn(5)
+      const before = yield* stats("ledger_balances")
+      // A day on the clock: with 0 no background pass is scheduled, so nothing is vacuumed.
+      yield* TestClock.adjust("1 day")
+      const untouched = yield* stats("ledger_balances")
+      expect(untouched.vacuums).toBe(before.vacuums)
+      expect(untouched.dead).toBeGreaterThan(50)
+      const done = yield* vacuumPass
+      const again = yield* vacuumPass
+      const after = yield* stats("ledger_balances")
+      expect(log.seen(), "no background pass logged").toBe(false)
+      expect(done.find((t) => t.table === "ledger_balances")).toMatchObject({ action: "vacuum" })
+      expect(after.dead).toBe(0)
+      // Nothing left to do: a second pass right after touches no table.
+      expect(again.filter((t) => t.action === "vacuum")).toEqual([])
+    }).pipe(Effect.provide(storage(0)), Effect.provide(log.layer), Effect.scoped)
   }, 60_000)
 })
