@@ -5,13 +5,13 @@
 import { Arbitrary, Effect, Option, Schema } from "effect"
 import fc from "fast-check"
 import { apiGroups } from "../../src/http/routeTable.js"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { Api } from "../../src/http/api.js"
 import { routeTable } from "../../src/http/routeTable.js"
 import { procedures } from "../../src/http/trpc/index.js"
 import type { Procedure } from "../../src/http/trpc/procedure.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
-import { postgresSkipReason } from "../fixtures/db.js"
+import { describeEachStorage } from "../fixtures/suite.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
 /**
@@ -215,8 +215,7 @@ const checkTrpc = (what: string, a: Answer, mustFail: boolean) => {
 
 /** The whole fuzz suite against one storage engine (one test file per engine, so they run in parallel). */
 export const fuzzSuite = (storage: "memory" | "postgres") => {
-  const skip = storage === "postgres" ? postgresSkipReason : undefined
-  describe.skipIf(skip !== undefined)(`HTTP fuzz [${storage}]${skip ? ` — ${skip}` : ""}`, () => {
+  describeEachStorage("HTTP fuzz", () => {
     let server: TestServer
     let key: AgentKey
     beforeAll(async () => {
@@ -395,19 +394,30 @@ export const fuzzSuite = (storage: "memory" | "postgres") => {
       expect(huge.status).toBe(413)
     })
 
-    it("unrouted paths and methods are typed 404s, never 5xx", async () => {
-      for (const [method, p] of [
-        ["GET", "/nope"],
-        ["GET", "/api/v1/agent/%00"],
-        ["GET", "/api/v1/agent/../../etc/passwd"],
-        ["GET", `/api/v1/agent/${"a".repeat(4000)}`],
-        ["PATCH", "/api/v1/agent/me"],
-        ["DELETE", "/health"],
-        ["POST", "/api/discover"]
-      ] as const) {
-        const a = await send(method, p, method === "GET" || method === "DELETE" ? {} : { body: "{}" })
-        checkRest(`${method} ${p}`, a, true)
+    it("unrouted paths are typed 404s naming the route, a known path's other methods typed 405s naming the allowed ones (a NUL in the path is the NUL refusal, 400), never 5xx", async () => {
+      for (const p of ["/nope", "/api/v1/agent/../../etc/passwd", `/api/v1/agent/${"a".repeat(4000)}`]) {
+        const a = await send("GET", p)
+        checkRest(`GET ${p}`, a, true)
+        expect(a.status, describeCase(`GET ${p}`, a)).toBe(404)
+        expect(JSON.parse(a.text), describeCase(`GET ${p}`, a)).toMatchObject({ type: "NotFound", resource: "route" })
       }
+      for (const [method, p] of [
+        ["PATCH", "/api/v1/agent/me"],
+        ["DELETE", "/health"]
+      ] as const) {
+        const a = await send(method, p, method === "DELETE" ? {} : { body: "{}" })
+        checkRest(`${method} ${p}`, a, true)
+        expect(a.status, describeCase(`${method} ${p}`, a)).toBe(405)
+        expect(JSON.parse(a.text), describeCase(`${method} ${p}`, a)).toMatchObject({ type: "MethodNotAllowed", allow: ["GET"] })
+      }
+      // docs/errors.md promises 405 here too, but the discovery document (a route outside the
+      // HttpApi) answers another method with 404: a known gap, so only "typed 4xx, never 5xx" is held.
+      checkRest("POST /api/discover", await send("POST", "/api/discover", { body: "{}" }), true)
+      const nul = await send("GET", "/api/v1/agent/%00")
+      checkRest("GET /api/v1/agent/%00", nul, true)
+      expect(nul.status, describeCase("GET /api/v1/agent/%00", nul)).toBe(400)
+      expect(JSON.parse(nul.text)).toMatchObject({ type: "InvalidInput" })
+      expect(JSON.parse(nul.text).message).toMatch(/NUL/)
     })
-  })
+  }, { only: [storage] })
 }

@@ -8,6 +8,7 @@ import { toRouteRequest } from "../../src/http/mcp/call.js"
 import { toolsFromApi } from "../../src/http/site/mcpTools.js"
 import { createAgentKey } from "../fixtures/agents.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
+import { eventually } from "../fixtures/wait.js"
 
 let server: TestServer
 beforeAll(async () => {
@@ -27,6 +28,66 @@ const connect = async (secret: string) => {
   return client
 }
 
+/**
+ * The published tools, restated by hand from docs/mcp.md ("Tools": one per agent/commerce route, the
+ * endpoint's name in snake_case, prefixed with its group when two groups share the name): a new route
+ * is a new row here.
+ */
+const EXPECTED_TOOLS: ReadonlyArray<readonly [name: string, method: string, path: string]> = [
+  ["me", "GET", "/api/v1/agent/me"],
+  ["catalog", "GET", "/api/v1/agent/catalog"],
+  ["catalog_project", "GET", "/api/v1/agent/catalog/:id"],
+  ["evaluate", "POST", "/api/v1/agent/evaluate"],
+  ["acquire", "POST", "/api/v1/agent/acquire"],
+  ["create", "POST", "/api/v1/agent/create"],
+  ["status", "GET", "/api/v1/agent/status/:id"],
+  ["session", "POST", "/api/v1/agent/session"],
+  ["get_session", "GET", "/api/v1/agent/session/:id"],
+  ["webhooks_put", "PUT", "/api/v1/agent/webhook"],
+  ["webhooks_get", "GET", "/api/v1/agent/webhook"],
+  ["webhooks_remove", "DELETE", "/api/v1/agent/webhook"],
+  ["rotate_secret", "POST", "/api/v1/agent/webhook/rotate-secret"],
+  ["webhooks_test", "POST", "/api/v1/agent/webhook/test"],
+  ["webhooks_deliveries", "GET", "/api/v1/agent/webhook/deliveries"],
+  ["webhooks_events", "GET", "/api/v1/agent/webhook/events"],
+  ["invest", "POST", "/api/v1/agent/invest"],
+  ["portfolio", "GET", "/api/v1/agent/portfolio"],
+  ["create_proposal", "POST", "/api/v1/agent/proposals"],
+  ["list_proposals", "GET", "/api/v1/agent/proposals"],
+  ["get_proposal", "GET", "/api/v1/agent/proposals/:id"],
+  ["negotiate", "POST", "/api/v1/agent/commerce/negotiate"],
+  ["respond", "POST", "/api/v1/agent/commerce/negotiate/:id/respond"],
+  ["negotiations", "GET", "/api/v1/agent/commerce/negotiations"],
+  ["negotiation", "GET", "/api/v1/agent/commerce/negotiations/:id"],
+  ["saga", "POST", "/api/v1/agent/commerce/saga"],
+  ["get_saga", "GET", "/api/v1/agent/commerce/saga/:id"],
+  ["mpp_discovery", "GET", "/api/v1/agent/commerce/mpp"],
+  ["mpp_health", "GET", "/api/v1/agent/commerce/mpp/health"],
+  ["mpp_invoke", "POST", "/api/v1/agent/commerce/services/:id/invoke"],
+  ["list_services", "GET", "/api/v1/agent/commerce/services"],
+  ["get_service", "GET", "/api/v1/agent/commerce/services/:id"],
+  ["service_sla", "GET", "/api/v1/agent/commerce/services/:id/sla"],
+  ["publish_service", "POST", "/api/v1/agent/commerce/services"],
+  ["update_service", "PATCH", "/api/v1/agent/commerce/services/:id"],
+  ["recommend", "GET", "/api/v1/agent/commerce/recommend"],
+  ["wallet", "GET", "/api/v1/agent/commerce/wallet"],
+  ["update_wallet", "PATCH", "/api/v1/agent/commerce/wallet"],
+  ["topup", "POST", "/api/v1/agent/commerce/wallet/topup"],
+  ["buy", "POST", "/api/v1/agent/commerce/buy"],
+  ["approvals", "GET", "/api/v1/agent/commerce/approvals"],
+  ["transactions", "GET", "/api/v1/agent/commerce/transactions"],
+  ["transaction", "GET", "/api/v1/agent/commerce/transactions/:id"],
+  ["review", "POST", "/api/v1/agent/commerce/transactions/:id/review"],
+  ["open_dispute", "POST", "/api/v1/agent/commerce/disputes"],
+  ["disputes", "GET", "/api/v1/agent/commerce/disputes"],
+  ["dispute", "GET", "/api/v1/agent/commerce/disputes/:id"],
+  ["respond_dispute", "POST", "/api/v1/agent/commerce/disputes/:id/respond"],
+  ["stats", "GET", "/api/v1/agent/commerce/stats"],
+  ["usage", "GET", "/api/v1/agent/commerce/usage"],
+  ["reputation", "GET", "/api/v1/agent/commerce/reputation"],
+  ["leaderboard", "GET", "/api/v1/agent/commerce/leaderboard"]
+]
+
 type Structured = Record<string, unknown>
 const text = (result: unknown) => (((result as { content: Array<{ text: string }> }).content)[0] ?? { text: "" }).text
 
@@ -42,9 +103,15 @@ describe("MCP endpoint (Streamable HTTP)", () => {
     expect(listed.tools).toEqual(published.tools)
     expect(manifest.tools).toEqual(published.tools)
     expect(manifest.endpoint).toBe(url("/mcp"))
-    // One tool per agent/commerce route of the HttpApi, nothing else.
-    expect(listed.tools.map((t) => t.name).sort()).toEqual(toolsFromApi(Api).map((t) => t.name).sort())
-    expect(listed.tools.map((t) => t.name)).toContain("me")
+    // One tool per agent/commerce route, nothing else: the documented names, each running its route…
+    const meta = (t: { _meta?: Record<string, unknown> }) => t._meta as { method: string; path: string }
+    expect(listed.tools.map((t) => [t.name, meta(t).method, meta(t).path])).toEqual(EXPECTED_TOOLS)
+    // …and those routes are exactly the operations the agent API's OpenAPI document lists.
+    const openapi = (await (await fetch(url("/api/v1/agent/openapi.json"))).json()) as { paths: Record<string, Record<string, unknown>> }
+    const operations = Object.entries(openapi.paths)
+      .filter(([path]) => path.startsWith("/api/v1/agent/"))
+      .flatMap(([path, item]) => Object.keys(item).filter((m) => ["get", "post", "put", "patch", "delete"].includes(m)).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`))
+    expect(EXPECTED_TOOLS.map(([, method, path]) => `${method} ${path}`).sort()).toEqual(operations.sort())
     await client.close()
   })
 
@@ -167,13 +234,14 @@ describe("MCP endpoint (Streamable HTTP)", () => {
     const replay = await client.callTool({ name: "negotiate", arguments: args, _meta: { idempotencyKey: "mcp-negotiate-1" } })
     expect((replay.structuredContent as { id: string }).id).toBe(negotiation.id)
 
-    let answered = negotiation
-    for (let i = 0; i < 100 && answered.status === "awaiting_seller"; i++) {
-      await new Promise((r) => setTimeout(r, 50))
-      const read = await client.callTool({ name: "negotiation", arguments: { id: negotiation.id } })
-      expect(read.isError).toBeFalsy()
-      answered = read.structuredContent as typeof negotiation
-    }
+    const answered = await eventually(
+      async () => {
+        const read = await client.callTool({ name: "negotiation", arguments: { id: negotiation.id } })
+        expect(read.isError).toBeFalsy()
+        return read.structuredContent as typeof negotiation
+      },
+      (n) => n.status !== "awaiting_seller"
+    )
     expect(answered).toMatchObject({ id: negotiation.id, status: "accepted", agreedPriceCents: 7900 })
     const list = await client.callTool({ name: "negotiations", arguments: { limit: 10 } })
     expect((list.structuredContent as { data: Array<{ id: string }> }).data.map((n) => n.id)).toEqual([negotiation.id])

@@ -5,7 +5,7 @@
 // columns and trigram index must follow every write).
 import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { searchText, type ServiceFilter, type ServiceRecord } from "../../src/schema/commerce.js"
+import type { ServiceFilter, ServiceRecord } from "../../src/schema/commerce.js"
 import { CatalogStore } from "../../src/services/Catalog.js"
 import { atomically } from "../../src/services/Db.js"
 import { forEachStorage } from "../fixtures/suite.js"
@@ -30,6 +30,9 @@ const service = (i: number): ServiceRecord =>
     updatedAt: "2026-11-25T00:00:00.000Z"
   }) as unknown as ServiceRecord
 
+/** `q` as docs/commerce.md states it: a case-insensitive substring of the name, the description, the category or a tag. */
+const matchesText = (s: ServiceRecord, q: string) => [s.name, s.description, s.category, ...s.tags].some((field) => field.toLowerCase().includes(q.toLowerCase()))
+
 /** What a filter means (docs/commerce.md), over every row, in id order. */
 const reference = (rows: ReadonlyArray<ServiceRecord>, f: Omit<ServiceFilter, "limit" | "afterId">) =>
   rows
@@ -40,7 +43,7 @@ const reference = (rows: ReadonlyArray<ServiceRecord>, f: Omit<ServiceFilter, "l
     .filter((s) => f.minPriceCents === undefined || s.tiers.some((x) => x.priceCents >= f.minPriceCents!))
     .filter((s) => f.maxPriceCents === undefined || s.tiers.some((x) => x.priceCents <= f.maxPriceCents!))
     .filter((s) => f.minRating === undefined || (s.ratingCount > 0 && s.ratingSum / s.ratingCount >= f.minRating))
-    .filter((s) => f.q === undefined || searchText(s).includes(f.q.toLowerCase()))
+    .filter((s) => f.q === undefined || matchesText(s, f.q))
     .map((s) => s.id)
     .sort()
 
