@@ -1,5 +1,5 @@
 // End to end: accounts, agents, keys, /me, 401/403, revocation, expiry and the per-key rate limit.
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { createAgentKey, signUp } from "../fixtures/agents.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
@@ -9,6 +9,11 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await server?.close()
+})
+// Expiry and the rate limit's windows are read on the wall clock (Date): the tests that depend on
+// them set that clock themselves instead of waiting on it.
+afterEach(() => {
+  vi.useRealTimers()
 })
 const url = (p: string) => `${server.baseUrl}${p}`
 
@@ -65,10 +70,12 @@ describe("agent API keys", () => {
   it("an expiry in the past is refused; a key past its expiry is 401", async () => {
     const owner = await signUp(server.baseUrl)
     await expect(createAgentKey(server.baseUrl, ["catalog:read"], { ...owner, expiresAt: "2001-01-01T00:00:00Z" })).rejects.toThrow(/expiresAt/)
-    const soon = new Date(Date.now() + 1500).toISOString()
-    const k = await createAgentKey(server.baseUrl, ["catalog:read"], { ...owner, expiresAt: soon })
+    vi.useFakeTimers({ toFake: ["Date"] })
+    const expiresAt = Date.now() + 3_600_000
+    const k = await createAgentKey(server.baseUrl, ["catalog:read"], { ...owner, expiresAt: new Date(expiresAt).toISOString() })
+    vi.setSystemTime(expiresAt - 1)
     expect((await fetch(url("/api/v1/agent/me"), { headers: k.auth })).status).toBe(200)
-    await new Promise((r) => setTimeout(r, 1700))
+    vi.setSystemTime(expiresAt)
     const res = await fetch(url("/api/v1/agent/me"), { headers: k.auth })
     expect(res.status).toBe(401)
     expect((await res.json()).message).toMatch(/expired/)
@@ -95,9 +102,10 @@ describe("agent API keys", () => {
 
   it("the 61st request in a minute is 429 with Retry-After and RateLimit headers", async () => {
     const k = await createAgentKey(server.baseUrl, ["catalog:read"])
-    // Windows are fixed minutes on the wall clock: start well clear of a boundary so all 61 land in one.
-    const intoMinute = Date.now() % 60_000
-    if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200))
+    // Windows are fixed minutes on the wall clock: the clock stands still at the start of the next
+    // minute, so all 61 land in one.
+    vi.useFakeTimers({ toFake: ["Date"] })
+    vi.setSystemTime(Math.ceil((Date.now() + 1) / 60_000) * 60_000)
     const statuses: Array<number> = []
     for (let i = 0; i < 60; i++) statuses.push((await fetch(url("/api/v1/agent/me"), { headers: k.auth })).status)
     expect(statuses.every((s) => s === 200)).toBe(true)
@@ -108,5 +116,5 @@ describe("agent API keys", () => {
     expect(res.headers.get("ratelimit-policy")).toContain('"minute";q=60;w=60')
     const body = await res.json()
     expect(body).toMatchObject({ type: "RateLimited", window: "minute", limit: 60 })
-  }, 60_000)
+  })
 })

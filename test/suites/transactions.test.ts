@@ -3,15 +3,12 @@
 // Postgres only: the memory engine and the embedded store serialise units of work, so they cannot
 // deadlock.
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted, Ref } from "effect"
+import { Deferred, Effect, Layer, Option, Redacted, Ref } from "effect"
 import { SqlClient } from "effect/sql"
 import { atomically } from "../../src/services/Db.js"
 import { PgStorageLive } from "../../src/layers/storage/postgres/index.js"
 import { AppConfig } from "../../src/services/AppConfig.js"
 import { freshDatabase, postgresCase } from "../fixtures/db.js"
-
-/** Real time: the suite runs under a TestClock, and the other side must really get its row. */
-const wallSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
 describe.skipIf(postgresCase.skip !== undefined)(`units of work [postgres]${postgresCase.skip ? ` — ${postgresCase.skip}` : ""}`, () => {
   const pg = Layer.unwrap(
@@ -26,13 +23,16 @@ describe.skipIf(postgresCase.skip !== undefined)(`units of work [postgres]${post
         yield* sql`CREATE TABLE deadlock_probe (id int PRIMARY KEY, n int NOT NULL)`
         yield* sql`INSERT INTO deadlock_probe VALUES (1, 0), (2, 0)`
         const attempts = yield* Ref.make(0)
-        // Each takes one row, waits until the other surely holds its row, then asks for the other's.
-        const unit = (first: number, second: number) =>
+        const holds = { 1: yield* Deferred.make<void>(), 2: yield* Deferred.make<void>() }
+        // Each takes one row, waits until the other holds its row (told, not timed), then asks for
+        // the other's: a deadlock every time. The attempt run again finds both told and goes on.
+        const unit = (first: 1 | 2, second: 1 | 2) =>
           atomically(
             Effect.gen(function* () {
               yield* Ref.update(attempts, (n) => n + 1)
               yield* sql`UPDATE deadlock_probe SET n = n + 1 WHERE id = ${first}`
-              yield* wallSleep(300)
+              yield* Deferred.succeed(holds[first], undefined)
+              yield* Deferred.await(holds[second])
               yield* sql`UPDATE deadlock_probe SET n = n + 1 WHERE id = ${second}`
             })
           )
