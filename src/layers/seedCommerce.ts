@@ -1,5 +1,6 @@
 // Seeds the commerce catalog: the platform account that owns the seller agents, the five seller
 // agents and their twelve services. Idempotent (runs at every start; ratings are kept).
+import { PLATFORM_SELLERS_ACCOUNT } from "../schema/keys.js"
 import { traced } from "../services/Tracing.js"
 import { Effect, Layer, Schema } from "effect"
 import { PublishServiceBody, type ServiceRecord } from "../schema/commerce.js"
@@ -10,7 +11,7 @@ import { atomically } from "../services/Db.js"
 import { KeysStore } from "../services/Keys.js"
 
 /** The account that owns the seeded seller agents (no password: nobody can sign in to it). */
-export const PLATFORM_SELLERS_ACCOUNT = "acct_platform_sellers"
+export { PLATFORM_SELLERS_ACCOUNT }
 
 const decodeService = Schema.decodeUnknownSync(PublishServiceBody)
 

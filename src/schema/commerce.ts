@@ -235,6 +235,8 @@ export const WalletView = Schema.Struct({
   autonomyLevel: AutonomyLevel,
   spentTodayCents: Cents,
   spentThisMonthCents: Cents,
+  /** Committed but not yet spent: the escrow of running sagas; counted against the daily and monthly limits. */
+  heldCents: Cents,
   remainingTodayCents: Schema.NullOr(Cents),
   remainingThisMonthCents: Schema.NullOr(Cents),
   pendingApprovals: Schema.Int,
@@ -362,7 +364,7 @@ export interface TransactionFilter {
 // ---------------------------------------------------------------------------------------------
 // Approvals
 
-export const ApprovalStatus = Schema.Literals(["pending", "approved", "declined", "expired"])
+export const ApprovalStatus = Schema.Literals(["pending", "approved", "declined", "expired", "void"])
 export type ApprovalStatus = typeof ApprovalStatus.Type
 
 export interface ApprovalRecord {

@@ -93,3 +93,6 @@ export interface SessionRecord {
   readonly createdAt: string
   readonly expiresAt: string
 }
+
+/** The account of the platform's own seller agents (the seeded sellers): their deliveries are simulated. */
+export const PLATFORM_SELLERS_ACCOUNT = "acct_platform_sellers"

@@ -60,33 +60,30 @@ export const OFFER_VALIDITY_MS = 24 * 60 * 60 * 1000
 /** Spec §4.4 rule 2: the seller answers within 30 s. The worker's poll interval is subtracted from the configured delay's ceiling. */
 export const SELLER_ANSWER_LIMIT_MS = 30_000
 
+/**
+ * What the buyer says it intends (volume, commitment length). Recorded and shown on the negotiation,
+ * but not binding and not priced: nothing holds the buyer to them, so they give no discount and the
+ * seller prices the offer as if none were given (docs/negotiation.md).
+ */
 export const Terms = Schema.Struct({
-  /** Units the buyer commits to (calls, pages, seats…): 1 point of discount per full 10, at most 10. */
+  /** Units the buyer intends to buy (calls, pages, seats…); informational. */
   volume: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 1_000_000 })))),
-  /** Commitment length in months: 1 point of discount per full 3 months, at most 8. */
+  /** Intended commitment length in months; informational. */
   durationMonths: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 120 }))))
 })
 export type Terms = typeof Terms.Type
 
 export interface SellerPolicy {
-  /** integer 50–95: lowest accepted price as % of list price, before terms */
+  /** integer 50–95: lowest accepted price as % of list price */
   readonly floorPct: number
   /** integer 5–50: how far the seller's counter moves toward the buyer, as % of the gap */
   readonly counterStepPct: number
-}
-
-/** Percentage points the terms take off both the target and the floor (at most 15). */
-export const termsDiscountPct = (terms: Terms): number => {
-  const volume = Math.min(10, Math.floor((terms.volume ?? 0) / 10))
-  const duration = Math.min(8, Math.floor((terms.durationMonths ?? 0) / 3))
-  return Math.min(15, volume + duration)
 }
 
 const ceilPct = (cents: number, pct: number) => Math.ceil((cents * pct) / 100)
 
 export interface PolicyPrices {
   readonly listPriceCents: number
-  readonly termsDiscountPct: number
   /** At or above this the seller accepts at once. */
   readonly targetCents: number
   /** The lowest price the seller ever agrees to (its counters never go below it). */
@@ -95,13 +92,12 @@ export interface PolicyPrices {
   readonly minimumCents: number
 }
 
-/** The seller's price points for a list price, its policy and the terms (integer cents, rounded up: the seller's way). */
-export const policyPrices = (listPriceCents: number, policy: SellerPolicy, terms: Terms): PolicyPrices => {
-  const d = termsDiscountPct(terms)
-  const targetCents = Math.max(1, ceilPct(listPriceCents, 100 - d))
-  const floorCents = Math.max(1, Math.min(targetCents, ceilPct(listPriceCents, Math.max(50, policy.floorPct - d))))
+/** The seller's price points for a list price and its policy (integer cents, rounded up: the seller's way). */
+export const policyPrices = (listPriceCents: number, policy: SellerPolicy): PolicyPrices => {
+  const targetCents = Math.max(1, listPriceCents)
+  const floorCents = Math.max(1, Math.min(targetCents, ceilPct(listPriceCents, Math.max(50, policy.floorPct))))
   const minimumCents = Math.max(1, Math.ceil(floorCents / 2))
-  return { listPriceCents, termsDiscountPct: d, targetCents, floorCents, minimumCents }
+  return { listPriceCents, targetCents, floorCents, minimumCents }
 }
 
 export type SellerDecision =

@@ -83,6 +83,11 @@ export interface SagaRecord {
   readonly finishedAt: string | null
 }
 
+const stepSucceeded = (r: Pick<SagaRecord, "steps">, name: SagaStepName) => r.steps.some((s) => s.name === name && s.status === "succeeded")
+
+/** Whether a running saga holds the buyer's money in escrow: escrow done, settle not yet. */
+export const sagaHolds = (r: Pick<SagaRecord, "status" | "steps">): boolean => r.status === "running" && stepSucceeded(r, "escrow") && !stepSucceeded(r, "settle")
+
 export class Saga extends Schema.Class<Saga>("Saga")({
   id: Schema.String,
   status: SagaStatus,

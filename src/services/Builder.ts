@@ -21,6 +21,7 @@ import { checkInputs } from "./BuilderInputs.js"
 import { atomically, Ids } from "./Db.js"
 import { Events } from "./Events.js"
 import { Keys } from "./Keys.js"
+import { Wallet } from "./Wallet.js"
 import { Ledger } from "./Ledger.js"
 import { Marketplace } from "./Marketplace.js"
 
@@ -110,6 +111,7 @@ export class Builder extends Context.Service<Builder>()("Builder", {
   make: Effect.gen(function* () {
     const store = yield* BuildStore
     const ledger = yield* Ledger
+    const wallet = yield* Wallet
     const events = yield* Events
     const keys = yield* Keys
     const marketplace = yield* Marketplace
@@ -159,6 +161,8 @@ export class Builder extends Context.Service<Builder>()("Builder", {
           }
           const now = yield* Clock.currentTimeMillis
           const at = new Date(now).toISOString()
+          // The creation charge spends the wallet: the owner's amount limits apply and it counts as spend.
+          yield* wallet.debitOutsidePurchase(owner.agentId, cost)
           const id = yield* ids.make("prj")
           yield* ledger.transfer({
             kind: "project_creation",
@@ -222,7 +226,8 @@ export class Builder extends Context.Service<Builder>()("Builder", {
       const withStep: ProjectRecord = { ...updated, steps: [...r.steps, { status: next, at, message: stepMessage(updated, next) }] }
       yield* store.update(withStep)
       if (failing && r.costCents > 0) {
-        // A failed build costs nothing: the creation charge goes back to the wallet.
+        // A failed build costs nothing: the creation charge goes back to the wallet, and off its day's spend.
+        yield* wallet.giveBackSpend(r.agentId, r.createdAt, r.costCents)
         yield* ledger.transfer({
           kind: "refund",
           reference: r.id,
@@ -269,7 +274,7 @@ export class Builder extends Context.Service<Builder>()("Builder", {
   })
 }) {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(Builder, Builder.make).pipe(Layer.provide([Events.layer, Keys.layer, Ledger.layer, Marketplace.layer]))
+  static readonly layer = Layer.effect(Builder, Builder.make).pipe(Layer.provide([Events.layer, Keys.layer, Ledger.layer, Marketplace.layer, Wallet.layer]))
 }
 
 /**

@@ -17,6 +17,7 @@ import type { Caller } from "./Caller.js"
 import { traced } from "./Tracing.js"
 import { atomically, Ids } from "./Db.js"
 import { deliverTimeoutMs, deliveryModeOf, Offers, simulatedOutput } from "./Offers.js"
+import type { DeliveryMode } from "../schema/saga.js"
 
 /** Per-tier delivery aggregates over a window (p95 by nearest rank: the ⌈0.95·n⌉-th smallest). */
 export interface TierDeliveryStats {
@@ -105,9 +106,9 @@ export const simulateDelivery = (
   service: Pick<CommerceService, "id" | "sellerAgentId" | "name" | "category" | "pricingModel" | "negotiation"> & { readonly tiers: ReadonlyArray<TierLike> },
   tier: TierLike,
   input: unknown,
-  reference = "simulation"
+  reference = "simulation",
+  mode: { readonly mode: DeliveryMode; readonly delayMs: number } = deliveryModeOf(input)
 ): SimulatedDelivery => {
-  const mode = deliveryModeOf(input)
   const output = simulatedOutput({ service, tier }, input, reference)
   const fraction = parseInt(output.inputFingerprint, 16) / 0x1_0000_0000
   switch (mode.mode) {

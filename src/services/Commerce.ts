@@ -1,6 +1,6 @@
 // Commerce: the instant purchase (policy → approval → delivery → 85/15 settlement, in one unit of
 // work), owner approvals, the transaction history and post-purchase reviews.
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Data, Effect, Layer, Option } from "effect"
 import { cents, decodeCursor, decodeTimeCursor, encodeCursor, encodeTimeCursor } from "../schema/common.js"
 import {
   Approval,
@@ -8,6 +8,7 @@ import {
   type ApprovalStatus,
   type Purchase,
   type ReviewRecord,
+  type ServiceRecord,
   Transaction,
   type TransactionFilter,
   type TransactionRow,
@@ -24,6 +25,8 @@ import { Events } from "./Events.js"
 import { currentIdempotencyKey } from "./Idempotency.js"
 import { Ledger } from "./Ledger.js"
 import { Negotiations } from "./Negotiation.js"
+import { KeysStore } from "./Keys.js"
+import { deliveryModes } from "./Offers.js"
 import { Wallet } from "./Wallet.js"
 
 // The store port lives with its one writer (Settlement); re-exported for the stores and readers.
@@ -104,6 +107,19 @@ export const toApproval = (a: ApprovalRecord, now: number): Approval =>
     expiresAt: a.expiresAt
   }, { disableChecks: true })
 
+/** What changed since an approval was requested (it binds the price, tier and service it quoted), or null. */
+export const approvalChanged = (a: ApprovalRecord, service: ServiceRecord | undefined): string | null => {
+  if (service === undefined || service.status !== "active") return `service ${a.serviceId} is no longer listed`
+  const tier = service.tiers.find((t) => t.id === a.tierId)
+  if (tier === undefined) return `tier ${a.tierId} of ${a.serviceId} no longer exists`
+  // A negotiated price was redeemed for this approval: it stays what was quoted.
+  if (a.negotiationId === null && tier.priceCents !== a.quotedPriceCents) return `the price of ${a.serviceId}/${a.tierId} changed from ${a.quotedPriceCents} to ${tier.priceCents} cents`
+  return null
+}
+
+/** Internal: executing an approval whose quote no longer holds (never leaves this module). */
+class ApprovalVoid extends Data.TaggedError("ApprovalVoid")<{ readonly changed: string }> {}
+
 const txNotFound = (id: string) => new NotFound({ message: `transaction ${id} not found`, resource: "transaction", id })
 const approvalNotFound = (id: string) => new NotFound({ message: `approval ${id} not found`, resource: "approval", id })
 
@@ -142,6 +158,7 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
     const ids = yield* Ids
     const negotiated = yield* Effect.serviceOption(NegotiatedPrices)
     const settlement = yield* Settlement
+    const modeOf = deliveryModes(yield* KeysStore)
 
     const withNegotiations = <A, E>(f: (n: Context.Service.Shape<typeof NegotiatedPrices>) => Effect.Effect<A, E>) =>
       Option.match(negotiated, {
@@ -163,6 +180,10 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
     const execute = Effect.fnUntraced(function* (x: Execute) {
       // The wallet and its balance locked and the service read, at once (one statement on Postgres).
       const opened = yield* settlement.open(x.agentId, x.serviceId)
+      if (x.approval) {
+        const changed = approvalChanged(x.approval, opened.service)
+        if (changed !== null) return yield* Effect.fail(new ApprovalVoid({ changed }))
+      }
       const { service, tier } = yield* tierOf(opened.service, x.serviceId, x.tierId)
       if (service.status !== "active") return yield* Effect.fail(new NotFound({ message: `service ${service.id} is not listed`, resource: "service", id: service.id }))
       if (service.sellerAgentId === x.agentId) return yield* Effect.fail(new InvalidInput({ message: "an agent cannot buy its own service", field: "serviceId" }))
@@ -178,7 +199,8 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
       const txId = x.approval?.reservedTransactionId ?? (yield* ids.make("tx"))
       // The price: a negotiation redeemed at request time, an override, or the current list price.
       let priceCents = x.priceCents ?? tier.priceCents
-      if (x.approval?.negotiationId) priceCents = x.approval.quotedPriceCents
+      // An approval charges what the owner saw (approvalChanged has checked it still is the price).
+      if (x.approval) priceCents = x.approval.quotedPriceCents
       else if (x.negotiationId) {
         const negotiationId = x.negotiationId
         priceCents = (yield* withNegotiations((n) => n.redeem({ agentId: x.agentId, negotiationId, serviceId: service.id, tierId: tier.id, usedBy: txId }))).priceCents
@@ -216,7 +238,7 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
         })
         return { status: "pending_approval", transaction: null, approval: toApproval(approval, now) } as Purchase
       }
-      const delivered = simulateDelivery(service, tier, x.input, txId)
+      const delivered = simulateDelivery(service, tier, x.input, txId, yield* modeOf(x.input, service.sellerAgentId))
       const negotiationId = x.negotiationId ?? x.approval?.negotiationId ?? null
       const purchase = {
         transactionId: txId,
@@ -276,7 +298,7 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
           priceCents: input.priceCents,
           negotiationId: input.negotiationId,
           idempotencyKey: key
-        })
+        }).pipe(Effect.catchTag("ApprovalVoid", (e) => Effect.die(e)))
       )
     }, traced("Commerce.buy"))
 
@@ -304,9 +326,10 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
           if (negotiationId) yield* withNegotiations((n) => n.release(negotiationId, a.reservedTransactionId))
           const next: ApprovalRecord = { ...decided, status: "declined" }
           yield* store.updateApproval(next)
-          return { approval: toApproval(next, now), transaction: null }
+          return { approval: toApproval(next, now), transaction: null, voided: null }
         }
-        // Executes now: current list price (or the negotiated one), policy limits checked again.
+        // Executes now at the quoted price, the policy limits checked again; or, when what the owner
+        // saw has changed, is void and charges nothing.
         const result = yield* execute({
           agentId: a.agentId,
           accountId: a.accountId,
@@ -315,11 +338,26 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
           input: a.input,
           idempotencyKey: a.idempotencyKey,
           approval: a
-        })
+        }).pipe(Effect.catchTag("ApprovalVoid", (e) => Effect.succeed(e)))
+        if (result instanceof ApprovalVoid) {
+          const negotiationId = a.negotiationId
+          if (negotiationId) yield* withNegotiations((n) => n.release(negotiationId, a.reservedTransactionId))
+          const next: ApprovalRecord = { ...decided, status: "void" }
+          yield* store.updateApproval(next)
+          return { approval: toApproval(next, now), transaction: null, voided: result.changed }
+        }
         const next: ApprovalRecord = { ...decided, status: "approved", transactionId: result.transaction?.id ?? null }
         yield* store.updateApproval(next)
-        return { approval: toApproval(next, now), transaction: result.transaction }
+        return { approval: toApproval(next, now), transaction: result.transaction, voided: null }
       }, atomically, (effect, _caller, _id, decision) => traced("Commerce.decide", { attributes: { decision } })(effect))
+
+    /** Approve: the void outcome is committed (the approval is spent), then answered as 409. */
+    const approve = (caller: Caller, id: string) =>
+      Effect.flatMap(decide(caller, id, "approve"), (r) =>
+        r.voided === null
+          ? Effect.succeed({ approval: r.approval, transaction: r.transaction })
+          : Effect.fail(new Conflict({ message: `approval ${id} is void: ${r.voided} since it was requested; nothing was charged, the agent must ask again`, state: "void" }))
+      )
 
     /**
      * The account's approvals, newest first, a keyset page (default and most: 100). "pending" and
@@ -390,8 +428,8 @@ export class Commerce extends Context.Service<Commerce>()("Commerce", {
 
     return {
       buy,
-      approve: (caller: Caller, id: string) => decide(caller, id, "approve"),
-      decline: (caller: Caller, id: string) => decide(caller, id, "decline"),
+      approve,
+      decline: (caller: Caller, id: string) => Effect.map(decide(caller, id, "decline"), (r) => ({ approval: r.approval, transaction: r.transaction })),
       listApprovals,
       getTransaction,
       listTransactions,

@@ -25,6 +25,7 @@ import {
 } from "../schema/invest.js"
 import { walletAccount } from "../schema/ledger.js"
 import { atomically, Ids } from "./Db.js"
+import { Wallet } from "./Wallet.js"
 import { Ledger } from "./Ledger.js"
 import { Projects } from "./Projects.js"
 
@@ -130,6 +131,7 @@ export class Invest extends Context.Service<Invest>()("Invest", {
   make: Effect.gen(function* () {
     const store = yield* InvestStore
     const ledger = yield* Ledger
+    const wallet = yield* Wallet
     const projects = yield* Projects
     const ids = yield* Ids
     const config = yield* AppConfig
@@ -227,6 +229,8 @@ export class Invest extends Context.Service<Invest>()("Invest", {
             )
           }
           const amount = tokens * o.priceCents
+          // An investment spends the wallet: the owner's amount limits apply and it counts as spend.
+          yield* wallet.debitOutsidePurchase(agentId, amount)
           const id = yield* ids.make("inv")
           const at = yield* nowIso
           const entry = yield* ledger.transfer({
@@ -392,5 +396,5 @@ export class Invest extends Context.Service<Invest>()("Invest", {
   })
 }) {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(Invest, Invest.make).pipe(Layer.provide([Ledger.layer, Projects.layer]))
+  static readonly layer = Layer.effect(Invest, Invest.make).pipe(Layer.provide([Ledger.layer, Projects.layer, Wallet.layer]))
 }

@@ -39,7 +39,8 @@ import { simulateDelivery } from "./Catalog.js"
 import { noReferences, Settlement } from "./Settlement.js"
 import { atomically, Ids, type Transactor } from "./Db.js"
 import { Ledger } from "./Ledger.js"
-import { deliveryModeOf, type Offer, Offers, simulatedOutput } from "./Offers.js"
+import { deliveryModes, type Offer, Offers, simulatedOutput } from "./Offers.js"
+import { KeysStore } from "./Keys.js"
 import { Wallet } from "./Wallet.js"
 
 /** Storage port for MPP challenges. */
@@ -207,6 +208,7 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
     // The commerce core: wallet policies, and the one writer of purchases a paid call settles through.
     const wallet = yield* Wallet
     const settlement = yield* Settlement
+    const modeOf = deliveryModes(yield* KeysStore)
     const config = yield* AppConfig
     const hmacKey = challengeKey(config.mppChallengeSecret)
     const challengeId = (c: Parameters<typeof challengeBinding>[0]) => createHmac("sha256", hmacKey).update(challengeBinding(c), "utf8").digest("base64url")
@@ -448,7 +450,8 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
           const checked = yield* claimable(who, echoed, offer, digest)
           if ("refused" in checked) return checked
           const row = checked
-          const { mode } = deliveryModeOf(input.input)
+          const asked = yield* modeOf(input.input, offer.service.sellerAgentId)
+          const { mode } = asked
           if (mode === "fail" || mode === "timeout") {
             return yield* Effect.fail(
               new SellerFailed({ message: `the seller could not serve the call (simulated ${mode}); nothing was charged and the challenge is still open`, serviceId: offer.service.id })
@@ -475,7 +478,8 @@ export class Mpp extends Context.Service<Mpp>()("Mpp", {
             offer.service as unknown as Parameters<typeof simulateDelivery>[0],
             offer.tier as unknown as Parameters<typeof simulateDelivery>[1],
             input.input,
-            transactionId
+            transactionId,
+            asked
           ).latencyMs
           const charged = yield* Effect.result(
             settlement.settle({

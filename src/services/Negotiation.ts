@@ -144,7 +144,7 @@ export class Negotiations extends Context.Service<Negotiations>()("Negotiations"
         offerCents: r.currentPriceCents,
         round,
         previousAskCents: r.sellerAskCents ?? undefined,
-        prices: policyPrices(r.listPriceCents, policy, r.terms),
+        prices: policyPrices(r.listPriceCents, policy),
         policy
       })
       return yield* applySeller(r, now, decision.action, decision.action === "reject" ? null : decision.priceCents, true, decision.reason)

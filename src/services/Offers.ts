@@ -3,6 +3,7 @@
 import { Context, Effect, Layer } from "effect"
 import { NotFound, type StorageUnavailable } from "../schema/errors.js"
 import type { DeliveryMode } from "../schema/saga.js"
+import { PLATFORM_SELLERS_ACCOUNT } from "../schema/keys.js"
 import { commerceServices } from "../seed/services.js"
 import type { CommerceServiceSeed, ServiceTierSeed } from "../seed/types.js"
 
@@ -51,7 +52,7 @@ export const offersFrom = (services: ReadonlyArray<OfferService>) =>
 /** How long the deliver step waits for the seller: twice the tier's p95 latency, within 1–30 s. */
 export const deliverTimeoutMs = (tier: OfferTier) => Math.min(30_000, Math.max(1_000, 2 * tier.sla.p95LatencyMs))
 
-/** The simulated seller behaviour asked for by the input (`{"simulate": "fail" | "timeout" | "slow", "delayMs": n}`). */
+/** The simulated seller behaviour the input asks for (`{"simulate": "fail" | "timeout" | "slow", "delayMs": n}`). */
 export const deliveryModeOf = (input: unknown): { readonly mode: DeliveryMode; readonly delayMs: number } => {
   if (typeof input !== "object" || input === null || Array.isArray(input)) return { mode: "ok", delayMs: 0 }
   const record = input as Record<string, unknown>
@@ -62,6 +63,22 @@ export const deliveryModeOf = (input: unknown): { readonly mode: DeliveryMode; r
   if (simulate === "slow") return { mode: "slow", delayMs: Math.min(delay ?? 1_000, 600_000) }
   return { mode: "ok", delayMs: 0 }
 }
+
+const asIs = { mode: "ok", delayMs: 0 } as const
+
+/**
+ * The behaviour a delivery simulates: what the input asks for, when the seller is one of the
+ * platform's simulated sellers (an agent of the platform sellers account); on a service another
+ * agent published the buyer does not decide the seller's outcome, and `simulate` is plain input.
+ * The seller is looked up only when the input asks for something.
+ */
+export const deliveryModes =
+  (agents: { readonly getAgent: (id: string) => Effect.Effect<{ readonly accountId: string } | undefined, StorageUnavailable> }) =>
+  (input: unknown, sellerAgentId: string): Effect.Effect<{ readonly mode: DeliveryMode; readonly delayMs: number }, StorageUnavailable> => {
+    const asked = deliveryModeOf(input)
+    if (asked.mode === "ok") return Effect.succeed(asked)
+    return Effect.map(agents.getAgent(sellerAgentId), (agent) => (agent?.accountId === PLATFORM_SELLERS_ACCOUNT ? asked : asIs))
+  }
 
 const digest = (s: string) => {
   // FNV-1a: a short deterministic fingerprint of the input, so the simulated output depends on it.

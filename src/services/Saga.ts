@@ -16,7 +16,9 @@ import { atomically, Ids } from "./Db.js"
 import { Events } from "./Events.js"
 import { Ledger } from "./Ledger.js"
 import { Negotiations } from "./Negotiation.js"
-import { deliverTimeoutMs, deliveryModeOf, type Offer, Offers, simulatedOutput } from "./Offers.js"
+import { deliverTimeoutMs, deliveryModes, type Offer, Offers, simulatedOutput } from "./Offers.js"
+import { KeysStore } from "./Keys.js"
+import type { DeliveryMode } from "../schema/saga.js"
 import { Wallet } from "./Wallet.js"
 
 /** Storage port for sagas. */
@@ -89,13 +91,13 @@ export class Sagas extends Context.Service<Sagas>()("Sagas", {
     // low-balance warning, auto-recharge), and the one writer of purchases the saga settles through.
     const wallet = yield* Wallet
     const settlement = yield* Settlement
+    const modeOf = deliveryModes(yield* KeysStore)
 
     /** The simulated delivery latency of the seller's answer (the same rule as /buy's deliveries). */
-    const latencyOf = (offer: Offer, input: unknown, reference: string) => {
-      const { mode, delayMs } = deliveryModeOf(input)
-      if (mode === "slow") return delayMs
+    const latencyOf = (offer: Offer, input: unknown, reference: string, asked: { readonly mode: DeliveryMode; readonly delayMs: number }) => {
+      if (asked.mode === "slow") return asked.delayMs
       // Catalog's types brand cents; the shapes are the same.
-      return simulateDelivery(offer.service as unknown as Parameters<typeof simulateDelivery>[0], offer.tier as unknown as Parameters<typeof simulateDelivery>[1], input, reference).latencyMs
+      return simulateDelivery(offer.service as unknown as Parameters<typeof simulateDelivery>[0], offer.tier as unknown as Parameters<typeof simulateDelivery>[1], input, reference, asked).latencyMs
     }
 
     /** The saga's purchase as the settlement writer takes it (GET /transactions shows it). */
@@ -214,6 +216,23 @@ export class Sagas extends Context.Service<Sagas>()("Sagas", {
       return next
     })
 
+    /**
+     * The wallet's verdict on the saga's purchase, under the wallet lock (inside the caller's unit
+     * of work): null when it may go ahead, else why not. The limits count the escrow other running
+     * sagas hold. A saga does not wait for the owner: a purchase that needs approval is refused.
+     */
+    const policyVerdict = Effect.fnUntraced(function* (buyer: string, price: number, category: string, seller: string) {
+      const policy = yield* wallet.lock(buyer)
+      const verdict = yield* Effect.result(wallet.authorize(buyer, policy, { priceCents: price, category, sellerAgentId: seller }, { approved: false }))
+      if (verdict._tag === "Failure") {
+        if (verdict.failure._tag === "StorageUnavailable") return yield* Effect.fail(verdict.failure)
+        return { policy, refused: `wallet policy ${verdict.failure.policy}: ${verdict.failure.message}` }
+      }
+      if (verdict.success === null) return { policy, refused: null }
+      const why = verdict.success === "manual" ? "the wallet's autonomy level is manual" : `${price} cents is above the wallet's approval threshold`
+      return { policy, refused: `${why}: the purchase needs the owner's approval, and a saga runs only within autonomous limits (use POST /buy, which waits for approval)` }
+    })
+
     /** One step of a locked, running saga (inside the caller's unit of work). */
     const step = Effect.fnUntraced(function* (r: SagaRecord) {
       const now = yield* Clock.currentTimeMillis
@@ -243,20 +262,8 @@ export class Sagas extends Context.Service<Sagas>()("Sagas", {
           }
           if (price < 1) return moved(yield* failAndCompensate(r, "quote", now, `price ${price} is below the 1-cent minimum charge`))
           {
-            const policy = yield* wallet.lock(r.buyerAgentId)
-            const verdict = yield* Effect.result(
-              wallet.authorize(r.buyerAgentId, policy, { priceCents: price, category: offer.success.service.category, sellerAgentId: offer.success.service.sellerAgentId }, { approved: false })
-            )
-            if (verdict._tag === "Failure") {
-              if (verdict.failure._tag === "StorageUnavailable") return yield* Effect.fail(verdict.failure)
-              return moved(yield* failAndCompensate(r, "quote", now, `wallet policy ${verdict.failure.policy}: ${verdict.failure.message}`))
-            }
-            if (verdict.success !== null) {
-              const why = verdict.success === "manual" ? "the wallet's autonomy level is manual" : `${price} cents is above the wallet's approval threshold`
-              return moved(
-                yield* failAndCompensate(r, "quote", now, `${why}: the purchase needs the owner's approval, and a saga runs only within autonomous limits (use POST /buy, which waits for approval)`)
-              )
-            }
+            const { refused } = yield* policyVerdict(r.buyerAgentId, price, offer.success.service.category, offer.success.service.sellerAgentId)
+            if (refused !== null) return moved(yield* failAndCompensate(r, "quote", now, refused))
           }
           const snapshot: SagaSnapshot = {
             serviceName: offer.success.service.name,
@@ -268,7 +275,10 @@ export class Sagas extends Context.Service<Sagas>()("Sagas", {
         }
         case "escrow": {
           const price = r.priceCents!
-          const policy = yield* wallet.lock(r.buyerAgentId)
+          // The money moves here, so the policy is checked again under the wallet lock: the quote's
+          // check may be stale (other sagas escrowed since, the owner tightened the policy).
+          const { refused, policy } = yield* policyVerdict(r.buyerAgentId, price, r.snapshot!.category, r.sellerAgentId)
+          if (refused !== null) return moved(yield* failAndCompensate(r, "escrow", now, refused))
           const held = yield* Effect.result(
             ledger.transfer({ kind: "escrow_hold", reference: r.id, memo: `saga ${r.id}: escrow`, from: walletAccount(r.buyerAgentId), to: escrowAccount(r.id), amount: price })
           )
@@ -282,7 +292,8 @@ export class Sagas extends Context.Service<Sagas>()("Sagas", {
           return moved(yield* succeed(r, "escrow", now, {}, `${price} cents held in ${escrowAccount(r.id)} (entry ${held.success.id})`))
         }
         case "deliver": {
-          const { mode, delayMs } = deliveryModeOf(r.input)
+          const asked = yield* modeOf(r.input, r.sellerAgentId)
+          const { mode, delayMs } = asked
           const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
           if (offer._tag === "Failure") {
             if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
@@ -291,7 +302,7 @@ export class Sagas extends Context.Service<Sagas>()("Sagas", {
           const timeout = deliverTimeoutMs(offer.success.tier)
           const delivered = () => ({
             output: simulatedOutput(offer.success, r.input, r.id),
-            snapshot: r.snapshot === null ? null : { ...r.snapshot, deliveryLatencyMs: latencyOf(offer.success, r.input, r.id) }
+            snapshot: r.snapshot === null ? null : { ...r.snapshot, deliveryLatencyMs: latencyOf(offer.success, r.input, r.id, asked) }
           })
           if (current.status === "pending") {
             if (mode === "ok") return moved(yield* succeed(r, "deliver", now, delivered(), "delivered (simulated seller)"))

@@ -53,6 +53,18 @@ export class WalletStore extends Context.Service<
      * day that the transaction writes keep (docs/commerce.md): at most a month of rows.
      */
     readonly spentSince: (agentId: string, sinceIso: string) => Effect.Effect<number, StorageUnavailable>
+    /**
+     * Money the agent has committed but not yet spent: the escrow of its running sagas (escrow
+     * step succeeded, settle not yet). Counted against the daily and monthly limits with the spend,
+     * so that at every instant spent + held stays within them. Reads only running sagas.
+     */
+    readonly heldCents: (agentId: string) => Effect.Effect<number, StorageUnavailable>
+    /**
+     * Adds `cents` (negative to give back) to the agent's spend of the UTC day of `atIso`, for wallet
+     * debits that are not purchases (an investment, a project's creation charge), in the caller's
+     * unit of work. Purchases keep their totals with the transaction write.
+     */
+    readonly addSpend: (agentId: string, atIso: string, cents: number) => Effect.Effect<void, StorageUnavailable>
     /** Running totals (spend per day, usage per day and service) that differ from a recomputation over the transactions (empty: none). */
     readonly spendDrift: Effect.Effect<ReadonlyArray<SpendDrift>, StorageUnavailable>
     /** Pending approvals of the agent that have not expired at `nowIso`. */
@@ -179,7 +191,11 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
       })
 
     const spent = (agentId: string, now: number) =>
-      Effect.all({ today: store.spentSince(agentId, new Date(utcDayStart(now)).toISOString()), month: store.spentSince(agentId, new Date(utcMonthStart(now)).toISOString()) })
+      Effect.all({
+        today: store.spentSince(agentId, new Date(utcDayStart(now)).toISOString()),
+        month: store.spentSince(agentId, new Date(utcMonthStart(now)).toISOString()),
+        held: store.heldCents(agentId)
+      })
 
     const remaining = (limit: number | null, used: number) => (limit === null ? null : cents(Math.max(0, limit - used)))
 
@@ -197,8 +213,9 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
         autonomyLevel: wallet.policy.autonomyLevel,
         spentTodayCents: cents(used.today),
         spentThisMonthCents: cents(used.month),
-        remainingTodayCents: remaining(wallet.policy.dailyLimitCents, used.today),
-        remainingThisMonthCents: remaining(wallet.policy.monthlyLimitCents, used.month),
+        heldCents: cents(used.held),
+        remainingTodayCents: remaining(wallet.policy.dailyLimitCents, used.today + used.held),
+        remainingThisMonthCents: remaining(wallet.policy.monthlyLimitCents, used.month + used.held),
         pendingApprovals: yield* store.countPendingApprovals(agentId, new Date(now).toISOString()),
         updatedAt: wallet.updatedAt
       }
@@ -305,8 +322,36 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
     const lockForPurchase = (agentId: string) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.map(store.lockForPurchase(initial(agentId, now)), (r) => ({ policy: r.wallet.policy, balanceCents: r.balanceCents })))
 
-    const authorize = Effect.fnUntraced(function* (agentId: string, p: WalletPolicy, purchase: PurchaseCheck, options: { readonly approved: boolean }) {
+    /**
+     * The amount limits, in the caller's unit of work after the wallet lock: the per-transaction
+     * limit, and the daily and monthly limits against what was spent in the window plus what is
+     * held (running sagas' escrow), so that spent + held never passes a limit.
+     */
+    const checkLimits = Effect.fnUntraced(function* (agentId: string, p: WalletPolicy, priceCents: number) {
+      const refuse = (policy: PolicyViolation["policy"], message: string, limitCents: number | null) =>
+        Effect.fail(new PolicyViolation({ message, policy, limitCents, attemptedCents: priceCents }))
+      if (p.perTransactionLimitCents !== null && priceCents > p.perTransactionLimitCents) {
+        return yield* refuse("perTransactionLimit", `${priceCents} cents is over the per-transaction limit of ${p.perTransactionLimitCents} cents`, p.perTransactionLimitCents)
+      }
+      if (p.dailyLimitCents === null && p.monthlyLimitCents === null) return
       const now = yield* Clock.currentTimeMillis
+      const held = yield* store.heldCents(agentId)
+      const heldNote = held > 0 ? ` (including ${held} held in escrow by running sagas)` : ""
+      if (p.dailyLimitCents !== null) {
+        const today = (yield* store.spentSince(agentId, new Date(utcDayStart(now)).toISOString())) + held
+        if (today + priceCents > p.dailyLimitCents) {
+          return yield* refuse("dailyLimit", `${today} cents spent today${heldNote}; ${priceCents} more would pass the daily limit of ${p.dailyLimitCents} cents`, p.dailyLimitCents)
+        }
+      }
+      if (p.monthlyLimitCents !== null) {
+        const month = (yield* store.spentSince(agentId, new Date(utcMonthStart(now)).toISOString())) + held
+        if (month + priceCents > p.monthlyLimitCents) {
+          return yield* refuse("monthlyLimit", `${month} cents spent this month${heldNote}; ${priceCents} more would pass the monthly limit of ${p.monthlyLimitCents} cents`, p.monthlyLimitCents)
+        }
+      }
+    })
+
+    const authorize = Effect.fnUntraced(function* (agentId: string, p: WalletPolicy, purchase: PurchaseCheck, options: { readonly approved: boolean }) {
       const refuse = (policy: PolicyViolation["policy"], message: string, limitCents: number | null) =>
         Effect.fail(new PolicyViolation({ message, policy, limitCents, attemptedCents: purchase.priceCents }))
       if (p.allowedSellers !== null && !p.allowedSellers.includes(purchase.sellerAgentId)) {
@@ -315,21 +360,7 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
       if (p.allowedCategories !== null && !p.allowedCategories.includes(purchase.category)) {
         return yield* refuse("allowedCategories", `category ${purchase.category} is not in the wallet's allowedCategories`, null)
       }
-      if (p.perTransactionLimitCents !== null && purchase.priceCents > p.perTransactionLimitCents) {
-        return yield* refuse("perTransactionLimit", `${purchase.priceCents} cents is over the per-transaction limit of ${p.perTransactionLimitCents} cents`, p.perTransactionLimitCents)
-      }
-      if (p.dailyLimitCents !== null) {
-        const today = yield* store.spentSince(agentId, new Date(utcDayStart(now)).toISOString())
-        if (today + purchase.priceCents > p.dailyLimitCents) {
-          return yield* refuse("dailyLimit", `${today} cents spent today; ${purchase.priceCents} more would pass the daily limit of ${p.dailyLimitCents} cents`, p.dailyLimitCents)
-        }
-      }
-      if (p.monthlyLimitCents !== null) {
-        const month = yield* store.spentSince(agentId, new Date(utcMonthStart(now)).toISOString())
-        if (month + purchase.priceCents > p.monthlyLimitCents) {
-          return yield* refuse("monthlyLimit", `${month} cents spent this month; ${purchase.priceCents} more would pass the monthly limit of ${p.monthlyLimitCents} cents`, p.monthlyLimitCents)
-        }
-      }
+      yield* checkLimits(agentId, p, purchase.priceCents)
       const approval: "manual" | "approvalThreshold" | null = options.approved
         ? null
         : p.autonomyLevel === "manual"
@@ -338,6 +369,20 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
             ? "approvalThreshold"
             : null
       return approval
+    })
+
+    /**
+     * A wallet debit that is not a purchase (an investment, a project's creation charge), inside the
+     * caller's unit of work: locks the wallet (serialising it with the agent's purchases), checks the
+     * amount limits (PolicyViolation) and counts the amount as spend of the day. The allow-lists and
+     * the autonomy level are about sellers and purchases and do not apply. Call it before the debit.
+     */
+    const debitOutsidePurchase = Effect.fnUntraced(function* (agentId: string, amountCents: number) {
+      const now = yield* Clock.currentTimeMillis
+      const p = (yield* store.lock(initial(agentId, now))).policy
+      yield* checkLimits(agentId, p, amountCents)
+      yield* store.addSpend(agentId, new Date(now).toISOString(), amountCents)
+      return p
     })
 
     /** After a debit, inside its unit of work: low-balance warning when the balance crosses the threshold, then auto-recharge. */
@@ -358,6 +403,9 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
       lock,
       lockForPurchase,
       authorize,
+      debitOutsidePurchase,
+      /** A debit counted by debitOutsidePurchase was given back (a failed build's refund): off the spend of its day. */
+      giveBackSpend: (agentId: string, atIso: string, cents: number) => store.addSpend(agentId, atIso, -cents),
       afterDebit,
       insufficientCredits,
       howToFund,

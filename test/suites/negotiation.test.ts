@@ -1,5 +1,5 @@
 // Negotiation suite, run on memory and Postgres: the seller's answer lands at the configured delay
-// (TestClock + runDue) exactly once, turns and the transition table are enforced, terms move the
+// (TestClock + runDue) exactly once, turns and the transition table are enforced, terms give no discount, the
 // price points, the round limit holds, and an accepted price is redeemable once until it expires.
 // The seller policy's numbers are pure and pinned once.
 import { expect } from "@effect/vitest"
@@ -13,8 +13,7 @@ import {
   negotiationTransitions,
   OFFER_VALIDITY_MS,
   policyPrices,
-  sellerDecision,
-  termsDiscountPct
+  sellerDecision
 } from "../../src/schema/negotiation.js"
 import { Ids } from "../../src/services/Db.js"
 import { Events } from "../../src/services/Events.js"
@@ -30,25 +29,15 @@ import { forEachStorage } from "../fixtures/suite.js"
 
 const docTranslate = { floorPct: 70, counterStepPct: 30 } // svc_doc_translate
 describe("seller policy", () => {
-  vit("price points: target, floor and minimum from the list price, the policy and the terms", () => {
-    expect(policyPrices(7900, docTranslate, {})).toEqual({ listPriceCents: 7900, termsDiscountPct: 0, targetCents: 7900, floorCents: 5530, minimumCents: 2765 })
-    expect(termsDiscountPct({ volume: 50, durationMonths: 12 })).toBe(9)
-    expect(termsDiscountPct({ volume: 9 })).toBe(0)
-    expect(termsDiscountPct({ volume: 1000, durationMonths: 120 })).toBe(15)
-    expect(policyPrices(7900, docTranslate, { volume: 50, durationMonths: 12 })).toEqual({
-      listPriceCents: 7900,
-      termsDiscountPct: 9,
-      targetCents: 7189,
-      floorCents: 4819,
-      minimumCents: 2410
-    })
+  vit("price points: target, floor and minimum from the list price and the policy", () => {
+    expect(policyPrices(7900, docTranslate)).toEqual({ listPriceCents: 7900, targetCents: 7900, floorCents: 5530, minimumCents: 2765 })
     // The floor never goes below 50 % of the list price; 1-cent prices stay at 1 cent.
-    expect(policyPrices(1000, { floorPct: 55, counterStepPct: 10 }, { volume: 100, durationMonths: 30 }).floorCents).toBe(500)
-    expect(policyPrices(1, { floorPct: 85, counterStepPct: 15 }, {})).toMatchObject({ targetCents: 1, floorCents: 1, minimumCents: 1 })
+    expect(policyPrices(1000, { floorPct: 40, counterStepPct: 10 }).floorCents).toBe(500)
+    expect(policyPrices(1, { floorPct: 85, counterStepPct: 15 })).toMatchObject({ targetCents: 1, floorCents: 1, minimumCents: 1 })
   })
 
   vit("decisions: accept at the target, reject below the minimum, counter toward the buyer, final round at the floor", () => {
-    const prices = policyPrices(7900, docTranslate, {})
+    const prices = policyPrices(7900, docTranslate)
     const decide = (offerCents: number, round: number, previousAskCents?: number) => sellerDecision({ offerCents, round, previousAskCents, prices, policy: docTranslate })
     expect(decide(7900, 1)).toMatchObject({ action: "accept", priceCents: 7900 })
     expect(decide(2764, 1)).toMatchObject({ action: "reject" })
@@ -197,16 +186,21 @@ forEachStorage(
       })
     )
 
-    it.effect("terms move the target (accepted at once); a lowball is rejected; the last round settles at the floor", () =>
+    it.effect("terms buy no discount (the answer is the one without them); a lowball is rejected; the last round settles at the floor", () =>
       Effect.gen(function* () {
         const negotiations = yield* Negotiations
         const b = buyer()
-        const withTerms = yield* negotiations.open(b, { serviceId: SERVICE, tierId: TIER, proposedPriceCents: 7189, terms: { volume: 50, durationMonths: 12 } })
+        // A buyer promising volume and a long commitment: nothing holds it to the promise, so the
+        // seller's answer is what it would be with no terms (docs/negotiation.md, "Terms").
+        const withTerms = yield* negotiations.open(b, { serviceId: SERVICE, tierId: TIER, proposedPriceCents: 7189, terms: { volume: 1000, durationMonths: 120 } })
+        const without = yield* negotiations.open(b, { serviceId: SERVICE, tierId: TIER, proposedPriceCents: 7189 })
         const lowball = yield* negotiations.open(b, { serviceId: SERVICE, tierId: TIER, proposedPriceCents: 2764 })
         const rounds = yield* negotiations.open(b, { serviceId: SERVICE, tierId: TIER, proposedPriceCents: 3000 })
         yield* TestClock.adjust(DELAY)
         yield* negotiations.runDue()
-        expect(yield* negotiations.get(b.agentId, withTerms.id)).toMatchObject({ status: "accepted", agreedPriceCents: 7189 })
+        // 7189 is below the 7900 list price: the seller counters 7900 − ⌊(7900 − 7189) × 30 %⌋ = 7687, terms or not.
+        expect(yield* negotiations.get(b.agentId, withTerms.id)).toMatchObject({ status: "awaiting_buyer", currentPriceCents: 7687, agreedPriceCents: null, terms: { volume: 1000, durationMonths: 120 } })
+        expect(yield* negotiations.get(b.agentId, without.id)).toMatchObject({ status: "awaiting_buyer", currentPriceCents: 7687, agreedPriceCents: null })
         expect(yield* negotiations.get(b.agentId, lowball.id)).toMatchObject({ status: "rejected", agreedPriceCents: null })
         // Keep offering 5530 (the floor): the seller counters down to the floor, then accepts in the last round.
         const asks: Array<number> = []

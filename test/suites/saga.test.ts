@@ -21,6 +21,7 @@ import { Negotiations } from "../../src/services/Negotiation.js"
 import { deliverTimeoutMs, offersFrom, type OfferService } from "../../src/services/Offers.js"
 import { SAGA_LEASE_MS, Sagas, SagaStore } from "../../src/services/Saga.js"
 import { CommerceStore } from "../../src/services/Commerce.js"
+import { CommerceSeedLive } from "../../src/layers/seedCommerce.js"
 import { Wallet } from "../../src/services/Wallet.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { readFileSync } from "node:fs"
@@ -61,7 +62,7 @@ forEachStorage(
     NegotiationServicesLive.pipe(
       Layer.provideMerge(offersFrom([...commerceServices, freebies])),
       Layer.provideMerge(Wallet.layer),
-      Layer.provideMerge(Layer.mergeAll(Ledger.layer, Events.layer)),
+      Layer.provideMerge(Layer.mergeAll(Ledger.layer, Events.layer, CommerceSeedLive)),
       Layer.provideMerge(storage),
       Layer.provideMerge(Ids.Live)
     ),

@@ -1,5 +1,6 @@
 // Investment and governance: POST /invest, GET /portfolio, proposals (agent API v1), the public
 // /invest/api description, and the founder's veto (dashboard session).
+import { PolicyViolation } from "../../schema/commerce.js"
 import { Acquisition } from "../../schema/payments.js"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
 import { AGENT_API_PREFIX, DASHBOARD_PREFIX } from "../../schema/routes.js"
@@ -58,7 +59,7 @@ const PortfolioParams = Schema.Struct({ limit: Schema.optional(PageLimit), curso
 
 export class InvestGroup extends HttpApiGroup.make("invest")
   .add(
-    HttpApiEndpoint.post("invest", "/invest", { payload: InvestBody, success: InvestmentResponse.pipe(HttpApiSchema.status(201)), error: [InvalidInput, NotFound, StakeExhausted, InsufficientFunds, StorageUnavailable] })
+    HttpApiEndpoint.post("invest", "/invest", { payload: InvestBody, success: InvestmentResponse.pipe(HttpApiSchema.status(201)), error: [InvalidInput, NotFound, StakeExhausted, InsufficientFunds, PolicyViolation, StorageUnavailable] })
       .annotate(RequiredPermission, "invest")
       .annotate(OpenApi.Summary, "Invest wallet credits in platform utility tokens or a project's stake (49% offered in total)")
   )

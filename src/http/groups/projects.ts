@@ -1,4 +1,5 @@
 // Agent API v1 (spec §4.3): catalog, evaluation, acquisition, project creation, build status, sessions.
+import { PolicyViolation } from "../../schema/commerce.js"
 import { ProcessorUnavailable } from "../../schema/payments.js"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
 import { AGENT_API_PREFIX } from "../../schema/routes.js"
@@ -65,7 +66,7 @@ export class ProjectsGroup extends HttpApiGroup.make("projects")
       .annotate(OpenApi.Summary, "Acquire a project: starts a payment-processor checkout for its asking price")
   )
   .add(
-    HttpApiEndpoint.post("create", "/create", { payload: CreateProjectBody, success: Project.pipe(HttpApiSchema.status(202)), error: [InvalidInput, ProjectQuotaExceeded, InsufficientFunds, StorageUnavailable] })
+    HttpApiEndpoint.post("create", "/create", { payload: CreateProjectBody, success: Project.pipe(HttpApiSchema.status(202)), error: [InvalidInput, ProjectQuotaExceeded, InsufficientFunds, PolicyViolation, StorageUnavailable] })
       .annotate(RequiredPermission, "create")
       .annotate(OpenApi.Summary, "Create a project from a template or a description plus inputs; the build runs in the background")
   )
@@ -75,7 +76,7 @@ export class ProjectsGroup extends HttpApiGroup.make("projects")
       .annotate(OpenApi.Summary, "Build and deploy status of one of your projects: state, progress, step log")
   )
   .add(
-    HttpApiEndpoint.post("session", "/session", { payload: SessionStepRequest, success: SessionStepResponse, error: [NotFound, Conflict, SessionExpired, Forbidden, InvalidInput, ProjectQuotaExceeded, InsufficientFunds, ProcessorUnavailable, StorageUnavailable] })
+    HttpApiEndpoint.post("session", "/session", { payload: SessionStepRequest, success: SessionStepResponse, error: [NotFound, Conflict, SessionExpired, Forbidden, InvalidInput, ProjectQuotaExceeded, InsufficientFunds, PolicyViolation, ProcessorUnavailable, StorageUnavailable] })
       .annotate(RequiredPermission, null)
       .annotate(OpenApi.Summary, "Multi-step session: start, browse, evaluate, then acquire or create (docs/sessions.md)")
   )

@@ -37,6 +37,9 @@ import {
   zeroCounters
 } from "../counters.js"
 import { lowerBound, MemoryDb } from "./MemoryDb.js"
+import { type SagaRecord, sagaHolds } from "../../../schema/saga.js"
+import type { InvestmentRecord } from "../../../schema/invest.js"
+import type { ProjectRecord } from "../../../schema/projects.js"
 
 /** The ⌈0.95·n⌉-th smallest value (Postgres percentile_disc(0.95) gives the same). */
 export const p95 = (values: ReadonlyArray<number>): number | null => {
@@ -90,6 +93,12 @@ const tables = Effect.map(MemoryDb, (db) => ({
   disputesByAgent: db.table<string, Array<string>>("commerce_disputes_by_agent"),
   // Running totals: `agent|YYYY-MM-DD` → cents spent that UTC day (journaled like every table).
   spendDays: db.table<string, number>("agent_spend_days"),
+  // The saga store's rows and its index of running sagas per buyer: what a wallet holds in escrow.
+  sagas: db.table<string, SagaRecord>("sagas"),
+  sagasRunningByBuyer: db.table<string, ReadonlyArray<string>>("sagas_running_by_buyer"),
+  // The invest and builder stores' rows: wallet debits that count as spend (the books check recomputes them).
+  investments: db.table<string, InvestmentRecord>("investments"),
+  projects: db.table<string, ProjectRecord>("projects"),
   // `agent|YYYY-MM-DD` → per service: calls, cents and the service's name (replaced, never mutated).
   usageDays: db.table<string, Readonly<Record<string, UsageCell>>>("agent_usage_days"),
   // Per-agent counters (migration 0018's, one record per agent: the memory engine serialises
@@ -154,6 +163,22 @@ const addSpend = (t: Tables, agentId: string, createdAt: string, cents: number) 
   const k = `${agentId}|${utcDay(createdAt)}`
   return t.spendDays.set(k, (t.spendDays.get(k) ?? 0) + cents)
 }
+/** The escrow held by these running sagas: escrow step succeeded, settle not yet. */
+const heldBy = (sagas: { get(id: string): SagaRecord | undefined }, ids: ReadonlyArray<string>) => {
+  let sum = 0
+  for (const id of ids) {
+    const r = sagas.get(id)
+    if (r !== undefined && r.status === "running" && r.priceCents !== null && sagaHolds(r)) sum += r.priceCents
+  }
+  return sum
+}
+
+/** Wallet debits that are not purchases and count as spend: investments, and project charges of builds that did not fail. */
+const otherSpend = (t: Tables) => [
+  ...[...t.investments.values()].map((i) => ({ agentId: i.agentId, at: i.createdAt, cents: i.amountCents })),
+  ...[...t.projects.values()].filter((p) => p.status !== "failed" && p.costCents > 0).map((p) => ({ agentId: p.agentId, at: p.createdAt, cents: p.costCents }))
+]
+
 const completedCents = (tx: TransactionRecord | undefined) => (tx !== undefined && tx.status === "completed" ? tx.priceCents : 0)
 
 /** Adds `sign` calls (and sign × price) to the buyer's usage of the service on the purchase's day. */
@@ -496,6 +521,8 @@ export const MemoryWalletStore = Layer.effect(
       }),
     get: (agentId) => Effect.sync(() => t.wallets.get(agentId)),
     put: (w) => t.wallets.set(w.agentId, w),
+    heldCents: (agentId) => Effect.sync(() => heldBy(t.sagas, t.sagasRunningByBuyer.get(agentId) ?? [])),
+    addSpend: (agentId, at, cents) => addSpend(t, agentId, at, cents),
     // From the running totals: one lookup per day since `since` (a day or a month).
     spentSince: (agentId, since) =>
       Effect.flatMap(Effect.all([dayBoundary(since), Clock.currentTimeMillis]), ([first, now]) =>
@@ -514,6 +541,10 @@ export const MemoryWalletStore = Layer.effect(
         if (tx.status !== "completed") continue
         const k = `${tx.buyerAgentId}|${utcDay(tx.createdAt)}`
         recomputed.set(k, (recomputed.get(k) ?? 0) + tx.priceCents)
+      }
+      for (const debit of otherSpend(t)) {
+        const k = `${debit.agentId}|${utcDay(debit.at)}`
+        recomputed.set(k, (recomputed.get(k) ?? 0) + debit.cents)
       }
       const keys = new Set([...recomputed.keys(), ...t.spendDays.rows.keys()])
       const spend = [...keys]

@@ -13,11 +13,24 @@ export const MemorySagaStore = Layer.effect(
   Effect.gen(function* () {
     const db = yield* MemoryDb
     const rows = db.table<string, SagaRecord>("sagas")
+    // buyer → ids of its running sagas (Postgres: the partial index sagas_running_buyer_idx): the
+    // wallet store sums their escrow, so the list must not grow with the buyer's history.
+    const runningByBuyer = db.table<string, ReadonlyArray<string>>("sagas_running_by_buyer")
+    const write = Effect.fnUntraced(function* (r: SagaRecord) {
+      const before = rows.get(r.id)
+      yield* rows.set(r.id, r)
+      const was = before !== undefined && before.status === "running"
+      const is = r.status === "running"
+      if (was === is) return
+      const ids = runningByBuyer.get(r.buyerAgentId) ?? []
+      const next = is ? [...ids, r.id] : ids.filter((id) => id !== r.id)
+      yield* runningByBuyer.set(r.buyerAgentId, next)
+    })
     return {
-      insert: (r) => rows.set(r.id, r),
+      insert: write,
       get: (id) => Effect.sync(() => rows.get(id)),
       getForUpdate: (id) => Effect.sync(() => rows.get(id)),
-      update: (r) => rows.set(r.id, r),
+      update: write,
       claimDue: Effect.fnUntraced(function* (now, leaseUntil, limit) {
         const at = Date.parse(now)
         const due = [...rows.values()]

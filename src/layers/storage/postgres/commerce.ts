@@ -364,6 +364,21 @@ export const PgWalletStore = Layer.effect(
           sql`INSERT INTO commerce_wallets (agent_id, policy, created_at, updated_at) VALUES (${w.agentId}, ${json(w.policy)}::jsonb, ${w.createdAt}, ${w.updatedAt})
               ON CONFLICT (agent_id) DO UPDATE SET policy = EXCLUDED.policy, updated_at = EXCLUDED.updated_at`
         ).pipe(Effect.asVoid),
+      // Only the buyer's running sagas (partial index sagas_running_buyer_idx), not its history.
+      heldCents: (agentId) =>
+        orUnavailable(
+          sql<{ total: number }>`SELECT COALESCE(SUM(price_cents), 0)::bigint AS total FROM sagas
+            WHERE buyer_agent_id = ${agentId} AND status = 'running' AND price_cents IS NOT NULL
+              AND steps @> '[{"name":"escrow","status":"succeeded"}]'::jsonb
+              AND NOT steps @> '[{"name":"settle","status":"succeeded"}]'::jsonb`
+        ).pipe(Effect.map((r) => r[0]?.total ?? 0)),
+      addSpend: (agentId, at, cents) =>
+        cents === 0
+          ? Effect.void
+          : orUnavailable(
+              sql`INSERT INTO agent_spend_days (agent_id, day, spent_cents) VALUES (${agentId}, (${at}::timestamptz AT TIME ZONE 'UTC')::date, ${cents})
+                  ON CONFLICT (agent_id, day) DO UPDATE SET spent_cents = agent_spend_days.spent_cents + excluded.spent_cents`
+            ).pipe(Effect.asVoid),
       // From the running totals: at most a month of day rows, whatever the agent's history.
       spentSince: (agentId, since) =>
         Effect.flatMap(dayBoundary(since), (day) =>
@@ -378,8 +393,14 @@ export const PgWalletStore = Layer.effect(
               COALESCE(k.spent_cents, 0)::bigint AS kept, COALESCE(r.cents, 0)::bigint AS recomputed
             FROM agent_spend_days k
             FULL OUTER JOIN (
-              SELECT buyer_agent_id AS agent_id, (created_at AT TIME ZONE 'UTC')::date AS day, SUM(price_cents)::bigint AS cents
-              FROM commerce_transactions WHERE status = 'completed' GROUP BY 1, 2
+              SELECT agent_id, day, SUM(cents)::bigint AS cents FROM (
+                SELECT buyer_agent_id AS agent_id, (created_at AT TIME ZONE 'UTC')::date AS day, price_cents AS cents
+                FROM commerce_transactions WHERE status = 'completed'
+                UNION ALL
+                SELECT agent_id, (created_at AT TIME ZONE 'UTC')::date, amount_cents FROM investments
+                UNION ALL
+                SELECT agent_id, (created_at AT TIME ZONE 'UTC')::date, cost_cents FROM projects WHERE status <> 'failed' AND cost_cents > 0
+              ) d GROUP BY 1, 2
             ) r ON r.agent_id = k.agent_id AND r.day = k.day
             WHERE COALESCE(k.spent_cents, 0) <> COALESCE(r.cents, 0)
             ORDER BY 1, 2`

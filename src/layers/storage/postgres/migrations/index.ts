@@ -18,6 +18,7 @@ import m0017 from "./0017_ledger_credit_shards.js"
 import m0018 from "./0018_agent_counters.js"
 import m0019 from "./0019_list_pages.js"
 import m0020 from "./0020_service_ranking.js"
+import m0021 from "./0021_owner_limits.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -36,5 +37,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0017_ledger_credit_shards": m0017,
   "0018_agent_counters": m0018,
   "0019_list_pages": m0019,
-  "0020_service_ranking": m0020
+  "0020_service_ranking": m0020,
+  "0021_owner_limits": m0021
 }
