@@ -4,18 +4,13 @@
 // whatever header the envelope had; the same per-call key replays the first purchase.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
+import { storageCases } from "../fixtures/db.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
 const COMMERCE = "/api/v1/agent/commerce"
 type Json = Record<string, any>
 
 let server: TestServer
-beforeAll(async () => {
-  server = await startServer({ config: { rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000 } })
-})
-afterAll(async () => {
-  await server?.close()
-})
 
 const rest = async (agent: AgentKey, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
   const res = await fetch(`${server.baseUrl}${path}`, {
@@ -67,83 +62,95 @@ const skillData = (answer: Json) => (answer.result.message.parts as Array<Json>)
 
 const TRANSLATE = { serviceId: "svc_doc_translate", tierId: "starter" }
 
-describe("MCP tool calls carry their own Idempotency-Key", () => {
-  it("two different buys in two MCP requests with the same Idempotency-Key header are two purchases", async () => {
-    const agent = await buyer()
-    const before = await balance(agent)
-    const first = await buyTool(agent, { ...TRANSLATE, input: "first" }, undefined, { "idempotency-key": "envelope-1" })
-    const second = await buyTool(agent, { ...TRANSLATE, input: "second" }, undefined, { "idempotency-key": "envelope-1" })
-    expect(first.isError, JSON.stringify(first)).toBeFalsy()
-    expect(second.isError, JSON.stringify(second)).toBeFalsy()
-    expect(second.structuredContent.transaction.id).not.toBe(first.structuredContent.transaction.id)
-    expect(await transactions(agent)).toHaveLength(2)
-    const price = first.structuredContent.transaction.priceCents as number
-    expect(await balance(agent)).toBe(before - 2 * price)
-  })
+// One suite per storage: the idempotency and rate-limit stores differ.
+for (const { name: storage, skip } of storageCases) {
+  describe.skipIf(skip !== undefined)(`[${storage}]${skip ? ` — ${skip}` : ""}`, () => {
+    beforeAll(async () => {
+      server = await startServer({ storage, config: { rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000 } })
+    }, 60_000)
+    afterAll(async () => {
+      await server?.close()
+    })
 
-  it("a buy inside an MCP request whose header key a REST buy already used is its own purchase, not the REST one's replay", async () => {
-    const agent = await buyer()
-    const byRest = await rest(agent, "POST", `${COMMERCE}/buy`, { ...TRANSLATE, input: "rest" }, { "idempotency-key": "shared-1" })
-    expect(byRest.status).toBe(201)
-    const byTool = await buyTool(agent, { ...TRANSLATE, input: "tool" }, undefined, { "idempotency-key": "shared-1" })
-    expect(byTool.isError, JSON.stringify(byTool)).toBeFalsy()
-    expect(byTool.structuredContent.transaction.id).not.toBe(byRest.body.transaction.id)
-    expect(await transactions(agent)).toHaveLength(2)
-  })
+    describe(`MCP tool calls carry their own Idempotency-Key [${storage}]`, () => {
+      it("two different buys in two MCP requests with the same Idempotency-Key header are two purchases", async () => {
+        const agent = await buyer()
+        const before = await balance(agent)
+        const first = await buyTool(agent, { ...TRANSLATE, input: "first" }, undefined, { "idempotency-key": "envelope-1" })
+        const second = await buyTool(agent, { ...TRANSLATE, input: "second" }, undefined, { "idempotency-key": "envelope-1" })
+        expect(first.isError, JSON.stringify(first)).toBeFalsy()
+        expect(second.isError, JSON.stringify(second)).toBeFalsy()
+        expect(second.structuredContent.transaction.id).not.toBe(first.structuredContent.transaction.id)
+        expect(await transactions(agent)).toHaveLength(2)
+        const price = first.structuredContent.transaction.priceCents as number
+        expect(await balance(agent)).toBe(before - 2 * price)
+      })
 
-  it("the same _meta.idempotencyKey on a repeated call replays the first purchase: one charge", async () => {
-    const agent = await buyer()
-    const before = await balance(agent)
-    const first = await buyTool(agent, { ...TRANSLATE, input: "once" }, { idempotencyKey: "tool-buy-1" })
-    const again = await buyTool(agent, { ...TRANSLATE, input: "once" }, { idempotencyKey: "tool-buy-1" })
-    expect(again.structuredContent.transaction.id).toBe(first.structuredContent.transaction.id)
-    expect(await transactions(agent)).toEqual([first.structuredContent.transaction.id])
-    expect(await balance(agent)).toBe(before - (first.structuredContent.transaction.priceCents as number))
-  })
+      it("a buy inside an MCP request whose header key a REST buy already used is its own purchase, not the REST one's replay", async () => {
+        const agent = await buyer()
+        const byRest = await rest(agent, "POST", `${COMMERCE}/buy`, { ...TRANSLATE, input: "rest" }, { "idempotency-key": "shared-1" })
+        expect(byRest.status).toBe(201)
+        const byTool = await buyTool(agent, { ...TRANSLATE, input: "tool" }, undefined, { "idempotency-key": "shared-1" })
+        expect(byTool.isError, JSON.stringify(byTool)).toBeFalsy()
+        expect(byTool.structuredContent.transaction.id).not.toBe(byRest.body.transaction.id)
+        expect(await transactions(agent)).toHaveLength(2)
+      })
 
-  it("a _meta.idempotencyKey that is not 1–255 visible ASCII characters is refused naming it, nothing bought", async () => {
-    const agent = await buyer()
-    const refused = await buyTool(agent, TRANSLATE, { idempotencyKey: "has space" })
-    expect(refused.isError).toBe(true)
-    expect(refused.structuredContent).toMatchObject({ status: 400, type: "InvalidInput", field: "_meta.idempotencyKey" })
-    expect(await transactions(agent)).toEqual([])
-  })
-})
+      it("the same _meta.idempotencyKey on a repeated call replays the first purchase: one charge", async () => {
+        const agent = await buyer()
+        const before = await balance(agent)
+        const first = await buyTool(agent, { ...TRANSLATE, input: "once" }, { idempotencyKey: "tool-buy-1" })
+        const again = await buyTool(agent, { ...TRANSLATE, input: "once" }, { idempotencyKey: "tool-buy-1" })
+        expect(again.structuredContent.transaction.id).toBe(first.structuredContent.transaction.id)
+        expect(await transactions(agent)).toEqual([first.structuredContent.transaction.id])
+        expect(await balance(agent)).toBe(before - (first.structuredContent.transaction.priceCents as number))
+      })
 
-describe("A2A messages carry their own Idempotency-Key", () => {
-  it("two different buys in two A2A requests with the same Idempotency-Key header are two purchases", async () => {
-    const agent = await buyer()
-    const first = skillData(await buySkill(agent, { ...TRANSLATE, input: "first" }, undefined, { "idempotency-key": "envelope-2" }))
-    const second = skillData(await buySkill(agent, { ...TRANSLATE, input: "second" }, undefined, { "idempotency-key": "envelope-2" }))
-    expect(first.transaction?.id, JSON.stringify(first)).toBeDefined()
-    expect(second.transaction?.id, JSON.stringify(second)).toBeDefined()
-    expect(second.transaction.id).not.toBe(first.transaction.id)
-    expect(await transactions(agent)).toHaveLength(2)
-  })
+      it("a _meta.idempotencyKey that is not 1–255 visible ASCII characters is refused naming it, nothing bought", async () => {
+        const agent = await buyer()
+        const refused = await buyTool(agent, TRANSLATE, { idempotencyKey: "has space" })
+        expect(refused.isError).toBe(true)
+        expect(refused.structuredContent).toMatchObject({ status: 400, type: "InvalidInput", field: "_meta.idempotencyKey" })
+        expect(await transactions(agent)).toEqual([])
+      })
+    })
 
-  it("a buy inside an A2A request whose header key a REST buy already used is its own purchase", async () => {
-    const agent = await buyer()
-    const byRest = await rest(agent, "POST", `${COMMERCE}/buy`, { ...TRANSLATE, input: "rest" }, { "idempotency-key": "shared-2" })
-    const bySkill = skillData(await buySkill(agent, { ...TRANSLATE, input: "skill" }, undefined, { "idempotency-key": "shared-2" }))
-    expect(bySkill.transaction?.id, JSON.stringify(bySkill)).toBeDefined()
-    expect(bySkill.transaction.id).not.toBe(byRest.body.transaction.id)
-    expect(await transactions(agent)).toHaveLength(2)
-  })
+    describe(`A2A messages carry their own Idempotency-Key [${storage}]`, () => {
+      it("two different buys in two A2A requests with the same Idempotency-Key header are two purchases", async () => {
+        const agent = await buyer()
+        const first = skillData(await buySkill(agent, { ...TRANSLATE, input: "first" }, undefined, { "idempotency-key": "envelope-2" }))
+        const second = skillData(await buySkill(agent, { ...TRANSLATE, input: "second" }, undefined, { "idempotency-key": "envelope-2" }))
+        expect(first.transaction?.id, JSON.stringify(first)).toBeDefined()
+        expect(second.transaction?.id, JSON.stringify(second)).toBeDefined()
+        expect(second.transaction.id).not.toBe(first.transaction.id)
+        expect(await transactions(agent)).toHaveLength(2)
+      })
 
-  it("the same message metadata idempotencyKey on a repeated message replays the first purchase: one charge", async () => {
-    const agent = await buyer()
-    const before = await balance(agent)
-    const first = skillData(await buySkill(agent, { ...TRANSLATE, input: "once" }, { idempotencyKey: "skill-buy-1" }))
-    const again = skillData(await buySkill(agent, { ...TRANSLATE, input: "once" }, { idempotencyKey: "skill-buy-1" }))
-    expect(again.transaction.id).toBe(first.transaction.id)
-    expect(await transactions(agent)).toEqual([first.transaction.id])
-    expect(await balance(agent)).toBe(before - (first.transaction.priceCents as number))
-  })
+      it("a buy inside an A2A request whose header key a REST buy already used is its own purchase", async () => {
+        const agent = await buyer()
+        const byRest = await rest(agent, "POST", `${COMMERCE}/buy`, { ...TRANSLATE, input: "rest" }, { "idempotency-key": "shared-2" })
+        const bySkill = skillData(await buySkill(agent, { ...TRANSLATE, input: "skill" }, undefined, { "idempotency-key": "shared-2" }))
+        expect(bySkill.transaction?.id, JSON.stringify(bySkill)).toBeDefined()
+        expect(bySkill.transaction.id).not.toBe(byRest.body.transaction.id)
+        expect(await transactions(agent)).toHaveLength(2)
+      })
 
-  it("a message metadata idempotencyKey that is not 1–255 visible ASCII characters is refused naming it, nothing bought", async () => {
-    const agent = await buyer()
-    const refused = await buySkill(agent, TRANSLATE, { idempotencyKey: "" })
-    expect(refused.error).toMatchObject({ code: -32602, data: { field: "message.metadata.idempotencyKey" } })
-    expect(await transactions(agent)).toEqual([])
+      it("the same message metadata idempotencyKey on a repeated message replays the first purchase: one charge", async () => {
+        const agent = await buyer()
+        const before = await balance(agent)
+        const first = skillData(await buySkill(agent, { ...TRANSLATE, input: "once" }, { idempotencyKey: "skill-buy-1" }))
+        const again = skillData(await buySkill(agent, { ...TRANSLATE, input: "once" }, { idempotencyKey: "skill-buy-1" }))
+        expect(again.transaction.id).toBe(first.transaction.id)
+        expect(await transactions(agent)).toEqual([first.transaction.id])
+        expect(await balance(agent)).toBe(before - (first.transaction.priceCents as number))
+      })
+
+      it("a message metadata idempotencyKey that is not 1–255 visible ASCII characters is refused naming it, nothing bought", async () => {
+        const agent = await buyer()
+        const refused = await buySkill(agent, TRANSLATE, { idempotencyKey: "" })
+        expect(refused.error).toMatchObject({ code: -32602, data: { field: "message.metadata.idempotencyKey" } })
+        expect(await transactions(agent)).toEqual([])
+      })
+    })
   })
-})
+}

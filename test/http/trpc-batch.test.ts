@@ -5,17 +5,11 @@ import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MAX_BATCH_SIZE } from "../../src/http/trpc/adapter.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
+import { storageCases } from "../fixtures/db.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
 let server: TestServer
 let agent: AgentKey
-beforeAll(async () => {
-  server = await startServer({ config: { rateLimitPerMinute: 5, anonymousWritesPerMinute: 4 } })
-  agent = await createAgentKey(server.baseUrl, ["catalog:read"])
-})
-afterAll(async () => {
-  await server?.close()
-})
 
 interface Answer {
   readonly status: number
@@ -53,56 +47,69 @@ const send = (method: string, path: string, options: { readonly body?: unknown; 
 const batchPath = (procedure: string, n: number) => `/api/trpc/${Array.from({ length: n }, () => procedure).join(",")}?batch=1`
 const inputs = (n: number, input: unknown) => Object.fromEntries(Array.from({ length: n }, (_, i) => [String(i), input]))
 
-describe("tRPC batches", () => {
-  it("the maximum is small and stated", () => {
-    expect(MAX_BATCH_SIZE).toBe(10)
-  })
-
-  it("an anonymous batch of 400 calls is one 400 naming the limit, not 400 answers", async () => {
-    const path = batchPath("publicApi.knowledgeBase", 400)
-    expect(path.length).toBeGreaterThan(9_000)
-    const r = await send("GET", path, { from: "127.0.0.21" })
-    expect(r.status).toBe(400)
-    expect(r.bytes).toBeLessThan(1_000)
-    expect(r.body).toMatchObject({
-      error: { code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, type: "InvalidInput", field: "batch", maxBatchSize: MAX_BATCH_SIZE, calls: 400 } }
+// One suite per storage: the idempotency and rate-limit stores differ.
+for (const { name: storage, skip } of storageCases) {
+  describe.skipIf(skip !== undefined)(`[${storage}]${skip ? ` — ${skip}` : ""}`, () => {
+    beforeAll(async () => {
+      server = await startServer({ storage, config: { rateLimitPerMinute: 5, anonymousWritesPerMinute: 4 } })
+      agent = await createAgentKey(server.baseUrl, ["catalog:read"])
+    }, 60_000)
+    afterAll(async () => {
+      await server?.close()
     })
-    expect(r.body.error.message).toContain(String(MAX_BATCH_SIZE))
-  })
 
-  it("one call over the maximum is refused before any call runs: no anonymous write is spent", async () => {
-    const from = "127.0.0.22"
-    const over = await send("POST", batchPath("publicApi.purchaseAccess", MAX_BATCH_SIZE + 1), { body: inputs(MAX_BATCH_SIZE + 1, { serviceId: 1 }), from })
-    expect(over.status).toBe(400)
-    expect(over.body.error.data).toMatchObject({ field: "batch", maxBatchSize: MAX_BATCH_SIZE })
-    // The address's four anonymous writes are all still there.
-    for (let i = 0; i < 4; i++) expect((await send("POST", "/api/trpc/publicApi.purchaseAccess", { body: { serviceId: 1 }, from })).status).toBe(200)
-  })
+    describe(`tRPC batches [${storage}]`, () => {
+      it("the maximum is small and stated", () => {
+        expect(MAX_BATCH_SIZE).toBe(10)
+      })
 
-  it("a batch of exactly the maximum is answered call by call", async () => {
-    const r = await send("GET", batchPath("publicApi.knowledgeBase", MAX_BATCH_SIZE), { from: "127.0.0.23" })
-    expect(r.status).toBe(200)
-    expect(r.body).toHaveLength(MAX_BATCH_SIZE)
-    for (const call of r.body) expect(call.result.data).toBeDefined()
-  })
+      it("an anonymous batch of 400 calls is one 400 naming the limit, not 400 answers", async () => {
+        const path = batchPath("publicApi.knowledgeBase", 400)
+        expect(path.length).toBeGreaterThan(9_000)
+        const r = await send("GET", path, { from: "127.0.0.21" })
+        expect(r.status).toBe(400)
+        expect(r.bytes).toBeLessThan(1_000)
+        expect(r.body).toMatchObject({
+          error: { code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, type: "InvalidInput", field: "batch", maxBatchSize: MAX_BATCH_SIZE, calls: 400 } }
+        })
+        expect(r.body.error.message).toContain(String(MAX_BATCH_SIZE))
+      })
 
-  it("a key's batch of N spends N requests of its rate limit (5 a minute: 3 pass, then 2 of 3, then none)", async () => {
-    const first = await send("GET", batchPath("portfolio.holdings", 3), { headers: agent.auth })
-    expect(first.status).toBe(200)
-    const second = await send("GET", batchPath("portfolio.holdings", 3), { headers: agent.auth })
-    expect(second.status).toBe(207)
-    const codes = (second.body as Array<any>).map((c) => c.error?.data.code ?? "OK").sort()
-    expect(codes).toEqual(["OK", "OK", "TOO_MANY_REQUESTS"])
-    const single = await send("GET", "/api/trpc/portfolio.holdings", { headers: agent.auth })
-    expect(single.status).toBe(429)
-  })
+      it("one call over the maximum is refused before any call runs: no anonymous write is spent", async () => {
+        const from = "127.0.0.22"
+        const over = await send("POST", batchPath("publicApi.purchaseAccess", MAX_BATCH_SIZE + 1), { body: inputs(MAX_BATCH_SIZE + 1, { serviceId: 1 }), from })
+        expect(over.status).toBe(400)
+        expect(over.body.error.data).toMatchObject({ field: "batch", maxBatchSize: MAX_BATCH_SIZE })
+        // The address's four anonymous writes are all still there.
+        for (let i = 0; i < 4; i++) expect((await send("POST", "/api/trpc/publicApi.purchaseAccess", { body: { serviceId: 1 }, from })).status).toBe(200)
+      })
 
-  it("an anonymous batch of writes spends one of the address's anonymous writes per call (4 a minute: 4 of 6 pass)", async () => {
-    const r = await send("POST", batchPath("publicApi.purchaseAccess", 6), { body: inputs(6, { serviceId: 1 }), from: "127.0.0.24" })
-    expect(r.status).toBe(207)
-    const codes = (r.body as Array<any>).map((c) => c.error?.data.code ?? "OK")
-    expect(codes.filter((c) => c === "OK")).toHaveLength(4)
-    expect(codes.filter((c) => c === "TOO_MANY_REQUESTS")).toHaveLength(2)
-    expect((await send("POST", "/api/trpc/publicApi.purchaseAccess", { body: { serviceId: 1 }, from: "127.0.0.24" })).status).toBe(429)
+      it("a batch of exactly the maximum is answered call by call", async () => {
+        const r = await send("GET", batchPath("publicApi.knowledgeBase", MAX_BATCH_SIZE), { from: "127.0.0.23" })
+        expect(r.status).toBe(200)
+        expect(r.body).toHaveLength(MAX_BATCH_SIZE)
+        for (const call of r.body) expect(call.result.data).toBeDefined()
+      })
+
+      it("a key's batch of N spends N requests of its rate limit (5 a minute: 3 pass, then 2 of 3, then none)", async () => {
+        const first = await send("GET", batchPath("portfolio.holdings", 3), { headers: agent.auth })
+        expect(first.status).toBe(200)
+        const second = await send("GET", batchPath("portfolio.holdings", 3), { headers: agent.auth })
+        expect(second.status).toBe(207)
+        const codes = (second.body as Array<any>).map((c) => c.error?.data.code ?? "OK").sort()
+        expect(codes).toEqual(["OK", "OK", "TOO_MANY_REQUESTS"])
+        const single = await send("GET", "/api/trpc/portfolio.holdings", { headers: agent.auth })
+        expect(single.status).toBe(429)
+      })
+
+      it("an anonymous batch of writes spends one of the address's anonymous writes per call (4 a minute: 4 of 6 pass)", async () => {
+        const r = await send("POST", batchPath("publicApi.purchaseAccess", 6), { body: inputs(6, { serviceId: 1 }), from: "127.0.0.24" })
+        expect(r.status).toBe(207)
+        const codes = (r.body as Array<any>).map((c) => c.error?.data.code ?? "OK")
+        expect(codes.filter((c) => c === "OK")).toHaveLength(4)
+        expect(codes.filter((c) => c === "TOO_MANY_REQUESTS")).toHaveLength(2)
+        expect((await send("POST", "/api/trpc/publicApi.purchaseAccess", { body: { serviceId: 1 }, from: "127.0.0.24" })).status).toBe(429)
+      })
+    })
   })
-})
+}
