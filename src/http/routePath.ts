@@ -24,17 +24,23 @@ export const queryOf = (url: string): string => {
 }
 
 /**
- * The request-target's path as the router reads it, case kept (path parameters are case-sensitive
- * ids): origin dropped, cut at `?`/`;`/`#`, unreserved escapes decoded, `//` collapsed, `.` and
- * `..` segments resolved, no trailing slash.
+ * The request-target's path exactly as the router reads it, case kept (path parameters are
+ * case-sensitive ids): origin dropped, cut at `?`/`;`/`#`, unreserved escapes decoded, `//`
+ * collapsed, no trailing slash. Dot segments stay: the router matches them literally.
  */
-export const canonicalPath = (url: string): string => {
+export const routedPath = (url: string): string => {
   let path = url.replace(ABSOLUTE_FORM, "")
   const end = path.search(/[?;#]/)
   if (end !== -1) path = path.slice(0, end)
-  path = decodeUnreserved(path)
+  path = decodeUnreserved(path).replace(/\/\/+/g, "/")
+  if (!path.startsWith("/")) path = `/${path}`
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path
+}
+
+/** routedPath with `.` and `..` segments resolved, as a proxy in front may resolve them. */
+export const canonicalPath = (url: string): string => {
   const segments: Array<string> = []
-  for (const segment of path.split("/")) {
+  for (const segment of routedPath(url).split("/")) {
     if (segment === "" || segment === ".") continue
     if (segment === "..") segments.pop()
     else segments.push(segment)

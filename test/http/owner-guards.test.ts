@@ -4,7 +4,7 @@
 // canonical one. Requests are sent raw (node:http), since fetch would tidy the path first.
 import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { canonicalPath, guardPath } from "../../src/http/routePath.js"
+import { canonicalPath, guardPath, routedPath } from "../../src/http/routePath.js"
 import { routeTable } from "../../src/http/routeTable.js"
 import { Api } from "../../src/http/api.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
@@ -91,6 +91,18 @@ describe("the owner's cookie on every spelling of a dashboard write", () => {
     expect(guardPath("/API/Dashboard/keys/KEY_Ab/revoke?x=1")).toBe("/api/dashboard/keys/key_ab/revoke")
     // Ids keep their case where the path is compared as a request (Idempotency-Key).
     expect(canonicalPath("//API//dashboard/keys/KEY_Ab/revoke/?x=1")).toBe("/API/dashboard/keys/KEY_Ab/revoke")
+    // The router itself matches dot segments literally.
+    expect(routedPath("/api/./dashboard/keys/")).toBe("/api/./dashboard/keys")
+  })
+
+  it("a read on a spelling the router does not match is a 404, never a 405 naming the method it was sent with", async () => {
+    for (const s of ["/api/./dashboard/keys", "/./api/dashboard/keys", "/api/x/../dashboard/keys"]) {
+      const r = await raw(s, "GET", { cookie: owner.cookie }, "")
+      expect(r.status, `${s}: ${JSON.stringify(r.body)}`).not.toBe(405)
+      expect(r.status, s).toBeLessThan(500)
+    }
+    const routed = await raw("//API//dashboard/keys/", "GET", { cookie: owner.cookie }, "")
+    expect(routed.status).toBe(200)
   })
 
   it("a cross-site JSON write with the cookie is refused on every spelling, as on the canonical path", async () => {

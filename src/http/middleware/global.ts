@@ -16,7 +16,7 @@ import { currentRequestNote, logRequest, newRequestNote } from "../requestLog.js
 import { Api } from "../api.js"
 import { routeTable } from "../routeTable.js"
 import { currentRequestId } from "../requestId.js"
-import { canonicalPath, guardPath, queryOf } from "../routePath.js"
+import { canonicalPath, guardPath, queryOf, routedPath } from "../routePath.js"
 import { MCP_ENDPOINT_PATH } from "../mcp/endpoint.js"
 import { A2A_ENDPOINT_PATH } from "../a2a/skills.js"
 
@@ -353,8 +353,9 @@ const answerFailure = (
   if (HttpServerError.isHttpServerError(found)) {
     if (found.reason._tag === "RouteNotFound") {
       const pathname = request.url.split("?")[0]
-      const allow = allowedMethods(guardPath(request.url))
-      if (allow) {
+      // The path the router failed to match, read as it reads it (`/API//x/` is `/api/x`).
+      const allow = allowedMethods(routedPath(request.url))
+      if (allow && !allow.includes(request.method)) {
         return Effect.succeed(
           errorResponse(new MethodNotAllowed({ message: `${pathname} answers ${allow.join(", ")}, not ${request.method}`, allow: [...allow] }), requestId, {
             allow: allow.join(", ")
