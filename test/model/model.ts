@@ -1,11 +1,17 @@
 // The reference model of the money path: a small pure model of wallets, policies, purchases,
-// approvals, refunds and idempotent retries that says what every operation must answer and how
-// every balance must move (docs/testing.md, "Reference model"). The harness (money.model.test.ts)
-// runs the same operations against the real services and compares.
+// approvals, sagas, negotiated prices, refunds and idempotent retries that says what every
+// operation must answer and how every balance must move (docs/testing.md, "Reference model"). It
+// restates the owner's promises (docs/money.md), not the service's code: a purchase, an approval or
+// a saga's escrow is allowed only while completed spend + escrow held by running sagas + its price
+// stays within every limit; an approval charges exactly what it quoted or nothing ("void"); terms
+// give no discount; only the platform's seeded sellers simulate failures. The harness
+// (money.model.test.ts) runs the same operations against the real services and compares.
 
 export const DAY_MS = 86_400_000
 export const APPROVAL_TTL_MS = 7 * DAY_MS
 export const FILING_WINDOW_MS = 14 * DAY_MS
+/** How long an accepted negotiated price stays redeemable. */
+export const NEGOTIATION_VALIDITY_MS = DAY_MS
 
 export type Autonomy = "manual" | "semi_auto" | "full_auto"
 
@@ -13,7 +19,7 @@ export interface Policy {
   readonly perTransactionLimitCents: number | null
   readonly dailyLimitCents: number | null
   readonly monthlyLimitCents: number | null
-  /** Indices of agents whose services may be bought (null: any). */
+  /** Indices of parties whose services may be bought (null: any). */
   readonly allowedSellers: ReadonlyArray<number> | null
   readonly allowedCategories: ReadonlyArray<string> | null
   readonly approvalThresholdCents: number
@@ -32,10 +38,24 @@ export const DEFAULT_POLICY: Policy = {
   autoRecharge: { enabled: false, thresholdCents: 0, amountCents: 1_000 }
 }
 
-/** The world of one run: agent i sells one service in CATEGORIES[i % 2] with three tiers. */
+/**
+ * The world of one run: agents 0..AGENTS-1 buy, and each sells one service of TIERS tiers in
+ * CATEGORIES[i % 2]; party PLATFORM is a seeded platform seller (only it simulates failed, slow and
+ * timed-out deliveries), selling a seeded service of PLATFORM_TIERS tiers in PLATFORM_CATEGORY.
+ */
 export const CATEGORIES = ["model-a", "model-b"] as const
 export const AGENTS = 3
 export const TIERS = 3
+export const PLATFORM = AGENTS
+export const PARTIES = AGENTS + 1
+export const PLATFORM_SELLER = "agt_seller_pixelmint"
+export const PLATFORM_SERVICE = "svc_image_moderation"
+export const PLATFORM_CATEGORY = "moderation"
+export const PLATFORM_TIERS = 2
+/** Simulated deliveries of the platform service: a slow one answers after SLOW_MS, below every tier's deliver timeout (≥ 1 s). */
+export const SLOW_MS = 800
+
+export const categoryOf = (seller: number) => (seller === PLATFORM ? PLATFORM_CATEGORY : CATEGORIES[seller % 2])
 
 export interface Tx {
   readonly id: string
@@ -55,17 +75,43 @@ export interface Approval {
   readonly buyer: number
   readonly seller: number
   readonly tier: number
+  /** The quoted price: what approving may charge, and nothing else. */
   readonly price: number
   readonly key: string | null
-  readonly fail: boolean
-  status: "pending" | "approved" | "declined"
+  readonly simulate: Delivery
+  readonly negotiation: string | null
+  status: "pending" | "approved" | "declined" | "void"
   readonly expiresAt: number
+}
+
+/** What the buyer asks the seller's delivery to simulate ("ok": nothing). */
+export type Delivery = "ok" | "fail" | "slow" | "timeout"
+
+export interface Saga {
+  readonly id: string
+  readonly buyer: number
+  readonly seller: number
+  readonly price: number
+  /** running: escrow held until the delivery at dueAt (then it settles, or a timeout releases it). */
+  status: "running" | "completed" | "compensated"
+  readonly dueAt: number
+  readonly outcome: "deliver" | "timeout"
+}
+
+export interface Negotiated {
+  readonly id: string
+  readonly buyer: number
+  readonly seller: number
+  readonly tier: number
+  readonly price: number
+  readonly expiresAt: number
+  used: boolean
 }
 
 export interface State {
   now: number
-  /** Tier prices: prices[seller][tier]. */
-  readonly prices: ReadonlyArray<ReadonlyArray<number>>
+  /** Tier prices: prices[seller][tier] (sellers may change them). */
+  prices: Array<Array<number>>
   balances: Array<number>
   /** The platform's fee account, relative to where it stood when the run began. */
   fees: number
@@ -76,19 +122,23 @@ export interface State {
   txByKey: Map<string, string>
   approvals: Map<string, Approval>
   approvalByKey: Map<string, string>
+  sagas: Map<string, Saga>
+  negotiations: Map<string, Negotiated>
 }
 
-export const initialState = (now: number, prices: ReadonlyArray<ReadonlyArray<number>>, funding: ReadonlyArray<number>): State => ({
+export const initialState = (now: number, prices: ReadonlyArray<ReadonlyArray<number>>, balances: ReadonlyArray<number>): State => ({
   now,
-  prices,
-  balances: [...funding],
+  prices: prices.map((p) => [...p]),
+  balances: [...balances],
   fees: 0,
-  policies: Array.from({ length: AGENTS }, () => DEFAULT_POLICY),
+  policies: Array.from({ length: PARTIES }, () => DEFAULT_POLICY),
   spend: new Map(),
   txs: new Map(),
   txByKey: new Map(),
   approvals: new Map(),
-  approvalByKey: new Map()
+  approvalByKey: new Map(),
+  sagas: new Map(),
+  negotiations: new Map()
 })
 
 export const clone = (s: State): State => structuredClone(s)
@@ -99,8 +149,8 @@ export const split = (price: number) => {
   return { sellerCents: price - fee, feeCents: fee }
 }
 
-const dayOf = (ms: number) => Math.floor(ms / DAY_MS)
-const monthStartDay = (ms: number) => {
+export const dayOf = (ms: number) => Math.floor(ms / DAY_MS)
+export const monthStartDay = (ms: number) => {
   const d = new Date(ms)
   return dayOf(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1))
 }
@@ -108,6 +158,12 @@ export const spentToday = (s: State, agent: number) => s.spend.get(`${agent}|${d
 export const spentThisMonth = (s: State, agent: number) => {
   let sum = 0
   for (let d = monthStartDay(s.now); d <= dayOf(s.now); d++) sum += s.spend.get(`${agent}|${d}`) ?? 0
+  return sum
+}
+/** Money held for the agent by its running sagas (escrow taken, not yet settled or released): it counts in every window. */
+export const held = (s: State, agent: number) => {
+  let sum = 0
+  for (const g of s.sagas.values()) if (g.buyer === agent && g.status === "running") sum += g.price
   return sum
 }
 const addSpend = (s: State, agent: number, at: number, cents: number) => {
@@ -123,43 +179,63 @@ export type Outcome =
   | { readonly _tag: "replayTx"; readonly txId: string }
   | { readonly _tag: "replayApproval"; readonly approvalId: string }
   | { readonly _tag: "refused"; readonly error: string; readonly policy?: string; readonly state?: string }
+  | { readonly _tag: "saga"; readonly status: Saga["status"]; readonly price?: number; readonly why?: string }
   | { readonly _tag: "ok" }
 
 export const refused = (error: string, extra: { policy?: string; state?: string } = {}): Outcome => ({ _tag: "refused", error, ...extra })
 
-/** The policy check and autonomy decision (Wallet.authorize), restated. */
+/** The owner's rules for one more purchase of `price` now: allowed sellers and categories, the limits counting money held, autonomy. */
 const authorize = (s: State, buyer: number, seller: number, price: number, approved: boolean): Outcome | "approved" | { readonly wait: "manual" | "approvalThreshold" } => {
   const p = s.policies[buyer]
+  const h = held(s, buyer)
   if (p.allowedSellers !== null && !p.allowedSellers.includes(seller)) return refused("PolicyViolation", { policy: "allowedSellers" })
-  if (p.allowedCategories !== null && !p.allowedCategories.includes(CATEGORIES[seller % 2])) return refused("PolicyViolation", { policy: "allowedCategories" })
+  if (p.allowedCategories !== null && !p.allowedCategories.includes(categoryOf(seller))) return refused("PolicyViolation", { policy: "allowedCategories" })
   if (p.perTransactionLimitCents !== null && price > p.perTransactionLimitCents) return refused("PolicyViolation", { policy: "perTransactionLimit" })
-  if (p.dailyLimitCents !== null && spentToday(s, buyer) + price > p.dailyLimitCents) return refused("PolicyViolation", { policy: "dailyLimit" })
-  if (p.monthlyLimitCents !== null && spentThisMonth(s, buyer) + price > p.monthlyLimitCents) return refused("PolicyViolation", { policy: "monthlyLimit" })
+  if (p.dailyLimitCents !== null && spentToday(s, buyer) + h + price > p.dailyLimitCents) return refused("PolicyViolation", { policy: "dailyLimit" })
+  if (p.monthlyLimitCents !== null && spentThisMonth(s, buyer) + h + price > p.monthlyLimitCents) return refused("PolicyViolation", { policy: "monthlyLimit" })
   if (approved) return "approved"
   if (p.autonomyLevel === "manual") return { wait: "manual" }
   if (p.autonomyLevel === "semi_auto" && price > p.approvalThresholdCents) return { wait: "approvalThreshold" }
   return "approved"
 }
 
-/** Delivery, settlement and the after-debit hooks of an authorised purchase; mutates `s`. */
-const settle = (s: State, buyer: number, seller: number, price: number, fail: boolean, txId: string, key: string | null): Outcome => {
-  if (fail) {
-    s.txs.set(txId, { id: txId, buyer, seller, price, sellerCents: 0, feeCents: 0, status: "failed", createdAt: s.now, dispute: "none" })
-    if (key !== null) s.txByKey.set(`${buyer}|${key}`, txId)
-    return { _tag: "failed", txId }
-  }
-  if (s.balances[buyer] < price) return refused("InsufficientCredits")
+/** The buyer's wallet after a debit: the low-balance crossing (≥ threshold to < threshold) recharges at once with fake payments. */
+const afterDebit = (s: State, buyer: number, before: number) => {
+  const r = s.policies[buyer].autoRecharge
+  if (r.thresholdCents > 0 && s.balances[buyer] < r.thresholdCents && before >= r.thresholdCents && r.enabled) s.balances[buyer] += r.amountCents
+}
+
+/** Pays the seller 85/15 and records a completed purchase of `price` now. */
+const pay = (s: State, buyer: number, seller: number, price: number, txId: string) => {
   const { sellerCents, feeCents } = split(price)
-  const before = s.balances[buyer]
-  s.balances[buyer] -= price
   s.balances[seller] += sellerCents
   s.fees += feeCents
   addSpend(s, buyer, s.now, price)
   s.txs.set(txId, { id: txId, buyer, seller, price, sellerCents, feeCents, status: "completed", createdAt: s.now, dispute: "none" })
+}
+
+const recordFailed = (s: State, buyer: number, seller: number, price: number, txId: string) =>
+  s.txs.set(txId, { id: txId, buyer, seller, price, sellerCents: 0, feeCents: 0, status: "failed", createdAt: s.now, dispute: "none" })
+
+/** Only the platform's seeded sellers simulate; any other seller delivers whatever the input says. */
+export const effectiveDelivery = (seller: number, asked: Delivery): Delivery => (seller === PLATFORM ? asked : "ok")
+
+/** Delivery, settlement and the after-debit hooks of an authorised purchase; mutates `s`. */
+const settle = (s: State, buyer: number, seller: number, price: number, asked: Delivery, txId: string, key: string | null, negotiation: string | null): Outcome => {
+  // An instant purchase does not wait: a slow seller's answer is in hand when it answers, a timeout is a failure.
+  const delivery = effectiveDelivery(seller, asked)
+  if (delivery === "fail" || delivery === "timeout") {
+    recordFailed(s, buyer, seller, price, txId)
+    if (key !== null) s.txByKey.set(`${buyer}|${key}`, txId)
+    if (negotiation !== null) s.negotiations.get(negotiation)!.used = false
+    return { _tag: "failed", txId }
+  }
+  if (s.balances[buyer] < price) return refused("InsufficientCredits")
+  const before = s.balances[buyer]
+  s.balances[buyer] -= price
+  pay(s, buyer, seller, price, txId)
   if (key !== null) s.txByKey.set(`${buyer}|${key}`, txId)
-  // Low balance: from ≥ threshold to < threshold; fake payments credit the recharge at once.
-  const r = s.policies[buyer].autoRecharge
-  if (r.thresholdCents > 0 && s.balances[buyer] < r.thresholdCents && before >= r.thresholdCents && r.enabled) s.balances[buyer] += r.amountCents
+  afterDebit(s, buyer, before)
   return { _tag: "completed", price, txId }
 }
 
@@ -168,14 +244,14 @@ export interface Buy {
   readonly seller: number
   readonly tier: number
   readonly key: string | null
-  readonly fail: boolean
+  readonly simulate: Delivery
 }
 
 /**
- * A purchase. `ids` are the ids the real service gave (a transaction or approval), so the model
- * can follow them; undefined while predicting.
+ * A purchase (at the list price, or at a negotiated one: `negotiation`). `ids` are the ids the real
+ * service gave (a transaction or approval), so the model can follow them; undefined while predicting.
  */
-export const buy = (s: State, b: Buy, ids: { readonly txId?: string; readonly approvalId?: string }): Outcome => {
+export const buy = (s: State, b: Buy, ids: { readonly txId?: string; readonly approvalId?: string }, negotiation: string | null = null): Outcome => {
   if (b.buyer === b.seller) return refused("InvalidInput")
   if (b.key !== null) {
     const tx = s.txByKey.get(`${b.buyer}|${b.key}`)
@@ -183,27 +259,47 @@ export const buy = (s: State, b: Buy, ids: { readonly txId?: string; readonly ap
     const a = s.approvalByKey.get(`${b.buyer}|${b.key}`)
     if (a !== undefined) return { _tag: "replayApproval", approvalId: a }
   }
-  const price = s.prices[b.seller][b.tier]
+  // A new purchase gets a new transaction: an id the model already holds would be a replay (or two purchases under one id).
+  if (ids.txId !== undefined && s.txs.has(ids.txId)) return refused("TransactionIdReused")
+  let price = s.prices[b.seller][b.tier]
+  if (negotiation !== null) {
+    const n = s.negotiations.get(negotiation)!
+    if (n.used || n.expiresAt <= s.now) return refused("NegotiationUnusable")
+    price = n.price
+  }
   const decision = authorize(s, b.buyer, b.seller, price, false)
   if (typeof decision === "object" && "wait" in decision) {
     const id = ids.approvalId ?? "?"
-    s.approvals.set(id, { id, buyer: b.buyer, seller: b.seller, tier: b.tier, price, key: b.key, fail: b.fail, status: "pending", expiresAt: s.now + APPROVAL_TTL_MS })
+    // The negotiated price is used by the request (given back if the owner declines).
+    if (negotiation !== null) s.negotiations.get(negotiation)!.used = true
+    s.approvals.set(id, { id, buyer: b.buyer, seller: b.seller, tier: b.tier, price, key: b.key, simulate: b.simulate, negotiation, status: "pending", expiresAt: s.now + APPROVAL_TTL_MS })
     if (b.key !== null) s.approvalByKey.set(`${b.buyer}|${b.key}`, id)
     return { _tag: "pending", reason: decision.wait, approvalId: id }
   }
   if (decision !== "approved") return decision
-  return settle(s, b.buyer, b.seller, price, b.fail, ids.txId ?? "?", b.key)
+  if (negotiation !== null) s.negotiations.get(negotiation)!.used = true
+  const out = settle(s, b.buyer, b.seller, price, b.simulate, ids.txId ?? "?", b.key, negotiation)
+  // A refused purchase leaves no trace: the negotiated price stays unused.
+  if (out._tag === "refused" && negotiation !== null) s.negotiations.get(negotiation)!.used = false
+  return out
 }
 
-/** The owner approves: executes now at the current list price, limits re-checked, no second approval. */
+/**
+ * The owner approves: it executes only if what would be charged now is what the approval quoted
+ * (else it is void and charges nothing), with the limits checked again now; no second approval.
+ */
 export const approve = (s: State, approvalId: string, txId: string | undefined): Outcome => {
   const a = s.approvals.get(approvalId)!
   if (a.status !== "pending") return refused("Conflict", { state: a.status })
   if (a.expiresAt <= s.now) return refused("Conflict", { state: "expired" })
-  const price = s.prices[a.seller][a.tier]
-  const decision = authorize(s, a.buyer, a.seller, price, true)
+  const now = a.negotiation !== null ? a.price : s.prices[a.seller][a.tier]
+  if (now !== a.price) {
+    a.status = "void"
+    return refused("Conflict", { state: "void" })
+  }
+  const decision = authorize(s, a.buyer, a.seller, a.price, true)
   if (decision !== "approved") return decision as Outcome
-  const out = settle(s, a.buyer, a.seller, price, a.fail, txId ?? "?", a.key)
+  const out = settle(s, a.buyer, a.seller, a.price, a.simulate, txId ?? "?", a.key, a.negotiation)
   if (out._tag === "refused") return out
   a.status = "approved"
   return out
@@ -214,6 +310,7 @@ export const decline = (s: State, approvalId: string): Outcome => {
   if (a.status !== "pending") return refused("Conflict", { state: a.status })
   if (a.expiresAt <= s.now) return refused("Conflict", { state: "expired" })
   a.status = "declined"
+  if (a.negotiation !== null) s.negotiations.get(a.negotiation)!.used = false
   return { _tag: "ok" }
 }
 
@@ -246,4 +343,78 @@ export const setPolicy = (s: State, agent: number, p: Policy): Outcome => {
   if (p.dailyLimitCents !== null && p.monthlyLimitCents !== null && p.dailyLimitCents > p.monthlyLimitCents) return refused("InvalidInput")
   s.policies[agent] = p
   return { _tag: "ok" }
+}
+
+/** The seller changes a tier's list price (pending approvals quoted at the old price no longer execute). */
+export const reprice = (s: State, seller: number, tier: number, price: number): Outcome => {
+  s.prices[seller][tier] = price
+  return { _tag: "ok" }
+}
+
+/** A price the seller accepted for the buyer (one purchase at it, within NEGOTIATION_VALIDITY_MS). */
+export const negotiated = (s: State, n: Omit<Negotiated, "used" | "expiresAt">): Outcome => {
+  s.negotiations.set(n.id, { ...n, expiresAt: s.now + NEGOTIATION_VALIDITY_MS, used: false })
+  return { _tag: "ok" }
+}
+
+export interface SagaStart {
+  readonly buyer: number
+  readonly seller: number
+  readonly tier: number
+  readonly simulate: Delivery
+}
+
+/** The deliver timeout of the platform tiers (twice the p95 latency, at least 1 s): what a "timeout" waits. */
+export const PLATFORM_TIMEOUT_MS = [1_200, 1_000] as const
+
+/**
+ * A saga started and driven as far as it goes now: the quote and the escrow step check the owner's
+ * rules (counting the money the buyer's other running sagas hold) and the balance; an instant
+ * delivery settles at once, a slow or timed-out one holds the escrow until its time; a failed one
+ * releases it (a failed purchase is recorded). Nothing is charged by a compensated saga.
+ */
+export const startSaga = (s: State, g: SagaStart, ids: { readonly sagaId?: string; readonly txId?: string }): Outcome => {
+  const id = ids.sagaId ?? "?"
+  const price = s.prices[g.seller][g.tier]
+  const compensated = (why: string): Outcome => {
+    s.sagas.set(id, { id, buyer: g.buyer, seller: g.seller, price, status: "compensated", dueAt: s.now, outcome: "deliver" })
+    return { _tag: "saga", status: "compensated", why }
+  }
+  const decision = authorize(s, g.buyer, g.seller, price, false)
+  if (typeof decision === "object" && "wait" in decision) return compensated("approval")
+  if (decision !== "approved") return compensated(decision._tag === "refused" && decision.policy !== undefined ? decision.policy : "policy")
+  if (s.balances[g.buyer] < price) return compensated("funds")
+  const before = s.balances[g.buyer]
+  s.balances[g.buyer] -= price
+  afterDebit(s, g.buyer, before)
+  const delivery = effectiveDelivery(g.seller, g.simulate)
+  if (delivery === "fail") {
+    s.balances[g.buyer] += price
+    recordFailed(s, g.buyer, g.seller, price, ids.txId ?? "?")
+    return compensated("delivery")
+  }
+  if (delivery === "ok") {
+    pay(s, g.buyer, g.seller, price, ids.txId ?? "?")
+    s.sagas.set(id, { id, buyer: g.buyer, seller: g.seller, price, status: "completed", dueAt: s.now, outcome: "deliver" })
+    return { _tag: "saga", status: "completed", price }
+  }
+  const dueAt = s.now + (delivery === "slow" ? SLOW_MS : PLATFORM_TIMEOUT_MS[g.tier])
+  s.sagas.set(id, { id, buyer: g.buyer, seller: g.seller, price, status: "running", dueAt, outcome: delivery === "slow" ? "deliver" : "timeout" })
+  return { _tag: "saga", status: "running", price }
+}
+
+/** Running sagas whose delivery is due by now: settled (a slow answer) or released (a timeout). `txIds` are the real transactions. */
+export const runDueSagas = (s: State, txIds: ReadonlyMap<string, string | null>) => {
+  for (const g of s.sagas.values()) {
+    if (g.status !== "running" || g.dueAt > s.now) continue
+    const txId = txIds.get(g.id) ?? "?"
+    if (g.outcome === "deliver") {
+      pay(s, g.buyer, g.seller, g.price, txId)
+      g.status = "completed"
+    } else {
+      s.balances[g.buyer] += g.price
+      recordFailed(s, g.buyer, g.seller, g.price, txId)
+      g.status = "compensated"
+    }
+  }
 }

@@ -1,0 +1,171 @@
+// The system side of the money model: the stores of one storage (kept across restarts) with fault
+// points on the writes each path ends with, the services on top (commerce, wallets, sagas,
+// negotiations and negotiated prices, disputes), and the answers reduced to the model's Outcome.
+import { Clock, Context, Effect, Layer, Option, Redacted, Scope } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { StorageUnavailable } from "../../src/schema/errors.js"
+import { MemoryStorageLive } from "../../src/layers/storage/memory/index.js"
+import { PgStorageLive } from "../../src/layers/storage/postgres/index.js"
+import { EmbeddedStorageLive } from "../../src/layers/storage/embedded.js"
+import { AppConfig } from "../../src/services/AppConfig.js"
+import { Catalog, CatalogOffersLive } from "../../src/services/Catalog.js"
+import { CommerceStore, NegotiatedPricesLive } from "../../src/services/Commerce.js"
+import { Ids } from "../../src/services/Db.js"
+import { KeysStore } from "../../src/services/Keys.js"
+import { Agent } from "../../src/schema/keys.js"
+import { LedgerStore } from "../../src/services/Ledger.js"
+import { Negotiations } from "../../src/services/Negotiation.js"
+import { Sagas } from "../../src/services/Saga.js"
+import { SettlementStore } from "../../src/services/Settlement.js"
+import { WalletStore } from "../../src/services/Wallet.js"
+import { freshDatabase, type StorageCase } from "../fixtures/db.js"
+import { agentCaller, commerceServices, serviceBody, type tier } from "../fixtures/money.js"
+import type * as M from "./model.js"
+import type { FaultPoint } from "./world.js"
+
+export interface Faults {
+  armed: FaultPoint | undefined
+  tripped: boolean
+}
+
+/** The stores with a fault point on the writes each path ends with: the write is done, then fails (the unit of work must roll it back). */
+export const withFaults = (stores: Context.Context<any>, faults: Faults): Context.Context<any> => {
+  const trip = (point: FaultPoint) =>
+    Effect.suspend(() => {
+      if (faults.armed !== point) return Effect.void
+      faults.armed = undefined
+      faults.tripped = true
+      return Effect.fail(new StorageUnavailable({ message: `injected fault after the ${point} write` }))
+    })
+  const settlement = Context.get(stores, SettlementStore)
+  const ledger = Context.get(stores, LedgerStore)
+  const wallet = Context.get(stores, WalletStore)
+  const commerce = Context.get(stores, CommerceStore)
+  let ctx = Context.add(stores, SettlementStore, { ...settlement, write: (x) => Effect.andThen(settlement.write(x), trip("settlement")) })
+  ctx = Context.add(ctx, LedgerStore, { ...ledger, append: (e) => Effect.andThen(ledger.append(e), trip("ledger")) })
+  ctx = Context.add(ctx, WalletStore, { ...wallet, put: (w) => Effect.andThen(wallet.put(w), trip("wallet")) })
+  return Context.add(ctx, CommerceStore, { ...commerce, updateApproval: (a) => Effect.andThen(commerce.updateApproval(a), trip("approval")) })
+}
+
+export interface Storage {
+  readonly name: StorageCase["name"]
+  readonly open: (scope: Scope.Scope) => Effect.Effect<Context.Context<any>, unknown>
+}
+
+// The seller's automatic negotiation answer is due at once (the harness answers it with runDue, on its own clock).
+const config = { negotiationDelayMs: 0 }
+
+/** Storage for one case: `open` builds the stores in a scope; a restart closes it and opens again over the same data (memory: the same stores). */
+export const storageFor = (c: StorageCase) =>
+  Effect.gen(function* () {
+    if (c.name === "memory") {
+      const stores = yield* Layer.build(MemoryStorageLive.pipe(Layer.provideMerge(AppConfig.test({ ...config, storage: "memory" }))))
+      return { name: c.name, open: (_scope: Scope.Scope) => Effect.succeed(stores as Context.Context<any>) } satisfies Storage
+    }
+    if (c.name === "embedded") {
+      const dir = mkdtempSync(join(tmpdir(), "model-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+      const layer = EmbeddedStorageLive.pipe(Layer.provideMerge(AppConfig.test({ ...config, storage: "embedded", dataDir: dir })))
+      return { name: c.name, open: (scope: Scope.Scope) => Layer.buildWithScope(layer, scope) as Effect.Effect<Context.Context<any>, unknown> } satisfies Storage
+    }
+    const { url } = yield* freshDatabase
+    const layer = PgStorageLive.pipe(Layer.provideMerge(AppConfig.test({ ...config, storage: "postgres", databaseUrl: Option.some(Redacted.make(url)) })))
+    return { name: c.name, open: (scope: Scope.Scope) => Layer.buildWithScope(layer, scope) as Effect.Effect<Context.Context<any>, unknown> } satisfies Storage
+  })
+
+const offers = CatalogOffersLive.pipe(Layer.provide(Catalog.layer))
+/** Commerce (with negotiated prices), wallets, disputes, sagas and negotiations over the stores. */
+export const servicesLayer = commerceServices.pipe(
+  Layer.provideMerge(Layer.mergeAll(Sagas.layer, NegotiatedPricesLive).pipe(Layer.provideMerge(Negotiations.layer))),
+  Layer.provideMerge(offers),
+  Layer.provideMerge(Ids.Live)
+) as unknown as Layer.Layer<any, unknown, any>
+
+/**
+ * An agent of its own account (not one of the platform's seeded sellers: its deliveries simulate
+ * nothing) with one published service of the given tiers.
+ */
+export const agentSeller = (name: string, tiers: ReadonlyArray<ReturnType<typeof tier>>, category: string) =>
+  Effect.gen(function* () {
+    const agentId = yield* Effect.flatMap(Ids, (ids) => ids.make("agt"))
+    const accountId = `acct_${agentId}`
+    const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const keys = yield* KeysStore
+    yield* keys.insertAccount({ id: accountId, email: `${agentId}@model.invalid`, name, passwordHash: "disabled", planId: null, createdAt })
+    yield* keys.insertAgent(Agent.make({ id: agentId, accountId, name, organization: null, createdAt }))
+    const caller = agentCaller(agentId, accountId)
+    const service = yield* Effect.flatMap(Catalog, (c) => c.publish(caller, serviceBody(name, tiers, category)))
+    return { agentId, service, caller }
+  })
+
+// ---- answers, reduced to what the model can know ----------------------------------------------------
+
+export type Actual =
+  | M.Outcome
+  | { readonly _tag: "unavailable" }
+  | { readonly _tag: "sagaRun"; readonly sagaId: string; readonly status: M.Saga["status"]; readonly price: number | null; readonly txId: string | null; readonly reason: string | null }
+
+export const fromPurchase = (p: { readonly status: string; readonly transaction: { readonly id: string; readonly priceCents: number } | null; readonly approval: { readonly id: string; readonly reason: string } | null }): Actual =>
+  p.status === "pending_approval"
+    ? { _tag: "pending", reason: p.approval!.reason as "manual", approvalId: p.approval!.id }
+    : p.status === "failed"
+      ? { _tag: "failed", txId: p.transaction!.id }
+      : { _tag: "completed", price: p.transaction!.priceCents, txId: p.transaction!.id }
+
+export const fromSaga = (g: { readonly id: string; readonly status: string; readonly priceCents: number | null; readonly transactionId: string | null; readonly failure: { readonly reason: string } | null }): Actual => ({
+  _tag: "sagaRun",
+  sagaId: g.id,
+  status: g.status as M.Saga["status"],
+  price: g.priceCents,
+  txId: g.transactionId,
+  reason: g.failure?.reason ?? null
+})
+
+export const fromError = (e: unknown): Actual => {
+  const err = e as { readonly _tag: string; readonly policy?: string; readonly state?: string }
+  if (err._tag === "StorageUnavailable") return { _tag: "unavailable" }
+  return { _tag: "refused", error: err._tag, ...(err.policy !== undefined ? { policy: err.policy } : {}), ...(err.state !== undefined ? { state: err.state } : {}) }
+}
+
+/** A saga compensated for a policy names the policy in its failure reason (P1). */
+const POLICIES = new Set(["allowedSellers", "allowedCategories", "perTransactionLimit", "dailyLimit", "monthlyLimit"])
+
+export const matches = (expected: M.Outcome, actual: Actual): boolean => {
+  switch (expected._tag) {
+    case "completed":
+      return actual._tag === "completed" && actual.price === expected.price
+    case "failed":
+      return actual._tag === "failed"
+    case "pending":
+      return actual._tag === "pending" && actual.reason === expected.reason
+    case "replayTx":
+      return (actual._tag === "completed" || actual._tag === "failed") && actual.txId === expected.txId
+    case "replayApproval":
+      return actual._tag === "pending" && actual.approvalId === expected.approvalId
+    case "refused":
+      return actual._tag === "refused" && actual.error === expected.error && (expected.policy === undefined || actual.policy === expected.policy) && (expected.state === undefined || actual.state === expected.state)
+    case "saga":
+      if (actual._tag !== "sagaRun" || actual.status !== expected.status) return false
+      if (expected.status !== "compensated") return actual.price === expected.price
+      return expected.why === undefined || !POLICIES.has(expected.why) || (actual.reason ?? "").includes(expected.why)
+    case "ok":
+      return actual._tag === "ok"
+  }
+}
+
+export const idsOf = (a: Actual) =>
+  a._tag === "sagaRun"
+    ? { sagaId: a.sagaId, txId: a.txId ?? undefined }
+    : { txId: "txId" in a ? a.txId : undefined, approvalId: "approvalId" in a ? a.approvalId : undefined }
+
+export const label = (a: Actual) =>
+  a._tag === "refused"
+    ? `refused:${a.error}${"policy" in a && a.policy ? `:${a.policy}` : ""}${"state" in a && a.state ? `:${a.state}` : ""}`
+    : a._tag === "sagaRun"
+      ? `saga ${a.status}`
+      : a._tag
+
+export class Divergence extends Error {}
+export const diverge = (what: string, detail: unknown) => new Divergence(`${what}: ${JSON.stringify(detail)}`)
