@@ -239,8 +239,8 @@ const run = (stats: Stats, storage: Storage, sc: Scenario) =>
               if (balance !== s.balances[i]) throw diverge(`${where}: party ${i}'s balance`, { op, real: balance, model: s.balances[i] })
               if (i === M.PLATFORM) continue
               const view = yield* wallet.view(ids[i])
-              if (view.spentTodayCents !== M.spentToday(s, i) || view.spentThisMonthCents !== M.spentThisMonth(s, i)) {
-                throw diverge(`${where}: agent ${i}'s spend`, { op, real: [view.spentTodayCents, view.spentThisMonthCents], model: [M.spentToday(s, i), M.spentThisMonth(s, i)] })
+              if (view.spentTodayCents !== M.spentToday(s, i) || view.spentThisMonthCents !== M.spentThisMonth(s, i) || view.heldCents !== M.held(s, i)) {
+                throw diverge(`${where}: agent ${i}'s spend and held`, { op, real: [view.spentTodayCents, view.spentThisMonthCents, view.heldCents], model: [M.spentToday(s, i), M.spentThisMonth(s, i), M.held(s, i)] })
               }
               const bought = yield* commerce.listTransactions(ids[i], { role: "buyer", limit: 500 })
               const expected = [...s.txs.values()].filter((t) => t.buyer === i)

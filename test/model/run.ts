@@ -1,7 +1,8 @@
 // `npm run test:model -- [--ops N] [--storage memory,embedded,postgres] [--seed S] [--no-shrink]`:
 // the long run of the money-path reference model (test/model/money.model.test.ts) — N generated
-// operations per storage (default 10,000), as runs of up to 30 operations each. CI runs the same
-// test with a small MODEL_RUNS inside `npm test`.
+// operations per storage (default 10,000), as runs of up to 30 operations each, from a random seed
+// unless --seed is given (printed, to replay a failure). CI runs the same test inside `npm test`
+// with 12 runs and the test's fixed seed.
 import { spawnSync } from "node:child_process"
 import { parseArgs } from "node:util"
 
@@ -21,14 +22,15 @@ if (values.help) {
 const OPS_PER_RUN = 30
 // A run draws between 15 and 30 operations (22.5 on average).
 const runs = Math.ceil(Number(values.ops) / ((OPS_PER_RUN + Math.ceil(OPS_PER_RUN / 2)) / 2))
+const seed = values.seed ?? String(Math.floor(Math.random() * 2 ** 31))
 const env = {
   ...process.env,
   MODEL_RUNS: String(runs),
   MODEL_OPS: String(OPS_PER_RUN),
-  ...(values.seed !== undefined ? { MODEL_SEED: values.seed } : {}),
+  MODEL_SEED: seed,
   ...(values.storage !== undefined ? { TEST_STORAGES: values.storage } : {}),
   ...(values["no-shrink"] ? { MODEL_SHRINK: "0" } : {})
 }
-console.log(`money model: ${runs} runs × ≤ ${OPS_PER_RUN} operations (≈ ${values.ops} operations) per storage`)
-const result = spawnSync("npx", ["vitest", "run", "test/model/money.model.test.ts", ], { stdio: "inherit", env })
+console.log(`money model: seed ${seed}, ${runs} runs × ≤ ${OPS_PER_RUN} operations (≈ ${values.ops} operations) per storage`)
+const result = spawnSync("npx", ["vitest", "run", "test/model/money.model.test.ts", "-t", "generated runs"], { stdio: "inherit", env })
 process.exit(result.status ?? 1)
