@@ -1,4 +1,5 @@
-// Mutation testing of the money path (docs/testing.md): `npm run test:mutation`. Mutates the
+// Mutation testing of the money path (docs/testing.md): `npm run test:mutation` runs the model's
+// planted bugs first (test/model/mutants.ts: each must make the model suite fail), then this. Mutates the
 // settlement writer, ledger, wallet and policies, idempotency, the 85/15 split and the memory stores
 // behind them; runs only the money suites on the memory storage (vitest.mutation.config.ts), with
 // per-test coverage so each mutant runs just the tests that reach it. Incremental: the result file
@@ -24,8 +25,8 @@ export default {
     "src/layers/storage/memory/settlement.ts",
     // The wallet's running spend totals and its store (the rest of the file is catalog/reputation).
     // Line ranges: re-check them whenever this file changes (merges moved them once, unnoticed).
-    "src/layers/storage/memory/commerce.ts:147-152",
-    "src/layers/storage/memory/commerce.ts:432-501"
+    "src/layers/storage/memory/commerce.ts:160-182",
+    "src/layers/storage/memory/commerce.ts:508-583"
   ],
   // Code run while modules load or layers are built (beforeAll) is "static": such a mutant runs the
   // whole (small, ~5 s) mutation suite rather than being credited to one test.
