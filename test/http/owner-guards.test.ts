@@ -152,6 +152,25 @@ describe("the owner's cookie on every spelling of a dashboard write", () => {
     }
   })
 
+  it("a retried buy under the same Idempotency-Key is the same request on any spelling: the first purchase replayed, no second charge", async () => {
+    const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
+    const json = { ...buyer.auth, "content-type": "application/json" }
+    expect((await raw("/api/v1/agent/commerce/wallet/topup", "POST", json, JSON.stringify({ amountCents: 5_000 }))).status).toBe(201)
+    const wallet = async () => (await raw("/api/v1/agent/commerce/wallet", "GET", buyer.auth, "")).body.balanceCents as number
+    const headers = { ...json, "idempotency-key": "spelled-1" }
+    const body = JSON.stringify({ serviceId: "svc_doc_translate", tierId: "starter", input: "once" })
+    const first = await raw("/api/v1/agent/commerce/buy", "POST", headers, body)
+    expect(first.status).toBe(201)
+    const after = await wallet()
+    const id = (first.body.transaction as { id: string }).id
+    for (const s of ["//api//v1/agent/commerce/buy/", "/api/v1/agent/commerce/buy;x", "/%61pi/v1/agent/commerce/buy"]) {
+      const again = await raw(s, "POST", headers, body)
+      expect(again.status, s).toBe(201)
+      expect((again.body.transaction as { id: string }).id, s).toBe(id)
+    }
+    expect(await wallet()).toBe(after)
+  })
+
   it("after all of it the owner is still signed in, the key still works and the purchase still waits", async () => {
     const keys = await fetch(`${server.baseUrl}/api/dashboard/keys`, { headers: { cookie: owner.cookie } })
     expect(keys.status).toBe(200)
