@@ -3,7 +3,7 @@
 // transaction, review once, dispute refund, and owner approvals through the dashboard.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
-import { adminDatabaseUrl } from "../fixtures/db.js"
+import { describeEachStorage } from "../fixtures/suite.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
 let server: TestServer
@@ -38,9 +38,7 @@ const publish = (seller: AgentKey, name: string, tier: { id: string; name: strin
     }
   })
 
-const storages = adminDatabaseUrl ? (["memory", "embedded", "postgres"] as const) : (["memory", "embedded"] as const)
-
-describe.each(storages)("commerce over HTTP [%s]", (storage) => {
+describeEachStorage("commerce over HTTP", (storage) => {
   beforeAll(async () => {
     server = await startServer({ storage, config: { rateLimitPerMinute: 10_000, rateLimitPerDay: 100_000, negotiationDelayMs: 0 } })
   })

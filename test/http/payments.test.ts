@@ -1,5 +1,6 @@
 // Payments end to end: the fake processor's hosted page (a person's clicks, over HTTP), the
 // webhook endpoint, the procedures; then the Stripe layer against a local stub of Stripe.
+import { requirePrerequisite, skipUnlessCi } from "../fixtures/prerequisites.js"
 import { Effect, Exit, Option, Redacted, Scope } from "effect"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -350,8 +351,9 @@ describe("payments over HTTP, PAYMENTS=stripe against a local Stripe stub", () =
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 
-describe.skipIf(!existsSync(CHROMIUM))("the fake checkout page in a real browser (chromium)", () => {
+describe.skipIf(skipUnlessCi(existsSync(CHROMIUM) ? undefined : `no chromium at ${CHROMIUM} (set CHROMIUM_PATH)`) !== undefined)("the fake checkout page in a real browser (chromium)", () => {
   it("a person opens the checkout address, clicks Pay, lands on the success page; the purchase is paid", async () => {
+    requirePrerequisite(existsSync(CHROMIUM) ? undefined : `no chromium at ${CHROMIUM} (set CHROMIUM_PATH)`)
     const server = await startRuntimeServer()
     const profile = mkdtempSync(join(tmpdir(), "chromium-checkout-"))
     const { chromium } = await import("playwright-core")

@@ -323,8 +323,9 @@ export const renderAgentPage = (d: AgentPageData, message: { readonly notice?: s
 <section id="approvals" aria-labelledby="approvals-title" data-poll="${path}/approvals.json" data-interval="${APPROVAL_POLL_MS}">
 <h2 id="approvals-title">Pending approvals <span id="approvals-count" class="badge">${d.pending.length}</span></h2>
 <p id="approvals-live" class="hint" aria-live="polite">${p.autonomyLevel === "full_auto" ? "In full_auto nothing waits: set semi_auto (purchases over the approval threshold) or manual (every purchase) below." : p.autonomyLevel === "semi_auto" ? `Purchases over ${usd(p.approvalThresholdCents)} wait here for you, up to 7 days.` : "Every purchase waits here for you, up to 7 days."} New ones appear without reloading.</p>
+<p class="hint">Approving charges exactly the amount shown. If the seller changed the price or the tier since the agent asked, the approval is void and nothing is charged: the agent asks again.</p>
 <div class="table-wrap"><table>
-<thead><tr><th scope="col">Service / tier</th><th scope="col">Price</th><th scope="col">Why</th><th scope="col">Asked</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Decide</span></th></tr></thead>
+<thead><tr><th scope="col">Service / tier</th><th scope="col">Approving charges</th><th scope="col">Why</th><th scope="col">Asked</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Decide</span></th></tr></thead>
 <tbody id="approvals-body">${d.pending.map((x) => approvalRow(a.id, x)).join("\n")}</tbody>
 </table></div>
 </section>
