@@ -418,3 +418,22 @@ export const runDueSagas = (s: State, txIds: ReadonlyMap<string, string | null>)
     }
   }
 }
+
+/**
+ * A pay-per-request call (MPP) of an agent's per_call service, paid with the challenge it was
+ * given: the owner's rules as for any purchase, except that a purchase needing approval is refused
+ * (a paid call cannot wait); a short wallet answers a fresh challenge (402); nothing is charged
+ * unless the call is served.
+ */
+export const paidCall = (s: State, c: { readonly buyer: number; readonly seller: number; readonly tier: number }, txId: string | undefined): Outcome => {
+  const price = s.prices[c.seller][c.tier]
+  const decision = authorize(s, c.buyer, c.seller, price, false)
+  if (typeof decision === "object" && "wait" in decision) return refused("ApprovalRequired")
+  if (decision !== "approved") return decision
+  if (s.balances[c.buyer] < price) return refused("PaymentRequired")
+  const before = s.balances[c.buyer]
+  s.balances[c.buyer] -= price
+  pay(s, c.buyer, c.seller, price, txId ?? "?")
+  afterDebit(s, c.buyer, before)
+  return { _tag: "completed", price, txId: txId ?? "?" }
+}

@@ -19,6 +19,7 @@ import { Catalog } from "../../src/services/Catalog.js"
 import { Commerce } from "../../src/services/Commerce.js"
 import { Disputes } from "../../src/services/Disputes.js"
 import { Ledger } from "../../src/services/Ledger.js"
+import { makeCredential, Mpp } from "../../src/services/Mpp.js"
 import { Negotiations } from "../../src/services/Negotiation.js"
 import { Sagas } from "../../src/services/Saga.js"
 import { Wallet } from "../../src/services/Wallet.js"
@@ -182,9 +183,25 @@ const run = (stats: Stats, storage: Storage, sc: Scenario) =>
               return { actual, apply: (st: M.State) => M.refund(st, tx.id) }
             }
             case "reprice": {
-              const prices = s.prices[op.seller].map((p, t) => tier(`t${t}`, t === op.tier ? op.price : p))
-              const actual = yield* attempt(Effect.flatMap(Catalog, (c) => c.update(agents[op.seller].caller, agents[op.seller].service.id, { tiers: prices } as never)).pipe(Effect.as({ _tag: "ok" } as Actual)))
-              return { actual, apply: (st: M.State) => M.reprice(st, op.seller, op.tier, op.price) }
+              const quoted = [...s.approvals.values()].filter((a) => a.status === "pending" && a.seller !== M.PLATFORM)
+              const target = op.approval !== null && quoted.length > 0 ? quoted[op.approval % quoted.length] : { seller: op.seller, tier: op.tier }
+              const prices = s.prices[target.seller].map((p, t) => tier(`t${t}`, t === target.tier ? op.price : p))
+              const actual = yield* attempt(Effect.flatMap(Catalog, (c) => c.update(agents[target.seller].caller, agents[target.seller].service.id, { tiers: prices } as never)).pipe(Effect.as({ _tag: "ok" } as Actual)))
+              return { actual, apply: (st: M.State) => M.reprice(st, target.seller, target.tier, op.price) }
+            }
+            case "paidCall": {
+              const caller = agents[op.buyer].caller
+              const body = { serviceId: serviceOf(op.seller), tierId: tierIdOf(op.seller, op.tier), input: { n: 1 }, body: "{}", credentialHeader: undefined }
+              const actual = yield* attempt(
+                Effect.gen(function* () {
+                  const mpp = yield* Mpp
+                  const first = yield* Effect.flip(mpp.invoke(caller, { ...body, credential: undefined }))
+                  if (first._tag !== "PaymentRequired") return yield* Effect.fail(first)
+                  const paid = yield* mpp.invoke(caller, { ...body, credential: makeCredential(first.challenge) })
+                  return { _tag: "completed", price: paid.chargedCents, txId: paid.transactionId } as Actual
+                })
+              )
+              return { actual, apply: (st: M.State) => M.paidCall(st, op, idsOf(actual).txId) }
             }
             case "buyNegotiated": {
               const list = [...s.negotiations.values()]
@@ -407,8 +424,8 @@ const promises: ReadonlyArray<{ readonly name: string; readonly sc: Scenario }> 
         { _tag: "policy", agent: 0, policy: { ...M.DEFAULT_POLICY, autonomyLevel: "manual" } },
         { _tag: "buy", b: { buyer: 0, seller: 1, tier: 0, key: "k1", simulate: "ok" } },
         { _tag: "buy", b: { buyer: 0, seller: 2, tier: 1, key: null, simulate: "ok" } },
-        { _tag: "reprice", seller: 1, tier: 0, price: 250 },
-        { _tag: "reprice", seller: 2, tier: 1, price: 99 },
+        { _tag: "reprice", seller: 1, tier: 0, price: 250, approval: null },
+        { _tag: "reprice", seller: 2, tier: 1, price: 99, approval: null },
         { _tag: "approve", pick: 0 },
         { _tag: "approve", pick: 1 },
         { _tag: "decline", pick: 0 },

@@ -16,6 +16,7 @@ import { Ids } from "../../src/services/Db.js"
 import { KeysStore } from "../../src/services/Keys.js"
 import { Agent } from "../../src/schema/keys.js"
 import { LedgerStore } from "../../src/services/Ledger.js"
+import { Mpp } from "../../src/services/Mpp.js"
 import { Negotiations } from "../../src/services/Negotiation.js"
 import { Sagas } from "../../src/services/Saga.js"
 import { SettlementStore } from "../../src/services/Settlement.js"
@@ -76,9 +77,9 @@ export const storageFor = (c: StorageCase) =>
   })
 
 const offers = CatalogOffersLive.pipe(Layer.provide(Catalog.layer))
-/** Commerce (with negotiated prices), wallets, disputes, sagas and negotiations over the stores. */
+/** Commerce (with negotiated prices), wallets, disputes, sagas, negotiations and paid calls (MPP) over the stores. */
 export const servicesLayer = commerceServices.pipe(
-  Layer.provideMerge(Layer.mergeAll(Sagas.layer, NegotiatedPricesLive).pipe(Layer.provideMerge(Negotiations.layer))),
+  Layer.provideMerge(Layer.mergeAll(Sagas.layer, Mpp.layer, NegotiatedPricesLive).pipe(Layer.provideMerge(Negotiations.layer))),
   Layer.provideMerge(offers),
   Layer.provideMerge(Ids.Live)
 ) as unknown as Layer.Layer<any, unknown, any>

@@ -13,12 +13,17 @@ export type Op =
   | { readonly _tag: "policy"; readonly agent: number; readonly policy: M.Policy }
   | { readonly _tag: "approve" | "decline"; readonly pick: number }
   | { readonly _tag: "refund"; readonly pick: number }
-  /** The seller changes one tier's list price (possibly to the same price). */
-  | { readonly _tag: "reprice"; readonly seller: number; readonly tier: number; readonly price: number }
+  /**
+   * The seller changes one tier's list price (possibly to the same price); with `approval`, the
+   * tier an approval of the run quoted (when there is one, of an agent's service).
+   */
+  | { readonly _tag: "reprice"; readonly seller: number; readonly tier: number; readonly price: number; readonly approval: number | null }
   /** Twin negotiations, with and without terms; the buyer accepts a counter. */
   | { readonly _tag: "negotiate"; readonly buyer: number; readonly seller: number; readonly tier: number; readonly offerPct: number; readonly terms: { readonly volume?: number; readonly durationMonths?: number } }
   /** A purchase at a negotiated price (any negotiation of the run: used, expired or not). */
   | { readonly _tag: "buyNegotiated"; readonly pick: number; readonly simulate: M.Delivery }
+  /** A pay-per-request call (MPP) of an agent's service: the 402 challenge, then the paid call. */
+  | { readonly _tag: "paidCall"; readonly buyer: number; readonly seller: number; readonly tier: number }
   | { readonly _tag: "advance"; readonly ms: number }
   | { readonly _tag: "concurrent"; readonly buys: ReadonlyArray<M.Buy> }
   /** Sagas started at once for one buyer (some serial order must explain them). */
@@ -87,14 +92,25 @@ export const simpleOpArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ agent: agentArb, policy: policyArb }).map((r) => ({ _tag: "policy" as const, ...r })) },
   { weight: 3, arbitrary: fc.nat().map((pick) => ({ _tag: "approve" as const, pick })) },
   { weight: 1, arbitrary: fc.nat().map((pick) => ({ _tag: "decline" as const, pick })) },
-  { weight: 3, arbitrary: fc.nat().map((pick) => ({ _tag: "refund" as const, pick })) }
+  { weight: 3, arbitrary: fc.nat().map((pick) => ({ _tag: "refund" as const, pick })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ buyer: agentArb, pick: fc.nat({ max: 1 }), tier: fc.integer({ min: 0, max: M.TIERS - 1 }) })
+      .map((r) => ({ _tag: "paidCall" as const, buyer: r.buyer, seller: sellerFor(r.buyer, r.pick), tier: r.tier }))
+  }
 )
 
 const termsArb = fc.record({ volume: fc.constantFrom(10, 50, 100, 1_000), durationMonths: fc.constantFrom(3, 12, 24) }, { requiredKeys: [] })
 
 export const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 20, arbitrary: simpleOpArb },
-  { weight: 2, arbitrary: fc.record({ seller: agentArb, tier: fc.integer({ min: 0, max: M.TIERS - 1 }), price: fc.constantFrom(...PRICES) }).map((r) => ({ _tag: "reprice" as const, ...r })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({ seller: agentArb, tier: fc.integer({ min: 0, max: M.TIERS - 1 }), price: fc.constantFrom(...PRICES), approval: fc.option(fc.nat(), { freq: 2 }) })
+      .map((r) => ({ _tag: "reprice" as const, ...r }))
+  },
   {
     weight: 2,
     arbitrary: fc
