@@ -166,7 +166,9 @@ describe.skipIf(postgresSkipReason !== undefined)("keys CLI directly on Postgres
 
   it("writes into the database the server uses: create, list and revoke as the operator", async () => {
     const env = { STORAGE: "postgres", DATABASE_URL: url }
+    const asked = Date.now()
     const r = await cli(["create", "--email", "ops@example.com", "--password", "operator pass 1", "--agent", "db agent", "--permissions", "catalog:read,invest", "--expires", "30d"], env)
+    const answered = Date.now()
     expect(r.code, `stderr: ${r.stderr}\nstdout: ${r.stdout}`).toBe(0)
     expect(r.stderr.replace(/npm warn[^\n]*\n/g, "")).toBe("")
     const secret = secretIn(r.stdout)
@@ -176,7 +178,9 @@ describe.skipIf(postgresSkipReason !== undefined)("keys CLI directly on Postgres
     expect(res.status).toBe(200)
     const body = (await res.json()) as { key: { id: string; permissions: Array<string>; expiresAt: string } }
     expect(body.key.permissions).toEqual(["catalog:read", "invest"])
-    expect(Math.abs(Date.parse(body.key.expiresAt) - (Date.now() + 30 * 86_400_000))).toBeLessThan(120_000)
+    // 30 days from when the CLI made it: between the command's start and its end.
+    expect(Date.parse(body.key.expiresAt)).toBeGreaterThanOrEqual(asked + 30 * 86_400_000)
+    expect(Date.parse(body.key.expiresAt)).toBeLessThanOrEqual(answered + 30 * 86_400_000)
 
     const list = await cli(["list", "--email", "OPS@example.com", "--json"], env)
     expect(list.code, list.stderr).toBe(0)

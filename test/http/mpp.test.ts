@@ -128,12 +128,16 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     const feesBefore = await balance(PLATFORM_FEES)
     const body = { input: { text: "Olá, mundo", to: "en" } }
 
+    const asked = Date.now()
     const first = await invoke(k, body)
+    const answered = Date.now()
     const { challenge, body: problem } = await strictRefusal(first, "payment-required")
     expect(challenge).toMatchObject({ realm: "ai2aic-commerce", method: "credits", intent: "charge", header: "Payment-Authorization" })
     // RFC 9530 over the body bytes as sent.
     expect(challenge.digest).toBe(`sha-256=:${createHash("sha256").update(JSON.stringify(body)).digest("base64")}:`)
-    expect(Date.parse(challenge.expires) - Date.now()).toBeGreaterThan(4 * 60_000)
+    // 5 minutes from when it was issued (docs/mpp.md), bracketed by this request's send and answer (RFC 3339 may drop the milliseconds).
+    expect(Date.parse(challenge.expires)).toBeGreaterThanOrEqual(Math.floor(asked / 1000) * 1000 + 5 * 60_000)
+    expect(Date.parse(challenge.expires)).toBeLessThanOrEqual(answered + 5 * 60_000)
     const request = JSON.parse(Buffer.from(challenge.request, "base64url").toString("utf8"))
     expect(request).toEqual({ amount: "2", currency: "usd", description: "Translate Pro (Standard): one call", externalId: `${SERVICE}/standard`, recipient: walletAccount(SELLER) })
     expect(problem).toMatchObject({
