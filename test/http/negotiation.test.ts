@@ -83,18 +83,22 @@ describeEachStorage("negotiation over HTTP", (storage) => {
     expect((await post(`${COMMERCE}/negotiate`, k, { serviceId: "svc_none", tierId: "business", proposedPriceCents: 10 })).status).toBe(404)
   })
 
-  it("terms move the seller's target: volume 50 + 12 months accept 7189 on a 7900 list; an unknown term key is refused, named", async () => {
+  it("terms are recorded but buy no discount: volume 1000 + 120 months get the same counter as no terms; an unknown term key is refused, named", async () => {
     const k = await negotiator()
-    // A misspelt term would silently lose its discount: it is refused instead, naming the key.
+    // A misspelt term is refused, naming the key, rather than silently dropped.
     const typo = await post(`${COMMERCE}/negotiate`, k, { serviceId: "svc_doc_translate", tierId: "business", proposedPriceCents: 7189, terms: { volume: 50, durationMonth: 12 } })
     expect(typo.status).toBe(400)
     expect(await typo.json()).toMatchObject({ type: "InvalidInput", field: "terms.durationMonth" })
-    const res = await post(`${COMMERCE}/negotiate`, k, { serviceId: "svc_doc_translate", tierId: "business", proposedPriceCents: 7189, terms: { volume: 50, durationMonths: 12 } })
+    const res = await post(`${COMMERCE}/negotiate`, k, { serviceId: "svc_doc_translate", tierId: "business", proposedPriceCents: 7189, terms: { volume: 1000, durationMonths: 120 } })
     expect(res.status).toBe(201)
     const n = await res.json()
-    expect(n.terms).toEqual({ volume: 50, durationMonths: 12 })
-    const answered = await waitForAnswer(k, n.id)
-    expect(answered).toMatchObject({ status: "accepted", agreedPriceCents: 7189 })
+    expect(n.terms).toEqual({ volume: 1000, durationMonths: 120 })
+    const plain = await (await post(`${COMMERCE}/negotiate`, k, { serviceId: "svc_doc_translate", tierId: "business", proposedPriceCents: 7189 })).json()
+    // Nothing holds a buyer to a promised volume, so promising one changes nothing: 7189 is under the
+    // 7900 list price either way, and the seller counters 7900 − ⌊711 × 30 %⌋ = 7687 (docs/negotiation.md).
+    const [withTerms, without] = [await waitForAnswer(k, n.id), await waitForAnswer(k, plain.id)]
+    expect(withTerms).toMatchObject({ status: "awaiting_buyer", currentPriceCents: 7687, agreedPriceCents: null })
+    expect(without).toMatchObject({ status: "awaiting_buyer", currentPriceCents: 7687, agreedPriceCents: null })
     const bad = await post(`${COMMERCE}/negotiate`, k, { serviceId: "svc_doc_translate", tierId: "business", proposedPriceCents: 7189, terms: { volume: -1 } })
     expect(bad.status).toBe(400)
   })
