@@ -139,8 +139,9 @@ const run = (stats: Stats, storage: Storage, sc: Scenario) =>
               const actual = yield* attempt(Effect.flatMap(Wallet, (w) => w.topup(ids[op.agent], op.amount)).pipe(Effect.as({ _tag: "ok" } as Actual)))
               return { actual, apply: (st: M.State) => M.topup(st, op.agent, op.amount) }
             }
-            case "policy": {
-              const p = op.policy
+            case "policy":
+            case "limit": {
+              const p = op._tag === "policy" ? op.policy : { ...s.policies[op.agent], [op.field]: op.cents }
               const body = { ...p, allowedSellers: p.allowedSellers === null ? null : p.allowedSellers.map((i) => ids[i]) }
               const actual = yield* attempt(Effect.flatMap(Wallet, (w) => w.updatePolicy(ids[op.agent], body as never, { byOwner: true })).pipe(Effect.as({ _tag: "ok" } as Actual)))
               return { actual, apply: (st: M.State) => M.setPolicy(st, op.agent, p) }
@@ -468,7 +469,7 @@ for (const c of storageCases) {
   describe.skipIf(c.skip !== undefined)(`money model [${c.name}]`, () => {
     it(`${RUNS} generated runs of up to ${OPS} operations agree with the model and keep the owner's promises (seed ${SEED})`, async () => {
       console.log(`[money model ${c.name}] seed ${SEED}, ${RUNS} runs × ≤ ${OPS} ops; replay: MODEL_SEED=${SEED} MODEL_RUNS=${RUNS} MODEL_OPS=${OPS}`)
-      const stats = await Effect.runPromise(property(c, scenarioArb(OPS), { seed: SEED, numRuns: RUNS, endOnFailure: process.env.MODEL_SHRINK === "0", verbose: 1 }))
+      const stats = await Effect.runPromise(property(c, scenarioArb(OPS), { seed: SEED, numRuns: RUNS, endOnFailure: process.env.MODEL_SHRINK === "0", verbose: 1, includeErrorInReport: true }))
       console.log(`[money model ${c.name}] ${[...stats].sort().map(([k, n]) => `${k} ${n}`).join(", ")}`)
     }, 60_000 + RUNS * 20_000) // generous: a run is well under a second on memory, a few on Postgres
 

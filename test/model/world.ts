@@ -11,6 +11,8 @@ export type Op =
   | { readonly _tag: "buy"; readonly b: M.Buy }
   | { readonly _tag: "topup"; readonly agent: number; readonly amount: number }
   | { readonly _tag: "policy"; readonly agent: number; readonly policy: M.Policy }
+  /** The owner changes one limit of the agent's policy, keeping the rest. */
+  | { readonly _tag: "limit"; readonly agent: number; readonly field: "perTransactionLimitCents" | "dailyLimitCents" | "monthlyLimitCents"; readonly cents: number | null }
   | { readonly _tag: "approve" | "decline"; readonly pick: number }
   | { readonly _tag: "refund"; readonly pick: number }
   /**
@@ -90,6 +92,12 @@ export const simpleOpArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 10, arbitrary: buyArb.map((b) => ({ _tag: "buy" as const, b })) },
   { weight: 2, arbitrary: fc.record({ agent: agentArb, amount: fc.constantFrom(...PRICES, ...AMOUNTS) }).map((r) => ({ _tag: "topup" as const, ...r })) },
   { weight: 3, arbitrary: fc.record({ agent: agentArb, policy: policyArb }).map((r) => ({ _tag: "policy" as const, ...r })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({ agent: agentArb, field: fc.constantFrom("perTransactionLimitCents" as const, "dailyLimitCents" as const, "dailyLimitCents" as const, "monthlyLimitCents" as const), cents: limitArb })
+      .map((r) => ({ _tag: "limit" as const, ...r }))
+  },
   { weight: 3, arbitrary: fc.nat().map((pick) => ({ _tag: "approve" as const, pick })) },
   { weight: 1, arbitrary: fc.nat().map((pick) => ({ _tag: "decline" as const, pick })) },
   { weight: 3, arbitrary: fc.nat().map((pick) => ({ _tag: "refund" as const, pick })) },
@@ -124,7 +132,7 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(500, 1_000, 3_600_000, M.DAY_MS, 8 * M.DAY_MS, 20 * M.DAY_MS).map((ms) => ({ _tag: "advance" as const, ms })) },
   { weight: 3, arbitrary: fc.array(buyArb, { minLength: 2, maxLength: 4 }).map((buys) => ({ _tag: "concurrent" as const, buys })) },
   { weight: 2, arbitrary: sagaArb(agentArb, simulateArb).map((g) => ({ _tag: "sagas" as const, starts: [g] })) },
-  { weight: 3, arbitrary: concurrentSagasArb.map((starts) => ({ _tag: "sagas" as const, starts })) },
+  { weight: 5, arbitrary: concurrentSagasArb.map((starts) => ({ _tag: "sagas" as const, starts })) },
   { weight: 3, arbitrary: fc.record({ point: fc.constantFrom<FaultPoint>("settlement", "ledger", "wallet", "approval"), op: simpleOpArb }).map((r) => ({ _tag: "fault" as const, ...r })) },
   { weight: 1, arbitrary: fc.constant({ _tag: "restart" as const }) }
 )
