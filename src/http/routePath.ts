@@ -6,6 +6,14 @@
 // middleware reads these functions instead. Dot segments are resolved too: the router would not
 // match them, but a proxy in front may, and a guard that is stricter than the router costs nothing.
 
+/**
+ * The router's configuration. find-my-way stops matching a path parameter past 100 characters
+ * (UTF-16 units after decoding), which made a long id a "no route" instead of the parameter's own
+ * 400: the limit is raised past any URL Node accepts (16 KiB of headers), so every parameter
+ * reaches its schema and is refused, when too long, as the document says.
+ */
+export const ROUTER_CONFIG = { maxParamLength: 16_384 } as const
+
 const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i
 
 const decodeUnreserved = (path: string): string => {

@@ -7,6 +7,7 @@ import { createServer } from "node:http"
 import { Api } from "../http/api.js"
 import { HandlersLive } from "../http/handlers/index.js"
 import { GlobalMiddlewareLive } from "../http/middleware/global.js"
+import { ROUTER_CONFIG } from "../http/routePath.js"
 import { SiteRoutesLive } from "../http/site/routes.js"
 import { ApiDocsRoutesLive } from "../http/site/apiDocs.js"
 import { AgentFilesLive } from "../http/site/agentFiles.js"
@@ -111,7 +112,7 @@ const TracerOffLive = Layer.succeed(HttpMiddleware.TracerDisabledWhen, () => tru
  */
 const MinimumLogLevelLive = Layer.unwrap(Effect.map(AppConfig, (config) => Layer.succeed(References.MinimumLogLevel, config.logLevel)))
 
-export const HttpLive = HttpRouter.serve(RoutesLive, { disableLogger: true, disableListenLog: true }).pipe(
+export const HttpLive = HttpRouter.serve(RoutesLive, { disableLogger: true, disableListenLog: true, routerConfig: ROUTER_CONFIG }).pipe(
   Layer.provide([TracerOffLive, MaxBodySizeLive, AdaptersLive, MinimumLogLevelLive])
 )
 

@@ -227,10 +227,10 @@ const withIdempotency = <E, R>(
   idempotency: Context.Service.Shape<typeof Idempotency>,
   request: HttpServerRequest.HttpServerRequest,
   requestId: string,
-  inner: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  inner: Effect.Effect<Attempt, E, R>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
   const key = request.headers["idempotency-key"]
-  if (key === undefined || !MUTATING.has(request.method) || ENVELOPE_PATHS.has(guardPath(request.url))) return inner
+  if (key === undefined || !MUTATING.has(request.method) || ENVELOPE_PATHS.has(guardPath(request.url))) return Effect.map(inner, (a) => a.response)
   if (!IDEMPOTENCY_KEY.test(key)) {
     return Effect.succeed(
       errorResponse(new InvalidInput({ message: "Idempotency-Key must be 1 to 255 visible ASCII characters", field: "Idempotency-Key" }), requestId)
@@ -239,16 +239,38 @@ const withIdempotency = <E, R>(
   return idempotent(idempotency, request, requestId, inner, key) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 }
 
+/**
+ * A request's answer, and whether a handler gave it: the route matched, the caller was
+ * authenticated and allowed, and the input decoded. Only such answers are stored under an
+ * Idempotency-Key; a refusal before the handler changed nothing, and storing it would turn the
+ * corrected request with the same key into a 422.
+ */
+interface Attempt {
+  readonly response: HttpServerResponse.HttpServerResponse
+  readonly reached: boolean
+}
+
+/** A 403 that names the permission the caller lacks: the auth middleware's refusal (or a service's, equally without effect). */
+const missingPermission = (response: HttpServerResponse.HttpServerResponse): boolean => {
+  if (response.status !== 403 || response.body._tag !== "Uint8Array") return false
+  try {
+    const body = JSON.parse(decoder.decode(response.body.body)) as { permission?: unknown }
+    return typeof body?.permission === "string"
+  } catch {
+    return false
+  }
+}
+
 /** The body of withIdempotency, its generator function made once (not per request). */
 const idempotent = Effect.fnUntraced(function* (
   idempotency: Context.Service.Shape<typeof Idempotency>,
   request: HttpServerRequest.HttpServerRequest,
   requestId: string,
-  inner: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, unknown>,
+  inner: Effect.Effect<Attempt, unknown, unknown>,
   key: string
 ) {
     const body = yield* request.text.pipe(Effect.option)
-    if (Option.isNone(body)) return yield* inner
+    if (Option.isNone(body)) return (yield* inner).response
     const cookie = request.cookies[SESSION_COOKIE]
     // Without credentials the caller is its network address, so two anonymous clients never share keys.
     const anonymous = `anonymous:${Option.getOrElse(request.remoteAddress, () => "unknown")}`
@@ -270,12 +292,12 @@ const idempotent = Effect.fnUntraced(function* (
       if (claim._tag === "Failure") return errorResponse(claim.failure, requestId)
       const state = claim.success
       if (state._tag === "Started") {
-        const response = yield* inner.pipe(
+        const { response, reached } = yield* inner.pipe(
           Effect.provideService(currentIdempotencyKey, key),
           Effect.provideService(currentIdempotencyScope, scope),
           Effect.onExit((exit) => (exit._tag === "Failure" ? Effect.ignore(idempotency.release(scope, key)) : Effect.void))
         )
-        if (replayable(response.status) && response.body._tag === "Uint8Array") {
+        if (reached && replayable(response.status) && response.body._tag === "Uint8Array") {
           const headers: Record<string, string> = {}
           for (const [name, value] of Object.entries(response.headers)) {
             if (name !== "set-cookie" && name !== "x-request-id") headers[name] = value
@@ -449,10 +471,14 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
           requestId
         )
       } else {
-        // Failures are answered inside the idempotency wrapper, so a validation error is stored
-        // and replayed like any other first result.
+        // Failures below the handlers (no route, a method the path does not serve, input that does
+        // not decode, a JSON guard's refusal) are answered inside the idempotency wrapper but marked
+        // as not reached, so they are never stored under the key.
         const answered = withJsonGuard(request, requestId, routed).pipe(
-          Effect.catchCause((cause) => answerFailure(cause, request, requestId, config.maxBodyBytes, allowedMethods))
+          Effect.map((response): Attempt => ({ response, reached: note.route !== undefined && !missingPermission(response) })),
+          Effect.catchCause((cause) =>
+            Effect.map(answerFailure(cause, request, requestId, config.maxBodyBytes, allowedMethods), (response): Attempt => ({ response, reached: false }))
+          )
         )
         response = yield* withIdempotency(idempotency, request, requestId, answered).pipe(
           Effect.catchCause((cause) => answerFailure(cause, request, requestId, config.maxBodyBytes, allowedMethods)),
