@@ -261,17 +261,17 @@ export class Keys extends Context.Service<Keys>()("Keys", {
         return yield* Effect.fail(new Unauthorized({ message: "malformed API key" }))
       }
       const hash = sha256(secret)
-      const wall = Date.now()
+      // One clock read serves the cache's lifetime and the key's expiry.
+      const now = yield* Clock.currentTimeMillis
       let cached = cache.get(hash)
-      if (cached === undefined || cached.until <= wall) {
+      if (cached === undefined || cached.until <= now) {
         // Unknown keys are not cached: a key created a moment ago works at once.
         const found = yield* store.findKeyWithAgent(hash)
         if (!found) return yield* Effect.fail(new Unauthorized({ message: "unknown API key" }))
-        cached = { found, until: wall + KEY_CACHE_TTL_MS }
+        cached = { found, until: now + KEY_CACHE_TTL_MS }
         remember(hash, cached)
       }
       const { key, agent } = cached.found
-      const now = yield* Clock.currentTimeMillis
       if (key.revokedAt !== null) return yield* Effect.fail(new Unauthorized({ message: "this API key was revoked" }))
       if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) {
         return yield* Effect.fail(new Unauthorized({ message: "this API key expired" }))
@@ -296,7 +296,7 @@ export class Keys extends Context.Service<Keys>()("Keys", {
     const describeKey = Effect.fnUntraced(function* (keyId: string) {
       const hash = hashOfKey.get(keyId)
       const cached = hash !== undefined ? cache.get(hash) : undefined
-      if (cached !== undefined && cached.until > Date.now() && cached.found.agent !== undefined) return { key: toView(cached.found.key), agent: cached.found.agent }
+      if (cached !== undefined && cached.until > (yield* Clock.currentTimeMillis) && cached.found.agent !== undefined) return { key: toView(cached.found.key), agent: cached.found.agent }
       const key = yield* getKey(keyId)
       return { key, agent: yield* getAgent(key.agentId) }
     })
