@@ -7,6 +7,7 @@
 // - investing and building spend the wallet too, within the same limits.
 import { expect } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { FakeProcessorLive } from "../../src/layers/payments/fake.js"
 import { seedCatalog } from "../../src/layers/seed.js"
@@ -30,7 +31,9 @@ import { Payments } from "../../src/services/Payments.js"
 import { seedCatalogProjects } from "../../src/services/Projects.js"
 import { Sagas } from "../../src/services/Saga.js"
 import { Wallet } from "../../src/services/Wallet.js"
+import { explain } from "../fixtures/explain.js"
 import { forEachStorage } from "../fixtures/suite.js"
+import { heldStatement } from "../../src/layers/storage/postgres/commerce.js"
 
 // A seeded service of a platform seller: svc_doc_translate / starter, 1,900 cents, p95 12 s.
 const PLATFORM_SERVICE = "svc_doc_translate"
@@ -236,4 +239,43 @@ forEachStorage(
       })
     )
   }
+)
+
+// What the limits read costs the same whatever the buyer's history: the held escrow comes from its
+// running sagas through the partial index, never a walk of every saga it ever ran.
+forEachStorage(
+  "owner promises (the held read on SQL)",
+  (storage) => storage,
+  (it) => {
+    const steps = (escrow: string, settle: string) =>
+      JSON.stringify(["quote", "escrow", "deliver", "settle", "confirm"].map((name) => ({ name, status: name === "quote" ? "succeeded" : name === "escrow" ? escrow : name === "settle" ? settle : "pending" })))
+    it.effect("a buyer with 3,000 finished sagas and 3 running: the held read uses the running-sagas index and reads only those", () =>
+      Effect.gen(function* () {
+        const client = yield* Effect.serviceOption(SqlClient.SqlClient)
+        expect(client._tag).toBe("Some")
+        if (client._tag === "None") return
+        const sql = client.value
+        const buyer = `agt_held_${Math.random().toString(36).slice(2, 10)}`
+        yield* sql`INSERT INTO sagas (id, buyer_agent_id, account_id, seller_agent_id, service_id, tier_id, price_cents, status, steps, created_at, updated_at, finished_at, next_run_at)
+          SELECT ${buyer} || '_done_' || g, ${buyer}, 'acct_h', 'agt_s', 'svc_h', 't', 100, 'completed', ${steps("succeeded", "succeeded")}::jsonb, now(), now(), now(), NULL
+          FROM generate_series(1, 3000) g`
+        const running = (id: string, price: number, escrow: string, settle: string) =>
+          sql`INSERT INTO sagas (id, buyer_agent_id, account_id, seller_agent_id, service_id, tier_id, price_cents, status, steps, created_at, updated_at, finished_at, next_run_at)
+              VALUES (${`${buyer}_${id}`}, ${buyer}, 'acct_h', 'agt_s', 'svc_h', 't', ${price}, 'running', ${steps(escrow, settle)}::jsonb, now(), now(), NULL, now())`
+        yield* running("held", 700, "succeeded", "pending") // holds 700
+        yield* running("quoted", 900, "pending", "pending") // quoted, nothing held yet
+        yield* running("settled", 500, "succeeded", "succeeded") // settled, waiting for confirm: spent, not held
+        yield* sql`ANALYZE sagas`
+        const [row] = yield* heldStatement(sql, buyer)
+        expect(Number(row.total)).toBe(700)
+        const plan = yield* explain(sql, heldStatement(sql, buyer))
+        expect(plan.filter((n) => n["Node Type"] === "Seq Scan" && n["Relation Name"] === "sagas")).toEqual([])
+        const read = plan.filter((n) => n["Index Name"] === "sagas_running_buyer_idx").reduce((s, n) => s + n["Actual Rows"] * n["Actual Loops"], 0)
+        expect(read).toBeGreaterThan(0)
+        expect(read).toBeLessThanOrEqual(3)
+      })
+    )
+  },
+  undefined,
+  { only: ["embedded", "postgres"] }
 )

@@ -330,6 +330,16 @@ export const makePurchaseRows = (sql: SqlClient.SqlClient, w: WalletRecord) =>
     sql`INSERT INTO ledger_balances (account, balance) VALUES (${walletAccount(w.agentId)}, 0) ON CONFLICT (account) DO NOTHING`
   )
 
+/**
+ * The escrow the buyer's running sagas hold (escrow done, settle not yet): read through the partial
+ * index of running sagas (migration 0021), not the buyer's saga history.
+ */
+export const heldStatement = (sql: SqlClient.SqlClient, agentId: string) =>
+  sql<{ total: number }>`SELECT COALESCE(SUM(price_cents), 0)::bigint AS total FROM sagas
+    WHERE buyer_agent_id = ${agentId} AND status = 'running' AND price_cents IS NOT NULL
+      AND steps @> '[{"name":"escrow","status":"succeeded"}]'::jsonb
+      AND NOT steps @> '[{"name":"settle","status":"succeeded"}]'::jsonb`
+
 export const PgWalletStore = Layer.effect(
   WalletStore,
   Effect.gen(function* () {
@@ -365,13 +375,7 @@ export const PgWalletStore = Layer.effect(
               ON CONFLICT (agent_id) DO UPDATE SET policy = EXCLUDED.policy, updated_at = EXCLUDED.updated_at`
         ).pipe(Effect.asVoid),
       // Only the buyer's running sagas (partial index sagas_running_buyer_idx), not its history.
-      heldCents: (agentId) =>
-        orUnavailable(
-          sql<{ total: number }>`SELECT COALESCE(SUM(price_cents), 0)::bigint AS total FROM sagas
-            WHERE buyer_agent_id = ${agentId} AND status = 'running' AND price_cents IS NOT NULL
-              AND steps @> '[{"name":"escrow","status":"succeeded"}]'::jsonb
-              AND NOT steps @> '[{"name":"settle","status":"succeeded"}]'::jsonb`
-        ).pipe(Effect.map((r) => r[0]?.total ?? 0)),
+      heldCents: (agentId) => orUnavailable(heldStatement(sql, agentId)).pipe(Effect.map((r) => r[0]?.total ?? 0)),
       addSpend: (agentId, at, cents) =>
         cents === 0
           ? Effect.void
