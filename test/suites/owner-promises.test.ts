@@ -9,8 +9,6 @@ import { expect } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
-import { FakeProcessorLive } from "../../src/layers/payments/fake.js"
-import { seedCatalog } from "../../src/layers/seed.js"
 import { CommerceSeedLive } from "../../src/layers/seedCommerce.js"
 import type { PublishServiceBody, UpdateServiceBody, UpdateWalletBody } from "../../src/schema/commerce.js"
 import { cents } from "../../src/schema/common.js"
@@ -21,18 +19,15 @@ import { Catalog, CatalogOffersLive } from "../../src/services/Catalog.js"
 import { Commerce } from "../../src/services/Commerce.js"
 import { Ids } from "../../src/services/Db.js"
 import { Events } from "../../src/services/Events.js"
-import { NegotiationServicesLive, ProjectServicesLive } from "../../src/services/index.js"
+import { NegotiationServicesLive } from "../../src/services/index.js"
 import { Invest } from "../../src/services/Invest.js"
 import { Keys } from "../../src/services/Keys.js"
-import { Knowledge } from "../../src/services/Knowledge.js"
 import { Ledger } from "../../src/services/Ledger.js"
-import { Marketplace } from "../../src/services/Marketplace.js"
-import { Payments } from "../../src/services/Payments.js"
-import { seedCatalogProjects } from "../../src/services/Projects.js"
 import { Sagas } from "../../src/services/Saga.js"
 import { Wallet } from "../../src/services/Wallet.js"
 import { explain } from "../fixtures/explain.js"
 import { forEachStorage } from "../fixtures/suite.js"
+import { owner, projectSuite } from "../fixtures/projects.js"
 import { heldStatement } from "../../src/layers/storage/postgres/commerce.js"
 
 // A seeded service of a platform seller: svc_doc_translate / starter, 1,900 cents, p95 12 s.
@@ -187,59 +182,37 @@ forEachStorage(
   }
 )
 
-forEachStorage(
-  "owner promises (invest, build)",
-  (storage) =>
-    Layer.effectDiscard(Effect.andThen(seedCatalog, seedCatalogProjects)).pipe(
-      Layer.provideMerge(ProjectServicesLive),
-      Layer.provideMerge(Payments.layer),
-      Layer.provideMerge(FakeProcessorLive),
-      Layer.provideMerge(Layer.mergeAll(Ledger.layer, Events.layer, Keys.layer, Marketplace.layer, Knowledge.layer, Wallet.layer)),
-      Layer.provideMerge(storage),
-      Layer.provideMerge(Ids.Live)
-    ),
-  (it) => {
-    const owner = (credits: number) =>
-      Effect.gen(function* () {
-        const keys = yield* Keys
-        const ids = yield* Ids
-        const account = yield* keys.signUp({ email: `${yield* ids.make("o")}@example.com`.toLowerCase(), password: "correct horse battery", name: "Owner" })
-        const agent = yield* keys.createAgent(account.id, { name: "spender" })
-        yield* Effect.flatMap(Ledger, (l) => l.transfer({ kind: "grant", reference: `fund-${agent.id}`, from: EXTERNAL_GRANTS, to: walletAccount(agent.id), amount: credits }))
-        return { accountId: account.id, agentId: agent.id }
-      })
-
-    it.effect("investing and building spend the wallet within the owner's per-transaction, daily and monthly limits", () =>
-      Effect.gen(function* () {
-        const invest = yield* Invest
-        const builder = yield* Builder
-        const wallet = yield* Wallet
-        const o = yield* owner(100_000)
-        yield* wallet.updatePolicy(o.agentId, { perTransactionLimitCents: cents(600), dailyLimitCents: cents(1_000) }, { byOwner: true })
-        const balance = () => Effect.flatMap(Ledger, (l) => l.balance(walletAccount(o.agentId)))
-        expect(yield* Effect.flip(invest.invest(o.agentId, { amountCents: 700 }))).toMatchObject({ _tag: "PolicyViolation", policy: "perTransactionLimit" })
-        yield* invest.invest(o.agentId, { amountCents: 600 })
-        yield* invest.invest(o.agentId, { amountCents: 300 })
-        expect(yield* wallet.view(o.agentId)).toMatchObject({ spentTodayCents: 900, remainingTodayCents: 100 })
-        // 900 spent: a 100-cent build fits exactly, a second is over the day.
-        expect(yield* balance()).toBe(100_000 - 900)
-        const built = yield* builder.create(o, { name: "Fits", templateId: "logo-forge" })
-        expect(built.costCents).toBe(100)
-        expect(yield* Effect.flip(invest.invest(o.agentId, { amountCents: 10 }))).toMatchObject({ _tag: "PolicyViolation", policy: "dailyLimit" })
-        expect(yield* balance()).toBe(100_000 - 1_000)
-        // The next UTC day the window starts again; the month's limit still counts the first day.
-        yield* wallet.updatePolicy(o.agentId, { monthlyLimitCents: cents(1_500) }, { byOwner: true })
-        const now = yield* Clock.currentTimeMillis
-        const nextDay = Math.floor(now / 86_400_000 + 1) * 86_400_000
-        const sameMonth = new Date(now).getUTCMonth() === new Date(nextDay).getUTCMonth()
-        yield* TestClock.adjust(nextDay - now)
-        yield* invest.invest(o.agentId, { amountCents: 400 })
-        const next = yield* Effect.flip(invest.invest(o.agentId, { amountCents: 200 }))
-        expect(next).toMatchObject({ _tag: "PolicyViolation", policy: sameMonth ? "monthlyLimit" : "dailyLimit" })
-      })
-    )
-  }
-)
+projectSuite("owner promises (invest, build)", (it) => {
+  it.effect("investing and building spend the wallet within the owner's per-transaction, daily and monthly limits", () =>
+    Effect.gen(function* () {
+      const invest = yield* Invest
+      const builder = yield* Builder
+      const wallet = yield* Wallet
+      const o = yield* owner({ credits: 100_000 })
+      yield* wallet.updatePolicy(o.agentId, { perTransactionLimitCents: cents(600), dailyLimitCents: cents(1_000) }, { byOwner: true })
+      const balance = () => Effect.flatMap(Ledger, (l) => l.balance(walletAccount(o.agentId)))
+      expect(yield* Effect.flip(invest.invest(o.agentId, { amountCents: 700 }))).toMatchObject({ _tag: "PolicyViolation", policy: "perTransactionLimit" })
+      yield* invest.invest(o.agentId, { amountCents: 600 })
+      yield* invest.invest(o.agentId, { amountCents: 300 })
+      expect(yield* wallet.view(o.agentId)).toMatchObject({ spentTodayCents: 900, remainingTodayCents: 100 })
+      // 900 spent: a 100-cent build fits exactly, a second is over the day.
+      expect(yield* balance()).toBe(100_000 - 900)
+      const built = yield* builder.create(o.owner, { name: "Fits", templateId: "logo-forge" })
+      expect(built.costCents).toBe(100)
+      expect(yield* Effect.flip(invest.invest(o.agentId, { amountCents: 10 }))).toMatchObject({ _tag: "PolicyViolation", policy: "dailyLimit" })
+      expect(yield* balance()).toBe(100_000 - 1_000)
+      // The next UTC day the window starts again; the month's limit still counts the first day.
+      yield* wallet.updatePolicy(o.agentId, { monthlyLimitCents: cents(1_500) }, { byOwner: true })
+      const now = yield* Clock.currentTimeMillis
+      const nextDay = Math.floor(now / 86_400_000 + 1) * 86_400_000
+      const sameMonth = new Date(now).getUTCMonth() === new Date(nextDay).getUTCMonth()
+      yield* TestClock.adjust(nextDay - now)
+      yield* invest.invest(o.agentId, { amountCents: 400 })
+      const next = yield* Effect.flip(invest.invest(o.agentId, { amountCents: 200 }))
+      expect(next).toMatchObject({ _tag: "PolicyViolation", policy: sameMonth ? "monthlyLimit" : "dailyLimit" })
+    })
+  )
+})
 
 // What the limits read costs the same whatever the buyer's history: the held escrow comes from its
 // running sagas through the partial index, never a walk of every saga it ever ran.
