@@ -17,9 +17,9 @@ import pg from "pg"
 import { COUNTER_DRIFT_SQL } from "../../src/layers/storage/postgres/counters.js"
 import { underContract } from "../fixtures/contract.js"
 import { requireAdminDatabaseUrl } from "../fixtures/db.js"
+import { eventually } from "../fixtures/wait.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -56,8 +56,9 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `node <bundle>` with the given environment, waits until /health answers (any status) and
- * puts it under the OpenAPI contract of the document it serves.
+ * Starts `node <bundle>` with the given environment, waits until /health answers (any status; an
+ * exit before that fails with the output, and so does no answer within `readyTimeoutMs`) and puts
+ * it under the OpenAPI contract of the document it serves.
  */
 export const startServerProcess = async (
   bundle: string,
@@ -89,21 +90,17 @@ export const startServerProcess = async (
   child.stdout!.on("data", keep)
   child.stderr!.on("data", keep)
   const exited = () => child.exitCode !== null || child.signalCode !== null
-  const until = Date.now() + (options.readyTimeoutMs ?? 30_000)
-  for (;;) {
-    if (exited()) throw new Error(`server exited (${child.exitCode ?? child.signalCode}) before it answered:\n${output}`)
-    try {
-      // A request accepted before the app finished starting is never answered: time it out and retry.
-      await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) })
-      break
-    } catch {
-      if (Date.now() > until) {
-        child.kill("SIGKILL")
-        throw new Error(`server did not answer in time:\n${output}`)
-      }
-      await sleep(100)
-    }
-  }
+  // Ready when /health answers (any status); an exit before that ends the wait at once.
+  const ready = await eventually(
+    // A request accepted before the app finished starting is never answered: time it out and ask again.
+    async () => (exited() ? "exited" : (await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(5_000) })).status),
+    () => true,
+    { timeoutMs: options.readyTimeoutMs ?? 60_000, message: `server on ${baseUrl} did not answer /health` }
+  ).catch((e: unknown) => {
+    child.kill("SIGKILL")
+    throw new Error(`${e instanceof Error ? e.message : String(e)}:\n${output}`)
+  })
+  if (ready === "exited") throw new Error(`server exited (${child.exitCode ?? child.signalCode}) before it answered:\n${output}`)
   const waitExit = () => (exited() ? Promise.resolve() : new Promise<void>((r) => child.once("exit", () => r())))
   const { release } = await underContract(baseUrl)
   let released = false
