@@ -8,7 +8,7 @@ import { connect, createServer, type AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { apiDocument } from "../src/http/openapi.js"
 import { underContract } from "./fixtures/contract.js"
 import { freshDatabase, postgresSkipReason } from "./fixtures/db.js"
@@ -52,15 +52,23 @@ const fireFromFirstAccept = async (env: Record<string, string>, count: number) =
   child.stderr.on("data", (d) => (stderr += String(d)))
   const exit = new Promise<void>((resolve) => child.once("exit", () => resolve()))
   try {
-    const deadline = Date.now() + 60_000
-    while (!(await accepts(port))) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the server never accepted a connection: ${stderr}`)
-      await new Promise((r) => setTimeout(r, 5))
-    }
+    // The first accepted connection (asked every 5 ms: the requests go out as early as they can), or
+    // the child's exit, which ends the wait at once.
+    const first = await vi.waitFor(
+      async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return "exited"
+        if (!(await accepts(port))) throw new Error("not accepting yet")
+        return "accepted"
+      },
+      { timeout: 60_000, interval: 5 }
+    ).catch(() => "never")
+    if (first !== "accepted") throw new Error(`the server never accepted a connection (${first}): ${stderr}`)
     const paths = ["/health", "/api/discover", "/api/trpc/marketplace.getTemplates"]
+    // Each answered, or reported unanswered after 30 s: the bound tells a hang (a request accepted
+    // before the app was ready is never answered) from a slow answer, far beyond any answer's time.
     return await Promise.all(
       Array.from({ length: count }, (_, i) =>
-        fetch(`${baseUrl}${paths[i % paths.length]}`, { signal: AbortSignal.timeout(10_000) }).then(
+        fetch(`${baseUrl}${paths[i % paths.length]}`, { signal: AbortSignal.timeout(30_000) }).then(
           (r) => r.status,
           (e: unknown) => `no answer: ${String(e)}`
         )
