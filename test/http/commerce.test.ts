@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { describeEachStorage } from "../fixtures/suite.js"
+import { eventually } from "../fixtures/wait.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
 let server: TestServer
@@ -208,17 +209,19 @@ describeEachStorage("commerce over HTTP", (storage) => {
     await topup(buyer, 10_000)
     const proposed = await call(`${base}/negotiate`, { method: "POST", headers: as(buyer), body: { serviceId: "svc_doc_translate", tierId: "starter", proposedPriceCents: 1800 } })
     expect(proposed.status).toBe(201)
-    let negotiation = proposed.body
-    for (let i = 0; i < 100 && negotiation.status === "awaiting_seller"; i++) {
-      await new Promise((r) => setTimeout(r, 50))
-      negotiation = (await call(`${base}/negotiations/${proposed.body.id}`, { headers: as(buyer) })).body
-    }
-    if (negotiation.status === "awaiting_buyer") {
-      negotiation = (await call(`${base}/negotiate/${negotiation.id}/respond`, { method: "POST", headers: as(buyer), body: { action: "accept" } })).body
-    }
-    expect(negotiation.status).toBe("accepted")
-    const agreed = negotiation.agreedPriceCents
-    expect(agreed).toBeLessThan(1900)
+    // The automatic seller answers on its own (no delay here); the buyer waits for that answer.
+    const answered = await eventually(
+      async () => (await call(`${base}/negotiations/${proposed.body.id}`, { headers: as(buyer) })).body,
+      (n) => n.status !== "awaiting_seller",
+      { message: "the seller's answer" }
+    )
+    // docs/negotiation.md, svc_doc_translate (floorPct 70, counterStepPct 30), starter at 1,900:
+    // round 1 asks from the target 1,900 and moves ⌊(1,900 − 1,800) × 30 / 100⌋ = 30 toward the
+    // offer: a counter of 1,870 (above the floor ⌈1,900 × 0.7⌉ = 1,330), now the buyer's turn.
+    expect(answered).toMatchObject({ status: "awaiting_buyer", currentPriceCents: 1870 })
+    const negotiation = (await call(`${base}/negotiate/${answered.id}/respond`, { method: "POST", headers: as(buyer), body: { action: "accept" } })).body
+    expect(negotiation).toMatchObject({ status: "accepted", agreedPriceCents: 1870 })
+    const agreed = 1870
     const bought = await buy(buyer, { serviceId: "svc_doc_translate", tierId: "starter", input: "n", negotiationId: negotiation.id })
     expect(bought.status).toBe(201)
     expect(bought.body.transaction).toMatchObject({ priceCents: agreed, listPriceCents: 1900, negotiationId: negotiation.id })
