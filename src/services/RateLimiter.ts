@@ -134,7 +134,9 @@ export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
 
     const takeIn: (bucket: string, specs: ReadonlyArray<WindowSpec>, ahead: boolean) => Effect.Effect<ReadonlyArray<WindowStanding>, RateLimited | StorageUnavailable> =
       Effect.fnUntraced(function* (bucket: string, specs: ReadonlyArray<WindowSpec>, ahead: boolean) {
-        const framed = frameOf(yield* Clock.currentTimeMillis, specs)
+        // One clock read frames the windows and dates the reservation (its traffic rate).
+        const wall = yield* Clock.currentTimeMillis
+        const framed = frameOf(wall, specs)
         const frameKey = framed.map((w) => w.start).join(",")
         const mine = ahead ? reserved.get(bucket) : undefined
         const current = mine !== undefined && mine.frame === frameKey ? mine : undefined
@@ -163,7 +165,6 @@ export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
             return yield* takeIn(bucket, specs, ahead)
           }
         }
-        const wall = Date.now()
         const n = ahead ? reserveAhead(bucket, framed, current, wall) : 1
         // Registered before the first yield, so no other request of this key starts a reservation too.
         const done = ahead ? Deferred.makeUnsafe<void>() : undefined

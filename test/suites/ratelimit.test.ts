@@ -4,6 +4,7 @@
 // processes) — and a key that is not busy is counted one request at a time.
 import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { RateLimiter, RateLimitStore } from "../../src/services/RateLimiter.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
@@ -79,10 +80,11 @@ forEachStorage(
       Effect.gen(function* () {
         const limiter = yield* RateLimiter
         const bucket = `key:calm-${Math.random()}`
-        // Requests far apart (wall clock): every reservation is of one.
+        // Requests 100 ms apart on the service's clock (TestClock), far slower than a busy key's:
+        // every reservation is of one.
         for (let i = 0; i < 3; i++) {
           yield* limiter.take(bucket)
-          yield* Effect.promise(() => new Promise((r) => setTimeout(r, 60)))
+          yield* TestClock.adjust("100 millis")
         }
         expect(writes.get(bucket)).toBe(3)
         const [minute] = yield* limiter.peek(bucket)
