@@ -82,7 +82,8 @@ export const checkOwnersPromises = (where: string, seen: Seen, agent: number, no
 
 /**
  * The ledger by plain SQL over its postings: each of the run's accounts in `expected` (account →
- * cents) holds what the model says, the fees moved by the model's delta from `fees.base`; and, when
+ * cents) holds what the model says, its kept balance (ledger_account_balances) equals its postings,
+ * the fees moved by the model's delta from `fees.base`; and, when
  * `whole`, all postings sum to zero and no wallet, escrow or platform account is below zero.
  */
 export const checkLedgerSql = (sql: SqlClient.SqlClient, where: string, expected: ReadonlyMap<string, number>, fees: { readonly account: string; readonly base: number; readonly delta: number }, whole: boolean) =>
@@ -93,6 +94,12 @@ export const checkLedgerSql = (sql: SqlClient.SqlClient, where: string, expected
     const real = new Map(rows.map((r) => [r.account, Number(r.balance)]))
     for (const [account, cents] of expected) {
       if ((real.get(account) ?? 0) !== cents) throw diverge(`${where}: SQL: ${account}'s postings`, { sql: real.get(account) ?? 0, model: cents })
+    }
+    // The kept balances (base row plus credit shards: what a debit is checked against) agree with the postings.
+    const kept = yield* sql<{ readonly account: string; readonly balance: string }>`
+      SELECT account, balance::text AS balance FROM ledger_account_balances WHERE ${sql.in("account", accounts)}`
+    for (const k of kept) {
+      if (Number(k.balance) !== (real.get(k.account) ?? 0)) throw diverge(`${where}: SQL: ${k.account}'s kept balance is not its postings`, { kept: Number(k.balance), postings: real.get(k.account) ?? 0 })
     }
     const feeDelta = (real.get(fees.account) ?? 0) - fees.base
     if (feeDelta !== fees.delta) throw diverge(`${where}: SQL: ${fees.account}'s postings moved`, { sql: feeDelta, model: fees.delta })
