@@ -1,0 +1,80 @@
+// A race the money model found on Postgres (1 run in 4 of its fixed seed), made deterministic: a
+// purchase's limit check reads the escrow its running sagas hold and the spend of the day; when
+// another of the buyer's sagas settles in between (its settlement does not wait for the buyer's
+// wallet lock), its price is counted twice — as held and as spent — and a purchase within the
+// limit is refused. The owner's promise is "completed + held + price within the limit": here
+// 150 + 150 against 300 must go through. The wait is opened by a hook on the held-escrow read
+// (the buyer's check pauses right after it) and the other saga is settled meanwhile; if it cannot
+// settle while the buyer's check is open (it would wait for a lock), the hook lets go after 3 s.
+import { Clock, Context, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { describe, expect, it } from "vitest"
+import { Sagas } from "../../src/services/Saga.js"
+import { Wallet, WalletStore } from "../../src/services/Wallet.js"
+import { postgresCase } from "../fixtures/db.js"
+import { tier } from "../fixtures/money.js"
+import * as M from "./model.js"
+import { agentSeller, servicesLayer, storageFor } from "./system.js"
+
+describe.skipIf(postgresCase.skip !== undefined)("held escrow and spend read apart [postgres]", () => {
+  it("a saga settling during another purchase's limit check is not counted twice", async () => {
+    const result = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const storage = yield* storageFor(postgresCase)
+          const scope = yield* Scope.make()
+          const stores = yield* storage.open(scope)
+          const hook = { armed: false, paused: yield* Deferred.make<void>(), go: yield* Deferred.make<void>() }
+          const wallet = Context.get(stores, WalletStore)
+          const hooked = Context.add(stores, WalletStore, {
+            ...wallet,
+            heldCents: (agentId: string) =>
+              Effect.tap(wallet.heldCents(agentId), () => {
+                if (!hook.armed) return Effect.void
+                hook.armed = false
+                return Effect.andThen(Deferred.succeed(hook.paused, undefined), Effect.ignore(Effect.timeout(Deferred.await(hook.go), "3 seconds")))
+              })
+          })
+          const ctx = Context.merge(hooked, yield* Layer.buildWithScope(servicesLayer, scope).pipe(Effect.provideContext(hooked)))
+          const world = { now: Date.UTC(2026, 4, 12, 6) }
+          const real = yield* Clock.Clock
+          const clock: Clock.Clock = {
+            ...real,
+            currentTimeMillisUnsafe: () => world.now,
+            currentTimeMillis: Effect.sync(() => world.now),
+            currentTimeNanosUnsafe: () => BigInt(world.now) * 1_000_000n,
+            currentTimeNanos: Effect.sync(() => BigInt(world.now) * 1_000_000n),
+            sleep: (d) => real.sleep(d)
+          }
+          const within = <A, E>(effect: Effect.Effect<A, E, any>) => effect.pipe(Effect.provideService(Clock.Clock, clock), Effect.provideContext(ctx)) as Effect.Effect<A, E>
+          try {
+            const buyer = yield* within(agentSeller("Race buyer", [tier("t0", 100)], "model-a"))
+            yield* within(Effect.flatMap(Wallet, (w) => w.topup(buyer.agentId, 1_000)))
+            yield* within(Effect.flatMap(Wallet, (w) => w.updatePolicy(buyer.agentId, { ...M.DEFAULT_POLICY, dailyLimitCents: 300 } as never, { byOwner: true })))
+            const start = (input: unknown) => within(Effect.flatMap(Sagas, (s) => s.start(buyer.caller, { serviceId: M.PLATFORM_SERVICE, tierId: "priority", input } as never)))
+            // One saga holds 150 until its slow delivery is due.
+            const first = yield* start({ simulate: "slow", delayMs: M.SLOW_MS })
+            expect(first.status).toBe("running")
+            world.now += 1_000
+            // The second (150 more: 300, exactly the limit) pauses after reading what is held…
+            hook.armed = true
+            const second = yield* Effect.forkChild(start({ n: 1 }))
+            yield* Deferred.await(hook.paused)
+            // …while the first settles (its 150 moves from held to spent), then goes on.
+            const runDue = within(Effect.flatMap(Sagas, (s) => s.runDue()))
+            const settling = yield* Effect.forkChild(runDue)
+            yield* Effect.ignore(Effect.timeout(Fiber.await(settling), "3 seconds"))
+            yield* Deferred.succeed(hook.go, undefined)
+            const done = yield* Fiber.join(second)
+            yield* Fiber.join(settling)
+            yield* runDue
+            const settled = yield* within(Effect.flatMap(Sagas, (s) => s.get(buyer.agentId, first.id)))
+            return { first: settled.status, second: done.status, failure: done.failure }
+          } finally {
+            yield* Scope.close(scope, Exit.void)
+          }
+        })
+      ) as Effect.Effect<{ first: string; second: string; failure: unknown }, unknown>
+    )
+    expect(result).toEqual({ first: "completed", second: "completed", failure: null })
+  }, 60_000)
+})
