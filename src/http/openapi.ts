@@ -229,6 +229,41 @@ const idempotencyKey: Json = {
   schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" }
 }
 
+/**
+ * The body of a dashboard write that takes no input (sign-out, revoke, approve, decline): none is
+ * read, but a write authenticated by the session cookie alone must be a JSON request, so the media
+ * type is part of the request (global.ts, crossSiteCookieWrite).
+ */
+const cookieWriteBody: Json = {
+  required: true,
+  description:
+    "No input: the body is ignored. Send `Content-Type: application/json` (with `{}` or no body at all): a write authenticated by the session cookie that is not a JSON request is refused 403 as a possible cross-site form.",
+  content: { "application/json": { schema: {} } }
+}
+
+/**
+ * The rules on a request that no schema can state, because they read the server's state or the
+ * meaning of a value. Each refusal is 400 naming the field; the document says so in the
+ * operation's description (test/http/contract-requests.test.ts holds a valid request to nothing else).
+ */
+export const REQUEST_RULES: Readonly<Record<string, ReadonlyArray<readonly [field: string, rule: string]>>> = {
+  "payments.webhook": [["Stripe-Signature", "the processor's signature over the exact body, made with this server's webhook secret, at most 300 s old"]],
+  "mpp.invoke": [["Payment-Authorization", "a Payment credential answering this server's challenge (a malformed or unsupported one is 400 problem details)"]],
+  "projects.create": [
+    ["templateId", "a template of the catalogue"],
+    ["inputs", "each input's content decodes as its encoding and is of its kind (a PDF, an image, a CSV with a header and a row, …), all of them together within the size limit"]
+  ],
+  "dashboard.createKey": [["expiresAt", "a time in the future"]],
+  "webhooks.put": [["url", "an http(s) address the server may deliver to: a public host (private, loopback, link-local and unresolvable ones are refused alike)"]],
+  "commerce.publishService": [["tiers", "tier ids unique within the service"]],
+  "commerce.updateService": [["tiers", "tier ids unique within the service"]],
+  "commerce.updateWallet": [["dailyLimitCents", "not above monthlyLimitCents, as the wallet will be after the change"]],
+  "commerceDashboard.updateWallet": [["dailyLimitCents", "not above monthlyLimitCents, as the wallet will be after the change"]],
+  "projects.catalog": [["minPriceCents", "not above maxPriceCents"]],
+  "projects.session": [["sessionId", "a session of this agent, in a state that allows the step"]],
+  "invest.invest": [["amountCents", "enough for at least one whole token at the offering's price"]]
+}
+
 /** A short description of each group, shown as the tag's description. */
 const TAGS: Readonly<Record<string, string>> = {
   system: "Liveness and readiness.",
@@ -310,7 +345,7 @@ const documentDescription = (baseUrl: string) => {
   return [
     "Agent API v1, the AI2AIC commerce protocol 1.0.0, and the platform's public surface.",
     "",
-    "Every error answers one JSON body (`Error`: `_tag`, `type`, `message`, `field`, `requestId`, plus the error's own fields; docs/errors.md). Every POST, PUT, PATCH and DELETE honours `Idempotency-Key`. Request bodies must not carry unknown fields.",
+    "Every error answers one JSON body (`Error`: `_tag`, `type`, `message`, `field`, `requestId`, plus the error's own fields; docs/errors.md). Every POST, PUT, PATCH and DELETE honours `Idempotency-Key`. Request bodies must not carry unknown fields. String lengths count Unicode code points, as JSON Schema does; no input may hold a NUL (U+0000) or an unpaired surrogate (400).",
     "",
     `The service answers ${discoveryCatalog.length} routes, every one listed by [/api/discover](${baseUrl}/api/discover): ${rest} REST operations described here, ${trpc} procedures, ${mcp} MCP routes, and ${discoveryCatalog.length - rest - trpc - mcp} agent files and pages. Beside this REST API:`,
     `- the MCP server (streamable HTTP) at [${baseUrl}/mcp](${baseUrl}/mcp), its manifest at [/.well-known/mcp.json](${baseUrl}/.well-known/mcp.json) and tool list at [${AGENT_API_PREFIX}/mcp-tools.json](${baseUrl}${AGENT_API_PREFIX}/mcp-tools.json);`,
@@ -357,12 +392,15 @@ export const completeDocument = (doc: Json, baseUrl: string): Json => {
       const auth = route?.auth ?? "public"
       if (Array.isArray(op.security) && op.security.some((alternative: Json) => "bearer" in alternative)) op.security = [...op.security, { apiKey: [] }]
       if (!op.description) op.description = `${op.summary ?? op.operationId}. ${describeAuth(auth, route?.permission ?? null)}`
+      const rules = REQUEST_RULES[op.operationId]
+      if (rules) op.description += `\n\nBeyond the schemas, 400 naming the field unless: ${rules.map(([field, rule]) => `\`${field}\` is ${rule}`).join("; ")}.`
       for (const [status, schema] of failuresOf(method, path)) addError(op, status, schema)
       const parameters: Array<Json> = op.parameters ?? []
       // Numeric query parameters (QueryNumber) are typed as the numbers they are.
       liftQueryNumbers(parameters)
       if (MUTATING.has(method)) parameters.push(ref("parameters", "IdempotencyKey"))
       op.parameters = parameters
+      if (MUTATING.has(method) && op.requestBody === undefined && path.startsWith("/api/dashboard/")) op.requestBody = cookieWriteBody
       for (const [status, response] of Object.entries(op.responses ?? {}) as Array<[string, Json]>) {
         const code = Number(status)
         const h: Json = { "X-Request-Id": ref("headers", "XRequestId") }

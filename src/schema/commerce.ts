@@ -16,14 +16,14 @@ export type AutonomyLevel = typeof AutonomyLevel.Type
 export const CURRENCY = "usd" as const
 export const CREDIT_UNIT = { cents: 1, description: "1 credit = 1 US cent; plan credits 500 / 2500 / 10000 fund 500 / 2500 / 10000 cents" } as const
 
-const Slug = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(60)), Schema.check(Schema.isPattern(/^[a-z0-9][a-z0-9_-]*$/, { message: "lowercase letters, digits, - and _" })))
-const Text = (max: number) => Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(max)))
+const Slug = Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(60)), Schema.check(Schema.isPattern(/^[a-z0-9][a-z0-9_-]*$/u, { message: "lowercase letters, digits, - and _" })))
+const Text = (max: number) => Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(max)))
 
 // ---------------------------------------------------------------------------------------------
 // Services and tiers
 
 export const Sla = Schema.Struct({
-  uptimePct: Schema.Number.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 100 }))),
+  uptimePct: Schema.Finite.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 100 }))),
   p95LatencyMs: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 3_600_000 }))),
   supportWindow: Text(100)
 })
@@ -422,7 +422,7 @@ export const ApprovalDecision = Schema.Struct({ approval: Approval, transaction:
 
 export const ReviewBody = Schema.Struct({
   rating: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 5 }, { message: "rating must be an integer from 1 to 5" }))),
-  text: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(2000))))
+  text: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(2000))))
 })
 
 export interface ReviewRecord {
@@ -479,7 +479,7 @@ export class Dispute extends Schema.Class<Dispute>("Dispute")({
 }) {}
 
 export const OpenDisputeBody = Schema.Struct({ transactionId: Text(100), reason: Text(2000) })
-export const RespondDisputeBody = Schema.Struct({ action: Schema.Literals(["accept", "contest"]), note: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(2000)))) })
+export const RespondDisputeBody = Schema.Struct({ action: Schema.Literals(["accept", "contest"]), note: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(2000)))) })
 
 // ---------------------------------------------------------------------------------------------
 // Reputation, leaderboard, analytics

@@ -18,10 +18,22 @@ export const SignedCents = Schema.Int.pipe(
 export const cents = (n: number): Cents => Cents.make(n)
 
 /** ISO 8601 timestamp string on the wire. */
-export const Timestamp = Schema.String.pipe(Schema.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}T/)))
+export const Timestamp = Schema.String.pipe(Schema.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}T/u)))
+
+/**
+ * An ISO 8601 date or date-time as the API reads one (`2026-01-31`, `2026-01-31T12:00`,
+ * `2026-01-31T12:00:00.5Z`, `…+02:00`): years 1000–9999, real months, days, hours, minutes and
+ * seconds. Every string it matches parses as a time (JavaScript's ISO parser rolls a day past the
+ * month's end into the next month, as PostgreSQL does not need to see), so the document's pattern
+ * is the whole rule.
+ */
+export const ISO_TIME = /^[1-9]\d{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:[Tt](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/u
+export const IsoTime = Schema.String.pipe(
+  Schema.check(Schema.isPattern(ISO_TIME, { message: "must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z" }))
+)
 
 /** Opaque cursor for keyset pagination. */
-export const Cursor = Schema.String.pipe(Schema.check(Schema.isMaxLength(512)))
+export const Cursor = Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(512)))
 
 /**
  * A query parameter that is a number: text on the wire, decoded to a finite number in
@@ -79,8 +91,8 @@ export const decodeTimeCursor = (cursor: string): { readonly createdAt: string; 
 
 export const Email = Schema.String.pipe(
   Schema.check(Schema.isTrimmed({ message: "must not have surrounding spaces" })),
-  Schema.check(Schema.isMaxLength(254)),
-  Schema.check(Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: "must be an e-mail address" }))
+  Schema.check(Schema.isMaxCodePoints(254)),
+  Schema.check(Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/u, { message: "must be an e-mail address" }))
 )
 
 /**

@@ -7,7 +7,7 @@ export class KnowledgeProduct extends Schema.Class<KnowledgeProduct>("KnowledgeP
   slug: Schema.String,
   description: Schema.String,
   priceInCents: Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0))),
-  currency: Schema.String.pipe(Schema.check(Schema.isPattern(/^[a-z]{3}$/))),
+  currency: Schema.String.pipe(Schema.check(Schema.isPattern(/^[a-z]{3}$/u))),
   category: Schema.String,
   isActive: Schema.Boolean
 }) {}
@@ -50,6 +50,6 @@ export class KnowledgeContent extends Schema.Class<KnowledgeContent>("KnowledgeC
 
 /** The buyer's proof for reading a purchase: the access id and the checkout session it was paid in. */
 export const AccessContentInput = Schema.Struct({
-  accessId: Schema.String.pipe(Schema.check(Schema.isMaxLength(64)), Schema.check(Schema.isPattern(/^acc_[A-Za-z0-9_-]+$/, { message: "must be an access id (acc_…)" }))),
-  sessionId: Schema.String.pipe(Schema.check(Schema.isMaxLength(255)), Schema.check(Schema.isPattern(/^[A-Za-z0-9_-]+$/, { message: "must be a checkout session id" })))
+  accessId: Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(64)), Schema.check(Schema.isPattern(/^acc_[A-Za-z0-9_-]+$/u, { message: "must be an access id (acc_…)" }))),
+  sessionId: Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(255)), Schema.check(Schema.isPattern(/^[A-Za-z0-9_-]+$/u, { message: "must be a checkout session id" })))
 })

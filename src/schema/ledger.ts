@@ -16,7 +16,7 @@ export const EXTERNAL_GRANTS = "external:grants"
 export const mayGoNegative = (account: string) => account.startsWith("external:")
 
 export const Posting = Schema.Struct({
-  account: Schema.String.pipe(Schema.check(Schema.isMinLength(3)), Schema.check(Schema.isMaxLength(200))),
+  account: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(3)), Schema.check(Schema.isMaxCodePoints(200))),
   /** Signed integer cents: positive credits the account, negative debits it. */
   amount: Schema.Int
 })

@@ -7,7 +7,7 @@ export type TemplateCategory = typeof TemplateCategory.Type
 export const templateCategories = TemplateCategory.literals
 
 export class Template extends Schema.Class<Template>("Template")({
-  id: Schema.String.pipe(Schema.check(Schema.isPattern(/^[a-z0-9]+(-[a-z0-9]+)*$/))),
+  id: Schema.String.pipe(Schema.check(Schema.isPattern(/^[a-z0-9]+(-[a-z0-9]+)*$/u))),
   name: Schema.String,
   category: TemplateCategory,
   description: Schema.String,

@@ -154,7 +154,7 @@ export interface ChallengeRecord {
   readonly transactionId: string | null
 }
 
-export const InvokeUrlParams = Schema.Struct({ tier: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))) })
+export const InvokeUrlParams = Schema.Struct({ tier: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))) })
 export const InvokeBody = Schema.Struct({ input: Schema.optional(Schema.Unknown) })
 
 export class InvokeResult extends Schema.Class<InvokeResult>("InvokeResult")({

@@ -203,7 +203,7 @@ export class Negotiation extends Schema.Class<Negotiation>("Negotiation")({
 }) {}
 
 const PositiveCents = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })))
-const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))
+const Id = Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))
 
 export const NegotiateBody = Schema.Struct({
   serviceId: Id,

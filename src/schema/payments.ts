@@ -53,8 +53,8 @@ export class CheckoutStarted extends Schema.Class<CheckoutStarted>("CheckoutStar
 
 export const CustomerName = Schema.String.pipe(
   Schema.check(Schema.isTrimmed({ message: "must not have surrounding spaces" })),
-  Schema.check(Schema.isMinLength(1, { message: "must not be empty" })),
-  Schema.check(Schema.isMaxLength(120, { message: "must have at most 120 characters" }))
+  Schema.check(Schema.isMinCodePoints(1, { message: "must not be empty" })),
+  Schema.check(Schema.isMaxCodePoints(120, { message: "must have at most 120 characters" }))
 )
 
 /** Spec §4.5: serviceId is required; the e-mail and name are optional (the processor's page asks for what is missing). */
@@ -66,9 +66,9 @@ export const PurchaseAccessInput = Schema.Struct({
 export type PurchaseAccessInput = typeof PurchaseAccessInput.Type
 
 export const CheckoutSessionId = Schema.String.pipe(
-  Schema.check(Schema.isMinLength(3)),
-  Schema.check(Schema.isMaxLength(255)),
-  Schema.check(Schema.isPattern(/^[A-Za-z0-9_-]+$/, { message: "must be a checkout session id" }))
+  Schema.check(Schema.isMinCodePoints(3)),
+  Schema.check(Schema.isMaxCodePoints(255)),
+  Schema.check(Schema.isPattern(/^[A-Za-z0-9_-]+$/u, { message: "must be a checkout session id" }))
 )
 
 export const PurchaseStatusInput = Schema.Struct({ sessionId: CheckoutSessionId })
@@ -102,7 +102,7 @@ export class PurchaseStatus extends Schema.Class<PurchaseStatus>("PurchaseStatus
 export const CreateSubscriptionCheckoutInput = Schema.Struct({
   planId: Schema.Literals(["starter", "pro", "scale"]),
   /** Dashboard sessions name the agent whose wallet receives the credits; a key uses its own agent. */
-  agentId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isPattern(/^agt_[A-Za-z0-9_-]+$/, { message: "must be an agent id" }))))
+  agentId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isPattern(/^agt_[A-Za-z0-9_-]+$/u, { message: "must be an agent id" }))))
 })
 
 export class SubscriptionCheckout extends Schema.Class<SubscriptionCheckout>("SubscriptionCheckout")({
@@ -199,10 +199,10 @@ export interface ProcessorEvent {
 
 /** The raw event envelope, decoded after the signature is verified. */
 export const StripeEventEnvelope = Schema.Struct({
-  id: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(255))),
+  id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(255))),
   object: Schema.optional(Schema.Literal("event")),
-  type: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(255))),
-  created: Schema.Number,
+  type: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(255))),
+  created: Schema.Finite,
   data: Schema.Struct({ object: Schema.Record(Schema.String, Schema.Unknown) })
 })
 

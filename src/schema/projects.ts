@@ -126,7 +126,7 @@ export class Evaluation extends Schema.Class<Evaluation>("Evaluation")({
   evaluatedAt: Schema.String
 }) {}
 
-export const EvaluateBody = Schema.Struct({ projectId: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
+export const EvaluateBody = Schema.Struct({ projectId: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100))) })
 
 // ---------------------------------------------------------------------------------------------
 // Builder
@@ -137,11 +137,11 @@ export type InputKind = typeof InputKind.Type
 export const ProjectInput = Schema.Struct({
   kind: InputKind,
   /** e.g. text/plain, text/csv, application/pdf, image/png, audio/wav. */
-  mediaType: Schema.String.pipe(Schema.check(Schema.isMaxLength(100))),
+  mediaType: Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(100))),
   /** How `content` is encoded; default `text` for text and csv, `base64` for the binary kinds. */
   encoding: Schema.optional(Schema.Literals(["text", "base64"])),
   content: Schema.String,
-  name: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(200))))
+  name: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(200))))
 })
 export type ProjectInput = typeof ProjectInput.Type
 
@@ -153,14 +153,34 @@ export const buildSteps = ["queued", "analyzing", "generating", "building", "dep
 export const FailableStep = Schema.Literals(["analyzing", "generating", "building", "deploying"])
 export type FailableStep = typeof FailableStep.Type
 
+/** The shortest description a project can be built from, without a template. */
+export const MIN_DESCRIPTION = 10
+
 export const CreateProjectBody = Schema.Struct({
-  name: Schema.String.pipe(Schema.check(Schema.isTrimmed()), Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(80))),
-  templateId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(100)))),
-  description: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(4000)))),
+  name: Schema.String.pipe(Schema.check(Schema.isTrimmed()), Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(80))),
+  templateId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(100)))),
+  description: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(4000)))),
   inputs: Schema.optional(Schema.Array(ProjectInput)),
   /** Simulation control: make the build fail during this step (same as `[fail:<step>]` in the description). */
   simulateFailure: Schema.optional(FailableStep)
-})
+}).check(
+  Schema.makeFilter(
+    (body) =>
+      body.templateId !== undefined ||
+      [...(body.description ?? "").trim()].length >= MIN_DESCRIPTION ||
+      { path: ["description"], issue: `give a templateId, or a description of at least ${MIN_DESCRIPTION} characters` },
+    {
+      description: `A templateId, or a description of at least ${MIN_DESCRIPTION} characters (not counting surrounding spaces).`,
+      toJsonSchema: () => ({
+        anyOf: [
+          { required: ["templateId"], properties: { templateId: { type: "string" } } },
+          // Trimmed, at least MIN_DESCRIPTION code points: a non-space, MIN_DESCRIPTION - 2 of anything, a non-space.
+          { required: ["description"], properties: { description: { type: "string", pattern: `\\S[\\s\\S]{${MIN_DESCRIPTION - 2},}\\S` } } }
+        ]
+      })
+    }
+  )
+)
 export type CreateProjectBody = typeof CreateProjectBody.Type
 
 export const InputSummary = Schema.Struct({
@@ -254,19 +274,19 @@ export const CatalogFilters = Schema.Struct({
   category: Schema.optional(TemplateCategory),
   minPriceCents: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))),
   maxPriceCents: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))),
-  minRating: Schema.optional(Schema.Number.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 5 })))),
-  q: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(100)))),
+  minRating: Schema.optional(Schema.Finite.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 5 })))),
+  q: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(100)))),
   sort: Schema.optional(CatalogSort),
   order: Schema.optional(SortOrder),
   limit: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 })))),
-  cursor: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(512))))
+  cursor: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(512))))
 })
 export type CatalogFilters = typeof CatalogFilters.Type
 
-const SessionId = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))
+const SessionId = Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))
 
 /** On the wire the step is named by `action` (not `_tag`). */
-export const SessionStepRequest = Schema.Union([Schema.Struct({ action: Schema.Literal("start"), goal: Schema.optional(SessionGoal) }), Schema.Struct({ action: Schema.Literal("browse"), sessionId: SessionId, filters: Schema.optional(CatalogFilters) }), Schema.Struct({ action: Schema.Literal("evaluate"), sessionId: SessionId, projectId: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) }), Schema.Struct({ action: Schema.Literal("acquire"), sessionId: SessionId, projectId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(100)))) }), Schema.Struct({ action: Schema.Literal("create"), sessionId: SessionId, project: CreateProjectBody }), Schema.Struct({ action: Schema.Literal("close"), sessionId: SessionId })])
+export const SessionStepRequest = Schema.Union([Schema.Struct({ action: Schema.Literal("start"), goal: Schema.optional(SessionGoal) }), Schema.Struct({ action: Schema.Literal("browse"), sessionId: SessionId, filters: Schema.optional(CatalogFilters) }), Schema.Struct({ action: Schema.Literal("evaluate"), sessionId: SessionId, projectId: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100))) }), Schema.Struct({ action: Schema.Literal("acquire"), sessionId: SessionId, projectId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(100)))) }), Schema.Struct({ action: Schema.Literal("create"), sessionId: SessionId, project: CreateProjectBody }), Schema.Struct({ action: Schema.Literal("close"), sessionId: SessionId })])
 export type SessionStepRequest = typeof SessionStepRequest.Type
 
 export const SessionStepLog = Schema.Struct({

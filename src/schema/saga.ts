@@ -111,7 +111,7 @@ export class Saga extends Schema.Class<Saga>("Saga")({
   finishedAt: Schema.NullOr(Timestamp)
 }) {}
 
-const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))
+const Id = Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))
 
 export const SagaBody = Schema.Struct({
   serviceId: Id,

@@ -15,8 +15,8 @@ export const MAX_URL_LENGTH = 2048
 export const MAX_EVENT_FILTERS = 50
 
 export const WebhookUrl = Schema.String.pipe(
-  Schema.check(Schema.isMinLength(1, { message: "url is required" })),
-  Schema.check(Schema.isMaxLength(MAX_URL_LENGTH, { message: `url must be at most ${MAX_URL_LENGTH} characters` }))
+  Schema.check(Schema.isMinCodePoints(1, { message: "url is required" })),
+  Schema.check(Schema.isMaxCodePoints(MAX_URL_LENGTH, { message: `url must be at most ${MAX_URL_LENGTH} characters` }))
 )
 
 /** PUT /webhook: the whole configuration (omitted `events` = every type; omitted `enabled` = true). */
@@ -116,7 +116,7 @@ export class DeliveryAttempt extends Schema.Class<DeliveryAttempt>("DeliveryAtte
 
 export const DeliveriesUrlParams = Schema.Struct({
   limit: Schema.optional(QueryInt(1, 100)),
-  eventId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(100)))),
+  eventId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(100)))),
   /** The previous page's `nextCursor`: the page after it (older attempts). */
   cursor: Schema.optional(Cursor)
 })

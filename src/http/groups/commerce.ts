@@ -3,7 +3,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
 import { COMMERCE_PREFIX, DASHBOARD_PREFIX } from "../../schema/routes.js"
 import { Schema } from "effect"
-import { Cursor, PageLimit, QueryInt, QueryNumber } from "../../schema/common.js"
+import { Cursor, IsoTime, PageLimit, QueryInt, QueryNumber } from "../../schema/common.js"
 import {
   Approval,
   ApprovalDecision,
@@ -39,18 +39,18 @@ import { NegotiationUnusable } from "../../schema/negotiation.js"
 import { PaymentRequired } from "../../schema/mpp.js"
 import { AgentAuth, DashboardAuth, RequiredPermission } from "../middleware/auth.js"
 
-const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))
+const Id = Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))
 const IdParam = Schema.Struct({ id: Id })
 const NonNegativeIntString = QueryInt(0, Number.MAX_SAFE_INTEGER)
 
 export const ServiceListParams = Schema.Struct({
-  category: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(60)))),
+  category: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(60)))),
   pricingModel: Schema.optional(PricingModel),
   minPriceCents: Schema.optional(NonNegativeIntString),
   maxPriceCents: Schema.optional(NonNegativeIntString),
   minRating: Schema.optional(QueryNumber({ minimum: 0, maximum: 5 })),
   sellerId: Schema.optional(Id),
-  q: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))),
+  q: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))),
   cursor: Schema.optional(Cursor),
   limit: Schema.optional(PageLimit)
 })
@@ -59,8 +59,8 @@ export const TransactionListParams = Schema.Struct({
   role: Schema.optional(Schema.Literals(["buyer", "seller"])),
   serviceId: Schema.optional(Id),
   status: Schema.optional(TransactionStatus),
-  from: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(40)))),
-  to: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(40)))),
+  from: Schema.optional(IsoTime),
+  to: Schema.optional(IsoTime),
   cursor: Schema.optional(Cursor),
   limit: Schema.optional(PageLimit)
 })
@@ -100,7 +100,7 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
       .annotate(OpenApi.Summary, "Update one of your services (status inactive unlists it); others' services are 404")
   )
   .add(
-    HttpApiEndpoint.get("recommend", "/recommend", { query: Schema.Struct({ category: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(60)))), limit: Schema.optional(PageLimit) }), success: Recommendations, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("recommend", "/recommend", { query: Schema.Struct({ category: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(60)))), limit: Schema.optional(PageLimit) }), success: Recommendations, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Services ranked for you (history, wallet policy, rating, seller reputation, price), each with reasons")
   )

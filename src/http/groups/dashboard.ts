@@ -2,23 +2,23 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { DASHBOARD_PREFIX } from "../../schema/routes.js"
 import { Schema } from "effect"
-import { Email } from "../../schema/common.js"
+import { Email, IsoTime } from "../../schema/common.js"
 import { Conflict, InvalidInput, NotFound, RateLimited, Unauthorized, StorageUnavailable } from "../../schema/errors.js"
 import { Account, Agent, ApiKeyView, PermissionGrant } from "../../schema/keys.js"
 import { WebhookConfig } from "../../schema/webhooks.js"
 import { DashboardAuth } from "../middleware/auth.js"
 
-const Password = Schema.String.pipe(Schema.check(Schema.isMinLength(10, { message: "must have at least 10 characters" })), Schema.check(Schema.isMaxLength(200)))
-const Name = Schema.String.pipe(Schema.check(Schema.isTrimmed()), Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(120)))
+const Password = Schema.String.pipe(Schema.check(Schema.isMinCodePoints(10, { message: "must have at least 10 characters" })), Schema.check(Schema.isMaxCodePoints(200)))
+const Name = Schema.String.pipe(Schema.check(Schema.isTrimmed()), Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(120)))
 
 export const SignUpBody = Schema.Struct({ email: Email, password: Password, name: Name })
-export const SignInBody = Schema.Struct({ email: Schema.String.pipe(Schema.check(Schema.isMaxLength(254))), password: Schema.String.pipe(Schema.check(Schema.isMaxLength(200))) })
+export const SignInBody = Schema.Struct({ email: Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(254))), password: Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(200))) })
 export const SessionResponse = Schema.Struct({ account: Account, expiresAt: Schema.String })
 export const CreateAgentBody = Schema.Struct({ name: Name, organization: Schema.optional(Schema.NullOr(Name)) })
 export const CreateKeyBody = Schema.Struct({
   name: Name,
   permissions: Schema.Array(PermissionGrant).pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(20))),
-  expiresAt: Schema.optional(Schema.NullOr(Schema.String))
+  expiresAt: Schema.optional(Schema.NullOr(IsoTime))
 })
 export const CreatedKey = Schema.Struct({
   key: ApiKeyView,
@@ -26,8 +26,8 @@ export const CreatedKey = Schema.Struct({
   secret: Schema.String
 })
 
-const AgentIdParam = Schema.String.pipe(Schema.check(Schema.isPattern(/^agt_[A-Za-z0-9_-]{1,64}$/)))
-const KeyIdParam = Schema.String.pipe(Schema.check(Schema.isPattern(/^key_[A-Za-z0-9_-]{1,64}$/)))
+const AgentIdParam = Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(68)), Schema.check(Schema.isPattern(/^agt_[A-Za-z0-9_-]{1,64}$/u, { message: "must be an agent id (agt_…)" })))
+const KeyIdParam = Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(68)), Schema.check(Schema.isPattern(/^key_[A-Za-z0-9_-]{1,64}$/u, { message: "must be a key id (key_…)" })))
 
 export class DashboardPublicGroup extends HttpApiGroup.make("dashboardAuth")
   .add(

@@ -52,7 +52,7 @@ export const InvestApiDescription = Schema.Struct({
   disclaimer: Schema.String
 })
 
-const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
+const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100))) })
 const ListLimit = Schema.Struct({ limit: Schema.optional(QueryInt(1, 100)) })
 /** The portfolio's acquisitions page: `limit` 1–100 (default 50), `cursor` the previous page's `acquisitionsNextCursor`. */
 const PortfolioParams = Schema.Struct({ limit: Schema.optional(PageLimit), cursor: Schema.optional(Cursor) })

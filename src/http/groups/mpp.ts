@@ -18,7 +18,7 @@ import {
 } from "../../schema/mpp.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
-const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
+const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100))) })
 
 export class MppGroup extends HttpApiGroup.make("mpp")
   .add(

@@ -7,7 +7,7 @@ import { Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../sch
 import { InvalidOffer, Negotiation, NegotiateBody, NegotiationClosed, NegotiationPage, RespondBody } from "../../schema/negotiation.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
-const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
+const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100))) })
 
 export class NegotiationGroup extends HttpApiGroup.make("negotiation")
   .add(

@@ -13,7 +13,7 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
     // The payload is for the document only: the handler reads the raw body (handleRaw), since the
     // signature covers its exact bytes.
     HttpApiEndpoint.post("webhook", WEBHOOK_PATH, {
-      headers: Schema.Struct({ "stripe-signature": Schema.optional(Schema.String) }),
+      headers: Schema.Struct({ "stripe-signature": Schema.String }),
       payload: StripeEventEnvelope,
       success: WebhookAck,
       error: [InvalidSignature, InvalidInput, StorageUnavailable]

@@ -33,16 +33,16 @@ export const CatalogUrlParams = Schema.Struct({
   minPriceCents: Schema.optional(NonNegativeIntString),
   maxPriceCents: Schema.optional(NonNegativeIntString),
   minRating: Schema.optional(QueryNumber({ minimum: 0, maximum: 5 })),
-  q: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(100)))),
+  q: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(100)))),
   sort: Schema.optional(CatalogSort),
   order: Schema.optional(SortOrder),
   limit: Schema.optional(PageLimit),
   cursor: Schema.optional(Cursor)
 })
 
-const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
+const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100))) })
 
-export const AcquireBody = Schema.Struct({ projectId: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
+export const AcquireBody = Schema.Struct({ projectId: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100))) })
 
 export class ProjectsGroup extends HttpApiGroup.make("projects")
   .add(

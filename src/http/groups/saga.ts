@@ -6,7 +6,7 @@ import { InvalidInput, NotFound, StorageUnavailable } from "../../schema/errors.
 import { Saga, SagaBody } from "../../schema/saga.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
-const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100))) })
+const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100))) })
 
 export class SagaGroup extends HttpApiGroup.make("saga")
   .add(

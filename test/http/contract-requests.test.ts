@@ -1,0 +1,150 @@
+// The request side of the OpenAPI contract, on every storage: for every operation, requests made
+// from the served document alone (valid ones and near misses) are accepted or refused as the
+// document says. A request the document calls valid is never refused 400 (or answered 5xx); one it
+// calls invalid is refused 400. The only exceptions are the rules no schema can state (a cursor the
+// server issued, a template that exists, a signature over the body), listed below with the field
+// the refusal names.
+import fc from "fast-check"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { OPENAPI_PATH, REQUEST_RULES } from "../../src/http/openapi.js"
+import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
+import { makeRequestContract, type ClientRequest, type RequestContract } from "../fixtures/contract.js"
+import { generators, type Generators } from "../fixtures/requestArbitraries.js"
+import { describeEachStorage } from "../fixtures/suite.js"
+import { startServer, type TestServer } from "../fixtures/server.js"
+
+type Json = Record<string, any>
+
+/** Runs per operation (each run one request); FUZZ_RUNS raises it for a longer search. */
+const RUNS = Number(process.env.CONTRACT_RUNS ?? 24)
+const SEED = Number(process.env.CONTRACT_SEED ?? 20_261_126)
+
+/**
+ * The refusals a valid request may still meet: the rules no schema can state (the server's state,
+ * the meaning of a value), which the document gives in the operation's description
+ * (REQUEST_RULES): operationId → the fields such a 400 may name.
+ */
+const STATEFUL_400: Readonly<Record<string, ReadonlySet<string>>> = Object.fromEntries(
+  Object.entries(REQUEST_RULES).map(([operationId, rules]) => [operationId, new Set(rules.map(([field]) => field.toLowerCase()))])
+)
+
+/** Parameters whose values only the server issues (a page's nextCursor): omitted, never invented. */
+const ISSUED = new Set(["cursor"])
+
+const printableAscii = (s: string) => /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(s)
+
+describeEachStorage("the document's requests", (storage) => {
+  let server: TestServer
+  let doc: Json
+  let contract: RequestContract
+  let gen: Generators
+  let key: AgentKey
+  beforeAll(async () => {
+    server = await startServer({
+      storage,
+      config: { rateLimitPerMinute: 1_000_000, rateLimitPerDay: 100_000_000, workers: false, negotiationDelayMs: 0 }
+    })
+    doc = await (await fetch(`${server.baseUrl}${OPENAPI_PATH}`)).json()
+    contract = makeRequestContract(doc)
+    gen = generators(doc)
+    key = await createAgentKey(server.baseUrl, ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*", "webhooks:manage"])
+  })
+  afterAll(() => server?.close())
+
+  it("covers every operation of the document, and states the rules no schema can in the operation's description", () => {
+    expect(contract.operations().length).toBeGreaterThan(60)
+    for (const [operationId, rules] of Object.entries(REQUEST_RULES)) {
+      const description: string = contract.operation(operationId)!.op.description
+      for (const [field] of rules) expect(description, operationId).toContain(`\`${field}\` is `)
+    }
+  })
+
+  /** The request for one generated case, sent with the credentials the operation takes. */
+  const send = async (operationId: string, request: ClientRequest) => {
+    const { path, method, op } = contract.operation(operationId)!
+    const url = path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(request.params?.[name] ?? ""))
+    const query = new URLSearchParams(Object.entries(request.query ?? {})).toString()
+    const security = JSON.stringify(op.security ?? [])
+    const headers: Record<string, string> = { ...request.headers }
+    if (security.includes("bearer")) Object.assign(headers, key.auth)
+    // Sign-out would end the session the other operations run under: it is sent without one.
+    if (path.startsWith("/api/dashboard/") && operationId !== "dashboardAuth.signOut") headers.cookie = key.cookie
+    if (request.body !== undefined) headers["content-type"] = "application/json"
+    const res = await fetch(`${server.baseUrl}${url}${query ? `?${query}` : ""}`, {
+      method: method.toUpperCase(),
+      headers,
+      ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {})
+    })
+    const text = await res.text()
+    let body: Json = {}
+    try {
+      body = JSON.parse(text)
+    } catch {}
+    return { status: res.status, body, text, contentType: res.headers.get("content-type") ?? "" }
+  }
+
+  /** Generated requests for an operation: all parts valid, or one part (a parameter or the body) a near miss. */
+  const requests = (operationId: string): fc.Arbitrary<ClientRequest> => {
+    const parameters = contract.parameters(operationId).filter((p) => p.name !== "Idempotency-Key" && !ISSUED.has(p.name))
+    const { op } = contract.operation(operationId)!
+    const bodySchema = op.requestBody?.content?.["application/json"]?.schema as Json | undefined
+    const parts = [...parameters.map((p) => `${p.in}:${p.name}`), ...(op.requestBody ? ["body"] : [])]
+    const asText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v) ?? "")
+    const valueOf = (p: Json, spoiled: boolean): fc.Arbitrary<string | undefined> => {
+      const arb = spoiled ? fc.oneof(gen.invalid(p.schema), fc.constant(undefined)) : gen.valid(p.schema)
+      const value = arb.map((v) => (v === undefined ? undefined : asText(v)))
+      if (p.in === "path") return value.filter((v) => v !== undefined && v !== "" && v !== "." && v !== "..")
+      if (p.in === "header") return value.map((v) => v?.trim()).filter((v) => v === undefined || printableAscii(v))
+      return spoiled || p.required ? value : fc.option(value, { nil: undefined })
+    }
+    return fc.constantFrom("none", ...parts).chain((spoil) => {
+      const values = Object.fromEntries(parameters.map((p) => [`${p.in}:${p.name}`, valueOf(p, spoil === `${p.in}:${p.name}`)]))
+      const body = op.requestBody ? (spoil === "body" ? gen.invalid(bodySchema) : gen.valid(bodySchema)) : fc.constant(undefined)
+      return fc.record({ values: fc.record(values), body }).map(({ values: v, body: b }) => {
+        const pick = (place: string) =>
+          Object.fromEntries(Object.entries(v).flatMap(([k, value]) => (k.startsWith(`${place}:`) && value !== undefined ? [[k.slice(place.length + 1), value as string]] : [])))
+        // A body-less dashboard write still says it is JSON (its document body is `{}` or anything).
+        return { params: pick("path"), query: pick("query"), headers: pick("header"), body: b === undefined && op.requestBody?.required ? {} : b }
+      })
+    })
+  }
+
+  const operations = () => contract.operations()
+  // The operation list comes from the served document, known only once the server runs: one test walks them all.
+  it("every operation accepts the requests the document calls valid and refuses the others with 400", async () => {
+    const failures: Array<string> = []
+    const counts: Record<string, { valid: number; invalid: number }> = {}
+    for (const operationId of operations()) {
+      const tally = (counts[operationId] = { valid: 0, invalid: 0 })
+      const allowed = STATEFUL_400[operationId] ?? new Set<string>()
+      await fc.assert(
+        fc.asyncProperty(requests(operationId), async (request) => {
+          const fault = contract.verdict(operationId, request)
+          const answer = await send(operationId, request)
+          const at = `${operationId} ${JSON.stringify(request).slice(0, 400)} → ${answer.status} ${answer.text.slice(0, 300)}`
+          expect(answer.status, at).toBeLessThan(500)
+          if (fault === undefined) {
+            tally.valid++
+            if (answer.status === 400) {
+              const field = String(answer.body.field ?? (answer.body.type === "InvalidSignature" ? "Stripe-Signature" : answer.contentType.includes("problem") ? "payment-authorization" : ""))
+              const root = field.split(/[.[]/)[0].toLowerCase()
+              expect(allowed.has(root), `the document calls this valid: ${at}`).toBe(true)
+            }
+          } else {
+            tally.invalid++
+            expect(answer.status, `the document refuses it (${fault}): ${at}`).toBe(400)
+          }
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true }
+      ).catch((e: unknown) => failures.push(`${operationId}: ${String(e instanceof Error ? e.message : e).split("\n").slice(0, 12).join(" | ")}`))
+    }
+    if (failures.length > 0) console.log(failures.join("\n\n"))
+    expect(failures).toEqual([])
+    // Not vacuous: every operation with any input met both kinds of request.
+    for (const [operationId, tally] of Object.entries(counts)) {
+      expect(tally.valid, `${operationId}: no valid request was generated`).toBeGreaterThan(0)
+      const inputs = contract.parameters(operationId).some((p) => p.name !== "Idempotency-Key" && !ISSUED.has(p.name)) || contract.operation(operationId)!.op.requestBody?.content?.["application/json"]?.schema?.type !== undefined
+      if (inputs) expect(tally.invalid, `${operationId}: no invalid request was generated`).toBeGreaterThan(0)
+    }
+  }, 600_000)
+})
