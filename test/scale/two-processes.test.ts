@@ -127,7 +127,7 @@ describe.skipIf(postgresSkipReason !== undefined)(`two server processes on one d
       }
       return
     }
-  })
+  }, 240_000)
 
   it("concurrent buys across both processes never overspend the wallet", async () => {
     const key = await createAgentKey(front.baseUrl, [...ALL])
