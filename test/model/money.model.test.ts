@@ -7,7 +7,8 @@
 // real services and the pure model (model.ts) side by side. After every step: balances, fees,
 // spend, purchases and sagas equal the model's, the owner's promises hold on the raw data
 // (invariants.ts), the ledger check passes and, on SQL storages, plain SQL over the postings
-// agrees. A fixed seed by default (MODEL_SEED overrides; MODEL_RUNS / MODEL_OPS size a run;
+// agrees. A fixed seed by default (MODEL_SEED overrides; MODEL_RUNS — 60 on memory, 12 on the SQL
+// storages by default — and MODEL_OPS size a run;
 // `npm run test:model` is the long run with a random seed); a failure prints the seed and the
 // shrunk operations. Then one scenario per owner's promise, written out.
 import { Cause, Clock, Context, Effect, Exit, Layer, Scope } from "effect"
@@ -32,7 +33,8 @@ import { type Op, type Scenario, scenarioArb } from "./world.js"
 
 /** The seed `npm test` and CI run: fixed, so a green run means the same thing every time. */
 const DEFAULT_SEED = 20261126
-const RUNS = Number(process.env.MODEL_RUNS ?? 12)
+/** Runs per storage: memory is cheap (60 runs in a few seconds), the SQL storages take ~2 s a run. */
+const runsFor = (storage: string) => Number(process.env.MODEL_RUNS ?? (storage === "memory" ? 60 : 12))
 const OPS = Number(process.env.MODEL_OPS ?? 30)
 const SEED = process.env.MODEL_SEED !== undefined ? Number(process.env.MODEL_SEED) : DEFAULT_SEED
 
@@ -140,8 +142,14 @@ const run = (stats: Stats, storage: Storage, sc: Scenario) =>
               return { actual, apply: (st: M.State) => M.topup(st, op.agent, op.amount) }
             }
             case "policy":
-            case "limit": {
-              const p = op._tag === "policy" ? op.policy : { ...s.policies[op.agent], [op.field]: op.cents }
+            case "limit":
+            case "autonomy": {
+              const p =
+                op._tag === "policy"
+                  ? op.policy
+                  : op._tag === "limit"
+                    ? { ...s.policies[op.agent], [op.field]: op.cents }
+                    : { ...s.policies[op.agent], autonomyLevel: op.level, approvalThresholdCents: op.threshold }
               const body = { ...p, allowedSellers: p.allowedSellers === null ? null : p.allowedSellers.map((i) => ids[i]) }
               const actual = yield* attempt(Effect.flatMap(Wallet, (w) => w.updatePolicy(ids[op.agent], body as never, { byOwner: true })).pipe(Effect.as({ _tag: "ok" } as Actual)))
               return { actual, apply: (st: M.State) => M.setPolicy(st, op.agent, p) }
@@ -468,6 +476,7 @@ const promises: ReadonlyArray<{ readonly name: string; readonly sc: Scenario }> 
 
 for (const c of storageCases) {
   describe.skipIf(c.skip !== undefined)(`money model [${c.name}]`, () => {
+    const RUNS = runsFor(c.name)
     it(`${RUNS} generated runs of up to ${OPS} operations agree with the model and keep the owner's promises (seed ${SEED})`, async () => {
       console.log(`[money model ${c.name}] seed ${SEED}, ${RUNS} runs × ≤ ${OPS} ops; replay: MODEL_SEED=${SEED} MODEL_RUNS=${RUNS} MODEL_OPS=${OPS}`)
       // Shrinking replays runs; on the SQL storages that takes minutes and a race may not come back, so

@@ -11,6 +11,8 @@ export type Op =
   | { readonly _tag: "buy"; readonly b: M.Buy }
   | { readonly _tag: "topup"; readonly agent: number; readonly amount: number }
   | { readonly _tag: "policy"; readonly agent: number; readonly policy: M.Policy }
+  /** The owner changes the agent's autonomy (and approval threshold), keeping the rest. */
+  | { readonly _tag: "autonomy"; readonly agent: number; readonly level: M.Autonomy; readonly threshold: number }
   /** The owner changes one limit of the agent's policy, keeping the rest. */
   | { readonly _tag: "limit"; readonly agent: number; readonly field: "perTransactionLimitCents" | "dailyLimitCents" | "monthlyLimitCents"; readonly cents: number | null }
   | { readonly _tag: "approve" | "decline"; readonly pick: number }
@@ -97,6 +99,12 @@ export const simpleOpArb: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc
       .record({ agent: agentArb, field: fc.constantFrom("perTransactionLimitCents" as const, "dailyLimitCents" as const, "dailyLimitCents" as const, "monthlyLimitCents" as const), cents: limitArb })
       .map((r) => ({ _tag: "limit" as const, ...r }))
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ agent: agentArb, level: fc.constantFrom<M.Autonomy>("manual", "semi_auto", "full_auto"), threshold: fc.constantFrom(0, ...PRICES) })
+      .map((r) => ({ _tag: "autonomy" as const, ...r }))
   },
   { weight: 3, arbitrary: fc.nat().map((pick) => ({ _tag: "approve" as const, pick })) },
   { weight: 1, arbitrary: fc.nat().map((pick) => ({ _tag: "decline" as const, pick })) },
