@@ -8,7 +8,7 @@ import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { AppConfig } from "./AppConfig.js"
 import { InvalidInput, NotFound, type StorageUnavailable } from "../schema/errors.js"
 import { escrowAccount, splitSettlement, walletAccount } from "../schema/ledger.js"
-import { Saga, type SagaBody, type SagaRecord, type SagaSnapshot, type SagaStep, type SagaStepName, sagaSteps, type StepStatus } from "../schema/saga.js"
+import { Saga, type SagaBody, type SagaRecord, type SagaSnapshot, type SagaStep, type SagaStepName, sagaHolds, sagaSteps, type StepStatus } from "../schema/saga.js"
 import type { Caller } from "./Caller.js"
 import { simulateDelivery } from "./Catalog.js"
 import { noReferences, Settlement } from "./Settlement.js"
@@ -164,6 +164,8 @@ export class Sagas extends Context.Service<Sagas>()("Sagas", {
      */
     const failAndCompensate = Effect.fnUntraced(function* (r: SagaRecord, name: SagaStepName, now: number, reason: string, delivery?: { readonly latencyMs: number }) {
       const at = iso(now)
+      // Releasing held escrow changes what the buyer's limit checks read: under the wallet lock, as they are.
+      if (sagaHolds(r)) yield* wallet.lock(r.buyerAgentId)
       // The seller failed: an uncharged, failed transaction, as /buy records (it counts in the SLA report).
       const transactionId =
         name === "deliver" && r.snapshot !== null
@@ -339,6 +341,10 @@ export class Sagas extends Context.Service<Sagas>()("Sagas", {
         case "settle": {
           // The pivot: from here the saga only moves forward (a failure is retried, never compensated).
           // The settlement writer moves the escrow 85/15 and records the purchase with its events.
+          // The buyer's wallet is locked first: the price moves from held to spent, and a limit check
+          // of another purchase (which holds this lock while it reads held, then spent) must see it
+          // on one side only, never on both.
+          yield* wallet.lock(r.buyerAgentId)
           const { tx } = yield* settlement
             .settle({
               ...purchaseOf(r, r.snapshot!, yield* ids.make("tx"), now, { latencyMs: r.snapshot?.deliveryLatencyMs ?? 0, output: r.output }),
