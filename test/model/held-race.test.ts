@@ -1,12 +1,13 @@
-// A race the money model found on Postgres (1 run in 4 of its fixed seed), made deterministic: a
+// A race the money model found on Postgres, made deterministic: a
 // purchase's limit check reads the escrow its running sagas hold and the spend of the day; when
-// another of the buyer's sagas settles in between (its settlement does not wait for the buyer's
-// wallet lock), its price is counted twice — as held and as spent — and a purchase within the
-// limit is refused. The owner's promise is "completed + held + price within the limit": here
+// another of the buyer's sagas settled in between (its settlement did not wait for the buyer's
+// wallet lock), its price was counted twice — as held and as spent — and a
+// purchase within the limit was refused. The owner's promise is "completed + held + price within the limit": here
 // 150 + 150 against 300 must go through. The wait is opened by a hook on the held-escrow read
-// (the buyer's check pauses right after it) and the other saga is settled meanwhile; if it cannot
-// settle while the buyer's check is open (it would wait for a lock), the hook lets go after 3 s.
-import { Clock, Context, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
+// (the buyer's check pauses right after it) and the other saga is settled meanwhile; when it cannot
+// settle while the buyer's check is open (Postgres shows it waiting for a lock), the check goes on.
+import { Clock, Context, Deferred, Effect, Exit, Fiber, Layer, Schedule, Scope } from "effect"
+import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "vitest"
 import { Sagas } from "../../src/services/Saga.js"
 import { Wallet, WalletStore } from "../../src/services/Wallet.js"
@@ -62,7 +63,14 @@ describe.skipIf(postgresCase.skip !== undefined || !storageCases.includes(postgr
             // …while the first settles (its 150 moves from held to spent), then goes on.
             const runDue = within(Effect.flatMap(Sagas, (s) => s.runDue()))
             const settling = yield* Effect.forkChild(runDue)
-            yield* Effect.ignore(Effect.timeout(Fiber.await(settling), "3 seconds"))
+            // Until it has settled, or waits for a lock the paused check holds (then it settles after).
+            const sql = Context.get(stores, SqlClient.SqlClient)
+            const waitsForLock = sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
+              Effect.map(([r]) => r.n > 0),
+              Effect.orDie
+            )
+            const blocked = Effect.repeat(waitsForLock, { until: (b) => b, schedule: Schedule.spaced("10 millis") })
+            yield* Effect.ignore(Effect.timeout(Effect.raceFirst(Fiber.await(settling), blocked), "10 seconds"))
             yield* Deferred.succeed(hook.go, undefined)
             const done = yield* Fiber.join(second)
             yield* Fiber.join(settling)
