@@ -80,7 +80,9 @@ describe.skipIf(skip !== undefined)(`faults on Postgres${skip ? ` — ${skip}` :
       const text = await res.text()
       expect(res.status, `${name} during the outage → ${res.status} ${text.slice(0, 300)}`).toBe(503)
       expect(JSON.parse(text), name).toMatchObject({ type: "StorageUnavailable" })
-      expect(Date.now() - started, `${name} answered within the connect timeout`).toBeLessThan(10_000)
+      // A bound for a hang (the promise is an answer, not a speed): the pool's connect timeout is
+      // 5 s, so a request that waited for a database that is not coming back would pass 30 s.
+      expect(Date.now() - started, `${name} answered instead of hanging`).toBeLessThan(30_000)
     }
     // A procedure that reads storage (the public catalogue reads are served from the 60 s read cache).
     const trpc = await fetch(`${app.baseUrl}/api/trpc/publicApi.purchaseStatus?input=${encodeURIComponent(JSON.stringify({ sessionId: "cs_fake_outage" }))}`)

@@ -168,16 +168,29 @@ webhookSuite("webhook delivery", (it) => {
       let inFlight = 0
       let peak = 0
       const ids: Array<string> = []
-      // A receiver that takes 20 ms per request and counts how many it holds at once.
+      // A receiver that holds each request until a second one is in flight (or 1 s has passed, for
+      // the last one), so the cap is reached whenever the service allows it, whatever the machine's
+      // speed; it counts how many it holds at once.
+      const held: Array<() => void> = []
+      const release = () => {
+        for (const answer of held.splice(0)) answer()
+      }
       rx.raw = (req, res) => {
         inFlight++
         peak = Math.max(peak, inFlight)
         ids.push(String(req.headers["webhook-id"]))
         req.resume()
-        setTimeout(() => {
+        let answered = false
+        const answer = () => {
+          if (answered) return
+          answered = true
           inFlight--
           res.writeHead(204).end()
-        }, 20)
+        }
+        held.push(answer)
+        // With the cap reached, both stay held a little longer: a third sent past the cap would be seen.
+        if (inFlight >= MAX_IN_FLIGHT_PER_ENDPOINT) setTimeout(release, 50)
+        else setTimeout(answer, 1_000)
       }
       const { agentId } = yield* endpointFor(rx.url)
       const emitted = yield* Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) => emit(agentId, "wallet.recharged", { ...recharge, balanceCents: i }))
