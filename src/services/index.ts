@@ -29,9 +29,6 @@ import { Webhooks } from "./Webhooks.js"
 
 export const ServicesLive = Layer.mergeAll(Marketplace.layer, Knowledge.layer, Keys.layer, RateLimiter.layer, Ledger.layer, Events.layer, Idempotency.layer, Catalog.layer)
 
-/** Checkouts and their fulfilment; needs a PaymentProcessor (chosen in src/layers/app.ts) below it. */
-export const PaymentServicesLive = Payments.layer
-
 /** Projects, builder, sessions, investment, discovery; the evaluator is its own layer (swap RuleEvaluatorLive for a model-backed one). */
 export const ProjectServicesLive = Layer.mergeAll(Sessions.layer, Invest.layer, Discovery.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(Projects.layer, Builder.layer)),
@@ -41,24 +38,8 @@ export const ProjectServicesLive = Layer.mergeAll(Sessions.layer, Invest.layer, 
 /** Negotiation, the purchase saga and pay-per-request (MPP); they need the Offers port below them (OffersLive). */
 export const NegotiationServicesLive = Layer.mergeAll(Sagas.layer, Mpp.layer).pipe(Layer.provideMerge(Negotiations.layer))
 
-/**
- * Where negotiation, sagas and MPP read services and tiers from: the commerce catalog (Catalog, in
- * ServicesLive), so services published through the API are negotiable too. SeedOffersLive
- * (src/services/Offers.ts) reads the seed file instead, for tests without storage.
- */
-export const OffersLive = CatalogOffersLive
-
 /** Outgoing webhooks; needs a WebhookTransport (NodeWebhookTransport, chosen in src/layers/app.ts) below it. */
 export const WebhookServicesLive = Webhooks.layer
-
-/** Wallets and spending policies; sagas and MPP use them too, so it sits below NegotiationServicesLive (needs ServicesLive). */
-export const WalletLive = Wallet.layer
-
-/**
- * Purchases, approvals, transactions, reviews, disputes, reputation and analytics. Needs Catalog
- * (in ServicesLive), WalletLive and Negotiations (NegotiationServicesLive) below it.
- */
-export const CommerceServicesLive = Layer.mergeAll(Commerce.layer, Disputes.layer, Reputation.layer).pipe(Layer.provideMerge(NegotiatedPricesLive))
 
 /**
  * Ports implemented by services: negotiation, sagas and MPP read offers from the commerce catalog
