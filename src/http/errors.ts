@@ -85,6 +85,20 @@ export const toErrorBody = (encoded: Record<string, unknown>, requestId: string)
   }
 }
 
+/**
+ * Retry-After (seconds) on every 503: each one is a failure a retry can fix (the database is
+ * restarting, failing over, or refused the connection). One second keeps a retry inside the
+ * failover window it waits out without turning every waiting client into a busy loop
+ * (docs/errors.md).
+ */
+export const RETRY_AFTER_SECONDS = 1
+
+/** A response with Retry-After when it is a 503 that has none yet. */
+export const withRetryAfter = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse =>
+  response.status === 503 && response.headers["retry-after"] === undefined
+    ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_SECONDS))
+    : response
+
 export const errorResponse = (error: unknown, requestId: string, headers?: Record<string, string>) =>
   HttpServerResponse.jsonUnsafe(toErrorBody(encodeError(error), requestId), {
     status: statusOf(error),

@@ -124,7 +124,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   422: "Unprocessable: e.g. an Idempotency-Key reused with a different request.",
   429: "Rate limited: retry after Retry-After seconds.",
   502: "An upstream (payment processor, seller) failed.",
-  503: "Storage unavailable; retry later."
+  503: "Storage unavailable: a retry can succeed; retry after Retry-After seconds (with the same Idempotency-Key for a write)."
 }
 
 /** Adds `schema` to the JSON content of the operation's response for `status` (creating it). */
@@ -418,7 +418,7 @@ export const completeDocument = (doc: Json, baseUrl: string): Json => {
         if (code === 400 && op.operationId === "mpp.invoke") {
           response.content = { ...response.content, "application/problem+json": { schema: ref("schemas", "PaymentProblem") } }
         }
-        if (code === 429) h["Retry-After"] = ref("headers", "RetryAfter")
+        if (code === 429 || code === 503) h["Retry-After"] = ref("headers", "RetryAfter")
         response.headers = { ...response.headers, ...h }
       }
     }

@@ -78,6 +78,11 @@ export const messageIdempotencyKey = (params: Json): { readonly key: string | un
   return { key: found[0]?.[1] as string | undefined }
 }
 
+const retryAfterOf = (headers: Headers): { readonly retryAfterSeconds?: number } => {
+  const value = headers.get("retry-after")
+  return value !== null && /^\d+$/.test(value) ? { retryAfterSeconds: Number(value) } : {}
+}
+
 /** Runs JSON-RPC request bodies; `dispatch` runs one REST request through the router. */
 export const handleA2a = async (
   body: unknown,
@@ -128,7 +133,8 @@ export const handleA2a = async (
             { text: summary, mediaType: "text/plain" },
             { data: json, mediaType: "application/json" }
           ],
-          metadata: { skill: found.skill.id, httpStatus: response.status, ok }
+          // A route's Retry-After (a 503, a 429) in seconds: the message has no headers to carry it.
+          metadata: { skill: found.skill.id, httpStatus: response.status, ok, ...retryAfterOf(response.headers) }
         }
       })
     }

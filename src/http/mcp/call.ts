@@ -91,15 +91,17 @@ export const argumentError = (problem: ArgumentProblem, requestId: string): Tool
  * content when it is an object. Failure (status ≥ 400): `isError: true`, text
  * "<type> (<status>): <message>" and the whole error body (plus `status`) as structured content.
  */
-export const toToolResult = (status: number, text: string): ToolResult => {
+export const toToolResult = (status: number, text: string, retryAfter?: string | null): ToolResult => {
   const parsed = text === "" ? undefined : parse(text)
   if (status >= 400) {
     const body = isRecord(parsed) ? parsed : {}
     const type = typeof body.type === "string" ? body.type : typeof body._tag === "string" ? body._tag : `Http${status}`
     const message = typeof body.message === "string" ? body.message : text || `HTTP ${status}`
+    // The route's Retry-After (a 503, a 429), in seconds: a tool result has no headers to carry it.
+    const seconds = retryAfter != null && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined
     return {
-      content: [{ type: "text", text: `${type} (${status}): ${message}` }],
-      structuredContent: { status, ...body, type, message },
+      content: [{ type: "text", text: `${type} (${status}): ${message}${seconds !== undefined ? ` (retry after ${seconds} s)` : ""}` }],
+      structuredContent: { status, ...body, type, message, ...(seconds !== undefined ? { retryAfterSeconds: seconds } : {}) },
       isError: true
     }
   }

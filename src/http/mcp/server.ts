@@ -99,7 +99,7 @@ export const makeMcpServer = (sdk: McpSdk, tools: ReadonlyArray<ApiTool>, dispat
     // the fresh challenge, so payment-aware clients can pay and call again.
     const refusal = paymentRefusal(response.status, response.headers, text, credential !== undefined)
     if (refusal) throw Object.assign(new Error(refusal.message), { code: refusal.code, data: refusal.data })
-    const result = toToolResult(response.status, text)
+    const result = toToolResult(response.status, text, response.headers.get("retry-after"))
     const receipt = receiptMeta(response.headers)
     return receipt === undefined ? result : { ...result, _meta: receipt }
   })

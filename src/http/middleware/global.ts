@@ -7,7 +7,7 @@ import { createHash, randomBytes } from "node:crypto"
 import { Conflict, Forbidden, IdempotencyKeyReused, InvalidInput, LengthRequired, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../../schema/errors.js"
 import { AppConfig } from "../../services/AppConfig.js"
 import { currentIdempotencyKey, currentIdempotencyScope, Idempotency, type StoredResponse } from "../../services/Idempotency.js"
-import { encodeError, errorResponse, firstSchemaIssue, internalErrorBody, toErrorBody } from "../errors.js"
+import { encodeError, errorResponse, firstSchemaIssue, internalErrorBody, toErrorBody, withRetryAfter } from "../errors.js"
 import { KEY_PREFIX } from "../../schema/keys.js"
 import { SESSION_COOKIE } from "./auth.js"
 import { presentedKey } from "./authLive.js"
@@ -490,7 +490,8 @@ export const GlobalMiddlewareLive = HttpRouter.middleware(
       }
       const durationMs = Math.round(Number((yield* Clock.currentTimeNanos) - startedNanos) / 1e5) / 10
       yield* logRequest({ method: request.method, route: note.route, status: response.status, durationMs, requestId, agentId: note.agentId, accountId: note.accountId })
-      return HttpServerResponse.setHeaders(response, {
+      // Every 503, whichever route or page answered it, says when to try again.
+      return HttpServerResponse.setHeaders(withRetryAfter(response), {
         "x-request-id": requestId,
         "x-content-type-options": "nosniff"
       })

@@ -2,7 +2,7 @@
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Context, Effect, Result, Schema } from "effect"
 import { InvalidInput } from "../../schema/errors.js"
-import { encodeError, firstSchemaIssue, statusOf } from "../errors.js"
+import { encodeError, firstSchemaIssue, RETRY_AFTER_SECONDS, statusOf } from "../errors.js"
 import { MAX_JSON_DEPTH, scanJson } from "../middleware/global.js"
 import { type Caller, CurrentCaller } from "../../services/Caller.js"
 import { canonicalPath, guardPath, queryOf } from "../routePath.js"
@@ -225,7 +225,9 @@ export const trpcHandler = Effect.fnUntraced(function* <P extends Table>(procedu
   })
   const statuses = new Set(outcomes.map((o) => o.status))
   const status = statuses.size === 1 ? outcomes[0].status : 207
-  return respond(status, outcomes.map((o) => o.body))
+  // A 207 whose calls include a 503 says when to retry them, as a whole-batch 503 does.
+  const response = respond(status, outcomes.map((o) => o.body))
+  return statuses.has(503) ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_SECONDS)) : response
 })
 
 /** Router layer: every method under /api/trpc/*. */

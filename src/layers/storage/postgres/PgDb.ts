@@ -60,28 +60,104 @@ const types = PgTypes.makeRegistry()
 types.register(INT8, int8Codec as PgTypes.Codec<unknown>)
 types.register(NUMERIC, numericCodec as PgTypes.Codec<unknown>)
 
-/** SQLSTATE classes that mean "the database is not reachable right now" rather than "bad query". */
-const isUnavailable = (error: SqlError.SqlError): boolean => {
-  const reason = error.reason
-  if (reason._tag === "ConnectionError" || reason._tag === "StatementTimeoutError") return true
-  const code = (reason.cause as { code?: unknown } | undefined)?.code
-  if (typeof code !== "string") return reason._tag === "UnknownError" // socket errors, pool timeouts
-  if (/^[0-9A-Z]{5}$/.test(code)) return code.startsWith("08") || code.startsWith("57") || code.startsWith("53")
-  return true // ECONNREFUSED, ECONNRESET, …
+/**
+ * SQLSTATEs a retry of the same request can get past: the server is going away or not yet ready
+ * (class 08 connection, 57 operator intervention incl. 57P01-57P03 shutdowns and 57014 cancel,
+ * 53 insufficient resources such as 53300 too many connections), a node that is (still) a
+ * read-only standby (25006: during a failover the proxy may already route to a node that has not
+ * finished its promotion), a conflict another attempt will not meet (class 40 but 40002, whose
+ * integrity violation a retry repeats; 55P03 lock not available). Everything else is a bug.
+ */
+export const isRetryableSqlState = (code: string): boolean => {
+  switch (code.slice(0, 2)) {
+    case "08":
+    case "53":
+    case "57":
+      return true
+    case "40":
+      return code !== "40002"
+    default:
+      return code === "25006" || code === "55P03" || code === "25P03" || code === "25P04"
+  }
 }
 
-/** Maps a driver error: unavailable → typed 503, anything else (a bug) → defect. */
+const isSqlError = (e: unknown): e is SqlError.SqlError =>
+  typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SqlError" && typeof (e as { reason?: unknown }).reason === "object"
+
+/**
+ * Whether a driver error is one a retry can fix: by SQLSTATE when the server sent one, otherwise
+ * by cause (a socket closed or refused, a connect or pool timeout: no SQLSTATE, reason
+ * ConnectionError or UnknownError). A statement the server refused for what it says (syntax,
+ * constraint, codec) is not.
+ */
+export const isRetryableSqlError = (error: SqlError.SqlError): boolean => {
+  const reason = error.reason
+  const code = (reason.cause as { code?: unknown } | undefined)?.code
+  if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return isRetryableSqlState(code)
+  switch (reason._tag) {
+    case "ConnectionError":
+    case "StatementTimeoutError":
+    case "DeadlockError":
+    case "SerializationError":
+    case "LockTimeoutError":
+      return true
+    case "UnknownError":
+      // A codec error (a value the driver cannot encode or decode) is a bug, not an outage.
+      return !(reason.cause instanceof PgTypes.CodecError)
+    default:
+      return false
+  }
+}
+
+const unavailable = () => new StorageUnavailable({ message: "storage is unavailable, retry later" })
+
+/**
+ * The StorageUnavailable failures that stand for a deadlock or serialisation conflict: the
+ * transactor runs such a unit of work again itself (a store's statement has already turned the
+ * driver error into the typed 503 by then, so the instance is what is left to recognise it by).
+ */
+const conflicts = new WeakSet<object>()
+
+/** Maps a driver error: one a retry can fix → typed 503, anything else (a bug) → defect. */
 export const orUnavailable = <A, E, R>(
   effect: Effect.Effect<A, E | SqlError.SqlError, R>
 ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StorageUnavailable, R> =>
-  Effect.catchIf(
-    effect,
-    (e): e is SqlError.SqlError => typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SqlError",
-    (e) =>
-      isUnavailable(e)
-        ? Effect.fail(new StorageUnavailable({ message: "storage is unavailable, retry later" }))
-        : Effect.die(e)
-  ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | StorageUnavailable, R>
+  Effect.catchIf(effect, isSqlError, (e) => {
+    if (!isRetryableSqlError(e)) return Effect.die(e)
+    const failure = unavailable()
+    if (isConflictError(e)) conflicts.add(failure)
+    return Effect.fail(failure)
+  }) as Effect.Effect<
+    A,
+    Exclude<E, SqlError.SqlError> | StorageUnavailable,
+    R
+  >
+
+const tagOf = (u: unknown): string | undefined =>
+  typeof u === "object" && u !== null && typeof (u as { _tag?: unknown })._tag === "string" ? (u as { _tag: string })._tag : undefined
+
+/**
+ * What a failed unit of work answers, from everything its cause holds. A connection that dies in
+ * the middle of a transaction fails the statement and then the ROLLBACK, which the SQL layer
+ * reports as a defect, turning the body's own failure into a defect beside it (a failed COMMIT
+ * whose cleanup failed too, the same). Such a transaction was lost on the server, so nothing of
+ * it was committed: the whole outcome is StorageUnavailable, and the client's retry decides. A
+ * defect that is not a driver error or a tagged failure (a bug), or a SQLSTATE no retry can get
+ * past, stays a defect (500).
+ */
+export const unitOfWorkOutcome = (cause: Cause.Cause<unknown>): Cause.Cause<unknown> => {
+  if (Cause.hasInterruptsOnly(cause)) return cause
+  let outage = false
+  for (const r of cause.reasons) {
+    const e = Cause.isDieReason(r) ? r.defect : Cause.isFailReason(r) ? r.error : undefined
+    if (isSqlError(e)) {
+      if (!isRetryableSqlError(e)) return Cause.isFailReason(r) ? Cause.die(e) : cause
+      outage = true
+    } else if (tagOf(e) === "StorageUnavailable") outage = true
+    else if (Cause.isDieReason(r) && tagOf(e) === undefined) return cause
+  }
+  return outage ? Cause.fail(unavailable()) : cause
+}
 
 export const isUniqueViolation = (cause: Cause.Cause<unknown>): boolean =>
   cause.reasons.some(
@@ -166,15 +242,15 @@ export const PgTransactor = Layer.effect(
     atomically: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageUnavailable, R> =>
       Effect.flatMap(Effect.serviceOption(sql.transactionService), (open): Effect.Effect<A, E | StorageUnavailable, R> => {
         if (open._tag === "Some") return effect
-        const attempt = (n: number): Effect.Effect<A, E | StorageUnavailable, R> =>
-          orUnavailable(sql.withTransaction(effect)).pipe(
+        const attempt = (n: number): Effect.Effect<A, unknown, R> =>
+          sql.withTransaction(effect).pipe(
             Effect.catchCause((cause) =>
               // At once: the other side of the deadlock holds its rows until it ends, so the next
               // attempt queues behind it (and no sleep on a clock that a test may have stopped).
               n < TRANSACTION_ATTEMPTS && isRetryableConflict(cause) ? attempt(n + 1) : Effect.failCause(cause)
             )
           )
-        return attempt(1)
+        return attempt(1).pipe(Effect.catchCause((cause) => Effect.failCause(unitOfWorkOutcome(cause)))) as Effect.Effect<A, E | StorageUnavailable, R>
       })
   }))
 )
@@ -185,14 +261,17 @@ export const PgTransactor = Layer.effect(
  * back, so nothing of the first attempt remains. Deadlocks are possible since a ledger entry
  * credits accounts it did not lock first (a seller and the fee account: Ledger.prepare): two agents
  * buying from each other at the same moment. Units of work hold only database work (calls to the
- * payment processor happen outside them), so running one again is safe.
+ * payment processor happen outside them), so running one again is safe. Past the last attempt the
+ * conflict is a 503 (unitOfWorkOutcome): the client's retry is one more attempt.
  */
 const TRANSACTION_ATTEMPTS = 4
 
-const isConflictError = (e: unknown): boolean => {
-  const reason = (e as { _tag?: unknown; reason?: { _tag?: unknown; cause?: { code?: unknown } } } | undefined)?.reason
-  if ((e as { _tag?: unknown } | undefined)?._tag !== "SqlError" || reason === undefined) return false
-  return reason._tag === "DeadlockError" || reason._tag === "SerializationError" || reason.cause?.code === "40P01" || reason.cause?.code === "40001"
+function isConflictError(e: unknown): boolean {
+  if (typeof e === "object" && e !== null && conflicts.has(e)) return true
+  if (!isSqlError(e)) return false
+  const reason = e.reason
+  const code = (reason.cause as { code?: unknown } | undefined)?.code
+  return reason._tag === "DeadlockError" || reason._tag === "SerializationError" || code === "40P01" || code === "40001"
 }
 
 const isRetryableConflict = (cause: Cause.Cause<unknown>): boolean =>
