@@ -220,7 +220,9 @@ const WAIT_STEPS = 200
 /**
  * Idempotency-Key on POST/PUT/PATCH/DELETE: the first response is stored (status, headers, body)
  * and replayed to every retry with the same key and request; the same key with a different
- * request is 422; a retry while the first is still running waits for it (up to 10 s, then 409).
+ * request is 422; a retry while the first is still running waits for it (up to 10 s, then 409);
+ * an attempt that stopped renewing its lease (its process died or lost the database) is taken
+ * over within IDEMPOTENCY_LEASE_MS, inside that wait (docs/idempotency.md).
  * Keys are scoped to the caller's credential, so two callers cannot see each other's responses.
  */
 const withIdempotency = <E, R>(
@@ -292,10 +294,18 @@ const idempotent = Effect.fnUntraced(function* (
       if (claim._tag === "Failure") return errorResponse(claim.failure, requestId)
       const state = claim.success
       if (state._tag === "Started") {
-        const { response, reached } = yield* inner.pipe(
-          Effect.provideService(currentIdempotencyKey, key),
-          Effect.provideService(currentIdempotencyScope, scope),
-          Effect.onExit((exit) => (exit._tag === "Failure" ? Effect.ignore(idempotency.release(scope, key)) : Effect.void))
+        const owner = state.owner
+        // The lease is renewed while the handler runs; if this process dies, or loses the database
+        // (and so cannot release the key), it lapses within seconds and a retry runs.
+        const { response, reached } = yield* idempotency.hold(
+          scope,
+          key,
+          owner,
+          inner.pipe(
+            Effect.provideService(currentIdempotencyKey, key),
+            Effect.provideService(currentIdempotencyScope, scope),
+            Effect.onExit((exit) => (exit._tag === "Failure" ? Effect.ignore(idempotency.release(scope, key, owner)) : Effect.void))
+          )
         )
         if (reached && replayable(response.status) && response.body._tag === "Uint8Array") {
           const headers: Record<string, string> = {}
@@ -305,9 +315,9 @@ const idempotent = Effect.fnUntraced(function* (
           headers["content-type"] = response.body.contentType
           const text = decoder.decode(response.body.body)
           const stored: StoredResponse = API_KEY_SECRET.test(text) ? secretWithheld(requestId) : { status: response.status, headers, body: text }
-          yield* Effect.ignore(idempotency.complete(scope, key, stored))
+          yield* Effect.ignore(idempotency.complete(scope, key, owner, stored))
         } else {
-          yield* Effect.ignore(idempotency.release(scope, key))
+          yield* Effect.ignore(idempotency.release(scope, key, owner))
         }
         return response
       }

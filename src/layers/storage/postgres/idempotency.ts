@@ -1,4 +1,4 @@
-// Postgres idempotency records (table from migration 0001): claimed with one conditional upsert.
+// Postgres idempotency records (table from migration 0001, owner from 0022): claimed with one conditional upsert.
 import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import { IdempotencyStore, type StoredResponse } from "../../../services/Idempotency.js"
@@ -19,10 +19,10 @@ export const PgIdempotencyStore = Layer.effect(
       begin: Effect.fnUntraced(function* (i) {
           const now = new Date(i.nowMs)
           const claimed = yield* sql<{ key: string }>`
-            INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at, lease_until, expires_at)
-            VALUES (${i.scope}, ${i.key}, ${i.requestHash}, 'in_progress', ${now}, ${new Date(i.leaseUntilMs)}, ${new Date(i.expiresAtMs)})
+            INSERT INTO idempotency_keys (scope, key, request_hash, state, owner, created_at, lease_until, expires_at)
+            VALUES (${i.scope}, ${i.key}, ${i.requestHash}, 'in_progress', ${i.owner}, ${now}, ${new Date(i.leaseUntilMs)}, ${new Date(i.expiresAtMs)})
             ON CONFLICT (scope, key) DO UPDATE SET
-              request_hash = EXCLUDED.request_hash, state = 'in_progress', status = NULL, headers = NULL, body = NULL,
+              request_hash = EXCLUDED.request_hash, state = 'in_progress', owner = EXCLUDED.owner, status = NULL, headers = NULL, body = NULL,
               created_at = EXCLUDED.created_at, lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at
             WHERE idempotency_keys.expires_at <= ${now}
                OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.lease_until <= ${now})
@@ -36,12 +36,18 @@ export const PgIdempotencyStore = Layer.effect(
           }
           return { _tag: "InProgress" as const, requestHash: row.requestHash }
         }, orUnavailable),
-      complete: (scope, key, response) =>
+      renew: (scope, key, owner, leaseUntilMs) =>
+        orUnavailable(
+          sql`UPDATE idempotency_keys SET lease_until = ${new Date(leaseUntilMs)}
+              WHERE scope = ${scope} AND key = ${key} AND owner = ${owner} AND state = 'in_progress'`
+        ).pipe(Effect.asVoid),
+      complete: (scope, key, owner, response) =>
         orUnavailable(
           sql`UPDATE idempotency_keys SET state = 'done', status = ${response.status}, headers = ${JSON.stringify(response.headers)}::jsonb,
-              body = ${utf8Bytes.encode(response.body)} WHERE scope = ${scope} AND key = ${key}`
+              body = ${utf8Bytes.encode(response.body)} WHERE scope = ${scope} AND key = ${key} AND owner = ${owner} AND state = 'in_progress'`
         ).pipe(Effect.asVoid),
-      release: (scope, key) => orUnavailable(sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND key = ${key}`).pipe(Effect.asVoid)
+      release: (scope, key, owner) =>
+        orUnavailable(sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND key = ${key} AND owner = ${owner} AND state = 'in_progress'`).pipe(Effect.asVoid)
     }
   })
 )
