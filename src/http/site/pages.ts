@@ -1155,7 +1155,7 @@ pre {
 }
 pre code { background: none; border: 0; padding: 0; font-size: 0.85rem; overflow-wrap: normal; }
 
-.table-wrap { overflow-x: auto; }
+.table-wrap { overflow-x: auto; position: relative; }
 table { border-collapse: collapse; width: 100%; margin: 1rem 0; font-size: 0.95rem; }
 th, td { text-align: left; vertical-align: top; padding: 0.5rem 0.6rem; border-bottom: 1px solid var(--border); }
 thead th { border-bottom-width: 2px; }
