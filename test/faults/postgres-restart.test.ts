@@ -203,7 +203,12 @@ describe.skipIf(skip !== undefined)(`faults on Postgres${skip ? ` — ${skip}` :
       // docs/webhooks.md); the rows survive the kill and the restarted process sends the probe, then the rest.
       const shown = (await (await fetch(`${second.baseUrl}/api/v1/agent/webhook`, { headers: key.auth })).json()) as { nextAttemptAt: string | null }
       const probeIn = shown.nextAttemptAt === null ? 0 : Math.max(0, Date.parse(shown.nextAttemptAt) - Date.now())
-      await vi.waitFor(() => expect(new Set(pinged).size, `every test event delivered after the restart: ${pinged.join(", ")}`).toBe(pings), { timeout: probeIn + 20_000, interval: 100 })
+      // A bound for a hang, past the probe the endpoint reported (the receiver is up by now, so the
+      // probe succeeds and the backlog follows, two at a time): 60 s leaves room for a loaded machine.
+      await vi.waitFor(
+        () => expect(new Set(pinged).size, `every test event delivered after the restart (next attempt was ${shown.nextAttemptAt ?? "due"}; received ${received.length}): ${pinged.join(", ")}`).toBe(pings),
+        { timeout: probeIn + 60_000, interval: 100 }
+      )
       expect(received.length, `each event delivered once: ${received.join(", ")}`).toBe(new Set(received).size)
       // Delivered once, as the outbox records it: each test event's delivery succeeded on exactly one
       // attempt (a succeeded delivery is never claimed again, so nothing more can arrive later).
@@ -220,5 +225,5 @@ describe.skipIf(skip !== undefined)(`faults on Postgres${skip ? ` — ${skip}` :
       receiver.closeAllConnections()
       await new Promise((r) => receiver.close(r))
     }
-  }, 120_000)
+  }, 240_000)
 })
