@@ -161,12 +161,12 @@ describe("owner page pieces", () => {
 
   it("the chart: 30 bars, the limit line, days over the limit marked", () => {
     const now = Date.UTC(2026, 10, 25, 12)
-    const svg = spendChart([{ day: "2026-11-25", spentCents: 7000 }, { day: "2026-11-20", spentCents: 1000 }], 5000, now)
+    const svg = spendChart([{ day: "2026-11-25", spentCents: 7000 }, { day: "2026-11-20", spentCents: 1000 }], 5000, now).value
     expect(svg.match(/<rect /g)).toHaveLength(30)
     expect(svg).toContain('class="bar over" data-day="2026-11-25" data-cents="7000"')
     expect(svg).toContain('class="bar" data-day="2026-11-20" data-cents="1000"')
     expect(svg).toContain('data-day="2026-10-27"')
     expect(svg).toContain("exceeded on 1 day")
-    expect(spendChart([], null, now)).toContain("no daily limit")
+    expect(spendChart([], null, now).value).toContain("no daily limit")
   })
 })

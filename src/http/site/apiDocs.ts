@@ -10,7 +10,7 @@ import path from "node:path"
 import { pathToFileURL } from "node:url"
 import { AppConfig } from "../../services/AppConfig.js"
 import { apiDocument, OPENAPI_PATH } from "../openapi.js"
-import { escapeHtml } from "./pages.js"
+import { escapeHtml } from "./templates/html.js"
 
 export const DOCS_SCRIPT_PATH = "/docs/scalar.js"
 

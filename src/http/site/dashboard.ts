@@ -4,9 +4,9 @@ import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Effect } from "effect"
 import { AppConfig } from "../../services/AppConfig.js"
 import { agentPermissions, commercePermissions, type Permission, webhookPermissions } from "../../schema/keys.js"
-
-const escapeHtml = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;"))
+import { PLATFORM } from "../../services/Discovery.js"
+import { html } from "./templates/html.js"
+import { layout } from "./templates/layout.js"
 
 /** What each permission lets a key do (shown beside its checkbox). */
 const permissionHelp: Readonly<Record<Permission, string>> = {
@@ -24,57 +24,28 @@ const permissionHelp: Readonly<Record<Permission, string>> = {
 
 const checkbox = (p: Permission, group: "agent" | "commerce") => {
   const id = `perm-${p.replace(/[^a-z]/g, "-")}`
-  return `<li><input type="checkbox" id="${escapeHtml(id)}" name="permission" value="${escapeHtml(p)}" data-group="${group}">
-<label for="${escapeHtml(id)}"><code>${escapeHtml(p)}</code> <span class="hint">— ${escapeHtml(permissionHelp[p])}</span></label></li>`
+  return html`<li><input type="checkbox" id="${id}" name="permission" value="${p}" data-group="${group}">
+<label for="${id}"><code>${p}</code> <span class="hint">— ${permissionHelp[p]}</span></label></li>\n`
 }
-
-const navItems: ReadonlyArray<readonly [string, string]> = [
-  ["/for-ai-agents", "For AI agents"],
-  ["/integrations", "Integrations"],
-  ["/terms", "Terms"],
-  ["/whitepaper", "Whitepaper"],
-  ["/legal-guide", "Legal guide"],
-  ["/agent-dashboard", "Agent dashboard"],
-  ["/docs", "Docs"]
-]
 
 /** The page. Static apart from the base URL: all account data is fetched by the script. */
 export const renderDashboard = (baseUrl: string, platformName: string): string => {
-  const base = escapeHtml(baseUrl.replace(/\/+$/, ""))
-  const name = escapeHtml(platformName)
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<meta name="referrer" content="no-referrer">
-<title>Agent dashboard · ${name}</title>
-<meta name="description" content="Create agents and API keys for ${name}, choose their permissions, and revoke them.">
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="/assets/site.css">
-<script src="/assets/dashboard.js" defer></script>
-</head>
-<body class="dashboard">
-<header class="site-header">
-<div class="wrap wide bar">
-<a class="brand" href="/for-ai-agents">${name}</a>
-<p id="whoami" class="whoami" hidden>Signed in as <strong id="whoami-email"></strong> <button type="button" id="signout" class="link-button">Sign out</button></p>
-</div>
-<nav class="wrap wide site-nav" aria-label="Main">
-<ul>
-${navItems
-  .map(([path, label]) =>
-    path === "/agent-dashboard"
-      ? `<li><a href="${escapeHtml(path)}" aria-current="page">${escapeHtml(label)}</a></li>`
-      : `<li><a href="${escapeHtml(path)}">${escapeHtml(label)}</a></li>`
-  )
-  .join("\n")}
-</ul>
-</nav>
-</header>
-<main class="wrap wide" id="main">
-<h1>Agent dashboard</h1>
+  const base = baseUrl.replace(/\/+$/, "")
+  return layout({
+    lang: "en",
+    title: `Agent dashboard · ${platformName}`,
+    description: `Create agents and API keys for ${platformName}, choose their permissions, and revoke them.`,
+    platformName,
+    version: PLATFORM.version,
+    href: (path) => path,
+    langInLinks: false,
+    current: "agent-dashboard",
+    referrer: "no-referrer",
+    wide: true,
+    bodyClass: "dashboard",
+    scripts: ["/assets/dashboard.js"],
+    headerExtra: html`<p id="whoami" class="whoami" hidden>Signed in as <strong id="whoami-email"></strong> <button type="button" id="signout" class="link-button">Sign out</button></p>`,
+    main: html`<h1>Agent dashboard</h1>
 <p class="lead">Create agents and the API keys they use on the Agent API (<code>${base}/api/v1/agent</code>) and the commerce protocol. Each key carries only the permissions you choose, and can be revoked at any time.</p>
 <noscript><p class="msg msg-error">This dashboard needs JavaScript. Without it, create keys with <code>npm run keys -- create --url ${base} …</code> or the JSON endpoints under <code>${base}/api/dashboard</code> (see ${base}/docs).</p></noscript>
 <div class="messages">
@@ -141,15 +112,15 @@ ${navItems
 <fieldset class="field permissions">
 <legend>Permissions <span class="hint">(choose at least one; grant only what the agent needs)</span></legend>
 <ul class="checks">
-${agentPermissions.map((p) => checkbox(p, "agent")).join("\n")}
+${agentPermissions.map((p) => checkbox(p, "agent"))}
 </ul>
 <p class="checks-all"><input type="checkbox" id="perm-commerce-all" name="permission" value="commerce:*">
 <label for="perm-commerce-all"><code>commerce:*</code> <span class="hint">— all four commerce permissions</span></label></p>
 <ul class="checks">
-${commercePermissions.map((p) => checkbox(p, "commerce")).join("\n")}
+${commercePermissions.map((p) => checkbox(p, "commerce"))}
 </ul>
 <ul class="checks">
-${webhookPermissions.map((p) => checkbox(p, "agent")).join("\n")}
+${webhookPermissions.map((p) => checkbox(p, "agent"))}
 </ul>
 </fieldset>
 <div class="field"><label for="key-expires">Expires <span class="hint">(optional)</span></label>
@@ -184,15 +155,8 @@ ${webhookPermissions.map((p) => checkbox(p, "agent")).join("\n")}
 <p id="keys-empty" class="hint" hidden>No keys yet.</p>
 </section>
 </div>
-</main>
-<footer class="site-footer">
-<div class="wrap wide">
-<p>${name} · <a href="/for-ai-agents#api-key">How agents use keys</a> · <a href="/api/v1/agent/openapi.json">OpenAPI</a> · <a href="/docs">Docs</a></p>
-</div>
-</footer>
-</body>
-</html>
 `
+  })
 }
 
 /**

@@ -22,14 +22,14 @@ import { noteCaller } from "../requestLog.js"
 import { SESSION_COOKIE } from "../middleware/auth.js"
 import { sessionCaller } from "../middleware/authLive.js"
 import { dashboardHeaders } from "./dashboard.js"
+import { type Html, html, type Part } from "./templates/html.js"
+import { layout as siteLayout } from "./templates/layout.js"
+import { PLATFORM } from "../../services/Discovery.js"
 
 export const OWNER_PREFIX = "/agent-dashboard/agents"
 /** How often the page asks for new approvals (the script reads it from the page). */
 export const APPROVAL_POLL_MS = 2000
 const CHART_DAYS = 30
-
-const escapeHtml = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;"))
 
 /** Integer cents as dollars ("$1,234.56"); money stays in cents everywhere else. */
 export const usd = (cents: number): string =>
@@ -191,33 +191,29 @@ const agentPageData = Effect.fnUntraced(function* (caller: Caller, agentId: stri
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
-const when = (iso: string | null): string => (iso ? `<time datetime="${escapeHtml(iso)}">${escapeHtml(iso.slice(0, 16).replace("T", " "))} UTC</time>` : "—")
+const when = (iso: string | null): Html | string => (iso ? html`<time datetime="${iso}">${iso.slice(0, 16).replace("T", " ")} UTC</time>` : "—")
 const agentPath = (agentId: string) => `${OWNER_PREFIX}/${encodeURIComponent(agentId)}`
 
-const layout = (title: string, body: string) => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<meta name="referrer" content="same-origin">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="/assets/site.css">
-<script src="/assets/owner.js" defer></script>
-</head>
-<body class="dashboard owner">
-<header class="site-header"><div class="wrap wide bar"><a class="brand" href="/agent-dashboard">Agent dashboard</a></div></header>
-<main class="wrap wide" id="main">
-${body}
-</main>
-</body>
-</html>
-`
+/** An owner page in the site's layout: root-relative links (the page stays on the host the owner signed in at). */
+const layout = (title: string, main: Part): string =>
+  siteLayout({
+    lang: "en",
+    title,
+    platformName: PLATFORM.name,
+    version: PLATFORM.version,
+    href: (path) => path,
+    langInLinks: false,
+    current: "agent-dashboard",
+    referrer: "same-origin",
+    noindex: true,
+    wide: true,
+    bodyClass: "dashboard owner",
+    scripts: ["/assets/owner.js"],
+    main
+  })
 
 /** Spend per UTC day for the last 30 days as bars, the daily limit as a dashed line (inline SVG, no script). */
-export const spendChart = (byDay: ReadonlyArray<{ readonly day: string; readonly spentCents: number }>, dailyLimitCents: number | null, today: number): string => {
+export const spendChart = (byDay: ReadonlyArray<{ readonly day: string; readonly spentCents: number }>, dailyLimitCents: number | null, today: number): Html => {
   const days: Array<{ day: string; cents: number }> = []
   const start = Date.UTC(new Date(today).getUTCFullYear(), new Date(today).getUTCMonth(), new Date(today).getUTCDate()) - (CHART_DAYS - 1) * 86_400_000
   const spent = new Map(byDay.map((d) => [d.day.slice(0, 10), d.spentCents]))
@@ -240,23 +236,23 @@ export const spendChart = (byDay: ReadonlyArray<{ readonly day: string; readonly
     .map((d, i) => {
       const h = Math.max(d.cents > 0 ? 1 : 0, (d.cents / max) * plot)
       const cls = dailyLimitCents !== null && d.cents > dailyLimitCents ? "bar over" : "bar"
-      return `<rect class="${cls}" data-day="${d.day}" data-cents="${d.cents}" x="${(left + i * barWidth + 1).toFixed(1)}" y="${(top + plot - h).toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${h.toFixed(1)}"><title>${d.day}: ${usd(d.cents)}</title></rect>`
+      return html`<rect class="${cls}" data-day="${d.day}" data-cents="${d.cents}" x="${(left + i * barWidth + 1).toFixed(1)}" y="${(top + plot - h).toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${h.toFixed(1)}"><title>${d.day}: ${usd(d.cents)}</title></rect>`
     })
-    .join("")
+    
   const limit =
     dailyLimitCents === null
       ? ""
-      : `<line class="limit" data-cents="${dailyLimitCents}" x1="${left}" x2="${width}" y1="${y(dailyLimitCents).toFixed(1)}" y2="${y(dailyLimitCents).toFixed(1)}"/><text class="limit-label" x="${width - 4}" y="${(y(dailyLimitCents) - 3).toFixed(1)}" text-anchor="end">daily limit ${usd(dailyLimitCents)}</text>`
-  const axis = `<text class="axis" x="${left}" y="${height - 6}">${days[0]!.day}</text><text class="axis" x="${width}" y="${height - 6}" text-anchor="end">${days[days.length - 1]!.day} (today)</text>`
+      : html`<line class="limit" data-cents="${dailyLimitCents}" x1="${left}" x2="${width}" y1="${y(dailyLimitCents).toFixed(1)}" y2="${y(dailyLimitCents).toFixed(1)}"/><text class="limit-label" x="${width - 4}" y="${(y(dailyLimitCents) - 3).toFixed(1)}" text-anchor="end">daily limit ${usd(dailyLimitCents)}</text>`
+  const axis = html`<text class="axis" x="${left}" y="${height - 6}">${days[0]!.day}</text><text class="axis" x="${width}" y="${height - 6}" text-anchor="end">${days[days.length - 1]!.day} (today)</text>`
   const summary = `${usd(total)} spent in the last ${CHART_DAYS} days${dailyLimitCents === null ? "; no daily limit" : `; daily limit ${usd(dailyLimitCents)}, exceeded on ${over} day${over === 1 ? "" : "s"}`}`
-  return `<figure class="chart"><svg id="spend-chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="spend-chart-title spend-chart-desc" preserveAspectRatio="none">
-<title id="spend-chart-title">Spend per day, last ${CHART_DAYS} days</title><desc id="spend-chart-desc">${escapeHtml(summary)}</desc>
+  return html`<figure class="chart"><svg id="spend-chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="spend-chart-title spend-chart-desc" preserveAspectRatio="none">
+<title id="spend-chart-title">Spend per day, last ${CHART_DAYS} days</title><desc id="spend-chart-desc">${summary}</desc>
 ${bars}${limit}${axis}</svg>
-<figcaption>${escapeHtml(summary)}</figcaption></figure>`
+<figcaption>${summary}</figcaption></figure>`
 }
 
-const approvalRow = (agentId: string, a: Approval) => `<tr data-id="${escapeHtml(a.id)}">
-<td><code>${escapeHtml(a.serviceId)}</code> / ${escapeHtml(a.tierId)}</td>
+const approvalRow = (agentId: string, a: Approval) => html`<tr data-id="${a.id}">
+<td><code>${a.serviceId}</code> / ${a.tierId}</td>
 <td class="nowrap">${usd(a.quotedPriceCents)}</td>
 <td>${a.reason === "manual" ? "manual autonomy" : "over the approval threshold"}</td>
 <td class="nowrap">${when(a.createdAt)}</td>
@@ -265,9 +261,9 @@ const approvalRow = (agentId: string, a: Approval) => `<tr data-id="${escapeHtml
 <form method="post" action="${agentPath(agentId)}/approvals/${encodeURIComponent(a.id)}/decline"><button type="submit" class="danger">Decline</button></form></td>
 </tr>`
 
-const txRow = (agentId: string, t: Transaction) => `<tr>
-<td class="nowrap"><a href="${agentPath(agentId)}/transactions/${encodeURIComponent(t.id)}">${escapeHtml(t.id)}</a></td>
-<td>${escapeHtml(t.serviceName)} <span class="hint">(${escapeHtml(t.tierId)})</span></td>
+const txRow = (agentId: string, t: Transaction) => html`<tr>
+<td class="nowrap"><a href="${agentPath(agentId)}/transactions/${encodeURIComponent(t.id)}">${t.id}</a></td>
+<td>${t.serviceName} <span class="hint">(${t.tierId})</span></td>
 <td>${t.role}</td>
 <td><span class="badge">${t.status}</span></td>
 <td class="nowrap">${usd(t.priceCents)}</td>
@@ -281,7 +277,7 @@ const NOTICES: Readonly<Record<string, string>> = {
   paid: "Top-up paid: the credits are in the wallet."
 }
 
-const selected = (on: boolean) => (on ? " selected" : "")
+const selected = (on: boolean): Html | "" => (on ? html` selected` : "")
 
 export const renderAgentPage = (d: AgentPageData, message: { readonly notice?: string; readonly error?: string }, now: number): string => {
   const w = d.wallet
@@ -291,16 +287,16 @@ export const renderAgentPage = (d: AgentPageData, message: { readonly notice?: s
   const f = d.filters
   const reviews = d.transactions.data.filter((t) => t.review !== null)
   const older = d.transactions.nextCursor
-    ? `<p><a href="${path}?${new URLSearchParams({ ...(f.status ? { status: f.status } : {}), ...(f.role ? { role: f.role } : {}), ...(f.from ? { from: f.from } : {}), ...(f.to ? { to: f.to } : {}), cursor: d.transactions.nextCursor }).toString().replace(/&/g, "&amp;")}#transactions">Older transactions →</a></p>`
+    ? html`<p><a href="${path}?${new URLSearchParams({ ...(f.status ? { status: f.status } : {}), ...(f.role ? { role: f.role } : {}), ...(f.from ? { from: f.from } : {}), ...(f.to ? { to: f.to } : {}), cursor: d.transactions.nextCursor }).toString()}#transactions">Older transactions →</a></p>`
     : ""
   return layout(
     `${a.name} · owner dashboard`,
-    `<p><a href="/agent-dashboard">← All agents and keys</a></p>
-<h1>${escapeHtml(a.name)}</h1>
-<p class="lead">Agent <code>${escapeHtml(a.id)}</code>${a.organization ? ` · ${escapeHtml(a.organization)}` : ""} · reputation ${d.reputation.score} (${escapeHtml(d.reputation.band)})</p>
+    html`<p><a href="/agent-dashboard">← All agents and keys</a></p>
+<h1>${a.name}</h1>
+<p class="lead">Agent <code>${a.id}</code>${a.organization ? ` · ${a.organization}` : ""} · reputation ${d.reputation.score} (${d.reputation.band})</p>
 <div class="messages">
-<p id="status" class="msg msg-status" role="status" aria-live="polite">${message.notice ? escapeHtml(message.notice) : ""}</p>
-<p id="error" class="msg msg-error" role="alert"${message.error ? "" : " hidden"}>${message.error ? escapeHtml(message.error) : ""}</p>
+<p id="status" class="msg msg-status" role="status" aria-live="polite">${message.notice ? message.notice : ""}</p>
+<p id="error" class="msg msg-error" role="alert"${message.error ? "" : " hidden"}>${message.error ? message.error : ""}</p>
 </div>
 
 <section id="wallet" aria-labelledby="wallet-title">
@@ -309,7 +305,7 @@ export const renderAgentPage = (d: AgentPageData, message: { readonly notice?: s
 <div><dt>Balance</dt><dd id="balance">${usd(w.balanceCents)}</dd></div>
 <div><dt>Spent today</dt><dd id="spent-today">${usd(w.spentTodayCents)}${p.dailyLimitCents === null ? "" : ` of ${usd(p.dailyLimitCents)}`}</dd></div>
 <div><dt>Spent this month</dt><dd>${usd(w.spentThisMonthCents)}${p.monthlyLimitCents === null ? "" : ` of ${usd(p.monthlyLimitCents)}`}</dd></div>
-<div><dt>Autonomy</dt><dd>${escapeHtml(p.autonomyLevel)}</dd></div>
+<div><dt>Autonomy</dt><dd>${p.autonomyLevel}</dd></div>
 </dl>
 <form class="card inline-form" method="post" action="${path}/topup">
 <h3>Top up</h3>
@@ -326,7 +322,7 @@ export const renderAgentPage = (d: AgentPageData, message: { readonly notice?: s
 <p class="hint">Approving charges exactly the amount shown. If the seller changed the price or the tier since the agent asked, the approval is void and nothing is charged: the agent asks again.</p>
 <div class="table-wrap"><table>
 <thead><tr><th scope="col">Service / tier</th><th scope="col">Approving charges</th><th scope="col">Why</th><th scope="col">Asked</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Decide</span></th></tr></thead>
-<tbody id="approvals-body">${d.pending.map((x) => approvalRow(a.id, x)).join("\n")}</tbody>
+<tbody id="approvals-body">${d.pending.map((x) => approvalRow(a.id, x))}</tbody>
 </table></div>
 </section>
 
@@ -348,8 +344,8 @@ ${spendChart(d.byDay, p.dailyLimitCents, now)}
 <option value="semi_auto"${selected(p.autonomyLevel === "semi_auto")}>semi_auto — purchases above the approval threshold wait for me</option>
 <option value="manual"${selected(p.autonomyLevel === "manual")}>manual — every purchase waits for me</option>
 </select></div>
-<div class="field"><label for="categories">Allowed categories</label><input id="categories" name="allowedCategories" type="text" value="${escapeHtml((p.allowedCategories ?? []).join(", "))}"><p class="hint">Comma separated; empty = any.</p></div>
-<div class="field"><label for="sellers">Allowed sellers</label><input id="sellers" name="allowedSellers" type="text" value="${escapeHtml((p.allowedSellers ?? []).join(", "))}"><p class="hint">Agent ids, comma separated; empty = any.</p></div>
+<div class="field"><label for="categories">Allowed categories</label><input id="categories" name="allowedCategories" type="text" value="${(p.allowedCategories ?? []).join(", ")}"><p class="hint">Comma separated; empty = any.</p></div>
+<div class="field"><label for="sellers">Allowed sellers</label><input id="sellers" name="allowedSellers" type="text" value="${(p.allowedSellers ?? []).join(", ")}"><p class="hint">Agent ids, comma separated; empty = any.</p></div>
 <fieldset class="field"><legend>Auto-recharge</legend>
 <p><input type="checkbox" id="ar-enabled" name="autoRechargeEnabled" value="on"${p.autoRecharge.enabled ? " checked" : ""}><label for="ar-enabled">Recharge when the balance falls below the threshold</label></p>
 <div class="field"><label for="ar-threshold">Below ($)</label><input id="ar-threshold" name="autoRechargeThreshold" type="text" inputmode="decimal" value="${dollarsField(p.autoRecharge.thresholdCents)}"></div>
@@ -362,17 +358,17 @@ ${spendChart(d.byDay, p.dailyLimitCents, now)}
 <section id="transactions" aria-labelledby="transactions-title">
 <h2 id="transactions-title">Transactions</h2>
 <form class="inline-form filters" method="get" action="${path}#transactions">
-<div class="field"><label for="f-status">Status</label><select id="f-status" name="status"><option value="">any</option>${["completed", "failed", "refunded"].map((s) => `<option${selected(f.status === s)}>${s}</option>`).join("")}</select></div>
-<div class="field"><label for="f-role">Role</label><select id="f-role" name="role"><option value="">any</option>${["buyer", "seller"].map((s) => `<option${selected(f.role === s)}>${s}</option>`).join("")}</select></div>
-<div class="field"><label for="f-from">From</label><input id="f-from" name="from" type="date" value="${escapeHtml(f.from ?? "")}"></div>
-<div class="field"><label for="f-to">To</label><input id="f-to" name="to" type="date" value="${escapeHtml(f.to ?? "")}"></div>
+<div class="field"><label for="f-status">Status</label><select id="f-status" name="status"><option value="">any</option>${["completed", "failed", "refunded"].map((s) => html`<option${selected(f.status === s)}>${s}</option>`)}</select></div>
+<div class="field"><label for="f-role">Role</label><select id="f-role" name="role"><option value="">any</option>${["buyer", "seller"].map((s) => html`<option${selected(f.role === s)}>${s}</option>`)}</select></div>
+<div class="field"><label for="f-from">From</label><input id="f-from" name="from" type="date" value="${f.from ?? ""}"></div>
+<div class="field"><label for="f-to">To</label><input id="f-to" name="to" type="date" value="${f.to ?? ""}"></div>
 <button type="submit">Filter</button>
 </form>
 <div class="table-wrap"><table id="transactions-table">
 <thead><tr><th scope="col">Id</th><th scope="col">Service</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Price</th><th scope="col">When</th></tr></thead>
-<tbody>${d.transactions.data.map((t) => txRow(a.id, t)).join("\n")}</tbody>
+<tbody>${d.transactions.data.map((t) => txRow(a.id, t))}</tbody>
 </table></div>
-${d.transactions.data.length === 0 ? `<p class="hint">No transactions${f.status || f.role || f.from || f.to ? " match these filters" : " yet"}.</p>` : ""}
+${d.transactions.data.length === 0 ? html`<p class="hint">No transactions${f.status || f.role || f.from || f.to ? " match these filters" : " yet"}.</p>` : ""}
 ${older}
 </section>
 
@@ -380,8 +376,8 @@ ${older}
 <h2 id="reviews-title">Reviews</h2>
 ${
   reviews.length === 0
-    ? `<p class="hint">No reviews on the transactions above.</p>`
-    : `<ul>${reviews.map((t) => `<li>${"★".repeat(t.review!.rating)}${"☆".repeat(5 - t.review!.rating)} on <a href="${path}/transactions/${encodeURIComponent(t.id)}">${escapeHtml(t.serviceName)}</a>${t.review!.text ? ` — “${escapeHtml(t.review!.text)}”` : ""}</li>`).join("")}</ul>`
+    ? html`<p class="hint">No reviews on the transactions above.</p>`
+    : html`<ul>${reviews.map((t) => html`<li>${"★".repeat(t.review!.rating)}${"☆".repeat(5 - t.review!.rating)} on <a href="${path}/transactions/${encodeURIComponent(t.id)}">${t.serviceName}</a>${t.review!.text ? ` — “${t.review!.text}”` : ""}</li>`)}</ul>`
 }
 </section>
 
@@ -389,13 +385,13 @@ ${
 <h2 id="disputes-title">Disputes</h2>
 ${
   d.disputes.length === 0
-    ? `<p class="hint">No disputes.</p>`
-    : `<div class="table-wrap"><table><thead><tr><th scope="col">Transaction</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Refund</th><th scope="col">Opened</th></tr></thead><tbody>${d.disputes
+    ? html`<p class="hint">No disputes.</p>`
+    : html`<div class="table-wrap"><table><thead><tr><th scope="col">Transaction</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Refund</th><th scope="col">Opened</th></tr></thead><tbody>${d.disputes
         .map(
           (x) =>
-            `<tr><td><a href="${path}/transactions/${encodeURIComponent(x.transactionId)}">${escapeHtml(x.transactionId)}</a></td><td>${x.role}</td><td><span class="badge">${x.status}</span></td><td>${escapeHtml(x.reason)}</td><td class="nowrap">${usd(x.refundCents)}</td><td class="nowrap">${when(x.createdAt)}</td></tr>`
+            html`<tr><td><a href="${path}/transactions/${encodeURIComponent(x.transactionId)}">${x.transactionId}</a></td><td>${x.role}</td><td><span class="badge">${x.status}</span></td><td>${x.reason}</td><td class="nowrap">${usd(x.refundCents)}</td><td class="nowrap">${when(x.createdAt)}</td></tr>`
         )
-        .join("")}</tbody></table></div>`
+        }</tbody></table></div>`
 }
 </section>`
   )
@@ -404,20 +400,20 @@ ${
 const renderTransactionPage = (agent: Agent, t: Transaction) =>
   layout(
     `Transaction ${t.id}`,
-    `<p><a href="${agentPath(agent.id)}#transactions">← ${escapeHtml(agent.name)}</a></p>
-<h1>Transaction <code>${escapeHtml(t.id)}</code></h1>
+    html`<p><a href="${agentPath(agent.id)}#transactions">← ${agent.name}</a></p>
+<h1>Transaction <code>${t.id}</code></h1>
 <dl class="figures detail">
-<div><dt>Service</dt><dd>${escapeHtml(t.serviceName)} (<code>${escapeHtml(t.serviceId)}</code>, tier ${escapeHtml(t.tierId)})</dd></div>
+<div><dt>Service</dt><dd>${t.serviceName} (<code>${t.serviceId}</code>, tier ${t.tierId})</dd></div>
 <div><dt>Status</dt><dd><span class="badge">${t.status}</span></dd></div>
 <div><dt>Role</dt><dd>${t.role}</dd></div>
 <div><dt>Price</dt><dd>${usd(t.priceCents)}${t.listPriceCents !== t.priceCents ? ` (list ${usd(t.listPriceCents)})` : ""}</dd></div>
 <div><dt>Seller's share / fee</dt><dd>${usd(t.sellerCents)} / ${usd(t.feeCents)}</dd></div>
-<div><dt>Buyer / seller</dt><dd><code>${escapeHtml(t.buyerAgentId)}</code> / <code>${escapeHtml(t.sellerAgentId)}</code></dd></div>
+<div><dt>Buyer / seller</dt><dd><code>${t.buyerAgentId}</code> / <code>${t.sellerAgentId}</code></dd></div>
 <div><dt>Created</dt><dd>${when(t.createdAt)}</dd></div>
-<div><dt>Approval</dt><dd>${t.approvalId ? `<code>${escapeHtml(t.approvalId)}</code>` : "—"}</dd></div>
-<div><dt>Delivery</dt><dd>${t.delivery ? `${t.delivery.success ? "delivered" : `failed: ${escapeHtml(t.delivery.error ?? "")}`} · ${when(t.delivery.deliveredAt)}` : "—"}</dd></div>
-<div><dt>Review</dt><dd>${t.review ? `${t.review.rating}/5${t.review.text ? ` — “${escapeHtml(t.review.text)}”` : ""}` : "—"}</dd></div>
-<div><dt>Dispute</dt><dd>${t.disputeId ? `<code>${escapeHtml(t.disputeId)}</code> (see the agent's disputes)` : "—"}</dd></div>
+<div><dt>Approval</dt><dd>${t.approvalId ? html`<code>${t.approvalId}</code>` : "—"}</dd></div>
+<div><dt>Delivery</dt><dd>${t.delivery ? html`${t.delivery.success ? "delivered" : `failed: ${t.delivery.error ?? ""}`} · ${when(t.delivery.deliveredAt)}` : "—"}</dd></div>
+<div><dt>Review</dt><dd>${t.review ? `${t.review.rating}/5${t.review.text ? ` — “${t.review.text}”` : ""}` : "—"}</dd></div>
+<div><dt>Dispute</dt><dd>${t.disputeId ? html`<code>${t.disputeId}</code> (see the agent's disputes)` : "—"}</dd></div>
 <div><dt>Refunded</dt><dd>${when(t.refundedAt)}</dd></div>
 </dl>`
   )
@@ -425,7 +421,7 @@ const renderTransactionPage = (agent: Agent, t: Transaction) =>
 // ---------------------------------------------------------------------------------------------
 // Routes
 
-const html = (body: string, status = 200, formTargets: ReadonlyArray<string> = []) =>
+const htmlPage = (body: string, status = 200, formTargets: ReadonlyArray<string> = []) =>
   HttpServerResponse.text(body, {
     status,
     contentType: "text/html; charset=utf-8",
@@ -460,7 +456,7 @@ const statusOf = (e: { readonly _tag: string }): number =>
   e._tag === "NotFound" ? 404 : e._tag === "Forbidden" || e._tag === "PolicyViolation" ? 403 : e._tag === "Conflict" || e._tag === "NegotiationUnusable" ? 409 : e._tag === "InsufficientCredits" ? 402 : e._tag === "StorageUnavailable" ? 503 : 400
 
 const errorPage = (status: number, message: string) =>
-  html(layout("Agent dashboard", `<h1>Something is not right</h1><p class="msg msg-error" role="alert">${escapeHtml(message)}</p><p><a href="/agent-dashboard">Back to the dashboard</a></p>`), status)
+  htmlPage(layout("Agent dashboard", html`<h1>Something is not right</h1><p class="msg msg-error" role="alert">${message}</p><p><a href="/agent-dashboard">Back to the dashboard</a></p>`), status)
 
 const toSignIn = HttpServerResponse.empty({ status: 303, headers: { location: "/agent-dashboard", "cache-control": "no-store" } })
 
@@ -468,7 +464,7 @@ const toSignIn = HttpServerResponse.empty({ status: 303, headers: { location: "/
 const agentPage = Effect.fnUntraced(function* (caller: Caller, agentId: string, filters: TxFilters, message: { readonly notice?: string; readonly error?: string }, status = 200) {
   const data = yield* agentPageData(caller, agentId, filters)
   const now = yield* Clock.currentTimeMillis
-  return html(renderAgentPage(data, message, now), status, yield* formTargetsOf)
+  return htmlPage(renderAgentPage(data, message, now), status, yield* formTargetsOf)
 })
 
 /** Runs a page handler: signed-out → the sign-in page; a typed failure → a page with its status and message. */
@@ -613,7 +609,7 @@ export const OwnerRoutesLive = HttpRouter.addAll([
         const caller = yield* ownerSession
         const agent = yield* Effect.flatMap(Keys, (k) => Effect.flatMap(param("agentId"), (id) => k.ownedAgent(caller.accountId, id)))
         const tx = yield* Effect.flatMap(Commerce, (c) => Effect.flatMap(param("transactionId"), (id) => c.getTransaction(agent.id, id)))
-        return html(renderTransactionPage(agent, tx))
+        return htmlPage(renderTransactionPage(agent, tx))
       })
     )
   ),

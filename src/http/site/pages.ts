@@ -1,10 +1,12 @@
-// Human-readable site pages (home, for AI agents, integrations, terms, whitepaper, legal guide) in English and Brazilian Portuguese, plus the shared stylesheet.
+// Human-readable site pages (home, for AI agents, integrations, terms, whitepaper, legal guide) in English and Brazilian Portuguese.
+import { html as h, type Html, type Part } from "./templates/html.js"
+import { type Lang, layout as siteLayout, pageNames, type PageName } from "./templates/layout.js"
 
 // ---------------------------------------------------------------------------
 // Language selection
 // ---------------------------------------------------------------------------
 
-export type Lang = "en" | "pt"
+export type { Lang }
 
 const langFromTag = (tag: string): Lang | undefined => {
   const primary = tag.trim().toLowerCase().split(/[-_]/)[0]
@@ -65,47 +67,7 @@ export interface SiteContext {
   readonly payments: "fake" | "stripe"
 }
 
-export type PageName = "for-ai-agents" | "integrations" | "terms" | "whitepaper" | "legal-guide"
-
-export const pageNames: ReadonlyArray<PageName> = [
-  "for-ai-agents",
-  "integrations",
-  "terms",
-  "whitepaper",
-  "legal-guide"
-]
-
-// ---------------------------------------------------------------------------
-// Escaping helpers: every interpolated value is escaped unless it is already Html.
-// ---------------------------------------------------------------------------
-
-export const escapeHtml = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) =>
-    c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;"
-  )
-
-class Html {
-  constructor(readonly value: string) {}
-  toString(): string {
-    return this.value
-  }
-}
-
-type Part = Html | string | number | null | undefined | false | ReadonlyArray<Part>
-
-const renderPart = (part: Part): string => {
-  if (part instanceof Html) return part.value
-  if (part === null || part === undefined || part === false) return ""
-  if (typeof part === "string") return escapeHtml(part)
-  if (typeof part === "number") return escapeHtml(String(part))
-  return part.map(renderPart).join("")
-}
-
-const h = (strings: TemplateStringsArray, ...values: ReadonlyArray<Part>): Html => {
-  let out = strings[0] ?? ""
-  for (let i = 0; i < values.length; i++) out += renderPart(values[i]) + (strings[i + 1] ?? "")
-  return new Html(out)
-}
+export { pageNames, type PageName }
 
 // Per-render helpers bound to the context.
 interface Site {
@@ -972,34 +934,6 @@ const builders: Readonly<Record<PageName, Readonly<Record<Lang, PageBuilder>>>> 
   "legal-guide": { en: legalGuideEn, pt: legalGuidePt }
 }
 
-const navLabels: Readonly<Record<Lang, Readonly<Record<PageName | "agent-dashboard" | "docs", string>>>> = {
-  en: {
-    "for-ai-agents": "For AI agents",
-    integrations: "Integrations",
-    terms: "Terms",
-    whitepaper: "Whitepaper",
-    "legal-guide": "Legal guide",
-    "agent-dashboard": "Agent dashboard",
-    docs: "Docs"
-  },
-  pt: {
-    "for-ai-agents": "Para agentes de IA",
-    integrations: "Integrações",
-    terms: "Termos",
-    whitepaper: "Whitepaper",
-    "legal-guide": "Guia jurídico",
-    "agent-dashboard": "Painel de agentes",
-    docs: "Documentação"
-  }
-}
-
-const chrome: Readonly<Record<Lang, { readonly mainNav: string; readonly langNav: string; readonly footer: string }>> = {
-  en: { mainNav: "Main", langNav: "Language", footer: "Machine-readable" },
-  pt: { mainNav: "Principal", langNav: "Idioma", footer: "Legível por máquina" }
-}
-
-const htmlLang: Readonly<Record<Lang, string>> = { en: "en", pt: "pt-BR" }
-
 export const renderPage = (name: PageName, lang: Lang, ctx: SiteContext): string => {
   const s = makeSite(lang, ctx)
   return layout(s, builders[name][lang](s), `/${name}`, name)
@@ -1011,61 +945,20 @@ export const renderHome = (lang: Lang, ctx: SiteContext): string => {
   return layout(s, (lang === "pt" ? homePt : homeEn)(s), "/", undefined)
 }
 
-/** The page chrome: head, header and navigation, main content, footer. */
-const layout = (s: Site, content: PageContent, path: string, name: PageName | undefined): string => {
-  const lang = s.lang
-  const labels = navLabels[lang]
-  const pageUrl = (l: Lang): string => s.u(`${path}?lang=${l}`)
-  const navItem = (target: PageName): Html =>
-    target === name
-      ? h`<li><a href="${s.u(`/${target}?lang=${lang}`)}" aria-current="page">${labels[target]}</a></li>`
-      : h`<li>${s.page(target, labels[target])}</li>`
-  const langItem = (l: Lang, text: string): Html =>
-    l === lang
-      ? h`<a href="${pageUrl(l)}" hreflang="${htmlLang[l]}" lang="${htmlLang[l]}" aria-current="true">${text}</a>`
-      : h`<a href="${pageUrl(l)}" hreflang="${htmlLang[l]}" lang="${htmlLang[l]}">${text}</a>`
-
-  const doc = h`<!doctype html>
-<html lang="${htmlLang[lang]}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<title>${content.title} · ${s.name}</title>
-<meta name="description" content="${content.description}">
-<link rel="canonical" href="${pageUrl(lang)}">
-<link rel="alternate" hreflang="en" href="${pageUrl("en")}">
-<link rel="alternate" hreflang="pt-BR" href="${pageUrl("pt")}">
-<link rel="stylesheet" href="${s.u("/assets/site.css")}">
-</head>
-<body>
-<header class="site-header">
-<div class="wrap bar">
-<a class="brand" href="${s.u(`/?lang=${lang}`)}">${s.name}</a>
-<nav class="lang-switch" aria-label="${chrome[lang].langNav}">${langItem("en", "English")} <span aria-hidden="true">|</span> ${langItem("pt", "Português (Brasil)")}</nav>
-</div>
-<nav class="wrap site-nav" aria-label="${chrome[lang].mainNav}">
-<ul>
-${pageNames.map((p) => h`${navItem(p)}\n`)}<li>${s.link("/agent-dashboard", labels["agent-dashboard"])}</li>
-<li>${s.link("/docs", labels.docs)}</li>
-</ul>
-</nav>
-</header>
-<main class="wrap">
-${content.body}
-</main>
-<footer class="site-footer">
-<div class="wrap">
-<p>${s.name} · v${s.version} · AI2AIC 1.0.0</p>
-<p>${chrome[lang].footer}: ${s.link("/api/discover", "/api/discover")} · ${s.link("/llms.txt", "/llms.txt")} · ${s.link("/api/v1/agent/openapi.json", "OpenAPI")} · ${s.link("/.well-known/mcp.json", "MCP")}</p>
-<p>${s.page("terms", labels.terms)} · ${s.page("legal-guide", labels["legal-guide"])}</p>
-</div>
-</footer>
-</body>
-</html>
-`
-  return doc.value
-}
+/** A public page in the shared layout: absolute addresses, the language kept in every link. */
+const layout = (s: Site, content: PageContent, path: string, name: PageName | undefined): string =>
+  siteLayout({
+    lang: s.lang,
+    title: `${content.title} · ${s.name}`,
+    description: content.description,
+    platformName: s.name,
+    version: s.version,
+    href: s.u,
+    langInLinks: true,
+    ...(name ? { current: name } : {}),
+    versions: { en: s.u(`${path}?lang=en`), pt: s.u(`${path}?lang=pt`) },
+    main: content.body
+  })
 
 // ---------------------------------------------------------------------------
 // Stylesheet (served at /assets/site.css)
