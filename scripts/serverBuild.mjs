@@ -7,7 +7,13 @@
 // The source map is written beside the bundle without the sources' text; node reads it only when
 // started with --enable-source-maps (NODE_OPTIONS), which costs ~35 MB of RSS, so `npm start`
 // does not.
-import { readFileSync } from "node:fs"
+import { build } from "esbuild"
+import { cpSync, existsSync, readFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { browserBuildOptions, browserEntries } from "./browserBuild.mjs"
+
+const site = fileURLToPath(new URL("../src/http/site/", import.meta.url))
 
 /** Bundles effect and @effect/*; leaves every other bare import external. */
 export const bundleEffectOnly = {
@@ -21,13 +27,36 @@ export const bundleEffectOnly = {
   }
 }
 
+/**
+ * Puts the site's files beside the bundle, in site/ (src/http/site/assets.ts looks there): the
+ * stylesheets and the Markdown pages as they are, the browser scripts bundled.
+ */
+export const siteFiles = {
+  name: "site-files",
+  setup(server) {
+    server.onEnd(async (result) => {
+      if (result.errors.length > 0) return
+      const options = server.initialOptions
+      const out = join(options.outdir ?? dirname(options.outfile), "site")
+      for (const dir of ["styles", "content"]) if (existsSync(join(site, dir))) cpSync(join(site, dir), join(out, dir), { recursive: true })
+      const entries = browserEntries.filter((name) => existsSync(join(site, "browser", `${name}.ts`)))
+      if (entries.length === 0) return
+      await build({
+        ...browserBuildOptions,
+        entryPoints: Object.fromEntries(entries.map((name) => [name, join(site, "browser", `${name}.ts`)])),
+        outdir: join(out, "browser")
+      })
+    })
+  }
+}
+
 /** Options for one server entry point. */
 export const serverBuildOptions = {
   bundle: true,
   platform: "node",
   target: "node24",
   format: "esm",
-  plugins: [bundleEffectOnly],
+  plugins: [bundleEffectOnly, siteFiles],
   sourcemap: true,
   sourcesContent: false,
   // ASCII output (non-ASCII characters escaped): V8 keeps a Latin-1 source in one byte per

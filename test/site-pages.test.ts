@@ -1,6 +1,7 @@
 // Tests for the human-readable site pages: language selection, document structure, absolute links, escaping and legal wording.
 import { describe, it, expect } from "vitest"
-import { pickLang, pageNames, renderPage, stylesheet, type Lang, type PageName, type SiteContext } from "../src/http/site/pages.js"
+import { readFileSync } from "node:fs"
+import { pickLang, pageNames, renderPage, type Lang, type PageName, type SiteContext } from "../src/http/site/pages.js"
 
 const ctx: SiteContext = {
   baseUrl: "https://agents.example.test",
@@ -211,6 +212,7 @@ describe("page content", () => {
 })
 
 describe("stylesheet", () => {
+  const stylesheet = readFileSync(new URL("../src/http/site/styles/site.css", import.meta.url), "utf8")
   it("is a small stylesheet with light and dark schemes", () => {
     expect(stylesheet).toContain("prefers-color-scheme: dark")
     expect(stylesheet).toContain("max-width: 48rem")

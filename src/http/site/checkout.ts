@@ -11,9 +11,9 @@ import { errorResponse } from "../errors.js"
 import { SESSION_COOKIE } from "../middleware/auth.js"
 import { authenticateBearerWith, sessionCaller } from "../middleware/authLive.js"
 import { currentRequestId } from "../requestId.js"
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+import { PLATFORM } from "../../services/Discovery.js"
+import { html, type Part } from "./templates/html.js"
+import { layout as siteLayout } from "./templates/layout.js"
 
 export const formatAmount = (amountCents: number, currency: string) =>
   `${(amountCents / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency.toUpperCase()}`
@@ -21,35 +21,27 @@ export const formatAmount = (amountCents: number, currency: string) =>
 const SESSION_ID = /^[A-Za-z0-9_-]{3,255}$/
 const FAILURE_CODE = /^[a-z_]{1,40}$/
 
-const layout = (title: string, body: string, options: { readonly refreshSeconds?: number } = {}) => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-${options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">` : ""}
-<title>${escapeHtml(title)}</title>
-<style>
-body{font-family:system-ui,sans-serif;background:#f5f6f8;color:#1a1d21;margin:0;padding:2rem 1rem}
-main{max-width:28rem;margin:0 auto;background:#fff;border-radius:12px;padding:1.5rem 1.75rem;box-shadow:0 1px 4px rgba(0,0,0,.08)}
-.test{display:inline-block;background:#fff3cd;color:#7a5b00;border-radius:4px;padding:.1rem .5rem;font-size:.8rem;font-weight:600}
-.amount{font-size:2rem;font-weight:700;margin:.5rem 0}
-label{display:block;margin:1rem 0 .25rem;font-size:.9rem}
-select,button{font:inherit;width:100%;padding:.6rem;border-radius:6px;border:1px solid #c9ced6}
-button.pay{background:#2f5bea;color:#fff;border:0;margin-top:1rem;cursor:pointer}
-button.cancel{background:#fff;margin-top:.5rem;cursor:pointer}
-.muted{color:#5f6b7a;font-size:.85rem}
-.status{font-weight:600}
-</style>
-</head>
-<body><main>
-${body}
-</main></body>
-</html>`
+/** The processor's page in the site's document layout, bare: no site navigation, its own stylesheet. */
+const layout = (title: string, main: Part, options: { readonly refreshSeconds?: number } = {}) =>
+  siteLayout({
+    lang: "en",
+    title,
+    platformName: PLATFORM.name,
+    version: PLATFORM.version,
+    href: (path) => path,
+    langInLinks: false,
+    referrer: "no-referrer",
+    noindex: true,
+    bare: true,
+    bodyClass: "checkout",
+    stylesheets: ["/assets/checkout.css"],
+    ...(options.refreshSeconds ? { refreshSeconds: options.refreshSeconds } : {}),
+    main
+  })
 
-/** No scripts at all; the only style is the inline block; forms post to this origin only. */
+/** No scripts at all; the stylesheet and icon from this origin; forms post to this origin only. */
 const cspWithFormAction = (formAction: string) =>
-  `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; base-uri 'none'; frame-ancestors 'none'`
+  `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; base-uri 'none'; frame-ancestors 'none'`
 const CSP = cspWithFormAction("'self'")
 
 /** An origin fit for a CSP source list (http/https only, nothing that could end the directive), or undefined. */
@@ -78,42 +70,42 @@ export const checkoutCsp = (s: Pick<FakeSession, "successUrl" | "cancelUrl">): s
   return cspWithFormAction([...origins].join(" "))
 }
 
-const html = (body: string, status = 200, csp = CSP) =>
+const htmlPage = (body: string, status = 200, csp = CSP) =>
   HttpServerResponse.text(body, {
     status,
     contentType: "text/html; charset=utf-8",
     headers: { "cache-control": "no-store", "content-security-policy": csp, "referrer-policy": "no-referrer" }
   })
 
-const notFoundPage = (message: string) => html(layout("Checkout not found", `<h1>Checkout not found</h1><p>${escapeHtml(message)}</p>`), 404)
+const notFoundPage = (message: string) => htmlPage(layout("Checkout not found", html`<h1>Checkout not found</h1><p>${message}</p>`), 404)
 
 const fakePage = (s: FakeSession) => {
   const per = s.mode === "subscription" ? " / month" : ""
-  const head = `<p><span class="test">TEST MODE — fake payment processor</span></p>
-<h1>${escapeHtml(s.description)}</h1>
-<div class="amount">${escapeHtml(formatAmount(s.amountCents, s.currency))}${per}</div>
-${s.customerEmail ? `<p class="muted">Receipt to ${escapeHtml(s.customerEmail)}</p>` : ""}`
+  const head = html`<p><span class="test">TEST MODE — fake payment processor</span></p>
+<h1>${s.description}</h1>
+<div class="amount">${formatAmount(s.amountCents, s.currency)}${per}</div>
+${s.customerEmail ? html`<p class="muted">Receipt to ${s.customerEmail}</p>` : ""}`
   if (s.status !== "open") {
     const outcome =
-      s.status === "expired" ? "This checkout expired or was cancelled." : s.paymentStatus === "paid" ? "This checkout is paid." : `The payment failed (${escapeHtml(s.failureCode ?? "declined")}).`
+      s.status === "expired" ? "This checkout expired or was cancelled." : s.paymentStatus === "paid" ? "This checkout is paid." : `The payment failed (${s.failureCode ?? "declined"}).`
     const next = s.status === "complete" && s.paymentStatus === "paid" ? s.successUrl : s.cancelUrl
-    return layout("Checkout", `${head}<p class="status">${outcome}</p><p><a href="${escapeHtml(next)}">Continue</a></p>`)
+    return layout("Checkout", html`${head}<p class="status">${outcome}</p><p><a href="${next}">Continue</a></p>`)
   }
-  const options = FAKE_TEST_CARDS.map((c, i) => `<option value="${c.number}"${i === 0 ? " selected" : ""}>${escapeHtml(c.label)}</option>`).join("")
+  const options = FAKE_TEST_CARDS.map((c, i) => html`<option value="${c.number}"${i === 0 ? html` selected` : ""}>${c.label}</option>`)
   return layout(
     "Checkout",
-    `${head}
+    html`${head}
 <form method="post" action="/checkout/fake/${encodeURIComponent(s.id)}/pay">
 <label for="card">Test card</label>
 <select id="card" name="card">${options}</select>
-<button class="pay" type="submit">Pay ${escapeHtml(formatAmount(s.amountCents, s.currency))}</button>
+<button class="pay" type="submit">Pay ${formatAmount(s.amountCents, s.currency)}</button>
 </form>
 <form method="post" action="/checkout/fake/${encodeURIComponent(s.id)}/cancel">
 <button class="cancel" type="submit">Cancel</button>
 </form>
 <p class="muted">No money moves. Pay completes the session and sends a signed <code>checkout.session.completed</code> event to the
 service's webhook handler, exactly as Stripe would; a declining test card sends <code>checkout.session.async_payment_failed</code>;
-Cancel sends <code>checkout.session.expired</code>. Expires ${escapeHtml(s.expiresAt)}.</p>`
+Cancel sends <code>checkout.session.expired</code>. Expires ${s.expiresAt}.</p>`
   )
 }
 
@@ -147,8 +139,8 @@ const withSession = <E, R>(f: (sessionId: string) => Effect.Effect<HttpServerRes
             const tag = (e as { _tag?: string })._tag
             const message = (e as { message?: string }).message ?? "unexpected error"
             if (tag === "NotFound") return Effect.succeed(notFoundPage(message))
-            if (tag === "Conflict") return Effect.succeed(html(layout("Checkout closed", `<h1>Checkout closed</h1><p>${escapeHtml(message)}</p>`), 409))
-            return Effect.succeed(html(layout("Checkout error", `<h1>Something went wrong</h1><p>${escapeHtml(message)}</p>`), 503))
+            if (tag === "Conflict") return Effect.succeed(htmlPage(layout("Checkout closed", html`<h1>Checkout closed</h1><p>${message}</p>`), 409))
+            return Effect.succeed(htmlPage(layout("Checkout error", html`<h1>Something went wrong</h1><p>${message}</p>`), 503))
           })
         )
       : Effect.succeed(notFoundPage("malformed checkout session id"))
@@ -188,7 +180,7 @@ const fakeRoutes = [
     withSession(Effect.fnUntraced(function* (id) {
       const view = yield* Effect.flatMap(FakeCheckout, (page) => page.view(id))
       yield* deliver(view.delivery)
-      return html(fakePage(view.session), 200, checkoutCsp(view.session))
+      return htmlPage(fakePage(view.session), 200, checkoutCsp(view.session))
     })
     )
   ),
@@ -235,7 +227,7 @@ const returnPage = Effect.fnUntraced(function* (kind: "success" | "cancelled") {
   const id = new URL(request.url, "http://x").searchParams.get("session_id") ?? ""
   if (!SESSION_ID.test(id)) return notFoundPage("missing or malformed session_id")
   const view = yield* Effect.flatMap(Payments, (p) => p.checkoutView(id)).pipe(Effect.result)
-  if (view._tag === "Failure") return view.failure._tag === "NotFound" ? notFoundPage(view.failure.message) : html(layout("Checkout", "<p>Try again shortly.</p>"), 503)
+  if (view._tag === "Failure") return view.failure._tag === "NotFound" ? notFoundPage(view.failure.message) : htmlPage(layout("Checkout", html`<p>Try again shortly.</p>`), 503)
   const c = view.success
   const line =
     c.status === "paid"
@@ -247,14 +239,14 @@ const returnPage = Effect.fnUntraced(function* (kind: "success" | "cancelled") {
         : c.status === "failed"
           ? "The payment failed."
           : "The checkout expired or was cancelled."
-  return html(
+  return htmlPage(
     layout(
       "Checkout",
-      `<h1>${escapeHtml(c.description)}</h1>
-<div class="amount">${escapeHtml(formatAmount(c.amountCents, c.currency))}</div>
+      html`<h1>${c.description}</h1>
+<div class="amount">${formatAmount(c.amountCents, c.currency)}</div>
 <p class="status" data-status="${c.status}">${line}</p>
-<p class="muted">Checkout session <code>${escapeHtml(c.sessionId)}</code> — status <code>${c.status}</code>.
-${c.purpose === "knowledge" ? "Check it any time with <code>GET /api/trpc/publicApi.purchaseStatus</code>." : ""}</p>`,
+<p class="muted">Checkout session <code>${c.sessionId}</code> — status <code>${c.status}</code>.
+${c.purpose === "knowledge" ? html`Check it any time with <code>GET /api/trpc/publicApi.purchaseStatus</code>.` : ""}</p>`,
       c.status === "pending" && kind === "success" ? { refreshSeconds: 3 } : {}
     )
   )

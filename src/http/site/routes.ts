@@ -3,7 +3,8 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../../services/AppConfig.js"
 import { PLATFORM } from "../../services/Discovery.js"
-import { pageNames, pickLang, renderPage, stylesheet } from "./pages.js"
+import { pageNames, pickLang, renderPage } from "./pages.js"
+import { AssetsLive } from "./assets.js"
 import { DashboardRoutesLive } from "./dashboard.js"
 import { OwnerRoutesLive } from "./owner.js"
 
@@ -47,9 +48,5 @@ export const SiteRoutesLive = Layer.mergeAll(
       return HttpServerResponse.redirect(`/whitepaper${query}#token`, { status: 302 })
     })
   ),
-  HttpRouter.add(
-    "GET",
-    "/assets/site.css",
-    Effect.succeed(HttpServerResponse.text(stylesheet, { contentType: "text/css; charset=utf-8", headers: { "cache-control": "public, max-age=86400" } }))
-  )
+  AssetsLive
 )

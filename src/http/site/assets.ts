@@ -1,0 +1,60 @@
+// The site's static files: stylesheets (styles/*.css) and the browser scripts (browser/*.ts, bundled
+// by esbuild), served under /assets/ with an ETag. Their addresses stay fixed, so a browser
+// revalidates (Cache-Control: no-cache) and gets 304 until a deploy changes the file.
+//
+// Where the files are: beside this module when the server runs from src (tests, `npm run dev`), or
+// in site/ beside the bundle, where scripts/serverBuild.mjs copies them and writes the bundled scripts.
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { Effect } from "effect"
+import { createHash } from "node:crypto"
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+/** If-None-Match names this ETag (weak or strong, or *). */
+const matchesEtag = (ifNoneMatch: string | undefined, etag: string): boolean =>
+  ifNoneMatch !== undefined && ifNoneMatch.split(",").some((t) => t.trim() === "*" || t.trim().replace(/^W\//, "") === etag)
+
+const here = fileURLToPath(new URL(".", import.meta.url))
+
+/** The folder holding styles/, content/ and browser/ (sources from src, or the bundled copy). */
+export const siteRoot: string =
+  [here, join(here, "site"), join(process.cwd(), "src", "http", "site")].find((dir) => existsSync(join(dir, "styles", "site.css"))) ??
+  here
+
+/** A file of the site folder as text (a stylesheet, a Markdown page). */
+export const siteFile = (...path: ReadonlyArray<string>): string => readFileSync(join(siteRoot, ...path), "utf8")
+
+/** The stylesheets (styles/<name>.css), each served as /assets/<name>.css. */
+export const stylesheets = ["site", "checkout"] as const
+
+interface Asset {
+  readonly body: Uint8Array
+  readonly etag: string
+  readonly contentType: string
+}
+
+const asset = (text: string, contentType: string): Asset => {
+  const body = new TextEncoder().encode(text)
+  return { body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`, contentType }
+}
+
+const loadAssets = Effect.promise(async () => {
+  const files = new Map<string, Asset>()
+  for (const name of stylesheets) files.set(`/assets/${name}.css`, asset(siteFile("styles", `${name}.css`), "text/css; charset=utf-8"))
+  return files
+})
+
+export const AssetsLive = HttpRouter.addAll(
+  Effect.map(loadAssets, (files) =>
+    [...files].map(([path, file]) =>
+      HttpRouter.route("GET", path as `/${string}`, (request) =>
+        Effect.succeed(
+          matchesEtag(request.headers["if-none-match"], file.etag)
+            ? HttpServerResponse.empty({ status: 304, headers: { etag: file.etag, "cache-control": "public, no-cache" } })
+            : HttpServerResponse.uint8Array(file.body, { contentType: file.contentType, headers: { etag: file.etag, "cache-control": "public, no-cache" } })
+        )
+      )
+    )
+  )
+)
