@@ -8,8 +8,9 @@ import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
-import { join } from "node:path"
+import { basename, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { browserBuildOptions, browserEntries } from "../../../scripts/browserBuild.mjs"
 
 /** If-None-Match names this ETag (weak or strong, or *). */
 const matchesEtag = (ifNoneMatch: string | undefined, etag: string): boolean =>
@@ -39,9 +40,28 @@ const asset = (text: string, contentType: string): Asset => {
   return { body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`, contentType }
 }
 
+/**
+ * The bundled browser scripts: read from site/browser/*.js when the build wrote them, else bundled
+ * now from browser/*.ts with esbuild (installed with the project's dependencies wherever src runs).
+ */
+const browserScripts = async (): Promise<Record<string, string>> => {
+  const built = browserEntries.filter((n) => existsSync(join(siteRoot, "browser", `${n}.js`)))
+  if (built.length === browserEntries.length) return Object.fromEntries(built.map((n) => [n, siteFile("browser", `${n}.js`)]))
+  const { build } = await import("esbuild")
+  const out = await build({
+    ...browserBuildOptions,
+    entryPoints: Object.fromEntries(browserEntries.map((n) => [n, join(siteRoot, "browser", `${n}.ts`)])),
+    outdir: join(siteRoot, "browser"),
+    write: false
+  })
+  return Object.fromEntries(out.outputFiles.map((f) => [basename(f.path, ".js"), f.text]))
+}
+
 const loadAssets = Effect.promise(async () => {
   const files = new Map<string, Asset>()
   for (const name of stylesheets) files.set(`/assets/${name}.css`, asset(siteFile("styles", `${name}.css`), "text/css; charset=utf-8"))
+  const scripts = await browserScripts()
+  for (const name of browserEntries) files.set(`/assets/${name}.js`, asset(scripts[name]!, "text/javascript; charset=utf-8"))
   return files
 })
 

@@ -3,7 +3,7 @@
 // approve / decline, a 30-day spend chart against the daily limit, transactions (filters, a detail page),
 // reviews and disputes. Forms post to this origin with the session cookie; every handler calls the
 // domain services (Wallet, Commerce, Payments, Reputation, Disputes, Keys) and re-implements no rule.
-// New approvals appear without a reload: /assets/owner.js polls a small JSON endpoint.
+// New approvals appear without a reload: the page's script (browser/owner.ts) polls a small JSON endpoint.
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Clock, Effect, Schema } from "effect"
 import { Forbidden, InvalidInput } from "../../schema/errors.js"
@@ -522,69 +522,6 @@ const policyBody = Effect.fnUntraced(function* (form: URLSearchParams) {
   )
 })
 
-/**
- * Polls the approvals endpoint and adds rows for new approvals (DOM APIs and textContent only,
- * never innerHTML), removes decided ones and announces the change in the live region. Plain ES2020.
- */
-export const ownerScript = String.raw`"use strict";
-(function () {
-  var section = document.getElementById("approvals");
-  if (!section) return;
-  var url = section.getAttribute("data-poll");
-  var interval = Number(section.getAttribute("data-interval")) || 2000;
-  var body = document.getElementById("approvals-body");
-  var count = document.getElementById("approvals-count");
-  var live = document.getElementById("approvals-live");
-  var base = url.replace(/\/approvals\.json$/, "");
-  function usd(c) { return "$" + Math.floor(c / 100).toLocaleString("en-US") + "." + String(c % 100).padStart(2, "0"); }
-  function td(text, cls) { var x = document.createElement("td"); x.textContent = text; if (cls) x.className = cls; return x; }
-  function when(iso) { return iso.slice(0, 16).replace("T", " ") + " UTC"; }
-  function button(id, decision, label, cls) {
-    var f = document.createElement("form");
-    f.method = "post";
-    f.action = base + "/approvals/" + encodeURIComponent(id) + "/" + decision;
-    var b = document.createElement("button");
-    b.type = "submit"; b.className = cls; b.textContent = label;
-    f.appendChild(b);
-    return f;
-  }
-  function row(a) {
-    var tr = document.createElement("tr");
-    tr.setAttribute("data-id", a.id);
-    tr.className = "new";
-    tr.appendChild(td(a.serviceId + " / " + a.tierId));
-    tr.appendChild(td(usd(a.quotedPriceCents), "nowrap"));
-    tr.appendChild(td(a.reason === "manual" ? "manual autonomy" : "over the approval threshold"));
-    tr.appendChild(td(when(a.createdAt), "nowrap"));
-    tr.appendChild(td(when(a.expiresAt), "nowrap"));
-    var actions = td("", "actions nowrap");
-    actions.appendChild(button(a.id, "approve", "Approve", "primary"));
-    actions.appendChild(button(a.id, "decline", "Decline", "danger"));
-    tr.appendChild(actions);
-    return tr;
-  }
-  function tick() {
-    fetch(url, { credentials: "same-origin", headers: { accept: "application/json" } }).then(function (res) {
-      return res.ok ? res.json() : null;
-    }).then(function (data) {
-      if (!data) return;
-      var wanted = {};
-      var added = 0;
-      data.pending.forEach(function (a) {
-        wanted[a.id] = true;
-        if (!body.querySelector('tr[data-id="' + CSS.escape(a.id) + '"]')) { body.insertBefore(row(a), body.firstChild); added++; }
-      });
-      Array.prototype.slice.call(body.querySelectorAll("tr[data-id]")).forEach(function (tr) {
-        if (!wanted[tr.getAttribute("data-id")]) tr.parentNode.removeChild(tr);
-      });
-      count.textContent = String(data.pending.length);
-      if (added > 0) live.textContent = added + " new approval" + (added === 1 ? "" : "s") + " waiting for you.";
-    }).catch(function () { /* offline for a moment: the next tick tries again */ });
-  }
-  setInterval(tick, interval);
-})();
-`
-
 export const OwnerRoutesLive = HttpRouter.addAll([
   HttpRouter.route(
     "GET",
@@ -666,11 +603,6 @@ export const OwnerRoutesLive = HttpRouter.addAll([
       return backTo(decided.approval.agentId, decision === "approve" ? "approved" : "declined", decision === "approve" ? "transactions" : "approvals")
     })
     )
-  ),
-  HttpRouter.route(
-    "GET",
-    "/assets/owner.js",
-    Effect.succeed(HttpServerResponse.text(ownerScript, { contentType: "text/javascript; charset=utf-8", headers: { "cache-control": "no-cache" } }))
   )
 ])
 
