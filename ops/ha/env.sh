@@ -35,7 +35,7 @@ spawn_bg() {
   local pidfile="$1" log="$2"
   shift 2
   rm -f "$pidfile"
-  "${RUN_AS[@]}" setsid sh -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$@" >"$log" 2>&1 </dev/null &
+  "${RUN_AS[@]}" setsid sh -c 'echo $$ >"$0" && exec "$@"' "$pidfile" "$@" >"$log" 2>&1 </dev/null &
   local i
   for i in $(seq 1 100); do [ -s "$pidfile" ] && return 0; sleep 0.05; done
   ha_log "no pid file $pidfile"

@@ -3,7 +3,8 @@
 # ports SERVICE_PORT, SERVICE_PORT+1, …; waits until each answers /health. Builds dist/ first when
 # it is missing or BUILD=1. The processes share MPP_CHALLENGE_SECRET and STRIPE_WEBHOOK_SECRET
 # (made once per HA_DIR), so a challenge issued by one is redeemed by another and a processor
-# webhook verifies on every one. Extra environment (PAYMENTS, RATE_LIMIT_PER_MINUTE, …) passes through.
+# webhook verifies on every one. Extra environment (PAYMENTS, RATE_LIMIT_PER_MINUTE, …) passes through;
+# BASE_URL is each process's own address unless HA_BASE_URL names the public one (a load balancer).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 n="${1:-2}"
@@ -31,7 +32,7 @@ for i in $(seq 0 $((n - 1))); do
   if [ -f "$HA_DIR/service-$port.pid" ] && kill -0 "$(cat "$HA_DIR/service-$port.pid")" 2>/dev/null; then continue; fi
   ha_log "starting service on 127.0.0.1:$port"
   # bench/loopback.mjs binds the server to 127.0.0.1 (the app itself listens on every interface).
-  STORAGE=postgres DATABASE_URL="$DATABASE_URL_HA" PORT="$port" BASE_URL="${BASE_URL:-http://127.0.0.1:$port}" \
+  STORAGE=postgres DATABASE_URL="$DATABASE_URL_HA" PORT="$port" BASE_URL="${HA_BASE_URL:-http://127.0.0.1:$port}" \
     LOG_LEVEL="${LOG_LEVEL:-WARN}" \
     spawn_bg "$HA_DIR/service-$port.pid" "$HA_DIR/log/service-$port.log" \
     node --max-semi-space-size=8 --no-allocation-site-pretenuring --import ./bench/loopback.mjs dist/main.js
