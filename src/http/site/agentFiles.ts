@@ -16,6 +16,7 @@ import { routeTable } from "../routeTable.js"
 import { procedures } from "../trpc/index.js"
 import { type ApiTool, snakeCase, toMcpTool, toolsFromApi } from "./mcpTools.js"
 import { type PageName, pageNames, pickLang, renderHome } from "./pages.js"
+import { cspOrigin, pageCsp } from "./templates/csp.js"
 
 // ---------------------------------------------------------------------------
 // The route catalogue: HttpApi routes, procedures, and the site's own files and pages
@@ -319,6 +320,7 @@ export const AgentFilesLive = HttpRouter.addAll(
       rateLimitPerDay: config.rateLimitPerDay,
       payments: config.payments
     }
+    const homeCsp = pageCsp({ files: [cspOrigin(base)].filter((o): o is string => o !== undefined) })
     const home = {
       en: prepare(renderHome("en", siteCtx), "text/html; charset=utf-8"),
       pt: prepare(renderHome("pt", siteCtx), "text/html; charset=utf-8")
@@ -346,7 +348,12 @@ export const AgentFilesLive = HttpRouter.addAll(
       const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : undefined
       const lang = pickLang(query, request.headers["accept-language"])
       return Effect.succeed(
-        respond(request, home[lang], { "cache-control": PUBLIC_CACHE, vary: "Accept-Language", "content-language": lang === "pt" ? "pt-BR" : "en" })
+        respond(request, home[lang], {
+          "cache-control": PUBLIC_CACHE,
+          vary: "Accept-Language",
+          "content-language": lang === "pt" ? "pt-BR" : "en",
+          "content-security-policy": homeCsp
+        })
       )
     })
 

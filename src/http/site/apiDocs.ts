@@ -10,7 +10,8 @@ import path from "node:path"
 import { pathToFileURL } from "node:url"
 import { AppConfig } from "../../services/AppConfig.js"
 import { apiDocument, OPENAPI_PATH } from "../openapi.js"
-import { escapeHtml } from "./templates/html.js"
+import { html, trusted } from "./templates/html.js"
+import { DOCS_CSP } from "./templates/csp.js"
 
 export const DOCS_SCRIPT_PATH = "/docs/scalar.js"
 
@@ -38,24 +39,29 @@ export const ApiDocsRoutesLive = Layer.unwrap(
     // Built once per server: its `servers` entry is this server's BASE_URL.
     const spec = apiDocument(config.baseUrl)
     const specJson = JSON.stringify(spec)
-    const page = `<!doctype html>
+    // Scalar reads its configuration from the element's data-configuration attribute: set in the
+    // markup, so the page has no inline script.
+    const page = html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(spec.info.title)}</title>
+<title>${spec.info.title}</title>
 </head>
 <body>
-<script id="api-reference" type="application/json">${scriptJson(spec)}</script>
-<script>document.getElementById("api-reference").dataset.configuration = ${JSON.stringify(JSON.stringify({ _integration: "html" }))}</script>
+<script id="api-reference" type="application/json" data-configuration="${JSON.stringify({ _integration: "html" })}">${trusted(scriptJson(spec))}</script>
 <script src="${DOCS_SCRIPT_PATH}"></script>
 </body>
-</html>`
+</html>`.value
     // Loaded once, on the first request for it (concurrent first requests share the one load).
     const script = yield* Effect.cached(loadScalarScript)
     return Layer.mergeAll(
       HttpRouter.add("GET", OPENAPI_PATH, Effect.succeed(HttpServerResponse.text(specJson, { contentType: "application/json" }))),
-      HttpRouter.add("GET", "/docs", Effect.succeed(HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8" }))),
+      HttpRouter.add(
+        "GET",
+        "/docs",
+        Effect.succeed(HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers: { "content-security-policy": DOCS_CSP } }))
+      ),
       HttpRouter.add(
         "GET",
         DOCS_SCRIPT_PATH,

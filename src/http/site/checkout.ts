@@ -14,6 +14,7 @@ import { currentRequestId } from "../requestId.js"
 import { PLATFORM } from "../../services/Discovery.js"
 import { html, type Part } from "./templates/html.js"
 import { layout as siteLayout } from "./templates/layout.js"
+import { cspOrigin, pageCsp } from "./templates/csp.js"
 
 export const formatAmount = (amountCents: number, currency: string) =>
   `${(amountCents / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency.toUpperCase()}`
@@ -40,19 +41,8 @@ const layout = (title: string, main: Part, options: { readonly refreshSeconds?: 
   })
 
 /** No scripts at all; the stylesheet and icon from this origin; forms post to this origin only. */
-const cspWithFormAction = (formAction: string) =>
-  `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; base-uri 'none'; frame-ancestors 'none'`
-const CSP = cspWithFormAction("'self'")
-
-/** An origin fit for a CSP source list (http/https only, nothing that could end the directive), or undefined. */
-const cspOrigin = (url: string): string | undefined => {
-  try {
-    const u = new URL(url)
-    return (u.protocol === "http:" || u.protocol === "https:") && /^[A-Za-z0-9.:[\]/-]+$/.test(u.origin) ? u.origin : undefined
-  } catch {
-    return undefined
-  }
-}
+const cspWithFormAction = (formAction: ReadonlyArray<string>) => pageCsp({ formAction })
+const CSP = cspWithFormAction(["'self'"])
 
 /**
  * The hosted page's CSP. Browsers apply form-action to the redirect that answers a form post too,
@@ -67,7 +57,7 @@ export const checkoutCsp = (s: Pick<FakeSession, "successUrl" | "cancelUrl">): s
     const origin = cspOrigin(url)
     if (origin) origins.add(origin)
   }
-  return cspWithFormAction([...origins].join(" "))
+  return cspWithFormAction([...origins])
 }
 
 const htmlPage = (body: string, status = 200, csp = CSP) =>

@@ -7,6 +7,7 @@ import { agentPermissions, commercePermissions, type Permission, webhookPermissi
 import { PLATFORM } from "../../services/Discovery.js"
 import { html } from "./templates/html.js"
 import { layout } from "./templates/layout.js"
+import { pageCsp } from "./templates/csp.js"
 
 /** What each permission lets a key do (shown beside its checkbox). */
 const permissionHelp: Readonly<Record<Permission, string>> = {
@@ -159,16 +160,7 @@ ${webhookPermissions.map((p) => checkbox(p, "agent"))}
   })
 }
 
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'"
-].join("; ")
+const CSP = pageCsp({ connect: true, formAction: ["'self'"] })
 
 /** Headers of the page: a strict CSP (scripts and styles from this origin only), no caching, no framing. */
 export const dashboardHeaders: Readonly<Record<string, string>> = {

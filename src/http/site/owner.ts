@@ -24,6 +24,7 @@ import { sessionCaller } from "../middleware/authLive.js"
 import { dashboardHeaders } from "./dashboard.js"
 import { type Html, html, type Part } from "./templates/html.js"
 import { layout as siteLayout } from "./templates/layout.js"
+import { pageCsp } from "./templates/csp.js"
 import { PLATFORM } from "../../services/Discovery.js"
 
 export const OWNER_PREFIX = "/agent-dashboard/agents"
@@ -436,17 +437,7 @@ const htmlPage = (body: string, status = 200, formTargets: ReadonlyArray<string>
  * another host name) and the checkout's (top-up answers with a 303 to it; browsers apply form-action
  * to that redirect too).
  */
-const ownerCsp = (formTargets: ReadonlyArray<string>) =>
-  [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    `form-action ${["'self'", ...new Set(formTargets)].join(" ")}`,
-    "base-uri 'none'",
-    "frame-ancestors 'none'"
-  ].join("; ")
+const ownerCsp = (formTargets: ReadonlyArray<string>) => pageCsp({ connect: true, formAction: ["'self'", ...formTargets] })
 
 const formTargetsOf = Effect.map(AppConfig, (config) =>
   [originOf(config.baseUrl), config.payments === "stripe" ? "https://checkout.stripe.com" : undefined].filter((o): o is string => o !== undefined)

@@ -5,6 +5,7 @@ import { AppConfig } from "../../services/AppConfig.js"
 import { PLATFORM } from "../../services/Discovery.js"
 import { pageNames, pickLang, renderPage } from "./pages.js"
 import { AssetsLive } from "./assets.js"
+import { cspOrigin, pageCsp } from "./templates/csp.js"
 import { DashboardRoutesLive } from "./dashboard.js"
 import { OwnerRoutesLive } from "./owner.js"
 
@@ -27,7 +28,12 @@ const pageRoutes = pageNames.map((name) =>
       })
       return HttpServerResponse.text(html, {
         contentType: "text/html; charset=utf-8",
-        headers: { "content-language": lang === "pt" ? "pt-BR" : "en", vary: "Accept-Language" }
+        headers: {
+          "content-language": lang === "pt" ? "pt-BR" : "en",
+          vary: "Accept-Language",
+          // The page's stylesheet and icon are addressed from BASE_URL, which may be another origin than the one asked.
+          "content-security-policy": pageCsp({ files: [cspOrigin(config.baseUrl)].filter((o): o is string => o !== undefined) })
+        }
       })
     })
   )
