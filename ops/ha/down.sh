@@ -27,6 +27,11 @@ for node in node1 node2; do
     [ -n "$pm" ] && kill -QUIT "$pm" 2>/dev/null
   fi
 done
+# bench.sh's single node, if a run stopped half-way.
+if [ -f "$HA_DIR/single/data/postmaster.pid" ]; then
+  pm="$(head -1 "$HA_DIR/single/data/postmaster.pid")"
+  [ -n "$pm" ] && kill -QUIT "$pm" 2>/dev/null
+fi
 stop_pid "$HA_DIR/etcd.pid" TERM
 rm -rf "$HA_DIR"
 ha_log "down"

@@ -8,7 +8,10 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 n="${1:-2}"
-[ -f "$HA_DIR/etcd.pid" ] || { ha_log "the cluster is not up: run ops/ha/up.sh first"; exit 1; }
+# HA_DATABASE_URL: another database instead of the cluster's haproxy (bench.sh's single node).
+database_url="${HA_DATABASE_URL:-$DATABASE_URL_HA}"
+[ -n "${HA_DATABASE_URL:-}" ] || [ -f "$HA_DIR/etcd.pid" ] || { ha_log "the cluster is not up: run ops/ha/up.sh first"; exit 1; }
+mkdir -p "$HA_DIR/log"
 
 cd "$REPO_ROOT"
 if [ ! -f dist/main.js ] || [ "${BUILD:-0}" = 1 ]; then ha_log "building (npm run build)"; npm run build >/dev/null; fi
@@ -32,7 +35,7 @@ for i in $(seq 0 $((n - 1))); do
   if [ -f "$HA_DIR/service-$port.pid" ] && kill -0 "$(cat "$HA_DIR/service-$port.pid")" 2>/dev/null; then continue; fi
   ha_log "starting service on 127.0.0.1:$port"
   # bench/loopback.mjs binds the server to 127.0.0.1 (the app itself listens on every interface).
-  STORAGE=postgres DATABASE_URL="$DATABASE_URL_HA" PORT="$port" BASE_URL="${HA_BASE_URL:-http://127.0.0.1:$port}" \
+  STORAGE=postgres DATABASE_URL="$database_url" PORT="$port" BASE_URL="${HA_BASE_URL:-http://127.0.0.1:$port}" \
     LOG_LEVEL="${LOG_LEVEL:-WARN}" \
     spawn_bg "$HA_DIR/service-$port.pid" "$HA_DIR/log/service-$port.log" \
     node --max-semi-space-size=8 --no-allocation-site-pretenuring --import ./bench/loopback.mjs dist/main.js
