@@ -13,4 +13,4 @@ export const browserBuildOptions = {
 }
 
 /** The browser entry points (src/http/site/browser/<name>.ts), each served as /assets/<name>.js. */
-export const browserEntries = ["dashboard", "owner"]
+export const browserEntries = ["dashboard", "owner", "checkout"]

@@ -69,7 +69,7 @@ describe("renderPage", () => {
         const html = renderPage(name, lang, ctx)
 
         it("is a complete HTML5 document with the right lang attribute", () => {
-          expect(html.startsWith("<!doctype html>")).toBe(true)
+          expect(html.toLowerCase().startsWith("<!doctype html>")).toBe(true)
           expect(html).toContain(`<html lang="${lang === "en" ? "en" : "pt-BR"}">`)
           expect(html).toContain('<meta charset="utf-8">')
           expect(html).toMatch(/<meta name="viewport" content="width=device-width, initial-scale=1">/)

@@ -41,7 +41,7 @@ export const ApiDocsRoutesLive = Layer.unwrap(
     const specJson = JSON.stringify(spec)
     // Scalar reads its configuration from the element's data-configuration attribute: set in the
     // markup, so the page has no inline script.
-    const page = html`<!doctype html>
+    const page = html`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">

@@ -19,11 +19,13 @@ import { cspOrigin, pageCsp } from "./templates/csp.js"
 export const formatAmount = (amountCents: number, currency: string) =>
   `${(amountCents / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency.toUpperCase()}`
 
+/** How often the return page asks again while the payment is pending. */
+const RECHECK_SECONDS = 3
 const SESSION_ID = /^[A-Za-z0-9_-]{3,255}$/
 const FAILURE_CODE = /^[a-z_]{1,40}$/
 
 /** The processor's page in the site's document layout, bare: no site navigation, its own stylesheet. */
-const layout = (title: string, main: Part, options: { readonly refreshSeconds?: number } = {}) =>
+const layout = (title: string, main: Part, options: { readonly recheck?: boolean } = {}) =>
   siteLayout({
     lang: "en",
     title,
@@ -36,7 +38,7 @@ const layout = (title: string, main: Part, options: { readonly refreshSeconds?: 
     bare: true,
     bodyClass: "checkout",
     stylesheets: ["/assets/checkout.css"],
-    ...(options.refreshSeconds ? { refreshSeconds: options.refreshSeconds } : {}),
+    ...(options.recheck ? { scripts: ["/assets/checkout.js"] } : {}),
     main
   })
 
@@ -219,6 +221,8 @@ const returnPage = Effect.fnUntraced(function* (kind: "success" | "cancelled") {
   const view = yield* Effect.flatMap(Payments, (p) => p.checkoutView(id)).pipe(Effect.result)
   if (view._tag === "Failure") return view.failure._tag === "NotFound" ? notFoundPage(view.failure.message) : htmlPage(layout("Checkout", html`<p>Try again shortly.</p>`), 503)
   const c = view.success
+  // Waiting for the processor: the page checks again by itself (browser/checkout.ts).
+  const recheck = c.status === "pending" && kind === "success"
   const line =
     c.status === "paid"
       ? "Payment received. Thank you!"
@@ -234,10 +238,10 @@ const returnPage = Effect.fnUntraced(function* (kind: "success" | "cancelled") {
       "Checkout",
       html`<h1>${c.description}</h1>
 <div class="amount">${formatAmount(c.amountCents, c.currency)}</div>
-<p class="status" data-status="${c.status}">${line}</p>
+<p class="status" data-status="${c.status}"${recheck ? html` data-recheck="${RECHECK_SECONDS}"` : ""}>${line}${recheck ? html` <a href="">Check again</a>` : ""}</p>
 <p class="muted">Checkout session <code>${c.sessionId}</code> — status <code>${c.status}</code>.
 ${c.purpose === "knowledge" ? html`Check it any time with <code>GET /api/trpc/publicApi.purchaseStatus</code>.` : ""}</p>`,
-      c.status === "pending" && kind === "success" ? { refreshSeconds: 3 } : {}
+      { recheck }
     )
   )
 })

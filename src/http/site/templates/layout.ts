@@ -63,7 +63,6 @@ export interface LayoutOptions {
   readonly bodyClass?: string
   readonly stylesheets?: ReadonlyArray<string>
   readonly scripts?: ReadonlyArray<string>
-  readonly refreshSeconds?: number
   readonly main: Part
 }
 
@@ -89,9 +88,7 @@ export const layout = (o: LayoutOptions): string => {
   const head = html`<meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-${o.referrer ? html`<meta name="referrer" content="${o.referrer}">\n` : ""}${o.noindex ? html`<meta name="robots" content="noindex">\n` : ""}${
-    o.refreshSeconds ? html`<meta http-equiv="refresh" content="${o.refreshSeconds}">\n` : ""
-  }<title>${o.title}</title>
+${o.referrer ? html`<meta name="referrer" content="${o.referrer}">\n` : ""}${o.noindex ? html`<meta name="robots" content="noindex">\n` : ""}<title>${o.title}</title>
 ${o.description ? html`<meta name="description" content="${o.description}">\n` : ""}${
     versions
       ? html`<link rel="canonical" href="${versions[lang]}">
@@ -125,7 +122,7 @@ ${pageNames.map(navItem)}${navItem("agent-dashboard")}${navItem("docs")}</ul>
 </div>
 </footer>
 `
-  return html`<!doctype html>
+  return html`<!DOCTYPE html>
 <html lang="${htmlLang[lang]}">
 <head>
 ${head}</head>
