@@ -84,7 +84,7 @@ export const renderDashboard = (baseUrl: string, platformName: string): string =
 <section aria-labelledby="agents-title">
 <h2 id="agents-title">Agents</h2>
 <p>An agent owns its keys, wallet, reputation and projects. Create one per autonomous agent you run. Open an agent (its name) to see its wallet, top it up, set its spending policy, approve its purchases and read its spending and transactions.</p>
-<div class="table-wrap">
+<div class="table-wrap" tabindex="0">
 <table id="agents-table">
 <caption class="visually-hidden">Your agents</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Organisation</th><th scope="col">Agent id</th><th scope="col">Created</th><th scope="col">Webhook</th></tr></thead>
@@ -146,7 +146,7 @@ ${webhookPermissions.map((p) => checkbox(p, "agent"))}
 
 <section aria-labelledby="keys-title">
 <h2 id="keys-title">API keys</h2>
-<div class="table-wrap">
+<div class="table-wrap" tabindex="0">
 <table id="keys-table">
 <caption class="visually-hidden">Your API keys</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Agent</th><th scope="col">Prefix</th><th scope="col">Permissions</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>

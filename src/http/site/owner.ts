@@ -321,7 +321,7 @@ export const renderAgentPage = (d: AgentPageData, message: { readonly notice?: s
 <h2 id="approvals-title">Pending approvals <span id="approvals-count" class="badge">${d.pending.length}</span></h2>
 <p id="approvals-live" class="hint" aria-live="polite">${p.autonomyLevel === "full_auto" ? "In full_auto nothing waits: set semi_auto (purchases over the approval threshold) or manual (every purchase) below." : p.autonomyLevel === "semi_auto" ? `Purchases over ${usd(p.approvalThresholdCents)} wait here for you, up to 7 days.` : "Every purchase waits here for you, up to 7 days."} New ones appear without reloading.</p>
 <p class="hint">Approving charges exactly the amount shown. If the seller changed the price or the tier since the agent asked, the approval is void and nothing is charged: the agent asks again.</p>
-<div class="table-wrap"><table>
+<div class="table-wrap" tabindex="0"><table>
 <thead><tr><th scope="col">Service / tier</th><th scope="col">Approving charges</th><th scope="col">Why</th><th scope="col">Asked</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Decide</span></th></tr></thead>
 <tbody id="approvals-body">${d.pending.map((x) => approvalRow(a.id, x))}</tbody>
 </table></div>
@@ -365,7 +365,7 @@ ${spendChart(d.byDay, p.dailyLimitCents, now)}
 <div class="field"><label for="f-to">To</label><input id="f-to" name="to" type="date" value="${f.to ?? ""}"></div>
 <button type="submit">Filter</button>
 </form>
-<div class="table-wrap"><table id="transactions-table">
+<div class="table-wrap" tabindex="0"><table id="transactions-table">
 <thead><tr><th scope="col">Id</th><th scope="col">Service</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Price</th><th scope="col">When</th></tr></thead>
 <tbody>${d.transactions.data.map((t) => txRow(a.id, t))}</tbody>
 </table></div>
@@ -387,7 +387,7 @@ ${
 ${
   d.disputes.length === 0
     ? html`<p class="hint">No disputes.</p>`
-    : html`<div class="table-wrap"><table><thead><tr><th scope="col">Transaction</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Refund</th><th scope="col">Opened</th></tr></thead><tbody>${d.disputes
+    : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">Transaction</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Refund</th><th scope="col">Opened</th></tr></thead><tbody>${d.disputes
         .map(
           (x) =>
             html`<tr><td><a href="${path}/transactions/${encodeURIComponent(x.transactionId)}">${x.transactionId}</a></td><td>${x.role}</td><td><span class="badge">${x.status}</span></td><td>${x.reason}</td><td class="nowrap">${usd(x.refundCents)}</td><td class="nowrap">${when(x.createdAt)}</td></tr>`

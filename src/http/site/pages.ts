@@ -112,7 +112,8 @@ const makeSite = (lang: Lang, ctx: SiteContext): Site => {
 
 const c = (text: string): Html => h`<code>${text}</code>`
 
-const codeBlock = (text: string): Html => h`<pre><code>${text}</code></pre>`
+// Focusable: a long line scrolls the block sideways, and a keyboard user must be able to scroll it.
+const codeBlock = (text: string): Html => h`<pre tabindex="0"><code>${text}</code></pre>`
 
 interface PageContent {
   readonly title: string
