@@ -1,6 +1,7 @@
 // Wallet: an agent's credit balance (the ledger balance of wallet:<agentId>, in cents), its
 // spending policies and autonomy level, fake-mode top-ups, low-balance warnings and auto-recharge.
 import { Clock, Context, Effect, Layer } from "effect"
+import { createHash } from "node:crypto"
 import { isTagged } from "effect/Predicate"
 import { AppConfig } from "./AppConfig.js"
 import { cents } from "../schema/common.js"
@@ -18,6 +19,7 @@ import { Conflict, Forbidden, InvalidInput, type StorageUnavailable } from "../s
 import { EXTERNAL_GRANTS, type InsufficientFunds, walletAccount } from "../schema/ledger.js"
 import { traced } from "./Tracing.js"
 import { atomically, Ids } from "./Db.js"
+import { currentIdempotencyKey, currentIdempotencyScope } from "./Idempotency.js"
 import { Events } from "./Events.js"
 import { Ledger } from "./Ledger.js"
 
@@ -273,16 +275,15 @@ export class Wallet extends Context.Service<Wallet>()("Wallet", {
           new Conflict({ message: "top-up is only available in fake-payments mode; fund the wallet through a plan checkout or a recharge", state: `payments:${config.payments}` })
         )
       }
-      const entry = yield* ledger.transfer({
-        kind: "grant",
-        reference: `topup:${agentId}:${yield* ids.make("tu")}`,
-        memo: "fake-payments top-up",
-        from: EXTERNAL_GRANTS,
-        to: walletAccount(agentId),
-        amount: amountCents
-      })
+      // A keyed top-up is credited once per key: a retry whose first attempt committed but lost its
+      // answer (a database failover between the commit and the reply) finds the entry instead.
+      const key = yield* currentIdempotencyKey
+      const reference =
+        key === undefined ? `topup:${agentId}:${yield* ids.make("tu")}` : `topup:${agentId}:tu_k${createHash("sha256").update(`${yield* currentIdempotencyScope}|${key}`).digest("hex").slice(0, 32)}`
+      const earlier = key === undefined ? undefined : (yield* ledger.entriesByReference(reference))[0]
+      const entry = earlier ?? (yield* ledger.transfer({ kind: "grant", reference, memo: "fake-payments top-up", from: EXTERNAL_GRANTS, to: walletAccount(agentId), amount: amountCents }))
       return { agentId, amountCents: cents(amountCents), balanceCents: cents(yield* ledger.balance(walletAccount(agentId))), entryId: entry.id }
-    }, grantCannotFail, traced("Wallet.topup"))
+    }, atomically, grantCannotFail, traced("Wallet.topup"))
 
     /**
      * Auto-recharge hook. Fake payments: credited at once (a grant) and wallet.recharged is
