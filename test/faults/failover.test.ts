@@ -170,12 +170,13 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
           await client.query("INSERT INTO failover_probe VALUES (now())")
           probes.push(Date.now())
         } catch {
-          await client?.end().catch(() => undefined)
+          // Not awaited: ending a client whose server vanished mid-query may never settle.
+          void client?.end().catch(() => undefined)
           client = undefined
         }
         await sleep(100)
       }
-      await client?.end().catch(() => undefined)
+      void client?.end().catch(() => undefined)
     })()
 
     // The load: one loop per agent, alternating processes, honouring Retry-After.
@@ -203,7 +204,11 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
       // Until both the bare writer and buying are back, then 4 s more of load on the new primary.
       const deadline = killedAt + 90_000
       while (!(probes.some((t) => t > killedAt + 500) && boughtAfter(killedAt + 500) > 0)) {
-        if (Date.now() > deadline) throw new Error(`no recovery within 90 s\n${logs()}`)
+        if (Date.now() > deadline) {
+          const after = probes.filter((t) => t > killedAt + 500).length
+          const status = await script("status.sh", [], 10_000).catch((e: unknown) => String(e))
+          throw new Error(`no recovery within 90 s: ${after} bare writes and ${boughtAfter(killedAt + 500)} buys since the kill\n${status}\n${logs()}`)
+        }
         await sleep(100)
       }
       const recovered = Date.now()
