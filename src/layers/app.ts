@@ -9,6 +9,7 @@ import { HandlersLive } from "../http/handlers/index.js"
 import { GlobalMiddlewareLive } from "../http/middleware/global.js"
 import { ROUTER_CONFIG } from "../http/routePath.js"
 import { SiteRoutesLive } from "../http/site/routes.js"
+import { SiteAssets } from "../http/site/assets.js"
 import { ApiDocsRoutesLive } from "../http/site/apiDocs.js"
 import { AgentFilesLive } from "../http/site/agentFiles.js"
 import { CheckoutRoutesLive } from "../http/site/checkout.js"
@@ -64,7 +65,7 @@ const WorkersLive = Layer.mergeAll(
 )
 
 /** Services with storage, seeded, workers running. Needs AppConfig. */
-export const CoreLive = WorkersLive.pipe(
+export const CoreLive = Layer.mergeAll(WorkersLive, SiteAssets.layer).pipe(
   Layer.provideMerge(DomainServicesLive),
   Layer.provideMerge(SeedsLive),
   Layer.provideMerge(PortsLive)

@@ -5,7 +5,7 @@
 // Where the files are: beside this module when the server runs from src (tests, `npm run dev`), or
 // in site/ beside the bundle, where scripts/serverBuild.mjs copies them and writes the bundled scripts.
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
@@ -65,8 +65,17 @@ const loadAssets = Effect.promise(async () => {
   return files
 })
 
+/**
+ * The files, read (and, from src, bundled) once. A service of the app's core, built before the port
+ * is bound: building them inside the route layer (after the server listens) left a window in which
+ * requests were accepted and never answered.
+ */
+export class SiteAssets extends Context.Service<SiteAssets, ReadonlyMap<string, Asset>>()("agent-commerce/SiteAssets") {
+  static readonly layer = Layer.effect(SiteAssets, loadAssets)
+}
+
 export const AssetsLive = HttpRouter.addAll(
-  Effect.map(loadAssets, (files) =>
+  Effect.map(SiteAssets, (files) =>
     [...files].map(([path, file]) =>
       HttpRouter.route("GET", path as `/${string}`, (request) =>
         Effect.succeed(
