@@ -4,7 +4,6 @@
 // (after a restart: the ledger balances, nothing settled twice, no answer or delivery lost).
 import { rmSync } from "node:fs"
 import { createServer, type Server } from "node:http"
-import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { commerceServices } from "../../src/seed/services.js"
 import { createAgentKey } from "../fixtures/agents.js"
@@ -14,6 +13,7 @@ import {
   cheapestTier,
   freePort,
   ledgerInvariants,
+  query,
   startServerProcess,
   startThrowawayPostgres,
   throwawayPostgresMissing,
@@ -26,16 +26,6 @@ const missing = throwawayPostgresMissing()
 const skip = skipUnlessCi(missing, false)
 const COMMERCE = "/api/v1/agent/commerce"
 const ALL = ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*", "webhooks:manage"] as const
-
-const query = async <R extends Record<string, unknown>>(url: string, text: string, params: ReadonlyArray<unknown> = []) => {
-  const c = new pg.Client({ connectionString: url })
-  await c.connect()
-  try {
-    return (await c.query<R>(text, [...params])).rows
-  } finally {
-    await c.end()
-  }
-}
 
 const serverEnv = (url: string) => ({
   STORAGE: "postgres",

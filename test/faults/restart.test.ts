@@ -8,7 +8,7 @@ import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { postgresSkipReason } from "../fixtures/db.js"
-import { buildServer, freshDatabaseUrl, ledgerInvariants, startServerProcess, type ServerProcess } from "../scale/harness.js"
+import { buildServer, freshDatabaseUrl, ledgerInvariants, query, startServerProcess, type ServerProcess } from "../scale/harness.js"
 
 const COMMERCE = "/api/v1/agent/commerce"
 const NEGOTIATION_DELAY_MS = 6000
@@ -35,16 +35,6 @@ const grant = async (url: string, agentId: string, amount: number) => {
       )
     }
     await c.query("COMMIT")
-  } finally {
-    await c.end()
-  }
-}
-
-const query = async <R extends Record<string, unknown>>(url: string, text: string, params: ReadonlyArray<unknown> = []) => {
-  const c = new pg.Client({ connectionString: url })
-  await c.connect()
-  try {
-    return (await c.query<R>(text, [...params])).rows
   } finally {
     await c.end()
   }

@@ -290,6 +290,17 @@ export interface LedgerInvariants {
 /** Runs one SQL text, returning its rows (a pg client, or PGlite opened on a data folder). */
 export type RunQuery = <R>(text: string) => Promise<{ readonly rows: ReadonlyArray<R> }>
 
+/** One statement on a database of its own connection, for tests that read or write a server's tables from outside it. */
+export const query = async <R extends Record<string, unknown>>(url: string, text: string, params: ReadonlyArray<unknown> = []) => {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try {
+    return (await c.query<R>(text, [...params])).rows
+  } finally {
+    await c.end()
+  }
+}
+
 export const ledgerInvariants = async (databaseUrl: string): Promise<LedgerInvariants> => {
   const c = new pg.Client({ connectionString: databaseUrl })
   await c.connect()

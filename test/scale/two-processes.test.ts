@@ -10,20 +10,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { commerceServices } from "../../src/seed/services.js"
 import { createAgentKey } from "../fixtures/agents.js"
 import { postgresSkipReason } from "../fixtures/db.js"
-import { buildServer, cheapestTier, freshDatabaseUrl, ledgerInvariants, roundRobin, startServerProcess, type ServerProcess } from "./harness.js"
+import { buildServer, cheapestTier, freshDatabaseUrl, ledgerInvariants, query, roundRobin, startServerProcess, type ServerProcess } from "./harness.js"
 
 const COMMERCE = "/api/v1/agent/commerce"
 const ALL = ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*", "webhooks:manage"] as const
-
-const query = async <R extends Record<string, unknown>>(url: string, text: string, params: ReadonlyArray<unknown> = []) => {
-  const c = new pg.Client({ connectionString: url })
-  await c.connect()
-  try {
-    return (await c.query<R>(text, [...params])).rows
-  } finally {
-    await c.end()
-  }
-}
 
 /**
  * The end (epoch seconds) of the minute window an answer was counted in, from what the server said:
