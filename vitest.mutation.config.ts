@@ -10,6 +10,7 @@ export default defineConfig({
       "test/suites/ledger.test.ts",
       "test/suites/settlement.test.ts",
       "test/suites/commerce.test.ts",
+      "test/suites/owner-promises.test.ts",
       "test/model/*.test.ts"
     ],
     env: { TEST_STORAGES: "memory", MODEL_RUNS: "40" },
