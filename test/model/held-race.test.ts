@@ -11,6 +11,7 @@ import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "vitest"
 import { Sagas } from "../../src/services/Saga.js"
 import { Wallet, WalletStore } from "../../src/services/Wallet.js"
+import { setClock } from "../fixtures/clock.js"
 import { postgresCase, storageCases } from "../fixtures/db.js"
 import { tier } from "../fixtures/money.js"
 import * as M from "./model.js"
@@ -36,16 +37,8 @@ describe.skipIf(postgresCase.skip !== undefined || !storageCases.includes(postgr
               })
           })
           const ctx = Context.merge(hooked, yield* Layer.buildWithScope(servicesLayer, scope).pipe(Effect.provideContext(hooked)))
-          const world = { now: Date.UTC(2026, 4, 12, 6) }
-          const real = yield* Clock.Clock
-          const clock: Clock.Clock = {
-            ...real,
-            currentTimeMillisUnsafe: () => world.now,
-            currentTimeMillis: Effect.sync(() => world.now),
-            currentTimeNanosUnsafe: () => BigInt(world.now) * 1_000_000n,
-            currentTimeNanos: Effect.sync(() => BigInt(world.now) * 1_000_000n),
-            sleep: (d) => real.sleep(d)
-          }
+          // The run's own clock, set by the test (sleeping still takes real time).
+          const { clock, advance } = setClock(Date.UTC(2026, 4, 12, 6))
           const within = <A, E>(effect: Effect.Effect<A, E, any>) => effect.pipe(Effect.provideService(Clock.Clock, clock), Effect.provideContext(ctx)) as Effect.Effect<A, E>
           try {
             const buyer = yield* within(agentSeller("Race buyer", [tier("t0", 100)], "model-a"))
@@ -55,7 +48,7 @@ describe.skipIf(postgresCase.skip !== undefined || !storageCases.includes(postgr
             // One saga holds 150 until its slow delivery is due.
             const first = yield* start({ simulate: "slow", delayMs: M.SLOW_MS })
             expect(first.status).toBe("running")
-            world.now += 1_000
+            advance(1_000)
             // The second (150 more: 300, exactly the limit) pauses after reading what is held…
             hook.armed = true
             const second = yield* Effect.forkChild(start({ n: 1 }))
