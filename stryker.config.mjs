@@ -15,18 +15,18 @@ export default {
   // ships; vitest does not read tsconfig paths here, so point it at a file that does not exist.
   tsconfigFile: "tsconfig.stryker-none.json",
   mutate: [
-    "src/services/Settlement.ts",
-    "src/services/Ledger.ts",
-    "src/services/Wallet.ts",
-    "src/services/Idempotency.ts",
-    "src/schema/ledger.ts",
-    "src/layers/storage/memory/ledger.ts",
-    "src/layers/storage/memory/idempotency.ts",
-    "src/layers/storage/memory/settlement.ts",
+    "src/services/commerce/Settlement.ts",
+    "src/services/ledger/Ledger.ts",
+    "src/services/wallet/Wallet.ts",
+    "src/services/idempotency/Idempotency.ts",
+    "src/schema/ledger/ledger.ts",
+    "src/layers/ledger/LedgerStore.memory.ts",
+    "src/layers/idempotency/IdempotencyStore.memory.ts",
+    "src/layers/commerce/SettlementStore.memory.ts",
     // The wallet's running spend totals and its store (the rest of the file is catalog/reputation).
     // Line ranges: re-check them whenever this file changes (merges moved them once, unnoticed).
-    "src/layers/storage/memory/commerce.ts:160-182",
-    "src/layers/storage/memory/commerce.ts:508-583"
+    "src/layers/commerce/memory.ts:160-182",
+    "src/layers/commerce/memory.ts:508-583"
   ],
   // Code run while modules load or layers are built (beforeAll) is "static": such a mutant runs the
   // whole (small, ~5 s) mutation suite rather than being credited to one test.

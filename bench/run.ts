@@ -607,7 +607,7 @@ const transactionsScenario = async (ctx: AppContext, rows: number, page: "first"
       [agent.agentId, Math.floor(rows / 2)]
     )
     if (!r.rows[0]) return "no row at the middle of the history"
-    // The service's cursor: base64url of {"c": createdAt, "i": id} (src/services/Commerce.ts).
+    // The service's cursor: base64url of {"c": createdAt, "i": id} (src/services/commerce/Commerce.ts).
     const cursor = Buffer.from(JSON.stringify({ c: r.rows[0].created_at.toISOString(), i: r.rows[0].id })).toString("base64url")
     return { steps: [{ method: "GET", path: `${COMMERCE}/transactions?role=buyer&limit=20&cursor=${cursor}`, headers: agent.auth }] }
   } finally {

@@ -11,7 +11,7 @@ import { Console, Effect, Ref } from "effect"
 import { parseArgs } from "node:util"
 import { randomBytes } from "node:crypto"
 import { Api, type Client, makeClient } from "../src/client.js"
-import { cents } from "../src/schema/common.js"
+import { cents } from "../src/schema/platform/common.js"
 
 const { values: options } = parseArgs({
   options: {

@@ -2,7 +2,7 @@
 // stops startup with one readable line naming what to check, and a non-zero exit.
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Layer, Option, Redacted } from "effect"
-import { AppConfig, type AppConfigShape } from "./services/AppConfig.js"
+import { AppConfig, type AppConfigShape } from "./services/platform/AppConfig.js"
 import { ConfigInvalid, loadConfig } from "./layers/config.js"
 import { LoggerLive, ServerLive } from "./layers/app.js"
 

@@ -8,7 +8,7 @@ import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { describe, expect } from "vitest"
 import { EmbeddedStorageLive, vacuumPass } from "../src/layers/storage/embedded.js"
-import { AppConfig } from "../src/services/AppConfig.js"
+import { AppConfig } from "../src/services/platform/AppConfig.js"
 
 const storage = (embeddedVacuumSeconds: number) =>
   EmbeddedStorageLive.pipe(Layer.provideMerge(AppConfig.test({ storage: "embedded", dataDir: "memory://", embeddedVacuumSeconds })))

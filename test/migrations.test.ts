@@ -3,7 +3,7 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
 import { describe, expect, it } from "vitest"
-import { AppConfig } from "../src/services/AppConfig.js"
+import { AppConfig } from "../src/services/platform/AppConfig.js"
 import { MigrationsLive, PgClientLive } from "../src/layers/storage/postgres/PgDb.js"
 import { freshDatabase, postgresSkipReason } from "./fixtures/db.js"
 import { NodeServices } from "@effect/platform-node"

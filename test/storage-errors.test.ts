@@ -5,9 +5,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Redacted } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { PgTypes } from "@effect/sql-pg"
-import { StorageUnavailable, Conflict } from "../src/schema/errors.js"
+import { StorageUnavailable, Conflict } from "../src/schema/platform/errors.js"
 import { isRetryableSqlError, isRetryableSqlState, orUnavailable, pgClientLayer, PgTransactor, unitOfWorkOutcome } from "../src/layers/storage/postgres/PgDb.js"
-import { Transactor } from "../src/services/Db.js"
+import { Transactor } from "../src/services/platform/Db.js"
 import { adminDatabaseUrl, postgresSkipReason, requireAdminDatabaseUrl } from "./fixtures/db.js"
 
 const props = (cause: unknown) => ({ cause, message: "test", operation: "query" })

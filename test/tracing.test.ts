@@ -3,7 +3,7 @@
 import { it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
-import { traced } from "../src/services/Tracing.js"
+import { traced } from "../src/services/platform/Tracing.js"
 
 const spanName = Effect.map(Effect.option(Effect.currentSpan), Option.map((s) => s.name))
 

@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeNodeTransport } from "../src/layers/webhooks/transport.js"
+import { makeNodeTransport } from "../src/layers/webhooks/WebhookTransport.node.js"
 
 let server: Server
 let url = ""

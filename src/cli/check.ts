@@ -8,10 +8,10 @@
 import { Cause, Effect, Exit, Layer, Logger } from "effect"
 import { loadConfig } from "../layers/config.js"
 import { StorageLive } from "../layers/app.js"
-import { AppConfig } from "../services/AppConfig.js"
-import { LedgerStore } from "../services/Ledger.js"
-import { AnalyticsStore } from "../services/Reputation.js"
-import { WalletStore } from "../services/Wallet.js"
+import { AppConfig } from "../services/platform/AppConfig.js"
+import { LedgerStore } from "../services/ledger/Ledger.js"
+import { AnalyticsStore } from "../services/reputation/Reputation.js"
+import { WalletStore } from "../services/wallet/Wallet.js"
 
 const program = Effect.gen(function* () {
   const ledger = yield* Effect.flatMap(LedgerStore, (s) => s.check)

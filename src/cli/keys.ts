@@ -3,7 +3,7 @@
 import { Cause, Effect, Exit, Layer, Logger, References } from "effect"
 import { parseArgs } from "node:util"
 import type { ConfigInvalid } from "../layers/config.js"
-import { type Agent, type ApiKeyView, allPermissions, type PermissionGrant } from "../schema/keys.js"
+import { type Agent, type ApiKeyView, allPermissions, type PermissionGrant } from "../schema/keys/keys.js"
 
 const USAGE = `Usage:
   npm run keys -- create --email <e-mail> --password <password> --agent <agent name>
@@ -293,8 +293,8 @@ const message = (e: unknown) => {
 
 // The application's layers are imported only here, so the HTTP mode starts quickly.
 const directProgram = async (o: Options) => {
-  const { AppConfig } = await import("../services/AppConfig.js")
-  const { Keys, KeysStore } = await import("../services/Keys.js")
+  const { AppConfig } = await import("../services/platform/AppConfig.js")
+  const { Keys, KeysStore } = await import("../services/keys/Keys.js")
   return Effect.gen(function* () {
     const keys = yield* Keys
     const store = yield* KeysStore
@@ -354,7 +354,7 @@ const StderrLogger = Logger.layer([Logger.withConsoleError(Logger.formatLogFmt)]
 
 const directMode = async (o: Options): Promise<void> => {
   const { loadConfig } = await import("../layers/config.js")
-  const { AppConfig } = await import("../services/AppConfig.js")
+  const { AppConfig } = await import("../services/platform/AppConfig.js")
   const { CoreLive } = await import("../layers/app.js")
   const config = await run(loadConfig.pipe(Effect.mapError((e: ConfigInvalid) => new CliError(e.message))))
   if (config.storage === "memory") {

@@ -3,7 +3,7 @@
 // 429 with Retry-After, before any work is done.
 import { Effect, Option } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { RateLimiter } from "../services/RateLimiter.js"
+import { RateLimiter } from "../services/keys/RateLimiter.js"
 import { securityEvent } from "./securityLog.js"
 
 export const limitAnonymousWrite = Effect.gen(function* () {

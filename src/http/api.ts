@@ -1,16 +1,16 @@
 // The REST surface: one HttpApi, from which the OpenAPI document and the typed client derive.
 import { HttpApi, OpenApi } from "effect/http-api"
-import { AgentGroup } from "./groups/agent.js"
-import { DashboardGroup, DashboardPublicGroup } from "./groups/dashboard.js"
-import { SystemGroup } from "./groups/system.js"
-import { GovernanceGroup, InvestGroup, InvestInfoGroup } from "./groups/invest.js"
-import { ProjectsGroup } from "./groups/projects.js"
-import { WebhooksGroup } from "./groups/webhooks.js"
-import { PaymentsGroup } from "./groups/payments.js"
-import { NegotiationGroup } from "./groups/negotiation.js"
-import { SagaGroup } from "./groups/saga.js"
-import { MppGroup } from "./groups/mpp.js"
-import { CommerceDashboardGroup, CommerceGroup } from "./groups/commerce.js"
+import { AgentGroup } from "./keys/group.js"
+import { DashboardGroup, DashboardPublicGroup } from "./dashboard/group.js"
+import { SystemGroup } from "./system/group.js"
+import { GovernanceGroup, InvestGroup, InvestInfoGroup } from "./invest/group.js"
+import { ProjectsGroup } from "./projects/group.js"
+import { WebhooksGroup } from "./webhooks/group.js"
+import { PaymentsGroup } from "./payments/group.js"
+import { NegotiationGroup } from "./negotiation/group.js"
+import { SagaGroup } from "./saga/group.js"
+import { MppGroup } from "./mpp/group.js"
+import { CommerceDashboardGroup, CommerceGroup } from "./commerce/group.js"
 
 export class Api extends HttpApi.make("agent-commerce")
   .add(SystemGroup)

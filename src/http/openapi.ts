@@ -16,10 +16,10 @@ import {
   PayloadTooLarge,
   StorageUnavailable,
   UnsupportedMediaType
-} from "../schema/errors.js"
-import { AGENT_API_PREFIX } from "../schema/routes.js"
-import { liftQueryNumbers } from "../schema/common.js"
-import { PaymentProblem, WalletProblem } from "../schema/mpp.js"
+} from "../schema/platform/errors.js"
+import { AGENT_API_PREFIX } from "../schema/platform/routes.js"
+import { liftQueryNumbers } from "../schema/platform/common.js"
+import { PaymentProblem, WalletProblem } from "../schema/mpp/mpp.js"
 
 // Plain JSON throughout: the document is data, built once per server.
 type Json = Record<string, any>

@@ -9,7 +9,7 @@ import {
   problemTitles,
   problemType,
   WALLET_INSUFFICIENT_PROBLEM
-} from "../schema/mpp.js"
+} from "../schema/mpp/mpp.js"
 import { Schema } from "effect"
 
 const isMppProblem = Schema.is(MppProblemSchema)

@@ -3,7 +3,7 @@
 import type { HttpApi, HttpApiGroup } from "effect/http-api"
 import { OpenApi } from "effect/http-api"
 import { Context, Option } from "effect"
-import type { Permission } from "../schema/keys.js"
+import type { Permission } from "../schema/keys/keys.js"
 import { AgentAuth, DashboardAuth, RequiredPermission } from "./middleware/auth.js"
 
 export interface RouteInfo {

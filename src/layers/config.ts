@@ -2,7 +2,7 @@
 // unknown or out-of-range value fails with one readable line naming its variable.
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import type { LogLevel } from "effect/LogLevel"
-import { AppConfig, type AppConfigShape, configDefaults } from "../services/AppConfig.js"
+import { AppConfig, type AppConfigShape, configDefaults } from "../services/platform/AppConfig.js"
 
 /** A configuration problem, reported as one readable line naming the variable. */
 export class ConfigInvalid extends Error {

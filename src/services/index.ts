@@ -3,29 +3,29 @@
 // open are the ports — stores and the Transactor, Ids, AppConfig, the PaymentProcessor and the
 // WebhookTransport — which src/layers/app.ts chooses from config.
 import { Layer } from "effect"
-import { Keys } from "./Keys.js"
-import { Events } from "./Events.js"
-import { Idempotency } from "./Idempotency.js"
-import { Knowledge } from "./Knowledge.js"
-import { Ledger } from "./Ledger.js"
-import { Marketplace } from "./Marketplace.js"
-import { RateLimiter } from "./RateLimiter.js"
-import { Builder } from "./Builder.js"
-import { RuleEvaluatorLive } from "./Evaluator.js"
-import { Invest } from "./Invest.js"
-import { Projects } from "./Projects.js"
-import { Sessions } from "./Sessions.js"
-import { Discovery } from "./Discovery.js"
-import { Payments } from "./Payments.js"
-import { Negotiations } from "./Negotiation.js"
-import { Sagas } from "./Saga.js"
-import { Mpp } from "./Mpp.js"
-import { Catalog, CatalogOffersLive } from "./Catalog.js"
-import { Commerce, NegotiatedPricesLive } from "./Commerce.js"
-import { Disputes } from "./Disputes.js"
-import { Reputation } from "./Reputation.js"
-import { Wallet } from "./Wallet.js"
-import { Webhooks } from "./Webhooks.js"
+import { Keys } from "./keys/Keys.js"
+import { Events } from "./events/Events.js"
+import { Idempotency } from "./idempotency/Idempotency.js"
+import { Knowledge } from "./knowledge/Knowledge.js"
+import { Ledger } from "./ledger/Ledger.js"
+import { Marketplace } from "./marketplace/Marketplace.js"
+import { RateLimiter } from "./keys/RateLimiter.js"
+import { Builder } from "./projects/Builder.js"
+import { RuleEvaluatorLive } from "./projects/Evaluator.js"
+import { Invest } from "./invest/Invest.js"
+import { Projects } from "./projects/Projects.js"
+import { Sessions } from "./sessions/Sessions.js"
+import { Discovery } from "./discovery/Discovery.js"
+import { Payments } from "./payments/Payments.js"
+import { Negotiations } from "./negotiation/Negotiation.js"
+import { Sagas } from "./saga/Saga.js"
+import { Mpp } from "./mpp/Mpp.js"
+import { Catalog, CatalogOffersLive } from "./commerce/Catalog.js"
+import { Commerce, NegotiatedPricesLive } from "./commerce/Commerce.js"
+import { Disputes } from "./commerce/Disputes.js"
+import { Reputation } from "./reputation/Reputation.js"
+import { Wallet } from "./wallet/Wallet.js"
+import { Webhooks } from "./webhooks/Webhooks.js"
 
 export const ServicesLive = Layer.mergeAll(Marketplace.layer, Knowledge.layer, Keys.layer, RateLimiter.layer, Ledger.layer, Events.layer, Idempotency.layer, Catalog.layer)
 
@@ -43,7 +43,7 @@ export const WebhookServicesLive = Webhooks.layer
 
 /**
  * Ports implemented by services: negotiation, sagas and MPP read offers from the commerce catalog
- * (SeedOffersLive in src/services/Offers.ts reads the seed file instead, for tests without storage);
+ * (SeedOffersLive in src/services/commerce/Offers.ts reads the seed file instead, for tests without storage);
  * Commerce reads negotiated prices from Negotiations; projects are scored by the rule evaluator
  * (swap RuleEvaluatorLive for a model-backed one).
  */

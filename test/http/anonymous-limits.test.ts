@@ -4,7 +4,7 @@
 // another address is not held back. On every storage (the counters are shared by replicas on Postgres).
 import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { configDefaults } from "../../src/services/AppConfig.js"
+import { configDefaults } from "../../src/services/platform/AppConfig.js"
 import { describeEachStorage } from "../fixtures/suite.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 

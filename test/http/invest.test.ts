@@ -3,9 +3,9 @@
 // proposals over REST, votes through invest.vote, the founder's veto through the dashboard session.
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger.js"
-import { Keys, KeysStore } from "../../src/services/Keys.js"
-import { Ledger } from "../../src/services/Ledger.js"
+import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
+import { Keys, KeysStore } from "../../src/services/keys/Keys.js"
+import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { createAgentKey, signUp, type AgentKey } from "../fixtures/agents.js"
 import { describeEachStorage } from "../fixtures/suite.js"
 import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"

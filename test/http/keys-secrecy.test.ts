@@ -9,7 +9,7 @@ import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { AppLive } from "../../src/layers/app.js"
 import { underContract } from "../fixtures/contract.js"
-import { AppConfig } from "../../src/services/AppConfig.js"
+import { AppConfig } from "../../src/services/platform/AppConfig.js"
 import { createAgentKey } from "../fixtures/agents.js"
 import { freshDatabase, postgresSkipReason } from "../fixtures/db.js"
 

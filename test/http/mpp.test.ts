@@ -5,9 +5,9 @@
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { EXTERNAL_GRANTS, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger.js"
-import { Ledger } from "../../src/services/Ledger.js"
-import { MAX_OPEN_CHALLENGES_PER_AGENT } from "../../src/services/Mpp.js"
+import { EXTERNAL_GRANTS, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger/ledger.js"
+import { Ledger } from "../../src/services/ledger/Ledger.js"
+import { MAX_OPEN_CHALLENGES_PER_AGENT } from "../../src/services/mpp/Mpp.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { describeEachStorage } from "../fixtures/suite.js"
 import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
@@ -168,7 +168,7 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     expect(await balance(walletAccount(k.agentId))).toBe(98)
     expect((await balance(walletAccount(SELLER))) - sellerBefore).toBe(2) // 2 cents: fee ⌊0.3⌋ = 0, seller 2
     expect((await balance(PLATFORM_FEES)) - feesBefore).toBe(0)
-    // Settled like every purchase (src/services/Settlement.ts): one entry referenced by the transaction.
+    // Settled like every purchase (src/services/commerce/Settlement.ts): one entry referenced by the transaction.
     expect(receipt.transactionId).toBe(result.transactionId)
     const entries = await server.run(Effect.flatMap(Ledger, (l) => l.entriesByReference(result.transactionId)))
     expect(entries.map((e) => [e.id, e.kind, e.postings.find((p) => p.account === walletAccount(k.agentId))?.amount])).toEqual([[receipt.reference, "purchase", -2]])

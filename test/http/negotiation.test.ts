@@ -3,8 +3,8 @@
 // and listing; ownership (404); permissions (403); the accepted price is what /buy charges, once.
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger.js"
-import { Ledger } from "../../src/services/Ledger.js"
+import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
+import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { describeEachStorage } from "../fixtures/suite.js"
 import { eventually } from "../fixtures/wait.js"

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Api } from "../../src/http/api.js"
 import { renderPermissionsDoc } from "../../src/http/permissionsDoc.js"
 import { routeTable } from "../../src/http/routeTable.js"
-import type { Permission } from "../../src/schema/keys.js"
+import type { Permission } from "../../src/schema/keys/keys.js"
 import { createAgentKey, signUp, type AgentKey } from "../fixtures/agents.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 

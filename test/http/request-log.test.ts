@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { logRequest, SLOW_REQUEST_MS } from "../../src/http/requestLog.js"
 import { AppLive } from "../../src/layers/app.js"
 import { underContract } from "../fixtures/contract.js"
-import { AppConfig } from "../../src/services/AppConfig.js"
+import { AppConfig } from "../../src/services/platform/AppConfig.js"
 import { createAgentKey } from "../fixtures/agents.js"
 
 interface Line {

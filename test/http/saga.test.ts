@@ -3,8 +3,8 @@
 // balance restored exactly and the ledger balanced; GET /saga/:id is the buyer's only.
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger.js"
-import { Ledger } from "../../src/services/Ledger.js"
+import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
+import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { describeEachStorage } from "../fixtures/suite.js"
 import { eventually } from "../fixtures/wait.js"

@@ -8,7 +8,7 @@ import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AppLive } from "../../src/layers/app.js"
 import { underContract } from "../fixtures/contract.js"
-import { AppConfig } from "../../src/services/AppConfig.js"
+import { AppConfig } from "../../src/services/platform/AppConfig.js"
 import { createAgentKey, signUp } from "../fixtures/agents.js"
 
 const lines: Array<string> = []

@@ -2,9 +2,9 @@
 // not what it claims refused naming the input and field, count and size limits, RFC 4180 CSV.
 import { expect } from "@effect/vitest"
 import { describe, it as vit } from "vitest"
-import { InvalidInput } from "../../src/schema/errors.js"
-import { type ProjectInput } from "../../src/schema/projects.js"
-import { checkInput, checkInputs, parseCsv } from "../../src/services/BuilderInputs.js"
+import { InvalidInput } from "../../src/schema/platform/errors.js"
+import { type ProjectInput } from "../../src/schema/projects/projects.js"
+import { checkInput, checkInputs, parseCsv } from "../../src/services/projects/BuilderInputs.js"
 import { b64, samples, input } from "../fixtures/builderInputs.js"
 
 describe("builder inputs", () => {

@@ -5,9 +5,9 @@
 // columns and trigram index must follow every write).
 import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import type { ServiceFilter, ServiceRecord } from "../../src/schema/commerce.js"
-import { CatalogStore } from "../../src/services/Catalog.js"
-import { atomically } from "../../src/services/Db.js"
+import type { ServiceFilter, ServiceRecord } from "../../src/schema/commerce/commerce.js"
+import { CatalogStore } from "../../src/services/commerce/Catalog.js"
+import { atomically } from "../../src/services/platform/Db.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const tier = (id: string, priceCents: number) => ({ id, name: id, priceCents, unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" } })

@@ -4,12 +4,12 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import type { DisputeRecord, ServiceRecord, TransactionRecord } from "../../src/schema/commerce.js"
-import { CatalogStore } from "../../src/services/Catalog.js"
-import { COUNTER_DRIFT_SQL } from "../../src/layers/storage/postgres/counters.js"
+import type { DisputeRecord, ServiceRecord, TransactionRecord } from "../../src/schema/commerce/commerce.js"
+import { CatalogStore } from "../../src/services/commerce/Catalog.js"
+import { COUNTER_DRIFT_SQL } from "../../src/layers/commerce/counters.postgres.js"
 import m0018 from "../../src/layers/storage/postgres/migrations/0018_agent_counters.js"
-import { CommerceStore } from "../../src/services/Commerce.js"
-import { DisputeStore } from "../../src/services/Disputes.js"
+import { CommerceStore } from "../../src/services/commerce/Commerce.js"
+import { DisputeStore } from "../../src/services/commerce/Disputes.js"
 import { embeddedCase, postgresCase } from "../fixtures/db.js"
 
 const tx = (i: number, status: TransactionRecord["status"]): TransactionRecord => ({

@@ -2,12 +2,12 @@
 // and a failed unit of work leaves no trace.
 import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { seedCatalog } from "../../src/layers/seed.js"
-import { NotFound } from "../../src/schema/errors.js"
-import { atomically } from "../../src/services/Db.js"
-import { Knowledge, KnowledgeStore } from "../../src/services/Knowledge.js"
-import { Marketplace, MarketplaceStore } from "../../src/services/Marketplace.js"
-import { Plan } from "../../src/schema/marketplace.js"
+import { seedCatalog } from "../../src/layers/seed/seed.js"
+import { NotFound } from "../../src/schema/platform/errors.js"
+import { atomically } from "../../src/services/platform/Db.js"
+import { Knowledge, KnowledgeStore } from "../../src/services/knowledge/Knowledge.js"
+import { Marketplace, MarketplaceStore } from "../../src/services/marketplace/Marketplace.js"
+import { Plan } from "../../src/schema/marketplace/marketplace.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 forEachStorage(

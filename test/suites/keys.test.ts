@@ -6,9 +6,9 @@
 import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { Agent } from "../../src/schema/keys.js"
-import { Ids } from "../../src/services/Db.js"
-import { KEY_CACHE_TTL_MS, Keys, KeysStore } from "../../src/services/Keys.js"
+import { Agent } from "../../src/schema/keys/keys.js"
+import { Ids } from "../../src/services/platform/Db.js"
+import { KEY_CACHE_TTL_MS, Keys, KeysStore } from "../../src/services/keys/Keys.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { eventuallyEffect } from "../fixtures/wait.js"
 

@@ -2,10 +2,10 @@
 // concurrency, rollback on failure, and the 85/15 split that never creates or loses a cent.
 import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { Ids } from "../../src/services/Db.js"
-import { Ledger } from "../../src/services/Ledger.js"
-import { EXTERNAL_GRANTS, InsufficientFunds, PLATFORM_FEES, splitSettlement, walletAccount } from "../../src/schema/ledger.js"
-import { InvalidInput } from "../../src/schema/errors.js"
+import { Ids } from "../../src/services/platform/Db.js"
+import { Ledger } from "../../src/services/ledger/Ledger.js"
+import { EXTERNAL_GRANTS, InsufficientFunds, PLATFORM_FEES, splitSettlement, walletAccount } from "../../src/schema/ledger/ledger.js"
+import { InvalidInput } from "../../src/schema/platform/errors.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { describe, it as vit } from "vitest"
 

@@ -4,12 +4,12 @@
 // and per-side ordered lists must follow every update).
 import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import type { ApprovalRecord, ApprovalStatus, TransactionFilter, TransactionRecord } from "../../src/schema/commerce.js"
-import type { ProposalRecord } from "../../src/schema/invest.js"
-import { Agent } from "../../src/schema/keys.js"
-import { InvestStore } from "../../src/services/Invest.js"
-import { KeysStore } from "../../src/services/Keys.js"
-import { CommerceStore } from "../../src/services/Settlement.js"
+import type { ApprovalRecord, ApprovalStatus, TransactionFilter, TransactionRecord } from "../../src/schema/commerce/commerce.js"
+import type { ProposalRecord } from "../../src/schema/invest/invest.js"
+import { Agent } from "../../src/schema/keys/keys.js"
+import { InvestStore } from "../../src/services/invest/Invest.js"
+import { KeysStore } from "../../src/services/keys/Keys.js"
+import { CommerceStore } from "../../src/services/commerce/Settlement.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const STATUSES: ReadonlyArray<ApprovalStatus> = ["pending", "approved", "declined", "expired"]

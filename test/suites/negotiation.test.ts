@@ -7,21 +7,21 @@ import { Clock, Effect, Result, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { readFileSync } from "node:fs"
 import { describe, it as vit } from "vitest"
-import type { Permission } from "../../src/schema/keys.js"
+import type { Permission } from "../../src/schema/keys/keys.js"
 import {
   MAX_ROUNDS,
   negotiationTransitions,
   OFFER_VALIDITY_MS,
   policyPrices,
   sellerDecision
-} from "../../src/schema/negotiation.js"
-import { Ids } from "../../src/services/Db.js"
-import { Events } from "../../src/services/Events.js"
+} from "../../src/schema/negotiation/negotiation.js"
+import { Ids } from "../../src/services/platform/Db.js"
+import { Events } from "../../src/services/events/Events.js"
 import { NegotiationServicesLive } from "../../src/services/index.js"
-import { Ledger } from "../../src/services/Ledger.js"
-import { effectiveDelayMs, Negotiations } from "../../src/services/Negotiation.js"
-import { SeedOffersLive } from "../../src/services/Offers.js"
-import { Wallet } from "../../src/services/Wallet.js"
+import { Ledger } from "../../src/services/ledger/Ledger.js"
+import { effectiveDelayMs, Negotiations } from "../../src/services/negotiation/Negotiation.js"
+import { SeedOffersLive } from "../../src/services/commerce/Offers.js"
+import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 // ---------------------------------------------------------------------------------------------

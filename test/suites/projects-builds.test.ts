@@ -3,9 +3,9 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { walletAccount } from "../../src/schema/ledger.js"
-import { Builder, STEP_MS } from "../../src/services/Builder.js"
-import { Ledger } from "../../src/services/Ledger.js"
+import { walletAccount } from "../../src/schema/ledger/ledger.js"
+import { Builder, STEP_MS } from "../../src/services/projects/Builder.js"
+import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { input, samples } from "../fixtures/builderInputs.js"
 import { owner, buildEvents, projectSuite } from "../fixtures/projects.js"
 

@@ -2,12 +2,12 @@
 // missing credits or bad input leaving nothing behind, another agent's project not found.
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
-import { InvalidInput, NotFound } from "../../src/schema/errors.js"
-import { InsufficientFunds, walletAccount } from "../../src/schema/ledger.js"
-import { ProjectQuotaExceeded } from "../../src/schema/projects.js"
-import { Builder } from "../../src/services/Builder.js"
-import { Keys } from "../../src/services/Keys.js"
-import { Ledger } from "../../src/services/Ledger.js"
+import { InvalidInput, NotFound } from "../../src/schema/platform/errors.js"
+import { InsufficientFunds, walletAccount } from "../../src/schema/ledger/ledger.js"
+import { ProjectQuotaExceeded } from "../../src/schema/projects/projects.js"
+import { Builder } from "../../src/services/projects/Builder.js"
+import { Keys } from "../../src/services/keys/Keys.js"
+import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { input, samples } from "../fixtures/builderInputs.js"
 import { owner, buildEvents, projectSuite } from "../fixtures/projects.js"
 

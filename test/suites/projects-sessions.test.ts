@@ -3,11 +3,11 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { NotFound } from "../../src/schema/errors.js"
-import { SessionExpired } from "../../src/schema/projects.js"
-import type { Caller } from "../../src/services/Caller.js"
-import { Sessions } from "../../src/services/Sessions.js"
-import type { Permission } from "../../src/schema/keys.js"
+import { NotFound } from "../../src/schema/platform/errors.js"
+import { SessionExpired } from "../../src/schema/projects/projects.js"
+import type { Caller } from "../../src/services/keys/Caller.js"
+import { Sessions } from "../../src/services/sessions/Sessions.js"
+import type { Permission } from "../../src/schema/keys/keys.js"
 import { owner, projectSuite } from "../fixtures/projects.js"
 
 projectSuite("builder sessions", (it) => {

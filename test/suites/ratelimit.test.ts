@@ -5,7 +5,7 @@
 import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { RateLimiter, RateLimitStore } from "../../src/services/RateLimiter.js"
+import { RateLimiter, RateLimitStore } from "../../src/services/keys/RateLimiter.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 /** A second limiter on the same store: another process's view of the shared counters. */

@@ -3,10 +3,10 @@
 // lapsed) finds the credit instead of granting it again. On every storage.
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
-import { walletAccount } from "../../src/schema/ledger.js"
-import { currentIdempotencyKey, currentIdempotencyScope } from "../../src/services/Idempotency.js"
-import { Ledger } from "../../src/services/Ledger.js"
-import { Wallet } from "../../src/services/Wallet.js"
+import { walletAccount } from "../../src/schema/ledger/ledger.js"
+import { currentIdempotencyKey, currentIdempotencyScope } from "../../src/services/idempotency/Idempotency.js"
+import { Ledger } from "../../src/services/ledger/Ledger.js"
+import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { commerceStack, fundedBuyer } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
 

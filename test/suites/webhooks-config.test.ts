@@ -3,8 +3,8 @@
 // filters and pings decide what is queued.
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
-import { UNREACHABLE } from "../../src/layers/webhooks/transport.js"
-import { PREVIOUS_SECRET_GRACE_MS, Webhooks } from "../../src/services/Webhooks.js"
+import { UNREACHABLE } from "../../src/layers/webhooks/WebhookTransport.node.js"
+import { PREVIOUS_SECRET_GRACE_MS, Webhooks } from "../../src/services/webhooks/Webhooks.js"
 import { dns, T0, iso, at, newAgent, receiver, emit, recharge, build, endpointFor, webhookSuite } from "../fixtures/webhooks.js"
 
 webhookSuite("webhook configuration", (it) => {

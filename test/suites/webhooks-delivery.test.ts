@@ -3,8 +3,8 @@
 // dead worker's lease, never twice by workers running at once, at most 2 in flight per endpoint.
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
-import { atomically } from "../../src/services/Db.js"
-import { FAILING_AFTER, LEASE_MS, MAX_IN_FLIGHT_PER_ENDPOINT, RETRY_DELAYS_MS, WebhookStore, Webhooks } from "../../src/services/Webhooks.js"
+import { atomically } from "../../src/services/platform/Db.js"
+import { FAILING_AFTER, LEASE_MS, MAX_IN_FLIGHT_PER_ENDPOINT, RETRY_DELAYS_MS, WebhookStore, Webhooks } from "../../src/services/webhooks/Webhooks.js"
 import { T0, iso, at, newAgent, receiver, emit, recharge, build, endpointFor, webhookSuite } from "../fixtures/webhooks.js"
 
 webhookSuite("webhook delivery", (it) => {

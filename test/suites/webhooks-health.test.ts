@@ -3,8 +3,8 @@
 // pending event is dropped, and the first success or the owner's PUT resumes it oldest first.
 import { expect } from "@effect/vitest"
 import { Cause, Effect, Logger } from "effect"
-import { Events } from "../../src/services/Events.js"
-import { DISABLE_AFTER_MS, MAX_ATTEMPTS, PROBE_DELAYS_MS, Webhooks } from "../../src/services/Webhooks.js"
+import { Events } from "../../src/services/events/Events.js"
+import { DISABLE_AFTER_MS, MAX_ATTEMPTS, PROBE_DELAYS_MS, Webhooks } from "../../src/services/webhooks/Webhooks.js"
 import { T0, iso, at, receiver, emit, recharge, endpointFor, webhookSuite } from "../fixtures/webhooks.js"
 
 /** Log lines captured by the disabling test (a Logger writes here). */

@@ -2,13 +2,13 @@
 // every event type has a payload schema, a JSON Schema and a documented section (docs/events.md).
 import { expect } from "@effect/vitest"
 import { Schema } from "effect"
-import { jsonSchemaOf } from "../../src/schema/common.js"
+import { jsonSchemaOf } from "../../src/schema/platform/common.js"
 import { readFileSync } from "node:fs"
 import { describe, it as vit } from "vitest"
-import type { EventType } from "../../src/schema/events.js"
-import { eventTypes } from "../../src/schema/events.js"
-import { eventCatalogue } from "../../src/schema/webhooks.js"
-import { CONNECT_TIMEOUT_MS, DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, FAILING_AFTER, JITTER, LEASE_MS, MAX_ATTEMPTS, MAX_IN_FLIGHT_PER_ENDPOINT, PROBE_DELAYS_MS, MAX_RESPONSE_BYTES, PREVIOUS_SECRET_GRACE_MS, RETRY_DELAYS_MS } from "../../src/services/Webhooks.js"
+import type { EventType } from "../../src/schema/events/events.js"
+import { eventTypes } from "../../src/schema/events/events.js"
+import { eventCatalogue } from "../../src/schema/webhooks/webhooks.js"
+import { CONNECT_TIMEOUT_MS, DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, FAILING_AFTER, JITTER, LEASE_MS, MAX_ATTEMPTS, MAX_IN_FLIGHT_PER_ENDPOINT, PROBE_DELAYS_MS, MAX_RESPONSE_BYTES, PREVIOUS_SECRET_GRACE_MS, RETRY_DELAYS_MS } from "../../src/services/webhooks/Webhooks.js"
 import { emit, build } from "../fixtures/webhooks.js"
 
 describe("webhook numbers", () => {

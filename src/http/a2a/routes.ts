@@ -3,9 +3,9 @@
 // idempotency as REST and MCP), and answers with an agent Message carrying the route's JSON.
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Context, Effect } from "effect"
-import { Unauthorized } from "../../schema/errors.js"
-import { currentIdempotencyKey, currentIdempotencyScope } from "../../services/Idempotency.js"
-import { Keys } from "../../services/Keys.js"
+import { Unauthorized } from "../../schema/platform/errors.js"
+import { currentIdempotencyKey, currentIdempotencyScope } from "../../services/idempotency/Idempotency.js"
+import { Keys } from "../../services/keys/Keys.js"
 import { errorResponse } from "../errors.js"
 import { presentedKey } from "../middleware/authLive.js"
 import { currentRequestId } from "../requestId.js"

@@ -7,8 +7,8 @@ import {
   MCP_PAYMENT_VERIFICATION_FAILED_CODE,
   MCP_RECEIPT_META,
   RECEIPT_HEADER
-} from "../../schema/mpp.js"
-import { canonicalJson } from "../../services/Mpp.js"
+} from "../../schema/mpp/mpp.js"
+import { canonicalJson } from "../../services/mpp/Mpp.js"
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 const b64url = (s: string) => Buffer.from(s, "utf8").toString("base64url")

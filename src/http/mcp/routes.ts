@@ -2,9 +2,9 @@
 // calls dispatched in-process through this same router (auth, permissions, limits, validation as REST).
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Context, Effect } from "effect"
-import { Unauthorized } from "../../schema/errors.js"
-import { currentIdempotencyKey, currentIdempotencyScope } from "../../services/Idempotency.js"
-import { Keys } from "../../services/Keys.js"
+import { Unauthorized } from "../../schema/platform/errors.js"
+import { currentIdempotencyKey, currentIdempotencyScope } from "../../services/idempotency/Idempotency.js"
+import { Keys } from "../../services/keys/Keys.js"
 import { errorResponse } from "../errors.js"
 import { currentRequestId } from "../requestId.js"
 import { agentTools } from "../site/agentFiles.js"

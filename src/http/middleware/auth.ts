@@ -2,9 +2,9 @@
 // dashboard, and the per-endpoint permission annotation the bearer middleware enforces.
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { Context } from "effect"
-import { Forbidden, RateLimited, StorageUnavailable, Unauthorized } from "../../schema/errors.js"
-import type { Permission } from "../../schema/keys.js"
-import { CurrentCaller } from "../../services/Caller.js"
+import { Forbidden, RateLimited, StorageUnavailable, Unauthorized } from "../../schema/platform/errors.js"
+import type { Permission } from "../../schema/keys/keys.js"
+import { CurrentCaller } from "../../services/keys/Caller.js"
 
 /**
  * The permission an endpoint needs (`null`: any valid key). Annotate every endpoint behind

@@ -2,9 +2,9 @@
 // create agents and API keys, show a new key once, list and revoke keys — over the dashboard JSON API.
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Effect } from "effect"
-import { AppConfig } from "../../services/AppConfig.js"
-import { agentPermissions, commercePermissions, type Permission, webhookPermissions } from "../../schema/keys.js"
-import { PLATFORM } from "../../services/Discovery.js"
+import { AppConfig } from "../../services/platform/AppConfig.js"
+import { agentPermissions, commercePermissions, type Permission, webhookPermissions } from "../../schema/keys/keys.js"
+import { PLATFORM } from "../../services/discovery/Discovery.js"
 import { html } from "./templates/html.js"
 import { layout } from "./templates/layout.js"
 import { pageCsp } from "./templates/csp.js"

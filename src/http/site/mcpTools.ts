@@ -3,7 +3,7 @@
 import type { HttpApi } from "effect/http-api"
 import { apiGroups } from "../routeTable.js"
 import { Option, type Schema } from "effect"
-import { jsonSchemaOf } from "../../schema/common.js"
+import { jsonSchemaOf } from "../../schema/platform/common.js"
 import { routeTable } from "../routeTable.js"
 
 type Json = Record<string, unknown>

@@ -1,8 +1,8 @@
 // Human pages and site files served beside the HttpApi.
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Effect, Layer } from "effect"
-import { AppConfig } from "../../services/AppConfig.js"
-import { PLATFORM } from "../../services/Discovery.js"
+import { AppConfig } from "../../services/platform/AppConfig.js"
+import { PLATFORM } from "../../services/discovery/Discovery.js"
 import { pageNames, pickLang, renderPage } from "./pages.js"
 import { AssetsLive } from "./assets.js"
 import { cspOrigin, pageCsp } from "./templates/csp.js"

@@ -1,10 +1,10 @@
 // tRPC HTTP wire format (v11, no transformer) over a table of procedures that call the services.
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Context, Effect, Result, Schema } from "effect"
-import { InvalidInput } from "../../schema/errors.js"
+import { InvalidInput } from "../../schema/platform/errors.js"
 import { encodeError, firstSchemaIssue, RETRY_AFTER_SECONDS, statusOf } from "../errors.js"
 import { MAX_JSON_DEPTH, scanJson } from "../middleware/global.js"
-import { type Caller, CurrentCaller } from "../../services/Caller.js"
+import { type Caller, CurrentCaller } from "../../services/keys/Caller.js"
 import { canonicalPath, guardPath, queryOf } from "../routePath.js"
 import type { Access, Procedure } from "./procedure.js"
 

@@ -2,9 +2,9 @@
 // (same permission and rate-limit rules as REST) or the dashboard session cookie.
 import { Effect, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { Forbidden } from "../../schema/errors.js"
-import { Keys } from "../../services/Keys.js"
-import { RateLimiter } from "../../services/RateLimiter.js"
+import { Forbidden } from "../../schema/platform/errors.js"
+import { Keys } from "../../services/keys/Keys.js"
+import { RateLimiter } from "../../services/keys/RateLimiter.js"
 import { SESSION_COOKIE } from "../middleware/auth.js"
 import { authenticateBearerWith, sessionCaller } from "../middleware/authLive.js"
 import { ProcedureAuth } from "./adapter.js"

@@ -1,6 +1,6 @@
 // Procedure definitions for the tRPC-wire adapter: input schema, access rule, and the service call.
 import type { Effect, Schema } from "effect"
-import type { Permission } from "../../schema/keys.js"
+import type { Permission } from "../../schema/keys/keys.js"
 
 export type Access =
   | { readonly _tag: "public" }

@@ -1,9 +1,9 @@
 // The procedure table served at /api/trpc/<router>.<procedure>; each entry calls one service method.
 import { Effect, Schema } from "effect"
-import { Knowledge } from "../../services/Knowledge.js"
-import { KnowledgeBase, KnowledgeProduct } from "../../schema/knowledge.js"
-import { Plan, Template } from "../../schema/marketplace.js"
-import { Marketplace } from "../../services/Marketplace.js"
+import { Knowledge } from "../../services/knowledge/Knowledge.js"
+import { KnowledgeBase, KnowledgeProduct } from "../../schema/knowledge/knowledge.js"
+import { Plan, Template } from "../../schema/marketplace/marketplace.js"
+import { Marketplace } from "../../services/marketplace/Marketplace.js"
 import { publicAccess, query, type Procedure } from "./procedure.js"
 
 export const publicProcedures = {

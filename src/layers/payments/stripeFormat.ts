@@ -2,14 +2,14 @@
 // verify), event parsing into a ProcessorEvent, and building checkout-session and event objects.
 import { Effect, Result, Schema } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
-import { InvalidInput } from "../../schema/errors.js"
+import { InvalidInput } from "../../schema/platform/errors.js"
 import {
   type CheckoutMode,
   InvalidSignature,
   type ProcessorEvent,
   type ProcessorSession,
   StripeEventEnvelope
-} from "../../schema/payments.js"
+} from "../../schema/payments/payments.js"
 
 /** The Stripe API version the service is written against (the `stripe` SDK call pins the same). */
 export const STRIPE_API_VERSION = "2026-10-28.endive" as const

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { AppConfig } from "../../services/AppConfig.js"
+import { AppConfig } from "../../services/platform/AppConfig.js"
 import { pgClientLayer } from "./postgres/PgDb.js"
 import { EmbeddedStoresLive } from "./postgres/index.js"
 

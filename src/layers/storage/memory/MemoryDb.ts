@@ -1,6 +1,6 @@
 // In-memory storage engine: tables as Maps, one write lock, and an undo journal for rollback.
 import { Context, Effect, Layer, Semaphore } from "effect"
-import { Transactor } from "../../../services/Db.js"
+import { Transactor } from "../../../services/platform/Db.js"
 
 type Undo = () => void
 

@@ -2,9 +2,9 @@
 import { Migrator, SqlClient, type SqlError } from "effect/sql"
 import { PgClient, PgTypes } from "@effect/sql-pg"
 import { Cause, Clock, Effect, Layer, Option, Redacted, Result, String as Str } from "effect"
-import { StorageUnavailable } from "../../../schema/errors.js"
-import { Transactor } from "../../../services/Db.js"
-import { AppConfig } from "../../../services/AppConfig.js"
+import { StorageUnavailable } from "../../../schema/platform/errors.js"
+import { Transactor } from "../../../services/platform/Db.js"
+import { AppConfig } from "../../../services/platform/AppConfig.js"
 import { migrations } from "./migrations/index.js"
 
 const INT8 = 20

@@ -1,0 +1,122 @@
+// Handlers for the dashboard JSON endpoints: each decodes, calls Keys, and sets the session cookie.
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { Effect, Option } from "effect"
+import { createHash } from "node:crypto"
+import { AppConfig } from "../../services/platform/AppConfig.js"
+import { CurrentCaller } from "../../services/keys/Caller.js"
+import { Keys } from "../../services/keys/Keys.js"
+import { Webhooks } from "../../services/webhooks/Webhooks.js"
+import { RateLimiter, signInChecks } from "../../services/keys/RateLimiter.js"
+import { Api } from "../api.js"
+import { SESSION_COOKIE } from "../middleware/auth.js"
+import { securityEvent } from "../securityLog.js"
+import { limitAnonymousWrite } from "../anonymousLimit.js"
+
+const setSessionCookie = (token: string, maxAgeSeconds: number) =>
+  Effect.flatMap(AppConfig, (config) =>
+    HttpEffect.appendPreResponseHandler((_req, res) =>
+      HttpServerResponse.setCookie(res, SESSION_COOKIE, token, {
+        httpOnly: true,
+        // Strict: the cookie never rides on a request another site starts (CSRF), not even a link.
+        sameSite: "strict",
+        secure: config.production || config.baseUrl.startsWith("https://"),
+        path: "/",
+        maxAge: `${maxAgeSeconds} seconds`
+      }).pipe(Effect.orElseSucceed(() => res))
+    )
+  )
+
+export const DashboardPublicLive = HttpApiBuilder.group(Api, "dashboardAuth", (handlers) =>
+  handlers
+    .handle("signUp", Effect.fnUntraced(function* ({ payload }) {
+      yield* limitAnonymousWrite
+      const keys = yield* Keys
+      const account = yield* keys.signUp(payload)
+      const session = yield* keys.startSession(account.id)
+      yield* setSessionCookie(session.token, 7 * 24 * 3600)
+      return { account, expiresAt: session.expiresAt }
+    })
+    )
+    .handle("signIn", Effect.fnUntraced(function* ({ payload }) {
+      const keys = yield* Keys
+      const limiter = yield* RateLimiter
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+      const emailHash = createHash("sha256").update(payload.email.trim().toLowerCase()).digest("hex").slice(0, 32)
+      const checks = signInChecks(emailHash, address)
+      yield* limiter.failuresAllowed(checks).pipe(
+        Effect.tapError((e) =>
+          e._tag === "RateLimited"
+            ? Effect.andThen(
+                securityEvent("signin.throttled", { reason: e.message }),
+                HttpEffect.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfterSeconds))))
+              )
+            : Effect.void
+        )
+      )
+      const result = yield* keys.signIn(payload).pipe(
+        // The e-mail is not logged (it would say which addresses are tried); its hash prefix ties attempts together.
+        Effect.tapError((e) =>
+          e._tag === "Unauthorized"
+            ? Effect.andThen(limiter.recordFailure(checks), securityEvent("signin.failed", { reason: `email#${emailHash.slice(0, 12)}` }))
+            : Effect.void
+        )
+      )
+      yield* setSessionCookie(result.token, 7 * 24 * 3600)
+      return { account: result.account, expiresAt: result.expiresAt }
+    })
+    )
+    .handle("signOut", Effect.fnUntraced(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const token = request.cookies[SESSION_COOKIE]
+      if (token) yield* Effect.flatMap(Keys, (k) => k.signOut(token)).pipe(Effect.orDie)
+      yield* setSessionCookie("", 0)
+    })
+    )
+)
+
+export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) =>
+  handlers
+    .handle("session", Effect.fnUntraced(function* () {
+      const caller = yield* CurrentCaller
+      return { account: yield* Effect.flatMap(Keys, (k) => k.getAccount(caller.accountId)).pipe(Effect.orDie) }
+    })
+    )
+    .handle("listAgents", Effect.fnUntraced(function* () {
+      const caller = yield* CurrentCaller
+      return yield* Effect.flatMap(Keys, (k) => k.listAgents(caller.accountId))
+    })
+    )
+    .handle("createAgent", Effect.fnUntraced(function* ({ payload }) {
+      const caller = yield* CurrentCaller
+      return yield* Effect.flatMap(Keys, (k) => k.createAgent(caller.accountId, payload))
+    })
+    )
+    .handle("listKeys", Effect.fnUntraced(function* () {
+      const caller = yield* CurrentCaller
+      return yield* Effect.flatMap(Keys, (k) => k.listKeys(caller.accountId))
+    })
+    )
+    .handle("createKey", Effect.fnUntraced(function* ({ params: path, payload }) {
+      const caller = yield* CurrentCaller
+      const created = yield* Effect.flatMap(Keys, (k) => k.createKey(caller.accountId, path.agentId, payload))
+      yield* securityEvent("key.created", { accountId: caller.accountId, agentId: path.agentId, keyId: created.key.id, permission: created.key.permissions.join(",") })
+      return created
+    })
+    )
+    .handle("agentWebhook", Effect.fnUntraced(function* ({ params: path }) {
+      const caller = yield* CurrentCaller
+      yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, path.agentId))
+      // No endpoint is a normal state here (null), not an error.
+      return yield* Effect.flatMap(Webhooks, (w) => w.getConfig(path.agentId)).pipe(Effect.catchTag("NotFound", () => Effect.succeed(null)))
+    })
+    )
+    .handle("revokeKey", Effect.fnUntraced(function* ({ params: path }) {
+      const caller = yield* CurrentCaller
+      const revoked = yield* Effect.flatMap(Keys, (k) => k.revokeKey(caller.accountId, path.keyId))
+      yield* securityEvent("key.revoked", { accountId: caller.accountId, agentId: revoked.agentId, keyId: revoked.id })
+      return revoked
+    })
+    )
+)

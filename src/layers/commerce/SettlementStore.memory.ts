@@ -1,0 +1,35 @@
+// In-memory settlement writer: the ledger, commerce and event stores in turn, inside the caller's
+// unit of work (the memory engine's write lock and undo journal make them one).
+import { Effect, Layer } from "effect"
+import { CatalogStore } from "../../services/commerce/Catalog.js"
+import { EventStore } from "../../services/events/Events.js"
+import { WalletStore } from "../../services/wallet/Wallet.js"
+import { LedgerStore } from "../../services/ledger/Ledger.js"
+import { CommerceStore, SettlementStore } from "../../services/commerce/Settlement.js"
+import type { WalletRecord } from "../../schema/commerce/commerce.js"
+
+type Settled = Parameters<SettlementStore["Service"]["write"]>[0]
+
+export const MemorySettlementStore = Layer.effect(
+  SettlementStore,
+  Effect.gen(function* () {
+    const ledger = yield* LedgerStore
+    const commerce = yield* CommerceStore
+    const events = yield* EventStore
+    const catalog = yield* CatalogStore
+    const wallets = yield* WalletStore
+    return {
+      // Effect.fnUntraced: each generator function is made once, not per purchase (see MemoryDb.ts on why).
+      open: Effect.fnUntraced(function* ({ wallet, serviceId }: { readonly wallet: WalletRecord; readonly serviceId: string }) {
+        const service = yield* catalog.get(serviceId)
+        const locked = yield* wallets.lockForPurchase(wallet)
+        return { ...locked, service }
+      }),
+      write: Effect.fnUntraced(function* ({ entry, tx, delivery, events: made }: Settled) {
+        if (entry !== null) yield* ledger.append(entry)
+        yield* commerce.insertTransaction(tx, delivery)
+        if (made.length > 0) yield* events.appendMany(made)
+      })
+    }
+  })
+)

@@ -1,0 +1,88 @@
+// Idempotency: the first response to a mutating request with an Idempotency-Key is stored and
+// replayed for every retry with the same key and the same request; a different request → 422.
+import { Clock, Context, Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
+import type { StorageUnavailable } from "../../schema/platform/errors.js"
+
+export interface StoredResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+export type BeginResult =
+  | { readonly _tag: "Started" }
+  | { readonly _tag: "InProgress"; readonly requestHash: string }
+  | { readonly _tag: "Done"; readonly requestHash: string; readonly response: StoredResponse }
+
+/** What the service's `begin` answers: a Started attempt carries the owner token its record was claimed with. */
+export type Claim = { readonly _tag: "Started"; readonly owner: string } | Exclude<BeginResult, { readonly _tag: "Started" }>
+
+/** Storage port: one row per (scope, key), held by one attempt (`owner`) while it runs. */
+export class IdempotencyStore extends Context.Service<
+  IdempotencyStore,
+  {
+    /**
+     * Claims the key for a new attempt (atomically): Started when the key is new, expired, or an
+     * earlier attempt's lease ran out; otherwise the existing row's state.
+     */
+    readonly begin: (input: {
+      readonly scope: string
+      readonly key: string
+      readonly requestHash: string
+      readonly owner: string
+      readonly nowMs: number
+      readonly leaseUntilMs: number
+      readonly expiresAtMs: number
+    }) => Effect.Effect<BeginResult, StorageUnavailable>
+    /** Extends the lease of a record this attempt still holds (no-op when another attempt took it over). */
+    readonly renew: (scope: string, key: string, owner: string, leaseUntilMs: number) => Effect.Effect<void, StorageUnavailable>
+    /** Stores the answer, when this attempt still holds the record. */
+    readonly complete: (scope: string, key: string, owner: string, response: StoredResponse) => Effect.Effect<void, StorageUnavailable>
+    /** Forgets an attempt whose outcome must not be replayed (5xx, 429, 401), when this attempt still holds it: the client may retry. */
+    readonly release: (scope: string, key: string, owner: string) => Effect.Effect<void, StorageUnavailable>
+  }
+>()("IdempotencyStore") {}
+
+/** The Idempotency-Key of the request being served, for services that also dedupe at the domain level. */
+export const currentIdempotencyKey = Context.Reference<string | undefined>("app/currentIdempotencyKey", { defaultValue: () => undefined })
+/** Who the current request's Idempotency-Key belongs to (a hash of its credential, or of its address when anonymous). */
+export const currentIdempotencyScope = Context.Reference<string>("app/currentIdempotencyScope", { defaultValue: () => "" })
+
+/** How long a finished key is remembered. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
+/**
+ * How long an unfinished attempt holds its key without renewing it. The attempt renews it every
+ * IDEMPOTENCY_RENEW_MS while it runs, so only an attempt that stopped (its process died) or can
+ * no longer reach the database (which is also why its release failed) loses it: a retry with the
+ * same key then runs within this time instead of meeting 409 (docs/idempotency.md). Shorter than
+ * the 10 s a retry waits for an attempt in progress.
+ */
+export const IDEMPOTENCY_LEASE_MS = 5_000
+export const IDEMPOTENCY_RENEW_MS = 1_500
+
+export class Idempotency extends Context.Service<Idempotency>()("Idempotency", {
+  make: Effect.gen(function* () {
+    const store = yield* IdempotencyStore
+    const begin = (scope: string, key: string, requestHash: string): Effect.Effect<Claim, StorageUnavailable> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const owner = randomBytes(9).toString("base64url")
+        return Effect.map(
+          store.begin({ scope, key, requestHash, owner, nowMs: now, leaseUntilMs: now + IDEMPOTENCY_LEASE_MS, expiresAtMs: now + IDEMPOTENCY_TTL_MS }),
+          (r): Claim => (r._tag === "Started" ? { _tag: "Started", owner } : r)
+        )
+      })
+    /** Keeps the attempt's lease alive while `effect` runs (a renewal that fails is tried again at the next beat). */
+    const hold = <A, E, R>(scope: string, key: string, owner: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+      const beat = Effect.sleep(IDEMPOTENCY_RENEW_MS).pipe(
+        Effect.andThen(Clock.currentTimeMillis),
+        Effect.flatMap((now) => Effect.ignore(store.renew(scope, key, owner, now + IDEMPOTENCY_LEASE_MS))),
+        Effect.forever
+      )
+      return Effect.scoped(Effect.andThen(Effect.forkScoped(beat), effect))
+    }
+    return { begin, hold, complete: store.complete, release: store.release } as const
+  })
+}) {
+  static readonly layer = Layer.effect(Idempotency, Idempotency.make)
+}

@@ -1,0 +1,18 @@
+// The authenticated caller of a request: which account, agent and key, with which permissions.
+import { Context } from "effect"
+import type { Permission } from "../../schema/keys/keys.js"
+import type { WindowStanding } from "./RateLimiter.js"
+
+export interface Caller {
+  readonly accountId: string
+  /** The acting agent (undefined for a dashboard session that has not chosen one). */
+  readonly agentId: string | undefined
+  /** The API key used (undefined for a dashboard session). */
+  readonly keyId: string | undefined
+  readonly permissions: ReadonlySet<Permission>
+  readonly via: "key" | "session"
+  /** A key's rate-limit standing after this request was counted (what /me reports). */
+  readonly rateLimit?: ReadonlyArray<WindowStanding>
+}
+
+export class CurrentCaller extends Context.Service<CurrentCaller, Caller>()("CurrentCaller") {}
