@@ -13,7 +13,8 @@ import { MemoryInvestStore } from "../../invest/InvestStore.memory.js"
 import { MemoryFakeProcessorStore, MemoryPaymentsStore } from "../../payments/memory.js"
 import { MemoryBuildStore, MemoryProjectsStore, MemorySessionStore } from "../../projects/memory.js"
 import { MemoryNegotiationStore } from "../../negotiation/NegotiationStore.memory.js"
-import { MemoryMppStore, MemorySagaStore } from "../../saga/memory.js"
+import { MemoryMppStore } from "../../mpp/MppStore.memory.js"
+import { MemorySagaStore } from "../../saga/SagaStore.memory.js"
 
 export const MemoryStorageLive = Layer.mergeAll(
   MemoryTransactor,

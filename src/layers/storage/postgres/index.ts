@@ -13,7 +13,8 @@ import { PgInvestStore } from "../../invest/InvestStore.postgres.js"
 import { PgFakeProcessorStore, PgPaymentsStore } from "../../payments/postgres.js"
 import { PgBuildStore, PgProjectsStore, PgSessionStore } from "../../projects/postgres.js"
 import { PgNegotiationStore } from "../../negotiation/NegotiationStore.postgres.js"
-import { PgMppStore, PgSagaStore } from "../../saga/postgres.js"
+import { PgMppStore } from "../../mpp/MppStore.postgres.js"
+import { PgSagaStore } from "../../saga/SagaStore.postgres.js"
 
 /** Every store port and the Transactor over an SqlClient, without migrations. */
 const PgStoresOnly = Layer.mergeAll(

@@ -1,0 +1,43 @@
+// In-memory store for purchase sagas (claimed with a lease, like Postgres).
+import { Effect, Layer } from "effect"
+import type { SagaRecord } from "../../schema/saga/saga.js"
+import { SagaStore } from "../../services/saga/Saga.js"
+import { MemoryDb } from "../storage/memory/MemoryDb.js"
+
+const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+export const MemorySagaStore = Layer.effect(
+  SagaStore,
+  Effect.gen(function* () {
+    const db = yield* MemoryDb
+    const rows = db.table<string, SagaRecord>("sagas")
+    // buyer → ids of its running sagas (Postgres: the partial index sagas_running_buyer_idx): the
+    // wallet store sums their escrow, so the list must not grow with the buyer's history.
+    const runningByBuyer = db.table<string, ReadonlyArray<string>>("sagas_running_by_buyer")
+    const write = Effect.fnUntraced(function* (r: SagaRecord) {
+      const before = rows.get(r.id)
+      yield* rows.set(r.id, r)
+      const was = before !== undefined && before.status === "running"
+      const is = r.status === "running"
+      if (was === is) return
+      const ids = runningByBuyer.get(r.buyerAgentId) ?? []
+      const next = is ? [...ids, r.id] : ids.filter((id) => id !== r.id)
+      yield* runningByBuyer.set(r.buyerAgentId, next)
+    })
+    return {
+      insert: write,
+      get: (id) => Effect.sync(() => rows.get(id)),
+      getForUpdate: (id) => Effect.sync(() => rows.get(id)),
+      update: write,
+      claimDue: Effect.fnUntraced(function* (now, leaseUntil, limit) {
+        const at = Date.parse(now)
+        const due = [...rows.values()]
+          .filter((r) => r.nextRunAt !== null && Date.parse(r.nextRunAt) <= at)
+          .sort((a, b) => Date.parse(a.nextRunAt!) - Date.parse(b.nextRunAt!) || cmpStr(a.id, b.id))
+          .slice(0, limit)
+        for (const r of due) yield* rows.set(r.id, { ...r, nextRunAt: leaseUntil })
+        return due.map((r) => r.id)
+      })
+    }
+  })
+)
