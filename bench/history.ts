@@ -18,7 +18,7 @@ import { CatalogStore } from "../src/services/commerce/Catalog.js"
 import { CommerceStore } from "../src/services/commerce/Commerce.js"
 import { DisputeStore } from "../src/services/commerce/Disputes.js"
 import { AnalyticsStore } from "../src/services/reputation/Reputation.js"
-import { WalletStore } from "../src/services/wallet/Wallet.js"
+import { WalletStore } from "../src/services/wallet/WalletStore.js"
 import { marketService, seededPurchase } from "./seedRows.js"
 
 const arg = (name: string, fallback: string) => {

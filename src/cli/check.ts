@@ -11,7 +11,7 @@ import { StorageLive } from "../layers/app.js"
 import { AppConfig } from "../services/platform/AppConfig.js"
 import { LedgerStore } from "../services/ledger/Ledger.js"
 import { AnalyticsStore } from "../services/reputation/Reputation.js"
-import { WalletStore } from "../services/wallet/Wallet.js"
+import { WalletStore } from "../services/wallet/WalletStore.js"
 
 const program = Effect.gen(function* () {
   const ledger = yield* Effect.flatMap(LedgerStore, (s) => s.check)

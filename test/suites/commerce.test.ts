@@ -18,7 +18,8 @@ import { Events } from "../../src/services/events/Events.js"
 import { Keys, KeysStore } from "../../src/services/keys/Keys.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { bandOf, Reputation, reputationScore } from "../../src/services/reputation/Reputation.js"
-import { loosens, DEFAULT_POLICY, Wallet } from "../../src/services/wallet/Wallet.js"
+import { Wallet } from "../../src/services/wallet/Wallet.js"
+import { loosens, DEFAULT_POLICY } from "../../src/schema/wallet/policy.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const DAY = 86_400_000

@@ -35,7 +35,9 @@ import { noReferences, Settlement } from "../../src/services/commerce/Settlement
 import { Disputes } from "../../src/services/commerce/Disputes.js"
 import { Events } from "../../src/services/events/Events.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
-import { DEFAULT_POLICY, loosens, Wallet, WalletStore } from "../../src/services/wallet/Wallet.js"
+import { Wallet } from "../../src/services/wallet/Wallet.js"
+import { WalletStore } from "../../src/services/wallet/WalletStore.js"
+import { DEFAULT_POLICY, loosens } from "../../src/schema/wallet/policy.js"
 import { commerceServices, commerceStack, fundedBuyer, ownerCaller, sellerWith, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
 

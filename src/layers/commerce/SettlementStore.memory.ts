@@ -3,7 +3,7 @@
 import { Effect, Layer } from "effect"
 import { CatalogStore } from "../../services/commerce/Catalog.js"
 import { EventStore } from "../../services/events/Events.js"
-import { WalletStore } from "../../services/wallet/Wallet.js"
+import { WalletStore } from "../../services/wallet/WalletStore.js"
 import { LedgerStore } from "../../services/ledger/Ledger.js"
 import { CommerceStore, SettlementStore } from "../../services/commerce/Settlement.js"
 import type { WalletRecord } from "../../schema/commerce/commerce.js"

@@ -21,7 +21,8 @@ import { CatalogStore, type TierDeliveryStats } from "../../services/commerce/Ca
 import { CommerceStore } from "../../services/commerce/Commerce.js"
 import { DisputeStore } from "../../services/commerce/Disputes.js"
 import { AnalyticsStore, type ServiceCountRow } from "../../services/reputation/Reputation.js"
-import { dayBoundary, type RechargeRequest, utcDay, WalletStore } from "../../services/wallet/Wallet.js"
+import { dayBoundary, utcDay } from "../../schema/wallet/policy.js"
+import { type RechargeRequest, WalletStore } from "../../services/wallet/WalletStore.js"
 
 const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10)
 import {

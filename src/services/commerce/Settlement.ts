@@ -24,7 +24,7 @@ import type { PricingModel } from "../../schema/commerce/commerce.js"
 import type { DomainEvent } from "../../schema/events/events.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
-import { initialWallet } from "../wallet/Wallet.js"
+import { initialWallet } from "../../schema/wallet/policy.js"
 
 /** Storage port for transactions (with their deliveries and reviews) and approvals. */
 export class CommerceStore extends Context.Service<

@@ -9,7 +9,8 @@ import { Catalog } from "../commerce/Catalog.js"
 import { traced } from "../platform/Tracing.js"
 import type { Agent } from "../../schema/keys/keys.js"
 import { Keys } from "../keys/Keys.js"
-import { Wallet, utcDayStart } from "../wallet/Wallet.js"
+import { Wallet } from "../wallet/Wallet.js"
+import { utcDayStart } from "../../schema/wallet/policy.js"
 
 export interface ServiceCountRow { readonly serviceId: string; readonly serviceName: string; readonly count: number; readonly volumeCents: number }
 

@@ -12,115 +12,17 @@ import {
   PolicyViolation,
   type UpdateWalletBody,
   type WalletPolicy,
-  type WalletRecord,
   type WalletView
 } from "../../schema/commerce/commerce.js"
-import { Conflict, Forbidden, InvalidInput, type StorageUnavailable } from "../../schema/platform/errors.js"
+import { Conflict, Forbidden, InvalidInput } from "../../schema/platform/errors.js"
 import { EXTERNAL_GRANTS, type InsufficientFunds, walletAccount } from "../../schema/ledger/ledger.js"
 import { traced } from "../platform/Tracing.js"
 import { atomically, Ids } from "../platform/Db.js"
+import { initialWallet, loosens, type PurchaseCheck, utcDayStart, utcMonthStart } from "../../schema/wallet/policy.js"
+import { type RechargeRequest, WalletStore } from "./WalletStore.js"
 import { currentIdempotencyKey, currentIdempotencyScope } from "../idempotency/Idempotency.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
-
-export interface RechargeRequest {
-  readonly id: string
-  readonly agentId: string
-  readonly amountCents: number
-  readonly reason: string
-  /** granted: credited at once (fake payments); requested: waits for the payments layer to charge it. */
-  readonly status: "granted" | "requested"
-  readonly ledgerEntryId: string | null
-  readonly createdAt: string
-}
-
-/** Storage port for wallets (policies) and the spend sums policies are checked against. */
-export class WalletStore extends Context.Service<
-  WalletStore,
-  {
-    /** The wallet row, locked for this unit of work (`SELECT … FOR UPDATE`); inserted as `initial` when missing. */
-    readonly lock: (initial: WalletRecord) => Effect.Effect<WalletRecord, StorageUnavailable>
-    /**
-     * For a purchase: the wallet row and the ledger balance of the agent's wallet account, both
-     * locked for this unit of work in that order, with the balance read under the lock (on
-     * Postgres one statement: docs/performance.md). The ledger then checks the purchase's debit
-     * against this balance instead of locking the account again (Ledger.prepare's `locked`).
-     */
-    readonly lockForPurchase: (initial: WalletRecord) => Effect.Effect<{ readonly wallet: WalletRecord; readonly balanceCents: number }, StorageUnavailable>
-    readonly get: (agentId: string) => Effect.Effect<WalletRecord | undefined, StorageUnavailable>
-    readonly put: (row: WalletRecord) => Effect.Effect<void, StorageUnavailable>
-    /**
-     * Sum of the agent's completed (not refunded) purchases created at or after `sinceIso`, a UTC
-     * day boundary (the day's or the month's start), read from running totals per agent and UTC
-     * day that the transaction writes keep (docs/commerce.md): at most a month of rows.
-     */
-    readonly spentSince: (agentId: string, sinceIso: string) => Effect.Effect<number, StorageUnavailable>
-    /**
-     * Money the agent has committed but not yet spent: the escrow of its running sagas (escrow
-     * step succeeded, settle not yet). Counted against the daily and monthly limits with the spend,
-     * so that at every instant spent + held stays within them. Reads only running sagas.
-     */
-    readonly heldCents: (agentId: string) => Effect.Effect<number, StorageUnavailable>
-    /**
-     * Adds `cents` (negative to give back) to the agent's spend of the UTC day of `atIso`, for wallet
-     * debits that are not purchases (an investment, a project's creation charge), in the caller's
-     * unit of work. Purchases keep their totals with the transaction write.
-     */
-    readonly addSpend: (agentId: string, atIso: string, cents: number) => Effect.Effect<void, StorageUnavailable>
-    /** Running totals (spend per day, usage per day and service) that differ from a recomputation over the transactions (empty: none). */
-    readonly spendDrift: Effect.Effect<ReadonlyArray<SpendDrift>, StorageUnavailable>
-    /** Pending approvals of the agent that have not expired at `nowIso`. */
-    readonly countPendingApprovals: (agentId: string, nowIso: string) => Effect.Effect<number, StorageUnavailable>
-    readonly insertRecharge: (request: RechargeRequest) => Effect.Effect<void, StorageUnavailable>
-    /** Recharge requests waiting for the payments layer (status requested), oldest first. */
-    readonly listRequestedRecharges: (limit: number) => Effect.Effect<ReadonlyArray<RechargeRequest>, StorageUnavailable>
-  }
->()("WalletStore") {}
-
-/**
- * A running total that does not match its transactions: an agent-day's spend (`serviceId` null),
- * or an agent-day-service's usage (calls and cents).
- */
-export interface SpendDrift {
-  readonly agentId: string
-  readonly day: string
-  readonly serviceId: string | null
-  readonly kept: number
-  readonly recomputed: number
-  readonly keptCalls: number | null
-  readonly recomputedCalls: number | null
-}
-
-/** The UTC day ("YYYY-MM-DD") of an ISO instant. */
-export const utcDay = (iso: string): string => new Date(iso).toISOString().slice(0, 10)
-
-/** The day of a UTC midnight; any other instant is a programming error (the totals are per day). */
-export const dayBoundary = (sinceIso: string): Effect.Effect<string> => {
-  const at = new Date(sinceIso)
-  return at.getUTCHours() === 0 && at.getUTCMinutes() === 0 && at.getUTCSeconds() === 0 && at.getUTCMilliseconds() === 0
-    ? Effect.succeed(at.toISOString().slice(0, 10))
-    : Effect.die(new Error(`spentSince needs a UTC day boundary, got ${sinceIso}`))
-}
-
-/** A new wallet: no limits, purchases need no approval (docs/commerce.md, "Default policy"). */
-export const DEFAULT_POLICY: WalletPolicy = {
-  perTransactionLimitCents: null,
-  dailyLimitCents: null,
-  monthlyLimitCents: null,
-  allowedCategories: null,
-  allowedSellers: null,
-  approvalThresholdCents: cents(10_000),
-  autonomyLevel: "full_auto",
-  autoRecharge: { enabled: false, thresholdCents: cents(0), amountCents: cents(1_000) }
-}
-
-const DAY_MS = 86_400_000
-/** Start of the UTC day / month containing `ms` (daily and monthly limits reset there). */
-export const utcDayStart = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS
-export const utcMonthStart = (ms: number) => {
-  const d = new Date(ms)
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)
-}
 
 /** A grant from external:grants is balanced and debits an account that may go negative: its errors are bugs. */
 const grantCannotFail = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -129,37 +31,6 @@ const grantCannotFail = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     Exclude<E, InsufficientFunds | InvalidInput>,
     R
   >
-
-const AUTONOMY_ORDER = { manual: 0, semi_auto: 1, full_auto: 2 } as const
-
-/** The first field in which `next` allows more than `current` (null when it only tightens or keeps). */
-export const loosens = (current: WalletPolicy, next: WalletPolicy): string | null => {
-  const limit = (a: number | null, b: number | null) => a !== null && (b === null || b > a)
-  const list = (a: ReadonlyArray<string> | null, b: ReadonlyArray<string> | null) => a !== null && (b === null || b.some((x) => !a.includes(x)))
-  if (limit(current.perTransactionLimitCents, next.perTransactionLimitCents)) return "perTransactionLimitCents"
-  if (limit(current.dailyLimitCents, next.dailyLimitCents)) return "dailyLimitCents"
-  if (limit(current.monthlyLimitCents, next.monthlyLimitCents)) return "monthlyLimitCents"
-  if (list(current.allowedCategories, next.allowedCategories)) return "allowedCategories"
-  if (list(current.allowedSellers, next.allowedSellers)) return "allowedSellers"
-  if (next.approvalThresholdCents > current.approvalThresholdCents) return "approvalThresholdCents"
-  if (AUTONOMY_ORDER[next.autonomyLevel] > AUTONOMY_ORDER[current.autonomyLevel]) return "autonomyLevel"
-  if (next.autoRecharge.enabled && (!current.autoRecharge.enabled || next.autoRecharge.amountCents > current.autoRecharge.amountCents)) return "autoRecharge"
-  return null
-}
-
-export interface PurchaseCheck {
-  readonly priceCents: number
-  readonly category: string
-  readonly sellerAgentId: string
-}
-
-/** The wallet an agent has before it sets a policy: made on first use. */
-export const initialWallet = (agentId: string, now: number): WalletRecord => ({
-  agentId,
-  policy: DEFAULT_POLICY,
-  createdAt: new Date(now).toISOString(),
-  updatedAt: new Date(now).toISOString()
-})
 
 export class Wallet extends Context.Service<Wallet>()("Wallet", {
   make: Effect.gen(function* () {

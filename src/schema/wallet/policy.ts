@@ -1,0 +1,76 @@
+// Wallet policy helpers: pure functions over policies and UTC day boundaries, shared by the wallet
+// service, the settlement and the wallet storage adapters.
+import { Effect } from "effect"
+import { cents } from "../platform/common.js"
+import type { WalletPolicy, WalletRecord } from "../commerce/commerce.js"
+
+/** The UTC day ("YYYY-MM-DD") of an ISO instant. */
+export const utcDay = (iso: string): string => new Date(iso).toISOString().slice(0, 10)
+
+/** The day of a UTC midnight; any other instant is a programming error (the totals are per day). */
+export const dayBoundary = (sinceIso: string): Effect.Effect<string> => {
+  const at = new Date(sinceIso)
+  const midnight =
+    at.getUTCHours() === 0 && at.getUTCMinutes() === 0 && at.getUTCSeconds() === 0 && at.getUTCMilliseconds() === 0
+  return midnight
+    ? Effect.succeed(at.toISOString().slice(0, 10))
+    : Effect.die(new Error(`spentSince needs a UTC day boundary, got ${sinceIso}`))
+}
+
+/** A new wallet: no limits, purchases need no approval (docs/commerce.md, "Default policy"). */
+export const DEFAULT_POLICY: WalletPolicy = {
+  perTransactionLimitCents: null,
+  dailyLimitCents: null,
+  monthlyLimitCents: null,
+  allowedCategories: null,
+  allowedSellers: null,
+  approvalThresholdCents: cents(10_000),
+  autonomyLevel: "full_auto",
+  autoRecharge: { enabled: false, thresholdCents: cents(0), amountCents: cents(1_000) }
+}
+
+const DAY_MS = 86_400_000
+/** Start of the UTC day / month containing `ms` (daily and monthly limits reset there). */
+export const utcDayStart = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS
+export const utcMonthStart = (ms: number) => {
+  const d = new Date(ms)
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)
+}
+
+const AUTONOMY_ORDER = { manual: 0, semi_auto: 1, full_auto: 2 } as const
+
+/** The first field in which `next` allows more than `current` (null when it only tightens or keeps). */
+export const loosens = (current: WalletPolicy, next: WalletPolicy): string | null => {
+  const limit = (a: number | null, b: number | null) => a !== null && (b === null || b > a)
+  const list = (a: ReadonlyArray<string> | null, b: ReadonlyArray<string> | null) =>
+    a !== null && (b === null || b.some((x) => !a.includes(x)))
+  if (limit(current.perTransactionLimitCents, next.perTransactionLimitCents)) return "perTransactionLimitCents"
+  if (limit(current.dailyLimitCents, next.dailyLimitCents)) return "dailyLimitCents"
+  if (limit(current.monthlyLimitCents, next.monthlyLimitCents)) return "monthlyLimitCents"
+  if (list(current.allowedCategories, next.allowedCategories)) return "allowedCategories"
+  if (list(current.allowedSellers, next.allowedSellers)) return "allowedSellers"
+  if (next.approvalThresholdCents > current.approvalThresholdCents) return "approvalThresholdCents"
+  if (AUTONOMY_ORDER[next.autonomyLevel] > AUTONOMY_ORDER[current.autonomyLevel]) return "autonomyLevel"
+  if (
+    next.autoRecharge.enabled &&
+    (!current.autoRecharge.enabled || next.autoRecharge.amountCents > current.autoRecharge.amountCents)
+  ) {
+    return "autoRecharge"
+  }
+  return null
+}
+
+/** What a purchase's policy check looks at. */
+export interface PurchaseCheck {
+  readonly priceCents: number
+  readonly category: string
+  readonly sellerAgentId: string
+}
+
+/** The wallet an agent has before it sets a policy: made on first use. */
+export const initialWallet = (agentId: string, now: number): WalletRecord => ({
+  agentId,
+  policy: DEFAULT_POLICY,
+  createdAt: new Date(now).toISOString(),
+  updatedAt: new Date(now).toISOString()
+})
