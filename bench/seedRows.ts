@@ -2,7 +2,8 @@
 // inside the server): a completed purchase and a listed service of a grown marketplace. Seed data
 // for reads only: no ledger entry is written with them, so the purchase carries its whole price as
 // the seller's share (nothing reads the split).
-import type { ServiceRecord, TransactionRecord } from "../src/schema/commerce/commerce.js"
+import type { ServiceRecord } from "../src/schema/commerce/services.js"
+import type { TransactionRecord } from "../src/schema/commerce/transactions.js"
 
 const DAY = 86_400_000
 

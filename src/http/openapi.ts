@@ -19,7 +19,7 @@ import {
 } from "../schema/platform/errors.js"
 import { AGENT_API_PREFIX } from "../schema/platform/routes.js"
 import { liftQueryNumbers } from "../schema/platform/common.js"
-import { PaymentProblem, WalletProblem } from "../schema/mpp/mpp.js"
+import { PaymentProblem, WalletProblem } from "../schema/mpp/problems.js"
 
 // Plain JSON throughout: the document is data, built once per server.
 type Json = Record<string, any>

@@ -1,15 +1,15 @@
 // The wire form of a payment refusal: RFC 9457 problem details (application/problem+json) with the
 // Payment scheme's type URIs (docs/mpp.md), built from the encoded PaymentRequired / InsufficientCredits.
+import { type Challenge } from "../schema/mpp/challenge.js"
 import {
-  type Challenge,
   type MppProblem,
   MppProblem as MppProblemSchema,
   type PaymentProblem,
   problemStatus,
   problemTitles,
-  problemType,
-  WALLET_INSUFFICIENT_PROBLEM
-} from "../schema/mpp/mpp.js"
+  problemType
+} from "../schema/mpp/problems.js"
+import { WALLET_INSUFFICIENT_PROBLEM } from "../schema/mpp/protocol.js"
 import { Schema } from "effect"
 
 const isMppProblem = Schema.is(MppProblemSchema)

@@ -3,7 +3,7 @@
 import { expect } from "@effect/vitest"
 import { describe, it as vit } from "vitest"
 import { InvalidInput } from "../../src/schema/platform/errors.js"
-import { type ProjectInput } from "../../src/schema/projects/projects.js"
+import { type ProjectInput } from "../../src/schema/projects/builder.js"
 import { checkInput, checkInputs, parseCsv } from "../../src/services/projects/BuilderInputs.js"
 import { b64, samples, input } from "../fixtures/builderInputs.js"
 

@@ -4,7 +4,9 @@
 // and per-side ordered lists must follow every update).
 import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import type { ApprovalRecord, ApprovalStatus, TransactionFilter, TransactionRecord } from "../../src/schema/commerce/commerce.js"
+import type { ApprovalRecord, ApprovalStatus } from "../../src/schema/commerce/approvals.js"
+import type { TransactionFilter } from "../../src/schema/commerce/filters.js"
+import type { TransactionRecord } from "../../src/schema/commerce/transactions.js"
 import type { ProposalRecord } from "../../src/schema/invest/invest.js"
 import { Agent } from "../../src/schema/keys/keys.js"
 import { InvestStore } from "../../src/services/invest/Invest.js"

@@ -4,39 +4,31 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/ht
 import { COMMERCE_PREFIX, DASHBOARD_PREFIX } from "../../schema/platform/routes.js"
 import { Schema } from "effect"
 import { Cursor, IsoTime, PageLimit, QueryInt, QueryNumber } from "../../schema/platform/common.js"
+import { Approval, ApprovalDecision, ApprovalStatus, Purchase } from "../../schema/commerce/approvals.js"
+import { BuyBody, Transaction, TransactionStatus } from "../../schema/commerce/transactions.js"
 import {
-  Approval,
-  ApprovalDecision,
-  ApprovalStatus,
-  BuyBody,
   CommerceService,
-  Dispute,
-  InsufficientCredits,
-  Leaderboard,
-  OpenDisputeBody,
-  PolicyViolation,
-  PricingModel,
   PublishServiceBody,
-  Purchase,
   Recommendations,
-  Reputation,
-  RespondDisputeBody,
-  ReviewBody,
-  ReviewView,
   SlaReport,
-  Stats,
+  UpdateServiceBody
+} from "../../schema/commerce/services.js"
+import { Dispute, OpenDisputeBody, RespondDisputeBody } from "../../schema/commerce/disputes.js"
+import {
+  InsufficientCredits,
+  PolicyViolation,
   TopupBody,
   TopupResult,
-  Transaction,
-  TransactionStatus,
-  UpdateServiceBody,
   UpdateWalletBody,
-  Usage,
   WalletView
-} from "../../schema/commerce/commerce.js"
+} from "../../schema/commerce/wallets.js"
+import { Leaderboard, Reputation } from "../../schema/reputation/reputation.js"
+import { PricingModel } from "../../schema/commerce/common.js"
+import { ReviewBody, ReviewView } from "../../schema/commerce/reviews.js"
+import { Stats, Usage } from "../../schema/commerce/analytics.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
 import { NegotiationUnusable } from "../../schema/negotiation/negotiation.js"
-import { PaymentRequired } from "../../schema/mpp/mpp.js"
+import { PaymentRequired } from "../../schema/mpp/problems.js"
 import { AgentAuth, DashboardAuth, RequiredPermission } from "../middleware/auth.js"
 
 const Id = Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))

@@ -5,7 +5,7 @@ import { Schema } from "effect"
 import { Email, IsoTime } from "../../schema/platform/common.js"
 import { Conflict, InvalidInput, NotFound, RateLimited, Unauthorized, StorageUnavailable } from "../../schema/platform/errors.js"
 import { Account, Agent, ApiKeyView, PermissionGrant } from "../../schema/keys/keys.js"
-import { WebhookConfig } from "../../schema/webhooks/webhooks.js"
+import { WebhookConfig } from "../../schema/webhooks/endpoint.js"
 import { DashboardAuth } from "../middleware/auth.js"
 
 const Password = Schema.String.pipe(Schema.check(Schema.isMinCodePoints(10, { message: "must have at least 10 characters" })), Schema.check(Schema.isMaxCodePoints(200)))

@@ -1,6 +1,6 @@
 // Investment and governance: POST /invest, GET /portfolio, proposals (agent API v1), the public
 // /invest/api description, and the founder's veto (dashboard session).
-import { PolicyViolation } from "../../schema/commerce/commerce.js"
+import { PolicyViolation } from "../../schema/commerce/wallets.js"
 import { Acquisition } from "../../schema/payments/payments.js"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
 import { AGENT_API_PREFIX, DASHBOARD_PREFIX } from "../../schema/platform/routes.js"

@@ -7,7 +7,7 @@ import {
   MCP_PAYMENT_VERIFICATION_FAILED_CODE,
   MCP_RECEIPT_META,
   RECEIPT_HEADER
-} from "../../schema/mpp/mpp.js"
+} from "../../schema/mpp/protocol.js"
 import { canonicalJson } from "../../services/mpp/Mpp.js"
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)

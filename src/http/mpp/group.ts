@@ -3,19 +3,16 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import { Schema } from "effect"
 import { InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
-import { PolicyViolation } from "../../schema/commerce/commerce.js"
+import { PolicyViolation } from "../../schema/commerce/wallets.js"
 import {
   ApprovalRequired,
   ChargeBelowMinimum,
-  InvokeBody,
-  InvokeResult,
-  InvokeUrlParams,
-  MppDiscovery,
-  MppHealth,
   NotPayPerRequest,
   PaymentRequired,
   SellerFailed
-} from "../../schema/mpp/mpp.js"
+} from "../../schema/mpp/problems.js"
+import { InvokeBody, InvokeResult, InvokeUrlParams } from "../../schema/mpp/challenge.js"
+import { MppDiscovery, MppHealth } from "../../schema/mpp/protocol.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
 const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100))) })

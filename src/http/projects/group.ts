@@ -1,5 +1,5 @@
 // Agent API v1 (spec §4.3): catalog, evaluation, acquisition, project creation, build status, sessions.
-import { PolicyViolation } from "../../schema/commerce/commerce.js"
+import { PolicyViolation } from "../../schema/commerce/wallets.js"
 import { ProcessorUnavailable } from "../../schema/payments/payments.js"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
 import { AGENT_API_PREFIX } from "../../schema/platform/routes.js"
@@ -11,19 +11,19 @@ import { TemplateCategory } from "../../schema/marketplace/marketplace.js"
 import {
   AcquisitionStarted,
   AgentSession,
+  SessionExpired,
+  SessionStepRequest,
+  SessionStepResponse
+} from "../../schema/sessions/sessions.js"
+import {
   CatalogPage,
   CatalogProjectDetail,
   CatalogSort,
-  CreateProjectBody,
   EvaluateBody,
   Evaluation,
-  Project,
-  ProjectQuotaExceeded,
-  SessionExpired,
-  SessionStepRequest,
-  SessionStepResponse,
   SortOrder
-} from "../../schema/projects/projects.js"
+} from "../../schema/projects/catalog.js"
+import { CreateProjectBody, Project, ProjectQuotaExceeded } from "../../schema/projects/builder.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
 const NonNegativeIntString = QueryInt(0, Number.MAX_SAFE_INTEGER)

@@ -4,16 +4,15 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
 import { AGENT_API_PREFIX } from "../../schema/platform/routes.js"
 import { Conflict, InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
+import { DeliveriesResponse, DeliveriesUrlParams } from "../../schema/webhooks/deliveries.js"
+import { EventCatalogueResponse } from "../../schema/webhooks/payloads.js"
 import {
-  DeliveriesResponse,
-  DeliveriesUrlParams,
-  EventCatalogueResponse,
   PutWebhookBody,
   PutWebhookResponse,
   RotateSecretResponse,
   WebhookConfig,
   WebhookTestResponse
-} from "../../schema/webhooks/webhooks.js"
+} from "../../schema/webhooks/endpoint.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")

@@ -6,7 +6,7 @@ import { EventStore } from "../../services/events/Events.js"
 import { WalletStore } from "../../services/wallet/WalletStore.js"
 import { LedgerStore } from "../../services/ledger/Ledger.js"
 import { CommerceStore, SettlementStore } from "../../services/commerce/Settlement.js"
-import type { WalletRecord } from "../../schema/commerce/commerce.js"
+import type { WalletRecord } from "../../schema/commerce/wallets.js"
 
 type Settled = Parameters<SettlementStore["Service"]["write"]>[0]
 

@@ -3,7 +3,7 @@
 import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import { SettlementStore } from "../../services/commerce/Settlement.js"
-import type { WalletRecord } from "../../schema/commerce/commerce.js"
+import type { WalletRecord } from "../../schema/commerce/wallets.js"
 import { makePurchaseRows, purchaseLockCtes, SERVICE_COLUMNS, type ServiceRow, toService, transactionCtes } from "./postgres.js"
 import { eventsCte } from "../events/EventStore.postgres.js"
 import { entryCtes } from "../ledger/LedgerStore.postgres.js"

@@ -1,7 +1,8 @@
 // Per-agent running counters (stats, reputation inputs, top services, categories bought): what one
 // transaction, review or dispute adds to them, shared by the memory and SQL stores so both keep
 // the same numbers. Migration 0018 holds them; docs/reputation.md says what each one counts.
-import type { DisputeStatus, TransactionRecord, TransactionStatus } from "../../schema/commerce/commerce.js"
+import type { DisputeStatus } from "../../schema/commerce/disputes.js"
+import type { TransactionRecord, TransactionStatus } from "../../schema/commerce/transactions.js"
 
 /** Rows per agent in `agent_counters` and per (agent, service) on the seller side: a seller's buyers spread over them. */
 export const COUNTER_SHARDS = 16

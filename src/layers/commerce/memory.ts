@@ -1,20 +1,15 @@
 // In-memory commerce stores: catalog, wallets, transactions with deliveries and reviews,
 // approvals, disputes and the analytics aggregates (same answers as the Postgres stores).
 import { Clock, Effect, Layer } from "effect"
-import {
-  searchText,
-  type ApprovalRecord,
-  type DeliveryRecord,
-  type DisputeRecord,
-  type ReputationInputs,
-  type ReviewRecord,
-  rankOf,
-  type ServiceRecord,
-  type TransactionRecord,
-  type TransactionRow,
-  type UsageRow,
-  type WalletRecord
-} from "../../schema/commerce/commerce.js"
+import { searchText, type ServiceRecord } from "../../schema/commerce/services.js"
+import { type ApprovalRecord } from "../../schema/commerce/approvals.js"
+import { type DeliveryRecord, type TransactionRecord, type TransactionRow } from "../../schema/commerce/transactions.js"
+import { type DisputeRecord } from "../../schema/commerce/disputes.js"
+import { type ReputationInputs } from "../../schema/reputation/reputation.js"
+import { type ReviewRecord } from "../../schema/commerce/reviews.js"
+import { rankOf } from "../../schema/commerce/filters.js"
+import { type UsageRow } from "../../schema/commerce/analytics.js"
+import { type WalletRecord } from "../../schema/commerce/wallets.js"
 import { Conflict } from "../../schema/platform/errors.js"
 import { walletAccount } from "../../schema/ledger/ledger.js"
 import { CatalogStore, type TierDeliveryStats } from "../../services/commerce/Catalog.js"
@@ -40,7 +35,7 @@ import {
 import { lowerBound, MemoryDb } from "../storage/memory/MemoryDb.js"
 import { type SagaRecord, sagaHolds } from "../../schema/saga/saga.js"
 import type { InvestmentRecord } from "../../schema/invest/invest.js"
-import type { ProjectRecord } from "../../schema/projects/projects.js"
+import type { ProjectRecord } from "../../schema/projects/builder.js"
 
 /** The ⌈0.95·n⌉-th smallest value (Postgres percentile_disc(0.95) gives the same). */
 export const p95 = (values: ReadonlyArray<number>): number | null => {

@@ -2,22 +2,15 @@
 // deliveries and reviews, approvals, disputes and the analytics aggregates.
 import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
-import {
-  type ApprovalRecord,
-  type DeliveryRecord,
-  type DisputeRecord,
-  type ReputationInputs,
-  type ReviewRecord,
-  searchText,
-  type ServiceFilter,
-  type RankedFilter,
-  type ServiceRecord,
-  type TransactionFilter,
-  type TransactionRecord,
-  type TransactionRow,
-  type UsageRow,
-  type WalletRecord
-} from "../../schema/commerce/commerce.js"
+import { type ApprovalRecord } from "../../schema/commerce/approvals.js"
+import { type DeliveryRecord, type TransactionRecord, type TransactionRow } from "../../schema/commerce/transactions.js"
+import { type DisputeRecord } from "../../schema/commerce/disputes.js"
+import { type ReputationInputs } from "../../schema/reputation/reputation.js"
+import { type ReviewRecord } from "../../schema/commerce/reviews.js"
+import { searchText, type ServiceRecord } from "../../schema/commerce/services.js"
+import { type ServiceFilter, type RankedFilter, type TransactionFilter } from "../../schema/commerce/filters.js"
+import { type UsageRow } from "../../schema/commerce/analytics.js"
+import { type WalletRecord } from "../../schema/commerce/wallets.js"
 import { Conflict } from "../../schema/platform/errors.js"
 import { walletAccount } from "../../schema/ledger/ledger.js"
 import { CatalogStore } from "../../services/commerce/Catalog.js"

@@ -1,6 +1,6 @@
 // In-memory store for MPP payment challenges.
 import { Effect, Layer } from "effect"
-import type { ChallengeRecord } from "../../schema/mpp/mpp.js"
+import type { ChallengeRecord } from "../../schema/mpp/challenge.js"
 import { MppStore } from "../../services/mpp/Mpp.js"
 import { MemoryDb } from "../storage/memory/MemoryDb.js"
 

@@ -1,7 +1,7 @@
 // Postgres store for MPP payment challenges.
 import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
-import type { ChallengeRecord, ChallengeStatus } from "../../schema/mpp/mpp.js"
+import type { ChallengeRecord, ChallengeStatus } from "../../schema/mpp/challenge.js"
 import { MppStore } from "../../services/mpp/Mpp.js"
 import { iso, isoOrNull, orUnavailable } from "../storage/postgres/PgDb.js"
 

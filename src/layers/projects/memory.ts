@@ -1,6 +1,8 @@
 // In-memory stores for catalog listings, builder projects (with their build state) and agent sessions.
 import { Effect, Layer } from "effect"
-import type { CatalogListing, CatalogQuery, ProjectRecord, SessionRecord } from "../../schema/projects/projects.js"
+import type { CatalogListing, CatalogQuery } from "../../schema/projects/catalog.js"
+import type { ProjectRecord } from "../../schema/projects/builder.js"
+import type { SessionRecord } from "../../schema/sessions/sessions.js"
 import { BuildStore } from "../../services/projects/Builder.js"
 import { ProjectsStore, sortValue } from "../../services/projects/Projects.js"
 import { SessionStore } from "../../services/sessions/Sessions.js"

@@ -6,17 +6,18 @@ import type { TemplateCategory } from "../../schema/marketplace/marketplace.js"
 import type {
   BuildStatus,
   BuildStep,
-  CatalogListing,
-  CatalogSort,
   FailableStep,
   InputSummary,
-  ProjectRecord,
+  ProjectRecord
+} from "../../schema/projects/builder.js"
+import type { CatalogListing, CatalogSort } from "../../schema/projects/catalog.js"
+import type {
   SessionContext,
   SessionGoal,
   SessionRecord,
   SessionState,
   SessionStepLog
-} from "../../schema/projects/projects.js"
+} from "../../schema/sessions/sessions.js"
 import { BuildStore } from "../../services/projects/Builder.js"
 import { ProjectsStore } from "../../services/projects/Projects.js"
 import { SessionStore } from "../../services/sessions/Sessions.js"

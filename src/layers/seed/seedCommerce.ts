@@ -3,7 +3,7 @@
 import { PLATFORM_SELLERS_ACCOUNT } from "../../schema/keys/keys.js"
 import { traced } from "../../services/platform/Tracing.js"
 import { Effect, Layer, Schema } from "effect"
-import { PublishServiceBody, type ServiceRecord } from "../../schema/commerce/commerce.js"
+import { PublishServiceBody, type ServiceRecord } from "../../schema/commerce/services.js"
 import { sellerAgents } from "../../seed/sellers.js"
 import { commerceServices } from "../../seed/services.js"
 import { CatalogStore } from "../../services/commerce/Catalog.js"

@@ -4,7 +4,13 @@
 import { Effect, Layer } from "effect"
 import { Conflict } from "../../schema/platform/errors.js"
 import type { DomainEvent } from "../../schema/events/events.js"
-import type { AttemptRecord, BacklogSummary, ClaimedDelivery, DeliveryRecord, EndpointRecord } from "../../schema/webhooks/webhooks.js"
+import type {
+  AttemptRecord,
+  BacklogSummary,
+  ClaimedDelivery,
+  DeliveryRecord,
+  EndpointRecord
+} from "../../schema/webhooks/records.js"
 import { WebhookStore } from "../../services/webhooks/Webhooks.js"
 import { MemoryDb } from "../storage/memory/MemoryDb.js"
 

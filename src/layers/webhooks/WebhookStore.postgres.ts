@@ -6,7 +6,16 @@ import type { SqlError } from "effect/sql/SqlError"
 import { Effect, Layer } from "effect"
 import { Conflict } from "../../schema/platform/errors.js"
 import { DomainEvent, type EventType } from "../../schema/events/events.js"
-import type { AttemptRecord, AttemptStatus, BacklogSummary, ClaimedDelivery, DeliveryRecord, DeliveryStatus, EndpointRecord, EventFilter } from "../../schema/webhooks/webhooks.js"
+import type {
+  AttemptRecord,
+  BacklogSummary,
+  ClaimedDelivery,
+  DeliveryRecord,
+  DeliveryStatus,
+  EndpointRecord
+} from "../../schema/webhooks/records.js"
+import type { AttemptStatus } from "../../schema/webhooks/deliveries.js"
+import type { EventFilter } from "../../schema/webhooks/endpoint.js"
 import { WebhookStore } from "../../services/webhooks/Webhooks.js"
 import { iso, isoOrNull, isUniqueViolation, orUnavailable } from "../storage/postgres/PgDb.js"
 

@@ -2,7 +2,7 @@
 // service, the settlement and the wallet storage adapters.
 import { Effect } from "effect"
 import { cents } from "../platform/common.js"
-import type { WalletPolicy, WalletRecord } from "../commerce/commerce.js"
+import type { WalletPolicy, WalletRecord } from "../commerce/wallets.js"
 
 /** The UTC day ("YYYY-MM-DD") of an ISO instant. */
 export const utcDay = (iso: string): string => new Date(iso).toISOString().slice(0, 10)

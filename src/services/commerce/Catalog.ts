@@ -4,14 +4,13 @@ import { Clock, Context, Effect, Layer } from "effect"
 import { cents, decodeCursor, encodeCursor } from "../../schema/platform/common.js"
 import {
   CommerceService,
-  CURRENCY,
   type PublishServiceBody,
-  type RankedFilter,
-  type ServiceFilter,
   type ServiceRecord,
   type ServiceTier,
   type UpdateServiceBody
-} from "../../schema/commerce/commerce.js"
+} from "../../schema/commerce/services.js"
+import { CURRENCY } from "../../schema/commerce/common.js"
+import { type RankedFilter, type ServiceFilter } from "../../schema/commerce/filters.js"
 import { Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import type { Caller } from "../keys/Caller.js"
 import { traced } from "../platform/Tracing.js"

@@ -2,18 +2,11 @@
 // work), owner approvals, the transaction history and post-purchase reviews.
 import { Clock, Context, Data, Effect, Layer, Option } from "effect"
 import { cents, decodeCursor, decodeTimeCursor, encodeCursor, encodeTimeCursor } from "../../schema/platform/common.js"
-import {
-  Approval,
-  type ApprovalRecord,
-  type ApprovalStatus,
-  type Purchase,
-  type ReviewRecord,
-  type ServiceRecord,
-  Transaction,
-  type TransactionFilter,
-  type TransactionRow,
-  type TransactionStatus
-} from "../../schema/commerce/commerce.js"
+import { Approval, type ApprovalRecord, type ApprovalStatus, type Purchase } from "../../schema/commerce/approvals.js"
+import { type ReviewRecord } from "../../schema/commerce/reviews.js"
+import { type ServiceRecord } from "../../schema/commerce/services.js"
+import { Transaction, type TransactionRow, type TransactionStatus } from "../../schema/commerce/transactions.js"
+import { type TransactionFilter } from "../../schema/commerce/filters.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import { walletAccount } from "../../schema/ledger/ledger.js"
 import type { NegotiationUnusable } from "../../schema/negotiation/negotiation.js"

@@ -6,21 +6,16 @@
 // recorded here too (nothing charged, no event). Refunds of a settled purchase go back through
 // here as well. docs/events.md has the one payload every path emits.
 import { Clock, Context, Effect, Layer } from "effect"
-import type {
-  ApprovalRecord,
-  ApprovalStatus,
-  DeliveryRecord,
-  ReviewRecord,
-  TransactionFilter,
-  TransactionRecord,
-  TransactionRow,
-  ServiceRecord,
-  WalletRecord
-} from "../../schema/commerce/commerce.js"
+import type { ApprovalRecord, ApprovalStatus } from "../../schema/commerce/approvals.js"
+import type { DeliveryRecord, TransactionRecord, TransactionRow } from "../../schema/commerce/transactions.js"
+import type { ReviewRecord } from "../../schema/commerce/reviews.js"
+import type { TransactionFilter } from "../../schema/commerce/filters.js"
+import type { ServiceRecord } from "../../schema/commerce/services.js"
+import type { WalletRecord } from "../../schema/commerce/wallets.js"
 import type { JournalEntry } from "../../schema/ledger/ledger.js"
 import { escrowAccount, PLATFORM_FEES, splitSettlement, walletAccount } from "../../schema/ledger/ledger.js"
 import type { Conflict, StorageUnavailable } from "../../schema/platform/errors.js"
-import type { PricingModel } from "../../schema/commerce/commerce.js"
+import type { PricingModel } from "../../schema/commerce/common.js"
 import type { DomainEvent } from "../../schema/events/events.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"

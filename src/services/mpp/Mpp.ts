@@ -3,7 +3,8 @@
 // service, tier and request body; a credential that echoes it; one ledger charge and a receipt.
 import { traced } from "../platform/Tracing.js"
 import { Clock, Context, Data, Effect, Layer, Option, Redacted } from "effect"
-import type { HowToFund, InsufficientCredits, Purchase } from "../../schema/commerce/commerce.js"
+import type { HowToFund, InsufficientCredits } from "../../schema/commerce/wallets.js"
+import type { Purchase } from "../../schema/commerce/approvals.js"
 import type { NotFound } from "../../schema/platform/errors.js"
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { AppConfig } from "../platform/AppConfig.js"
@@ -11,29 +12,33 @@ import { InvalidInput, type StorageUnavailable } from "../../schema/platform/err
 import { PLATFORM_FEES, walletAccount } from "../../schema/ledger/ledger.js"
 import {
   ApprovalRequired,
-  type Challenge,
-  CHALLENGE_TTL_MS,
   ChargeBelowMinimum,
+  type MppProblem,
+  NotPayPerRequest,
+  PaymentRequired,
+  SellerFailed
+} from "../../schema/mpp/problems.js"
+import {
+  type Challenge,
   type ChallengeRecord,
   type ChargeRequest,
+  InvokeResult,
+  type Receipt
+} from "../../schema/mpp/challenge.js"
+import {
+  CHALLENGE_TTL_MS,
   API_KEY_HEADER,
   CHARGE_INTENT,
   CREDENTIAL_HEADER,
   CREDITS_METHOD,
-  InvokeResult,
   MPP_CURRENCY,
   MPP_MINIMUM_CHARGE_CENTS,
   MPP_REALM,
   MppDiscovery,
   MppHealth,
-  type MppProblem,
-  NotPayPerRequest,
-  PaymentRequired,
   paymentMethods,
-  type Receipt,
-  RECEIPT_HEADER,
-  SellerFailed
-} from "../../schema/mpp/mpp.js"
+  RECEIPT_HEADER
+} from "../../schema/mpp/protocol.js"
 import type { Caller } from "../keys/Caller.js"
 import { simulateDelivery } from "../commerce/Catalog.js"
 import { noReferences, Settlement } from "../commerce/Settlement.js"

@@ -16,7 +16,7 @@ import {
   Project,
   ProjectQuotaExceeded,
   type ProjectRecord
-} from "../../schema/projects/projects.js"
+} from "../../schema/projects/builder.js"
 import { checkInputs } from "./BuilderInputs.js"
 import { atomically, Ids } from "../platform/Db.js"
 import { Events } from "../events/Events.js"

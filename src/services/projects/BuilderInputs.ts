@@ -2,7 +2,7 @@
 // it claims to be (magic bytes for pdf/image/audio, a strict CSV parse, valid UTF-8 for text).
 import { createHash } from "node:crypto"
 import { InvalidInput } from "../../schema/platform/errors.js"
-import type { InputKind, InputSummary, ProjectInput } from "../../schema/projects/projects.js"
+import type { InputKind, InputSummary, ProjectInput } from "../../schema/projects/builder.js"
 
 export const MAX_INPUTS = 10
 /** Largest decoded size of one input, per kind (bytes). */

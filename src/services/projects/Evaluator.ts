@@ -2,7 +2,13 @@
 // the documented deterministic rule (docs/evaluation.md); a model-backed evaluator is another
 // layer for the same tag, so handlers and the Projects service never change.
 import { Clock, Context, Effect, Layer } from "effect"
-import { type CatalogListing, Evaluation, type EvaluationReason, ProjectMetrics, type Recommendation } from "../../schema/projects/projects.js"
+import {
+  type CatalogListing,
+  Evaluation,
+  type EvaluationReason,
+  ProjectMetrics,
+  type Recommendation
+} from "../../schema/projects/catalog.js"
 import type { StorageUnavailable } from "../../schema/platform/errors.js"
 
 export class Evaluator extends Context.Service<

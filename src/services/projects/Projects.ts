@@ -4,8 +4,8 @@ import { traced } from "../platform/Tracing.js"
 import { Context, Effect, Layer } from "effect"
 import { decodeCursor, encodeCursor } from "../../schema/platform/common.js"
 import { InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
+import { type CatalogFilters } from "../../schema/sessions/sessions.js"
 import {
-  type CatalogFilters,
   type CatalogListing,
   type CatalogPage,
   CatalogProject,
@@ -15,7 +15,7 @@ import {
   ProjectMetrics,
   revenueShare,
   type SortOrder
-} from "../../schema/projects/projects.js"
+} from "../../schema/projects/catalog.js"
 import type { Template } from "../../schema/marketplace/marketplace.js"
 import { catalogProjects } from "../../seed/projects.js"
 import { atomically } from "../platform/Db.js"

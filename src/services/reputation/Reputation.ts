@@ -3,7 +3,12 @@
 import { AppConfig } from "../platform/AppConfig.js"
 import { Clock, Context, Effect, Layer } from "effect"
 import { cents } from "../../schema/platform/common.js"
-import type { Reputation as ReputationView, ReputationBand, ReputationInputs, UsageRow } from "../../schema/commerce/commerce.js"
+import type {
+  Reputation as ReputationView,
+  ReputationBand,
+  ReputationInputs
+} from "../../schema/reputation/reputation.js"
+import type { UsageRow } from "../../schema/commerce/analytics.js"
 import type { StorageUnavailable } from "../../schema/platform/errors.js"
 import { Catalog } from "../commerce/Catalog.js"
 import { traced } from "../platform/Tracing.js"

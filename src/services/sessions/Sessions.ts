@@ -14,7 +14,7 @@ import {
   type SessionState,
   type SessionStepRequest,
   type SessionStepResult
-} from "../../schema/projects/projects.js"
+} from "../../schema/sessions/sessions.js"
 import { Builder } from "../projects/Builder.js"
 import type { Caller } from "../keys/Caller.js"
 import { atomically, Ids } from "../platform/Db.js"

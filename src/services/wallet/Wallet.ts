@@ -5,15 +5,14 @@ import { createHash } from "node:crypto"
 import { isTagged } from "effect/Predicate"
 import { AppConfig } from "../platform/AppConfig.js"
 import { cents } from "../../schema/platform/common.js"
+import { CREDIT_UNIT, CURRENCY } from "../../schema/commerce/common.js"
 import {
-  CREDIT_UNIT,
-  CURRENCY,
   InsufficientCredits,
   PolicyViolation,
   type UpdateWalletBody,
   type WalletPolicy,
   type WalletView
-} from "../../schema/commerce/commerce.js"
+} from "../../schema/commerce/wallets.js"
 import { Conflict, Forbidden, InvalidInput } from "../../schema/platform/errors.js"
 import { EXTERNAL_GRANTS, type InsufficientFunds, walletAccount } from "../../schema/ledger/ledger.js"
 import { traced } from "../platform/Tracing.js"

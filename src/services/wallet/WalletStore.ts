@@ -1,7 +1,7 @@
 // WalletStore: the storage port for wallets (policies), recharge requests and the spend sums the
 // policies are checked against. Adapters: src/layers/wallet/WalletStore.{memory,postgres}.ts.
 import { Context, type Effect } from "effect"
-import type { WalletRecord } from "../../schema/commerce/commerce.js"
+import type { WalletRecord } from "../../schema/commerce/wallets.js"
 import type { StorageUnavailable } from "../../schema/platform/errors.js"
 
 export interface RechargeRequest {

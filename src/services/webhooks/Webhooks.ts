@@ -12,16 +12,18 @@ import {
   type AttemptRecord,
   type BacklogSummary,
   type ClaimedDelivery,
-  DeliveryAttempt,
   type DeliveryRecord,
-  type EndpointRecord,
+  type EndpointRecord
+} from "../../schema/webhooks/records.js"
+import { DeliveryAttempt } from "../../schema/webhooks/deliveries.js"
+import {
   type EventFilter,
-  eventCatalogue,
   type PutWebhookBody,
   type PutWebhookResponse,
   WebhookConfig,
   type WebhookStatus
-} from "../../schema/webhooks/webhooks.js"
+} from "../../schema/webhooks/endpoint.js"
+import { eventCatalogue } from "../../schema/webhooks/payloads.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { Events } from "../events/Events.js"
 

@@ -1,0 +1,93 @@
+// Purchases, deliveries and transactions: the buy request, the stored rows and the transaction as
+// buyers and sellers see it.
+import { Effect, Schema } from "effect"
+import { Cents, Timestamp } from "../platform/common.js"
+import { CURRENCY, PricingModel, Text } from "./common.js"
+import { type ReviewRecord, ReviewView } from "./reviews.js"
+
+export const BuyBody = Schema.Struct({
+  serviceId: Text(100),
+  tierId: Text(60),
+  input: Schema.Unknown.pipe(Schema.withDecodingDefaultKey(Effect.succeed(null))),
+  negotiationId: Schema.optional(Text(100))
+})
+export type BuyBody = typeof BuyBody.Type
+
+export const TransactionStatus = Schema.Literals(["completed", "failed", "refunded"])
+export type TransactionStatus = typeof TransactionStatus.Type
+
+export interface TransactionRecord {
+  readonly id: string
+  readonly buyerAgentId: string
+  readonly sellerAgentId: string
+  readonly serviceId: string
+  readonly serviceName: string
+  readonly category: string
+  readonly pricingModel: PricingModel
+  readonly tierId: string
+  readonly listPriceCents: number
+  readonly priceCents: number
+  readonly sellerCents: number
+  readonly feeCents: number
+  readonly negotiationId: string | null
+  readonly approvalId: string | null
+  readonly idempotencyKey: string | null
+  readonly status: TransactionStatus
+  readonly ledgerEntryId: string | null
+  readonly createdAt: string
+  readonly refundedAt: string | null
+}
+
+export interface DeliveryRecord {
+  readonly transactionId: string
+  readonly serviceId: string
+  readonly tierId: string
+  readonly success: boolean
+  readonly latencyMs: number
+  readonly output: unknown
+  readonly error: string | null
+  readonly deliveredAt: string
+}
+
+/** A transaction with its delivery, review and dispute, as the stores return it. */
+export interface TransactionRow {
+  readonly tx: TransactionRecord
+  readonly delivery: DeliveryRecord | undefined
+  readonly review: ReviewRecord | undefined
+  readonly disputeId: string | null
+}
+
+export const Delivery = Schema.Struct({
+  success: Schema.Boolean,
+  /** Simulated latency of the seeded services (docs/commerce.md), in milliseconds. */
+  latencyMs: Schema.Int,
+  output: Schema.Unknown,
+  error: Schema.NullOr(Schema.String),
+  deliveredAt: Timestamp
+})
+
+export class Transaction extends Schema.Class<Transaction>("Transaction")({
+  id: Schema.String,
+  role: Schema.Literals(["buyer", "seller"]),
+  status: TransactionStatus,
+  buyerAgentId: Schema.String,
+  sellerAgentId: Schema.String,
+  serviceId: Schema.String,
+  serviceName: Schema.String,
+  category: Schema.String,
+  pricingModel: PricingModel,
+  tierId: Schema.String,
+  currency: Schema.Literal(CURRENCY),
+  listPriceCents: Cents,
+  priceCents: Cents,
+  sellerCents: Cents,
+  feeCents: Cents,
+  negotiationId: Schema.NullOr(Schema.String),
+  approvalId: Schema.NullOr(Schema.String),
+  ledgerEntryId: Schema.NullOr(Schema.String),
+  delivery: Schema.NullOr(Delivery),
+  review: Schema.NullOr(ReviewView),
+  disputeId: Schema.NullOr(Schema.String),
+  createdAt: Timestamp,
+  refundedAt: Schema.NullOr(Timestamp)
+}) {}
