@@ -4,7 +4,7 @@
 // memory flat.
 import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { isJsonMediaType, mediaTypeOf } from "../../src/http/middleware/global.js"
+import { isJsonMediaType, mediaTypeOf } from "../../src/http/middleware/mediaType.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
