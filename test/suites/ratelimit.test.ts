@@ -5,7 +5,8 @@
 import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { RateLimiter, RateLimitStore } from "../../src/services/keys/RateLimiter.js"
+import { RateLimiter } from "../../src/services/keys/RateLimiter.js"
+import { RateLimitStore } from "../../src/services/keys/RateLimitStore.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 /** A second limiter on the same store: another process's view of the shared counters. */

@@ -15,4 +15,4 @@ export interface Caller {
   readonly rateLimit?: ReadonlyArray<WindowStanding>
 }
 
-export class CurrentCaller extends Context.Service<CurrentCaller, Caller>()("CurrentCaller") {}
+export class CurrentCaller extends Context.Service<CurrentCaller, Caller>()("agent-commerce/CurrentCaller") {}

@@ -3,35 +3,22 @@ import { traced } from "../platform/Tracing.js"
 import { Clock, Context, Deferred, Effect, Layer } from "effect"
 import { RateLimited, type StorageUnavailable } from "../../schema/platform/errors.js"
 import { AppConfig } from "../platform/AppConfig.js"
+import { RateLimitStore } from "./RateLimitStore.js"
+import {
+  type FailureCheck,
+  frameOf,
+  standingOf as standing,
+  type WindowSpec,
+  type WindowStanding
+} from "./rateLimitPolicy.js"
 
-export interface WindowSpec {
-  readonly name: string
-  readonly limit: number
-  readonly seconds: number
-}
-
-/** A bucket of failures and the windows it is limited in. */
-export interface FailureCheck {
-  readonly bucket: string
-  readonly windows: ReadonlyArray<WindowSpec>
-}
-
-/**
- * Sign-in throttling (docs/keys.md): per e-mail and client address, 5 failures in 15 minutes, then
- * 20 in a day (the wait grows from ≤ 15 min to ≤ 24 h); per client address, 30 failures in 15
- * minutes whatever the e-mail. The owner signing in from another address is not held back, and an
- * unknown e-mail is throttled exactly like a known one, so the answers never tell which exist.
- */
-export const signInChecks = (emailHash: string, address: string): ReadonlyArray<FailureCheck> => [
-  {
-    bucket: `signin:${emailHash}:${address}`,
-    windows: [
-      { name: "15 minutes", limit: 5, seconds: 900 },
-      { name: "day", limit: 20, seconds: 86_400 }
-    ]
-  },
-  { bucket: `signin-address:${address}`, windows: [{ name: "15 minutes", limit: 30, seconds: 900 }] }
-]
+export {
+  type FailureCheck,
+  rateLimitHeaders,
+  signInChecks,
+  type WindowSpec,
+  type WindowStanding
+} from "./rateLimitPolicy.js"
 
 /** A reservation is at most this many requests… */
 export const RESERVE_MAX = 100
@@ -42,232 +29,236 @@ export const RESERVE_WINDOW_MS = 20
 /** Buckets with a reservation held per process (past it, reservations are dropped: under-admission only). */
 const RESERVED_MAX = 100_000
 
-export interface WindowStanding {
-  readonly name: string
-  readonly limit: number
-  readonly used: number
-  readonly remaining: number
-  /** Seconds until this window resets. */
-  readonly resetSeconds: number
-  readonly windowSeconds: number
+export interface RateLimiterService {
+  /** Spends one request of `bucket`'s budget, or fails with 429 naming the exhausted window. */
+  readonly take: (bucket: string) => Effect.Effect<ReadonlyArray<WindowStanding>, RateLimited | StorageUnavailable>
+  /** One anonymous write from `address`, or 429. */
+  readonly takeAnonymous: (
+    address: string
+  ) => Effect.Effect<ReadonlyArray<WindowStanding>, RateLimited | StorageUnavailable>
+  /** The standing of `bucket` (what this process reserved and has not used yet does not count as used). */
+  readonly peek: (bucket: string) => Effect.Effect<ReadonlyArray<WindowStanding>, StorageUnavailable>
+  /** The windows of a key's budget. */
+  readonly windows: ReadonlyArray<WindowSpec>
+  /** 429 while any window of any bucket already holds its limit of failures. */
+  readonly failuresAllowed: (
+    checks: ReadonlyArray<FailureCheck>
+  ) => Effect.Effect<void, RateLimited | StorageUnavailable>
+  /** Counts one failure in every window of every bucket. */
+  readonly recordFailure: (checks: ReadonlyArray<FailureCheck>) => Effect.Effect<void, StorageUnavailable>
 }
 
-/**
- * Storage port: counts in fixed windows. `reserve` grants up to `n` requests at once, as many as
- * every window still has room for (atomically, never past a limit), adds the grant to every window
- * and returns it with the counts after it; a grant of 0 is a refusal.
- */
-export class RateLimitStore extends Context.Service<
-  RateLimitStore,
-  {
-    readonly reserve: (
-      bucket: string,
-      windows: ReadonlyArray<{ readonly name: string; readonly start: number; readonly limit: number }>,
-      n: number
-    ) => Effect.Effect<{ readonly granted: number; readonly counts: ReadonlyArray<number> }, StorageUnavailable>
-    readonly peek: (
-      bucket: string,
-      windows: ReadonlyArray<{ readonly name: string; readonly start: number }>
-    ) => Effect.Effect<ReadonlyArray<number>, StorageUnavailable>
+/** What this process holds of a bucket's reservation in the current windows. */
+interface Held {
+  frame: string
+  tokens: number
+  counts: ReadonlyArray<number>
+  at: number
+  served: number
+  exhausted: boolean
+}
+
+const make = Effect.gen(function* () {
+  const store = yield* RateLimitStore
+  const config = yield* AppConfig
+  const windows: ReadonlyArray<WindowSpec> = [
+    { name: "minute", limit: config.rateLimitPerMinute, seconds: 60 },
+    { name: "day", limit: config.rateLimitPerDay, seconds: 86_400 }
+  ]
+  const frame = (nowMs: number) => frameOf(nowMs, windows)
+
+  /**
+   * Anonymous writes (docs/keys.md): sign-ups, knowledge checkouts and checkouts started from a
+   * dashboard session, counted together per client address.
+   */
+  const anonymousWindows: ReadonlyArray<WindowSpec> = [
+    { name: "minute", limit: config.anonymousWritesPerMinute, seconds: 60 },
+    { name: "day", limit: config.anonymousWritesPerDay, seconds: 86_400 }
+  ]
+
+  /**
+   * Requests reserved ahead by this process (docs/keys.md "Rate limits across processes"): a busy
+   * key's budget is taken from the shared store several requests at a time — about
+   * RESERVE_WINDOW_MS of its recent traffic, at most 1/RESERVE_DIVISOR of what the tightest window
+   * has left, at most RESERVE_MAX — so most of its requests write nothing. A reservation never passes a limit; near the limit, and for a
+   * key that is not busy, it is one request, so counting is exact there. What a process reserved
+   * and did not use before its window ends is lost: a client spread over processes may be
+   * refused a little early, never late. One reservation per bucket at a time (the others wait).
+   */
+  const reserved = new Map<string, Held>()
+  const inflight = new Map<string, Deferred.Deferred<void>>()
+  /** Requests of a key waiting for its reservation in flight: demand the next one covers. */
+  const waiting = new Map<string, number>()
+  const reserveAhead = (
+    bucket: string,
+    framed: ReadonlyArray<{ readonly limit: number }>,
+    mine: Held | undefined,
+    wall: number
+  ) => {
+    if (mine === undefined) return 1
+    const remaining = Math.min(...framed.map((w, i) => w.limit - mine.counts[i]))
+    const perSecond = (mine.served * 1000) / Math.max(1, wall - mine.at)
+    const demand = Math.max(Math.floor((perSecond * RESERVE_WINDOW_MS) / 1000), (waiting.get(bucket) ?? 0) + 1)
+    return Math.max(1, Math.min(RESERVE_MAX, Math.floor(remaining / RESERVE_DIVISOR), demand))
   }
->()("RateLimitStore") {}
 
-export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
-  make: Effect.gen(function* () {
-    const store = yield* RateLimitStore
-    const config = yield* AppConfig
-    const windows: ReadonlyArray<WindowSpec> = [
-      { name: "minute", limit: config.rateLimitPerMinute, seconds: 60 },
-      { name: "day", limit: config.rateLimitPerDay, seconds: 86_400 }
-    ]
-    const frame = (nowMs: number) => frameOf(nowMs, windows)
-    const frameOf = (nowMs: number, specs: ReadonlyArray<WindowSpec>) =>
-      specs.map((w) => {
-        const start = Math.floor(nowMs / 1000 / w.seconds) * w.seconds
-        return { ...w, start, resetSeconds: Math.max(1, start + w.seconds - Math.floor(nowMs / 1000)) }
-      })
-    const standing = (framed: ReturnType<typeof frame>, counts: ReadonlyArray<number>): ReadonlyArray<WindowStanding> =>
-      framed.map((w, i) => ({
-        name: w.name,
-        limit: w.limit,
-        used: Math.min(counts[i], w.limit),
-        remaining: Math.max(0, w.limit - counts[i]),
-        resetSeconds: w.resetSeconds,
-        windowSeconds: w.seconds
-      }))
+  /** Spends one request of `bucket`'s budget, or fails with 429 naming the exhausted window. */
+  const take = (bucket: string) => takeIn(bucket, windows, true)
 
-    /**
-     * Anonymous writes (docs/keys.md): sign-ups, knowledge checkouts and checkouts started from a
-     * dashboard session, counted together per client address.
-     */
-    const anonymousWindows: ReadonlyArray<WindowSpec> = [
-      { name: "minute", limit: config.anonymousWritesPerMinute, seconds: 60 },
-      { name: "day", limit: config.anonymousWritesPerDay, seconds: 86_400 }
-    ]
+  /** One anonymous write from `address`, or 429 (counted one at a time: they are writes anyway). */
+  const takeAnonymous = (address: string) => takeIn(`anon:${address}`, anonymousWindows, false)
 
-    /**
-     * Requests reserved ahead by this process (docs/keys.md "Rate limits across processes"): a busy
-     * key's budget is taken from the shared store several requests at a time — about 20 ms of its
-     * recent traffic, at most a tenth of what the tightest window has left, at most 100 — so most
-     * of its requests write nothing. A reservation never passes a limit; near the limit, and for a
-     * key that is not busy, it is one request, so counting is exact there. What a process reserved
-     * and did not use before its window ends is lost: a client spread over processes may be
-     * refused a little early, never late. One reservation per bucket at a time (the others wait).
-     */
-    const reserved = new Map<string, { frame: string; tokens: number; counts: ReadonlyArray<number>; at: number; served: number; exhausted: boolean }>()
-    const inflight = new Map<string, Deferred.Deferred<void>>()
-    /** Requests of a key waiting for its reservation in flight: demand the next one covers. */
-    const waiting = new Map<string, number>()
-    const reserveAhead = (bucket: string, framed: ReadonlyArray<{ readonly limit: number }>, mine: { counts: ReadonlyArray<number>; at: number; served: number } | undefined, wall: number) => {
-      if (mine === undefined) return 1
-      const remaining = Math.min(...framed.map((w, i) => w.limit - mine.counts[i]))
-      const perSecond = (mine.served * 1000) / Math.max(1, wall - mine.at)
-      const demand = Math.max(Math.floor((perSecond * RESERVE_WINDOW_MS) / 1000), (waiting.get(bucket) ?? 0) + 1)
-      return Math.max(1, Math.min(RESERVE_MAX, Math.floor(remaining / RESERVE_DIVISOR), demand))
-    }
-
-    /** Spends one request of `bucket`'s budget, or fails with 429 naming the exhausted window. */
-    const take = (bucket: string) => takeIn(bucket, windows, true)
-
-    /** One anonymous write from `address`, or 429 (counted one at a time: they are writes anyway). */
-    const takeAnonymous = (address: string) => takeIn(`anon:${address}`, anonymousWindows, false)
-
-    const takeIn: (bucket: string, specs: ReadonlyArray<WindowSpec>, ahead: boolean) => Effect.Effect<ReadonlyArray<WindowStanding>, RateLimited | StorageUnavailable> =
-      Effect.fnUntraced(function* (bucket: string, specs: ReadonlyArray<WindowSpec>, ahead: boolean) {
-        // One clock read frames the windows and dates the reservation (its traffic rate).
-        const wall = yield* Clock.currentTimeMillis
-        const framed = frameOf(wall, specs)
-        const frameKey = framed.map((w) => w.start).join(",")
-        const mine = ahead ? reserved.get(bucket) : undefined
-        const current = mine !== undefined && mine.frame === frameKey ? mine : undefined
-        if (current !== undefined && current.tokens > 0) {
-          current.tokens--
-          current.served++
-          return standing(framed, current.counts.map((c) => c - current.tokens))
-        }
-        // Refused once in these windows: counts only grow until a window turns, so a flood of
-        // over-limit requests is refused here without a write.
-        if (current !== undefined && current.exhausted) return yield* refuse(standing(framed, current.counts))
-        if (ahead) {
-          const pending = inflight.get(bucket)
-          if (pending !== undefined) {
-            // Another request of this key is reserving: use what it brings back.
-            waiting.set(bucket, (waiting.get(bucket) ?? 0) + 1)
-            yield* Deferred.await(pending).pipe(
-              Effect.ensuring(
-                Effect.sync(() => {
-                  const n = (waiting.get(bucket) ?? 1) - 1
-                  if (n <= 0) waiting.delete(bucket)
-                  else waiting.set(bucket, n)
-                })
-              )
-            )
-            return yield* takeIn(bucket, specs, ahead)
-          }
-        }
-        const n = ahead ? reserveAhead(bucket, framed, current, wall) : 1
-        // Registered before the first yield, so no other request of this key starts a reservation too.
-        const done = ahead ? Deferred.makeUnsafe<void>() : undefined
-        if (done !== undefined) inflight.set(bucket, done)
-        const result = yield* store.reserve(bucket, framed, n).pipe(
-          // Recorded before the waiters are woken, so they find the tokens.
-          Effect.tap((r) =>
-            Effect.sync(() => {
-              if (!ahead) return
-              if (reserved.size >= RESERVED_MAX && !reserved.has(bucket)) reserved.clear()
-              // Tokens still held for these windows are kept (added to), never dropped.
-              const held = reserved.get(bucket)
-              const keep = held !== undefined && held.frame === frameKey ? held.tokens : 0
-              reserved.set(bucket, { frame: frameKey, tokens: keep + Math.max(0, r.granted - 1), counts: r.counts, at: wall, served: r.granted > 0 ? 1 : 0, exhausted: r.granted === 0 && keep === 0 })
-            })
-          ),
-          Effect.ensuring(
-            Effect.suspend(() => {
-              if (done === undefined) return Effect.void
-              inflight.delete(bucket)
-              return Deferred.succeed(done, undefined)
-            })
-          )
-        )
-        const held = ahead ? reserved.get(bucket) : undefined
-        if (result.granted === 0 && held !== undefined && held.tokens > 0) {
-          // Nothing more to reserve, but this process still holds some: spend one.
-          held.tokens--
-          return standing(framed, result.counts.map((c) => c - held.tokens))
-        }
-        const s = standing(framed, result.counts.map((c) => c - (held?.tokens ?? 0)))
-        if (result.granted === 0) return yield* refuse(s)
-        return s
-      }, traced("RateLimiter.take"))
-
-    /** 429 naming the exhausted window that resets last. */
-    const refuse = (s: ReadonlyArray<WindowStanding>) => {
-      const exhausted = s.filter((w) => w.remaining === 0).sort((a, b) => b.resetSeconds - a.resetSeconds)[0] ?? s[0]
-      return Effect.fail(
-        Object.assign(
-          new RateLimited({
-            message: `rate limit exceeded: ${exhausted.limit} requests per ${exhausted.name}; retry in ${exhausted.resetSeconds}s`,
-            retryAfterSeconds: exhausted.resetSeconds,
-            limit: exhausted.limit,
-            window: exhausted.name
-          }),
-          { standing: s }
-        )
-      )
-    }
-
-    /** The standing of `bucket` (what this process reserved and has not used yet does not count as used). */
-    const peek = Effect.fnUntraced(function* (bucket: string) {
-      const framed = frame(yield* Clock.currentTimeMillis)
-      const mine = reserved.get(bucket)
-      const unused = mine !== undefined && mine.frame === framed.map((w) => w.start).join(",") ? mine.tokens : 0
-      return standing(framed, (yield* store.peek(bucket, framed)).map((c) => c - unused))
-    })
-
-    /**
-     * Failure throttling (sign-in guessing): refuses with 429 while any window of any bucket already
-     * holds its limit of failures, before the attempt does any work; Retry-After is the longest wait.
-     */
-    const failuresAllowed = Effect.fnUntraced(function* (checks: ReadonlyArray<FailureCheck>) {
-      const now = yield* Clock.currentTimeMillis
-      let blocked: { readonly window: WindowSpec; readonly resetSeconds: number } | undefined
-      for (const check of checks) {
-        const framed = frameOf(now, check.windows)
-        const counts = yield* store.peek(check.bucket, framed)
-        framed.forEach((w, i) => {
-          if (counts[i] >= w.limit && (!blocked || w.resetSeconds > blocked.resetSeconds)) blocked = { window: w, resetSeconds: w.resetSeconds }
-        })
+  const takeIn: (
+    bucket: string,
+    specs: ReadonlyArray<WindowSpec>,
+    ahead: boolean
+  ) => Effect.Effect<ReadonlyArray<WindowStanding>, RateLimited | StorageUnavailable> =
+    Effect.fnUntraced(function* (bucket: string, specs: ReadonlyArray<WindowSpec>, ahead: boolean) {
+      // One clock read frames the windows and dates the reservation (its traffic rate).
+      const wall = yield* Clock.currentTimeMillis
+      const framed = frameOf(wall, specs)
+      const frameKey = framed.map((w) => w.start).join(",")
+      const mine = ahead ? reserved.get(bucket) : undefined
+      const current = mine !== undefined && mine.frame === frameKey ? mine : undefined
+      if (current !== undefined && current.tokens > 0) {
+        current.tokens--
+        current.served++
+        return standing(framed, current.counts.map((c) => c - current.tokens))
       }
-      if (blocked) {
-        return yield* Effect.fail(
-          new RateLimited({
-            message: `too many failed attempts: at most ${blocked.window.limit} per ${blocked.window.name}; retry in ${blocked.resetSeconds}s`,
-            retryAfterSeconds: blocked.resetSeconds,
-            limit: blocked.window.limit,
-            window: blocked.window.name
+      // Refused once in these windows: counts only grow until a window turns, so a flood of
+      // over-limit requests is refused here without a write.
+      if (current !== undefined && current.exhausted) return yield* refuse(standing(framed, current.counts))
+      if (ahead) {
+        const pending = inflight.get(bucket)
+        if (pending !== undefined) {
+          // Another request of this key is reserving: use what it brings back.
+          waiting.set(bucket, (waiting.get(bucket) ?? 0) + 1)
+          yield* Deferred.await(pending).pipe(
+            Effect.ensuring(
+              Effect.sync(() => {
+                const n = (waiting.get(bucket) ?? 1) - 1
+                if (n <= 0) waiting.delete(bucket)
+                else waiting.set(bucket, n)
+              })
+            )
+          )
+          return yield* takeIn(bucket, specs, ahead)
+        }
+      }
+      const n = ahead ? reserveAhead(bucket, framed, current, wall) : 1
+      // Registered before the first yield, so no other request of this key starts a reservation too.
+      const done = ahead ? Deferred.makeUnsafe<void>() : undefined
+      if (done !== undefined) inflight.set(bucket, done)
+      const result = yield* store.reserve(bucket, framed, n).pipe(
+        // Recorded before the waiters are woken, so they find the tokens.
+        Effect.tap((r) =>
+          Effect.sync(() => {
+            if (!ahead) return
+            if (reserved.size >= RESERVED_MAX && !reserved.has(bucket)) reserved.clear()
+            // Tokens still held for these windows are kept (added to), never dropped.
+            const held = reserved.get(bucket)
+            const keep = held !== undefined && held.frame === frameKey ? held.tokens : 0
+            reserved.set(bucket, {
+              frame: frameKey,
+              tokens: keep + Math.max(0, r.granted - 1),
+              counts: r.counts,
+              at: wall,
+              served: r.granted > 0 ? 1 : 0,
+              exhausted: r.granted === 0 && keep === 0
+            })
+          })
+        ),
+        Effect.ensuring(
+          Effect.suspend(() => {
+            if (done === undefined) return Effect.void
+            inflight.delete(bucket)
+            return Deferred.succeed(done, undefined)
           })
         )
+      )
+      const held = ahead ? reserved.get(bucket) : undefined
+      if (result.granted === 0 && held !== undefined && held.tokens > 0) {
+        // Nothing more to reserve, but this process still holds some: spend one.
+        held.tokens--
+        return standing(framed, result.counts.map((c) => c - held.tokens))
       }
-    })
+      const s = standing(framed, result.counts.map((c) => c - (held?.tokens ?? 0)))
+      if (result.granted === 0) return yield* refuse(s)
+      return s
+    }, traced("RateLimiter.take"))
 
-    /** Counts one failure in every window of every bucket. */
-    const recordFailure = Effect.fnUntraced(function* (checks: ReadonlyArray<FailureCheck>) {
-      const now = yield* Clock.currentTimeMillis
-      for (const check of checks) {
-        // A window already full stays full; `reserve` adds only where every window has room, so
-        // each window is counted on its own.
-        for (const w of frameOf(now, check.windows)) yield* store.reserve(check.bucket, [w], 1)
-      }
-    })
+  /** 429 naming the exhausted window that resets last. */
+  const refuse = (s: ReadonlyArray<WindowStanding>) => {
+    const exhausted = s.filter((w) => w.remaining === 0).sort((a, b) => b.resetSeconds - a.resetSeconds)[0] ?? s[0]
+    return Effect.fail(
+      Object.assign(
+        new RateLimited({
+          message:
+            `rate limit exceeded: ${exhausted.limit} requests per ${exhausted.name}; ` +
+            `retry in ${exhausted.resetSeconds}s`,
+          retryAfterSeconds: exhausted.resetSeconds,
+          limit: exhausted.limit,
+          window: exhausted.name
+        }),
+        { standing: s }
+      )
+    )
+  }
 
-    return { take, takeAnonymous, peek, windows, failuresAllowed, recordFailure } as const
+  /** The standing of `bucket` (what this process reserved and has not used yet does not count as used). */
+  const peek = Effect.fnUntraced(function* (bucket: string) {
+    const framed = frame(yield* Clock.currentTimeMillis)
+    const mine = reserved.get(bucket)
+    const unused = mine !== undefined && mine.frame === framed.map((w) => w.start).join(",") ? mine.tokens : 0
+    return standing(framed, (yield* store.peek(bucket, framed)).map((c) => c - unused))
   })
-}) {
-  static readonly layer = Layer.effect(RateLimiter, RateLimiter.make)
-}
 
-/** IETF RateLimit / RateLimit-Policy header values for a standing. */
-export const rateLimitHeaders = (s: ReadonlyArray<WindowStanding>): Record<string, string> => ({
-  "ratelimit-policy": s.map((w) => `"${w.name}";q=${w.limit};w=${w.windowSeconds}`).join(", "),
-  ratelimit: s.map((w) => `"${w.name}";r=${w.remaining};t=${w.resetSeconds}`).join(", ")
+  /**
+   * Failure throttling (sign-in guessing): refuses with 429 while any window of any bucket already
+   * holds its limit of failures, before the attempt does any work; Retry-After is the longest wait.
+   */
+  const failuresAllowed = Effect.fnUntraced(function* (checks: ReadonlyArray<FailureCheck>) {
+    const now = yield* Clock.currentTimeMillis
+    let blocked: { readonly window: WindowSpec; readonly resetSeconds: number } | undefined
+    for (const check of checks) {
+      const framed = frameOf(now, check.windows)
+      const counts = yield* store.peek(check.bucket, framed)
+      framed.forEach((w, i) => {
+        if (counts[i] >= w.limit && (!blocked || w.resetSeconds > blocked.resetSeconds)) {
+          blocked = { window: w, resetSeconds: w.resetSeconds }
+        }
+      })
+    }
+    if (blocked) {
+      return yield* Effect.fail(
+        new RateLimited({
+          message:
+            `too many failed attempts: at most ${blocked.window.limit} per ${blocked.window.name}; ` +
+            `retry in ${blocked.resetSeconds}s`,
+          retryAfterSeconds: blocked.resetSeconds,
+          limit: blocked.window.limit,
+          window: blocked.window.name
+        })
+      )
+    }
+  })
+
+  /** Counts one failure in every window of every bucket. */
+  const recordFailure = Effect.fnUntraced(function* (checks: ReadonlyArray<FailureCheck>) {
+    const now = yield* Clock.currentTimeMillis
+    for (const check of checks) {
+      // A window already full stays full; `reserve` adds only where every window has room, so
+      // each window is counted on its own.
+      for (const w of frameOf(now, check.windows)) yield* store.reserve(check.bucket, [w], 1)
+    }
+  })
+
+  return RateLimiter.of({ take, takeAnonymous, peek, windows, failuresAllowed, recordFailure })
 })
+
+export class RateLimiter extends Context.Service<RateLimiter, RateLimiterService>()(
+  "agent-commerce/RateLimiter"
+) {
+  static readonly make = make
+  static readonly layer = Layer.effect(RateLimiter, make)
+}

@@ -1,13 +1,13 @@
-// In-memory stores for accounts, sessions, agents, keys and rate-limit counters.
+// In-memory store for accounts, dashboard sessions, agents and API keys.
 import { Effect, Layer } from "effect"
 import { Conflict } from "../../schema/platform/errors.js"
 import type { AccountRecord, Agent, ApiKeyRecord, SessionRecord } from "../../schema/keys/keys.js"
-import { KeysStore } from "../../services/keys/Keys.js"
-import { RateLimitStore } from "../../services/keys/RateLimiter.js"
+import { KeysStore } from "../../services/keys/KeysStore.js"
 import { MemoryDb } from "../storage/memory/MemoryDb.js"
 
 /** (createdAt, id) order: true when `a` sorts before `b`. */
-const older = (a: { readonly createdAt: string; readonly id: string }, b: { readonly createdAt: string; readonly id: string }) =>
+type Dated = { readonly createdAt: string; readonly id: string }
+const older = (a: Dated, b: Dated) =>
   a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)
 
 export const MemoryKeysStore = Layer.effect(
@@ -20,17 +20,24 @@ export const MemoryKeysStore = Layer.effect(
     const agents = db.table<string, Agent>("agents")
     const keys = db.table<string, ApiKeyRecord>("api_keys")
     const keyHashes = db.table<string, string>("api_key_hashes")
-    /** Account → its agents' / keys' ids by (createdAt, id), as the Postgres store orders them (its account_id indexes). */
+    /**
+     * Account → its agents' / keys' ids by (createdAt, id), as the Postgres store orders them (its
+     * account_id indexes).
+     */
     const agentsByAccount = db.table<string, Array<string>>("agents_by_account")
     const keysByAccount = db.table<string, Array<string>>("api_keys_by_account")
-    return {
+    return KeysStore.of({
       insertAccount: (a) =>
         db.atomically(
           emails.get(a.email) !== undefined
             ? Effect.fail(new Conflict({ message: `an account with e-mail ${a.email} exists` }))
             : Effect.andThen(emails.set(a.email, a.id), accounts.set(a.id, a))
         ),
-      findAccountByEmail: (email) => Effect.sync(() => { const id = emails.get(email); return id ? accounts.get(id) : undefined }),
+      findAccountByEmail: (email) =>
+        Effect.sync(() => {
+          const id = emails.get(email)
+          return id ? accounts.get(id) : undefined
+        }),
       getAccount: (id) => Effect.sync(() => accounts.get(id)),
       setAccountPlan: (id, planId) =>
         Effect.suspend(() => {
@@ -43,7 +50,9 @@ export const MemoryKeysStore = Layer.effect(
       insertAgent: (a) =>
         Effect.andThen(
           agents.set(a.id, a),
-          agentsByAccount.insertSorted(a.accountId, a.id, (x, y) => older(x === a.id ? a : agents.get(x)!, y === a.id ? a : agents.get(y)!))
+          agentsByAccount.insertSorted(a.accountId, a.id, (x, y) =>
+            older(x === a.id ? a : agents.get(x)!, y === a.id ? a : agents.get(y)!)
+          )
         ),
       getAgent: (id) => Effect.sync(() => agents.get(id)),
       getAgents: (ids) => Effect.sync(() => ids.flatMap((id) => agents.get(id) ?? [])),
@@ -54,7 +63,9 @@ export const MemoryKeysStore = Layer.effect(
           [
             keyHashes.set(k.secretHash, k.id),
             keys.set(k.id, k),
-            keysByAccount.insertSorted(k.accountId, k.id, (x, y) => older(x === k.id ? k : keys.get(x)!, y === k.id ? k : keys.get(y)!))
+            keysByAccount.insertSorted(k.accountId, k.id, (x, y) =>
+              older(x === k.id ? k : keys.get(x)!, y === k.id ? k : keys.get(y)!)
+            )
           ],
           { discard: true }
         ),
@@ -79,36 +90,6 @@ export const MemoryKeysStore = Layer.effect(
         }),
       // One process holds the data: its own revocations evict its cache directly.
       watchKeyChanges: () => Effect.void
-    }
-  })
-)
-
-export const MemoryRateLimitStore = Layer.effect(
-  RateLimitStore,
-  Effect.gen(function* () {
-    const db = yield* MemoryDb
-    // Counters are not business data: kept outside the undo journal, pruned as windows pass.
-    const counters = new Map<string, number>()
-    const current = new Map<string, number>()
-    const k = (bucket: string, name: string, start: number) => `${bucket}|${name}|${start}`
-    const prune = (bucket: string, name: string, start: number) => {
-      const slot = `${bucket}|${name}`
-      const prev = current.get(slot)
-      if (prev !== undefined && prev !== start) counters.delete(k(bucket, name, prev))
-      current.set(slot, start)
-    }
-    void db
-    return {
-      reserve: (bucket, windows, n) =>
-        Effect.sync(() => {
-          windows.forEach((w) => prune(bucket, w.name, w.start))
-          const counts = windows.map((w) => counters.get(k(bucket, w.name, w.start)) ?? 0)
-          const granted = Math.max(0, Math.min(n, ...windows.map((w, i) => w.limit - counts[i])))
-          if (granted === 0) return { granted, counts }
-          windows.forEach((w, i) => counters.set(k(bucket, w.name, w.start), counts[i] + granted))
-          return { granted, counts: counts.map((c) => c + granted) }
-        }),
-      peek: (bucket, windows) => Effect.sync(() => windows.map((w) => counters.get(k(bucket, w.name, w.start)) ?? 0))
-    }
+    })
   })
 )
