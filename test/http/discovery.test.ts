@@ -8,7 +8,7 @@ import { Api } from "../../src/http/api.js"
 import { routeTable } from "../../src/http/routeTable.js"
 import { procedures } from "../../src/http/trpc/index.js"
 import { mcpRoutes } from "../../src/http/mcp/endpoint.js"
-import { DiscoveryDocument } from "../../src/services/discovery/Discovery.js"
+import { DiscoveryDocument } from "../../src/services/discovery/document.js"
 import { createAgentKey, signUp, type AgentKey } from "../fixtures/agents.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 

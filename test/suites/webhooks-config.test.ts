@@ -4,7 +4,8 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { UNREACHABLE } from "../../src/layers/webhooks/WebhookTransport.node.js"
-import { PREVIOUS_SECRET_GRACE_MS, Webhooks } from "../../src/services/webhooks/Webhooks.js"
+import { PREVIOUS_SECRET_GRACE_MS } from "../../src/services/webhooks/policy.js"
+import { Webhooks } from "../../src/services/webhooks/Webhooks.js"
 import { dns, T0, iso, at, newAgent, receiver, emit, recharge, build, endpointFor, webhookSuite } from "../fixtures/webhooks.js"
 
 webhookSuite("webhook configuration", (it) => {

@@ -4,7 +4,9 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { atomically } from "../../src/services/platform/Db.js"
-import { FAILING_AFTER, LEASE_MS, MAX_IN_FLIGHT_PER_ENDPOINT, RETRY_DELAYS_MS, WebhookStore, Webhooks } from "../../src/services/webhooks/Webhooks.js"
+import { FAILING_AFTER, LEASE_MS, MAX_IN_FLIGHT_PER_ENDPOINT, RETRY_DELAYS_MS } from "../../src/services/webhooks/policy.js"
+import { Webhooks } from "../../src/services/webhooks/Webhooks.js"
+import { WebhookStore } from "../../src/services/webhooks/WebhookStore.js"
 import { T0, iso, at, newAgent, receiver, emit, recharge, build, endpointFor, webhookSuite } from "../fixtures/webhooks.js"
 
 webhookSuite("webhook delivery", (it) => {

@@ -4,7 +4,8 @@
 import { expect } from "@effect/vitest"
 import { Cause, Effect, Logger } from "effect"
 import { Events } from "../../src/services/events/Events.js"
-import { DISABLE_AFTER_MS, MAX_ATTEMPTS, PROBE_DELAYS_MS, Webhooks } from "../../src/services/webhooks/Webhooks.js"
+import { DISABLE_AFTER_MS, MAX_ATTEMPTS, PROBE_DELAYS_MS } from "../../src/services/webhooks/policy.js"
+import { Webhooks } from "../../src/services/webhooks/Webhooks.js"
 import { T0, iso, at, receiver, emit, recharge, endpointFor, webhookSuite } from "../fixtures/webhooks.js"
 
 /** Log lines captured by the disabling test (a Logger writes here). */

@@ -1,7 +1,7 @@
 // The MCP endpoint's address and its one usable route, shared by the router (src/http/mcp/routes.ts
 // registers exactly these) and the route catalogue of /api/discover, llms.txt and the manifests.
 import type { HttpMethod } from "effect/http"
-import { type CatalogRoute, MCP_ENDPOINT_PATH } from "../../services/discovery/Discovery.js"
+import { type CatalogRoute, MCP_ENDPOINT_PATH } from "../../services/discovery/document.js"
 
 /** The MCP server's address (Streamable HTTP). */
 export { MCP_ENDPOINT_PATH }

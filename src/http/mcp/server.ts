@@ -1,6 +1,6 @@
 // The MCP server (stock @modelcontextprotocol/sdk, Streamable HTTP, stateless): lists the tools
 // derived from the HttpApi and runs each tool call as a request to the tool's own REST route.
-import { PLATFORM } from "../../services/discovery/Discovery.js"
+import { PLATFORM } from "../../services/discovery/document.js"
 import { type ApiTool, toMcpTool } from "../site/mcpTools.js"
 import { argumentError, isProblem, toRouteRequest, toToolResult } from "./call.js"
 import { MCP_CAPABILITIES } from "./endpoint.js"

@@ -28,7 +28,7 @@ import { dashboardHeaders } from "./dashboard.js"
 import { type Html, html, type Part } from "./templates/html.js"
 import { layout as siteLayout } from "./templates/layout.js"
 import { pageCsp } from "./templates/csp.js"
-import { PLATFORM } from "../../services/discovery/Discovery.js"
+import { PLATFORM } from "../../services/discovery/document.js"
 
 export const OWNER_PREFIX = "/agent-dashboard/agents"
 /** How often the page asks for new approvals (the script reads it from the page). */

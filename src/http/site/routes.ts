@@ -2,7 +2,7 @@
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../../services/platform/AppConfig.js"
-import { PLATFORM } from "../../services/discovery/Discovery.js"
+import { PLATFORM } from "../../services/discovery/document.js"
 import { pageNames, pickLang, renderPage } from "./pages.js"
 import { AssetsLive } from "./assets.js"
 import { cspOrigin, pageCsp } from "./templates/csp.js"

@@ -2,7 +2,7 @@
 // unit of work (the memory engine's write lock and undo journal make them one).
 import { Effect, Layer } from "effect"
 import { CatalogStore } from "../../services/commerce/Catalog.js"
-import { EventStore } from "../../services/events/Events.js"
+import { EventStore } from "../../services/events/EventStore.js"
 import { WalletStore } from "../../services/wallet/WalletStore.js"
 import { LedgerStore } from "../../services/ledger/Ledger.js"
 import { CommerceStore, SettlementStore } from "../../services/commerce/Settlement.js"

@@ -1,7 +1,7 @@
 // In-memory outbox of domain events.
 import { Effect, Layer } from "effect"
 import type { DomainEvent } from "../../schema/events/events.js"
-import { EventStore } from "../../services/events/Events.js"
+import { EventStore } from "../../services/events/EventStore.js"
 import { MemoryDb } from "../storage/memory/MemoryDb.js"
 
 export const MemoryEventStore = Layer.effect(

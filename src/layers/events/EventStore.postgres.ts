@@ -2,7 +2,7 @@
 import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import { DomainEvent, type EventType } from "../../schema/events/events.js"
-import { EventStore } from "../../services/events/Events.js"
+import { EventStore } from "../../services/events/EventStore.js"
 import { iso, orUnavailable, nonEmpty } from "../storage/postgres/PgDb.js"
 
 interface EventRow { id: string; type: EventType; agentId: string; occurredAt: Date; data: Record<string, unknown> }

@@ -1,6 +1,6 @@
 // In-memory idempotency records.
 import { Effect, Layer } from "effect"
-import { type BeginResult, IdempotencyStore, type StoredResponse } from "../../services/idempotency/Idempotency.js"
+import { type BeginResult, IdempotencyStore, type StoredResponse } from "../../services/idempotency/IdempotencyStore.js"
 import { MemoryDb } from "../storage/memory/MemoryDb.js"
 
 interface Row {

@@ -1,7 +1,7 @@
 // Postgres idempotency records (table from migration 0001, owner from 0022): claimed with one conditional upsert.
 import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
-import { IdempotencyStore, type StoredResponse } from "../../services/idempotency/Idempotency.js"
+import { IdempotencyStore, type StoredResponse } from "../../services/idempotency/IdempotencyStore.js"
 import { orUnavailable } from "../storage/postgres/PgDb.js"
 
 /** bytea arrives as a Uint8Array from @effect/sql-pg 4 (a Buffer from pg before). */

@@ -11,7 +11,7 @@ import type {
   DeliveryRecord,
   EndpointRecord
 } from "../../schema/webhooks/records.js"
-import { WebhookStore } from "../../services/webhooks/Webhooks.js"
+import { WebhookStore } from "../../services/webhooks/WebhookStore.js"
 import { MemoryDb } from "../storage/memory/MemoryDb.js"
 
 /** How many of the ascending `positions` are below `pos` (binary search). */

@@ -16,7 +16,7 @@ import type {
 } from "../../schema/webhooks/records.js"
 import type { AttemptStatus } from "../../schema/webhooks/deliveries.js"
 import type { EventFilter } from "../../schema/webhooks/endpoint.js"
-import { WebhookStore } from "../../services/webhooks/Webhooks.js"
+import { WebhookStore } from "../../services/webhooks/WebhookStore.js"
 import { iso, isoOrNull, isUniqueViolation, orUnavailable } from "../storage/postgres/PgDb.js"
 
 interface EndpointRow {

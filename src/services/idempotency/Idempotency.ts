@@ -3,46 +3,14 @@
 import { Clock, Context, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import type { StorageUnavailable } from "../../schema/platform/errors.js"
+import { type BeginResult, IdempotencyStore, type IdempotencyStoreService } from "./IdempotencyStore.js"
 
-export interface StoredResponse {
-  readonly status: number
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: string
-}
-
-export type BeginResult =
-  | { readonly _tag: "Started" }
-  | { readonly _tag: "InProgress"; readonly requestHash: string }
-  | { readonly _tag: "Done"; readonly requestHash: string; readonly response: StoredResponse }
+export type { StoredResponse } from "./IdempotencyStore.js"
 
 /** What the service's `begin` answers: a Started attempt carries the owner token its record was claimed with. */
-export type Claim = { readonly _tag: "Started"; readonly owner: string } | Exclude<BeginResult, { readonly _tag: "Started" }>
-
-/** Storage port: one row per (scope, key), held by one attempt (`owner`) while it runs. */
-export class IdempotencyStore extends Context.Service<
-  IdempotencyStore,
-  {
-    /**
-     * Claims the key for a new attempt (atomically): Started when the key is new, expired, or an
-     * earlier attempt's lease ran out; otherwise the existing row's state.
-     */
-    readonly begin: (input: {
-      readonly scope: string
-      readonly key: string
-      readonly requestHash: string
-      readonly owner: string
-      readonly nowMs: number
-      readonly leaseUntilMs: number
-      readonly expiresAtMs: number
-    }) => Effect.Effect<BeginResult, StorageUnavailable>
-    /** Extends the lease of a record this attempt still holds (no-op when another attempt took it over). */
-    readonly renew: (scope: string, key: string, owner: string, leaseUntilMs: number) => Effect.Effect<void, StorageUnavailable>
-    /** Stores the answer, when this attempt still holds the record. */
-    readonly complete: (scope: string, key: string, owner: string, response: StoredResponse) => Effect.Effect<void, StorageUnavailable>
-    /** Forgets an attempt whose outcome must not be replayed (5xx, 429, 401), when this attempt still holds it: the client may retry. */
-    readonly release: (scope: string, key: string, owner: string) => Effect.Effect<void, StorageUnavailable>
-  }
->()("IdempotencyStore") {}
+export type Claim =
+  | { readonly _tag: "Started"; readonly owner: string }
+  | Exclude<BeginResult, { readonly _tag: "Started" }>
 
 /** The Idempotency-Key of the request being served, for services that also dedupe at the domain level. */
 export const currentIdempotencyKey = Context.Reference<string | undefined>("app/currentIdempotencyKey", { defaultValue: () => undefined })
@@ -61,28 +29,47 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 export const IDEMPOTENCY_LEASE_MS = 5_000
 export const IDEMPOTENCY_RENEW_MS = 1_500
 
-export class Idempotency extends Context.Service<Idempotency>()("Idempotency", {
-  make: Effect.gen(function* () {
-    const store = yield* IdempotencyStore
-    const begin = (scope: string, key: string, requestHash: string): Effect.Effect<Claim, StorageUnavailable> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const owner = randomBytes(9).toString("base64url")
-        return Effect.map(
-          store.begin({ scope, key, requestHash, owner, nowMs: now, leaseUntilMs: now + IDEMPOTENCY_LEASE_MS, expiresAtMs: now + IDEMPOTENCY_TTL_MS }),
-          (r): Claim => (r._tag === "Started" ? { _tag: "Started", owner } : r)
-        )
-      })
-    /** Keeps the attempt's lease alive while `effect` runs (a renewal that fails is tried again at the next beat). */
-    const hold = <A, E, R>(scope: string, key: string, owner: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-      const beat = Effect.sleep(IDEMPOTENCY_RENEW_MS).pipe(
-        Effect.andThen(Clock.currentTimeMillis),
-        Effect.flatMap((now) => Effect.ignore(store.renew(scope, key, owner, now + IDEMPOTENCY_LEASE_MS))),
-        Effect.forever
-      )
-      return Effect.scoped(Effect.andThen(Effect.forkScoped(beat), effect))
-    }
-    return { begin, hold, complete: store.complete, release: store.release } as const
-  })
-}) {
-  static readonly layer = Layer.effect(Idempotency, Idempotency.make)
+export interface IdempotencyService {
+  /** Claims the key for this attempt (a fresh owner token), or tells what an earlier attempt left. */
+  readonly begin: (scope: string, key: string, requestHash: string) => Effect.Effect<Claim, StorageUnavailable>
+  /** Keeps the attempt's lease alive while `effect` runs (a renewal that fails is tried again at the next beat). */
+  readonly hold: <A, E, R>(
+    scope: string,
+    key: string,
+    owner: string,
+    effect: Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E, R>
+  readonly complete: IdempotencyStoreService["complete"]
+  readonly release: IdempotencyStoreService["release"]
+}
+
+const make = Effect.gen(function* () {
+  const store = yield* IdempotencyStore
+  const begin = (scope: string, key: string, requestHash: string): Effect.Effect<Claim, StorageUnavailable> =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const owner = randomBytes(9).toString("base64url")
+      const input = {
+        scope,
+        key,
+        requestHash,
+        owner,
+        nowMs: now,
+        leaseUntilMs: now + IDEMPOTENCY_LEASE_MS,
+        expiresAtMs: now + IDEMPOTENCY_TTL_MS
+      }
+      return Effect.map(store.begin(input), (r): Claim => (r._tag === "Started" ? { _tag: "Started", owner } : r))
+    })
+  const hold: IdempotencyService["hold"] = (scope, key, owner, effect) => {
+    const beat = Effect.sleep(IDEMPOTENCY_RENEW_MS).pipe(
+      Effect.andThen(Clock.currentTimeMillis),
+      Effect.flatMap((now) => Effect.ignore(store.renew(scope, key, owner, now + IDEMPOTENCY_LEASE_MS))),
+      Effect.forever
+    )
+    return Effect.scoped(Effect.andThen(Effect.forkScoped(beat), effect))
+  }
+  return Idempotency.of({ begin, hold, complete: store.complete, release: store.release })
+})
+
+export class Idempotency extends Context.Service<Idempotency, IdempotencyService>()("agent-commerce/Idempotency") {
+  static readonly layer = Layer.effect(Idempotency, make)
 }

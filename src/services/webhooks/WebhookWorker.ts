@@ -4,7 +4,8 @@
 // or dead endpoint holds at most its share of the slots. Started by a Layer when AppConfig.workers.
 import { Duration, Effect, Layer, Queue, Ref } from "effect"
 import { AppConfig } from "../platform/AppConfig.js"
-import { DELIVERY_BATCH, FANOUT_BATCH, Webhooks } from "./Webhooks.js"
+import { DELIVERY_BATCH, FANOUT_BATCH } from "./policy.js"
+import { Webhooks, type WebhooksService } from "./Webhooks.js"
 
 /** How often an idle loop looks again, and how many deliveries one process sends at once. */
 export const WORKER_TICK_MS = 250
@@ -16,14 +17,16 @@ export interface WorkerOptions {
 }
 
 const logFailure = (name: string) =>
-  Effect.catchCause((cause) => Effect.logWarning(`webhook worker: ${name} pass failed; retrying`, cause).pipe(Effect.as(0)))
+  Effect.catchCause((cause) =>
+    Effect.logWarning(`webhook worker: ${name} pass failed; retrying`, cause).pipe(Effect.as(0))
+  )
 
 /**
  * Both loops, forked into the caller's scope. The claim loop sleeps a tick when it found nothing,
  * but wakes at once when a delivery finishes (its endpoint may take the next row) or a fan-out
  * queued new rows — an endpoint's backlog is not paced by the tick.
  */
-export const runWebhookWorker = Effect.fnUntraced(function* (webhooks: Webhooks["Service"], options: WorkerOptions = {}) {
+export const runWebhookWorker = Effect.fnUntraced(function* (webhooks: WebhooksService, options: WorkerOptions = {}) {
   const tickMs = options.tickMs ?? WORKER_TICK_MS
   const maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT
   const scope = yield* Effect.scope

@@ -1,0 +1,29 @@
+// The webhooks' network port: the URL policy and the one POST.
+// The Node implementation is src/layers/webhooks/WebhookTransport.node.ts.
+import { Context, type Effect } from "effect"
+import type { InvalidInput } from "../../schema/platform/errors.js"
+
+export interface WebhookRequest {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+export interface WebhookResponse {
+  /** A 2xx answer. */
+  readonly ok: boolean
+  readonly status: number | null
+  readonly durationMs: number
+  readonly error: string | null
+}
+
+export interface WebhookTransportService {
+  /** Configuration-time check: syntax, scheme, and every address the host resolves to (400 naming the reason). */
+  readonly check: (url: string) => Effect.Effect<void, InvalidInput>
+  /** One POST: resolves and checks again, connects to the checked address, with timeout and body cap. Never fails. */
+  readonly send: (request: WebhookRequest) => Effect.Effect<WebhookResponse>
+}
+
+export class WebhookTransport extends Context.Service<WebhookTransport, WebhookTransportService>()(
+  "agent-commerce/WebhookTransport"
+) {}
