@@ -22,7 +22,8 @@ import { ServicesLive } from "../../src/services/index.js"
 import { Keys } from "../../src/services/keys/Keys.js"
 import { KnowledgeStore } from "../../src/services/knowledge/Knowledge.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
-import { FakeCheckout, Payments } from "../../src/services/payments/Payments.js"
+import { FakeCheckout } from "../../src/services/payments/FakeCheckout.js"
+import { Payments } from "../../src/services/payments/Payments.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const build = <R, E>(storage: Layer.Layer<R, E>) =>

@@ -8,6 +8,7 @@ import type { Transactor } from "../../services/platform/Db.js"
 import { Payments } from "../../services/payments/Payments.js"
 import { RateLimiter } from "../../services/keys/RateLimiter.js"
 import { limitAnonymousWrite } from "../anonymousLimit.js"
+import { requestIdempotency } from "./requestIdempotency.js"
 import { authenticated, mutation, publicAccess, query, type Procedure } from "../trpc/procedure.js"
 
 export const paymentProcedures = {
@@ -21,7 +22,8 @@ export const paymentProcedures = {
       const caller = yield* CurrentCaller
       // A key's requests are already rate-limited; a dashboard session's checkouts count as anonymous writes.
       if (caller.via === "session") yield* limitAnonymousWrite
-      return yield* Effect.flatMap(Payments, (p) => p.createSubscriptionCheckout(caller, input))
+      const idempotency = yield* requestIdempotency
+      return yield* Effect.flatMap(Payments, (p) => p.createSubscriptionCheckout(caller, input, idempotency))
     })
   }),
   "publicApi.purchaseAccess": mutation({
@@ -29,7 +31,11 @@ export const paymentProcedures = {
     access: publicAccess,
     output: CheckoutStarted,
     input: PurchaseAccessInput,
-    handler: (input) => Effect.andThen(limitAnonymousWrite, Effect.flatMap(Payments, (p) => p.purchaseAccess(input)))
+    handler: Effect.fnUntraced(function* (input) {
+      yield* limitAnonymousWrite
+      const idempotency = yield* requestIdempotency
+      return yield* Effect.flatMap(Payments, (p) => p.purchaseAccess(input, idempotency))
+    })
   }),
   "publicApi.purchaseStatus": query({
     description: "Where a knowledge purchase stands (pending, paid, expired, failed), by checkout session id",

@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { Builder } from "../../services/projects/Builder.js"
 import { CurrentCaller } from "../../services/keys/Caller.js"
 import { Payments } from "../../services/payments/Payments.js"
+import { requestIdempotency } from "../payments/requestIdempotency.js"
 import { Projects } from "../../services/projects/Projects.js"
 import { Sessions } from "../../services/sessions/Sessions.js"
 import { Api } from "../api.js"
@@ -20,8 +21,12 @@ export const ProjectsLive = HttpApiBuilder.group(Api, "projects", (handlers) =>
     .handle("acquire", Effect.fnUntraced(function* ({ payload }) {
       const { caller } = yield* callerAgent
       const listing = yield* Effect.flatMap(Projects, (p) => p.getListing(payload.projectId))
+      const idempotency = yield* requestIdempotency
       const checkout = yield* Effect.flatMap(Payments, (p) =>
-        p.startAcquisition({ caller, projectId: listing.id, priceCents: listing.askingPriceCents, title: listing.name })
+        p.startAcquisition(
+          { caller, projectId: listing.id, priceCents: listing.askingPriceCents, title: listing.name },
+          idempotency
+        )
       )
       return { projectId: listing.id, priceCents: cents(listing.askingPriceCents), checkoutUrl: checkout.checkoutUrl, sessionId: checkout.sessionId }
     })

@@ -18,6 +18,7 @@ import { Commerce } from "../../services/commerce/Commerce.js"
 import { Disputes } from "../../services/commerce/Disputes.js"
 import { Keys } from "../../services/keys/Keys.js"
 import { Payments } from "../../services/payments/Payments.js"
+import { requestIdempotency } from "../payments/requestIdempotency.js"
 import { Reputation } from "../../services/reputation/Reputation.js"
 import { Wallet } from "../../services/wallet/Wallet.js"
 import { firstSchemaIssue } from "../errors.js"
@@ -578,7 +579,8 @@ export const OwnerRoutesLive = HttpRouter.addAll([
     `${OWNER_PREFIX}/:agentId/topup`,
     formAction(Effect.fnUntraced(function* (_caller, agentId, form) {
       const amountCents = yield* parseDollars("amount", form.get("amount"), 0)
-      const checkout = yield* Effect.flatMap(Payments, (p) => p.startRecharge({ agentId, amountCents }))
+      const idempotency = yield* requestIdempotency
+      const checkout = yield* Effect.flatMap(Payments, (p) => p.startRecharge({ agentId, amountCents }, idempotency))
       // To the processor's page (the fake's, or Stripe's); it returns to /checkout/success.
       return HttpServerResponse.empty({ status: 303, headers: { location: checkout.checkoutUrl, "cache-control": "no-store" } })
     })

@@ -4,15 +4,9 @@ import { randomBytes } from "node:crypto"
 import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
 import { Conflict, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import { Ids, Transactor } from "../../services/platform/Db.js"
-import {
-  type FakeCheckoutOutcome,
-  FakeCheckout,
-  type FakeDelivery,
-  type FakeRequester,
-  FakeProcessorStore,
-  type FakeSession,
-  PaymentProcessor
-} from "../../services/payments/Payments.js"
+import { type FakeCheckoutOutcome, FakeCheckout, type FakeRequester } from "../../services/payments/FakeCheckout.js"
+import { type FakeDelivery, FakeProcessorStore, type FakeSession } from "../../services/payments/FakeProcessorStore.js"
+import { PaymentProcessor } from "../../services/payments/PaymentProcessor.js"
 import { AppConfig } from "../../services/platform/AppConfig.js"
 import { ConfigInvalid } from "../config.js"
 import { checkoutSessionObject, eventEnvelope, signPayload, toProcessorSession, verifyAndParse } from "./stripeFormat.js"

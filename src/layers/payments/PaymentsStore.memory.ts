@@ -1,8 +1,7 @@
-// In-memory stores for checkouts, processed processor events, knowledge access, acquisitions and
-// the fake processor's sessions and signed deliveries.
+// In-memory PaymentsStore: checkouts, processed processor events, knowledge access, acquisitions.
 import { Effect, Layer } from "effect"
 import type { Acquisition, CheckoutRecord, KnowledgeAccess } from "../../schema/payments/payments.js"
-import { type FakeDelivery, FakeProcessorStore, type FakeSession, PaymentsStore } from "../../services/payments/Payments.js"
+import { PaymentsStore } from "../../services/payments/PaymentsStore.js"
 import { MemoryDb } from "../storage/memory/MemoryDb.js"
 
 export const MemoryPaymentsStore = Layer.effect(
@@ -11,7 +10,9 @@ export const MemoryPaymentsStore = Layer.effect(
     const db = yield* MemoryDb
     const checkouts = db.table<string, CheckoutRecord>("checkouts")
     const bySubscription = db.table<string, string>("checkouts_by_subscription")
-    const processorEvents = db.table<string, { id: string; type: string; receivedAt: string; outcome: string | null }>("processor_events")
+    const processorEvents = db.table<string, { id: string; type: string; receivedAt: string; outcome: string | null }>(
+      "processor_events"
+    )
     const access = db.table<string, KnowledgeAccess>("knowledge_access")
     const accessBySession = db.table<string, string>("knowledge_access_by_session")
     const acquisitions = db.table<string, Acquisition>("acquisitions")
@@ -28,14 +29,19 @@ export const MemoryPaymentsStore = Layer.effect(
       })
 
     const updateCheckout = (c: CheckoutRecord) =>
-      Effect.andThen(checkouts.set(c.sessionId, c), c.subscriptionId ? bySubscription.set(c.subscriptionId, c.sessionId) : Effect.void)
+      Effect.andThen(
+        checkouts.set(c.sessionId, c),
+        c.subscriptionId ? bySubscription.set(c.subscriptionId, c.sessionId) : Effect.void
+      )
 
     return {
       insertCheckout: (c) =>
         db.atomically(
           Effect.suspend(() => {
             const existing = checkouts.get(c.sessionId)
-            const result: { checkout: CheckoutRecord; inserted: boolean } = existing ? { checkout: existing, inserted: false } : { checkout: c, inserted: true }
+            const result: { checkout: CheckoutRecord; inserted: boolean } = existing
+              ? { checkout: existing, inserted: false }
+              : { checkout: c, inserted: true }
             return existing ? Effect.succeed(result) : Effect.as(updateCheckout(c), result)
           })
         ),
@@ -51,7 +57,9 @@ export const MemoryPaymentsStore = Layer.effect(
       recordEvent: (e) =>
         db.atomically(
           Effect.suspend(() =>
-            processorEvents.get(e.id) ? Effect.succeed(false) : Effect.as(processorEvents.set(e.id, { ...e, outcome: null }), true)
+            processorEvents.get(e.id)
+              ? Effect.succeed(false)
+              : Effect.as(processorEvents.set(e.id, { ...e, outcome: null }), true)
           )
         ),
       setEventOutcome: (id, outcome) =>
@@ -92,30 +100,6 @@ export const MemoryPaymentsStore = Layer.effect(
           const id = paidAcquisition.get(`${agentId}:${projectId}`)
           return id === undefined ? undefined : acquisitions.get(id)
         })
-    }
-  })
-)
-
-export const MemoryFakeProcessorStore = Layer.effect(
-  FakeProcessorStore,
-  Effect.gen(function* () {
-    const db = yield* MemoryDb
-    const sessions = db.table<string, FakeSession>("fake_checkout_sessions")
-    const byKey = db.table<string, string>("fake_checkout_sessions_by_key")
-    const deliveries = db.table<string, Array<FakeDelivery>>("fake_processor_deliveries")
-    return {
-      insertSession: (s) =>
-        Effect.suspend(() => (byKey.get(s.idempotencyKey) ? Effect.void : Effect.andThen(sessions.set(s.id, s), byKey.set(s.idempotencyKey, s.id)))),
-      getSession: (id) => Effect.sync(() => sessions.get(id)),
-      lockSession: (id) => Effect.sync(() => sessions.get(id)),
-      findSessionByIdempotencyKey: (key) =>
-        Effect.sync(() => {
-          const id = byKey.get(key)
-          return id ? sessions.get(id) : undefined
-        }),
-      updateSession: (s) => sessions.set(s.id, s),
-      insertDelivery: (d) => deliveries.append(d.sessionId, d),
-      listDeliveries: (sessionId) => Effect.sync(() => [...(deliveries.get(sessionId) ?? [])])
     }
   })
 )
