@@ -3,7 +3,7 @@
 // under the write lock.
 import { Effect, Layer } from "effect"
 import type { NegotiationRecord } from "../../schema/negotiation/negotiation.js"
-import { NegotiationStore } from "../../services/negotiation/Negotiation.js"
+import { NegotiationStore } from "../../services/negotiation/NegotiationStore.js"
 import { MemoryDb } from "../storage/memory/MemoryDb.js"
 
 /** Byte-order string comparison (Postgres compares ids with COLLATE "C"). */

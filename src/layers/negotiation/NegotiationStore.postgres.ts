@@ -3,7 +3,7 @@
 import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import type { HistoryEntry, NegotiationRecord, NegotiationStatus, Terms } from "../../schema/negotiation/negotiation.js"
-import { NegotiationStore } from "../../services/negotiation/Negotiation.js"
+import { NegotiationStore } from "../../services/negotiation/NegotiationStore.js"
 import { iso, isoOrNull, orUnavailable } from "../storage/postgres/PgDb.js"
 
 interface NegotiationRow {

@@ -1,7 +1,7 @@
 // In-memory store for purchase sagas (claimed with a lease, like Postgres).
 import { Effect, Layer } from "effect"
 import type { SagaRecord } from "../../schema/saga/saga.js"
-import { SagaStore } from "../../services/saga/Saga.js"
+import { SagaStore } from "../../services/saga/SagaStore.js"
 import { MemoryDb } from "../storage/memory/MemoryDb.js"
 
 const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)

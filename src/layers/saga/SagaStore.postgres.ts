@@ -2,7 +2,7 @@
 import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import type { SagaRecord, SagaSnapshot, SagaStatus, SagaStep, SagaStepName } from "../../schema/saga/saga.js"
-import { SagaStore } from "../../services/saga/Saga.js"
+import { SagaStore } from "../../services/saga/SagaStore.js"
 import { iso, isoOrNull, orUnavailable } from "../storage/postgres/PgDb.js"
 
 interface SagaRow {

@@ -1,0 +1,70 @@
+// The negotiation's pure rules beside the service: when the automatic seller answers, the status
+// a stored row has as of now (offers expire without a write), and the API's view of a row.
+import {
+  MAX_ROUNDS,
+  Negotiation,
+  NegotiationClosed,
+  type NegotiationRecord,
+  type NegotiationStatus,
+  type Party,
+  SELLER_ANSWER_LIMIT_MS,
+  turnOf
+} from "../../schema/negotiation/negotiation.js"
+import { NotFound } from "../../schema/platform/errors.js"
+
+/** How often the worker looks for due answers, and how many it answers per pass. */
+export const NEGOTIATION_TICK_MS = 200
+export const NEGOTIATION_BATCH = 50
+/**
+ * The seller's answer delay actually scheduled: the configured one, capped so that the answer lands
+ * within SELLER_ANSWER_LIMIT_MS.
+ */
+export const effectiveDelayMs = (configured: number) =>
+  Math.max(0, Math.min(configured, SELLER_ANSWER_LIMIT_MS - 2 * NEGOTIATION_TICK_MS))
+
+export const iso = (ms: number) => new Date(ms).toISOString()
+
+/** The status as of `now`: a counter-offer or an accepted price past its validity is expired. */
+export const effectiveStatus = (r: NegotiationRecord, now: number): NegotiationStatus =>
+  (r.status === "accepted" || r.status === "awaiting_buyer") && r.expiresAt !== null && Date.parse(r.expiresAt) <= now
+    ? "expired"
+    : r.status
+
+export const toNegotiation = (r: NegotiationRecord, now: number): Negotiation => {
+  const status = effectiveStatus(r, now)
+  return Negotiation.make({
+    id: r.id,
+    serviceId: r.serviceId,
+    tierId: r.tierId,
+    buyerAgentId: r.buyerAgentId,
+    sellerAgentId: r.sellerAgentId,
+    status,
+    turn: turnOf[status],
+    round: r.round,
+    maxRounds: MAX_ROUNDS,
+    listPriceCents: r.listPriceCents as Negotiation["listPriceCents"],
+    currentPriceCents: r.currentPriceCents as Negotiation["currentPriceCents"],
+    agreedPriceCents: r.agreedPriceCents as Negotiation["agreedPriceCents"],
+    terms: r.terms,
+    history: [...r.history],
+    sellerAnswerDueAt: r.sellerDueAt,
+    expiresAt: r.expiresAt,
+    usedBy: r.usedBy,
+    usedAt: r.usedAt,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt
+  })
+}
+
+export const notFound = (id: string) =>
+  new NotFound({ message: `negotiation ${id} not found`, resource: "negotiation", id })
+
+/** Why `party` cannot move now: the negotiation is over, or it is the other side's turn. */
+export const closed = (status: NegotiationStatus, party: Party) => {
+  const turn = turnOf[status]
+  const message =
+    turn === null
+      ? `the negotiation is ${status}; no further responses are possible`
+      : `it is the ${turn}'s turn, not the ${party}'s (status ${status})`
+  return new NegotiationClosed({ message, status, turn })
+}

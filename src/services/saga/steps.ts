@@ -1,0 +1,274 @@
+// The saga's step machine: what each of quote → escrow → deliver → settle → confirm does to a
+// locked, running saga, and when a step fails instead (then compensated, see transitions.ts).
+import { Clock, Effect } from "effect"
+import { escrowAccount, walletAccount } from "../../schema/ledger/ledger.js"
+import type { DeliveryMode, SagaRecord, SagaSnapshot } from "../../schema/saga/saga.js"
+import { simulateDelivery } from "../commerce/Catalog.js"
+import { deliverTimeoutMs, deliveryModes, type Offer, Offers, simulatedOutput } from "../commerce/Offers.js"
+import { Settlement } from "../commerce/Settlement.js"
+import { KeysStore } from "../keys/Keys.js"
+import { Ledger } from "../ledger/Ledger.js"
+import { Negotiations } from "../negotiation/Negotiation.js"
+import { Ids } from "../platform/Db.js"
+import { Wallet } from "../wallet/Wallet.js"
+import { SagaStore } from "./SagaStore.js"
+import { type Advanced, currentIndex, iso, setStep } from "./policy.js"
+import { makeTransitions, purchaseOf } from "./transitions.js"
+
+/** The simulated delivery latency of the seller's answer (the same rule as /buy's deliveries). */
+const latencyOf = (
+  offer: Offer,
+  input: unknown,
+  reference: string,
+  asked: { readonly mode: DeliveryMode; readonly delayMs: number }
+) => {
+  if (asked.mode === "slow") return asked.delayMs
+  // Catalog's types brand cents; the shapes are the same.
+  type Delivered = Parameters<typeof simulateDelivery>
+  return simulateDelivery(
+    offer.service as unknown as Delivered[0],
+    offer.tier as unknown as Delivered[1],
+    input,
+    reference,
+    asked
+  ).latencyMs
+}
+
+export const makeStepMachine = Effect.gen(function* () {
+  const store = yield* SagaStore
+  const ledger = yield* Ledger
+  const negotiations = yield* Negotiations
+  const offers = yield* Offers
+  const ids = yield* Ids
+  // The commerce core: wallet policies (limits, allowed sellers and categories, autonomy level,
+  // low-balance warning, auto-recharge), and the one writer of purchases the saga settles through.
+  const wallet = yield* Wallet
+  const settlement = yield* Settlement
+  const modeOf = deliveryModes(yield* KeysStore)
+  const { succeed, failAndCompensate, stepChanged } = yield* makeTransitions
+
+  /**
+   * The wallet's verdict on the saga's purchase, under the wallet lock (inside the caller's unit
+   * of work): null when it may go ahead, else why not. The limits count the escrow other running
+   * sagas hold. A saga does not wait for the owner: a purchase that needs approval is refused.
+   */
+  const policyVerdict = Effect.fnUntraced(function* (buyer: string, price: number, category: string, seller: string) {
+    const policy = yield* wallet.lock(buyer)
+    const verdict = yield* Effect.result(
+      wallet.authorize(buyer, policy, { priceCents: price, category, sellerAgentId: seller }, { approved: false })
+    )
+    if (verdict._tag === "Failure") {
+      if (verdict.failure._tag === "StorageUnavailable") return yield* Effect.fail(verdict.failure)
+      return { policy, refused: `wallet policy ${verdict.failure.policy}: ${verdict.failure.message}` }
+    }
+    if (verdict.success === null) return { policy, refused: null }
+    const why =
+      verdict.success === "manual"
+        ? "the wallet's autonomy level is manual"
+        : `${price} cents is above the wallet's approval threshold`
+    return {
+      policy,
+      refused:
+        `${why}: the purchase needs the owner's approval, and a saga runs only within autonomous limits ` +
+        "(use POST /buy, which waits for approval)"
+    }
+  })
+
+  const quote = Effect.fnUntraced(function* (r: SagaRecord, now: number) {
+    const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
+    if (offer._tag === "Failure") {
+      if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
+      return yield* failAndCompensate(r, "quote", now, offer.failure.message)
+    }
+    const { service, tier } = offer.success
+    let price = tier.priceCents
+    let detail = `list price ${price} cents (${service.name}, ${tier.name})`
+    if (r.negotiationId !== null) {
+      const redeemed = yield* Effect.result(
+        negotiations.redeem({
+          agentId: r.buyerAgentId,
+          negotiationId: r.negotiationId,
+          serviceId: r.serviceId,
+          tierId: r.tierId,
+          usedBy: r.id
+        })
+      )
+      if (redeemed._tag === "Failure") {
+        if (redeemed.failure._tag === "StorageUnavailable") return yield* Effect.fail(redeemed.failure)
+        return yield* failAndCompensate(r, "quote", now, redeemed.failure.message)
+      }
+      price = redeemed.success.priceCents
+      detail = `negotiated price ${price} cents (negotiation ${r.negotiationId}, list ${tier.priceCents})`
+    }
+    if (price < 1) return yield* failAndCompensate(r, "quote", now, `price ${price} is below the 1-cent minimum charge`)
+    const { refused } = yield* policyVerdict(r.buyerAgentId, price, service.category, service.sellerAgentId)
+    if (refused !== null) return yield* failAndCompensate(r, "quote", now, refused)
+    const snapshot: SagaSnapshot = {
+      serviceName: service.name,
+      category: service.category,
+      pricingModel: service.pricingModel,
+      listPriceCents: tier.priceCents
+    }
+    return yield* succeed(r, "quote", now, { priceCents: price, snapshot }, detail)
+  })
+
+  const escrow = Effect.fnUntraced(function* (r: SagaRecord, now: number) {
+    const price = r.priceCents!
+    // The money moves here, so the policy is checked again under the wallet lock: the quote's
+    // check may be stale (other sagas escrowed since, the owner tightened the policy).
+    const { refused, policy } = yield* policyVerdict(r.buyerAgentId, price, r.snapshot!.category, r.sellerAgentId)
+    if (refused !== null) return yield* failAndCompensate(r, "escrow", now, refused)
+    const held = yield* Effect.result(
+      ledger.transfer({
+        kind: "escrow_hold",
+        reference: r.id,
+        memo: `saga ${r.id}: escrow`,
+        from: walletAccount(r.buyerAgentId),
+        to: escrowAccount(r.id),
+        amount: price
+      })
+    )
+    if (held._tag === "Failure") {
+      if (held.failure._tag === "StorageUnavailable") return yield* Effect.fail(held.failure)
+      return yield* failAndCompensate(r, "escrow", now, held.failure.message)
+    }
+    // Low-balance warning and auto-recharge, as after any debit.
+    const after = yield* ledger.balance(walletAccount(r.buyerAgentId))
+    yield* wallet.afterDebit(r.buyerAgentId, policy, after + price, after)
+    return yield* succeed(
+      r,
+      "escrow",
+      now,
+      {},
+      `${price} cents held in ${escrowAccount(r.id)} (entry ${held.success.id})`
+    )
+  })
+
+  const deliver = Effect.fnUntraced(function* (r: SagaRecord, now: number, pending: boolean) {
+    const asked = yield* modeOf(r.input, r.sellerAgentId)
+    const { mode, delayMs } = asked
+    const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
+    if (offer._tag === "Failure") {
+      if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
+      const moved = yield* failAndCompensate(r, "deliver", now, `the seller cannot deliver: ${offer.failure.message}`)
+      return { record: moved, moved: true }
+    }
+    const timeout = deliverTimeoutMs(offer.success.tier)
+    const delivered = () => ({
+      output: simulatedOutput(offer.success, r.input, r.id),
+      snapshot:
+        r.snapshot === null
+          ? null
+          : { ...r.snapshot, deliveryLatencyMs: latencyOf(offer.success, r.input, r.id, asked) }
+    })
+    const moved = (record: SagaRecord): Advanced => ({ record, moved: true })
+    if (pending) {
+      if (mode === "ok") return moved(yield* succeed(r, "deliver", now, delivered(), "delivered (simulated seller)"))
+      if (mode === "fail") {
+        const latencyMs = Math.max(1, Math.round(offer.success.tier.sla.p95LatencyMs / 2))
+        const reason = "the seller reported a delivery failure (simulated)"
+        return moved(yield* failAndCompensate(r, "deliver", now, reason, { latencyMs }))
+      }
+      // timeout / slow: the step runs until the seller's answer or the deadline.
+      const dueAt = iso(now + (mode === "slow" ? Math.min(delayMs, timeout) : timeout))
+      const next: SagaRecord = {
+        ...r,
+        steps: setStep(r.steps, "deliver", {
+          status: "running",
+          startedAt: iso(now),
+          detail: `waiting for the seller (timeout ${timeout} ms)`
+        }),
+        deliverDueAt: dueAt,
+        nextRunAt: dueAt,
+        updatedAt: iso(now)
+      }
+      yield* store.update(next)
+      yield* stepChanged(next, "deliver", "running", "pending")
+      return moved(next)
+    }
+    // running: resumed after its timer (or by a driver that came too early).
+    if (r.deliverDueAt !== null && Date.parse(r.deliverDueAt) > now) {
+      if (r.nextRunAt !== r.deliverDueAt) {
+        const parked = { ...r, nextRunAt: r.deliverDueAt }
+        yield* store.update(parked)
+        return { record: parked, moved: false }
+      }
+      return { record: r, moved: false }
+    }
+    if (mode === "slow" && delayMs < timeout) {
+      const detail = `delivered after ${delayMs} ms (simulated slow seller)`
+      return moved(yield* succeed(r, "deliver", now, delivered(), detail))
+    }
+    if (mode === "ok") return moved(yield* succeed(r, "deliver", now, delivered(), "delivered (simulated seller)"))
+    const reason = `the seller did not deliver within ${timeout} ms (timeout)`
+    return moved(yield* failAndCompensate(r, "deliver", now, reason, { latencyMs: timeout }))
+  })
+
+  /** The purchase settled from `from`, as the settlement writer records it. */
+  const settle = (
+    r: SagaRecord,
+    now: number,
+    from: { _tag: "escrow"; sagaId: string } | { _tag: "posted"; entryId: string }
+  ) =>
+    Effect.gen(function* () {
+      const delivery = { latencyMs: r.snapshot?.deliveryLatencyMs ?? 0, output: r.output }
+      return yield* settlement
+        .settle({
+          ...purchaseOf(r, r.snapshot!, yield* ids.make("tx"), now, delivery),
+          from,
+          memo: `saga ${r.id}: settlement`
+        })
+        .pipe(Effect.catchTag(["InvalidInput", "InsufficientFunds"], (e) => Effect.die(e)))
+    })
+
+  const settleStep = Effect.fnUntraced(function* (r: SagaRecord, now: number) {
+    // The pivot: from here the saga only moves forward (a failure is retried, never compensated).
+    // The settlement writer moves the escrow 85/15 and records the purchase with its events.
+    // The buyer's wallet is locked first: the price moves from held to spent, and a limit check
+    // of another purchase (which holds this lock while it reads held, then spent) must see it
+    // on one side only, never on both.
+    yield* wallet.lock(r.buyerAgentId)
+    const { tx } = yield* settle(r, now, { _tag: "escrow", sagaId: r.id })
+    const detail =
+      `${tx.sellerCents} cents to the seller, ${tx.feeCents} cents platform fee (entry ${tx.ledgerEntryId}); ` +
+      `transaction ${tx.id} recorded`
+    return yield* succeed(r, "settle", now, { transactionId: tx.id }, detail)
+  })
+
+  const confirm = Effect.fnUntraced(function* (r: SagaRecord, now: number) {
+    const left = yield* ledger.balance(escrowAccount(r.id))
+    if (left !== 0) return yield* Effect.die(new Error(`saga ${r.id}: escrow holds ${left} cents after settlement`))
+    let transactionId = r.transactionId
+    if (transactionId === null) {
+      // Settled before the settlement writer recorded transactions: record it against its entry now.
+      const settled = (yield* ledger.entriesByReference(r.id)).find((e) => e.kind === "escrow_settle")
+      if (!settled) return yield* Effect.die(new Error(`saga ${r.id}: settled without an escrow_settle entry`))
+      transactionId = (yield* settle(r, now, { _tag: "posted", entryId: settled.id })).tx.id
+    }
+    const detail = `escrow empty; transaction ${transactionId} recorded; purchase complete`
+    return yield* succeed(r, "confirm", now, { transactionId }, detail)
+  })
+
+  /** One step of a locked, running saga (inside the caller's unit of work). */
+  const step = Effect.fnUntraced(function* (r: SagaRecord) {
+    const now = yield* Clock.currentTimeMillis
+    const i = currentIndex(r)
+    if (r.status !== "running" || i < 0) return { record: r, moved: false }
+    const current = r.steps[i]
+    const moved = (record: SagaRecord): Advanced => ({ record, moved: true })
+    switch (current.name) {
+      case "quote":
+        return moved(yield* quote(r, now))
+      case "escrow":
+        return moved(yield* escrow(r, now))
+      case "deliver":
+        return yield* deliver(r, now, current.status === "pending")
+      case "settle":
+        return moved(yield* settleStep(r, now))
+      case "confirm":
+        return moved(yield* confirm(r, now))
+    }
+  })
+
+  return { step } as const
+})

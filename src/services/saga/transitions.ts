@@ -1,0 +1,194 @@
+// How a step's outcome is written: success moves the saga to its next step (or completes it after
+// confirm); a failure compensates every step before it in the same unit of work (escrow released
+// to the buyer, a redeemed negotiated price given back) and skips the steps after it.
+import { Effect } from "effect"
+import { escrowAccount, splitSettlement, walletAccount } from "../../schema/ledger/ledger.js"
+import {
+  type SagaRecord,
+  type SagaSnapshot,
+  type SagaStepName,
+  sagaHolds,
+  sagaSteps,
+  type StepStatus
+} from "../../schema/saga/saga.js"
+import { noReferences, Settlement } from "../commerce/Settlement.js"
+import { Events } from "../events/Events.js"
+import { Ledger } from "../ledger/Ledger.js"
+import { Negotiations } from "../negotiation/Negotiation.js"
+import { Ids } from "../platform/Db.js"
+import { Wallet } from "../wallet/Wallet.js"
+import { SagaStore } from "./SagaStore.js"
+import { iso, SAGA_LEASE_MS, setStep } from "./policy.js"
+
+/** The saga's purchase as the settlement writer takes it (GET /transactions shows it). */
+export const purchaseOf = (
+  r: SagaRecord,
+  snapshot: SagaSnapshot,
+  transactionId: string,
+  now: number,
+  delivery: { readonly latencyMs: number; readonly output: unknown }
+) => ({
+  transactionId,
+  source: "saga" as const,
+  buyerAgentId: r.buyerAgentId,
+  offer: {
+    serviceId: r.serviceId,
+    serviceName: snapshot.serviceName,
+    category: snapshot.category,
+    pricingModel: snapshot.pricingModel,
+    sellerAgentId: r.sellerAgentId,
+    tierId: r.tierId,
+    listPriceCents: snapshot.listPriceCents
+  },
+  priceCents: r.priceCents ?? 0,
+  delivery,
+  references: { ...noReferences, negotiationId: r.negotiationId, sagaId: r.id },
+  at: iso(now)
+})
+
+/** The writers of step outcomes; every one runs inside the caller's unit of work. */
+export const makeTransitions = Effect.gen(function* () {
+  const store = yield* SagaStore
+  const ledger = yield* Ledger
+  const events = yield* Events
+  const negotiations = yield* Negotiations
+  const ids = yield* Ids
+  const wallet = yield* Wallet
+  const settlement = yield* Settlement
+
+  const stepChanged = (
+    r: SagaRecord,
+    name: SagaStepName,
+    status: StepStatus,
+    previous: StepStatus,
+    error: string | null = null
+  ) =>
+    events.emit(r.buyerAgentId, "saga.step_changed", {
+      sagaId: r.id,
+      step: name,
+      status,
+      previousStatus: previous,
+      sagaStatus: r.status,
+      error
+    })
+
+  /** Marks `name` succeeded and the saga ready for its next step (or completed after confirm). */
+  const succeed = Effect.fnUntraced(function* (
+    r: SagaRecord,
+    name: SagaStepName,
+    now: number,
+    patch: Partial<SagaRecord>,
+    detail: string
+  ) {
+    const at = iso(now)
+    const previous = r.steps.find((s) => s.name === name)!.status
+    const last = name === "confirm"
+    const startedAt = r.steps.find((s) => s.name === name)!.startedAt ?? at
+    const next: SagaRecord = {
+      ...r,
+      ...patch,
+      steps: setStep(r.steps, name, { status: "succeeded", startedAt, finishedAt: at, detail }),
+      status: last ? "completed" : "running",
+      nextRunAt: last ? null : iso(now + SAGA_LEASE_MS),
+      deliverDueAt: name === "deliver" ? null : r.deliverDueAt,
+      updatedAt: at,
+      finishedAt: last ? at : null
+    }
+    yield* store.update(next)
+    yield* stepChanged(next, name, "succeeded", previous)
+    if (last) {
+      const split = splitSettlement(next.priceCents ?? 0)
+      yield* events.emit(next.buyerAgentId, "saga.completed", {
+        sagaId: next.id,
+        transactionId: next.transactionId,
+        amountCents: next.priceCents,
+        serviceId: next.serviceId,
+        tierId: next.tierId,
+        sellerCents: split.sellerCents,
+        feeCents: split.feeCents
+      })
+    }
+    return next
+  })
+
+  /**
+   * The failure of step `name` and the compensation of every step before it, in one unit of
+   * work: escrow released to the buyer, a redeemed negotiation given back; later steps skipped.
+   */
+  const failAndCompensate = Effect.fnUntraced(function* (
+    r: SagaRecord,
+    name: SagaStepName,
+    now: number,
+    reason: string,
+    delivery?: { readonly latencyMs: number }
+  ) {
+    const at = iso(now)
+    // Releasing held escrow changes what the buyer's limit checks read: under the wallet lock, as they are.
+    if (sagaHolds(r)) yield* wallet.lock(r.buyerAgentId)
+    // The seller failed: an uncharged, failed transaction, as /buy records (it counts in the SLA report).
+    const transactionId =
+      name === "deliver" && r.snapshot !== null
+        ? (yield* settlement.recordFailed(
+            {
+              ...purchaseOf(r, r.snapshot, yield* ids.make("tx"), now, {
+                latencyMs: delivery?.latencyMs ?? 0,
+                output: null
+              }),
+              references: { ...noReferences, sagaId: r.id }
+            },
+            reason
+          )).tx.id
+        : r.transactionId
+    const failedIndex = sagaSteps.indexOf(name)
+    let steps = setStep(r.steps, name, {
+      status: "failed",
+      startedAt: r.steps[failedIndex].startedAt ?? at,
+      finishedAt: at,
+      detail: reason
+    })
+    yield* stepChanged({ ...r, steps }, name, "failed", r.steps[failedIndex].status, reason)
+    for (let i = failedIndex - 1; i >= 0; i--) {
+      const step = steps[i]
+      if (step.status !== "succeeded") continue
+      if (step.name === "escrow" && r.priceCents !== null && r.priceCents > 0) {
+        yield* ledger
+          .transfer({
+            kind: "escrow_release",
+            reference: r.id,
+            memo: `saga ${r.id}: ${name} failed, escrow returned`,
+            from: escrowAccount(r.id),
+            to: walletAccount(r.buyerAgentId),
+            amount: r.priceCents
+          })
+          .pipe(Effect.orDie)
+      }
+      steps = setStep(steps, step.name, { status: "compensated", compensatedAt: at })
+      yield* stepChanged({ ...r, steps }, step.name, "compensated", "succeeded")
+    }
+    // A price redeemed by this saga (in an earlier quote, or in the failing quote itself) is given back.
+    if (r.negotiationId !== null) yield* negotiations.release(r.negotiationId, r.id)
+    for (let i = failedIndex + 1; i < steps.length; i++) steps = setStep(steps, steps[i].name, { status: "skipped" })
+    const next: SagaRecord = {
+      ...r,
+      steps,
+      transactionId,
+      status: "compensated",
+      failure: { step: name, reason },
+      nextRunAt: null,
+      deliverDueAt: null,
+      updatedAt: at,
+      finishedAt: at
+    }
+    yield* store.update(next)
+    yield* events.emit(r.buyerAgentId, "saga.compensated", {
+      sagaId: r.id,
+      failedStep: name,
+      reason,
+      refundedCents: steps[1].status === "compensated" ? r.priceCents : 0,
+      transactionId
+    })
+    return next
+  })
+
+  return { succeed, failAndCompensate, stepChanged } as const
+})
