@@ -94,7 +94,7 @@ export const configDefaults: AppConfigShape = {
   embeddedVacuumSeconds: 0
 }
 
-export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("AppConfig") {
+export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("agent-commerce/AppConfig") {
   /** A config for tests: in memory, fake payments, everything else default unless overridden. */
   static readonly test = (overrides: Partial<AppConfigShape> = {}): Layer.Layer<AppConfig> =>
     Layer.succeed(AppConfig, { ...configDefaults, ...overrides })

@@ -8,31 +8,29 @@ import type { StorageUnavailable } from "../../schema/platform/errors.js"
  * no savepoint). Memory: a process-wide write lock with an undo journal, so a typed failure rolls
  * every write back. Row locks (`SELECT … FOR UPDATE`) are the stores' business.
  */
-export class Transactor extends Context.Service<
-  Transactor,
-  {
-    readonly atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageUnavailable, R>
-  }
->()("Transactor") {}
+export interface TransactorService {
+  readonly atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageUnavailable, R>
+}
+
+export class Transactor extends Context.Service<Transactor, TransactorService>()("agent-commerce/Transactor") {}
 
 export const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.flatMap(Transactor, (t) => t.atomically(effect))
 
 /** Ids and secrets. A port so tests can make them predictable. */
-export class Ids extends Context.Service<
-  Ids,
-  {
-    /** `prefix_` + 20 url-safe random characters. */
-    readonly make: (prefix: string) => Effect.Effect<string>
-    readonly uuid: Effect.Effect<string>
-    /** `bytes` random bytes, base64url. */
-    readonly secret: (bytes: number) => Effect.Effect<string>
-  }
->()("Ids") {
+export interface IdsService {
+  /** `prefix_` + 20 url-safe random characters. */
+  readonly make: (prefix: string) => Effect.Effect<string>
+  readonly uuid: Effect.Effect<string>
+  /** `bytes` random bytes, base64url. */
+  readonly secret: (bytes: number) => Effect.Effect<string>
+}
+
+export class Ids extends Context.Service<Ids, IdsService>()("agent-commerce/Ids") {
   /**
-   * Random bytes for ids come from a pool refilled 4 KB at a time: one `randomFillSync` per ~270
-   * ids instead of one per id (a purchase makes several; the call was 2 % of its time). Still the
-   * system CSPRNG; secrets are drawn directly.
+   * Random bytes for ids come from a pool refilled a block at a time: one `randomFillSync` for many
+   * ids instead of one per id (a purchase makes several, and the call showed in its profile). Still
+   * the system CSPRNG; secrets are drawn directly.
    */
   static readonly Live = Layer.sync(Ids, () => {
     const pool = Buffer.alloc(4096)
