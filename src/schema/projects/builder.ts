@@ -51,8 +51,10 @@ export const CreateProjectBody = Schema.Struct({
   Schema.makeFilter(
     (body) =>
       body.templateId !== undefined ||
-      [...(body.description ?? "").trim()].length >= MIN_DESCRIPTION ||
-      { path: ["description"], issue: `give a templateId, or a description of at least ${MIN_DESCRIPTION} characters` },
+      [...(body.description ?? "").trim()].length >= MIN_DESCRIPTION || {
+        path: ["description"],
+        issue: `give a templateId, or a description of at least ${MIN_DESCRIPTION} characters`
+      },
     {
       description:
         `A templateId, or a description of at least ${MIN_DESCRIPTION} characters ` +

@@ -20,7 +20,7 @@ export const PutWebhookBody = Schema.Struct({
   url: WebhookUrl,
   events: Schema.optional(
     Schema.Array(EventFilter).pipe(
-      Schema.check(Schema.isMinLength(1, { message: "events must name at least one event type, or [\"*\"]" })),
+      Schema.check(Schema.isMinLength(1, { message: 'events must name at least one event type, or ["*"]' })),
       Schema.check(Schema.isMaxLength(MAX_EVENT_FILTERS))
     )
   ),
