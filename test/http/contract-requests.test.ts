@@ -6,7 +6,8 @@
 // the refusal names.
 import fc from "fast-check"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { OPENAPI_PATH, REQUEST_RULES } from "../../src/http/openapi.js"
+import { OPENAPI_PATH } from "../../src/http/openapi.js"
+import { REQUEST_RULES } from "../../src/http/openapi/requestRules.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { makeRequestContract, type ClientRequest, type RequestContract } from "../fixtures/contract.js"
 import { generators, type Generators } from "../fixtures/requestArbitraries.js"
