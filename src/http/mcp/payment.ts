@@ -8,7 +8,7 @@ import {
   MCP_RECEIPT_META,
   RECEIPT_HEADER
 } from "../../schema/mpp/protocol.js"
-import { canonicalJson } from "../../services/mpp/Mpp.js"
+import { canonicalJson } from "../../services/mpp/encoding.js"
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 const b64url = (s: string) => Buffer.from(s, "utf8").toString("base64url")

@@ -7,7 +7,8 @@ import { CREDENTIAL_HEADER, RECEIPT_HEADER } from "../../schema/mpp/protocol.js"
 import { type PaymentRequired } from "../../schema/mpp/problems.js"
 import { type Receipt } from "../../schema/mpp/challenge.js"
 import { CurrentCaller } from "../../services/keys/Caller.js"
-import { isPaymentCredential, Mpp, receiptHeader, wwwAuthenticate } from "../../services/mpp/Mpp.js"
+import { isPaymentCredential, receiptHeader, wwwAuthenticate } from "../../services/mpp/encoding.js"
+import { Mpp } from "../../services/mpp/Mpp.js"
 import { Api } from "../api.js"
 
 const addHeaders = (headers: Record<string, string>) =>

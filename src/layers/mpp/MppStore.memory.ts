@@ -1,7 +1,7 @@
 // In-memory store for MPP payment challenges.
 import { Effect, Layer } from "effect"
 import type { ChallengeRecord } from "../../schema/mpp/challenge.js"
-import { MppStore } from "../../services/mpp/Mpp.js"
+import { MppStore } from "../../services/mpp/MppStore.js"
 import { MemoryDb } from "../storage/memory/MemoryDb.js"
 
 const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)

@@ -2,7 +2,7 @@
 import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import type { ChallengeRecord, ChallengeStatus } from "../../schema/mpp/challenge.js"
-import { MppStore } from "../../services/mpp/Mpp.js"
+import { MppStore } from "../../services/mpp/MppStore.js"
 import { iso, isoOrNull, orUnavailable } from "../storage/postgres/PgDb.js"
 
 interface ChallengeRow {
