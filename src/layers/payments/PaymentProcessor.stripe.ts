@@ -43,7 +43,7 @@ export const StripeProcessorLive = Layer.effectContext(
     const webhookSecret = Redacted.value(
       Option.getOrThrowWith(config.stripeWebhookSecret, () => new Error("STRIPE_WEBHOOK_SECRET is required when PAYMENTS=stripe"))
     )
-    // The SDK is loaded only under PAYMENTS=stripe (~7 MB a fake-payments server never needs).
+    // The SDK is loaded only under PAYMENTS=stripe: a large module a fake-payments server never needs.
     const Stripe = (yield* Effect.promise(() => import("stripe"))).default
     const describe = describeWith(Stripe)
     const unavailable = (what: string) => (e: unknown) => new ProcessorUnavailable({ message: `the payment processor ${what}: ${describe(e).message}` })
