@@ -18,15 +18,19 @@ export default {
     "src/services/commerce/Settlement.ts",
     "src/services/ledger/Ledger.ts",
     "src/services/wallet/Wallet.ts",
+    "src/services/wallet/limits.ts",
+    "src/services/wallet/funding.ts",
+    "src/schema/wallet/policy.ts",
     "src/services/idempotency/Idempotency.ts",
     "src/schema/ledger/ledger.ts",
     "src/layers/ledger/LedgerStore.memory.ts",
     "src/layers/idempotency/IdempotencyStore.memory.ts",
     "src/layers/commerce/SettlementStore.memory.ts",
-    // The wallet's running spend totals and its store (the rest of the file is catalog/reputation).
-    // Line ranges: re-check them whenever this file changes (merges moved them once, unnoticed).
-    "src/layers/commerce/memory.ts:160-182",
-    "src/layers/commerce/memory.ts:508-583"
+    // The wallet's store (held escrow, running spend totals and their drift check) and the one
+    // writer of the spend totals it shares with the commerce store (addSpend). The range is
+    // addSpend's lines: re-check it whenever memoryState.ts changes.
+    "src/layers/wallet/WalletStore.memory.ts",
+    "src/layers/commerce/memoryState.ts:119-123"
   ],
   // Code run while modules load or layers are built (beforeAll) is "static": such a mutant runs the
   // whole (small, ~5 s) mutation suite rather than being credited to one test.

@@ -16,7 +16,7 @@ import type { ServiceRecord } from "../src/schema/commerce/services.js"
 import type { TransactionRecord } from "../src/schema/commerce/transactions.js"
 import { AppConfig } from "../src/services/platform/AppConfig.js"
 import { CatalogStore } from "../src/services/commerce/Catalog.js"
-import { CommerceStore } from "../src/services/commerce/Commerce.js"
+import { CommerceStore } from "../src/services/commerce/CommerceStore.js"
 import { marketService, seededPurchase } from "./seedRows.js"
 
 

@@ -21,7 +21,9 @@ import { Negotiations } from "./negotiation/Negotiation.js"
 import { Sagas } from "./saga/Saga.js"
 import { Mpp } from "./mpp/Mpp.js"
 import { Catalog, CatalogOffersLive } from "./commerce/Catalog.js"
-import { Commerce, NegotiatedPricesLive } from "./commerce/Commerce.js"
+import { Commerce } from "./commerce/Commerce.js"
+import { NegotiatedPricesLive } from "./commerce/NegotiatedPrices.js"
+import { PaidPurchases } from "./commerce/PaidPurchases.js"
 import { Disputes } from "./commerce/Disputes.js"
 import { Reputation } from "./reputation/Reputation.js"
 import { Wallet } from "./wallet/Wallet.js"
@@ -76,6 +78,7 @@ export const DomainServicesLive = Layer.mergeAll(
   Webhooks.layer,
   Wallet.layer,
   Commerce.layer,
+  PaidPurchases.layer,
   Disputes.layer,
   Reputation.layer
 ).pipe(Layer.provideMerge(ServicePortsLive))

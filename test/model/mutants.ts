@@ -26,25 +26,25 @@ export const mutants: ReadonlyArray<Mutant> = [
   {
     name: "daily-limit-exclusive",
     breaks: "a purchase that lands exactly on the daily limit is allowed (`>` flipped to `>=`)",
-    edits: [{ file: "src/services/wallet/Wallet.ts", find: "if (today + priceCents > p.dailyLimitCents) {", replace: "if (today + priceCents >= p.dailyLimitCents) {" }]
+    edits: [{ file: "src/services/wallet/limits.ts", find: "if (today + priceCents > p.dailyLimitCents) {", replace: "if (today + priceCents >= p.dailyLimitCents) {" }]
   },
   {
     name: "held-not-counted",
     breaks: "escrow held by running sagas counts against the daily and monthly limits",
-    edits: [{ file: "src/services/wallet/Wallet.ts", find: "const held = yield* store.heldCents(agentId)\n", replace: "const held = 0 * (yield* store.heldCents(agentId))\n" }]
+    edits: [{ file: "src/services/wallet/limits.ts", find: "const held = yield* store.heldCents(agentId)\n", replace: "const held = 0 * (yield* store.heldCents(agentId))\n" }]
   },
   {
     name: "approval-charges-list-price",
     breaks: "an approval charges what it quoted, or nothing (void) when the price changed",
     edits: [
-      { file: "src/services/commerce/Commerce.ts", find: "if (a.negotiationId === null && tier.priceCents !== a.quotedPriceCents) return", replace: "if (false && tier.priceCents !== a.quotedPriceCents) return" },
-      { file: "src/services/commerce/Commerce.ts", find: "if (x.approval) priceCents = x.approval.quotedPriceCents", replace: "if (x.approval?.negotiationId) priceCents = x.approval.quotedPriceCents" }
+      { file: "src/services/commerce/Purchase.ts", find: "if (a.negotiationId === null && tier.priceCents !== a.quotedPriceCents) return", replace: "if (false && tier.priceCents !== a.quotedPriceCents) return" },
+      { file: "src/services/commerce/Purchase.ts", find: "if (x.approval) priceCents = x.approval.quotedPriceCents", replace: "if (x.approval?.negotiationId) priceCents = x.approval.quotedPriceCents" }
     ]
   },
   {
     name: "replay-charges-again",
     breaks: "a retried purchase (same idempotency key) answers the first and charges nothing",
-    edits: [{ file: "src/services/commerce/Commerce.ts", find: "        if (earlier) return earlier\n", replace: "        if (earlier && earlier.status === \"pending_approval\") return earlier\n" }]
+    edits: [{ file: "src/services/commerce/Purchase.ts", find: "      if (earlier) return earlier\n", replace: "      if (earlier && earlier.status === \"pending_approval\") return earlier\n" }]
   },
   {
     name: "any-seller-simulates",

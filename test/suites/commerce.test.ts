@@ -12,6 +12,7 @@ import { CommerceSeedLive, PLATFORM_SELLERS_ACCOUNT } from "../../src/layers/see
 import type { Caller } from "../../src/services/keys/Caller.js"
 import { Catalog, CatalogStore, simulateDelivery } from "../../src/services/commerce/Catalog.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
+import { NoNegotiatedPrices } from "../../src/services/commerce/NegotiatedPrices.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { Disputes } from "../../src/services/commerce/Disputes.js"
 import { Events } from "../../src/services/events/Events.js"
@@ -88,6 +89,7 @@ forEachStorage(
   "commerce",
   (storage) =>
     Layer.mergeAll(Commerce.layer, Disputes.layer, Reputation.layer).pipe(
+      Layer.provideMerge(NoNegotiatedPrices),
       Layer.provideMerge(Wallet.layer),
       Layer.provideMerge(Layer.mergeAll(Catalog.layer, Ledger.layer, Events.layer, Keys.layer)),
       Layer.provideMerge(CommerceSeedLive),

@@ -10,7 +10,7 @@ import type { TransactionRecord } from "../../src/schema/commerce/transactions.j
 import { CatalogStore } from "../../src/services/commerce/Catalog.js"
 import { COUNTER_DRIFT_SQL } from "../../src/layers/commerce/counters.postgres.js"
 import m0018 from "../../src/layers/storage/postgres/migrations/0018_agent_counters.js"
-import { CommerceStore } from "../../src/services/commerce/Commerce.js"
+import { CommerceStore } from "../../src/services/commerce/CommerceStore.js"
 import { DisputeStore } from "../../src/services/commerce/Disputes.js"
 import { embeddedCase, postgresCase } from "../fixtures/db.js"
 

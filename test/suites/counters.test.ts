@@ -15,7 +15,9 @@ import { MemoryAnalyticsStore, MemoryCommerceStore, MemoryDisputeStore } from ".
 import { MemoryDb } from "../../src/layers/storage/memory/MemoryDb.js"
 import type { Caller } from "../../src/services/keys/Caller.js"
 import { Catalog } from "../../src/services/commerce/Catalog.js"
-import { Commerce, CommerceStore } from "../../src/services/commerce/Commerce.js"
+import { Commerce } from "../../src/services/commerce/Commerce.js"
+import { NoNegotiatedPrices } from "../../src/services/commerce/NegotiatedPrices.js"
+import { CommerceStore } from "../../src/services/commerce/CommerceStore.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { Disputes } from "../../src/services/commerce/Disputes.js"
 import { Events } from "../../src/services/events/Events.js"
@@ -49,6 +51,7 @@ forEachStorage(
   "agent counters",
   (storage) =>
     Layer.mergeAll(Commerce.layer, Disputes.layer, Reputation.layer).pipe(
+      Layer.provideMerge(NoNegotiatedPrices),
       Layer.provideMerge(Wallet.layer),
       Layer.provideMerge(Layer.mergeAll(Catalog.layer, Ledger.layer, Events.layer, Keys.layer)),
       Layer.provideMerge(CommerceSeedLive),

@@ -11,7 +11,7 @@ import type { ProposalRecord } from "../../src/schema/invest/invest.js"
 import { Agent } from "../../src/schema/keys/keys.js"
 import { InvestStore } from "../../src/services/invest/Invest.js"
 import { KeysStore } from "../../src/services/keys/Keys.js"
-import { CommerceStore } from "../../src/services/commerce/Settlement.js"
+import { CommerceStore } from "../../src/services/commerce/CommerceStore.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const STATUSES: ReadonlyArray<ApprovalStatus> = ["pending", "approved", "declined", "expired"]

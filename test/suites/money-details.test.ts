@@ -38,6 +38,7 @@ import { Events } from "../../src/services/events/Events.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { WalletStore } from "../../src/services/wallet/WalletStore.js"
+import { NoNegotiatedPrices } from "../../src/services/commerce/NegotiatedPrices.js"
 import { DEFAULT_POLICY, loosens } from "../../src/schema/wallet/policy.js"
 import { commerceServices, commerceStack, fundedBuyer, ownerCaller, sellerWith, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
@@ -398,7 +399,7 @@ const memoryStores = Layer.mergeAll(
   MemoryNegotiationStore
 ).pipe(Layer.provideMerge(MemoryDb.layer), Layer.provideMerge(AppConfig.test({ storage: "memory" })))
 
-layer(commerceServices.pipe(Layer.provideMerge(memoryStores), Layer.provideMerge(Ids.Live)))("spend drift, memory store", (it) => {
+layer(commerceServices.pipe(Layer.provideMerge(NoNegotiatedPrices), Layer.provideMerge(memoryStores), Layer.provideMerge(Ids.Live)))("spend drift, memory store", (it) => {
   it.effect("kept totals equal to the purchases report nothing; a changed day or service cell is named with both numbers", () =>
     Effect.gen(function* () {
       const commerce = yield* Commerce

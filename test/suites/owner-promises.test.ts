@@ -21,6 +21,8 @@ import { Commerce } from "../../src/services/commerce/Commerce.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { Events } from "../../src/services/events/Events.js"
 import { NegotiationServicesLive } from "../../src/services/index.js"
+import { NegotiatedPricesLive } from "../../src/services/commerce/NegotiatedPrices.js"
+import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { Invest } from "../../src/services/invest/Invest.js"
 import { Keys } from "../../src/services/keys/Keys.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
@@ -53,6 +55,7 @@ forEachStorage(
   "owner promises (commerce)",
   (storage) =>
     Layer.mergeAll(Commerce.layer, NegotiationServicesLive).pipe(
+      Layer.provideMerge(NegotiatedPricesLive.pipe(Layer.provide(Negotiations.layer))),
       Layer.provideMerge(CatalogOffersLive),
       Layer.provideMerge(Wallet.layer),
       Layer.provideMerge(Layer.mergeAll(Catalog.layer, Ledger.layer, Events.layer, Keys.layer)),

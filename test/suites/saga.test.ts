@@ -24,7 +24,7 @@ import { deliverTimeoutMs, offersFrom, type OfferService } from "../../src/servi
 import { Sagas } from "../../src/services/saga/Saga.js"
 import { SagaStore } from "../../src/services/saga/SagaStore.js"
 import { SAGA_LEASE_MS } from "../../src/services/saga/policy.js"
-import { CommerceStore } from "../../src/services/commerce/Commerce.js"
+import { CommerceStore } from "../../src/services/commerce/CommerceStore.js"
 import { CommerceSeedLive } from "../../src/layers/seed/seedCommerce.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { forEachStorage } from "../fixtures/suite.js"

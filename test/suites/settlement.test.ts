@@ -8,7 +8,7 @@ import { escrowAccount, EXTERNAL_GRANTS, InsufficientFunds, PLATFORM_FEES, walle
 import { eventCatalogue } from "../../src/schema/webhooks/payloads.js"
 import { atomically, Ids } from "../../src/services/platform/Db.js"
 import { CatalogStore } from "../../src/services/commerce/Catalog.js"
-import { CommerceStore } from "../../src/services/commerce/Commerce.js"
+import { CommerceStore } from "../../src/services/commerce/CommerceStore.js"
 import type { ServiceRecord } from "../../src/schema/commerce/services.js"
 import { Events } from "../../src/services/events/Events.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"

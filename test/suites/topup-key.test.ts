@@ -4,14 +4,13 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { walletAccount } from "../../src/schema/ledger/ledger.js"
-import { currentIdempotencyKey, currentIdempotencyScope } from "../../src/services/idempotency/Idempotency.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { commerceStack, fundedBuyer } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
-const keyed = (key: string, scope: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(Effect.provideService(currentIdempotencyKey, key), Effect.provideService(currentIdempotencyScope, scope))
+/** The request's Idempotency-Key and the caller it belongs to, as the top-up handler passes them. */
+const keyed = (key: string, scope: string) => ({ key, scope })
 
 forEachStorage("keyed top-ups", commerceStack, (it) => {
   it.effect("the same key and caller: one credit, the same entry answered again; another key or caller, or no key: a credit each", () =>
@@ -19,12 +18,12 @@ forEachStorage("keyed top-ups", commerceStack, (it) => {
       const wallet = yield* Wallet
       const ledger = yield* Ledger
       const { agentId } = yield* fundedBuyer(0)
-      const first = yield* wallet.topup(agentId, 300).pipe(keyed("k-1", "caller-a"))
-      const again = yield* wallet.topup(agentId, 300).pipe(keyed("k-1", "caller-a"))
+      const first = yield* wallet.topup(agentId, 300, keyed("k-1", "caller-a"))
+      const again = yield* wallet.topup(agentId, 300, keyed("k-1", "caller-a"))
       expect(again.entryId, "the retry finds the first credit").toBe(first.entryId)
       expect(again.balanceCents).toBe(300)
-      yield* wallet.topup(agentId, 300).pipe(keyed("k-2", "caller-a"))
-      yield* wallet.topup(agentId, 300).pipe(keyed("k-1", "caller-b"))
+      yield* wallet.topup(agentId, 300, keyed("k-2", "caller-a"))
+      yield* wallet.topup(agentId, 300, keyed("k-1", "caller-b"))
       yield* wallet.topup(agentId, 300)
       yield* wallet.topup(agentId, 300)
       expect(yield* ledger.balance(walletAccount(agentId)), "five credits, not six").toBe(1500)

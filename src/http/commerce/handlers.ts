@@ -10,8 +10,15 @@ import { Reputation } from "../../services/reputation/Reputation.js"
 import { Wallet } from "../../services/wallet/Wallet.js"
 import { Api } from "../api.js"
 import { securityEvent } from "../securityLog.js"
-import { Mpp } from "../../services/mpp/Mpp.js"
+import { PaidPurchases } from "../../services/commerce/PaidPurchases.js"
+import { currentIdempotencyKey, currentIdempotencyScope } from "../../services/idempotency/Idempotency.js"
 import { challengeHeaders, paymentContext, receiptHeaders } from "../mpp/handlers.js"
+
+/** The request's Idempotency-Key with the caller it belongs to, for services that dedupe on it. */
+const requestKey = Effect.gen(function* () {
+  const key = yield* currentIdempotencyKey
+  return key === undefined ? undefined : { key, scope: yield* currentIdempotencyScope }
+})
 
 /** Every route of the key group is behind AgentAuth, so the caller always has an agent. */
 const agent = Effect.map(CurrentCaller, (caller) => caller.agentId!)
@@ -26,32 +33,23 @@ export const CommerceLive = HttpApiBuilder.group(Api, "commerce", (handlers) =>
     .handle("recommend", ({ query: urlParams }) => Effect.flatMap(agent, (id) => Effect.flatMap(Reputation, (r) => r.recommend(id, urlParams))))
     .handle("wallet", () => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.view(id))))
     .handle("updateWallet", ({ payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.updatePolicy(id, payload))))
-    .handle("topup", ({ payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.topup(id, payload.amountCents))))
+    .handle("topup", ({ payload }) => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => Effect.flatMap(requestKey, (key) => w.topup(id, payload.amountCents, key)))))
     .handle("buy", Effect.fnUntraced(function* ({ payload }) {
       const caller = yield* CurrentCaller
-      const commerce = yield* Commerce
-      const mpp = yield* Mpp
-      const { body, credential, credentialHeader } = yield* paymentContext
-      const buy = commerce.buy({ caller, serviceId: payload.serviceId, tierId: payload.tierId, input: payload.input, negotiationId: payload.negotiationId })
-      const offer = { serviceId: payload.serviceId, tierId: payload.tierId, body, credentialHeader }
-      // MPP: a short wallet answers a 402 with a challenge for this purchase; the credential of
-      // that challenge (after funding) pays the purchase, claimed in its own unit of work.
-      const outcome =
-        credential === undefined
-          ? Effect.map(
-              buy.pipe(Effect.catchTag("InsufficientCredits", (e) => Effect.flatMap(mpp.walletShort(caller, offer, e), Effect.fail))),
-              (purchase) => ({ purchase, receipt: undefined })
-            )
-          : mpp.payPurchase(caller, { ...offer, credential }, buy)
-      const { purchase, receipt } = yield* outcome.pipe(
-        Effect.tapError((e) =>
-          e._tag === "PolicyViolation"
-            ? securityEvent("policy.denied", { accountId: caller.accountId, agentId: caller.agentId, keyId: caller.keyId, reason: e.message })
-            : e._tag === "PaymentRequired"
-              ? challengeHeaders(e)
-              : Effect.void
+      const paid = yield* PaidPurchases
+      const payment = yield* paymentContext
+      const idempotencyKey = yield* currentIdempotencyKey
+      const { purchase, receipt } = yield* paid
+        .buy({ caller, serviceId: payload.serviceId, tierId: payload.tierId, input: payload.input, negotiationId: payload.negotiationId, idempotencyKey, payment })
+        .pipe(
+          Effect.tapError((e) =>
+            e._tag === "PolicyViolation"
+              ? securityEvent("policy.denied", { accountId: caller.accountId, agentId: caller.agentId, keyId: caller.keyId, reason: e.message })
+              : e._tag === "PaymentRequired"
+                ? challengeHeaders(e)
+                : Effect.void
+          )
         )
-      )
       if (receipt !== undefined) yield* receiptHeaders(receipt)
       return purchase
     })

@@ -5,7 +5,8 @@ import { CatalogStore } from "../../services/commerce/Catalog.js"
 import { EventStore } from "../../services/events/EventStore.js"
 import { WalletStore } from "../../services/wallet/WalletStore.js"
 import { LedgerStore } from "../../services/ledger/Ledger.js"
-import { CommerceStore, SettlementStore } from "../../services/commerce/Settlement.js"
+import { CommerceStore } from "../../services/commerce/CommerceStore.js"
+import { SettlementStore } from "../../services/commerce/SettlementStore.js"
 import type { WalletRecord } from "../../schema/commerce/wallets.js"
 
 type Settled = Parameters<SettlementStore["Service"]["write"]>[0]

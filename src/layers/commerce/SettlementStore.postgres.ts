@@ -2,7 +2,7 @@
 // delivery, the buyer's running totals, events) in one statement.
 import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
-import { SettlementStore } from "../../services/commerce/Settlement.js"
+import { SettlementStore } from "../../services/commerce/SettlementStore.js"
 import type { WalletRecord } from "../../schema/commerce/wallets.js"
 import { makePurchaseRows, purchaseLockCtes, SERVICE_COLUMNS, type ServiceRow, toService, transactionCtes } from "./postgres.js"
 import { eventsCte } from "../events/EventStore.postgres.js"

@@ -2,7 +2,7 @@
 // service, the settlement and the wallet storage adapters.
 import { Effect } from "effect"
 import { cents } from "../platform/common.js"
-import type { WalletPolicy, WalletRecord } from "../commerce/wallets.js"
+import type { UpdateWalletBody, WalletPolicy, WalletRecord } from "../commerce/wallets.js"
 
 /** The UTC day ("YYYY-MM-DD") of an ISO instant. */
 export const utcDay = (iso: string): string => new Date(iso).toISOString().slice(0, 10)
@@ -74,3 +74,37 @@ export const initialWallet = (agentId: string, now: number): WalletRecord => ({
   createdAt: new Date(now).toISOString(),
   updatedAt: new Date(now).toISOString()
 })
+
+/** The policy `body` asks for: each field it names replaces the current one, the rest is kept. */
+export const applyPolicyUpdate = (p: WalletPolicy, body: UpdateWalletBody): WalletPolicy => {
+  const pick = <K extends keyof WalletPolicy>(k: K): WalletPolicy[K] =>
+    body[k as keyof UpdateWalletBody] !== undefined ? (body[k as keyof UpdateWalletBody] as WalletPolicy[K]) : p[k]
+  return {
+    perTransactionLimitCents: pick("perTransactionLimitCents"),
+    dailyLimitCents: pick("dailyLimitCents"),
+    monthlyLimitCents: pick("monthlyLimitCents"),
+    allowedCategories: pick("allowedCategories"),
+    allowedSellers: pick("allowedSellers"),
+    approvalThresholdCents: pick("approvalThresholdCents"),
+    autonomyLevel: pick("autonomyLevel"),
+    autoRecharge: {
+      enabled: body.autoRecharge?.enabled ?? p.autoRecharge.enabled,
+      thresholdCents: body.autoRecharge?.thresholdCents ?? p.autoRecharge.thresholdCents,
+      amountCents: body.autoRecharge?.amountCents ?? p.autoRecharge.amountCents
+    }
+  }
+}
+
+/** Why a purchase that passed the limits must wait for the owner, or null when it need not. */
+export const approvalNeeded = (
+  p: WalletPolicy,
+  priceCents: number,
+  approved: boolean
+): "manual" | "approvalThreshold" | null =>
+  approved
+    ? null
+    : p.autonomyLevel === "manual"
+      ? "manual"
+      : p.autonomyLevel === "semi_auto" && priceCents > p.approvalThresholdCents
+        ? "approvalThreshold"
+        : null

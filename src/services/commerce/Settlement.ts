@@ -6,77 +6,18 @@
 // recorded here too (nothing charged, no event). Refunds of a settled purchase go back through
 // here as well. docs/events.md has the one payload every path emits.
 import { Clock, Context, Effect, Layer } from "effect"
-import type { ApprovalRecord, ApprovalStatus } from "../../schema/commerce/approvals.js"
-import type { DeliveryRecord, TransactionRecord, TransactionRow } from "../../schema/commerce/transactions.js"
-import type { ReviewRecord } from "../../schema/commerce/reviews.js"
-import type { TransactionFilter } from "../../schema/commerce/filters.js"
+import type { DeliveryRecord, TransactionRecord } from "../../schema/commerce/transactions.js"
 import type { ServiceRecord } from "../../schema/commerce/services.js"
 import type { WalletRecord } from "../../schema/commerce/wallets.js"
-import type { JournalEntry } from "../../schema/ledger/ledger.js"
+import type { InsufficientFunds, JournalEntry } from "../../schema/ledger/ledger.js"
 import { escrowAccount, PLATFORM_FEES, splitSettlement, walletAccount } from "../../schema/ledger/ledger.js"
-import type { Conflict, StorageUnavailable } from "../../schema/platform/errors.js"
+import type { InvalidInput, StorageUnavailable } from "../../schema/platform/errors.js"
 import type { PricingModel } from "../../schema/commerce/common.js"
-import type { DomainEvent } from "../../schema/events/events.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { initialWallet } from "../../schema/wallet/policy.js"
-
-/** Storage port for transactions (with their deliveries and reviews) and approvals. */
-export class CommerceStore extends Context.Service<
-  CommerceStore,
-  {
-    readonly insertTransaction: (tx: TransactionRecord, delivery: DeliveryRecord) => Effect.Effect<void, StorageUnavailable>
-    readonly getTransaction: (id: string) => Effect.Effect<TransactionRow | undefined, StorageUnavailable>
-    /** The row, locked for this unit of work. */
-    readonly lockTransaction: (id: string) => Effect.Effect<TransactionRecord | undefined, StorageUnavailable>
-    readonly updateTransaction: (tx: TransactionRecord) => Effect.Effect<void, StorageUnavailable>
-    readonly findByIdempotencyKey: (buyerAgentId: string, key: string) => Effect.Effect<TransactionRow | undefined, StorageUnavailable>
-    /** Newest first (createdAt, id descending), at most `limit` rows. */
-    readonly listTransactions: (filter: TransactionFilter) => Effect.Effect<ReadonlyArray<TransactionRow>, StorageUnavailable>
-    /** Fails with Conflict when the transaction already has a review. */
-    readonly insertReview: (review: ReviewRecord) => Effect.Effect<void, Conflict | StorageUnavailable>
-    readonly insertApproval: (approval: ApprovalRecord) => Effect.Effect<void, StorageUnavailable>
-    readonly lockApproval: (id: string) => Effect.Effect<ApprovalRecord | undefined, StorageUnavailable>
-    readonly updateApproval: (approval: ApprovalRecord) => Effect.Effect<void, StorageUnavailable>
-    readonly findApprovalByKey: (agentId: string, key: string) => Effect.Effect<ApprovalRecord | undefined, StorageUnavailable>
-    /** Up to `limit` of the account's approvals (of one stored status), newest first, from after `before` (a keyset page). */
-    readonly listApprovals: (
-      accountId: string,
-      status: ApprovalStatus | undefined,
-      limit: number,
-      before?: { readonly createdAt: string; readonly id: string }
-    ) => Effect.Effect<ReadonlyArray<ApprovalRecord>, StorageUnavailable>
-  }
->()("CommerceStore") {}
-
-/**
- * Storage port: a settled purchase written at once in the caller's unit of work — its ledger entry
- * (when this purchase posts one), the transaction with its delivery record and the buyer's running
- * totals, and its events. On Postgres one statement: the rows every buyer of a seller shares (the
- * seller's balance, the fee account) are held only from it to commit. The memory store composes
- * the ledger, commerce and event stores.
- */
-export class SettlementStore extends Context.Service<
-  SettlementStore,
-  {
-    /**
-     * Opens a purchase from a wallet, in the caller's unit of work: the buyer's wallet row and its
-     * ledger balance locked, in that order, with the balance read under the lock (created, empty,
-     * when missing: `wallet` is the row to make), and the service as it is now (undefined when
-     * unknown). On Postgres one statement: a buy is BEGIN, this, the settlement, COMMIT.
-     */
-    readonly open: (input: { readonly wallet: WalletRecord; readonly serviceId: string }) => Effect.Effect<
-      { readonly wallet: WalletRecord; readonly balanceCents: number; readonly service: ServiceRecord | undefined },
-      StorageUnavailable
-    >
-    readonly write: (settled: {
-      readonly entry: JournalEntry | null
-      readonly tx: TransactionRecord
-      readonly delivery: DeliveryRecord
-      readonly events: ReadonlyArray<DomainEvent>
-    }) => Effect.Effect<void, StorageUnavailable>
-  }
->()("SettlementStore") {}
+import { CommerceStore } from "./CommerceStore.js"
+import { SettlementStore } from "./SettlementStore.js"
 
 /** Which path sold it (carried in the event and kept for the history). */
 export type SettlementSource = "buy" | "paid_call" | "saga"
@@ -101,7 +42,13 @@ export interface SettlementReferences {
   readonly challengeId: string | null
 }
 
-export const noReferences: SettlementReferences = { negotiationId: null, approvalId: null, idempotencyKey: null, sagaId: null, challengeId: null }
+export const noReferences: SettlementReferences = {
+  negotiationId: null,
+  approvalId: null,
+  idempotencyKey: null,
+  sagaId: null,
+  challengeId: null
+}
 
 export interface SettlementInput {
   readonly transactionId: string
@@ -136,7 +83,11 @@ export interface Settled {
 }
 
 /** The `transaction.completed` payload, the same from every path (docs/events.md). */
-export const completedPayload = (tx: TransactionRecord, source: SettlementSource, references: SettlementReferences) => ({
+export const completedPayload = (
+  tx: TransactionRecord,
+  source: SettlementSource,
+  references: SettlementReferences
+) => ({
   transactionId: tx.id,
   serviceId: tx.serviceId,
   tierId: tx.tierId,
@@ -151,120 +102,185 @@ export const completedPayload = (tx: TransactionRecord, source: SettlementSource
   challengeId: references.challengeId
 })
 
-export class Settlement extends Context.Service<Settlement>()("Settlement", {
-  make: Effect.gen(function* () {
-    const store = yield* CommerceStore
-    const writer = yield* SettlementStore
-    const ledger = yield* Ledger
-    const events = yield* Events
+/** What refunding a settled purchase records. */
+export interface RefundInput {
+  readonly disputeId: string | null
+  readonly reason: string | null
+  readonly at: string
+  readonly memo: string
+}
 
-    const record = (input: Omit<SettlementInput, "from" | "memo">, patch: Pick<TransactionRecord, "status" | "sellerCents" | "feeCents" | "ledgerEntryId">, error: string | null): Settled => ({
-      tx: {
-        id: input.transactionId,
-        buyerAgentId: input.buyerAgentId,
-        sellerAgentId: input.offer.sellerAgentId,
-        serviceId: input.offer.serviceId,
-        serviceName: input.offer.serviceName,
-        category: input.offer.category,
-        pricingModel: input.offer.pricingModel,
-        tierId: input.offer.tierId,
-        listPriceCents: input.offer.listPriceCents,
-        priceCents: input.priceCents,
-        negotiationId: input.references.negotiationId,
-        approvalId: input.references.approvalId,
-        idempotencyKey: input.references.idempotencyKey,
-        createdAt: input.at,
-        refundedAt: null,
-        ...patch
-      },
-      delivery: {
-        transactionId: input.transactionId,
-        serviceId: input.offer.serviceId,
-        tierId: input.offer.tierId,
-        success: error === null,
-        latencyMs: input.delivery.latencyMs,
-        output: error === null ? input.delivery.output : null,
-        error,
-        deliveredAt: input.at
-      }
-    })
+export interface SettlementService {
+  /**
+   * Opens a purchase from the buyer's wallet (SettlementStore.open): the wallet and its balance
+   * locked, the service read. Settle it with `from: { _tag: "wallet", lockedBalanceCents: balanceCents }`.
+   */
+  readonly open: (
+    buyerAgentId: string,
+    serviceId: string
+  ) => Effect.Effect<
+    { readonly wallet: WalletRecord; readonly balanceCents: number; readonly service: ServiceRecord | undefined },
+    StorageUnavailable
+  >
+  /**
+   * Settles a delivered purchase in the caller's unit of work: entry, transaction, delivery,
+   * events. Fails with InsufficientFunds (nothing written) when the wallet or escrow is short.
+   */
+  readonly settle: (
+    input: SettlementInput
+  ) => Effect.Effect<Settled, InsufficientFunds | InvalidInput | StorageUnavailable>
+  /** A purchase whose delivery failed: recorded (it counts in the seller's SLA), nothing charged, no event. */
+  readonly recordFailed: (
+    input: Omit<SettlementInput, "from" | "memo">,
+    error: string
+  ) => Effect.Effect<Settled, StorageUnavailable>
+  /**
+   * Reverses a settled purchase exactly (buyer +price, seller −share, platform −fee) and marks it
+   * refunded, in the caller's unit of work; tells buyer and seller. Fails with InsufficientFunds
+   * when the seller has already spent its share.
+   */
+  readonly refund: (
+    tx: TransactionRecord,
+    refund: RefundInput
+  ) => Effect.Effect<
+    { readonly tx: TransactionRecord; readonly entry: JournalEntry },
+    InsufficientFunds | InvalidInput | StorageUnavailable
+  >
+}
 
-    /**
-     * Settles a delivered purchase in the caller's unit of work: entry, transaction, delivery,
-     * events. Fails with InsufficientFunds (nothing written) when the wallet or escrow is short.
-     */
-    const settle = Effect.fnUntraced(function* (input: SettlementInput) {
-      const split = splitSettlement(input.priceCents)
-      let entry: JournalEntry | null = null
-      if (input.from._tag !== "posted") {
-        const source = input.from._tag === "wallet" ? walletAccount(input.buyerAgentId) : escrowAccount(input.from.sagaId)
-        // Checked (the buyer's wallet or the escrow locked) here; written below with the rest.
-        entry = yield* ledger.prepare({
-          kind: input.from._tag === "wallet" ? "purchase" : "escrow_settle",
-          // A saga's settlement is referenced by the saga (its escrow's reference), a purchase by its transaction.
-          reference: input.from._tag === "wallet" ? input.transactionId : input.from.sagaId,
-          memo: input.memo,
-          postings: [
-            { account: source, amount: -input.priceCents },
-            { account: walletAccount(input.offer.sellerAgentId), amount: split.sellerCents },
-            { account: PLATFORM_FEES, amount: split.feeCents }
-          ],
-          ...(input.from._tag === "wallet" && input.from.lockedBalanceCents !== undefined ? { locked: new Map([[source, input.from.lockedBalanceCents]]) } : {})
-        })
-      }
-      const entryId = entry !== null ? entry.id : (input.from as { readonly entryId: string }).entryId
-      const settled = record(input, { status: "completed", sellerCents: split.sellerCents, feeCents: split.feeCents, ledgerEntryId: entryId }, null)
-      const payload = completedPayload(settled.tx, input.source, input.references)
-      const made = yield* events.make([
-        { agentId: input.buyerAgentId, type: "transaction.completed", data: { ...payload, role: "buyer" } },
-        { agentId: input.offer.sellerAgentId, type: "transaction.completed", data: { ...payload, role: "seller" } }
-      ])
-      yield* writer.write({ entry, tx: settled.tx, delivery: settled.delivery, events: made })
-      return settled
-    })
+const make = Effect.gen(function* () {
+  const store = yield* CommerceStore
+  const writer = yield* SettlementStore
+  const ledger = yield* Ledger
+  const events = yield* Events
 
-    /** A purchase whose delivery failed: recorded (it counts in the seller's SLA), nothing charged, no event. */
-    const recordFailed = Effect.fnUntraced(function* (input: Omit<SettlementInput, "from" | "memo">, error: string) {
-      const failed = record(input, { status: "failed", sellerCents: 0, feeCents: 0, ledgerEntryId: null }, error)
-      yield* store.insertTransaction(failed.tx, failed.delivery)
-      return failed
-    })
-
-    /**
-     * Reverses a settled purchase exactly (buyer +price, seller −share, platform −fee) and marks it
-     * refunded, in the caller's unit of work; tells buyer and seller. Fails with InsufficientFunds
-     * when the seller has already spent its share.
-     */
-    const refund = Effect.fnUntraced(function* (tx: TransactionRecord, refund: { readonly disputeId: string | null; readonly reason: string | null; readonly at: string; readonly memo: string }) {
-      const entry = yield* ledger.post({
-        kind: "refund",
-        reference: tx.id,
-        memo: refund.memo,
-        postings: [
-          { account: walletAccount(tx.buyerAgentId), amount: tx.priceCents },
-          { account: walletAccount(tx.sellerAgentId), amount: -tx.sellerCents },
-          { account: PLATFORM_FEES, amount: -tx.feeCents }
-        ]
-      })
-      const refunded: TransactionRecord = { ...tx, status: "refunded", refundedAt: refund.at }
-      yield* store.updateTransaction(refunded)
-      const data = { transactionId: tx.id, amountCents: tx.priceCents, sellerCents: tx.sellerCents, feeCents: tx.feeCents, disputeId: refund.disputeId, reason: refund.reason }
-      yield* events.emitMany([
-        { agentId: tx.buyerAgentId, type: "transaction.refunded", data },
-        { agentId: tx.sellerAgentId, type: "transaction.refunded", data }
-      ])
-      return { tx: refunded, entry }
-    })
-
-    /**
-     * Opens a purchase from the buyer's wallet (SettlementStore.open): the wallet and its balance
-     * locked, the service read. Settle it with `from: { _tag: "wallet", lockedBalanceCents: balanceCents }`.
-     */
-    const open = (buyerAgentId: string, serviceId: string) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => writer.open({ wallet: initialWallet(buyerAgentId, now), serviceId }))
-
-    return { open, settle, recordFailed, refund } as const
+  const record = (
+    input: Omit<SettlementInput, "from" | "memo">,
+    patch: Pick<TransactionRecord, "status" | "sellerCents" | "feeCents" | "ledgerEntryId">,
+    error: string | null
+  ): Settled => ({
+    tx: {
+      id: input.transactionId,
+      buyerAgentId: input.buyerAgentId,
+      sellerAgentId: input.offer.sellerAgentId,
+      serviceId: input.offer.serviceId,
+      serviceName: input.offer.serviceName,
+      category: input.offer.category,
+      pricingModel: input.offer.pricingModel,
+      tierId: input.offer.tierId,
+      listPriceCents: input.offer.listPriceCents,
+      priceCents: input.priceCents,
+      negotiationId: input.references.negotiationId,
+      approvalId: input.references.approvalId,
+      idempotencyKey: input.references.idempotencyKey,
+      createdAt: input.at,
+      refundedAt: null,
+      ...patch
+    },
+    delivery: {
+      transactionId: input.transactionId,
+      serviceId: input.offer.serviceId,
+      tierId: input.offer.tierId,
+      success: error === null,
+      latencyMs: input.delivery.latencyMs,
+      output: error === null ? input.delivery.output : null,
+      error,
+      deliveredAt: input.at
+    }
   })
-}) {
-  static readonly layer = Layer.effect(Settlement, Settlement.make).pipe(Layer.provide([Ledger.layer, Events.layer]))
+
+  /**
+   * Settles a delivered purchase in the caller's unit of work: entry, transaction, delivery,
+   * events. Fails with InsufficientFunds (nothing written) when the wallet or escrow is short.
+   */
+  const settle = Effect.fnUntraced(function* (input: SettlementInput) {
+    const split = splitSettlement(input.priceCents)
+    let entry: JournalEntry | null = null
+    if (input.from._tag !== "posted") {
+      const source = input.from._tag === "wallet" ? walletAccount(input.buyerAgentId) : escrowAccount(input.from.sagaId)
+      // Checked (the buyer's wallet or the escrow locked) here; written below with the rest.
+      entry = yield* ledger.prepare({
+        kind: input.from._tag === "wallet" ? "purchase" : "escrow_settle",
+        // A saga's settlement is referenced by the saga (its escrow's reference), a purchase by its transaction.
+        reference: input.from._tag === "wallet" ? input.transactionId : input.from.sagaId,
+        memo: input.memo,
+        postings: [
+          { account: source, amount: -input.priceCents },
+          { account: walletAccount(input.offer.sellerAgentId), amount: split.sellerCents },
+          { account: PLATFORM_FEES, amount: split.feeCents }
+        ],
+        ...(input.from._tag === "wallet" && input.from.lockedBalanceCents !== undefined
+          ? { locked: new Map([[source, input.from.lockedBalanceCents]]) }
+          : {})
+      })
+    }
+    const entryId = entry !== null ? entry.id : (input.from as { readonly entryId: string }).entryId
+    const settled = record(
+      input,
+      { status: "completed", sellerCents: split.sellerCents, feeCents: split.feeCents, ledgerEntryId: entryId },
+      null
+    )
+    const payload = completedPayload(settled.tx, input.source, input.references)
+    const made = yield* events.make([
+      { agentId: input.buyerAgentId, type: "transaction.completed", data: { ...payload, role: "buyer" } },
+      { agentId: input.offer.sellerAgentId, type: "transaction.completed", data: { ...payload, role: "seller" } }
+    ])
+    yield* writer.write({ entry, tx: settled.tx, delivery: settled.delivery, events: made })
+    return settled
+  })
+
+  /** A purchase whose delivery failed: recorded (it counts in the seller's SLA), nothing charged, no event. */
+  const recordFailed = Effect.fnUntraced(function* (input: Omit<SettlementInput, "from" | "memo">, error: string) {
+    const failed = record(input, { status: "failed", sellerCents: 0, feeCents: 0, ledgerEntryId: null }, error)
+    yield* store.insertTransaction(failed.tx, failed.delivery)
+    return failed
+  })
+
+  /**
+   * Reverses a settled purchase exactly (buyer +price, seller −share, platform −fee) and marks it
+   * refunded, in the caller's unit of work; tells buyer and seller. Fails with InsufficientFunds
+   * when the seller has already spent its share.
+   */
+  const refund = Effect.fnUntraced(function* (tx: TransactionRecord, refund: RefundInput) {
+    const entry = yield* ledger.post({
+      kind: "refund",
+      reference: tx.id,
+      memo: refund.memo,
+      postings: [
+        { account: walletAccount(tx.buyerAgentId), amount: tx.priceCents },
+        { account: walletAccount(tx.sellerAgentId), amount: -tx.sellerCents },
+        { account: PLATFORM_FEES, amount: -tx.feeCents }
+      ]
+    })
+    const refunded: TransactionRecord = { ...tx, status: "refunded", refundedAt: refund.at }
+    yield* store.updateTransaction(refunded)
+    const data = {
+      transactionId: tx.id,
+      amountCents: tx.priceCents,
+      sellerCents: tx.sellerCents,
+      feeCents: tx.feeCents,
+      disputeId: refund.disputeId,
+      reason: refund.reason
+    }
+    yield* events.emitMany([
+      { agentId: tx.buyerAgentId, type: "transaction.refunded", data },
+      { agentId: tx.sellerAgentId, type: "transaction.refunded", data }
+    ])
+    return { tx: refunded, entry }
+  })
+
+  /**
+   * Opens a purchase from the buyer's wallet (SettlementStore.open): the wallet and its balance
+   * locked, the service read. Settle it with `from: { _tag: "wallet", lockedBalanceCents: balanceCents }`.
+   */
+  const open = (buyerAgentId: string, serviceId: string) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      writer.open({ wallet: initialWallet(buyerAgentId, now), serviceId })
+    )
+
+  return { open, settle, recordFailed, refund } satisfies SettlementService
+})
+
+export class Settlement extends Context.Service<Settlement, SettlementService>()("agent-commerce/Settlement") {
+  static readonly layer = Layer.effect(Settlement, make).pipe(Layer.provide([Ledger.layer, Events.layer]))
 }

@@ -71,9 +71,7 @@ export interface WalletStoreService {
   readonly countPendingApprovals: (agentId: string, nowIso: string) => Effect.Effect<number, StorageUnavailable>
   readonly insertRecharge: (request: RechargeRequest) => Effect.Effect<void, StorageUnavailable>
   /** Recharge requests waiting for the payments layer (status requested), oldest first. */
-  readonly listRequestedRecharges: (
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<RechargeRequest>, StorageUnavailable>
+  readonly listRequestedRecharges: (limit: number) => Effect.Effect<ReadonlyArray<RechargeRequest>, StorageUnavailable>
 }
 
 export class WalletStore extends Context.Service<WalletStore, WalletStoreService>()("agent-commerce/WalletStore") {}
