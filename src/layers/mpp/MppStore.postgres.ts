@@ -1,45 +1,32 @@
-// Postgres store for MPP payment challenges.
+// Postgres store for MPP payment challenges. Rows are decoded with the row schema below.
 import { SqlClient } from "effect/sql"
-import { Effect, Layer } from "effect"
-import type { ChallengeRecord, ChallengeStatus } from "../../schema/mpp/challenge.js"
-import { MppStore } from "../../services/mpp/MppStore.js"
-import { iso, isoOrNull, orUnavailable } from "../storage/postgres/PgDb.js"
+import { Effect, Layer, Schema } from "effect"
+import { ChallengeStatus } from "../../schema/mpp/challenge.js"
+import { MppStore } from "../../services/mpp/Mpp.js"
+import { orUnavailable } from "../storage/postgres/PgDb.js"
+import { decodeFirst, decodeRows, IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
 
-interface ChallengeRow {
-  id: string
-  agentId: string
-  keyId: string
-  serviceId: string
-  tierId: string
-  sellerAgentId: string
-  amountCents: number
-  request: string
-  digest: string
-  status: ChallengeStatus
-  expiresAt: Date
-  createdAt: Date
-  paidAt: Date | null
-  entryId: string | null
-  transactionId: string | null
-}
-
-const toChallenge = (r: ChallengeRow): ChallengeRecord => ({
-  id: r.id,
-  agentId: r.agentId,
-  keyId: r.keyId,
-  serviceId: r.serviceId,
-  tierId: r.tierId,
-  sellerAgentId: r.sellerAgentId,
-  amountCents: r.amountCents,
-  request: r.request,
-  digest: r.digest,
-  status: r.status,
-  expiresAt: iso(r.expiresAt),
-  createdAt: iso(r.createdAt),
-  paidAt: isoOrNull(r.paidAt),
-  entryId: r.entryId,
-  transactionId: r.transactionId
+/** An `mpp_challenges` row as the ChallengeRecord it stores. */
+const ChallengeRow = Schema.Struct({
+  id: Schema.String,
+  agentId: Schema.String,
+  keyId: Schema.String,
+  serviceId: Schema.String,
+  tierId: Schema.String,
+  sellerAgentId: Schema.String,
+  amountCents: Schema.Number,
+  request: Schema.String,
+  digest: Schema.String,
+  status: ChallengeStatus,
+  expiresAt: IsoTimestamp,
+  createdAt: IsoTimestamp,
+  paidAt: IsoTimestampOrNull,
+  entryId: Schema.NullOr(Schema.String),
+  transactionId: Schema.NullOr(Schema.String)
 })
+
+const first = decodeFirst(ChallengeRow)
+const all = decodeRows(ChallengeRow)
 
 export const PgMppStore = Layer.effect(
   MppStore,
@@ -48,24 +35,27 @@ export const PgMppStore = Layer.effect(
     return {
       insert: (r) =>
         orUnavailable(sql`
-          INSERT INTO mpp_challenges (id, agent_id, key_id, service_id, tier_id, seller_agent_id, amount_cents, request, digest, status,
-            expires_at, created_at, paid_at, entry_id, transaction_id)
-          VALUES (${r.id}, ${r.agentId}, ${r.keyId}, ${r.serviceId}, ${r.tierId}, ${r.sellerAgentId}, ${r.amountCents}, ${r.request}, ${r.digest},
-            ${r.status}, ${r.expiresAt}, ${r.createdAt}, ${r.paidAt}, ${r.entryId}, ${r.transactionId})`).pipe(Effect.asVoid),
+          INSERT INTO mpp_challenges (id, agent_id, key_id, service_id, tier_id, seller_agent_id, amount_cents, request,
+            digest, status, expires_at, created_at, paid_at, entry_id, transaction_id)
+          VALUES (${r.id}, ${r.agentId}, ${r.keyId}, ${r.serviceId}, ${r.tierId}, ${r.sellerAgentId}, ${r.amountCents},
+            ${r.request}, ${r.digest}, ${r.status}, ${r.expiresAt}, ${r.createdAt}, ${r.paidAt}, ${r.entryId},
+            ${r.transactionId})`).pipe(Effect.asVoid),
       getForUpdate: (id) =>
-        orUnavailable(sql<ChallengeRow>`SELECT * FROM mpp_challenges WHERE id = ${id} FOR UPDATE`).pipe(Effect.map((rows) => (rows[0] ? toChallenge(rows[0]) : undefined))),
+        orUnavailable(sql`SELECT * FROM mpp_challenges WHERE id = ${id} FOR UPDATE`).pipe(Effect.flatMap(first)),
       update: (r) =>
         orUnavailable(sql`
-          UPDATE mpp_challenges SET status = ${r.status}, paid_at = ${r.paidAt}, entry_id = ${r.entryId}, transaction_id = ${r.transactionId} WHERE id = ${r.id}`).pipe(Effect.asVoid),
+          UPDATE mpp_challenges SET status = ${r.status}, paid_at = ${r.paidAt}, entry_id = ${r.entryId},
+            transaction_id = ${r.transactionId}
+          WHERE id = ${r.id}`).pipe(Effect.asVoid),
       pruneOpen: (agentId, nowIso, keep) =>
         orUnavailable(sql`
           DELETE FROM mpp_challenges WHERE agent_id = ${agentId} AND status = 'open' AND (expires_at <= ${nowIso} OR id IN (
             SELECT id FROM mpp_challenges WHERE agent_id = ${agentId} AND status = 'open'
             ORDER BY created_at DESC, id DESC OFFSET ${keep}))`).pipe(Effect.asVoid),
       recentPaid: (limit) =>
-        orUnavailable(sql<ChallengeRow>`SELECT * FROM mpp_challenges WHERE status = 'paid' ORDER BY paid_at DESC, id LIMIT ${limit}`).pipe(
-          Effect.map((rows) => rows.map(toChallenge))
-        ),
+        orUnavailable(
+          sql`SELECT * FROM mpp_challenges WHERE status = 'paid' ORDER BY paid_at DESC, id LIMIT ${limit}`
+        ).pipe(Effect.flatMap(all)),
       ping: orUnavailable(sql`SELECT 1`).pipe(Effect.asVoid)
     }
   })

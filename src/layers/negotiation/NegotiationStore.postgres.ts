@@ -1,54 +1,38 @@
 // Postgres store for negotiations: the seller's scheduled answer is a due row that any process
-// claims with FOR UPDATE SKIP LOCKED, answered in the same transaction.
+// claims with FOR UPDATE SKIP LOCKED, answered in the same transaction. Rows are decoded with the
+// row schema below.
 import { SqlClient } from "effect/sql"
-import { Effect, Layer } from "effect"
-import type { HistoryEntry, NegotiationRecord, NegotiationStatus, Terms } from "../../schema/negotiation/negotiation.js"
+import { Effect, Layer, Schema } from "effect"
+import { HistoryEntry, NegotiationStatus, Terms } from "../../schema/negotiation/negotiation.js"
 import { NegotiationStore } from "../../services/negotiation/NegotiationStore.js"
-import { iso, isoOrNull, orUnavailable } from "../storage/postgres/PgDb.js"
+import { orUnavailable } from "../storage/postgres/PgDb.js"
+import { decodeFirst, decodeRows, IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
 
-interface NegotiationRow {
-  id: string
-  buyerAgentId: string
-  sellerAgentId: string
-  serviceId: string
-  tierId: string
-  listPriceCents: number
-  terms: Terms
-  status: NegotiationStatus
-  round: number
-  currentPriceCents: number
-  sellerAskCents: number | null
-  agreedPriceCents: number | null
-  history: ReadonlyArray<HistoryEntry>
-  sellerDueAt: Date | null
-  expiresAt: Date | null
-  usedBy: string | null
-  usedAt: Date | null
-  createdAt: Date
-  updatedAt: Date
-}
-
-const toRecord = (r: NegotiationRow): NegotiationRecord => ({
-  id: r.id,
-  buyerAgentId: r.buyerAgentId,
-  sellerAgentId: r.sellerAgentId,
-  serviceId: r.serviceId,
-  tierId: r.tierId,
-  listPriceCents: r.listPriceCents,
-  terms: r.terms,
-  status: r.status,
-  round: r.round,
-  currentPriceCents: r.currentPriceCents,
-  sellerAskCents: r.sellerAskCents,
-  agreedPriceCents: r.agreedPriceCents,
-  history: r.history,
-  sellerDueAt: isoOrNull(r.sellerDueAt),
-  expiresAt: isoOrNull(r.expiresAt),
-  usedBy: r.usedBy,
-  usedAt: isoOrNull(r.usedAt),
-  createdAt: iso(r.createdAt),
-  updatedAt: iso(r.updatedAt)
+/** A `negotiations` row as the NegotiationRecord it stores. */
+const NegotiationRow = Schema.Struct({
+  id: Schema.String,
+  buyerAgentId: Schema.String,
+  sellerAgentId: Schema.String,
+  serviceId: Schema.String,
+  tierId: Schema.String,
+  listPriceCents: Schema.Number,
+  terms: Terms,
+  status: NegotiationStatus,
+  round: Schema.Number,
+  currentPriceCents: Schema.Number,
+  sellerAskCents: Schema.NullOr(Schema.Number),
+  agreedPriceCents: Schema.NullOr(Schema.Number),
+  history: Schema.Array(HistoryEntry),
+  sellerDueAt: IsoTimestampOrNull,
+  expiresAt: IsoTimestampOrNull,
+  usedBy: Schema.NullOr(Schema.String),
+  usedAt: IsoTimestampOrNull,
+  createdAt: IsoTimestamp,
+  updatedAt: IsoTimestamp
 })
+
+const first = decodeFirst(NegotiationRow)
+const all = decodeRows(NegotiationRow)
 
 /**
  * An agent's negotiations as buyer or seller, newest first (created_at, id in byte order, as the
@@ -58,12 +42,18 @@ const toRecord = (r: NegotiationRow): NegotiationRecord => ({
 export const negotiationsPage = (
   sql: SqlClient.SqlClient,
   agentId: string,
-  page: { readonly limit: number; readonly before?: { readonly createdAt: string; readonly id: string } | undefined }
+  page: {
+    readonly limit: number
+    readonly before?: { readonly createdAt: string; readonly id: string } | undefined
+  }
 ) => {
   const after =
-    page.before === undefined ? sql`` : sql`AND (created_at, id COLLATE "C") < (${page.before.createdAt}::timestamptz, ${page.before.id} COLLATE "C")`
-  return sql<NegotiationRow>`SELECT * FROM (
-      (SELECT * FROM negotiations WHERE buyer_agent_id = ${agentId} ${after} ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${page.limit})
+    page.before === undefined
+      ? sql``
+      : sql`AND (created_at, id COLLATE "C") < (${page.before.createdAt}::timestamptz, ${page.before.id} COLLATE "C")`
+  return sql`SELECT * FROM (
+      (SELECT * FROM negotiations WHERE buyer_agent_id = ${agentId} ${after}
+       ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${page.limit})
       UNION ALL
       (SELECT * FROM negotiations WHERE seller_agent_id = ${agentId} AND buyer_agent_id <> ${agentId} ${after}
        ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${page.limit})
@@ -74,30 +64,33 @@ export const PgNegotiationStore = Layer.effect(
   NegotiationStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const one = (rows: ReadonlyArray<NegotiationRow>) => (rows[0] ? toRecord(rows[0]) : undefined)
     return {
       insert: (r) =>
         orUnavailable(sql`
-          INSERT INTO negotiations (id, buyer_agent_id, seller_agent_id, service_id, tier_id, list_price_cents, terms, status, round,
-            current_price_cents, seller_ask_cents, agreed_price_cents, history, seller_due_at, expires_at, used_by, used_at, created_at, updated_at)
-          VALUES (${r.id}, ${r.buyerAgentId}, ${r.sellerAgentId}, ${r.serviceId}, ${r.tierId}, ${r.listPriceCents}, ${JSON.stringify(r.terms)}::jsonb,
-            ${r.status}, ${r.round}, ${r.currentPriceCents}, ${r.sellerAskCents}, ${r.agreedPriceCents}, ${JSON.stringify(r.history)}::jsonb,
-            ${r.sellerDueAt}, ${r.expiresAt}, ${r.usedBy}, ${r.usedAt}, ${r.createdAt}, ${r.updatedAt})`).pipe(Effect.asVoid),
-      get: (id) => orUnavailable(sql<NegotiationRow>`SELECT * FROM negotiations WHERE id = ${id}`).pipe(Effect.map(one)),
-      getForUpdate: (id) => orUnavailable(sql<NegotiationRow>`SELECT * FROM negotiations WHERE id = ${id} FOR UPDATE`).pipe(Effect.map(one)),
+          INSERT INTO negotiations (id, buyer_agent_id, seller_agent_id, service_id, tier_id, list_price_cents, terms,
+            status, round, current_price_cents, seller_ask_cents, agreed_price_cents, history, seller_due_at,
+            expires_at, used_by, used_at, created_at, updated_at)
+          VALUES (${r.id}, ${r.buyerAgentId}, ${r.sellerAgentId}, ${r.serviceId}, ${r.tierId}, ${r.listPriceCents},
+            ${JSON.stringify(r.terms)}::jsonb, ${r.status}, ${r.round}, ${r.currentPriceCents}, ${r.sellerAskCents},
+            ${r.agreedPriceCents}, ${JSON.stringify(r.history)}::jsonb, ${r.sellerDueAt}, ${r.expiresAt},
+            ${r.usedBy}, ${r.usedAt}, ${r.createdAt}, ${r.updatedAt})`).pipe(Effect.asVoid),
+      get: (id) => orUnavailable(sql`SELECT * FROM negotiations WHERE id = ${id}`).pipe(Effect.flatMap(first)),
+      getForUpdate: (id) =>
+        orUnavailable(sql`SELECT * FROM negotiations WHERE id = ${id} FOR UPDATE`).pipe(Effect.flatMap(first)),
       update: (r) =>
         orUnavailable(sql`
           UPDATE negotiations SET terms = ${JSON.stringify(r.terms)}::jsonb, status = ${r.status}, round = ${r.round},
-            current_price_cents = ${r.currentPriceCents}, seller_ask_cents = ${r.sellerAskCents}, agreed_price_cents = ${r.agreedPriceCents},
-            history = ${JSON.stringify(r.history)}::jsonb, seller_due_at = ${r.sellerDueAt}, expires_at = ${r.expiresAt},
+            current_price_cents = ${r.currentPriceCents}, seller_ask_cents = ${r.sellerAskCents},
+            agreed_price_cents = ${r.agreedPriceCents}, history = ${JSON.stringify(r.history)}::jsonb,
+            seller_due_at = ${r.sellerDueAt}, expires_at = ${r.expiresAt},
             used_by = ${r.usedBy}, used_at = ${r.usedAt}, updated_at = ${r.updatedAt}
           WHERE id = ${r.id}`).pipe(Effect.asVoid),
-      listForAgent: (agentId, page) => orUnavailable(negotiationsPage(sql, agentId, page)).pipe(Effect.map((rows) => rows.map(toRecord))),
+      listForAgent: (agentId, page) => orUnavailable(negotiationsPage(sql, agentId, page)).pipe(Effect.flatMap(all)),
       claimDue: (now, limit) =>
-        orUnavailable(sql<NegotiationRow>`
+        orUnavailable(sql`
           SELECT * FROM negotiations WHERE seller_due_at IS NOT NULL AND seller_due_at <= ${now}::timestamptz
           ORDER BY seller_due_at, id COLLATE "C" LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED`).pipe(Effect.map((rows) => rows.map(toRecord)))
+          FOR UPDATE SKIP LOCKED`).pipe(Effect.flatMap(all))
     }
   })
 )
