@@ -20,7 +20,7 @@ import {
   walletAccount
 } from "../../src/schema/ledger/ledger.js"
 import { MemoryDb, MemoryTransactor } from "../../src/layers/storage/memory/MemoryDb.js"
-import { MemoryCommerceStoresLive } from "../../src/layers/commerce/memory.js"
+import { MemoryCommerceStoresLive } from "../../src/layers/storage/memory/index.js"
 import { MemoryKnowledgeStore, MemoryMarketplaceStore } from "../../src/layers/marketplace/catalog.memory.js"
 import { MemoryKeysStore } from "../../src/layers/keys/KeysStore.memory.js"
 import { MemoryRateLimitStore } from "../../src/layers/keys/RateLimitStore.memory.js"

@@ -1,6 +1,10 @@
 // The in-memory storage layer: every store port over one MemoryDb, plus its Transactor.
 import { MemoryIdempotencyStore } from "../../idempotency/IdempotencyStore.memory.js"
-import { MemoryCommerceStoresLive } from "../../commerce/memory.js"
+import { MemoryCatalogStore } from "../../commerce/CatalogStore.memory.js"
+import { MemoryCommerceStore } from "../../commerce/CommerceStore.memory.js"
+import { MemoryDisputeStore } from "../../commerce/DisputeStore.memory.js"
+import { MemoryWalletStore } from "../../wallet/WalletStore.memory.js"
+import { MemoryAnalyticsStore } from "../../reputation/AnalyticsStore.memory.js"
 import { Layer } from "effect"
 import { MemoryKnowledgeStore, MemoryMarketplaceStore } from "../../marketplace/catalog.memory.js"
 import { MemoryKeysStore } from "../../keys/KeysStore.memory.js"
@@ -17,6 +21,15 @@ import { MemoryBuildStore, MemoryProjectsStore, MemorySessionStore } from "../..
 import { MemoryNegotiationStore } from "../../negotiation/NegotiationStore.memory.js"
 import { MemoryMppStore } from "../../mpp/MppStore.memory.js"
 import { MemorySagaStore } from "../../saga/SagaStore.memory.js"
+
+/** The stores over the commerce tables (memoryState.ts): catalogue, transactions, disputes, wallets, analytics. */
+export const MemoryCommerceStoresLive = Layer.mergeAll(
+  MemoryCatalogStore,
+  MemoryWalletStore,
+  MemoryCommerceStore,
+  MemoryDisputeStore,
+  MemoryAnalyticsStore
+)
 
 export const MemoryStorageLive = Layer.mergeAll(
   MemoryTransactor,
