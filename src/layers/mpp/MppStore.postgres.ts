@@ -2,7 +2,7 @@
 import { SqlClient } from "effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import { ChallengeStatus } from "../../schema/mpp/challenge.js"
-import { MppStore } from "../../services/mpp/Mpp.js"
+import { MppStore } from "../../services/mpp/MppStore.js"
 import { orUnavailable } from "../storage/postgres/PgDb.js"
 import { decodeFirst, decodeRows, IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
 
@@ -49,7 +49,8 @@ export const PgMppStore = Layer.effect(
           WHERE id = ${r.id}`).pipe(Effect.asVoid),
       pruneOpen: (agentId, nowIso, keep) =>
         orUnavailable(sql`
-          DELETE FROM mpp_challenges WHERE agent_id = ${agentId} AND status = 'open' AND (expires_at <= ${nowIso} OR id IN (
+          DELETE FROM mpp_challenges WHERE agent_id = ${agentId} AND status = 'open'
+            AND (expires_at <= ${nowIso} OR id IN (
             SELECT id FROM mpp_challenges WHERE agent_id = ${agentId} AND status = 'open'
             ORDER BY created_at DESC, id DESC OFFSET ${keep}))`).pipe(Effect.asVoid),
       recentPaid: (limit) =>

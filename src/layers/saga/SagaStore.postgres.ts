@@ -55,9 +55,9 @@ export const PgSagaStore = Layer.effect(
     return {
       insert: (r) =>
         orUnavailable(sql`
-          INSERT INTO sagas (id, buyer_agent_id, account_id, seller_agent_id, service_id, tier_id, input, negotiation_id,
-            price_cents, snapshot, transaction_id, status, steps, failure, output, next_run_at, deliver_due_at,
-            created_at, updated_at, finished_at)
+          INSERT INTO sagas (id, buyer_agent_id, account_id, seller_agent_id, service_id, tier_id, input,
+            negotiation_id, price_cents, snapshot, transaction_id, status, steps, failure, output, next_run_at,
+            deliver_due_at, created_at, updated_at, finished_at)
           VALUES (${r.id}, ${r.buyerAgentId}, ${r.accountId}, ${r.sellerAgentId}, ${r.serviceId}, ${r.tierId},
             ${json(r.input)}::jsonb, ${r.negotiationId}, ${r.priceCents}, ${json(r.snapshot)}::jsonb,
             ${r.transactionId}, ${r.status}, ${JSON.stringify(r.steps)}::jsonb, ${json(r.failure)}::jsonb,

@@ -41,11 +41,8 @@ const make = Effect.gen(function* () {
   const store = yield* SagaStore
   const offers = yield* Offers
   const ids = yield* Ids
-  const tx = yield* Transactor
-  const { atomically } = tx
-  const machine = yield* makeStepMachine
-  // Some services the steps call still read the Transactor when called: it is the one taken here.
-  const step = (r: SagaRecord) => machine.step(r).pipe(Effect.provideService(Transactor, tx))
+  const { atomically } = yield* Transactor
+  const { step } = yield* makeStepMachine
 
   const advance = Effect.fnUntraced(
     function* (id: string) {
