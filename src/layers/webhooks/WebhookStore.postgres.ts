@@ -3,130 +3,101 @@
 // SKIP LOCKED so replicas share them) with a lease and finished under a fence, the attempt log.
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { Conflict } from "../../schema/platform/errors.js"
-import { DomainEvent, type EventType } from "../../schema/events/events.js"
+import { DomainEvent, EventType } from "../../schema/events/events.js"
 import type {
   AttemptRecord,
   BacklogSummary,
   ClaimedDelivery,
   DeliveryRecord,
-  DeliveryStatus,
   EndpointRecord
 } from "../../schema/webhooks/records.js"
-import type { AttemptStatus } from "../../schema/webhooks/deliveries.js"
-import type { EventFilter } from "../../schema/webhooks/endpoint.js"
+import { AttemptStatus } from "../../schema/webhooks/deliveries.js"
+import { EventFilter } from "../../schema/webhooks/endpoint.js"
 import { WebhookStore } from "../../services/webhooks/WebhookStore.js"
-import { iso, isoOrNull, isUniqueViolation, orUnavailable } from "../storage/postgres/PgDb.js"
+import { isUniqueViolation, orUnavailable } from "../storage/postgres/PgDb.js"
+import { decodeFirst, decodeRows, IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
 
-interface EndpointRow {
-  id: string
-  agentId: string
-  url: string
-  events: ReadonlyArray<EventFilter>
-  enabled: boolean
-  secret: string
-  previousSecret: string | null
-  previousSecretExpiresAt: Date | null
-  failingSince: Date | null
-  disabledAt: Date | null
-  disabledReason: string | null
-  consecutiveFailures: number
-  retryAt: Date | null
-  lastError: string | null
-  lastErrorAt: Date | null
-  createdAt: Date
-  updatedAt: Date
-}
+// Rows as the records carry them: timestamptz as ISO strings, the status and event columns checked
+// against their literals, extra columns (seq, last_claimed_at) dropped.
 
-const toEndpoint = (r: EndpointRow): EndpointRecord => ({
-  id: r.id,
-  agentId: r.agentId,
-  url: r.url,
-  events: r.events,
-  enabled: r.enabled,
-  secret: r.secret,
-  previousSecret: r.previousSecret,
-  previousSecretExpiresAt: isoOrNull(r.previousSecretExpiresAt),
-  failingSince: isoOrNull(r.failingSince),
-  disabledAt: isoOrNull(r.disabledAt),
-  disabledReason: r.disabledReason,
-  consecutiveFailures: r.consecutiveFailures,
-  retryAt: isoOrNull(r.retryAt),
-  lastError: r.lastError,
-  lastErrorAt: isoOrNull(r.lastErrorAt),
-  createdAt: iso(r.createdAt),
-  updatedAt: iso(r.updatedAt)
+const EndpointRow = Schema.Struct({
+  id: Schema.String,
+  agentId: Schema.String,
+  url: Schema.String,
+  events: Schema.Array(EventFilter),
+  enabled: Schema.Boolean,
+  secret: Schema.String,
+  previousSecret: Schema.NullOr(Schema.String),
+  previousSecretExpiresAt: IsoTimestampOrNull,
+  failingSince: IsoTimestampOrNull,
+  disabledAt: IsoTimestampOrNull,
+  disabledReason: Schema.NullOr(Schema.String),
+  consecutiveFailures: Schema.Number,
+  retryAt: IsoTimestampOrNull,
+  lastError: Schema.NullOr(Schema.String),
+  lastErrorAt: IsoTimestampOrNull,
+  createdAt: IsoTimestamp,
+  updatedAt: IsoTimestamp
 })
 
-interface DeliveryRow {
-  id: string
-  endpointId: string
-  agentId: string
-  eventId: string
-  eventType: EventType
-  body: string
-  status: DeliveryStatus
-  attempts: number
-  dueAt: Date | null
-  createdAt: Date
-  updatedAt: Date
-  /** Outbox order within the endpoint (bigserial, read as bigint). */
-  seq?: bigint | number
-}
+const DeliveryStatus = Schema.Literals(["pending", "delivering", "succeeded", "failed", "cancelled"])
 
-const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
-  id: r.id,
-  endpointId: r.endpointId,
-  agentId: r.agentId,
-  eventId: r.eventId,
-  eventType: r.eventType,
-  body: r.body,
-  status: r.status,
-  attempts: r.attempts,
-  dueAt: isoOrNull(r.dueAt),
-  createdAt: iso(r.createdAt),
-  updatedAt: iso(r.updatedAt)
+const DeliveryRow = Schema.Struct({
+  id: Schema.String,
+  endpointId: Schema.String,
+  agentId: Schema.String,
+  eventId: Schema.String,
+  eventType: EventType,
+  body: Schema.String,
+  status: DeliveryStatus,
+  attempts: Schema.Number,
+  dueAt: IsoTimestampOrNull,
+  createdAt: IsoTimestamp,
+  updatedAt: IsoTimestamp
 })
 
-interface AttemptRow {
-  id: string
-  deliveryId: string
-  agentId: string
-  eventId: string
-  eventType: EventType
-  attempt: number
-  status: AttemptStatus
-  responseStatus: number | null
-  durationMs: number
-  error: string | null
-  attemptedAt: Date
-  nextRetryAt: Date | null
-}
+/** A claimed row: the delivery, what its status was before the claim, its outbox order (bigserial). */
+const ClaimedRow = Schema.Struct({ ...DeliveryRow.fields, prevStatus: DeliveryStatus, seq: Schema.Number })
 
-const toAttemptRecord = (r: AttemptRow): AttemptRecord => ({
-  id: r.id,
-  deliveryId: r.deliveryId,
-  agentId: r.agentId,
-  eventId: r.eventId,
-  eventType: r.eventType,
-  attempt: r.attempt,
-  status: r.status,
-  responseStatus: r.responseStatus,
-  durationMs: r.durationMs,
-  error: r.error,
-  attemptedAt: iso(r.attemptedAt),
-  nextRetryAt: isoOrNull(r.nextRetryAt)
+const AttemptRow = Schema.Struct({
+  id: Schema.String,
+  deliveryId: Schema.String,
+  agentId: Schema.String,
+  eventId: Schema.String,
+  eventType: EventType,
+  attempt: Schema.Number,
+  status: AttemptStatus,
+  responseStatus: Schema.NullOr(Schema.Number),
+  durationMs: Schema.Number,
+  error: Schema.NullOr(Schema.String),
+  attemptedAt: IsoTimestamp,
+  nextRetryAt: IsoTimestampOrNull
 })
 
-interface EventRow {
-  seq: number
-  id: string
-  type: EventType
-  agentId: string
-  occurredAt: Date
-  data: Record<string, unknown>
-}
+const EventRow = Schema.Struct({
+  seq: Schema.Number,
+  id: Schema.String,
+  type: EventType,
+  agentId: Schema.String,
+  occurredAt: IsoTimestamp,
+  data: Schema.Record(Schema.String, Schema.Unknown)
+})
+
+const PickedRow = Schema.Struct({ id: Schema.String, failing: Schema.Boolean, inFlight: Schema.Number })
+
+const BacklogRow = Schema.Struct({ pending: Schema.Number, oldest: IsoTimestampOrNull, nextDue: IsoTimestampOrNull })
+
+type Decode<A> = (rows: ReadonlyArray<unknown>) => Effect.Effect<A>
+// Typed with the records: a row schema that drifted from its record fails to compile here.
+const endpoints: Decode<ReadonlyArray<EndpointRecord>> = decodeRows(EndpointRow)
+const endpoint: Decode<EndpointRecord | undefined> = decodeFirst(EndpointRow)
+const deliveries: Decode<ReadonlyArray<DeliveryRecord>> = decodeRows(DeliveryRow)
+const attempts: Decode<ReadonlyArray<AttemptRecord>> = decodeRows(AttemptRow)
+const newEvents = decodeRows(EventRow)
+const pickedEndpoints = decodeRows(PickedRow)
+const claimedRows = decodeRows(ClaimedRow)
 
 /**
  * The delivery log, newest first: walks (agent_id, seq DESC), or (agent_id, event_id, seq) for one
@@ -137,13 +108,13 @@ export const attemptsPage = (
   agentId: string,
   page: { readonly limit: number; readonly eventId?: string | undefined; readonly beforeId?: string | undefined }
 ) =>
-  sql<AttemptRow>`SELECT * FROM webhook_attempts WHERE agent_id = ${agentId}${page.eventId === undefined ? sql`` : sql` AND event_id = ${page.eventId}`}${
+  sql`SELECT * FROM webhook_attempts WHERE agent_id = ${agentId}${page.eventId === undefined ? sql`` : sql` AND event_id = ${page.eventId}`}${
     page.beforeId === undefined ? sql`` : sql` AND seq < (SELECT seq FROM webhook_attempts WHERE id = ${page.beforeId} AND agent_id = ${agentId})`
   } ORDER BY seq DESC LIMIT ${page.limit}`
 
 /** The agent's deliveries in outbox order from the cursor's delivery: walks (agent_id, seq) (migration 0019). */
 export const deliveriesPage = (sql: SqlClient.SqlClient, agentId: string, page: { readonly limit: number; readonly afterId?: string | undefined }) =>
-  sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE agent_id = ${agentId}${
+  sql`SELECT * FROM webhook_deliveries WHERE agent_id = ${agentId}${
     page.afterId === undefined ? sql`` : sql` AND seq > (SELECT seq FROM webhook_deliveries WHERE id = ${page.afterId} AND agent_id = ${agentId})`
   } ORDER BY seq LIMIT ${page.limit}`
 
@@ -154,12 +125,10 @@ export const PgWebhookStore = Layer.effect(
 
     return {
       getEndpoint: (agentId) =>
-        orUnavailable(sql<EndpointRow>`SELECT * FROM webhook_endpoints WHERE agent_id = ${agentId}`).pipe(
-          Effect.map((rows) => (rows[0] ? toEndpoint(rows[0]) : undefined))
-        ),
+        orUnavailable(sql`SELECT * FROM webhook_endpoints WHERE agent_id = ${agentId}`).pipe(Effect.flatMap(endpoint)),
       getEndpointForUpdate: (agentId) =>
-        orUnavailable(sql<EndpointRow>`SELECT * FROM webhook_endpoints WHERE agent_id = ${agentId} FOR UPDATE`).pipe(
-          Effect.map((rows) => (rows[0] ? toEndpoint(rows[0]) : undefined))
+        orUnavailable(sql`SELECT * FROM webhook_endpoints WHERE agent_id = ${agentId} FOR UPDATE`).pipe(
+          Effect.flatMap(endpoint)
         ),
       insertEndpoint: (r) =>
         sql`
@@ -185,25 +154,28 @@ export const PgWebhookStore = Layer.effect(
           WHERE id = ${r.id}`).pipe(Effect.asVoid),
       // Deliveries and attempts go with it (ON DELETE CASCADE).
       deleteEndpoint: (agentId) =>
-        orUnavailable(sql<{ id: string }>`DELETE FROM webhook_endpoints WHERE agent_id = ${agentId} RETURNING id`).pipe(
+        orUnavailable(sql`DELETE FROM webhook_endpoints WHERE agent_id = ${agentId} RETURNING id`).pipe(
           Effect.map((rows) => rows.length > 0)
         ),
       takeNewEvents: Effect.fnUntraced(function* (now, limit) {
-        const rows = yield* sql<EventRow>`
+        const raw = yield* sql`
           WITH batch AS (
             SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ${limit} FOR UPDATE SKIP LOCKED
           )
           UPDATE events e SET dispatched_at = ${now}::timestamptz FROM batch WHERE e.id = batch.id
           RETURNING e.seq, e.id, e.type, e.agent_id, e.occurred_at, e.data`
-        if (rows.length === 0) return []
+        if (raw.length === 0) return []
+        const rows = yield* newEvents(raw)
         const agents = [...new Set(rows.map((r) => r.agentId))]
-        const endpoints = yield* sql<EndpointRow>`SELECT * FROM webhook_endpoints WHERE agent_id IN ${sql.in(agents)}`
-        const byAgent = new Map(endpoints.map((e) => [e.agentId, toEndpoint(e)]))
+        const found = yield* sql`SELECT * FROM webhook_endpoints WHERE agent_id IN ${sql.in(agents)}`.pipe(
+          Effect.flatMap(endpoints)
+        )
+        const byAgent = new Map(found.map((e) => [e.agentId, e]))
         return [...rows]
           .sort((a, b) => a.seq - b.seq)
-          .map((r) => ({
-            event: DomainEvent.make({ id: r.id, type: r.type, agentId: r.agentId, occurredAt: iso(r.occurredAt), data: r.data }),
-            endpoint: byAgent.get(r.agentId)
+          .map(({ seq: _, ...event }) => ({
+            event: DomainEvent.make(event),
+            endpoint: byAgent.get(event.agentId)
           }))
       }, orUnavailable),
       insertDelivery: (r) =>
@@ -216,7 +188,7 @@ export const PgWebhookStore = Layer.effect(
       // fan-out's foreign-key check does not wait for) until the claim commits, so two replicas never
       // serve one endpoint at once and its cap holds across them. Per endpoint: one indexed statement.
       claimDue: Effect.fnUntraced(function* (now, leaseUntil, limit, perEndpoint) {
-        const picked = yield* sql<{ id: string; failing: boolean; inFlight: number }>`
+        const picked = yield* sql`
           SELECT e.id, e.retry_at IS NOT NULL AS failing, f.n AS in_flight
           FROM webhook_endpoints e
           CROSS JOIN LATERAL (
@@ -232,13 +204,13 @@ export const PgWebhookStore = Layer.effect(
             )
           ORDER BY e.last_claimed_at NULLS FIRST, e.id
           LIMIT ${limit}
-          FOR NO KEY UPDATE OF e SKIP LOCKED`
+          FOR NO KEY UPDATE OF e SKIP LOCKED`.pipe(Effect.flatMap(pickedEndpoints))
         const claimed: Array<ClaimedDelivery> = []
         for (const p of picked) {
           const take = Math.min(p.failing ? 1 : perEndpoint - p.inFlight, limit - claimed.length)
           if (take <= 0) break
           // Failing: the probe is the oldest open row whatever its due time; healthy: due rows, oldest first.
-          const rows = yield* sql<DeliveryRow & { prevStatus: DeliveryStatus }>`
+          const taken = yield* sql`
             WITH due AS (
               SELECT id, status AS prev_status FROM webhook_deliveries
               WHERE endpoint_id = ${p.id} AND status IN ('pending','delivering') AND (${p.failing} OR due_at <= ${now}::timestamptz)
@@ -248,12 +220,14 @@ export const PgWebhookStore = Layer.effect(
             UPDATE webhook_deliveries d
             SET status = 'delivering', attempts = d.attempts + 1, due_at = ${leaseUntil}::timestamptz, updated_at = ${now}::timestamptz
             FROM due WHERE d.id = due.id
-            RETURNING d.*, due.prev_status`
+            RETURNING d.*, due.prev_status`.pipe(Effect.flatMap(claimedRows))
           claimed.push(
-            ...rows
-              .map((r) => ({ ...toDelivery(r), leaseExpired: r.prevStatus === "delivering", seq: Number(r.seq) }))
+            ...[...taken]
               .sort((a, b) => a.seq - b.seq)
-              .map(({ seq: _, ...d }) => d)
+              .map(({ prevStatus, seq: _, ...d }): ClaimedDelivery => ({
+                ...d,
+                leaseExpired: prevStatus === "delivering"
+              }))
           )
         }
         if (picked.length > 0) {
@@ -262,17 +236,18 @@ export const PgWebhookStore = Layer.effect(
         return claimed
       }, orUnavailable),
       backlog: (endpointId) =>
-        orUnavailable(sql<{ pending: number; oldest: Date | null; nextDue: Date | null }>`
+        orUnavailable(sql`
           SELECT count(*)::int AS pending, min(created_at) AS oldest, min(due_at) AS next_due
           FROM webhook_deliveries WHERE endpoint_id = ${endpointId} AND status IN ('pending','delivering')`).pipe(
-          Effect.map((rows): BacklogSummary => ({
-            pending: rows[0]?.pending ?? 0,
-            oldestCreatedAt: isoOrNull(rows[0]?.oldest ?? null),
-            nextDueAt: isoOrNull(rows[0]?.nextDue ?? null)
+          Effect.flatMap(decodeFirst(BacklogRow)),
+          Effect.map((row): BacklogSummary => ({
+            pending: row?.pending ?? 0,
+            oldestCreatedAt: row?.oldest ?? null,
+            nextDueAt: row?.nextDue ?? null
           }))
         ),
       finishDelivery: (r, claimedAttempt) =>
-        orUnavailable(sql<{ id: string }>`
+        orUnavailable(sql`
           UPDATE webhook_deliveries SET status = ${r.status}, due_at = ${r.dueAt}::timestamptz, updated_at = ${r.updatedAt}::timestamptz
           WHERE id = ${r.id} AND status = 'delivering' AND attempts = ${claimedAttempt}
           RETURNING id`).pipe(Effect.map((rows) => rows.length > 0)),
@@ -282,8 +257,9 @@ export const PgWebhookStore = Layer.effect(
             attempted_at, next_retry_at)
           VALUES (${r.id}, ${r.deliveryId}, ${r.agentId}, ${r.eventId}, ${r.eventType}, ${r.attempt}, ${r.status}, ${r.responseStatus},
             ${r.durationMs}, ${r.error}, ${r.attemptedAt}::timestamptz, ${r.nextRetryAt}::timestamptz)`).pipe(Effect.asVoid),
-      listAttempts: (agentId, page) => orUnavailable(attemptsPage(sql, agentId, page)).pipe(Effect.map((rows) => rows.map(toAttemptRecord))),
-      listDeliveries: (agentId, page) => orUnavailable(deliveriesPage(sql, agentId, page)).pipe(Effect.map((rows) => rows.map(toDelivery)))
+      listAttempts: (agentId, page) => orUnavailable(attemptsPage(sql, agentId, page)).pipe(Effect.flatMap(attempts)),
+      listDeliveries: (agentId, page) =>
+        orUnavailable(deliveriesPage(sql, agentId, page)).pipe(Effect.flatMap(deliveries))
     }
   })
 )
