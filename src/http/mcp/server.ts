@@ -7,8 +7,8 @@ import { MCP_CAPABILITIES } from "./endpoint.js"
 import { credentialFromMeta, paymentRefusal, receiptMeta } from "./payment.js"
 
 /**
- * The SDK, loaded on the first MCP request (it costs ~24 MB of memory, zod included, in a server
- * that may never serve MCP). src/http/mcp/routes.ts loads it once and passes it in.
+ * The SDK, loaded on the first MCP request (it and zod cost memory in a server that may never
+ * serve MCP; docs/performance.md). src/http/mcp/routes.ts loads it once and passes it in.
  */
 export const loadMcpSdk = async () => {
   const [server, transport, types] = await Promise.all([

@@ -11,18 +11,26 @@ import { CurrentCaller } from "../../services/keys/Caller.js"
  * AgentAuth: `.annotate(RequiredPermission, "commerce:buy")`. The table in docs/permissions.md is
  * generated from these annotations and a test walks it route by route.
  */
-export class RequiredPermission extends Context.Service<RequiredPermission, Permission | null>()("RequiredPermission") {}
+export class RequiredPermission extends Context.Service<RequiredPermission, Permission | null>()(
+  "agent-commerce/RequiredPermission"
+) {}
 
 export const SESSION_COOKIE = "ac_session"
 
 /** Bearer API key: 401 (missing/unknown/revoked/expired), 403 (permission), 429 (rate limit). */
-export class AgentAuth extends HttpApiMiddleware.Service<AgentAuth, { provides: CurrentCaller; requires: never }>()("AgentAuth", {
-  error: [Unauthorized, Forbidden, RateLimited, StorageUnavailable],
-  security: { bearer: HttpApiSecurity.bearer }
-}) {}
+export class AgentAuth extends HttpApiMiddleware.Service<AgentAuth, { provides: CurrentCaller; requires: never }>()(
+  "agent-commerce/AgentAuth",
+  {
+    error: [Unauthorized, Forbidden, RateLimited, StorageUnavailable],
+    security: { bearer: HttpApiSecurity.bearer }
+  }
+) {}
 
 /** Dashboard session cookie (HttpOnly, SameSite=Strict). */
-export class DashboardAuth extends HttpApiMiddleware.Service<DashboardAuth, { provides: CurrentCaller; requires: never }>()("DashboardAuth", {
+export class DashboardAuth extends HttpApiMiddleware.Service<
+  DashboardAuth,
+  { provides: CurrentCaller; requires: never }
+>()("agent-commerce/DashboardAuth", {
   error: [Unauthorized, StorageUnavailable],
   security: { session: HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }) }
 }) {}

@@ -12,8 +12,9 @@ const PREFIX = "/api/trpc/"
 
 /**
  * Most calls one batch may name (tRPC's own `maxBatchSize`). A page batches the few queries it
- * makes in one tick; ten keeps a request's work to what ten requests would do, where an unbounded
- * batch let one small GET run hundreds of calls and answer megabytes. Over it: one 400, nothing run.
+ * makes in one tick; the bound keeps a request's work to what that many requests would do, where
+ * an unbounded batch let one small GET run any number of calls and answer with a body of any
+ * size. Over it: one 400, nothing run.
  */
 export const MAX_BATCH_SIZE = 10
 /** Calls of one batch that run at once: a batch may not take more of the server than a few requests. */
@@ -61,17 +62,17 @@ const fromError = (error: unknown, path: string): Outcome => {
 
 /**
  * How a procedure's access rule is enforced: the caller (undefined for public procedures), or a
- * typed 401/403. Supplied by the keys layer.
+ * typed 401/403. Supplied by ProcedureAuthLive (./auth.ts).
  */
-export class ProcedureAuth extends Context.Service<
-  ProcedureAuth,
-  {
-    readonly authorize: (
-      access: Access,
-      request: HttpServerRequest.HttpServerRequest
-    ) => Effect.Effect<Caller | undefined, unknown>
-  }
->()("ProcedureAuth") {}
+export interface ProcedureAuthService {
+  readonly authorize: (
+    access: Access,
+    request: HttpServerRequest.HttpServerRequest
+  ) => Effect.Effect<Caller | undefined, unknown>
+}
+export class ProcedureAuth extends Context.Service<ProcedureAuth, ProcedureAuthService>()(
+  "agent-commerce/ProcedureAuth"
+) {}
 
 const parseJson = (text: string): { ok: true; value: unknown } | { ok: false } => {
   // Too deep overflows the stack when a decode error is formatted; NUL and unpaired surrogates cannot be stored (test/fuzz).
