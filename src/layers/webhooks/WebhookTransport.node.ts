@@ -1,15 +1,19 @@
 // The Node implementation of the WebhookTransport port: the URL policy (scheme, credentials, every
 // resolved address public) checked at configuration and again at each delivery, and one POST over
 // node:http(s) pinned to the address just checked (no second DNS lookup to rebind), with a connect
-// timeout (a dead address costs about a second), a response timeout and a cap on the response body.
-import { type Context, Effect, Layer } from "effect"
+// timeout (a dead address fails fast), a response timeout and a cap on the response body.
+import { Effect, Layer } from "effect"
 import { lookup as dnsLookup } from "node:dns/promises"
 import http from "node:http"
 import https from "node:https"
 import { isIP, type LookupFunction } from "node:net"
 import { InvalidInput } from "../../schema/platform/errors.js"
 import { CONNECT_TIMEOUT_MS, DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES } from "../../services/webhooks/policy.js"
-import { type WebhookResponse, WebhookTransport } from "../../services/webhooks/WebhookTransport.js"
+import {
+  type WebhookResponse,
+  WebhookTransport,
+  type WebhookTransportService
+} from "../../services/webhooks/WebhookTransport.js"
 import { AppConfig } from "../../services/platform/AppConfig.js"
 import { isAllowedAddress } from "./addresses.js"
 
@@ -87,7 +91,7 @@ const pinnedLookup = (target: ResolvedAddress): LookupFunction =>
 const excerpt = (chunks: ReadonlyArray<Buffer>): string =>
   Buffer.concat(chunks).toString("utf8").replace(/[\u0000-\u001f\u007f]+/g, " ").trim().slice(0, 200)
 
-export const makeNodeTransport = (options: TransportOptions): Context.Service.Shape<typeof WebhookTransport> => {
+export const makeNodeTransport = (options: TransportOptions): WebhookTransportService => {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS
   const connectTimeoutMs = Math.min(options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, timeoutMs)
   const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES
