@@ -1,7 +1,8 @@
 // Tests for the human-readable site pages: language selection, document structure, absolute links, escaping and legal wording.
 import { describe, it, expect } from "vitest"
 import { readFileSync } from "node:fs"
-import { pickLang, pageNames, renderPage, type Lang, type PageName, type SiteContext } from "../src/http/site/pages.js"
+import { pickLang } from "../src/http/site/lang.js"
+import { pageNames, renderPage, type Lang, type PageName, type SiteContext } from "../src/http/site/pages.js"
 
 const ctx: SiteContext = {
   baseUrl: "https://agents.example.test",

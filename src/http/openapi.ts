@@ -18,7 +18,7 @@ import { type Json, METHODS, MUTATING, ref, tidyUnions } from "./openapi/json.js
 import { proceduresMarkdown } from "./openapi/proceduresTable.js"
 import { cookieWriteBody, describeRules } from "./openapi/requestRules.js"
 import { type RouteInfo, routeTable } from "./routeTable.js"
-import { discoveryCatalog } from "./site/agentFiles.js"
+import { discoveryCatalog } from "./site/agentFiles/catalog.js"
 
 export const OPENAPI_PATH = `${AGENT_API_PREFIX}/openapi.json` as const
 

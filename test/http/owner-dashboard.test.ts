@@ -3,7 +3,9 @@
 // owner loosens what a key may only tighten, approve / decline through the services, the polled
 // JSON, the chart's figures. The whole flow in a browser: test/http/dashboard.browser.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { parseDollars, spendChart, usd } from "../../src/http/site/owner.js"
+import { parseDollars } from "../../src/http/site/owner/request.js"
+import { spendChart } from "../../src/http/site/owner/chart.js"
+import { usd } from "../../src/http/site/owner/format.js"
 import { Effect } from "effect"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { startServer, type TestServer } from "../fixtures/server.js"

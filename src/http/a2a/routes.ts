@@ -10,7 +10,7 @@ import { errorResponse } from "../errors.js"
 import { presentedKey } from "../middleware/authLive.js"
 import { currentRequestId } from "../requestId.js"
 import { isProblem, toRouteRequest } from "../mcp/call.js"
-import { agentTools } from "../site/agentFiles.js"
+import { agentTools } from "../site/agentFiles/catalog.js"
 import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION, resolveSkills } from "./skills.js"
 
 /** A2A 1.0 JSON-RPC error codes (a2a.proto / the specification's error table). */

@@ -7,7 +7,7 @@ import { currentIdempotencyKey, currentIdempotencyScope } from "../../services/i
 import { Keys } from "../../services/keys/Keys.js"
 import { errorResponse } from "../errors.js"
 import { currentRequestId } from "../requestId.js"
-import { agentTools } from "../site/agentFiles.js"
+import { agentTools } from "../site/agentFiles/catalog.js"
 import { MCP_ENDPOINT_PATH, mcpRoutes } from "./endpoint.js"
 import { loadMcpSdk, serveMcpRequest } from "./server.js"
 
