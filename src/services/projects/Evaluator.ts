@@ -11,14 +11,13 @@ import {
 } from "../../schema/projects/catalog.js"
 import type { StorageUnavailable } from "../../schema/platform/errors.js"
 
-export class Evaluator extends Context.Service<
-  Evaluator,
-  {
-    /** Which evaluator this is (reported on every evaluation). */
-    readonly name: string
-    readonly evaluate: (listing: CatalogListing) => Effect.Effect<Evaluation, StorageUnavailable>
-  }
->()("Evaluator") {}
+export interface EvaluatorService {
+  /** Which evaluator this is (reported on every evaluation). */
+  readonly name: string
+  readonly evaluate: (listing: CatalogListing) => Effect.Effect<Evaluation, StorageUnavailable>
+}
+
+export class Evaluator extends Context.Service<Evaluator, EvaluatorService>()("agent-commerce/Evaluator") {}
 
 const usd = (cents: number) =>
   `$${(cents / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`

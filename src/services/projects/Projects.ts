@@ -11,49 +11,20 @@ import {
   CatalogProject,
   CatalogProjectDetail,
   type CatalogQuery,
-  type CatalogSort,
+  type Evaluation,
   ProjectMetrics,
-  revenueShare,
-  type SortOrder
+  revenueShare
 } from "../../schema/projects/catalog.js"
 import type { Template } from "../../schema/marketplace/marketplace.js"
 import { catalogProjects } from "../../seed/projects.js"
-import { atomically } from "../platform/Db.js"
+import { Transactor } from "../platform/Db.js"
 import { Evaluator } from "./Evaluator.js"
+import { defaultOrder, ProjectsStore, sortValue } from "./ProjectsStore.js"
 import { Marketplace } from "../marketplace/Marketplace.js"
 
-/** Storage port for catalog listings. */
-export class ProjectsStore extends Context.Service<
-  ProjectsStore,
-  {
-    /** Insert or refresh seed listings; safe on every start. */
-    readonly upsertListings: (rows: ReadonlyArray<CatalogListing>) => Effect.Effect<void, StorageUnavailable>
-    /** Listings matching the filters, in the query's order, after its keyset position, at most `limit`. */
-    readonly listListings: (query: CatalogQuery) => Effect.Effect<ReadonlyArray<CatalogListing>, StorageUnavailable>
-    readonly getListing: (id: string) => Effect.Effect<CatalogListing | undefined, StorageUnavailable>
-  }
->()("ProjectsStore") {}
+export { defaultOrder, ProjectsStore, sortValue } from "./ProjectsStore.js"
 
 export const DEFAULT_PAGE_SIZE = 20
-
-/** The default direction of each sort (price cheapest first; everything else highest/newest first). */
-export const defaultOrder = (sort: CatalogSort): SortOrder => (sort === "price" ? "asc" : "desc")
-
-/** The value a listing is sorted by. */
-export const sortValue = (l: CatalogListing, sort: CatalogSort): number | string => {
-  switch (sort) {
-    case "price":
-      return l.askingPriceCents
-    case "rating":
-      return l.rating
-    case "mrr":
-      return l.mrrCents
-    case "growth":
-      return l.monthlyGrowthPct
-    case "newest":
-      return l.createdAt
-  }
-}
 
 export const toCatalogProject = (l: CatalogListing): CatalogProject =>
   CatalogProject.make({
@@ -104,86 +75,110 @@ export const listingsFromSeed = (templates: ReadonlyArray<Template>): ReadonlyAr
 export const seedCatalogProjects = Effect.gen(function* () {
   const store = yield* ProjectsStore
   const marketplace = yield* Marketplace
+  const tx = yield* Transactor
   const templates = yield* marketplace.listTemplates
-  yield* atomically(store.upsertListings(listingsFromSeed(templates)))
+  yield* tx.atomically(store.upsertListings(listingsFromSeed(templates)))
 }).pipe(traced("seed.catalogProjects"))
 
-export class Projects extends Context.Service<Projects>()("Projects", {
-  make: Effect.gen(function* () {
-    const store = yield* ProjectsStore
-    const marketplace = yield* Marketplace
-    const evaluator = yield* Evaluator
+export interface ProjectsService {
+  /** A page of the catalog: filtered, sorted, after the cursor's position. */
+  readonly listCatalog: (filters: CatalogFilters) => Effect.Effect<CatalogPage, InvalidInput | StorageUnavailable>
+  readonly getCatalogProject: (id: string) => Effect.Effect<CatalogProjectDetail, NotFound | StorageUnavailable>
+  readonly getListing: (id: string) => Effect.Effect<CatalogListing, NotFound | StorageUnavailable>
+  /** The evaluator's score of a catalog project. */
+  readonly evaluate: (projectId: string) => Effect.Effect<Evaluation, NotFound | StorageUnavailable>
+}
 
-    const getListing = (id: string) =>
-      Effect.flatMap(store.getListing(id), (l) =>
-        l ? Effect.succeed(l) : Effect.fail(new NotFound({ message: `project ${id} not found in the catalog`, resource: "project", id }))
+const make = Effect.gen(function* () {
+  const store = yield* ProjectsStore
+  const marketplace = yield* Marketplace
+  const evaluator = yield* Evaluator
+
+  const getListing = (id: string) =>
+    Effect.flatMap(store.getListing(id), (l) =>
+      l
+        ? Effect.succeed(l)
+        : Effect.fail(new NotFound({ message: `project ${id} not found in the catalog`, resource: "project", id }))
+    )
+
+  const listCatalog = Effect.fnUntraced(function* (filters: CatalogFilters) {
+    const sort = filters.sort ?? "newest"
+    const order = filters.order ?? defaultOrder(sort)
+    const limit = filters.limit ?? DEFAULT_PAGE_SIZE
+    const { minPriceCents, maxPriceCents } = filters
+    if (minPriceCents !== undefined && maxPriceCents !== undefined && minPriceCents > maxPriceCents) {
+      return yield* Effect.fail(
+        new InvalidInput({ message: "minPriceCents must not exceed maxPriceCents", field: "minPriceCents" })
       )
-
-    const listCatalog = Effect.fnUntraced(function* (filters: CatalogFilters) {
-      const sort = filters.sort ?? "newest"
-      const order = filters.order ?? defaultOrder(sort)
-      const limit = filters.limit ?? DEFAULT_PAGE_SIZE
-      if (filters.minPriceCents !== undefined && filters.maxPriceCents !== undefined && filters.minPriceCents > filters.maxPriceCents) {
-        return yield* Effect.fail(new InvalidInput({ message: "minPriceCents must not exceed maxPriceCents", field: "minPriceCents" }))
+    }
+    let after: CatalogQuery["after"]
+    if (filters.cursor !== undefined) {
+      const c = decodeCursor(filters.cursor) as { s?: unknown; o?: unknown; v?: unknown; id?: unknown } | undefined
+      const valid =
+        c !== undefined &&
+        c !== null &&
+        c.s === sort &&
+        c.o === order &&
+        typeof c.id === "string" &&
+        (sort === "newest"
+          ? typeof c.v === "string" && !Number.isNaN(Date.parse(c.v))
+          : typeof c.v === "number" && Number.isFinite(c.v))
+      if (!valid) {
+        return yield* Effect.fail(
+          new InvalidInput({
+            message: "cursor is not valid for this sort and order; start again without it",
+            field: "cursor"
+          })
+        )
       }
-      let after: CatalogQuery["after"]
-      if (filters.cursor !== undefined) {
-        const c = decodeCursor(filters.cursor) as { s?: unknown; o?: unknown; v?: unknown; id?: unknown } | undefined
-        const valid =
-          c !== undefined &&
-          c !== null &&
-          c.s === sort &&
-          c.o === order &&
-          typeof c.id === "string" &&
-          (sort === "newest" ? typeof c.v === "string" && !Number.isNaN(Date.parse(c.v)) : typeof c.v === "number" && Number.isFinite(c.v))
-        if (!valid) {
-          return yield* Effect.fail(
-            new InvalidInput({ message: "cursor is not valid for this sort and order; start again without it", field: "cursor" })
-          )
-        }
-        after = { value: c.v as number | string, id: c.id as string }
-      }
-      const q = filters.q?.trim()
-      const query: CatalogQuery = {
-        category: filters.category,
-        minPriceCents: filters.minPriceCents,
-        maxPriceCents: filters.maxPriceCents,
-        minRating: filters.minRating,
-        q: q === "" ? undefined : q,
-        sort,
-        order,
-        limit: limit + 1,
-        after
-      }
-      const rows = yield* store.listListings(query)
-      const page = rows.slice(0, limit)
-      const last = page[page.length - 1]
-      const nextCursor = rows.length > limit && last ? encodeCursor({ s: sort, o: order, v: sortValue(last, sort), id: last.id }) : null
-      return { data: page.map(toCatalogProject), nextCursor } satisfies CatalogPage
-    }, traced("Projects.listCatalog"))
+      after = { value: c.v as number | string, id: c.id as string }
+    }
+    const q = filters.q?.trim()
+    const query: CatalogQuery = {
+      category: filters.category,
+      minPriceCents: filters.minPriceCents,
+      maxPriceCents: filters.maxPriceCents,
+      minRating: filters.minRating,
+      q: q === "" ? undefined : q,
+      sort,
+      order,
+      limit: limit + 1,
+      after
+    }
+    const rows = yield* store.listListings(query)
+    const page = rows.slice(0, limit)
+    const last = page[page.length - 1]
+    const nextCursor =
+      rows.length > limit && last ? encodeCursor({ s: sort, o: order, v: sortValue(last, sort), id: last.id }) : null
+    return { data: page.map(toCatalogProject), nextCursor } satisfies CatalogPage
+  }, traced("Projects.listCatalog"))
 
-    const getCatalogProject = Effect.fnUntraced(function* (id: string) {
-      const l = yield* getListing(id)
-      const template = yield* marketplace.getTemplate(l.templateId).pipe(Effect.orDie)
-      const annual = l.mrrCents * 12
-      return CatalogProjectDetail.make({
-        ...toCatalogProject(l),
-        template,
-        techStack: [...l.techStack],
-        creator: { name: l.creatorName, revenueSharePercent: 85 },
-        price: { askingPriceCents: l.askingPriceCents as CatalogProject["askingPriceCents"], currency: "usd" },
-        revenueShare,
-        annualRevenueCents: annual as CatalogProject["askingPriceCents"],
-        revenueMultiple: annual > 0 ? Math.round((l.askingPriceCents / annual) * 100) / 100 : null
-      })
-    }, traced("Projects.getCatalogProject"))
+  const getCatalogProject = Effect.fnUntraced(function* (id: string) {
+    const l = yield* getListing(id)
+    const template = yield* marketplace.getTemplate(l.templateId).pipe(Effect.orDie)
+    const annual = l.mrrCents * 12
+    return CatalogProjectDetail.make({
+      ...toCatalogProject(l),
+      template,
+      techStack: [...l.techStack],
+      creator: { name: l.creatorName, revenueSharePercent: 85 },
+      price: { askingPriceCents: l.askingPriceCents as CatalogProject["askingPriceCents"], currency: "usd" },
+      revenueShare,
+      annualRevenueCents: annual as CatalogProject["askingPriceCents"],
+      revenueMultiple: annual > 0 ? Math.round((l.askingPriceCents / annual) * 100) / 100 : null
+    })
+  }, traced("Projects.getCatalogProject"))
 
-    const evaluate = (projectId: string) =>
-      Effect.flatMap(getListing(projectId), evaluator.evaluate).pipe(traced("Projects.evaluate", { attributes: { projectId } }))
+  const evaluate = (projectId: string) =>
+    Effect.flatMap(getListing(projectId), evaluator.evaluate).pipe(
+      traced("Projects.evaluate", { attributes: { projectId } })
+    )
 
-    return { listCatalog, getCatalogProject, getListing, evaluate } as const
-  })
-}) {
+  return Projects.of({ listCatalog, getCatalogProject, getListing, evaluate })
+})
+
+export class Projects extends Context.Service<Projects, ProjectsService>()("agent-commerce/Projects") {
+  static readonly make = make
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(Projects, Projects.make).pipe(Layer.provide([Marketplace.layer]))
+  static readonly layer = Layer.effect(Projects, make).pipe(Layer.provide([Marketplace.layer]))
 }
