@@ -7,9 +7,9 @@ import { knowledgeBase } from "../../seed/knowledge-base.js"
 import { knowledgeProducts } from "../../seed/knowledge-products.js"
 import { plans } from "../../seed/plans.js"
 import { templates } from "../../seed/templates.js"
-import { atomically } from "../../services/platform/Db.js"
-import { KnowledgeStore } from "../../services/knowledge/Knowledge.js"
-import { MarketplaceStore } from "../../services/marketplace/Marketplace.js"
+import { Transactor } from "../../services/platform/Db.js"
+import { KnowledgeStore } from "../../services/knowledge/KnowledgeStore.js"
+import { MarketplaceStore } from "../../services/marketplace/MarketplaceStore.js"
 
 /** Seed data decoded through the same schemas the API serves (a bad seed row fails startup). */
 export const seedData = {
@@ -22,7 +22,8 @@ export const seedData = {
 export const seedCatalog = Effect.gen(function* () {
   const marketplace = yield* MarketplaceStore
   const knowledge = yield* KnowledgeStore
-  yield* atomically(
+  const tx = yield* Transactor
+  yield* tx.atomically(
     Effect.all([
       marketplace.upsertTemplates(seedData.templates),
       marketplace.upsertPlans(seedData.plans),

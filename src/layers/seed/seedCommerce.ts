@@ -7,8 +7,8 @@ import { PublishServiceBody, type ServiceRecord } from "../../schema/commerce/se
 import { sellerAgents } from "../../seed/sellers.js"
 import { commerceServices } from "../../seed/services.js"
 import { CatalogStore } from "../../services/commerce/Catalog.js"
-import { atomically } from "../../services/platform/Db.js"
-import { KeysStore } from "../../services/keys/Keys.js"
+import { Transactor } from "../../services/platform/Db.js"
+import { KeysStore } from "../../services/keys/KeysStore.js"
 
 /** The account that owns the seeded seller agents (no password: nobody can sign in to it). */
 export { PLATFORM_SELLERS_ACCOUNT }
@@ -26,7 +26,8 @@ export const seedServiceRecords: ReadonlyArray<ServiceRecord> = commerceServices
 export const seedCommerce = Effect.gen(function* () {
   const keys = yield* KeysStore
   const catalog = yield* CatalogStore
-  yield* atomically(
+  const tx = yield* Transactor
+  yield* tx.atomically(
     Effect.gen(function* () {
       if (!(yield* keys.getAccount(PLATFORM_SELLERS_ACCOUNT))) {
         yield* keys

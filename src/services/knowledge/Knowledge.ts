@@ -5,41 +5,51 @@ import { Context, Effect, Layer } from "effect"
 import { NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import type { KnowledgeBase, KnowledgeProduct } from "../../schema/knowledge/knowledge.js"
 import { deliverable, type Deliverable } from "./knowledgeContent.js"
+import { KnowledgeStore } from "./KnowledgeStore.js"
 
-/** Storage port for knowledge products and the knowledge base document. */
-export class KnowledgeStore extends Context.Service<
-  KnowledgeStore,
-  {
-    readonly listProducts: Effect.Effect<ReadonlyArray<KnowledgeProduct>, StorageUnavailable>
-    readonly upsertProducts: (products: ReadonlyArray<KnowledgeProduct>) => Effect.Effect<void, StorageUnavailable>
-    readonly getKnowledgeBase: Effect.Effect<KnowledgeBase | undefined, StorageUnavailable>
-    readonly putKnowledgeBase: (kb: KnowledgeBase) => Effect.Effect<void, StorageUnavailable>
-  }
->()("KnowledgeStore") {}
+export { KnowledgeStore } from "./KnowledgeStore.js"
 
-export class Knowledge extends Context.Service<Knowledge>()("Knowledge", {
-  make: Effect.gen(function* () {
-    const store = yield* KnowledgeStore
-    /** The public catalogue: active products only, ordered by id. */
-    // The public reads are reused for PUBLIC_READ_TTL_MS; a purchase (getProduct) always reads storage.
-    const catalog = (yield* cachedSuccess(store.listProducts.pipe(Effect.map((all) => all.filter((p) => p.isActive).sort((a, b) => a.id - b.id))))).pipe(
-      traced("Knowledge.catalog")
+export interface KnowledgeService {
+  /** The public catalogue: active products only, ordered by id. */
+  readonly catalog: Effect.Effect<ReadonlyArray<KnowledgeProduct>, StorageUnavailable>
+  /** A product, active or not, always read from storage (a purchase). */
+  readonly getProduct: (id: number) => Effect.Effect<KnowledgeProduct, NotFound | StorageUnavailable>
+  readonly knowledgeBase: Effect.Effect<KnowledgeBase, NotFound | StorageUnavailable>
+  /** What a product delivers once paid, drawn from the knowledge base. */
+  readonly deliverableOf: (product: KnowledgeProduct) => Effect.Effect<Deliverable, NotFound | StorageUnavailable>
+}
+
+const make = Effect.gen(function* () {
+  const store = yield* KnowledgeStore
+  // The public reads are reused for PUBLIC_READ_TTL_MS; a purchase (getProduct) always reads storage.
+  const active = store.listProducts.pipe(
+    Effect.map((all) => all.filter((p) => p.isActive).sort((a, b) => a.id - b.id))
+  )
+  const catalog = (yield* cachedSuccess(active)).pipe(traced("Knowledge.catalog"))
+  const getProduct = (id: number) =>
+    Effect.flatMap(store.listProducts, (all) => {
+      const p = all.find((x) => x.id === id)
+      return p
+        ? Effect.succeed(p)
+        : Effect.fail(
+            new NotFound({ message: `knowledge product ${id} not found`, resource: "knowledgeProduct", id: String(id) })
+          )
+    })
+  const loaded = store.getKnowledgeBase.pipe(
+    Effect.flatMap((kb) =>
+      kb
+        ? Effect.succeed(kb)
+        : Effect.fail(new NotFound({ message: "knowledge base not loaded", resource: "knowledgeBase" }))
     )
-    const getProduct = (id: number) =>
-      Effect.flatMap(store.listProducts, (all) => {
-        const p = all.find((x) => x.id === id)
-        return p ? Effect.succeed(p) : Effect.fail(new NotFound({ message: `knowledge product ${id} not found`, resource: "knowledgeProduct", id: String(id) }))
-      })
-    const knowledgeBase = (yield* cachedSuccess(
-      store.getKnowledgeBase.pipe(
-        Effect.flatMap((kb) => (kb ? Effect.succeed(kb) : Effect.fail(new NotFound({ message: "knowledge base not loaded", resource: "knowledgeBase" }))))
-      )
-    )).pipe(traced("Knowledge.knowledgeBase"))
-    /** What a product delivers once paid, drawn from the knowledge base (the same text the public reads, arranged per product). */
-    const deliverableOf = (product: KnowledgeProduct): Effect.Effect<Deliverable, NotFound | StorageUnavailable> =>
-      Effect.map(knowledgeBase, (kb) => deliverable(product, kb))
-    return { catalog, getProduct, knowledgeBase, deliverableOf } as const
-  })
-}) {
-  static readonly layer = Layer.effect(Knowledge, Knowledge.make)
+  )
+  const knowledgeBase = (yield* cachedSuccess(loaded)).pipe(traced("Knowledge.knowledgeBase"))
+  /** The same text the public reads, arranged per product. */
+  const deliverableOf = (product: KnowledgeProduct): Effect.Effect<Deliverable, NotFound | StorageUnavailable> =>
+    Effect.map(knowledgeBase, (kb) => deliverable(product, kb))
+  return Knowledge.of({ catalog, getProduct, knowledgeBase, deliverableOf })
+})
+
+export class Knowledge extends Context.Service<Knowledge, KnowledgeService>()("agent-commerce/Knowledge") {
+  static readonly make = make
+  static readonly layer = Layer.effect(Knowledge, make)
 }
