@@ -31,7 +31,7 @@ import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { explain } from "../fixtures/explain.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { owner, projectSuite } from "../fixtures/projects.js"
-import { heldStatement } from "../../src/layers/commerce/postgres.js"
+import { heldStatement } from "../../src/layers/wallet/WalletStore.postgres.js"
 
 // A seeded service of a platform seller: svc_doc_translate / starter, 1,900 cents, p95 12 s.
 const PLATFORM_SERVICE = "svc_doc_translate"

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { rankedPage } from "../../src/layers/commerce/postgres.js"
+import { rankedPage } from "../../src/layers/commerce/CatalogStore.postgres.js"
 import type { RankedFilter } from "../../src/schema/commerce/filters.js"
 import type { ServiceRecord } from "../../src/schema/commerce/services.js"
 import { CatalogStore } from "../../src/services/commerce/Catalog.js"

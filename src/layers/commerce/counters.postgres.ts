@@ -1,6 +1,8 @@
 // Postgres per-agent running counters (migration 0018): the CTEs that add a transaction's, a
 // review's or a dispute's deltas (src/layers/commerce/counters.ts) in the writer's own statement,
-// and the recomputation `npm run check` and the fault tests compare them with.
+// and the recomputation `npm run check` and the fault tests compare them with. With counters.ts,
+// this module owns the counter tables: the commerce stores write them only through these CTEs;
+// other domains read them only through a port (AnalyticsStore, which runs COUNTER_DRIFT_SQL).
 import type { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
 import { COUNTER_COLUMNS, COUNTER_NAMES, type CounterDelta, type ServiceCountDelta } from "./counters.js"

@@ -1,6 +1,10 @@
 // The Postgres storage layer: migrations first, then every store port and the Transactor.
 import { PgIdempotencyStore } from "../../idempotency/IdempotencyStore.postgres.js"
-import { PgCommerceStoresLive } from "../../commerce/postgres.js"
+import { PgCatalogStore } from "../../commerce/CatalogStore.postgres.js"
+import { PgCommerceStore } from "../../commerce/CommerceStore.postgres.js"
+import { PgDisputeStore } from "../../commerce/DisputeStore.postgres.js"
+import { PgWalletStore } from "../../wallet/WalletStore.postgres.js"
+import { PgAnalyticsStore } from "../../reputation/AnalyticsStore.postgres.js"
 import { Layer } from "effect"
 import { PgMarketplaceStore } from "../../marketplace/MarketplaceStore.postgres.js"
 import { PgKnowledgeStore } from "../../knowledge/KnowledgeStore.postgres.js"
@@ -24,7 +28,11 @@ import { PgSagaStore } from "../../saga/SagaStore.postgres.js"
 /** Every store port and the Transactor over an SqlClient, without migrations. */
 const PgStoresOnly = Layer.mergeAll(
   PgTransactor,
-  PgCommerceStoresLive,
+  PgCatalogStore,
+  PgWalletStore,
+  PgCommerceStore,
+  PgDisputeStore,
+  PgAnalyticsStore,
   PgMarketplaceStore,
   PgKnowledgeStore,
   PgKeysStore,

@@ -1,0 +1,157 @@
+// Postgres CatalogStore: the services (with their search text and tier-price columns kept by every
+// write), the catalogue's pages and the recommendations' ranking over their indexes, ratings, and
+// per-tier delivery stats. Rows are decoded with ServiceRow.
+import { SqlClient } from "effect/sql"
+import { Effect, Layer, Schema } from "effect"
+import { PricingModel } from "../../schema/commerce/common.js"
+import type { RankedFilter, ServiceFilter } from "../../schema/commerce/filters.js"
+import {
+  NegotiationBounds,
+  searchText,
+  type ServiceRecord,
+  ServiceStatus,
+  ServiceTier
+} from "../../schema/commerce/services.js"
+import { CatalogStore } from "../../services/commerce/Catalog.js"
+import { orUnavailable } from "../storage/postgres/PgDb.js"
+import { decodeFirst, decodeRows, IsoTimestamp } from "../storage/postgres/rows.js"
+
+const json = (value: unknown) => JSON.stringify(value ?? null)
+
+export const SERVICE_COLUMNS =
+  "id, seller_agent_id, name, description, category, pricing_model, tags, tiers, negotiation, status, rating_sum, " +
+  "rating_count, created_at, updated_at"
+
+/** A commerce_services row (SERVICE_COLUMNS) as the ServiceRecord it stores. */
+const ServiceRow = Schema.Struct({
+  id: Schema.String,
+  sellerAgentId: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  category: Schema.String,
+  pricingModel: PricingModel,
+  tags: Schema.Array(Schema.String),
+  tiers: Schema.Array(ServiceTier),
+  negotiation: NegotiationBounds,
+  status: ServiceStatus,
+  ratingSum: Schema.Number,
+  ratingCount: Schema.Number,
+  createdAt: IsoTimestamp,
+  updatedAt: IsoTimestamp
+})
+const services = decodeRows(ServiceRow)
+const service = decodeFirst(ServiceRow)
+
+const TierStatsRow = Schema.Struct({
+  tierId: Schema.String,
+  deliveries: Schema.Number,
+  successes: Schema.Number,
+  p95LatencyMs: Schema.NullOr(Schema.Number)
+})
+
+const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+const minTier = (r: ServiceRecord) => (r.tiers.length === 0 ? null : Math.min(...r.tiers.map((t) => t.priceCents)))
+const maxTier = (r: ServiceRecord) => (r.tiers.length === 0 ? null : Math.max(...r.tiers.map((t) => t.priceCents)))
+
+/**
+ * A page of listed services in id order, filtered: walks the primary key, or (category, id) /
+ * (seller, id) for the listed ones, or the trigram index for a rare `q`, as the planner prefers
+ * (migration 0018; test/suites/pages.test.ts EXPLAINs it on a large catalogue).
+ */
+export const servicesPage = (sql: SqlClient.SqlClient, f: ServiceFilter) => {
+  const clauses = [sql`status = 'active'`]
+  if (f.afterId !== undefined) clauses.push(sql`id > ${f.afterId}`)
+  if (f.category !== undefined) clauses.push(sql`category = ${f.category}`)
+  if (f.pricingModel !== undefined) clauses.push(sql`pricing_model = ${f.pricingModel}`)
+  if (f.sellerId !== undefined) clauses.push(sql`seller_agent_id = ${f.sellerId}`)
+  // Some tier ≥ min ⟺ the dearest is; some tier ≤ max ⟺ the cheapest is (columns kept by every write).
+  if (f.minPriceCents !== undefined) clauses.push(sql`max_tier_cents >= ${f.minPriceCents}`)
+  if (f.maxPriceCents !== undefined) clauses.push(sql`min_tier_cents <= ${f.maxPriceCents}`)
+  if (f.minRating !== undefined) {
+    clauses.push(sql`rating_count > 0 AND rating_sum::float8 / rating_count >= ${f.minRating}`)
+  }
+  if (f.q !== undefined) clauses.push(sql`search LIKE ${likePattern(f.q)}`)
+  return sql`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE ${sql.and(clauses)}
+    ORDER BY id LIMIT ${f.limit}`
+}
+
+/** The kept ranking's key (rankOf in SQL, the same float8 division): the expression of migration 0020's indexes. */
+const RANK = "((rating_sum + 6)::float8 / (rating_count + 2))"
+
+/**
+ * The recommendations' candidates: listed services in the kept ranking's order, walking
+ * (category,) rank DESC, id (migration 0020) with the policy as filters, or an allowed seller's
+ * (seller, id) rows sorted, as the planner prefers (test/suites/ranking.test.ts EXPLAINs it).
+ */
+export const rankedPage = (sql: SqlClient.SqlClient, f: RankedFilter) => {
+  const clauses = [sql`status = 'active'`]
+  if (f.category !== undefined) clauses.push(sql`category = ${f.category}`)
+  if (f.excludeSeller !== undefined) clauses.push(sql`seller_agent_id <> ${f.excludeSeller}`)
+  if (f.sellers !== null) clauses.push(sql`seller_agent_id IN ${sql.in([...f.sellers])}`)
+  if (f.categories !== null) clauses.push(sql`category IN ${sql.in([...f.categories])}`)
+  if (f.maxTierCents !== null) clauses.push(sql`min_tier_cents <= ${f.maxTierCents}`)
+  return sql`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE ${sql.and(clauses)}
+    ORDER BY ${sql.literal(RANK)} DESC, id LIMIT ${f.limit}`
+}
+
+export const PgCatalogStore = Layer.effect(
+  CatalogStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const insert = (r: ServiceRecord, onConflict: "error" | "refresh") =>
+      sql`INSERT INTO commerce_services (id, seller_agent_id, name, description, category, pricing_model, tags,
+            tiers, negotiation, status, rating_sum, rating_count, search, min_tier_cents, max_tier_cents, created_at,
+            updated_at)
+          VALUES (${r.id}, ${r.sellerAgentId}, ${r.name}, ${r.description}, ${r.category}, ${r.pricingModel},
+                  ${json(r.tags)}::jsonb, ${json(r.tiers)}::jsonb, ${json(r.negotiation)}::jsonb, ${r.status},
+                  ${r.ratingSum}, ${r.ratingCount}, ${searchText(r)}, ${minTier(r)}, ${maxTier(r)}, ${r.createdAt},
+                  ${r.updatedAt})
+          ${
+            onConflict === "refresh"
+              ? sql`ON CONFLICT (id) DO UPDATE SET seller_agent_id = EXCLUDED.seller_agent_id, name = EXCLUDED.name,
+                  description = EXCLUDED.description, category = EXCLUDED.category,
+                  pricing_model = EXCLUDED.pricing_model, tags = EXCLUDED.tags, tiers = EXCLUDED.tiers,
+                  negotiation = EXCLUDED.negotiation, status = EXCLUDED.status, search = EXCLUDED.search,
+                  min_tier_cents = EXCLUDED.min_tier_cents, max_tier_cents = EXCLUDED.max_tier_cents,
+                  updated_at = EXCLUDED.updated_at`
+              : sql``
+          }`
+    return {
+      upsertSeed: (rows) => orUnavailable(Effect.forEach(rows, (r) => insert(r, "refresh"), { discard: true })),
+      insert: (r) => orUnavailable(insert(r, "error")).pipe(Effect.asVoid),
+      update: (r) =>
+        orUnavailable(
+          sql`UPDATE commerce_services SET name = ${r.name}, description = ${r.description}, category = ${r.category},
+              pricing_model = ${r.pricingModel}, tags = ${json(r.tags)}::jsonb, tiers = ${json(r.tiers)}::jsonb,
+              negotiation = ${json(r.negotiation)}::jsonb, status = ${r.status}, search = ${searchText(r)},
+              min_tier_cents = ${minTier(r)}, max_tier_cents = ${maxTier(r)}, updated_at = ${r.updatedAt}
+              WHERE id = ${r.id}`
+        ).pipe(Effect.asVoid),
+      get: (id) =>
+        orUnavailable(sql`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE id = ${id}`).pipe(
+          Effect.flatMap(service)
+        ),
+      // Unprepared, so each page is planned for its own values: a prepared statement switches to a
+      // generic plan after five runs, which cannot know that `q` or a price band is rare and walks
+      // the id order through the whole catalogue (docs/performance.md has the figures).
+      list: (f) => orUnavailable(servicesPage(sql, f).unprepared).pipe(Effect.flatMap(services)),
+      // Unprepared for the same reason as list: an allowed-sellers list is best served by its sellers' rows.
+      ranked: (f) =>
+        (f.sellers !== null && f.sellers.length === 0) || (f.categories !== null && f.categories.length === 0)
+          ? Effect.succeed([])
+          : orUnavailable(rankedPage(sql, f).unprepared).pipe(Effect.flatMap(services)),
+      addRating: (id, rating) =>
+        orUnavailable(
+          sql`UPDATE commerce_services SET rating_sum = rating_sum + ${rating}, rating_count = rating_count + 1
+              WHERE id = ${id}`
+        ).pipe(Effect.asVoid),
+      deliveryStats: (serviceId, since) =>
+        orUnavailable(
+          sql`SELECT tier_id, count(*)::int AS deliveries, (count(*) FILTER (WHERE success))::int AS successes,
+                   percentile_disc(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95_latency_ms
+            FROM commerce_deliveries WHERE service_id = ${serviceId} AND delivered_at >= ${since} GROUP BY tier_id`
+        ).pipe(Effect.flatMap(decodeRows(TierStatsRow)))
+    }
+  })
+)
