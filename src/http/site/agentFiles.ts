@@ -13,7 +13,16 @@ import { pickLang } from "./lang.js"
 import { renderHome } from "./pages.js"
 import { cspOrigin, pageCsp } from "./templates/csp.js"
 import { agentTools, discoveryCatalog, LOGO_PATH, MCP_TOOLS_PATH } from "./agentFiles/catalog.js"
-import { agentCard, aiPluginManifest, llmsTxt, logoSvg, mcpManifest, mcpToolsDocument, robotsTxt, sitemapXml } from "./agentFiles/contents.js"
+import {
+  agentCard,
+  aiPluginManifest,
+  llmsTxt,
+  logoSvg,
+  mcpManifest,
+  mcpToolsDocument,
+  robotsTxt,
+  sitemapXml
+} from "./agentFiles/contents.js"
 
 // ---------------------------------------------------------------------------
 // Serving: bodies encoded once, strong ETags, If-None-Match → 304
@@ -48,7 +57,10 @@ const prepareJson = (value: unknown) => prepare(`${JSON.stringify(value, null, 2
 const respond = (request: HttpServerRequest.HttpServerRequest, file: Prepared, headers: Record<string, string>) =>
   matchesEtag(request.headers["if-none-match"], file.etag)
     ? HttpServerResponse.empty({ status: 304, headers: { ...headers, etag: file.etag } })
-    : HttpServerResponse.uint8Array(file.body, { contentType: file.contentType, headers: { ...headers, etag: file.etag } })
+    : HttpServerResponse.uint8Array(file.body, {
+        contentType: file.contentType,
+        headers: { ...headers, etag: file.etag }
+      })
 
 const staticRoute = (path: `/${string}`, file: Prepared, cacheControl = PUBLIC_CACHE) =>
   HttpRouter.route("GET", path, (request) => Effect.succeed(respond(request, file, { "cache-control": cacheControl })))
@@ -74,7 +86,11 @@ export const AgentFilesLive = HttpRouter.addAll(
 
     const discover = HttpRouter.route("GET", "/api/discover", (request) =>
       discovery
-        .document({ routes: discoveryCatalog, authorization: request.headers.authorization, userAgent: request.headers["user-agent"] })
+        .document({
+          routes: discoveryCatalog,
+          authorization: request.headers.authorization,
+          userAgent: request.headers["user-agent"]
+        })
         .pipe(
           Effect.map((doc) =>
             respond(

@@ -1,8 +1,8 @@
 // The OpenAPI document (src/http/openapi.ts) at /api/v1/agent/openapi.json, and the interactive
-// API docs at /docs: Scalar's API reference over that document. Scalar's script (≈ 3 MB, the one effect/http-api ships, so nothing is fetched from a
-// CDN) is loaded from disk on the first visit and served from /docs/scalar.js with a long cache
-// lifetime; HttpApiScalar's own layer inlines it into the page, which kept ~19 MB resident in every
-// server that never served /docs.
+// API docs at /docs: Scalar's API reference over that document. Scalar's script (large; the one
+// effect/http-api ships, so nothing is fetched from a CDN) is loaded from disk on the first visit and
+// served from /docs/scalar.js with a long cache lifetime; HttpApiScalar's own layer inlines it into
+// the page, which kept it resident in every server that never served /docs.
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Effect, Layer } from "effect"
 import { createRequire } from "node:module"

@@ -46,22 +46,50 @@ const htmlPage = (body: string, status = 200, formTargets: ReadonlyArray<string>
  * another host name) and the checkout's (top-up answers with a 303 to it; browsers apply form-action
  * to that redirect too).
  */
-const ownerCsp = (formTargets: ReadonlyArray<string>) => pageCsp({ connect: true, formAction: ["'self'", ...formTargets] })
+const ownerCsp = (formTargets: ReadonlyArray<string>) =>
+  pageCsp({ connect: true, formAction: ["'self'", ...formTargets] })
 
 const formTargetsOf = Effect.map(AppConfig, (config) =>
-  [originOf(config.baseUrl), config.payments === "stripe" ? "https://checkout.stripe.com" : undefined].filter((o): o is string => o !== undefined)
+  [originOf(config.baseUrl), config.payments === "stripe" ? "https://checkout.stripe.com" : undefined].filter(
+    (o): o is string => o !== undefined
+  )
 )
 
 const statusOf = (e: { readonly _tag: string }): number =>
-  e._tag === "NotFound" ? 404 : e._tag === "Forbidden" || e._tag === "PolicyViolation" ? 403 : e._tag === "Conflict" || e._tag === "NegotiationUnusable" ? 409 : e._tag === "InsufficientCredits" ? 402 : e._tag === "StorageUnavailable" ? 503 : 400
+  e._tag === "NotFound"
+    ? 404
+    : e._tag === "Forbidden" || e._tag === "PolicyViolation"
+      ? 403
+      : e._tag === "Conflict" || e._tag === "NegotiationUnusable"
+        ? 409
+        : e._tag === "InsufficientCredits"
+          ? 402
+          : e._tag === "StorageUnavailable"
+            ? 503
+            : 400
 
 const errorPage = (status: number, message: string) =>
-  htmlPage(layout("Agent dashboard", html`<h1>Something is not right</h1><p class="msg msg-error" role="alert">${message}</p><p><a href="/agent-dashboard">Back to the dashboard</a></p>`), status)
+  htmlPage(
+    layout(
+      "Agent dashboard",
+      html`<h1>Something is not right</h1><p class="msg msg-error" role="alert">${message}</p><p><a href="/agent-dashboard">Back to the dashboard</a></p>`
+    ),
+    status
+  )
 
-const toSignIn = HttpServerResponse.empty({ status: 303, headers: { location: "/agent-dashboard", "cache-control": "no-store" } })
+const toSignIn = HttpServerResponse.empty({
+  status: 303,
+  headers: { location: "/agent-dashboard", "cache-control": "no-store" }
+})
 
 /** Renders the agent page (status and message given), or an error page when even that cannot be read. */
-const agentPage = Effect.fnUntraced(function* (caller: Caller, agentId: string, filters: TxFilters, message: { readonly notice?: string; readonly error?: string }, status = 200) {
+const agentPage = Effect.fnUntraced(function* (
+  caller: Caller,
+  agentId: string,
+  filters: TxFilters,
+  message: { readonly notice?: string; readonly error?: string },
+  status = 200
+) {
   const data = yield* agentPageData(caller, agentId, filters)
   const now = yield* Clock.currentTimeMillis
   return htmlPage(renderAgentPage(data, message, now), status, yield* formTargetsOf)
@@ -73,15 +101,24 @@ const page = <E extends { readonly _tag: string; readonly message?: string }, R>
 ) =>
   handler.pipe(
     Effect.catch((e: E | SignedOut) =>
-      e._tag === "SignedOut" ? Effect.succeed(toSignIn) : Effect.succeed(errorPage(statusOf(e), (e as { message?: string }).message ?? e._tag))
+      e._tag === "SignedOut"
+        ? Effect.succeed(toSignIn)
+        : Effect.succeed(errorPage(statusOf(e), (e as { message?: string }).message ?? e._tag))
     )
   )
 
 const param = (name: string) => Effect.map(HttpRouter.params, (p) => p[name] ?? "")
 
-/** A form that changes something: same origin, then the service call; its failure re-renders the agent page with the message and status. */
+/**
+ * A form that changes something: same origin, then the service call; its failure re-renders the
+ * agent page with the message and status.
+ */
 const formAction = <E extends { readonly _tag: string; readonly message?: string }, R>(
-  act: (caller: Caller, agentId: string, form: URLSearchParams) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  act: (
+    caller: Caller,
+    agentId: string,
+    form: URLSearchParams
+  ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ) =>
   page(
     Effect.gen(function* () {
@@ -96,8 +133,10 @@ const formAction = <E extends { readonly _tag: string; readonly message?: string
   )
 
 const backTo = (agentId: string, done: keyof typeof NOTICES, anchor: string) =>
-  HttpServerResponse.empty({ status: 303, headers: { location: `${agentPath(agentId)}?done=${done}#${anchor}`, "cache-control": "no-store" } })
-
+  HttpServerResponse.empty({
+    status: 303,
+    headers: { location: `${agentPath(agentId)}?done=${done}#${anchor}`, "cache-control": "no-store" }
+  })
 
 export const OwnerRoutesLive = HttpRouter.addAll([
   HttpRouter.route(
@@ -121,8 +160,12 @@ export const OwnerRoutesLive = HttpRouter.addAll([
     page(
       Effect.gen(function* () {
         const caller = yield* ownerSession
-        const agent = yield* Effect.flatMap(Keys, (k) => Effect.flatMap(param("agentId"), (id) => k.ownedAgent(caller.accountId, id)))
-        const tx = yield* Effect.flatMap(Commerce, (c) => Effect.flatMap(param("transactionId"), (id) => c.getTransaction(agent.id, id)))
+        const agent = yield* Effect.flatMap(Keys, (k) =>
+          Effect.flatMap(param("agentId"), (id) => k.ownedAgent(caller.accountId, id))
+        )
+        const tx = yield* Effect.flatMap(Commerce, (c) =>
+          Effect.flatMap(param("transactionId"), (id) => c.getTransaction(agent.id, id))
+        )
         return htmlPage(renderTransactionPage(agent, tx))
       })
     )
@@ -137,49 +180,78 @@ export const OwnerRoutesLive = HttpRouter.addAll([
       yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, agentId))
       const pending = yield* pendingFor(caller, agentId)
       return HttpServerResponse.jsonUnsafe(
-        { pending: pending.map((a) => ({ id: a.id, serviceId: a.serviceId, tierId: a.tierId, quotedPriceCents: a.quotedPriceCents, reason: a.reason, createdAt: a.createdAt, expiresAt: a.expiresAt })) },
+        {
+          pending: pending.map((a) => ({
+            id: a.id,
+            serviceId: a.serviceId,
+            tierId: a.tierId,
+            quotedPriceCents: a.quotedPriceCents,
+            reason: a.reason,
+            createdAt: a.createdAt,
+            expiresAt: a.expiresAt
+          }))
+        },
         { headers: { "cache-control": "no-store" } }
       )
     }).pipe(
       Effect.catch((e: { readonly _tag: string; readonly message?: string }) =>
-        Effect.succeed(HttpServerResponse.jsonUnsafe({ type: e._tag === "SignedOut" ? "Unauthorized" : e._tag, message: e.message ?? "sign in again" }, { status: e._tag === "SignedOut" ? 401 : statusOf(e) }))
+        Effect.succeed(
+          HttpServerResponse.jsonUnsafe(
+            { type: e._tag === "SignedOut" ? "Unauthorized" : e._tag, message: e.message ?? "sign in again" },
+            { status: e._tag === "SignedOut" ? 401 : statusOf(e) }
+          )
+        )
       )
     )
   ),
   HttpRouter.route(
     "POST",
     `${OWNER_PREFIX}/:agentId/policy`,
-    formAction(Effect.fnUntraced(function* (_caller, agentId, form) {
-      const body = yield* policyBody(form)
-      yield* Effect.flatMap(Wallet, (w) => w.updatePolicy(agentId, body, { byOwner: true }))
-      return backTo(agentId, "policy", "policy")
-    })
+    formAction(
+      Effect.fnUntraced(function* (_caller, agentId, form) {
+        const body = yield* policyBody(form)
+        yield* Effect.flatMap(Wallet, (w) => w.updatePolicy(agentId, body, { byOwner: true }))
+        return backTo(agentId, "policy", "policy")
+      })
     )
   ),
   HttpRouter.route(
     "POST",
     `${OWNER_PREFIX}/:agentId/topup`,
-    formAction(Effect.fnUntraced(function* (_caller, agentId, form) {
-      const amountCents = yield* parseDollars("amount", form.get("amount"), 0)
-      const idempotency = yield* requestIdempotency
-      const checkout = yield* Effect.flatMap(Payments, (p) => p.startRecharge({ agentId, amountCents }, idempotency))
-      // To the processor's page (the fake's, or Stripe's); it returns to /checkout/success.
-      return HttpServerResponse.empty({ status: 303, headers: { location: checkout.checkoutUrl, "cache-control": "no-store" } })
-    })
+    formAction(
+      Effect.fnUntraced(function* (_caller, agentId, form) {
+        const amountCents = yield* parseDollars("amount", form.get("amount"), 0)
+        const idempotency = yield* requestIdempotency
+        const checkout = yield* Effect.flatMap(Payments, (p) => p.startRecharge({ agentId, amountCents }, idempotency))
+        // To the processor's page (the fake's, or Stripe's); it returns to /checkout/success.
+        return HttpServerResponse.empty({
+          status: 303,
+          headers: { location: checkout.checkoutUrl, "cache-control": "no-store" }
+        })
+      })
     )
   ),
   HttpRouter.route(
     "POST",
     `${OWNER_PREFIX}/:agentId/approvals/:approvalId/:decision`,
-    formAction(Effect.fnUntraced(function* (caller, agentId, _form) {
-      const decision = yield* param("decision")
-      const approvalId = yield* param("approvalId")
-      if (decision !== "approve" && decision !== "decline") {
-        return yield* Effect.fail(new InvalidInput({ message: "decision: must be approve or decline", field: "decision" }))
-      }
-      const decided = yield* Effect.flatMap(Commerce, (c) => (decision === "approve" ? c.approve(caller, approvalId) : c.decline(caller, approvalId)))
-      return backTo(decided.approval.agentId, decision === "approve" ? "approved" : "declined", decision === "approve" ? "transactions" : "approvals")
-    })
+    formAction(
+      Effect.fnUntraced(function* (caller, agentId, _form) {
+        const decision = yield* param("decision")
+        const approvalId = yield* param("approvalId")
+        if (decision !== "approve" && decision !== "decline") {
+          return yield* Effect.fail(
+            new InvalidInput({ message: "decision: must be approve or decline", field: "decision" })
+          )
+        }
+        const decided = yield* Effect.flatMap(Commerce, (c) =>
+          decision === "approve" ? c.approve(caller, approvalId) : c.decline(caller, approvalId)
+        )
+        return backTo(
+          decided.approval.agentId,
+          decision === "approve" ? "approved" : "declined",
+          decision === "approve" ? "transactions" : "approvals"
+        )
+      })
     )
   )
 ])

@@ -1,4 +1,5 @@
-// Human-readable site pages (home, for AI agents, integrations, terms, whitepaper, legal guide) in English and Brazilian Portuguese.
+// Human-readable site pages (home, for AI agents, integrations, terms, whitepaper, legal guide) in
+// English and Brazilian Portuguese.
 import { html as h, type Html, type Part } from "./templates/html.js"
 import { type Lang, layout as siteLayout, pageNames, type PageName } from "./templates/layout.js"
 import { contentPage } from "./templates/content.js"
@@ -82,10 +83,22 @@ type PageBuilder = (s: Site) => PageContent
 
 const machineLinks: ReadonlyArray<{ readonly path: string; readonly en: string; readonly pt: string }> = [
   { path: "/api/discover", en: "discovery document (JSON)", pt: "documento de descoberta (JSON)" },
-  { path: "/llms.txt", en: "plain-text description of the platform for language models", pt: "descrição da plataforma em texto simples para modelos de linguagem" },
-  { path: "/api/v1/agent/openapi.json", en: "OpenAPI description of the Agent API", pt: "descrição OpenAPI da API de agentes" },
+  {
+    path: "/llms.txt",
+    en: "plain-text description of the platform for language models",
+    pt: "descrição da plataforma em texto simples para modelos de linguagem"
+  },
+  {
+    path: "/api/v1/agent/openapi.json",
+    en: "OpenAPI description of the Agent API",
+    pt: "descrição OpenAPI da API de agentes"
+  },
   { path: "/api/v1/agent/mcp-tools.json", en: "list of MCP tools", pt: "lista de ferramentas MCP" },
-  { path: "/.well-known/mcp.json", en: "MCP (Model Context Protocol) manifest", pt: "manifesto MCP (Model Context Protocol)" },
+  {
+    path: "/.well-known/mcp.json",
+    en: "MCP (Model Context Protocol) manifest",
+    pt: "manifesto MCP (Model Context Protocol)"
+  },
   { path: "/.well-known/ai-plugin.json", en: "AI plugin manifest", pt: "manifesto de plugin de IA" },
   { path: "/docs", en: "human-readable API documentation", pt: "documentação da API para leitura humana" }
 ]
@@ -144,11 +157,23 @@ const quickStart = (s: Site): string => {
 const paymentsItem = (s: Site, lang: Lang) =>
   s.payments === "stripe"
     ? lang === "en"
-      ? { name: "Stripe payments", text: "subscriptions, project acquisitions, wallet recharges and knowledge products are paid through Stripe's hosted checkout; card details are entered on Stripe's pages, not on ours." }
-      : { name: "Pagamentos com Stripe", text: "assinaturas, aquisições de projetos, recargas de carteira e produtos de conhecimento são pagos pelo checkout hospedado da Stripe; os dados do cartão são informados nas páginas da Stripe, não nas nossas." }
+      ? {
+          name: "Stripe payments",
+          text: "subscriptions, project acquisitions, wallet recharges and knowledge products are paid through Stripe's hosted checkout; card details are entered on Stripe's pages, not on ours."
+        }
+      : {
+          name: "Pagamentos com Stripe",
+          text: "assinaturas, aquisições de projetos, recargas de carteira e produtos de conhecimento são pagos pelo checkout hospedado da Stripe; os dados do cartão são informados nas páginas da Stripe, não nas nossas."
+        }
     : lang === "en"
-      ? { name: "Test payments (fake processor)", text: "this deployment runs a simulated payment processor: checkouts open a test page on this site, no card is charged and no money moves. With Stripe configured, the same checkouts go to Stripe." }
-      : { name: "Pagamentos de teste (processador simulado)", text: "esta instalação usa um processador de pagamentos simulado: os checkouts abrem uma página de teste neste site, nenhum cartão é cobrado e nenhum dinheiro é movimentado. Com a Stripe configurada, os mesmos checkouts vão para a Stripe." }
+      ? {
+          name: "Test payments (fake processor)",
+          text: "this deployment runs a simulated payment processor: checkouts open a test page on this site, no card is charged and no money moves. With Stripe configured, the same checkouts go to Stripe."
+        }
+      : {
+          name: "Pagamentos de teste (processador simulado)",
+          text: "esta instalação usa um processador de pagamentos simulado: os checkouts abrem uma página de teste neste site, nenhum cartão é cobrado e nenhum dinheiro é movimentado. Com a Stripe configurada, os mesmos checkouts vão para a Stripe."
+        }
 
 // ---------------------------------------------------------------------------
 // Page: home (/)

@@ -18,14 +18,21 @@ export { MCP_ENDPOINT_PATH }
 export const LOGO_PATH = "/assets/logo.svg"
 
 const pageDescriptions: Readonly<Record<PageName, string>> = {
-  "for-ai-agents": "How AI agents use the platform: keys, permissions, limits, the commerce protocol (English, Portuguese)",
+  "for-ai-agents":
+    "How AI agents use the platform: keys, permissions, limits, the commerce protocol (English, Portuguese)",
   integrations: "Active, available and coming-soon integrations",
   terms: "Terms of use",
   whitepaper: "Whitepaper: marketplace, plans, token, governance, risks",
   "legal-guide": "Legal guide: token classification, jurisdictions, data protection"
 }
 
-const publicGet = (path: string, description: string): CatalogRoute => ({ method: "GET", path, description, auth: "public", permission: null })
+const publicGet = (path: string, description: string): CatalogRoute => ({
+  method: "GET",
+  path,
+  description,
+  auth: "public",
+  permission: null
+})
 
 /** Raw (non-HttpApi) public addresses. */
 export const siteRoutes: ReadonlyArray<CatalogRoute> = [
@@ -71,7 +78,13 @@ export const procedureRoutes = (table: typeof procedures): ReadonlyArray<Catalog
  * outside the service, and a caller gets its address as `checkoutUrl`), the checkout return pages
  * (browser redirects), and static assets.
  */
-export const discoveryCatalog: ReadonlyArray<CatalogRoute> = [...siteRoutes, ...apiRoutes(Api), ...procedureRoutes(procedures), ...mcpRoutes, ...a2aRoutes]
+export const discoveryCatalog: ReadonlyArray<CatalogRoute> = [
+  ...siteRoutes,
+  ...apiRoutes(Api),
+  ...procedureRoutes(procedures),
+  ...mcpRoutes,
+  ...a2aRoutes
+]
 
 /** The MCP tools of the agent API and the commerce protocol. */
 export const agentTools: ReadonlyArray<ApiTool> = toolsFromApi(Api, AGENT_API_PREFIX)

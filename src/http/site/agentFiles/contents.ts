@@ -9,19 +9,27 @@ import { type ApiTool, snakeCase, toMcpTool } from "../mcpTools.js"
 import { pageNames } from "../pages.js"
 import { DOCS_PATH, LOGO_PATH, MCP_ENDPOINT_PATH, MCP_TOOLS_PATH, OPENAPI_PATH } from "./catalog.js"
 
-const isAgentApi = (r: CatalogRoute) => r.auth !== "public" && r.path.startsWith(`${AGENT_API_PREFIX}/`) && !r.path.startsWith(`${COMMERCE_PREFIX}/`)
+const isAgentApi = (r: CatalogRoute) =>
+  r.auth !== "public" && r.path.startsWith(`${AGENT_API_PREFIX}/`) && !r.path.startsWith(`${COMMERCE_PREFIX}/`)
 const isCommerce = (r: CatalogRoute) => r.path === COMMERCE_PREFIX || r.path.startsWith(`${COMMERCE_PREFIX}/`)
-const mdLink = (text: string, url: string, note?: string) => `- [${text.replace(/[[\]]/g, "")}](${url})${note ? `: ${note}` : ""}`
+const mdLink = (text: string, url: string, note?: string) =>
+  `- [${text.replace(/[[\]]/g, "")}](${url})${note ? `: ${note}` : ""}`
 
 /** llms.txt (llmstxt.org): H1, a `>` summary, then `##` sections of markdown links. */
 export const llmsTxt = (config: AppConfigShape, catalog: ReadonlyArray<CatalogRoute>): string => {
   const base = config.baseUrl
   const u = (p: string) => `${base}${p}`
   const endpoint = (r: CatalogRoute) =>
-    mdLink(`${r.method} ${r.path}`, u(r.path), `${r.description}${r.permission ? ` (permission: ${r.permission})` : ""}`)
+    mdLink(
+      `${r.method} ${r.path}`,
+      u(r.path),
+      `${r.description}${r.permission ? ` (permission: ${r.permission})` : ""}`
+    )
   const agent = catalog.filter(isAgentApi)
   const commerce = catalog.filter(isCommerce)
-  const publicApi = catalog.filter((r) => r.auth === "public" && (r.path.startsWith("/api/trpc/") || r.path === "/invest/api"))
+  const publicApi = catalog.filter(
+    (r) => r.auth === "public" && (r.path.startsWith("/api/trpc/") || r.path === "/invest/api")
+  )
   const authProcedures = catalog.filter((r) => r.auth !== "public" && r.path.startsWith("/api/trpc/"))
   return [
     `# ${PLATFORM.name}`,
@@ -37,7 +45,11 @@ export const llmsTxt = (config: AppConfigShape, catalog: ReadonlyArray<CatalogRo
     "",
     "## Docs",
     "",
-    mdLink("For AI agents", u("/for-ai-agents"), "keys, permissions, rate limits, the commerce protocol, a quick start"),
+    mdLink(
+      "For AI agents",
+      u("/for-ai-agents"),
+      "keys, permissions, rate limits, the commerce protocol, a quick start"
+    ),
     mdLink("Discovery document", u("/api/discover"), "everything below as JSON, generated from the live route table"),
     mdLink("OpenAPI document", u(OPENAPI_PATH), "machine-readable description of the REST API"),
     mdLink("API reference", u(DOCS_PATH), "every endpoint, for people"),
@@ -45,13 +57,21 @@ export const llmsTxt = (config: AppConfigShape, catalog: ReadonlyArray<CatalogRo
     "",
     "## Agent API v1",
     "",
-    ...(agent.length > 0 ? agent.map(endpoint) : [mdLink("Agent API overview", u("/for-ai-agents"), "endpoints appear here as they are enabled")]),
+    ...(agent.length > 0
+      ? agent.map(endpoint)
+      : [mdLink("Agent API overview", u("/for-ai-agents"), "endpoints appear here as they are enabled")]),
     "",
     "## AI2AIC commerce protocol",
     "",
     ...(commerce.length > 0
       ? commerce.map(endpoint)
-      : [mdLink("AI2AIC overview", u("/for-ai-agents#ai2aic"), "protocol 1.0.0; its endpoints appear here as they are enabled")]),
+      : [
+          mdLink(
+            "AI2AIC overview",
+            u("/for-ai-agents#ai2aic"),
+            "protocol 1.0.0; its endpoints appear here as they are enabled"
+          )
+        ]),
     "",
     "## Public endpoints",
     "",
@@ -77,17 +97,25 @@ export const llmsTxt = (config: AppConfigShape, catalog: ReadonlyArray<CatalogRo
 }
 
 /** The public pages of the sitemap, in order. */
-export const sitemapPaths: ReadonlyArray<string> = ["/", ...pageNames.map((n) => `/${n}`), "/agent-dashboard", DOCS_PATH]
+export const sitemapPaths: ReadonlyArray<string> = [
+  "/",
+  ...pageNames.map((n) => `/${n}`),
+  "/agent-dashboard",
+  DOCS_PATH
+]
 
 const xmlEscape = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&apos;"))
+  s.replace(/[&<>"']/g, (c) =>
+    c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&apos;"
+  )
 
 export const sitemapXml = (base: string): string =>
   [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
     ...sitemapPaths.map(
-      (p) => `  <url><loc>${xmlEscape(`${base}${p}`)}</loc><changefreq>weekly</changefreq><priority>${p === "/" ? "1.0" : "0.8"}</priority></url>`
+      (p) =>
+        `  <url><loc>${xmlEscape(`${base}${p}`)}</loc><changefreq>weekly</changefreq><priority>${p === "/" ? "1.0" : "0.8"}</priority></url>`
     ),
     "</urlset>",
     ""
@@ -97,8 +125,17 @@ export const robotsTxt = (base: string, catalog: ReadonlyArray<CatalogRoute>): s
   const allowed = [
     ...new Set(
       catalog
-        .filter((r) => r.auth === "public" && r.method === "GET" && !r.path.includes(":") && !r.path.startsWith("/api/dashboard") && r.path !== "/")
-        .map((r) => (r.path.startsWith("/.well-known/") ? "/.well-known/" : r.path.startsWith("/api/trpc/") ? "/api/trpc/" : r.path))
+        .filter(
+          (r) =>
+            r.auth === "public" &&
+            r.method === "GET" &&
+            !r.path.includes(":") &&
+            !r.path.startsWith("/api/dashboard") &&
+            r.path !== "/"
+        )
+        .map((r) =>
+          r.path.startsWith("/.well-known/") ? "/.well-known/" : r.path.startsWith("/api/trpc/") ? "/api/trpc/" : r.path
+        )
     )
   ]
   return [
@@ -119,7 +156,8 @@ export const aiPluginManifest = (base: string) => ({
   schema_version: "v1",
   name_for_human: PLATFORM.name,
   name_for_model: snakeCase(PLATFORM.name),
-  description_for_human: "Build, buy, evaluate and invest in small AI-built software products; trade AI services with other agents.",
+  description_for_human:
+    "Build, buy, evaluate and invest in small AI-built software products; trade AI services with other agents.",
   description_for_model:
     "Agent API v1 for the platform's marketplace: browse the catalog, evaluate and acquire projects, create projects and follow their builds, " +
     "invest utility tokens, and use the AI2AIC commerce protocol to buy, negotiate and settle AI services. Send the user's API key as a bearer token. " +
@@ -160,14 +198,24 @@ export const mcpManifest = (base: string, tools: ReadonlyArray<ApiTool>) => ({
 export const agentCard = (base: string) => ({
   name: PLATFORM.name,
   description: `${PLATFORM.tagline}. An A2A agent for the AI2AIC commerce protocol: browse AI services, buy, negotiate and check transactions with an agent API key.`,
-  supportedInterfaces: [{ url: `${base}${A2A_ENDPOINT_PATH}`, protocolBinding: "JSONRPC", protocolVersion: A2A_PROTOCOL_VERSION }],
+  supportedInterfaces: [
+    { url: `${base}${A2A_ENDPOINT_PATH}`, protocolBinding: "JSONRPC", protocolVersion: A2A_PROTOCOL_VERSION }
+  ],
   provider: { organization: PLATFORM.organization, url: base },
   version: PLATFORM.version,
   documentationUrl: `${base}/for-ai-agents`,
   capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false },
   securitySchemes: {
-    bearer: { httpAuthSecurityScheme: { scheme: "Bearer", bearerFormat: "API key", description: `Agent API key created at ${base}/agent-dashboard.` } },
-    apiKey: { apiKeySecurityScheme: { location: "header", name: "X-API-Key", description: "The same API key, in X-API-Key." } }
+    bearer: {
+      httpAuthSecurityScheme: {
+        scheme: "Bearer",
+        bearerFormat: "API key",
+        description: `Agent API key created at ${base}/agent-dashboard.`
+      }
+    },
+    apiKey: {
+      apiKeySecurityScheme: { location: "header", name: "X-API-Key", description: "The same API key, in X-API-Key." }
+    }
   },
   securityRequirements: [{ schemes: { bearer: { list: [] } } }, { schemes: { apiKey: { list: [] } } }],
   defaultInputModes: ["application/json"],

@@ -3,9 +3,15 @@ import { type Html, html } from "../templates/html.js"
 import { CHART_DAYS, usd } from "./format.js"
 
 /** Spend per UTC day for the last 30 days as bars, the daily limit as a dashed line (inline SVG, no script). */
-export const spendChart = (byDay: ReadonlyArray<{ readonly day: string; readonly spentCents: number }>, dailyLimitCents: number | null, today: number): Html => {
+export const spendChart = (
+  byDay: ReadonlyArray<{ readonly day: string; readonly spentCents: number }>,
+  dailyLimitCents: number | null,
+  today: number
+): Html => {
   const days: Array<{ day: string; cents: number }> = []
-  const start = Date.UTC(new Date(today).getUTCFullYear(), new Date(today).getUTCMonth(), new Date(today).getUTCDate()) - (CHART_DAYS - 1) * 86_400_000
+  const start =
+    Date.UTC(new Date(today).getUTCFullYear(), new Date(today).getUTCMonth(), new Date(today).getUTCDate()) -
+    (CHART_DAYS - 1) * 86_400_000
   const spent = new Map(byDay.map((d) => [d.day.slice(0, 10), d.spentCents]))
   for (let i = 0; i < CHART_DAYS; i++) {
     const day = new Date(start + i * 86_400_000).toISOString().slice(0, 10)
@@ -22,13 +28,12 @@ export const spendChart = (byDay: ReadonlyArray<{ readonly day: string; readonly
   const y = (cents: number) => top + plot - (cents / max) * plot
   const total = days.reduce((s, d) => s + d.cents, 0)
   const over = dailyLimitCents === null ? 0 : days.filter((d) => d.cents > dailyLimitCents).length
-  const bars = days
-    .map((d, i) => {
-      const h = Math.max(d.cents > 0 ? 1 : 0, (d.cents / max) * plot)
-      const cls = dailyLimitCents !== null && d.cents > dailyLimitCents ? "bar over" : "bar"
-      return html`<rect class="${cls}" data-day="${d.day}" data-cents="${d.cents}" x="${(left + i * barWidth + 1).toFixed(1)}" y="${(top + plot - h).toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${h.toFixed(1)}"><title>${d.day}: ${usd(d.cents)}</title></rect>`
-    })
-    
+  const bars = days.map((d, i) => {
+    const h = Math.max(d.cents > 0 ? 1 : 0, (d.cents / max) * plot)
+    const cls = dailyLimitCents !== null && d.cents > dailyLimitCents ? "bar over" : "bar"
+    return html`<rect class="${cls}" data-day="${d.day}" data-cents="${d.cents}" x="${(left + i * barWidth + 1).toFixed(1)}" y="${(top + plot - h).toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${h.toFixed(1)}"><title>${d.day}: ${usd(d.cents)}</title></rect>`
+  })
+
   const limit =
     dailyLimitCents === null
       ? ""

@@ -56,7 +56,11 @@ export const NOTICES: Readonly<Record<string, string>> = {
 
 const selected = (on: boolean): Html | "" => (on ? html` selected` : "")
 
-export const renderAgentPage = (d: AgentPageData, message: { readonly notice?: string; readonly error?: string }, now: number): string => {
+export const renderAgentPage = (
+  d: AgentPageData,
+  message: { readonly notice?: string; readonly error?: string },
+  now: number
+): string => {
   const w = d.wallet
   const p = w.policies
   const a = d.agent
@@ -163,12 +167,10 @@ ${
 ${
   d.disputes.length === 0
     ? html`<p class="hint">No disputes.</p>`
-    : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">Transaction</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Refund</th><th scope="col">Opened</th></tr></thead><tbody>${d.disputes
-        .map(
-          (x) =>
-            html`<tr><td><a href="${path}/transactions/${encodeURIComponent(x.transactionId)}">${x.transactionId}</a></td><td>${x.role}</td><td><span class="badge">${x.status}</span></td><td>${x.reason}</td><td class="nowrap">${usd(x.refundCents)}</td><td class="nowrap">${when(x.createdAt)}</td></tr>`
-        )
-        }</tbody></table></div>`
+    : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">Transaction</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Refund</th><th scope="col">Opened</th></tr></thead><tbody>${d.disputes.map(
+        (x) =>
+          html`<tr><td><a href="${path}/transactions/${encodeURIComponent(x.transactionId)}">${x.transactionId}</a></td><td>${x.role}</td><td><span class="badge">${x.status}</span></td><td>${x.reason}</td><td class="nowrap">${usd(x.refundCents)}</td><td class="nowrap">${when(x.createdAt)}</td></tr>`
+      )}</tbody></table></div>`
 }
 </section>`
   )

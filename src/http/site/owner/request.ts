@@ -15,16 +15,26 @@ import { sessionCaller } from "../../middleware/authLive.js"
  * A dollar amount typed by a person, to integer cents without floating point: "12", "12.5", "12.50",
  * "1,200.00"; "" is `empty`. Anything else fails naming the form field.
  */
-export const parseDollars = <E>(field: string, raw: string | null, empty: E): Effect.Effect<number | E, InvalidInput> => {
+export const parseDollars = <E>(
+  field: string,
+  raw: string | null,
+  empty: E
+): Effect.Effect<number | E, InvalidInput> => {
   const text = (raw ?? "").trim().replace(/,/g, "").replace(/^\$/, "")
   if (text === "") return Effect.succeed(empty)
   const m = /^(\d{1,9})(?:\.(\d{1,2}))?$/.exec(text)
-  if (!m) return Effect.fail(new InvalidInput({ message: `${field}: must be an amount in dollars such as 25 or 25.50`, field }))
+  if (!m)
+    return Effect.fail(
+      new InvalidInput({ message: `${field}: must be an amount in dollars such as 25 or 25.50`, field })
+    )
   return Effect.succeed(Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0")))
 }
 
 export const list = (raw: string | null): ReadonlyArray<string> | null => {
-  const items = (raw ?? "").split(/[,\n]/).map((s) => s.trim()).filter((s) => s !== "")
+  const items = (raw ?? "")
+    .split(/[,\n]/)
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
   return items.length === 0 ? null : items
 }
 
@@ -40,7 +50,10 @@ export const ownerSession = Effect.gen(function* () {
   const token = request.cookies[SESSION_COOKIE]
   if (token === undefined || token === "") return yield* Effect.fail(new SignedOut())
   // noteCaller: the access log names the account, as for the dashboard's JSON endpoints.
-  return yield* sessionCaller(token).pipe(Effect.tap(noteCaller), Effect.catchTag("Unauthorized", () => Effect.fail(new SignedOut())))
+  return yield* sessionCaller(token).pipe(
+    Effect.tap(noteCaller),
+    Effect.catchTag("Unauthorized", () => Effect.fail(new SignedOut()))
+  )
 })
 
 export const originOf = (url: string): string | undefined => {
@@ -72,11 +85,15 @@ export const formOf = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const config = yield* AppConfig
   if (!sameOriginForm(request, config.baseUrl)) {
-    return yield* Effect.fail(new Forbidden({ message: "this form must be sent from the dashboard's own page (same origin)" }))
+    return yield* Effect.fail(
+      new Forbidden({ message: "this form must be sent from the dashboard's own page (same origin)" })
+    )
   }
   const contentType = request.headers["content-type"] ?? ""
   if (!contentType.startsWith("application/x-www-form-urlencoded")) {
-    return yield* Effect.fail(new InvalidInput({ message: "send the form as application/x-www-form-urlencoded", field: "Content-Type" }))
+    return yield* Effect.fail(
+      new InvalidInput({ message: "send the form as application/x-www-form-urlencoded", field: "Content-Type" })
+    )
   }
   const text = yield* request.text.pipe(Effect.orElseSucceed(() => ""))
   return new URLSearchParams(text)
@@ -88,8 +105,16 @@ export const formOf = Effect.gen(function* () {
 export const TxFilters = Schema.Struct({
   status: Schema.optional(TransactionStatus),
   role: Schema.optional(Schema.Literals(["buyer", "seller"])),
-  from: Schema.optional(Schema.String.pipe(Schema.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/, { message: "must be a date (YYYY-MM-DD)" })))),
-  to: Schema.optional(Schema.String.pipe(Schema.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/, { message: "must be a date (YYYY-MM-DD)" })))),
+  from: Schema.optional(
+    Schema.String.pipe(
+      Schema.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/, { message: "must be a date (YYYY-MM-DD)" }))
+    )
+  ),
+  to: Schema.optional(
+    Schema.String.pipe(
+      Schema.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/, { message: "must be a date (YYYY-MM-DD)" }))
+    )
+  ),
   cursor: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(500))))
 })
 export type TxFilters = typeof TxFilters.Type
