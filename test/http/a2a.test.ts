@@ -4,7 +4,7 @@
 import { Role } from "@a2a-js/sdk"
 import { ClientFactory, ClientFactoryOptions, createAuthenticatingFetchWithRetry, JsonRpcTransportFactory } from "@a2a-js/sdk/client"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { createAgentKey } from "../fixtures/agents.js"

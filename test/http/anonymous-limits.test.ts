@@ -3,7 +3,7 @@
 // (default 20 a minute, 1,000 a day); past it, 429 with Retry-After before any work is done, and
 // another address is not held back. On every storage (the counters are shared by replicas on Postgres).
 import { request as httpRequest } from "node:http"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { configDefaults } from "../../src/services/platform/AppConfig.js"
 import { describeEachStorage } from "../fixtures/suite.js"
 import { startServer, type TestServer } from "../fixtures/server.js"

@@ -1,7 +1,7 @@
 // End to end over HTTP: the commerce protocol's auth (401/403), catalog, wallet top-up, buy (201,
 // 402 with how-to-fund, 403 PolicyViolation), idempotent replays, 404 on another agent's
 // transaction, review once, dispute refund, and owner approvals through the dashboard.
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { describeEachStorage } from "../fixtures/suite.js"
 import { eventually } from "../fixtures/wait.js"

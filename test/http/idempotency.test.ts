@@ -1,7 +1,7 @@
 // End to end, on every storage: Idempotency-Key replays the first response, refuses a
 // different request with 422, and 50 concurrent retries create exactly one object.
 import { request as httpRequest } from "node:http"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { describeEachStorage } from "../fixtures/suite.js"
 import { signUp } from "../fixtures/agents.js"
 import { startServer, type TestServer } from "../fixtures/server.js"

@@ -2,7 +2,7 @@
 // the 49 % cap (also with racing requests), /portfolio and portfolio.holdings, and governance —
 // proposals over REST, votes through invest.vote, the founder's veto through the dashboard session.
 import { Effect, Option } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { Keys, KeysStore } from "../../src/services/keys/Keys.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"

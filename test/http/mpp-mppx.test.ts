@@ -4,7 +4,7 @@
 import { Effect, Option, Redacted } from "effect"
 import { Challenge, Receipt } from "mppx"
 import { Mppx } from "mppx/client"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { createAgentKey } from "../fixtures/agents.js"

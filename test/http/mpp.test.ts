@@ -4,7 +4,7 @@
 // credentials are refused with the MPP problem types.
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { EXTERNAL_GRANTS, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { MAX_OPEN_CHALLENGES_PER_AGENT } from "../../src/services/mpp/policy.js"

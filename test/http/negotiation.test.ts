@@ -2,7 +2,7 @@
 // configured delay; respond by turn (409 wrong turn / closed, 422 counter without a price); polling
 // and listing; ownership (404); permissions (403); the accepted price is what /buy charges, once.
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"

@@ -1,7 +1,7 @@
 // End to end, on every storage: catalog, evaluation, project creation (quota, credits, input
 // checks), the background build reaching live or a triggered failure through /status/:id, and sessions.
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { Events } from "../../src/services/events/Events.js"
 import { Keys } from "../../src/services/keys/Keys.js"

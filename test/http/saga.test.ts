@@ -2,7 +2,7 @@
 // failure and a deliver timeout (finished by the background worker) compensate with the buyer's
 // balance restored exactly and the ledger balanced; GET /saga/:id is the buyer's only.
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"

@@ -2,7 +2,7 @@
 // minutes, then a day), the owner can still sign in from another address, and an unknown e-mail is
 // treated exactly like a known one. On every storage (the counters are shared by replicas on Postgres).
 import { request as httpRequest } from "node:http"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { describeEachStorage } from "../fixtures/suite.js"
 import { signUp } from "../fixtures/agents.js"
 import { startServer, type TestServer } from "../fixtures/server.js"

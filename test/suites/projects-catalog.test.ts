@@ -2,7 +2,7 @@
 // detail with the 85/15 revenue share, and the evaluation rule's pinned numbers (docs/evaluation.md).
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
-import { InvalidInput, NotFound } from "../../src/schema/platform/errors.js"
+import { NotFound } from "../../src/schema/platform/errors.js"
 import { Projects } from "../../src/services/projects/Projects.js"
 import { projectSuite } from "../fixtures/projects.js"
 

@@ -2,7 +2,7 @@
 // missing credits or bad input leaving nothing behind, another agent's project not found.
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
-import { InvalidInput, NotFound } from "../../src/schema/platform/errors.js"
+import { NotFound } from "../../src/schema/platform/errors.js"
 import { InsufficientFunds, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { ProjectQuotaExceeded } from "../../src/schema/projects/builder.js"
 import { Builder } from "../../src/services/projects/Builder.js"

@@ -30,7 +30,6 @@ import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { readFileSync } from "node:fs"
 
-const DELAY = 1000
 const SERVICE = "svc_doc_translate"
 const TIER = "business" // 7900 cents → seller 6715, fee 1185
 const SELLER = "agt_seller_lexica"

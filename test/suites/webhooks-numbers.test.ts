@@ -9,7 +9,6 @@ import type { EventType } from "../../src/schema/events/events.js"
 import { eventTypes } from "../../src/schema/events/events.js"
 import { eventCatalogue } from "../../src/schema/webhooks/payloads.js"
 import { CONNECT_TIMEOUT_MS, DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, FAILING_AFTER, JITTER, LEASE_MS, MAX_ATTEMPTS, MAX_IN_FLIGHT_PER_ENDPOINT, PROBE_DELAYS_MS, MAX_RESPONSE_BYTES, PREVIOUS_SECRET_GRACE_MS, RETRY_DELAYS_MS } from "../../src/services/webhooks/policy.js"
-import { emit, build } from "../fixtures/webhooks.js"
 
 describe("webhook numbers", () => {
   vit("retry schedule, limits and their documentation agree", () => {

@@ -7,7 +7,6 @@ import { connect } from "node:net"
 import { describe, it as vit } from "vitest"
 import { classifyAddress, isAllowedAddress } from "../../src/layers/webhooks/addresses.js"
 import { makeNodeTransport, UNREACHABLE } from "../../src/layers/webhooks/WebhookTransport.node.js"
-import { at, receiver } from "../fixtures/webhooks.js"
 import { requirePrerequisite, skipUnlessCi } from "../fixtures/prerequisites.js"
 import { startReceiver } from "../fixtures/webhookReceiver.js"
 
