@@ -270,72 +270,84 @@ export const fuzzSuite = (storage: "memory" | "postgres") => {
           { numRuns: runsFor(storage), seed: SEED, endOnFailure: true }
         )
       })
+    }
 
-      if (e.method !== "GET" && e.method !== "DELETE") {
-        it(`${e.id}: hand-picked nasty bodies are typed 4xx (or handled), never 5xx`, async () => {
-          // Valid path params (when the schema can generate them), so the body decoder is reached.
-          const params = e.pathSchema ? (fc.sample(validEncoded(e.pathSchema), { numRuns: 1, seed: SEED })[0] as Record<string, unknown>) : {}
-          const path = concrete(e.path, Object.fromEntries(names.map((n) => [n, String(params[n] ?? `${n}_fuzz`)])))
-          const headers = credentials(e)
-          const hasBody = e.bodySchema !== undefined
-          const cases: Array<[string, { body?: string | Uint8Array; contentType?: string | null }, boolean]> = [
-            ["invalid JSON", { body: '{"serviceId": ' }, hasBody],
-            ["single quotes", { body: "{'a': 1}" }, hasBody],
-            ["NaN literal", { body: '{"amountCents": NaN, "proposedPriceCents": NaN}' }, hasBody],
-            ["Infinity literal", { body: '{"amountCents": Infinity}' }, hasBody],
-            ["trailing comma", { body: '{"a": 1,}' }, hasBody],
-            ["bare string", { body: '"hello"' }, e.bodySchema !== undefined && !decodes(e.bodySchema, "hello")],
-            ["null", { body: "null" }, e.bodySchema !== undefined && !decodes(e.bodySchema, null)],
-            ["100-deep object", { body: JSON.stringify(deep(100)) }, e.bodySchema !== undefined && !decodes(e.bodySchema, deep(100))],
-            ["100-deep array", { body: JSON.stringify(deepArray(100)) }, hasBody],
-            ["10k-deep array", { body: "[".repeat(10_000) + "]".repeat(10_000) }, hasBody],
-            ["prototype pollution", { body: '{"__proto__": {"admin": true}, "constructor": {"prototype": {"admin": true}}}' }, false],
-            ["empty body with JSON type", { body: "" }, false],
-            ["text/plain", { body: '{"a":1}', contentType: "text/plain" }, false],
-            ["form-urlencoded", { body: "a=1&b=2", contentType: "application/x-www-form-urlencoded" }, false],
-            ["multipart garbage", { body: "--x\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--x--\r\n", contentType: "multipart/form-data; boundary=x" }, false],
-            ["no content type", { body: '{"a":1}', contentType: null }, false],
-            ["binary garbage", { body: new Uint8Array([0xff, 0xfe, 0x00, 0x81, 0xc3, 0x28]) }, hasBody],
-            ["lone surrogates and NUL", { body: '{"name": "\\ud800\\u0000", "serviceId": "\\udfff", "terms": "\\u0000"}' }, false],
-            ["negative and float cents", { body: JSON.stringify({ amountCents: -100, proposedPriceCents: 0.5, priceCents: -0.01 }) }, false],
-            ["overflowing cents", { body: '{"amountCents": 1e400, "proposedPriceCents": 9007199254740993, "priceCents": 1e21}' }, false]
-          ]
-          for (const [name, init, mustFail] of cases) {
-            checkRest(`${e.id} ${name}`, await send(e.method, path, { ...init, headers }), mustFail)
-          }
-          // Over the limit with a Content-Length: 413 before the body is read.
-          const huge = await send(e.method, path, { body: JSON.stringify({ pad: "x".repeat(MAX_BODY + 10) }), headers })
-          expect(huge.status, describeCase(`${e.id} huge body`, huge)).toBe(413)
-          expect(JSON.parse(huge.text)).toMatchObject({ type: "PayloadTooLarge", limitBytes: MAX_BODY })
-          // A body without Content-Length (chunked) cannot be size-checked before reading: 411.
-          if (hasBody) {
-            const chunk = new TextEncoder().encode(`"${"x".repeat(16_384)}",`)
-            let sent = 0
-            const stream = new ReadableStream<Uint8Array>({
-              pull(controller) {
-                if (sent === 0) controller.enqueue(new TextEncoder().encode('{"pad": ['))
-                if (sent > MAX_BODY * 3) {
-                  controller.enqueue(new TextEncoder().encode('""]}'))
-                  controller.close()
-                  return
-                }
-                sent += chunk.length
-                controller.enqueue(chunk)
-              }
-            })
-            const res = await fetch(`${server.baseUrl}${path}`, {
-              method: e.method,
-              headers: { ...headers, "content-type": "application/json" },
-              body: stream,
-              duplex: "half"
-            } as RequestInit & { duplex: "half" }).catch((err: unknown) => err as Error)
-            if (res instanceof Error) throw new Error(`${e.id} chunked huge body: no HTTP answer (${res.message})`)
-            const text = await res.text()
-            expect(res.status, `${e.id} chunked huge body → ${res.status} ${text.slice(0, 200)}`).toBe(411)
-            expect(JSON.parse(text)).toMatchObject({ type: "LengthRequired" })
+    /** A path to the endpoint with valid params (when the schema can generate them), so the body decoder is reached. */
+    const validPath = (e: Endpoint) => {
+      const names = [...e.path.matchAll(/:(\w+)/g)].map((m) => m[1])
+      const params = e.pathSchema ? (fc.sample(validEncoded(e.pathSchema), { numRuns: 1, seed: SEED })[0] as Record<string, unknown>) : {}
+      return concrete(e.path, Object.fromEntries(names.map((n) => [n, String(params[n] ?? `${n}_fuzz`)])))
+    }
+    /** The endpoints that read a body (HttpApi reads a GET's or DELETE's payload from the query string). */
+    const bodyEndpoints = endpoints.filter((e) => e.method !== "GET" && e.method !== "DELETE")
+
+    for (const e of bodyEndpoints) {
+      it(`${e.id}: hand-picked nasty bodies are typed 4xx (or handled), never 5xx`, async () => {
+        const path = validPath(e)
+        const headers = credentials(e)
+        const hasBody = e.bodySchema !== undefined
+        const cases: Array<[string, { body?: string | Uint8Array; contentType?: string | null }, boolean]> = [
+          ["invalid JSON", { body: '{"serviceId": ' }, hasBody],
+          ["single quotes", { body: "{'a': 1}" }, hasBody],
+          ["NaN literal", { body: '{"amountCents": NaN, "proposedPriceCents": NaN}' }, hasBody],
+          ["Infinity literal", { body: '{"amountCents": Infinity}' }, hasBody],
+          ["trailing comma", { body: '{"a": 1,}' }, hasBody],
+          ["bare string", { body: '"hello"' }, e.bodySchema !== undefined && !decodes(e.bodySchema, "hello")],
+          ["null", { body: "null" }, e.bodySchema !== undefined && !decodes(e.bodySchema, null)],
+          ["100-deep object", { body: JSON.stringify(deep(100)) }, e.bodySchema !== undefined && !decodes(e.bodySchema, deep(100))],
+          ["100-deep array", { body: JSON.stringify(deepArray(100)) }, hasBody],
+          ["10k-deep array", { body: "[".repeat(10_000) + "]".repeat(10_000) }, hasBody],
+          ["prototype pollution", { body: '{"__proto__": {"admin": true}, "constructor": {"prototype": {"admin": true}}}' }, false],
+          ["empty body with JSON type", { body: "" }, false],
+          ["text/plain", { body: '{"a":1}', contentType: "text/plain" }, false],
+          ["form-urlencoded", { body: "a=1&b=2", contentType: "application/x-www-form-urlencoded" }, false],
+          ["multipart garbage", { body: "--x\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--x--\r\n", contentType: "multipart/form-data; boundary=x" }, false],
+          ["no content type", { body: '{"a":1}', contentType: null }, false],
+          ["binary garbage", { body: new Uint8Array([0xff, 0xfe, 0x00, 0x81, 0xc3, 0x28]) }, hasBody],
+          ["lone surrogates and NUL", { body: '{"name": "\\ud800\\u0000", "serviceId": "\\udfff", "terms": "\\u0000"}' }, false],
+          ["negative and float cents", { body: JSON.stringify({ amountCents: -100, proposedPriceCents: 0.5, priceCents: -0.01 }) }, false],
+          ["overflowing cents", { body: '{"amountCents": 1e400, "proposedPriceCents": 9007199254740993, "priceCents": 1e21}' }, false]
+        ]
+        for (const [name, init, mustFail] of cases) {
+          checkRest(`${e.id} ${name}`, await send(e.method, path, { ...init, headers }), mustFail)
+        }
+        // Over the limit with a Content-Length: 413 before the body is read.
+        const huge = await send(e.method, path, { body: JSON.stringify({ pad: "x".repeat(MAX_BODY + 10) }), headers })
+        expect(huge.status, describeCase(`${e.id} huge body`, huge)).toBe(413)
+        expect(JSON.parse(huge.text)).toMatchObject({ type: "PayloadTooLarge", limitBytes: MAX_BODY })
+      })
+    }
+
+    // A body without Content-Length (chunked) cannot be size-checked before reading: 411.
+    for (const e of bodyEndpoints.filter((e) => e.bodySchema !== undefined)) {
+      it(`${e.id}: a chunked body over the limit is refused 411 before it is read`, async () => {
+        const path = validPath(e)
+        const headers = credentials(e)
+        const chunk = new TextEncoder().encode(`"${"x".repeat(16_384)}",`)
+        let sent = 0
+        const stream = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent === 0) controller.enqueue(new TextEncoder().encode('{"pad": ['))
+            if (sent > MAX_BODY * 3) {
+              controller.enqueue(new TextEncoder().encode('""]}'))
+              controller.close()
+              return
+            }
+            sent += chunk.length
+            controller.enqueue(chunk)
           }
         })
-      }
+        const res = await fetch(`${server.baseUrl}${path}`, {
+          method: e.method,
+          headers: { ...headers, "content-type": "application/json" },
+          body: stream,
+          duplex: "half"
+        } as RequestInit & { duplex: "half" }).catch((err: unknown) => err as Error)
+        if (res instanceof Error) throw new Error(`${e.id} chunked huge body: no HTTP answer (${res.message})`)
+        const text = await res.text()
+        expect(res.status, `${e.id} chunked huge body → ${res.status} ${text.slice(0, 200)}`).toBe(411)
+        expect(JSON.parse(text)).toMatchObject({ type: "LengthRequired" })
+      })
     }
 
     // tRPC procedures: queries over GET ?input=, mutations over POST; single and batched.
