@@ -14,7 +14,7 @@ import { type RankedFilter, type ServiceFilter } from "../../schema/commerce/fil
 import { Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import type { Caller } from "../keys/Caller.js"
 import { traced } from "../platform/Tracing.js"
-import { atomically, Ids } from "../platform/Db.js"
+import { Ids, Transactor } from "../platform/Db.js"
 import { deliverTimeoutMs, deliveryModeOf, Offers, simulatedOutput } from "./Offers.js"
 import type { DeliveryMode } from "../../schema/saga/saga.js"
 
@@ -44,7 +44,7 @@ export class CatalogStore extends Context.Service<
     readonly addRating: (id: string, rating: number) => Effect.Effect<void, StorageUnavailable>
     readonly deliveryStats: (serviceId: string, sinceIso: string) => Effect.Effect<ReadonlyArray<TierDeliveryStats>, StorageUnavailable>
   }
->()("CatalogStore") {}
+>()("agent-commerce/CatalogStore") {}
 
 export const SLA_WINDOW_DAYS = 30
 
@@ -136,8 +136,9 @@ export const tierOf = (record: ServiceRecord | undefined, serviceId: string, tie
     : Effect.fail(new NotFound({ message: `service ${serviceId} has no tier "${tierId}" (tiers: ${service.tiers.map((t) => t.id).join(", ")})`, resource: "tier", id: tierId }))
 }
 
-export class Catalog extends Context.Service<Catalog>()("Catalog", {
+export class Catalog extends Context.Service<Catalog>()("agent-commerce/Catalog", {
   make: Effect.gen(function* () {
+    const { atomically } = yield* Transactor
     const store = yield* CatalogStore
     const ids = yield* Ids
     const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())

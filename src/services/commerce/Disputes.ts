@@ -10,7 +10,7 @@ import { Conflict, Forbidden, InvalidInput, NotFound, type StorageUnavailable } 
 import { Catalog } from "./Catalog.js"
 import { CommerceStore } from "./CommerceStore.js"
 import { traced } from "../platform/Tracing.js"
-import { atomically, Ids } from "../platform/Db.js"
+import { Ids, Transactor } from "../platform/Db.js"
 import { Events } from "../events/Events.js"
 import { Settlement } from "./Settlement.js"
 
@@ -32,7 +32,7 @@ export class DisputeStore extends Context.Service<
       before?: { readonly createdAt: string; readonly id: string }
     ) => Effect.Effect<ReadonlyArray<DisputeRecord>, StorageUnavailable>
   }
->()("DisputeStore") {}
+>()("agent-commerce/DisputeStore") {}
 
 /** Numbers of the lifecycle (docs/commerce.md, "Disputes"). */
 export const FILING_WINDOW_MS = 14 * 86_400_000
@@ -44,8 +44,9 @@ const notFound = (id: string) => new NotFound({ message: `dispute ${id} not foun
 export const toDispute = (d: DisputeRecord, viewer: string): Dispute =>
   Dispute.make({ ...d, role: d.buyerAgentId === viewer ? "buyer" : "seller", refundCents: cents(d.refundCents) }, { disableChecks: true })
 
-export class Disputes extends Context.Service<Disputes>()("Disputes", {
+export class Disputes extends Context.Service<Disputes>()("agent-commerce/Disputes", {
   make: Effect.gen(function* () {
+    const { atomically } = yield* Transactor
     const store = yield* DisputeStore
     const commerce = yield* CommerceStore
     const catalog = yield* Catalog

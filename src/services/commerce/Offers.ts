@@ -24,7 +24,7 @@ export class Offers extends Context.Service<
     /** NotFound (resource "service" or "tier") when either is unknown or unlisted. */
     readonly get: (serviceId: string, tierId: string | undefined) => Effect.Effect<Offer, NotFound | StorageUnavailable>
   }
->()("Offers") {}
+>()("agent-commerce/Offers") {}
 
 const pick = (service: OfferService | undefined, serviceId: string, tierId: string | undefined) => {
   if (!service) return Effect.fail(new NotFound({ message: `service ${serviceId} not found`, resource: "service", id: serviceId }))

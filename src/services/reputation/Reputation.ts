@@ -66,7 +66,7 @@ export class AnalyticsStore extends Context.Service<
     /** Counters (above) that differ from a recomputation over every transaction, review and dispute: empty when all agree. An operator check, not a request path. */
     readonly counterDrift: Effect.Effect<ReadonlyArray<CounterDrift>, StorageUnavailable>
   }
->()("AnalyticsStore") {}
+>()("agent-commerce/AnalyticsStore") {}
 
 // ---------------------------------------------------------------------------------------------
 // The formula (docs/reputation.md has the same numbers; test/suites/commerce.test.ts pins them)
@@ -104,7 +104,7 @@ export const recommendCandidates = (limit: number) => Math.min(100, Math.max(20,
 
 const emptyInputs = (agentId: string): ReputationInputs => ({ agentId, reviewsReceived: 0, ratingSum: 0, completedDeals: 0, volumeCents: 0, disputesLost: 0 })
 
-export class Reputation extends Context.Service<Reputation>()("Reputation", {
+export class Reputation extends Context.Service<Reputation>()("agent-commerce/Reputation", {
   make: Effect.gen(function* () {
     const store = yield* AnalyticsStore
     const keys = yield* Keys
