@@ -3,7 +3,7 @@
 // newest last), as the SQL store walks its indexes — no scan or sort of every row per request.
 import { Effect, Layer } from "effect"
 import type { HoldingRecord, InvestmentRecord, OfferingRecord, ProposalRecord, Vote } from "../../schema/invest/invest.js"
-import { InvestStore } from "../../services/invest/Invest.js"
+import { InvestStore } from "../../services/invest/InvestStore.js"
 import { MemoryDb } from "../storage/memory/MemoryDb.js"
 
 const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
