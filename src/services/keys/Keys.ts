@@ -3,7 +3,6 @@ import { traced } from "../platform/Tracing.js"
 import { Clock, Context, Effect, Layer } from "effect"
 import {
   Account,
-  type AccountRecord,
   Agent,
   type ApiKeyRecord,
   ApiKeyView,

@@ -4,9 +4,8 @@
 import { traced } from "../platform/Tracing.js"
 import { Clock, Context, Effect, Layer } from "effect"
 import { Conflict, Forbidden, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
-import type { Permission } from "../../schema/keys/keys.js"
 import {
-  AgentSession,
+  type AgentSession,
   type SessionAction,
   type SessionContext,
   SessionExpired,
@@ -19,51 +18,12 @@ import { Builder } from "../projects/Builder.js"
 import type { Caller } from "../keys/Caller.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { SessionStore } from "./SessionStore.js"
+import { actionPermission, allowedActions, MAX_SESSION_STEPS, SESSION_TTL_MS, toSession } from "./contract.js"
 import { Payments } from "../payments/Payments.js"
 import { Projects } from "../projects/Projects.js"
 
 export { SessionStore } from "./SessionStore.js"
-
-/** A session expires this long after its last step (sliding). */
-export const SESSION_TTL_MS = 30 * 60 * 1000
-/** Steps one session may take (start included). */
-export const MAX_SESSION_STEPS = 50
-
-/** The step contract: actions accepted in each state. */
-export const allowedActions: Record<SessionState, ReadonlyArray<SessionAction>> = {
-  started: ["browse", "evaluate", "create", "close"],
-  browsing: ["browse", "evaluate", "create", "close"],
-  evaluated: ["browse", "evaluate", "acquire", "create", "close"],
-  completed: [],
-  closed: []
-}
-
-/** The key permission each action needs (start and close need only a valid key). */
-export const actionPermission: Record<SessionAction, Permission | null> = {
-  start: null,
-  browse: "catalog:read",
-  evaluate: "evaluate",
-  acquire: "acquire",
-  create: "create",
-  close: null
-}
-
-export const toSession = (r: SessionRecord, now: number): AgentSession => {
-  const expired = now >= Date.parse(r.expiresAt) && r.state !== "completed" && r.state !== "closed"
-  return AgentSession.make({
-    id: r.id,
-    agentId: r.agentId,
-    goal: r.goal,
-    state: r.state,
-    nextActions: expired ? [] : [...allowedActions[r.state]],
-    context: r.context,
-    steps: [...r.steps],
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
-    expiresAt: r.expiresAt,
-    expired
-  })
-}
+export { actionPermission, allowedActions, MAX_SESSION_STEPS, SESSION_TTL_MS, toSession } from "./contract.js"
 
 /** Why a step can fail: the contract, the permission, or what the step itself called. */
 export type SessionStepError =
@@ -96,33 +56,58 @@ const make = Effect.gen(function* () {
 
   const notFound = (id: string) => new NotFound({ message: `session ${id} not found`, resource: "session", id })
 
-  /** Loads the caller's session (404 otherwise), refusing expired ones (410) and actions the state does not accept (409). */
+  /**
+   * Loads the caller's session (404 otherwise), refusing expired ones (410) and actions the state
+   * does not accept (409).
+   */
   const loadFor = Effect.fnUntraced(function* (agentId: string, id: string, action: SessionAction, lock: boolean) {
     const r = yield* (lock ? store.getForUpdate(id) : store.get(id))
     if (!r || r.agentId !== agentId) return yield* Effect.fail(notFound(id))
     const now = yield* Clock.currentTimeMillis
     if (r.state === "completed" || r.state === "closed") {
-      return yield* Effect.fail(new Conflict({ message: `session ${id} is ${r.state}; start a new one`, state: r.state }))
+      return yield* Effect.fail(
+        new Conflict({ message: `session ${id} is ${r.state}; start a new one`, state: r.state })
+      )
     }
     if (now >= Date.parse(r.expiresAt)) {
-      return yield* Effect.fail(new SessionExpired({ message: `session ${id} expired at ${r.expiresAt}; start a new one`, sessionId: id, expiredAt: r.expiresAt }))
+      return yield* Effect.fail(
+        new SessionExpired({
+          message: `session ${id} expired at ${r.expiresAt}; start a new one`,
+          sessionId: id,
+          expiredAt: r.expiresAt
+        })
+      )
     }
     if (!allowedActions[r.state].includes(action)) {
       return yield* Effect.fail(
         new Conflict({
-          message: `"${action}" is not accepted while the session is ${r.state}; next: ${allowedActions[r.state].join(", ")}${action === "acquire" ? " (evaluate the project first)" : ""}`,
+          message:
+            `"${action}" is not accepted while the session is ${r.state}; ` +
+            `next: ${allowedActions[r.state].join(", ")}` +
+            (action === "acquire" ? " (evaluate the project first)" : ""),
           state: r.state
         })
       )
     }
     if (r.steps.length >= MAX_SESSION_STEPS) {
-      return yield* Effect.fail(new Conflict({ message: `session ${id} reached its ${MAX_SESSION_STEPS}-step limit; start a new one`, state: r.state }))
+      return yield* Effect.fail(
+        new Conflict({
+          message: `session ${id} reached its ${MAX_SESSION_STEPS}-step limit; start a new one`,
+          state: r.state
+        })
+      )
     }
     return r
   })
 
   /** Records a step: new state and context, a log line, and a fresh expiry. */
-  const record = Effect.fnUntraced(function* (r: SessionRecord, action: SessionAction, state: SessionState, context: SessionContext, summary: string) {
+  const record = Effect.fnUntraced(function* (
+    r: SessionRecord,
+    action: SessionAction,
+    state: SessionState,
+    context: SessionContext,
+    summary: string
+  ) {
     const now = yield* Clock.currentTimeMillis
     const at = new Date(now).toISOString()
     const next: SessionRecord = {
@@ -158,10 +143,14 @@ const make = Effect.gen(function* () {
   /** Runs one step of the contract for the calling agent. */
   const step = Effect.fnUntraced(function* (caller: Caller, request: SessionStepRequest) {
     const agentId = caller.agentId
-    if (agentId === undefined) return yield* Effect.fail(new Forbidden({ message: "sessions are run by an agent's API key" }))
+    if (agentId === undefined) {
+      return yield* Effect.fail(new Forbidden({ message: "sessions are run by an agent's API key" }))
+    }
     const needed = actionPermission[request.action]
     if (needed !== null && !caller.permissions.has(needed)) {
-      return yield* Effect.fail(new Forbidden({ message: `the ${request.action} step needs the ${needed} permission`, permission: needed }))
+      return yield* Effect.fail(
+        new Forbidden({ message: `the ${request.action} step needs the ${needed} permission`, permission: needed })
+      )
     }
     switch (request.action) {
       case "start": {
@@ -188,12 +177,16 @@ const make = Effect.gen(function* () {
           Effect.gen(function* () {
             const r = yield* loadFor(agentId, request.sessionId, "evaluate", true)
             const evaluation = yield* projects.evaluate(request.projectId)
-            const entry = { projectId: evaluation.projectId, score: evaluation.score, recommendation: evaluation.recommendation }
+            const { projectId, score, recommendation } = evaluation
+            const entry = { projectId, score, recommendation }
             const session = yield* record(
               r,
               "evaluate",
               "evaluated",
-              { ...r.context, evaluations: [...r.context.evaluations.filter((e) => e.projectId !== entry.projectId), entry] },
+              {
+                ...r.context,
+                evaluations: [...r.context.evaluations.filter((e) => e.projectId !== entry.projectId), entry]
+              },
               `evaluated ${entry.projectId}: ${entry.score} (${entry.recommendation})`
             )
             return { session, result: { action: "evaluate", evaluation } satisfies SessionStepResult }
@@ -207,11 +200,15 @@ const make = Effect.gen(function* () {
         const projectId = request.projectId ?? last?.projectId
         if (projectId === undefined || !r.context.evaluations.some((e) => e.projectId === projectId)) {
           return yield* Effect.fail(
-            new Conflict({ message: `evaluate ${projectId ?? "a project"} in this session before acquiring it`, state: r.state })
+            new Conflict({
+              message: `evaluate ${projectId ?? "a project"} in this session before acquiring it`,
+              state: r.state
+            })
           )
         }
         const listing = yield* projects.getListing(projectId)
-        const checkout = yield* payments.startAcquisition({ caller, projectId, priceCents: listing.askingPriceCents, title: listing.name })
+        const priceCents = listing.askingPriceCents
+        const checkout = yield* payments.startAcquisition({ caller, projectId, priceCents, title: listing.name })
         return yield* atomically(
           Effect.gen(function* () {
             const fresh = yield* loadFor(agentId, request.sessionId, "acquire", true)
@@ -219,14 +216,22 @@ const make = Effect.gen(function* () {
               fresh,
               "acquire",
               "completed",
-              { ...fresh.context, outcome: { type: "acquisition", projectId, checkoutUrl: checkout.checkoutUrl, checkoutSessionId: checkout.sessionId } },
+              {
+                ...fresh.context,
+                outcome: {
+                  type: "acquisition",
+                  projectId,
+                  checkoutUrl: checkout.checkoutUrl,
+                  checkoutSessionId: checkout.sessionId
+                }
+              },
               `started the acquisition of ${projectId} for ${listing.askingPriceCents} cents`
             )
             return {
               session,
               result: {
                 action: "acquire",
-                acquisition: { projectId, priceCents: listing.askingPriceCents, checkoutUrl: checkout.checkoutUrl, sessionId: checkout.sessionId }
+                acquisition: { projectId, priceCents, checkoutUrl: checkout.checkoutUrl, sessionId: checkout.sessionId }
               } as SessionStepResult
             }
           })
