@@ -40,13 +40,8 @@ export const presentedKey = (authorization: string | undefined, apiKey: string |
 
 /**
  * Authenticates a bearer key, spends one request of its rate limit and checks `permission`
- * (undefined: no permission check). Shared by the REST middleware and the procedure adapter.
- */
-export const authenticateBearer = (authorization: string | undefined, permission: Permission | null | undefined) =>
-  Effect.flatMap(Keys, (keys) => Effect.flatMap(RateLimiter, (limiter) => authenticateBearerWith(keys, limiter, authorization, permission)))
-
-/**
- * authenticateBearer with the services passed in (no per-request context copy on the hot path).
+ * (undefined: no permission check). Shared by the REST middleware and the procedure adapter; the
+ * services are passed in (no per-request context copy on the hot path).
  * `apiKey`: the X-API-Key header, where the route accepts it (the agent REST API).
  */
 export const authenticateBearerWith = Effect.fnUntraced(function* (keys: Context.Service.Shape<typeof Keys>, limiter: Context.Service.Shape<typeof RateLimiter>, authorization: string | undefined, permission: Permission | null | undefined, apiKey?: string) {
