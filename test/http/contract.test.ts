@@ -2,15 +2,16 @@
 // that lies (an undeclared status, a body off its schema, a missing header) is caught.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { contractOf, makeContract } from "../fixtures/contract.js"
+import { asOpenApiDocument, type OpenApiDocument, type Parameter } from "../fixtures/openapiDocument.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 import { OPENAPI_PATH } from "../../src/http/openapi.js"
 
 let server: TestServer
-let doc: Record<string, any>
+let doc: OpenApiDocument
 
 beforeAll(async () => {
   server = await startServer()
-  doc = await (await fetch(`${server.baseUrl}${OPENAPI_PATH}`)).json()
+  doc = asOpenApiDocument(await (await fetch(`${server.baseUrl}${OPENAPI_PATH}`)).json())
 })
 afterAll(() => server?.close())
 
@@ -26,9 +27,10 @@ describe("the served document", () => {
   it("declares the servers, the error envelope and Idempotency-Key", () => {
     expect(doc.servers).toEqual([{ url: server.baseUrl, description: expect.any(String) }])
     expect(doc.components.schemas.Error.required).toEqual(["_tag", "type", "message", "requestId"])
-    expect(doc.paths["/api/v1/agent/commerce/buy"].post.parameters).toContainEqual({ $ref: "#/components/parameters/IdempotencyKey" })
-    expect(Object.keys(doc.paths["/api/v1/agent/commerce/buy"].post.responses)).toEqual(expect.arrayContaining(["400", "401", "402", "403", "409", "411", "413", "415", "422", "429", "503"]))
-    expect(doc.paths["/api/v1/agent/commerce/services"].get.parameters.find((p: any) => p.name === "limit").schema).toEqual({ type: "integer", minimum: 1, maximum: 100 })
+    expect(doc.paths["/api/v1/agent/commerce/buy"].post?.parameters).toContainEqual({ $ref: "#/components/parameters/IdempotencyKey" })
+    expect(Object.keys(doc.paths["/api/v1/agent/commerce/buy"].post?.responses ?? {})).toEqual(expect.arrayContaining(["400", "401", "402", "403", "409", "411", "413", "415", "422", "429", "503"]))
+    const limit = doc.paths["/api/v1/agent/commerce/services"].get?.parameters?.find((p): p is Parameter => "name" in p && p.name === "limit")
+    expect(limit?.schema).toEqual({ type: "integer", minimum: 1, maximum: 100 })
   })
 
   it("fetch() under contract checks each response of a registered server", async () => {
@@ -59,7 +61,7 @@ describe("the routes outside the HttpApi", () => {
 describe("a lying document is caught", () => {
   it("an undeclared status", async () => {
     const lying = structuredClone(doc)
-    delete lying.paths["/api/v1/agent/me"].get.responses["401"]
+    delete lying.paths["/api/v1/agent/me"].get!.responses["401"]
     expect(await probe(makeContract(lying), "GET", "/api/v1/agent/me")).toMatch(/status 401 is not declared/)
   })
 
@@ -73,7 +75,7 @@ describe("a lying document is caught", () => {
   it("a declared header that is not sent", async () => {
     const lying = structuredClone(doc)
     lying.components.headers.XRequestId = { ...lying.components.headers.XRequestId, required: true }
-    lying.paths["/health"].get.responses["200"].headers["X-Missing"] = { required: true, schema: { type: "string" } }
+    lying.paths["/health"].get!.responses["200"].headers!["X-Missing"] = { required: true, schema: { type: "string" } }
     expect(await probe(makeContract(lying), "GET", "/health")).toMatch(/X-Missing is missing/)
   })
 
