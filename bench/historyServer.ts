@@ -15,7 +15,7 @@ import { LoggerLive, ServerLive } from "../src/layers/app.js"
 import type { ServiceRecord } from "../src/schema/commerce/services.js"
 import type { TransactionRecord } from "../src/schema/commerce/transactions.js"
 import { AppConfig } from "../src/services/platform/AppConfig.js"
-import { CatalogStore } from "../src/services/commerce/Catalog.js"
+import { CatalogStore } from "../src/services/commerce/CatalogStore.js"
 import { CommerceStore } from "../src/services/commerce/CommerceStore.js"
 import { marketService, seededPurchase } from "./seedRows.js"
 

@@ -10,7 +10,7 @@ import { loadConfig } from "../layers/config.js"
 import { StorageLive } from "../layers/app.js"
 import { AppConfig } from "../services/platform/AppConfig.js"
 import { LedgerStore } from "../services/ledger/Ledger.js"
-import { AnalyticsStore } from "../services/reputation/Reputation.js"
+import { AnalyticsStore } from "../services/reputation/AnalyticsStore.js"
 import { WalletStore } from "../services/wallet/WalletStore.js"
 
 const program = Effect.gen(function* () {

@@ -7,7 +7,7 @@ import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type { ServiceFilter } from "../../src/schema/commerce/filters.js"
 import type { ServiceRecord } from "../../src/schema/commerce/services.js"
-import { CatalogStore } from "../../src/services/commerce/Catalog.js"
+import { CatalogStore } from "../../src/services/commerce/CatalogStore.js"
 import { atomically } from "../../src/services/platform/Db.js"
 import { forEachStorage } from "../fixtures/suite.js"
 

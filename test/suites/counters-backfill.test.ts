@@ -7,11 +7,11 @@ import { SqlClient } from "effect/sql"
 import type { DisputeRecord } from "../../src/schema/commerce/disputes.js"
 import type { ServiceRecord } from "../../src/schema/commerce/services.js"
 import type { TransactionRecord } from "../../src/schema/commerce/transactions.js"
-import { CatalogStore } from "../../src/services/commerce/Catalog.js"
+import { CatalogStore } from "../../src/services/commerce/CatalogStore.js"
 import { COUNTER_DRIFT_SQL } from "../../src/layers/commerce/counters.postgres.js"
 import m0018 from "../../src/layers/storage/postgres/migrations/0018_agent_counters.js"
 import { CommerceStore } from "../../src/services/commerce/CommerceStore.js"
-import { DisputeStore } from "../../src/services/commerce/Disputes.js"
+import { DisputeStore } from "../../src/services/commerce/DisputeStore.js"
 import { embeddedCase, postgresCase } from "../fixtures/db.js"
 
 const tx = (i: number, status: TransactionRecord["status"]): TransactionRecord => ({

@@ -4,7 +4,7 @@ import { Effect, Layer } from "effect"
 import { type DeliveryRecord } from "../../schema/commerce/transactions.js"
 import { rankOf } from "../../schema/commerce/filters.js"
 import { searchText, type ServiceRecord } from "../../schema/commerce/services.js"
-import { CatalogStore, type TierDeliveryStats } from "../../services/commerce/Catalog.js"
+import { CatalogStore, type TierDeliveryStats } from "../../services/commerce/CatalogStore.js"
 import {
   byRankThenId,
   CATALOGUE_CANDIDATES,

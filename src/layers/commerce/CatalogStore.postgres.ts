@@ -12,7 +12,7 @@ import {
   ServiceStatus,
   ServiceTier
 } from "../../schema/commerce/services.js"
-import { CatalogStore } from "../../services/commerce/Catalog.js"
+import { CatalogStore } from "../../services/commerce/CatalogStore.js"
 import { orUnavailable } from "../storage/postgres/PgDb.js"
 import { decodeFirst, decodeRows, IsoTimestamp } from "../storage/postgres/rows.js"
 

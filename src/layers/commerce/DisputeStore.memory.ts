@@ -2,7 +2,7 @@
 // resolution moves the loser's disputes-lost counter in the same unit of work.
 import { Effect, Layer } from "effect"
 import { Conflict } from "../../schema/platform/errors.js"
-import { DisputeStore } from "../../services/commerce/Disputes.js"
+import { DisputeStore } from "../../services/commerce/DisputeStore.js"
 import { disputeDeltas } from "./counters.js"
 import { addCounterDeltas } from "./counters.memory.js"
 import { commerceTables, newestFirst, olderBy } from "./memoryState.js"

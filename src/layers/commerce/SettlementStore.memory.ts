@@ -1,7 +1,7 @@
 // In-memory settlement writer: the ledger, commerce and event stores in turn, inside the caller's
 // unit of work (the memory engine's write lock and undo journal make them one).
 import { Effect, Layer } from "effect"
-import { CatalogStore } from "../../services/commerce/Catalog.js"
+import { CatalogStore } from "../../services/commerce/CatalogStore.js"
 import { EventStore } from "../../services/events/EventStore.js"
 import { WalletStore } from "../../services/wallet/WalletStore.js"
 import { LedgerStore } from "../../services/ledger/Ledger.js"

@@ -4,7 +4,7 @@
 import { SqlClient } from "effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import { dayBoundary, utcDay } from "../../schema/wallet/policy.js"
-import { AnalyticsStore } from "../../services/reputation/Reputation.js"
+import { AnalyticsStore } from "../../services/reputation/AnalyticsStore.js"
 import { COUNTER_DRIFT_SQL } from "../commerce/counters.postgres.js"
 import { orUnavailable } from "../storage/postgres/PgDb.js"
 import { decodeFirst, decodeRows } from "../storage/postgres/rows.js"

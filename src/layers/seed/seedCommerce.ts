@@ -6,7 +6,7 @@ import { Effect, Layer, Schema } from "effect"
 import { PublishServiceBody, type ServiceRecord } from "../../schema/commerce/services.js"
 import { sellerAgents } from "../../seed/sellers.js"
 import { commerceServices } from "../../seed/services.js"
-import { CatalogStore } from "../../services/commerce/Catalog.js"
+import { CatalogStore } from "../../services/commerce/CatalogStore.js"
 import { Transactor } from "../../services/platform/Db.js"
 import { KeysStore } from "../../services/keys/KeysStore.js"
 

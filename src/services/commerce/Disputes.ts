@@ -1,6 +1,6 @@
 // Disputes: a buyer contests a completed purchase within the filing window; the seller accepts
 // (refund) or contests (review by a documented rule); a refund reverses the purchase's ledger
-// entry exactly. A worker resolves disputes whose deadline passed.
+// entry exactly. A worker resolves disputes whose deadline passed. Storage port: DisputeStore.ts.
 import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
 import { AppConfig } from "../platform/AppConfig.js"
 import { cents, decodeTimeCursor, encodeTimeCursor } from "../../schema/platform/common.js"
@@ -9,30 +9,34 @@ import { type TransactionRecord } from "../../schema/commerce/transactions.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import { Catalog } from "./Catalog.js"
 import { CommerceStore } from "./CommerceStore.js"
+import { DisputeStore } from "./DisputeStore.js"
 import { traced } from "../platform/Tracing.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { Events } from "../events/Events.js"
 import { Settlement } from "./Settlement.js"
 
-/** Storage port for disputes (one per transaction). */
-export class DisputeStore extends Context.Service<
-  DisputeStore,
-  {
-    /** Fails with Conflict when the transaction already has a dispute. */
-    readonly insert: (d: DisputeRecord) => Effect.Effect<void, Conflict | StorageUnavailable>
-    readonly get: (id: string) => Effect.Effect<DisputeRecord | undefined, StorageUnavailable>
-    readonly lock: (id: string) => Effect.Effect<DisputeRecord | undefined, StorageUnavailable>
-    readonly update: (d: DisputeRecord) => Effect.Effect<void, StorageUnavailable>
-    /** Ids of open disputes past respondBy and under_review ones past reviewDueAt, oldest first. */
-    readonly listDue: (nowIso: string, limit: number) => Effect.Effect<ReadonlyArray<string>, StorageUnavailable>
-    /** Up to `limit` of the agent's disputes as buyer or seller, newest first, from after `before` (a keyset page). */
-    readonly listForAgent: (
-      agentId: string,
-      limit: number,
-      before?: { readonly createdAt: string; readonly id: string }
-    ) => Effect.Effect<ReadonlyArray<DisputeRecord>, StorageUnavailable>
-  }
->()("agent-commerce/DisputeStore") {}
+export interface DisputesService {
+  /** The buyer opens a dispute on a completed purchase within FILING_WINDOW_MS of it. */
+  readonly open: (
+    agentId: string,
+    body: { readonly transactionId: string; readonly reason: string }
+  ) => Effect.Effect<Dispute, Conflict | Forbidden | NotFound | StorageUnavailable>
+  /** One of the agent's disputes (as buyer or seller); anyone else's is NotFound. */
+  readonly get: (agentId: string, id: string) => Effect.Effect<Dispute, NotFound | StorageUnavailable>
+  /** The agent's disputes, newest first, a keyset page. */
+  readonly list: (
+    agentId: string,
+    options?: { readonly limit?: number; readonly cursor?: string }
+  ) => Effect.Effect<{ data: Array<Dispute>; nextCursor: string | null }, InvalidInput | StorageUnavailable>
+  /** The seller accepts (refund now) or contests (under_review; decided after REVIEW_MS). */
+  readonly respond: (
+    agentId: string,
+    id: string,
+    body: { readonly action: "accept" | "contest"; readonly note?: string }
+  ) => Effect.Effect<Dispute, Conflict | Forbidden | InvalidInput | NotFound | StorageUnavailable>
+  /** Resolves every due dispute and counts them (the worker runs this; tests after moving the clock). */
+  readonly resolveDue: Effect.Effect<number, StorageUnavailable>
+}
 
 /** Numbers of the lifecycle (docs/commerce.md, "Disputes"). */
 export const FILING_WINDOW_MS = 14 * 86_400_000
@@ -42,168 +46,240 @@ export const REVIEW_MS = 24 * 3_600_000
 const notFound = (id: string) => new NotFound({ message: `dispute ${id} not found`, resource: "dispute", id })
 
 export const toDispute = (d: DisputeRecord, viewer: string): Dispute =>
-  Dispute.make({ ...d, role: d.buyerAgentId === viewer ? "buyer" : "seller", refundCents: cents(d.refundCents) }, { disableChecks: true })
+  Dispute.make(
+    { ...d, role: d.buyerAgentId === viewer ? "buyer" : "seller", refundCents: cents(d.refundCents) },
+    { disableChecks: true }
+  )
 
-export class Disputes extends Context.Service<Disputes>()("agent-commerce/Disputes", {
-  make: Effect.gen(function* () {
-    const { atomically } = yield* Transactor
-    const store = yield* DisputeStore
-    const commerce = yield* CommerceStore
-    const catalog = yield* Catalog
-    const settlement = yield* Settlement
-    const events = yield* Events
-    const ids = yield* Ids
-    const iso = (ms: number) => new Date(ms).toISOString()
+const make = Effect.gen(function* () {
+  const { atomically } = yield* Transactor
+  const store = yield* DisputeStore
+  const commerce = yield* CommerceStore
+  const catalog = yield* Catalog
+  const settlement = yield* Settlement
+  const events = yield* Events
+  const ids = yield* Ids
+  const iso = (ms: number) => new Date(ms).toISOString()
 
-    const announce = (d: DisputeRecord) =>
-      Effect.forEach(
-        [d.buyerAgentId, d.sellerAgentId],
-        (agentId) => events.emit(agentId, "dispute.updated", { disputeId: d.id, transactionId: d.transactionId, status: d.status, refundCents: d.refundCents, resolution: d.resolution }),
-        { discard: true }
-      )
+  const announce = (d: DisputeRecord) =>
+    Effect.forEach(
+      [d.buyerAgentId, d.sellerAgentId],
+      (agentId) =>
+        events.emit(agentId, "dispute.updated", {
+          disputeId: d.id,
+          transactionId: d.transactionId,
+          status: d.status,
+          refundCents: d.refundCents,
+          resolution: d.resolution
+        }),
+      { discard: true }
+    )
 
-    /**
-     * Reverses the purchase exactly (buyer +price, seller −share, platform −fee) in the caller's
-     * unit of work. Fails with InsufficientFunds when the seller has already spent its share.
-     */
-    const refund = Effect.fnUntraced(function* (d: DisputeRecord, tx: TransactionRecord, now: number, resolution: string) {
-      const { entry } = yield* settlement.refund(tx, { disputeId: d.id, reason: resolution, at: iso(now), memo: `dispute ${d.id}: refund` })
-      const next: DisputeRecord = { ...d, status: "resolved_refunded", resolution, refundCents: tx.priceCents, refundEntryId: entry.id, updatedAt: iso(now), resolvedAt: iso(now) }
-      yield* store.update(next)
-      yield* announce(next)
-      return next
-    })
+  /**
+   * Reverses the purchase exactly (buyer +price, seller −share, platform −fee) in the caller's
+   * unit of work. Fails with InsufficientFunds when the seller has already spent its share.
+   */
+  const refund = Effect.fnUntraced(function* (
+    d: DisputeRecord,
+    tx: TransactionRecord,
+    now: number,
+    resolution: string
+  ) {
+    const memo = `dispute ${d.id}: refund`
+    const { entry } = yield* settlement.refund(tx, { disputeId: d.id, reason: resolution, at: iso(now), memo })
+    const next: DisputeRecord = {
+      ...d,
+      status: "resolved_refunded",
+      resolution,
+      refundCents: tx.priceCents,
+      refundEntryId: entry.id,
+      updatedAt: iso(now),
+      resolvedAt: iso(now)
+    }
+    yield* store.update(next)
+    yield* announce(next)
+    return next
+  })
 
-    const lockTx = (id: string) => Effect.flatMap(commerce.lockTransaction(id), (tx) => (tx ? Effect.succeed(tx) : Effect.die(new Error(`dispute for missing transaction ${id}`))))
+  const lockTx = (id: string) =>
+    Effect.flatMap(commerce.lockTransaction(id), (tx) =>
+      tx ? Effect.succeed(tx) : Effect.die(new Error(`dispute for missing transaction ${id}`))
+    )
 
-    /** The buyer opens a dispute on a completed purchase within FILING_WINDOW_MS of it. */
-    const open = Effect.fnUntraced(function* (agentId: string, body: { readonly transactionId: string; readonly reason: string }) {
-        const tx = yield* commerce.lockTransaction(body.transactionId)
-        if (!tx || (tx.buyerAgentId !== agentId && tx.sellerAgentId !== agentId)) {
-          return yield* Effect.fail(new NotFound({ message: `transaction ${body.transactionId} not found`, resource: "transaction", id: body.transactionId }))
-        }
-        if (tx.buyerAgentId !== agentId) return yield* Effect.fail(new Forbidden({ message: "only the buyer may open a dispute" }))
-        if (tx.status !== "completed") return yield* Effect.fail(new Conflict({ message: `a ${tx.status} transaction cannot be disputed`, state: tx.status }))
-        const now = yield* Clock.currentTimeMillis
-        if (now - Date.parse(tx.createdAt) > FILING_WINDOW_MS) {
-          return yield* Effect.fail(new Conflict({ message: `the filing window of 14 days after the purchase (${tx.createdAt}) has closed`, state: "filing_window_closed" }))
-        }
-        const d: DisputeRecord = {
-          id: yield* ids.make("dsp"),
-          transactionId: tx.id,
-          buyerAgentId: tx.buyerAgentId,
-          sellerAgentId: tx.sellerAgentId,
-          reason: body.reason,
-          status: "open",
-          sellerResponse: null,
-          sellerNote: null,
-          resolution: null,
-          refundCents: 0,
-          refundEntryId: null,
-          respondBy: iso(now + SELLER_RESPONSE_MS),
-          reviewDueAt: null,
-          createdAt: iso(now),
-          updatedAt: iso(now),
-          resolvedAt: null
-        }
-        yield* store.insert(d)
-        yield* announce(d)
-        return toDispute(d, agentId)
-      }, atomically, traced("Disputes.open"))
+  const open = Effect.fnUntraced(
+    function* (agentId: string, body: { readonly transactionId: string; readonly reason: string }) {
+      const tx = yield* commerce.lockTransaction(body.transactionId)
+      if (!tx || (tx.buyerAgentId !== agentId && tx.sellerAgentId !== agentId)) {
+        const message = `transaction ${body.transactionId} not found`
+        return yield* Effect.fail(new NotFound({ message, resource: "transaction", id: body.transactionId }))
+      }
+      if (tx.buyerAgentId !== agentId) {
+        return yield* Effect.fail(new Forbidden({ message: "only the buyer may open a dispute" }))
+      }
+      if (tx.status !== "completed") {
+        return yield* Effect.fail(
+          new Conflict({ message: `a ${tx.status} transaction cannot be disputed`, state: tx.status })
+        )
+      }
+      const now = yield* Clock.currentTimeMillis
+      if (now - Date.parse(tx.createdAt) > FILING_WINDOW_MS) {
+        const message = `the filing window of 14 days after the purchase (${tx.createdAt}) has closed`
+        return yield* Effect.fail(new Conflict({ message, state: "filing_window_closed" }))
+      }
+      const d: DisputeRecord = {
+        id: yield* ids.make("dsp"),
+        transactionId: tx.id,
+        buyerAgentId: tx.buyerAgentId,
+        sellerAgentId: tx.sellerAgentId,
+        reason: body.reason,
+        status: "open",
+        sellerResponse: null,
+        sellerNote: null,
+        resolution: null,
+        refundCents: 0,
+        refundEntryId: null,
+        respondBy: iso(now + SELLER_RESPONSE_MS),
+        reviewDueAt: null,
+        createdAt: iso(now),
+        updatedAt: iso(now),
+        resolvedAt: null
+      }
+      yield* store.insert(d)
+      yield* announce(d)
+      return toDispute(d, agentId)
+    },
+    atomically,
+    traced("Disputes.open")
+  )
 
-    const get = (agentId: string, id: string) =>
-      Effect.flatMap(store.get(id), (d) => (d && (d.buyerAgentId === agentId || d.sellerAgentId === agentId) ? Effect.succeed(toDispute(d, agentId)) : Effect.fail(notFound(id))))
+  const get = (agentId: string, id: string) =>
+    Effect.flatMap(store.get(id), (d) =>
+      d && (d.buyerAgentId === agentId || d.sellerAgentId === agentId)
+        ? Effect.succeed(toDispute(d, agentId))
+        : Effect.fail(notFound(id))
+    )
 
-    /** The agent's disputes, newest first, a keyset page (default and most: 100, as before pages existed). */
-    const list = Effect.fnUntraced(function* (agentId: string, options: { readonly limit?: number; readonly cursor?: string } = {}) {
-      const limit = options.limit ?? 100
-      const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
-      if (options.cursor !== undefined && before === undefined) return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
-      const rows = yield* store.listForAgent(agentId, limit + 1, before)
-      const page = rows.slice(0, limit)
-      const last = page[page.length - 1]
-      return { data: page.map((d) => toDispute(d, agentId)), nextCursor: rows.length > limit && last ? encodeTimeCursor(last) : null }
-    })
+  /** Default and most 100 a page, as before pages existed. */
+  const list = Effect.fnUntraced(function* (
+    agentId: string,
+    options: { readonly limit?: number; readonly cursor?: string } = {}
+  ) {
+    const limit = options.limit ?? 100
+    const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
+    if (options.cursor !== undefined && before === undefined) {
+      return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
+    }
+    const rows = yield* store.listForAgent(agentId, limit + 1, before)
+    const page = rows.slice(0, limit)
+    const last = page[page.length - 1]
+    return {
+      data: page.map((d) => toDispute(d, agentId)),
+      nextCursor: rows.length > limit && last ? encodeTimeCursor(last) : null
+    }
+  })
 
-    /** The seller accepts (refund now) or contests (under_review; decided after REVIEW_MS). */
-    const respond = Effect.fnUntraced(function* (agentId: string, id: string, body: { readonly action: "accept" | "contest"; readonly note?: string }) {
-        const d = yield* store.lock(id)
-        if (!d || (d.buyerAgentId !== agentId && d.sellerAgentId !== agentId)) return yield* Effect.fail(notFound(id))
-        if (d.sellerAgentId !== agentId) return yield* Effect.fail(new Forbidden({ message: "only the seller answers a dispute" }))
-        if (d.status !== "open") return yield* Effect.fail(new Conflict({ message: `dispute ${id} is ${d.status}`, state: d.status }))
-        const now = yield* Clock.currentTimeMillis
-        const answered: DisputeRecord = { ...d, sellerResponse: body.action, sellerNote: body.note ?? null, updatedAt: iso(now) }
-        if (body.action === "accept") {
-          const tx = yield* lockTx(d.transactionId)
-          const done = yield* refund(answered, tx, now, "the seller accepted the dispute: purchase refunded").pipe(
-            Effect.catchTag("InsufficientFunds", (e) =>
-              Effect.fail(new Conflict({ message: `the seller's wallet cannot cover the refund yet (${e.missingCents} cents short)`, state: "refund_blocked" }))
+  const respond = Effect.fnUntraced(
+    function* (agentId: string, id: string, body: { readonly action: "accept" | "contest"; readonly note?: string }) {
+      const d = yield* store.lock(id)
+      if (!d || (d.buyerAgentId !== agentId && d.sellerAgentId !== agentId)) return yield* Effect.fail(notFound(id))
+      if (d.sellerAgentId !== agentId) {
+        return yield* Effect.fail(new Forbidden({ message: "only the seller answers a dispute" }))
+      }
+      if (d.status !== "open") {
+        return yield* Effect.fail(new Conflict({ message: `dispute ${id} is ${d.status}`, state: d.status }))
+      }
+      const now = yield* Clock.currentTimeMillis
+      const answered: DisputeRecord = {
+        ...d,
+        sellerResponse: body.action,
+        sellerNote: body.note ?? null,
+        updatedAt: iso(now)
+      }
+      if (body.action === "accept") {
+        const tx = yield* lockTx(d.transactionId)
+        const done = yield* refund(answered, tx, now, "the seller accepted the dispute: purchase refunded").pipe(
+          Effect.catchTag("InsufficientFunds", (e) =>
+            Effect.fail(
+              new Conflict({
+                message: `the seller's wallet cannot cover the refund yet (${e.missingCents} cents short)`,
+                state: "refund_blocked"
+              })
             )
           )
-          return toDispute(done, agentId)
-        }
-        const next: DisputeRecord = { ...answered, status: "under_review", reviewDueAt: iso(now + REVIEW_MS) }
-        yield* store.update(next)
-        yield* announce(next)
-        return toDispute(next, agentId)
-      }, atomically, traced("Disputes.respond"))
-
-    /**
-     * Resolves one due dispute: an open one the seller left unanswered is refunded; a contested
-     * one is refunded when its delivery breached the tier's p95 latency, otherwise rejected.
-     */
-    const resolveOne = Effect.fnUntraced(function* (id: string) {
-        const d = yield* store.lock(id)
-        const now = yield* Clock.currentTimeMillis
-        if (!d) return false
-        const dueOpen = d.status === "open" && Date.parse(d.respondBy) <= now
-        const dueReview = d.status === "under_review" && d.reviewDueAt !== null && Date.parse(d.reviewDueAt) <= now
-        if (!dueOpen && !dueReview) return false
-        const tx = yield* lockTx(d.transactionId)
-        if (dueOpen) {
-          yield* refund(d, tx, now, "the seller did not answer within 72 hours: purchase refunded")
-          return true
-        }
-        const row = yield* commerce.getTransaction(tx.id)
-        const tier = yield* Effect.option(catalog.getTier(tx.serviceId, tx.tierId))
-        const latency = row?.delivery?.latencyMs ?? 0
-        const promised = tier._tag === "Some" ? tier.value.tier.sla.p95LatencyMs : undefined
-        if (promised === undefined || latency > promised) {
-          const why = promised === undefined ? "the tier no longer exists to check the SLA against" : `the delivery took ${latency} ms, over the tier's p95 of ${promised} ms`
-          yield* refund(d, tx, now, `review: ${why}: purchase refunded`)
-          return true
-        }
-        const next: DisputeRecord = {
-          ...d,
-          status: "resolved_rejected",
-          resolution: `review: the delivery took ${latency} ms, within the tier's p95 of ${promised} ms: dispute rejected`,
-          updatedAt: iso(now),
-          resolvedAt: iso(now)
-        }
-        yield* store.update(next)
-        yield* announce(next)
-        return true
-      }, atomically)
-
-    /** Resolves every due dispute (the worker calls this; tests call it after moving the clock). */
-    const resolveDue = Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const due = yield* store.listDue(iso(now), 100)
-      let resolved = 0
-      for (const id of due) {
-        const r = yield* Effect.result(resolveOne(id))
-        if (r._tag === "Success" && r.success) resolved++
-        // A refund the seller cannot cover yet stays due and is retried on the next pass.
-        if (r._tag === "Failure") yield* Effect.logWarning(`dispute ${id} not resolved yet: ${r.failure.message}`)
+        )
+        return toDispute(done, agentId)
       }
-      return resolved
-    }).pipe(traced("Disputes.resolveDue"))
+      const next: DisputeRecord = { ...answered, status: "under_review", reviewDueAt: iso(now + REVIEW_MS) }
+      yield* store.update(next)
+      yield* announce(next)
+      return toDispute(next, agentId)
+    },
+    atomically,
+    traced("Disputes.respond")
+  )
 
-    return { open, get, list, respond, resolveDue } as const
-  })
-}) {
+  /**
+   * Resolves one due dispute: an open one the seller left unanswered is refunded; a contested
+   * one is refunded when its delivery breached the tier's p95 latency, otherwise rejected.
+   */
+  const resolveOne = Effect.fnUntraced(function* (id: string) {
+    const d = yield* store.lock(id)
+    const now = yield* Clock.currentTimeMillis
+    if (!d) return false
+    const dueOpen = d.status === "open" && Date.parse(d.respondBy) <= now
+    const dueReview = d.status === "under_review" && d.reviewDueAt !== null && Date.parse(d.reviewDueAt) <= now
+    if (!dueOpen && !dueReview) return false
+    const tx = yield* lockTx(d.transactionId)
+    if (dueOpen) {
+      yield* refund(d, tx, now, "the seller did not answer within 72 hours: purchase refunded")
+      return true
+    }
+    const row = yield* commerce.getTransaction(tx.id)
+    const tier = yield* Effect.option(catalog.getTier(tx.serviceId, tx.tierId))
+    const latency = row?.delivery?.latencyMs ?? 0
+    const promised = tier._tag === "Some" ? tier.value.tier.sla.p95LatencyMs : undefined
+    if (promised === undefined || latency > promised) {
+      const why =
+        promised === undefined
+          ? "the tier no longer exists to check the SLA against"
+          : `the delivery took ${latency} ms, over the tier's p95 of ${promised} ms`
+      yield* refund(d, tx, now, `review: ${why}: purchase refunded`)
+      return true
+    }
+    const next: DisputeRecord = {
+      ...d,
+      status: "resolved_rejected",
+      resolution: `review: the delivery took ${latency} ms, within the tier's p95 of ${promised} ms: dispute rejected`,
+      updatedAt: iso(now),
+      resolvedAt: iso(now)
+    }
+    yield* store.update(next)
+    yield* announce(next)
+    return true
+  }, atomically)
+
+  const resolveDue = Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const due = yield* store.listDue(iso(now), 100)
+    let resolved = 0
+    for (const id of due) {
+      const r = yield* Effect.result(resolveOne(id))
+      if (r._tag === "Success" && r.success) resolved++
+      // A refund the seller cannot cover yet stays due and is retried on the next pass.
+      if (r._tag === "Failure") yield* Effect.logWarning(`dispute ${id} not resolved yet: ${r.failure.message}`)
+    }
+    return resolved
+  }).pipe(traced("Disputes.resolveDue"))
+
+  return Disputes.of({ open, get, list, respond, resolveDue })
+})
+
+export class Disputes extends Context.Service<Disputes, DisputesService>()("agent-commerce/Disputes") {
+  static readonly make = make
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(Disputes, Disputes.make).pipe(Layer.provide([Catalog.layer, Events.layer, Settlement.layer]))
+  static readonly layer = Layer.effect(Disputes, make).pipe(
+    Layer.provide([Catalog.layer, Events.layer, Settlement.layer])
+  )
 }
 
 /** Background resolution of due disputes every 5 seconds (when WORKERS is on). */
