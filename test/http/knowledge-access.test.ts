@@ -37,7 +37,7 @@ for (const { name, storage, skip } of storages) {
         method === "POST"
           ? await fetch(`${server.baseUrl}/api/trpc/${path}`, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(input) })
           : await fetch(`${server.baseUrl}/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`)
-      return { status: res.status, body: (await res.json()) as { result?: { data: any }; error?: { data: { httpStatus: number; field?: string } } } }
+      return { status: res.status, body: (await res.json()) as { result?: { data: unknown }; error?: { data: { httpStatus: number; field?: string } } } }
     }
 
     /** purchaseAccess → Pay on the hosted page → the access id from purchaseStatus. */

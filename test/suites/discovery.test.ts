@@ -7,7 +7,7 @@ import { TestClock } from "effect/testing"
 import { seedCatalog, seedData } from "../../src/layers/seed/seed.js"
 import { Template } from "../../src/schema/marketplace/marketplace.js"
 import { Ids } from "../../src/services/platform/Db.js"
-import type { CatalogRoute } from "../../src/services/discovery/document.js"
+import type { CatalogRoute, DiscoveryDocument } from "../../src/services/discovery/document.js"
 import { Discovery, REVALIDATE_MS } from "../../src/services/discovery/Discovery.js"
 import { classifyUserAgent } from "../../src/services/discovery/visitor.js"
 import { RuleEvaluatorLive } from "../../src/services/projects/Evaluator.js"
@@ -21,7 +21,8 @@ const routes: ReadonlyArray<CatalogRoute> = [
   { method: "POST", path: "/api/v1/agent/commerce/buy", description: "buy", auth: "bearer", permission: "commerce:buy" }
 ]
 
-const decode = (body: Uint8Array) => JSON.parse(new TextDecoder().decode(body)) as Record<string, any>
+/** The document as served (JSON): the schema's encoded side. */
+const decode = (body: Uint8Array) => JSON.parse(new TextDecoder().decode(body)) as typeof DiscoveryDocument.Encoded
 
 forEachStorage(
   "discovery",
