@@ -65,13 +65,10 @@ describeEachStorage("the stock mppx client pays over HTTP", (storage) => {
       expect(body).toMatchObject({ chargedCents: 2, receipt: { reference: receipt.reference } })
       // Where mppx put the credential: the field the challenge named, or Authorization by default.
       const paidWith = sent[1]
-      if (placement.startsWith("X-API-Key")) {
-        expect(paidWith.get("authorization")).toMatch(/^Payment /)
-        expect(paidWith.get("payment-authorization")).toBeNull()
-      } else {
-        expect(paidWith.get("authorization")).toBe(`Bearer ${k.secret}`)
-        expect(paidWith.get("payment-authorization")).toMatch(/^Payment /)
-      }
+      const payment = expect.stringMatching(/^Payment /)
+      expect({ authorization: paidWith.get("authorization"), paymentAuthorization: paidWith.get("payment-authorization") }).toEqual(
+        placement.startsWith("X-API-Key") ? { authorization: payment, paymentAuthorization: null } : { authorization: `Bearer ${k.secret}`, paymentAuthorization: payment }
+      )
       expect(await balance(walletAccount(k.agentId))).toBe(8)
     })
   }

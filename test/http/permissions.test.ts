@@ -37,22 +37,28 @@ describe("route → permission table", () => {
     }
   })
 
-  it.each(keyRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))("%s: 401 without a key, 403 without its permission", async (_, r) => {
-    const url = `${server.baseUrl}${concrete(r.path)}`
-    const init = (headers: Record<string, string>): RequestInit => ({
+  /** A request to the route, with the body a write takes. */
+  const requestTo = (r: (typeof keyRoutes)[number], headers: Record<string, string>) =>
+    fetch(`${server.baseUrl}${concrete(r.path)}`, {
       method: r.method,
       headers: { ...headers, ...(r.method === "GET" || r.method === "DELETE" ? {} : { "content-type": "application/json" }) },
       ...(r.method === "GET" || r.method === "DELETE" ? {} : { body: "{}" })
     })
-    const anonymous = await fetch(url, init({}))
+
+  it.each(keyRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))("%s: 401 without a key", async (_, r) => {
+    const anonymous = await requestTo(r, {})
     expect(anonymous.status).toBe(401)
     expect(anonymous.headers.get("www-authenticate")).toMatch(/^Bearer/)
-    if (r.permission !== null) {
-      const other = keys.get(r.permission === "catalog:read" ? "evaluate" : "catalog:read")!
-      const res = await fetch(url, init(other.auth))
+  })
+
+  it.each(keyRoutes.flatMap((r) => (r.permission === null ? [] : [[`${r.method} ${r.path}`, r, r.permission] as const])))(
+    "%s: 403 with a key without its permission",
+    async (_, r, permission) => {
+      const other = keys.get(permission === "catalog:read" ? "evaluate" : "catalog:read")!
+      const res = await requestTo(r, other.auth)
       expect(res.status).toBe(403)
       const body = await res.json()
-      expect(body).toMatchObject({ type: "Forbidden", permission: r.permission })
+      expect(body).toMatchObject({ type: "Forbidden", permission })
     }
-  })
+  )
 })
