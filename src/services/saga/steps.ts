@@ -6,7 +6,7 @@ import type { DeliveryMode, SagaRecord, SagaSnapshot } from "../../schema/saga/s
 import { deliverTimeoutMs, deliveryModes, simulateDelivery, simulatedOutput } from "../commerce/simulation.js"
 import { type Offer, Offers } from "../commerce/Offers.js"
 import { Settlement } from "../commerce/Settlement.js"
-import { KeysStore } from "../keys/Keys.js"
+import { KeysStore } from "../keys/KeysStore.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Negotiations } from "../negotiation/Negotiation.js"
 import { Ids } from "../platform/Db.js"
