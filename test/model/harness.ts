@@ -3,7 +3,7 @@
 // each operation's answer compared with the model's, and after every step the balances, fees,
 // spend, purchases and sagas compared, the owner's promises checked on the raw data and, on SQL
 // storages, the ledger checked by plain SQL (invariants.ts).
-import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
+import { Clock, Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
 import { escrowAccount, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger/ledger.js"
@@ -20,7 +20,7 @@ import type { StorageCase } from "../fixtures/db.js"
 import { ownerCaller, tier } from "../fixtures/money.js"
 import { checkLedgerSql, checkOwnersPromises, newSeen, sqlBalance, type Hold } from "./invariants.js"
 import * as M from "./model.js"
-import { type Actual, agentSeller, diverge, type Faults, fromError, fromPurchase, fromSaga, idsOf, label, matches, type Storage, servicesLayer, storageFor, withFaults } from "./system.js"
+import { type Actual, agentSeller, diverge, type Faults, fromError, fromPurchase, fromSaga, idsOf, label, matches, type Services, type Storage, servicesLayer, type Stores, storageFor, withFaults } from "./system.js"
 import type { Op, Scenario } from "./world.js"
 
 const permutations = (xs: ReadonlyArray<number>): Array<Array<number>> =>
@@ -52,7 +52,7 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
       return Context.merge(stores, services)
     })
     let ctx = yield* open
-    const within = <A, E>(effect: Effect.Effect<A, E, any>) => effect.pipe(Effect.provideService(Clock.Clock, clock), Effect.provideContext(ctx)) as Effect.Effect<A, E>
+    const within = <A, E>(effect: Effect.Effect<A, E, Stores | Services>) => effect.pipe(Effect.provideService(Clock.Clock, clock), Effect.provideContext(ctx))
     const restart = Effect.gen(function* () {
       yield* Scope.close(scope, Exit.void)
       scope = yield* Scope.make()
@@ -91,7 +91,8 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
       const platformBalance = yield* within(Effect.flatMap(Ledger, (l) => l.balance(walletAccount(M.PLATFORM_SELLER))))
       const fees0 = yield* within(Effect.flatMap(Ledger, (l) => l.balance(PLATFORM_FEES)))
       const sqlOf = () => Context.getOption(ctx, SqlClient.SqlClient)
-      const sqlFees0 = sqlOf()._tag === "Some" ? yield* sqlBalance((sqlOf() as any).value, PLATFORM_FEES) : 0
+      const sql0 = sqlOf()
+      const sqlFees0 = Option.isSome(sql0) ? yield* sqlBalance(sql0.value, PLATFORM_FEES) : 0
       const model = {
         s: M.initialState(sc.start, [...sc.prices, platform.tiers.map((t) => t.priceCents)], [...sc.funding, platformBalance])
       }
@@ -111,7 +112,7 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
         ).pipe(Effect.map(fromPurchase))
       const sagaEffect = (g: M.SagaStart) =>
         Effect.flatMap(Sagas, (s) => s.start(agents[g.buyer].caller, { serviceId: serviceOf(g.seller), tierId: tierIdOf(g.seller, g.tier), input: inputOf(g.simulate) } as never)).pipe(Effect.map(fromSaga))
-      const attempt = (effect: Effect.Effect<Actual, unknown, any>) => within(Effect.catch(effect, (e) => Effect.succeed(fromError(e))))
+      const attempt = (effect: Effect.Effect<Actual, unknown, Stores | Services>) => within(Effect.catch(effect, (e) => Effect.succeed(fromError(e))))
 
       /** Runs a simple op against the system; returns its answer and how to apply it to a model state. */
       const perform = (op: Op) =>

@@ -16,7 +16,7 @@ import { setClock } from "../fixtures/clock.js"
 import { postgresCase, storageCases } from "../fixtures/db.js"
 import { tier } from "../fixtures/money.js"
 import * as M from "./model.js"
-import { agentSeller, servicesLayer, storageFor } from "./system.js"
+import { agentSeller, type Services, servicesLayer, type Stores, storageFor } from "./system.js"
 
 describe.skipIf(postgresCase.skip !== undefined || !storageCases.includes(postgresCase))("held escrow and spend read apart [postgres]", () => {
   it("a saga settling during another purchase's limit check is not counted twice", async () => {
@@ -40,7 +40,7 @@ describe.skipIf(postgresCase.skip !== undefined || !storageCases.includes(postgr
           const ctx = Context.merge(hooked, yield* Layer.buildWithScope(servicesLayer, scope).pipe(Effect.provideContext(hooked)))
           // The run's own clock, set by the test (sleeping still takes real time).
           const { clock, advance } = setClock(Date.UTC(2026, 4, 12, 6))
-          const within = <A, E>(effect: Effect.Effect<A, E, any>) => effect.pipe(Effect.provideService(Clock.Clock, clock), Effect.provideContext(ctx)) as Effect.Effect<A, E>
+          const within = <A, E>(effect: Effect.Effect<A, E, Stores | Services>) => effect.pipe(Effect.provideService(Clock.Clock, clock), Effect.provideContext(ctx))
           try {
             const buyer = yield* within(agentSeller("Race buyer", [tier("t0", 100)], "model-a"))
             yield* within(Effect.flatMap(Wallet, (w) => w.topup(buyer.agentId, 1_000)))
@@ -58,7 +58,8 @@ describe.skipIf(postgresCase.skip !== undefined || !storageCases.includes(postgr
             const runDue = within(Effect.flatMap(Sagas, (s) => s.runDue()))
             const settling = yield* Effect.forkChild(runDue)
             // Until it has settled, or waits for a lock the paused check holds (then it settles after).
-            const sql = Context.get(stores, SqlClient.SqlClient)
+            // Postgres stores carry the SQL client (the type of the stores does not say which storage).
+            const sql = Context.getUnsafe(stores, SqlClient.SqlClient)
             const waitsForLock = sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
               Effect.map(([r]) => r.n > 0),
               Effect.orDie

@@ -27,13 +27,16 @@ import { agentCaller, commerceServices, serviceBody, type tier } from "../fixtur
 import type * as M from "./model.js"
 import type { FaultPoint } from "./world.js"
 
+/** The stores of a storage, as every storage provides them (the SQL ones the SQL client too), and the configuration they were built with. */
+export type Stores = Layer.Success<typeof MemoryStorageLive> | AppConfig
+
 export interface Faults {
   armed: FaultPoint | undefined
   tripped: boolean
 }
 
 /** The stores with a fault point on the writes each path ends with: the write is done, then fails (the unit of work must roll it back). */
-export const withFaults = (stores: Context.Context<any>, faults: Faults): Context.Context<any> => {
+export const withFaults = (stores: Context.Context<Stores>, faults: Faults): Context.Context<Stores> => {
   const trip = (point: FaultPoint) =>
     Effect.suspend(() => {
       if (faults.armed !== point) return Effect.void
@@ -53,7 +56,7 @@ export const withFaults = (stores: Context.Context<any>, faults: Faults): Contex
 
 export interface Storage {
   readonly name: StorageCase["name"]
-  readonly open: (scope: Scope.Scope) => Effect.Effect<Context.Context<any>, unknown>
+  readonly open: (scope: Scope.Scope) => Effect.Effect<Context.Context<Stores>, unknown>
 }
 
 // The seller's automatic negotiation answer is due at once (the harness answers it with runDue, on its own clock).
@@ -64,17 +67,17 @@ export const storageFor = (c: StorageCase) =>
   Effect.gen(function* () {
     if (c.name === "memory") {
       const stores = yield* Layer.build(MemoryStorageLive.pipe(Layer.provideMerge(AppConfig.test({ ...config, storage: "memory" }))))
-      return { name: c.name, open: (_scope: Scope.Scope) => Effect.succeed(stores as Context.Context<any>) } satisfies Storage
+      return { name: c.name, open: (_scope: Scope.Scope) => Effect.succeed<Context.Context<Stores>>(stores) } satisfies Storage
     }
     if (c.name === "embedded") {
       const dir = mkdtempSync(join(tmpdir(), "model-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
       const layer = EmbeddedStorageLive.pipe(Layer.provideMerge(AppConfig.test({ ...config, storage: "embedded", dataDir: dir })))
-      return { name: c.name, open: (scope: Scope.Scope) => Layer.buildWithScope(layer, scope) as Effect.Effect<Context.Context<any>, unknown> } satisfies Storage
+      return { name: c.name, open: (scope: Scope.Scope) => Layer.buildWithScope(layer, scope) } satisfies Storage
     }
     const { url } = yield* freshDatabase
     const layer = PgStorageLive.pipe(Layer.provideMerge(AppConfig.test({ ...config, storage: "postgres", databaseUrl: Option.some(Redacted.make(url)) })))
-    return { name: c.name, open: (scope: Scope.Scope) => Layer.buildWithScope(layer, scope) as Effect.Effect<Context.Context<any>, unknown> } satisfies Storage
+    return { name: c.name, open: (scope: Scope.Scope) => Layer.buildWithScope(layer, scope) } satisfies Storage
   })
 
 const offers = CatalogOffersLive.pipe(Layer.provide(Catalog.layer))
@@ -83,7 +86,9 @@ export const servicesLayer = commerceServices.pipe(
   Layer.provideMerge(Layer.mergeAll(Sagas.layer, Mpp.layer, NegotiatedPricesLive).pipe(Layer.provideMerge(Negotiations.layer))),
   Layer.provideMerge(offers),
   Layer.provideMerge(Ids.Live)
-) as unknown as Layer.Layer<any, unknown, any>
+)
+/** The services the model's operations run on, over the stores. */
+export type Services = Layer.Success<typeof servicesLayer>
 
 /**
  * An agent of its own account (not one of the platform's seeded sellers: its deliveries simulate
