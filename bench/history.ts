@@ -81,7 +81,10 @@ const catalogueReads = Effect.map(CatalogStore, (c) => [
   ["recommend's candidates (20 of the kept ranking)", c.ranked({ sellers: null, categories: null, maxTierCents: null, limit: 20 })]
 ] as const)
 
-const run = (name: string, storage: Layer.Layer<never, unknown, never> | Layer.Layer<any, unknown, never>) =>
+/** What every storage layer provides: the stores and the configuration (the Postgres ones the SQL client too, read as optional). */
+type StorageServices = Layer.Success<typeof MemoryStorageLive> | AppConfig
+
+const run = (name: string, storage: Layer.Layer<StorageServices, unknown, never>) =>
   Effect.gen(function* () {
     const commerce = yield* CommerceStore
     const catalog = yield* CatalogStore
@@ -105,7 +108,7 @@ const run = (name: string, storage: Layer.Layer<never, unknown, never> | Layer.L
       // As autovacuum would on Postgres after a bulk load (PGlite has none): the 100k upserts of the
       // agent's counter and day rows left dead row versions behind, and the planner no statistics.
       const { SqlClient } = yield* Effect.promise(() => import("effect/sql"))
-      const sql = yield* SqlClient.SqlClient
+      const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
       yield* sql`VACUUM ANALYZE`
     }
     const reads: Array<{ read: string; freshUs: number; heavyUs: number }> = []
@@ -124,13 +127,13 @@ const run = (name: string, storage: Layer.Layer<never, unknown, never> | Layer.L
     if (name !== "memory") {
       // As an operator would after a bulk load: fresh planner statistics.
       const { SqlClient } = yield* Effect.promise(() => import("effect/sql"))
-      const sql = yield* SqlClient.SqlClient
+      const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
       yield* sql`ANALYZE`
     }
     const after: Array<{ read: string; us: number }> = []
     for (const [label, read] of yield* catalogueReads) after.push({ read: label, us: yield* time(read as Effect.Effect<unknown, unknown, never>) })
     return { name, seeded, seedSeconds, servicesSeconds, reads, catalogue: before.map((b, i) => ({ read: b.read, seededUs: b.us, grownUs: after[i].us })) }
-  }).pipe(Effect.provide(Layer.provideMerge(CommerceSeedLive, storage as Layer.Layer<any, unknown, never>)), Effect.scoped)
+  }).pipe(Effect.provide(Layer.provideMerge(CommerceSeedLive, storage)), Effect.scoped)
 
 const admin = async (text: string) => {
   const c = new pg.Client({ connectionString: adminUrl })
@@ -147,7 +150,7 @@ const main = async () => {
   console.log(`# bench/history.ts — ${new Date().toISOString()}, ${PURCHASES.toLocaleString("en")} purchases, ${SERVICES.toLocaleString("en")} services, ${ITERATIONS} calls per read; load average ${load}`)
   const fmt = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(0)} µs`)
   for (const name of ONLY) {
-    let storage: Layer.Layer<any, unknown, never>
+    let storage: Layer.Layer<StorageServices, unknown, never>
     let drop: (() => Promise<void>) | undefined
     if (name === "memory") storage = MemoryStorageLive.pipe(Layer.provideMerge(AppConfig.test({ storage: "memory" })))
     else if (name === "embedded") storage = EmbeddedStorageLive.pipe(Layer.provideMerge(AppConfig.test({ storage: "embedded", dataDir: "memory://" })))
@@ -164,12 +167,12 @@ const main = async () => {
       drop = () => admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`)
     }
     try {
-      const r = await Effect.runPromise(run(name, storage) as Effect.Effect<Awaited<ReturnType<typeof Effect.runPromise<any, any>>>, unknown, never>)
+      const r = await Effect.runPromise(run(name, storage))
       console.log(`\n## ${name} (seeded ${r.seeded.toLocaleString("en")} purchases in ${r.seedSeconds.toFixed(0)} s, ${SERVICES.toLocaleString("en")} services in ${r.servicesSeconds.toFixed(0)} s)\n`)
       console.log("| read | fresh agent | agent with the purchases | heavy ÷ fresh |\n|---|---:|---:|---:|")
-      for (const x of r.reads as Array<{ read: string; freshUs: number; heavyUs: number }>) console.log(`| ${x.read} | ${fmt(x.freshUs)} | ${fmt(x.heavyUs)} | ${(x.heavyUs / x.freshUs).toFixed(2)}× |`)
+      for (const x of r.reads) console.log(`| ${x.read} | ${fmt(x.freshUs)} | ${fmt(x.heavyUs)} | ${(x.heavyUs / x.freshUs).toFixed(2)}× |`)
       console.log("\n| catalogue read | seeded (12) | grown | grown ÷ seeded |\n|---|---:|---:|---:|")
-      for (const x of r.catalogue as Array<{ read: string; seededUs: number; grownUs: number }>) console.log(`| ${x.read} | ${fmt(x.seededUs)} | ${fmt(x.grownUs)} | ${(x.grownUs / x.seededUs).toFixed(2)}× |`)
+      for (const x of r.catalogue) console.log(`| ${x.read} | ${fmt(x.seededUs)} | ${fmt(x.grownUs)} | ${(x.grownUs / x.seededUs).toFixed(2)}× |`)
     } finally {
       await drop?.()
     }
