@@ -8,7 +8,7 @@ import { Effect, Layer } from "effect"
 import type { ServiceFilter } from "../../src/schema/commerce/filters.js"
 import type { ServiceRecord } from "../../src/schema/commerce/services.js"
 import { CatalogStore } from "../../src/services/commerce/CatalogStore.js"
-import { atomically } from "../../src/services/platform/Db.js"
+import { atomically } from "../fixtures/atomically.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const tier = (id: string, priceCents: number) => ({ id, name: id, priceCents, unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" } })

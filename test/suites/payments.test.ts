@@ -17,7 +17,6 @@ import type { Caller } from "../../src/services/keys/Caller.js"
 import { configDefaults } from "../../src/services/platform/AppConfig.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { Events } from "../../src/services/events/Events.js"
-import { currentIdempotencyKey } from "../../src/services/idempotency/Idempotency.js"
 import { ServicesLive } from "../../src/services/index.js"
 import { Keys } from "../../src/services/keys/Keys.js"
 import { KnowledgeStore } from "../../src/services/knowledge/Knowledge.js"
@@ -305,18 +304,17 @@ forEachStorage("payments", build, (it) => {
     })
   )
 
-  it.effect("the request's Idempotency-Key reaches the processor: a retried request gets the same session", () =>
+  it.effect("the Idempotency-Key passed reaches the processor: a retried request gets the same session", () =>
     Effect.gen(function* () {
       const payments = yield* Payments
       const { caller } = yield* owner
-      const first = yield* payments.createSubscriptionCheckout(caller, { planId: "pro" }).pipe(Effect.provideService(currentIdempotencyKey, "retry-1"))
-      const second = yield* payments.createSubscriptionCheckout(caller, { planId: "pro" }).pipe(Effect.provideService(currentIdempotencyKey, "retry-1"))
-      const third = yield* payments.createSubscriptionCheckout(caller, { planId: "pro" }).pipe(Effect.provideService(currentIdempotencyKey, "retry-2"))
+      const first = yield* payments.createSubscriptionCheckout(caller, { planId: "pro" }, { key: "retry-1", scope: "" })
+      const second = yield* payments.createSubscriptionCheckout(caller, { planId: "pro" }, { key: "retry-1", scope: "" })
+      const third = yield* payments.createSubscriptionCheckout(caller, { planId: "pro" }, { key: "retry-2", scope: "" })
       const plain = yield* payments.createSubscriptionCheckout(caller, { planId: "pro" })
       expect(second.sessionId).toBe(first.sessionId)
       expect(third.sessionId).not.toBe(first.sessionId)
       expect(plain.sessionId).not.toBe(first.sessionId)
-      expect(yield* currentIdempotencyKey).toBeUndefined()
     })
   )
 

@@ -3,7 +3,7 @@
 // dead worker's lease, never twice by workers running at once, at most 2 in flight per endpoint.
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
-import { atomically } from "../../src/services/platform/Db.js"
+import { atomically } from "../fixtures/atomically.js"
 import { FAILING_AFTER, LEASE_MS, MAX_IN_FLIGHT_PER_ENDPOINT, RETRY_DELAYS_MS } from "../../src/services/webhooks/policy.js"
 import { Webhooks } from "../../src/services/webhooks/Webhooks.js"
 import { WebhookStore } from "../../src/services/webhooks/WebhookStore.js"

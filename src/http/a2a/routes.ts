@@ -4,7 +4,7 @@
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Context, Effect } from "effect"
 import { Unauthorized } from "../../schema/platform/errors.js"
-import { currentIdempotencyKey, currentIdempotencyScope } from "../../services/idempotency/Idempotency.js"
+import { currentIdempotencyKey, currentIdempotencyScope } from "../requestIdempotency.js"
 import { Keys } from "../../services/keys/Keys.js"
 import { errorResponse } from "../errors.js"
 import { presentedKey } from "../middleware/authLive.js"

@@ -11,7 +11,7 @@ import { Wallet } from "../../services/wallet/Wallet.js"
 import { Api } from "../api.js"
 import { securityEvent } from "../securityLog.js"
 import { PaidPurchases } from "../../services/commerce/PaidPurchases.js"
-import { currentIdempotencyKey, currentIdempotencyScope } from "../../services/idempotency/Idempotency.js"
+import { currentIdempotencyKey, currentIdempotencyScope } from "../requestIdempotency.js"
 import { challengeHeaders, paymentContext, receiptHeaders } from "../mpp/handlers.js"
 
 /** The request's Idempotency-Key with the caller it belongs to, for services that dedupe on it. */

@@ -7,11 +7,8 @@
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type Cause, type Context, Effect, Option } from "effect"
 import { Conflict, IdempotencyKeyReused, InvalidInput } from "../../schema/platform/errors.js"
-import {
-  currentIdempotencyKey,
-  currentIdempotencyScope,
-  type Idempotency
-} from "../../services/idempotency/Idempotency.js"
+import { type Idempotency } from "../../services/idempotency/Idempotency.js"
+import { currentIdempotencyKey, currentIdempotencyScope } from "../requestIdempotency.js"
 import { A2A_ENDPOINT_PATH } from "../a2a/skills.js"
 import { errorResponse } from "../errors.js"
 import { MCP_ENDPOINT_PATH } from "../mcp/endpoint.js"

@@ -8,7 +8,7 @@ import type { Transactor } from "../../services/platform/Db.js"
 import { Payments } from "../../services/payments/Payments.js"
 import { RateLimiter } from "../../services/keys/RateLimiter.js"
 import { limitAnonymousWrite } from "../anonymousLimit.js"
-import { requestIdempotency } from "./requestIdempotency.js"
+import { requestIdempotency } from "../requestIdempotency.js"
 import { authenticated, mutation, publicAccess, query, type Procedure } from "../trpc/procedure.js"
 
 export const paymentProcedures = {

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { Builder } from "../../services/projects/Builder.js"
 import { CurrentCaller } from "../../services/keys/Caller.js"
 import { Payments } from "../../services/payments/Payments.js"
-import { requestIdempotency } from "../payments/requestIdempotency.js"
+import { requestIdempotency } from "../requestIdempotency.js"
 import { Projects } from "../../services/projects/Projects.js"
 import { Sessions } from "../../services/sessions/Sessions.js"
 import { Api } from "../api.js"
@@ -43,7 +43,8 @@ export const ProjectsLive = HttpApiBuilder.group(Api, "projects", (handlers) =>
     )
     .handle("session", Effect.fnUntraced(function* ({ payload }) {
       const { caller } = yield* callerAgent
-      return yield* Effect.flatMap(Sessions, (s) => s.step(caller, payload))
+      const idempotency = yield* requestIdempotency
+      return yield* Effect.flatMap(Sessions, (s) => s.step(caller, payload, idempotency))
     })
     )
     .handle("getSession", Effect.fnUntraced(function* ({ params: path }) {

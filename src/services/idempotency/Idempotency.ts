@@ -12,11 +12,6 @@ export type Claim =
   | { readonly _tag: "Started"; readonly owner: string }
   | Exclude<BeginResult, { readonly _tag: "Started" }>
 
-/** The Idempotency-Key of the request being served, for services that also dedupe at the domain level. */
-export const currentIdempotencyKey = Context.Reference<string | undefined>("app/currentIdempotencyKey", { defaultValue: () => undefined })
-/** Who the current request's Idempotency-Key belongs to (a hash of its credential, or of its address when anonymous). */
-export const currentIdempotencyScope = Context.Reference<string>("app/currentIdempotencyScope", { defaultValue: () => "" })
-
 /** How long a finished key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 /**

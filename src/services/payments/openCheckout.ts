@@ -3,7 +3,6 @@
 import { Clock, Effect } from "effect"
 import type { StorageUnavailable } from "../../schema/platform/errors.js"
 import type { CheckoutRecord, ProcessorUnavailable } from "../../schema/payments/payments.js"
-import { currentIdempotencyKey, currentIdempotencyScope } from "../idempotency/Idempotency.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import {
@@ -16,11 +15,9 @@ import {
 import { PaymentProcessor } from "./PaymentProcessor.js"
 import { PaymentsStore } from "./PaymentsStore.js"
 
-/** The idempotency the caller passed, or (until every caller passes it) the request's Reference. */
+/** A call without a request key opens a fresh processor session each time. */
 const idempotencyOf = (given: CheckoutIdempotency | undefined): Effect.Effect<CheckoutIdempotency> =>
-  given !== undefined
-    ? Effect.succeed(given)
-    : Effect.map(Effect.zip(currentIdempotencyKey, currentIdempotencyScope), ([key, scope]) => ({ key, scope }))
+  Effect.succeed(given ?? { key: undefined, scope: "" })
 
 export type OpenCheckout = (
   input: NewCheckout,

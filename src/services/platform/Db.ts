@@ -14,8 +14,6 @@ export interface TransactorService {
 
 export class Transactor extends Context.Service<Transactor, TransactorService>()("agent-commerce/Transactor") {}
 
-export const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Transactor, (t) => t.atomically(effect))
 
 /** Ids and secrets. A port so tests can make them predictable. */
 export interface IdsService {

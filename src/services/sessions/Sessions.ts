@@ -20,6 +20,7 @@ import { Ids, Transactor } from "../platform/Db.js"
 import { SessionStore } from "./SessionStore.js"
 import { actionPermission, allowedActions, MAX_SESSION_STEPS, SESSION_TTL_MS, toSession } from "./contract.js"
 import { Payments } from "../payments/Payments.js"
+import type { CheckoutIdempotency } from "../payments/checkout.js"
 import { Projects } from "../projects/Projects.js"
 
 export { SessionStore } from "./SessionStore.js"
@@ -40,7 +41,9 @@ export interface SessionsService {
   /** Runs one step of the contract for the calling agent. */
   readonly step: (
     caller: Caller,
-    request: SessionStepRequest
+    request: SessionStepRequest,
+    /** The request's Idempotency-Key, for the acquire step's processor checkout. */
+    idempotency?: CheckoutIdempotency
   ) => Effect.Effect<{ session: AgentSession; result: SessionStepResult }, SessionStepError>
   /** The session, for its own agent only (404 for anyone else); expired ones are shown as such. */
   readonly get: (agentId: string, id: string) => Effect.Effect<AgentSession, NotFound | StorageUnavailable>
@@ -141,7 +144,11 @@ const make = Effect.gen(function* () {
   })
 
   /** Runs one step of the contract for the calling agent. */
-  const step = Effect.fnUntraced(function* (caller: Caller, request: SessionStepRequest) {
+  const step = Effect.fnUntraced(function* (
+    caller: Caller,
+    request: SessionStepRequest,
+    idempotency: CheckoutIdempotency | undefined
+  ) {
     const agentId = caller.agentId
     if (agentId === undefined) {
       return yield* Effect.fail(new Forbidden({ message: "sessions are run by an agent's API key" }))
@@ -208,7 +215,10 @@ const make = Effect.gen(function* () {
         }
         const listing = yield* projects.getListing(projectId)
         const priceCents = listing.askingPriceCents
-        const checkout = yield* payments.startAcquisition({ caller, projectId, priceCents, title: listing.name })
+        const checkout = yield* payments.startAcquisition(
+          { caller, projectId, priceCents, title: listing.name },
+          idempotency
+        )
         return yield* atomically(
           Effect.gen(function* () {
             const fresh = yield* loadFor(agentId, request.sessionId, "acquire", true)
