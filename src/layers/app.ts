@@ -20,7 +20,31 @@ import { trpcRoutes } from "../http/trpc/adapter.js"
 import { procedures } from "../http/trpc/index.js"
 import { AppConfig } from "../services/platform/AppConfig.js"
 import { Ids } from "../services/platform/Db.js"
-import { DomainServicesLive } from "../services/index.js"
+import { Keys } from "../services/keys/Keys.js"
+import { Events } from "../services/events/Events.js"
+import { Idempotency } from "../services/idempotency/Idempotency.js"
+import { Knowledge } from "../services/knowledge/Knowledge.js"
+import { Ledger } from "../services/ledger/Ledger.js"
+import { Marketplace } from "../services/marketplace/Marketplace.js"
+import { RateLimiter } from "../services/keys/RateLimiter.js"
+import { Builder } from "../services/projects/Builder.js"
+import { RuleEvaluatorLive } from "../services/projects/Evaluator.js"
+import { Invest } from "../services/invest/Invest.js"
+import { Projects } from "../services/projects/Projects.js"
+import { Sessions } from "../services/sessions/Sessions.js"
+import { Discovery } from "../services/discovery/Discovery.js"
+import { Payments } from "../services/payments/Payments.js"
+import { Negotiations } from "../services/negotiation/Negotiation.js"
+import { Sagas } from "../services/saga/Saga.js"
+import { Mpp } from "../services/mpp/Mpp.js"
+import { Catalog, CatalogOffersLive } from "../services/commerce/Catalog.js"
+import { Commerce } from "../services/commerce/Commerce.js"
+import { NegotiatedPricesLive } from "../services/commerce/NegotiatedPrices.js"
+import { PaidPurchases } from "../services/commerce/PaidPurchases.js"
+import { Disputes } from "../services/commerce/Disputes.js"
+import { Reputation } from "../services/reputation/Reputation.js"
+import { Wallet } from "../services/wallet/Wallet.js"
+import { Webhooks } from "../services/webhooks/Webhooks.js"
 import { DisputeWorkerLive } from "../services/commerce/Disputes.js"
 import { CommerceSeedLive } from "./seed/seedCommerce.js"
 import { WebhookWorkerLive } from "../services/webhooks/WebhookWorker.js"
@@ -35,6 +59,46 @@ import { EmbeddedStorageLive } from "./storage/embedded.js"
 import { FakeProcessorLive } from "./payments/PaymentProcessor.fake.js"
 import { StripeProcessorLive } from "./payments/PaymentProcessor.stripe.js"
 import { NodeWebhookTransport } from "./webhooks/WebhookTransport.node.js"
+
+/**
+ * Ports implemented by services: negotiation, sagas and MPP read offers from the commerce catalog
+ * (SeedOffersLive in src/services/commerce/Offers.ts reads the seed file instead, for tests without storage);
+ * Commerce reads negotiated prices from Negotiations; projects are scored by the rule evaluator
+ * (swap RuleEvaluatorLive for a model-backed one).
+ */
+const OffersFromCatalogLive = CatalogOffersLive.pipe(Layer.provide(Catalog.layer))
+const ServicePortsLive = Layer.mergeAll(
+  OffersFromCatalogLive,
+  NegotiatedPricesLive.pipe(Layer.provide(Negotiations.layer), Layer.provide(OffersFromCatalogLive)),
+  RuleEvaluatorLive
+)
+
+/** Every domain service, needing only the storage, payment, transport, id and config ports. */
+const DomainServicesLive = Layer.mergeAll(
+  Marketplace.layer,
+  Knowledge.layer,
+  Keys.layer,
+  RateLimiter.layer,
+  Ledger.layer,
+  Events.layer,
+  Idempotency.layer,
+  Catalog.layer,
+  Payments.layer,
+  Projects.layer,
+  Builder.layer,
+  Sessions.layer,
+  Invest.layer,
+  Discovery.layer,
+  Negotiations.layer,
+  Sagas.layer,
+  Mpp.layer,
+  Webhooks.layer,
+  Wallet.layer,
+  Commerce.layer,
+  PaidPurchases.layer,
+  Disputes.layer,
+  Reputation.layer
+).pipe(Layer.provideMerge(ServicePortsLive))
 
 /** Storage chosen by STORAGE: every store port plus the Transactor. */
 export const StorageLive = Layer.unwrap(

@@ -18,7 +18,7 @@ import { Keys } from "../../src/services/keys/Keys.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { Marketplace } from "../../src/services/marketplace/Marketplace.js"
 import { seedCatalogProjects } from "../../src/services/projects/Projects.js"
-import { ProjectServicesLive } from "../../src/services/index.js"
+import { ProjectServicesLive } from "../fixtures/services.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const FOUNDER = "acct_founder_test"

@@ -17,7 +17,7 @@ import {
 } from "../../src/schema/negotiation/negotiation.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { Events } from "../../src/services/events/Events.js"
-import { NegotiationServicesLive } from "../../src/services/index.js"
+import { NegotiationServicesLive } from "../fixtures/services.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { effectiveDelayMs } from "../../src/services/negotiation/policy.js"

@@ -20,7 +20,7 @@ import { Catalog, CatalogOffersLive } from "../../src/services/commerce/Catalog.
 import { Commerce } from "../../src/services/commerce/Commerce.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { Events } from "../../src/services/events/Events.js"
-import { NegotiationServicesLive } from "../../src/services/index.js"
+import { NegotiationServicesLive } from "../fixtures/services.js"
 import { NegotiatedPricesLive } from "../../src/services/commerce/NegotiatedPrices.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { Invest } from "../../src/services/invest/Invest.js"

@@ -13,7 +13,7 @@ import { recoveryRule, type SagaRecord, sagaSteps } from "../../src/schema/saga/
 import { commerceServices } from "../../src/seed/services.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { Events } from "../../src/services/events/Events.js"
-import { NegotiationServicesLive } from "../../src/services/index.js"
+import { NegotiationServicesLive } from "../fixtures/services.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { makeCredential } from "../../src/services/mpp/encoding.js"
 import { Mpp } from "../../src/services/mpp/Mpp.js"
