@@ -21,118 +21,117 @@ export interface ApprovalDecision {
   readonly transaction: Transaction | null
 }
 
-export const makeApprovals = (deps: {
+export const makeApprovals = Effect.fnUntraced(function* (deps: {
   readonly execute: Effect.Success<typeof makePurchase>["execute"]
   readonly negotiated: NegotiatedPricesService
   readonly atomically: Context.Service.Shape<typeof Transactor>["atomically"]
-}) =>
-  Effect.gen(function* () {
-    const store = yield* CommerceStore
-    const { execute, negotiated, atomically } = deps
+}) {
+  const store = yield* CommerceStore
+  const { execute, negotiated, atomically } = deps
 
-    /** The approver: the account owner's dashboard session only (docs/commerce.md). */
-    const decide = Effect.fnUntraced(
-      function* (caller: Caller, id: string, decision: "approve" | "decline") {
-        const a = yield* store.lockApproval(id)
-        if (!a || a.accountId !== caller.accountId) return yield* Effect.fail(approvalNotFound(id))
-        // Only the account owner decides. No agent key may, not even another agent of the account:
-        // an operator holding two keys could otherwise approve its own spending, and manual mode
-        // would mean nothing.
-        if (caller.via !== "session") {
-          return yield* Effect.fail(
-            new Forbidden({
-              message:
-                "approvals are decided by the account owner in the dashboard " +
-                "(POST /api/dashboard/commerce/approvals/:id/approve | decline), not with an agent key"
-            })
-          )
-        }
-        const now = yield* Clock.currentTimeMillis
-        const status = effectiveApprovalStatus(a, now)
-        if (status !== "pending") {
-          return yield* Effect.fail(new Conflict({ message: `approval ${id} is ${status}`, state: status }))
-        }
-        const decidedBy = `account:${caller.accountId}`
-        const decided = { ...a, decidedBy, decidedAt: new Date(now).toISOString() }
-        if (decision === "decline") {
-          const negotiationId = a.negotiationId
-          if (negotiationId) yield* negotiated.release(negotiationId, a.reservedTransactionId)
-          const next: ApprovalRecord = { ...decided, status: "declined" }
-          yield* store.updateApproval(next)
-          return { approval: toApproval(next, now), transaction: null, voided: null }
-        }
-        // Executes now at the quoted price, the policy limits checked again; or, when what the owner
-        // saw has changed, is void and charges nothing.
-        const result = yield* execute({
-          agentId: a.agentId,
-          accountId: a.accountId,
-          serviceId: a.serviceId,
-          tierId: a.tierId,
-          input: a.input,
-          idempotencyKey: a.idempotencyKey,
-          approval: a
-        }).pipe(Effect.catchTag("ApprovalVoid", (e) => Effect.succeed(e)))
-        if (result instanceof ApprovalVoid) {
-          const negotiationId = a.negotiationId
-          if (negotiationId) yield* negotiated.release(negotiationId, a.reservedTransactionId)
-          const next: ApprovalRecord = { ...decided, status: "void" }
-          yield* store.updateApproval(next)
-          return { approval: toApproval(next, now), transaction: null, voided: result.changed }
-        }
-        const next: ApprovalRecord = { ...decided, status: "approved", transactionId: result.transaction?.id ?? null }
-        yield* store.updateApproval(next)
-        return { approval: toApproval(next, now), transaction: result.transaction, voided: null }
-      },
-      atomically,
-      (effect, _caller, _id, decision) => traced("Commerce.decide", { attributes: { decision } })(effect)
-    )
-
-    /** Approve: the void outcome is committed (the approval is spent), then answered as 409. */
-    const approve = (caller: Caller, id: string) =>
-      Effect.flatMap(decide(caller, id, "approve"), (r) =>
-        r.voided === null
-          ? Effect.succeed<ApprovalDecision>({ approval: r.approval, transaction: r.transaction })
-          : Effect.fail(
-              new Conflict({
-                message:
-                  `approval ${id} is void: ${r.voided} since it was requested; nothing was charged, ` +
-                  "the agent must ask again",
-                state: "void"
-              })
-            )
-      )
-
-    const decline = (caller: Caller, id: string) =>
-      Effect.map(decide(caller, id, "decline"), (r): ApprovalDecision => ({
-        approval: r.approval,
-        transaction: r.transaction
-      }))
-
-    /**
-     * The account's approvals, newest first, a keyset page (default and most: 100). "pending" and
-     * "expired" are effective states: pending rows are read, then classified by expiry, so a page
-     * may hold fewer than `limit` while `nextCursor` (the last row read) still leads on.
-     */
-    const listApprovals = Effect.fnUntraced(function* (
-      caller: Caller,
-      status: ApprovalStatus | undefined,
-      options: { readonly limit?: number; readonly cursor?: string } = {}
-    ) {
-      const limit = options.limit ?? 100
-      const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
-      if (options.cursor !== undefined && before === undefined) {
-        return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
+  /** The approver: the account owner's dashboard session only (docs/commerce.md). */
+  const decide = Effect.fnUntraced(
+    function* (caller: Caller, id: string, decision: "approve" | "decline") {
+      const a = yield* store.lockApproval(id)
+      if (!a || a.accountId !== caller.accountId) return yield* Effect.fail(approvalNotFound(id))
+      // Only the account owner decides. No agent key may, not even another agent of the account:
+      // an operator holding two keys could otherwise approve its own spending, and manual mode
+      // would mean nothing.
+      if (caller.via !== "session") {
+        return yield* Effect.fail(
+          new Forbidden({
+            message:
+              "approvals are decided by the account owner in the dashboard " +
+              "(POST /api/dashboard/commerce/approvals/:id/approve | decline), not with an agent key"
+          })
+        )
       }
       const now = yield* Clock.currentTimeMillis
-      const stored = status === "expired" ? "pending" : status
-      const rows = yield* store.listApprovals(caller.accountId, stored, limit + 1, before)
-      const read = rows.slice(0, limit)
-      const last = read[read.length - 1]
-      return {
-        data: read.map((a) => toApproval(a, now)).filter((a) => status === undefined || a.status === status),
-        nextCursor: rows.length > limit && last ? encodeTimeCursor(last) : null
+      const status = effectiveApprovalStatus(a, now)
+      if (status !== "pending") {
+        return yield* Effect.fail(new Conflict({ message: `approval ${id} is ${status}`, state: status }))
       }
-    })
+      const decidedBy = `account:${caller.accountId}`
+      const decided = { ...a, decidedBy, decidedAt: new Date(now).toISOString() }
+      if (decision === "decline") {
+        const negotiationId = a.negotiationId
+        if (negotiationId) yield* negotiated.release(negotiationId, a.reservedTransactionId)
+        const next: ApprovalRecord = { ...decided, status: "declined" }
+        yield* store.updateApproval(next)
+        return { approval: toApproval(next, now), transaction: null, voided: null }
+      }
+      // Executes now at the quoted price, the policy limits checked again; or, when what the owner
+      // saw has changed, is void and charges nothing.
+      const result = yield* execute({
+        agentId: a.agentId,
+        accountId: a.accountId,
+        serviceId: a.serviceId,
+        tierId: a.tierId,
+        input: a.input,
+        idempotencyKey: a.idempotencyKey,
+        approval: a
+      }).pipe(Effect.catchTag("ApprovalVoid", (e) => Effect.succeed(e)))
+      if (result instanceof ApprovalVoid) {
+        const negotiationId = a.negotiationId
+        if (negotiationId) yield* negotiated.release(negotiationId, a.reservedTransactionId)
+        const next: ApprovalRecord = { ...decided, status: "void" }
+        yield* store.updateApproval(next)
+        return { approval: toApproval(next, now), transaction: null, voided: result.changed }
+      }
+      const next: ApprovalRecord = { ...decided, status: "approved", transactionId: result.transaction?.id ?? null }
+      yield* store.updateApproval(next)
+      return { approval: toApproval(next, now), transaction: result.transaction, voided: null }
+    },
+    atomically,
+    (effect, _caller, _id, decision) => traced("Commerce.decide", { attributes: { decision } })(effect)
+  )
 
-    return { approve, decline, listApprovals } as const
+  /** Approve: the void outcome is committed (the approval is spent), then answered as 409. */
+  const approve = (caller: Caller, id: string) =>
+    Effect.flatMap(decide(caller, id, "approve"), (r) =>
+      r.voided === null
+        ? Effect.succeed<ApprovalDecision>({ approval: r.approval, transaction: r.transaction })
+        : Effect.fail(
+            new Conflict({
+              message:
+                `approval ${id} is void: ${r.voided} since it was requested; nothing was charged, ` +
+                "the agent must ask again",
+              state: "void"
+            })
+          )
+    )
+
+  const decline = (caller: Caller, id: string) =>
+    Effect.map(decide(caller, id, "decline"), (r): ApprovalDecision => ({
+      approval: r.approval,
+      transaction: r.transaction
+    }))
+
+  /**
+   * The account's approvals, newest first, a keyset page (default and most: 100). "pending" and
+   * "expired" are effective states: pending rows are read, then classified by expiry, so a page
+   * may hold fewer than `limit` while `nextCursor` (the last row read) still leads on.
+   */
+  const listApprovals = Effect.fnUntraced(function* (
+    caller: Caller,
+    status: ApprovalStatus | undefined,
+    options: { readonly limit?: number; readonly cursor?: string } = {}
+  ) {
+    const limit = options.limit ?? 100
+    const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
+    if (options.cursor !== undefined && before === undefined) {
+      return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
+    }
+    const now = yield* Clock.currentTimeMillis
+    const stored = status === "expired" ? "pending" : status
+    const rows = yield* store.listApprovals(caller.accountId, stored, limit + 1, before)
+    const read = rows.slice(0, limit)
+    const last = read[read.length - 1]
+    return {
+      data: read.map((a) => toApproval(a, now)).filter((a) => status === undefined || a.status === status),
+      nextCursor: rows.length > limit && last ? encodeTimeCursor(last) : null
+    }
   })
+
+  return { approve, decline, listApprovals } as const
+})

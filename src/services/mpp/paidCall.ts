@@ -20,110 +20,109 @@ import { paidReceipt, type Refusal } from "./policy.js"
 type Claimable = Effect.Success<typeof makeChallenges>["claimable"]
 
 /** The paid call with its dependencies taken once; `claimable` claims the challenge it pays. */
-export const makePaidCall = (claimable: Claimable) =>
-  Effect.gen(function* () {
-    const store = yield* MppStore
-    const ledger = yield* Ledger
-    const ids = yield* Ids
-    // The commerce core: wallet policies, and the one writer of purchases a paid call settles through.
-    const wallet = yield* Wallet
-    const settlement = yield* Settlement
-    const modeOf = deliveryModes(yield* KeysStore)
+export const makePaidCall = Effect.fnUntraced(function* (claimable: Claimable) {
+  const store = yield* MppStore
+  const ledger = yield* Ledger
+  const ids = yield* Ids
+  // The commerce core: wallet policies, and the one writer of purchases a paid call settles through.
+  const wallet = yield* Wallet
+  const settlement = yield* Settlement
+  const modeOf = deliveryModes(yield* KeysStore)
 
-    /** The call served and paid, or why the credential cannot pay (the caller answers a fresh challenge). */
-    return Effect.fnUntraced(function* (
-      who: Payer,
-      echoed: EchoedChallenge,
-      offer: Offer,
-      digest: string,
-      input: unknown
-    ) {
-      const refuse = (refused: MppProblem, message: string, extra: Partial<Refusal> = {}): Refusal => ({
-        refused,
-        message,
-        ...extra
-      })
-      const now = yield* Clock.currentTimeMillis
-      const checked = yield* claimable(who, echoed, offer, digest)
-      if ("refused" in checked) return checked
-      const row = checked
-      const asked = yield* modeOf(input, offer.service.sellerAgentId)
-      const { mode } = asked
-      if (mode === "fail" || mode === "timeout") {
-        const message =
-          `the seller could not serve the call (simulated ${mode}); ` +
-          "nothing was charged and the challenge is still open"
-        return yield* Effect.fail(new SellerFailed({ message, serviceId: offer.service.id }))
-      }
-      // MPP: a valid payment that policy refuses is 403, not 402 (the challenge stays open).
-      const { policy, balanceCents } = yield* wallet.lockForPurchase(row.agentId)
-      {
-        const verdict = yield* wallet.authorize(
-          row.agentId,
-          policy,
-          { priceCents: row.amountCents, category: offer.service.category, sellerAgentId: row.sellerAgentId },
-          { approved: false }
-        )
-        if (verdict !== null) {
-          const message =
-            verdict === "manual"
-              ? "the wallet's autonomy level is manual: every purchase needs the owner's approval"
-              : `${row.amountCents} cents is above the wallet's approval threshold`
-          return yield* Effect.fail(new ApprovalRequired({ message, reason: verdict }))
-        }
-      }
-      const paidAt = new Date(now).toISOString()
-      // The paid call joins the commerce history (GET /transactions, reviews, disputes, limits).
-      const transactionId = yield* ids.make("tx")
-      const output = simulatedOutput(offer, input, transactionId)
-      const latencyMs = simulateDelivery(
-        offer.service as unknown as Parameters<typeof simulateDelivery>[0],
-        offer.tier as unknown as Parameters<typeof simulateDelivery>[1],
-        input,
-        transactionId,
-        asked
-      ).latencyMs
-      const charged = yield* Effect.result(
-        settlement.settle({
-          transactionId,
-          source: "paid_call",
-          buyerAgentId: row.agentId,
-          offer: {
-            serviceId: row.serviceId,
-            serviceName: offer.service.name,
-            category: offer.service.category,
-            pricingModel: offer.service.pricingModel,
-            sellerAgentId: row.sellerAgentId,
-            tierId: row.tierId,
-            listPriceCents: offer.tier.priceCents
-          },
-          priceCents: row.amountCents,
-          delivery: { latencyMs, output },
-          references: { ...noReferences, challengeId: row.id },
-          at: paidAt,
-          from: { _tag: "wallet", lockedBalanceCents: balanceCents },
-          memo: `pay-per-request ${row.serviceId}/${row.tierId}`
-        })
+  /** The call served and paid, or why the credential cannot pay (the caller answers a fresh challenge). */
+  return Effect.fnUntraced(function* (
+    who: Payer,
+    echoed: EchoedChallenge,
+    offer: Offer,
+    digest: string,
+    input: unknown
+  ) {
+    const refuse = (refused: MppProblem, message: string, extra: Partial<Refusal> = {}): Refusal => ({
+      refused,
+      message,
+      ...extra
+    })
+    const now = yield* Clock.currentTimeMillis
+    const checked = yield* claimable(who, echoed, offer, digest)
+    if ("refused" in checked) return checked
+    const row = checked
+    const asked = yield* modeOf(input, offer.service.sellerAgentId)
+    const { mode } = asked
+    if (mode === "fail" || mode === "timeout") {
+      const message =
+        `the seller could not serve the call (simulated ${mode}); ` +
+        "nothing was charged and the challenge is still open"
+      return yield* Effect.fail(new SellerFailed({ message, serviceId: offer.service.id }))
+    }
+    // MPP: a valid payment that policy refuses is 403, not 402 (the challenge stays open).
+    const { policy, balanceCents } = yield* wallet.lockForPurchase(row.agentId)
+    {
+      const verdict = yield* wallet.authorize(
+        row.agentId,
+        policy,
+        { priceCents: row.amountCents, category: offer.service.category, sellerAgentId: row.sellerAgentId },
+        { approved: false }
       )
-      if (charged._tag === "Failure") {
-        if (charged.failure._tag === "InsufficientFunds") {
-          const { missingCents } = charged.failure
-          const message = `the wallet lacks ${missingCents} cents for this call; fund it and pay the fresh challenge`
-          return refuse("wallet-insufficient-funds", message, { missingCents })
-        }
-        return yield* Effect.fail(charged.failure)
+      if (verdict !== null) {
+        const message =
+          verdict === "manual"
+            ? "the wallet's autonomy level is manual: every purchase needs the owner's approval"
+            : `${row.amountCents} cents is above the wallet's approval threshold`
+        return yield* Effect.fail(new ApprovalRequired({ message, reason: verdict }))
       }
-      const entryId = charged.success.tx.ledgerEntryId!
-      const after = yield* ledger.balance(walletAccount(row.agentId))
-      yield* wallet.afterDebit(row.agentId, policy, after + row.amountCents, after)
-      yield* store.update({ ...row, status: "paid", paidAt, entryId, transactionId })
-      return InvokeResult.make({
-        serviceId: row.serviceId,
-        tierId: row.tierId,
+    }
+    const paidAt = new Date(now).toISOString()
+    // The paid call joins the commerce history (GET /transactions, reviews, disputes, limits).
+    const transactionId = yield* ids.make("tx")
+    const output = simulatedOutput(offer, input, transactionId)
+    const latencyMs = simulateDelivery(
+      offer.service as unknown as Parameters<typeof simulateDelivery>[0],
+      offer.tier as unknown as Parameters<typeof simulateDelivery>[1],
+      input,
+      transactionId,
+      asked
+    ).latencyMs
+    const charged = yield* Effect.result(
+      settlement.settle({
         transactionId,
-        chargedCents: row.amountCents as InvokeResult["chargedCents"],
-        output,
-        receipt: paidReceipt(row, { at: paidAt, reference: entryId, transactionId })
+        source: "paid_call",
+        buyerAgentId: row.agentId,
+        offer: {
+          serviceId: row.serviceId,
+          serviceName: offer.service.name,
+          category: offer.service.category,
+          pricingModel: offer.service.pricingModel,
+          sellerAgentId: row.sellerAgentId,
+          tierId: row.tierId,
+          listPriceCents: offer.tier.priceCents
+        },
+        priceCents: row.amountCents,
+        delivery: { latencyMs, output },
+        references: { ...noReferences, challengeId: row.id },
+        at: paidAt,
+        from: { _tag: "wallet", lockedBalanceCents: balanceCents },
+        memo: `pay-per-request ${row.serviceId}/${row.tierId}`
       })
+    )
+    if (charged._tag === "Failure") {
+      if (charged.failure._tag === "InsufficientFunds") {
+        const { missingCents } = charged.failure
+        const message = `the wallet lacks ${missingCents} cents for this call; fund it and pay the fresh challenge`
+        return refuse("wallet-insufficient-funds", message, { missingCents })
+      }
+      return yield* Effect.fail(charged.failure)
+    }
+    const entryId = charged.success.tx.ledgerEntryId!
+    const after = yield* ledger.balance(walletAccount(row.agentId))
+    yield* wallet.afterDebit(row.agentId, policy, after + row.amountCents, after)
+    yield* store.update({ ...row, status: "paid", paidAt, entryId, transactionId })
+    return InvokeResult.make({
+      serviceId: row.serviceId,
+      tierId: row.tierId,
+      transactionId,
+      chargedCents: row.amountCents as InvokeResult["chargedCents"],
+      output,
+      receipt: paidReceipt(row, { at: paidAt, reference: entryId, transactionId })
     })
   })
+})

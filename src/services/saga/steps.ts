@@ -205,21 +205,20 @@ export const makeStepMachine = Effect.gen(function* () {
   })
 
   /** The purchase settled from `from`, as the settlement writer records it. */
-  const settle = (
+  const settle = Effect.fnUntraced(function* (
     r: SagaRecord,
     now: number,
     from: { _tag: "escrow"; sagaId: string } | { _tag: "posted"; entryId: string }
-  ) =>
-    Effect.gen(function* () {
-      const delivery = { latencyMs: r.snapshot?.deliveryLatencyMs ?? 0, output: r.output }
-      return yield* settlement
-        .settle({
-          ...purchaseOf(r, r.snapshot!, yield* ids.make("tx"), now, delivery),
-          from,
-          memo: `saga ${r.id}: settlement`
-        })
-        .pipe(Effect.catchTag(["InvalidInput", "InsufficientFunds"], (e) => Effect.die(e)))
-    })
+  ) {
+    const delivery = { latencyMs: r.snapshot?.deliveryLatencyMs ?? 0, output: r.output }
+    return yield* settlement
+      .settle({
+        ...purchaseOf(r, r.snapshot!, yield* ids.make("tx"), now, delivery),
+        from,
+        memo: `saga ${r.id}: settlement`
+      })
+      .pipe(Effect.catchTag(["InvalidInput", "InsufficientFunds"], (e) => Effect.die(e)))
+  })
 
   const settleStep = Effect.fnUntraced(function* (r: SagaRecord, now: number) {
     // The pivot: from here the saga only moves forward (a failure is retried, never compensated).
