@@ -235,7 +235,7 @@ export const OwnerRoutesLive = HttpRouter.addAll([
     "POST",
     `${OWNER_PREFIX}/:agentId/approvals/:approvalId/:decision`,
     formAction(
-      Effect.fnUntraced(function* (caller, agentId, _form) {
+      Effect.fnUntraced(function* (caller, _agentId, _form) {
         const decision = yield* param("decision")
         const approvalId = yield* param("approvalId")
         if (decision !== "approve" && decision !== "decline") {

@@ -98,7 +98,7 @@ const invalid = (field: string | undefined, message: string) =>
  * then names its first missing field (`sessionId: is missing`), exactly as `?input={}` does; any
  * other input shape is "input: is required".
  */
-export const decodeInput = (schema: Schema.Codec<any, any>, raw: unknown): Result.Result<unknown, InvalidInput> => {
+export const decodeInput = (schema: Schema.Codec<unknown, unknown>, raw: unknown): Result.Result<unknown, InvalidInput> => {
   const decode = Schema.decodeUnknownResult(schema, { errors: "first", onExcessProperty: "ignore" })
   const decoded = decode(raw)
   if (decoded._tag === "Success") return Result.succeed(decoded.success)
@@ -112,7 +112,7 @@ export const decodeInput = (schema: Schema.Codec<any, any>, raw: unknown): Resul
   return Result.fail(issue.path !== undefined ? invalid(issue.path, issue.message) : invalid(undefined, "is required"))
 }
 
-type Table = Readonly<Record<string, Procedure<any>>>
+type Table = Readonly<Record<string, Procedure<unknown>>>
 /** The services a procedure table needs (the caller is provided by the adapter). */
 export type TableContext<P extends Table> = Exclude<P[keyof P] extends Procedure<infer R> ? R : never, CurrentCaller>
 

@@ -11,10 +11,11 @@ export interface Procedure<R = never> {
   readonly type: "query" | "mutation"
   readonly description: string
   readonly access: Access
-  readonly input?: Schema.Codec<any, any>
+  readonly input?: Schema.Codec<unknown, unknown>
   /** What a successful call returns (documentation: the /docs page lists it; the handler is typed by it). */
   readonly output: Schema.Top
-  readonly handler: (input: any) => Effect.Effect<unknown, unknown, R>
+  // A method, so a handler typed by its own input schema fits (method parameters are bivariant).
+  handler(input: unknown): Effect.Effect<unknown, unknown, R>
 }
 
 export const publicAccess: Access = { _tag: "public" }
@@ -24,7 +25,7 @@ export const query = <A, I, Out, E, R>(options: {
   readonly description: string
   readonly access: Access
   readonly input?: Schema.Codec<A, I>
-  readonly output: Schema.Codec<Out, any>
+  readonly output: Schema.Codec<Out, unknown>
   readonly handler: (input: A) => Effect.Effect<Out, E, R>
 }): Procedure<R> => ({ type: "query", ...options })
 
@@ -32,6 +33,6 @@ export const mutation = <A, I, Out, E, R>(options: {
   readonly description: string
   readonly access: Access
   readonly input?: Schema.Codec<A, I>
-  readonly output: Schema.Codec<Out, any>
+  readonly output: Schema.Codec<Out, unknown>
   readonly handler: (input: A) => Effect.Effect<Out, E, R>
 }): Procedure<R> => ({ type: "mutation", ...options })

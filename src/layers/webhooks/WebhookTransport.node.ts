@@ -89,7 +89,7 @@ const pinnedLookup = (target: ResolvedAddress): LookupFunction =>
 
 /** Printable excerpt of a response body for the attempt log. */
 const excerpt = (chunks: ReadonlyArray<Buffer>): string =>
-  Buffer.concat(chunks).toString("utf8").replace(/[\u0000-\u001f\u007f]+/g, " ").trim().slice(0, 200)
+  Buffer.concat(chunks).toString("utf8").replace(/\p{Cc}+/gu, " ").trim().slice(0, 200)
 
 export const makeNodeTransport = (options: TransportOptions): WebhookTransportService => {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS

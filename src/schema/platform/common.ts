@@ -107,11 +107,12 @@ export const Email = Schema.String.pipe(
 export const liftQueryNumbers = (node: unknown): void => {
   if (Array.isArray(node)) return node.forEach(liftQueryNumbers)
   if (typeof node !== "object" || node === null) return
-  const record = node as Record<string, any>
+  const record = node as Record<string, unknown>
   for (const value of Object.values(record)) liftQueryNumbers(value)
   if (record.type !== "string" || !Array.isArray(record.allOf) || record.allOf.length !== 1) return
-  const numeric = record.allOf[0]
-  if (numeric?.type !== "integer" && numeric?.type !== "number") return
+  const numeric: unknown = record.allOf[0]
+  if (typeof numeric !== "object" || numeric === null) return
+  if (!("type" in numeric) || (numeric.type !== "integer" && numeric.type !== "number")) return
   delete record.allOf
   Object.assign(record, numeric)
 }

@@ -110,5 +110,3 @@ api<{ account: Account }>("GET", "/session")
     }
   )
   .catch(fail)
-
-export {}

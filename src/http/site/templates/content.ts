@@ -90,7 +90,7 @@ const fillAll = (markup: string, v: ContentValues, where: string): string =>
   )
 
 /** Text with its directives filled, for the title and the description (escaped where placed). */
-const fillText = (text: string, v: ContentValues, where: string): string =>
+const fillText = (text: string, v: ContentValues, _where: string): string =>
   text.replace(/\{\{([^{}]*)\}\}/g, (_, d: string) => {
     const [kind = "", arg = ""] = words(d)
     return kind === "url" ? v.url(arg) : (v.text[kind] ?? `{{${d}}}`)
