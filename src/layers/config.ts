@@ -1,8 +1,8 @@
 // Reads the service's whole configuration from the environment once, validated at startup: an
 // unknown or out-of-range value fails with one readable line naming its variable.
-import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Effect, Option, Redacted } from "effect"
 import type { LogLevel } from "effect/LogLevel"
-import { AppConfig, type AppConfigShape, configDefaults } from "../services/platform/AppConfig.js"
+import { type AppConfigShape, configDefaults } from "../services/platform/AppConfig.js"
 
 /** A configuration problem, reported as one readable line naming the variable. */
 export class ConfigInvalid extends Error {
@@ -139,5 +139,3 @@ export const loadConfig: Effect.Effect<AppConfigShape, ConfigInvalid> = Effect.g
   }
   return { ...c, baseUrl, production, fakePaymentsInProduction } satisfies AppConfigShape
 })
-
-export const AppConfigLive: Layer.Layer<AppConfig, ConfigInvalid> = Layer.effect(AppConfig, loadConfig)

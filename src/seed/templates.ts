@@ -1,16 +1,5 @@
 // Marketplace templates (spec §2.2): 16 templates, two in each of the 8 categories, 85%/15% revenue share.
-import type { TemplateCategory, TemplateSeed } from "./types.js"
-
-export const templateCategories: ReadonlyArray<TemplateCategory> = [
-  "Communication",
-  "AI & Automation",
-  "Design & Branding",
-  "Infrastructure",
-  "Marketing & Growth",
-  "Developer Tools",
-  "Finance & Investment",
-  "Productivity"
-]
+import type { TemplateSeed } from "./types.js"
 
 export const templates: ReadonlyArray<TemplateSeed> = [
   {

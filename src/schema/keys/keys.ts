@@ -29,9 +29,7 @@ export const expandGrants = (grants: ReadonlyArray<PermissionGrant>): ReadonlyAr
 /** Visible prefix of every agent API key. The secret after it is 32 random bytes, base64url. */
 export const KEY_PREFIX = "ak_live_"
 
-export const AccountId = Schema.String.pipe(Schema.check(Schema.isPattern(/^acct_[A-Za-z0-9_-]+$/u)))
 export const AgentId = Schema.String.pipe(Schema.check(Schema.isPattern(/^agt_[A-Za-z0-9_-]+$/u)))
-export const KeyId = Schema.String.pipe(Schema.check(Schema.isPattern(/^key_[A-Za-z0-9_-]+$/u)))
 
 export class Account extends Schema.Class<Account>("Account")({
   id: Schema.String,

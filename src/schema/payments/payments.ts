@@ -118,7 +118,7 @@ export class SubscriptionCheckout extends Schema.Class<SubscriptionCheckout>("Su
 // Acquisitions (spec §4.3 /acquire, /portfolio)
 // ---------------------------------------------------------------------------------------------
 
-export const AcquisitionStatus = CheckoutStatus
+export const AcquisitionStatus = Schema.Literals(CheckoutStatus.literals)
 export type AcquisitionStatus = CheckoutStatus
 
 export class Acquisition extends Schema.Class<Acquisition>("Acquisition")({

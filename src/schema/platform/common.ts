@@ -9,12 +9,6 @@ export const Cents = Schema.Int.pipe(
 )
 export type Cents = typeof Cents.Type
 
-/** A signed amount of cents, for ledger postings (debits negative, credits positive). */
-export const SignedCents = Schema.Int.pipe(
-  Schema.check(Schema.isGreaterThanOrEqualTo(-Number.MAX_SAFE_INTEGER)),
-  Schema.check(Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
-)
-
 export const cents = (n: number): Cents => Cents.make(n)
 
 /** ISO 8601 timestamp string on the wire. */
@@ -59,12 +53,6 @@ export const QueryInt = (minimum: number, maximum: number) => QueryNumber({ mini
 
 /** `limit` query parameter: 1..100, default applied by the service. */
 export const PageLimit = QueryInt(1, 100)
-
-export const Page = <S extends Schema.Top>(item: S) =>
-  Schema.Struct({
-    data: Schema.Array(item),
-    nextCursor: Schema.NullOr(Schema.String)
-  })
 
 /** Base64url encode / decode of a JSON cursor value. */
 export const encodeCursor = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString("base64url")

@@ -50,18 +50,18 @@ import {
 export { InvestStore } from "./InvestStore.js"
 export {
   DEFAULT_VOTING_HOURS,
-  disclaimerText,
+  
   investmentAccount,
-  offeredOf,
+  
   PLATFORM_TOKEN_PRICE_CENTS,
   PLATFORM_TOTAL_SUPPLY,
-  PROJECT_TOTAL_UNITS,
-  projectUnitPrice,
-  settle,
+  
+  
+  
   STAKE_PERCENT,
   TOP_HOLDERS,
   type TokenInfo,
-  toProposal,
+  
   VETO_WINDOW_MS
 } from "./policy.js"
 

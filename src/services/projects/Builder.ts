@@ -37,18 +37,18 @@ import { Wallet } from "../wallet/Wallet.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Marketplace } from "../marketplace/Marketplace.js"
 
-export { BuildStore } from "./BuildStore.js"
+
 
 export {
-  NO_PLAN_PROJECT_LIMIT,
-  PROJECT_BASE_COST_CENTS,
-  PROJECT_INPUT_COST_CENTS,
-  progressOf,
-  projectCost,
+  
+  
+  
+  
+  
   STEP_MS,
-  toProject,
-  WORKER_BATCH,
-  WORKER_TICK_MS
+  
+  
+  
 } from "./buildRules.js"
 
 /** The project quota of an account's plan. */

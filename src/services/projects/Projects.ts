@@ -22,7 +22,7 @@ import { Evaluator } from "./Evaluator.js"
 import { defaultOrder, ProjectsStore, sortValue } from "./ProjectsStore.js"
 import { Marketplace } from "../marketplace/Marketplace.js"
 
-export { defaultOrder, ProjectsStore, sortValue } from "./ProjectsStore.js"
+
 
 export const DEFAULT_PAGE_SIZE = 20
 

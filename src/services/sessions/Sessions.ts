@@ -23,8 +23,8 @@ import { Payments } from "../payments/Payments.js"
 import type { CheckoutIdempotency } from "../payments/checkout.js"
 import { Projects } from "../projects/Projects.js"
 
-export { SessionStore } from "./SessionStore.js"
-export { actionPermission, allowedActions, MAX_SESSION_STEPS, SESSION_TTL_MS, toSession } from "./contract.js"
+
+
 
 /** Why a step can fail: the contract, the permission, or what the step itself called. */
 export type SessionStepError =

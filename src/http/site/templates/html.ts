@@ -34,7 +34,3 @@ export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<Par
 
 /** Markup from a source this code controls (rendered Markdown from the repository, an SVG it drew). */
 export const trusted = (markup: string): Html => new Html(markup)
-
-/** Joins parts with a separator (both escaped like any interpolation). */
-export const join = (parts: ReadonlyArray<Part>, separator: Part = ""): Html =>
-  new Html(parts.map(renderPart).join(renderPart(separator)))

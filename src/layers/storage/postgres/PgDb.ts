@@ -286,9 +286,6 @@ export const nonEmpty = <A>(rows: ReadonlyArray<A>): readonly [A, ...Array<A>] =
   return rows as readonly [A, ...Array<A>]
 }
 
-/** For tests and tools: a Postgres URL as a Redacted value. */
-export const redactedUrl = (url: string) => Redacted.make(url)
-
 /** timestamptz → ISO string. */
 export const iso = (d: Date | string): string => (d instanceof Date ? d.toISOString() : new Date(d).toISOString())
 export const isoOrNull = (d: Date | string | null): string | null => (d === null ? null : iso(d))
