@@ -11,20 +11,12 @@ import type { ClaimedDelivery } from "../../schema/webhooks/records.js"
 import type { DeliveryAttempt } from "../../schema/webhooks/deliveries.js"
 import type { PutWebhookBody, PutWebhookResponse, WebhookConfig } from "../../schema/webhooks/endpoint.js"
 import { Ids, Transactor } from "../platform/Db.js"
-import { Events, type EventsService } from "../events/Events.js"
+import { Events } from "../events/Events.js"
 import { makeDelivery } from "./delivery.js"
 import { makeEndpoints } from "./endpoints.js"
+import type { WebhookDeps } from "./deps.js"
 import { WebhookStore, type WebhookStoreService } from "./WebhookStore.js"
-import { WebhookTransport, type WebhookTransportService } from "./WebhookTransport.js"
-
-/** What the webhooks' jobs are made with: taken once, when the layer is built. */
-export interface WebhookDeps {
-  readonly store: WebhookStoreService
-  readonly transport: WebhookTransportService
-  readonly events: EventsService
-  readonly ids: Ids["Service"]
-  readonly atomically: Transactor["Service"]["atomically"]
-}
+import { WebhookTransport } from "./WebhookTransport.js"
 
 export interface WebhooksService {
   readonly getConfig: (agentId: string) => Effect.Effect<WebhookConfig, NotFound | StorageUnavailable>

@@ -22,7 +22,7 @@ import {
 } from "./policy.js"
 import { envelope, signedHeaders } from "./signing.js"
 import type { WebhookResponse } from "./WebhookTransport.js"
-import type { WebhookDeps } from "./Webhooks.js"
+import type { WebhookDeps } from "./deps.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 

@@ -16,7 +16,7 @@ import {
   toAttempt,
   toConfig
 } from "./policy.js"
-import type { WebhookDeps } from "./Webhooks.js"
+import type { WebhookDeps } from "./deps.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
