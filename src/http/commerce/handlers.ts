@@ -10,7 +10,7 @@ import { Reputation } from "../../services/reputation/Reputation.js"
 import { Wallet } from "../../services/wallet/Wallet.js"
 import { Api } from "../api.js"
 import { securityEvent } from "../securityLog.js"
-import { PaidPurchases } from "../../services/commerce/PaidPurchases.js"
+import { PaidPurchases } from "../../services/mpp/PaidPurchases.js"
 import { currentIdempotencyKey, currentIdempotencyScope } from "../requestIdempotency.js"
 import { challengeHeaders, paymentContext, receiptHeaders } from "../mpp/handlers.js"
 

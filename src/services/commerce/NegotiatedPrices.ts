@@ -1,10 +1,9 @@
 // NegotiatedPrices: the port through which a purchase redeems an accepted negotiation once and gives
-// it back on compensation. NegotiatedPricesLive answers it from the Negotiations service;
+// it back on compensation. The negotiation domain answers it (negotiation/NegotiatedPricesLive.ts);
 // NoNegotiatedPrices answers "no negotiated price" for stacks built without negotiations.
 import { Context, Effect, Layer } from "effect"
 import { NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import type { NegotiationUnusable } from "../../schema/negotiation/negotiation.js"
-import { Negotiations } from "../negotiation/Negotiation.js"
 
 export interface NegotiatedPricesService {
   readonly redeem: (input: {
@@ -20,17 +19,6 @@ export interface NegotiatedPricesService {
 export class NegotiatedPrices extends Context.Service<NegotiatedPrices, NegotiatedPricesService>()(
   "agent-commerce/NegotiatedPrices"
 ) {}
-
-export const NegotiatedPricesLive = Layer.effect(
-  NegotiatedPrices,
-  Effect.gen(function* () {
-    const n = yield* Negotiations
-    return {
-      redeem: (input) => n.redeem(input),
-      release: (negotiationId, usedBy) => n.release(negotiationId, usedBy)
-    } satisfies NegotiatedPricesService
-  })
-)
 
 /** No negotiations on this stack: every negotiation id is unknown, nothing is ever given back. */
 export const NoNegotiatedPrices = Layer.succeed(NegotiatedPrices, {

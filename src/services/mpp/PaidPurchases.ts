@@ -7,9 +7,9 @@ import type { Receipt } from "../../schema/mpp/challenge.js"
 import type { PaymentRequired } from "../../schema/mpp/problems.js"
 import type { NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
 import type { Caller } from "../keys/Caller.js"
-import { Mpp } from "../mpp/Mpp.js"
+import { Mpp } from "./Mpp.js"
 import { Transactor } from "../platform/Db.js"
-import { type BuyError, type BuyInput, Commerce } from "./Commerce.js"
+import { type BuyError, type BuyInput, Commerce } from "../commerce/Commerce.js"
 
 /** How the request pays, as it came: its body (the challenge binds it) and its payment credential. */
 export interface PaymentContext {
