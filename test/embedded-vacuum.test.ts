@@ -7,7 +7,8 @@ import { Effect, Layer, Logger, References } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { describe, expect } from "vitest"
-import { EmbeddedStorageLive, vacuumPass } from "../src/layers/storage/embedded.js"
+import { vacuumPass } from "../src/layers/storage/embedded.js"
+import { EmbeddedStorageLive } from "../src/layers/stores.js"
 import { AppConfig } from "../src/services/platform/AppConfig.js"
 
 const storage = (embeddedVacuumSeconds: number) =>

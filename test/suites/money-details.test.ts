@@ -20,7 +20,7 @@ import {
   walletAccount
 } from "../../src/schema/ledger/ledger.js"
 import { MemoryDb, MemoryTransactor } from "../../src/layers/storage/memory/MemoryDb.js"
-import { MemoryCommerceStoresLive } from "../../src/layers/storage/memory/index.js"
+import { MemoryCommerceStoresLive } from "../../src/layers/stores.js"
 import { MemoryMarketplaceStore } from "../../src/layers/marketplace/MarketplaceStore.memory.js"
 import { MemoryKnowledgeStore } from "../../src/layers/knowledge/KnowledgeStore.memory.js"
 import { MemoryKeysStore } from "../../src/layers/keys/KeysStore.memory.js"

@@ -6,7 +6,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Layer, Option, Redacted, Ref } from "effect"
 import { SqlClient } from "effect/sql"
 import { atomically } from "../fixtures/atomically.js"
-import { PgStorageLive } from "../../src/layers/storage/postgres/index.js"
+import { PgStorageLive } from "../../src/layers/stores.js"
 import { AppConfig } from "../../src/services/platform/AppConfig.js"
 import { freshDatabase, postgresCase } from "../fixtures/db.js"
 

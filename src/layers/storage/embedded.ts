@@ -9,8 +9,6 @@ import { join, resolve } from "node:path"
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/platform/AppConfig.js"
-import { pgClientLayer } from "./postgres/PgDb.js"
-import { EmbeddedStoresLive } from "./postgres/index.js"
 
 /** DATA_DIR is held by another live process (or by this one, opened twice). */
 export class DataDirInUse extends Schema.TaggedError<DataDirInUse>()("DataDirInUse", {
@@ -189,7 +187,7 @@ export const vacuumPass = Effect.gen(function* () {
  * Runs vacuumPass every EMBEDDED_VACUUM_SECONDS (after the first interval) for as long as the
  * store is open; a failed pass is logged and the next one tried.
  */
-const EmbeddedVacuumLive = Layer.effectDiscard(
+export const EmbeddedVacuumLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const { embeddedVacuumSeconds } = yield* AppConfig
     if (embeddedVacuumSeconds <= 0) return
@@ -201,10 +199,4 @@ const EmbeddedVacuumLive = Layer.effectDiscard(
     )
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(`${embeddedVacuumSeconds} seconds`), pass)))
   })
-)
-
-/** Every store port and the Transactor on the embedded database (one connection: one session), and its vacuum pass. */
-export const EmbeddedStorageLive = Layer.merge(EmbeddedStoresLive, EmbeddedVacuumLive).pipe(
-  Layer.provideMerge(Layer.unwrap(Effect.map(EmbeddedPostgres, (pg) => pgClientLayer({ path: pg.socketPath }, 1)))),
-  Layer.provide(EmbeddedPostgresLive)
 )

@@ -1,0 +1,129 @@
+// Every store adapter of each storage, composed: the memory stores over one MemoryDb, the Postgres
+// stores over a migrated SqlClient, and the same Postgres stores over the embedded database.
+// src/layers/app.ts chooses one of them from STORAGE.
+import { MemoryIdempotencyStore } from "./idempotency/IdempotencyStore.memory.js"
+import { MemoryCatalogStore } from "./commerce/CatalogStore.memory.js"
+import { MemoryCommerceStore } from "./commerce/CommerceStore.memory.js"
+import { MemoryDisputeStore } from "./commerce/DisputeStore.memory.js"
+import { MemoryWalletStore } from "./wallet/WalletStore.memory.js"
+import { MemoryAnalyticsStore } from "./reputation/AnalyticsStore.memory.js"
+import { MemoryMarketplaceStore } from "./marketplace/MarketplaceStore.memory.js"
+import { MemoryKnowledgeStore } from "./knowledge/KnowledgeStore.memory.js"
+import { MemoryKeysStore } from "./keys/KeysStore.memory.js"
+import { MemoryRateLimitStore } from "./keys/RateLimitStore.memory.js"
+import { MemoryEventStore } from "./events/EventStore.memory.js"
+import { MemoryWebhookStore } from "./webhooks/WebhookStore.memory.js"
+import { MemoryLedgerStore } from "./ledger/LedgerStore.memory.js"
+import { MemorySettlementStore } from "./commerce/SettlementStore.memory.js"
+import { MemoryDb, MemoryTransactor } from "./storage/memory/MemoryDb.js"
+import { MemoryInvestStore } from "./invest/InvestStore.memory.js"
+import { MemoryFakeProcessorStore } from "./payments/FakeProcessorStore.memory.js"
+import { MemoryPaymentsStore } from "./payments/PaymentsStore.memory.js"
+import { MemoryProjectsStore } from "./projects/ProjectsStore.memory.js"
+import { MemoryBuildStore } from "./projects/BuildStore.memory.js"
+import { MemorySessionStore } from "./sessions/SessionStore.memory.js"
+import { MemoryNegotiationStore } from "./negotiation/NegotiationStore.memory.js"
+import { MemoryMppStore } from "./mpp/MppStore.memory.js"
+import { MemorySagaStore } from "./saga/SagaStore.memory.js"
+import { PgIdempotencyStore } from "./idempotency/IdempotencyStore.postgres.js"
+import { PgCatalogStore } from "./commerce/CatalogStore.postgres.js"
+import { PgCommerceStore } from "./commerce/CommerceStore.postgres.js"
+import { PgDisputeStore } from "./commerce/DisputeStore.postgres.js"
+import { PgWalletStore } from "./wallet/WalletStore.postgres.js"
+import { PgAnalyticsStore } from "./reputation/AnalyticsStore.postgres.js"
+import { PgMarketplaceStore } from "./marketplace/MarketplaceStore.postgres.js"
+import { PgKnowledgeStore } from "./knowledge/KnowledgeStore.postgres.js"
+import { PgKeysStore } from "./keys/KeysStore.postgres.js"
+import { PgRateLimitStore } from "./keys/RateLimitStore.postgres.js"
+import { PgEventStore } from "./events/EventStore.postgres.js"
+import { PgWebhookStore } from "./webhooks/WebhookStore.postgres.js"
+import { PgLedgerStore } from "./ledger/LedgerStore.postgres.js"
+import { PgSettlementStore } from "./commerce/SettlementStore.postgres.js"
+import { EmbeddedMigrationsLive, MigrationsLive, PgClientLive, PgTransactor } from "./storage/postgres/PgDb.js"
+import { PgInvestStore } from "./invest/InvestStore.postgres.js"
+import { PgFakeProcessorStore } from "./payments/FakeProcessorStore.postgres.js"
+import { PgPaymentsStore } from "./payments/PaymentsStore.postgres.js"
+import { PgProjectsStore } from "./projects/ProjectsStore.postgres.js"
+import { PgBuildStore } from "./projects/BuildStore.postgres.js"
+import { PgSessionStore } from "./sessions/SessionStore.postgres.js"
+import { PgNegotiationStore } from "./negotiation/NegotiationStore.postgres.js"
+import { PgMppStore } from "./mpp/MppStore.postgres.js"
+import { PgSagaStore } from "./saga/SagaStore.postgres.js"
+import { Effect, Layer } from "effect"
+import { pgClientLayer } from "./storage/postgres/PgDb.js"
+import { EmbeddedPostgres, EmbeddedPostgresLive, EmbeddedVacuumLive } from "./storage/embedded.js"
+
+/** The stores over the commerce tables (memoryState.ts): catalogue, transactions, disputes, wallets, analytics. */
+export const MemoryCommerceStoresLive = Layer.mergeAll(
+  MemoryCatalogStore,
+  MemoryWalletStore,
+  MemoryCommerceStore,
+  MemoryDisputeStore,
+  MemoryAnalyticsStore
+)
+
+export const MemoryStorageLive = Layer.mergeAll(
+  MemoryTransactor,
+  MemoryCommerceStoresLive,
+  MemoryMarketplaceStore,
+  MemoryKnowledgeStore,
+  MemoryKeysStore,
+  MemoryRateLimitStore,
+  MemoryLedgerStore,
+  MemorySettlementStore.pipe(Layer.provide([MemoryLedgerStore, MemoryCommerceStoresLive, MemoryEventStore])),
+  MemoryEventStore,
+  MemoryWebhookStore,
+  MemoryIdempotencyStore,
+  MemoryProjectsStore,
+  MemoryBuildStore,
+  MemorySessionStore,
+  MemoryInvestStore,
+  MemoryPaymentsStore,
+  MemoryFakeProcessorStore,
+  MemoryNegotiationStore,
+  MemorySagaStore,
+  MemoryMppStore
+).pipe(
+  Layer.provide(MemoryDb.layer)
+)
+
+/** Every store port and the Transactor over an SqlClient, without migrations. */
+const PgStoresOnly = Layer.mergeAll(
+  PgTransactor,
+  PgCatalogStore,
+  PgWalletStore,
+  PgCommerceStore,
+  PgDisputeStore,
+  PgAnalyticsStore,
+  PgMarketplaceStore,
+  PgKnowledgeStore,
+  PgKeysStore,
+  PgRateLimitStore,
+  PgLedgerStore,
+  PgSettlementStore,
+  PgEventStore,
+  PgWebhookStore,
+  PgIdempotencyStore,
+  PgProjectsStore,
+  PgBuildStore,
+  PgSessionStore,
+  PgInvestStore,
+  PgPaymentsStore,
+  PgFakeProcessorStore,
+  PgNegotiationStore,
+  PgSagaStore,
+  PgMppStore
+)
+
+export const PgStoresLive = PgStoresOnly.pipe(Layer.provide(MigrationsLive))
+
+export const PgStorageLive = PgStoresLive.pipe(Layer.provideMerge(PgClientLive))
+
+/** The same stores over the embedded Postgres (migrated without the cross-process lock). */
+export const EmbeddedStoresLive = PgStoresOnly.pipe(Layer.provide(EmbeddedMigrationsLive))
+
+/** Every store port and the Transactor on the embedded database (one connection: one session), and its vacuum pass. */
+export const EmbeddedStorageLive = Layer.merge(EmbeddedStoresLive, EmbeddedVacuumLive).pipe(
+  Layer.provideMerge(Layer.unwrap(Effect.map(EmbeddedPostgres, (pg) => pgClientLayer({ path: pg.socketPath }, 1)))),
+  Layer.provide(EmbeddedPostgresLive)
+)
