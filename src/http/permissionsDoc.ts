@@ -1,7 +1,7 @@
 // Renders the route → permission table (docs/permissions.md) from the route and procedure tables.
 import { Api } from "./api.js"
 import { routeTable } from "./routeTable.js"
-import { procedures } from "./trpc/index.js"
+import { procedures } from "./procedures.js"
 
 export const renderPermissionsDoc = (): string => {
   const routes = [...routeTable(Api)].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Api } from "../../src/http/api.js"
 import { toRouteRequest } from "../../src/http/mcp/call.js"
-import { toolsFromApi } from "../../src/http/site/mcpTools.js"
+import { toolsFromApi } from "../../src/http/mcp/tools.js"
 import { createAgentKey } from "../fixtures/agents.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 import { eventually } from "../fixtures/wait.js"

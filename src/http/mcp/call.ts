@@ -1,6 +1,6 @@
 // Turns an MCP tool call into the HTTP request of the tool's REST route, and that route's HTTP
 // response back into an MCP tool result (errors as `isError: true` with the typed error's message).
-import type { ApiTool } from "../site/mcpTools.js"
+import type { ApiTool } from "./tools.js"
 
 type Args = Readonly<Record<string, unknown>>
 

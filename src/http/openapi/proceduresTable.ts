@@ -1,7 +1,7 @@
 // The procedure table (`/api/trpc/<name>`) as the document's description lists it: each
 // procedure's call, access, and its input and output as short TypeScript-like types.
 import { Schema } from "effect"
-import { procedures } from "../trpc/index.js"
+import { procedures } from "../procedures.js"
 import type { Procedure } from "../trpc/procedure.js"
 import type { Json } from "./json.js"
 

@@ -6,8 +6,8 @@ import { Api } from "../../api.js"
 import { MCP_ENDPOINT_PATH, mcpRoutes } from "../../mcp/endpoint.js"
 import { a2aRoutes } from "../../a2a/skills.js"
 import { routeTable } from "../../routeTable.js"
-import { procedures } from "../../trpc/index.js"
-import { type ApiTool, toolsFromApi } from "../mcpTools.js"
+import { procedures } from "../../procedures.js"
+import { type ApiTool, toolsFromApi } from "../../mcp/tools.js"
 import { type PageName, pageNames } from "../pages.js"
 
 export const OPENAPI_PATH = `${AGENT_API_PREFIX}/openapi.json` as const

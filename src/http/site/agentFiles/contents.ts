@@ -5,7 +5,7 @@ import { AGENT_API_PREFIX, COMMERCE_PREFIX } from "../../../schema/platform/rout
 import { type CatalogRoute, PLATFORM } from "../../../services/discovery/document.js"
 import { MCP_CAPABILITIES, MCP_PROTOCOL_VERSION } from "../../mcp/endpoint.js"
 import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION, a2aSkills } from "../../a2a/skills.js"
-import { type ApiTool, snakeCase, toMcpTool } from "../mcpTools.js"
+import { type ApiTool, snakeCase, toMcpTool } from "../../mcp/tools.js"
 import { pageNames } from "../pages.js"
 import { DOCS_PATH, LOGO_PATH, MCP_ENDPOINT_PATH, MCP_TOOLS_PATH, OPENAPI_PATH } from "./catalog.js"
 
