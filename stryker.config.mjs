@@ -28,9 +28,9 @@ export default {
     "src/layers/commerce/SettlementStore.memory.ts",
     // The wallet's store (held escrow, running spend totals and their drift check) and the one
     // writer of the spend totals it shares with the commerce store (addSpend). The range is
-    // addSpend's lines: re-check it whenever memoryState.ts changes.
+    // addSpend's lines: re-check it whenever commerceTables.ts changes.
     "src/layers/wallet/WalletStore.memory.ts",
-    "src/layers/commerce/memoryState.ts:119-123"
+    "src/layers/storage/memory/commerceTables.ts:119-123"
   ],
   // Code run while modules load or layers are built (beforeAll) is "static": such a mutant runs the
   // whole (small, ~5 s) mutation suite rather than being credited to one test.

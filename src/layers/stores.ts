@@ -53,7 +53,7 @@ import { Effect, Layer } from "effect"
 import { pgClientLayer } from "./storage/postgres/PgDb.js"
 import { EmbeddedPostgres, EmbeddedPostgresLive, EmbeddedVacuumLive } from "./storage/embedded.js"
 
-/** The stores over the commerce tables (memoryState.ts): catalogue, transactions, disputes, wallets, analytics. */
+/** The stores over the commerce tables (src/layers/storage/memory/commerceTables.ts): catalogue, transactions, disputes, wallets, analytics. */
 export const MemoryCommerceStoresLive = Layer.mergeAll(
   MemoryCatalogStore,
   MemoryWalletStore,

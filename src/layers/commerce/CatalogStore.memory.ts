@@ -15,7 +15,7 @@ import {
   rankService,
   walkedIds
 } from "./catalogIndex.memory.js"
-import { commerceTables } from "./memoryState.js"
+import { commerceTables } from "../storage/memory/commerceTables.js"
 
 export const MemoryCatalogStore = Layer.effect(
   CatalogStore,

@@ -10,8 +10,8 @@ import { Conflict } from "../../schema/platform/errors.js"
 import { CommerceStore } from "../../services/commerce/CommerceStore.js"
 import { orUnavailable } from "../storage/postgres/PgDb.js"
 import { decodeFirst, decodeRows, IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
-import { categoryDelta, counterShard, serviceDeltas, transactionDeltas } from "./counters.js"
-import { categoryCountsCte, countersCte, serviceCountsCte } from "./counters.postgres.js"
+import { categoryDelta, counterShard, serviceDeltas, transactionDeltas } from "../../schema/reputation/counters.js"
+import { categoryCountsCte, countersCte, serviceCountsCte } from "../storage/postgres/counters.js"
 import {
   toTxRow,
   TX_COLUMNS,

@@ -3,9 +3,9 @@
 import { Effect, Layer } from "effect"
 import { Conflict } from "../../schema/platform/errors.js"
 import { DisputeStore } from "../../services/commerce/DisputeStore.js"
-import { disputeDeltas } from "./counters.js"
-import { addCounterDeltas } from "./counters.memory.js"
-import { commerceTables, newestFirst, olderBy } from "./memoryState.js"
+import { disputeDeltas } from "../../schema/reputation/counters.js"
+import { addCounterDeltas } from "../storage/memory/counters.js"
+import { commerceTables, newestFirst, olderBy } from "../storage/memory/commerceTables.js"
 
 export const MemoryDisputeStore = Layer.effect(
   DisputeStore,

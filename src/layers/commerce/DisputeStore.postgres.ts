@@ -7,8 +7,8 @@ import { Conflict } from "../../schema/platform/errors.js"
 import { DisputeStore } from "../../services/commerce/DisputeStore.js"
 import { orUnavailable } from "../storage/postgres/PgDb.js"
 import { decodeFirst, decodeRows, IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
-import { counterShard, disputeDeltas } from "./counters.js"
-import { countersCte } from "./counters.postgres.js"
+import { counterShard, disputeDeltas } from "../../schema/reputation/counters.js"
+import { countersCte } from "../storage/postgres/counters.js"
 
 const DISPUTE_COLUMNS =
   "id, transaction_id, buyer_agent_id, seller_agent_id, reason, status, seller_response, seller_note, resolution, " +

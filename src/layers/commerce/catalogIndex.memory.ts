@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import { rankOf } from "../../schema/commerce/filters.js"
 import { searchText, type ServiceRecord } from "../../schema/commerce/services.js"
 import { lowerBound } from "../storage/memory/MemoryDb.js"
-import type { PriceEntry, RankEntry, Tables } from "./memoryState.js"
+import type { PriceEntry, RankEntry, Tables } from "../storage/memory/commerceTables.js"
 
 /** The ⌈0.95·n⌉-th smallest value (Postgres percentile_disc(0.95) gives the same). */
 export const p95 = (values: ReadonlyArray<number>): number | null => {

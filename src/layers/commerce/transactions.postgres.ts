@@ -13,8 +13,8 @@ import {
 } from "../../schema/commerce/transactions.js"
 import { utcDay } from "../../schema/wallet/policy.js"
 import { IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
-import { categoryDelta, counterShard, serviceDeltas, transactionDeltas } from "./counters.js"
-import { categoryCountsCte, countersCte, serviceCountsCte } from "./counters.postgres.js"
+import { categoryDelta, counterShard, serviceDeltas, transactionDeltas } from "../../schema/reputation/counters.js"
+import { categoryCountsCte, countersCte, serviceCountsCte } from "../storage/postgres/counters.js"
 
 const json = (value: unknown) => JSON.stringify(value ?? null)
 

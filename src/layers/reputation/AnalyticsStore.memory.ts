@@ -6,9 +6,9 @@ import type { ReputationInputs } from "../../schema/reputation/reputation.js"
 import type { UsageRow } from "../../schema/commerce/analytics.js"
 import { dayBoundary, utcDay } from "../../schema/wallet/policy.js"
 import { AnalyticsStore, type ServiceCountRow } from "../../services/reputation/AnalyticsStore.js"
-import { type AgentCounters, COUNTER_NAMES, zeroCounters } from "../commerce/counters.js"
-import { recomputeCounters } from "../commerce/counters.memory.js"
-import { commerceTables, nextDay, type ServiceCount } from "../commerce/memoryState.js"
+import { type AgentCounters, COUNTER_NAMES, zeroCounters } from "../../schema/reputation/counters.js"
+import { recomputeCounters } from "../storage/memory/counters.js"
+import { commerceTables, nextDay, type ServiceCount } from "../storage/memory/commerceTables.js"
 
 const byCountThenVolume = (a: ServiceCountRow, b: ServiceCountRow) =>
   b.count - a.count || b.volumeCents - a.volumeCents || (a.serviceId < b.serviceId ? -1 : 1)

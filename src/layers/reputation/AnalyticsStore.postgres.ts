@@ -1,11 +1,11 @@
 // Postgres AnalyticsStore: reputation inputs, totals, top services, usage and categories, read from
-// the running counters and totals the commerce writes keep (src/layers/commerce/counters.postgres.ts
+// the running counters and totals the commerce writes keep (src/layers/storage/postgres/counters.ts
 // owns the counter tables and their recomputation), never from an agent's history. Rows are decoded.
 import { SqlClient } from "effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import { dayBoundary, utcDay } from "../../schema/wallet/policy.js"
 import { AnalyticsStore } from "../../services/reputation/AnalyticsStore.js"
-import { COUNTER_DRIFT_SQL } from "../commerce/counters.postgres.js"
+import { COUNTER_DRIFT_SQL } from "../storage/postgres/counters.js"
 import { orUnavailable } from "../storage/postgres/PgDb.js"
 import { decodeFirst, decodeRows } from "../storage/postgres/rows.js"
 

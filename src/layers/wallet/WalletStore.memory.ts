@@ -1,6 +1,6 @@
 // In-memory WalletStore: wallets (policies), recharge requests, the escrow a buyer's running sagas
 // hold, and the running spend totals the policies are checked against (with their drift check).
-// Reads the commerce tables it shares with the other memory adapters (memoryState.ts), as the
+// Reads the commerce tables it shares with the other memory adapters (src/layers/storage/memory/commerceTables.ts), as the
 // Postgres adapter reads the same tables.
 import { Clock, Effect, Layer } from "effect"
 import type { SagaRecord } from "../../schema/saga/saga.js"
@@ -8,7 +8,7 @@ import { sagaHolds } from "../../schema/saga/saga.js"
 import { dayBoundary, utcDay } from "../../schema/wallet/policy.js"
 import { walletAccount } from "../../schema/ledger/ledger.js"
 import { WalletStore } from "../../services/wallet/WalletStore.js"
-import { addSpend, commerceTables, nextDay, type Tables, type UsageCell } from "../commerce/memoryState.js"
+import { addSpend, commerceTables, nextDay, type Tables, type UsageCell } from "../storage/memory/commerceTables.js"
 
 /** The escrow held by these running sagas: escrow step succeeded, settle not yet. */
 const heldBy = (sagas: { get(id: string): SagaRecord | undefined }, ids: ReadonlyArray<string>) => {

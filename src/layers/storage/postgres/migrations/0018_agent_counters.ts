@@ -1,5 +1,5 @@
 // Per-agent running counters, written by the transaction insert and status change, the review
-// insert and the dispute update in the same statement (src/layers/commerce/counters.ts says what
+// insert and the dispute update in the same statement (src/schema/reputation/counters.ts says what
 // each adds), backfilled here from the history; `npm run check` recomputes and compares them:
 // - agent_counters: an agent's purchases, sales, refunds, deals, volume, reviews received and
 //   disputes lost (GET /stats, /reputation, the leaderboard, recommendations' seller scores).

@@ -1,11 +1,11 @@
-// Postgres per-agent running counters (migration 0018): the CTEs that add a transaction's, a
-// review's or a dispute's deltas (src/layers/commerce/counters.ts) in the writer's own statement,
-// and the recomputation `npm run check` and the fault tests compare them with. With counters.ts,
-// this module owns the counter tables: the commerce stores write them only through these CTEs;
-// other domains read them only through a port (AnalyticsStore, which runs COUNTER_DRIFT_SQL).
+// Postgres per-agent running counters (migration 0018), the one module that writes and recomputes
+// the counter tables: the CTEs that add a transaction's, a review's or a dispute's deltas
+// (src/schema/reputation/counters.ts) in the commerce writer's own statement, and the
+// recomputation (COUNTER_DRIFT_SQL) that `npm run check`, the reputation domain's drift check and the
+// fault tests compare them with.
 import type { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
-import { COUNTER_COLUMNS, COUNTER_NAMES, type CounterDelta, type ServiceCountDelta } from "./counters.js"
+import { COUNTER_COLUMNS, COUNTER_NAMES, type CounterDelta, type ServiceCountDelta } from "../../../schema/reputation/counters.js"
 
 const setAdd = COUNTER_NAMES.map((k) => `${COUNTER_COLUMNS[k]} = agent_counters.${COUNTER_COLUMNS[k]} + excluded.${COUNTER_COLUMNS[k]}`).join(", ")
 const columns = COUNTER_NAMES.map((k) => COUNTER_COLUMNS[k]).join(", ")

@@ -5,19 +5,19 @@
 // need from here, as their Postgres twins query the same tables, so every adapter sees one state
 // (the tables live on MemoryDb, looked up by name).
 import { Effect } from "effect"
-import type { ApprovalRecord } from "../../schema/commerce/approvals.js"
-import type { DeliveryRecord, TransactionRecord } from "../../schema/commerce/transactions.js"
-import type { DisputeRecord } from "../../schema/commerce/disputes.js"
-import type { ReviewRecord } from "../../schema/commerce/reviews.js"
-import type { ServiceRecord } from "../../schema/commerce/services.js"
-import type { WalletRecord } from "../../schema/commerce/wallets.js"
-import type { InvestmentRecord } from "../../schema/invest/invest.js"
-import type { ProjectRecord } from "../../schema/projects/builder.js"
-import type { SagaRecord } from "../../schema/saga/saga.js"
-import { utcDay } from "../../schema/wallet/policy.js"
-import type { RechargeRequest } from "../../services/wallet/WalletStore.js"
-import { MemoryDb } from "../storage/memory/MemoryDb.js"
-import type { AgentCounters } from "./counters.js"
+import type { ApprovalRecord } from "../../../schema/commerce/approvals.js"
+import type { DeliveryRecord, TransactionRecord } from "../../../schema/commerce/transactions.js"
+import type { DisputeRecord } from "../../../schema/commerce/disputes.js"
+import type { ReviewRecord } from "../../../schema/commerce/reviews.js"
+import type { ServiceRecord } from "../../../schema/commerce/services.js"
+import type { WalletRecord } from "../../../schema/commerce/wallets.js"
+import type { InvestmentRecord } from "../../../schema/invest/invest.js"
+import type { ProjectRecord } from "../../../schema/projects/builder.js"
+import type { SagaRecord } from "../../../schema/saga/saga.js"
+import { utcDay } from "../../../schema/wallet/policy.js"
+import type { RechargeRequest } from "../../../services/wallet/WalletStore.js"
+import { MemoryDb } from "./MemoryDb.js"
+import type { AgentCounters } from "../../../schema/reputation/counters.js"
 
 /** A listed service's cheapest and dearest tier (the price index's entry). */
 export interface PriceEntry {

@@ -1,12 +1,10 @@
 // Per-agent running counters (stats, reputation inputs, top services, categories bought): what one
-// transaction, review or dispute adds to them, shared by the memory and SQL stores so both keep
-// the same numbers. Migration 0018 holds them; docs/reputation.md says what each one counts.
-// This module owns the counter tables (agent_counters, agent_service_counts, agent_category_counts):
-// only the commerce stores write them, through counters.memory.ts and counters.postgres.ts, in the
-// same unit of work as the change they count; other domains read them only through a port
-// (AnalyticsStore, whose adapters in src/layers/reputation/ read the tables and the drift check).
-import type { DisputeStatus } from "../../schema/commerce/disputes.js"
-import type { TransactionRecord, TransactionStatus } from "../../schema/commerce/transactions.js"
+// transaction, review or dispute adds to them, pure, so the memory and SQL stores keep the same
+// numbers. Migration 0018 holds them; docs/reputation.md says what each one counts. The counter
+// tables are written and recomputed only by src/layers/storage/{memory,postgres}/counters.ts (their
+// one owning module per storage), in the same unit of work as the change they count.
+import type { DisputeStatus } from "../commerce/disputes.js"
+import type { TransactionRecord, TransactionStatus } from "../commerce/transactions.js"
 
 /** Rows per agent in `agent_counters` and per (agent, service) on the seller side: a seller's buyers spread over them. */
 export const COUNTER_SHARDS = 16

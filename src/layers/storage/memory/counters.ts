@@ -1,10 +1,11 @@
-// The memory engine's writers of the per-agent counters (the memory counterpart of
-// counters.postgres.ts): a transaction's, review's or dispute's deltas (counters.ts) added to the
-// agent_counters, agent_service_counts and agent_category_counts tables, and their recomputation
-// from the transactions, reviews and disputes for the drift check. This module and its SQL twin
-// own those tables; other domains read them only through a port (AnalyticsStore).
+// The memory engine's per-agent counters (the memory counterpart of postgres/counters.ts), the one
+// module that writes and recomputes the agent_counters, agent_service_counts and
+// agent_category_counts tables: a transaction's, review's or dispute's deltas
+// (src/schema/reputation/counters.ts) added by the commerce stores, and the recomputation the
+// reputation domain's drift check compares them with. Like the tables, it is storage the adapters
+// of both domains build on.
 import { Effect } from "effect"
-import type { TransactionRecord } from "../../schema/commerce/transactions.js"
+import type { TransactionRecord } from "../../../schema/commerce/transactions.js"
 import {
   addCounters,
   type AgentCounters,
@@ -14,8 +15,8 @@ import {
   type ServiceCountDelta,
   transactionDeltas,
   zeroCounters
-} from "./counters.js"
-import { allTxs, type Tables } from "./memoryState.js"
+} from "../../../schema/reputation/counters.js"
+import { allTxs, type Tables } from "./commerceTables.js"
 
 export const addCounterDeltas = (t: Tables, deltas: ReadonlyArray<CounterDelta>) =>
   Effect.forEach(
