@@ -36,7 +36,9 @@ const serveRaw = () => {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? "/"
     const q = url.indexOf("?")
-    const route = routes.get(`${req.method ?? "GET"} ${q === -1 ? url : url.slice(0, q)}` as `${Fixture["method"]} ${string}`)
+    const route = routes.get(
+      `${req.method ?? "GET"} ${q === -1 ? url : url.slice(0, q)}` as `${Fixture["method"]} ${string}`
+    )
     if (!route) return send(res, 404, "application/json", notFound)
     if (req.method === "GET") return send(res, route.status, route.contentType, route.bytes)
     const chunks: Array<Buffer> = []
@@ -78,9 +80,15 @@ const serveEffect = async () => {
   interface DynamicHandlers {
     readonly handle: (name: string, handler: () => EffectT.Effect<unknown>) => DynamicHandlers
   }
-  const GroupLive = HttpApiBuilder.group(api as never, "bench" as never, (handlers: unknown) =>
-    // Endpoint names are only known at run time, so the typed builder is driven through a cast.
-    fixtures.reduce<DynamicHandlers>((h, _, i) => h.handle(`e${i}`, () => Effect.succeed(values[i])), handlers as DynamicHandlers) as never
+  const GroupLive = HttpApiBuilder.group(
+    api as never,
+    "bench" as never,
+    (handlers: unknown) =>
+      // Endpoint names are only known at run time, so the typed builder is driven through a cast.
+      fixtures.reduce<DynamicHandlers>(
+        (h, _, i) => h.handle(`e${i}`, () => Effect.succeed(values[i])),
+        handlers as DynamicHandlers
+      ) as never
   ) as unknown as LayerT.Layer<never>
   const ApiLive = HttpApiBuilder.layer(api).pipe(Layer.provide(GroupLive))
   const ServerLive = HttpRouter.serve(ApiLive).pipe(

@@ -38,11 +38,21 @@ const monthStart = new Date(Date.UTC(new Date(now).getUTCFullYear(), new Date(no
 // Spread over the last 20 days, so the month's and usage's day rows are all present.
 const purchase = (buyer: string, i: number): TransactionRecord =>
   seededPurchase(
-    { id: `tx_h${buyer}_${i}`, buyerAgentId: buyer, sellerAgentId: `agt_hseller${i % 20}`, serviceId: "svc_translate_pro", serviceName: "Translate Pro", category: "translation", tierId: "standard", priceCents: 3 },
+    {
+      id: `tx_h${buyer}_${i}`,
+      buyerAgentId: buyer,
+      sellerAgentId: `agt_hseller${i % 20}`,
+      serviceId: "svc_translate_pro",
+      serviceName: "Translate Pro",
+      category: "translation",
+      tierId: "standard",
+      priceCents: 3
+    },
     { i, n: PURCHASES, days: 20, now }
   )
 
-const service = (i: number): ServiceRecord => marketService(i, { category: `mcat${i % 50}`, description: `reports and analyses ${i % 997}`, now })
+const service = (i: number): ServiceRecord =>
+  marketService(i, { category: `mcat${i % 50}`, description: `reports and analyses ${i % 997}`, now })
 
 /** Mean microseconds per call of `read`, after a tenth as many unmeasured calls. */
 const time = <A, E, R>(read: Effect.Effect<A, E, R>) =>
@@ -60,24 +70,44 @@ const agentReads = (agentId: string) =>
     const commerce = yield* CommerceStore
     const disputes = yield* DisputeStore
     return [
-      ["spent today + this month (wallet view, policy check)", Effect.all([wallets.spentSince(agentId, dayStart), wallets.spentSince(agentId, monthStart)])],
+      [
+        "spent today + this month (wallet view, policy check)",
+        Effect.all([wallets.spentSince(agentId, dayStart), wallets.spentSince(agentId, monthStart)])
+      ],
       ["transactions page (20)", commerce.listTransactions({ agentId, limit: 20 })],
-      ["usage, 30 days", analytics.usage(agentId, new Date(now - 29 * DAY - (now % DAY)).toISOString(), new Date(now + 1).toISOString())],
-      ["stats: totals + top bought + top sold", Effect.all([analytics.agentTotals(agentId), analytics.topServices({ buyer: agentId }, 5), analytics.topServices({ seller: agentId }, 5)])],
+      [
+        "usage, 30 days",
+        analytics.usage(agentId, new Date(now - 29 * DAY - (now % DAY)).toISOString(), new Date(now + 1).toISOString())
+      ],
+      [
+        "stats: totals + top bought + top sold",
+        Effect.all([
+          analytics.agentTotals(agentId),
+          analytics.topServices({ buyer: agentId }, 5),
+          analytics.topServices({ seller: agentId }, 5)
+        ])
+      ],
       ["reputation inputs", analytics.reputationInputs([agentId])],
       ["recommendations' history", analytics.categoryHistory(agentId)],
       ["disputes page", disputes.listForAgent(agentId, 20)]
     ] as const
   })
 
-const catalogueReads = Effect.map(CatalogStore, (c) => [
-  ["first page", c.list({ limit: 21 })],
-  ["?category=", c.list({ category: "translation", limit: 21 })],
-  ["?q=forecast (matches only the seeded)", c.list({ q: "forecast", limit: 21 })],
-  ["?q=analyses (matches most)", c.list({ q: "analyses", limit: 21 })],
-  ["?minPriceCents=&maxPriceCents= (a narrow band)", c.list({ minPriceCents: 1, maxPriceCents: 10, limit: 21 })],
-  ["recommend's candidates (20 of the kept ranking)", c.ranked({ sellers: null, categories: null, maxTierCents: null, limit: 20 })]
-] as const)
+const catalogueReads = Effect.map(
+  CatalogStore,
+  (c) =>
+    [
+      ["first page", c.list({ limit: 21 })],
+      ["?category=", c.list({ category: "translation", limit: 21 })],
+      ["?q=forecast (matches only the seeded)", c.list({ q: "forecast", limit: 21 })],
+      ["?q=analyses (matches most)", c.list({ q: "analyses", limit: 21 })],
+      ["?minPriceCents=&maxPriceCents= (a narrow band)", c.list({ minPriceCents: 1, maxPriceCents: 10, limit: 21 })],
+      [
+        "recommend's candidates (20 of the kept ranking)",
+        c.ranked({ sellers: null, categories: null, maxTierCents: null, limit: 20 })
+      ]
+    ] as const
+)
 
 /** What every storage layer provides: the stores and the configuration (the Postgres ones the SQL client too, read as optional). */
 type StorageServices = Layer.Success<typeof MemoryStorageLive> | AppConfig
@@ -90,14 +120,35 @@ const run = (name: string, storage: Layer.Layer<StorageServices, unknown, never>
     const fresh = "agt_hfresh"
     const heavy = "agt_hheavy"
     // The fresh agent has a page's worth (25), so both read full pages.
-    yield* Effect.forEach(Array.from({ length: 25 }, (_, i) => purchase(fresh, i * Math.floor(PURCHASES / 25))), (tx) =>
-      commerce.insertTransaction(tx, { transactionId: tx.id, serviceId: tx.serviceId, tierId: tx.tierId, success: true, latencyMs: 1, output: null, error: null, deliveredAt: tx.createdAt })
-    , { discard: true })
+    yield* Effect.forEach(
+      Array.from({ length: 25 }, (_, i) => purchase(fresh, i * Math.floor(PURCHASES / 25))),
+      (tx) =>
+        commerce.insertTransaction(tx, {
+          transactionId: tx.id,
+          serviceId: tx.serviceId,
+          tierId: tx.tierId,
+          success: true,
+          latencyMs: 1,
+          output: null,
+          error: null,
+          deliveredAt: tx.createdAt
+        }),
+      { discard: true }
+    )
     const seeded = yield* Effect.forEach(
       Array.from({ length: PURCHASES }, (_, i) => i),
       (i) => {
         const tx = purchase(heavy, i)
-        return commerce.insertTransaction(tx, { transactionId: tx.id, serviceId: tx.serviceId, tierId: tx.tierId, success: true, latencyMs: 1, output: null, error: null, deliveredAt: tx.createdAt })
+        return commerce.insertTransaction(tx, {
+          transactionId: tx.id,
+          serviceId: tx.serviceId,
+          tierId: tx.tierId,
+          success: true,
+          latencyMs: 1,
+          output: null,
+          error: null,
+          deliveredAt: tx.createdAt
+        })
       },
       { concurrency: name === "postgres" ? 8 : 1, discard: true }
     ).pipe(Effect.as(PURCHASES))
@@ -118,9 +169,14 @@ const run = (name: string, storage: Layer.Layer<StorageServices, unknown, never>
       reads.push({ read: freshReads[i][0], freshUs: f, heavyUs: h })
     }
     const before: Array<{ read: string; us: number }> = []
-    for (const [label, read] of yield* catalogueReads) before.push({ read: label, us: yield* time(read as Effect.Effect<unknown, unknown, never>) })
+    for (const [label, read] of yield* catalogueReads)
+      before.push({ read: label, us: yield* time(read as Effect.Effect<unknown, unknown, never>) })
     const t1 = performance.now()
-    yield* Effect.forEach(Array.from({ length: SERVICES }, (_, i) => service(i)), (s) => catalog.insert(s), { concurrency: name === "postgres" ? 8 : 1, discard: true })
+    yield* Effect.forEach(
+      Array.from({ length: SERVICES }, (_, i) => service(i)),
+      (s) => catalog.insert(s),
+      { concurrency: name === "postgres" ? 8 : 1, discard: true }
+    )
     const servicesSeconds = (performance.now() - t1) / 1000
     if (name !== "memory") {
       // As an operator would after a bulk load: fresh planner statistics.
@@ -129,8 +185,16 @@ const run = (name: string, storage: Layer.Layer<StorageServices, unknown, never>
       yield* sql`ANALYZE`
     }
     const after: Array<{ read: string; us: number }> = []
-    for (const [label, read] of yield* catalogueReads) after.push({ read: label, us: yield* time(read as Effect.Effect<unknown, unknown, never>) })
-    return { name, seeded, seedSeconds, servicesSeconds, reads, catalogue: before.map((b, i) => ({ read: b.read, seededUs: b.us, grownUs: after[i].us })) }
+    for (const [label, read] of yield* catalogueReads)
+      after.push({ read: label, us: yield* time(read as Effect.Effect<unknown, unknown, never>) })
+    return {
+      name,
+      seeded,
+      seedSeconds,
+      servicesSeconds,
+      reads,
+      catalogue: before.map((b, i) => ({ read: b.read, seededUs: b.us, grownUs: after[i].us }))
+    }
   }).pipe(Effect.provide(Layer.provideMerge(CommerceSeedLive, storage)), Effect.scoped)
 
 const admin = async (text: string) => {
@@ -144,14 +208,22 @@ const admin = async (text: string) => {
 }
 
 const main = async () => {
-  const load = os.loadavg().map((l) => l.toFixed(2)).join(" / ")
-  console.log(`# bench/history.ts — ${new Date().toISOString()}, ${PURCHASES.toLocaleString("en")} purchases, ${SERVICES.toLocaleString("en")} services, ${ITERATIONS} calls per read; load average ${load}`)
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" / ")
+  console.log(
+    `# bench/history.ts — ${new Date().toISOString()}, ${PURCHASES.toLocaleString("en")} purchases, ${SERVICES.toLocaleString("en")} services, ${ITERATIONS} calls per read; load average ${load}`
+  )
   const fmt = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(0)} µs`)
   for (const name of ONLY) {
     let storage: Layer.Layer<StorageServices, unknown, never>
     let drop: (() => Promise<void>) | undefined
     if (name === "memory") storage = MemoryStorageLive.pipe(Layer.provideMerge(AppConfig.test({ storage: "memory" })))
-    else if (name === "embedded") storage = EmbeddedStorageLive.pipe(Layer.provideMerge(AppConfig.test({ storage: "embedded", dataDir: "memory://" })))
+    else if (name === "embedded")
+      storage = EmbeddedStorageLive.pipe(
+        Layer.provideMerge(AppConfig.test({ storage: "embedded", dataDir: "memory://" }))
+      )
     else {
       if (adminUrl === undefined) {
         console.log("postgres: skipped (no BENCH_DATABASE_URL / TEST_DATABASE_URL)")
@@ -161,21 +233,34 @@ const main = async () => {
       await admin(`CREATE DATABASE ${db}`)
       const u = new URL(adminUrl)
       u.pathname = `/${db}`
-      storage = PgStorageLive.pipe(Layer.provideMerge(AppConfig.test({ storage: "postgres", databaseUrl: Option.some(Redacted.make(u.toString())) })))
+      storage = PgStorageLive.pipe(
+        Layer.provideMerge(
+          AppConfig.test({ storage: "postgres", databaseUrl: Option.some(Redacted.make(u.toString())) })
+        )
+      )
       drop = () => admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`)
     }
     try {
       const r = await Effect.runPromise(run(name, storage))
-      console.log(`\n## ${name} (seeded ${r.seeded.toLocaleString("en")} purchases in ${r.seedSeconds.toFixed(0)} s, ${SERVICES.toLocaleString("en")} services in ${r.servicesSeconds.toFixed(0)} s)\n`)
+      console.log(
+        `\n## ${name} (seeded ${r.seeded.toLocaleString("en")} purchases in ${r.seedSeconds.toFixed(0)} s, ${SERVICES.toLocaleString("en")} services in ${r.servicesSeconds.toFixed(0)} s)\n`
+      )
       console.log("| read | fresh agent | agent with the purchases | heavy ÷ fresh |\n|---|---:|---:|---:|")
-      for (const x of r.reads) console.log(`| ${x.read} | ${fmt(x.freshUs)} | ${fmt(x.heavyUs)} | ${(x.heavyUs / x.freshUs).toFixed(2)}× |`)
+      for (const x of r.reads)
+        console.log(`| ${x.read} | ${fmt(x.freshUs)} | ${fmt(x.heavyUs)} | ${(x.heavyUs / x.freshUs).toFixed(2)}× |`)
       console.log("\n| catalogue read | seeded (12) | grown | grown ÷ seeded |\n|---|---:|---:|---:|")
-      for (const x of r.catalogue) console.log(`| ${x.read} | ${fmt(x.seededUs)} | ${fmt(x.grownUs)} | ${(x.grownUs / x.seededUs).toFixed(2)}× |`)
+      for (const x of r.catalogue)
+        console.log(`| ${x.read} | ${fmt(x.seededUs)} | ${fmt(x.grownUs)} | ${(x.grownUs / x.seededUs).toFixed(2)}× |`)
     } finally {
       await drop?.()
     }
   }
-  console.log(`\nload average at the end ${os.loadavg().map((l) => l.toFixed(2)).join(" / ")}`)
+  console.log(
+    `\nload average at the end ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" / ")}`
+  )
 }
 
 void main()

@@ -39,11 +39,27 @@ const CATALOGUE_READS: ReadonlyArray<Read> = [
   { label: "`?category=translation`", method: "GET", path: `${COMMERCE}/services?category=translation&limit=20` },
   // The seed lists 2 translation services and 5 in the narrow band: pages of that size answer the
   // same number of rows on both catalogues (what the rows above cannot separate from the page's size).
-  { label: "`?category=translation&limit=2` (2 rows on both)", method: "GET", path: `${COMMERCE}/services?category=translation&limit=2` },
-  { label: "`?q=forecast` (none of the seed, 1 % of the grown)", method: "GET", path: `${COMMERCE}/services?q=forecast&limit=20` },
+  {
+    label: "`?category=translation&limit=2` (2 rows on both)",
+    method: "GET",
+    path: `${COMMERCE}/services?category=translation&limit=2`
+  },
+  {
+    label: "`?q=forecast` (none of the seed, 1 % of the grown)",
+    method: "GET",
+    path: `${COMMERCE}/services?q=forecast&limit=20`
+  },
   { label: "`?q=zyxwv` (matches nothing)", method: "GET", path: `${COMMERCE}/services?q=zyxwv&limit=20` },
-  { label: "`?minPriceCents=1&maxPriceCents=10`", method: "GET", path: `${COMMERCE}/services?minPriceCents=1&maxPriceCents=10&limit=20` },
-  { label: "`?minPriceCents=1&maxPriceCents=10&limit=5` (5 rows on both)", method: "GET", path: `${COMMERCE}/services?minPriceCents=1&maxPriceCents=10&limit=5` },
+  {
+    label: "`?minPriceCents=1&maxPriceCents=10`",
+    method: "GET",
+    path: `${COMMERCE}/services?minPriceCents=1&maxPriceCents=10&limit=20`
+  },
+  {
+    label: "`?minPriceCents=1&maxPriceCents=10&limit=5` (5 rows on both)",
+    method: "GET",
+    path: `${COMMERCE}/services?minPriceCents=1&maxPriceCents=10&limit=5`
+  },
   { label: "`recommend?limit=5`", method: "GET", path: `${COMMERCE}/recommend?limit=5` }
 ]
 
@@ -96,7 +112,17 @@ const command = (app: BenchTarget, body: Record<string, unknown>) =>
     app.child.stdin!.write(`${JSON.stringify(body)}\n`)
   })
 
-const historyOne = async (kit: BenchKit, storage: Storage, purchases: number, services: number, seconds: number, connections: number, rounds: number, agentReads: ReadonlyArray<Read>, catalogueReads: ReadonlyArray<Read>): Promise<HistoryRun> => {
+const historyOne = async (
+  kit: BenchKit,
+  storage: Storage,
+  purchases: number,
+  services: number,
+  seconds: number,
+  connections: number,
+  rounds: number,
+  agentReads: ReadonlyArray<Read>,
+  catalogueReads: ReadonlyArray<Read>
+): Promise<HistoryRun> => {
   let db: { url: string; version: string; drop: () => Promise<void> } | undefined
   if (storage === "postgres") db = await kit.database()
   try {
@@ -112,13 +138,30 @@ const historyOne = async (kit: BenchKit, storage: Storage, purchases: number, se
       if (typeof t === "string") throw new Error(`top-up: ${t}`)
       tier = t
     }
-    const svc = JSON.parse((await kit.call(app.baseUrl, "GET", `${COMMERCE}/services/${tier!.serviceId}`, undefined, { authorization: fresh.authorization })).text) as {
+    const svc = JSON.parse(
+      (
+        await kit.call(app.baseUrl, "GET", `${COMMERCE}/services/${tier!.serviceId}`, undefined, {
+          authorization: fresh.authorization
+        })
+      ).text
+    ) as {
       name: string
       category: string
       sellerAgentId: string
     }
     const seed = (agentId: string, n: number) =>
-      command(app, { cmd: "purchases", agentId, n, serviceId: tier!.serviceId, serviceName: svc.name, category: svc.category, tierId: tier!.tierId, sellerAgentId: svc.sellerAgentId, priceCents: tier!.priceCents, days: 20 })
+      command(app, {
+        cmd: "purchases",
+        agentId,
+        n,
+        serviceId: tier!.serviceId,
+        serviceName: svc.name,
+        category: svc.category,
+        tierId: tier!.tierId,
+        sellerAgentId: svc.sellerAgentId,
+        priceCents: tier!.priceCents,
+        days: 20
+      })
     // The fresh agent gets a page's worth (25), so both read full pages.
     await seed(fresh.agentId, 25)
     const seeded = await seed(heavy.agentId, purchases)
@@ -133,7 +176,9 @@ const historyOne = async (kit: BenchKit, storage: Storage, purchases: number, se
         steps: [{ method: read.method, path: read.path, headers: { authorization }, ...(read.buy ? { body } : {}) }]
       })
     const show = (label: string, who: string, r: Measured) =>
-      kit.log(`   ${label.padEnd(58)} ${who.padEnd(7)} ${fmt(r.requestsPerSecond).padStart(7)} req/s  p99 ${r.latencyP99Ms} ms${r.non2xx ? `  ⚠ ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}` : ""}`)
+      kit.log(
+        `   ${label.padEnd(58)} ${who.padEnd(7)} ${fmt(r.requestsPerSecond).padStart(7)} req/s  p99 ${r.latencyP99Ms} ms${r.non2xx ? `  ⚠ ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}` : ""}`
+      )
     const reads: Array<Pair> = []
     for (const read of agentReads) {
       await load(read, fresh.authorization, 1)
@@ -173,13 +218,37 @@ const historyOne = async (kit: BenchKit, storage: Storage, purchases: number, se
     if (catalogueReads.length === 0) {
       const rssEnd = kit.procMb(app.pid, "VmRSS")
       await kit.stop(app.child)
-      return { storage, reads, catalogue: [], seeding, loadStart, loadEnd: loadAverage(), started, rss: `idle ${app.idleRssMb} MB, ${rssEnd} MB at the end` }
+      return {
+        storage,
+        reads,
+        catalogue: [],
+        seeding,
+        loadStart,
+        loadEnd: loadAverage(),
+        started,
+        rss: `idle ${app.idleRssMb} MB, ${rssEnd} MB at the end`
+      }
     }
     const rowsBefore = await rowsOf()
     const before = await measureCatalogue("seeded")
     const rssBefore = kit.procMb(app.pid, "VmRSS")
-    const grown = await command(app, { cmd: "services", n: services, categories: ["translation", "transcription", "image-generation", "moderation", "data-extraction", "embeddings", "code-review", "summarization"] })
-    kit.log(`   inserted ${fmt(services)} services in ${grown.seconds.toFixed(0)} s (RSS ${rssBefore} → ${kit.procMb(app.pid, "VmRSS")} MB)`)
+    const grown = await command(app, {
+      cmd: "services",
+      n: services,
+      categories: [
+        "translation",
+        "transcription",
+        "image-generation",
+        "moderation",
+        "data-extraction",
+        "embeddings",
+        "code-review",
+        "summarization"
+      ]
+    })
+    kit.log(
+      `   inserted ${fmt(services)} services in ${grown.seconds.toFixed(0)} s (RSS ${rssBefore} → ${kit.procMb(app.pid, "VmRSS")} MB)`
+    )
     const rowsAfter = await rowsOf()
     const after = await measureCatalogue("grown")
     const rss = `idle ${app.idleRssMb} MB, ${rssBefore} MB with the purchases, ${kit.procMb(app.pid, "VmRSS")} MB with the services too`
@@ -187,7 +256,12 @@ const historyOne = async (kit: BenchKit, storage: Storage, purchases: number, se
     return {
       storage,
       reads,
-      catalogue: catalogueReads.map((r, i) => ({ label: r.label, a: before[i]!, b: after[i]!, rows: [rowsBefore[i]!, rowsAfter[i]!] as const })),
+      catalogue: catalogueReads.map((r, i) => ({
+        label: r.label,
+        a: before[i]!,
+        b: after[i]!,
+        rows: [rowsBefore[i]!, rowsAfter[i]!] as const
+      })),
       seeding: `${seeding}, ${fmt(services)} services in ${grown.seconds.toFixed(0)} s`,
       loadStart,
       loadEnd: loadAverage(),
@@ -211,7 +285,9 @@ export const runHistory = async (kit: BenchKit) => {
   const agentReads = AGENT_READS.filter(wanted)
   const catalogueReads = CATALOGUE_READS.filter(wanted)
   const uptimeStart = loadAverage()
-  kit.log(`history over HTTP: ${fmt(purchases)} purchases, ${fmt(services)} services, ${seconds} s per round, ${connections} connections; load average ${uptimeStart}`)
+  kit.log(
+    `history over HTTP: ${fmt(purchases)} purchases, ${fmt(services)} services, ${seconds} s per round, ${connections} connections; load average ${uptimeStart}`
+  )
   const runs: Array<HistoryRun> = []
   for (const { storage, skipped } of kit.storages) {
     if (skipped) {
@@ -219,7 +295,9 @@ export const runHistory = async (kit: BenchKit) => {
       runs.push({ storage, skipped })
       continue
     }
-    runs.push(await historyOne(kit, storage, purchases, services, seconds, connections, rounds, agentReads, catalogueReads))
+    runs.push(
+      await historyOne(kit, storage, purchases, services, seconds, connections, rounds, agentReads, catalogueReads)
+    )
   }
   const measured = runs.filter((r) => !r.skipped)
   const lines: Array<string> = []
@@ -228,7 +306,10 @@ export const runHistory = async (kit: BenchKit) => {
     `Generated by \`npm run bench -- --history\` on ${new Date().toISOString()}: per storage one server (bench/historyServer.ts, the app as src/main.ts builds it, ${kit.pin ? "pinned to CPU 0, autocannon on CPU 1" : "not pinned"}), ${connections} connections, ${seconds} s per round after a 1 s warm-up; two agents with keys from the dashboard API, one with ${fmt(purchases)} completed purchases seeded through CommerceStore.insertTransaction over the last 20 days (then VACUUM ANALYZE on the SQL stores), the other with 25. Each read: fresh, heavy, … (${rounds} rounds each); req/s is the mean of the rounds, p99 the worse. Catalogue: two rounds on the seeded catalogue (12 services), ${fmt(services)} services inserted through CatalogStore.insert (then VACUUM ANALYZE), two rounds again. Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "?"}, shared.`,
     ""
   )
-  for (const r of measured) lines.push(`- ${r.storage}: started ${r.started}, load average ${r.loadStart} → ${r.loadEnd}; seeded ${r.seeding}; RSS ${r.rss}.`)
+  for (const r of measured)
+    lines.push(
+      `- ${r.storage}: started ${r.started}, load average ${r.loadStart} → ${r.loadEnd}; seeded ${r.seeding}; RSS ${r.rss}.`
+    )
   for (const r of runs.filter((x) => x.skipped)) lines.push(`- ${r.storage}: skipped (${r.skipped}).`)
   lines.push("")
   const cell = (p: Pair) => {
@@ -241,12 +322,20 @@ export const runHistory = async (kit: BenchKit) => {
   }
   if (measured.length > 0) {
     lines.push(`Per-agent reads, fresh / ${fmt(purchases)} purchases (target ≥ 0.9×):`, "")
-    lines.push(`| read | ${measured.map((r) => r.storage).join(" | ")} |`, `|---|${measured.map(() => "---").join("|")}|`)
-    for (let i = 0; i < agentReads.length; i++) lines.push(`| ${agentReads[i]!.label} | ${measured.map((r) => cell(r.reads![i]!)).join(" | ")} |`)
+    lines.push(
+      `| read | ${measured.map((r) => r.storage).join(" | ")} |`,
+      `|---|${measured.map(() => "---").join("|")}|`
+    )
+    for (let i = 0; i < agentReads.length; i++)
+      lines.push(`| ${agentReads[i]!.label} | ${measured.map((r) => cell(r.reads![i]!)).join(" | ")} |`)
     lines.push("")
     lines.push(`Catalogue reads, seeded (12) / ${fmt(services)} services (target ≥ 0.9×):`, "")
-    lines.push(`| read | ${measured.map((r) => r.storage).join(" | ")} |`, `|---|${measured.map(() => "---").join("|")}|`)
-    for (let i = 0; i < catalogueReads.length; i++) lines.push(`| ${catalogueReads[i]!.label} | ${measured.map((r) => cell(r.catalogue![i]!)).join(" | ")} |`)
+    lines.push(
+      `| read | ${measured.map((r) => r.storage).join(" | ")} |`,
+      `|---|${measured.map(() => "---").join("|")}|`
+    )
+    for (let i = 0; i < catalogueReads.length; i++)
+      lines.push(`| ${catalogueReads[i]!.label} | ${measured.map((r) => cell(r.catalogue![i]!)).join(" | ")} |`)
     lines.push("")
   }
   lines.push(`Load average ${uptimeStart} at the start, ${loadAverage()} at the end.`, "")

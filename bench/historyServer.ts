@@ -19,7 +19,6 @@ import { CatalogStore } from "../src/services/commerce/CatalogStore.js"
 import { CommerceStore } from "../src/services/commerce/CommerceStore.js"
 import { marketService, seededPurchase } from "./seedRows.js"
 
-
 interface PurchasesCommand {
   readonly cmd: "purchases"
   readonly agentId: string
@@ -42,7 +41,16 @@ type Command = PurchasesCommand | ServicesCommand
 
 const purchase = (c: PurchasesCommand, i: number, now: number): TransactionRecord =>
   seededPurchase(
-    { id: `tx_seed_${c.agentId}_${i}`, buyerAgentId: c.agentId, sellerAgentId: c.sellerAgentId, serviceId: c.serviceId, serviceName: c.serviceName, category: c.category, tierId: c.tierId, priceCents: c.priceCents },
+    {
+      id: `tx_seed_${c.agentId}_${i}`,
+      buyerAgentId: c.agentId,
+      sellerAgentId: c.sellerAgentId,
+      serviceId: c.serviceId,
+      serviceName: c.serviceName,
+      category: c.category,
+      tierId: c.tierId,
+      priceCents: c.priceCents
+    },
     { i, n: c.n, days: c.days, now }
   )
 
@@ -70,13 +78,26 @@ const run = (command: Command) =>
         Array.from({ length: command.n }, (_, i) => i),
         (i) => {
           const tx = purchase(command, i, now)
-          return commerce.insertTransaction(tx, { transactionId: tx.id, serviceId: tx.serviceId, tierId: tx.tierId, success: true, latencyMs: 1, output: null, error: null, deliveredAt: tx.createdAt })
+          return commerce.insertTransaction(tx, {
+            transactionId: tx.id,
+            serviceId: tx.serviceId,
+            tierId: tx.tierId,
+            success: true,
+            latencyMs: 1,
+            output: null,
+            error: null,
+            deliveredAt: tx.createdAt
+          })
         },
         { concurrency, discard: true }
       )
     } else {
       const catalog = yield* CatalogStore
-      yield* Effect.forEach(Array.from({ length: command.n }, (_, i) => service(command, i, now)), (s) => catalog.insert(s), { concurrency, discard: true })
+      yield* Effect.forEach(
+        Array.from({ length: command.n }, (_, i) => service(command, i, now)),
+        (s) => catalog.insert(s),
+        { concurrency, discard: true }
+      )
     }
     yield* vacuum
   })
@@ -90,14 +111,19 @@ const program = Effect.gen(function* () {
     const next = yield* Effect.promise(() => lines.next())
     if (next.done) return
     const started = performance.now()
-    const outcome = yield* run(JSON.parse(String(next.value)) as Command).pipe(Effect.provideContext(context), Effect.result)
+    const outcome = yield* run(JSON.parse(String(next.value)) as Command).pipe(
+      Effect.provideContext(context),
+      Effect.result
+    )
     process.stdout.write(
       `${JSON.stringify(outcome._tag === "Success" ? { ok: true, seconds: (performance.now() - started) / 1000 } : { ok: false, error: String(outcome.failure) })}\n`
     )
   }
 }).pipe(
   Effect.scoped,
-  Effect.provide(Layer.unwrap(Effect.map(loadConfig, (config) => LoggerLive.pipe(Layer.provide(Layer.succeed(AppConfig, config)))))),
+  Effect.provide(
+    Layer.unwrap(Effect.map(loadConfig, (config) => LoggerLive.pipe(Layer.provide(Layer.succeed(AppConfig, config)))))
+  ),
   Effect.withTracerEnabled(false)
 )
 

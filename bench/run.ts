@@ -15,7 +15,12 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http"
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse
+} from "node:http"
 import os from "node:os"
 import path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -68,7 +73,20 @@ Options:
   --storage <a,b>         with --soak / --history: only these storages (memory, embedded, postgres)
   --help, -h              print this and exit
 `
-const flagsWithValue = new Set(["--duration", "--connections", "--only", "--node-args", "--profile", "--storage", "--soak", "--soak-interval", "--soak-agents", "--purchases", "--services", "--rounds"])
+const flagsWithValue = new Set([
+  "--duration",
+  "--connections",
+  "--only",
+  "--node-args",
+  "--profile",
+  "--storage",
+  "--soak",
+  "--soak-interval",
+  "--soak-agents",
+  "--purchases",
+  "--services",
+  "--rounds"
+])
 const plainFlags = new Set(["--quick", "--skip-postgres", "--skip-embedded", "--no-pin", "--no-write", "--history"])
 // Checked before anything starts: `--help` or a mistyped flag must never launch a 10-minute run.
 {
@@ -148,7 +166,12 @@ const freePort = () =>
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Spawns `node args` (pinned to `cpu` when pinning), keeps stderr for error reports. */
-const spawnNode = (args: ReadonlyArray<string>, env: Record<string, string>, cpu: number, stdin: "ignore" | "pipe" = "ignore") => {
+const spawnNode = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  cpu: number,
+  stdin: "ignore" | "pipe" = "ignore"
+) => {
   const command = pin ? "taskset" : process.execPath
   const full = pin ? ["-c", String(cpu), process.execPath, ...args] : [...args]
   const child = spawn(command, full, { cwd: root, env: { ...process.env, ...env }, stdio: [stdin, "pipe", "pipe"] })
@@ -197,7 +220,8 @@ const postgresCpuMs = (): Map<number, number> => {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") byPid.set(Number(entry), cpuMsOf(Number(entry)))
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres")
+        byPid.set(Number(entry), cpuMsOf(Number(entry)))
     } catch {
       // gone meanwhile
     }
@@ -249,44 +273,64 @@ interface Target {
 
 type Storage = "memory" | "embedded" | "postgres"
 
-const startApp = async (storage: Storage, databaseUrl?: string, nodeArgs: ReadonlyArray<string> = [], entry = appEntry): Promise<Target> => {
+const startApp = async (
+  storage: Storage,
+  databaseUrl?: string,
+  nodeArgs: ReadonlyArray<string> = [],
+  entry = appEntry
+): Promise<Target> => {
   const port = await freePort()
   // The embedded store gets a fresh data folder per run (removed at exit).
   const dataDir = storage === "embedded" ? mkdtempSync(path.join(os.tmpdir(), "bench-data-")) : undefined
   if (dataDir) cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
   const baseUrl = `http://127.0.0.1:${port}`
-  const { child, stderr } = spawnNode([...startFlags, ...appNodeArgs, ...nodeArgs, "--import", loopbackOnly, entry], {
-    PORT: String(port),
-    BASE_URL: baseUrl,
-    STORAGE: storage,
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    ...(dataDir ? { DATA_DIR: dataDir } : {}),
-    PAYMENTS: "fake",
-    LOG_LEVEL: "WARN",
-    RATE_LIMIT_PER_MINUTE: "1000000",
-    RATE_LIMIT_PER_DAY: "100000000",
-    NEGOTIATION_DELAY_MS: "0",
-    // The webhook rows deliver to receivers on 127.0.0.1 (the bench process).
-    WEBHOOKS_ALLOW_LOOPBACK: "true",
-    // Every bench tenant signs up from loopback: the per-address anonymous-write limit is raised.
-    ANONYMOUS_WRITES_PER_MINUTE: "1000000",
-    ANONYMOUS_WRITES_PER_DAY: "100000000",
-    NODE_ENV: "production",
-    // The bench measures the server as production runs it, with the simulated processor.
-    FAKE_PAYMENTS_IN_PRODUCTION: "true"
-  }, 0, entry === appEntry ? "ignore" : "pipe")
+  const { child, stderr } = spawnNode(
+    [...startFlags, ...appNodeArgs, ...nodeArgs, "--import", loopbackOnly, entry],
+    {
+      PORT: String(port),
+      BASE_URL: baseUrl,
+      STORAGE: storage,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...(dataDir ? { DATA_DIR: dataDir } : {}),
+      PAYMENTS: "fake",
+      LOG_LEVEL: "WARN",
+      RATE_LIMIT_PER_MINUTE: "1000000",
+      RATE_LIMIT_PER_DAY: "100000000",
+      NEGOTIATION_DELAY_MS: "0",
+      // The webhook rows deliver to receivers on 127.0.0.1 (the bench process).
+      WEBHOOKS_ALLOW_LOOPBACK: "true",
+      // Every bench tenant signs up from loopback: the per-address anonymous-write limit is raised.
+      ANONYMOUS_WRITES_PER_MINUTE: "1000000",
+      ANONYMOUS_WRITES_PER_DAY: "100000000",
+      NODE_ENV: "production",
+      // The bench measures the server as production runs it, with the simulated processor.
+      FAKE_PAYMENTS_IN_PRODUCTION: "true"
+    },
+    0,
+    entry === appEntry ? "ignore" : "pipe"
+  )
   try {
     await waitFor(`${baseUrl}/health`, 30_000, () => child.exitCode === null)
   } catch (e) {
     throw new Error(`app (${storage}) did not start: ${(e as Error).message}\n${stderr()}`)
   }
   await sleep(1000)
-  return { label: `app (${storage})`, baseUrl, pid: serverPid(child), child, idleRssMb: procMb(serverPid(child), "VmRSS") }
+  return {
+    label: `app (${storage})`,
+    baseUrl,
+    pid: serverPid(child),
+    child,
+    idleRssMb: procMb(serverPid(child), "VmRSS")
+  }
 }
 
 const startBaseline = async (mode: "raw" | "effect", fixturesFile: string): Promise<Target> => {
   const port = await freePort()
-  const { child, stderr } = spawnNode(["--import", loopbackOnly, path.join(tmp, "baseline.mjs"), mode, String(port), fixturesFile], {}, 0)
+  const { child, stderr } = spawnNode(
+    ["--import", loopbackOnly, path.join(tmp, "baseline.mjs"), mode, String(port), fixturesFile],
+    {},
+    0
+  )
   const baseUrl = `http://127.0.0.1:${port}`
   try {
     await waitFor(`${baseUrl}/__ping`, 15_000, () => child.exitCode === null)
@@ -294,7 +338,13 @@ const startBaseline = async (mode: "raw" | "effect", fixturesFile: string): Prom
     throw new Error(`${mode} baseline did not start: ${(e as Error).message}\n${stderr()}`)
   }
   await sleep(300)
-  return { label: mode === "raw" ? "raw node:http" : "bare HttpApi", baseUrl, pid: serverPid(child), child, idleRssMb: procMb(serverPid(child), "VmRSS") }
+  return {
+    label: mode === "raw" ? "raw node:http" : "bare HttpApi",
+    baseUrl,
+    pid: serverPid(child),
+    child,
+    idleRssMb: procMb(serverPid(child), "VmRSS")
+  }
 }
 
 /** One autocannon run from its own process; samples the server's RSS meanwhile. */
@@ -322,7 +372,12 @@ const load = async (target: Target, steps: ReadonlyArray<LoadStep>, seconds: num
     const postgres = postgresCpuSince(before.postgres)
     const machine = machineBusyMs() - before.machine
     const per = (ms: number) => (result.total > 0 ? Math.round((ms * 1000) / result.total) : 0)
-    const cpuUsPerRequest = { server: per(server), postgres: per(postgres), load: per(result.loadCpuMs), other: per(Math.max(0, machine - server - postgres - result.loadCpuMs)) }
+    const cpuUsPerRequest = {
+      server: per(server),
+      postgres: per(postgres),
+      load: per(result.loadCpuMs),
+      other: per(Math.max(0, machine - server - postgres - result.loadCpuMs))
+    }
     return { ...result, peakRssMb, cpuUsPerRequest }
   } finally {
     clearInterval(sampler)
@@ -343,7 +398,12 @@ const call = async (base: string, method: string, p: string, body?: unknown, hea
     ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {})
   })
   const text = await res.text()
-  return { status: res.status, contentType: res.headers.get("content-type") ?? "application/json", text, headers: res.headers }
+  return {
+    status: res.status,
+    contentType: res.headers.get("content-type") ?? "application/json",
+    text,
+    headers: res.headers
+  }
 }
 const json = (text: string): Record<string, unknown> => {
   try {
@@ -357,14 +417,30 @@ const json = (text: string): Record<string, unknown> => {
 /** An account, an agent and a key with every permission; returns the Authorization header. */
 const newAgentKey = async (base: string, extra: ReadonlyArray<string> = []) => {
   const email = `bench-${randomBytes(5).toString("hex")}@example.com`
-  const signup = await call(base, "POST", "/api/dashboard/signup", { email, password: "correct horse battery", name: "Bench" })
+  const signup = await call(base, "POST", "/api/dashboard/signup", {
+    email,
+    password: "correct horse battery",
+    name: "Bench"
+  })
   if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${signup.text}`)
   const cookie = (signup.headers.get("set-cookie") ?? "").split(";")[0]
-  const agent = await call(base, "POST", "/api/dashboard/agents", { name: "bench-agent", organization: "Bench" }, { cookie })
+  const agent = await call(
+    base,
+    "POST",
+    "/api/dashboard/agents",
+    { name: "bench-agent", organization: "Bench" },
+    { cookie }
+  )
   if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${agent.text}`)
   const agentId = String(json(agent.text).id)
   const all = ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*", ...extra]
-  const key = await call(base, "POST", `/api/dashboard/agents/${agentId}/keys`, { name: "bench", permissions: all }, { cookie })
+  const key = await call(
+    base,
+    "POST",
+    `/api/dashboard/agents/${agentId}/keys`,
+    { name: "bench", permissions: all },
+    { cookie }
+  )
   if (key.status !== 201) throw new Error(`key: ${key.status} ${key.text}`)
   return { agentId, cookie, authorization: `Bearer ${String(json(key.text).secret)}` }
 }
@@ -373,7 +449,11 @@ const newAgentKey = async (base: string, extra: ReadonlyArray<string> = []) => {
 const routeMissing = async (base: string, method: string, p: string, headers: Record<string, string>) => {
   const r = await call(base, method, p, method === "GET" ? undefined : "{}", headers)
   const body = json(r.text)
-  return r.status === 404 && (body.resource === "route" || /No procedure/.test(String((body.error as Record<string, unknown> | undefined)?.message ?? "")))
+  return (
+    r.status === 404 &&
+    (body.resource === "route" ||
+      /No procedure/.test(String((body.error as Record<string, unknown> | undefined)?.message ?? "")))
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -423,20 +503,29 @@ const plannedBuys = () => Math.ceil(durationSeconds + warmupSeconds) * 10_000
 /** A seeded service tier of at least 10 USD (for negotiations, when GET /services is not there). */
 const seedTier = (): CommerceSetup => {
   for (const s of commerceServices) {
-    for (const t of s.tiers) if (t.priceCents >= 1000) return { serviceId: s.id, tierId: t.id, priceCents: t.priceCents }
+    for (const t of s.tiers)
+      if (t.priceCents >= 1000) return { serviceId: s.id, tierId: t.id, priceCents: t.priceCents }
   }
   throw new Error("no seeded service tier of at least 1000 cents")
 }
 
 /** Finds a cheap service tier to buy and tops the wallet up (fake payments). */
-const setupCommerce = async (base: string, auth: Record<string, string>, buys: number): Promise<CommerceSetup | string> => {
+const setupCommerce = async (
+  base: string,
+  auth: Record<string, string>,
+  buys: number
+): Promise<CommerceSetup | string> => {
   if (await routeMissing(base, "GET", `${COMMERCE}/services`, auth)) return "GET /services does not exist yet"
   const list = await call(base, "GET", `${COMMERCE}/services`, undefined, auth)
   if (list.status !== 200) return `GET /services answered ${list.status}`
   const parsed = JSON.parse(list.text) as unknown
-  const services = (Array.isArray(parsed) ? parsed : ((parsed as Record<string, unknown>).items ?? (parsed as Record<string, unknown>).services ?? (parsed as Record<string, unknown>).data)) as
-    | ReadonlyArray<Record<string, unknown>>
-    | undefined
+  const services = (
+    Array.isArray(parsed)
+      ? parsed
+      : ((parsed as Record<string, unknown>).items ??
+        (parsed as Record<string, unknown>).services ??
+        (parsed as Record<string, unknown>).data)
+  ) as ReadonlyArray<Record<string, unknown>> | undefined
   let best: CommerceSetup | undefined
   for (const s of services ?? []) {
     for (const t of (s.tiers as ReadonlyArray<Record<string, unknown>> | undefined) ?? []) {
@@ -464,7 +553,9 @@ const scenarios: ReadonlyArray<Scenario> = [
     name: "GET /api/discover",
     kind: "public read",
     prepare: async (ctx) =>
-      (await routeMissing(ctx.base, "GET", "/api/discover", {})) ? "GET /api/discover does not exist yet" : { steps: [{ method: "GET", path: "/api/discover" }] }
+      (await routeMissing(ctx.base, "GET", "/api/discover", {}))
+        ? "GET /api/discover does not exist yet"
+        : { steps: [{ method: "GET", path: "/api/discover" }] }
   },
   {
     name: "tRPC batch (4 public procedures)",
@@ -489,7 +580,11 @@ const scenarios: ReadonlyArray<Scenario> = [
     kind: "JSON POST",
     prepare: async (ctx) => {
       if (typeof ctx.commerce === "undefined") return "commerce setup unavailable (see above)"
-      const body = JSON.stringify({ serviceId: ctx.commerce.serviceId, tierId: ctx.commerce.tierId, input: { prompt: "bench" } })
+      const body = JSON.stringify({
+        serviceId: ctx.commerce.serviceId,
+        tierId: ctx.commerce.tierId,
+        input: { prompt: "bench" }
+      })
       return { steps: [{ method: "POST", path: `${COMMERCE}/buy`, headers: ctx.auth, body }] }
     }
   },
@@ -506,7 +601,11 @@ const scenarios: ReadonlyArray<Scenario> = [
         if (typeof setup === "string") return setup
         pool.push(auth)
       }
-      const body = JSON.stringify({ serviceId: ctx.commerce.serviceId, tierId: ctx.commerce.tierId, input: { prompt: "bench" } })
+      const body = JSON.stringify({
+        serviceId: ctx.commerce.serviceId,
+        tierId: ctx.commerce.tierId,
+        input: { prompt: "bench" }
+      })
       return { steps: [{ method: "POST", path: `${COMMERCE}/buy`, headers: pool[0], headerPool: pool, body }] }
     }
   },
@@ -516,9 +615,14 @@ const scenarios: ReadonlyArray<Scenario> = [
     name: "negotiation round (propose + read)",
     kind: "JSON POST",
     prepare: async (ctx) => {
-      if (await routeMissing(ctx.base, "POST", `${COMMERCE}/negotiate`, ctx.auth)) return "POST /negotiate does not exist yet"
+      if (await routeMissing(ctx.base, "POST", `${COMMERCE}/negotiate`, ctx.auth))
+        return "POST /negotiate does not exist yet"
       const tier = ctx.commerce ?? seedTier()
-      const body = JSON.stringify({ serviceId: tier.serviceId, tierId: tier.tierId, proposedPriceCents: Math.max(1, Math.floor(tier.priceCents * 0.8)) })
+      const body = JSON.stringify({
+        serviceId: tier.serviceId,
+        tierId: tier.tierId,
+        proposedPriceCents: Math.max(1, Math.floor(tier.priceCents * 0.8))
+      })
       return {
         steps: [
           { method: "POST", path: `${COMMERCE}/negotiate`, headers: ctx.auth, body, capture: "id" },
@@ -567,7 +671,8 @@ const transactionsAgent = async (ctx: AppContext, rows: number): Promise<Transac
   const cached = ctx.cache.get(`tx:${rows}`)
   if (cached) return cached as TransactionsAgent | string
   const made = await (async (): Promise<TransactionsAgent | string> => {
-    if (await routeMissing(ctx.base, "GET", `${COMMERCE}/transactions`, ctx.auth)) return "GET /transactions does not exist yet"
+    if (await routeMissing(ctx.base, "GET", `${COMMERCE}/transactions`, ctx.auth))
+      return "GET /transactions does not exist yet"
     const agent = await newAgentKey(ctx.base)
     const auth = { authorization: agent.authorization }
     const seedOverHttp = Math.min(rows, 1000)
@@ -575,7 +680,11 @@ const transactionsAgent = async (ctx: AppContext, rows: number): Promise<Transac
     if (typeof setup === "string") return setup
     const buyBody = { serviceId: setup.serviceId, tierId: setup.tierId, input: { prompt: "seed" } }
     for (let i = 0; i < seedOverHttp; i += 20) {
-      const batch = await Promise.all(Array.from({ length: Math.min(20, seedOverHttp - i) }, () => call(ctx.base, "POST", `${COMMERCE}/buy`, buyBody, auth)))
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(20, seedOverHttp - i) }, () =>
+          call(ctx.base, "POST", `${COMMERCE}/buy`, buyBody, auth)
+        )
+      )
       const bad = batch.find((r) => r.status >= 300)
       if (bad) return `seeding buy answered ${bad.status}: ${bad.text.slice(0, 200)}`
     }
@@ -593,11 +702,17 @@ const transactionsAgent = async (ctx: AppContext, rows: number): Promise<Transac
 }
 
 /** A page of an agent's transactions: the first page (any role, as agents call it), the first buyer page, or a buyer page deep in the history. */
-const transactionsScenario = async (ctx: AppContext, rows: number, page: "first" | "buyer" | "deep"): Promise<Prepared | string> => {
+const transactionsScenario = async (
+  ctx: AppContext,
+  rows: number,
+  page: "first" | "buyer" | "deep"
+): Promise<Prepared | string> => {
   const agent = await transactionsAgent(ctx, rows)
   if (typeof agent === "string") return agent
-  if (page === "first") return { steps: [{ method: "GET", path: `${COMMERCE}/transactions?limit=20`, headers: agent.auth }] }
-  if (page === "buyer") return { steps: [{ method: "GET", path: `${COMMERCE}/transactions?role=buyer&limit=20`, headers: agent.auth }] }
+  if (page === "first")
+    return { steps: [{ method: "GET", path: `${COMMERCE}/transactions?limit=20`, headers: agent.auth }] }
+  if (page === "buyer")
+    return { steps: [{ method: "GET", path: `${COMMERCE}/transactions?role=buyer&limit=20`, headers: agent.auth }] }
   if (!ctx.databaseUrl) return "needs Postgres"
   const client = new pg.Client({ connectionString: ctx.databaseUrl })
   await client.connect()
@@ -608,8 +723,14 @@ const transactionsScenario = async (ctx: AppContext, rows: number, page: "first"
     )
     if (!r.rows[0]) return "no row at the middle of the history"
     // The service's cursor: base64url of {"c": createdAt, "i": id} (src/services/commerce/Commerce.ts).
-    const cursor = Buffer.from(JSON.stringify({ c: r.rows[0].created_at.toISOString(), i: r.rows[0].id })).toString("base64url")
-    return { steps: [{ method: "GET", path: `${COMMERCE}/transactions?role=buyer&limit=20&cursor=${cursor}`, headers: agent.auth }] }
+    const cursor = Buffer.from(JSON.stringify({ c: r.rows[0].created_at.toISOString(), i: r.rows[0].id })).toString(
+      "base64url"
+    )
+    return {
+      steps: [
+        { method: "GET", path: `${COMMERCE}/transactions?role=buyer&limit=20&cursor=${cursor}`, headers: agent.auth }
+      ]
+    }
   } finally {
     await client.end()
   }
@@ -626,7 +747,10 @@ const seedTransactionsSql = async (databaseUrl: string, agentId: string, extra: 
       )
     ).rows[0]?.table_name
     if (!table) return "no transactions table to seed"
-    const cols = await client.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position", [table])
+    const cols = await client.query<{ column_name: string }>(
+      "SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position",
+      [table]
+    )
     const names = cols.rows.map((c) => c.column_name)
     const agentColumn = ["buyer_agent_id", "agent_id"].find((c) => names.includes(c))
     if (!agentColumn) return `${table} has no buyer agent column (${names.join(", ")})`
@@ -678,7 +802,10 @@ interface Row {
   readonly target: string
   readonly scenario: string
   readonly kind: Kind
-  readonly result?: LoadResult & { readonly peakRssMb: number; readonly cpuUsPerRequest: { server: number; postgres: number; load: number; other: number } }
+  readonly result?: LoadResult & {
+    readonly peakRssMb: number
+    readonly cpuUsPerRequest: { server: number; postgres: number; load: number; other: number }
+  }
   readonly requestsPerRound?: number
   readonly skipped?: string
   readonly fixture?: Fixture
@@ -703,18 +830,24 @@ const WEBHOOK_ENDPOINTS = 100
 const WEBHOOK_EVENTS_PER_ENDPOINT = 10
 const DEAD_BACKLOG = 400
 
-const listenHttp = async (handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: HttpServer; port: number }> => {
+const listenHttp = async (
+  handler: (req: IncomingMessage, res: ServerResponse) => void
+): Promise<{ server: HttpServer; port: number }> => {
   const server = createHttpServer(handler)
-  const port = await new Promise<number>((r) => server.listen(0, "127.0.0.1", () => r((server.address() as { port: number }).port)))
+  const port = await new Promise<number>((r) =>
+    server.listen(0, "127.0.0.1", () => r((server.address() as { port: number }).port))
+  )
   return { server, port }
 }
 
 /** Runs `f` over `items`, `n` at a time. */
 const inParallel = async <A>(items: ReadonlyArray<A>, n: number, f: (a: A) => Promise<void>) => {
   let next = 0
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) await f(items[next++])
-  }))
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) await f(items[next++])
+    })
+  )
 }
 
 /**
@@ -744,11 +877,15 @@ const webhookDeliveries = async (app: Target) => {
       return String(json(r.text).eventId)
     }
     const agents: Array<string> = []
-    await inParallel(Array.from({ length: WEBHOOK_ENDPOINTS }, (_, i) => i), 10, async (i) => {
-      const k = await newAgentKey(app.baseUrl, ["webhooks:manage"])
-      await put(k.authorization, `http://127.0.0.1:${rx.port}/endpoint/${i}`)
-      agents.push(k.authorization)
-    })
+    await inParallel(
+      Array.from({ length: WEBHOOK_ENDPOINTS }, (_, i) => i),
+      10,
+      async (i) => {
+        const k = await newAgentKey(app.baseUrl, ["webhooks:manage"])
+        await put(k.authorization, `http://127.0.0.1:${rx.port}/endpoint/${i}`)
+        agents.push(k.authorization)
+      }
+    )
     const round = async () => {
       const jobs = agents.flatMap((a) => Array.from({ length: WEBHOOK_EVENTS_PER_ENDPOINT }, () => a))
       const ids: Array<string> = []
@@ -756,7 +893,10 @@ const webhookDeliveries = async (app: Target) => {
       await inParallel(jobs, 20, async (a) => void ids.push(await ping(a)))
       const until = Date.now() + 180_000
       while (ids.some((id) => !seen.has(id))) {
-        if (Date.now() > until) throw new Error(`webhook round: ${ids.filter((id) => seen.has(id)).length} of ${ids.length} delivered in 180 s`)
+        if (Date.now() > until)
+          throw new Error(
+            `webhook round: ${ids.filter((id) => seen.has(id)).length} of ${ids.length} delivered in 180 s`
+          )
         await sleep(20)
       }
       const last = Math.max(...ids.map((id) => seen.get(id)!))
@@ -769,7 +909,9 @@ const webhookDeliveries = async (app: Target) => {
     await inParallel(Array.from({ length: DEAD_BACKLOG }), 20, async () => void (await ping(d.authorization)))
     await sleep(500)
     const withDead = await round()
-    const shown = json((await call(app.baseUrl, "GET", "/api/v1/agent/webhook", undefined, { authorization: d.authorization })).text)
+    const shown = json(
+      (await call(app.baseUrl, "GET", "/api/v1/agent/webhook", undefined, { authorization: d.authorization })).text
+    )
     const row: WebhookRow = {
       target: app.label,
       endpoints: WEBHOOK_ENDPOINTS,
@@ -779,7 +921,9 @@ const webhookDeliveries = async (app: Target) => {
       deadPending: Number(shown.pendingCount)
     }
     webhookRows.push(row)
-    log(`   ${"webhook deliveries, 100 endpoints".padEnd(40)} ${fmt(healthy).padStart(8)} /s  beside a dead endpoint ${fmt(withDead)} /s (${(withDead / healthy).toFixed(2)}×; its pending: ${row.deadPending})`)
+    log(
+      `   ${"webhook deliveries, 100 endpoints".padEnd(40)} ${fmt(healthy).padStart(8)} /s  beside a dead endpoint ${fmt(withDead)} /s (${(withDead / healthy).toFixed(2)}×; its pending: ${row.deadPending})`
+    )
   } finally {
     for (const s of [rx.server, dead.server]) {
       s.closeAllConnections()
@@ -810,7 +954,12 @@ const runApp = async (storage: Storage, databaseUrl?: string) => {
   for (const s of scenarios) {
     if (only && !only.some((o) => s.name.toLowerCase().includes(o.toLowerCase()))) continue
     if (s.storage && s.storage !== storage) {
-      rows.push({ target: app.label, scenario: s.name, kind: s.kind, skipped: `${s.storage} only (rows seeded with SQL)` })
+      rows.push({
+        target: app.label,
+        scenario: s.name,
+        kind: s.kind,
+        skipped: `${s.storage} only (rows seeded with SQL)`
+      })
       continue
     }
     const p = await s.prepare(ctx).catch((e: Error) => `setup failed: ${e.message}`)
@@ -827,7 +976,14 @@ const runApp = async (storage: Storage, databaseUrl?: string) => {
       const pathNow = step.path.replace("{id}", String(id))
       const r = await call(app.baseUrl, step.method, pathNow, step.body, step.headers ?? {})
       if (step.capture) id = json(r.text)[step.capture]
-      fixtures.push({ name: s.name, method: step.method, path: pathNow.split("?")[0], status: r.status, contentType: r.contentType, body: r.text })
+      fixtures.push({
+        name: s.name,
+        method: step.method,
+        path: pathNow.split("?")[0],
+        status: r.status,
+        contentType: r.contentType,
+        body: r.text
+      })
       concrete.push({ method: step.method, path: pathNow, ...(step.body !== undefined ? { body: step.body } : {}) })
       if (r.status >= 400) log(`   warning: ${s.name} answered ${r.status} before the run: ${r.text.slice(0, 200)}`)
     }
@@ -835,7 +991,9 @@ const runApp = async (storage: Storage, databaseUrl?: string) => {
     await load(app, p.steps, warmupSeconds)
     const result = await load(app, p.steps, durationSeconds)
     rows.push({ target: app.label, scenario: s.name, kind: s.kind, result, requestsPerRound: p.requestsPerRound })
-    log(`   ${s.name.padEnd(40)} ${fmt(result.requestsPerSecond).padStart(8)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  RSS ${result.peakRssMb} MB  ${cpuLine(result)}${result.non2xx ? `  (${result.non2xx} non-2xx: ${JSON.stringify(result.statusCodes)})` : ""}`)
+    log(
+      `   ${s.name.padEnd(40)} ${fmt(result.requestsPerSecond).padStart(8)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  RSS ${result.peakRssMb} MB  ${cpuLine(result)}${result.non2xx ? `  (${result.non2xx} non-2xx: ${JSON.stringify(result.statusCodes)})` : ""}`
+    )
   }
   if (wantWebhooks) await webhookDeliveries(app).catch((e: Error) => log(`   webhook deliveries failed: ${e.message}`))
   const peak = procMb(app.pid, "VmHWM")
@@ -857,8 +1015,16 @@ const runBaselines = async (fixtures: ReadonlyArray<Fixture>, prepared: Readonly
       if (!p) continue
       await load(target, p.steps, warmupSeconds)
       const result = await load(target, p.steps, durationSeconds)
-      rows.push({ target: target.label, scenario: s.name, kind: s.kind, result, requestsPerRound: prepared.get(s.name)?.requestsPerRound })
-      log(`   ${s.name.padEnd(40)} ${fmt(result.requestsPerSecond).padStart(8)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  RSS ${result.peakRssMb} MB  ${cpuLine(result)}${result.non2xx ? `  (${result.non2xx} non-2xx)` : ""}`)
+      rows.push({
+        target: target.label,
+        scenario: s.name,
+        kind: s.kind,
+        result,
+        requestsPerRound: prepared.get(s.name)?.requestsPerRound
+      })
+      log(
+        `   ${s.name.padEnd(40)} ${fmt(result.requestsPerSecond).padStart(8)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  RSS ${result.peakRssMb} MB  ${cpuLine(result)}${result.non2xx ? `  (${result.non2xx} non-2xx)` : ""}`
+      )
     }
     out.push({ label: target.label, idleRssMb: target.idleRssMb, peakRssMb: procMb(target.pid, "VmHWM") })
     await stop(target.child)
@@ -872,7 +1038,9 @@ const ratio = (a: number | undefined, b: number | undefined) => (a && b ? `${(a 
 const versions = () => {
   const v = (name: string) => {
     try {
-      return (JSON.parse(readFileSync(path.join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version
+      return (
+        JSON.parse(readFileSync(path.join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }
+      ).version
     } catch {
       return "?"
     }
@@ -883,7 +1051,12 @@ const versions = () => {
 }
 
 /** Target check for one app row: which bar applies, and whether it is met. */
-const targetFor = (row: Row, raw: Row | undefined, bare: Row | undefined, storage: string): { bar: string; met: boolean | undefined } => {
+const targetFor = (
+  row: Row,
+  raw: Row | undefined,
+  bare: Row | undefined,
+  storage: string
+): { bar: string; met: boolean | undefined } => {
   const rps = row.result?.requestsPerSecond
   if (!rps) return { bar: "–", met: undefined }
   if (row.scenario.startsWith("POST /buy")) {
@@ -897,9 +1070,14 @@ const targetFor = (row: Row, raw: Row | undefined, bare: Row | undefined, storag
   }
   if (row.scenario.includes("(1M rows")) {
     // Keyset pagination: a page at 1M rows costs what it costs at 1k (within 20 %).
-    const small = rows.find((r) => r.target === row.target && r.scenario === "GET /transactions page (1k rows)" && r.result)
+    const small = rows.find(
+      (r) => r.target === row.target && r.scenario === "GET /transactions page (1k rows)" && r.result
+    )
     const ratio1k = small?.result ? rps / small.result.requestsPerSecond : undefined
-    return { bar: `flat: ≥ 0.8× the 1k page (${ratio1k === undefined ? "–" : `${ratio1k.toFixed(2)}×`})`, met: ratio1k === undefined ? undefined : ratio1k >= 0.8 }
+    return {
+      bar: `flat: ≥ 0.8× the 1k page (${ratio1k === undefined ? "–" : `${ratio1k.toFixed(2)}×`})`,
+      met: ratio1k === undefined ? undefined : ratio1k >= 0.8
+    }
   }
   if (row.kind === "public read") {
     const r = raw?.result ? rps / raw.result.requestsPerSecond : undefined
@@ -918,7 +1096,10 @@ interface ProfileNode {
 
 /** Self time of a .cpuprofile by function and by package, in percent of all samples. */
 export const summariseProfile = (file: string, top = 25) => {
-  const profile = JSON.parse(readFileSync(file, "utf8")) as { nodes: ReadonlyArray<ProfileNode>; samples: ReadonlyArray<number> }
+  const profile = JSON.parse(readFileSync(file, "utf8")) as {
+    nodes: ReadonlyArray<ProfileNode>
+    samples: ReadonlyArray<number>
+  }
   const total = profile.samples.length || 1
   const byFunction = new Map<string, number>()
   const byPackage = new Map<string, number>()
@@ -936,7 +1117,9 @@ export const summariseProfile = (file: string, top = 25) => {
     if (hits === 0) continue
     const { functionName, url, lineNumber } = node.callFrame
     const pkg = packageOf(url, functionName)
-    const file = /node_modules\/(.*)$/.exec(url)?.[1]?.replace(/\/dist\/(esm|cjs)\//, "/") ?? (url.startsWith("file://") ? path.relative(root, fileURLToPath(url)) : url)
+    const file =
+      /node_modules\/(.*)$/.exec(url)?.[1]?.replace(/\/dist\/(esm|cjs)\//, "/") ??
+      (url.startsWith("file://") ? path.relative(root, fileURLToPath(url)) : url)
     const key = `${functionName || "(anonymous)"}  ${functionName.startsWith("(") ? "" : `${file || pkg}:${lineNumber + 1}`}`
     byFunction.set(key, (byFunction.get(key) ?? 0) + hits)
     byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + hits)
@@ -968,15 +1151,27 @@ const profileRun = async (wanted: string) => {
     const agent = await newAgentKey(app.baseUrl)
     const auth = { authorization: agent.authorization }
     const commerce = await setupCommerce(app.baseUrl, auth, 200_000)
-    const ctx: AppContext = { base: app.baseUrl, storage, databaseUrl, auth, agentId: agent.agentId, commerce: typeof commerce === "string" ? undefined : commerce, cache: new Map() }
+    const ctx: AppContext = {
+      base: app.baseUrl,
+      storage,
+      databaseUrl,
+      auth,
+      agentId: agent.agentId,
+      commerce: typeof commerce === "string" ? undefined : commerce,
+      cache: new Map()
+    }
     const p = await scenario.prepare(ctx)
     if (typeof p === "string") throw new Error(`${scenario.name}: ${p}`)
     await load(app, p.steps, warmupSeconds)
     const result = await load(app, p.steps, durationSeconds)
-    log(`${scenario.name} (${storage}): ${fmt(result.requestsPerSecond)} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, RSS ${result.peakRssMb} MB (under --cpu-prof)`)
+    log(
+      `${scenario.name} (${storage}): ${fmt(result.requestsPerSecond)} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, RSS ${result.peakRssMb} MB (under --cpu-prof)`
+    )
     await stop(app.child)
     const { readdirSync } = await import("node:fs")
-    const file = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).map((f) => path.join(dir, f))[0]
+    const file = readdirSync(dir)
+      .filter((f) => f.endsWith(".cpuprofile"))
+      .map((f) => path.join(dir, f))[0]
     if (!file) throw new Error("the server wrote no .cpuprofile (did it exit cleanly?)")
     log(`profile: ${path.relative(root, file)} (open it in Chrome DevTools → Performance)\n`)
     log(summariseProfile(file))
@@ -988,17 +1183,19 @@ const profileRun = async (wanted: string) => {
 /** What bench/soak.ts and bench/historyHttp.ts use of this file: the server start, agents, pinning, the database. */
 const kit = (): BenchKit => {
   const wanted = option("--storage")?.split(",")
-  const storages: Array<{ storage: Storage; skipped?: string }> = (["memory", "embedded", "postgres"] as const).map((storage) => ({
-    storage,
-    skipped:
-      wanted && !wanted.includes(storage)
-        ? "not in --storage"
-        : storage === "embedded" && flag("--skip-embedded")
-          ? "--skip-embedded given"
-          : storage === "postgres"
-            ? postgresSkip
-            : undefined
-  }))
+  const storages: Array<{ storage: Storage; skipped?: string }> = (["memory", "embedded", "postgres"] as const).map(
+    (storage) => ({
+      storage,
+      skipped:
+        wanted && !wanted.includes(storage)
+          ? "not in --storage"
+          : storage === "embedded" && flag("--skip-embedded")
+            ? "--skip-embedded given"
+            : storage === "postgres"
+              ? postgresSkip
+              : undefined
+    })
+  )
   return {
     root,
     tmp,
@@ -1009,7 +1206,8 @@ const kit = (): BenchKit => {
     option,
     write: !flag("--no-write"),
     storages,
-    startApp: (storage, databaseUrl, entry) => startApp(storage, databaseUrl, [], entry === undefined ? appEntry : entry),
+    startApp: (storage, databaseUrl, entry) =>
+      startApp(storage, databaseUrl, [], entry === undefined ? appEntry : entry),
     stop,
     newAgentKey: async (base) => {
       const k = await newAgentKey(base)
@@ -1026,7 +1224,11 @@ const kit = (): BenchKit => {
       const name = `bench_${randomBytes(5).toString("hex")}`
       await admin(`CREATE DATABASE ${name}`)
       const version = String((await admin("SHOW server_version")).rows[0].server_version)
-      return { url: withDatabase(databaseAdminUrl!, name), version, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined) }
+      return {
+        url: withDatabase(databaseAdminUrl!, name),
+        version,
+        drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined)
+      }
     },
     startFlags,
     log
@@ -1045,12 +1247,17 @@ const runSoakOrHistory = async () => {
   return (await import("./soak.js")).runSoak(kit())
 }
 
-const loadAtStart = os.loadavg().map((l) => l.toFixed(2)).join(" / ")
+const loadAtStart = os
+  .loadavg()
+  .map((l) => l.toFixed(2))
+  .join(" / ")
 
 const main = async () => {
   const started = Date.now()
   if (option("--soak") === undefined && !flag("--history"))
-    log(`bench: ${durationSeconds} s per run (+${warmupSeconds} s warm-up), ${connections} connections, ${pin ? "server on CPU 0, load on CPU 1" : "no CPU pinning"}`)
+    log(
+      `bench: ${durationSeconds} s per run (+${warmupSeconds} s warm-up), ${connections} connections, ${pin ? "server on CPU 0, load on CPU 1" : "no CPU pinning"}`
+    )
   const b = spawnSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: "inherit" })
   if (b.status !== 0) throw new Error("npm run build failed")
   mkdirSync(tmp, { recursive: true })
@@ -1099,20 +1306,41 @@ const main = async () => {
   const cpu = os.cpus()[0]?.model ?? "?"
   const lines: Array<string> = []
   lines.push("# Benchmark results", "")
-  lines.push(`Generated by \`npm run bench${argv.length ? ` ${argv.join(" ")}` : ""}\` on ${new Date().toISOString()} (${Math.round((Date.now() - started) / 1000)} s).`, "")
+  lines.push(
+    `Generated by \`npm run bench${argv.length ? ` ${argv.join(" ")}` : ""}\` on ${new Date().toISOString()} (${Math.round((Date.now() - started) / 1000)} s).`,
+    ""
+  )
   lines.push("| | |", "|---|---|")
-  lines.push(`| machine | ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.type()} ${os.release()} |`)
-  lines.push(`| load average | ${loadAtStart} at the start, ${os.loadavg().map((l) => l.toFixed(2)).join(" / ")} at the end (1 / 5 / 15 min; the run keeps two cores busy itself, so the start value says whether the machine was shared: above ~0.5 the figures are low) |`)
+  lines.push(
+    `| machine | ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.type()} ${os.release()} |`
+  )
+  lines.push(
+    `| load average | ${loadAtStart} at the start, ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(
+        " / "
+      )} at the end (1 / 5 / 15 min; the run keeps two cores busy itself, so the start value says whether the machine was shared: above ~0.5 the figures are low) |`
+  )
   lines.push(`| node | ${process.version} |`)
   lines.push(`| packages | ${versions()} |`)
   lines.push(`| PostgreSQL | ${postgresVersion}${postgresSkip ? ` (skipped: ${postgresSkip})` : ""} |`)
-  lines.push(`| load | autocannon in its own process, ${connections} connections, ${durationSeconds} s per run after a ${warmupSeconds} s warm-up; ${pin ? "server pinned to CPU 0, load generator to CPU 1 (taskset)" : "no CPU pinning"} |`)
-  lines.push(`| server | \`${["node", ...startFlags, ...appNodeArgs, "dist/main.js"].join(" ")}\` (as \`npm start\` runs it, compiled by esbuild: scripts/serverBuild.mjs), rate limits raised for the run, fake payments, LOG_LEVEL=WARN |`)
-  lines.push(`| baselines | raw node:http and a bare Effect HttpApi (HttpApiBuilder.serve() defaults) serving the bytes the app returned for the same request |`)
+  lines.push(
+    `| load | autocannon in its own process, ${connections} connections, ${durationSeconds} s per run after a ${warmupSeconds} s warm-up; ${pin ? "server pinned to CPU 0, load generator to CPU 1 (taskset)" : "no CPU pinning"} |`
+  )
+  lines.push(
+    `| server | \`${["node", ...startFlags, ...appNodeArgs, "dist/main.js"].join(" ")}\` (as \`npm start\` runs it, compiled by esbuild: scripts/serverBuild.mjs), rate limits raised for the run, fake payments, LOG_LEVEL=WARN |`
+  )
+  lines.push(
+    `| baselines | raw node:http and a bare Effect HttpApi (HttpApiBuilder.serve() defaults) serving the bytes the app returned for the same request |`
+  )
   lines.push("")
-  lines.push("| target | scenario | req/s | p50 ms | p99 ms | peak RSS MB | CPU µs/req: server / pg / load / other | vs raw | vs bare HttpApi | bar | met |")
+  lines.push(
+    "| target | scenario | req/s | p50 ms | p99 ms | peak RSS MB | CPU µs/req: server / pg / load / other | vs raw | vs bare HttpApi | bar | met |"
+  )
   lines.push("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
-  const find = (target: string, scenario: string) => rows.find((r) => r.target === target && r.scenario === scenario && r.result)
+  const find = (target: string, scenario: string) =>
+    rows.find((r) => r.target === target && r.scenario === scenario && r.result)
   for (const row of rows) {
     if (row.skipped) {
       lines.push(`| ${row.target} | ${row.scenario} | – | – | – | – | – | – | – | skipped: ${row.skipped} | |`)
@@ -1122,8 +1350,17 @@ const main = async () => {
     const isApp = row.target.startsWith("app")
     const raw = find("raw node:http", row.scenario)
     const bare = find("bare HttpApi", row.scenario)
-    const t = isApp ? targetFor(row, raw, bare, row.target.includes("postgres") ? "postgres" : row.target.includes("embedded") ? "embedded" : "memory") : { bar: "", met: undefined }
-    const rps = row.requestsPerRound ? `${fmt(r.requestsPerSecond)} (${fmt(r.requestsPerSecond / row.requestsPerRound)} rounds/s)` : fmt(r.requestsPerSecond)
+    const t = isApp
+      ? targetFor(
+          row,
+          raw,
+          bare,
+          row.target.includes("postgres") ? "postgres" : row.target.includes("embedded") ? "embedded" : "memory"
+        )
+      : { bar: "", met: undefined }
+    const rps = row.requestsPerRound
+      ? `${fmt(r.requestsPerSecond)} (${fmt(r.requestsPerSecond / row.requestsPerRound)} rounds/s)`
+      : fmt(r.requestsPerSecond)
     const non2xx = r.non2xx ? ` ⚠ ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}` : ""
     lines.push(
       `| ${row.target} | ${row.scenario}${non2xx} | ${rps} | ${r.latencyP50Ms} | ${r.latencyP99Ms} | ${r.peakRssMb} | ${r.cpuUsPerRequest.server} / ${r.cpuUsPerRequest.postgres} / ${r.cpuUsPerRequest.load} / ${r.cpuUsPerRequest.other} | ${isApp || row.target === "bare HttpApi" ? ratio(r.requestsPerSecond, raw?.result?.requestsPerSecond) : ""} | ${isApp ? ratio(r.requestsPerSecond, bare?.result?.requestsPerSecond) : ""} | ${t.bar} | ${t.met === undefined ? "" : t.met ? "yes" : "**no**"} |`
@@ -1133,9 +1370,14 @@ const main = async () => {
   // Each stored app against the memory store of the same run, scenario by scenario.
   const stored = ["app (embedded)", "app (postgres)"].filter((t) => rows.some((r) => r.target === t && r.result))
   if (stored.length > 0) {
-    lines.push(`| scenario | ${stored.map((t) => `${t.slice(5, -1)} ÷ memory`).join(" | ")} |`, `|---|${stored.map(() => "---:").join("|")}|`)
+    lines.push(
+      `| scenario | ${stored.map((t) => `${t.slice(5, -1)} ÷ memory`).join(" | ")} |`,
+      `|---|${stored.map(() => "---:").join("|")}|`
+    )
     for (const row of rows.filter((r) => r.target === "app (memory)" && r.result)) {
-      const cells = stored.map((t) => ratio(find(t, row.scenario)?.result?.requestsPerSecond ?? 0, row.result!.requestsPerSecond))
+      const cells = stored.map((t) =>
+        ratio(find(t, row.scenario)?.result?.requestsPerSecond ?? 0, row.result!.requestsPerSecond)
+      )
       lines.push(`| ${row.scenario} | ${cells.join(" | ")} |`)
     }
     lines.push("")
@@ -1145,15 +1387,22 @@ const main = async () => {
       `Webhook deliveries: ${WEBHOOK_ENDPOINTS} healthy endpoints (receivers in the bench process, answering 204 at once), ${WEBHOOK_EVENTS_PER_ENDPOINT} events each queued with POST /webhook/test, deliveries/s from the first queued event to the last delivery (after one unmeasured warm-up round); then again beside one endpoint that accepts connections and never answers, its ${DEAD_BACKLOG} events queued first (docs/webhooks.md).`,
       ""
     )
-    lines.push("| target | deliveries/s, 100 healthy | beside one dead endpoint | ratio | dead endpoint's pending after |", "|---|---:|---:|---:|---:|")
+    lines.push(
+      "| target | deliveries/s, 100 healthy | beside one dead endpoint | ratio | dead endpoint's pending after |",
+      "|---|---:|---:|---:|---:|"
+    )
     for (const w of webhookRows) {
-      lines.push(`| ${w.target} | ${fmt(w.healthyPerSecond)} | ${fmt(w.withDeadPerSecond)} | ${(w.withDeadPerSecond / w.healthyPerSecond).toFixed(2)}× | ${w.deadPending} |`)
+      lines.push(
+        `| ${w.target} | ${fmt(w.healthyPerSecond)} | ${fmt(w.withDeadPerSecond)} | ${(w.withDeadPerSecond / w.healthyPerSecond).toFixed(2)}× | ${w.deadPending} |`
+      )
     }
     lines.push("")
   }
   lines.push("| process | idle RSS MB | peak RSS MB (VmHWM) | bar |", "|---|---:|---:|---|")
   for (const p of processes) {
-    const bar = p.label.startsWith("app") ? `idle < 150 (${p.idleRssMb < 150 ? "yes" : "**no**"}), peak < 300 (${p.peakRssMb < 300 ? "yes" : "**no**"})` : ""
+    const bar = p.label.startsWith("app")
+      ? `idle < 150 (${p.idleRssMb < 150 ? "yes" : "**no**"}), peak < 300 (${p.peakRssMb < 300 ? "yes" : "**no**"})`
+      : ""
     lines.push(`| ${p.label} | ${p.idleRssMb} | ${p.peakRssMb} | ${bar} |`)
   }
   lines.push("")

@@ -9,7 +9,10 @@ const DAY = 86_400_000
 
 /** The i-th of n completed purchases spread evenly over the `days` days before `now`. */
 export const seededPurchase = (
-  p: Pick<TransactionRecord, "id" | "buyerAgentId" | "sellerAgentId" | "serviceId" | "serviceName" | "category" | "tierId" | "priceCents">,
+  p: Pick<
+    TransactionRecord,
+    "id" | "buyerAgentId" | "sellerAgentId" | "serviceId" | "serviceName" | "category" | "tierId" | "priceCents"
+  >,
   at: { readonly i: number; readonly n: number; readonly days: number; readonly now: number }
 ): TransactionRecord =>
   ({
@@ -28,7 +31,10 @@ export const seededPurchase = (
   }) as TransactionRecord
 
 /** The i-th service of a grown marketplace: 2,000 sellers, one tier at 1–5,000 cents. */
-export const marketService = (i: number, s: { readonly category: string; readonly description: string; readonly now: number }): ServiceRecord =>
+export const marketService = (
+  i: number,
+  s: { readonly category: string; readonly description: string; readonly now: number }
+): ServiceRecord =>
   ({
     id: `svc_m${String(i).padStart(6, "0")}`,
     sellerAgentId: `agt_mseller${i % 2000}`,
@@ -37,7 +43,16 @@ export const marketService = (i: number, s: { readonly category: string; readonl
     category: s.category,
     pricingModel: "per_call",
     tags: [],
-    tiers: [{ id: "unit", name: "unit", priceCents: 1 + (i % 5000), unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" } }],
+    tiers: [
+      {
+        id: "unit",
+        name: "unit",
+        priceCents: 1 + (i % 5000),
+        unit: "call",
+        includedUnits: null,
+        sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" }
+      }
+    ],
     negotiation: { floorPct: 80, counterStepPct: 20 },
     status: "active",
     ratingSum: 0,

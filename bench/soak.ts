@@ -36,8 +36,18 @@ export interface BenchKit {
   readonly stop: (child: ChildProcess) => Promise<void>
   readonly newAgentKey: (base: string) => Promise<{ agentId: string; authorization: string }>
   /** Tops the agent's wallet up for `buys` purchases of the cheapest tier; returns that tier, or why not. */
-  readonly topUp: (base: string, authorization: string, buys: number) => Promise<{ serviceId: string; tierId: string; priceCents: number } | string>
-  readonly call: (base: string, method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; text: string }>
+  readonly topUp: (
+    base: string,
+    authorization: string,
+    buys: number
+  ) => Promise<{ serviceId: string; tierId: string; priceCents: number } | string>
+  readonly call: (
+    base: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>
+  ) => Promise<{ status: number; text: string }>
   readonly procMb: (pid: number, field: "VmRSS" | "VmHWM") => number
   /** An autocannon process (bench/load.ts) on the load core. */
   readonly spawnLoad: (spec: LoadSpec) => ChildProcess
@@ -65,7 +75,11 @@ const cpuSeconds = (pid: number): number => {
   }
 }
 
-export const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(" / ")
+export const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" / ")
 
 /** One autocannon run from the load process; the server's RSS sampled every 250 ms meanwhile. */
 export const runLoad = async (kit: BenchKit, pid: number, spec: LoadSpec) => {
@@ -83,7 +97,11 @@ export const runLoad = async (kit: BenchKit, pid: number, spec: LoadSpec) => {
     child.stderr!.on("data", (d: Buffer) => void (err = (err + d.toString()).slice(-2000)))
     const code = await new Promise<number | null>((r) => child.once("exit", (c) => r(c)))
     if (code !== 0) throw new Error(`load generator failed (${code}): ${err}`)
-    return { ...(JSON.parse(out.trim().split("\n").pop()!) as LoadResult), peakRssMb, endRssMb: kit.procMb(pid, "VmRSS") }
+    return {
+      ...(JSON.parse(out.trim().split("\n").pop()!) as LoadResult),
+      peakRssMb,
+      endRssMb: kit.procMb(pid, "VmRSS")
+    }
   } finally {
     clearInterval(sampler)
   }
@@ -134,7 +152,13 @@ interface SoakRun {
 
 const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "–")
 
-const soakOne = async (kit: BenchKit, storage: Storage, seconds: number, intervalSeconds: number, agentsWanted: number): Promise<SoakRun> => {
+const soakOne = async (
+  kit: BenchKit,
+  storage: Storage,
+  seconds: number,
+  intervalSeconds: number,
+  agentsWanted: number
+): Promise<SoakRun> => {
   let db: { url: string; version: string; drop: () => Promise<void> } | undefined
   if (storage === "postgres") db = await kit.database()
   try {
@@ -170,7 +194,8 @@ const soakOne = async (kit: BenchKit, storage: Storage, seconds: number, interva
       for (const a of group) {
         const headers = { authorization: a.authorization }
         mix.push({ weight: perAgent * buyShare, method: "POST", path: `${COMMERCE}/buy`, headers, body })
-        for (const p of READS) mix.push({ weight: (perAgent * (1 - buyShare)) / READS.length, method: "GET", path: p, headers })
+        for (const p of READS)
+          mix.push({ weight: (perAgent * (1 - buyShare)) / READS.length, method: "GET", path: p, headers })
       }
     }
     const buyShare = HEAVY_SHARE * HEAVY_BUY_SHARE + (1 - HEAVY_SHARE) * LIGHT_BUY_SHARE
@@ -178,13 +203,25 @@ const soakOne = async (kit: BenchKit, storage: Storage, seconds: number, interva
       `   ${agents.length} agents (${heavy.length} heavy: ${Math.round(HEAVY_SHARE * 100)} % of requests, half of them buys), ${Math.round(buyShare * 100)} % buys in all (${Math.round((100 * HEAVY_SHARE * HEAVY_BUY_SHARE) / buyShare)} % of them by the heavy agents), ${kit.connections} connections`
     )
     // Unmeasured warm-up: JIT, connection pools.
-    await runLoad(kit, app.pid, { url: app.baseUrl, connections: kit.connections, durationSeconds: kit.quick ? 3 : 10, steps: [], mix })
+    await runLoad(kit, app.pid, {
+      url: app.baseUrl,
+      connections: kit.connections,
+      durationSeconds: kit.quick ? 3 : 10,
+      steps: [],
+      mix
+    })
     const intervals: Array<Interval> = []
     const count = Math.max(1, Math.round(seconds / intervalSeconds))
     for (let i = 0; i < count; i++) {
       const cpuBefore = cpuSeconds(app.pid)
       const wallBefore = performance.now()
-      const result = await runLoad(kit, app.pid, { url: app.baseUrl, connections: kit.connections, durationSeconds: intervalSeconds, steps: [], mix })
+      const result = await runLoad(kit, app.pid, {
+        url: app.baseUrl,
+        connections: kit.connections,
+        durationSeconds: intervalSeconds,
+        steps: [],
+        mix
+      })
       const cpu = cpuSeconds(app.pid) - cpuBefore
       const interval: Interval = {
         index: i + 1,
@@ -202,8 +239,14 @@ const soakOne = async (kit: BenchKit, storage: Storage, seconds: number, interva
     // How long the heavy agents' histories got (their own stats).
     const heavyPurchases: Array<number> = []
     for (const a of heavy) {
-      const stats = await kit.call(app.baseUrl, "GET", `${COMMERCE}/stats`, undefined, { authorization: a.authorization })
-      heavyPurchases.push(stats.status === 200 ? Number((JSON.parse(stats.text) as { agent?: { purchases?: number } }).agent?.purchases ?? NaN) : NaN)
+      const stats = await kit.call(app.baseUrl, "GET", `${COMMERCE}/stats`, undefined, {
+        authorization: a.authorization
+      })
+      heavyPurchases.push(
+        stats.status === 200
+          ? Number((JSON.parse(stats.text) as { agent?: { purchases?: number } }).agent?.purchases ?? NaN)
+          : NaN
+      )
     }
     const loadEnd = loadAverage()
     await kit.stop(app.child)
@@ -216,11 +259,17 @@ const soakOne = async (kit: BenchKit, storage: Storage, seconds: number, interva
 export const runSoak = async (kit: BenchKit) => {
   const seconds = parseDuration(kit.option("--soak") ?? "10m")
   const intervalOption = kit.option("--soak-interval")
-  const intervalSeconds = intervalOption ? parseDuration(intervalOption) : seconds >= 180 ? 60 : Math.max(5, Math.round(seconds / 3))
+  const intervalSeconds = intervalOption
+    ? parseDuration(intervalOption)
+    : seconds >= 180
+      ? 60
+      : Math.max(5, Math.round(seconds / 3))
   const agents = Number(kit.option("--soak-agents") ?? 50)
   if (!(agents > HEAVY_AGENTS)) throw new Error(`--soak-agents must be more than ${HEAVY_AGENTS}`)
   const uptimeStart = loadAverage()
-  kit.log(`soak: ${seconds} s per storage in ${intervalSeconds} s intervals, ${agents} agents, ${kit.connections} connections, ${kit.pin ? "server on CPU 0, load on CPU 1" : "no CPU pinning"}; load average ${uptimeStart}`)
+  kit.log(
+    `soak: ${seconds} s per storage in ${intervalSeconds} s intervals, ${agents} agents, ${kit.connections} connections, ${kit.pin ? "server on CPU 0, load on CPU 1" : "no CPU pinning"}; load average ${uptimeStart}`
+  )
   const runs: Array<SoakRun> = []
   for (const { storage, skipped } of kit.storages) {
     if (skipped) {
@@ -243,17 +292,31 @@ export const runSoak = async (kit: BenchKit) => {
       continue
     }
     lines.push(`## ${r.storage}`, "")
-    lines.push(`Started ${r.started}, load average ${r.loadStart} at the start and ${r.loadEnd} at the end; idle RSS ${r.idleRssMb} MB; the heavy agents' purchases at the end: ${(r.heavyPurchases ?? []).map((n) => fmt(n)).join(", ")}.`, "")
-    lines.push("| interval | ends at | req/s | p50 ms | p99 ms | non-2xx | RSS MB at end | peak RSS MB | server CPU ms / request | server CPU, cores | load average |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    lines.push(
+      `Started ${r.started}, load average ${r.loadStart} at the start and ${r.loadEnd} at the end; idle RSS ${r.idleRssMb} MB; the heavy agents' purchases at the end: ${(r.heavyPurchases ?? []).map((n) => fmt(n)).join(", ")}.`,
+      ""
+    )
+    lines.push(
+      "| interval | ends at | req/s | p50 ms | p99 ms | non-2xx | RSS MB at end | peak RSS MB | server CPU ms / request | server CPU, cores | load average |",
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    )
     for (const i of r.intervals) {
-      lines.push(`| ${i.index} | ${i.endSeconds} s | ${fmt(i.result.requestsPerSecond)} | ${i.result.latencyP50Ms} | ${i.result.latencyP99Ms} | ${i.result.non2xx} | ${i.result.endRssMb} | ${i.result.peakRssMb} | ${i.cpuMsPerRequest.toFixed(3)} | ${i.cpuShare.toFixed(2)} | ${i.loadAverage} |`)
+      lines.push(
+        `| ${i.index} | ${i.endSeconds} s | ${fmt(i.result.requestsPerSecond)} | ${i.result.latencyP50Ms} | ${i.result.latencyP99Ms} | ${i.result.non2xx} | ${i.result.endRssMb} | ${i.result.peakRssMb} | ${i.cpuMsPerRequest.toFixed(3)} | ${i.cpuShare.toFixed(2)} | ${i.loadAverage} |`
+      )
     }
     lines.push("")
   }
   const measured = runs.filter((r) => !r.skipped && r.intervals.length > 0)
   if (measured.length > 0) {
-    lines.push("First against last interval (targets: req/s ≥ 0.9×, p99 ≤ 1.2×, RSS flat (≤ 1.1×) on the SQL stores):", "")
-    lines.push("| storage | req/s first → last | ratio | p99 ms first → last | ratio | RSS MB first → last | ratio | met |", "|---|---:|---:|---:|---:|---:|---:|---|")
+    lines.push(
+      "First against last interval (targets: req/s ≥ 0.9×, p99 ≤ 1.2×, RSS flat (≤ 1.1×) on the SQL stores):",
+      ""
+    )
+    lines.push(
+      "| storage | req/s first → last | ratio | p99 ms first → last | ratio | RSS MB first → last | ratio | met |",
+      "|---|---:|---:|---:|---:|---:|---:|---|"
+    )
     for (const r of measured) {
       const first = r.intervals[0]!.result
       const last = r.intervals[r.intervals.length - 1]!.result

@@ -13,7 +13,10 @@ const file = path.join(dir, "openapi.json")
 try {
   writeFileSync(file, JSON.stringify(apiDocument(baseUrl), null, 2))
   const redocly = path.join("node_modules", ".bin", "redocly")
-  const run = spawnSync(redocly, ["lint", file, "--config", "redocly.yaml", "--max-problems", "1000"], { stdio: "inherit", env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" } })
+  const run = spawnSync(redocly, ["lint", file, "--config", "redocly.yaml", "--max-problems", "1000"], {
+    stdio: "inherit",
+    env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" }
+  })
   process.exitCode = run.status ?? 1
 } finally {
   rmSync(dir, { recursive: true, force: true })

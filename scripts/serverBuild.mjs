@@ -38,7 +38,8 @@ export const siteFiles = {
       if (result.errors.length > 0) return
       const options = server.initialOptions
       const out = join(options.outdir ?? dirname(options.outfile), "site")
-      for (const dir of ["styles", "content"]) if (existsSync(join(site, dir))) cpSync(join(site, dir), join(out, dir), { recursive: true })
+      for (const dir of ["styles", "content"])
+        if (existsSync(join(site, dir))) cpSync(join(site, dir), join(out, dir), { recursive: true })
       const entries = browserEntries.filter((name) => existsSync(join(site, "browser", `${name}.ts`)))
       if (entries.length === 0) return
       await build({

@@ -35,6 +35,9 @@ if (effect === undefined) {
   }
   console.warn(`typecheck: ${why}; checking types without Effect's diagnostics`)
 }
-const server = effect === undefined ? run(process.execPath, [plainTsc, "--noEmit"]) : run(effect, ["--noEmit", "-p", "tsconfig.json"])
+const server =
+  effect === undefined
+    ? run(process.execPath, [plainTsc, "--noEmit"])
+    : run(effect, ["--noEmit", "-p", "tsconfig.json"])
 const browser = run(process.execPath, [plainTsc, "--noEmit", "-p", "tsconfig.browser.json"])
 process.exit(server || browser)

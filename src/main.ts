@@ -45,8 +45,10 @@ export const startupFailure = (cause: Cause.Cause<unknown>, config: AppConfigSha
     const chain = chainOf(error)
     const code = chain.map((e) => e.code).find((c): c is string => typeof c === "string")
     if (chain.some((e) => e._tag === "ServeError")) {
-      if (code === "EADDRINUSE") return `cannot listen on port ${config.port}: the address is already in use (check PORT, or stop the other server)`
-      if (code === "EACCES") return `cannot listen on port ${config.port}: permission denied (check PORT; ports below 1024 need privileges)`
+      if (code === "EADDRINUSE")
+        return `cannot listen on port ${config.port}: the address is already in use (check PORT, or stop the other server)`
+      if (code === "EACCES")
+        return `cannot listen on port ${config.port}: permission denied (check PORT; ports below 1024 need privileges)`
       return `cannot listen on port ${config.port}: ${String(chain.at(-1)?.message ?? code ?? "unknown error")} (check PORT)`
     }
     const embedded = chain.find((e) => e._tag === "DataDirInUse" || e._tag === "EmbeddedStoreFailed")
@@ -80,7 +82,9 @@ const program = Effect.gen(function* () {
     Effect.withTracerEnabled(false),
     Effect.catchCause((cause) => {
       const line = startupFailure(cause, config)
-      return line === undefined || Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : fail(line, EXIT_UNAVAILABLE)
+      return line === undefined || Cause.hasInterruptsOnly(cause)
+        ? Effect.failCause(cause)
+        : fail(line, EXIT_UNAVAILABLE)
     })
   )
 })

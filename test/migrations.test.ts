@@ -20,27 +20,33 @@ const migrateWith = (url: string) =>
     )
   )
 
-describe.skipIf(postgresSkipReason !== undefined)(`migrations on Postgres${postgresSkipReason ? ` — ${postgresSkipReason}` : ""}`, () => {
-  it("four processes migrating one empty database at the same moment all succeed; a fifth applies nothing", async () => {
-    await Effect.runPromise(
-      Effect.scoped(
-        Effect.gen(function* () {
-          const db = yield* freshDatabase
-          const results = yield* Effect.all(Array.from({ length: 4 }, () => Effect.result(migrateWith(db.url))), { concurrency: "unbounded" })
-          expect(results.map((r) => r._tag)).toEqual(["Success", "Success", "Success", "Success"])
-          yield* migrateWith(db.url)
-          const applied = yield* Effect.promise(async () => {
-            const client = new pg.Client({ connectionString: db.url })
-            await client.connect()
-            try {
-              return (await client.query<{ n: string }>("SELECT count(*) AS n FROM effect_sql_migrations")).rows[0].n
-            } finally {
-              await client.end()
-            }
+describe.skipIf(postgresSkipReason !== undefined)(
+  `migrations on Postgres${postgresSkipReason ? ` — ${postgresSkipReason}` : ""}`,
+  () => {
+    it("four processes migrating one empty database at the same moment all succeed; a fifth applies nothing", async () => {
+      await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const db = yield* freshDatabase
+            const results = yield* Effect.all(
+              Array.from({ length: 4 }, () => Effect.result(migrateWith(db.url))),
+              { concurrency: "unbounded" }
+            )
+            expect(results.map((r) => r._tag)).toEqual(["Success", "Success", "Success", "Success"])
+            yield* migrateWith(db.url)
+            const applied = yield* Effect.promise(async () => {
+              const client = new pg.Client({ connectionString: db.url })
+              await client.connect()
+              try {
+                return (await client.query<{ n: string }>("SELECT count(*) AS n FROM effect_sql_migrations")).rows[0].n
+              } finally {
+                await client.end()
+              }
+            })
+            expect(Number(applied)).toBeGreaterThanOrEqual(10)
           })
-          expect(Number(applied)).toBeGreaterThanOrEqual(10)
-        })
+        )
       )
-    )
-  }, 60_000)
-})
+    }, 60_000)
+  }
+)

@@ -153,7 +153,21 @@ describe("page content", () => {
     expect(page("whitepaper", "en")).toContain("Risks and disclaimers")
     expect(page("whitepaper", "pt")).toContain("Riscos e avisos legais")
     const en = text(page("whitepaper", "en"))
-    for (const s of ["Starter", "49 USD", "Pro", "99 USD", "Scale", "299 USD", "10,000", "unlimited", "49%", "16 templates in 8 categories", "founder veto", "AES-256", "TLS 1.3"]) {
+    for (const s of [
+      "Starter",
+      "49 USD",
+      "Pro",
+      "99 USD",
+      "Scale",
+      "299 USD",
+      "10,000",
+      "unlimited",
+      "49%",
+      "16 templates in 8 categories",
+      "founder veto",
+      "AES-256",
+      "TLS 1.3"
+    ]) {
       expect(en).toContain(s)
     }
   })
@@ -161,16 +175,36 @@ describe("page content", () => {
   it("for-ai-agents explains keys, permissions, limits and the commerce protocol", () => {
     for (const lang of langs) {
       const html = page("for-ai-agents", lang)
-      for (const perm of ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:read", "commerce:buy", "commerce:sell", "commerce:negotiate", "commerce:*"]) {
+      for (const perm of [
+        "catalog:read",
+        "evaluate",
+        "acquire",
+        "invest",
+        "create",
+        "commerce:read",
+        "commerce:buy",
+        "commerce:sell",
+        "commerce:negotiate",
+        "commerce:*"
+      ]) {
         expect(html).toContain(`<code>${perm}</code>`)
       }
       expect(html).toContain("Authorization: Bearer &lt;")
       expect(html).toContain(`href="${ctx.baseUrl}/agent-dashboard"`)
-      for (const path of ["/api/discover", "/llms.txt", "/api/v1/agent/openapi.json", "/api/v1/agent/mcp-tools.json", "/.well-known/mcp.json", "/.well-known/ai-plugin.json", "/docs"]) {
+      for (const path of [
+        "/api/discover",
+        "/llms.txt",
+        "/api/v1/agent/openapi.json",
+        "/api/v1/agent/mcp-tools.json",
+        "/.well-known/mcp.json",
+        "/.well-known/ai-plugin.json",
+        "/docs"
+      ]) {
         expect(html).toContain(`href="${ctx.baseUrl}${path}"`)
       }
       expect(html).toContain(`${ctx.baseUrl}/api/v1/agent/commerce`)
-      for (const s of ["AI2AIC", "1.0.0", "60", "30", "85%", "15%", "manual", "semi_auto", "full_auto", "curl"]) expect(html).toContain(s)
+      for (const s of ["AI2AIC", "1.0.0", "60", "30", "85%", "15%", "manual", "semi_auto", "full_auto", "curl"])
+        expect(html).toContain(s)
     }
     expect(text(page("for-ai-agents", "en"))).toContain("1,000 requests per day")
     expect(text(page("for-ai-agents", "pt"))).toContain("1.000 requisições por dia")
@@ -190,7 +224,17 @@ describe("page content", () => {
 
   it("integrations lists only what this process runs: the configured processor, the APIs, webhooks", () => {
     const en = text(page("integrations", "en"))
-    for (const s of ["Active", "Test payments (fake processor)", "no money moves", "REST API", "tRPC", "MCP", "Webhooks", "HTTP 402", "early access"]) {
+    for (const s of [
+      "Active",
+      "Test payments (fake processor)",
+      "no money moves",
+      "REST API",
+      "tRPC",
+      "MCP",
+      "Webhooks",
+      "HTTP 402",
+      "early access"
+    ]) {
       expect(en).toContain(s)
     }
     // Nothing this service does not implement is called active or available.
@@ -206,7 +250,8 @@ describe("page content", () => {
 
   it("terms and legal guide cover the required topics", () => {
     const terms = text(page("terms", "en"))
-    for (const s of ["85%", "15%", "not medical advice", "GDPR", "LGPD", "CCPA", "PIPA", "APPI", "responsible"]) expect(terms).toContain(s)
+    for (const s of ["85%", "15%", "not medical advice", "GDPR", "LGPD", "CCPA", "PIPA", "APPI", "responsible"])
+      expect(terms).toContain(s)
     const guide = text(page("legal-guide", "pt"))
     for (const s of ["IPI", "ICMS", "posição declarada pela plataforma", "LGPD"]) expect(guide).toContain(s)
   })

@@ -54,14 +54,16 @@ const fireFromFirstAccept = async (env: Record<string, string>, count: number) =
   try {
     // The first accepted connection (asked every 5 ms: the requests go out as early as they can), or
     // the child's exit, which ends the wait at once.
-    const first = await vi.waitFor(
-      async () => {
-        if (child.exitCode !== null || child.signalCode !== null) return "exited"
-        if (!(await accepts(port))) throw new Error("not accepting yet")
-        return "accepted"
-      },
-      { timeout: 60_000, interval: 5 }
-    ).catch(() => "never")
+    const first = await vi
+      .waitFor(
+        async () => {
+          if (child.exitCode !== null || child.signalCode !== null) return "exited"
+          if (!(await accepts(port))) throw new Error("not accepting yet")
+          return "accepted"
+        },
+        { timeout: 60_000, interval: 5 }
+      )
+      .catch(() => "never")
     if (first !== "accepted") throw new Error(`the server never accepted a connection (${first}): ${stderr}`)
     const paths = ["/health", "/api/discover", "/api/trpc/marketplace.getTemplates"]
     // Each answered, or reported unanswered after 30 s: the bound tells a hang (a request accepted
@@ -106,7 +108,11 @@ describe("startup", () => {
     `Postgres: every request fired from the first accepted connection is answered (migrations ran first)${postgresSkipReason ? ` — ${postgresSkipReason}` : ""}`,
     async () => {
       const statuses = await Effect.runPromise(
-        Effect.scoped(Effect.flatMap(freshDatabase, (db) => Effect.promise(() => fireFromFirstAccept({ STORAGE: "postgres", DATABASE_URL: db.url }, 70))))
+        Effect.scoped(
+          Effect.flatMap(freshDatabase, (db) =>
+            Effect.promise(() => fireFromFirstAccept({ STORAGE: "postgres", DATABASE_URL: db.url }, 70))
+          )
+        )
       )
       expect(statuses.filter((s) => s !== 200)).toEqual([])
     },

@@ -6,7 +6,14 @@ import { Cause, Effect, Exit, Layer, Redacted } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { PgTypes } from "@effect/sql-pg"
 import { StorageUnavailable, Conflict } from "../src/schema/platform/errors.js"
-import { isRetryableSqlError, isRetryableSqlState, orUnavailable, pgClientLayer, PgTransactor, unitOfWorkOutcome } from "../src/layers/storage/postgres/PgDb.js"
+import {
+  isRetryableSqlError,
+  isRetryableSqlState,
+  orUnavailable,
+  pgClientLayer,
+  PgTransactor,
+  unitOfWorkOutcome
+} from "../src/layers/storage/postgres/PgDb.js"
 import { Transactor } from "../src/services/platform/Db.js"
 import { adminDatabaseUrl, postgresSkipReason, requireAdminDatabaseUrl } from "./fixtures/db.js"
 
@@ -46,17 +53,44 @@ describe("SQLSTATE → retryable (503) or a bug (500)", () => {
   }
 
   it("by cause when there is no SQLSTATE: a refused or reset socket, a connect timeout → 503; a codec error → 500", () => {
-    expect(isRetryableSqlError(new SqlError.SqlError({ reason: new SqlError.ConnectionError(props(Object.assign(new Error("refused"), { code: "ECONNREFUSED" }))) }))).toBe(true)
-    expect(isRetryableSqlError(new SqlError.SqlError({ reason: new SqlError.UnknownError(props(Object.assign(new Error("reset"), { code: "ECONNRESET" }))) }))).toBe(true)
-    expect(isRetryableSqlError(new SqlError.SqlError({ reason: new SqlError.ConnectionError(props(new Error("connect timeout"))) }))).toBe(true)
-    expect(isRetryableSqlError(new SqlError.SqlError({ reason: new SqlError.UnknownError(props(new PgTypes.CodecError({ message: "int8 out of range" }))) }))).toBe(false)
-    expect(isRetryableSqlError(new SqlError.SqlError({ reason: new SqlError.SqlSyntaxError(props(new Error("syntax"))) }))).toBe(false)
+    expect(
+      isRetryableSqlError(
+        new SqlError.SqlError({
+          reason: new SqlError.ConnectionError(props(Object.assign(new Error("refused"), { code: "ECONNREFUSED" })))
+        })
+      )
+    ).toBe(true)
+    expect(
+      isRetryableSqlError(
+        new SqlError.SqlError({
+          reason: new SqlError.UnknownError(props(Object.assign(new Error("reset"), { code: "ECONNRESET" })))
+        })
+      )
+    ).toBe(true)
+    expect(
+      isRetryableSqlError(
+        new SqlError.SqlError({ reason: new SqlError.ConnectionError(props(new Error("connect timeout"))) })
+      )
+    ).toBe(true)
+    expect(
+      isRetryableSqlError(
+        new SqlError.SqlError({
+          reason: new SqlError.UnknownError(props(new PgTypes.CodecError({ message: "int8 out of range" })))
+        })
+      )
+    ).toBe(false)
+    expect(
+      isRetryableSqlError(new SqlError.SqlError({ reason: new SqlError.SqlSyntaxError(props(new Error("syntax"))) }))
+    ).toBe(false)
   })
 
   it.effect("a store's statement: retryable → typed StorageUnavailable, anything else → a defect", () =>
     Effect.gen(function* () {
       const down = yield* Effect.exit(orUnavailable(Effect.fail(withCode("57P01"))))
-      expect(Exit.isFailure(down) && Cause.findErrorOption(down.cause).pipe((o) => o._tag === "Some" && o.value instanceof StorageUnavailable)).toBe(true)
+      expect(
+        Exit.isFailure(down) &&
+          Cause.findErrorOption(down.cause).pipe((o) => o._tag === "Some" && o.value instanceof StorageUnavailable)
+      ).toBe(true)
       const bug = yield* Effect.exit(orUnavailable(Effect.fail(withCode("42601"))))
       expect(Exit.isFailure(bug) && Cause.hasDies(bug.cause)).toBe(true)
     })
@@ -64,14 +98,19 @@ describe("SQLSTATE → retryable (503) or a bug (500)", () => {
 })
 
 describe("the unit-of-work boundary", () => {
-  const connectionLost = new SqlError.SqlError({ reason: new SqlError.ConnectionError(props(new Error("Connection terminated"))) })
+  const connectionLost = new SqlError.SqlError({
+    reason: new SqlError.ConnectionError(props(new Error("Connection terminated")))
+  })
   const failedWith = (cause: Cause.Cause<unknown>) => {
     const found = Cause.findErrorOption(cause)
     return found._tag === "Some" ? found.value : undefined
   }
 
   it("the statement failed (503) and the ROLLBACK died with the connection: StorageUnavailable, not a 500", () => {
-    const cause = Cause.combine(Cause.fail(new StorageUnavailable({ message: "storage is unavailable, retry later" })), Cause.die(connectionLost))
+    const cause = Cause.combine(
+      Cause.fail(new StorageUnavailable({ message: "storage is unavailable, retry later" })),
+      Cause.die(connectionLost)
+    )
     const out = unitOfWorkOutcome(cause)
     expect(Cause.hasDies(out)).toBe(false)
     expect(failedWith(out)).toBeInstanceOf(StorageUnavailable)
@@ -83,8 +122,12 @@ describe("the unit-of-work boundary", () => {
 
   it("the body's own failure, turned into a defect by the failed ROLLBACK, is StorageUnavailable too: the transaction was lost", () => {
     const refusal = new Conflict({ message: "already decided" })
-    expect(failedWith(unitOfWorkOutcome(Cause.combine(Cause.die(refusal), Cause.die(connectionLost))))).toBeInstanceOf(StorageUnavailable)
-    expect(failedWith(unitOfWorkOutcome(Cause.combine(Cause.fail(refusal), Cause.die(connectionLost))))).toBeInstanceOf(StorageUnavailable)
+    expect(failedWith(unitOfWorkOutcome(Cause.combine(Cause.die(refusal), Cause.die(connectionLost))))).toBeInstanceOf(
+      StorageUnavailable
+    )
+    expect(failedWith(unitOfWorkOutcome(Cause.combine(Cause.fail(refusal), Cause.die(connectionLost))))).toBeInstanceOf(
+      StorageUnavailable
+    )
   })
 
   it("a typed refusal alone, or a tagged defect thrown on purpose, is left as it is", () => {
@@ -106,24 +149,31 @@ describe.skipIf(postgresSkipReason !== undefined)("on a real PostgreSQL", () => 
     return Layer.merge(PgTransactor.pipe(Layer.provide(client)), client)
   }
 
-  it.live("the backend killed inside a transaction: the raw SQL layer dies (rollback failed), the transactor answers 503", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const tx = yield* Transactor
-      const killOwnBackend = sql`SELECT pg_terminate_backend(pg_backend_pid())`.pipe(Effect.andThen(sql`SELECT 1`))
-      // What the SQL layer itself does: the dead connection's ROLLBACK is a defect.
-      const raw = yield* Effect.exit(sql.withTransaction(killOwnBackend))
-      expect(Exit.isFailure(raw) && Cause.hasDies(raw.cause), "the scenario: rollback failure reported as a defect").toBe(true)
-      // Through the unit of work: a typed, retryable failure.
-      const mapped = yield* Effect.exit(tx.atomically(orUnavailable(killOwnBackend)))
-      expect(Exit.isFailure(mapped)).toBe(true)
-      if (Exit.isFailure(mapped)) {
-        expect(Cause.hasDies(mapped.cause), String(Cause.pretty(mapped.cause))).toBe(false)
-        expect(Cause.findErrorOption(mapped.cause).pipe((o) => (o._tag === "Some" ? o.value : undefined))).toBeInstanceOf(StorageUnavailable)
-      }
-      // The pool recovers: the next unit of work runs.
-      expect(yield* tx.atomically(orUnavailable(sql<{ one: number }>`SELECT 1 AS one`))).toEqual([{ one: 1 }])
-    }).pipe(Effect.provide(layer()))
+  it.live(
+    "the backend killed inside a transaction: the raw SQL layer dies (rollback failed), the transactor answers 503",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const tx = yield* Transactor
+        const killOwnBackend = sql`SELECT pg_terminate_backend(pg_backend_pid())`.pipe(Effect.andThen(sql`SELECT 1`))
+        // What the SQL layer itself does: the dead connection's ROLLBACK is a defect.
+        const raw = yield* Effect.exit(sql.withTransaction(killOwnBackend))
+        expect(
+          Exit.isFailure(raw) && Cause.hasDies(raw.cause),
+          "the scenario: rollback failure reported as a defect"
+        ).toBe(true)
+        // Through the unit of work: a typed, retryable failure.
+        const mapped = yield* Effect.exit(tx.atomically(orUnavailable(killOwnBackend)))
+        expect(Exit.isFailure(mapped)).toBe(true)
+        if (Exit.isFailure(mapped)) {
+          expect(Cause.hasDies(mapped.cause), String(Cause.pretty(mapped.cause))).toBe(false)
+          expect(
+            Cause.findErrorOption(mapped.cause).pipe((o) => (o._tag === "Some" ? o.value : undefined))
+          ).toBeInstanceOf(StorageUnavailable)
+        }
+        // The pool recovers: the next unit of work runs.
+        expect(yield* tx.atomically(orUnavailable(sql<{ one: number }>`SELECT 1 AS one`))).toEqual([{ one: 1 }])
+      }).pipe(Effect.provide(layer()))
   )
 
   it.live("a read-only transaction (what a standby answers, 25006) is a 503", () =>
@@ -132,7 +182,10 @@ describe.skipIf(postgresSkipReason !== undefined)("on a real PostgreSQL", () => 
       const tx = yield* Transactor
       const write = sql`SET TRANSACTION READ ONLY`.pipe(Effect.andThen(sql`CREATE TEMP TABLE ro_probe (x int)`))
       const exit = yield* Effect.exit(tx.atomically(orUnavailable(write)))
-      expect(Exit.isFailure(exit) && Cause.findErrorOption(exit.cause).pipe((o) => o._tag === "Some" && o.value instanceof StorageUnavailable)).toBe(true)
+      expect(
+        Exit.isFailure(exit) &&
+          Cause.findErrorOption(exit.cause).pipe((o) => o._tag === "Some" && o.value instanceof StorageUnavailable)
+      ).toBe(true)
     }).pipe(Effect.provide(layer()))
   )
 })

@@ -5,12 +5,17 @@ import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { traced } from "../src/services/platform/Tracing.js"
 
-const spanName = Effect.map(Effect.option(Effect.currentSpan), Option.map((s) => s.name))
+const spanName = Effect.map(
+  Effect.option(Effect.currentSpan),
+  Option.map((s) => s.name)
+)
 
 describe("traced", () => {
   it.effect("opens a named span while the tracer is on", () =>
     Effect.gen(function* () {
-      expect(yield* spanName.pipe(traced("Commerce.buy", { attributes: { x: 1 } }))).toEqual(Option.some("Commerce.buy"))
+      expect(yield* spanName.pipe(traced("Commerce.buy", { attributes: { x: 1 } }))).toEqual(
+        Option.some("Commerce.buy")
+      )
     })
   )
   it.effect("is the bare effect while the tracer is off (no span, same result, same failure)", () =>

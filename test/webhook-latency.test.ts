@@ -34,7 +34,9 @@ describe("webhook delivery duration", () => {
   /** Sends to a receiver that holds its answer `delay` ms; returns the result and the caller's wait. */
   const send = async (delay: number) => {
     const started = performance.now()
-    const result = await Effect.runPromise(transport.send({ url: `${url}?delay=${delay}`, headers: { "content-type": "application/json" }, body: "{}" }))
+    const result = await Effect.runPromise(
+      transport.send({ url: `${url}?delay=${delay}`, headers: { "content-type": "application/json" }, body: "{}" })
+    )
     return { result, waited: performance.now() - started, held: held.answered - held.arrived }
   }
 

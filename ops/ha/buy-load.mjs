@@ -6,20 +6,37 @@ import { randomBytes } from "node:crypto"
 const [baseUrl, seconds = "10", concurrency = "8"] = process.argv.slice(2)
 if (!baseUrl) throw new Error("usage: buy-load.mjs BASE_URL [SECONDS] [CONCURRENCY]")
 const post = async (path, body, headers = {}) => {
-  const res = await fetch(`${baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
+  const res = await fetch(`${baseUrl}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body)
+  })
   const text = await res.text()
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text}`)
   return { res, json: JSON.parse(text) }
 }
-const signup = await post("/api/dashboard/signup", { email: `bench-${randomBytes(5).toString("hex")}@example.com`, password: "correct horse battery", name: "Bench" })
+const signup = await post("/api/dashboard/signup", {
+  email: `bench-${randomBytes(5).toString("hex")}@example.com`,
+  password: "correct horse battery",
+  name: "Bench"
+})
 const cookie = (signup.res.headers.get("set-cookie") ?? "").split(";")[0]
 const agent = (await post("/api/dashboard/agents", { name: "bench buyer", organization: "Bench" }, { cookie })).json
-const key = (await post(`/api/dashboard/agents/${agent.id}/keys`, { name: "bench", permissions: ["catalog:read", "commerce:*"] }, { cookie })).json
+const key = (
+  await post(
+    `/api/dashboard/agents/${agent.id}/keys`,
+    { name: "bench", permissions: ["catalog:read", "commerce:*"] },
+    { cookie }
+  )
+).json
 const auth = { authorization: `Bearer ${key.secret}` }
 await post("/api/v1/agent/commerce/wallet/topup", { amountCents: 1_000_000 }, auth)
 const listed = await (await fetch(`${baseUrl}/api/v1/agent/commerce/services`, { headers: auth })).json()
 let tier
-for (const s of listed.data ?? listed) for (const t of s.tiers ?? []) if (t.priceCents > 0 && (!tier || t.priceCents < tier.priceCents)) tier = { serviceId: s.id, tierId: t.id, priceCents: t.priceCents }
+for (const s of listed.data ?? listed)
+  for (const t of s.tiers ?? [])
+    if (t.priceCents > 0 && (!tier || t.priceCents < tier.priceCents))
+      tier = { serviceId: s.id, tierId: t.id, priceCents: t.priceCents }
 const body = JSON.stringify({ serviceId: tier.serviceId, tierId: tier.tierId, input: { prompt: "bench" } })
 
 let latencies = []
@@ -30,7 +47,11 @@ const loop = async (until) => {
     const started = performance.now()
     const res = await fetch(`${baseUrl}/api/v1/agent/commerce/buy`, {
       method: "POST",
-      headers: { ...auth, "content-type": "application/json", "idempotency-key": `bench-${n++}-${randomBytes(4).toString("hex")}` },
+      headers: {
+        ...auth,
+        "content-type": "application/json",
+        "idempotency-key": `bench-${n++}-${randomBytes(4).toString("hex")}`
+      },
       body
     })
     await res.arrayBuffer()
@@ -47,4 +68,12 @@ const until = Date.now() + Number(seconds) * 1000
 await Promise.all(Array.from({ length: Number(concurrency) }, () => loop(until)))
 latencies.sort((a, b) => a - b)
 const at = (p) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] * 10) / 10
-console.log(JSON.stringify({ buys: latencies.length, failed, buysPerSecond: Math.round(latencies.length / Number(seconds)), p50Ms: at(0.5), p99Ms: at(0.99) }))
+console.log(
+  JSON.stringify({
+    buys: latencies.length,
+    failed,
+    buysPerSecond: Math.round(latencies.length / Number(seconds)),
+    p50Ms: at(0.5),
+    p99Ms: at(0.99)
+  })
+)

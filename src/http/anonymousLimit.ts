@@ -8,7 +8,10 @@ import { securityEvent } from "./securityLog.js"
 
 export const limitAnonymousWrite = Effect.gen(function* () {
   const request = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
-  const address = Option.match(request, { onNone: () => "unknown", onSome: (r) => Option.getOrElse(r.remoteAddress, () => "unknown") })
+  const address = Option.match(request, {
+    onNone: () => "unknown",
+    onSome: (r) => Option.getOrElse(r.remoteAddress, () => "unknown")
+  })
   const limiter = yield* RateLimiter
   yield* limiter.takeAnonymous(address).pipe(
     Effect.tapError((e) =>
@@ -18,9 +21,9 @@ export const limitAnonymousWrite = Effect.gen(function* () {
             Option.match(request, {
               onNone: () => Effect.void,
               onSome: (r) =>
-                HttpEffect.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfterSeconds)))).pipe(
-                  Effect.provideService(HttpServerRequest.HttpServerRequest, r)
-                )
+                HttpEffect.appendPreResponseHandler((_req, res) =>
+                  Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfterSeconds)))
+                ).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, r))
             })
           )
         : Effect.void

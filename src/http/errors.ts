@@ -36,7 +36,9 @@ export const encodeError = (error: unknown): Record<string, unknown> => {
       // fall through
     }
   }
-  return isTagged(error) ? { _tag: error._tag, message: String(error.message ?? error._tag) } : { _tag: "InternalError" }
+  return isTagged(error)
+    ? { _tag: error._tag, message: String(error.message ?? error._tag) }
+    : { _tag: "InternalError" }
 }
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
@@ -46,11 +48,22 @@ const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
  * whole) and message. 4.x says "Missing key" where 3.x said "is missing"; the wire keeps the latter, and
  * names an unknown body field as such.
  */
-export const firstSchemaIssue = (error: Schema.SchemaError): { readonly path: string | undefined; readonly message: string } => {
+export const firstSchemaIssue = (
+  error: Schema.SchemaError
+): { readonly path: string | undefined; readonly message: string } => {
   const issue = formatIssues(error.issue).issues[0]
-  const path = issue && issue.path && issue.path.length > 0 ? issue.path.map((p) => String(typeof p === "object" && p !== null && "key" in p ? (p as { key: unknown }).key : p)).join(".") : undefined
+  const path =
+    issue && issue.path && issue.path.length > 0
+      ? issue.path
+          .map((p) => String(typeof p === "object" && p !== null && "key" in p ? (p as { key: unknown }).key : p))
+          .join(".")
+      : undefined
   const message =
-    issue?.message === "Missing key" ? "is missing" : issue?.message === "Expected no excess property" ? "is not a known field (check its spelling)" : (issue?.message ?? "is invalid")
+    issue?.message === "Missing key"
+      ? "is missing"
+      : issue?.message === "Expected no excess property"
+        ? "is not a known field (check its spelling)"
+        : (issue?.message ?? "is invalid")
   return { path, message }
 }
 
@@ -59,7 +72,10 @@ const fieldOfIssues = (issues: unknown): { field?: string; detail?: string } => 
   if (!Array.isArray(issues) || issues.length === 0) return {}
   const first = issues[0] as { path?: ReadonlyArray<unknown>; message?: unknown }
   const path = Array.isArray(first.path) ? first.path.map(String).join(".") : undefined
-  return { field: path === "" ? undefined : path, detail: typeof first.message === "string" ? first.message : undefined }
+  return {
+    field: path === "" ? undefined : path,
+    detail: typeof first.message === "string" ? first.message : undefined
+  }
 }
 
 /** Normalises any encoded error object into the one REST error body. */
@@ -94,7 +110,9 @@ export const toErrorBody = (encoded: Record<string, unknown>, requestId: string)
 export const RETRY_AFTER_SECONDS = 1
 
 /** A response with Retry-After when it is a 503 that has none yet. */
-export const withRetryAfter = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse =>
+export const withRetryAfter = (
+  response: HttpServerResponse.HttpServerResponse
+): HttpServerResponse.HttpServerResponse =>
   response.status === 503 && response.headers["retry-after"] === undefined
     ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_SECONDS))
     : response

@@ -28,8 +28,7 @@ const TAGS: Readonly<Record<string, string>> = {
   agent: "Agent API v1: the calling key, its permissions and rate-limit standing.",
   dashboardAuth: "Account sign-up, sign-in and sign-out for the dashboard (session cookie).",
   dashboard: "The account owner's dashboard API (session cookie): agents, API keys, webhooks.",
-  projects:
-    "Agent API v1: the template catalogue, evaluation, acquisition, AI-built projects and guided sessions.",
+  projects: "Agent API v1: the template catalogue, evaluation, acquisition, AI-built projects and guided sessions.",
   webhooks: "Agent API v1: the agent's webhook endpoint, its secret, test events and delivery log.",
   invest: "Agent API v1: the platform token — investing, portfolio, governance proposals.",
   investInfo: "Public information on the token offering.",
@@ -37,8 +36,7 @@ const TAGS: Readonly<Record<string, string>> = {
   payments: "Payment processor webhook and the public status and content of knowledge purchases.",
   negotiation: "AI2AIC commerce: price negotiation between buyer and seller agents.",
   saga: "AI2AIC commerce: purchase sagas (reserve, deliver, settle or compensate).",
-  mpp:
-    "AI2AIC commerce: pay-per-call services over the Machine Payments Protocol (402 challenge, credential, receipt).",
+  mpp: "AI2AIC commerce: pay-per-call services over the Machine Payments Protocol (402 challenge, credential, receipt).",
   commerce:
     "AI2AIC commerce: services, wallet and policy, purchases, approvals, transactions, reviews, disputes, " +
     "reputation, usage.",

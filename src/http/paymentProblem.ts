@@ -24,7 +24,11 @@ export const isPaymentProblemSource = (record: Record<string, unknown>): boolean
  * InsufficientCredits (a purchase the wallet cannot cover: our wallet-insufficient-funds type, and
  * how to fund it).
  */
-export const toPaymentProblem = (record: Record<string, unknown>, requestId: string, instance: string): PaymentProblem | Record<string, unknown> => {
+export const toPaymentProblem = (
+  record: Record<string, unknown>,
+  requestId: string,
+  instance: string
+): PaymentProblem | Record<string, unknown> => {
   const detail = typeof record.message === "string" ? record.message : "payment required"
   if (record._tag === "InsufficientCredits") {
     const { _tag, message, ...rest } = record

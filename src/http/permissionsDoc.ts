@@ -30,7 +30,13 @@ export const renderPermissionsDoc = (): string => {
     const permission = r.auth === "key" ? (r.permission ?? "any key") : "—"
     lines.push(`| ${r.method} | \`${r.path}\` | ${r.auth} | ${permission} | ${r.summary.replace(/\|/g, "\\|")} |`)
   }
-  lines.push("", "## Procedures (`/api/trpc/<name>`)", "", "| Procedure | Type | Access | Permission | Description |", "|---|---|---|---|---|")
+  lines.push(
+    "",
+    "## Procedures (`/api/trpc/<name>`)",
+    "",
+    "| Procedure | Type | Access | Permission | Description |",
+    "|---|---|---|---|---|"
+  )
   for (const [name, p] of Object.entries(procedures).sort(([a], [b]) => a.localeCompare(b))) {
     const access = p.access._tag === "public" ? "public" : "key or session"
     const permission = p.access._tag === "authenticated" ? (p.access.permission ?? "any") : "—"

@@ -16,7 +16,9 @@ export interface RequestNote {
   agentId: string | undefined
   accountId: string | undefined
 }
-export const currentRequestNote = Context.Reference<RequestNote | undefined>("app/currentRequestNote", { defaultValue: () => undefined })
+export const currentRequestNote = Context.Reference<RequestNote | undefined>("app/currentRequestNote", {
+  defaultValue: () => undefined
+})
 
 export const newRequestNote = (): RequestNote => ({ route: undefined, agentId: undefined, accountId: undefined })
 
@@ -52,6 +54,7 @@ export const logRequest = (line: RequestLogLine) => {
   if (line.agentId !== undefined) annotations.agentId = line.agentId
   if (line.accountId !== undefined) annotations.accountId = line.accountId
   const message = `${line.method} ${route} ${line.status} ${line.durationMs} ms`
-  const log = line.durationMs > SLOW_REQUEST_MS ? Effect.logWarning(`slow request: ${message}`) : Effect.logInfo(message)
+  const log =
+    line.durationMs > SLOW_REQUEST_MS ? Effect.logWarning(`slow request: ${message}`) : Effect.logInfo(message)
   return log.pipe(Effect.annotateLogs(annotations))
 }

@@ -17,12 +17,12 @@ export interface RouteInfo {
   readonly summary: string
 }
 
-
 /**
  * The groups of an HttpApi, widened. 4.x's `HttpApi.Top` is not a supertype of a concrete API (its
  * phantom endpoint fields are invariant), though the runtime shape is the same: one cast, here.
  */
-export const apiGroups = (api: HttpApi.Constraint): ReadonlyArray<HttpApiGroup.Top> => Object.values((api as unknown as HttpApi.Top).groups)
+export const apiGroups = (api: HttpApi.Constraint): ReadonlyArray<HttpApiGroup.Top> =>
+  Object.values((api as unknown as HttpApi.Top).groups)
 
 export const routeTable = (api: HttpApi.Constraint): ReadonlyArray<RouteInfo> => {
   const out: Array<RouteInfo> = []
@@ -31,11 +31,15 @@ export const routeTable = (api: HttpApi.Constraint): ReadonlyArray<RouteInfo> =>
       const mws: ReadonlySet<unknown> = e.middlewares
       const auth = mws.has(AgentAuth) ? "key" : mws.has(DashboardAuth) ? "session" : "public"
       const permission = Option.getOrElse(
-        Option.orElse(Context.getOption(e.annotations, RequiredPermission), () => Context.getOption(g.annotations, RequiredPermission)),
+        Option.orElse(Context.getOption(e.annotations, RequiredPermission), () =>
+          Context.getOption(g.annotations, RequiredPermission)
+        ),
         () => null
       )
       const summary = Option.getOrElse(
-        Option.orElse(Context.getOption(e.annotations, OpenApi.Summary), () => Context.getOption(e.annotations, OpenApi.Description)),
+        Option.orElse(Context.getOption(e.annotations, OpenApi.Summary), () =>
+          Context.getOption(e.annotations, OpenApi.Description)
+        ),
         () => ""
       )
       out.push({ group: g.identifier, name: e.identifier, method: e.method, path: e.path, auth, permission, summary })

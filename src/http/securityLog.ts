@@ -30,7 +30,10 @@ export interface SecurityFields {
 export const securityEvent = Effect.fnUntraced(function* (event: SecurityEvent, fields: SecurityFields = {}) {
   const requestId = yield* currentRequestId
   const request = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
-  const clientAddress = Option.match(request, { onNone: () => "", onSome: (r) => Option.getOrElse(r.remoteAddress, () => "unknown") })
+  const clientAddress = Option.match(request, {
+    onNone: () => "",
+    onSome: (r) => Option.getOrElse(r.remoteAddress, () => "unknown")
+  })
   const annotations: Record<string, string> = { security: event, requestId, clientAddress }
   for (const [k, v] of Object.entries(fields)) if (typeof v === "string" && v !== "") annotations[k] = v
   const detail = Object.entries(annotations)

@@ -101,7 +101,11 @@ const DomainServicesLive = Layer.mergeAll(
 /** Storage chosen by STORAGE: every store port plus the Transactor. */
 export const StorageLive = Layer.unwrap(
   Effect.map(AppConfig, (config) =>
-    config.storage === "postgres" ? PgStorageLive : config.storage === "embedded" ? EmbeddedStorageLive : MemoryStorageLive
+    config.storage === "postgres"
+      ? PgStorageLive
+      : config.storage === "embedded"
+        ? EmbeddedStorageLive
+        : MemoryStorageLive
   )
 )
 
@@ -111,7 +115,10 @@ export const PaymentProcessorLive = Layer.unwrap(
 )
 
 /** The ports chosen from config: storage (stores and Transactor), payment processor, webhook transport, ids. */
-export const PortsLive = Layer.mergeAll(PaymentProcessorLive, NodeWebhookTransport).pipe(Layer.provideMerge(StorageLive), Layer.provideMerge(Ids.Live))
+export const PortsLive = Layer.mergeAll(PaymentProcessorLive, NodeWebhookTransport).pipe(
+  Layer.provideMerge(StorageLive),
+  Layer.provideMerge(Ids.Live)
+)
 
 /** Seed data, loaded into the stores at every start (idempotent). */
 const SeedsLive = Layer.mergeAll(SeedLive, CommerceSeedLive)
@@ -150,7 +157,9 @@ const logListening = Effect.gen(function* () {
   const config = yield* AppConfig
   const a = server.address
   const address = a._tag === "UnixPathAddress" ? "unix socket" : `${String(a.address)}:${a.port}`
-  yield* Effect.logInfo(`listening on ${address} (base url ${config.baseUrl}, storage ${config.storage}, payments ${config.payments})`)
+  yield* Effect.logInfo(
+    `listening on ${address} (base url ${config.baseUrl}, storage ${config.storage}, payments ${config.payments})`
+  )
 })
 
 /** Request-level services the routes ask for (the adapters' ports). */
@@ -173,11 +182,15 @@ const TracerOffLive = Layer.succeed(HttpMiddleware.TracerDisabledWhen, () => tru
  * LOG_LEVEL governs what the app logs whoever builds it (main, tests, tools): request fibers read
  * the minimum level from the context the server was started in.
  */
-const MinimumLogLevelLive = Layer.unwrap(Effect.map(AppConfig, (config) => Layer.succeed(References.MinimumLogLevel, config.logLevel)))
-
-export const HttpLive = HttpRouter.serve(RoutesLive, { disableLogger: true, disableListenLog: true, routerConfig: ROUTER_CONFIG }).pipe(
-  Layer.provide([TracerOffLive, MaxBodySizeLive, AdaptersLive, MinimumLogLevelLive])
+const MinimumLogLevelLive = Layer.unwrap(
+  Effect.map(AppConfig, (config) => Layer.succeed(References.MinimumLogLevel, config.logLevel))
 )
+
+export const HttpLive = HttpRouter.serve(RoutesLive, {
+  disableLogger: true,
+  disableListenLog: true,
+  routerConfig: ROUTER_CONFIG
+}).pipe(Layer.provide([TracerOffLive, MaxBodySizeLive, AdaptersLive, MinimumLogLevelLive]))
 
 /** The app on a given HttpServer: routes, services, storage. Needs AppConfig and an HttpServer. */
 export const AppLive = HttpLive.pipe(Layer.provideMerge(CoreLive))

@@ -57,7 +57,9 @@ const logLevelNamed = (name: string) =>
     const level = LOG_LEVELS[raw.value.toLowerCase()]
     return level
       ? Effect.succeed(level)
-      : Effect.fail(invalid(`${name}: must be one of All, Trace, Debug, Info, Warning, Error, Fatal, None, got "${raw.value}"`))
+      : Effect.fail(
+          invalid(`${name}: must be one of All, Trace, Debug, Info, Warning, Error, Fatal, None, got "${raw.value}"`)
+        )
   })
 
 const TRUE = new Set(["true", "1", "yes", "on"])
@@ -79,7 +81,10 @@ const raw = Effect.all({
   port: intIn("PORT", 3000, 0, 65535),
   baseUrl: text("BASE_URL"),
   storage: oneOf("STORAGE", ["embedded", "memory", "postgres"] as const, "embedded"),
-  dataDir: Effect.map(text("DATA_DIR"), Option.getOrElse(() => "./data")),
+  dataDir: Effect.map(
+    text("DATA_DIR"),
+    Option.getOrElse(() => "./data")
+  ),
   databaseUrl: secret("DATABASE_URL"),
   payments: oneOf("PAYMENTS", ["fake", "stripe"] as const, "fake"),
   stripeSecretKey: secret("STRIPE_SECRET_KEY"),
@@ -96,8 +101,14 @@ const raw = Effect.all({
   webhookTimeoutMs: intIn("WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
   webhookConnectTimeoutMs: intIn("WEBHOOK_CONNECT_TIMEOUT_MS", 1_000, 50, 30_000),
   production: bool("PRODUCTION", false),
-  tokenName: Effect.map(text("TOKEN_NAME"), Option.getOrElse(() => configDefaults.tokenName)),
-  tokenSymbol: Effect.map(text("TOKEN_SYMBOL"), Option.getOrElse(() => configDefaults.tokenSymbol)),
+  tokenName: Effect.map(
+    text("TOKEN_NAME"),
+    Option.getOrElse(() => configDefaults.tokenName)
+  ),
+  tokenSymbol: Effect.map(
+    text("TOKEN_SYMBOL"),
+    Option.getOrElse(() => configDefaults.tokenSymbol)
+  ),
   workers: bool("WORKERS", true),
   founderAccountId: text("FOUNDER_ACCOUNT_ID"),
   platformStatsTtlSeconds: intIn("PLATFORM_STATS_TTL_SECONDS", 10, 0, 3600),

@@ -83,9 +83,7 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryNegotiationStore,
   MemorySagaStore,
   MemoryMppStore
-).pipe(
-  Layer.provide(MemoryDb.layer)
-)
+).pipe(Layer.provide(MemoryDb.layer))
 
 /** Every store port and the Transactor over an SqlClient, without migrations. */
 const PgStoresOnly = Layer.mergeAll(

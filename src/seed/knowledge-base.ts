@@ -20,7 +20,8 @@ export const knowledgeBase: KnowledgeBaseSeed = {
           "Alívio para quem teve sintomas de TPM nos dias anteriores",
           "Sensibilidade maior em dias de dor ou cansaço"
         ],
-        energy: "Geralmente mais baixa, sobretudo nos primeiros dois ou três dias; tende a voltar aos poucos conforme o sangramento diminui."
+        energy:
+          "Geralmente mais baixa, sobretudo nos primeiros dois ou três dias; tende a voltar aos poucos conforme o sangramento diminui."
       },
       partnerGuidance: {
         do: [
@@ -32,18 +33,19 @@ export const knowledgeBase: KnowledgeBaseSeed = {
         ],
         avoid: [
           "Fazer piadas ou comentários de nojo sobre menstruação",
-          "Minimizar a dor com frases como \"não deve ser tão ruim\"",
+          'Minimizar a dor com frases como "não deve ser tão ruim"',
           "Pressionar por programas cansativos ou por relação sexual",
           "Automedicar ou sugerir remédios sem que ela peça"
         ],
-        connection: "Presença calma e cuidado prático contam mais do que grandes gestos: um filme no sofá, uma conversa leve, respeito ao ritmo dela."
+        connection:
+          "Presença calma e cuidado prático contam mais do que grandes gestos: um filme no sofá, uma conversa leve, respeito ao ritmo dela."
       },
       painScale: {
         min: 0,
         max: 10,
         typical: 4,
         description:
-          "Na escala de 0 a 10, a cólica menstrual costuma ficar entre leve e moderada (em torno de 3 a 5), mais forte no primeiro ou segundo dia. Dor intensa (7 ou mais), que impede atividades do dia a dia, não melhora com analgésicos comuns, piora com o tempo ou vem com sangramento muito volumoso, febre ou desmaio, não é \"normal\" e deve ser avaliada por um médico — pode indicar condições como endometriose ou miomas."
+          'Na escala de 0 a 10, a cólica menstrual costuma ficar entre leve e moderada (em torno de 3 a 5), mais forte no primeiro ou segundo dia. Dor intensa (7 ou mais), que impede atividades do dia a dia, não melhora com analgésicos comuns, piora com o tempo ou vem com sangramento muito volumoso, febre ou desmaio, não é "normal" e deve ser avaliada por um médico — pode indicar condições como endometriose ou miomas.'
       }
     },
     lua_crescente: {
@@ -62,7 +64,8 @@ export const knowledgeBase: KnowledgeBaseSeed = {
           "Mais abertura para socializar e para novidades",
           "Mais foco e vontade de planejar"
         ],
-        energy: "Em alta crescente: costuma ser uma boa fase para exercícios mais intensos, projetos e atividades em casal."
+        energy:
+          "Em alta crescente: costuma ser uma boa fase para exercícios mais intensos, projetos e atividades em casal."
       },
       partnerGuidance: {
         do: [
@@ -73,10 +76,11 @@ export const knowledgeBase: KnowledgeBaseSeed = {
         ],
         avoid: [
           "Tratar a disposição dela como obrigação de estar sempre disponível",
-          "Acumular pedidos e tarefas para \"aproveitar\" a energia dela",
-          "Comparar com outras fases em tom de cobrança (\"por que você não é sempre assim?\")"
+          'Acumular pedidos e tarefas para "aproveitar" a energia dela',
+          'Comparar com outras fases em tom de cobrança ("por que você não é sempre assim?")'
         ],
-        connection: "Fase boa para novidades a dois: um passeio diferente, cozinhar juntos, aprender algo novo — sempre com vontade dos dois."
+        connection:
+          "Fase boa para novidades a dois: um passeio diferente, cozinhar juntos, aprender algo novo — sempre com vontade dos dois."
       },
       painScale: {
         min: 0,
@@ -117,7 +121,8 @@ export const knowledgeBase: KnowledgeBaseSeed = {
           "Deixar a contracepção apenas sob responsabilidade dela",
           "Usar aplicativos de ciclo como método contraceptivo sem orientação profissional"
         ],
-        connection: "Um bom momento para intimidade emocional e física quando os dois querem: encontros, conversas longas, toque e atenção."
+        connection:
+          "Um bom momento para intimidade emocional e física quando os dois querem: encontros, conversas longas, toque e atenção."
       },
       painScale: {
         min: 0,
@@ -155,12 +160,13 @@ export const knowledgeBase: KnowledgeBaseSeed = {
           "Levar a sério sintomas intensos e apoiar a busca por ajuda profissional, se ela quiser"
         ],
         avoid: [
-          "Desqualificar sentimentos ou discordâncias com \"é só TPM\"",
+          'Desqualificar sentimentos ou discordâncias com "é só TPM"',
           "Fazer piadas sobre humor, fome ou corpo dela",
           "Adiar conversas importantes indefinidamente; apenas escolher juntos o melhor momento",
           "Levar para o lado pessoal cada dia de menos paciência, sem conversar depois"
         ],
-        connection: "Paciência e acolhimento: um abraço, um ambiente tranquilo e a disposição de escutar fortalecem a confiança do casal."
+        connection:
+          "Paciência e acolhimento: um abraço, um ambiente tranquilo e a disposição de escutar fortalecem a confiança do casal."
       },
       painScale: {
         min: 0,
@@ -174,7 +180,7 @@ export const knowledgeBase: KnowledgeBaseSeed = {
   story: {
     title: "O calendário na porta da geladeira",
     quote:
-      "A gente brigava sempre pelas mesmas coisas e não entendia por quê. Quando ele parou de adivinhar e passou a perguntar \"como você está hoje e do que precisa?\", e eu passei a contar o que sentia, nossas semanas mudaram. Não é sobre controlar o ciclo de ninguém; é sobre escutar."
+      'A gente brigava sempre pelas mesmas coisas e não entendia por quê. Quando ele parou de adivinhar e passou a perguntar "como você está hoje e do que precisa?", e eu passei a contar o que sentia, nossas semanas mudaram. Não é sobre controlar o ciclo de ninguém; é sobre escutar.'
   },
   disclaimer:
     "Este conteúdo tem caráter exclusivamente educativo e informativo e não substitui consulta, diagnóstico ou tratamento médico. Cada corpo é único: a duração do ciclo, o momento da ovulação e a intensidade dos sintomas variam de pessoa para pessoa e de um ciclo para outro, e podem mudar com anticoncepcionais, gestação, amamentação, idade ou condições de saúde. Em caso de dor intensa, sangramento anormal, ciclos muito irregulares ou sofrimento emocional importante, procure um médico ou outro profissional de saúde."

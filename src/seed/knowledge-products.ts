@@ -6,7 +6,8 @@ export const knowledgeProducts: ReadonlyArray<KnowledgeProductSeed> = [
     id: 1,
     name: "Resposta Rápida de IA sobre Dinâmica do Casal",
     slug: "resposta-rapida-ia-dinamica-casal",
-    description: "Uma resposta objetiva, gerada por IA, para uma dúvida pontual sobre a convivência e a comunicação do casal ao longo do ciclo.",
+    description:
+      "Uma resposta objetiva, gerada por IA, para uma dúvida pontual sobre a convivência e a comunicação do casal ao longo do ciclo.",
     priceInCents: 25,
     currency: "usd",
     category: "ai_consultation",
@@ -16,7 +17,8 @@ export const knowledgeProducts: ReadonlyArray<KnowledgeProductSeed> = [
     id: 2,
     name: "Análise Detalhada de Compatibilidade",
     slug: "analise-detalhada-compatibilidade",
-    description: "Uma análise aprofundada dos padrões de comunicação, rotina e necessidades do casal, com sugestões práticas para cada fase do ciclo.",
+    description:
+      "Uma análise aprofundada dos padrões de comunicação, rotina e necessidades do casal, com sugestões práticas para cada fase do ciclo.",
     priceInCents: 99,
     currency: "usd",
     category: "ai_consultation",
@@ -26,7 +28,8 @@ export const knowledgeProducts: ReadonlyArray<KnowledgeProductSeed> = [
     id: 3,
     name: "Guia Completo dos 4 Ciclos",
     slug: "guia-completo-4-ciclos",
-    description: "Um guia digital completo sobre as quatro fases do ciclo menstrual: o que acontece no corpo, como cada fase pode ser sentida e como o parceiro pode apoiar.",
+    description:
+      "Um guia digital completo sobre as quatro fases do ciclo menstrual: o que acontece no corpo, como cada fase pode ser sentida e como o parceiro pode apoiar.",
     priceInCents: 1997,
     currency: "usd",
     category: "ai_consultation",
@@ -36,7 +39,8 @@ export const knowledgeProducts: ReadonlyArray<KnowledgeProductSeed> = [
     id: 4,
     name: "Workshop Online para Casais (4 horas)",
     slug: "workshop-online-casais-4-horas",
-    description: "Um workshop online ao vivo de quatro horas para casais, com exercícios de escuta, comunicação e planejamento da rotina a dois ao longo do ciclo.",
+    description:
+      "Um workshop online ao vivo de quatro horas para casais, com exercícios de escuta, comunicação e planejamento da rotina a dois ao longo do ciclo.",
     priceInCents: 14997,
     currency: "usd",
     category: "ai_consultation",
@@ -46,7 +50,8 @@ export const knowledgeProducts: ReadonlyArray<KnowledgeProductSeed> = [
     id: 5,
     name: "Mentoria em 4 Sessões",
     slug: "mentoria-4-sessoes",
-    description: "Quatro sessões individuais de mentoria para o casal, com acompanhamento entre os encontros e um plano de ação personalizado.",
+    description:
+      "Quatro sessões individuais de mentoria para o casal, com acompanhamento entre os encontros e um plano de ação personalizado.",
     priceInCents: 49997,
     currency: "usd",
     category: "ai_consultation",
@@ -56,7 +61,8 @@ export const knowledgeProducts: ReadonlyArray<KnowledgeProductSeed> = [
     id: 6,
     name: "Videochamada Exclusiva com os Fundadores",
     slug: "videochamada-exclusiva-fundadores",
-    description: "Uma videochamada exclusiva e reservada com os fundadores, para uma conversa aprofundada e personalizada sobre a jornada do casal.",
+    description:
+      "Uma videochamada exclusiva e reservada com os fundadores, para uma conversa aprofundada e personalizada sobre a jornada do casal.",
     priceInCents: 1000000,
     currency: "usd",
     category: "ai_consultation",

@@ -18,7 +18,8 @@ export const templates: ReadonlyArray<TemplateSeed> = [
     id: "team-inbox-hub",
     name: "Team Inbox Hub",
     category: "Communication",
-    description: "A shared inbox that merges email, chat and social messages so small teams can answer customers from one place.",
+    description:
+      "A shared inbox that merges email, chat and social messages so small teams can answer customers from one place.",
     mrr_potential: "$1K–$5K/mo",
     growth_rate: "+11% MoM",
     rating: 4.3,
@@ -30,7 +31,8 @@ export const templates: ReadonlyArray<TemplateSeed> = [
     id: "ai-support-agent",
     name: "AI Support Agent",
     category: "AI & Automation",
-    description: "An AI agent that answers support tickets from your help-center articles and escalates edge cases to a human.",
+    description:
+      "An AI agent that answers support tickets from your help-center articles and escalates edge cases to a human.",
     mrr_potential: "$5K–$20K/mo",
     growth_rate: "+24% MoM",
     rating: 4.8,
@@ -42,7 +44,8 @@ export const templates: ReadonlyArray<TemplateSeed> = [
     id: "workflow-autopilot",
     name: "Workflow Autopilot",
     category: "AI & Automation",
-    description: "A no-code automation builder that chains webhooks, spreadsheets and LLM steps into scheduled workflows.",
+    description:
+      "A no-code automation builder that chains webhooks, spreadsheets and LLM steps into scheduled workflows.",
     mrr_potential: "$3K–$12K/mo",
     growth_rate: "+16% MoM",
     rating: 4.5,
@@ -54,7 +57,8 @@ export const templates: ReadonlyArray<TemplateSeed> = [
     id: "logo-forge",
     name: "Logo Forge",
     category: "Design & Branding",
-    description: "An AI logo generator that produces vector logos, color palettes and font pairings from a short brand brief.",
+    description:
+      "An AI logo generator that produces vector logos, color palettes and font pairings from a short brand brief.",
     mrr_potential: "$1K–$6K/mo",
     growth_rate: "+9% MoM",
     rating: 4.2,
@@ -90,7 +94,8 @@ export const templates: ReadonlyArray<TemplateSeed> = [
     id: "edge-deploy-kit",
     name: "Edge Deploy Kit",
     category: "Infrastructure",
-    description: "A one-click deployment pipeline that ships containers to edge regions with preview environments per branch.",
+    description:
+      "A one-click deployment pipeline that ships containers to edge regions with preview environments per branch.",
     mrr_potential: "$4K–$15K/mo",
     growth_rate: "+14% MoM",
     rating: 4.4,
@@ -102,7 +107,8 @@ export const templates: ReadonlyArray<TemplateSeed> = [
     id: "seo-content-engine",
     name: "SEO Content Engine",
     category: "Marketing & Growth",
-    description: "A content planner that finds long-tail keywords and drafts SEO articles for human review before publishing.",
+    description:
+      "A content planner that finds long-tail keywords and drafts SEO articles for human review before publishing.",
     mrr_potential: "$3K–$10K/mo",
     growth_rate: "+15% MoM",
     rating: 4.1,
@@ -114,7 +120,8 @@ export const templates: ReadonlyArray<TemplateSeed> = [
     id: "referral-loop",
     name: "Referral Loop",
     category: "Marketing & Growth",
-    description: "A referral program widget that tracks invites, rewards customers and reports which advocates drive revenue.",
+    description:
+      "A referral program widget that tracks invites, rewards customers and reports which advocates drive revenue.",
     mrr_potential: "$1K–$6K/mo",
     growth_rate: "+10% MoM",
     rating: 3.9,
@@ -126,7 +133,8 @@ export const templates: ReadonlyArray<TemplateSeed> = [
     id: "api-docs-generator",
     name: "API Docs Generator",
     category: "Developer Tools",
-    description: "A generator that turns OpenAPI specs into searchable, versioned documentation sites with runnable examples.",
+    description:
+      "A generator that turns OpenAPI specs into searchable, versioned documentation sites with runnable examples.",
     mrr_potential: "$2K–$8K/mo",
     growth_rate: "+13% MoM",
     rating: 4.6,
@@ -150,7 +158,8 @@ export const templates: ReadonlyArray<TemplateSeed> = [
     id: "invoice-autopay",
     name: "Invoice Autopay",
     category: "Finance & Investment",
-    description: "An invoicing tool that sends recurring invoices, retries failed card payments and reconciles payouts.",
+    description:
+      "An invoicing tool that sends recurring invoices, retries failed card payments and reconciles payouts.",
     mrr_potential: "$3K–$12K/mo",
     growth_rate: "+12% MoM",
     rating: 4.4,
@@ -162,7 +171,8 @@ export const templates: ReadonlyArray<TemplateSeed> = [
     id: "portfolio-tracker",
     name: "Portfolio Tracker",
     category: "Finance & Investment",
-    description: "A personal portfolio dashboard that aggregates brokerage and crypto balances and charts allocation over time.",
+    description:
+      "A personal portfolio dashboard that aggregates brokerage and crypto balances and charts allocation over time.",
     mrr_potential: "$1K–$5K/mo",
     growth_rate: "+8% MoM",
     rating: 3.8,
@@ -174,7 +184,8 @@ export const templates: ReadonlyArray<TemplateSeed> = [
     id: "meeting-notes-ai",
     name: "Meeting Notes AI",
     category: "Productivity",
-    description: "A meeting assistant that transcribes calls, writes summaries and pushes action items into your task tracker.",
+    description:
+      "A meeting assistant that transcribes calls, writes summaries and pushes action items into your task tracker.",
     mrr_potential: "$3K–$14K/mo",
     growth_rate: "+19% MoM",
     rating: 4.7,

@@ -14,7 +14,10 @@ afterAll(async () => {
 
 const run = (args: ReadonlyArray<string>) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "examples/agent.ts", ...args], { cwd: process.cwd(), env: process.env })
+    const child = spawn(process.execPath, ["--import", "tsx", "examples/agent.ts", ...args], {
+      cwd: process.cwd(),
+      env: process.env
+    })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()))
@@ -41,7 +44,8 @@ describe("examples/agent.ts", () => {
     expect(result.stdout).toMatch(/^step 2\/7 wallet: topped up \$200\.00: balance \$200\.00/m)
     expect(result.stdout).toMatch(/^step 5\/7 negotiate: agreed \$\d+\.\d\d \(list \$\d+\.\d\d\)/m)
     expect(result.stdout).toMatch(/^step 6\/7 buy: saga saga_\S+ completed: paid \$\d+\.\d\d/m)
-    for (const name of ["quote", "escrow", "deliver", "settle", "confirm"]) expect(result.stdout).toMatch(new RegExp(`^    ${name}: succeeded`, "m"))
+    for (const name of ["quote", "escrow", "deliver", "settle", "confirm"])
+      expect(result.stdout).toMatch(new RegExp(`^    ${name}: succeeded`, "m"))
     expect(result.stdout).toMatch(/^step 7\/7 review: transaction \S+ \(completed, .*\) reviewed 5\/5$/m)
     expect(result.stdout).toMatch(/^done$/m)
   }, 60_000)

@@ -9,17 +9,27 @@ import { spawnSync } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { LOCK_FILE, PGDATA } from "../../src/layers/storage/embedded.js"
 import { createAgentKey } from "../fixtures/agents.js"
-import { buildServer, cheapestTier, ledgerInvariantsOf, startServerProcess, type ServerProcess } from "../scale/harness.js"
+import {
+  buildServer,
+  cheapestTier,
+  ledgerInvariantsOf,
+  startServerProcess,
+  type ServerProcess
+} from "../scale/harness.js"
 
 const COMMERCE = "/api/v1/agent/commerce"
 // No STORAGE: the default is what is tested.
-const env = (dataDir: string) => ({ DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: "100000", RATE_LIMIT_PER_DAY: "10000000" })
+const env = (dataDir: string) => ({
+  DATA_DIR: dataDir,
+  RATE_LIMIT_PER_MINUTE: "100000",
+  RATE_LIMIT_PER_DAY: "10000000"
+})
 
 /** Opens the folder's database in this process (the server must be stopped) and checks the ledger. */
 const invariantsIn = async (dataDir: string) => {
   const db = await PGlite.create(join(dataDir, PGDATA))
   try {
-    return await ledgerInvariantsOf(<R,>(text: string) => db.query<R>(text))
+    return await ledgerInvariantsOf(<R>(text: string) => db.query<R>(text))
   } finally {
     await db.close()
   }
@@ -42,7 +52,11 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
   it("a second process on the same DATA_DIR stops at once with one line naming the folder and the holder; SIGTERM releases it", async () => {
     app = await startServerProcess(bundle, env(dataDir))
     expect(await (await fetch(`${app.baseUrl}/health`)).json()).toMatchObject({ status: "ok", storage: "embedded" })
-    const second = spawnSync(process.execPath, [bundle], { env: { PATH: process.env.PATH ?? "", PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "WARN" }, encoding: "utf8", timeout: 20_000 })
+    const second = spawnSync(process.execPath, [bundle], {
+      env: { PATH: process.env.PATH ?? "", PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "WARN" },
+      encoding: "utf8",
+      timeout: 20_000
+    })
     expect(second.status).toBe(69)
     const lines = second.stderr.trim().split("\n")
     expect(lines).toHaveLength(1)
@@ -60,17 +74,38 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
     app = first
     const key = await createAgentKey(first.baseUrl, ["catalog:read", "commerce:*", "webhooks:manage"])
     const json = { ...key.auth, "content-type": "application/json" }
-    const post = (base: string, path: string, body: unknown) => fetch(`${base}${path}`, { method: "POST", headers: json, body: JSON.stringify(body) })
+    const post = (base: string, path: string, body: unknown) =>
+      fetch(`${base}${path}`, { method: "POST", headers: json, body: JSON.stringify(body) })
     expect((await post(first.baseUrl, `${COMMERCE}/wallet/topup`, { amountCents: 100_000 })).status).toBe(201)
-    const saga = (await (await post(first.baseUrl, `${COMMERCE}/saga`, { serviceId: "svc_web_scrape", tierId: "rendered", input: { url: "https://example.com" } })).json()) as { id: string; status: string }
+    const saga = (await (
+      await post(first.baseUrl, `${COMMERCE}/saga`, {
+        serviceId: "svc_web_scrape",
+        tierId: "rendered",
+        input: { url: "https://example.com" }
+      })
+    ).json()) as { id: string; status: string }
     expect(saga.status).toBe("completed")
     // The seller answers after 30 s (the longest allowed): the negotiation waits in storage across the restart.
-    const services = (await (await fetch(`${first.baseUrl}${COMMERCE}/services?limit=50`, { headers: key.auth })).json()) as { data: Array<{ id: string; tiers: Array<{ id: string; priceCents: number }> }> }
-    const offer = services.data.flatMap((s) => s.tiers.map((t) => ({ serviceId: s.id, tierId: t.id, priceCents: t.priceCents }))).find((o) => o.priceCents >= 1000)!
-    const negotiation = (await (await post(first.baseUrl, `${COMMERCE}/negotiate`, { serviceId: offer.serviceId, tierId: offer.tierId, proposedPriceCents: Math.floor(offer.priceCents * 0.8) })).json()) as { id: string; status: string }
+    const services = (await (
+      await fetch(`${first.baseUrl}${COMMERCE}/services?limit=50`, { headers: key.auth })
+    ).json()) as { data: Array<{ id: string; tiers: Array<{ id: string; priceCents: number }> }> }
+    const offer = services.data
+      .flatMap((s) => s.tiers.map((t) => ({ serviceId: s.id, tierId: t.id, priceCents: t.priceCents })))
+      .find((o) => o.priceCents >= 1000)!
+    const negotiation = (await (
+      await post(first.baseUrl, `${COMMERCE}/negotiate`, {
+        serviceId: offer.serviceId,
+        tierId: offer.tierId,
+        proposedPriceCents: Math.floor(offer.priceCents * 0.8)
+      })
+    ).json()) as { id: string; status: string }
     expect(negotiation.status).toBe("awaiting_seller")
     // A webhook to a closed port: its events stay owed (pending deliveries) across the restart.
-    const put = await fetch(`${first.baseUrl}/api/v1/agent/webhook`, { method: "PUT", headers: json, body: JSON.stringify({ url: "http://127.0.0.1:9/hook", events: ["*"] }) })
+    const put = await fetch(`${first.baseUrl}/api/v1/agent/webhook`, {
+      method: "PUT",
+      headers: json,
+      body: JSON.stringify({ url: "http://127.0.0.1:9/hook", events: ["*"] })
+    })
     expect(put.status).toBe(200)
     expect((await post(first.baseUrl, "/api/v1/agent/webhook/test", {})).status).toBe(202)
     await first.stop()
@@ -79,12 +114,17 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
     app = second
     const get = async (path: string) => (await fetch(`${second.baseUrl}${path}`, { headers: key.auth })).json()
     expect(await get(`${COMMERCE}/saga/${saga.id}`)).toMatchObject({ id: saga.id, status: "completed" })
-    expect(await get(`${COMMERCE}/negotiations/${negotiation.id}`)).toMatchObject({ id: negotiation.id, status: "awaiting_seller" })
+    expect(await get(`${COMMERCE}/negotiations/${negotiation.id}`)).toMatchObject({
+      id: negotiation.id,
+      status: "awaiting_seller"
+    })
     expect(await get("/api/v1/agent/webhook")).toMatchObject({ url: "http://127.0.0.1:9/hook" })
     // The ping queued before the restart is attempted by the new process (the port is closed: a failed attempt is logged).
     await vi.waitFor(
       async () => {
-        const attempts = (await get("/api/v1/agent/webhook/deliveries?limit=50")) as { data: Array<{ eventType: string }> }
+        const attempts = (await get("/api/v1/agent/webhook/deliveries?limit=50")) as {
+          data: Array<{ eventType: string }>
+        }
         expect(attempts.data.map((d) => d.eventType)).toContain("webhook.test")
       },
       { timeout: 20_000, interval: 100 }
@@ -98,16 +138,26 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
     app = first
     const key = await createAgentKey(first.baseUrl, ["catalog:read", "commerce:*"])
     const json = { ...key.auth, "content-type": "application/json" }
-    const tier = cheapestTier(await (await fetch(`${first.baseUrl}${COMMERCE}/services`, { headers: key.auth })).json())!
+    const tier = cheapestTier(
+      await (await fetch(`${first.baseUrl}${COMMERCE}/services`, { headers: key.auth })).json()
+    )!
     expect(tier).toBeDefined()
-    const topup = await fetch(`${first.baseUrl}${COMMERCE}/wallet/topup`, { method: "POST", headers: json, body: JSON.stringify({ amountCents: 1_000_000 }) })
+    const topup = await fetch(`${first.baseUrl}${COMMERCE}/wallet/topup`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ amountCents: 1_000_000 })
+    })
     expect(topup.status).toBe(201)
     const buyBody = JSON.stringify({ serviceId: tier.serviceId, tierId: tier.tierId, input: { prompt: "fault" } })
     let stop = false
     let answered = 0
     const buyer = async () => {
       while (!stop) {
-        const res = await fetch(`${first.baseUrl}${COMMERCE}/buy`, { method: "POST", headers: json, body: buyBody }).catch(() => undefined)
+        const res = await fetch(`${first.baseUrl}${COMMERCE}/buy`, {
+          method: "POST",
+          headers: json,
+          body: buyBody
+        }).catch(() => undefined)
         if (!res) return
         await res.arrayBuffer().catch(() => undefined)
         if (res.status < 300) answered++
@@ -126,12 +176,17 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
     app = second
     const me = await fetch(`${second.baseUrl}/api/v1/agent/me`, { headers: key.auth })
     expect(me.status, "the key made before the kill still works").toBe(200)
-    const wallet = (await (await fetch(`${second.baseUrl}${COMMERCE}/wallet`, { headers: key.auth })).json()) as { balanceCents: number }
+    const wallet = (await (await fetch(`${second.baseUrl}${COMMERCE}/wallet`, { headers: key.auth })).json()) as {
+      balanceCents: number
+    }
     // Every completed purchase, page by page.
     let completed = 0
-    for (let cursor: string | null = ""; cursor !== null; ) {
+    for (let cursor: string | null = ""; cursor !== null;) {
       const page = (await (
-        await fetch(`${second.baseUrl}${COMMERCE}/transactions?role=buyer&status=completed&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { headers: key.auth })
+        await fetch(
+          `${second.baseUrl}${COMMERCE}/transactions?role=buyer&status=completed&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+          { headers: key.auth }
+        )
       ).json()) as { data: Array<{ status: string }>; nextCursor: string | null }
       expect(page.data.every((t) => t.status === "completed")).toBe(true)
       completed += page.data.length
@@ -157,18 +212,36 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
     expect(inv.entries).toBeGreaterThan(answered)
 
     // The operator's check agrees, and notices a running total that drifted.
-    const check = () => spawnSync(process.execPath, ["--import", "tsx", "src/cli/check.ts"], { env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir }, encoding: "utf8", timeout: 60_000 })
+    const check = () =>
+      spawnSync(process.execPath, ["--import", "tsx", "src/cli/check.ts"], {
+        env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir },
+        encoding: "utf8",
+        timeout: 60_000
+      })
     const clean = check()
     expect(clean.status, clean.stderr).toBe(0)
-    expect(JSON.parse(clean.stdout)).toMatchObject({ ok: true, ledger: { ok: true, totalCents: 0 }, spendDrift: [], counterDrift: [] })
+    expect(JSON.parse(clean.stdout)).toMatchObject({
+      ok: true,
+      ledger: { ok: true, totalCents: 0 },
+      spendDrift: [],
+      counterDrift: []
+    })
     const db = await PGlite.create(join(dataDir, PGDATA))
     await db.query("UPDATE agent_spend_days SET spent_cents = spent_cents + 1 WHERE agent_id = $1", [key.agentId])
-    await db.query("UPDATE agent_counters SET purchases = purchases + 1 WHERE agent_id = $1 AND shard = (SELECT min(shard) FROM agent_counters WHERE agent_id = $1)", [key.agentId])
+    await db.query(
+      "UPDATE agent_counters SET purchases = purchases + 1 WHERE agent_id = $1 AND shard = (SELECT min(shard) FROM agent_counters WHERE agent_id = $1)",
+      [key.agentId]
+    )
     await db.close()
     const drifted = check()
     expect(drifted.status).toBe(1)
     expect(JSON.parse(drifted.stdout).spendDrift).toMatchObject([{ agentId: key.agentId }])
-    const [counter] = JSON.parse(drifted.stdout).counterDrift as Array<{ agentId: string; counter: string; kept: number; recomputed: number }>
+    const [counter] = JSON.parse(drifted.stdout).counterDrift as Array<{
+      agentId: string
+      counter: string
+      kept: number
+      recomputed: number
+    }>
     expect(counter).toMatchObject({ agentId: key.agentId, counter: "purchases" })
     expect(counter.kept - counter.recomputed).toBe(1)
   }, 120_000)

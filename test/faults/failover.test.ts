@@ -29,10 +29,14 @@ const CLIENT_TIMEOUT_MS = 15_000
 
 /** What is missing to run the cluster here, or undefined. */
 const haMissing = (): string | undefined => {
-  const absent = ["etcd", "patroni", "haproxy", "curl"].filter((c) => spawnSync("sh", ["-c", `command -v ${c}`]).status !== 0)
-  if (absent.length > 0) return `${absent.join(", ")} not installed (apt-get install -y patroni etcd-server haproxy; .ci/run does)`
+  const absent = ["etcd", "patroni", "haproxy", "curl"].filter(
+    (c) => spawnSync("sh", ["-c", `command -v ${c}`]).status !== 0
+  )
+  if (absent.length > 0)
+    return `${absent.join(", ")} not installed (apt-get install -y patroni etcd-server haproxy; .ci/run does)`
   if (spawnSync(path.join(PG_BIN, "postgres"), ["--version"]).status !== 0) return `no PostgreSQL 15 at ${PG_BIN}`
-  if (process.getuid?.() === 0 && spawnSync("id", ["-u", "postgres"]).status !== 0) return "running as root and there is no postgres user to run PostgreSQL as"
+  if (process.getuid?.() === 0 && spawnSync("id", ["-u", "postgres"]).status !== 0)
+    return "running as root and there is no postgres user to run PostgreSQL as"
   return undefined
 }
 const missing = haMissing()
@@ -77,14 +81,20 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
   const releases: Array<() => void> = []
   const script = (name: string, args: ReadonlyArray<string> = [], timeout = 180_000) =>
     new Promise<string>((resolve, reject) =>
-      execFile("bash", [path.join(HA, name), ...args], { cwd: root, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...env }, timeout }, (error, stdout, stderr) =>
-        error ? reject(new Error(`ops/ha/${name} failed: ${error.message}\n${stderr}`)) : resolve(stdout)
+      execFile(
+        "bash",
+        [path.join(HA, name), ...args],
+        { cwd: root, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...env }, timeout },
+        (error, stdout, stderr) =>
+          error ? reject(new Error(`ops/ha/${name} failed: ${error.message}\n${stderr}`)) : resolve(stdout)
       )
     )
   const logs = () => {
     const dir = path.join(env.HA_DIR, "log")
     try {
-      return readdirSync(dir).map((f) => `--- ${f}\n${readFileSync(path.join(dir, f), "utf8").slice(-3000)}`).join("\n")
+      return readdirSync(dir)
+        .map((f) => `--- ${f}\n${readFileSync(path.join(dir, f), "utf8").slice(-3000)}`)
+        .join("\n")
     } catch {
       return "(no logs)"
     }
@@ -92,15 +102,35 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
 
   beforeAll(async () => {
     requirePrerequisite(missing)
-    for (const name of ["ETCD_PORT", "ETCD_PEER_PORT", "PG1_PORT", "PG2_PORT", "API1_PORT", "API2_PORT", "HAPROXY_PORT", "HAPROXY_STATS_PORT"]) env[name] = String(await freePort())
+    for (const name of [
+      "ETCD_PORT",
+      "ETCD_PEER_PORT",
+      "PG1_PORT",
+      "PG2_PORT",
+      "API1_PORT",
+      "API2_PORT",
+      "HAPROXY_PORT",
+      "HAPROXY_STATS_PORT"
+    ])
+      env[name] = String(await freePort())
     let service = await freePort()
     while (!(await portFree(service + 1))) service = await freePort()
     env.SERVICE_PORT = String(service)
     const up = await script("up.sh")
     databaseUrl = /DATABASE_URL=(\S+)/.exec(up)![1]
     // The build of the source under test (FAILOVER_BUILD=0 reuses dist/ while iterating on the test itself).
-    Object.assign(env, { BUILD: process.env.FAILOVER_BUILD ?? "1", RATE_LIMIT_PER_MINUTE: "1000000", RATE_LIMIT_PER_DAY: "100000000", NEGOTIATION_DELAY_MS: "200" })
-    urls = (await script("services.sh", ["2"]).catch((e: unknown) => Promise.reject(new Error(`${String(e)}\n${logs()}`)))).trim().split("\n").filter((l) => l.startsWith("http://"))
+    Object.assign(env, {
+      BUILD: process.env.FAILOVER_BUILD ?? "1",
+      RATE_LIMIT_PER_MINUTE: "1000000",
+      RATE_LIMIT_PER_DAY: "100000000",
+      NEGOTIATION_DELAY_MS: "200"
+    })
+    urls = (
+      await script("services.sh", ["2"]).catch((e: unknown) => Promise.reject(new Error(`${String(e)}\n${logs()}`)))
+    )
+      .trim()
+      .split("\n")
+      .filter((l) => l.startsWith("http://"))
     expect(urls).toHaveLength(2)
     for (const url of urls) releases.push((await underContract(url)).release)
   }, 240_000)
@@ -121,12 +151,23 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
     const topupBody = JSON.stringify({ amountCents: 700 })
     const funding = 1_000_000
     for (const key of keys) {
-      const res = await fetch(`${urls[0]}${COMMERCE}/wallet/topup`, { method: "POST", headers: { ...key.auth, "content-type": "application/json" }, body: JSON.stringify({ amountCents: funding }) })
+      const res = await fetch(`${urls[0]}${COMMERCE}/wallet/topup`, {
+        method: "POST",
+        headers: { ...key.auth, "content-type": "application/json" },
+        body: JSON.stringify({ amountCents: funding })
+      })
       expect(res.status, await res.clone().text()).toBe(201)
     }
 
     const attempts: Array<Attempt> = []
-    const send = async (agent: number, kind: Attempt["kind"], key: string, body: string, url: string, phase: Attempt["phase"]): Promise<Attempt> => {
+    const send = async (
+      agent: number,
+      kind: Attempt["kind"],
+      key: string,
+      body: string,
+      url: string,
+      phase: Attempt["phase"]
+    ): Promise<Attempt> => {
       const started = Date.now()
       let status = 0
       let retryAfter: string | null = null
@@ -162,7 +203,11 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
       while (!stopping) {
         try {
           if (!client) {
-            client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 1_000, query_timeout: 2_000 })
+            client = new pg.Client({
+              connectionString: databaseUrl,
+              connectionTimeoutMillis: 1_000,
+              query_timeout: 2_000
+            })
             client.on("error", () => undefined)
             await client.connect()
             await client.query("CREATE TABLE IF NOT EXISTS failover_probe (at timestamptz NOT NULL)")
@@ -184,7 +229,14 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
     const loop = async (agent: number) => {
       for (let n = 0; !stopping; n++) {
         const kind = n % TOPUP_EVERY === TOPUP_EVERY - 1 ? "topup" : "buy"
-        const a = await send(agent, kind, `${kind}-${agent}-${n}`, kind === "buy" ? buyBody : topupBody, urls[turn++ % 2], "load")
+        const a = await send(
+          agent,
+          kind,
+          `${kind}-${agent}-${n}`,
+          kind === "buy" ? buyBody : topupBody,
+          urls[turn++ % 2],
+          "load"
+        )
         if (a.status === 503) await sleep(Number(a.retryAfter ?? "1") * 1000)
         else if (a.status === 0) await sleep(250)
       }
@@ -207,7 +259,9 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
         if (Date.now() > deadline) {
           const after = probes.filter((t) => t > killedAt + 500).length
           const status = await script("status.sh", [], 10_000).catch((e: unknown) => String(e))
-          throw new Error(`no recovery within 90 s: ${after} bare writes and ${boughtAfter(killedAt + 500)} buys since the kill\n${status}\n${logs()}`)
+          throw new Error(
+            `no recovery within 90 s: ${after} bare writes and ${boughtAfter(killedAt + 500)} buys since the kill\n${status}\n${logs()}`
+          )
         }
         await sleep(100)
       }
@@ -221,7 +275,9 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
       const retried = new Map<string, Attempt>()
       for (let i = 0; i < failed.length; i += 8) {
         const batch = failed.slice(i, i + 8)
-        const answers = await Promise.all(batch.map((a, j) => send(a.agent, a.kind, a.key, a.body, urls[(i + j) % 2], "retry")))
+        const answers = await Promise.all(
+          batch.map((a, j) => send(a.agent, a.kind, a.key, a.body, urls[(i + j) % 2], "retry"))
+        )
         batch.forEach((a, j) => retried.set(`${a.agent}/${a.key}`, answers[j]))
       }
 
@@ -239,15 +295,28 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
 
       // No 5xx but 503; every 503 says when to retry.
       const other5xx = attempts.filter((a) => a.status >= 500 && a.status !== 503)
-      expect(other5xx.map((a) => `${a.key}: ${a.status} ${JSON.stringify(a.json)}`), "no 5xx other than 503").toEqual([])
+      expect(
+        other5xx.map((a) => `${a.key}: ${a.status} ${JSON.stringify(a.json)}`),
+        "no 5xx other than 503"
+      ).toEqual([])
       const bare503 = attempts.filter((a) => a.status === 503 && !/^[1-9]\d*$/.test(a.retryAfter ?? ""))
-      expect(bare503.map((a) => a.key), "every 503 carries Retry-After").toEqual([])
+      expect(
+        bare503.map((a) => a.key),
+        "every 503 carries Retry-After"
+      ).toEqual([])
       // Load errors other than the outage's: none (the wallets are funded far beyond the run).
-      expect(load.filter((a) => a.status >= 400 && a.status < 500).map((a) => `${a.key}: ${a.status} ${JSON.stringify(a.json)}`)).toEqual([])
+      expect(
+        load
+          .filter((a) => a.status >= 400 && a.status < 500)
+          .map((a) => `${a.key}: ${a.status} ${JSON.stringify(a.json)}`)
+      ).toEqual([])
 
       // Every retried key has one outcome: the retry is answered, and answered the same way again.
       const unresolved = [...retried.values()].filter((a) => !ok(a))
-      expect(unresolved.map((a) => `${a.key}: ${a.status} ${JSON.stringify(a.json)}`), "every retry resolves").toEqual([])
+      expect(
+        unresolved.map((a) => `${a.key}: ${a.status} ${JSON.stringify(a.json)}`),
+        "every retry resolves"
+      ).toEqual([])
       for (const a of [...retried.values()].slice(0, 20)) {
         const again = await send(a.agent, a.kind, a.key, a.body, urls[0], "retry")
         expect(again.status, `${a.key} replayed`).toBe(a.status)
@@ -264,15 +333,35 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
           const agentId = keys[agent].agentId
           const mine = [...final.values()].filter((a) => a.agent === agent)
           const acknowledgedBuys = mine.filter((a) => a.kind === "buy" && ok(a))
-          const rows = (await db.query<{ idempotency_key: string; id: string }>("SELECT idempotency_key, id FROM commerce_transactions WHERE buyer_agent_id = $1", [agentId])).rows
+          const rows = (
+            await db.query<{ idempotency_key: string; id: string }>(
+              "SELECT idempotency_key, id FROM commerce_transactions WHERE buyer_agent_id = $1",
+              [agentId]
+            )
+          ).rows
           // Every acknowledged purchase exists, once; no purchase exists that its client was not told of.
-          expect(rows.map((r) => r.idempotency_key).sort(), `agent ${agent}: one purchase per acknowledged key`).toEqual(acknowledgedBuys.map((a) => a.key).sort())
+          expect(
+            rows.map((r) => r.idempotency_key).sort(),
+            `agent ${agent}: one purchase per acknowledged key`
+          ).toEqual(acknowledgedBuys.map((a) => a.key).sort())
           const txIds = new Set(rows.map((r) => r.id))
           const answered = acknowledgedBuys.map((a) => (a.json?.transaction as { id?: string } | undefined)?.id)
-          expect(answered.filter((id) => id === undefined || !txIds.has(id)), `agent ${agent}: every answered transaction is stored`).toEqual([])
+          expect(
+            answered.filter((id) => id === undefined || !txIds.has(id)),
+            `agent ${agent}: every answered transaction is stored`
+          ).toEqual([])
           // Top-ups: one credit per acknowledged key (plus the funding).
-          const credits = Number((await db.query<{ n: number }>("SELECT count(*)::int AS n FROM ledger_entries WHERE kind = 'grant' AND reference LIKE $1", [`topup:${agentId}:%`])).rows[0].n)
-          expect(credits, `agent ${agent}: one credit per acknowledged top-up`).toBe(1 + mine.filter((a) => a.kind === "topup" && ok(a)).length)
+          const credits = Number(
+            (
+              await db.query<{ n: number }>(
+                "SELECT count(*)::int AS n FROM ledger_entries WHERE kind = 'grant' AND reference LIKE $1",
+                [`topup:${agentId}:%`]
+              )
+            ).rows[0].n
+          )
+          expect(credits, `agent ${agent}: one credit per acknowledged top-up`).toBe(
+            1 + mine.filter((a) => a.kind === "topup" && ok(a)).length
+          )
         }
       } finally {
         await db.end()
@@ -293,7 +382,9 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
 
       // Buying stopped no longer than the database did, plus 2 s.
       expect(dbWindow, "the bare writer saw the failover").toBeGreaterThan(1_000)
-      expect(buyWindow, `window without buys (${buyWindow} ms) vs the database's (${dbWindow} ms)`).toBeLessThanOrEqual(dbWindow + 2_000)
+      expect(buyWindow, `window without buys (${buyWindow} ms) vs the database's (${dbWindow} ms)`).toBeLessThanOrEqual(
+        dbWindow + 2_000
+      )
     } finally {
       stopping = true
       await Promise.allSettled([...loops, prober])

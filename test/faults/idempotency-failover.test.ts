@@ -7,12 +7,25 @@ import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { requirePrerequisite, skipUnlessCi } from "../fixtures/prerequisites.js"
-import { buildServer, cheapestTier, startServerProcess, startThrowawayPostgres, throwawayPostgresMissing, type ServerProcess, type ThrowawayPostgres } from "../scale/harness.js"
+import {
+  buildServer,
+  cheapestTier,
+  startServerProcess,
+  startThrowawayPostgres,
+  throwawayPostgresMissing,
+  type ServerProcess,
+  type ThrowawayPostgres
+} from "../scale/harness.js"
 
 const missing = throwawayPostgresMissing()
 const skip = skipUnlessCi(missing, false)
 const COMMERCE = "/api/v1/agent/commerce"
-const env = (url: string) => ({ STORAGE: "postgres", DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: "100000", RATE_LIMIT_PER_DAY: "10000000" })
+const env = (url: string) => ({
+  STORAGE: "postgres",
+  DATABASE_URL: url,
+  RATE_LIMIT_PER_MINUTE: "100000",
+  RATE_LIMIT_PER_DAY: "10000000"
+})
 
 /** Holds an EXCLUSIVE lock on commerce_transactions (reads go on; a purchase's insert waits) until `release`. */
 const holdPurchases = async (url: string) => {
@@ -21,7 +34,13 @@ const holdPurchases = async (url: string) => {
   await c.connect()
   await c.query("BEGIN")
   await c.query("LOCK TABLE commerce_transactions IN EXCLUSIVE MODE")
-  return { release: () => c.query("ROLLBACK").catch(() => undefined).then(() => c.end().catch(() => undefined)) }
+  return {
+    release: () =>
+      c
+        .query("ROLLBACK")
+        .catch(() => undefined)
+        .then(() => c.end().catch(() => undefined))
+  }
 }
 
 /** Resolves once the server's purchase is waiting on the test's lock: the attempt is mid-flight. */
@@ -30,7 +49,11 @@ const waitUntilBlocked = async (url: string) => {
     const c = new pg.Client({ connectionString: url })
     await c.connect()
     try {
-      const rows = (await c.query("SELECT 1 FROM pg_stat_activity WHERE application_name = 'agent-commerce' AND wait_event_type = 'Lock'")).rows
+      const rows = (
+        await c.query(
+          "SELECT 1 FROM pg_stat_activity WHERE application_name = 'agent-commerce' AND wait_event_type = 'Lock'"
+        )
+      ).rows
       if (rows.length > 0) return
     } finally {
       await c.end()
@@ -44,7 +67,14 @@ const purchasesWithKey = async (url: string, agentId: string, key: string) => {
   const c = new pg.Client({ connectionString: url })
   await c.connect()
   try {
-    return Number((await c.query("SELECT count(*)::int AS n FROM commerce_transactions WHERE buyer_agent_id = $1 AND idempotency_key = $2", [agentId, key])).rows[0].n)
+    return Number(
+      (
+        await c.query(
+          "SELECT count(*)::int AS n FROM commerce_transactions WHERE buyer_agent_id = $1 AND idempotency_key = $2",
+          [agentId, key]
+        )
+      ).rows[0].n
+    )
   } finally {
     await c.end()
   }
@@ -59,9 +89,17 @@ describe.skipIf(skip !== undefined)(`a keyed purchase cut off mid-flight${skip ?
   let body: string
   let priceCents: number
   const buy = (server: ServerProcess, idempotencyKey: string) =>
-    fetch(`${server.baseUrl}${COMMERCE}/buy`, { method: "POST", headers: { ...key.auth, "content-type": "application/json", "idempotency-key": idempotencyKey }, body })
+    fetch(`${server.baseUrl}${COMMERCE}/buy`, {
+      method: "POST",
+      headers: { ...key.auth, "content-type": "application/json", "idempotency-key": idempotencyKey },
+      body
+    })
   const balance = async (server: ServerProcess) =>
-    ((await (await fetch(`${server.baseUrl}${COMMERCE}/wallet`, { headers: key.auth })).json()) as { balanceCents: number }).balanceCents
+    (
+      (await (await fetch(`${server.baseUrl}${COMMERCE}/wallet`, { headers: key.auth })).json()) as {
+        balanceCents: number
+      }
+    ).balanceCents
 
   beforeAll(async () => {
     requirePrerequisite(missing)
@@ -73,7 +111,11 @@ describe.skipIf(skip !== undefined)(`a keyed purchase cut off mid-flight${skip ?
     const tier = cheapestTier(await (await fetch(`${a.baseUrl}${COMMERCE}/services`, { headers: key.auth })).json())!
     priceCents = tier.priceCents
     body = JSON.stringify({ serviceId: tier.serviceId, tierId: tier.tierId, input: { prompt: "failover" } })
-    const topup = await fetch(`${a.baseUrl}${COMMERCE}/wallet/topup`, { method: "POST", headers: { ...key.auth, "content-type": "application/json" }, body: JSON.stringify({ amountCents: 100_000 }) })
+    const topup = await fetch(`${a.baseUrl}${COMMERCE}/wallet/topup`, {
+      method: "POST",
+      headers: { ...key.auth, "content-type": "application/json" },
+      body: JSON.stringify({ amountCents: 100_000 })
+    })
     expect(topup.status, await topup.clone().text()).toBe(201)
   }, 120_000)
   afterAll(async () => {
@@ -105,7 +147,9 @@ describe.skipIf(skip !== undefined)(`a keyed purchase cut off mid-flight${skip ?
     // And from now on the answer is replayed.
     const again = await buy(b!, "killed-1")
     expect(again.headers.get("idempotent-replayed")).toBe("true")
-    expect((JSON.parse(await again.text()) as { transaction: { id: string } }).transaction.id).toBe((JSON.parse(text) as { transaction: { id: string } }).transaction.id)
+    expect((JSON.parse(await again.text()) as { transaction: { id: string } }).transaction.id).toBe(
+      (JSON.parse(text) as { transaction: { id: string } }).transaction.id
+    )
   }, 60_000)
 
   it("its database is lost (the key cannot even be released): a 503 with Retry-After, then the retry runs once the database is back", async () => {
@@ -132,7 +176,10 @@ describe.skipIf(skip !== undefined)(`a keyed purchase cut off mid-flight${skip ?
     }
     const text = await retry.text()
     expect(retry.status, `${statuses.join(",")}: ${text}`).toBe(201)
-    expect(statuses.filter((s) => s === 409), "never refused as still in progress").toEqual([])
+    expect(
+      statuses.filter((s) => s === 409),
+      "never refused as still in progress"
+    ).toEqual([])
     expect(Date.now() - started, "answered within seconds of the database's return").toBeLessThan(12_000)
     expect(await purchasesWithKey(db.url, key.agentId, "lost-1"), "one purchase for the key").toBe(1)
     expect(await balance(b!), "charged once").toBe(before - priceCents)

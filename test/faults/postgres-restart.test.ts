@@ -61,8 +61,24 @@ describe.skipIf(skip !== undefined)(`faults on Postgres${skip ? ` — ${skip}` :
     const probes: Array<[string, () => Promise<Response>]> = [
       ["GET /me", me],
       ["GET /health", () => fetch(`${app!.baseUrl}/health`)],
-      ["POST /api/dashboard/agents", () => fetch(`${app!.baseUrl}/api/dashboard/agents`, { method: "POST", headers: { cookie: key.cookie, "content-type": "application/json" }, body: JSON.stringify({ name: "during outage" }) })],
-      ["POST /api/dashboard/signin", () => fetch(`${app!.baseUrl}/api/dashboard/signin`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "nobody@example.com", password: "correct horse battery" }) })]
+      [
+        "POST /api/dashboard/agents",
+        () =>
+          fetch(`${app!.baseUrl}/api/dashboard/agents`, {
+            method: "POST",
+            headers: { cookie: key.cookie, "content-type": "application/json" },
+            body: JSON.stringify({ name: "during outage" })
+          })
+      ],
+      [
+        "POST /api/dashboard/signin",
+        () =>
+          fetch(`${app!.baseUrl}/api/dashboard/signin`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ email: "nobody@example.com", password: "correct horse battery" })
+          })
+      ]
     ]
     for (const [name, probe] of probes) {
       const started = Date.now()
@@ -75,15 +91,23 @@ describe.skipIf(skip !== undefined)(`faults on Postgres${skip ? ` — ${skip}` :
       expect(Date.now() - started, `${name} answered instead of hanging`).toBeLessThan(30_000)
     }
     // A procedure that reads storage (the public catalogue reads are served from the 60 s read cache).
-    const trpc = await fetch(`${app.baseUrl}/api/trpc/publicApi.purchaseStatus?input=${encodeURIComponent(JSON.stringify({ sessionId: "cs_fake_outage" }))}`)
+    const trpc = await fetch(
+      `${app.baseUrl}/api/trpc/publicApi.purchaseStatus?input=${encodeURIComponent(JSON.stringify({ sessionId: "cs_fake_outage" }))}`
+    )
     expect(trpc.status).toBe(503)
     expect(((await trpc.json()) as { error: { data: { code: string } } }).error.data.code).toBe("SERVICE_UNAVAILABLE")
     expect(app.child.exitCode, "the server survives the outage").toBeNull()
 
     db.start()
-    await vi.waitFor(async () => expect((await me()).status, "recovers without a restart").toBe(200), { timeout: 20_000, interval: 200 })
+    await vi.waitFor(async () => expect((await me()).status, "recovers without a restart").toBe(200), {
+      timeout: 20_000,
+      interval: 200
+    })
     const after = await Promise.all(Array.from({ length: 20 }, () => me().then((r) => r.status)))
-    expect(after.every((s) => s === 200), `after recovery: ${after.join(",")}`).toBe(true)
+    expect(
+      after.every((s) => s === 200),
+      `after recovery: ${after.join(",")}`
+    ).toBe(true)
     await app.stop()
     app = undefined
   }, 60_000)
@@ -100,10 +124,18 @@ describe.skipIf(skip !== undefined)(`faults on Postgres${skip ? ` — ${skip}` :
     // Webhooks: the receiver is down until after the kill, so every event is still owed a delivery.
     const hookPort = await freePort()
     const pings = 5
-    const put = await fetch(`${first.baseUrl}/api/v1/agent/webhook`, { method: "PUT", headers: json, body: JSON.stringify({ url: `http://127.0.0.1:${hookPort}/hook`, events: ["*"] }) })
+    const put = await fetch(`${first.baseUrl}/api/v1/agent/webhook`, {
+      method: "PUT",
+      headers: json,
+      body: JSON.stringify({ url: `http://127.0.0.1:${hookPort}/hook`, events: ["*"] })
+    })
     expect(put.status, await put.clone().text()).toBeLessThan(300)
     for (let i = 0; i < pings; i++) {
-      const ping = await fetch(`${first.baseUrl}/api/v1/agent/webhook/test`, { method: "POST", headers: json, body: "{}" })
+      const ping = await fetch(`${first.baseUrl}/api/v1/agent/webhook/test`, {
+        method: "POST",
+        headers: json,
+        body: "{}"
+      })
       expect(ping.status, await ping.clone().text()).toBe(202)
     }
 
@@ -112,7 +144,15 @@ describe.skipIf(skip !== undefined)(`faults on Postgres${skip ? ` — ${skip}` :
     const service = commerceServices.find((s) => s.tiers.some((t) => t.priceCents >= 1000))!
     const negotiated = service.tiers.find((t) => t.priceCents >= 1000)!
     for (let i = 0; i < 5; i++) {
-      const res = await fetch(`${first.baseUrl}${COMMERCE}/negotiate`, { method: "POST", headers: json, body: JSON.stringify({ serviceId: service.id, tierId: negotiated.id, proposedPriceCents: Math.floor(negotiated.priceCents * 0.7) }) })
+      const res = await fetch(`${first.baseUrl}${COMMERCE}/negotiate`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({
+          serviceId: service.id,
+          tierId: negotiated.id,
+          proposedPriceCents: Math.floor(negotiated.priceCents * 0.7)
+        })
+      })
       const text = await res.text()
       expect(res.status, text).toBe(201)
       negotiations.push(String((JSON.parse(text) as { id: string }).id))
@@ -123,19 +163,30 @@ describe.skipIf(skip !== undefined)(`faults on Postgres${skip ? ` — ${skip}` :
     const bought: Array<number> = []
     const tier = cheapestTier(await (await fetch(`${first.baseUrl}${COMMERCE}/services`, { headers: key.auth })).json())
     expect(tier, "a buyable service").toBeDefined()
-    const topup = await fetch(`${first.baseUrl}${COMMERCE}/wallet/topup`, { method: "POST", headers: json, body: JSON.stringify({ amountCents: Math.min(tier!.priceCents * 2000, 1_000_000) }) })
+    const topup = await fetch(`${first.baseUrl}${COMMERCE}/wallet/topup`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ amountCents: Math.min(tier!.priceCents * 2000, 1_000_000) })
+    })
     expect(topup.status, await topup.clone().text()).toBeLessThan(300)
     const buyBody = JSON.stringify({ serviceId: tier!.serviceId, tierId: tier!.tierId, input: { prompt: "fault" } })
     const buyer = async () => {
       while (!stop) {
-        const res = await fetch(`${first.baseUrl}${COMMERCE}/buy`, { method: "POST", headers: json, body: buyBody }).catch(() => undefined)
+        const res = await fetch(`${first.baseUrl}${COMMERCE}/buy`, {
+          method: "POST",
+          headers: json,
+          body: buyBody
+        }).catch(() => undefined)
         if (!res) return
         await res.arrayBuffer().catch(() => undefined)
         if (res.status < 300) bought.push(1)
       }
     }
     const buyers = Array.from({ length: 8 }, buyer)
-    await vi.waitFor(() => expect(bought.length, "buys completing before the kill").toBeGreaterThanOrEqual(20), { timeout: 20_000, interval: 20 })
+    await vi.waitFor(() => expect(bought.length, "buys completing before the kill").toBeGreaterThanOrEqual(20), {
+      timeout: 20_000,
+      interval: 20
+    })
 
     await first.kill9()
     stop = true
@@ -173,30 +224,45 @@ describe.skipIf(skip !== undefined)(`faults on Postgres${skip ? ` — ${skip}` :
       // Negotiations: each answered once. An answered one is no longer due (seller_due_at is cleared
       // with the status), so no worker can answer it again later: one seller entry in its history
       // and one answer event to the buyer after the proposal.
-      interface Seen { status: string; history: ReadonlyArray<{ by: string }> }
-      const read = async (id: string) => (await (await fetch(`${second.baseUrl}${COMMERCE}/negotiations/${id}`, { headers: key.auth })).json()) as Seen
+      interface Seen {
+        status: string
+        history: ReadonlyArray<{ by: string }>
+      }
+      const read = async (id: string) =>
+        (await (await fetch(`${second.baseUrl}${COMMERCE}/negotiations/${id}`, { headers: key.auth })).json()) as Seen
       await vi.waitFor(
         async () => {
-          for (const id of negotiations) expect((await read(id)).status, `negotiation ${id} answered after the restart`).not.toBe("awaiting_seller")
+          for (const id of negotiations)
+            expect((await read(id)).status, `negotiation ${id} answered after the restart`).not.toBe("awaiting_seller")
         },
         { timeout: 30_000, interval: 200 }
       )
       for (const id of negotiations) {
         const n = await read(id)
         expect(n.history.filter((h) => h.by === "seller").length, `negotiation ${id}: one seller answer`).toBe(1)
-        const events = await query<{ n: string }>(db.url, "SELECT count(*)::text AS n FROM events WHERE type = 'negotiation.updated' AND agent_id = $1 AND data->>'negotiationId' = $2", [key.agentId, id])
+        const events = await query<{ n: string }>(
+          db.url,
+          "SELECT count(*)::text AS n FROM events WHERE type = 'negotiation.updated' AND agent_id = $1 AND data->>'negotiationId' = $2",
+          [key.agentId, id]
+        )
         expect(Number(events[0].n), `${id}: the proposal and one answer`).toBe(2)
       }
 
       // Webhooks: the first attempts failed (receiver down): after 3 refusals in a row the endpoint is
       // failing and its backlog waits for the next probe (5 s or 30 s after the failures,
       // docs/webhooks.md); the rows survive the kill and the restarted process sends the probe, then the rest.
-      const shown = (await (await fetch(`${second.baseUrl}/api/v1/agent/webhook`, { headers: key.auth })).json()) as { nextAttemptAt: string | null }
+      const shown = (await (await fetch(`${second.baseUrl}/api/v1/agent/webhook`, { headers: key.auth })).json()) as {
+        nextAttemptAt: string | null
+      }
       const probeIn = shown.nextAttemptAt === null ? 0 : Math.max(0, Date.parse(shown.nextAttemptAt) - Date.now())
       // A bound for a hang, past the probe the endpoint reported (the receiver is up by now, so the
       // probe succeeds and the backlog follows, two at a time): 60 s leaves room for a loaded machine.
       await vi.waitFor(
-        () => expect(new Set(pinged).size, `every test event delivered after the restart (next attempt was ${shown.nextAttemptAt ?? "due"}; received ${received.length}): ${pinged.join(", ")}`).toBe(pings),
+        () =>
+          expect(
+            new Set(pinged).size,
+            `every test event delivered after the restart (next attempt was ${shown.nextAttemptAt ?? "due"}; received ${received.length}): ${pinged.join(", ")}`
+          ).toBe(pings),
         { timeout: probeIn + 60_000, interval: 100 }
       )
       expect(received.length, `each event delivered once: ${received.join(", ")}`).toBe(new Set(received).size)
@@ -208,7 +274,9 @@ describe.skipIf(skip !== undefined)(`faults on Postgres${skip ? ` — ${skip}` :
          FROM webhook_deliveries d WHERE d.agent_id = $1 AND d.event_type = 'webhook.test'`,
         [key.agentId]
       )
-      expect(deliveries.map((d) => [d.status, Number(d.succeeded)])).toEqual(Array.from({ length: pings }, () => ["succeeded", 1]))
+      expect(deliveries.map((d) => [d.status, Number(d.succeeded)])).toEqual(
+        Array.from({ length: pings }, () => ["succeeded", 1])
+      )
       await second.stop()
       app = undefined
     } finally {

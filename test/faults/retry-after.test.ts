@@ -9,7 +9,15 @@ import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { requirePrerequisite, skipUnlessCi } from "../fixtures/prerequisites.js"
-import { buildServer, cheapestTier, startServerProcess, startThrowawayPostgres, throwawayPostgresMissing, type ServerProcess, type ThrowawayPostgres } from "../scale/harness.js"
+import {
+  buildServer,
+  cheapestTier,
+  startServerProcess,
+  startThrowawayPostgres,
+  throwawayPostgresMissing,
+  type ServerProcess,
+  type ThrowawayPostgres
+} from "../scale/harness.js"
 
 const missing = throwawayPostgresMissing()
 const skip = skipUnlessCi(missing, false)
@@ -41,7 +49,11 @@ describe.skipIf(skip !== undefined)(`503 with Retry-After on every surface${skip
   let buyBody: { serviceId: string; tierId: string; input: Record<string, string> }
   const json = () => ({ ...key.auth, "content-type": "application/json" })
   const rpc = (path: string, body: unknown) =>
-    fetch(`${app.baseUrl}${path}`, { method: "POST", headers: { ...json(), accept: "application/json, text/event-stream" }, body: JSON.stringify(body) })
+    fetch(`${app.baseUrl}${path}`, {
+      method: "POST",
+      headers: { ...json(), accept: "application/json, text/event-stream" },
+      body: JSON.stringify(body)
+    })
   /** The wallet's balance, read once the server answers it (right after a restart of its connections it may say 503 first). */
   const balance = () =>
     vi.waitFor(
@@ -57,11 +69,20 @@ describe.skipIf(skip !== undefined)(`503 with Retry-After on every surface${skip
     requirePrerequisite(missing)
     bundle = await buildServer()
     db = await startThrowawayPostgres()
-    app = await startServerProcess(bundle, { STORAGE: "postgres", DATABASE_URL: db.url, RATE_LIMIT_PER_MINUTE: "100000", RATE_LIMIT_PER_DAY: "10000000" })
+    app = await startServerProcess(bundle, {
+      STORAGE: "postgres",
+      DATABASE_URL: db.url,
+      RATE_LIMIT_PER_MINUTE: "100000",
+      RATE_LIMIT_PER_DAY: "10000000"
+    })
     key = await createAgentKey(app.baseUrl, ["catalog:read", "commerce:*"])
     const tier = cheapestTier(await (await fetch(`${app.baseUrl}${COMMERCE}/services`, { headers: key.auth })).json())!
     buyBody = { serviceId: tier.serviceId, tierId: tier.tierId, input: { prompt: "retry-after" } }
-    const topup = await fetch(`${app.baseUrl}${COMMERCE}/wallet/topup`, { method: "POST", headers: json(), body: JSON.stringify({ amountCents: 50_000 }) })
+    const topup = await fetch(`${app.baseUrl}${COMMERCE}/wallet/topup`, {
+      method: "POST",
+      headers: json(),
+      body: JSON.stringify({ amountCents: 50_000 })
+    })
     expect(topup.status, await topup.clone().text()).toBe(201)
   }, 120_000)
   afterAll(async () => {
@@ -74,7 +95,10 @@ describe.skipIf(skip !== undefined)(`503 with Retry-After on every surface${skip
     const before = await balance()
     await sql(db.url, "ALTER DATABASE postgres SET default_transaction_read_only = on")
     // The server's pooled connections were opened read-write: end them, so every new one is read-only.
-    await sql(db.url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'agent-commerce'")
+    await sql(
+      db.url,
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'agent-commerce'"
+    )
     try {
       // Reads go on (the readiness probe reads storage), once the pool has reconnected.
       await vi.waitFor(
@@ -85,16 +109,43 @@ describe.skipIf(skip !== undefined)(`503 with Retry-After on every surface${skip
         { timeout: 10_000, interval: 100 }
       )
 
-      await expectRetryable(await fetch(`${app.baseUrl}${COMMERCE}/buy`, { method: "POST", headers: json(), body: JSON.stringify(buyBody) }), "REST buy")
-      await expectRetryable(await fetch(`${app.baseUrl}${COMMERCE}/wallet/topup`, { method: "POST", headers: json(), body: JSON.stringify({ amountCents: 100 }) }), "REST topup")
-      const keyed = await fetch(`${app.baseUrl}${COMMERCE}/buy`, { method: "POST", headers: { ...json(), "idempotency-key": "ro-1" }, body: JSON.stringify(buyBody) })
+      await expectRetryable(
+        await fetch(`${app.baseUrl}${COMMERCE}/buy`, {
+          method: "POST",
+          headers: json(),
+          body: JSON.stringify(buyBody)
+        }),
+        "REST buy"
+      )
+      await expectRetryable(
+        await fetch(`${app.baseUrl}${COMMERCE}/wallet/topup`, {
+          method: "POST",
+          headers: json(),
+          body: JSON.stringify({ amountCents: 100 })
+        }),
+        "REST topup"
+      )
+      const keyed = await fetch(`${app.baseUrl}${COMMERCE}/buy`, {
+        method: "POST",
+        headers: { ...json(), "idempotency-key": "ro-1" },
+        body: JSON.stringify(buyBody)
+      })
       const body = JSON.parse(await expectRetryable(keyed, "REST buy with an Idempotency-Key")) as { type: string }
       expect(body.type).toBe("StorageUnavailable")
 
       // MCP: the envelope is answered (its key check only reads); the tool call's route refused the write.
-      const mcp = await rpc("/mcp", { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "buy", arguments: buyBody } })
+      const mcp = await rpc("/mcp", {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "buy", arguments: buyBody }
+      })
       expect(mcp.status).toBe(200)
-      const tool = ((await mcp.json()) as { result: { isError?: boolean; structuredContent: Record<string, unknown>; content: Array<{ text: string }> } }).result
+      const tool = (
+        (await mcp.json()) as {
+          result: { isError?: boolean; structuredContent: Record<string, unknown>; content: Array<{ text: string }> }
+        }
+      ).result
       expect(tool.isError).toBe(true)
       expect(tool.structuredContent).toMatchObject({ status: 503, type: "StorageUnavailable", retryAfterSeconds: 1 })
       expect(tool.content[0].text).toMatch(/retry after 1 s/)
@@ -107,17 +158,29 @@ describe.skipIf(skip !== undefined)(`503 with Retry-After on every surface${skip
         params: { message: { messageId: "m-ro", role: "ROLE_USER", parts: [{ data: { skill: "buy", ...buyBody } }] } }
       })
       expect(a2a.status).toBe(200)
-      const reply = ((await a2a.json()) as { result: { message: { metadata: Record<string, unknown> } } }).result.message
+      const reply = ((await a2a.json()) as { result: { message: { metadata: Record<string, unknown> } } }).result
+        .message
       expect(reply.metadata).toMatchObject({ httpStatus: 503, ok: false, retryAfterSeconds: 1 })
     } finally {
-      await sql(db.url, "SET default_transaction_read_only = off", "ALTER DATABASE postgres SET default_transaction_read_only = off")
-      await sql(db.url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'agent-commerce'")
+      await sql(
+        db.url,
+        "SET default_transaction_read_only = off",
+        "ALTER DATABASE postgres SET default_transaction_read_only = off"
+      )
+      await sql(
+        db.url,
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'agent-commerce'"
+      )
     }
     expect(await balance(), "nothing was charged").toBe(before)
     // The same keyed request, retried once the database takes writes again, runs: the 503 was not stored.
     await vi.waitFor(
       async () => {
-        const res = await fetch(`${app.baseUrl}${COMMERCE}/buy`, { method: "POST", headers: { ...json(), "idempotency-key": "ro-1" }, body: JSON.stringify(buyBody) })
+        const res = await fetch(`${app.baseUrl}${COMMERCE}/buy`, {
+          method: "POST",
+          headers: { ...json(), "idempotency-key": "ro-1" },
+          body: JSON.stringify(buyBody)
+        })
         expect(res.status, await res.text()).toBeLessThan(300)
       },
       { timeout: 10_000, interval: 250 }
@@ -132,18 +195,43 @@ describe.skipIf(skip !== undefined)(`503 with Retry-After on every surface${skip
       await expectRetryable(await fetch(`${app.baseUrl}/health`), "GET /health")
       const trpcInput = encodeURIComponent(JSON.stringify({ sessionId: "cs_fake_outage" }))
       const single = await fetch(`${app.baseUrl}/api/trpc/publicApi.purchaseStatus?input=${trpcInput}`)
-      expect((JSON.parse(await expectRetryable(single, "tRPC query")) as { error: { data: { code: string } } }).error.data.code).toBe("SERVICE_UNAVAILABLE")
+      expect(
+        (JSON.parse(await expectRetryable(single, "tRPC query")) as { error: { data: { code: string } } }).error.data
+          .code
+      ).toBe("SERVICE_UNAVAILABLE")
       // A batch whose calls end differently is a 207; one of them could be retried, so it says when.
-      const batch = await fetch(`${app.baseUrl}/api/trpc/publicApi.purchaseStatus,no.such.procedure?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { sessionId: "cs_fake_outage" } }))}`)
+      const batch = await fetch(
+        `${app.baseUrl}/api/trpc/publicApi.purchaseStatus,no.such.procedure?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { sessionId: "cs_fake_outage" } }))}`
+      )
       const calls = (await batch.json()) as Array<{ error: { data: { httpStatus: number } } }>
       expect(batch.status).toBe(207)
       expect(calls.map((c) => c.error.data.httpStatus)).toEqual([503, 404])
       expect(batch.headers.get("retry-after")).toMatch(/^[1-9]\d*$/)
-      await expectRetryable(await rpc("/mcp", { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "buy", arguments: buyBody } }), "MCP envelope")
-      await expectRetryable(await rpc("/a2a", { jsonrpc: "2.0", id: 4, method: "SendMessage", params: { message: { messageId: "m-down", role: "ROLE_USER", parts: [{ data: { skill: "buy", ...buyBody } }] } } }), "A2A envelope")
+      await expectRetryable(
+        await rpc("/mcp", { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "buy", arguments: buyBody } }),
+        "MCP envelope"
+      )
+      await expectRetryable(
+        await rpc("/a2a", {
+          jsonrpc: "2.0",
+          id: 4,
+          method: "SendMessage",
+          params: {
+            message: { messageId: "m-down", role: "ROLE_USER", parts: [{ data: { skill: "buy", ...buyBody } }] }
+          }
+        }),
+        "A2A envelope"
+      )
     } finally {
       db.start()
     }
-    await vi.waitFor(async () => expect((await fetch(`${app.baseUrl}/api/v1/agent/me`, { headers: key.auth })).status, "recovers by itself").toBe(200), { timeout: 20_000, interval: 200 })
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await fetch(`${app.baseUrl}/api/v1/agent/me`, { headers: key.auth })).status,
+          "recovers by itself"
+        ).toBe(200),
+      { timeout: 20_000, interval: 200 }
+    )
   }, 60_000)
 })

@@ -17,7 +17,13 @@ interface Purchase {
 let server: TestServer
 
 /** A REST call; `B` is the answer's shape as the test reads it. */
-const rest = async <B = unknown>(agent: AgentKey, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+const rest = async <B = unknown>(
+  agent: AgentKey,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {}
+) => {
   const res = await fetch(`${server.baseUrl}${path}`, {
     method,
     headers: { ...agent.auth, ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
@@ -32,23 +38,37 @@ const buyer = async () => {
   expect((await rest(agent, "POST", `${COMMERCE}/wallet/topup`, { amountCents: 10_000 })).status).toBe(201)
   return agent
 }
-const balance = async (agent: AgentKey) => (await rest<{ balanceCents: number }>(agent, "GET", `${COMMERCE}/wallet`)).body.balanceCents
+const balance = async (agent: AgentKey) =>
+  (await rest<{ balanceCents: number }>(agent, "GET", `${COMMERCE}/wallet`)).body.balanceCents
 const transactions = async (agent: AgentKey) =>
-  (await rest<{ data: Array<{ id: string }> }>(agent, "GET", `${COMMERCE}/transactions?role=buyer&limit=100`)).body.data.map((t) => t.id).sort()
+  (await rest<{ data: Array<{ id: string }> }>(agent, "GET", `${COMMERCE}/transactions?role=buyer&limit=100`)).body.data
+    .map((t) => t.id)
+    .sort()
 
 let rpcId = 0
 /** One JSON-RPC message POSTed as it is, with the envelope's own headers. */
 const rpc = async <B>(path: string, agent: AgentKey, message: Json, headers: Record<string, string> = {}) => {
   const res = await fetch(`${server.baseUrl}${path}`, {
     method: "POST",
-    headers: { ...agent.auth, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25", ...headers },
+    headers: {
+      ...agent.auth,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+      ...headers
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcId, ...message })
   })
   return { status: res.status, body: (await res.json()) as B }
 }
 
 const buyTool = (agent: AgentKey, args: Json, meta?: Json, headers?: Record<string, string>) =>
-  rpc<{ result: { isError?: boolean; structuredContent: Purchase } }>("/mcp", agent, { method: "tools/call", params: { name: "buy", arguments: args, ...(meta ? { _meta: meta } : {}) } }, headers).then((r) => {
+  rpc<{ result: { isError?: boolean; structuredContent: Purchase } }>(
+    "/mcp",
+    agent,
+    { method: "tools/call", params: { name: "buy", arguments: args, ...(meta ? { _meta: meta } : {}) } },
+    headers
+  ).then((r) => {
     expect(r.status, JSON.stringify(r.body)).toBe(200)
     return r.body.result
   })
@@ -62,14 +82,25 @@ const buySkill = (agent: AgentKey, args: Json, metadata?: Json, headers?: Record
   rpc<SkillAnswer>(
     "/a2a",
     agent,
-    { method: "SendMessage", params: { message: { messageId: `m-${rpcId}`, role: "ROLE_USER", parts: [{ data: { skill: "buy", ...args } }], ...(metadata ? { metadata } : {}) } } },
+    {
+      method: "SendMessage",
+      params: {
+        message: {
+          messageId: `m-${rpcId}`,
+          role: "ROLE_USER",
+          parts: [{ data: { skill: "buy", ...args } }],
+          ...(metadata ? { metadata } : {})
+        }
+      }
+    },
     headers
   ).then((r) => {
     expect(r.status, JSON.stringify(r.body)).toBe(200)
     return r.body
   })
 /** The purchase in the answer's data part (undefined parts fail at the read, as the test means them to). */
-const skillData = (answer: SkillAnswer) => answer.result.message.parts.find((p) => p.data !== undefined)?.data as Purchase
+const skillData = (answer: SkillAnswer) =>
+  answer.result.message.parts.find((p) => p.data !== undefined)?.data as Purchase
 
 const TRANSLATE = { serviceId: "svc_doc_translate", tierId: "starter" }
 
@@ -87,8 +118,12 @@ for (const { name: storage, skip } of storageCases) {
       it("two different buys in two MCP requests with the same Idempotency-Key header are two purchases", async () => {
         const agent = await buyer()
         const before = await balance(agent)
-        const first = await buyTool(agent, { ...TRANSLATE, input: "first" }, undefined, { "idempotency-key": "envelope-1" })
-        const second = await buyTool(agent, { ...TRANSLATE, input: "second" }, undefined, { "idempotency-key": "envelope-1" })
+        const first = await buyTool(agent, { ...TRANSLATE, input: "first" }, undefined, {
+          "idempotency-key": "envelope-1"
+        })
+        const second = await buyTool(agent, { ...TRANSLATE, input: "second" }, undefined, {
+          "idempotency-key": "envelope-1"
+        })
         expect(first.isError, JSON.stringify(first)).toBeFalsy()
         expect(second.isError, JSON.stringify(second)).toBeFalsy()
         expect(second.structuredContent.transaction.id).not.toBe(first.structuredContent.transaction.id)
@@ -99,9 +134,17 @@ for (const { name: storage, skip } of storageCases) {
 
       it("a buy inside an MCP request whose header key a REST buy already used is its own purchase, not the REST one's replay", async () => {
         const agent = await buyer()
-        const byRest = await rest<Purchase>(agent, "POST", `${COMMERCE}/buy`, { ...TRANSLATE, input: "rest" }, { "idempotency-key": "shared-1" })
+        const byRest = await rest<Purchase>(
+          agent,
+          "POST",
+          `${COMMERCE}/buy`,
+          { ...TRANSLATE, input: "rest" },
+          { "idempotency-key": "shared-1" }
+        )
         expect(byRest.status).toBe(201)
-        const byTool = await buyTool(agent, { ...TRANSLATE, input: "tool" }, undefined, { "idempotency-key": "shared-1" })
+        const byTool = await buyTool(agent, { ...TRANSLATE, input: "tool" }, undefined, {
+          "idempotency-key": "shared-1"
+        })
         expect(byTool.isError, JSON.stringify(byTool)).toBeFalsy()
         expect(byTool.structuredContent.transaction.id).not.toBe(byRest.body.transaction.id)
         expect(await transactions(agent)).toHaveLength(2)
@@ -121,7 +164,11 @@ for (const { name: storage, skip } of storageCases) {
         const agent = await buyer()
         const refused = await buyTool(agent, TRANSLATE, { idempotencyKey: "has space" })
         expect(refused.isError).toBe(true)
-        expect(refused.structuredContent).toMatchObject({ status: 400, type: "InvalidInput", field: "_meta.idempotencyKey" })
+        expect(refused.structuredContent).toMatchObject({
+          status: 400,
+          type: "InvalidInput",
+          field: "_meta.idempotencyKey"
+        })
         expect(await transactions(agent)).toEqual([])
       })
     })
@@ -129,8 +176,12 @@ for (const { name: storage, skip } of storageCases) {
     describe(`A2A messages carry their own Idempotency-Key [${storage}]`, () => {
       it("two different buys in two A2A requests with the same Idempotency-Key header are two purchases", async () => {
         const agent = await buyer()
-        const first = skillData(await buySkill(agent, { ...TRANSLATE, input: "first" }, undefined, { "idempotency-key": "envelope-2" }))
-        const second = skillData(await buySkill(agent, { ...TRANSLATE, input: "second" }, undefined, { "idempotency-key": "envelope-2" }))
+        const first = skillData(
+          await buySkill(agent, { ...TRANSLATE, input: "first" }, undefined, { "idempotency-key": "envelope-2" })
+        )
+        const second = skillData(
+          await buySkill(agent, { ...TRANSLATE, input: "second" }, undefined, { "idempotency-key": "envelope-2" })
+        )
         expect(first.transaction?.id, JSON.stringify(first)).toBeDefined()
         expect(second.transaction?.id, JSON.stringify(second)).toBeDefined()
         expect(second.transaction.id).not.toBe(first.transaction.id)
@@ -139,8 +190,16 @@ for (const { name: storage, skip } of storageCases) {
 
       it("a buy inside an A2A request whose header key a REST buy already used is its own purchase", async () => {
         const agent = await buyer()
-        const byRest = await rest<Purchase>(agent, "POST", `${COMMERCE}/buy`, { ...TRANSLATE, input: "rest" }, { "idempotency-key": "shared-2" })
-        const bySkill = skillData(await buySkill(agent, { ...TRANSLATE, input: "skill" }, undefined, { "idempotency-key": "shared-2" }))
+        const byRest = await rest<Purchase>(
+          agent,
+          "POST",
+          `${COMMERCE}/buy`,
+          { ...TRANSLATE, input: "rest" },
+          { "idempotency-key": "shared-2" }
+        )
+        const bySkill = skillData(
+          await buySkill(agent, { ...TRANSLATE, input: "skill" }, undefined, { "idempotency-key": "shared-2" })
+        )
         expect(bySkill.transaction?.id, JSON.stringify(bySkill)).toBeDefined()
         expect(bySkill.transaction.id).not.toBe(byRest.body.transaction.id)
         expect(await transactions(agent)).toHaveLength(2)
@@ -149,8 +208,12 @@ for (const { name: storage, skip } of storageCases) {
       it("the same message metadata idempotencyKey on a repeated message replays the first purchase: one charge", async () => {
         const agent = await buyer()
         const before = await balance(agent)
-        const first = skillData(await buySkill(agent, { ...TRANSLATE, input: "once" }, { idempotencyKey: "skill-buy-1" }))
-        const again = skillData(await buySkill(agent, { ...TRANSLATE, input: "once" }, { idempotencyKey: "skill-buy-1" }))
+        const first = skillData(
+          await buySkill(agent, { ...TRANSLATE, input: "once" }, { idempotencyKey: "skill-buy-1" })
+        )
+        const again = skillData(
+          await buySkill(agent, { ...TRANSLATE, input: "once" }, { idempotencyKey: "skill-buy-1" })
+        )
         expect(again.transaction.id).toBe(first.transaction.id)
         expect(await transactions(agent)).toEqual([first.transaction.id])
         expect(await balance(agent)).toBe(before - first.transaction.priceCents)

@@ -22,7 +22,10 @@ describeEachStorage("anonymous write limits", (storage) => {
     // The fixture raises the limit for other suites (all their requests come from loopback); the defaults here.
     server = await startServer({
       storage,
-      config: { anonymousWritesPerMinute: configDefaults.anonymousWritesPerMinute, anonymousWritesPerDay: configDefaults.anonymousWritesPerDay }
+      config: {
+        anonymousWritesPerMinute: configDefaults.anonymousWritesPerMinute,
+        anonymousWritesPerDay: configDefaults.anonymousWritesPerDay
+      }
     })
   })
   afterAll(() => server?.close())
@@ -31,28 +34,42 @@ describeEachStorage("anonymous write limits", (storage) => {
     new Promise<Answer>((resolve, reject) => {
       const url = new URL(`${server.baseUrl}${path}`)
       const req = httpRequest(
-        { host: url.hostname, port: url.port, path: url.pathname, method: "POST", localAddress, headers: { "content-type": "application/json", ...headers } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: "POST",
+          localAddress,
+          headers: { "content-type": "application/json", ...headers }
+        },
         (res) => {
           let text = ""
           res.on("data", (c: Buffer) => (text += c.toString()))
-          res.on("end", () => resolve({
+          res.on("end", () =>
+            resolve({
               status: res.statusCode ?? 0,
               retryAfter: res.headers["retry-after"] as string | undefined,
               body: JSON.parse(text),
               cookie: res.headers["set-cookie"]?.[0]?.split(";")[0]
-            }))
+            })
+          )
         }
       )
       req.on("error", reject)
       req.end(JSON.stringify(body))
     })
   const signUpFrom = (address: string, n: number) =>
-    post("/api/dashboard/signup", { email: `anon-${storage}-${address}-${n}@example.com`, password: "correct horse battery", name: "Anon" }, address)
+    post(
+      "/api/dashboard/signup",
+      { email: `anon-${storage}-${address}-${n}@example.com`, password: "correct horse battery", name: "Anon" },
+      address
+    )
 
   it("20 anonymous writes a minute per address (sign-ups and knowledge checkouts together); the 21st is 429 with Retry-After; another address is not held back", async () => {
     const address = "127.0.0.2"
     for (let i = 0; i < 15; i++) expect((await signUpFrom(address, i)).status).toBe(201)
-    for (let i = 0; i < 5; i++) expect((await post("/api/trpc/publicApi.purchaseAccess", { serviceId: 1 }, address)).status).toBe(200)
+    for (let i = 0; i < 5; i++)
+      expect((await post("/api/trpc/publicApi.purchaseAccess", { serviceId: 1 }, address)).status).toBe(200)
     const blocked = await signUpFrom(address, 99)
     expect(blocked.status).toBe(429)
     expect(blocked.body).toMatchObject({ type: "RateLimited", limit: 20, window: "minute" })
@@ -74,10 +91,19 @@ describeEachStorage("anonymous write limits", (storage) => {
     const cookie = owner.cookie!
     const agent = await post("/api/dashboard/agents", { name: "checkout-agent" }, address, { cookie })
     expect(agent.status).toBe(201)
-    const key = await post(`/api/dashboard/agents/${agent.body.id}/keys`, { name: "k", permissions: ["catalog:read"] }, address, { cookie })
+    const key = await post(
+      `/api/dashboard/agents/${agent.body.id}/keys`,
+      { name: "k", permissions: ["catalog:read"] },
+      address,
+      { cookie }
+    )
     expect(key.status).toBe(201)
-    const bySession = () => post("/api/trpc/subscription.createCheckout", { planId: "pro", agentId: agent.body.id }, address, { cookie })
-    const byKey = () => post("/api/trpc/subscription.createCheckout", { planId: "pro" }, address, { authorization: `Bearer ${key.body.secret}` })
+    const bySession = () =>
+      post("/api/trpc/subscription.createCheckout", { planId: "pro", agentId: agent.body.id }, address, { cookie })
+    const byKey = () =>
+      post("/api/trpc/subscription.createCheckout", { planId: "pro" }, address, {
+        authorization: `Bearer ${key.body.secret}`
+      })
     // 1 sign-up + 19 session checkouts = 20 (agent and key creation are not anonymous writes).
     for (let i = 0; i < 19; i++) expect((await bySession()).status).toBe(200)
     const blocked = await bySession()

@@ -19,7 +19,9 @@ describe("typed client", () => {
     const me = await runClient({ baseUrl: server.baseUrl, apiKey: key.secret }, (c) => c.agent.me())
     expect(me.key.id).toBe(key.keyId)
     expect(me.key.permissions).toEqual(["catalog:read"])
-    const error = await runClient({ baseUrl: server.baseUrl, apiKey: "ak_live_wrong" }, (c) => Effect.flip(c.agent.me()))
+    const error = await runClient({ baseUrl: server.baseUrl, apiKey: "ak_live_wrong" }, (c) =>
+      Effect.flip(c.agent.me())
+    )
     expect(error._tag).toBe("Unauthorized")
   })
 })

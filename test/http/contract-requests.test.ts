@@ -25,7 +25,10 @@ const SEED = Number(process.env.CONTRACT_SEED ?? 20_261_126)
  * (REQUEST_RULES): operationId → the fields such a 400 may name.
  */
 const STATEFUL_400: Readonly<Record<string, ReadonlySet<string>>> = Object.fromEntries(
-  Object.entries(REQUEST_RULES).map(([operationId, rules]) => [operationId, new Set(rules.map(([field]) => field.toLowerCase()))])
+  Object.entries(REQUEST_RULES).map(([operationId, rules]) => [
+    operationId,
+    new Set(rules.map(([field]) => field.toLowerCase()))
+  ])
 )
 
 /** Parameters whose values only the server issues (a page's nextCursor): omitted, never invented. */
@@ -46,7 +49,15 @@ describeEachStorage("the document's requests", (storage) => {
     const doc = asOpenApiDocument(await (await fetch(`${server.baseUrl}${OPENAPI_PATH}`)).json())
     contract = makeRequestContract(doc)
     gen = generators(doc)
-    key = await createAgentKey(server.baseUrl, ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*", "webhooks:manage"])
+    key = await createAgentKey(server.baseUrl, [
+      "catalog:read",
+      "evaluate",
+      "acquire",
+      "invest",
+      "create",
+      "commerce:*",
+      "webhooks:manage"
+    ])
   })
   afterAll(() => server?.close())
 
@@ -84,11 +95,13 @@ describeEachStorage("the document's requests", (storage) => {
 
   /** Generated requests for an operation: all parts valid, or one part (a parameter or the body) a near miss. */
   const requests = (operationId: string): fc.Arbitrary<ClientRequest> => {
-    const parameters = contract.parameters(operationId).filter((p) => p.name !== "Idempotency-Key" && !ISSUED.has(p.name))
+    const parameters = contract
+      .parameters(operationId)
+      .filter((p) => p.name !== "Idempotency-Key" && !ISSUED.has(p.name))
     const { op } = contract.operation(operationId)!
     const bodySchema = op.requestBody?.content?.["application/json"]?.schema
     const parts = [...parameters.map((p) => `${p.in}:${p.name}`), ...(op.requestBody ? ["body"] : [])]
-    const asText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v) ?? "")
+    const asText = (v: unknown) => (typeof v === "string" ? v : (JSON.stringify(v) ?? ""))
     const valueOf = (p: Parameter, spoiled: boolean): fc.Arbitrary<string | undefined> => {
       const arb = spoiled ? fc.oneof(gen.invalid(p.schema), fc.constant(undefined)) : gen.valid(p.schema)
       const value = arb.map((v) => (v === undefined ? undefined : asText(v)))
@@ -97,13 +110,28 @@ describeEachStorage("the document's requests", (storage) => {
       return spoiled || p.required ? value : fc.option(value, { nil: undefined })
     }
     return fc.constantFrom("none", ...parts).chain((spoil) => {
-      const values = Object.fromEntries(parameters.map((p) => [`${p.in}:${p.name}`, valueOf(p, spoil === `${p.in}:${p.name}`)]))
-      const body = op.requestBody ? (spoil === "body" ? gen.invalid(bodySchema) : gen.valid(bodySchema)) : fc.constant(undefined)
+      const values = Object.fromEntries(
+        parameters.map((p) => [`${p.in}:${p.name}`, valueOf(p, spoil === `${p.in}:${p.name}`)])
+      )
+      const body = op.requestBody
+        ? spoil === "body"
+          ? gen.invalid(bodySchema)
+          : gen.valid(bodySchema)
+        : fc.constant(undefined)
       return fc.record({ values: fc.record(values), body }).map(({ values: v, body: b }) => {
         const pick = (place: string) =>
-          Object.fromEntries(Object.entries(v).flatMap(([k, value]) => (k.startsWith(`${place}:`) && value !== undefined ? [[k.slice(place.length + 1), value as string]] : [])))
+          Object.fromEntries(
+            Object.entries(v).flatMap(([k, value]) =>
+              k.startsWith(`${place}:`) && value !== undefined ? [[k.slice(place.length + 1), value as string]] : []
+            )
+          )
         // A body-less dashboard write still says it is JSON (its document body is `{}` or anything).
-        return { params: pick("path"), query: pick("query"), headers: pick("header"), body: b === undefined && op.requestBody?.required ? {} : b }
+        return {
+          params: pick("path"),
+          query: pick("query"),
+          headers: pick("header"),
+          body: b === undefined && op.requestBody?.required ? {} : b
+        }
       })
     })
   }
@@ -126,24 +154,40 @@ describeEachStorage("the document's requests", (storage) => {
           if (fault === undefined) tally.valid++
           else tally.invalid++
           // A valid request is refused 400 only for a rule no schema can state (the field the refusal names); an invalid one always is.
-          const field = String(answer.body.field ?? (answer.body.type === "InvalidSignature" ? "Stripe-Signature" : answer.contentType.includes("problem") ? "payment-authorization" : ""))
+          const field = String(
+            answer.body.field ??
+              (answer.body.type === "InvalidSignature"
+                ? "Stripe-Signature"
+                : answer.contentType.includes("problem")
+                  ? "payment-authorization"
+                  : "")
+          )
           const root = field.split(/[.[]/)[0].toLowerCase()
           const wrong =
             fault === undefined
-              ? answer.status === 400 && !allowed.has(root) ? `the document calls this valid: ${at}` : undefined
-              : answer.status !== 400 ? `the document refuses it (${fault}), the answer is not 400: ${at}` : undefined
+              ? answer.status === 400 && !allowed.has(root)
+                ? `the document calls this valid: ${at}`
+                : undefined
+              : answer.status !== 400
+                ? `the document refuses it (${fault}), the answer is not 400: ${at}`
+                : undefined
           expect(wrong).toBeUndefined()
         }),
         { numRuns: RUNS, seed: SEED, endOnFailure: true }
       )
-      if (details.failed) failures.push(`${operationId}: ${((await fc.asyncDefaultReportMessage(details)) ?? "").split("\n").slice(0, 12).join(" | ")}`)
+      if (details.failed)
+        failures.push(
+          `${operationId}: ${((await fc.asyncDefaultReportMessage(details)) ?? "").split("\n").slice(0, 12).join(" | ")}`
+        )
     }
     if (failures.length > 0) console.log(failures.join("\n\n"))
     expect(failures).toEqual([])
     // Not vacuous: every operation with any input met both kinds of request.
     for (const [operationId, tally] of Object.entries(counts)) {
       expect(tally.valid, `${operationId}: no valid request was generated`).toBeGreaterThan(0)
-      const inputs = contract.parameters(operationId).some((p) => p.name !== "Idempotency-Key" && !ISSUED.has(p.name)) || contract.operation(operationId)!.op.requestBody?.content?.["application/json"]?.schema?.type !== undefined
+      const inputs =
+        contract.parameters(operationId).some((p) => p.name !== "Idempotency-Key" && !ISSUED.has(p.name)) ||
+        contract.operation(operationId)!.op.requestBody?.content?.["application/json"]?.schema?.type !== undefined
       expect(!inputs || tally.invalid > 0, `${operationId}: no invalid request was generated`).toBe(true)
     }
   }, 600_000)

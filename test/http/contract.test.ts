@@ -15,7 +15,12 @@ beforeAll(async () => {
 })
 afterAll(() => server?.close())
 
-const probe = async (contract: ReturnType<typeof makeContract>, method: string, path: string, init: RequestInit = {}) => {
+const probe = async (
+  contract: ReturnType<typeof makeContract>,
+  method: string,
+  path: string,
+  init: RequestInit = {}
+) => {
   // Straight to the server: the registered contract (the served document) is not the one under test here.
   const url = new URL(`${server.baseUrl}${path}`)
   const response = await fetch(url, { method, ...init }).catch((e) => e as Error)
@@ -27,9 +32,15 @@ describe("the served document", () => {
   it("declares the servers, the error envelope and Idempotency-Key", () => {
     expect(doc.servers).toEqual([{ url: server.baseUrl, description: expect.any(String) }])
     expect(doc.components.schemas.Error.required).toEqual(["_tag", "type", "message", "requestId"])
-    expect(doc.paths["/api/v1/agent/commerce/buy"].post?.parameters).toContainEqual({ $ref: "#/components/parameters/IdempotencyKey" })
-    expect(Object.keys(doc.paths["/api/v1/agent/commerce/buy"].post?.responses ?? {})).toEqual(expect.arrayContaining(["400", "401", "402", "403", "409", "411", "413", "415", "422", "429", "503"]))
-    const limit = doc.paths["/api/v1/agent/commerce/services"].get?.parameters?.find((p): p is Parameter => "name" in p && p.name === "limit")
+    expect(doc.paths["/api/v1/agent/commerce/buy"].post?.parameters).toContainEqual({
+      $ref: "#/components/parameters/IdempotencyKey"
+    })
+    expect(Object.keys(doc.paths["/api/v1/agent/commerce/buy"].post?.responses ?? {})).toEqual(
+      expect.arrayContaining(["400", "401", "402", "403", "409", "411", "413", "415", "422", "429", "503"])
+    )
+    const limit = doc.paths["/api/v1/agent/commerce/services"].get?.parameters?.find(
+      (p): p is Parameter => "name" in p && p.name === "limit"
+    )
     expect(limit?.schema).toEqual({ type: "integer", minimum: 1, maximum: 100 })
   })
 
@@ -47,12 +58,22 @@ describe("the routes outside the HttpApi", () => {
     const page = await (await fetch(`${server.baseUrl}/docs`)).text()
     const discovery = await (await fetch(`${server.baseUrl}/api/discover`)).json()
     const listed = discovery.api_endpoints.public.length + discovery.api_endpoints.authenticated.length
-    const procedures = [...discovery.api_endpoints.public, ...discovery.api_endpoints.authenticated].filter((l: unknown) => JSON.stringify(l).includes("/api/trpc/"))
+    const procedures = [...discovery.api_endpoints.public, ...discovery.api_endpoints.authenticated].filter(
+      (l: unknown) => JSON.stringify(l).includes("/api/trpc/")
+    )
     expect(procedures.length).toBeGreaterThan(5)
     expect(page).toContain(`answers ${listed} routes`)
     expect(doc.info.description).toContain(`answers ${listed} routes`)
-    for (const name of ["invest.invest", "portfolio.holdings", "publicApi.purchaseStatus", "subscription.createCheckout"]) expect(doc.info.description).toContain(`| \`${name}\` |`)
-    expect(doc.info.description).toMatch(/\| `invest\.invest` \|[^\n]*API key with `invest`[^\n]*\| `\{ projectId\?[^\n]*\| `\{ investment: /)
+    for (const name of [
+      "invest.invest",
+      "portfolio.holdings",
+      "publicApi.purchaseStatus",
+      "subscription.createCheckout"
+    ])
+      expect(doc.info.description).toContain(`| \`${name}\` |`)
+    expect(doc.info.description).toMatch(
+      /\| `invest\.invest` \|[^\n]*API key with `invest`[^\n]*\| `\{ projectId\?[^\n]*\| `\{ investment: /
+    )
     expect(doc.info.description).toContain(`${server.baseUrl}/mcp`)
     expect(doc.info.description).toContain(`${server.baseUrl}/llms.txt`)
   })
@@ -67,7 +88,11 @@ describe("a lying document is caught", () => {
 
   it("a body off its schema (an error body without requestId declared closed)", async () => {
     const lying = structuredClone(doc)
-    lying.components.schemas.Error.properties = { _tag: { type: "string" }, type: { type: "string" }, message: { type: "string" } }
+    lying.components.schemas.Error.properties = {
+      _tag: { type: "string" },
+      type: { type: "string" },
+      message: { type: "string" }
+    }
     lying.components.schemas.Error.additionalProperties = false
     expect(await probe(makeContract(lying), "GET", "/api/v1/agent/me")).toMatch(/does not match agent.me's 401 schema/)
   })
@@ -83,7 +108,12 @@ describe("a lying document is caught", () => {
     const contract = makeContract(doc)
     expect(await probe(contract, "GET", "/api/v1/agent/me")).toBeUndefined()
     expect(await probe(contract, "GET", "/health")).toBeUndefined()
-    expect(await probe(contract, "POST", "/api/v1/agent/commerce/buy", { headers: { "content-type": "text/plain" }, body: "x" })).toBeUndefined()
+    expect(
+      await probe(contract, "POST", "/api/v1/agent/commerce/buy", {
+        headers: { "content-type": "text/plain" },
+        body: "x"
+      })
+    ).toBeUndefined()
   })
 
   it("a known path with another method is 405 with Allow", async () => {

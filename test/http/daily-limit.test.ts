@@ -19,7 +19,11 @@ for (const c of storageCases) {
     const time = setClock(NOON)
     let server: RuntimeServer
     beforeAll(async () => {
-      server = await startRuntimeServer({ storage: c.name, config: { rateLimitPerMinute: PER_MINUTE, rateLimitPerDay: PER_DAY }, clock: time.clock })
+      server = await startRuntimeServer({
+        storage: c.name,
+        config: { rateLimitPerMinute: PER_MINUTE, rateLimitPerDay: PER_DAY },
+        clock: time.clock
+      })
     }, 60_000)
     afterAll(async () => {
       await server?.close()
@@ -35,7 +39,9 @@ for (const c of storageCases) {
         expect(res.status, `request ${i}`).toBe(200)
         expect(res.headers.get("ratelimit-policy")).toBe(`"minute";q=${PER_MINUTE};w=60, "day";q=${PER_DAY};w=86400`)
         // The clock stands at noon: a whole minute and half a day left.
-        expect(res.headers.get("ratelimit")).toBe(`"minute";r=${PER_MINUTE - i};t=60, "day";r=${PER_DAY - i};t=${HALF_DAY_S}`)
+        expect(res.headers.get("ratelimit")).toBe(
+          `"minute";r=${PER_MINUTE - i};t=60, "day";r=${PER_DAY - i};t=${HALF_DAY_S}`
+        )
       }
 
       // The sixth, on another route of the agent API: the budget is the key's, not the route's.
@@ -43,7 +49,9 @@ for (const c of storageCases) {
       expect(refused.status).toBe(429)
       expect(refused.headers.get("retry-after")).toBe(String(HALF_DAY_S))
       // The refused request is not counted: the minute still has 45 left, the day none.
-      expect(refused.headers.get("ratelimit")).toBe(`"minute";r=${PER_MINUTE - PER_DAY};t=60, "day";r=0;t=${HALF_DAY_S}`)
+      expect(refused.headers.get("ratelimit")).toBe(
+        `"minute";r=${PER_MINUTE - PER_DAY};t=60, "day";r=0;t=${HALF_DAY_S}`
+      )
       expect(refused.headers.get("ratelimit-policy")).toBe(`"minute";q=${PER_MINUTE};w=60, "day";q=${PER_DAY};w=86400`)
       expect(await refused.json()).toMatchObject({
         type: "RateLimited",
@@ -54,7 +62,10 @@ for (const c of storageCases) {
       })
 
       // Another key of the same owner has its own day.
-      const other = await createAgentKey(server.baseUrl, ["catalog:read"], { cookie: key.cookie, accountId: key.accountId })
+      const other = await createAgentKey(server.baseUrl, ["catalog:read"], {
+        cookie: key.cookie,
+        accountId: key.accountId
+      })
       expect((await me(other)).status).toBe(200)
 
       // One second before midnight: a new minute, the same day — still refused, one second to wait.

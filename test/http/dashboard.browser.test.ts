@@ -13,7 +13,9 @@ import { requirePrerequisite, skipUnlessCi } from "../fixtures/prerequisites.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
-const missing = existsSync(CHROMIUM) ? undefined : `the dashboard browser test needs chromium: ${CHROMIUM} not found (apt-get install -y chromium, or set CHROMIUM_PATH; .ci/run installs it)`
+const missing = existsSync(CHROMIUM)
+  ? undefined
+  : `the dashboard browser test needs chromium: ${CHROMIUM} not found (apt-get install -y chromium, or set CHROMIUM_PATH; .ci/run installs it)`
 // Skipped with the reason on a developer's machine; under CI it runs and fails saying what is missing.
 const skipReason = skipUnlessCi(missing)
 
@@ -40,7 +42,18 @@ describe("agent dashboard page (no browser needed)", () => {
     const html = await res.text()
     expect(html).toContain('<script src="/assets/dashboard.js" defer></script>')
     expect(html).not.toMatch(/<script>|<script [^>]*>[^<]/) // no inline script
-    for (const p of ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:read", "commerce:buy", "commerce:sell", "commerce:negotiate", "commerce:*"]) {
+    for (const p of [
+      "catalog:read",
+      "evaluate",
+      "acquire",
+      "invest",
+      "create",
+      "commerce:read",
+      "commerce:buy",
+      "commerce:sell",
+      "commerce:negotiate",
+      "commerce:*"
+    ]) {
       expect(html).toContain(`value="${p}"`)
     }
     const js = await fetch(`${plain.baseUrl}/assets/dashboard.js`)
@@ -171,8 +184,18 @@ describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => 
     // The key works on the agent API with exactly the chosen permissions and expiry
     const me = await fetch(`${server.baseUrl}/api/v1/agent/me`, { headers: { authorization: `Bearer ${secret}` } })
     expect(me.status).toBe(200)
-    const body = (await me.json()) as { key: { permissions: Array<string>; expiresAt: string | null; name: string }; agent: { name: string } }
-    expect(body.key.permissions).toEqual(["catalog:read", "evaluate", "commerce:read", "commerce:buy", "commerce:sell", "commerce:negotiate"])
+    const body = (await me.json()) as {
+      key: { permissions: Array<string>; expiresAt: string | null; name: string }
+      agent: { name: string }
+    }
+    expect(body.key.permissions).toEqual([
+      "catalog:read",
+      "evaluate",
+      "commerce:read",
+      "commerce:buy",
+      "commerce:sell",
+      "commerce:negotiate"
+    ])
     expect(body.key.name).toBe("browser key")
     expect(body.agent.name).toBe("Scout <b>bot</b>")
     expect(Math.abs(Date.parse(body.key.expiresAt!) - expires.getTime())).toBeLessThan(60_000)
@@ -185,7 +208,9 @@ describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => 
     // After a reload the page shows last use, and still never the secret
     await page.reload()
     await page.waitForSelector("#keys-body tr")
-    expect(await page.locator("#keys-body tr").first().locator("td").nth(5).textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/)
+    expect(await page.locator("#keys-body tr").first().locator("td").nth(5).textContent()).toMatch(
+      /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/
+    )
 
     // Revoke in the page → the next request with the key is 401
     await page.getByRole("button", { name: /^Revoke key browser key/ }).click()
@@ -209,7 +234,10 @@ describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => 
     expect(await page.locator("#keys-body tr").count()).toBe(1)
 
     // The only failed requests are the expected ones: the session probe before signing up, the wrong password.
-    expect(consoleErrors.filter((e) => !/status of 401/.test(e))).toEqual(["401 /api/dashboard/session", "401 /api/dashboard/signin"])
+    expect(consoleErrors.filter((e) => !/status of 401/.test(e))).toEqual([
+      "401 /api/dashboard/session",
+      "401 /api/dashboard/signin"
+    ])
     await page.close()
   }, 60_000)
 
@@ -296,7 +324,11 @@ describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => 
     const txRow = page.locator("#transactions-table tbody tr").first()
     expect(await txRow.textContent()).toContain("completed")
     expect(await txRow.textContent()).toContain("$19.00")
-    const tx = (await (await fetch(`${server.baseUrl}/api/v1/agent/commerce/transactions`, { headers: { authorization: `Bearer ${secret}` } })).json()) as {
+    const tx = (await (
+      await fetch(`${server.baseUrl}/api/v1/agent/commerce/transactions`, {
+        headers: { authorization: `Bearer ${secret}` }
+      })
+    ).json()) as {
       data: Array<{ status: string; approvalId: string; priceCents: number }>
     }
     expect(tx.data[0]).toMatchObject({ status: "completed", approvalId: purchase.approval.id, priceCents: 1900 })
@@ -305,7 +337,9 @@ describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => 
     const today = new Date().toISOString().slice(0, 10)
     expect(await page.getAttribute(`#spend-chart rect[data-day="${today}"]`, "data-cents")).toBe("1900")
     expect(await page.getAttribute("#spend-chart .limit", "data-cents")).toBe("5000")
-    expect(await page.textContent("#spend figcaption")).toContain("$19.00 spent in the last 30 days; daily limit $50.00")
+    expect(await page.textContent("#spend figcaption")).toContain(
+      "$19.00 spent in the last 30 days; daily limit $50.00"
+    )
     const bar = await page.locator(`#spend-chart rect[data-day="${today}"]`).boundingBox()
     expect(bar!.height).toBeGreaterThan(10)
 
@@ -331,7 +365,9 @@ describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => 
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ serviceId: 1, customerEmail: "browser-buyer@example.com", customerName: "Buyer" })
     })
-    const { checkoutUrl, sessionId } = ((await started.json()) as { result: { data: { checkoutUrl: string; sessionId: string } } }).result.data
+    const { checkoutUrl, sessionId } = (
+      (await started.json()) as { result: { data: { checkoutUrl: string; sessionId: string } } }
+    ).result.data
     const page = await newPage()
     const blocked: Array<string> = []
     page.on("console", (m) => {

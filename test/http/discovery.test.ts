@@ -48,7 +48,15 @@ beforeAll(async () => {
   startedAt = Date.now()
   server = await startServer({ config: { rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000 } })
   base = server.baseUrl
-  key = await createAgentKey(base, ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*", "webhooks:manage"])
+  key = await createAgentKey(base, [
+    "catalog:read",
+    "evaluate",
+    "acquire",
+    "invest",
+    "create",
+    "commerce:*",
+    "webhooks:manage"
+  ])
   me = (await (await get("/api/v1/agent/me", key.auth)).json()) as typeof me
 }, 60_000)
 afterAll(async () => {
@@ -56,7 +64,18 @@ afterAll(async () => {
 })
 
 const routes = routeTable(Api)
-const TOP_LEVEL = ["platform", "visitor", "capabilities", "api_endpoints", "integrations", "for_ai_agents", "ai_commerce", "market_data", "legal", "_meta"]
+const TOP_LEVEL = [
+  "platform",
+  "visitor",
+  "capabilities",
+  "api_endpoints",
+  "integrations",
+  "for_ai_agents",
+  "ai_commerce",
+  "market_data",
+  "legal",
+  "_meta"
+]
 
 describe("GET /api/discover: members and fields (spec §2.1)", () => {
   it("has the ten top-level members, in order, and decodes with the document schema (§2.1 plus mcp_endpoint)", async () => {
@@ -69,7 +88,8 @@ describe("GET /api/discover: members and fields (spec §2.1)", () => {
   it("platform, capabilities, integrations, legal and _meta carry the stated values and types", async () => {
     const { doc } = await discover()
     expect(doc.platform).toMatchObject({ url: base, version: "1.0.0" })
-    for (const f of ["name", "tagline", "founder", "organization"] as const) expect(typeof doc.platform[f]).toBe("string")
+    for (const f of ["name", "tagline", "founder", "organization"] as const)
+      expect(typeof doc.platform[f]).toBe("string")
     expect(doc.platform.languages).toEqual(["pt", "en", "es", "zh-CN", "ja", "ko", "fr", "de", "it"])
 
     const c = doc.capabilities
@@ -92,13 +112,21 @@ describe("GET /api/discover: members and fields (spec §2.1)", () => {
     })
     expect(c.investment.valuation).toMatch(/^USD 10,000,000 /)
     expect(c.investment.valuation).toContain("estimate")
-    expect(c.security).toEqual({ encryption: "AES-256", transport: "TLS 1.3", model: "zero-trust", compliance: ["GDPR", "LGPD", "CCPA", "PIPA", "APPI"] })
+    expect(c.security).toEqual({
+      encryption: "AES-256",
+      transport: "TLS 1.3",
+      model: "zero-trust",
+      compliance: ["GDPR", "LGPD", "CCPA", "PIPA", "APPI"]
+    })
 
     // Only what this process runs: the tests' fake processor, never a sign-in provider or chat integration it lacks.
-    expect(doc.integrations.active).toEqual(expect.arrayContaining(["Test payments (fake processor, no money moves)", "MCP tools", "Webhooks"]))
+    expect(doc.integrations.active).toEqual(
+      expect.arrayContaining(["Test payments (fake processor, no money moves)", "MCP tools", "Webhooks"])
+    )
     expect(JSON.stringify(doc.integrations)).not.toMatch(/OpenID|Slack|Zapier|"Stripe"/)
     expect(doc.integrations.available).toEqual([])
-    for (const f of ["active", "available", "coming_soon"] as const) expect(Array.isArray(doc.integrations[f])).toBe(true)
+    for (const f of ["active", "available", "coming_soon"] as const)
+      expect(Array.isArray(doc.integrations[f])).toBe(true)
     expect(doc.integrations.custom_mcp).toBe(true)
     expect(doc.integrations.details_url).toBe(`${base}/integrations`)
 
@@ -111,7 +139,8 @@ describe("GET /api/discover: members and fields (spec §2.1)", () => {
     })
     expect(doc.legal.disclaimer).toContain("projections are estimates, not investment advice")
 
-    for (const f of ["global_ai_market_2033", "cagr", "gross_margin", "break_even"] as const) expect(typeof doc.market_data[f]).toBe("string")
+    for (const f of ["global_ai_market_2033", "cagr", "gross_margin", "break_even"] as const)
+      expect(typeof doc.market_data[f]).toBe("string")
     expect(Object.keys(doc.market_data.revenue_projection)).toEqual(["year_1", "year_2", "year_3", "year_5"])
     for (const v of Object.values(doc.market_data.revenue_projection)) expect(v).toMatch(/projection/)
     expect(JSON.stringify(doc.market_data)).toMatch(/estimate/)
@@ -173,7 +202,8 @@ describe("GET /api/discover: members and fields (spec §2.1)", () => {
       negotiate_url: `${cb}/negotiate`
     })
     for (const k of ["how_to_buy", "how_to_negotiate"] as const) expect(typeof a.quick_start[k]).toBe("string")
-    for (const k of ["reputation", "leaderboard", "reviews", "sla_monitoring"] as const) expect(typeof a.trust_system[k]).toBe("string")
+    for (const k of ["reputation", "leaderboard", "reviews", "sla_monitoring"] as const)
+      expect(typeof a.trust_system[k]).toBe("string")
     expect(a.capabilities.length).toBeGreaterThan(0)
   })
 
@@ -182,7 +212,12 @@ describe("GET /api/discover: members and fields (spec §2.1)", () => {
     const addresses: Array<string> = []
     const walk = (v: unknown, key: string) => {
       if (typeof v === "string") {
-        if (/(^url$|_url$|^api_endpoint$|^dedicated_page$|^agent_dashboard$|^llms_txt$|_manifest$|^mcp_endpoint$|^openapi_spec$|^mcp_tools$|^agent_card$)/.test(key)) addresses.push(v)
+        if (
+          /(^url$|_url$|^api_endpoint$|^dedicated_page$|^agent_dashboard$|^llms_txt$|_manifest$|^mcp_endpoint$|^openapi_spec$|^mcp_tools$|^agent_card$)/.test(
+            key
+          )
+        )
+          addresses.push(v)
       } else if (Array.isArray(v)) v.forEach((x) => walk(x, key))
       else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, k)
     }
@@ -195,8 +230,13 @@ describe("GET /api/discover: members and fields (spec §2.1)", () => {
 describe("GET /api/discover: numbers agree with the live endpoints", () => {
   it("templates and categories are marketplace.getTemplates; plans are subscription.getPlans", async () => {
     const { doc } = await discover()
-    const templates = ((await (await get("/api/trpc/marketplace.getTemplates")).json()) as { result: { data: Array<{ category: string }> } }).result.data
-    const plans = ((await (await get("/api/trpc/subscription.getPlans")).json()) as { result: { data: unknown } }).result.data
+    const templates = (
+      (await (await get("/api/trpc/marketplace.getTemplates")).json()) as {
+        result: { data: Array<{ category: string }> }
+      }
+    ).result.data
+    const plans = ((await (await get("/api/trpc/subscription.getPlans")).json()) as { result: { data: unknown } })
+      .result.data
     const m = doc.capabilities.marketplace
     expect(m.total_templates).toBe(templates.length)
     expect(m.total_templates).toBe(16)
@@ -213,7 +253,8 @@ describe("GET /api/discover: numbers agree with the live endpoints", () => {
   })
 
   it("/for-ai-agents states the configured rate limit too, in English and Portuguese", async () => {
-    const page = async (lang: string) => (await (await get(`/for-ai-agents?lang=${lang}`)).text()).replace(/<[^>]+>/g, "").replace(/\s+/g, " ")
+    const page = async (lang: string) =>
+      (await (await get(`/for-ai-agents?lang=${lang}`)).text()).replace(/<[^>]+>/g, "").replace(/\s+/g, " ")
     const en = await page("en")
     expect(en).toContain("100,000 requests per minute and 1,000,000 requests per day per key")
     expect(en).not.toContain("60 requests per minute")
@@ -245,7 +286,14 @@ describe("GET /api/discover: endpoint lists are generated from the route and pro
       expect(l.url).toBe(`${base}${l.path}`)
       expect(typeof l.description).toBe("string")
     }
-    for (const p of ["/api/discover", "/llms.txt", "/robots.txt", "/sitemap.xml", "/api/trpc/marketplace.getTemplates", "/api/trpc/subscription.getPlans"]) {
+    for (const p of [
+      "/api/discover",
+      "/llms.txt",
+      "/robots.txt",
+      "/sitemap.xml",
+      "/api/trpc/marketplace.getTemplates",
+      "/api/trpc/subscription.getPlans"
+    ]) {
       expect(doc.api_endpoints.public.map((l) => l.path)).toContain(p)
     }
     for (const p of ["/api/trpc/invest.invest", "/api/trpc/invest.vote", "/api/trpc/portfolio.holdings"]) {
@@ -255,7 +303,10 @@ describe("GET /api/discover: endpoint lists are generated from the route and pro
 
   it("the MCP endpoint: for_ai_agents.mcp_endpoint is the manifest's endpoint; POST /mcp is listed as authenticated, from the registered route", async () => {
     const { doc } = await discover()
-    const manifest = (await (await get("/.well-known/mcp.json")).json()) as { endpoint: string; transport: { url: string } }
+    const manifest = (await (await get("/.well-known/mcp.json")).json()) as {
+      endpoint: string
+      transport: { url: string }
+    }
     expect(doc.for_ai_agents.mcp_endpoint).toBe(`${base}/mcp`)
     expect(doc.for_ai_agents.mcp_endpoint).toBe(manifest.endpoint)
     expect(doc.for_ai_agents.mcp_endpoint).toBe(manifest.transport.url)
@@ -276,27 +327,42 @@ describe("GET /api/discover: endpoint lists are generated from the route and pro
     expect(mcpLines.map((l) => l.method)).toEqual(["POST"])
 
     // The listed line is the live route: without a key 401, with one a JSON-RPC answer.
-    const unauth = await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" })
+    const unauth = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "{}"
+    })
     expect(unauth.status).toBe(401)
     const ping = await fetch(`${base}/mcp`, {
       method: "POST",
       headers: { ...key.auth, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+      })
     })
     expect(ping.status).toBe(200)
-    expect(((await ping.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe("agent-commerce")
+    expect(((await ping.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe(
+      "agent-commerce"
+    )
   })
 
   it("agent_api_v1.endpoints are the key routes under /api/v1/agent but not /commerce; ai_commerce.endpoints those under /commerce", async () => {
     const { doc } = await discover()
-    const agent = routes.filter((r) => r.auth !== "public" && r.path.startsWith("/api/v1/agent/") && !r.path.startsWith("/api/v1/agent/commerce/"))
+    const agent = routes.filter(
+      (r) => r.auth !== "public" && r.path.startsWith("/api/v1/agent/") && !r.path.startsWith("/api/v1/agent/commerce/")
+    )
     const commerce = routes.filter((r) => r.path.startsWith("/api/v1/agent/commerce/"))
     const ab = doc.for_ai_agents.agent_api_v1.base_url
     const cb = doc.ai_commerce.base_url
     expect(doc.for_ai_agents.agent_api_v1.endpoints.map((e) => `${e.method} ${ab}${e.path}`).sort()).toEqual(
       agent.map((r) => `${r.method} ${base}${r.path}`).sort()
     )
-    expect(doc.ai_commerce.endpoints.map((e) => `${e.method} ${cb}${e.path}`).sort()).toEqual(commerce.map((r) => `${r.method} ${base}${r.path}`).sort())
+    expect(doc.ai_commerce.endpoints.map((e) => `${e.method} ${cb}${e.path}`).sort()).toEqual(
+      commerce.map((r) => `${r.method} ${base}${r.path}`).sort()
+    )
     for (const e of [...doc.for_ai_agents.agent_api_v1.endpoints, ...doc.ai_commerce.endpoints]) {
       expect(Object.keys(e)).toEqual(expect.arrayContaining(["method", "path", "desc"]))
       expect(e.desc.length).toBeGreaterThan(0)
@@ -345,9 +411,11 @@ interface Listed {
 
 const listedEndpoints = (doc: Doc): Array<Listed> => {
   const auth = new Map<string, string>()
-  for (const l of [...doc.api_endpoints.public, ...doc.api_endpoints.authenticated]) auth.set(`${l.method} ${l.url}`, l.auth)
+  for (const l of [...doc.api_endpoints.public, ...doc.api_endpoints.authenticated])
+    auth.set(`${l.method} ${l.url}`, l.auth)
   const out: Array<Listed> = []
-  for (const l of [...doc.api_endpoints.public, ...doc.api_endpoints.authenticated]) out.push({ method: l.method, url: l.url, auth: l.auth })
+  for (const l of [...doc.api_endpoints.public, ...doc.api_endpoints.authenticated])
+    out.push({ method: l.method, url: l.url, auth: l.auth })
   for (const [lineBase, lines] of [
     [doc.for_ai_agents.agent_api_v1.base_url, doc.for_ai_agents.agent_api_v1.endpoints],
     [doc.ai_commerce.base_url, doc.ai_commerce.endpoints]
@@ -427,14 +495,18 @@ describe("every address /api/discover lists answers", () => {
     const { doc } = await discover()
     for (const e of listedEndpoints(doc)) {
       // Session routes get a fresh owner each, so signing out cannot spoil the next call.
-      const headers: Record<string, string> = e.auth === "session" ? { cookie: (await signUp(base)).cookie } : e.auth === "public" ? {} : { ...key.auth }
+      const headers: Record<string, string> =
+        e.auth === "session" ? { cookie: (await signUp(base)).cookie } : e.auth === "public" ? {} : { ...key.auth }
       const r = await call(e.method, e.url, headers)
       const label = `${e.method} ${e.url} → ${r.status} ${r.text.slice(0, 200)}`
       expect(routeMissing(r), label).toBe(false)
       expect(r.status, label).not.toBe(401)
       expect(e.auth === "bearer" && r.status === 403, `a key route refuses the key: ${label}`).toBe(false)
       // A 404 here is a typed "no such object" from the route's own handler.
-      expect(r.status !== 404 || (r.body?.type ?? r.body?.error?.data?.type) === "NotFound", `a 404 that is not NotFound: ${label}`).toBe(true)
+      expect(
+        r.status !== 404 || (r.body?.type ?? r.body?.error?.data?.type) === "NotFound",
+        `a 404 that is not NotFound: ${label}`
+      ).toBe(true)
       expect(r.status, label).toBeLessThan(500)
     }
   }, 120_000)
@@ -464,7 +536,16 @@ describe("every address /api/discover lists answers", () => {
       throw new Error(`${address} is listed by /api/discover but no route answers it`)
     }
     if (pending.length > 0) console.warn(`[discovery] commerce addresses not registered yet: ${pending.join(", ")}`)
-    for (const f of ["dedicated_page", "agent_dashboard", "llms_txt", "plugin_manifest", "mcp_manifest", "openapi_spec", "mcp_tools", "agent_card"] as const) {
+    for (const f of [
+      "dedicated_page",
+      "agent_dashboard",
+      "llms_txt",
+      "plugin_manifest",
+      "mcp_manifest",
+      "openapi_spec",
+      "mcp_tools",
+      "agent_card"
+    ] as const) {
       const res = await get(doc.for_ai_agents[f].slice(base.length))
       expect(res.status, f).toBe(200)
     }
@@ -506,7 +587,9 @@ describe("GET /api/discover: caching", () => {
 
   it("a different visitor gets a different body and ETag from the same build", async () => {
     const a = await discover({ "user-agent": "curl/8.5.0" })
-    const b = await discover({ "user-agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" })
+    const b = await discover({
+      "user-agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+    })
     expect(a.res.headers.get("etag")).not.toBe(b.res.headers.get("etag"))
     expect(a.doc._meta.generated_at).toBe(b.doc._meta.generated_at)
     expect(a.doc.visitor.classified_as).toBe("ai_agent")
@@ -524,12 +607,17 @@ describe("GET /api/discover: caching", () => {
 describe("GET /api/discover: visitor classification", () => {
   it("a valid bearer key → ai_agent named after the key's agent and organization, without spending rate limit", async () => {
     const used = async () => {
-      const body = (await (await get("/api/v1/agent/me", key.auth)).json()) as { rateLimit: Array<{ name: string; used: number }> }
+      const body = (await (await get("/api/v1/agent/me", key.auth)).json()) as {
+        rateLimit: Array<{ name: string; used: number }>
+      }
       return body.rateLimit.find((w) => w.name === "minute")?.used ?? body.rateLimit[0].used
     }
     const before = await used()
     for (let i = 0; i < 3; i++) {
-      const { doc } = await discover({ ...key.auth, "user-agent": "Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0" })
+      const { doc } = await discover({
+        ...key.auth,
+        "user-agent": "Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0"
+      })
       expect(doc.visitor).toMatchObject({
         classified_as: "ai_agent",
         agent_name: me.agent.name,
@@ -544,20 +632,43 @@ describe("GET /api/discover: visitor classification", () => {
   })
 
   it("an invalid key is not an error: classified by User-Agent, response private", async () => {
-    const { res, doc } = await discover({ authorization: "Bearer ak_live_not-a-real-key", "user-agent": "python-requests/2.32.3" })
+    const { res, doc } = await discover({
+      authorization: "Bearer ak_live_not-a-real-key",
+      "user-agent": "python-requests/2.32.3"
+    })
     expect(res.headers.get("cache-control")).toBe("private, max-age=3600")
-    expect(doc.visitor).toMatchObject({ classified_as: "ai_agent", agent_name: "python-requests", authenticated: false, detected_by: "user_agent" })
+    expect(doc.visitor).toMatchObject({
+      classified_as: "ai_agent",
+      agent_name: "python-requests",
+      authenticated: false,
+      detected_by: "user_agent"
+    })
     expect(doc.visitor.message).toMatch(/not accepted/)
   })
 
   it.each([
-    ["Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)", "ai_agent", "GPTBot", "OpenAI"],
+    [
+      "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)",
+      "ai_agent",
+      "GPTBot",
+      "OpenAI"
+    ],
     ["Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)", "crawler", "bingbot", "Microsoft"],
-    ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36", "browser", null, null],
+    [
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36",
+      "browser",
+      null,
+      null
+    ],
     ["Totally/Unknown", "unknown", null, null]
   ])("User-Agent %s → %s", async (ua, kind, name, org) => {
     const { doc } = await discover({ "user-agent": ua })
-    expect(doc.visitor).toMatchObject({ classified_as: kind, agent_name: name, organization: org, authenticated: false })
+    expect(doc.visitor).toMatchObject({
+      classified_as: kind,
+      agent_name: name,
+      organization: org,
+      authenticated: false
+    })
     expect(doc.visitor.message.length).toBeGreaterThan(0)
   })
 })
@@ -601,7 +712,9 @@ describe("agent files", () => {
     const firstContent = lines.slice(1).find((l) => l.trim() !== "")
     expect(firstContent).toMatch(/^> \S/)
     const sections = lines.filter((l) => l.startsWith("## ")).map((l) => l.slice(3))
-    expect(sections).toEqual(expect.arrayContaining(["Docs", "Agent API v1", "AI2AIC commerce protocol", "Agent files", "Optional"]))
+    expect(sections).toEqual(
+      expect.arrayContaining(["Docs", "Agent API v1", "AI2AIC commerce protocol", "Agent files", "Optional"])
+    )
     expect(sections[sections.length - 1]).toBe("Optional")
     // After the first section, every non-blank line is a link list item with an absolute address.
     const firstSection = lines.findIndex((l) => l.startsWith("## "))
@@ -613,15 +726,26 @@ describe("agent files", () => {
       expect(m![2].startsWith(`${base}/`), l).toBe(true)
       links.push(m![2])
     }
-    for (const r of routes.filter((r) => r.path.startsWith("/api/v1/agent/") && r.auth === "key")) expect(links).toContain(`${base}${r.path}`)
-    for (const p of ["/docs", "/api/v1/agent/openapi.json", "/for-ai-agents", "/api/discover"]) expect(links).toContain(`${base}${p}`)
+    for (const r of routes.filter((r) => r.path.startsWith("/api/v1/agent/") && r.auth === "key"))
+      expect(links).toContain(`${base}${r.path}`)
+    for (const p of ["/docs", "/api/v1/agent/openapi.json", "/for-ai-agents", "/api/discover"])
+      expect(links).toContain(`${base}${p}`)
   })
 
   it("robots.txt allows the public and agent paths, disallows the dashboard API, and names the sitemap", async () => {
     const text = await (await get("/robots.txt")).text()
     const lines = text.split("\n")
     expect(lines).toContain("User-agent: *")
-    for (const p of ["/", "/api/discover", "/llms.txt", "/.well-known/", "/api/v1/agent/openapi.json", "/api/v1/agent/mcp-tools.json", "/for-ai-agents", "/invest/api"]) {
+    for (const p of [
+      "/",
+      "/api/discover",
+      "/llms.txt",
+      "/.well-known/",
+      "/api/v1/agent/openapi.json",
+      "/api/v1/agent/mcp-tools.json",
+      "/for-ai-agents",
+      "/invest/api"
+    ]) {
       expect(lines, p).toContain(`Allow: ${p}`)
     }
     expect(lines).toContain("Disallow: /api/dashboard")
@@ -637,13 +761,26 @@ describe("agent files", () => {
     expect(body).toMatch(/^<urlset xmlns="http:\/\/www\.sitemaps\.org\/schemas\/sitemap\/0\.9">/)
     const locs = [...xml.matchAll(/<url><loc>([^<]+)<\/loc>/g)].map((m) => m[1])
     expect(locs).toEqual(
-      ["/", "/for-ai-agents", "/integrations", "/terms", "/whitepaper", "/legal-guide", "/agent-dashboard", "/docs"].map((p) => `${base}${p}`)
+      [
+        "/",
+        "/for-ai-agents",
+        "/integrations",
+        "/terms",
+        "/whitepaper",
+        "/legal-guide",
+        "/agent-dashboard",
+        "/docs"
+      ].map((p) => `${base}${p}`)
     )
     for (const loc of locs) expect((await fetch(loc)).status, loc).toBe(200)
   })
 
   it("ai-plugin.json points to the OpenAPI document, which answers", async () => {
-    const plugin = (await (await get("/.well-known/ai-plugin.json")).json()) as { name_for_model: string; logo_url: string; api: { url: string } }
+    const plugin = (await (await get("/.well-known/ai-plugin.json")).json()) as {
+      name_for_model: string
+      logo_url: string
+      api: { url: string }
+    }
     expect(plugin).toMatchObject({
       schema_version: "v1",
       name_for_human: "Agent Commerce",
@@ -673,11 +810,24 @@ describe("agent files", () => {
       expect(tool!._meta.permission).toBe(r.permission)
     }
     const byName = (n: string) => tools.find((t) => t.name === n)!
-    expect(byName("catalog_project").inputSchema).toMatchObject({ required: ["id"], properties: { id: { type: "string" } } })
-    expect(byName("evaluate").inputSchema).toMatchObject({ required: ["projectId"], properties: { projectId: { type: "string", maxLength: 100 } } })
-    expect(Object.keys(byName("catalog").inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["category", "q", "limit", "cursor"]))
+    expect(byName("catalog_project").inputSchema).toMatchObject({
+      required: ["id"],
+      properties: { id: { type: "string" } }
+    })
+    expect(byName("evaluate").inputSchema).toMatchObject({
+      required: ["projectId"],
+      properties: { projectId: { type: "string", maxLength: 100 } }
+    })
+    expect(Object.keys(byName("catalog").inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(["category", "q", "limit", "cursor"])
+    )
     expect(byName("catalog").inputSchema.properties?.category.enum).toHaveLength(8)
-    expect(byName("me").inputSchema).toEqual({ type: "object", properties: {}, required: [], additionalProperties: false })
+    expect(byName("me").inputSchema).toEqual({
+      type: "object",
+      properties: {},
+      required: [],
+      additionalProperties: false
+    })
     // A union body (POST /session) stays a type-object schema with its alternatives.
     expect(byName("session").inputSchema.type).toBe("object")
     expect(byName("session").inputSchema.anyOf?.length).toBeGreaterThan(1)
@@ -697,13 +847,19 @@ describe("agent files", () => {
   })
 
   it("the A2A 1.0 agent card: the JSON-RPC interface at /a2a, the skills it serves, bearer and X-API-Key schemes", async () => {
-    const card = (await (await get("/.well-known/agent-card.json")).json()) as { description: unknown; skills: Array<{ id: unknown; name: unknown; description: string; tags: unknown }> }
+    const card = (await (await get("/.well-known/agent-card.json")).json()) as {
+      description: unknown
+      skills: Array<{ id: unknown; name: unknown; description: string; tags: unknown }>
+    }
     expect(card).toMatchObject({
       name: "Agent Commerce",
       version: "1.0.0",
       supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
       capabilities: { streaming: false, pushNotifications: false },
-      securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } }, apiKey: { apiKeySecurityScheme: { location: "header", name: "X-API-Key" } } },
+      securitySchemes: {
+        bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } },
+        apiKey: { apiKeySecurityScheme: { location: "header", name: "X-API-Key" } }
+      },
       securityRequirements: [{ schemes: { bearer: { list: [] } } }, { schemes: { apiKey: { list: [] } } }]
     })
     expect(typeof card.description).toBe("string")
@@ -717,9 +873,20 @@ describe("agent files", () => {
   })
 
   it("/invest/api describes the investment API: endpoints, token, 49% stake, disclaimer", async () => {
-    const body = (await (await get("/invest/api")).json()) as { endpoints: Array<{ method: string; path: string }>; stakePercent: unknown; token: unknown; disclaimer: unknown }
+    const body = (await (await get("/invest/api")).json()) as {
+      endpoints: Array<{ method: string; path: string }>
+      stakePercent: unknown
+      token: unknown
+      disclaimer: unknown
+    }
     const eps = body.endpoints.map((e) => `${e.method} ${e.path}`)
-    for (const e of ["POST /api/v1/agent/invest", "POST /api/trpc/invest.invest", "POST /api/trpc/invest.vote", "GET /api/trpc/portfolio.holdings"]) expect(eps).toContain(e)
+    for (const e of [
+      "POST /api/v1/agent/invest",
+      "POST /api/trpc/invest.invest",
+      "POST /api/trpc/invest.vote",
+      "GET /api/trpc/portfolio.holdings"
+    ])
+      expect(eps).toContain(e)
     expect(body.stakePercent).toBe(49)
     expect(body.token).toMatchObject({ symbol: "ACT", type: "utility" })
     expect(body.disclaimer).toMatch(/not investment advice/)
@@ -729,7 +896,21 @@ describe("agent files", () => {
     const res = await get("/")
     const html = await res.text()
     expect(html).toContain('<html lang="en">')
-    for (const p of ["/for-ai-agents?lang=en", "/integrations?lang=en", "/terms?lang=en", "/whitepaper?lang=en", "/legal-guide?lang=en", "/agent-dashboard", "/docs", "/api/discover", "/llms.txt", "/.well-known/mcp.json", "/.well-known/ai-plugin.json", "/.well-known/agent-card.json", "/sitemap.xml"]) {
+    for (const p of [
+      "/for-ai-agents?lang=en",
+      "/integrations?lang=en",
+      "/terms?lang=en",
+      "/whitepaper?lang=en",
+      "/legal-guide?lang=en",
+      "/agent-dashboard",
+      "/docs",
+      "/api/discover",
+      "/llms.txt",
+      "/.well-known/mcp.json",
+      "/.well-known/ai-plugin.json",
+      "/.well-known/agent-card.json",
+      "/sitemap.xml"
+    ]) {
       expect(html, p).toContain(`href="${base}${p}"`)
     }
     const pt = await (await get("/?lang=pt")).text()

@@ -20,22 +20,52 @@ describeEachStorage("Idempotency-Key and refusals before the handler", (storage)
   afterAll(() => server?.close())
 
   const fresh = () => `k-${randomBytes(6).toString("hex")}`
-  const send = (method: string, path: string, key: string, init: { headers?: Record<string, string>; body?: string } = {}) =>
+  const send = (
+    method: string,
+    path: string,
+    key: string,
+    init: { headers?: Record<string, string>; body?: string } = {}
+  ) =>
     fetch(`${server.baseUrl}${path}`, {
       method,
       headers: { "content-type": "application/json", cookie: owner.cookie, "idempotency-key": key, ...init.headers },
       ...(init.body !== undefined ? { body: init.body } : {})
     })
-  const createAgent = (key: string, name = "refusals agent") => send("POST", "/api/dashboard/agents", key, { body: JSON.stringify({ name }) })
+  const createAgent = (key: string, name = "refusals agent") =>
+    send("POST", "/api/dashboard/agents", key, { body: JSON.stringify({ name }) })
 
   const refusals: ReadonlyArray<readonly [string, (key: string) => Promise<Response>, number]> = [
-    ["a method the path does not serve", (k) => send("PUT", "/api/dashboard/agents", k, { body: JSON.stringify({ name: "refusals agent" }) }), 405],
+    [
+      "a method the path does not serve",
+      (k) => send("PUT", "/api/dashboard/agents", k, { body: JSON.stringify({ name: "refusals agent" }) }),
+      405
+    ],
     ["the same path under another method", (k) => send("DELETE", "/api/dashboard/agents", k), 405],
-    ["no route at all", (k) => send("POST", "/api/dashboard/agentz", k, { body: JSON.stringify({ name: "refusals agent" }) }), 404],
-    ["a body the document calls invalid", (k) => send("POST", "/api/dashboard/agents", k, { body: JSON.stringify({ name: "" }) }), 400],
-    ["a field the document does not know", (k) => send("POST", "/api/dashboard/agents", k, { body: JSON.stringify({ name: "x", colour: "red" }) }), 400],
+    [
+      "no route at all",
+      (k) => send("POST", "/api/dashboard/agentz", k, { body: JSON.stringify({ name: "refusals agent" }) }),
+      404
+    ],
+    [
+      "a body the document calls invalid",
+      (k) => send("POST", "/api/dashboard/agents", k, { body: JSON.stringify({ name: "" }) }),
+      400
+    ],
+    [
+      "a field the document does not know",
+      (k) => send("POST", "/api/dashboard/agents", k, { body: JSON.stringify({ name: "x", colour: "red" }) }),
+      400
+    ],
     ["a body that is not JSON", (k) => send("POST", "/api/dashboard/agents", k, { body: "{" }), 400],
-    ["no credentials", (k) => send("POST", "/api/dashboard/agents", k, { headers: { cookie: "" }, body: JSON.stringify({ name: "refusals agent" }) }), 401]
+    [
+      "no credentials",
+      (k) =>
+        send("POST", "/api/dashboard/agents", k, {
+          headers: { cookie: "" },
+          body: JSON.stringify({ name: "refusals agent" })
+        }),
+      401
+    ]
   ]
 
   for (const [what, refused, status] of refusals) {

@@ -34,7 +34,9 @@ describeEachStorage("Idempotency-Key", (storage) => {
     const different = await createAgent(owner.cookie, "k-1", "beta")
     expect(different.status).toBe(422)
     expect((await different.json()).type).toBe("IdempotencyKeyReused")
-    const agents = await (await fetch(`${server.baseUrl}/api/dashboard/agents`, { headers: { cookie: owner.cookie } })).json()
+    const agents = await (
+      await fetch(`${server.baseUrl}/api/dashboard/agents`, { headers: { cookie: owner.cookie } })
+    ).json()
     expect(agents).toHaveLength(1)
   })
 
@@ -59,11 +61,24 @@ describeEachStorage("Idempotency-Key", (storage) => {
     const from = (localAddress: string) =>
       new Promise<{ status: number; replayed: string | undefined; body: string }>((resolve, reject) => {
         const req = httpRequest(
-          { host: url.hostname, port: url.port, path: url.pathname, method: "POST", localAddress, headers: { "content-type": "application/json", "idempotency-key": "anon-1" } },
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: "POST",
+            localAddress,
+            headers: { "content-type": "application/json", "idempotency-key": "anon-1" }
+          },
           (res) => {
             let body = ""
             res.on("data", (c: Buffer) => (body += c.toString()))
-            res.on("end", () => resolve({ status: res.statusCode ?? 0, replayed: res.headers["idempotent-replayed"] as string | undefined, body }))
+            res.on("end", () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                replayed: res.headers["idempotent-replayed"] as string | undefined,
+                body
+              })
+            )
           }
         )
         req.on("error", reject)
@@ -81,11 +96,15 @@ describeEachStorage("Idempotency-Key", (storage) => {
 
   it("50 concurrent retries of one key create exactly one object", async () => {
     const owner = await signUp(server.baseUrl)
-    const responses = await Promise.all(Array.from({ length: 50 }, () => createAgent(owner.cookie, "burst-key", "gamma")))
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => createAgent(owner.cookie, "burst-key", "gamma"))
+    )
     const bodies = await Promise.all(responses.map((r) => r.json()))
     expect(responses.every((r) => r.status === 201)).toBe(true)
     expect(new Set(bodies.map((b: { id: string }) => b.id)).size).toBe(1)
-    const agents = await (await fetch(`${server.baseUrl}/api/dashboard/agents`, { headers: { cookie: owner.cookie } })).json()
+    const agents = await (
+      await fetch(`${server.baseUrl}/api/dashboard/agents`, { headers: { cookie: owner.cookie } })
+    ).json()
     expect(agents).toHaveLength(1)
   })
 

@@ -22,7 +22,17 @@ describeEachStorage("investment over HTTP", (storage) => {
   const post = (p: string, headers: Record<string, string>, body: unknown) =>
     fetch(url(p), { method: "POST", headers: json(headers), body: JSON.stringify(body) })
   const fund = (agentId: string, amount: number) =>
-    server.run(Effect.flatMap(Ledger, (l) => l.transfer({ kind: "grant", reference: `fund-${agentId}-${amount}`, from: EXTERNAL_GRANTS, to: walletAccount(agentId), amount })))
+    server.run(
+      Effect.flatMap(Ledger, (l) =>
+        l.transfer({
+          kind: "grant",
+          reference: `fund-${agentId}-${amount}`,
+          from: EXTERNAL_GRANTS,
+          to: walletAccount(agentId),
+          amount
+        })
+      )
+    )
   const investor = async (credits: number) => {
     const k = await createAgentKey(server.baseUrl, ["invest"])
     if (credits > 0) await fund(k.agentId, credits)
@@ -30,12 +40,22 @@ describeEachStorage("investment over HTTP", (storage) => {
   }
 
   beforeAll(async () => {
-    server = await startRuntimeServer({ storage, config: { rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000, founderAccountId: Option.some(FOUNDER) } })
+    server = await startRuntimeServer({
+      storage,
+      config: { rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000, founderAccountId: Option.some(FOUNDER) }
+    })
     // The founder's account, with a known id, and a dashboard session for it.
     founderCookie = await server.run(
       Effect.gen(function* () {
         yield* Effect.flatMap(KeysStore, (s) =>
-          s.insertAccount({ id: FOUNDER, email: `founder-${storage}@example.com`, name: "Founder", passwordHash: "x", planId: null, createdAt: new Date().toISOString() })
+          s.insertAccount({
+            id: FOUNDER,
+            email: `founder-${storage}@example.com`,
+            name: "Founder",
+            passwordHash: "x",
+            planId: null,
+            createdAt: new Date().toISOString()
+          })
         )
         const session = yield* Effect.flatMap(Keys, (k) => k.startSession(FOUNDER))
         return `ac_session=${session.token}`
@@ -50,9 +70,18 @@ describeEachStorage("investment over HTTP", (storage) => {
     const res = await fetch(url("/invest/api"))
     expect(res.status).toBe(200)
     const d = await res.json()
-    expect(d.token).toEqual({ name: "Agent Commerce Utility Token", symbol: "ACT", type: "utility", classification: "utility token, not a security" })
+    expect(d.token).toEqual({
+      name: "Agent Commerce Utility Token",
+      symbol: "ACT",
+      type: "utility",
+      classification: "utility token, not a security"
+    })
     expect(d.stakePercent).toBe(49)
-    expect(d.platformOffering).toMatchObject({ totalSupply: 100_000_000, offeredTokens: 49_000_000, priceCentsPerToken: 10 })
+    expect(d.platformOffering).toMatchObject({
+      totalSupply: 100_000_000,
+      offeredTokens: 49_000_000,
+      priceCentsPerToken: 10
+    })
     expect(d.aiAgentInvestment).toBe(true)
     expect(d.disclaimer).toBe(DISCLAIMER)
     expect(d.endpoints.map((e: { path: string }) => e.path)).toContain("/api/trpc/invest.vote")
@@ -63,11 +92,23 @@ describeEachStorage("investment over HTTP", (storage) => {
     const res = await post("/api/v1/agent/invest", k.auth, { tokens: 2_500 })
     expect(res.status).toBe(201)
     const r = await res.json()
-    expect(r.investment).toMatchObject({ agentId: k.agentId, tokens: 2_500, amountCents: 25_000, target: { type: "platform", id: "platform" } })
+    expect(r.investment).toMatchObject({
+      agentId: k.agentId,
+      tokens: 2_500,
+      amountCents: 25_000,
+      target: { type: "platform", id: "platform" }
+    })
     expect(r.holding).toMatchObject({ tokens: 2_500, investedCents: 25_000 })
     expect(r.disclaimer).toBe(DISCLAIMER)
-    const project = await (await post("/api/v1/agent/invest", k.auth, { projectId: "prj_logoly", amountCents: 2_500 })).json()
-    expect(project.investment).toMatchObject({ tokens: 10, amountCents: 2_400, unit: "ACT:prj_logoly", target: { type: "project", id: "prj_logoly" } })
+    const project = await (
+      await post("/api/v1/agent/invest", k.auth, { projectId: "prj_logoly", amountCents: 2_500 })
+    ).json()
+    expect(project.investment).toMatchObject({
+      tokens: 10,
+      amountCents: 2_400,
+      unit: "ACT:prj_logoly",
+      target: { type: "project", id: "prj_logoly" }
+    })
     expect(project.disclaimer).toBe(DISCLAIMER)
     const portfolio = await (await fetch(url("/api/v1/agent/portfolio"), { headers: k.auth })).json()
     expect(portfolio.holdings.map((h: { target: { id: string }; tokens: number }) => [h.target.id, h.tokens])).toEqual([
@@ -76,7 +117,9 @@ describeEachStorage("investment over HTTP", (storage) => {
     ])
     expect(portfolio.disclaimer).toBe(DISCLAIMER)
     expect(Array.isArray(portfolio.acquisitions)).toBe(true)
-    expect(await server.run(Effect.flatMap(Ledger, (l) => l.balance(walletAccount(k.agentId))))).toBe(100_000 - 25_000 - 2_400)
+    expect(await server.run(Effect.flatMap(Ledger, (l) => l.balance(walletAccount(k.agentId))))).toBe(
+      100_000 - 25_000 - 2_400
+    )
   })
 
   it("refusals: no amount (400), empty wallet (402), unknown project (404), beyond the stake (409 with what remains)", async () => {
@@ -87,7 +130,9 @@ describeEachStorage("investment over HTTP", (storage) => {
     expect(broke.status).toBe(402)
     expect(await broke.json()).toMatchObject({ type: "InsufficientFunds", requiredCents: 10 })
     expect((await post("/api/v1/agent/invest", k.auth, { projectId: "prj_nope", tokens: 1 })).status).toBe(404)
-    expect((await post("/api/v1/agent/invest", k.auth, { projectId: "prj_resolve_bot", tokens: 4_500 })).status).toBe(201)
+    expect((await post("/api/v1/agent/invest", k.auth, { projectId: "prj_resolve_bot", tokens: 4_500 })).status).toBe(
+      201
+    )
     const over = await post("/api/v1/agent/invest", k.auth, { projectId: "prj_resolve_bot", tokens: 401 })
     expect(over.status).toBe(409)
     expect(await over.json()).toMatchObject({
@@ -109,7 +154,9 @@ describeEachStorage("investment over HTTP", (storage) => {
     expect(statuses.filter((s) => s === 409)).toHaveLength(4)
     const portfolio = await (await fetch(url("/api/v1/agent/portfolio"), { headers: k.auth })).json()
     expect(portfolio.holdings.find((h: { target: { id: string } }) => h.target.id === "prj_habitly").tokens).toBe(4_800)
-    expect(await server.run(Effect.flatMap(Ledger, (l) => l.balance(walletAccount(k.agentId))))).toBe(1_000_000 - 4_800 * 20)
+    expect(await server.run(Effect.flatMap(Ledger, (l) => l.balance(walletAccount(k.agentId))))).toBe(
+      1_000_000 - 4_800 * 20
+    )
   }, 30_000)
 
   it("invest.invest and portfolio.holdings work with a key and with a dashboard session naming its agent", async () => {
@@ -120,13 +167,17 @@ describeEachStorage("investment over HTTP", (storage) => {
     expect(body.result.data.investment).toMatchObject({ tokens: 100, amountCents: 1_000 })
     expect(body.result.data.disclaimer).toBe(DISCLAIMER)
     const session = { cookie: k.cookie }
-    const viaSession = await (await post("/api/trpc/invest.invest", session, { agentId: k.agentId, amountCents: 500 })).json()
+    const viaSession = await (
+      await post("/api/trpc/invest.invest", session, { agentId: k.agentId, amountCents: 500 })
+    ).json()
     expect(viaSession.result.data.holding).toMatchObject({ agentId: k.agentId, tokens: 150 })
     const unnamed = await post("/api/trpc/invest.invest", session, { tokens: 1 })
     expect(unnamed.status).toBe(400)
     expect((await unnamed.json()).error.data).toMatchObject({ code: "BAD_REQUEST", field: "agentId" })
     const stranger = await signUp(server.baseUrl)
-    expect((await post("/api/trpc/invest.invest", { cookie: stranger.cookie }, { agentId: k.agentId, tokens: 1 })).status).toBe(404)
+    expect(
+      (await post("/api/trpc/invest.invest", { cookie: stranger.cookie }, { agentId: k.agentId, tokens: 1 })).status
+    ).toBe(404)
     const holdings = await (await fetch(url("/api/trpc/portfolio.holdings"), { headers: k.auth })).json()
     expect(holdings.result.data).toMatchObject({ agentIds: [k.agentId], disclaimer: DISCLAIMER })
     expect(holdings.result.data.holdings.map((h: { tokens: number }) => h.tokens)).toEqual([150])
@@ -134,7 +185,9 @@ describeEachStorage("investment over HTTP", (storage) => {
     await fund(second.agentId, 1_000)
     await post("/api/trpc/invest.invest", second.auth, { tokens: 7 })
     const all = await (await fetch(url("/api/trpc/portfolio.holdings"), { headers: session })).json()
-    expect(all.result.data.holdings.map((h: { agentId: string; tokens: number }) => [h.agentId, h.tokens]).sort()).toEqual(
+    expect(
+      all.result.data.holdings.map((h: { agentId: string; tokens: number }) => [h.agentId, h.tokens]).sort()
+    ).toEqual(
       [
         [k.agentId, 150],
         [second.agentId, 7]
@@ -155,13 +208,19 @@ describeEachStorage("investment over HTTP", (storage) => {
     const outsider = await post("/api/v1/agent/proposals", smallest.auth, { title: "Mine", description: "" })
     expect(outsider.status).toBe(403)
     expect((await outsider.json()).type).toBe("NotATopHolder")
-    const created = await post("/api/v1/agent/proposals", top[0].auth, { title: "Open a Spanish-language marketplace", description: "Localise the catalog" })
+    const created = await post("/api/v1/agent/proposals", top[0].auth, {
+      title: "Open a Spanish-language marketplace",
+      description: "Localise the catalog"
+    })
     expect(created.status).toBe(201)
     const proposal = await created.json()
-    expect(proposal.snapshot.voters.map((v: { weight: number }) => v.weight)).toEqual(Array.from({ length: 10 }, (_, i) => 2_000_000 - i * 100_000))
+    expect(proposal.snapshot.voters.map((v: { weight: number }) => v.weight)).toEqual(
+      Array.from({ length: 10 }, (_, i) => 2_000_000 - i * 100_000)
+    )
     expect(proposal.snapshot.totalWeight).toBe(15_500_000)
 
-    const vote = (k: AgentKey, choice: string) => post("/api/trpc/invest.vote", k.auth, { proposalId: proposal.id, choice })
+    const vote = (k: AgentKey, choice: string) =>
+      post("/api/trpc/invest.vote", k.auth, { proposalId: proposal.id, choice })
     const refused = await vote(smallest, "no")
     expect(refused.status).toBe(403)
     expect((await refused.json()).error.data).toMatchObject({ code: "FORBIDDEN", type: "NotATopHolder" })
@@ -173,7 +232,10 @@ describeEachStorage("investment over HTTP", (storage) => {
     }
     expect((await vote(top[5], "no")).status).toBe(409)
     const closed = await (await fetch(url(`/api/v1/agent/proposals/${proposal.id}`), { headers: top[0].auth })).json()
-    expect(closed).toMatchObject({ status: "passed", tally: { yes: 9_800_000, no: 5_700_000, abstain: 0, votesCast: 10 } })
+    expect(closed).toMatchObject({
+      status: "passed",
+      tally: { yes: 9_800_000, no: 5_700_000, abstain: 0, votesCast: 10 }
+    })
 
     const vetoPath = `/api/dashboard/governance/proposals/${proposal.id}/veto`
     const notFounder = await post(vetoPath, { cookie: top[0].cookie }, { reason: "I disagree" })
@@ -182,7 +244,10 @@ describeEachStorage("investment over HTTP", (storage) => {
     expect(noSession.status).toBe(401)
     const veto = await post(vetoPath, { cookie: founderCookie }, { reason: "Not this year" })
     expect(veto.status).toBe(200)
-    expect(await veto.json()).toMatchObject({ status: "vetoed", veto: { reason: "Not this year", byAccountId: FOUNDER } })
+    expect(await veto.json()).toMatchObject({
+      status: "vetoed",
+      veto: { reason: "Not this year", byAccountId: FOUNDER }
+    })
     const after = await (await fetch(url(`/api/v1/agent/proposals/${proposal.id}`), { headers: smallest.auth })).json()
     expect(after.status).toBe("vetoed")
     expect((await post(vetoPath, { cookie: founderCookie }, { reason: "again" })).status).toBe(409)

@@ -28,7 +28,13 @@ describe("agent API keys", () => {
     const me = JSON.parse(text)
     expect(me.key.id).toBe(k.keyId)
     expect(me.key.prefix).toBe(k.secret.slice(0, 14))
-    expect(me.key.permissions).toEqual(["catalog:read", "commerce:read", "commerce:buy", "commerce:sell", "commerce:negotiate"])
+    expect(me.key.permissions).toEqual([
+      "catalog:read",
+      "commerce:read",
+      "commerce:buy",
+      "commerce:sell",
+      "commerce:negotiate"
+    ])
     expect(me.agent.id).toBe(k.agentId)
     expect(me.rateLimit.map((w: { name: string }) => w.name)).toEqual(["minute", "day"])
     expect(res.headers.get("ratelimit-policy")).toBe('"minute";q=60;w=60, "day";q=1000;w=86400')
@@ -36,7 +42,12 @@ describe("agent API keys", () => {
   })
 
   it("missing, malformed, unknown keys are 401 with WWW-Authenticate", async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: "Basic abc" }, { authorization: "Bearer ak_live_nope" }, { authorization: `Bearer ak_live_${"x".repeat(43)}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: "Basic abc" },
+      { authorization: "Bearer ak_live_nope" },
+      { authorization: `Bearer ak_live_${"x".repeat(43)}` }
+    ]) {
       const res = await fetch(url("/api/v1/agent/me"), { headers })
       expect(res.status).toBe(401)
       expect(res.headers.get("www-authenticate")).toMatch(/^Bearer /)
@@ -49,7 +60,10 @@ describe("agent API keys", () => {
   it("a revoked key is refused on its next request", async () => {
     const k = await createAgentKey(server.baseUrl, ["catalog:read"])
     expect((await fetch(url("/api/v1/agent/me"), { headers: k.auth })).status).toBe(200)
-    const revoke = await fetch(url(`/api/dashboard/keys/${k.keyId}/revoke`), { method: "POST", headers: { cookie: k.cookie, "content-type": "application/json" } })
+    const revoke = await fetch(url(`/api/dashboard/keys/${k.keyId}/revoke`), {
+      method: "POST",
+      headers: { cookie: k.cookie, "content-type": "application/json" }
+    })
     expect(revoke.status).toBe(200)
     expect((await revoke.json()).revokedAt).toBeTruthy()
     const after = await fetch(url("/api/v1/agent/me"), { headers: k.auth })
@@ -60,7 +74,10 @@ describe("agent API keys", () => {
   it("keys of another account cannot be revoked (404) and dashboard routes need a session (401)", async () => {
     const a = await createAgentKey(server.baseUrl, ["catalog:read"])
     const other = await signUp(server.baseUrl)
-    const res = await fetch(url(`/api/dashboard/keys/${a.keyId}/revoke`), { method: "POST", headers: { cookie: other.cookie, "content-type": "application/json" } })
+    const res = await fetch(url(`/api/dashboard/keys/${a.keyId}/revoke`), {
+      method: "POST",
+      headers: { cookie: other.cookie, "content-type": "application/json" }
+    })
     expect(res.status).toBe(404)
     expect((await fetch(url("/api/dashboard/keys"))).status).toBe(401)
     const listed = await (await fetch(url("/api/dashboard/keys"), { headers: { cookie: other.cookie } })).json()
@@ -69,10 +86,15 @@ describe("agent API keys", () => {
 
   it("an expiry in the past is refused; a key past its expiry is 401", async () => {
     const owner = await signUp(server.baseUrl)
-    await expect(createAgentKey(server.baseUrl, ["catalog:read"], { ...owner, expiresAt: "2001-01-01T00:00:00Z" })).rejects.toThrow(/expiresAt/)
+    await expect(
+      createAgentKey(server.baseUrl, ["catalog:read"], { ...owner, expiresAt: "2001-01-01T00:00:00Z" })
+    ).rejects.toThrow(/expiresAt/)
     vi.useFakeTimers({ toFake: ["Date"] })
     const expiresAt = Date.now() + 3_600_000
-    const k = await createAgentKey(server.baseUrl, ["catalog:read"], { ...owner, expiresAt: new Date(expiresAt).toISOString() })
+    const k = await createAgentKey(server.baseUrl, ["catalog:read"], {
+      ...owner,
+      expiresAt: new Date(expiresAt).toISOString()
+    })
     vi.setSystemTime(expiresAt - 1)
     expect((await fetch(url("/api/v1/agent/me"), { headers: k.auth })).status).toBe(200)
     vi.setSystemTime(expiresAt)

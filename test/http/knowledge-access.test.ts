@@ -35,15 +35,32 @@ for (const { name, storage, skip } of storages) {
     const trpc = async (path: string, input: unknown, method: "GET" | "POST") => {
       const res =
         method === "POST"
-          ? await fetch(`${server.baseUrl}/api/trpc/${path}`, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(input) })
+          ? await fetch(`${server.baseUrl}/api/trpc/${path}`, {
+              method,
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify(input)
+            })
           : await fetch(`${server.baseUrl}/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`)
-      return { status: res.status, body: (await res.json()) as { result?: { data: unknown }; error?: { data: { httpStatus: number; field?: string } } } }
+      return {
+        status: res.status,
+        body: (await res.json()) as {
+          result?: { data: unknown }
+          error?: { data: { httpStatus: number; field?: string } }
+        }
+      }
     }
 
     /** purchaseAccess → Pay on the hosted page → the access id from purchaseStatus. */
     const buy = async (serviceId: number) => {
-      const started = (await trpc("publicApi.purchaseAccess", { serviceId, customerEmail: "buyer@example.com", customerName: "Buyer" }, "POST")).body.result!.data as { sessionId: string }
-      const before = (await trpc("publicApi.purchaseStatus", { sessionId: started.sessionId }, "GET")).body.result!.data as { accessId?: string }
+      const started = (
+        await trpc(
+          "publicApi.purchaseAccess",
+          { serviceId, customerEmail: "buyer@example.com", customerName: "Buyer" },
+          "POST"
+        )
+      ).body.result!.data as { sessionId: string }
+      const before = (await trpc("publicApi.purchaseStatus", { sessionId: started.sessionId }, "GET")).body.result!
+        .data as { accessId?: string }
       expect(before.accessId).toBeUndefined()
       const paid = await fetch(`${server.baseUrl}/checkout/fake/${started.sessionId}/pay`, {
         method: "POST",
@@ -52,12 +69,15 @@ for (const { name, storage, skip } of storages) {
         redirect: "manual"
       })
       expect(paid.status).toBe(303)
-      const status = (await trpc("publicApi.purchaseStatus", { sessionId: started.sessionId }, "GET")).body.result!.data as { status: string; accessId: string }
+      const status = (await trpc("publicApi.purchaseStatus", { sessionId: started.sessionId }, "GET")).body.result!
+        .data as { status: string; accessId: string }
       expect(status.status).toBe("paid")
       return { sessionId: started.sessionId, accessId: status.accessId }
     }
     const read = (accessId: string, sessionId?: string) =>
-      fetch(`${server.baseUrl}/api/payments/access/${accessId}`, { headers: sessionId === undefined ? {} : { "checkout-session-id": sessionId } })
+      fetch(`${server.baseUrl}/api/payments/access/${accessId}`, {
+        headers: sessionId === undefined ? {} : { "checkout-session-id": sessionId }
+      })
 
     it("the buyer reads the guide they paid for (REST and tRPC give the same content)", async () => {
       const { sessionId, accessId } = await buy(3)
@@ -101,7 +121,13 @@ for (const { name, storage, skip } of storages) {
         expect(body.type).toBe("NotFound")
         expect(JSON.stringify(body)).not.toContain("Lua")
       }
-      const unpaid = (await trpc("publicApi.purchaseAccess", { serviceId: 3, customerEmail: "late@example.com", customerName: "Late" }, "POST")).body.result!.data as { sessionId: string }
+      const unpaid = (
+        await trpc(
+          "publicApi.purchaseAccess",
+          { serviceId: 3, customerEmail: "late@example.com", customerName: "Late" },
+          "POST"
+        )
+      ).body.result!.data as { sessionId: string }
       expect((await read(mine.accessId, unpaid.sessionId)).status).toBe(404)
 
       const missing = await read(mine.accessId)
@@ -111,7 +137,9 @@ for (const { name, storage, skip } of storages) {
       const badTrpc = await trpc("publicApi.accessContent", { accessId: mine.accessId }, "GET")
       expect(badTrpc.status).toBe(400)
       expect(badTrpc.body.error!.data.field).toBe("sessionId")
-      expect((await trpc("publicApi.accessContent", { accessId: mine.accessId, sessionId: theirs.sessionId }, "GET")).status).toBe(404)
+      expect(
+        (await trpc("publicApi.accessContent", { accessId: mine.accessId, sessionId: theirs.sessionId }, "GET")).status
+      ).toBe(404)
     })
   })
 }

@@ -17,9 +17,20 @@ describeEachStorage("long path parameters", (storage) => {
   let doc: OpenApiDocument
   let key: AgentKey
   beforeAll(async () => {
-    server = await startServer({ storage, config: { rateLimitPerMinute: 1_000_000, rateLimitPerDay: 100_000_000, workers: false } })
+    server = await startServer({
+      storage,
+      config: { rateLimitPerMinute: 1_000_000, rateLimitPerDay: 100_000_000, workers: false }
+    })
     doc = asOpenApiDocument(await (await fetch(`${server.baseUrl}${OPENAPI_PATH}`)).json())
-    key = await createAgentKey(server.baseUrl, ["catalog:read", "evaluate", "acquire", "invest", "create", "commerce:*", "webhooks:manage"])
+    key = await createAgentKey(server.baseUrl, [
+      "catalog:read",
+      "evaluate",
+      "acquire",
+      "invest",
+      "create",
+      "commerce:*",
+      "webhooks:manage"
+    ])
   })
   afterAll(() => server?.close())
 
@@ -29,7 +40,14 @@ describeEachStorage("long path parameters", (storage) => {
       METHODS.flatMap((method) => {
         const op = item[method]
         if (!op || !path.includes("{")) return []
-        return [{ path, method, op, params: (op.parameters ?? []).filter((p): p is Parameter => !isReference(p) && p.in === "path") }]
+        return [
+          {
+            path,
+            method,
+            op,
+            params: (op.parameters ?? []).filter((p): p is Parameter => !isReference(p) && p.in === "path")
+          }
+        ]
       })
     )
 
@@ -37,14 +55,23 @@ describeEachStorage("long path parameters", (storage) => {
     fetch(`${server.baseUrl}${path}`, {
       method: method.toUpperCase(),
       // Credentials of every kind, so the parameter is what the answer is about.
-      headers: { ...key.auth, cookie: key.cookie, "content-type": "application/json", "checkout-session-id": "cs_x", "stripe-signature": "t=1,v1=x" },
+      headers: {
+        ...key.auth,
+        cookie: key.cookie,
+        "content-type": "application/json",
+        "checkout-session-id": "cs_x",
+        "stripe-signature": "t=1,v1=x"
+      },
       ...(method === "get" || method === "delete" ? {} : { body: "{}" })
     })
 
   it("every path parameter declares how long it may be", () => {
-    const params = templated().flatMap((o) => o.params.map((p) => `${o.method} ${o.path} ${p.name}: ${JSON.stringify(p.schema)}`))
+    const params = templated().flatMap((o) =>
+      o.params.map((p) => `${o.method} ${o.path} ${p.name}: ${JSON.stringify(p.schema)}`)
+    )
     expect(params.length).toBeGreaterThan(20)
-    for (const p of templated().flatMap((o) => o.params)) expect(typeof p.schema?.maxLength, JSON.stringify(p)).toBe("number")
+    for (const p of templated().flatMap((o) => o.params))
+      expect(typeof p.schema?.maxLength, JSON.stringify(p)).toBe("number")
   })
 
   for (const length of [101, 150, 1000]) {
@@ -85,7 +112,9 @@ describeEachStorage("long path parameters", (storage) => {
           const allow = (res.headers.get("allow") ?? "").split(",").map((s) => s.trim().toLowerCase())
           expect(allow, at).not.toContain(method)
           expect(allow.sort(), at).toEqual([...served].sort())
-          expect(body.message, at).not.toMatch(new RegExp(`answers .*\\b${method.toUpperCase()}\\b.*, not ${method.toUpperCase()}`))
+          expect(body.message, at).not.toMatch(
+            new RegExp(`answers .*\\b${method.toUpperCase()}\\b.*, not ${method.toUpperCase()}`)
+          )
         }
       }
     }

@@ -21,11 +21,23 @@ const PROBLEMS = "https://paymentauth.org/problems/"
 describeEachStorage("MPP over MCP", (storage) => {
   let server: RuntimeServer
   const fund = (agentId: string, amount: number) =>
-    server.run(Effect.flatMap(Ledger, (l) => l.transfer({ kind: "grant", reference: `fund-${agentId}-${amount}`, from: EXTERNAL_GRANTS, to: walletAccount(agentId), amount })))
+    server.run(
+      Effect.flatMap(Ledger, (l) =>
+        l.transfer({
+          kind: "grant",
+          reference: `fund-${agentId}-${amount}`,
+          from: EXTERNAL_GRANTS,
+          to: walletAccount(agentId),
+          amount
+        })
+      )
+    )
   const balance = (account: string) => server.run(Effect.flatMap(Ledger, (l) => l.balance(account)))
   const connect = async (secret: string) => {
     const client = new Client({ name: "mcp-payment-test", version: "1.0.0" })
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${secret}` } } })
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${secret}` } }
+    })
     await client.connect(transport)
     return { client, transport }
   }
@@ -42,10 +54,15 @@ describeEachStorage("MPP over MCP", (storage) => {
     const k = await createAgentKey(server.baseUrl, ["commerce:buy"])
     const { client, transport } = await connect(k.secret)
     expect(transport.protocolVersion).toBe("2025-11-25")
-    const manifest = (await (await fetch(`${server.baseUrl}/.well-known/mcp.json`)).json()) as { protocolVersion: string; capabilities: unknown }
+    const manifest = (await (await fetch(`${server.baseUrl}/.well-known/mcp.json`)).json()) as {
+      protocolVersion: string
+      capabilities: unknown
+    }
     expect(manifest.protocolVersion).toBe("2025-11-25")
     expect(client.getServerCapabilities()).toEqual(manifest.capabilities)
-    expect(client.getServerCapabilities()?.experimental).toEqual({ payment: { methods: { credits: { intents: ["charge"] } } } })
+    expect(client.getServerCapabilities()?.experimental).toEqual({
+      payment: { methods: { credits: { intents: ["charge"] } } }
+    })
     await client.close()
   })
 
@@ -56,14 +73,27 @@ describeEachStorage("MPP over MCP", (storage) => {
     // Unwrapped: the JSON-RPC error, as the MCP transport draft writes it.
     const refused = await client.callTool({ name: "mpp_invoke", arguments: invokeArgs }).then(
       () => undefined,
-      (e: unknown) => e as { code: number; data: { httpStatus: number; challenges: Array<Record<string, unknown>>; problem: Record<string, unknown> } }
+      (e: unknown) =>
+        e as {
+          code: number
+          data: { httpStatus: number; challenges: Array<Record<string, unknown>>; problem: Record<string, unknown> }
+        }
     )
     expect(refused?.code).toBe(-32042)
     expect(refused?.data.httpStatus).toBe(402)
-    expect(refused?.data.problem).toMatchObject({ type: `${PROBLEMS}payment-required`, title: "Payment Required", status: 402 })
+    expect(refused?.data.problem).toMatchObject({
+      type: `${PROBLEMS}payment-required`,
+      title: "Payment Required",
+      status: 402
+    })
     expect(refused?.data.challenges).toHaveLength(1)
     const offered = refused!.data.challenges[0]
-    expect(offered).toMatchObject({ realm: "ai2aic-commerce", method: "credits", intent: "charge", request: { amount: "2", currency: "usd" } })
+    expect(offered).toMatchObject({
+      realm: "ai2aic-commerce",
+      method: "credits",
+      intent: "charge",
+      request: { amount: "2", currency: "usd" }
+    })
     expect(refused?.data.problem.challengeId).toBe(offered.id)
     expect(await balance(walletAccount(k.agentId))).toBe(10)
 
@@ -90,10 +120,15 @@ describeEachStorage("MPP over MCP", (storage) => {
     expect(used.isError).toBeFalsy() // the offered challenge was never paid: it pays now
     expect(await balance(walletAccount(k.agentId))).toBe(6)
     const again = await client
-      .callTool({ name: "mpp_invoke", arguments: invokeArgs, _meta: { "org.paymentauth/credential": { challenge: { ...offered }, payload: {} } } })
+      .callTool({
+        name: "mpp_invoke",
+        arguments: invokeArgs,
+        _meta: { "org.paymentauth/credential": { challenge: { ...offered }, payload: {} } }
+      })
       .then(
         () => undefined,
-        (e: unknown) => e as { code: number; data: { challenges: Array<{ id: string }>; problem: Record<string, unknown> } }
+        (e: unknown) =>
+          e as { code: number; data: { challenges: Array<{ id: string }>; problem: Record<string, unknown> } }
       )
     expect(again?.code).toBe(-32043)
     expect(again?.data.problem).toMatchObject({ type: `${PROBLEMS}invalid-challenge`, status: 402 })

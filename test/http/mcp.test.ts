@@ -89,7 +89,7 @@ const EXPECTED_TOOLS: ReadonlyArray<readonly [name: string, method: string, path
 ]
 
 type Structured = Record<string, unknown>
-const text = (result: unknown) => (((result as { content: Array<{ text: string }> }).content)[0] ?? { text: "" }).text
+const text = (result: unknown) => ((result as { content: Array<{ text: string }> }).content[0] ?? { text: "" }).text
 
 describe("MCP endpoint (Streamable HTTP)", () => {
   it("initialize → tools/list returns exactly the tools of mcp-tools.json and /.well-known/mcp.json", async () => {
@@ -98,8 +98,13 @@ describe("MCP endpoint (Streamable HTTP)", () => {
     expect(client.getServerVersion()?.name).toBe("agent-commerce")
     expect(client.getServerCapabilities()?.tools).toBeDefined()
     const listed = await client.listTools()
-    const published = (await (await fetch(url("/api/v1/agent/mcp-tools.json"))).json()) as { tools: Array<{ name: string }> }
-    const manifest = (await (await fetch(url("/.well-known/mcp.json"))).json()) as { endpoint: string; tools: Array<{ name: string }> }
+    const published = (await (await fetch(url("/api/v1/agent/mcp-tools.json"))).json()) as {
+      tools: Array<{ name: string }>
+    }
+    const manifest = (await (await fetch(url("/.well-known/mcp.json"))).json()) as {
+      endpoint: string
+      tools: Array<{ name: string }>
+    }
     expect(listed.tools).toEqual(published.tools)
     expect(manifest.tools).toEqual(published.tools)
     expect(manifest.endpoint).toBe(url("/mcp"))
@@ -107,10 +112,16 @@ describe("MCP endpoint (Streamable HTTP)", () => {
     const meta = (t: { _meta?: Record<string, unknown> }) => t._meta as { method: string; path: string }
     expect(listed.tools.map((t) => [t.name, meta(t).method, meta(t).path])).toEqual(EXPECTED_TOOLS)
     // …and those routes are exactly the operations the agent API's OpenAPI document lists.
-    const openapi = (await (await fetch(url("/api/v1/agent/openapi.json"))).json()) as { paths: Record<string, Record<string, unknown>> }
+    const openapi = (await (await fetch(url("/api/v1/agent/openapi.json"))).json()) as {
+      paths: Record<string, Record<string, unknown>>
+    }
     const operations = Object.entries(openapi.paths)
       .filter(([path]) => path.startsWith("/api/v1/agent/"))
-      .flatMap(([path, item]) => Object.keys(item).filter((m) => ["get", "post", "put", "patch", "delete"].includes(m)).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`))
+      .flatMap(([path, item]) =>
+        Object.keys(item)
+          .filter((m) => ["get", "post", "put", "patch", "delete"].includes(m))
+          .map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`)
+      )
     expect(EXPECTED_TOOLS.map(([, method, path]) => `${method} ${path}`).sort()).toEqual(operations.sort())
     await client.close()
   })
@@ -120,13 +131,18 @@ describe("MCP endpoint (Streamable HTTP)", () => {
     const client = await connect(key.secret)
     const me = await client.callTool({ name: "me", arguments: {} })
     expect(me.isError).toBeFalsy()
-    const meBody = me.structuredContent as Structured & { key: { id: string; permissions: Array<string> }; agent: { id: string } }
+    const meBody = me.structuredContent as Structured & {
+      key: { id: string; permissions: Array<string> }
+      agent: { id: string }
+    }
     expect(meBody.key.id).toBe(key.keyId)
     expect(meBody.key.permissions).toEqual(["catalog:read", "evaluate"])
     expect(meBody.agent.id).toBe(key.agentId)
     expect(JSON.parse(text(me))).toEqual(meBody)
 
-    const rest = (await (await fetch(url("/api/v1/agent/catalog?limit=2"), { headers: key.auth })).json()) as { data: Array<{ id: string }> }
+    const rest = (await (await fetch(url("/api/v1/agent/catalog?limit=2"), { headers: key.auth })).json()) as {
+      data: Array<{ id: string }>
+    }
     const catalog = await client.callTool({ name: "catalog", arguments: { limit: 2 } })
     expect(catalog.isError).toBeFalsy()
     const items = (catalog.structuredContent as { data: Array<{ id: string }> }).data
@@ -160,14 +176,20 @@ describe("MCP endpoint (Streamable HTTP)", () => {
     expect(text(unknownArg)).toBe("InvalidInput (400): surprise: is not an argument of me")
 
     // The JSON-RPC error text is the bare message; the client adds its "MCP error <code>: " once.
-    const unknownTool = await client.callTool({ name: "no_such_tool", arguments: {} }).then(() => undefined, (e: Error) => e)
+    const unknownTool = await client.callTool({ name: "no_such_tool", arguments: {} }).then(
+      () => undefined,
+      (e: Error) => e
+    )
     expect(unknownTool?.message).toBe("MCP error -32602: unknown tool: no_such_tool")
     const raw = await fetch(url("/mcp"), {
       method: "POST",
       headers: { ...weak.auth, "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "nope", arguments: {} } })
     })
-    expect(((await raw.json()) as { error: { code: number; message: string } }).error).toEqual({ code: -32602, message: "unknown tool: nope" })
+    expect(((await raw.json()) as { error: { code: number; message: string } }).error).toEqual({
+      code: -32602,
+      message: "unknown tool: nope"
+    })
     await client.close()
   })
 
@@ -179,29 +201,52 @@ describe("MCP endpoint (Streamable HTTP)", () => {
     expect(topup.structuredContent).toMatchObject({ agentId: key.agentId, amountCents: 5000, balanceCents: 5000 })
 
     // svc_doc_translate / starter lists at 1900 cents: settled 85 % / 15 %.
-    const bought = await client.callTool({ name: "buy", arguments: { serviceId: "svc_doc_translate", tierId: "starter", input: { text: "Olá" } } })
+    const bought = await client.callTool({
+      name: "buy",
+      arguments: { serviceId: "svc_doc_translate", tierId: "starter", input: { text: "Olá" } }
+    })
     expect(bought.isError).toBeFalsy()
-    const purchase = bought.structuredContent as { status: string; transaction: { id: string; priceCents: number; sellerCents: number; feeCents: number } }
+    const purchase = bought.structuredContent as {
+      status: string
+      transaction: { id: string; priceCents: number; sellerCents: number; feeCents: number }
+    }
     expect(purchase.status).toBe("completed")
     expect(purchase.transaction).toMatchObject({ priceCents: 1900, sellerCents: 1615, feeCents: 285 })
 
     const wallet = await client.callTool({ name: "wallet", arguments: {} })
     expect((wallet.structuredContent as { balanceCents: number }).balanceCents).toBe(3100)
-    const restWallet = (await (await fetch(url("/api/v1/agent/commerce/wallet"), { headers: key.auth })).json()) as { balanceCents: number }
+    const restWallet = (await (await fetch(url("/api/v1/agent/commerce/wallet"), { headers: key.auth })).json()) as {
+      balanceCents: number
+    }
     expect(restWallet.balanceCents).toBe(3100)
 
     const tx = await client.callTool({ name: "transaction", arguments: { id: purchase.transaction.id } })
-    expect(tx.structuredContent).toMatchObject({ id: purchase.transaction.id, role: "buyer", status: "completed", priceCents: 1900 })
-    const reviewed = await client.callTool({ name: "review", arguments: { id: purchase.transaction.id, rating: 5, text: "good" } })
+    expect(tx.structuredContent).toMatchObject({
+      id: purchase.transaction.id,
+      role: "buyer",
+      status: "completed",
+      priceCents: 1900
+    })
+    const reviewed = await client.callTool({
+      name: "review",
+      arguments: { id: purchase.transaction.id, rating: 5, text: "good" }
+    })
     expect(reviewed.isError).toBeFalsy()
-    expect(reviewed.structuredContent).toMatchObject({ transactionId: purchase.transaction.id, rating: 5, reviewerAgentId: key.agentId })
+    expect(reviewed.structuredContent).toMatchObject({
+      transactionId: purchase.transaction.id,
+      rating: 5,
+      reviewerAgentId: key.agentId
+    })
     const badRating = await client.callTool({ name: "review", arguments: { id: purchase.transaction.id, rating: 6 } })
     expect(badRating.isError).toBe(true)
     expect(badRating.structuredContent).toMatchObject({ status: 400, type: "InvalidInput" })
 
     // A read-only commerce key: the buy is the route's 403, naming the missing permission; no money moves.
     const reader = await connect((await createAgentKey(server.baseUrl, ["commerce:read"])).secret)
-    const denied = await reader.callTool({ name: "buy", arguments: { serviceId: "svc_doc_translate", tierId: "starter" } })
+    const denied = await reader.callTool({
+      name: "buy",
+      arguments: { serviceId: "svc_doc_translate", tierId: "starter" }
+    })
     expect(denied.isError).toBe(true)
     expect(text(denied)).toBe("Forbidden (403): this key lacks the commerce:buy permission")
     expect(denied.structuredContent).toMatchObject({ status: 403, type: "Forbidden", permission: "commerce:buy" })
@@ -210,12 +255,22 @@ describe("MCP endpoint (Streamable HTTP)", () => {
     // An empty wallet: the 402 is a payment refusal (docs/mcp.md): JSON-RPC -32042 with a challenge
     // for the purchase and the problem details (our wallet type, how many cents are missing).
     const broke = await connect((await createAgentKey(server.baseUrl, ["commerce:*"])).secret)
-    const refused = await broke.callTool({ name: "buy", arguments: { serviceId: "svc_doc_translate", tierId: "starter" } }).then(
-      () => undefined,
-      (e: unknown) => e as { code: number; data: { challenges: Array<{ request: { amount: string } }>; problem: Record<string, unknown> } }
-    )
+    const refused = await broke
+      .callTool({ name: "buy", arguments: { serviceId: "svc_doc_translate", tierId: "starter" } })
+      .then(
+        () => undefined,
+        (e: unknown) =>
+          e as {
+            code: number
+            data: { challenges: Array<{ request: { amount: string } }>; problem: Record<string, unknown> }
+          }
+      )
     expect(refused?.code).toBe(-32042)
-    expect(refused?.data.problem).toMatchObject({ status: 402, type: "tag:ai2aic-commerce,2026:problems/wallet-insufficient-funds", missingCents: 1900 })
+    expect(refused?.data.problem).toMatchObject({
+      status: 402,
+      type: "tag:ai2aic-commerce,2026:problems/wallet-insufficient-funds",
+      missingCents: 1900
+    })
     expect(refused?.data.challenges[0].request.amount).toBe("1900")
     await broke.close()
     await client.close()
@@ -226,12 +281,25 @@ describe("MCP endpoint (Streamable HTTP)", () => {
     const client = await connect(key.secret)
     // svc_doc_translate / business lists at 7900 cents; an offer at list is at or above the target: accepted.
     const args = { serviceId: "svc_doc_translate", tierId: "business", proposedPriceCents: 7900 }
-    const opened = await client.callTool({ name: "negotiate", arguments: args, _meta: { idempotencyKey: "mcp-negotiate-1" } })
+    const opened = await client.callTool({
+      name: "negotiate",
+      arguments: args,
+      _meta: { idempotencyKey: "mcp-negotiate-1" }
+    })
     expect(opened.isError).toBeFalsy()
-    const negotiation = opened.structuredContent as { id: string; status: string; buyerAgentId: string; listPriceCents: number }
+    const negotiation = opened.structuredContent as {
+      id: string
+      status: string
+      buyerAgentId: string
+      listPriceCents: number
+    }
     expect(negotiation).toMatchObject({ status: "awaiting_seller", buyerAgentId: key.agentId, listPriceCents: 7900 })
     // The same key replays the stored response: the same negotiation, not a second one.
-    const replay = await client.callTool({ name: "negotiate", arguments: args, _meta: { idempotencyKey: "mcp-negotiate-1" } })
+    const replay = await client.callTool({
+      name: "negotiate",
+      arguments: args,
+      _meta: { idempotencyKey: "mcp-negotiate-1" }
+    })
     expect((replay.structuredContent as { id: string }).id).toBe(negotiation.id)
 
     const answered = await eventually(
@@ -261,7 +329,9 @@ describe("MCP endpoint (Streamable HTTP)", () => {
       const key = await createAgentKey(limited.baseUrl, ["catalog:read"])
       const client = new Client({ name: "mcp-test", version: "1.0.0" })
       await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${limited.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key.secret}` } } })
+        new StreamableHTTPClientTransport(new URL(`${limited.baseUrl}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${key.secret}` } }
+        })
       )
       await client.listTools()
       await client.listTools()
@@ -276,8 +346,13 @@ describe("MCP endpoint (Streamable HTTP)", () => {
   })
 
   it("initialize announces the capabilities /.well-known/mcp.json publishes (tools, listChanged: false; payment)", async () => {
-    const manifest = (await (await fetch(url("/.well-known/mcp.json"))).json()) as { capabilities: Record<string, unknown> }
-    expect(manifest.capabilities).toEqual({ tools: { listChanged: false }, experimental: { payment: { methods: { credits: { intents: ["charge"] } } } } })
+    const manifest = (await (await fetch(url("/.well-known/mcp.json"))).json()) as {
+      capabilities: Record<string, unknown>
+    }
+    expect(manifest.capabilities).toEqual({
+      tools: { listChanged: false },
+      experimental: { payment: { methods: { credits: { intents: ["charge"] } } } }
+    })
 
     const key = await createAgentKey(server.baseUrl, ["catalog:read"])
     const client = await connect(key.secret)
@@ -288,7 +363,12 @@ describe("MCP endpoint (Streamable HTTP)", () => {
     const res = await fetch(url("/mcp"), {
       method: "POST",
       headers: { ...key.auth, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } })
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } }
+      })
     })
     expect(res.status).toBe(200)
     const body = (await res.json()) as { result: { protocolVersion: string; capabilities: Record<string, unknown> } }
@@ -298,7 +378,12 @@ describe("MCP endpoint (Streamable HTTP)", () => {
   })
 
   it("without a valid bearer key /mcp is 401 with WWW-Authenticate; GET and DELETE are 405", async () => {
-    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }
+    const init = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } }
+    }
     for (const headers of [{}, { authorization: "Bearer ak_live_nope" }] as Array<Record<string, string>>) {
       const res = await fetch(url("/mcp"), {
         method: "POST",
@@ -325,9 +410,21 @@ describe("tool call → route request", () => {
   const tools = toolsFromApi(Api)
   const tool = (name: string) => tools.find((t) => t.name === name)!
   it("fills path params, builds the query string, sends the rest as the JSON body", () => {
-    expect(toRouteRequest(tool("catalog_project"), { id: "a b/c" })).toEqual({ method: "GET", path: "/api/v1/agent/catalog/a%20b%2Fc", body: undefined })
-    expect(toRouteRequest(tool("catalog"), { limit: 5, q: "chat" })).toEqual({ method: "GET", path: "/api/v1/agent/catalog?q=chat&limit=5", body: undefined })
-    expect(toRouteRequest(tool("evaluate"), { projectId: "p1" })).toEqual({ method: "POST", path: "/api/v1/agent/evaluate", body: '{"projectId":"p1"}' })
+    expect(toRouteRequest(tool("catalog_project"), { id: "a b/c" })).toEqual({
+      method: "GET",
+      path: "/api/v1/agent/catalog/a%20b%2Fc",
+      body: undefined
+    })
+    expect(toRouteRequest(tool("catalog"), { limit: 5, q: "chat" })).toEqual({
+      method: "GET",
+      path: "/api/v1/agent/catalog?q=chat&limit=5",
+      body: undefined
+    })
+    expect(toRouteRequest(tool("evaluate"), { projectId: "p1" })).toEqual({
+      method: "POST",
+      path: "/api/v1/agent/evaluate",
+      body: '{"projectId":"p1"}'
+    })
     expect(toRouteRequest(tool("catalog_project"), {})).toEqual({ message: "id: is required (a string)", field: "id" })
   })
 })

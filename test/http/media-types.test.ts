@@ -39,9 +39,24 @@ describe("every request is answered, whatever its Content-Type", () => {
   afterAll(() => server.close())
 
   const targets = (): ReadonlyArray<{ name: string; path: string; headers: Record<string, string>; body: unknown }> => [
-    { name: "public sign-in", path: "/api/dashboard/signin", headers: {}, body: { email: "x@example.com", password: "wrong password" } },
-    { name: "key-authenticated buy", path: "/api/v1/agent/commerce/buy", headers: agent.auth, body: { serviceId: "svc_code_review", tierId: "starter" } },
-    { name: "dashboard write", path: "/api/dashboard/agents", headers: { cookie: agent.cookie }, body: { name: "another agent" } }
+    {
+      name: "public sign-in",
+      path: "/api/dashboard/signin",
+      headers: {},
+      body: { email: "x@example.com", password: "wrong password" }
+    },
+    {
+      name: "key-authenticated buy",
+      path: "/api/v1/agent/commerce/buy",
+      headers: agent.auth,
+      body: { serviceId: "svc_code_review", tierId: "starter" }
+    },
+    {
+      name: "dashboard write",
+      path: "/api/dashboard/agents",
+      headers: { cookie: agent.cookie },
+      body: { name: "another agent" }
+    }
   ]
 
   // Bounds no answer should come near: a request still unanswered then is a hang, reported as one.
@@ -95,17 +110,24 @@ describe("every request is answered, whatever its Content-Type", () => {
       for (const contentType of ODD) {
         const r = await postHalf(t.path, t.headers, contentType, t.body)
         // A cookie-authenticated write that is not JSON is refused as a possible cross-site form.
-        const expected = "cookie" in t.headers ? { status: 403, type: "Forbidden" } : { status: 415, type: "UnsupportedMediaType" }
+        const expected =
+          "cookie" in t.headers ? { status: 403, type: "Forbidden" } : { status: 415, type: "UnsupportedMediaType" }
         expect(r.status, `${t.name} with ${contentType}: ${r.text}`).toBe(expected.status)
         expect(JSON.parse(r.text)).toMatchObject({ type: expected.type })
         // Sent whole, the same answer.
-        expect((await post(t.path, t.headers, contentType, t.body)).status, `${t.name} with ${contentType}, whole`).toBe(expected.status)
+        expect(
+          (await post(t.path, t.headers, contentType, t.body)).status,
+          `${t.name} with ${contentType}, whole`
+        ).toBe(expected.status)
       }
     }
   })
 
   it("application/json with a charset parameter is read as JSON", async () => {
-    const r = await post("/api/dashboard/signin", {}, "application/json; charset=utf-8", { email: "x@example.com", password: "wrong password" })
+    const r = await post("/api/dashboard/signin", {}, "application/json; charset=utf-8", {
+      email: "x@example.com",
+      password: "wrong password"
+    })
     expect(r.status).toBe(401)
   })
 
@@ -134,7 +156,11 @@ describe("dashboard writes come from the dashboard (CSRF)", () => {
   afterAll(() => server.close())
 
   const revoke = (headers: Record<string, string>, body?: string) =>
-    fetch(`${server.baseUrl}/api/dashboard/keys/${agent.keyId}/revoke`, { method: "POST", headers: { cookie: agent.cookie, ...headers }, body })
+    fetch(`${server.baseUrl}/api/dashboard/keys/${agent.keyId}/revoke`, {
+      method: "POST",
+      headers: { cookie: agent.cookie, ...headers },
+      body
+    })
   const keyWorks = async () => (await fetch(`${server.baseUrl}/api/v1/agent/me`, { headers: agent.auth })).status
 
   it("cross-site forms carrying the session cookie are 403 and the key still works", async () => {
@@ -155,7 +181,11 @@ describe("dashboard writes come from the dashboard (CSRF)", () => {
   })
 
   it("the dashboard's own JSON call (same origin, empty body) revokes the key", async () => {
-    const res = await revoke({ "content-type": "application/json", origin: server.baseUrl, "sec-fetch-site": "same-origin" })
+    const res = await revoke({
+      "content-type": "application/json",
+      origin: server.baseUrl,
+      "sec-fetch-site": "same-origin"
+    })
     expect(res.status).toBe(200)
     expect(await keyWorks()).toBe(401)
   })

@@ -19,24 +19,43 @@ const SECRET = "mpp-test-secret-0123456789"
 describeEachStorage("the stock mppx client pays over HTTP", (storage) => {
   let server: RuntimeServer
   const fund = (agentId: string, amount: number) =>
-    server.run(Effect.flatMap(Ledger, (l) => l.transfer({ kind: "grant", reference: `fund-${agentId}-${amount}`, from: EXTERNAL_GRANTS, to: walletAccount(agentId), amount })))
+    server.run(
+      Effect.flatMap(Ledger, (l) =>
+        l.transfer({
+          kind: "grant",
+          reference: `fund-${agentId}-${amount}`,
+          from: EXTERNAL_GRANTS,
+          to: walletAccount(agentId),
+          amount
+        })
+      )
+    )
   const balance = (account: string) => server.run(Effect.flatMap(Ledger, (l) => l.balance(account)))
 
   beforeAll(async () => {
     server = await startRuntimeServer({
       storage,
-      config: { rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000, mppChallengeSecret: Option.some(Redacted.make(SECRET)) }
+      config: {
+        rateLimitPerMinute: 100_000,
+        rateLimitPerDay: 1_000_000,
+        mppChallengeSecret: Option.some(Redacted.make(SECRET))
+      }
     })
   }, 60_000)
   afterAll(async () => {
     await server?.close()
   })
 
-  for (const placement of ["Authorization: Bearer key + Payment-Authorization", "X-API-Key + Authorization: Payment"] as const) {
+  for (const placement of [
+    "Authorization: Bearer key + Payment-Authorization",
+    "X-API-Key + Authorization: Payment"
+  ] as const) {
     it(`${placement}: 402 → mppx pays → 200 with a receipt mppx accepts, charged once`, async () => {
       const k = await createAgentKey(server.baseUrl, ["commerce:buy"])
       await fund(k.agentId, 10)
-      const keyHeaders: Record<string, string> = placement.startsWith("X-API-Key") ? { "x-api-key": k.secret } : { authorization: `Bearer ${k.secret}` }
+      const keyHeaders: Record<string, string> = placement.startsWith("X-API-Key")
+        ? { "x-api-key": k.secret }
+        : { authorization: `Bearer ${k.secret}` }
       const sent: Array<Headers> = []
       const statuses: Array<number> = []
       const challenges: Array<Challenge.Challenge> = []
@@ -60,14 +79,25 @@ describeEachStorage("the stock mppx client pays over HTTP", (storage) => {
       expect(Challenge.verify(challenges[0], { secretKey: "another secret" })).toBe(false)
       expect(res.status).toBe(200)
       const receipt = Receipt.fromResponse(res)
-      expect(receipt).toMatchObject({ status: "success", method: "credits", amount: "2", currency: "usd", serviceId: SERVICE })
+      expect(receipt).toMatchObject({
+        status: "success",
+        method: "credits",
+        amount: "2",
+        currency: "usd",
+        serviceId: SERVICE
+      })
       const body = await res.json()
       expect(body).toMatchObject({ chargedCents: 2, receipt: { reference: receipt.reference } })
       // Where mppx put the credential: the field the challenge named, or Authorization by default.
       const paidWith = sent[1]
       const payment = expect.stringMatching(/^Payment /)
-      expect({ authorization: paidWith.get("authorization"), paymentAuthorization: paidWith.get("payment-authorization") }).toEqual(
-        placement.startsWith("X-API-Key") ? { authorization: payment, paymentAuthorization: null } : { authorization: `Bearer ${k.secret}`, paymentAuthorization: payment }
+      expect({
+        authorization: paidWith.get("authorization"),
+        paymentAuthorization: paidWith.get("payment-authorization")
+      }).toEqual(
+        placement.startsWith("X-API-Key")
+          ? { authorization: payment, paymentAuthorization: null }
+          : { authorization: `Bearer ${k.secret}`, paymentAuthorization: payment }
       )
       expect(await balance(walletAccount(k.agentId))).toBe(8)
     })

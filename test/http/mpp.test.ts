@@ -26,7 +26,18 @@ const parseChallenge = (header: string) => {
 const credentialFor = (c: Record<string, string>, override: Record<string, string> = {}) =>
   `Payment ${Buffer.from(
     JSON.stringify({
-      challenge: { id: c.id, realm: c.realm, method: c.method, intent: c.intent, request: c.request, expires: c.expires, digest: c.digest, header: c.header, opaque: c.opaque, ...override },
+      challenge: {
+        id: c.id,
+        realm: c.realm,
+        method: c.method,
+        intent: c.intent,
+        request: c.request,
+        expires: c.expires,
+        digest: c.digest,
+        header: c.header,
+        opaque: c.opaque,
+        ...override
+      },
       payload: {}
     })
   ).toString("base64url")}`
@@ -62,7 +73,13 @@ const strictRefusal = async (res: Response, expected: string, status = 402) => {
   seenChallengeIds.add(challenge.id)
   const body = await res.json()
   const type = expected === WALLET_SHORT ? WALLET_SHORT : `${PROBLEMS}${expected}`
-  expect(body).toMatchObject({ type, title: TITLES[expected], status, challengeId: challenge.id, challenge: { id: challenge.id, request: challenge.request } })
+  expect(body).toMatchObject({
+    type,
+    title: TITLES[expected],
+    status,
+    challengeId: challenge.id,
+    challenge: { id: challenge.id, request: challenge.request }
+  })
   expect(typeof body.detail).toBe("string")
   expect(typeof body.hint).toBe("string")
   expect(body.instance).toMatch(/\/invoke$|\/buy$/)
@@ -80,11 +97,25 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
   const invoke = (k: AgentKey, body: unknown, credential?: string, tier = "standard") =>
     fetch(url(`${COMMERCE}/services/${SERVICE}/invoke?tier=${tier}`), {
       method: "POST",
-      headers: { ...k.auth, "content-type": "application/json", ...(credential ? { "payment-authorization": credential } : {}) },
+      headers: {
+        ...k.auth,
+        "content-type": "application/json",
+        ...(credential ? { "payment-authorization": credential } : {})
+      },
       body: JSON.stringify(body)
     })
   const fund = (agentId: string, amount: number) =>
-    server.run(Effect.flatMap(Ledger, (l) => l.transfer({ kind: "grant", reference: `fund-${agentId}-${amount}`, from: EXTERNAL_GRANTS, to: walletAccount(agentId), amount })))
+    server.run(
+      Effect.flatMap(Ledger, (l) =>
+        l.transfer({
+          kind: "grant",
+          reference: `fund-${agentId}-${amount}`,
+          from: EXTERNAL_GRANTS,
+          to: walletAccount(agentId),
+          amount
+        })
+      )
+    )
   const balance = (account: string) => server.run(Effect.flatMap(Ledger, (l) => l.balance(account)))
 
   beforeAll(async () => {
@@ -102,7 +133,13 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     expect(body).toMatchObject({
       protocol: "MPP",
       status: "pending_early_access",
-      pricing: { model: "per_request", transport: "HTTP 402 Payment Required", currency: "usd", minimumChargeCents: 1, minimumCharge: "0.01 USD" },
+      pricing: {
+        model: "per_request",
+        transport: "HTTP 402 Payment Required",
+        currency: "usd",
+        minimumChargeCents: 1,
+        minimumCharge: "0.01 USD"
+      },
       fallback: { method: "credits.charge", status: "active" }
     })
     expect(body.methods.map((m: { id: string; status: string }) => `${m.id}:${m.status}`)).toEqual([
@@ -114,7 +151,11 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     const health = await fetch(url(`${COMMERCE}/mpp/health`), { headers: k.auth })
     expect(health.status).toBe(200)
     const h = await health.json()
-    expect(h).toMatchObject({ status: "ok", protocolStatus: "pending_early_access", checks: { storage: { ok: true }, ledger: { ok: true }, credits: { ok: true } } })
+    expect(h).toMatchObject({
+      status: "ok",
+      protocolStatus: "pending_early_access",
+      checks: { storage: { ok: true }, ledger: { ok: true }, credits: { ok: true } }
+    })
     expect(typeof h.checks.storage.latencyMs).toBe("number")
     const none = await createAgentKey(server.baseUrl, ["catalog:read"])
     expect((await fetch(url(`${COMMERCE}/mpp`), { headers: none.auth })).status).toBe(403)
@@ -132,14 +173,25 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     const first = await invoke(k, body)
     const answered = Date.now()
     const { challenge, body: problem } = await strictRefusal(first, "payment-required")
-    expect(challenge).toMatchObject({ realm: "ai2aic-commerce", method: "credits", intent: "charge", header: "Payment-Authorization" })
+    expect(challenge).toMatchObject({
+      realm: "ai2aic-commerce",
+      method: "credits",
+      intent: "charge",
+      header: "Payment-Authorization"
+    })
     // RFC 9530 over the body bytes as sent.
     expect(challenge.digest).toBe(`sha-256=:${createHash("sha256").update(JSON.stringify(body)).digest("base64")}:`)
     // 5 minutes from when it was issued (docs/mpp.md), bracketed by this request's send and answer (RFC 3339 may drop the milliseconds).
     expect(Date.parse(challenge.expires)).toBeGreaterThanOrEqual(Math.floor(asked / 1000) * 1000 + 5 * 60_000)
     expect(Date.parse(challenge.expires)).toBeLessThanOrEqual(answered + 5 * 60_000)
     const request = JSON.parse(Buffer.from(challenge.request, "base64url").toString("utf8"))
-    expect(request).toEqual({ amount: "2", currency: "usd", description: "Translate Pro (Standard): one call", externalId: `${SERVICE}/standard`, recipient: walletAccount(SELLER) })
+    expect(request).toEqual({
+      amount: "2",
+      currency: "usd",
+      description: "Translate Pro (Standard): one call",
+      externalId: `${SERVICE}/standard`,
+      recipient: walletAccount(SELLER)
+    })
     expect(problem).toMatchObject({
       minimumChargeCents: 1,
       challenge: { id: challenge.id, request: challenge.request, requestDecoded: { amount: "2" } }
@@ -156,10 +208,25 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     expect(paid.status).toBe(200)
     expect(paid.headers.get("cache-control")).toBe("private")
     const receipt = JSON.parse(Buffer.from(paid.headers.get("payment-receipt")!, "base64url").toString("utf8"))
-    expect(receipt).toMatchObject({ status: "success", method: "credits", intent: "charge", challengeId: challenge.id, amount: "2", currency: "usd", serviceId: SERVICE, tierId: "standard" })
+    expect(receipt).toMatchObject({
+      status: "success",
+      method: "credits",
+      intent: "charge",
+      challengeId: challenge.id,
+      amount: "2",
+      currency: "usd",
+      serviceId: SERVICE,
+      tierId: "standard"
+    })
     expect(receipt.reference).toMatch(/^je_/)
     const result = await paid.json()
-    expect(result).toMatchObject({ serviceId: SERVICE, tierId: "standard", chargedCents: 2, output: { simulated: true }, receipt })
+    expect(result).toMatchObject({
+      serviceId: SERVICE,
+      tierId: "standard",
+      chargedCents: 2,
+      output: { simulated: true },
+      receipt
+    })
 
     const replay = await invoke(k, body, credential)
     const { body: refused } = await strictRefusal(replay, "invalid-challenge")
@@ -171,7 +238,9 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     // Settled like every purchase (src/services/commerce/Settlement.ts): one entry referenced by the transaction.
     expect(receipt.transactionId).toBe(result.transactionId)
     const entries = await server.run(Effect.flatMap(Ledger, (l) => l.entriesByReference(result.transactionId)))
-    expect(entries.map((e) => [e.id, e.kind, e.postings.find((p) => p.account === walletAccount(k.agentId))?.amount])).toEqual([[receipt.reference, "purchase", -2]])
+    expect(
+      entries.map((e) => [e.id, e.kind, e.postings.find((p) => p.account === walletAccount(k.agentId))?.amount])
+    ).toEqual([[receipt.reference, "purchase", -2]])
     expect(await server.run(Effect.flatMap(Ledger, (l) => l.entriesByReference(challenge.id)))).toEqual([])
     const check = await server.run(Effect.flatMap(Ledger, (l) => l.check))
     expect(check.ok).toBe(true)
@@ -186,7 +255,9 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     const body = { input: { n: 1 } }
     const challenge = parseChallenge((await invoke(k, body, undefined, "priority")).headers.get("www-authenticate")!)
     const credential = credentialFor(challenge)
-    const statuses = await Promise.all(Array.from({ length: 10 }, () => invoke(k, body, credential, "priority").then((r) => r.status)))
+    const statuses = await Promise.all(
+      Array.from({ length: 10 }, () => invoke(k, body, credential, "priority").then((r) => r.status))
+    )
     expect(statuses.filter((s) => s === 200)).toHaveLength(1)
     expect(statuses.filter((s) => s === 402)).toHaveLength(9)
     expect(await balance(walletAccount(k.agentId))).toBe(45)
@@ -199,7 +270,10 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     const cheaper = Buffer.from(JSON.stringify({ amount: "1", currency: "usd" })).toString("base64url")
     // Any altered parameter breaks the HMAC binding of the id.
     await strictRefusal(await invoke(k, body, credentialFor(challenge, { request: cheaper })), "invalid-challenge")
-    await strictRefusal(await invoke(k, body, credentialFor(challenge, { expires: new Date(Date.now() + 3_600_000).toISOString() })), "invalid-challenge")
+    await strictRefusal(
+      await invoke(k, body, credentialFor(challenge, { expires: new Date(Date.now() + 3_600_000).toISOString() })),
+      "invalid-challenge"
+    )
     await strictRefusal(await invoke(k, { input: { text: "b" } }, credentialFor(challenge)), "verification-failed")
     await strictRefusal(await invoke(k, body, credentialFor(challenge), "priority"), "verification-failed")
     // The digest covers the bytes: the same JSON written differently is another request.
@@ -211,12 +285,18 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     await strictRefusal(spaced, "verification-failed")
     await strictRefusal(await invoke(k, body, credentialFor(challenge, { method: "tempo" })), "method-unsupported", 400)
     await strictRefusal(await invoke(k, body, "Payment not*base64"), "malformed-credential")
-    await strictRefusal(await invoke(k, body, `Payment ${Buffer.from("[]").toString("base64url")}`), "malformed-credential")
+    await strictRefusal(
+      await invoke(k, body, `Payment ${Buffer.from("[]").toString("base64url")}`),
+      "malformed-credential"
+    )
     const other = await createAgentKey(server.baseUrl, ["commerce:buy"])
     await fund(other.agentId, 10)
     await strictRefusal(await invoke(other, body, credentialFor(challenge)), "invalid-challenge")
     // The owner's wallet is empty: our own problem type, a fresh challenge, no Retry-After.
-    const { challenge: fresh, body: unfunded } = await strictRefusal(await invoke(k, body, credentialFor(challenge)), WALLET_SHORT)
+    const { challenge: fresh, body: unfunded } = await strictRefusal(
+      await invoke(k, body, credentialFor(challenge)),
+      WALLET_SHORT
+    )
     expect(unfunded).toMatchObject({ missingCents: 2 })
     await fund(k.agentId, 2)
     // The scheme name is case-insensitive.
@@ -224,13 +304,25 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     expect(await balance(walletAccount(k.agentId))).toBe(0)
     expect(await balance(walletAccount(other.agentId))).toBe(10)
 
-    const monthly = await fetch(url(`${COMMERCE}/services/svc_brand_images/invoke`), { method: "POST", headers: { ...k.auth, "content-type": "application/json" }, body: "{}" })
+    const monthly = await fetch(url(`${COMMERCE}/services/svc_brand_images/invoke`), {
+      method: "POST",
+      headers: { ...k.auth, "content-type": "application/json" },
+      body: "{}"
+    })
     expect(monthly.status).toBe(409)
     expect(await monthly.json()).toMatchObject({ type: "NotPayPerRequest", pricingModel: "monthly" })
-    const nope = await fetch(url(`${COMMERCE}/services/svc_nope/invoke`), { method: "POST", headers: { ...k.auth, "content-type": "application/json" }, body: "{}" })
+    const nope = await fetch(url(`${COMMERCE}/services/svc_nope/invoke`), {
+      method: "POST",
+      headers: { ...k.auth, "content-type": "application/json" },
+      body: "{}"
+    })
     expect(nope.status).toBe(404)
     expect((await invoke(k, body, undefined, "gold")).status).toBe(404)
-    const seller = await fetch(url(`${COMMERCE}/services/${SERVICE}/invoke`), { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
+    const seller = await fetch(url(`${COMMERCE}/services/${SERVICE}/invoke`), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}"
+    })
     expect(seller.status).toBe(401)
     const readOnly = await createAgentKey(server.baseUrl, ["commerce:read"])
     expect((await invoke(readOnly, body)).status).toBe(403)
@@ -244,16 +336,32 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     const paid = await (await invoke(k, body, credentialFor(challenge))).json()
     const tx = await fetch(url(`${COMMERCE}/transactions/${paid.transactionId}`), { headers: k.auth })
     expect(tx.status).toBe(200)
-    expect(await tx.json()).toMatchObject({ id: paid.transactionId, status: "completed", priceCents: 2, serviceId: SERVICE, tierId: "standard", role: "buyer" })
+    expect(await tx.json()).toMatchObject({
+      id: paid.transactionId,
+      status: "completed",
+      priceCents: 2,
+      serviceId: SERVICE,
+      tierId: "standard",
+      role: "buyer"
+    })
     expect(paid.receipt.transactionId).toBe(paid.transactionId)
 
-    const patch = await fetch(url(`${COMMERCE}/wallet`), { method: "PATCH", headers: { ...k.auth, "content-type": "application/json" }, body: JSON.stringify({ perTransactionLimitCents: 4 }) })
+    const patch = await fetch(url(`${COMMERCE}/wallet`), {
+      method: "PATCH",
+      headers: { ...k.auth, "content-type": "application/json" },
+      body: JSON.stringify({ perTransactionLimitCents: 4 })
+    })
     expect(patch.status).toBe(200)
     const c2 = parseChallenge((await invoke(k, body, undefined, "priority")).headers.get("www-authenticate")!)
     const refused = await invoke(k, body, credentialFor(c2), "priority")
     expect(refused.status).toBe(403)
     expect(refused.headers.get("payment-receipt")).toBeNull()
-    expect(await refused.json()).toMatchObject({ type: "PolicyViolation", policy: "perTransactionLimit", limitCents: 4, attemptedCents: 5 })
+    expect(await refused.json()).toMatchObject({
+      type: "PolicyViolation",
+      policy: "perTransactionLimit",
+      limitCents: 4,
+      attemptedCents: 5
+    })
     expect(await balance(walletAccount(k.agentId))).toBe(98)
   })
 
@@ -292,7 +400,12 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     const call = (credential?: string) =>
       fetch(url(`${COMMERCE}/services/${SERVICE}/invoke?tier=standard`), {
         method: "POST",
-        headers: { ...k.auth, "content-type": "application/json", "idempotency-key": "pay-once-1", ...(credential ? { "payment-authorization": credential } : {}) },
+        headers: {
+          ...k.auth,
+          "content-type": "application/json",
+          "idempotency-key": "pay-once-1",
+          ...(credential ? { "payment-authorization": credential } : {})
+        },
         body: JSON.stringify(body)
       })
     const first = await call()
@@ -314,7 +427,11 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     const key = k.auth.authorization.replace(/^Bearer /, "")
     const body = JSON.stringify({ input: { text: "draft placement" } })
     const call = (headers: Record<string, string>) =>
-      fetch(url(`${COMMERCE}/services/${SERVICE}/invoke?tier=standard`), { method: "POST", headers: { "content-type": "application/json", ...headers }, body })
+      fetch(url(`${COMMERCE}/services/${SERVICE}/invoke?tier=standard`), {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body
+      })
     const { challenge } = await strictRefusal(await call({ "x-api-key": key }), "payment-required")
     expect(challenge.header).toBeUndefined() // the default field: Authorization
     const paid = await call({ "x-api-key": key, authorization: credentialFor(challenge) })
@@ -324,7 +441,9 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     // A Payment credential without a key anywhere: 401, and the challenge names X-API-Key.
     const anonymous = await call({ authorization: credentialFor(challenge) })
     expect(anonymous.status).toBe(401)
-    expect(anonymous.headers.get("www-authenticate")).toMatch(/^Bearer realm="agent-api".*ApiKey realm="agent-api", header="X-API-Key"/)
+    expect(anonymous.headers.get("www-authenticate")).toMatch(
+      /^Bearer realm="agent-api".*ApiKey realm="agent-api", header="X-API-Key"/
+    )
   })
 
   it("POST /buy with too few credits: our wallet type with a challenge for the purchase; funded, that challenge pays it once; never stored for replay", async () => {
@@ -333,11 +452,20 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     const buy = (credential?: string) =>
       fetch(url(`${COMMERCE}/buy`), {
         method: "POST",
-        headers: { ...k.auth, "content-type": "application/json", "idempotency-key": "buy-short-1", ...(credential ? { "payment-authorization": credential } : {}) },
+        headers: {
+          ...k.auth,
+          "content-type": "application/json",
+          "idempotency-key": "buy-short-1",
+          ...(credential ? { "payment-authorization": credential } : {})
+        },
         body
       })
     const { challenge, body: short } = await strictRefusal(await buy(), WALLET_SHORT)
-    expect(short).toMatchObject({ missingCents: 2, howToFund: { checkoutUrl: expect.any(String) }, challenge: { requestDecoded: { amount: "2", externalId: "svc_translate_pro/standard" } } })
+    expect(short).toMatchObject({
+      missingCents: 2,
+      howToFund: { checkoutUrl: expect.any(String) },
+      challenge: { requestDecoded: { amount: "2", externalId: "svc_translate_pro/standard" } }
+    })
     expect(challenge.digest).toBe(`sha-256=:${createHash("sha256").update(body).digest("base64")}:`)
     // Paying before funding: still short, a fresh challenge.
     await strictRefusal(await buy(credentialFor(challenge)), WALLET_SHORT)
@@ -348,7 +476,13 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     expect(bought.headers.get("cache-control")).toBe("private")
     const receipt = JSON.parse(Buffer.from(bought.headers.get("payment-receipt")!, "base64url").toString("utf8"))
     const purchase = await bought.json()
-    expect(receipt).toMatchObject({ status: "success", method: "credits", challengeId: challenge.id, amount: "2", transactionId: purchase.transaction.id })
+    expect(receipt).toMatchObject({
+      status: "success",
+      method: "credits",
+      challengeId: challenge.id,
+      amount: "2",
+      transactionId: purchase.transaction.id
+    })
     expect(await balance(walletAccount(k.agentId))).toBe(0)
     // The credential is spent: another purchase with it is refused (new key, so no replay).
     await fund(k.agentId, 2)
@@ -360,6 +494,14 @@ describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
     await strictRefusal(again, "invalid-challenge")
     expect(await balance(walletAccount(k.agentId))).toBe(2)
     // Without a credential /buy still simply charges the wallet.
-    expect((await fetch(url(`${COMMERCE}/buy`), { method: "POST", headers: { ...k.auth, "content-type": "application/json" }, body })).status).toBe(201)
+    expect(
+      (
+        await fetch(url(`${COMMERCE}/buy`), {
+          method: "POST",
+          headers: { ...k.auth, "content-type": "application/json" },
+          body
+        })
+      ).status
+    ).toBe(201)
   })
 })

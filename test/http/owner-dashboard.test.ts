@@ -20,8 +20,14 @@ afterAll(async () => {
   await server?.close()
 })
 
-const page = (path: string, cookie = owner.cookie) => fetch(`${server.baseUrl}${path}`, { headers: { cookie }, redirect: "manual" })
-const post = (path: string, fields: Record<string, string>, headers: Record<string, string> = { origin: server.baseUrl }, cookie = owner.cookie) =>
+const page = (path: string, cookie = owner.cookie) =>
+  fetch(`${server.baseUrl}${path}`, { headers: { cookie }, redirect: "manual" })
+const post = (
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = { origin: server.baseUrl },
+  cookie = owner.cookie
+) =>
   fetch(`${server.baseUrl}${path}`, {
     method: "POST",
     headers: { cookie, "content-type": "application/x-www-form-urlencoded", ...headers },
@@ -34,7 +40,10 @@ const buy = (serviceId: string, tierId: string) =>
     method: "POST",
     headers: { ...owner.auth, "content-type": "application/json" },
     body: JSON.stringify({ serviceId, tierId, input: { text: "hello" } })
-  }).then(async (r) => ({ status: r.status, body: (await r.json()) as { status: string; approval: { id: string } | null; transaction: { id: string } | null } }))
+  }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as { status: string; approval: { id: string } | null; transaction: { id: string } | null }
+  }))
 const policy = {
   perTransactionLimit: "",
   dailyLimit: "50",
@@ -67,13 +76,19 @@ describe("owner pages", () => {
   })
 
   it("forms only from the dashboard's own origin: no Origin, another origin or a cross-site fetch → 403, nothing changed", async () => {
-    const attempts: Array<Record<string, string>> = [{}, { origin: "https://evil.example" }, { origin: server.baseUrl, "sec-fetch-site": "cross-site" }]
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { origin: "https://evil.example" },
+      { origin: server.baseUrl, "sec-fetch-site": "cross-site" }
+    ]
     for (const headers of attempts) {
       const res = await post(`${agentPage()}/policy`, { ...policy, dailyLimit: "1" }, headers)
       expect(res.status).toBe(403)
       expect(await res.text()).toContain("same origin")
     }
-    const wallet = (await (await fetch(`${server.baseUrl}/api/v1/agent/commerce/wallet`, { headers: owner.auth })).json()) as { policies: { dailyLimitCents: number | null } }
+    const wallet = (await (
+      await fetch(`${server.baseUrl}/api/v1/agent/commerce/wallet`, { headers: owner.auth })
+    ).json()) as { policies: { dailyLimitCents: number | null } }
     expect(wallet.policies.dailyLimitCents).toBeNull()
   })
 
@@ -106,13 +121,20 @@ describe("owner pages", () => {
     const checkoutUrl = top.headers.get("location")!
     expect(checkoutUrl).toMatch(/\/checkout\/fake\//)
     expect((await post(`${agentPage()}/topup`, { amount: "0.5" })).status).toBe(400)
-    const paid = await fetch(`${checkoutUrl}/pay`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "card=4242424242424242", redirect: "manual" })
+    const paid = await fetch(`${checkoutUrl}/pay`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "card=4242424242424242",
+      redirect: "manual"
+    })
     expect(paid.status).toBe(303)
 
     const first = await buy("svc_doc_translate", "starter") // 19.00 > the 10.00 threshold
     expect(first.body.status).toBe("pending_approval")
     const second = await buy("svc_doc_translate", "starter")
-    const polled = (await (await page(`${agentPage()}/approvals.json`)).json()) as { pending: Array<{ id: string; quotedPriceCents: number }> }
+    const polled = (await (await page(`${agentPage()}/approvals.json`)).json()) as {
+      pending: Array<{ id: string; quotedPriceCents: number }>
+    }
     expect(polled.pending.map((a) => a.id).sort()).toEqual([first.body.approval!.id, second.body.approval!.id].sort())
     expect(polled.pending[0]!.quotedPriceCents).toBe(1900)
 
@@ -146,7 +168,8 @@ describe("owner pages", () => {
     const html = await (await page(`${agentPage()}?done=<script>alert(1)</script>`)).text()
     expect(html).not.toContain("<script>alert(1)")
     // Not a key of the notices, even one every object has.
-    for (const done of ["constructor", "__proto__", "toString"]) expect((await page(`${agentPage()}?done=${done}`)).status).toBe(200)
+    for (const done of ["constructor", "__proto__", "toString"])
+      expect((await page(`${agentPage()}?done=${done}`)).status).toBe(200)
   })
 })
 
@@ -163,7 +186,14 @@ describe("owner page pieces", () => {
 
   it("the chart: 30 bars, the limit line, days over the limit marked", () => {
     const now = Date.UTC(2026, 10, 25, 12)
-    const svg = spendChart([{ day: "2026-11-25", spentCents: 7000 }, { day: "2026-11-20", spentCents: 1000 }], 5000, now).value
+    const svg = spendChart(
+      [
+        { day: "2026-11-25", spentCents: 7000 },
+        { day: "2026-11-20", spentCents: 1000 }
+      ],
+      5000,
+      now
+    ).value
     expect(svg.match(/<rect /g)).toHaveLength(30)
     expect(svg).toContain('class="bar over" data-day="2026-11-25" data-cents="7000"')
     expect(svg).toContain('class="bar" data-day="2026-11-20" data-cents="1000"')

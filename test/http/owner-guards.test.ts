@@ -18,10 +18,18 @@ beforeAll(async () => {
   owner = await createAgentKey(server.baseUrl, ["commerce:*"])
   // A purchase that waits for the owner: what a forged approve would spend.
   const json = (path: string, method: string, body: unknown) =>
-    fetch(`${server.baseUrl}${path}`, { method, headers: { ...owner.auth, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json())
+    fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers: { ...owner.auth, "content-type": "application/json" },
+      body: JSON.stringify(body)
+    }).then((r) => r.json())
   await json("/api/v1/agent/commerce/wallet/topup", "POST", { amountCents: 500 })
   await json("/api/v1/agent/commerce/wallet", "PATCH", { autonomyLevel: "manual" })
-  const pending = (await json("/api/v1/agent/commerce/buy", "POST", { serviceId: "svc_translate_pro", tierId: "priority", input: "wait" })) as { approval: { id: string } }
+  const pending = (await json("/api/v1/agent/commerce/buy", "POST", {
+    serviceId: "svc_translate_pro",
+    tierId: "priority",
+    input: "wait"
+  })) as { approval: { id: string } }
   approvalId = pending.approval.id
 })
 afterAll(async () => {
@@ -32,20 +40,29 @@ afterAll(async () => {
 const raw = (target: string, method: string, headers: Record<string, string>, body: string) =>
   new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
     const url = new URL(server.baseUrl)
-    const req = httpRequest({ host: url.hostname, port: url.port, method, path: target, headers: { ...headers, "content-length": String(Buffer.byteLength(body)) } }, (res) => {
-      let text = ""
-      res.setEncoding("utf8")
-      res.on("data", (c: string) => (text += c))
-      res.on("end", () => {
-        let body: Record<string, unknown> = { text }
-        try {
-          body = text === "" ? {} : (JSON.parse(text) as Record<string, unknown>)
-        } catch {
-          // Not JSON: compared as text.
-        }
-        resolve({ status: res.statusCode ?? 0, body })
-      })
-    })
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path: target,
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }
+      },
+      (res) => {
+        let text = ""
+        res.setEncoding("utf8")
+        res.on("data", (c: string) => (text += c))
+        res.on("end", () => {
+          let body: Record<string, unknown> = { text }
+          try {
+            body = text === "" ? {} : (JSON.parse(text) as Record<string, unknown>)
+          } catch {
+            // Not JSON: compared as text.
+          }
+          resolve({ status: res.statusCode ?? 0, body })
+        })
+      }
+    )
     req.on("error", reject)
     req.end(body)
   })
@@ -83,7 +100,11 @@ const cookieWrites = () =>
         .replace(":id", r.path.includes("approvals") ? approvalId : "prop_none")
     }))
 
-const refusal = (r: { status: number; body: Record<string, unknown> }) => ({ status: r.status, type: r.body.type, message: r.body.message })
+const refusal = (r: { status: number; body: Record<string, unknown> }) => ({
+  status: r.status,
+  type: r.body.type,
+  message: r.body.message
+})
 
 describe("the owner's cookie on every spelling of a dashboard write", () => {
   it("the guard's path is the router's: slashes collapsed, case folded, escapes decoded, dot segments and trailing slash gone", () => {
@@ -108,7 +129,9 @@ describe("the owner's cookie on every spelling of a dashboard write", () => {
   it("a cross-site JSON write with the cookie is refused on every spelling, as on the canonical path", async () => {
     const crossSite = { cookie: owner.cookie, "content-type": "application/json", origin: "https://evil.example" }
     const writes = cookieWrites()
-    expect(writes.map((w) => w.path)).toEqual(expect.arrayContaining(["/api/dashboard/signout", `/api/dashboard/commerce/approvals/${approvalId}/approve`]))
+    expect(writes.map((w) => w.path)).toEqual(
+      expect.arrayContaining(["/api/dashboard/signout", `/api/dashboard/commerce/approvals/${approvalId}/approve`])
+    )
     for (const w of writes) {
       const canonical = await raw(w.path, w.method, crossSite, "{}")
       expect(canonical.status, w.path).toBe(403)
@@ -124,7 +147,10 @@ describe("the owner's cookie on every spelling of a dashboard write", () => {
       for (const w of cookieWrites()) {
         const canonical = await raw(w.path, w.method, form, "a=b")
         expect(canonical.status, w.path).toBe(403)
-        for (const s of spellings(w.path)) expect(refusal(await raw(s, w.method, form, "a=b")), `${contentType} ${w.method} ${s}`).toEqual(refusal(canonical))
+        for (const s of spellings(w.path))
+          expect(refusal(await raw(s, w.method, form, "a=b")), `${contentType} ${w.method} ${s}`).toEqual(
+            refusal(canonical)
+          )
       }
     }
   })
@@ -145,18 +171,29 @@ describe("the owner's cookie on every spelling of a dashboard write", () => {
 
   it("a key-authenticated write that is not JSON is 415 on every spelling", async () => {
     const path = "/api/v1/agent/commerce/buy"
-    const canonical = await raw(path, "POST", { ...owner.auth, "content-type": "text/plain" }, "serviceId=svc_code_review")
+    const canonical = await raw(
+      path,
+      "POST",
+      { ...owner.auth, "content-type": "text/plain" },
+      "serviceId=svc_code_review"
+    )
     expect(canonical.status).toBe(415)
     for (const s of spellings(path)) {
-      expect(refusal(await raw(s, "POST", { ...owner.auth, "content-type": "text/plain" }, "serviceId=svc_code_review")), s).toEqual(refusal(canonical))
+      expect(
+        refusal(await raw(s, "POST", { ...owner.auth, "content-type": "text/plain" }, "serviceId=svc_code_review")),
+        s
+      ).toEqual(refusal(canonical))
     }
   })
 
   it("a retried buy under the same Idempotency-Key is the same request on any spelling: the first purchase replayed, no second charge", async () => {
     const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
     const json = { ...buyer.auth, "content-type": "application/json" }
-    expect((await raw("/api/v1/agent/commerce/wallet/topup", "POST", json, JSON.stringify({ amountCents: 5_000 }))).status).toBe(201)
-    const wallet = async () => (await raw("/api/v1/agent/commerce/wallet", "GET", buyer.auth, "")).body.balanceCents as number
+    expect(
+      (await raw("/api/v1/agent/commerce/wallet/topup", "POST", json, JSON.stringify({ amountCents: 5_000 }))).status
+    ).toBe(201)
+    const wallet = async () =>
+      (await raw("/api/v1/agent/commerce/wallet", "GET", buyer.auth, "")).body.balanceCents as number
     const headers = { ...json, "idempotency-key": "spelled-1" }
     const body = JSON.stringify({ serviceId: "svc_doc_translate", tierId: "starter", input: "once" })
     const first = await raw("/api/v1/agent/commerce/buy", "POST", headers, body)

@@ -15,8 +15,12 @@ import { freshDatabase, postgresSkipReason } from "../fixtures/db.js"
 import { type RuntimeServer, startRuntimeServer } from "../fixtures/runtimeServer.js"
 import { STUB_SECRET_KEY, STUB_WEBHOOK_SECRET, startStripeStub, type StripeStub } from "../fixtures/stripeStub.js"
 
-interface TrpcOk<T> { result: { data: T } }
-interface TrpcErr { error: { message: string; data: { code: string; httpStatus: number; field?: string; type?: string } } }
+interface TrpcOk<T> {
+  result: { data: T }
+}
+interface TrpcErr {
+  error: { message: string; data: { code: string; httpStatus: number; field?: string; type?: string } }
+}
 
 const trpc = async <T>(baseUrl: string, path: string, input: unknown, headers: Record<string, string> = {}) => {
   const res = await fetch(`${baseUrl}/api/trpc/${path}`, {
@@ -56,7 +60,11 @@ describe("payments over HTTP, PAYMENTS=fake", () => {
   const balance = (agentId: string) => server.run(Effect.flatMap(Ledger, (l) => l.balance(walletAccount(agentId))))
 
   it("purchaseAccess → open checkoutUrl (Pay) → Pay → webhook → purchaseStatus paid", async () => {
-    const started = await trpc<Checkout>(server.baseUrl, "publicApi.purchaseAccess", { serviceId: 4, customerEmail: "casal@example.com", customerName: "Ana e João" })
+    const started = await trpc<Checkout>(server.baseUrl, "publicApi.purchaseAccess", {
+      serviceId: 4,
+      customerEmail: "casal@example.com",
+      customerName: "Ana e João"
+    })
     expect(started.status).toBe(200)
     const { checkoutUrl, sessionId } = started.body.result.data
     expect(checkoutUrl).toBe(`${server.baseUrl}/checkout/fake/${sessionId}`)
@@ -83,7 +91,11 @@ describe("payments over HTTP, PAYMENTS=fake", () => {
     const landing = await fetch(paid.headers.get("location")!)
     expect(await landing.text()).toContain("Payment received")
 
-    const status = await trpcQuery<{ status: string; grantedAt?: string; productId: number }>(server.baseUrl, "publicApi.purchaseStatus", { sessionId })
+    const status = await trpcQuery<{ status: string; grantedAt?: string; productId: number }>(
+      server.baseUrl,
+      "publicApi.purchaseStatus",
+      { sessionId }
+    )
     expect(status.status).toBe(200)
     expect(status.body.result.data).toMatchObject({ sessionId, status: "paid", productId: 4 })
     expect(status.body.result.data.grantedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/)
@@ -93,17 +105,31 @@ describe("payments over HTTP, PAYMENTS=fake", () => {
     expect(await (await fetch(checkoutUrl)).text()).toContain("This checkout is paid.")
     expect((await fetch(`${server.baseUrl}/checkout/fake/${sessionId}/pay`, form({}))).status).toBe(409)
     // An anonymous checkout's events are its id-holder's, as its page is (there is no account to ask).
-    const events = (await (await fetch(`${server.baseUrl}/checkout/fake/${sessionId}/events`)).json()) as { data: Array<{ type: string }> }
+    const events = (await (await fetch(`${server.baseUrl}/checkout/fake/${sessionId}/events`)).json()) as {
+      data: Array<{ type: string }>
+    }
     expect(events.data.map((e) => e.type)).toEqual(["checkout.session.completed"])
   })
 
   it("purchaseAccess refuses a bad e-mail (BAD_REQUEST naming the field) and an unknown product (NOT_FOUND)", async () => {
-    const badEmail = await trpc(server.baseUrl, "publicApi.purchaseAccess", { serviceId: 1, customerEmail: "not-an-email", customerName: "X" })
+    const badEmail = await trpc(server.baseUrl, "publicApi.purchaseAccess", {
+      serviceId: 1,
+      customerEmail: "not-an-email",
+      customerName: "X"
+    })
     expect(badEmail.status).toBe(400)
     expect(badEmail.body.error.data).toMatchObject({ code: "BAD_REQUEST", field: "customerEmail" })
-    const badId = await trpc(server.baseUrl, "publicApi.purchaseAccess", { serviceId: "1", customerEmail: "a@b.co", customerName: "X" })
+    const badId = await trpc(server.baseUrl, "publicApi.purchaseAccess", {
+      serviceId: "1",
+      customerEmail: "a@b.co",
+      customerName: "X"
+    })
     expect(badId.body.error.data).toMatchObject({ code: "BAD_REQUEST", field: "serviceId" })
-    const unknown = await trpc(server.baseUrl, "publicApi.purchaseAccess", { serviceId: 4242, customerEmail: "a@b.co", customerName: "X" })
+    const unknown = await trpc(server.baseUrl, "publicApi.purchaseAccess", {
+      serviceId: 4242,
+      customerEmail: "a@b.co",
+      customerName: "X"
+    })
     expect(unknown.status).toBe(404)
     expect(unknown.body.error.data.code).toBe("NOT_FOUND")
     expect(unknown.body.error.message).toContain("serviceId")
@@ -120,9 +146,19 @@ describe("payments over HTTP, PAYMENTS=fake", () => {
 
   it("subscription.createCheckout for Pro → Pay → 2,500 credits in the wallet, plan pro (5 projects); the event replayed over HTTP grants once", async () => {
     const key = await createAgentKey(server.baseUrl, ["catalog:read"])
-    const started = await trpc<Checkout & { credits: number; amountCents: number }>(server.baseUrl, "subscription.createCheckout", { planId: "pro" }, key.auth)
+    const started = await trpc<Checkout & { credits: number; amountCents: number }>(
+      server.baseUrl,
+      "subscription.createCheckout",
+      { planId: "pro" },
+      key.auth
+    )
     expect(started.status).toBe(200)
-    expect(started.body.result.data).toMatchObject({ planId: "pro", credits: 2500, amountCents: 9900, agentId: key.agentId })
+    expect(started.body.result.data).toMatchObject({
+      planId: "pro",
+      credits: 2500,
+      amountCents: 9900,
+      agentId: key.agentId
+    })
     const { checkoutUrl, sessionId } = started.body.result.data
     expect(await (await fetch(checkoutUrl)).text()).toContain("99.00 USD / month</div>")
 
@@ -168,7 +204,11 @@ describe("payments over HTTP, PAYMENTS=fake", () => {
     expect(entries).toHaveLength(1)
 
     // Tampered body, or no signature: 400 with the one error body.
-    const tampered = await webhook(server.baseUrl, delivery.payload.replace('"amount_total":9900', '"amount_total":1'), delivery.signatureHeader)
+    const tampered = await webhook(
+      server.baseUrl,
+      delivery.payload.replace('"amount_total":9900', '"amount_total":1'),
+      delivery.signatureHeader
+    )
     expect(tampered.status).toBe(400)
     expect(await tampered.json()).toMatchObject({ type: "InvalidSignature" })
     expect((await webhook(server.baseUrl, delivery.payload, undefined)).status).toBe(400)
@@ -185,11 +225,26 @@ describe("payments over HTTP, PAYMENTS=fake", () => {
     ).json()) as { id: string }
     const anonymous = await trpc(server.baseUrl, "subscription.createCheckout", { planId: "starter" })
     expect(anonymous.status).toBe(401)
-    const unnamed = await trpc(server.baseUrl, "subscription.createCheckout", { planId: "starter" }, { cookie: owner.cookie })
+    const unnamed = await trpc(
+      server.baseUrl,
+      "subscription.createCheckout",
+      { planId: "starter" },
+      { cookie: owner.cookie }
+    )
     expect(unnamed.body.error.data).toMatchObject({ code: "BAD_REQUEST", field: "agentId" })
-    const badPlan = await trpc(server.baseUrl, "subscription.createCheckout", { planId: "gold", agentId: agent.id }, { cookie: owner.cookie })
+    const badPlan = await trpc(
+      server.baseUrl,
+      "subscription.createCheckout",
+      { planId: "gold", agentId: agent.id },
+      { cookie: owner.cookie }
+    )
     expect(badPlan.body.error.data).toMatchObject({ code: "BAD_REQUEST", field: "planId" })
-    const named = await trpc<Checkout>(server.baseUrl, "subscription.createCheckout", { planId: "starter", agentId: agent.id }, { cookie: owner.cookie })
+    const named = await trpc<Checkout>(
+      server.baseUrl,
+      "subscription.createCheckout",
+      { planId: "starter", agentId: agent.id },
+      { cookie: owner.cookie }
+    )
     expect(named.status).toBe(200)
     await fetch(`${server.baseUrl}/checkout/fake/${named.body.result.data.sessionId}/pay`, form({}))
     expect(await balance(agent.id)).toBe(500)
@@ -197,9 +252,19 @@ describe("payments over HTTP, PAYMENTS=fake", () => {
 
   it("?fail=card_declined and the declining test card fail the payment; Cancel expires the checkout", async () => {
     const start = async () =>
-      (await trpc<Checkout>(server.baseUrl, "publicApi.purchaseAccess", { serviceId: 1, customerEmail: "x@y.co", customerName: "X" })).body.result.data
+      (
+        await trpc<Checkout>(server.baseUrl, "publicApi.purchaseAccess", {
+          serviceId: 1,
+          customerEmail: "x@y.co",
+          customerName: "X"
+        })
+      ).body.result.data
     const status = async (sessionId: string) =>
-      (await trpcQuery<{ status: string; failureReason?: string }>(server.baseUrl, "publicApi.purchaseStatus", { sessionId })).body.result.data
+      (
+        await trpcQuery<{ status: string; failureReason?: string }>(server.baseUrl, "publicApi.purchaseStatus", {
+          sessionId
+        })
+      ).body.result.data
 
     const a = await start()
     const declined = await fetch(`${server.baseUrl}/checkout/fake/${a.sessionId}/pay?fail=card_declined`, form({}))
@@ -229,7 +294,11 @@ describe.skipIf(postgresSkipReason !== undefined)("fake checkout sessions surviv
     const config = { databaseUrl: Option.some(Redacted.make(db.url)) }
     try {
       const first = await startRuntimeServer({ storage: "postgres", config })
-      const started = await trpc<Checkout>(first.baseUrl, "publicApi.purchaseAccess", { serviceId: 2, customerEmail: "r@s.co", customerName: "R" })
+      const started = await trpc<Checkout>(first.baseUrl, "publicApi.purchaseAccess", {
+        serviceId: 2,
+        customerEmail: "r@s.co",
+        customerName: "R"
+      })
       const { sessionId } = started.body.result.data
       await first.close()
       const second = await startRuntimeServer({ storage: "postgres", config })
@@ -269,7 +338,12 @@ describe("payments over HTTP, PAYMENTS=stripe against a local Stripe stub", () =
 
   it("createCheckout for Pro: a subscription session at Stripe (pinned version, idempotency key), then the signed completion grants 2,500 credits once", async () => {
     const key = await createAgentKey(server.baseUrl, ["catalog:read"])
-    const started = await trpc<Checkout>(server.baseUrl, "subscription.createCheckout", { planId: "pro" }, { ...key.auth, "idempotency-key": "plan-pro-1" })
+    const started = await trpc<Checkout>(
+      server.baseUrl,
+      "subscription.createCheckout",
+      { planId: "pro" },
+      { ...key.auth, "idempotency-key": "plan-pro-1" }
+    )
     expect(started.status).toBe(200)
     const { checkoutUrl, sessionId } = started.body.result.data
     expect(sessionId).toMatch(/^cs_test_/)
@@ -280,7 +354,9 @@ describe("payments over HTTP, PAYMENTS=stripe against a local Stripe stub", () =
     expect(request.headers["idempotency-key"]).toMatch(/^ck_[0-9a-f]{40}$/)
     expect(request.body).toMatchObject({
       mode: "subscription",
-      line_items: [{ quantity: "1", price_data: { currency: "usd", unit_amount: "9900", recurring: { interval: "month" } } }],
+      line_items: [
+        { quantity: "1", price_data: { currency: "usd", unit_amount: "9900", recurring: { interval: "month" } } }
+      ],
       metadata: { purpose: "plan", plan_id: "pro", agent_id: key.agentId, account_id: key.accountId },
       subscription_data: { metadata: { purpose: "plan" } },
       success_url: `${server.baseUrl}/checkout/success?session_id={CHECKOUT_SESSION_ID}`
@@ -302,21 +378,36 @@ describe("payments over HTTP, PAYMENTS=stripe against a local Stripe stub", () =
 
     // The session as Stripe has it now.
     const session = await server.run(Effect.flatMap(Payments, (p) => p.processorSession(sessionId)))
-    expect(session).toMatchObject({ id: sessionId, status: "complete", paymentStatus: "paid", amountTotal: 9900, mode: "subscription" })
+    expect(session).toMatchObject({
+      id: sessionId,
+      status: "complete",
+      paymentStatus: "paid",
+      amountTotal: 9900,
+      mode: "subscription"
+    })
     expect(session.subscriptionId).toMatch(/^sub_test_/)
-    const missing = await server.run(Effect.flip(Effect.flatMap(Payments, (p) => p.processorSession("cs_test_missing"))))
+    const missing = await server.run(
+      Effect.flip(Effect.flatMap(Payments, (p) => p.processorSession("cs_test_missing")))
+    )
     expect(missing._tag).toBe("NotFound")
   })
 
   it("the signature check accepts SDK-made headers and rejects tampered, stale and wrong-secret ones", async () => {
-    const started = await trpc<Checkout>(server.baseUrl, "publicApi.purchaseAccess", { serviceId: 3, customerEmail: "s@t.co", customerName: "S" })
+    const started = await trpc<Checkout>(server.baseUrl, "publicApi.purchaseAccess", {
+      serviceId: 3,
+      customerEmail: "s@t.co",
+      customerName: "S"
+    })
     const { sessionId } = started.body.result.data
     const now = Math.floor(Date.now() / 1000)
 
     const stale = stub.event(sessionId, "checkout.session.completed", { timestamp: now - 301 })
     const staleRes = await webhook(server.baseUrl, stale.payload, stale.header)
     expect(staleRes.status).toBe(400)
-    expect(await staleRes.json()).toMatchObject({ type: "InvalidSignature", message: expect.stringContaining("tolerance") })
+    expect(await staleRes.json()).toMatchObject({
+      type: "InvalidSignature",
+      message: expect.stringContaining("tolerance")
+    })
     const wrong = stub.event(sessionId, "checkout.session.completed", { secret: "whsec_someone_else" })
     expect((await webhook(server.baseUrl, wrong.payload, wrong.header)).status).toBe(400)
     const good = stub.event(sessionId, "checkout.session.completed")
@@ -324,24 +415,44 @@ describe("payments over HTTP, PAYMENTS=stripe against a local Stripe stub", () =
     expect(tampered).not.toBe(good.payload)
     expect((await webhook(server.baseUrl, tampered, good.header)).status).toBe(400)
     // Nothing was granted by the refused ones.
-    expect((await trpcQuery<{ status: string }>(server.baseUrl, "publicApi.purchaseStatus", { sessionId })).body.result.data.status).toBe("pending")
+    expect(
+      (await trpcQuery<{ status: string }>(server.baseUrl, "publicApi.purchaseStatus", { sessionId })).body.result.data
+        .status
+    ).toBe("pending")
 
     const ok = await webhook(server.baseUrl, good.payload, good.header)
     expect(ok.status).toBe(200)
-    const status = await trpcQuery<{ status: string; grantedAt?: string }>(server.baseUrl, "publicApi.purchaseStatus", { sessionId })
+    const status = await trpcQuery<{ status: string; grantedAt?: string }>(server.baseUrl, "publicApi.purchaseStatus", {
+      sessionId
+    })
     expect(status.body.result.data).toMatchObject({ status: "paid", productId: 3 })
     expect(status.body.result.data.grantedAt).toBeDefined()
   })
 
   it("an expired session expires the purchase; a refusing processor is a 502; the fake page is off", async () => {
-    const started = await trpc<Checkout>(server.baseUrl, "publicApi.purchaseAccess", { serviceId: 1, customerEmail: "e@f.co", customerName: "E" })
+    const started = await trpc<Checkout>(server.baseUrl, "publicApi.purchaseAccess", {
+      serviceId: 1,
+      customerEmail: "e@f.co",
+      customerName: "E"
+    })
     const { sessionId } = started.body.result.data
     const expired = stub.event(sessionId, "checkout.session.expired")
     expect((await webhook(server.baseUrl, expired.payload, expired.header)).status).toBe(200)
-    expect((await trpcQuery<{ status: string }>(server.baseUrl, "publicApi.purchaseStatus", { sessionId })).body.result.data.status).toBe("expired")
+    expect(
+      (await trpcQuery<{ status: string }>(server.baseUrl, "publicApi.purchaseStatus", { sessionId })).body.result.data
+        .status
+    ).toBe("expired")
 
-    stub.failNext(400, { type: "invalid_request_error", code: "amount_too_small", message: "Amount must be at least $0.50 usd" })
-    const refused = await trpc(server.baseUrl, "publicApi.purchaseAccess", { serviceId: 1, customerEmail: "e@f.co", customerName: "E" })
+    stub.failNext(400, {
+      type: "invalid_request_error",
+      code: "amount_too_small",
+      message: "Amount must be at least $0.50 usd"
+    })
+    const refused = await trpc(server.baseUrl, "publicApi.purchaseAccess", {
+      serviceId: 1,
+      customerEmail: "e@f.co",
+      customerName: "E"
+    })
     expect(refused.status).toBe(502)
     expect(refused.body.error.message).toContain("amount_too_small")
 
@@ -351,7 +462,9 @@ describe("payments over HTTP, PAYMENTS=stripe against a local Stripe stub", () =
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 
-describe.skipIf(skipUnlessCi(existsSync(CHROMIUM) ? undefined : `no chromium at ${CHROMIUM} (set CHROMIUM_PATH)`) !== undefined)("the fake checkout page in a real browser (chromium)", () => {
+describe.skipIf(
+  skipUnlessCi(existsSync(CHROMIUM) ? undefined : `no chromium at ${CHROMIUM} (set CHROMIUM_PATH)`) !== undefined
+)("the fake checkout page in a real browser (chromium)", () => {
   it("a person opens the checkout address, clicks Pay, lands on the success page; the purchase is paid", async () => {
     requirePrerequisite(existsSync(CHROMIUM) ? undefined : `no chromium at ${CHROMIUM} (set CHROMIUM_PATH)`)
     const server = await startRuntimeServer()
@@ -360,10 +473,21 @@ describe.skipIf(skipUnlessCi(existsSync(CHROMIUM) ? undefined : `no chromium at 
     const context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-quic"]
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--no-first-run",
+        "--disable-quic"
+      ]
     })
     try {
-      const started = await trpc<Checkout>(server.baseUrl, "publicApi.purchaseAccess", { serviceId: 3, customerEmail: "browser@example.com", customerName: "Browser" })
+      const started = await trpc<Checkout>(server.baseUrl, "publicApi.purchaseAccess", {
+        serviceId: 3,
+        customerEmail: "browser@example.com",
+        customerName: "Browser"
+      })
       const { checkoutUrl, sessionId } = started.body.result.data
       const page = await context.newPage()
       const problems: Array<string> = []
@@ -381,7 +505,13 @@ describe.skipIf(skipUnlessCi(existsSync(CHROMIUM) ? undefined : `no chromium at 
       expect(status.body.result.data.status).toBe("paid")
 
       // A declining card chosen in the page's select: back to the cancel page, purchase failed.
-      const second = (await trpc<Checkout>(server.baseUrl, "publicApi.purchaseAccess", { serviceId: 3, customerEmail: "b@example.com", customerName: "B" })).body.result.data
+      const second = (
+        await trpc<Checkout>(server.baseUrl, "publicApi.purchaseAccess", {
+          serviceId: 3,
+          customerEmail: "b@example.com",
+          customerName: "B"
+        })
+      ).body.result.data
       await page.goto(second.checkoutUrl)
       await page.selectOption("#card", "4000000000000002")
       await page.getByRole("button", { name: /^Pay/ }).click()

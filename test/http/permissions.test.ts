@@ -32,7 +32,9 @@ describe("route → permission table", () => {
   })
 
   it("every agent and commerce route is behind a key", () => {
-    for (const r of routes.filter((r) => r.path.startsWith("/api/v1/agent/") && r.path !== "/api/v1/agent/openapi.json")) {
+    for (const r of routes.filter(
+      (r) => r.path.startsWith("/api/v1/agent/") && r.path !== "/api/v1/agent/openapi.json"
+    )) {
       expect(r.auth, `${r.method} ${r.path}`).toBe("key")
     }
   })
@@ -41,7 +43,10 @@ describe("route → permission table", () => {
   const requestTo = (r: (typeof keyRoutes)[number], headers: Record<string, string>) =>
     fetch(`${server.baseUrl}${concrete(r.path)}`, {
       method: r.method,
-      headers: { ...headers, ...(r.method === "GET" || r.method === "DELETE" ? {} : { "content-type": "application/json" }) },
+      headers: {
+        ...headers,
+        ...(r.method === "GET" || r.method === "DELETE" ? {} : { "content-type": "application/json" })
+      },
       ...(r.method === "GET" || r.method === "DELETE" ? {} : { body: "{}" })
     })
 
@@ -51,14 +56,13 @@ describe("route → permission table", () => {
     expect(anonymous.headers.get("www-authenticate")).toMatch(/^Bearer/)
   })
 
-  it.each(keyRoutes.flatMap((r) => (r.permission === null ? [] : [[`${r.method} ${r.path}`, r, r.permission] as const])))(
-    "%s: 403 with a key without its permission",
-    async (_, r, permission) => {
-      const other = keys.get(permission === "catalog:read" ? "evaluate" : "catalog:read")!
-      const res = await requestTo(r, other.auth)
-      expect(res.status).toBe(403)
-      const body = await res.json()
-      expect(body).toMatchObject({ type: "Forbidden", permission })
-    }
-  )
+  it.each(
+    keyRoutes.flatMap((r) => (r.permission === null ? [] : [[`${r.method} ${r.path}`, r, r.permission] as const]))
+  )("%s: 403 with a key without its permission", async (_, r, permission) => {
+    const other = keys.get(permission === "catalog:read" ? "evaluate" : "catalog:read")!
+    const res = await requestTo(r, other.auth)
+    expect(res.status).toBe(403)
+    const body = await res.json()
+    expect(body).toMatchObject({ type: "Forbidden", permission })
+  })
 })

@@ -18,10 +18,25 @@ describeEachStorage("projects over HTTP", (storage) => {
   const url = (p: string) => `${server.baseUrl}${p}`
   const get = (p: string, k: AgentKey) => fetch(url(p), { headers: k.auth })
   const post = (p: string, k: AgentKey, body: unknown) =>
-    fetch(url(p), { method: "POST", headers: { ...k.auth, "content-type": "application/json" }, body: JSON.stringify(body) })
+    fetch(url(p), {
+      method: "POST",
+      headers: { ...k.auth, "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
   const fund = (k: AgentKey, amount: number) =>
-    server.run(Effect.flatMap(Ledger, (l) => l.transfer({ kind: "grant", reference: `fund-${k.agentId}-${amount}`, from: EXTERNAL_GRANTS, to: walletAccount(k.agentId), amount })))
-  const setPlan = (k: AgentKey, plan: "starter" | "pro" | "scale") => server.run(Effect.flatMap(Keys, (keys) => keys.setAccountPlan(k.accountId, plan)))
+    server.run(
+      Effect.flatMap(Ledger, (l) =>
+        l.transfer({
+          kind: "grant",
+          reference: `fund-${k.agentId}-${amount}`,
+          from: EXTERNAL_GRANTS,
+          to: walletAccount(k.agentId),
+          amount
+        })
+      )
+    )
+  const setPlan = (k: AgentKey, plan: "starter" | "pro" | "scale") =>
+    server.run(Effect.flatMap(Keys, (keys) => keys.setAccountPlan(k.accountId, plan)))
   const builder = (plan: "starter" | "pro" | "scale", credits: number) =>
     createAgentKey(server.baseUrl, ["create", "catalog:read", "evaluate", "acquire"]).then(async (k) => {
       await setPlan(k, plan)
@@ -51,7 +66,9 @@ describeEachStorage("projects over HTTP", (storage) => {
     expect(page.nextCursor).toBeNull()
     const p1 = await (await get("/api/v1/agent/catalog?limit=8&sort=mrr&minRating=4.5", k)).json()
     expect(p1.data).toHaveLength(8)
-    const p2 = await (await get(`/api/v1/agent/catalog?limit=8&sort=mrr&minRating=4.5&cursor=${encodeURIComponent(p1.nextCursor)}`, k)).json()
+    const p2 = await (
+      await get(`/api/v1/agent/catalog?limit=8&sort=mrr&minRating=4.5&cursor=${encodeURIComponent(p1.nextCursor)}`, k)
+    ).json()
     expect(p2.nextCursor).toBeNull()
     expect([...p1.data, ...p2.data].map((p: { id: string }) => p.id)).toHaveLength(10)
     expect(p1.data[0]).toMatchObject({ id: "prj_helpdesk_genie", metrics: { mrrCents: 1450000 } })
@@ -114,13 +131,13 @@ describeEachStorage("projects over HTTP", (storage) => {
     expect(res.status).toBe(202)
     const created = await res.json()
     expect(created).toMatchObject({ costCents: 140, build: { status: "queued", progressPercent: 0, simulated: true } })
-    expect(created.inputs.map((i: { detected: string }) => i.detected)).toEqual(["CSV, 2 columns × 1 data row", "PNG image"])
+    expect(created.inputs.map((i: { detected: string }) => i.detected)).toEqual([
+      "CSV, 2 columns × 1 data row",
+      "PNG image"
+    ])
     const done = await waitForTerminal(k, created.id)
     expect(done.build).toMatchObject({ status: "live", progressPercent: 100, failureReason: null })
-    expect(done.build.steps.map((s: { status: string }) => s.status)).toEqual(["queued", "analyzing", "generating", "building", "deploying", "live"])
-    expect(Date.parse(done.build.finishedAt)).toBeGreaterThanOrEqual(Date.parse(done.build.startedAt) + 5 * 500)
-    const events = await server.run(Effect.flatMap(Events, (e) => e.listForAgent(k.agentId, 50)))
-    expect(events.filter((e) => e.type === "build.status_changed").map((e) => e.data.status).reverse()).toEqual([
+    expect(done.build.steps.map((s: { status: string }) => s.status)).toEqual([
       "queued",
       "analyzing",
       "generating",
@@ -128,6 +145,14 @@ describeEachStorage("projects over HTTP", (storage) => {
       "deploying",
       "live"
     ])
+    expect(Date.parse(done.build.finishedAt)).toBeGreaterThanOrEqual(Date.parse(done.build.startedAt) + 5 * 500)
+    const events = await server.run(Effect.flatMap(Events, (e) => e.listForAgent(k.agentId, 50)))
+    expect(
+      events
+        .filter((e) => e.type === "build.status_changed")
+        .map((e) => e.data.status)
+        .reverse()
+    ).toEqual(["queued", "analyzing", "generating", "building", "deploying", "live"])
     expect(await server.run(Effect.flatMap(Ledger, (l) => l.balance(walletAccount(k.agentId))))).toBe(860)
     // Another agent cannot see it.
     const other = await createAgentKey(server.baseUrl, ["create"])
@@ -136,7 +161,9 @@ describeEachStorage("projects over HTTP", (storage) => {
 
   it("a triggered failure ends in failed with its reason, and the credits come back", async () => {
     const k = await builder("pro", 1_000)
-    const created = await (await post("/api/v1/agent/create", k, { name: "Doomed", description: "Will not deploy [fail:deploying]" })).json()
+    const created = await (
+      await post("/api/v1/agent/create", k, { name: "Doomed", description: "Will not deploy [fail:deploying]" })
+    ).json()
     const done = await waitForTerminal(k, created.id)
     expect(done.build).toMatchObject({
       status: "failed",
@@ -182,8 +209,16 @@ describeEachStorage("projects over HTTP", (storage) => {
       ]
     })
     expect(bad.status).toBe(400)
-    expect(await bad.json()).toMatchObject({ type: "InvalidInput", field: "inputs[1].content", message: "inputs[1].content: declared application/pdf but the bytes are PNG image" })
-    const badKind = await post("/api/v1/agent/create", k, { name: "X", templateId: "habit-planner", inputs: [{ kind: "video", mediaType: "video/mp4", content: "" }] })
+    expect(await bad.json()).toMatchObject({
+      type: "InvalidInput",
+      field: "inputs[1].content",
+      message: "inputs[1].content: declared application/pdf but the bytes are PNG image"
+    })
+    const badKind = await post("/api/v1/agent/create", k, {
+      name: "X",
+      templateId: "habit-planner",
+      inputs: [{ kind: "video", mediaType: "video/mp4", content: "" }]
+    })
     expect(badKind.status).toBe(400)
     const poor = await createAgentKey(server.baseUrl, ["create"])
     const broke = await post("/api/v1/agent/create", poor, { name: "X", templateId: "habit-planner" })
@@ -197,11 +232,19 @@ describeEachStorage("projects over HTTP", (storage) => {
     expect(start.status).toBe(200)
     const { session } = await start.json()
     expect(session).toMatchObject({ state: "started", goal: "create", expired: false })
-    const browse = await (await post("/api/v1/agent/session", k, { action: "browse", sessionId: session.id, filters: { q: "invoice" } })).json()
+    const browse = await (
+      await post("/api/v1/agent/session", k, { action: "browse", sessionId: session.id, filters: { q: "invoice" } })
+    ).json()
     expect(browse.result.catalog.data.map((p: { id: string }) => p.id)).toEqual(["prj_cobranca_facil"])
     const early = await post("/api/v1/agent/session", k, { action: "acquire", sessionId: session.id })
     expect(early.status).toBe(409)
-    const evaluated = await (await post("/api/v1/agent/session", k, { action: "evaluate", sessionId: session.id, projectId: "prj_cobranca_facil" })).json()
+    const evaluated = await (
+      await post("/api/v1/agent/session", k, {
+        action: "evaluate",
+        sessionId: session.id,
+        projectId: "prj_cobranca_facil"
+      })
+    ).json()
     expect(evaluated.result.evaluation).toMatchObject({ score: 74, recommendation: "buy" })
     expect(evaluated.session.nextActions).toEqual(["browse", "evaluate", "acquire", "create", "close"])
     // Acquire (REST) starts a hosted checkout; paying it lands the project in the portfolio.
@@ -209,10 +252,15 @@ describeEachStorage("projects over HTTP", (storage) => {
     expect(acquired.status).toBe(201)
     const checkout = await acquired.json()
     expect(checkout.checkoutUrl).toContain(`/checkout/fake/${checkout.sessionId}`)
-    const pay = await fetch(`${server.baseUrl}/checkout/fake/${checkout.sessionId}/pay`, { method: "POST", redirect: "manual" })
+    const pay = await fetch(`${server.baseUrl}/checkout/fake/${checkout.sessionId}/pay`, {
+      method: "POST",
+      redirect: "manual"
+    })
     expect(pay.status).toBeLessThan(400)
     const portfolio = await (await get("/api/v1/agent/portfolio", k)).json()
-    expect(portfolio.acquisitions.map((a: { projectId: string; status: string }) => [a.projectId, a.status])).toEqual([["prj_cobranca_facil", "paid"]])
+    expect(portfolio.acquisitions.map((a: { projectId: string; status: string }) => [a.projectId, a.status])).toEqual([
+      ["prj_cobranca_facil", "paid"]
+    ])
     expect(portfolio.acquisitionsNextCursor).toBeNull()
     const tooMany = await get("/api/v1/agent/portfolio?limit=101", k)
     expect(tooMany.status).toBe(400)
@@ -221,17 +269,30 @@ describeEachStorage("projects over HTTP", (storage) => {
     expect((await post("/api/v1/agent/acquire", k, { projectId: "prj_cobranca_facil" })).status).toBe(409)
     expect((await post("/api/v1/agent/acquire", k, { projectId: "prj_nope" })).status).toBe(404)
     const created = await (
-      await post("/api/v1/agent/session", k, { action: "create", sessionId: session.id, project: { name: "Billing", templateId: "invoice-autopay" } })
+      await post("/api/v1/agent/session", k, {
+        action: "create",
+        sessionId: session.id,
+        project: { name: "Billing", templateId: "invoice-autopay" }
+      })
     ).json()
     expect(created.session.state).toBe("completed")
     expect(created.result.project.build.status).toBe("queued")
     const read = await get(`/api/v1/agent/session/${session.id}`, k)
     expect(read.status).toBe(200)
-    expect((await read.json()).steps.map((s: { action: string }) => s.action)).toEqual(["start", "browse", "evaluate", "create"])
+    expect((await read.json()).steps.map((s: { action: string }) => s.action)).toEqual([
+      "start",
+      "browse",
+      "evaluate",
+      "create"
+    ])
     const other = await createAgentKey(server.baseUrl, ["catalog:read"])
     expect((await get(`/api/v1/agent/session/${session.id}`, other)).status).toBe(404)
     expect((await post("/api/v1/agent/session", other, { action: "browse", sessionId: session.id })).status).toBe(404)
-    const noPerm = await post("/api/v1/agent/session", other, { action: "create", sessionId: session.id, project: { name: "x", templateId: "habit-planner" } })
+    const noPerm = await post("/api/v1/agent/session", other, {
+      action: "create",
+      sessionId: session.id,
+      project: { name: "x", templateId: "habit-planner" }
+    })
     expect(noPerm.status).toBe(403)
     const unknownAction = await post("/api/v1/agent/session", k, { action: "dance", sessionId: session.id })
     expect(unknownAction.status).toBe(400)

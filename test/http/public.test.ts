@@ -24,9 +24,16 @@ describe("public procedures over the tRPC wire format", () => {
     const templates = body.result.data
     expect(templates).toHaveLength(16)
     const categories = new Set(templates.map((t) => t.category))
-    expect([...categories].sort()).toEqual(
-      ["AI & Automation", "Communication", "Design & Branding", "Developer Tools", "Finance & Investment", "Infrastructure", "Marketing & Growth", "Productivity"]
-    )
+    expect([...categories].sort()).toEqual([
+      "AI & Automation",
+      "Communication",
+      "Design & Branding",
+      "Developer Tools",
+      "Finance & Investment",
+      "Infrastructure",
+      "Marketing & Growth",
+      "Productivity"
+    ])
     for (const c of categories) expect(templates.filter((t) => t.category === c)).toHaveLength(2)
     for (const t of templates) {
       expect(t.revenue_share_creator).toBe("85%")
@@ -37,7 +44,9 @@ describe("public procedures over the tRPC wire format", () => {
   })
 
   it("subscription.getPlans returns the three plans exactly", async () => {
-    const body = (await (await get("/api/trpc/subscription.getPlans")).json()) as { result: { data: Array<Record<string, unknown>> } }
+    const body = (await (await get("/api/trpc/subscription.getPlans")).json()) as {
+      result: { data: Array<Record<string, unknown>> }
+    }
     expect(body.result.data.map((p) => [p.name, p.priceCents, p.credits, p.max_projects])).toEqual([
       ["Starter", 4900, 500, 1],
       ["Pro", 9900, 2500, 5],
@@ -46,7 +55,9 @@ describe("public procedures over the tRPC wire format", () => {
   })
 
   it("publicApi.catalog returns the six knowledge products", async () => {
-    const body = (await (await get("/api/trpc/publicApi.catalog")).json()) as { result: { data: Array<Record<string, unknown>> } }
+    const body = (await (await get("/api/trpc/publicApi.catalog")).json()) as {
+      result: { data: Array<Record<string, unknown>> }
+    }
     expect(body.result.data.map((p) => p.priceInCents)).toEqual([25, 99, 1997, 14997, 49997, 1000000])
     for (const p of body.result.data) {
       expect(Number.isInteger(p.id)).toBe(true)
@@ -89,7 +100,11 @@ describe("public procedures over the tRPC wire format", () => {
 
     const err = await single.query("nope.missing").catch((e: unknown) => e)
     expect(err).toBeInstanceOf(TRPCClientError)
-    expect((err as TRPCClientError<never>).data).toMatchObject({ code: "NOT_FOUND", httpStatus: 404, path: "nope.missing" })
+    expect((err as TRPCClientError<never>).data).toMatchObject({
+      code: "NOT_FOUND",
+      httpStatus: 404,
+      path: "nope.missing"
+    })
   })
 
   it("an unknown procedure is a tRPC NOT_FOUND with status 404", async () => {
@@ -109,7 +124,11 @@ describe("public procedures over the tRPC wire format", () => {
   })
 
   it("a query called with POST is METHOD_NOT_SUPPORTED", async () => {
-    const res = await get("/api/trpc/subscription.getPlans", { method: "POST", body: "{}", headers: { "content-type": "application/json" } })
+    const res = await get("/api/trpc/subscription.getPlans", {
+      method: "POST",
+      body: "{}",
+      headers: { "content-type": "application/json" }
+    })
     expect(res.status).toBe(405)
   })
 
@@ -128,7 +147,13 @@ describe("public procedures over the tRPC wire format", () => {
     const noneBody = (await none.json()) as TrpcErrorBody
     expect(noneBody.error.code).toBe(-32600)
     expect(noneBody.error.message).toBe("sessionId: is missing")
-    expect(noneBody.error.data).toMatchObject({ code: "BAD_REQUEST", httpStatus: 400, type: "InvalidInput", field: "sessionId", path: "publicApi.purchaseStatus" })
+    expect(noneBody.error.data).toMatchObject({
+      code: "BAD_REQUEST",
+      httpStatus: 400,
+      type: "InvalidInput",
+      field: "sessionId",
+      path: "publicApi.purchaseStatus"
+    })
     expect(noneBody.error.message).not.toContain("undefined")
 
     const empty = await get(`/api/trpc/publicApi.purchaseStatus?input=${encodeURIComponent("{}")}`)
@@ -138,12 +163,19 @@ describe("public procedures over the tRPC wire format", () => {
     // A mutation with no body at all, and a batch call without its "0" key, say the same.
     const noBody = await get("/api/trpc/publicApi.purchaseAccess", { method: "POST" })
     expect(noBody.status).toBe(400)
-    expect(((await noBody.json()) as TrpcErrorBody).error.data).toMatchObject({ code: "BAD_REQUEST", field: "serviceId" })
+    expect(((await noBody.json()) as TrpcErrorBody).error.data).toMatchObject({
+      code: "BAD_REQUEST",
+      field: "serviceId"
+    })
     const batch = await get("/api/trpc/subscription.getPlans,publicApi.purchaseStatus?batch=1")
     expect(batch.status).toBe(207)
     const [plans, status] = (await batch.json()) as [Record<string, unknown>, TrpcErrorBody]
     expect(plans).toHaveProperty("result")
-    expect(status.error.data).toMatchObject({ code: "BAD_REQUEST", field: "sessionId", path: "publicApi.purchaseStatus" })
+    expect(status.error.data).toMatchObject({
+      code: "BAD_REQUEST",
+      field: "sessionId",
+      path: "publicApi.purchaseStatus"
+    })
   })
 
   it("a stock @trpc/client query without input gets BAD_REQUEST naming the field", async () => {
@@ -151,16 +183,26 @@ describe("public procedures over the tRPC wire format", () => {
     const err = await client.query("publicApi.purchaseStatus").catch((e: unknown) => e)
     expect(err).toBeInstanceOf(TRPCClientError)
     expect((err as TRPCClientError<never>).message).toBe("sessionId: is missing")
-    expect((err as TRPCClientError<never>).data).toMatchObject({ code: "BAD_REQUEST", httpStatus: 400, field: "sessionId" })
+    expect((err as TRPCClientError<never>).data).toMatchObject({
+      code: "BAD_REQUEST",
+      httpStatus: 400,
+      field: "sessionId"
+    })
   })
 
   it("decodeInput: no input is {} for object schemas; other shapes are 'input: is required'; a wrong whole input names 'input'", () => {
-    const left = (e: Result.Result<unknown, { message: string; field?: string }>) => (Result.isFailure(e) ? { message: e.failure.message, field: e.failure.field } : e.success)
-    expect(left(decodeInput(Schema.Struct({ sessionId: Schema.String }), undefined))).toEqual({ message: "sessionId: is missing", field: "sessionId" })
+    const left = (e: Result.Result<unknown, { message: string; field?: string }>) =>
+      Result.isFailure(e) ? { message: e.failure.message, field: e.failure.field } : e.success
+    expect(left(decodeInput(Schema.Struct({ sessionId: Schema.String }), undefined))).toEqual({
+      message: "sessionId: is missing",
+      field: "sessionId"
+    })
     expect(left(decodeInput(Schema.Struct({ a: Schema.optional(Schema.String) }), undefined))).toEqual({})
     expect(left(decodeInput(Schema.String, undefined))).toEqual({ message: "input: is required", field: "input" })
     expect(left(decodeInput(Schema.UndefinedOr(Schema.String), undefined))).toBeUndefined()
-    expect(left(decodeInput(Schema.Struct({ sessionId: Schema.String }), { sessionId: 1 }))).toMatchObject({ field: "sessionId" })
+    expect(left(decodeInput(Schema.Struct({ sessionId: Schema.String }), { sessionId: 1 }))).toMatchObject({
+      field: "sessionId"
+    })
     // A present input of the wrong shape is named "input" too.
     expect(left(decodeInput(Schema.Struct({ sessionId: Schema.String }), null))).toEqual({
       // Effect 4's issue messages are shorter than 3.x's ("Expected { readonly sessionId: string }, actual null").

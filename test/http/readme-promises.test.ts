@@ -13,17 +13,28 @@ describe("bench flags", () => {
   // `--help` prints the usage and nothing more, and exits by itself. The bound on the child only
   // stops a run that did start (one takes minutes), far beyond the usage's own time.
   it("--help prints the usage and exits 0 without starting anything", () => {
-    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", "--help"], { cwd: root, encoding: "utf8", timeout: 120_000 })
+    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", "--help"], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: 120_000
+    })
     expect(run.error, "ended by the bound: it started a run").toBeUndefined()
     expect(run.status).toBe(0)
     expect(run.stdout).toMatch(/^Usage: npm run bench -- \[options\]/)
     expect(run.stdout).toContain("--skip-postgres")
-    expect(run.stdout.split("\n").filter((l) => l.startsWith("bench:")), "no run's first line").toEqual([])
+    expect(
+      run.stdout.split("\n").filter((l) => l.startsWith("bench:")),
+      "no run's first line"
+    ).toEqual([])
     expect(run.stderr, "no build output").toBe("")
   }, 150_000)
 
   it("an unknown flag is refused with the usage (exit 2), not run", () => {
-    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", "--quik"], { cwd: root, encoding: "utf8", timeout: 120_000 })
+    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", "--quik"], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: 120_000
+    })
     expect(run.error, "ended by the bound: it started a run").toBeUndefined()
     expect(run.status).toBe(2)
     expect(run.stderr).toContain("unknown option --quik")

@@ -29,7 +29,12 @@ beforeAll(async () => {
     const server = yield* Layer.build(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
     const address = Context.get(server, HttpServer.HttpServer).address
     baseUrl = `http://127.0.0.1:${address._tag === "UnixPathAddress" ? 0 : address.port}`
-    yield* Layer.build(AppLive.pipe(Layer.provide(AppConfig.test({ baseUrl, logLevel: "Info" })), Layer.provide(Layer.succeedContext(server))))
+    yield* Layer.build(
+      AppLive.pipe(
+        Layer.provide(AppConfig.test({ baseUrl, logLevel: "Info" })),
+        Layer.provide(Layer.succeedContext(server))
+      )
+    )
   }).pipe(Effect.provide(Layer.mergeAll(Logger.layer([capture]), Layer.succeed(References.MinimumLogLevel, "Info"))))
   await Effect.runPromise(Scope.provide(program, scope))
   const { release } = await underContract(baseUrl)
@@ -40,36 +45,65 @@ beforeAll(async () => {
 })
 afterAll(() => close())
 
-const accessLines = (requestId: string) => lines.filter((l) => l.annotations.http === "request" && l.annotations.requestId === requestId)
+const accessLines = (requestId: string) =>
+  lines.filter((l) => l.annotations.http === "request" && l.annotations.requestId === requestId)
 
 describe("access log", () => {
   it("one Info line per request: method, route template, status, duration, request id, agent", async () => {
     const agent = await createAgentKey(baseUrl, ["commerce:read"])
-    const res = await fetch(`${baseUrl}/api/v1/agent/commerce/transactions/tx_nope?x=secret-query`, { headers: { ...agent.auth, "x-request-id": "log-test-1" } })
+    const res = await fetch(`${baseUrl}/api/v1/agent/commerce/transactions/tx_nope?x=secret-query`, {
+      headers: { ...agent.auth, "x-request-id": "log-test-1" }
+    })
     expect(res.status).toBe(404)
     const [line, ...more] = accessLines("log-test-1")
     expect(more).toHaveLength(0)
     expect(line).toBeDefined()
     expect(line!.level).toBe("INFO")
-    expect(line!.annotations).toMatchObject({ method: "GET", route: "/api/v1/agent/commerce/transactions/:id", status: 404, agentId: agent.agentId, accountId: agent.accountId })
+    expect(line!.annotations).toMatchObject({
+      method: "GET",
+      route: "/api/v1/agent/commerce/transactions/:id",
+      status: 404,
+      agentId: agent.agentId,
+      accountId: agent.accountId
+    })
     expect(typeof line!.annotations.durationMs).toBe("number")
     expect(line!.message).toMatch(/^GET \/api\/v1\/agent\/commerce\/transactions\/:id 404 [\d.]+ ms$/)
     // Nothing secret and nothing from the raw URL.
     const text = JSON.stringify(line)
-    for (const secret of [agent.secret, "tx_nope", "secret-query", agent.cookie.split("=")[1]!]) expect(text).not.toContain(secret)
+    for (const secret of [agent.secret, "tx_nope", "secret-query", agent.cookie.split("=")[1]!])
+      expect(text).not.toContain(secret)
   })
 
   it("a refused key still names its agent; a session call names its account; an unknown path has no route", async () => {
     const agent = await createAgentKey(baseUrl, ["catalog:read"])
-    expect((await fetch(`${baseUrl}/api/v1/agent/commerce/wallet`, { headers: { ...agent.auth, "x-request-id": "log-test-2" } })).status).toBe(403)
+    expect(
+      (
+        await fetch(`${baseUrl}/api/v1/agent/commerce/wallet`, {
+          headers: { ...agent.auth, "x-request-id": "log-test-2" }
+        })
+      ).status
+    ).toBe(403)
     expect(accessLines("log-test-2")[0]!.annotations).toMatchObject({ status: 403, agentId: agent.agentId })
 
-    expect((await fetch(`${baseUrl}/api/dashboard/agents`, { headers: { cookie: agent.cookie, "x-request-id": "log-test-3" } })).status).toBe(200)
+    expect(
+      (
+        await fetch(`${baseUrl}/api/dashboard/agents`, {
+          headers: { cookie: agent.cookie, "x-request-id": "log-test-3" }
+        })
+      ).status
+    ).toBe(200)
     const session = accessLines("log-test-3")[0]!.annotations
-    expect(session).toMatchObject({ method: "GET", route: "/api/dashboard/agents", status: 200, accountId: agent.accountId })
+    expect(session).toMatchObject({
+      method: "GET",
+      route: "/api/dashboard/agents",
+      status: 200,
+      accountId: agent.accountId
+    })
     expect(session.agentId).toBeUndefined()
 
-    expect((await fetch(`${baseUrl}/no/such/path/with-a-token`, { headers: { "x-request-id": "log-test-4" } })).status).toBe(404)
+    expect(
+      (await fetch(`${baseUrl}/no/such/path/with-a-token`, { headers: { "x-request-id": "log-test-4" } })).status
+    ).toBe(404)
     const unknown = accessLines("log-test-4")[0]!
     expect(unknown.annotations).toMatchObject({ route: "(no route)", status: 404 })
     expect(JSON.stringify(unknown)).not.toContain("with-a-token")
@@ -94,8 +128,24 @@ describe("access log", () => {
     })
     await Effect.runPromise(
       Effect.all([
-        logRequest({ method: "POST", route: "/api/v1/agent/commerce/buy", status: 200, durationMs: 1500.2, requestId: "r1", agentId: "agt_1", accountId: undefined }),
-        logRequest({ method: "GET", route: "/health", status: 200, durationMs: 3.1, requestId: "r2", agentId: undefined, accountId: undefined })
+        logRequest({
+          method: "POST",
+          route: "/api/v1/agent/commerce/buy",
+          status: 200,
+          durationMs: 1500.2,
+          requestId: "r1",
+          agentId: "agt_1",
+          accountId: undefined
+        }),
+        logRequest({
+          method: "GET",
+          route: "/health",
+          status: 200,
+          durationMs: 3.1,
+          requestId: "r2",
+          agentId: undefined,
+          accountId: undefined
+        })
       ]).pipe(Effect.provide(Logger.layer([local])))
     )
     expect(out.map((l) => [l.level, l.message])).toEqual([

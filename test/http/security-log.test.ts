@@ -25,7 +25,10 @@ beforeAll(async () => {
     const address = Context.get(server, HttpServer.HttpServer).address
     baseUrl = `http://127.0.0.1:${address._tag === "UnixPathAddress" ? 0 : address.port}`
     yield* Layer.build(
-      AppLive.pipe(Layer.provide(AppConfig.test({ baseUrl, webhooksAllowLoopback: true })), Layer.provide(Layer.succeedContext(server)))
+      AppLive.pipe(
+        Layer.provide(AppConfig.test({ baseUrl, webhooksAllowLoopback: true })),
+        Layer.provide(Layer.succeedContext(server))
+      )
     )
   }).pipe(Effect.provide(Layer.mergeAll(Logger.layer([capture]), Layer.succeed(References.MinimumLogLevel, "Warn"))))
   await Effect.runPromise(Scope.provide(program, scope))
@@ -44,7 +47,11 @@ describe("security events", () => {
   it("sign-in failures and the lockout are logged with request id and client address, never the e-mail or password", async () => {
     const { email } = await signUp(baseUrl)
     for (let i = 0; i < 6; i++) {
-      await fetch(`${baseUrl}/api/dashboard/signin`, { method: "POST", headers: json, body: JSON.stringify({ email, password: "guess-password-123" }) })
+      await fetch(`${baseUrl}/api/dashboard/signin`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ email, password: "guess-password-123" })
+      })
     }
     expect(securityLines("signin.failed")).toHaveLength(5)
     expect(securityLines("signin.throttled")).toHaveLength(1)
@@ -58,16 +65,40 @@ describe("security events", () => {
 
   it("keys created and revoked, permission and policy denials, webhook changes are logged without secrets", async () => {
     const agent = await createAgentKey(baseUrl, ["catalog:read", "commerce:read"])
-    expect(securityLines("key.created").some((l) => l.includes(`keyId=${agent.keyId}`) && l.includes(`accountId=${agent.accountId}`))).toBe(true)
+    expect(
+      securityLines("key.created").some(
+        (l) => l.includes(`keyId=${agent.keyId}`) && l.includes(`accountId=${agent.accountId}`)
+      )
+    ).toBe(true)
 
     // A key without commerce:buy.
-    expect((await fetch(`${baseUrl}/api/v1/agent/commerce/buy`, { method: "POST", headers: { ...json, ...agent.auth }, body: JSON.stringify({ serviceId: "svc_code_review", tierId: "team" }) })).status).toBe(403)
-    expect(securityLines("access.denied").some((l) => l.includes(`agentId=${agent.agentId}`) && l.includes("permission=commerce:buy"))).toBe(true)
+    expect(
+      (
+        await fetch(`${baseUrl}/api/v1/agent/commerce/buy`, {
+          method: "POST",
+          headers: { ...json, ...agent.auth },
+          body: JSON.stringify({ serviceId: "svc_code_review", tierId: "team" })
+        })
+      ).status
+    ).toBe(403)
+    expect(
+      securityLines("access.denied").some(
+        (l) => l.includes(`agentId=${agent.agentId}`) && l.includes("permission=commerce:buy")
+      )
+    ).toBe(true)
 
     // A buyer whose policy refuses the category.
     const buyer = await createAgentKey(baseUrl, ["catalog:read", "commerce:*"])
-    await fetch(`${baseUrl}/api/v1/agent/commerce/wallet`, { method: "PATCH", headers: { ...json, ...buyer.auth }, body: JSON.stringify({ allowedCategories: ["nothing-here"] }) })
-    const refused = await fetch(`${baseUrl}/api/v1/agent/commerce/buy`, { method: "POST", headers: { ...json, ...buyer.auth }, body: JSON.stringify({ serviceId: "svc_code_review", tierId: "team" }) })
+    await fetch(`${baseUrl}/api/v1/agent/commerce/wallet`, {
+      method: "PATCH",
+      headers: { ...json, ...buyer.auth },
+      body: JSON.stringify({ allowedCategories: ["nothing-here"] })
+    })
+    const refused = await fetch(`${baseUrl}/api/v1/agent/commerce/buy`, {
+      method: "POST",
+      headers: { ...json, ...buyer.auth },
+      body: JSON.stringify({ serviceId: "svc_code_review", tierId: "team" })
+    })
     expect(refused.status, await refused.clone().text()).toBe(403)
     expect(securityLines("policy.denied").some((l) => l.includes(`agentId=${buyer.agentId}`))).toBe(true)
 
@@ -80,15 +111,26 @@ describe("security events", () => {
     })
     expect(put.status).toBeLessThan(300)
     const putBody = JSON.stringify(await put.json())
-    await fetch(`${baseUrl}/api/v1/agent/webhook/rotate-secret`, { method: "POST", headers: { ...json, ...webhookKey.auth } })
-    expect(securityLines("webhook.changed").some((l) => l.includes(`agentId=${webhookKey.agentId}`) && l.includes("url=http://127.0.0.1:9"))).toBe(true)
+    await fetch(`${baseUrl}/api/v1/agent/webhook/rotate-secret`, {
+      method: "POST",
+      headers: { ...json, ...webhookKey.auth }
+    })
+    expect(
+      securityLines("webhook.changed").some(
+        (l) => l.includes(`agentId=${webhookKey.agentId}`) && l.includes("url=http://127.0.0.1:9")
+      )
+    ).toBe(true)
 
     // Revoke through the dashboard.
-    await fetch(`${baseUrl}/api/dashboard/keys/${agent.keyId}/revoke`, { method: "POST", headers: { ...json, cookie: agent.cookie } })
+    await fetch(`${baseUrl}/api/dashboard/keys/${agent.keyId}/revoke`, {
+      method: "POST",
+      headers: { ...json, cookie: agent.cookie }
+    })
     expect(securityLines("key.revoked").some((l) => l.includes(`keyId=${agent.keyId}`))).toBe(true)
 
     const all = lines.filter((l) => l.includes("security=")).join("\n")
-    for (const secret of [agent.secret, buyer.secret, webhookKey.secret, agent.cookie.split("=")[1], "SECRETPATHTOKEN"]) expect(all).not.toContain(secret)
+    for (const secret of [agent.secret, buyer.secret, webhookKey.secret, agent.cookie.split("=")[1], "SECRETPATHTOKEN"])
+      expect(all).not.toContain(secret)
     expect(all).not.toMatch(/whsec_/)
     expect(putBody).toContain("whsec_")
   })

@@ -17,19 +17,34 @@ describeEachStorage("sign-in throttling", (storage) => {
   afterAll(() => server?.close())
 
   const signIn = (email: string, password: string, localAddress = "127.0.0.1") =>
-    new Promise<{ status: number; retryAfter: string | undefined; body: Record<string, unknown> }>((resolve, reject) => {
-      const url = new URL(`${server.baseUrl}/api/dashboard/signin`)
-      const req = httpRequest(
-        { host: url.hostname, port: url.port, path: url.pathname, method: "POST", localAddress, headers: { "content-type": "application/json" } },
-        (res) => {
-          let text = ""
-          res.on("data", (c: Buffer) => (text += c.toString()))
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"] as string | undefined, body: JSON.parse(text) }))
-        }
-      )
-      req.on("error", reject)
-      req.end(JSON.stringify({ email, password }))
-    })
+    new Promise<{ status: number; retryAfter: string | undefined; body: Record<string, unknown> }>(
+      (resolve, reject) => {
+        const url = new URL(`${server.baseUrl}/api/dashboard/signin`)
+        const req = httpRequest(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: "POST",
+            localAddress,
+            headers: { "content-type": "application/json" }
+          },
+          (res) => {
+            let text = ""
+            res.on("data", (c: Buffer) => (text += c.toString()))
+            res.on("end", () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                retryAfter: res.headers["retry-after"] as string | undefined,
+                body: JSON.parse(text)
+              })
+            )
+          }
+        )
+        req.on("error", reject)
+        req.end(JSON.stringify({ email, password }))
+      }
+    )
 
   it("5 wrong passwords are 401; the 6th attempt is 429 with Retry-After, even with the right password", async () => {
     const { email } = await signUp(server.baseUrl)

@@ -10,7 +10,9 @@ import { type SitePage, sitePages } from "../fixtures/sitePages.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
-const missing = existsSync(CHROMIUM) ? undefined : `the accessibility test needs chromium: ${CHROMIUM} not found (apt-get install -y chromium, or set CHROMIUM_PATH; .ci/run installs it)`
+const missing = existsSync(CHROMIUM)
+  ? undefined
+  : `the accessibility test needs chromium: ${CHROMIUM} not found (apt-get install -y chromium, or set CHROMIUM_PATH; .ci/run installs it)`
 const skipReason = skipUnlessCi(missing)
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
@@ -37,7 +39,11 @@ describe.skipIf(skipReason !== undefined)("accessibility (axe-core in Chromium)"
     server = await startServer()
     pages = (await sitePages(server.baseUrl)).filter((p) => p.path !== "/docs")
     const { chromium } = await import("playwright-core")
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"] })
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+    })
   }, 60_000)
 
   afterAll(async () => {
@@ -48,13 +54,16 @@ describe.skipIf(skipReason !== undefined)("accessibility (axe-core in Chromium)"
   /** Opens the page as a person would (with the session cookie when signed in) and waits for its script to draw it. */
   const visit = async (page: Page, p: SitePage) => {
     await page.goto(`${server.baseUrl}${p.path}`)
-    if (p.path === "/agent-dashboard") await page.waitForSelector(p.cookie ? "#signed-in:not([hidden]) #agents-body tr" : "#signed-out:not([hidden])")
+    if (p.path === "/agent-dashboard")
+      await page.waitForSelector(p.cookie ? "#signed-in:not([hidden]) #agents-body tr" : "#signed-out:not([hidden])")
   }
 
   /** axe's serious and critical violations on the open page (axe is evaluated over the DevTools protocol, which the page's CSP does not govern). */
   const serious = async (page: Page): Promise<ReadonlyArray<string>> => {
     await page.evaluate(axeSource)
-    const violations = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)")) as ReadonlyArray<Violation>
+    const violations = (await page.evaluate(
+      "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)"
+    )) as ReadonlyArray<Violation>
     return violations
       .filter((v) => v.impact === "serious" || v.impact === "critical")
       .map((v) => `${v.impact} ${v.id} (${v.help}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)

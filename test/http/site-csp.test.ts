@@ -40,7 +40,8 @@ describe("every HTML page", () => {
       expect(csp.get("base-uri"), p.label).toEqual(["'none'"])
       const scripts = csp.get("script-src") ?? []
       expect(scripts, p.label).toContain("'self'")
-      for (const loose of ["'unsafe-inline'", "'unsafe-eval'", "*", "data:", "http:", "https:"]) expect(scripts, p.label).not.toContain(loose)
+      for (const loose of ["'unsafe-inline'", "'unsafe-eval'", "*", "data:", "http:", "https:"])
+        expect(scripts, p.label).not.toContain(loose)
       const styles = csp.get("style-src") ?? []
       // /docs's API reference renders its own styles inline; no other page may.
       expect(p.path === "/docs" ? [] : styles, p.label).not.toContain("'unsafe-inline'")
@@ -66,13 +67,23 @@ describe("every HTML page", () => {
     const files = new Set<string>()
     for (const p of pages) {
       const html = await (await open(p)).text()
-      for (const m of html.matchAll(/<(?:script|link rel="stylesheet")[^>]*\b(?:src|href)="([^"]+)"/g)) files.add(new URL(m[1]!, server.baseUrl).pathname)
+      for (const m of html.matchAll(/<(?:script|link rel="stylesheet")[^>]*\b(?:src|href)="([^"]+)"/g))
+        files.add(new URL(m[1]!, server.baseUrl).pathname)
     }
-    expect([...files].sort()).toEqual(["/assets/checkout.css", "/assets/checkout.js", "/assets/dashboard.js", "/assets/owner.js", "/assets/site.css", "/docs/scalar.js"])
+    expect([...files].sort()).toEqual([
+      "/assets/checkout.css",
+      "/assets/checkout.js",
+      "/assets/dashboard.js",
+      "/assets/owner.js",
+      "/assets/site.css",
+      "/docs/scalar.js"
+    ])
     for (const path of [...files].filter((f) => f.startsWith("/assets/"))) {
       const first = await fetch(`${server.baseUrl}${path}`)
       expect(first.status, path).toBe(200)
-      expect(first.headers.get("content-type"), path).toMatch(path.endsWith(".css") ? /^text\/css/ : /^text\/javascript/)
+      expect(first.headers.get("content-type"), path).toMatch(
+        path.endsWith(".css") ? /^text\/css/ : /^text\/javascript/
+      )
       const etag = first.headers.get("etag")
       expect(etag, path).toMatch(/^"[A-Za-z0-9_-]+"$/)
       expect(first.headers.get("cache-control"), path).toContain("no-cache")

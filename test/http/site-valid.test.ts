@@ -24,7 +24,8 @@ describe("every HTML page", () => {
       const res = await fetch(`${server.baseUrl}${p.path}`, { headers: p.cookie ? { cookie: p.cookie } : {} })
       expect(res.status, p.label).toBe(200)
       const report = await validator.validateString(await res.text(), p.label)
-      for (const result of report.results) for (const m of result.messages) problems.push(`${p.label} ${m.line}:${m.column} ${m.ruleId}: ${m.message}`)
+      for (const result of report.results)
+        for (const m of result.messages) problems.push(`${p.label} ${m.line}:${m.column} ${m.ruleId}: ${m.message}`)
     }
     expect(pages.length).toBe(18)
     expect(problems.join("\n")).toBe("")

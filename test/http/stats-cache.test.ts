@@ -14,9 +14,19 @@ describe("platform figures reused for a bounded time", () => {
   let key: AgentKey
   const json = () => ({ ...key.auth, "content-type": "application/json" })
   beforeAll(async () => {
-    server = await startServer({ config: { platformStatsTtlSeconds: 1, rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000 } })
+    server = await startServer({
+      config: { platformStatsTtlSeconds: 1, rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000 }
+    })
     key = await createAgentKey(server.baseUrl, ["catalog:read", "commerce:*"])
-    expect((await fetch(`${server.baseUrl}${COMMERCE}/wallet/topup`, { method: "POST", headers: json(), body: JSON.stringify({ amountCents: 100_000 }) })).status).toBe(201)
+    expect(
+      (
+        await fetch(`${server.baseUrl}${COMMERCE}/wallet/topup`, {
+          method: "POST",
+          headers: json(),
+          body: JSON.stringify({ amountCents: 100_000 })
+        })
+      ).status
+    ).toBe(201)
   })
   afterAll(() => server?.close())
   afterEach(() => {
@@ -24,14 +34,23 @@ describe("platform figures reused for a bounded time", () => {
   })
 
   const stats = async () =>
-    (await (await fetch(`${server.baseUrl}${COMMERCE}/stats`, { headers: key.auth })).json()) as { agent: { purchases: number }; platform: { transactions: number } }
+    (await (await fetch(`${server.baseUrl}${COMMERCE}/stats`, { headers: key.auth })).json()) as {
+      agent: { purchases: number }
+      platform: { transactions: number }
+    }
   const buy = async () => {
-    const services = (await (await fetch(`${server.baseUrl}${COMMERCE}/services?limit=50`, { headers: key.auth })).json()) as {
+    const services = (await (
+      await fetch(`${server.baseUrl}${COMMERCE}/services?limit=50`, { headers: key.auth })
+    ).json()) as {
       data: Array<{ id: string; tiers: Array<{ id: string; priceCents: number }> }>
     }
     const service = services.data.find((s) => s.tiers.some((t) => t.priceCents <= 5_000))!
     const tier = service.tiers.find((t) => t.priceCents <= 5_000)!
-    const res = await fetch(`${server.baseUrl}${COMMERCE}/buy`, { method: "POST", headers: json(), body: JSON.stringify({ serviceId: service.id, tierId: tier.id }) })
+    const res = await fetch(`${server.baseUrl}${COMMERCE}/buy`, {
+      method: "POST",
+      headers: json(),
+      body: JSON.stringify({ serviceId: service.id, tierId: tier.id })
+    })
     expect(res.status).toBe(201)
   }
 

@@ -35,7 +35,11 @@ const batch = (body: Answer["body"]): ReadonlyArray<Envelope> => {
 }
 
 /** One request from `localAddress` (each test its own address, so the anonymous budgets do not meet). */
-const send = (method: string, path: string, options: { readonly body?: unknown; readonly headers?: Record<string, string>; readonly from?: string } = {}) =>
+const send = (
+  method: string,
+  path: string,
+  options: { readonly body?: unknown; readonly headers?: Record<string, string>; readonly from?: string } = {}
+) =>
   new Promise<Answer>((resolve, reject) => {
     const url = new URL(server.baseUrl)
     const body = options.body === undefined ? undefined : JSON.stringify(options.body)
@@ -46,7 +50,12 @@ const send = (method: string, path: string, options: { readonly body?: unknown; 
         path,
         method,
         localAddress: options.from ?? "127.0.0.1",
-        headers: { ...(body !== undefined ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) } : {}), ...options.headers }
+        headers: {
+          ...(body !== undefined
+            ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }
+            : {}),
+          ...options.headers
+        }
       },
       (res) => {
         const chunks: Array<Buffer> = []
@@ -61,8 +70,10 @@ const send = (method: string, path: string, options: { readonly body?: unknown; 
     req.end(body)
   })
 
-const batchPath = (procedure: string, n: number) => `/api/trpc/${Array.from({ length: n }, () => procedure).join(",")}?batch=1`
-const inputs = (n: number, input: unknown) => Object.fromEntries(Array.from({ length: n }, (_, i) => [String(i), input]))
+const batchPath = (procedure: string, n: number) =>
+  `/api/trpc/${Array.from({ length: n }, () => procedure).join(",")}?batch=1`
+const inputs = (n: number, input: unknown) =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [String(i), input]))
 
 // One suite per storage: the idempotency and rate-limit stores differ.
 for (const { name: storage, skip } of storageCases) {
@@ -87,18 +98,34 @@ for (const { name: storage, skip } of storageCases) {
         expect(r.status).toBe(400)
         expect(r.bytes).toBeLessThan(1_000)
         expect(r.body).toMatchObject({
-          error: { code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, type: "InvalidInput", field: "batch", maxBatchSize: MAX_BATCH_SIZE, calls: 400 } }
+          error: {
+            code: -32600,
+            data: {
+              code: "BAD_REQUEST",
+              httpStatus: 400,
+              type: "InvalidInput",
+              field: "batch",
+              maxBatchSize: MAX_BATCH_SIZE,
+              calls: 400
+            }
+          }
         })
         expect(oneCall(r.body).error?.message).toContain(String(MAX_BATCH_SIZE))
       })
 
       it("one call over the maximum is refused before any call runs: no anonymous write is spent", async () => {
         const from = "127.0.0.22"
-        const over = await send("POST", batchPath("publicApi.purchaseAccess", MAX_BATCH_SIZE + 1), { body: inputs(MAX_BATCH_SIZE + 1, { serviceId: 1 }), from })
+        const over = await send("POST", batchPath("publicApi.purchaseAccess", MAX_BATCH_SIZE + 1), {
+          body: inputs(MAX_BATCH_SIZE + 1, { serviceId: 1 }),
+          from
+        })
         expect(over.status).toBe(400)
         expect(oneCall(over.body).error?.data).toMatchObject({ field: "batch", maxBatchSize: MAX_BATCH_SIZE })
         // The address's four anonymous writes are all still there.
-        for (let i = 0; i < 4; i++) expect((await send("POST", "/api/trpc/publicApi.purchaseAccess", { body: { serviceId: 1 }, from })).status).toBe(200)
+        for (let i = 0; i < 4; i++)
+          expect(
+            (await send("POST", "/api/trpc/publicApi.purchaseAccess", { body: { serviceId: 1 }, from })).status
+          ).toBe(200)
       })
 
       it("a batch of exactly the maximum is answered call by call", async () => {
@@ -113,19 +140,27 @@ for (const { name: storage, skip } of storageCases) {
         expect(first.status).toBe(200)
         const second = await send("GET", batchPath("portfolio.holdings", 3), { headers: agent.auth })
         expect(second.status).toBe(207)
-        const codes = batch(second.body).map((c) => c.error?.data.code ?? "OK").sort()
+        const codes = batch(second.body)
+          .map((c) => c.error?.data.code ?? "OK")
+          .sort()
         expect(codes).toEqual(["OK", "OK", "TOO_MANY_REQUESTS"])
         const single = await send("GET", "/api/trpc/portfolio.holdings", { headers: agent.auth })
         expect(single.status).toBe(429)
       })
 
       it("an anonymous batch of writes spends one of the address's anonymous writes per call (4 a minute: 4 of 6 pass)", async () => {
-        const r = await send("POST", batchPath("publicApi.purchaseAccess", 6), { body: inputs(6, { serviceId: 1 }), from: "127.0.0.24" })
+        const r = await send("POST", batchPath("publicApi.purchaseAccess", 6), {
+          body: inputs(6, { serviceId: 1 }),
+          from: "127.0.0.24"
+        })
         expect(r.status).toBe(207)
         const codes = batch(r.body).map((c) => c.error?.data.code ?? "OK")
         expect(codes.filter((c) => c === "OK")).toHaveLength(4)
         expect(codes.filter((c) => c === "TOO_MANY_REQUESTS")).toHaveLength(2)
-        expect((await send("POST", "/api/trpc/publicApi.purchaseAccess", { body: { serviceId: 1 }, from: "127.0.0.24" })).status).toBe(429)
+        expect(
+          (await send("POST", "/api/trpc/publicApi.purchaseAccess", { body: { serviceId: 1 }, from: "127.0.0.24" }))
+            .status
+        ).toBe(429)
       })
     })
   })

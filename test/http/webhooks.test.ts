@@ -36,8 +36,10 @@ const emitFor = (server: Pick<RuntimeServer, "run">, agentId: string, type: Even
 describeEachStorage("webhooks over HTTP", (storage) => {
   let server: RuntimeServer
   let rx: Receiver
-  const api = (method: string, path: string, k: AgentKey | undefined, body?: unknown) => call(server.baseUrl, method, path, k, body)
-  const deliveries = async (k: AgentKey) => (await (await api("GET", "/webhook/deliveries", k)).json()) as { data: Array<Record<string, unknown>> }
+  const api = (method: string, path: string, k: AgentKey | undefined, body?: unknown) =>
+    call(server.baseUrl, method, path, k, body)
+  const deliveries = async (k: AgentKey) =>
+    (await (await api("GET", "/webhook/deliveries", k)).json()) as { data: Array<Record<string, unknown>> }
 
   beforeAll(async () => {
     server = await startRuntimeServer({ storage, config: limits })
@@ -57,7 +59,10 @@ describeEachStorage("webhooks over HTTP", (storage) => {
     const put = await api("PUT", "/webhook", k, { url: rx.url, events: ["wallet.recharged"] })
     expect(put.status).toBe(200)
     const created = await put.json()
-    expect(created).toMatchObject({ created: true, webhook: { url: rx.url, events: ["wallet.recharged"], enabled: true, status: "active" } })
+    expect(created).toMatchObject({
+      created: true,
+      webhook: { url: rx.url, events: ["wallet.recharged"], enabled: true, status: "active" }
+    })
     const secret: string = created.secret
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
     rx.secrets = [secret]
@@ -70,18 +75,34 @@ describeEachStorage("webhooks over HTTP", (storage) => {
     expect(ping.status).toBe(202)
     const { eventId } = await ping.json()
     await rx.waitFor(1)
-    expect(rx.received[0]).toMatchObject({ webhookId: eventId, verifiedWith: [secret], payload: { id: eventId, type: "webhook.test" } })
+    expect(rx.received[0]).toMatchObject({
+      webhookId: eventId,
+      verifiedWith: [secret],
+      payload: { id: eventId, type: "webhook.test" }
+    })
 
     const recharge = await emitFor(server, k.agentId, "wallet.recharged", { amountCents: 500, balanceCents: 1500 })
-    await emitFor(server, k.agentId, "build.status_changed", { projectId: "prj_1", status: "queued", previousStatus: null, progressPercent: 0, failureReason: null })
+    await emitFor(server, k.agentId, "build.status_changed", {
+      projectId: "prj_1",
+      status: "queued",
+      previousStatus: null,
+      progressPercent: 0,
+      failureReason: null
+    })
     await rx.waitFor(2)
-    expect(rx.received[1]).toMatchObject({ webhookId: recharge.id, verifiedWith: [secret], payload: { type: "wallet.recharged", data: { amountCents: 500 } } })
+    expect(rx.received[1]).toMatchObject({
+      webhookId: recharge.id,
+      verifiedWith: [secret],
+      payload: { type: "wallet.recharged", data: { amountCents: 500 } }
+    })
 
     const log = await eventually(
       () => deliveries(k),
       (d) => d.data.length === 2
     )
-    expect(log.data.map((a) => [a.eventId, a.eventType, a.attempt, a.status, a.responseStatus, a.error, a.nextRetryAt])).toEqual([
+    expect(
+      log.data.map((a) => [a.eventId, a.eventType, a.attempt, a.status, a.responseStatus, a.error, a.nextRetryAt])
+    ).toEqual([
       [recharge.id, "wallet.recharged", 1, "succeeded", 204, null, null],
       [eventId, "webhook.test", 1, "succeeded", 204, null, null]
     ])
@@ -133,7 +154,8 @@ describeEachStorage("webhooks over HTTP", (storage) => {
     try {
       down.respond = () => 503
       expect((await api("PUT", "/webhook", k, { url: down.url })).status).toBe(200)
-      for (let i = 0; i < 5; i++) await emitFor(server, k.agentId, "wallet.recharged", { amountCents: 500, balanceCents: i })
+      for (let i = 0; i < 5; i++)
+        await emitFor(server, k.agentId, "wallet.recharged", { amountCents: 500, balanceCents: i })
       const failing = await eventually(
         async () => (await (await api("GET", "/webhook", k)).json()) as Record<string, unknown>,
         // The outbox hands the five events over on its own schedule: the endpoint can be failing
@@ -149,16 +171,32 @@ describeEachStorage("webhooks over HTTP", (storage) => {
       expect(Date.parse(String(failing.nextAttemptAt))).toBeGreaterThan(Date.parse(String(failing.lastErrorAt)))
       expect(failing.oldestPendingAgeSeconds).toBeGreaterThanOrEqual(0)
 
-      const openapi = (await (await fetch(`${server.baseUrl}/api/v1/agent/openapi.json`)).json()) as { components: { schemas: Record<string, { properties?: Record<string, unknown> }> } }
+      const openapi = (await (await fetch(`${server.baseUrl}/api/v1/agent/openapi.json`)).json()) as {
+        components: { schemas: Record<string, { properties?: Record<string, unknown> }> }
+      }
       const config = Object.entries(openapi.components.schemas).find(([name]) => name.startsWith("WebhookConfig"))?.[1]
-      for (const field of ["status", "consecutiveFailures", "lastError", "lastErrorAt", "pendingCount", "oldestPendingAt", "oldestPendingAgeSeconds", "nextAttemptAt"]) {
+      for (const field of [
+        "status",
+        "consecutiveFailures",
+        "lastError",
+        "lastErrorAt",
+        "pendingCount",
+        "oldestPendingAt",
+        "oldestPendingAgeSeconds",
+        "nextAttemptAt"
+      ]) {
         expect(config?.properties, field).toHaveProperty(field)
       }
       expect(JSON.stringify(config?.properties?.status)).toContain("failing")
 
       // The owner's dashboard reads the same view (session cookie); another account cannot.
-      const dash = (cookie: string, agentId: string) => fetch(`${server.baseUrl}/api/dashboard/agents/${agentId}/webhook`, { headers: { cookie } })
-      expect(await (await dash(k.cookie, k.agentId)).json()).toMatchObject({ status: "failing", pendingCount: 5, lastError: "HTTP 503: receiver says 503" })
+      const dash = (cookie: string, agentId: string) =>
+        fetch(`${server.baseUrl}/api/dashboard/agents/${agentId}/webhook`, { headers: { cookie } })
+      expect(await (await dash(k.cookie, k.agentId)).json()).toMatchObject({
+        status: "failing",
+        pendingCount: 5,
+        lastError: "HTTP 503: receiver says 503"
+      })
       const stranger = await createAgentKey(server.baseUrl, ["catalog:read"])
       expect((await dash(stranger.cookie, k.agentId)).status).toBe(404)
       expect(await (await dash(stranger.cookie, stranger.agentId)).json()).toBeNull()
@@ -170,7 +208,13 @@ describeEachStorage("webhooks over HTTP", (storage) => {
         async () => (await (await api("GET", "/webhook", k)).json()) as Record<string, unknown>,
         (w) => w.pendingCount === 0
       )
-      expect(healthy).toMatchObject({ status: "active", consecutiveFailures: 0, pendingCount: 0, oldestPendingAt: null, nextAttemptAt: null })
+      expect(healthy).toMatchObject({
+        status: "active",
+        consecutiveFailures: 0,
+        pendingCount: 0,
+        oldestPendingAt: null,
+        nextAttemptAt: null
+      })
       expect(down.acceptedCounts().size).toBe(5)
       expect([...down.acceptedCounts().values()].every((n) => n === 1)).toBe(true)
       expect((await api("DELETE", "/webhook", k)).status).toBe(204)
@@ -189,7 +233,10 @@ describeEachStorage("webhooks over HTTP", (storage) => {
       body: JSON.stringify({ name: "read-only", permissions: ["catalog:read", "commerce:*"] })
     })
     expect(readOnly.status).toBe(201)
-    const leaked = { ...owner, auth: { authorization: `Bearer ${((await readOnly.json()) as { secret: string }).secret}` } }
+    const leaked = {
+      ...owner,
+      auth: { authorization: `Bearer ${((await readOnly.json()) as { secret: string }).secret}` }
+    }
     for (const [method, path, body] of [
       ["PUT", "/webhook", { url: "https://attacker.example/hook" }],
       ["GET", "/webhook", undefined],
@@ -235,7 +282,13 @@ describeEachStorage("webhooks over HTTP", (storage) => {
     const body = await (await api("GET", "/webhook/events", k)).json()
     expect(body.events.map((e: { type: string }) => e.type)).toEqual([...eventTypes])
     const build = body.events.find((e: { type: string }) => e.type === "build.status_changed")
-    expect(build.dataSchema.required).toEqual(["projectId", "status", "previousStatus", "progressPercent", "failureReason"])
+    expect(build.dataSchema.required).toEqual([
+      "projectId",
+      "status",
+      "previousStatus",
+      "progressPercent",
+      "failureReason"
+    ])
     expect(Object.keys(body.envelope.properties)).toEqual(["id", "type", "timestamp", "data"])
   })
 })
@@ -267,8 +320,16 @@ const bootOn = async (databaseUrl: string, config: Partial<AppConfigShape>) => {
     const server = yield* Layer.build(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
     const address = Context.get(server, HttpServer.HttpServer).address
     const baseUrl = `http://127.0.0.1:${address._tag === "UnixPathAddress" ? 0 : address.port}`
-    const appConfig = AppConfig.test({ baseUrl, storage: "postgres", databaseUrl: Option.some(Redacted.make(databaseUrl)), ...limits, ...config })
-    const context = yield* Layer.build(AppLive.pipe(Layer.provide(appConfig), Layer.provide(Layer.succeedContext(server))))
+    const appConfig = AppConfig.test({
+      baseUrl,
+      storage: "postgres",
+      databaseUrl: Option.some(Redacted.make(databaseUrl)),
+      ...limits,
+      ...config
+    })
+    const context = yield* Layer.build(
+      AppLive.pipe(Layer.provide(appConfig), Layer.provide(Layer.succeedContext(server)))
+    )
     return { baseUrl, context }
   })
   const { baseUrl, context } = await Effect.runPromise(Scope.provide(program, scope))
@@ -298,7 +359,10 @@ describeEachStorage(
         const put = await (await call(first.baseUrl, "PUT", "/webhook", k, { url: rx.url })).json()
         rx.secrets = [put.secret]
         const ids: Array<string> = []
-        for (let i = 0; i < 3; i++) ids.push((await emitFor(first, k.agentId, "wallet.recharged", { amountCents: 100 + i, balanceCents: 1000 })).id)
+        for (let i = 0; i < 3; i++)
+          ids.push(
+            (await emitFor(first, k.agentId, "wallet.recharged", { amountCents: 100 + i, balanceCents: 1000 })).id
+          )
         ids.push((await (await call(first.baseUrl, "POST", "/webhook/test", k)).json()).eventId)
         expect(rx.received).toHaveLength(0)
         await first.close()
@@ -308,7 +372,10 @@ describeEachStorage(
           // Once the log holds four attempts the worker is done with these events: whatever the
           // receiver got by then is all it gets.
           const log = await eventually(
-            async () => (await (await call(second.baseUrl, "GET", "/webhook/deliveries", k)).json()) as { data: Array<{ status: string }> },
+            async () =>
+              (await (await call(second.baseUrl, "GET", "/webhook/deliveries", k)).json()) as {
+                data: Array<{ status: string }>
+              },
             (d) => d.data.length === 4
           )
           expect(log.data.every((a) => a.status === "succeeded")).toBe(true)

@@ -20,17 +20,37 @@ import type { StorageCase } from "../fixtures/db.js"
 import { ownerCaller, tier } from "../fixtures/money.js"
 import { checkLedgerSql, checkOwnersPromises, newSeen, sqlBalance, type Hold } from "./invariants.js"
 import * as M from "./model.js"
-import { type Actual, agentSeller, diverge, type Faults, fromError, fromPurchase, fromSaga, idsOf, label, matches, type Services, type Storage, servicesLayer, type Stores, storageFor, withFaults } from "./system.js"
+import {
+  type Actual,
+  agentSeller,
+  diverge,
+  type Faults,
+  fromError,
+  fromPurchase,
+  fromSaga,
+  idsOf,
+  label,
+  matches,
+  type Services,
+  type Storage,
+  servicesLayer,
+  type Stores,
+  storageFor,
+  withFaults
+} from "./system.js"
 import type { Op, Scenario } from "./world.js"
 
 const permutations = (xs: ReadonlyArray<number>): Array<Array<number>> =>
-  xs.length <= 1 ? [[...xs]] : xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest]))
+  xs.length <= 1
+    ? [[...xs]]
+    : xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest]))
 
 /** What the runs exercised (printed at the end): answers by kind, and the operations by kind. */
 export type Stats = Map<string, number>
 const count = (stats: Stats, k: string) => stats.set(k, (stats.get(k) ?? 0) + 1)
 
-const inputOf = (d: M.Delivery) => (d === "ok" ? { n: 1 } : d === "slow" ? { simulate: "slow", delayMs: M.SLOW_MS } : { simulate: d })
+const inputOf = (d: M.Delivery) =>
+  d === "ok" ? { n: 1 } : d === "slow" ? { simulate: "slow", delayMs: M.SLOW_MS } : { simulate: d }
 
 export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
   Effect.gen(function* () {
@@ -52,7 +72,8 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
       return Context.merge(stores, services)
     })
     let ctx = yield* open
-    const within = <A, E>(effect: Effect.Effect<A, E, Stores | Services>) => effect.pipe(Effect.provideService(Clock.Clock, clock), Effect.provideContext(ctx))
+    const within = <A, E>(effect: Effect.Effect<A, E, Stores | Services>) =>
+      effect.pipe(Effect.provideService(Clock.Clock, clock), Effect.provideContext(ctx))
     const restart = Effect.gen(function* () {
       yield* Scope.close(scope, Exit.void)
       scope = yield* Scope.make()
@@ -74,16 +95,29 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
       const agents = yield* within(
         Effect.forEach(sc.prices, (prices, i) =>
           Effect.gen(function* () {
-            const seller = yield* agentSeller(`Model ${i}`, prices.map((p, t) => tier(`t${t}`, p)), M.CATEGORIES[i % 2])
+            const seller = yield* agentSeller(
+              `Model ${i}`,
+              prices.map((p, t) => tier(`t${t}`, p)),
+              M.CATEGORIES[i % 2]
+            )
             if (sc.funding[i] > 0) yield* Effect.flatMap(Wallet, (w) => w.topup(seller.agentId, sc.funding[i]))
             return seller
           })
         )
       )
       const platform = yield* within(Effect.flatMap(Catalog, (c) => c.getService(M.PLATFORM_SERVICE)))
-      if (platform.sellerAgentId !== M.PLATFORM_SELLER || platform.category !== M.PLATFORM_CATEGORY || platform.tiers.length !== M.PLATFORM_TIERS) throw new Error(`the seeded ${M.PLATFORM_SERVICE} is not what model.ts assumes`)
+      if (
+        platform.sellerAgentId !== M.PLATFORM_SELLER ||
+        platform.category !== M.PLATFORM_CATEGORY ||
+        platform.tiers.length !== M.PLATFORM_TIERS
+      )
+        throw new Error(`the seeded ${M.PLATFORM_SERVICE} is not what model.ts assumes`)
       platform.tiers.forEach((t, i) => {
-        if (Math.min(30_000, Math.max(1_000, 2 * t.sla.p95LatencyMs)) !== M.PLATFORM_TIMEOUT_MS[i] || M.SLOW_MS >= M.PLATFORM_TIMEOUT_MS[i]) throw new Error(`the seeded tier ${t.id}'s deliver timeout is not what model.ts assumes`)
+        if (
+          Math.min(30_000, Math.max(1_000, 2 * t.sla.p95LatencyMs)) !== M.PLATFORM_TIMEOUT_MS[i] ||
+          M.SLOW_MS >= M.PLATFORM_TIMEOUT_MS[i]
+        )
+          throw new Error(`the seeded tier ${t.id}'s deliver timeout is not what model.ts assumes`)
       })
       const ids = [...agents.map((a) => a.agentId), M.PLATFORM_SELLER]
       const serviceOf = (seller: number) => (seller === M.PLATFORM ? M.PLATFORM_SERVICE : agents[seller].service.id)
@@ -94,7 +128,11 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
       const sql0 = sqlOf()
       const sqlFees0 = Option.isSome(sql0) ? yield* sqlBalance(sql0.value, PLATFORM_FEES) : 0
       const model = {
-        s: M.initialState(sc.start, [...sc.prices, platform.tiers.map((t) => t.priceCents)], [...sc.funding, platformBalance])
+        s: M.initialState(
+          sc.start,
+          [...sc.prices, platform.tiers.map((t) => t.priceCents)],
+          [...sc.funding, platformBalance]
+        )
       }
       const disputeOf = new Map<string, string>()
       const seen = newSeen()
@@ -111,8 +149,15 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
           })
         ).pipe(Effect.map(fromPurchase))
       const sagaEffect = (g: M.SagaStart) =>
-        Effect.flatMap(Sagas, (s) => s.start(agents[g.buyer].caller, { serviceId: serviceOf(g.seller), tierId: tierIdOf(g.seller, g.tier), input: inputOf(g.simulate) } as never)).pipe(Effect.map(fromSaga))
-      const attempt = (effect: Effect.Effect<Actual, unknown, Stores | Services>) => within(Effect.catch(effect, (e) => Effect.succeed(fromError(e))))
+        Effect.flatMap(Sagas, (s) =>
+          s.start(agents[g.buyer].caller, {
+            serviceId: serviceOf(g.seller),
+            tierId: tierIdOf(g.seller, g.tier),
+            input: inputOf(g.simulate)
+          } as never)
+        ).pipe(Effect.map(fromSaga))
+      const attempt = (effect: Effect.Effect<Actual, unknown, Stores | Services>) =>
+        within(Effect.catch(effect, (e) => Effect.succeed(fromError(e))))
 
       /** Runs a simple op against the system; returns its answer and how to apply it to a model state. */
       const perform = (op: Op) =>
@@ -124,7 +169,11 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
               return { actual, apply: (st: M.State) => M.buy(st, op.b, idsOf(actual)) }
             }
             case "topup": {
-              const actual = yield* attempt(Effect.flatMap(Wallet, (w) => w.topup(ids[op.agent], op.amount)).pipe(Effect.as({ _tag: "ok" } as Actual)))
+              const actual = yield* attempt(
+                Effect.flatMap(Wallet, (w) => w.topup(ids[op.agent], op.amount)).pipe(
+                  Effect.as({ _tag: "ok" } as Actual)
+                )
+              )
               return { actual, apply: (st: M.State) => M.topup(st, op.agent, op.amount) }
             }
             case "policy":
@@ -136,8 +185,15 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
                   : op._tag === "limit"
                     ? { ...s.policies[op.agent], [op.field]: op.cents }
                     : { ...s.policies[op.agent], autonomyLevel: op.level, approvalThresholdCents: op.threshold }
-              const body = { ...p, allowedSellers: p.allowedSellers === null ? null : p.allowedSellers.map((i) => ids[i]) }
-              const actual = yield* attempt(Effect.flatMap(Wallet, (w) => w.updatePolicy(ids[op.agent], body as never, { byOwner: true })).pipe(Effect.as({ _tag: "ok" } as Actual)))
+              const body = {
+                ...p,
+                allowedSellers: p.allowedSellers === null ? null : p.allowedSellers.map((i) => ids[i])
+              }
+              const actual = yield* attempt(
+                Effect.flatMap(Wallet, (w) => w.updatePolicy(ids[op.agent], body as never, { byOwner: true })).pipe(
+                  Effect.as({ _tag: "ok" } as Actual)
+                )
+              )
               return { actual, apply: (st: M.State) => M.setPolicy(st, op.agent, p) }
             }
             case "approve":
@@ -147,17 +203,34 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
               const a = list[op.pick % list.length]
               const owner = ownerCaller(agents[a.buyer].caller.accountId)
               const actual = yield* attempt(
-                Effect.flatMap(Commerce, (c) => (op._tag === "approve" ? c.approve(owner, a.id) : c.decline(owner, a.id))).pipe(
+                Effect.flatMap(Commerce, (c) =>
+                  op._tag === "approve" ? c.approve(owner, a.id) : c.decline(owner, a.id)
+                ).pipe(
                   Effect.map((r): Actual => {
                     // The owner's word: an executed approval charges exactly the price it showed.
-                    if (r.transaction !== null && r.transaction.status !== "failed" && r.transaction.priceCents !== r.approval.quotedPriceCents) {
-                      throw diverge(`approval ${a.id} charged other than it quoted`, { quoted: r.approval.quotedPriceCents, charged: r.transaction.priceCents })
+                    if (
+                      r.transaction !== null &&
+                      r.transaction.status !== "failed" &&
+                      r.transaction.priceCents !== r.approval.quotedPriceCents
+                    ) {
+                      throw diverge(`approval ${a.id} charged other than it quoted`, {
+                        quoted: r.approval.quotedPriceCents,
+                        charged: r.transaction.priceCents
+                      })
                     }
-                    return r.transaction === null ? { _tag: "ok" } : r.transaction.status === "failed" ? { _tag: "failed", txId: r.transaction.id } : { _tag: "completed", price: r.transaction.priceCents, txId: r.transaction.id }
+                    return r.transaction === null
+                      ? { _tag: "ok" }
+                      : r.transaction.status === "failed"
+                        ? { _tag: "failed", txId: r.transaction.id }
+                        : { _tag: "completed", price: r.transaction.priceCents, txId: r.transaction.id }
                   })
                 )
               )
-              return { actual, apply: (st: M.State) => (op._tag === "approve" ? M.approve(st, a.id, idsOf(actual).txId) : M.decline(st, a.id)) }
+              return {
+                actual,
+                apply: (st: M.State) =>
+                  op._tag === "approve" ? M.approve(st, a.id, idsOf(actual).txId) : M.decline(st, a.id)
+              }
             }
             case "refund": {
               const list = [...s.txs.values()]
@@ -179,14 +252,27 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
             }
             case "reprice": {
               const quoted = [...s.approvals.values()].filter((a) => a.status === "pending" && a.seller !== M.PLATFORM)
-              const target = op.approval !== null && quoted.length > 0 ? quoted[op.approval % quoted.length] : { seller: op.seller, tier: op.tier }
+              const target =
+                op.approval !== null && quoted.length > 0
+                  ? quoted[op.approval % quoted.length]
+                  : { seller: op.seller, tier: op.tier }
               const prices = s.prices[target.seller].map((p, t) => tier(`t${t}`, t === target.tier ? op.price : p))
-              const actual = yield* attempt(Effect.flatMap(Catalog, (c) => c.update(agents[target.seller].caller, agents[target.seller].service.id, { tiers: prices } as never)).pipe(Effect.as({ _tag: "ok" } as Actual)))
+              const actual = yield* attempt(
+                Effect.flatMap(Catalog, (c) =>
+                  c.update(agents[target.seller].caller, agents[target.seller].service.id, { tiers: prices } as never)
+                ).pipe(Effect.as({ _tag: "ok" } as Actual))
+              )
               return { actual, apply: (st: M.State) => M.reprice(st, target.seller, target.tier, op.price) }
             }
             case "paidCall": {
               const caller = agents[op.buyer].caller
-              const body = { serviceId: serviceOf(op.seller), tierId: tierIdOf(op.seller, op.tier), input: { n: 1 }, body: "{}", credentialHeader: undefined }
+              const body = {
+                serviceId: serviceOf(op.seller),
+                tierId: tierIdOf(op.seller, op.tier),
+                input: { n: 1 },
+                body: "{}",
+                credentialHeader: undefined
+              }
               const actual = yield* attempt(
                 Effect.gen(function* () {
                   const mpp = yield* Mpp
@@ -218,7 +304,11 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
             const n = yield* Negotiations
             const caller = agents[op.buyer].caller
             const list = model.s.prices[op.seller][op.tier]
-            const body = { serviceId: serviceOf(op.seller), tierId: tierIdOf(op.seller, op.tier), proposedPriceCents: Math.max(1, Math.floor((list * op.offerPct) / 100)) }
+            const body = {
+              serviceId: serviceOf(op.seller),
+              tierId: tierIdOf(op.seller, op.tier),
+              proposedPriceCents: Math.max(1, Math.floor((list * op.offerPct) / 100))
+            }
             const withTerms = yield* n.open(caller, { ...body, terms: op.terms })
             const plain = yield* n.open(caller, body)
             yield* n.runDue()
@@ -229,9 +319,19 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
               })
             const a = yield* settle(withTerms.id)
             const b = yield* settle(plain.id)
-            const seller = (x: typeof a) => x.history.filter((h) => h.by === "seller").map((h) => [h.action, h.priceCents])
-            if (a.status !== b.status || a.agreedPriceCents !== b.agreedPriceCents || JSON.stringify(seller(a)) !== JSON.stringify(seller(b))) {
-              throw diverge("terms changed the seller's answer", { terms: op.terms, list, withTerms: [a.status, a.agreedPriceCents, seller(a)], without: [b.status, b.agreedPriceCents, seller(b)] })
+            const seller = (x: typeof a) =>
+              x.history.filter((h) => h.by === "seller").map((h) => [h.action, h.priceCents])
+            if (
+              a.status !== b.status ||
+              a.agreedPriceCents !== b.agreedPriceCents ||
+              JSON.stringify(seller(a)) !== JSON.stringify(seller(b))
+            ) {
+              throw diverge("terms changed the seller's answer", {
+                terms: op.terms,
+                list,
+                withTerms: [a.status, a.agreedPriceCents, seller(a)],
+                without: [b.status, b.agreedPriceCents, seller(b)]
+              })
             }
             return [a, b].filter((x) => x.status === "accepted").map((x) => ({ id: x.id, price: x.agreedPriceCents! }))
           })
@@ -248,28 +348,55 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
             const where = `step ${step} (${op._tag})`
             for (let i = 0; i < ids.length; i++) {
               const balance = yield* ledger.balance(walletAccount(ids[i]))
-              if (balance !== s.balances[i]) throw diverge(`${where}: party ${i}'s balance`, { op, real: balance, model: s.balances[i] })
+              if (balance !== s.balances[i])
+                throw diverge(`${where}: party ${i}'s balance`, { op, real: balance, model: s.balances[i] })
               if (i === M.PLATFORM) continue
               const view = yield* wallet.view(ids[i])
-              if (view.spentTodayCents !== M.spentToday(s, i) || view.spentThisMonthCents !== M.spentThisMonth(s, i) || view.heldCents !== M.held(s, i)) {
-                throw diverge(`${where}: agent ${i}'s spend and held`, { op, real: [view.spentTodayCents, view.spentThisMonthCents, view.heldCents], model: [M.spentToday(s, i), M.spentThisMonth(s, i), M.held(s, i)] })
+              if (
+                view.spentTodayCents !== M.spentToday(s, i) ||
+                view.spentThisMonthCents !== M.spentThisMonth(s, i) ||
+                view.heldCents !== M.held(s, i)
+              ) {
+                throw diverge(`${where}: agent ${i}'s spend and held`, {
+                  op,
+                  real: [view.spentTodayCents, view.spentThisMonthCents, view.heldCents],
+                  model: [M.spentToday(s, i), M.spentThisMonth(s, i), M.held(s, i)]
+                })
               }
               const bought = yield* commerce.listTransactions(ids[i], { role: "buyer", limit: 500 })
               const expected = [...s.txs.values()].filter((t) => t.buyer === i)
               const seenIds = new Set(bought.data.map((t) => t.id))
-              if (seenIds.size !== bought.data.length || bought.data.length !== expected.length || expected.some((t) => !seenIds.has(t.id))) {
-                throw diverge(`${where}: agent ${i}'s purchases`, { op, real: bought.data.map((t) => [t.id, t.status, t.priceCents]), model: expected.map((t) => [t.id, t.status, t.price]) })
+              if (
+                seenIds.size !== bought.data.length ||
+                bought.data.length !== expected.length ||
+                expected.some((t) => !seenIds.has(t.id))
+              ) {
+                throw diverge(`${where}: agent ${i}'s purchases`, {
+                  op,
+                  real: bought.data.map((t) => [t.id, t.status, t.priceCents]),
+                  model: expected.map((t) => [t.id, t.status, t.price])
+                })
               }
               for (const t of bought.data) {
                 const m = s.txs.get(t.id)!
-                if (m.status !== t.status || m.price !== t.priceCents) throw diverge(`${where}: transaction ${t.id}`, { op, real: [t.status, t.priceCents], model: [m.status, m.price] })
+                if (m.status !== t.status || m.price !== t.priceCents)
+                  throw diverge(`${where}: transaction ${t.id}`, {
+                    op,
+                    real: [t.status, t.priceCents],
+                    model: [m.status, m.price]
+                  })
               }
               const holds: Array<Hold> = []
               for (const id of sagaIds[i]) {
                 const g = yield* sagas.get(ids[i], id)
                 const m = s.sagas.get(id)!
-                if (g.status !== m.status) throw diverge(`${where}: saga ${id}'s status`, { op, real: [g.status, g.failure], model: m })
-                holds.push({ sagaId: id, heldCents: yield* ledger.balance(escrowAccount(id)), transactionId: g.transactionId })
+                if (g.status !== m.status)
+                  throw diverge(`${where}: saga ${id}'s status`, { op, real: [g.status, g.failure], model: m })
+                holds.push({
+                  sagaId: id,
+                  heldCents: yield* ledger.balance(escrowAccount(id)),
+                  transactionId: g.transactionId
+                })
               }
               checkOwnersPromises(where, seen, i, s.now, s.policies[i], bought.data, holds)
             }
@@ -283,14 +410,21 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
               const expected = new Map<string, number>(ids.map((id, i) => [walletAccount(id), s.balances[i]]))
               for (const g of s.sagas.values()) expected.set(escrowAccount(g.id), g.status === "running" ? g.price : 0)
               // The whole ledger (a full scan) after an injected fault and at the end of the run.
-              yield* checkLedgerSql(sql.value, where, expected, { account: PLATFORM_FEES, base: sqlFees0, delta: s.fees }, op._tag === "fault" || step === sc.ops.length - 1)
+              yield* checkLedgerSql(
+                sql.value,
+                where,
+                expected,
+                { account: PLATFORM_FEES, base: sqlFees0, delta: s.fees },
+                op._tag === "fault" || step === sc.ops.length - 1
+              )
             }
           })
         )
 
       for (const [step, op] of sc.ops.entries()) {
         count(stats, `op:${op._tag}`)
-        if (process.env.MODEL_TRACE === "1") console.log(`[money model ${storage.name}] step ${step}: ${JSON.stringify(op)}`)
+        if (process.env.MODEL_TRACE === "1")
+          console.log(`[money model ${storage.name}] step ${step}: ${JSON.stringify(op)}`)
         switch (op._tag) {
           case "advance": {
             world.now += op.ms
@@ -298,7 +432,8 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
             yield* runDue
             const txIds = new Map<string, string | null>()
             for (const g of model.s.sagas.values()) {
-              if (g.status === "running") txIds.set(g.id, (yield* within(Effect.flatMap(Sagas, (x) => x.get(ids[g.buyer], g.id)))).transactionId)
+              if (g.status === "running")
+                txIds.set(g.id, (yield* within(Effect.flatMap(Sagas, (x) => x.get(ids[g.buyer], g.id)))).transactionId)
             }
             M.runDueSagas(model.s, txIds)
             break
@@ -308,9 +443,15 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
             break
           case "concurrent":
           case "sagas": {
-            const effects = op._tag === "concurrent" ? op.buys.map((b) => attempt(buyEffect(b))) : op.starts.map((g) => attempt(sagaEffect(g)))
+            const effects =
+              op._tag === "concurrent"
+                ? op.buys.map((b) => attempt(buyEffect(b)))
+                : op.starts.map((g) => attempt(sagaEffect(g)))
             const answers = yield* within(Effect.all(effects, { concurrency: "unbounded" }))
-            const apply = (st: M.State, i: number) => (op._tag === "concurrent" ? M.buy(st, op.buys[i], idsOf(answers[i])) : M.startSaga(st, op.starts[i], idsOf(answers[i])))
+            const apply = (st: M.State, i: number) =>
+              op._tag === "concurrent"
+                ? M.buy(st, op.buys[i], idsOf(answers[i]))
+                : M.startSaga(st, op.starts[i], idsOf(answers[i]))
             // Some serial order of them must explain every answer.
             let explained: M.State | undefined
             for (const order of permutations(answers.map((_, i) => i))) {
@@ -321,15 +462,21 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
               }
             }
             for (const a of answers) count(stats, `${op._tag}→${label(a)}`)
-            if (explained === undefined) throw diverge(`step ${step}: no serial order explains ${op._tag === "concurrent" ? "concurrent purchases" : "the sagas"}`, { op, answers })
-            if (op._tag === "sagas") for (const a of answers) if (a._tag === "sagaRun") sagaIds[op.starts[0].buyer].push(a.sagaId)
+            if (explained === undefined)
+              throw diverge(
+                `step ${step}: no serial order explains ${op._tag === "concurrent" ? "concurrent purchases" : "the sagas"}`,
+                { op, answers }
+              )
+            if (op._tag === "sagas")
+              for (const a of answers) if (a._tag === "sagaRun") sagaIds[op.starts[0].buyer].push(a.sagaId)
             model.s = explained
             break
           }
           case "negotiate": {
             const accepted = yield* negotiate(op)
             count(stats, `negotiate→${accepted.length === 0 ? "none" : "accepted"}`)
-            for (const x of accepted) M.negotiated(model.s, { id: x.id, buyer: op.buyer, seller: op.seller, tier: op.tier, price: x.price })
+            for (const x of accepted)
+              M.negotiated(model.s, { id: x.id, buyer: op.buyer, seller: op.seller, tier: op.tier, price: x.price })
             break
           }
           case "fault": {
@@ -341,15 +488,22 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
             count(stats, faults.tripped ? `fault tripped:${op.point}` : `fault not reached:${op.point}`)
             if (faults.tripped) {
               // The write happened and the unit of work failed: it must leave no trace (checked below against the unchanged model).
-              if (done.actual._tag !== "unavailable") throw diverge(`step ${step}: a tripped fault answered`, { op, actual: done.actual })
+              if (done.actual._tag !== "unavailable")
+                throw diverge(`step ${step}: a tripped fault answered`, { op, actual: done.actual })
               // A dispute opened in its own unit of work before the failed refund stays open.
               if (op.op._tag === "refund") {
                 const tx = [...model.s.txs.values()][op.op.pick % model.s.txs.size]
-                if (tx.dispute === "none" && tx.status === "completed" && model.s.now - tx.createdAt <= M.FILING_WINDOW_MS) tx.dispute = "open"
+                if (
+                  tx.dispute === "none" &&
+                  tx.status === "completed" &&
+                  model.s.now - tx.createdAt <= M.FILING_WINDOW_MS
+                )
+                  tx.dispute = "open"
               }
             } else {
               const expected = done.apply(model.s)
-              if (!matches(expected, done.actual)) throw diverge(`step ${step}: answer`, { op, expected, actual: done.actual })
+              if (!matches(expected, done.actual))
+                throw diverge(`step ${step}: answer`, { op, expected, actual: done.actual })
             }
             break
           }
@@ -359,7 +513,8 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
             count(stats, `${op._tag}→${label(done.actual)}`)
             const trial = M.clone(model.s)
             const expected = done.apply(trial)
-            if (!matches(expected, done.actual)) throw diverge(`step ${step}: answer`, { op, expected, actual: done.actual })
+            if (!matches(expected, done.actual))
+              throw diverge(`step ${step}: answer`, { op, expected, actual: done.actual })
             model.s = trial
           }
         }
@@ -379,7 +534,12 @@ export const property = (c: StorageCase, arb: fc.Arbitrary<Scenario>, params: fc
       const storage = yield* storageFor(c)
       const stats: Stats = new Map()
       const services = yield* Effect.context<never>()
-      yield* Effect.promise(() => fc.assert(fc.asyncProperty(arb, (sc) => Effect.runPromiseWith(services)(run(stats, storage, sc))), params))
+      yield* Effect.promise(() =>
+        fc.assert(
+          fc.asyncProperty(arb, (sc) => Effect.runPromiseWith(services)(run(stats, storage, sc))),
+          params
+        )
+      )
       return stats
     })
   ) as Effect.Effect<Stats, unknown>

@@ -26,7 +26,16 @@ export interface Hold {
 
 /** What was already seen in earlier steps of the run: the windows' totals, purchases, holds. */
 export interface Seen {
-  readonly totals: Map<number, { readonly day: number; readonly month: number; readonly today: number; readonly thisMonth: number; readonly held: number }>
+  readonly totals: Map<
+    number,
+    {
+      readonly day: number
+      readonly month: number
+      readonly today: number
+      readonly thisMonth: number
+      readonly held: number
+    }
+  >
   readonly txs: Set<string>
   /** Sagas whose escrow was seen held: their settled purchase is money already counted. */
   readonly held: Set<string>
@@ -38,7 +47,15 @@ export const newSeen = (): Seen => ({ totals: new Map(), txs: new Set(), held: n
  * Agent `agent`'s promises at `now`: `bought` are its purchases as buyer, `holds` its sagas'
  * escrow, `policy` what its owner set. Throws a divergence naming the promise that was broken.
  */
-export const checkOwnersPromises = (where: string, seen: Seen, agent: number, now: number, policy: M.Policy, bought: ReadonlyArray<Bought>, holds: ReadonlyArray<Hold>) => {
+export const checkOwnersPromises = (
+  where: string,
+  seen: Seen,
+  agent: number,
+  now: number,
+  policy: M.Policy,
+  bought: ReadonlyArray<Bought>,
+  holds: ReadonlyArray<Hold>
+) => {
   const day = M.dayOf(now)
   const month = M.monthStartDay(now)
   let today = 0
@@ -56,12 +73,20 @@ export const checkOwnersPromises = (where: string, seen: Seen, agent: number, no
   for (const t of bought) {
     if (t.status !== "completed" || seen.txs.has(t.id)) continue
     seen.txs.add(t.id)
-    if (!settledHolds.has(t.id) && perTx !== null && t.priceCents > perTx) throw diverge(`${where}: agent ${agent} charged above its per-transaction limit`, { transaction: t, perTransactionLimitCents: perTx })
+    if (!settledHolds.has(t.id) && perTx !== null && t.priceCents > perTx)
+      throw diverge(`${where}: agent ${agent} charged above its per-transaction limit`, {
+        transaction: t,
+        perTransactionLimitCents: perTx
+      })
   }
   for (const h of holds) {
     if (h.heldCents === 0 || seen.held.has(h.sagaId)) continue
     seen.held.add(h.sagaId)
-    if (perTx !== null && h.heldCents > perTx) throw diverge(`${where}: agent ${agent}'s saga escrow above its per-transaction limit`, { hold: h, perTransactionLimitCents: perTx })
+    if (perTx !== null && h.heldCents > perTx)
+      throw diverge(`${where}: agent ${agent}'s saga escrow above its per-transaction limit`, {
+        hold: h,
+        perTransactionLimitCents: perTx
+      })
   }
   const before = seen.totals.get(agent)
   const spentToday = today + heldCents
@@ -71,7 +96,12 @@ export const checkOwnersPromises = (where: string, seen: Seen, agent: number, no
   // what was spent); in a new window, what was already held carries over as committed before.
   const todayBefore = before === undefined ? 0 : before.day === day ? before.today : before.held
   const monthBefore = before === undefined ? 0 : before.month === month ? before.thisMonth : before.held
-  const detail = { completedToday: today, completedThisMonth: thisMonth, heldCents, policy: { daily: policy.dailyLimitCents, monthly: policy.monthlyLimitCents } }
+  const detail = {
+    completedToday: today,
+    completedThisMonth: thisMonth,
+    heldCents,
+    policy: { daily: policy.dailyLimitCents, monthly: policy.monthlyLimitCents }
+  }
   if (policy.dailyLimitCents !== null && spentToday > policy.dailyLimitCents && spentToday > todayBefore) {
     throw diverge(`${where}: agent ${agent}'s completed + held spend today is above its daily limit`, detail)
   }
@@ -86,26 +116,41 @@ export const checkOwnersPromises = (where: string, seen: Seen, agent: number, no
  * the fees moved by the model's delta from `fees.base`; and, when
  * `whole`, all postings sum to zero and no wallet, escrow or platform account is below zero.
  */
-export const checkLedgerSql = (sql: SqlClient.SqlClient, where: string, expected: ReadonlyMap<string, number>, fees: { readonly account: string; readonly base: number; readonly delta: number }, whole: boolean) =>
+export const checkLedgerSql = (
+  sql: SqlClient.SqlClient,
+  where: string,
+  expected: ReadonlyMap<string, number>,
+  fees: { readonly account: string; readonly base: number; readonly delta: number },
+  whole: boolean
+) =>
   Effect.gen(function* () {
     const accounts = [...expected.keys(), fees.account]
     const rows = yield* sql<{ readonly account: string; readonly balance: string }>`
       SELECT account, SUM(amount)::text AS balance FROM ledger_postings WHERE ${sql.in("account", accounts)} GROUP BY account`
     const real = new Map(rows.map((r) => [r.account, Number(r.balance)]))
     for (const [account, cents] of expected) {
-      if ((real.get(account) ?? 0) !== cents) throw diverge(`${where}: SQL: ${account}'s postings`, { sql: real.get(account) ?? 0, model: cents })
+      if ((real.get(account) ?? 0) !== cents)
+        throw diverge(`${where}: SQL: ${account}'s postings`, { sql: real.get(account) ?? 0, model: cents })
     }
     // The kept balances (base row plus credit shards: what a debit is checked against) agree with the postings.
     const kept = yield* sql<{ readonly account: string; readonly balance: string }>`
       SELECT account, balance::text AS balance FROM ledger_account_balances WHERE ${sql.in("account", accounts)}`
     for (const k of kept) {
-      if (Number(k.balance) !== (real.get(k.account) ?? 0)) throw diverge(`${where}: SQL: ${k.account}'s kept balance is not its postings`, { kept: Number(k.balance), postings: real.get(k.account) ?? 0 })
+      if (Number(k.balance) !== (real.get(k.account) ?? 0))
+        throw diverge(`${where}: SQL: ${k.account}'s kept balance is not its postings`, {
+          kept: Number(k.balance),
+          postings: real.get(k.account) ?? 0
+        })
     }
     const feeDelta = (real.get(fees.account) ?? 0) - fees.base
-    if (feeDelta !== fees.delta) throw diverge(`${where}: SQL: ${fees.account}'s postings moved`, { sql: feeDelta, model: fees.delta })
+    if (feeDelta !== fees.delta)
+      throw diverge(`${where}: SQL: ${fees.account}'s postings moved`, { sql: feeDelta, model: fees.delta })
     if (!whole) return
-    const [total] = yield* sql<{ readonly total: string }>`SELECT COALESCE(SUM(amount), 0)::text AS total FROM ledger_postings`
-    if (Number(total.total) !== 0) throw diverge(`${where}: SQL: the ledger's postings sum to ${total.total}, not 0`, {})
+    const [total] = yield* sql<{
+      readonly total: string
+    }>`SELECT COALESCE(SUM(amount), 0)::text AS total FROM ledger_postings`
+    if (Number(total.total) !== 0)
+      throw diverge(`${where}: SQL: the ledger's postings sum to ${total.total}, not 0`, {})
     const negative = yield* sql<{ readonly account: string; readonly balance: string }>`
       SELECT account, SUM(amount)::text AS balance FROM ledger_postings
       WHERE account LIKE 'wallet:%' OR account LIKE 'escrow:%' OR account LIKE 'platform:%'
@@ -115,4 +160,9 @@ export const checkLedgerSql = (sql: SqlClient.SqlClient, where: string, expected
 
 /** The fee account's postings now (the base a run's fee delta is measured from). */
 export const sqlBalance = (sql: SqlClient.SqlClient, account: string) =>
-  Effect.map(sql<{ readonly balance: string }>`SELECT COALESCE(SUM(amount), 0)::text AS balance FROM ledger_postings WHERE account = ${account}`, ([r]) => Number(r.balance)).pipe(Effect.orDie)
+  Effect.map(
+    sql<{
+      readonly balance: string
+    }>`SELECT COALESCE(SUM(amount), 0)::text AS balance FROM ledger_postings WHERE account = ${account}`,
+    ([r]) => Number(r.balance)
+  ).pipe(Effect.orDie)

@@ -126,7 +126,11 @@ export interface State {
   negotiations: Map<string, Negotiated>
 }
 
-export const initialState = (now: number, prices: ReadonlyArray<ReadonlyArray<number>>, balances: ReadonlyArray<number>): State => ({
+export const initialState = (
+  now: number,
+  prices: ReadonlyArray<ReadonlyArray<number>>,
+  balances: ReadonlyArray<number>
+): State => ({
   now,
   prices: prices.map((p) => [...p]),
   balances: [...balances],
@@ -182,17 +186,32 @@ export type Outcome =
   | { readonly _tag: "saga"; readonly status: Saga["status"]; readonly price?: number; readonly why?: string }
   | { readonly _tag: "ok" }
 
-export const refused = (error: string, extra: { policy?: string; state?: string } = {}): Outcome => ({ _tag: "refused", error, ...extra })
+export const refused = (error: string, extra: { policy?: string; state?: string } = {}): Outcome => ({
+  _tag: "refused",
+  error,
+  ...extra
+})
 
 /** The owner's rules for one more purchase of `price` now: allowed sellers and categories, the limits counting money held, autonomy. */
-const authorize = (s: State, buyer: number, seller: number, price: number, approved: boolean): Outcome | "approved" | { readonly wait: "manual" | "approvalThreshold" } => {
+const authorize = (
+  s: State,
+  buyer: number,
+  seller: number,
+  price: number,
+  approved: boolean
+): Outcome | "approved" | { readonly wait: "manual" | "approvalThreshold" } => {
   const p = s.policies[buyer]
   const h = held(s, buyer)
-  if (p.allowedSellers !== null && !p.allowedSellers.includes(seller)) return refused("PolicyViolation", { policy: "allowedSellers" })
-  if (p.allowedCategories !== null && !p.allowedCategories.includes(categoryOf(seller))) return refused("PolicyViolation", { policy: "allowedCategories" })
-  if (p.perTransactionLimitCents !== null && price > p.perTransactionLimitCents) return refused("PolicyViolation", { policy: "perTransactionLimit" })
-  if (p.dailyLimitCents !== null && spentToday(s, buyer) + h + price > p.dailyLimitCents) return refused("PolicyViolation", { policy: "dailyLimit" })
-  if (p.monthlyLimitCents !== null && spentThisMonth(s, buyer) + h + price > p.monthlyLimitCents) return refused("PolicyViolation", { policy: "monthlyLimit" })
+  if (p.allowedSellers !== null && !p.allowedSellers.includes(seller))
+    return refused("PolicyViolation", { policy: "allowedSellers" })
+  if (p.allowedCategories !== null && !p.allowedCategories.includes(categoryOf(seller)))
+    return refused("PolicyViolation", { policy: "allowedCategories" })
+  if (p.perTransactionLimitCents !== null && price > p.perTransactionLimitCents)
+    return refused("PolicyViolation", { policy: "perTransactionLimit" })
+  if (p.dailyLimitCents !== null && spentToday(s, buyer) + h + price > p.dailyLimitCents)
+    return refused("PolicyViolation", { policy: "dailyLimit" })
+  if (p.monthlyLimitCents !== null && spentThisMonth(s, buyer) + h + price > p.monthlyLimitCents)
+    return refused("PolicyViolation", { policy: "monthlyLimit" })
   if (approved) return "approved"
   if (p.autonomyLevel === "manual") return { wait: "manual" }
   if (p.autonomyLevel === "semi_auto" && price > p.approvalThresholdCents) return { wait: "approvalThreshold" }
@@ -202,7 +221,8 @@ const authorize = (s: State, buyer: number, seller: number, price: number, appro
 /** The buyer's wallet after a debit: the low-balance crossing (≥ threshold to < threshold) recharges at once with fake payments. */
 const afterDebit = (s: State, buyer: number, before: number) => {
   const r = s.policies[buyer].autoRecharge
-  if (r.thresholdCents > 0 && s.balances[buyer] < r.thresholdCents && before >= r.thresholdCents && r.enabled) s.balances[buyer] += r.amountCents
+  if (r.thresholdCents > 0 && s.balances[buyer] < r.thresholdCents && before >= r.thresholdCents && r.enabled)
+    s.balances[buyer] += r.amountCents
 }
 
 /** Pays the seller 85/15 and records a completed purchase of `price` now. */
@@ -211,17 +231,46 @@ const pay = (s: State, buyer: number, seller: number, price: number, txId: strin
   s.balances[seller] += sellerCents
   s.fees += feeCents
   addSpend(s, buyer, s.now, price)
-  s.txs.set(txId, { id: txId, buyer, seller, price, sellerCents, feeCents, status: "completed", createdAt: s.now, dispute: "none" })
+  s.txs.set(txId, {
+    id: txId,
+    buyer,
+    seller,
+    price,
+    sellerCents,
+    feeCents,
+    status: "completed",
+    createdAt: s.now,
+    dispute: "none"
+  })
 }
 
 const recordFailed = (s: State, buyer: number, seller: number, price: number, txId: string) =>
-  s.txs.set(txId, { id: txId, buyer, seller, price, sellerCents: 0, feeCents: 0, status: "failed", createdAt: s.now, dispute: "none" })
+  s.txs.set(txId, {
+    id: txId,
+    buyer,
+    seller,
+    price,
+    sellerCents: 0,
+    feeCents: 0,
+    status: "failed",
+    createdAt: s.now,
+    dispute: "none"
+  })
 
 /** Only the platform's seeded sellers simulate; any other seller delivers whatever the input says. */
 export const effectiveDelivery = (seller: number, asked: Delivery): Delivery => (seller === PLATFORM ? asked : "ok")
 
 /** Delivery, settlement and the after-debit hooks of an authorised purchase; mutates `s`. */
-const settle = (s: State, buyer: number, seller: number, price: number, asked: Delivery, txId: string, key: string | null, negotiation: string | null): Outcome => {
+const settle = (
+  s: State,
+  buyer: number,
+  seller: number,
+  price: number,
+  asked: Delivery,
+  txId: string,
+  key: string | null,
+  negotiation: string | null
+): Outcome => {
   // An instant purchase does not wait: a slow seller's answer is in hand when it answers, a timeout is a failure.
   const delivery = effectiveDelivery(seller, asked)
   if (delivery === "fail" || delivery === "timeout") {
@@ -251,7 +300,12 @@ export interface Buy {
  * A purchase (at the list price, or at a negotiated one: `negotiation`). `ids` are the ids the real
  * service gave (a transaction or approval), so the model can follow them; undefined while predicting.
  */
-export const buy = (s: State, b: Buy, ids: { readonly txId?: string; readonly approvalId?: string }, negotiation: string | null = null): Outcome => {
+export const buy = (
+  s: State,
+  b: Buy,
+  ids: { readonly txId?: string; readonly approvalId?: string },
+  negotiation: string | null = null
+): Outcome => {
   if (b.buyer === b.seller) return refused("InvalidInput")
   if (b.key !== null) {
     const tx = s.txByKey.get(`${b.buyer}|${b.key}`)
@@ -272,7 +326,18 @@ export const buy = (s: State, b: Buy, ids: { readonly txId?: string; readonly ap
     const id = ids.approvalId ?? "?"
     // The negotiated price is used by the request (given back if the owner declines).
     if (negotiation !== null) s.negotiations.get(negotiation)!.used = true
-    s.approvals.set(id, { id, buyer: b.buyer, seller: b.seller, tier: b.tier, price, key: b.key, simulate: b.simulate, negotiation, status: "pending", expiresAt: s.now + APPROVAL_TTL_MS })
+    s.approvals.set(id, {
+      id,
+      buyer: b.buyer,
+      seller: b.seller,
+      tier: b.tier,
+      price,
+      key: b.key,
+      simulate: b.simulate,
+      negotiation,
+      status: "pending",
+      expiresAt: s.now + APPROVAL_TTL_MS
+    })
     if (b.key !== null) s.approvalByKey.set(`${b.buyer}|${b.key}`, id)
     return { _tag: "pending", reason: decision.wait, approvalId: id }
   }
@@ -340,7 +405,8 @@ export const topup = (s: State, agent: number, amount: number): Outcome => {
 }
 
 export const setPolicy = (s: State, agent: number, p: Policy): Outcome => {
-  if (p.dailyLimitCents !== null && p.monthlyLimitCents !== null && p.dailyLimitCents > p.monthlyLimitCents) return refused("InvalidInput")
+  if (p.dailyLimitCents !== null && p.monthlyLimitCents !== null && p.dailyLimitCents > p.monthlyLimitCents)
+    return refused("InvalidInput")
   s.policies[agent] = p
   return { _tag: "ok" }
 }
@@ -373,16 +439,29 @@ export const PLATFORM_TIMEOUT_MS = [1_200, 1_000] as const
  * delivery settles at once, a slow or timed-out one holds the escrow until its time; a failed one
  * releases it (a failed purchase is recorded). Nothing is charged by a compensated saga.
  */
-export const startSaga = (s: State, g: SagaStart, ids: { readonly sagaId?: string; readonly txId?: string }): Outcome => {
+export const startSaga = (
+  s: State,
+  g: SagaStart,
+  ids: { readonly sagaId?: string; readonly txId?: string }
+): Outcome => {
   const id = ids.sagaId ?? "?"
   const price = s.prices[g.seller][g.tier]
   const compensated = (why: string): Outcome => {
-    s.sagas.set(id, { id, buyer: g.buyer, seller: g.seller, price, status: "compensated", dueAt: s.now, outcome: "deliver" })
+    s.sagas.set(id, {
+      id,
+      buyer: g.buyer,
+      seller: g.seller,
+      price,
+      status: "compensated",
+      dueAt: s.now,
+      outcome: "deliver"
+    })
     return { _tag: "saga", status: "compensated", why }
   }
   const decision = authorize(s, g.buyer, g.seller, price, false)
   if (typeof decision === "object" && "wait" in decision) return compensated("approval")
-  if (decision !== "approved") return compensated(decision._tag === "refused" && decision.policy !== undefined ? decision.policy : "policy")
+  if (decision !== "approved")
+    return compensated(decision._tag === "refused" && decision.policy !== undefined ? decision.policy : "policy")
   if (s.balances[g.buyer] < price) return compensated("funds")
   const before = s.balances[g.buyer]
   s.balances[g.buyer] -= price
@@ -395,11 +474,27 @@ export const startSaga = (s: State, g: SagaStart, ids: { readonly sagaId?: strin
   }
   if (delivery === "ok") {
     pay(s, g.buyer, g.seller, price, ids.txId ?? "?")
-    s.sagas.set(id, { id, buyer: g.buyer, seller: g.seller, price, status: "completed", dueAt: s.now, outcome: "deliver" })
+    s.sagas.set(id, {
+      id,
+      buyer: g.buyer,
+      seller: g.seller,
+      price,
+      status: "completed",
+      dueAt: s.now,
+      outcome: "deliver"
+    })
     return { _tag: "saga", status: "completed", price }
   }
   const dueAt = s.now + (delivery === "slow" ? SLOW_MS : PLATFORM_TIMEOUT_MS[g.tier])
-  s.sagas.set(id, { id, buyer: g.buyer, seller: g.seller, price, status: "running", dueAt, outcome: delivery === "slow" ? "deliver" : "timeout" })
+  s.sagas.set(id, {
+    id,
+    buyer: g.buyer,
+    seller: g.seller,
+    price,
+    status: "running",
+    dueAt,
+    outcome: delivery === "slow" ? "deliver" : "timeout"
+  })
   return { _tag: "saga", status: "running", price }
 }
 
@@ -425,7 +520,11 @@ export const runDueSagas = (s: State, txIds: ReadonlyMap<string, string | null>)
  * (a paid call cannot wait); a short wallet answers a fresh challenge (402); nothing is charged
  * unless the call is served.
  */
-export const paidCall = (s: State, c: { readonly buyer: number; readonly seller: number; readonly tier: number }, txId: string | undefined): Outcome => {
+export const paidCall = (
+  s: State,
+  c: { readonly buyer: number; readonly seller: number; readonly tier: number },
+  txId: string | undefined
+): Outcome => {
   const price = s.prices[c.seller][c.tier]
   const decision = authorize(s, c.buyer, c.seller, price, false)
   if (typeof decision === "object" && "wait" in decision) return refused("ApprovalRequired")

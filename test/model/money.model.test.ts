@@ -30,17 +30,36 @@ const SEED = process.env.MODEL_SEED !== undefined ? Number(process.env.MODEL_SEE
 for (const c of storageCases) {
   describe.skipIf(c.skip !== undefined)(`money model [${c.name}]`, () => {
     const RUNS = runsFor(c.name)
-    it(`${RUNS} generated runs of up to ${OPS} operations agree with the model and keep the owner's promises (seed ${SEED})`, async () => {
-      console.log(`[money model ${c.name}] seed ${SEED}, ${RUNS} runs × ≤ ${OPS} ops; replay: MODEL_SEED=${SEED} MODEL_RUNS=${RUNS} MODEL_OPS=${OPS}`)
-      // Shrinking replays runs; on the SQL storages that takes minutes and a race may not come back, so
-      // there a failure is reported as found (MODEL_SHRINK=1 shrinks anyway, MODEL_SHRINK=0 never).
-      const shrink = process.env.MODEL_SHRINK === undefined ? c.name === "memory" : process.env.MODEL_SHRINK !== "0"
-      const stats = await Effect.runPromise(property(c, scenarioArb(OPS), { seed: SEED, numRuns: RUNS, endOnFailure: !shrink, verbose: 1, includeErrorInReport: true }))
-      console.log(`[money model ${c.name}] ${[...stats].sort().map(([k, n]) => `${k} ${n}`).join(", ")}`)
-      // The property threw at the first disagreement; not vacuous: the runs did operate.
-      const operations = [...stats].filter(([k]) => k.startsWith("op:")).reduce((sum, [, n]) => sum + n, 0)
-      expect(operations, "operations run").toBeGreaterThan(0)
-    }, 60_000 + RUNS * 20_000) // generous: a run is well under a second on memory, a few on Postgres
+    it(
+      `${RUNS} generated runs of up to ${OPS} operations agree with the model and keep the owner's promises (seed ${SEED})`,
+      async () => {
+        console.log(
+          `[money model ${c.name}] seed ${SEED}, ${RUNS} runs × ≤ ${OPS} ops; replay: MODEL_SEED=${SEED} MODEL_RUNS=${RUNS} MODEL_OPS=${OPS}`
+        )
+        // Shrinking replays runs; on the SQL storages that takes minutes and a race may not come back, so
+        // there a failure is reported as found (MODEL_SHRINK=1 shrinks anyway, MODEL_SHRINK=0 never).
+        const shrink = process.env.MODEL_SHRINK === undefined ? c.name === "memory" : process.env.MODEL_SHRINK !== "0"
+        const stats = await Effect.runPromise(
+          property(c, scenarioArb(OPS), {
+            seed: SEED,
+            numRuns: RUNS,
+            endOnFailure: !shrink,
+            verbose: 1,
+            includeErrorInReport: true
+          })
+        )
+        console.log(
+          `[money model ${c.name}] ${[...stats]
+            .sort()
+            .map(([k, n]) => `${k} ${n}`)
+            .join(", ")}`
+        )
+        // The property threw at the first disagreement; not vacuous: the runs did operate.
+        const operations = [...stats].filter(([k]) => k.startsWith("op:")).reduce((sum, [, n]) => sum + n, 0)
+        expect(operations, "operations run").toBeGreaterThan(0)
+      },
+      60_000 + RUNS * 20_000
+    ) // generous: a run is well under a second on memory, a few on Postgres
 
     it("the owner's promises, one written-out scenario each", async () => {
       const broken = await Effect.runPromise(
@@ -61,5 +80,3 @@ for (const c of storageCases) {
     }, 120_000)
   })
 }
-
-

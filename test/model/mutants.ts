@@ -21,35 +21,73 @@ export const mutants: ReadonlyArray<Mutant> = [
   {
     name: "fee-halves-down",
     breaks: "the 85/15 split rounds the fee half up: off by one cent on a 250-cent price",
-    edits: [{ file: "src/schema/ledger/ledger.ts", find: "Math.floor((priceCents * PLATFORM_FEE_PERCENT + 50) / 100)", replace: "Math.floor((priceCents * PLATFORM_FEE_PERCENT + 49) / 100)" }]
+    edits: [
+      {
+        file: "src/schema/ledger/ledger.ts",
+        find: "Math.floor((priceCents * PLATFORM_FEE_PERCENT + 50) / 100)",
+        replace: "Math.floor((priceCents * PLATFORM_FEE_PERCENT + 49) / 100)"
+      }
+    ]
   },
   {
     name: "daily-limit-exclusive",
     breaks: "a purchase that lands exactly on the daily limit is allowed (`>` flipped to `>=`)",
-    edits: [{ file: "src/services/wallet/limits.ts", find: "if (today + priceCents > p.dailyLimitCents) {", replace: "if (today + priceCents >= p.dailyLimitCents) {" }]
+    edits: [
+      {
+        file: "src/services/wallet/limits.ts",
+        find: "if (today + priceCents > p.dailyLimitCents) {",
+        replace: "if (today + priceCents >= p.dailyLimitCents) {"
+      }
+    ]
   },
   {
     name: "held-not-counted",
     breaks: "escrow held by running sagas counts against the daily and monthly limits",
-    edits: [{ file: "src/services/wallet/limits.ts", find: "const held = yield* store.heldCents(agentId)\n", replace: "const held = 0 * (yield* store.heldCents(agentId))\n" }]
+    edits: [
+      {
+        file: "src/services/wallet/limits.ts",
+        find: "const held = yield* store.heldCents(agentId)\n",
+        replace: "const held = 0 * (yield* store.heldCents(agentId))\n"
+      }
+    ]
   },
   {
     name: "approval-charges-list-price",
     breaks: "an approval charges what it quoted, or nothing (void) when the price changed",
     edits: [
-      { file: "src/services/commerce/Purchase.ts", find: "if (a.negotiationId === null && tier.priceCents !== a.quotedPriceCents) return", replace: "if (false && tier.priceCents !== a.quotedPriceCents) return" },
-      { file: "src/services/commerce/Purchase.ts", find: "if (x.approval) priceCents = x.approval.quotedPriceCents", replace: "if (x.approval?.negotiationId) priceCents = x.approval.quotedPriceCents" }
+      {
+        file: "src/services/commerce/Purchase.ts",
+        find: "if (a.negotiationId === null && tier.priceCents !== a.quotedPriceCents) return",
+        replace: "if (false && tier.priceCents !== a.quotedPriceCents) return"
+      },
+      {
+        file: "src/services/commerce/Purchase.ts",
+        find: "if (x.approval) priceCents = x.approval.quotedPriceCents",
+        replace: "if (x.approval?.negotiationId) priceCents = x.approval.quotedPriceCents"
+      }
     ]
   },
   {
     name: "replay-charges-again",
     breaks: "a retried purchase (same idempotency key) answers the first and charges nothing",
-    edits: [{ file: "src/services/commerce/Purchase.ts", find: "      if (earlier) return earlier\n", replace: "      if (earlier && earlier.status === \"pending_approval\") return earlier\n" }]
+    edits: [
+      {
+        file: "src/services/commerce/Purchase.ts",
+        find: "      if (earlier) return earlier\n",
+        replace: '      if (earlier && earlier.status === "pending_approval") return earlier\n'
+      }
+    ]
   },
   {
     name: "any-seller-simulates",
     breaks: "only the platform's seeded sellers simulate a failed delivery",
-    edits: [{ file: "src/services/commerce/Offers.ts", find: "(agent?.accountId === PLATFORM_SELLERS_ACCOUNT ? asked : asIs)", replace: "(agent !== null ? asked : asIs)" }]
+    edits: [
+      {
+        file: "src/services/commerce/Offers.ts",
+        find: "(agent?.accountId === PLATFORM_SELLERS_ACCOUNT ? asked : asIs)",
+        replace: "(agent !== null ? asked : asIs)"
+      }
+    ]
   }
 ]
 
@@ -58,13 +96,17 @@ const root = resolve(import.meta.dirname, "../..")
 /** A copy of the tree the model suite needs, with `edits` applied; node_modules is linked, not copied. */
 const copy = (edits: Mutant["edits"]) => {
   const dir = mkdtempSync(join(tmpdir(), "model-mutant-"))
-  for (const entry of ["src", "test", "package.json", "tsconfig.json", "vitest.config.ts"]) cpSync(join(root, entry), join(dir, entry), { recursive: true })
+  for (const entry of ["src", "test", "package.json", "tsconfig.json", "vitest.config.ts"])
+    cpSync(join(root, entry), join(dir, entry), { recursive: true })
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir")
   for (const e of edits) {
     const path = join(dir, e.file)
     const text = readFileSync(path, "utf8")
     const at = text.indexOf(e.find)
-    if (at < 0 || text.indexOf(e.find, at + 1) >= 0) throw new Error(`${e.file}: the edit's text ${JSON.stringify(e.find)} occurs ${at < 0 ? "nowhere" : "more than once"}; update test/model/mutants.ts`)
+    if (at < 0 || text.indexOf(e.find, at + 1) >= 0)
+      throw new Error(
+        `${e.file}: the edit's text ${JSON.stringify(e.find)} occurs ${at < 0 ? "nowhere" : "more than once"}; update test/model/mutants.ts`
+      )
     writeFileSync(path, text.slice(0, at) + e.replace + text.slice(at + e.find.length))
   }
   return dir
@@ -77,11 +119,21 @@ const runModel = (dir: string) => {
   const env: NodeJS.ProcessEnv = { ...process.env, TEST_STORAGES: "memory", MODEL_SHRINK: "0" }
   delete env.MODEL_SEED
   delete env.MODEL_RUNS
-  const r = spawnSync("npx", ["vitest", "run", "test/model/money.model.test.ts", "--reporter=json", `--outputFile=${report}`], { cwd: dir, env, encoding: "utf8" })
+  const r = spawnSync(
+    "npx",
+    ["vitest", "run", "test/model/money.model.test.ts", "--reporter=json", `--outputFile=${report}`],
+    { cwd: dir, env, encoding: "utf8" }
+  )
   let failed: Array<string> = []
   try {
-    const json = JSON.parse(readFileSync(report, "utf8")) as { testResults: Array<{ assertionResults: Array<{ title: string; status: string; failureMessages: Array<string> }> }> }
-    failed = json.testResults.flatMap((f) => f.assertionResults.filter((a) => a.status === "failed").map((a) => `${a.title.replace(/ \(seed \d+\)$/, "")}: ${firstLine(a.failureMessages)}`))
+    const json = JSON.parse(readFileSync(report, "utf8")) as {
+      testResults: Array<{ assertionResults: Array<{ title: string; status: string; failureMessages: Array<string> }> }>
+    }
+    failed = json.testResults.flatMap((f) =>
+      f.assertionResults
+        .filter((a) => a.status === "failed")
+        .map((a) => `${a.title.replace(/ \(seed \d+\)$/, "")}: ${firstLine(a.failureMessages)}`)
+    )
   } catch {
     failed = [`no report (exit ${r.status}): ${(r.stderr ?? "").slice(-500)}`]
   }
@@ -115,9 +167,13 @@ const main = () => {
     if (!values.keep) rmSync(dir, { recursive: true, force: true })
     const killed = r.status !== 0 && r.failed.length > 0
     if (!killed) survived++
-    console.log(`${killed ? "killed  " : "SURVIVED"} ${m.name} (${((Date.now() - t0) / 1000).toFixed(1)} s) — ${m.breaks}${killed ? `\n         ${r.failed.join("\n         ")}` : ""}`)
+    console.log(
+      `${killed ? "killed  " : "SURVIVED"} ${m.name} (${((Date.now() - t0) / 1000).toFixed(1)} s) — ${m.breaks}${killed ? `\n         ${r.failed.join("\n         ")}` : ""}`
+    )
   }
-  console.log(`model mutants: ${chosen.length - survived} of ${chosen.length} killed in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  console.log(
+    `model mutants: ${chosen.length - survived} of ${chosen.length} killed in ${((Date.now() - started) / 1000).toFixed(0)} s`
+  )
   process.exit(survived === 0 ? 0 : 1)
 }
 

@@ -16,7 +16,9 @@ const { values } = parseArgs({
   }
 })
 if (values.help) {
-  console.log("npm run test:model -- [--ops 10000] [--storage memory,embedded,postgres] [--seed S] [--no-shrink]\nPostgres needs TEST_DATABASE_URL (or DATABASE_URL); without it that storage is skipped.")
+  console.log(
+    "npm run test:model -- [--ops 10000] [--storage memory,embedded,postgres] [--seed S] [--no-shrink]\nPostgres needs TEST_DATABASE_URL (or DATABASE_URL); without it that storage is skipped."
+  )
   process.exit(0)
 }
 const OPS_PER_RUN = 30
@@ -31,6 +33,11 @@ const env = {
   ...(values.storage !== undefined ? { TEST_STORAGES: values.storage } : {}),
   ...(values["no-shrink"] ? { MODEL_SHRINK: "0" } : {})
 }
-console.log(`money model: seed ${seed}, ${runs} runs × ≤ ${OPS_PER_RUN} operations (≈ ${values.ops} operations) per storage`)
-const result = spawnSync("npx", ["vitest", "run", "test/model/money.model.test.ts", "-t", "generated runs"], { stdio: "inherit", env })
+console.log(
+  `money model: seed ${seed}, ${runs} runs × ≤ ${OPS_PER_RUN} operations (≈ ${values.ops} operations) per storage`
+)
+const result = spawnSync("npx", ["vitest", "run", "test/model/money.model.test.ts", "-t", "generated runs"], {
+  stdio: "inherit",
+  env
+})
 process.exit(result.status ?? 1)

@@ -46,10 +46,16 @@ export const withFaults = (stores: Context.Context<Stores>, faults: Faults): Con
   const ledger = Context.get(stores, LedgerStore)
   const wallet = Context.get(stores, WalletStore)
   const commerce = Context.get(stores, CommerceStore)
-  let ctx = Context.add(stores, SettlementStore, { ...settlement, write: (x) => Effect.andThen(settlement.write(x), trip("settlement")) })
+  let ctx = Context.add(stores, SettlementStore, {
+    ...settlement,
+    write: (x) => Effect.andThen(settlement.write(x), trip("settlement"))
+  })
   ctx = Context.add(ctx, LedgerStore, { ...ledger, append: (e) => Effect.andThen(ledger.append(e), trip("ledger")) })
   ctx = Context.add(ctx, WalletStore, { ...wallet, put: (w) => Effect.andThen(wallet.put(w), trip("wallet")) })
-  return Context.add(ctx, CommerceStore, { ...commerce, updateApproval: (a) => Effect.andThen(commerce.updateApproval(a), trip("approval")) })
+  return Context.add(ctx, CommerceStore, {
+    ...commerce,
+    updateApproval: (a) => Effect.andThen(commerce.updateApproval(a), trip("approval"))
+  })
 }
 
 export interface Storage {
@@ -64,24 +70,37 @@ const config = { negotiationDelayMs: 0 }
 export const storageFor = (c: StorageCase) =>
   Effect.gen(function* () {
     if (c.name === "memory") {
-      const stores = yield* Layer.build(MemoryStorageLive.pipe(Layer.provideMerge(AppConfig.test({ ...config, storage: "memory" }))))
-      return { name: c.name, open: (_scope: Scope.Scope) => Effect.succeed<Context.Context<Stores>>(stores) } satisfies Storage
+      const stores = yield* Layer.build(
+        MemoryStorageLive.pipe(Layer.provideMerge(AppConfig.test({ ...config, storage: "memory" })))
+      )
+      return {
+        name: c.name,
+        open: (_scope: Scope.Scope) => Effect.succeed<Context.Context<Stores>>(stores)
+      } satisfies Storage
     }
     if (c.name === "embedded") {
       const dir = mkdtempSync(join(tmpdir(), "model-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-      const layer = EmbeddedStorageLive.pipe(Layer.provideMerge(AppConfig.test({ ...config, storage: "embedded", dataDir: dir })))
+      const layer = EmbeddedStorageLive.pipe(
+        Layer.provideMerge(AppConfig.test({ ...config, storage: "embedded", dataDir: dir }))
+      )
       return { name: c.name, open: (scope: Scope.Scope) => Layer.buildWithScope(layer, scope) } satisfies Storage
     }
     const { url } = yield* freshDatabase
-    const layer = PgStorageLive.pipe(Layer.provideMerge(AppConfig.test({ ...config, storage: "postgres", databaseUrl: Option.some(Redacted.make(url)) })))
+    const layer = PgStorageLive.pipe(
+      Layer.provideMerge(
+        AppConfig.test({ ...config, storage: "postgres", databaseUrl: Option.some(Redacted.make(url)) })
+      )
+    )
     return { name: c.name, open: (scope: Scope.Scope) => Layer.buildWithScope(layer, scope) } satisfies Storage
   })
 
 const offers = CatalogOffersLive.pipe(Layer.provide(Catalog.layer))
 /** Commerce (with negotiated prices), wallets, disputes, sagas, negotiations and paid calls (MPP) over the stores. */
 export const servicesLayer = commerceServices.pipe(
-  Layer.provideMerge(Layer.mergeAll(Sagas.layer, Mpp.layer, NegotiatedPricesLive).pipe(Layer.provideMerge(Negotiations.layer))),
+  Layer.provideMerge(
+    Layer.mergeAll(Sagas.layer, Mpp.layer, NegotiatedPricesLive).pipe(Layer.provideMerge(Negotiations.layer))
+  ),
   Layer.provideMerge(offers),
   Layer.provideMerge(Ids.Live)
 )
@@ -98,7 +117,14 @@ export const agentSeller = (name: string, tiers: ReadonlyArray<ReturnType<typeof
     const accountId = `acct_${agentId}`
     const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
     const keys = yield* KeysStore
-    yield* keys.insertAccount({ id: accountId, email: `${agentId}@model.invalid`, name, passwordHash: "disabled", planId: null, createdAt })
+    yield* keys.insertAccount({
+      id: accountId,
+      email: `${agentId}@model.invalid`,
+      name,
+      passwordHash: "disabled",
+      planId: null,
+      createdAt
+    })
     yield* keys.insertAgent(Agent.make({ id: agentId, accountId, name, organization: null, createdAt }))
     const caller = agentCaller(agentId, accountId)
     const service = yield* Effect.flatMap(Catalog, (c) => c.publish(caller, serviceBody(name, tiers, category)))
@@ -110,16 +136,33 @@ export const agentSeller = (name: string, tiers: ReadonlyArray<ReturnType<typeof
 export type Actual =
   | M.Outcome
   | { readonly _tag: "unavailable" }
-  | { readonly _tag: "sagaRun"; readonly sagaId: string; readonly status: M.Saga["status"]; readonly price: number | null; readonly txId: string | null; readonly reason: string | null }
+  | {
+      readonly _tag: "sagaRun"
+      readonly sagaId: string
+      readonly status: M.Saga["status"]
+      readonly price: number | null
+      readonly txId: string | null
+      readonly reason: string | null
+    }
 
-export const fromPurchase = (p: { readonly status: string; readonly transaction: { readonly id: string; readonly priceCents: number } | null; readonly approval: { readonly id: string; readonly reason: string } | null }): Actual =>
+export const fromPurchase = (p: {
+  readonly status: string
+  readonly transaction: { readonly id: string; readonly priceCents: number } | null
+  readonly approval: { readonly id: string; readonly reason: string } | null
+}): Actual =>
   p.status === "pending_approval"
     ? { _tag: "pending", reason: p.approval!.reason as "manual", approvalId: p.approval!.id }
     : p.status === "failed"
       ? { _tag: "failed", txId: p.transaction!.id }
       : { _tag: "completed", price: p.transaction!.priceCents, txId: p.transaction!.id }
 
-export const fromSaga = (g: { readonly id: string; readonly status: string; readonly priceCents: number | null; readonly transactionId: string | null; readonly failure: { readonly reason: string } | null }): Actual => ({
+export const fromSaga = (g: {
+  readonly id: string
+  readonly status: string
+  readonly priceCents: number | null
+  readonly transactionId: string | null
+  readonly failure: { readonly reason: string } | null
+}): Actual => ({
   _tag: "sagaRun",
   sagaId: g.id,
   status: g.status as M.Saga["status"],
@@ -131,7 +174,12 @@ export const fromSaga = (g: { readonly id: string; readonly status: string; read
 export const fromError = (e: unknown): Actual => {
   const err = e as { readonly _tag: string; readonly policy?: string; readonly state?: string }
   if (err._tag === "StorageUnavailable") return { _tag: "unavailable" }
-  return { _tag: "refused", error: err._tag, ...(err.policy !== undefined ? { policy: err.policy } : {}), ...(err.state !== undefined ? { state: err.state } : {}) }
+  return {
+    _tag: "refused",
+    error: err._tag,
+    ...(err.policy !== undefined ? { policy: err.policy } : {}),
+    ...(err.state !== undefined ? { state: err.state } : {})
+  }
 }
 
 /** A saga compensated for a policy names the policy in its failure reason (P1). */
@@ -150,7 +198,12 @@ export const matches = (expected: M.Outcome, actual: Actual): boolean => {
     case "replayApproval":
       return actual._tag === "pending" && actual.approvalId === expected.approvalId
     case "refused":
-      return actual._tag === "refused" && actual.error === expected.error && (expected.policy === undefined || actual.policy === expected.policy) && (expected.state === undefined || actual.state === expected.state)
+      return (
+        actual._tag === "refused" &&
+        actual.error === expected.error &&
+        (expected.policy === undefined || actual.policy === expected.policy) &&
+        (expected.state === undefined || actual.state === expected.state)
+      )
     case "saga":
       if (actual._tag !== "sagaRun" || actual.status !== expected.status) return false
       if (expected.status !== "compensated") return actual.price === expected.price

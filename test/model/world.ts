@@ -14,16 +14,34 @@ export type Op =
   /** The owner changes the agent's autonomy (and approval threshold), keeping the rest. */
   | { readonly _tag: "autonomy"; readonly agent: number; readonly level: M.Autonomy; readonly threshold: number }
   /** The owner changes one limit of the agent's policy, keeping the rest. */
-  | { readonly _tag: "limit"; readonly agent: number; readonly field: "perTransactionLimitCents" | "dailyLimitCents" | "monthlyLimitCents"; readonly cents: number | null }
+  | {
+      readonly _tag: "limit"
+      readonly agent: number
+      readonly field: "perTransactionLimitCents" | "dailyLimitCents" | "monthlyLimitCents"
+      readonly cents: number | null
+    }
   | { readonly _tag: "approve" | "decline"; readonly pick: number }
   | { readonly _tag: "refund"; readonly pick: number }
   /**
    * The seller changes one tier's list price (possibly to the same price); with `approval`, the
    * tier an approval of the run quoted (when there is one, of an agent's service).
    */
-  | { readonly _tag: "reprice"; readonly seller: number; readonly tier: number; readonly price: number; readonly approval: number | null }
+  | {
+      readonly _tag: "reprice"
+      readonly seller: number
+      readonly tier: number
+      readonly price: number
+      readonly approval: number | null
+    }
   /** Twin negotiations, with and without terms; the buyer accepts a counter. */
-  | { readonly _tag: "negotiate"; readonly buyer: number; readonly seller: number; readonly tier: number; readonly offerPct: number; readonly terms: { readonly volume?: number; readonly durationMonths?: number } }
+  | {
+      readonly _tag: "negotiate"
+      readonly buyer: number
+      readonly seller: number
+      readonly tier: number
+      readonly offerPct: number
+      readonly terms: { readonly volume?: number; readonly durationMonths?: number }
+    }
   /** A purchase at a negotiated price (any negotiation of the run: used, expired or not). */
   | { readonly _tag: "buyNegotiated"; readonly pick: number; readonly simulate: M.Delivery }
   /** A pay-per-request call (MPP) of an agent's service: the 402 challenge, then the paid call. */
@@ -58,7 +76,13 @@ const simulateArb = fc.oneof(
 )
 
 export const buyArb: fc.Arbitrary<M.Buy> = fc
-  .record({ buyer: agentArb, pick: fc.nat({ max: 3 }), tier: fc.integer({ min: 0, max: M.TIERS - 1 }), key: fc.option(fc.constantFrom("k1", "k2", "k3"), { freq: 2 }), simulate: simulateArb })
+  .record({
+    buyer: agentArb,
+    pick: fc.nat({ max: 3 }),
+    tier: fc.integer({ min: 0, max: M.TIERS - 1 }),
+    key: fc.option(fc.constantFrom("k1", "k2", "k3"), { freq: 2 }),
+    simulate: simulateArb
+  })
   .map((r) => {
     const seller = sellerFor(r.buyer, r.pick)
     return { buyer: r.buyer, seller, tier: tierOf(seller, r.tier), key: r.key, simulate: r.simulate }
@@ -73,12 +97,20 @@ const sagaArb = (buyer: fc.Arbitrary<number>, simulate: fc.Arbitrary<M.Delivery>
 // A failed delivery gives its escrow back within the concurrent burst, so no serial order need
 // explain it; concurrent sagas deliver, or hold their escrow until a later step.
 const concurrentSagasArb = agentArb.chain((buyer) =>
-  fc.array(sagaArb(fc.constant(buyer), fc.constantFrom<M.Delivery>("ok", "slow", "slow", "timeout")), { minLength: 2, maxLength: 4 })
+  fc.array(sagaArb(fc.constant(buyer), fc.constantFrom<M.Delivery>("ok", "slow", "slow", "timeout")), {
+    minLength: 2,
+    maxLength: 4
+  })
 )
 
 /** Mostly none: a restriction that refuses everything hides the rest of the path. */
-const rarely = <A>(arb: fc.Arbitrary<A>) => fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: arb })
-const limitArb = fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: fc.constantFrom(...PRICES) }, { weight: 1, arbitrary: fc.constantFrom(...AMOUNTS) })
+const rarely = <A>(arb: fc.Arbitrary<A>) =>
+  fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: arb })
+const limitArb = fc.oneof(
+  { weight: 1, arbitrary: fc.constant(null) },
+  { weight: 2, arbitrary: fc.constantFrom(...PRICES) },
+  { weight: 1, arbitrary: fc.constantFrom(...AMOUNTS) }
+)
 export const policyArb: fc.Arbitrary<M.Policy> = fc.record({
   perTransactionLimitCents: limitArb,
   dailyLimitCents: limitArb,
@@ -87,23 +119,48 @@ export const policyArb: fc.Arbitrary<M.Policy> = fc.record({
   allowedCategories: rarely(fc.subarray([...M.CATEGORIES, M.PLATFORM_CATEGORY])),
   approvalThresholdCents: fc.constantFrom(0, ...PRICES),
   autonomyLevel: fc.constantFrom<M.Autonomy>("full_auto", "semi_auto", "manual"),
-  autoRecharge: fc.record({ enabled: fc.boolean(), thresholdCents: fc.constantFrom(0, ...AMOUNTS), amountCents: fc.constantFrom(...AMOUNTS) })
+  autoRecharge: fc.record({
+    enabled: fc.boolean(),
+    thresholdCents: fc.constantFrom(0, ...AMOUNTS),
+    amountCents: fc.constantFrom(...AMOUNTS)
+  })
 })
 
 export const simpleOpArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 10, arbitrary: buyArb.map((b) => ({ _tag: "buy" as const, b })) },
-  { weight: 2, arbitrary: fc.record({ agent: agentArb, amount: fc.constantFrom(...PRICES, ...AMOUNTS) }).map((r) => ({ _tag: "topup" as const, ...r })) },
-  { weight: 3, arbitrary: fc.record({ agent: agentArb, policy: policyArb }).map((r) => ({ _tag: "policy" as const, ...r })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ agent: agentArb, amount: fc.constantFrom(...PRICES, ...AMOUNTS) })
+      .map((r) => ({ _tag: "topup" as const, ...r }))
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ agent: agentArb, policy: policyArb }).map((r) => ({ _tag: "policy" as const, ...r }))
+  },
   {
     weight: 3,
     arbitrary: fc
-      .record({ agent: agentArb, field: fc.constantFrom("perTransactionLimitCents" as const, "dailyLimitCents" as const, "dailyLimitCents" as const, "monthlyLimitCents" as const), cents: limitArb })
+      .record({
+        agent: agentArb,
+        field: fc.constantFrom(
+          "perTransactionLimitCents" as const,
+          "dailyLimitCents" as const,
+          "dailyLimitCents" as const,
+          "monthlyLimitCents" as const
+        ),
+        cents: limitArb
+      })
       .map((r) => ({ _tag: "limit" as const, ...r }))
   },
   {
     weight: 2,
     arbitrary: fc
-      .record({ agent: agentArb, level: fc.constantFrom<M.Autonomy>("manual", "semi_auto", "full_auto"), threshold: fc.constantFrom(0, ...PRICES) })
+      .record({
+        agent: agentArb,
+        level: fc.constantFrom<M.Autonomy>("manual", "semi_auto", "full_auto"),
+        threshold: fc.constantFrom(0, ...PRICES)
+      })
       .map((r) => ({ _tag: "autonomy" as const, ...r }))
   },
   { weight: 3, arbitrary: fc.nat().map((pick) => ({ _tag: "approve" as const, pick })) },
@@ -117,31 +174,70 @@ export const simpleOpArb: fc.Arbitrary<Op> = fc.oneof(
   }
 )
 
-const termsArb = fc.record({ volume: fc.constantFrom(10, 50, 100, 1_000), durationMonths: fc.constantFrom(3, 12, 24) }, { requiredKeys: [] })
+const termsArb = fc.record(
+  { volume: fc.constantFrom(10, 50, 100, 1_000), durationMonths: fc.constantFrom(3, 12, 24) },
+  { requiredKeys: [] }
+)
 
 export const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 20, arbitrary: simpleOpArb },
   {
     weight: 3,
     arbitrary: fc
-      .record({ seller: agentArb, tier: fc.integer({ min: 0, max: M.TIERS - 1 }), price: fc.constantFrom(...PRICES), approval: fc.option(fc.nat(), { freq: 2 }) })
+      .record({
+        seller: agentArb,
+        tier: fc.integer({ min: 0, max: M.TIERS - 1 }),
+        price: fc.constantFrom(...PRICES),
+        approval: fc.option(fc.nat(), { freq: 2 })
+      })
       .map((r) => ({ _tag: "reprice" as const, ...r }))
   },
   {
     weight: 2,
     arbitrary: fc
-      .record({ buyer: agentArb, pick: fc.nat({ max: 3 }), tier: fc.integer({ min: 0, max: M.TIERS - 1 }), offerPct: fc.constantFrom(50, 70, 80, 85, 90, 100), terms: termsArb })
+      .record({
+        buyer: agentArb,
+        pick: fc.nat({ max: 3 }),
+        tier: fc.integer({ min: 0, max: M.TIERS - 1 }),
+        offerPct: fc.constantFrom(50, 70, 80, 85, 90, 100),
+        terms: termsArb
+      })
       .map((r) => {
         const seller = sellerFor(r.buyer, r.pick)
-        return { _tag: "negotiate" as const, buyer: r.buyer, seller, tier: tierOf(seller, r.tier), offerPct: r.offerPct, terms: r.terms }
+        return {
+          _tag: "negotiate" as const,
+          buyer: r.buyer,
+          seller,
+          tier: tierOf(seller, r.tier),
+          offerPct: r.offerPct,
+          terms: r.terms
+        }
       })
   },
-  { weight: 2, arbitrary: fc.record({ pick: fc.nat(), simulate: simulateArb }).map((r) => ({ _tag: "buyNegotiated" as const, ...r })) },
-  { weight: 3, arbitrary: fc.constantFrom(500, 1_000, 3_600_000, M.DAY_MS, 8 * M.DAY_MS, 20 * M.DAY_MS).map((ms) => ({ _tag: "advance" as const, ms })) },
-  { weight: 3, arbitrary: fc.array(buyArb, { minLength: 2, maxLength: 4 }).map((buys) => ({ _tag: "concurrent" as const, buys })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ pick: fc.nat(), simulate: simulateArb })
+      .map((r) => ({ _tag: "buyNegotiated" as const, ...r }))
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .constantFrom(500, 1_000, 3_600_000, M.DAY_MS, 8 * M.DAY_MS, 20 * M.DAY_MS)
+      .map((ms) => ({ _tag: "advance" as const, ms }))
+  },
+  {
+    weight: 3,
+    arbitrary: fc.array(buyArb, { minLength: 2, maxLength: 4 }).map((buys) => ({ _tag: "concurrent" as const, buys }))
+  },
   { weight: 2, arbitrary: sagaArb(agentArb, simulateArb).map((g) => ({ _tag: "sagas" as const, starts: [g] })) },
   { weight: 5, arbitrary: concurrentSagasArb.map((starts) => ({ _tag: "sagas" as const, starts })) },
-  { weight: 3, arbitrary: fc.record({ point: fc.constantFrom<FaultPoint>("settlement", "ledger", "wallet", "approval"), op: simpleOpArb }).map((r) => ({ _tag: "fault" as const, ...r })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({ point: fc.constantFrom<FaultPoint>("settlement", "ledger", "wallet", "approval"), op: simpleOpArb })
+      .map((r) => ({ _tag: "fault" as const, ...r }))
+  },
   { weight: 1, arbitrary: fc.constant({ _tag: "restart" as const }) }
 )
 
@@ -149,7 +245,10 @@ export const scenarioArb = (ops: number): fc.Arbitrary<Scenario> =>
   fc.record({
     // A start somewhere in 2026, so days and months turn over during a run.
     start: fc.integer({ min: 0, max: 364 }).map((d) => Date.UTC(2026, 0, 1) + d * M.DAY_MS + 6 * 3_600_000),
-    prices: fc.array(fc.array(fc.constantFrom(...PRICES), { minLength: M.TIERS, maxLength: M.TIERS }), { minLength: M.AGENTS, maxLength: M.AGENTS }),
+    prices: fc.array(fc.array(fc.constantFrom(...PRICES), { minLength: M.TIERS, maxLength: M.TIERS }), {
+      minLength: M.AGENTS,
+      maxLength: M.AGENTS
+    }),
     funding: fc.array(fc.constantFrom(0, ...PRICES, ...AMOUNTS), { minLength: M.AGENTS, maxLength: M.AGENTS }),
     ops: fc.array(opArb, { minLength: Math.ceil(ops / 2), maxLength: ops })
   })

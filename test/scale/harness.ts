@@ -40,7 +40,13 @@ export const buildServer = async (): Promise<string> => {
   const dir = path.join(root, "node_modules", ".cache", "agent-commerce-tests")
   mkdirSync(dir, { recursive: true })
   const outfile = path.join(dir, `main-${process.pid}-${randomBytes(3).toString("hex")}.mjs`)
-  await build({ ...serverBuildOptions, entryPoints: [path.join(root, "src", "main.ts")], outfile, sourcemap: "inline", logLevel: "error" })
+  await build({
+    ...serverBuildOptions,
+    entryPoints: [path.join(root, "src", "main.ts")],
+    outfile,
+    sourcemap: "inline",
+    logLevel: "error"
+  })
   return outfile
 }
 
@@ -70,19 +76,23 @@ export const startServerProcess = async (
   // bench/loopback.mjs binds the server to 127.0.0.1 only (the app itself listens on every interface).
   const loopbackOnly = pathToFileURL(path.join(root, "bench", "loopback.mjs")).href
   // The flags of `npm start`, plus source maps for readable stacks in a failing test's output.
-  const child = spawn(process.execPath, [...startNodeFlags(), "--enable-source-maps", "--import", loopbackOnly, bundle], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      PORT: String(port),
-      BASE_URL: baseUrl,
-      LOG_LEVEL: "WARN",
-      PAYMENTS: "fake",
-      WEBHOOKS_ALLOW_LOOPBACK: "true",
-      ...env
-    },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
+  const child = spawn(
+    process.execPath,
+    [...startNodeFlags(), "--enable-source-maps", "--import", loopbackOnly, bundle],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? "",
+        PORT: String(port),
+        BASE_URL: baseUrl,
+        LOG_LEVEL: "WARN",
+        PAYMENTS: "fake",
+        WEBHOOKS_ALLOW_LOOPBACK: "true",
+        ...env
+      },
+      stdio: ["ignore", "pipe", "pipe"]
+    }
+  )
   let output = ""
   const keep = (d: Buffer) => {
     output = (output + d.toString()).slice(-20_000)
@@ -93,14 +103,16 @@ export const startServerProcess = async (
   // Ready when /health answers (any status); an exit before that ends the wait at once.
   const ready = await eventually(
     // A request accepted before the app finished starting is never answered: time it out and ask again.
-    async () => (exited() ? "exited" : (await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(5_000) })).status),
+    async () =>
+      exited() ? "exited" : (await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(5_000) })).status,
     () => true,
     { timeoutMs: options.readyTimeoutMs ?? 60_000, message: `server on ${baseUrl} did not answer /health` }
   ).catch((e: unknown) => {
     child.kill("SIGKILL")
     throw new Error(`${e instanceof Error ? e.message : String(e)}:\n${output}`)
   })
-  if (ready === "exited") throw new Error(`server exited (${child.exitCode ?? child.signalCode}) before it answered:\n${output}`)
+  if (ready === "exited")
+    throw new Error(`server exited (${child.exitCode ?? child.signalCode}) before it answered:\n${output}`)
   const waitExit = () => (exited() ? Promise.resolve() : new Promise<void>((r) => child.once("exit", () => r())))
   const { release } = await underContract(baseUrl)
   let released = false
@@ -148,15 +160,19 @@ export interface ThrowawayPostgres {
 const pgBin = (): string | undefined => {
   const base = "/usr/lib/postgresql"
   if (!existsSync(base)) return undefined
-  const versions = readdirSync(base).filter((v) => existsSync(path.join(base, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a))
+  const versions = readdirSync(base)
+    .filter((v) => existsSync(path.join(base, v, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a))
   return versions.length > 0 ? path.join(base, versions[0], "bin") : undefined
 }
 
 /** What is missing to make a throwaway cluster here, or undefined when nothing is. */
 export const throwawayPostgresMissing = (): string | undefined => {
-  if (!pgBin()) return "no PostgreSQL binaries under /usr/lib/postgresql/*/bin (apt-get install postgresql; .ci/run does)"
+  if (!pgBin())
+    return "no PostgreSQL binaries under /usr/lib/postgresql/*/bin (apt-get install postgresql; .ci/run does)"
   if (process.getuid?.() === 0) {
-    if (spawnSync("id", ["-u", "postgres"]).status !== 0) return "running as root and there is no postgres user to run initdb as"
+    if (spawnSync("id", ["-u", "postgres"]).status !== 0)
+      return "running as root and there is no postgres user to run initdb as"
     if (spawnSync("runuser", ["--help"]).status !== 0) return "running as root without runuser"
   }
   return undefined
@@ -181,7 +197,8 @@ export const startThrowawayPostgres = async (): Promise<ThrowawayPostgres> => {
   const port = await freePort()
   run("initdb", ["-D", dataDir, "-U", "fault", "--auth=trust", "-E", "UTF8"])
   const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${sockDir} -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`
-  const start = () => run("pg_ctl", ["-D", dataDir, "-l", path.join(dataDir, "server.log"), "-w", "-t", "60", "-o", options, "start"])
+  const start = () =>
+    run("pg_ctl", ["-D", dataDir, "-l", path.join(dataDir, "server.log"), "-w", "-t", "60", "-o", options, "start"])
   const stop = () => run("pg_ctl", ["-D", dataDir, "-m", "fast", "-w", "stop"])
   start()
   return {
@@ -225,7 +242,9 @@ export const freshDatabaseUrl = async (adminUrl: string = requireAdminDatabaseUr
  * A tiny HTTP front that sends request n to upstream n mod k (bodies and headers passed through),
  * under the OpenAPI contract like the servers behind it (`close` throws when a response broke it).
  */
-export const roundRobin = async (upstreams: ReadonlyArray<number>): Promise<{ readonly baseUrl: string; readonly hits: Array<number>; readonly close: () => Promise<void> }> => {
+export const roundRobin = async (
+  upstreams: ReadonlyArray<number>
+): Promise<{ readonly baseUrl: string; readonly hits: Array<number>; readonly close: () => Promise<void> }> => {
   let next = 0
   const hits = upstreams.map(() => 0)
   const server: Server = createHttpServer((req, res) => {
@@ -291,7 +310,11 @@ export interface LedgerInvariants {
 export type RunQuery = <R>(text: string) => Promise<{ readonly rows: ReadonlyArray<R> }>
 
 /** One statement on a database of its own connection, for tests that read or write a server's tables from outside it. */
-export const query = async <R extends Record<string, unknown>>(url: string, text: string, params: ReadonlyArray<unknown> = []) => {
+export const query = async <R extends Record<string, unknown>>(
+  url: string,
+  text: string,
+  params: ReadonlyArray<unknown> = []
+) => {
   const c = new pg.Client({ connectionString: url })
   await c.connect()
   try {
@@ -305,7 +328,9 @@ export const ledgerInvariants = async (databaseUrl: string): Promise<LedgerInvar
   const c = new pg.Client({ connectionString: databaseUrl })
   await c.connect()
   try {
-    return await ledgerInvariantsOf(<R,>(text: string) => c.query(text) as unknown as Promise<{ rows: ReadonlyArray<R> }>)
+    return await ledgerInvariantsOf(
+      <R>(text: string) => c.query(text) as unknown as Promise<{ rows: ReadonlyArray<R> }>
+    )
   } finally {
     await c.end()
   }
@@ -313,9 +338,11 @@ export const ledgerInvariants = async (databaseUrl: string): Promise<LedgerInvar
 
 /** The ledger's invariants, read with `query`: balanced, balances equal postings, nothing settled twice. */
 export const ledgerInvariantsOf = async (query: RunQuery): Promise<LedgerInvariants> => {
-  const c = { query: <R,>(text: string) => query<R>(text) }
+  const c = { query: <R>(text: string) => query<R>(text) }
   {
-    const total = await c.query<{ total: string }>("SELECT COALESCE(SUM(amount), 0)::text AS total FROM ledger_postings")
+    const total = await c.query<{ total: string }>(
+      "SELECT COALESCE(SUM(amount), 0)::text AS total FROM ledger_postings"
+    )
     const mismatched = await c.query<{ account: string }>(`
       SELECT b.account FROM ledger_account_balances b
       LEFT JOIN (SELECT account, SUM(amount) AS s FROM ledger_postings GROUP BY account) p USING (account)
@@ -323,7 +350,9 @@ export const ledgerInvariantsOf = async (query: RunQuery): Promise<LedgerInvaria
       UNION
       SELECT p.account FROM (SELECT account, SUM(amount) AS s FROM ledger_postings GROUP BY account) p
       LEFT JOIN ledger_account_balances b USING (account) WHERE b.account IS NULL AND p.s <> 0`)
-    const negative = await c.query<{ account: string }>("SELECT account FROM ledger_account_balances WHERE balance < 0 AND account NOT LIKE 'external:%'")
+    const negative = await c.query<{ account: string }>(
+      "SELECT account FROM ledger_account_balances WHERE balance < 0 AND account NOT LIKE 'external:%'"
+    )
     const doubled = await c.query<{ reference: string }>(`
       SELECT reference FROM ledger_entries
       WHERE kind IN ('purchase', 'escrow_settle', 'escrow_release', 'refund')
@@ -333,9 +362,13 @@ export const ledgerInvariantsOf = async (query: RunQuery): Promise<LedgerInvaria
           OR COUNT(*) FILTER (WHERE kind = 'refund') > 1
           OR (COUNT(*) FILTER (WHERE kind = 'escrow_settle') > 0 AND COUNT(*) FILTER (WHERE kind = 'escrow_release') > 0)`)
     const entries = await c.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM ledger_entries")
-    const hasTransactions = (await c.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'commerce_transactions'")).rows.length > 0
-    const hasSpendDays = (await c.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'agent_spend_days'")).rows.length > 0
-    const hasCounters = (await c.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'agent_counters'")).rows.length > 0
+    const hasTransactions =
+      (await c.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'commerce_transactions'")).rows
+        .length > 0
+    const hasSpendDays =
+      (await c.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'agent_spend_days'")).rows.length > 0
+    const hasCounters =
+      (await c.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'agent_counters'")).rows.length > 0
     const unmatched = hasTransactions
       ? await c.query<{ ref: string }>(`
           SELECT 'transaction without entry: ' || t.id AS ref FROM commerce_transactions t
@@ -374,16 +407,18 @@ export const ledgerInvariantsOf = async (query: RunQuery): Promise<LedgerInvaria
           ).rows.map((r) => r.k)
         : [],
       counterDrift: hasCounters
-        ? (await c.query<{ agent_id: string; counter: string; kept: string; recomputed: string }>(COUNTER_DRIFT_SQL)).rows.map(
-            (r) => `${r.agent_id}/${r.counter}: kept ${r.kept}, recomputed ${r.recomputed}`
-          )
+        ? (
+            await c.query<{ agent_id: string; counter: string; kept: string; recomputed: string }>(COUNTER_DRIFT_SQL)
+          ).rows.map((r) => `${r.agent_id}/${r.counter}: kept ${r.kept}, recomputed ${r.recomputed}`)
         : []
     }
   }
 }
 
 /** The cheapest priced tier in a GET /services answer (a page `{ data }`, or a bare array). */
-export const cheapestTier = (listed: unknown): { readonly serviceId: string; readonly tierId: string; readonly priceCents: number } | undefined => {
+export const cheapestTier = (
+  listed: unknown
+): { readonly serviceId: string; readonly tierId: string; readonly priceCents: number } | undefined => {
   const services = (Array.isArray(listed) ? listed : ((listed as { data?: unknown }).data ?? [])) as ReadonlyArray<{
     readonly id: string
     readonly tiers?: ReadonlyArray<{ readonly id: string; readonly priceCents: number }>
@@ -391,7 +426,8 @@ export const cheapestTier = (listed: unknown): { readonly serviceId: string; rea
   let best: { serviceId: string; tierId: string; priceCents: number } | undefined
   for (const s of services) {
     for (const t of s.tiers ?? []) {
-      if (t.priceCents > 0 && (!best || t.priceCents < best.priceCents)) best = { serviceId: s.id, tierId: t.id, priceCents: t.priceCents }
+      if (t.priceCents > 0 && (!best || t.priceCents < best.priceCents))
+        best = { serviceId: s.id, tierId: t.id, priceCents: t.priceCents }
     }
   }
   return best

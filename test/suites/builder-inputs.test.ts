@@ -31,7 +31,11 @@ describe("builder inputs", () => {
       expect(r, `${i.kind} ${i.mediaType}`).not.toBeInstanceOf(InvalidInput)
       expect((r as { detected: string }).detected).toBe(detected)
     }
-    const png = checkInput(input("image", "image/png", samples.png), 3) as { bytes: number; sha256: string; index: number }
+    const png = checkInput(input("image", "image/png", samples.png), 3) as {
+      bytes: number
+      sha256: string
+      index: number
+    }
     expect(png.bytes).toBe(40)
     expect(png.index).toBe(3)
     expect(png.sha256).toMatch(/^[0-9a-f]{64}$/)
@@ -39,12 +43,24 @@ describe("builder inputs", () => {
 
   vit("refuses what is not what it claims, naming the input and field", () => {
     const bad: Array<[ProjectInput, string, RegExp]> = [
-      [input("image", "image/png", samples.pdf), "inputs[2].content", /declared image\/png but the bytes are PDF document/],
+      [
+        input("image", "image/png", samples.pdf),
+        "inputs[2].content",
+        /declared image\/png but the bytes are PDF document/
+      ],
       [input("image", "image/jpeg", samples.png), "inputs[2].content", /are PNG image/],
       [input("pdf", "application/pdf", samples.png), "inputs[2].content", /are PNG image/],
       [input("voice", "audio/wav", samples.webp), "inputs[2].content", /are WebP image/],
-      [input("voice", "audio/ogg", b64("hello world, not audio")), "inputs[2].content", /match no voice format \(starts 68 65 6c 6c 6f 20 77 6f\)/],
-      [input("image", "image/svg+xml", samples.png), "inputs[2].mediaType", /image inputs accept image\/png, image\/jpeg, image\/gif, image\/webp/],
+      [
+        input("voice", "audio/ogg", b64("hello world, not audio")),
+        "inputs[2].content",
+        /match no voice format \(starts 68 65 6c 6c 6f 20 77 6f\)/
+      ],
+      [
+        input("image", "image/svg+xml", samples.png),
+        "inputs[2].mediaType",
+        /image inputs accept image\/png, image\/jpeg, image\/gif, image\/webp/
+      ],
       [input("voice", "audio/flac", samples.wav), "inputs[2].mediaType", /voice inputs accept/],
       [input("pdf", "application/pdf", "%PDF-1.7", "text"), "inputs[2].encoding", /must be sent base64-encoded/],
       [input("image", "image/png", "not base64!"), "inputs[2].content", /not valid base64/],
@@ -54,7 +70,11 @@ describe("builder inputs", () => {
       [input("text", "text/plain", "   \n "), "inputs[2].content", /blank/],
       [input("text", "text/plain", b64([0xc3, 0x28]), "base64"), "inputs[2].content", /not valid UTF-8/],
       [input("text", "text/plain", ""), "inputs[2].content", /empty/],
-      [input("text", "text/plain", "x".repeat(64 * 1024 + 1)), "inputs[2].content", /65537 bytes; text inputs are limited to 65536 bytes/]
+      [
+        input("text", "text/plain", "x".repeat(64 * 1024 + 1)),
+        "inputs[2].content",
+        /65537 bytes; text inputs are limited to 65536 bytes/
+      ]
     ]
     for (const [i, field, message] of bad) {
       const r = checkInput(i, 2)

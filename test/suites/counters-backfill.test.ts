@@ -55,22 +55,73 @@ for (const c of [embeddedCase, postgresCase]) {
           const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
           const store = yield* CommerceStore
           const disputes = yield* DisputeStore
-          const tier = (id: string, priceCents: number) => ({ id, name: id, priceCents, unit: "call", includedUnits: null, sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" } })
+          const tier = (id: string, priceCents: number) => ({
+            id,
+            name: id,
+            priceCents,
+            unit: "call",
+            includedUnits: null,
+            sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" }
+          })
           yield* Effect.flatMap(CatalogStore, (cat) =>
             cat.insert({
-              id: "svc_bfx", sellerAgentId: "agt_bfs0", name: "BF", description: "d", category: "bfcat0", pricingModel: "per_call", tags: [],
-              tiers: [tier("a", 500), tier("b", 10)], negotiation: { floorPct: 80, counterStepPct: 20 }, status: "active", ratingSum: 0, ratingCount: 0,
-              createdAt: "2026-11-01T00:00:00.000Z", updatedAt: "2026-11-01T00:00:00.000Z"
+              id: "svc_bfx",
+              sellerAgentId: "agt_bfs0",
+              name: "BF",
+              description: "d",
+              category: "bfcat0",
+              pricingModel: "per_call",
+              tags: [],
+              tiers: [tier("a", 500), tier("b", 10)],
+              negotiation: { floorPct: 80, counterStepPct: 20 },
+              status: "active",
+              ratingSum: 0,
+              ratingCount: 0,
+              createdAt: "2026-11-01T00:00:00.000Z",
+              updatedAt: "2026-11-01T00:00:00.000Z"
             } as unknown as ServiceRecord)
           )
           for (let i = 0; i < 40; i++) {
             const t = tx(i, i % 9 === 0 ? "failed" : "completed")
-            yield* store.insertTransaction(t, { transactionId: t.id, serviceId: t.serviceId, tierId: t.tierId, success: t.status !== "failed", latencyMs: 1, output: null, error: null, deliveredAt: t.createdAt })
-            if (i % 3 === 0 && t.status !== "failed") yield* store.insertReview({ id: `rv_bf${i}`, transactionId: t.id, serviceId: t.serviceId, reviewerAgentId: t.buyerAgentId, sellerAgentId: t.sellerAgentId, rating: 1 + (i % 5), text: null, createdAt: t.createdAt })
+            yield* store.insertTransaction(t, {
+              transactionId: t.id,
+              serviceId: t.serviceId,
+              tierId: t.tierId,
+              success: t.status !== "failed",
+              latencyMs: 1,
+              output: null,
+              error: null,
+              deliveredAt: t.createdAt
+            })
+            if (i % 3 === 0 && t.status !== "failed")
+              yield* store.insertReview({
+                id: `rv_bf${i}`,
+                transactionId: t.id,
+                serviceId: t.serviceId,
+                reviewerAgentId: t.buyerAgentId,
+                sellerAgentId: t.sellerAgentId,
+                rating: 1 + (i % 5),
+                text: null,
+                createdAt: t.createdAt
+              })
             if (i % 5 === 1) {
               const d: DisputeRecord = {
-                id: `dp_bf${i}`, transactionId: t.id, buyerAgentId: t.buyerAgentId, sellerAgentId: t.sellerAgentId, reason: "x", status: "open", sellerResponse: null,
-                sellerNote: null, resolution: null, refundCents: 0, refundEntryId: null, respondBy: t.createdAt, reviewDueAt: null, createdAt: t.createdAt, updatedAt: t.createdAt, resolvedAt: null
+                id: `dp_bf${i}`,
+                transactionId: t.id,
+                buyerAgentId: t.buyerAgentId,
+                sellerAgentId: t.sellerAgentId,
+                reason: "x",
+                status: "open",
+                sellerResponse: null,
+                sellerNote: null,
+                resolution: null,
+                refundCents: 0,
+                refundEntryId: null,
+                respondBy: t.createdAt,
+                reviewDueAt: null,
+                createdAt: t.createdAt,
+                updatedAt: t.createdAt,
+                resolvedAt: null
               }
               yield* disputes.insert(d)
               const refunded = i % 10 === 1
@@ -97,7 +148,9 @@ for (const c of [embeddedCase, postgresCase]) {
           expect(yield* snapshot(sql)).toEqual(kept)
           expect(yield* sql.unsafe(COUNTER_DRIFT_SQL)).toEqual([])
           // An existing service got its cheapest and dearest tier.
-          expect(yield* sql`SELECT min_tier_cents, max_tier_cents FROM commerce_services WHERE id = 'svc_bfx'`).toEqual([{ minTierCents: 10, maxTierCents: 500 }])
+          expect(yield* sql`SELECT min_tier_cents, max_tier_cents FROM commerce_services WHERE id = 'svc_bfx'`).toEqual(
+            [{ minTierCents: 10, maxTierCents: 500 }]
+          )
         })
       )
     })

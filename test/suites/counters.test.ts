@@ -48,7 +48,15 @@ const tier = (id: string, priceCents: number) => ({
 })
 
 const body = (name: string, priceCents: number, category: string): PublishServiceBody =>
-  ({ name, description: `${name} for tests`, category, pricingModel: "per_call", tags: ["test"], tiers: [tier("unit", priceCents)], negotiation: { floorPct: 80, counterStepPct: 20 } }) as unknown as PublishServiceBody
+  ({
+    name,
+    description: `${name} for tests`,
+    category,
+    pricingModel: "per_call",
+    tags: ["test"],
+    tiers: [tier("unit", priceCents)],
+    negotiation: { floorPct: 80, counterStepPct: 20 }
+  }) as unknown as PublishServiceBody
 
 forEachStorage(
   "agent counters",
@@ -62,108 +70,178 @@ forEachStorage(
       Layer.provideMerge(Ids.Live)
     ),
   (it, c) => {
-    it.effect("buys (10 at once, one failed), refunds, reviews and disputes both ways: every counter equals a recomputation and the pinned figures", () =>
-      Effect.gen(function* () {
-        const commerce = yield* Commerce
-        const disputes = yield* Disputes
-        const reputation = yield* Reputation
-        const analytics = yield* AnalyticsStore
-        const ids = yield* Ids
-        const seller = yield* ids.make("agt")
-        const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-        yield* Effect.flatMap(KeysStore, (k) => k.insertAgent(Agent.make({ id: seller, accountId: PLATFORM_SELLERS_ACCOUNT, name: "Counter seller", organization: null, createdAt })))
-        const big = yield* Effect.flatMap(Catalog, (cat) => cat.publish(caller(seller), body("Counter Big", 1000, "analytics")))
-        const small = yield* Effect.flatMap(Catalog, (cat) => cat.publish(caller(seller), body("Counter Small", 300, "writing")))
-        const buyers = yield* Effect.forEach([1, 2, 3, 4, 5], () => ids.make("agt"))
-        yield* Effect.forEach(buyers, (b) => Effect.flatMap(Wallet, (w) => w.topup(b, 20_000)), { discard: true })
-        const [b1, b2] = buyers
-        const buy = (buyer: string, serviceId: string, input: unknown = 1) =>
-          Effect.map(commerce.buy({ caller: caller(buyer), serviceId, tierId: "unit", input }), (p) => p.transaction!)
-        // 10 purchases of the big service at once, two by each buyer: they race on the seller's rows.
-        const raced = yield* Effect.forEach([...buyers, ...buyers], (b) => buy(b, big.id), { concurrency: 10 })
-        expect(raced.every((t) => t.status === "completed")).toBe(true)
-        const s1 = yield* buy(b1, small.id)
-        const failed = yield* buy(b2, small.id, { simulate: "fail" })
-        expect(failed.status).toBe("failed")
-        // Reviews: 5 and 2 stars on two of the raced purchases, 4 on the small one.
-        const ofBuyer = (b: string) => raced.filter((t) => t.buyerAgentId === b)
-        yield* commerce.review(b1, ofBuyer(b1)[0].id, { rating: 5 })
-        yield* commerce.review(b2, ofBuyer(b2)[0].id, { rating: 2 })
-        yield* commerce.review(b1, s1.id, { rating: 4 })
-        // b1's second big purchase refunded by a dispute the seller accepts (the seller lost it);
-        // b2's second contested and rejected after review (b2 lost it).
-        const accepted = yield* disputes.open(b1, { transactionId: ofBuyer(b1)[1].id, reason: "wrong" })
-        yield* disputes.respond(seller, accepted.id, { action: "accept" })
-        const contested = yield* disputes.open(b2, { transactionId: ofBuyer(b2)[1].id, reason: "did not like it" })
-        yield* disputes.respond(seller, contested.id, { action: "contest" })
-        yield* TestClock.adjust(24 * 3_600_000)
-        yield* disputes.resolveDue
-        expect((yield* disputes.get(b2, contested.id)).status).toBe("resolved_rejected")
+    it.effect(
+      "buys (10 at once, one failed), refunds, reviews and disputes both ways: every counter equals a recomputation and the pinned figures",
+      () =>
+        Effect.gen(function* () {
+          const commerce = yield* Commerce
+          const disputes = yield* Disputes
+          const reputation = yield* Reputation
+          const analytics = yield* AnalyticsStore
+          const ids = yield* Ids
+          const seller = yield* ids.make("agt")
+          const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+          yield* Effect.flatMap(KeysStore, (k) =>
+            k.insertAgent(
+              Agent.make({
+                id: seller,
+                accountId: PLATFORM_SELLERS_ACCOUNT,
+                name: "Counter seller",
+                organization: null,
+                createdAt
+              })
+            )
+          )
+          const big = yield* Effect.flatMap(Catalog, (cat) =>
+            cat.publish(caller(seller), body("Counter Big", 1000, "analytics"))
+          )
+          const small = yield* Effect.flatMap(Catalog, (cat) =>
+            cat.publish(caller(seller), body("Counter Small", 300, "writing"))
+          )
+          const buyers = yield* Effect.forEach([1, 2, 3, 4, 5], () => ids.make("agt"))
+          yield* Effect.forEach(buyers, (b) => Effect.flatMap(Wallet, (w) => w.topup(b, 20_000)), { discard: true })
+          const [b1, b2] = buyers
+          const buy = (buyer: string, serviceId: string, input: unknown = 1) =>
+            Effect.map(commerce.buy({ caller: caller(buyer), serviceId, tierId: "unit", input }), (p) => p.transaction!)
+          // 10 purchases of the big service at once, two by each buyer: they race on the seller's rows.
+          const raced = yield* Effect.forEach([...buyers, ...buyers], (b) => buy(b, big.id), { concurrency: 10 })
+          expect(raced.every((t) => t.status === "completed")).toBe(true)
+          const s1 = yield* buy(b1, small.id)
+          const failed = yield* buy(b2, small.id, { simulate: "fail" })
+          expect(failed.status).toBe("failed")
+          // Reviews: 5 and 2 stars on two of the raced purchases, 4 on the small one.
+          const ofBuyer = (b: string) => raced.filter((t) => t.buyerAgentId === b)
+          yield* commerce.review(b1, ofBuyer(b1)[0].id, { rating: 5 })
+          yield* commerce.review(b2, ofBuyer(b2)[0].id, { rating: 2 })
+          yield* commerce.review(b1, s1.id, { rating: 4 })
+          // b1's second big purchase refunded by a dispute the seller accepts (the seller lost it);
+          // b2's second contested and rejected after review (b2 lost it).
+          const accepted = yield* disputes.open(b1, { transactionId: ofBuyer(b1)[1].id, reason: "wrong" })
+          yield* disputes.respond(seller, accepted.id, { action: "accept" })
+          const contested = yield* disputes.open(b2, { transactionId: ofBuyer(b2)[1].id, reason: "did not like it" })
+          yield* disputes.respond(seller, contested.id, { action: "contest" })
+          yield* TestClock.adjust(24 * 3_600_000)
+          yield* disputes.resolveDue
+          expect((yield* disputes.get(b2, contested.id)).status).toBe("resolved_rejected")
 
-        expect(yield* analytics.counterDrift).toEqual([])
-        // Seller: 11 completed sales then one refunded → 10 (9 × 1000 + 300); 12 deals (the failed one is none).
-        expect(yield* analytics.agentTotals(seller)).toEqual({ purchases: 0, spentCents: 0, sales: 10, earnedCents: 7_905, feesGeneratedCents: 1_395, refundsReceivedCents: 0 })
-        const [sIn] = yield* analytics.reputationInputs([seller])
-        expect(sIn).toEqual({ agentId: seller, reviewsReceived: 3, ratingSum: 11, completedDeals: 11, volumeCents: 9_300, disputesLost: 1 })
-        expect(yield* analytics.agentTotals(b1)).toEqual({ purchases: 2, spentCents: 1_300, sales: 0, earnedCents: 0, feesGeneratedCents: 0, refundsReceivedCents: 1_000 })
-        const inputs = new Map((yield* analytics.reputationInputs([b1, b2, b1])).map((i) => [i.agentId, i]))
-        expect(inputs.size).toBe(2)
-        expect(inputs.get(b1)).toEqual({ agentId: b1, reviewsReceived: 0, ratingSum: 0, completedDeals: 3, volumeCents: 1_300, disputesLost: 0 })
-        expect(inputs.get(b2)).toEqual({ agentId: b2, reviewsReceived: 0, ratingSum: 0, completedDeals: 2, volumeCents: 2_000, disputesLost: 1 })
-        expect(yield* analytics.topServices({ seller }, 5)).toEqual([
-          { serviceId: big.id, serviceName: "Counter Big", count: 9, volumeCents: 9_000 },
-          { serviceId: small.id, serviceName: "Counter Small", count: 1, volumeCents: 300 }
-        ])
-        expect(yield* analytics.topServices({ buyer: b1 }, 5)).toEqual([
-          { serviceId: big.id, serviceName: "Counter Big", count: 1, volumeCents: 1_000 },
-          { serviceId: small.id, serviceName: "Counter Small", count: 1, volumeCents: 300 }
-        ])
-        expect([...(yield* analytics.categoryHistory(b1))].sort((a, b) => a.category.localeCompare(b.category))).toEqual([
-          { category: "analytics", count: 1 },
-          { category: "writing", count: 1 }
-        ])
-        expect(yield* analytics.categoryHistory(b2)).toEqual([{ category: "analytics", count: 2 }])
-        // The service's views agree: stats and reputation read the same counters.
-        const stats = yield* reputation.stats(seller)
-        expect(stats.agent).toMatchObject({ sales: 10, earnedCents: 7_905, topServicesSold: [{ serviceId: big.id, count: 9 }, { serviceId: small.id, count: 1 }] })
-        expect((yield* reputation.reputationOf(seller)).factors).toMatchObject({ reviews: { count: 3 }, disputes: { lost: 1, completedDeals: 11 }, volume: { volumeCents: 9_300 } })
-        // The leaderboard's "every agent" includes a buyer whose only purchase failed.
-        const onlyFailed = yield* ids.make("agt")
-        yield* Effect.flatMap(Wallet, (w) => w.topup(onlyFailed, 1_000))
-        yield* buy(onlyFailed, small.id, { simulate: "fail" })
-        expect((yield* analytics.reputationInputs("all")).find((i) => i.agentId === onlyFailed)).toEqual({
-          agentId: onlyFailed,
-          reviewsReceived: 0,
-          ratingSum: 0,
-          completedDeals: 0,
-          volumeCents: 0,
-          disputesLost: 0
+          expect(yield* analytics.counterDrift).toEqual([])
+          // Seller: 11 completed sales then one refunded → 10 (9 × 1000 + 300); 12 deals (the failed one is none).
+          expect(yield* analytics.agentTotals(seller)).toEqual({
+            purchases: 0,
+            spentCents: 0,
+            sales: 10,
+            earnedCents: 7_905,
+            feesGeneratedCents: 1_395,
+            refundsReceivedCents: 0
+          })
+          const [sIn] = yield* analytics.reputationInputs([seller])
+          expect(sIn).toEqual({
+            agentId: seller,
+            reviewsReceived: 3,
+            ratingSum: 11,
+            completedDeals: 11,
+            volumeCents: 9_300,
+            disputesLost: 1
+          })
+          expect(yield* analytics.agentTotals(b1)).toEqual({
+            purchases: 2,
+            spentCents: 1_300,
+            sales: 0,
+            earnedCents: 0,
+            feesGeneratedCents: 0,
+            refundsReceivedCents: 1_000
+          })
+          const inputs = new Map((yield* analytics.reputationInputs([b1, b2, b1])).map((i) => [i.agentId, i]))
+          expect(inputs.size).toBe(2)
+          expect(inputs.get(b1)).toEqual({
+            agentId: b1,
+            reviewsReceived: 0,
+            ratingSum: 0,
+            completedDeals: 3,
+            volumeCents: 1_300,
+            disputesLost: 0
+          })
+          expect(inputs.get(b2)).toEqual({
+            agentId: b2,
+            reviewsReceived: 0,
+            ratingSum: 0,
+            completedDeals: 2,
+            volumeCents: 2_000,
+            disputesLost: 1
+          })
+          expect(yield* analytics.topServices({ seller }, 5)).toEqual([
+            { serviceId: big.id, serviceName: "Counter Big", count: 9, volumeCents: 9_000 },
+            { serviceId: small.id, serviceName: "Counter Small", count: 1, volumeCents: 300 }
+          ])
+          expect(yield* analytics.topServices({ buyer: b1 }, 5)).toEqual([
+            { serviceId: big.id, serviceName: "Counter Big", count: 1, volumeCents: 1_000 },
+            { serviceId: small.id, serviceName: "Counter Small", count: 1, volumeCents: 300 }
+          ])
+          expect(
+            [...(yield* analytics.categoryHistory(b1))].sort((a, b) => a.category.localeCompare(b.category))
+          ).toEqual([
+            { category: "analytics", count: 1 },
+            { category: "writing", count: 1 }
+          ])
+          expect(yield* analytics.categoryHistory(b2)).toEqual([{ category: "analytics", count: 2 }])
+          // The service's views agree: stats and reputation read the same counters.
+          const stats = yield* reputation.stats(seller)
+          expect(stats.agent).toMatchObject({
+            sales: 10,
+            earnedCents: 7_905,
+            topServicesSold: [
+              { serviceId: big.id, count: 9 },
+              { serviceId: small.id, count: 1 }
+            ]
+          })
+          expect((yield* reputation.reputationOf(seller)).factors).toMatchObject({
+            reviews: { count: 3 },
+            disputes: { lost: 1, completedDeals: 11 },
+            volume: { volumeCents: 9_300 }
+          })
+          // The leaderboard's "every agent" includes a buyer whose only purchase failed.
+          const onlyFailed = yield* ids.make("agt")
+          yield* Effect.flatMap(Wallet, (w) => w.topup(onlyFailed, 1_000))
+          yield* buy(onlyFailed, small.id, { simulate: "fail" })
+          expect((yield* analytics.reputationInputs("all")).find((i) => i.agentId === onlyFailed)).toEqual({
+            agentId: onlyFailed,
+            reviewsReceived: 0,
+            ratingSum: 0,
+            completedDeals: 0,
+            volumeCents: 0,
+            disputesLost: 0
+          })
+          expect(yield* analytics.counterDrift).toEqual([])
+
+          const sqlClient = yield* Effect.serviceOption(SqlClient.SqlClient)
+          expect(sqlClient._tag).toBe(c.name === "memory" ? "None" : "Some")
+          if (sqlClient._tag === "Some") {
+            const sql = sqlClient.value
+            // The seller's counters are spread over shard rows (12 transactions with random ids), at most 16.
+            const [{ n }] = yield* sql<{
+              n: number
+            }>`SELECT count(*)::int AS n FROM agent_counters WHERE agent_id = ${seller}`
+            expect(n).toBeGreaterThan(1)
+            expect(n).toBeLessThanOrEqual(COUNTER_SHARDS)
+            // A tampered counter is reported, with both values.
+            yield* sql`UPDATE agent_counters SET sales = sales + 1 WHERE agent_id = ${seller} AND shard = (SELECT min(shard) FROM agent_counters WHERE agent_id = ${seller})`
+            yield* sql`UPDATE agent_service_counts SET count = count + 2 WHERE agent_id = ${b1} AND role = 'buyer' AND service_id = ${small.id}`
+            expect(yield* analytics.counterDrift).toEqual(
+              [
+                { agentId: b1, counter: `buyer:${small.id}:count`, kept: 3, recomputed: 1 },
+                { agentId: seller, counter: "sales", kept: 11, recomputed: 10 }
+              ].sort((a, b) => (a.agentId < b.agentId ? -1 : 1))
+            )
+          }
         })
-        expect(yield* analytics.counterDrift).toEqual([])
-
-        const sqlClient = yield* Effect.serviceOption(SqlClient.SqlClient)
-        expect(sqlClient._tag).toBe(c.name === "memory" ? "None" : "Some")
-        if (sqlClient._tag === "Some") {
-          const sql = sqlClient.value
-          // The seller's counters are spread over shard rows (12 transactions with random ids), at most 16.
-          const [{ n }] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM agent_counters WHERE agent_id = ${seller}`
-          expect(n).toBeGreaterThan(1)
-          expect(n).toBeLessThanOrEqual(COUNTER_SHARDS)
-          // A tampered counter is reported, with both values.
-          yield* sql`UPDATE agent_counters SET sales = sales + 1 WHERE agent_id = ${seller} AND shard = (SELECT min(shard) FROM agent_counters WHERE agent_id = ${seller})`
-          yield* sql`UPDATE agent_service_counts SET count = count + 2 WHERE agent_id = ${b1} AND role = 'buyer' AND service_id = ${small.id}`
-          expect(yield* analytics.counterDrift).toEqual([
-            { agentId: b1, counter: `buyer:${small.id}:count`, kept: 3, recomputed: 1 },
-            { agentId: seller, counter: "sales", kept: 11, recomputed: 10 }
-          ].sort((a, b) => (a.agentId < b.agentId ? -1 : 1)))
-        }
-      })
     )
   }
 )
 
 describe("agent counters [memory engine]", () => {
-  const stores = Layer.mergeAll(MemoryCommerceStore, MemoryAnalyticsStore, MemoryDisputeStore).pipe(Layer.provideMerge(MemoryDb.layer))
+  const stores = Layer.mergeAll(MemoryCommerceStore, MemoryAnalyticsStore, MemoryDisputeStore).pipe(
+    Layer.provideMerge(MemoryDb.layer)
+  )
   layer(stores)((it) => {
     it.effect("a tampered counter is reported with both values; the writes keep no drift", () =>
       Effect.gen(function* () {
@@ -191,7 +269,16 @@ describe("agent counters [memory engine]", () => {
           createdAt: "2026-11-25T12:00:00.000Z",
           refundedAt: null
         }
-        const delivery = { transactionId: tx.id, serviceId: "svc_m", tierId: "t", success: true, latencyMs: 1, output: null, error: null, deliveredAt: tx.createdAt }
+        const delivery = {
+          transactionId: tx.id,
+          serviceId: "svc_m",
+          tierId: "t",
+          success: true,
+          latencyMs: 1,
+          output: null,
+          error: null,
+          deliveredAt: tx.createdAt
+        }
         yield* store.insertTransaction(tx, delivery)
         yield* store.updateTransaction({ ...tx, status: "refunded", refundedAt: tx.createdAt })
         expect(yield* analytics.counterDrift).toEqual([])

@@ -44,7 +44,13 @@ forEachStorage(
         const doc = decode(first.body)
         expect(doc.capabilities.marketplace.total_templates).toBe(seedData.templates.length)
         expect(doc.ai_commerce.endpoints).toEqual([
-          { method: "POST", path: "/buy", desc: "buy", url: "http://localhost:3000/api/v1/agent/commerce/buy", permission: "commerce:buy" }
+          {
+            method: "POST",
+            path: "/buy",
+            desc: "buy",
+            url: "http://localhost:3000/api/v1/agent/commerce/buy",
+            permission: "commerce:buy"
+          }
         ])
         expect(doc.for_ai_agents.agent_api_v1.endpoints.map((e: { path: string }) => e.path)).toEqual(["/me"])
 
@@ -69,9 +75,21 @@ forEachStorage(
     it.effect("a different route list rebuilds at once", () =>
       Effect.gen(function* () {
         const discovery = yield* Discovery
-        const more = [...routes, { method: "GET", path: "/api/v1/agent/portfolio", description: "p", auth: "bearer", permission: null } as const]
+        const more = [
+          ...routes,
+          {
+            method: "GET",
+            path: "/api/v1/agent/portfolio",
+            description: "p",
+            auth: "bearer",
+            permission: null
+          } as const
+        ]
         const doc = decode((yield* discovery.document({ routes: more })).body)
-        expect(doc.for_ai_agents.agent_api_v1.endpoints.map((e: { path: string }) => e.path)).toEqual(["/me", "/portfolio"])
+        expect(doc.for_ai_agents.agent_api_v1.endpoints.map((e: { path: string }) => e.path)).toEqual([
+          "/me",
+          "/portfolio"
+        ])
       })
     )
 
@@ -79,10 +97,18 @@ forEachStorage(
       Effect.gen(function* () {
         const keys = yield* Keys
         const discovery = yield* Discovery
-        const account = yield* keys.signUp({ email: `d-${Math.random().toString(36).slice(2)}@example.com`, password: "long enough pw", name: "Owner" })
+        const account = yield* keys.signUp({
+          email: `d-${Math.random().toString(36).slice(2)}@example.com`,
+          password: "long enough pw",
+          name: "Owner"
+        })
         const agent = yield* keys.createAgent(account.id, { name: "Scout", organization: "Acme Labs" })
         const { secret } = yield* keys.createKey(account.id, agent.id, { name: "k", permissions: ["catalog:read"] })
-        const keyed = yield* discovery.document({ routes, authorization: `Bearer ${secret}`, userAgent: "Mozilla/5.0 (X11) Gecko/20100101 Firefox/130.0" })
+        const keyed = yield* discovery.document({
+          routes,
+          authorization: `Bearer ${secret}`,
+          userAgent: "Mozilla/5.0 (X11) Gecko/20100101 Firefox/130.0"
+        })
         expect(keyed.personalised).toBe(true)
         expect(decode(keyed.body).visitor).toMatchObject({
           classified_as: "ai_agent",
@@ -92,10 +118,19 @@ forEachStorage(
           detected_by: "api_key",
           permissions: ["catalog:read"]
         })
-        const bad = yield* discovery.document({ routes, authorization: "Bearer ak_live_nope", userAgent: "Mozilla/5.0 (X11) Gecko/20100101 Firefox/130.0" })
+        const bad = yield* discovery.document({
+          routes,
+          authorization: "Bearer ak_live_nope",
+          userAgent: "Mozilla/5.0 (X11) Gecko/20100101 Firefox/130.0"
+        })
         expect(bad.personalised).toBe(true)
         const v = decode(bad.body).visitor
-        expect(v).toMatchObject({ classified_as: "browser", agent_name: null, authenticated: false, detected_by: "user_agent" })
+        expect(v).toMatchObject({
+          classified_as: "browser",
+          agent_name: null,
+          authenticated: false,
+          detected_by: "user_agent"
+        })
         expect(v.message).toContain("not accepted")
       })
     )
@@ -104,21 +139,51 @@ forEachStorage(
 
 describe("classifyUserAgent", () => {
   const cases: ReadonlyArray<readonly [string | undefined, string, string | null, string | null]> = [
-    ["Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)", "ai_agent", "GPTBot", "OpenAI"],
-    ["Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot", "ai_agent", "ChatGPT-User", "OpenAI"],
-    ["Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)", "ai_agent", "ClaudeBot", "Anthropic"],
+    [
+      "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)",
+      "ai_agent",
+      "GPTBot",
+      "OpenAI"
+    ],
+    [
+      "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot",
+      "ai_agent",
+      "ChatGPT-User",
+      "OpenAI"
+    ],
+    [
+      "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)",
+      "ai_agent",
+      "ClaudeBot",
+      "Anthropic"
+    ],
     ["anthropic-ai", "ai_agent", "anthropic-ai", "Anthropic"],
     ["Anthropic/Python 0.40.0", "ai_agent", "Anthropic SDK", "Anthropic"],
     ["OpenAI/Python 1.55.0", "ai_agent", "OpenAI SDK", "OpenAI"],
-    ["Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; PerplexityBot/1.0; +https://perplexity.ai/perplexitybot)", "ai_agent", "PerplexityBot", "Perplexity"],
+    [
+      "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; PerplexityBot/1.0; +https://perplexity.ai/perplexitybot)",
+      "ai_agent",
+      "PerplexityBot",
+      "Perplexity"
+    ],
     ["python-requests/2.32.3", "ai_agent", "python-requests", null],
     ["curl/8.5.0", "ai_agent", "curl", null],
     ["node", "ai_agent", "node", null],
     ["Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "crawler", "Googlebot", "Google"],
     ["Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)", "crawler", "bingbot", "Microsoft"],
     ["SomeNewsBot/3.0 (+https://news.example)", "crawler", null, null],
-    ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36", "browser", null, null],
-    ["Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.6 Safari/605.1.15", "browser", null, null],
+    [
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36",
+      "browser",
+      null,
+      null
+    ],
+    [
+      "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.6 Safari/605.1.15",
+      "browser",
+      null,
+      null
+    ],
     ["Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0", "browser", null, null],
     ["MyCustomThing/1.0", "unknown", null, null],
     ["", "unknown", null, null],

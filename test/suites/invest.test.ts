@@ -30,7 +30,13 @@ const investor = (credits: number) =>
     const id = yield* Effect.flatMap(Ids, (ids) => ids.make("agt"))
     if (credits > 0) {
       yield* Effect.flatMap(Ledger, (l) =>
-        l.transfer({ kind: "grant", reference: `fund-${id}`, from: EXTERNAL_GRANTS, to: walletAccount(id), amount: credits })
+        l.transfer({
+          kind: "grant",
+          reference: `fund-${id}`,
+          from: EXTERNAL_GRANTS,
+          to: walletAccount(id),
+          amount: credits
+        })
       )
     }
     return id
@@ -62,7 +68,13 @@ forEachStorage(
           valuationCents: 1_000_000_000
         })
         const p = yield* invest.offering("prj_indica_ai")
-        expect(p).toMatchObject({ unit: "ACT:prj_indica_ai", totalSupply: 10_000, offeredTokens: 4_900, priceCentsPerToken: 8, valuationCents: 80_000 })
+        expect(p).toMatchObject({
+          unit: "ACT:prj_indica_ai",
+          totalSupply: 10_000,
+          offeredTokens: 4_900,
+          priceCentsPerToken: 8,
+          valuationCents: 80_000
+        })
         expect(yield* Effect.flip(invest.offering("prj_nope"))).toBeInstanceOf(NotFound)
       })
     )
@@ -74,7 +86,13 @@ forEachStorage(
         const agent = yield* investor(50_000)
         const before = (yield* invest.offering()).soldTokens
         const r = yield* invest.invest(agent, { tokens: 1_000 })
-        expect(r.investment).toMatchObject({ agentId: agent, tokens: 1_000, priceCentsPerToken: 10, amountCents: 10_000, unit: "ACT" })
+        expect(r.investment).toMatchObject({
+          agentId: agent,
+          tokens: 1_000,
+          priceCentsPerToken: 10,
+          amountCents: 10_000,
+          unit: "ACT"
+        })
         expect(r.holding).toMatchObject({ tokens: 1_000, investedCents: 10_000, ownershipPercent: 0.001 })
         expect(r.offering.soldTokens).toBe(before + 1_000)
         expect(r.disclaimer).toBe(
@@ -106,8 +124,13 @@ forEachStorage(
         const invest = yield* Invest
         const agent = yield* investor(500)
         expect(yield* Effect.flip(invest.invest(agent, {}))).toMatchObject({ _tag: "InvalidInput", field: "tokens" })
-        expect(yield* Effect.flip(invest.invest(agent, { tokens: 1, amountCents: 10 }))).toMatchObject({ _tag: "InvalidInput" })
-        expect(yield* Effect.flip(invest.invest(agent, { amountCents: 9 }))).toMatchObject({ _tag: "InvalidInput", field: "amountCents" })
+        expect(yield* Effect.flip(invest.invest(agent, { tokens: 1, amountCents: 10 }))).toMatchObject({
+          _tag: "InvalidInput"
+        })
+        expect(yield* Effect.flip(invest.invest(agent, { amountCents: 9 }))).toMatchObject({
+          _tag: "InvalidInput",
+          field: "amountCents"
+        })
         expect(yield* Effect.flip(invest.invest(agent, { projectId: "prj_nope", tokens: 1 }))).toBeInstanceOf(NotFound)
         const sold = (yield* invest.offering("prj_habitly")).soldTokens
         const e = yield* Effect.flip(invest.invest(agent, { projectId: "prj_habitly", tokens: 100 }))
@@ -126,12 +149,20 @@ forEachStorage(
         yield* invest.invest(a, { projectId: "prj_kit_marca", tokens: 4_000 }) // 38 cents each
         const e = yield* Effect.flip(invest.invest(b, { projectId: "prj_kit_marca", tokens: 1_000 }))
         expect(e).toBeInstanceOf(StakeExhausted)
-        expect(e).toMatchObject({ requestedTokens: 1_000, remainingTokens: 900, remainingCents: 34_200, target: { type: "project", id: "prj_kit_marca" } })
+        expect(e).toMatchObject({
+          requestedTokens: 1_000,
+          remainingTokens: 900,
+          remainingCents: 34_200,
+          target: { type: "project", id: "prj_kit_marca" }
+        })
         expect(e.message).toBe("only 900 of the 4900 tokens of the 49% stake remain (34200 cents); 1000 requested")
         const rest = yield* invest.invest(b, { projectId: "prj_kit_marca", tokens: 900 })
         expect(rest.offering).toMatchObject({ soldTokens: 4_900, remainingTokens: 0, remainingCents: 0 })
         expect(rest.holding.ownershipPercent).toBe(9)
-        expect(yield* Effect.flip(invest.invest(b, { projectId: "prj_kit_marca", tokens: 1 }))).toMatchObject({ _tag: "StakeExhausted", remainingTokens: 0 })
+        expect(yield* Effect.flip(invest.invest(b, { projectId: "prj_kit_marca", tokens: 1 }))).toMatchObject({
+          _tag: "StakeExhausted",
+          remainingTokens: 0
+        })
         // Never more than 49% of the supply held in total.
         const held = yield* invest.holdings([a, b])
         expect(held.holdings.reduce((s, h) => s + h.tokens, 0)).toBe(4_900)
@@ -144,12 +175,21 @@ forEachStorage(
       () =>
         Effect.gen(function* () {
           const invest = yield* Invest
-          const agents = yield* Effect.forEach(Array.from({ length: 30 }, () => 0), () => investor(10_000))
-          const results = yield* Effect.forEach(agents, (agent) => Effect.result(invest.invest(agent, { projectId: "prj_indica_ai", tokens: 300 })), {
-            concurrency: "unbounded"
-          })
+          const agents = yield* Effect.forEach(
+            Array.from({ length: 30 }, () => 0),
+            () => investor(10_000)
+          )
+          const results = yield* Effect.forEach(
+            agents,
+            (agent) => Effect.result(invest.invest(agent, { projectId: "prj_indica_ai", tokens: 300 })),
+            {
+              concurrency: "unbounded"
+            }
+          )
           const ok = results.filter((r) => r._tag === "Success")
-          const refused = results.flatMap((r) => (r._tag === "Failure" && r.failure._tag === "StakeExhausted" ? [r.failure] : []))
+          const refused = results.flatMap((r) =>
+            r._tag === "Failure" && r.failure._tag === "StakeExhausted" ? [r.failure] : []
+          )
           expect(ok).toHaveLength(16)
           expect(refused).toHaveLength(14)
           expect(refused.every((e) => e.remainingTokens === 100 && e.remainingCents === 800)).toBe(true)
@@ -163,81 +203,115 @@ forEachStorage(
       { timeout: 60_000 }
     )
 
-    it.effect("governance: only the top 10 at the snapshot vote, weighted exactly, once each; a veto overturns a pass", () =>
-      Effect.gen(function* () {
-        const invest = yield* Invest
-        // 12 holders of distinct sizes, far above any platform holdings of earlier tests.
-        const agents = yield* Effect.forEach(Array.from({ length: 12 }, (_, i) => i), () => investor(100_000_000))
-        for (let i = 0; i < 12; i++) yield* invest.invest(agents[i], { tokens: (i + 1) * 100_000 })
-        const [a1, a2, a3, , , , , , , a10, a11, a12] = agents
-        // agents[11] holds 1.2M (rank 1) … agents[2] holds 300k (rank 10); agents[0..1] (100k, 200k) are outside.
-        expect(yield* Effect.flip(invest.createProposal(a1, { title: "Lower fees", description: "" }))).toBeInstanceOf(NotATopHolder)
-        const p = yield* invest.createProposal(a3, { title: "Lower fees", description: "Cut the fee to 12%", votingPeriodHours: 48 })
-        expect(p.status).toBe("open")
-        expect(p.snapshot.voters.map((v) => [v.rank, v.weight])).toEqual(
-          Array.from({ length: 10 }, (_, i) => [i + 1, (12 - i) * 100_000])
-        )
-        expect(p.snapshot.voters[0].agentId).toBe(a12)
-        expect(p.snapshot.totalWeight).toBe(7_500_000)
-        expect(p.quorumWeight).toBe(3_750_000)
-        expect(Date.parse(p.votingEndsAt) - Date.parse(p.createdAt)).toBe(48 * HOUR)
+    it.effect(
+      "governance: only the top 10 at the snapshot vote, weighted exactly, once each; a veto overturns a pass",
+      () =>
+        Effect.gen(function* () {
+          const invest = yield* Invest
+          // 12 holders of distinct sizes, far above any platform holdings of earlier tests.
+          const agents = yield* Effect.forEach(
+            Array.from({ length: 12 }, (_, i) => i),
+            () => investor(100_000_000)
+          )
+          for (let i = 0; i < 12; i++) yield* invest.invest(agents[i], { tokens: (i + 1) * 100_000 })
+          const [a1, a2, a3, , , , , , , a10, a11, a12] = agents
+          // agents[11] holds 1.2M (rank 1) … agents[2] holds 300k (rank 10); agents[0..1] (100k, 200k) are outside.
+          expect(
+            yield* Effect.flip(invest.createProposal(a1, { title: "Lower fees", description: "" }))
+          ).toBeInstanceOf(NotATopHolder)
+          const p = yield* invest.createProposal(a3, {
+            title: "Lower fees",
+            description: "Cut the fee to 12%",
+            votingPeriodHours: 48
+          })
+          expect(p.status).toBe("open")
+          expect(p.snapshot.voters.map((v) => [v.rank, v.weight])).toEqual(
+            Array.from({ length: 10 }, (_, i) => [i + 1, (12 - i) * 100_000])
+          )
+          expect(p.snapshot.voters[0].agentId).toBe(a12)
+          expect(p.snapshot.totalWeight).toBe(7_500_000)
+          expect(p.quorumWeight).toBe(3_750_000)
+          expect(Date.parse(p.votingEndsAt) - Date.parse(p.createdAt)).toBe(48 * HOUR)
 
-        // Outside the top 10: refused, even after buying more once the snapshot was taken.
-        expect(yield* Effect.flip(invest.vote(a1, { proposalId: p.id, choice: "yes" }))).toBeInstanceOf(NotATopHolder)
-        yield* invest.invest(a2, { tokens: 2_000_000 })
-        expect(yield* Effect.flip(invest.vote(a2, { proposalId: p.id, choice: "yes" }))).toMatchObject({ _tag: "NotATopHolder", proposalId: p.id })
+          // Outside the top 10: refused, even after buying more once the snapshot was taken.
+          expect(yield* Effect.flip(invest.vote(a1, { proposalId: p.id, choice: "yes" }))).toBeInstanceOf(NotATopHolder)
+          yield* invest.invest(a2, { tokens: 2_000_000 })
+          expect(yield* Effect.flip(invest.vote(a2, { proposalId: p.id, choice: "yes" }))).toMatchObject({
+            _tag: "NotATopHolder",
+            proposalId: p.id
+          })
 
-        const v1 = yield* invest.vote(a12, { proposalId: p.id, choice: "yes" }) // 1.2M
-        expect(v1.vote).toMatchObject({ weight: 1_200_000, choice: "yes" })
-        yield* invest.vote(a11, { proposalId: p.id, choice: "no" }) // 1.1M
-        yield* invest.vote(a10, { proposalId: p.id, choice: "yes" }) // 1M
-        const v4 = yield* invest.vote(a3, { proposalId: p.id, choice: "abstain" }) // 300k
-        expect(v4.proposal.tally).toEqual({ yes: 2_200_000, no: 1_100_000, abstain: 300_000, votesCast: 4 })
-        expect(v4.proposal.status).toBe("open")
-        // One vote each: a second is refused, and the tally does not move.
-        expect(yield* Effect.flip(invest.vote(a12, { proposalId: p.id, choice: "no" }))).toMatchObject({ _tag: "Conflict", state: "voted" })
-        expect((yield* invest.getProposal(p.id)).tally.yes).toBe(2_200_000)
+          const v1 = yield* invest.vote(a12, { proposalId: p.id, choice: "yes" }) // 1.2M
+          expect(v1.vote).toMatchObject({ weight: 1_200_000, choice: "yes" })
+          yield* invest.vote(a11, { proposalId: p.id, choice: "no" }) // 1.1M
+          yield* invest.vote(a10, { proposalId: p.id, choice: "yes" }) // 1M
+          const v4 = yield* invest.vote(a3, { proposalId: p.id, choice: "abstain" }) // 300k
+          expect(v4.proposal.tally).toEqual({ yes: 2_200_000, no: 1_100_000, abstain: 300_000, votesCast: 4 })
+          expect(v4.proposal.status).toBe("open")
+          // One vote each: a second is refused, and the tally does not move.
+          expect(yield* Effect.flip(invest.vote(a12, { proposalId: p.id, choice: "no" }))).toMatchObject({
+            _tag: "Conflict",
+            state: "voted"
+          })
+          expect((yield* invest.getProposal(p.id)).tally.yes).toBe(2_200_000)
 
-        // The window closes: 3.6M of 7.5M voted (quorum 3.75M not reached) → rejected, though yes > no.
-        yield* TestClock.adjust(48 * HOUR)
-        const closed = yield* invest.getProposal(p.id)
-        expect(closed.status).toBe("rejected")
-        expect(closed.closedAt).toBe(p.votingEndsAt)
-        expect(yield* Effect.flip(invest.vote(agents[4], { proposalId: p.id, choice: "yes" }))).toMatchObject({ _tag: "Conflict", state: "rejected" })
-        expect(yield* Effect.flip(invest.veto(FOUNDER, p.id, "no"))).toMatchObject({ _tag: "Conflict", state: "rejected" })
+          // The window closes: 3.6M of 7.5M voted (quorum 3.75M not reached) → rejected, though yes > no.
+          yield* TestClock.adjust(48 * HOUR)
+          const closed = yield* invest.getProposal(p.id)
+          expect(closed.status).toBe("rejected")
+          expect(closed.closedAt).toBe(p.votingEndsAt)
+          expect(yield* Effect.flip(invest.vote(agents[4], { proposalId: p.id, choice: "yes" }))).toMatchObject({
+            _tag: "Conflict",
+            state: "rejected"
+          })
+          expect(yield* Effect.flip(invest.veto(FOUNDER, p.id, "no"))).toMatchObject({
+            _tag: "Conflict",
+            state: "rejected"
+          })
 
-        // A second proposal reaches quorum and passes; the founder vetoes it.
-        const q = yield* invest.createProposal(a12, { title: "New template category", description: "Add Education" })
-        expect(q.snapshot.voters[0]).toMatchObject({ agentId: a2, weight: 2_200_000 }) // a2 now ranks first
-        expect(q.snapshot.totalWeight).toBe(9_400_000)
-        yield* invest.vote(a2, { proposalId: q.id, choice: "yes" }) // 2.2M
-        yield* invest.vote(a12, { proposalId: q.id, choice: "yes" }) // 1.2M
-        yield* invest.vote(a11, { proposalId: q.id, choice: "no" }) // 1.1M
-        yield* invest.vote(a10, { proposalId: q.id, choice: "yes" }) // 1M: 5.5M of 9.4M voted, quorum 4.7M met
-        yield* TestClock.adjust(72 * HOUR)
-        const passed = yield* invest.getProposal(q.id)
-        expect(passed).toMatchObject({ status: "passed", quorumWeight: 4_700_000, tally: { yes: 4_400_000, no: 1_100_000, abstain: 0, votesCast: 4 } })
-        expect(Date.parse(passed.vetoWindowEndsAt!) - Date.parse(passed.closedAt!)).toBe(VETO_WINDOW_MS)
-        expect(yield* Effect.flip(invest.veto("acct_someone_else", q.id, "mine"))).toBeInstanceOf(Forbidden)
-        const vetoed = yield* invest.veto(FOUNDER, q.id, "Out of scope for this quarter")
-        expect(vetoed.status).toBe("vetoed")
-        expect(vetoed.veto).toMatchObject({ reason: "Out of scope for this quarter", byAccountId: FOUNDER })
-        expect((yield* invest.getProposal(q.id)).status).toBe("vetoed")
-        expect(yield* Effect.flip(invest.veto(FOUNDER, q.id, "again"))).toMatchObject({ _tag: "Conflict", state: "vetoed" })
+          // A second proposal reaches quorum and passes; the founder vetoes it.
+          const q = yield* invest.createProposal(a12, { title: "New template category", description: "Add Education" })
+          expect(q.snapshot.voters[0]).toMatchObject({ agentId: a2, weight: 2_200_000 }) // a2 now ranks first
+          expect(q.snapshot.totalWeight).toBe(9_400_000)
+          yield* invest.vote(a2, { proposalId: q.id, choice: "yes" }) // 2.2M
+          yield* invest.vote(a12, { proposalId: q.id, choice: "yes" }) // 1.2M
+          yield* invest.vote(a11, { proposalId: q.id, choice: "no" }) // 1.1M
+          yield* invest.vote(a10, { proposalId: q.id, choice: "yes" }) // 1M: 5.5M of 9.4M voted, quorum 4.7M met
+          yield* TestClock.adjust(72 * HOUR)
+          const passed = yield* invest.getProposal(q.id)
+          expect(passed).toMatchObject({
+            status: "passed",
+            quorumWeight: 4_700_000,
+            tally: { yes: 4_400_000, no: 1_100_000, abstain: 0, votesCast: 4 }
+          })
+          expect(Date.parse(passed.vetoWindowEndsAt!) - Date.parse(passed.closedAt!)).toBe(VETO_WINDOW_MS)
+          expect(yield* Effect.flip(invest.veto("acct_someone_else", q.id, "mine"))).toBeInstanceOf(Forbidden)
+          const vetoed = yield* invest.veto(FOUNDER, q.id, "Out of scope for this quarter")
+          expect(vetoed.status).toBe("vetoed")
+          expect(vetoed.veto).toMatchObject({ reason: "Out of scope for this quarter", byAccountId: FOUNDER })
+          expect((yield* invest.getProposal(q.id)).status).toBe("vetoed")
+          expect(yield* Effect.flip(invest.veto(FOUNDER, q.id, "again"))).toMatchObject({
+            _tag: "Conflict",
+            state: "vetoed"
+          })
 
-        // A third passes early (every snapshot voter voted) and, unvetoed, is executed when the veto window ends.
-        const r = yield* invest.createProposal(a12, { title: "Publish a roadmap", description: "" })
-        for (const v of r.snapshot.voters) yield* invest.vote(v.agentId, { proposalId: r.id, choice: v.rank <= 6 ? "yes" : "no" })
-        const early = yield* invest.getProposal(r.id)
-        expect(early.status).toBe("passed")
-        expect(early.closedAt).toBe(early.createdAt)
-        yield* TestClock.adjust(VETO_WINDOW_MS)
-        const executed = yield* invest.getProposal(r.id)
-        expect(executed).toMatchObject({ status: "executed", executedAt: early.vetoWindowEndsAt })
-        expect(yield* Effect.flip(invest.veto(FOUNDER, r.id, "too late"))).toMatchObject({ _tag: "Conflict", state: "executed" })
-        expect((yield* invest.listProposals(10)).map((x) => x.id).slice(0, 3)).toEqual([r.id, q.id, p.id])
-        expect(yield* Effect.flip(invest.getProposal("prop_missing"))).toBeInstanceOf(NotFound)
-      })
+          // A third passes early (every snapshot voter voted) and, unvetoed, is executed when the veto window ends.
+          const r = yield* invest.createProposal(a12, { title: "Publish a roadmap", description: "" })
+          for (const v of r.snapshot.voters)
+            yield* invest.vote(v.agentId, { proposalId: r.id, choice: v.rank <= 6 ? "yes" : "no" })
+          const early = yield* invest.getProposal(r.id)
+          expect(early.status).toBe("passed")
+          expect(early.closedAt).toBe(early.createdAt)
+          yield* TestClock.adjust(VETO_WINDOW_MS)
+          const executed = yield* invest.getProposal(r.id)
+          expect(executed).toMatchObject({ status: "executed", executedAt: early.vetoWindowEndsAt })
+          expect(yield* Effect.flip(invest.veto(FOUNDER, r.id, "too late"))).toMatchObject({
+            _tag: "Conflict",
+            state: "executed"
+          })
+          expect((yield* invest.listProposals(10)).map((x) => x.id).slice(0, 3)).toEqual([r.id, q.id, p.id])
+          expect(yield* Effect.flip(invest.getProposal("prop_missing"))).toBeInstanceOf(NotFound)
+        })
     )
   },
   { founderAccountId: Option.some(FOUNDER) }

@@ -25,21 +25,37 @@ forEachStorage(
         return { account, agent, ...created }
       })
 
-    it.effect("agentsById: the agents that exist among 2,500 ids (duplicates and unknown ones too), read across three chunks of 1,000", () =>
-      Effect.gen(function* () {
-        const keys = yield* Keys
-        const store = yield* KeysStore
-        const account = yield* keys.signUp({ email: "many-agents@example.com", password: "correct horse battery", name: "Many" })
-        const ids = Array.from({ length: 2_100 }, (_, i) => `agt_many_${String(i).padStart(5, "0")}`)
-        for (const id of ids) yield* store.insertAgent(Agent.make({ id, accountId: account.id, name: id, organization: null, createdAt: "2026-11-25T00:00:00.000Z" }))
-        const asked = [...ids, ...ids.slice(0, 100), ...Array.from({ length: 300 }, (_, i) => `agt_unknown_${i}`)]
-        const found = yield* keys.agentsById(asked)
-        expect(found.size).toBe(2_100)
-        expect(found.get("agt_many_02099")?.name).toBe("agt_many_02099")
-        expect(found.has("agt_unknown_0")).toBe(false)
-        expect((yield* keys.agentsById([])).size).toBe(0)
-      })
-    , { timeout: 60_000 })
+    it.effect(
+      "agentsById: the agents that exist among 2,500 ids (duplicates and unknown ones too), read across three chunks of 1,000",
+      () =>
+        Effect.gen(function* () {
+          const keys = yield* Keys
+          const store = yield* KeysStore
+          const account = yield* keys.signUp({
+            email: "many-agents@example.com",
+            password: "correct horse battery",
+            name: "Many"
+          })
+          const ids = Array.from({ length: 2_100 }, (_, i) => `agt_many_${String(i).padStart(5, "0")}`)
+          for (const id of ids)
+            yield* store.insertAgent(
+              Agent.make({
+                id,
+                accountId: account.id,
+                name: id,
+                organization: null,
+                createdAt: "2026-11-25T00:00:00.000Z"
+              })
+            )
+          const asked = [...ids, ...ids.slice(0, 100), ...Array.from({ length: 300 }, (_, i) => `agt_unknown_${i}`)]
+          const found = yield* keys.agentsById(asked)
+          expect(found.size).toBe(2_100)
+          expect(found.get("agt_many_02099")?.name).toBe("agt_many_02099")
+          expect(found.has("agt_unknown_0")).toBe(false)
+          expect((yield* keys.agentsById([])).size).toBe(0)
+        }),
+      { timeout: 60_000 }
+    )
 
     it.effect("revoked through Keys: refused on the very next request, though the key was cached", () =>
       Effect.gen(function* () {
@@ -47,7 +63,10 @@ forEachStorage(
         const k = yield* newKey("cache-revoke@example.com")
         expect((yield* keys.authenticate(k.secret)).caller.keyId).toBe(k.key.id)
         yield* keys.revokeKey(k.account.id, k.key.id)
-        expect(yield* Effect.flip(keys.authenticate(k.secret))).toMatchObject({ _tag: "Unauthorized", message: "this API key was revoked" })
+        expect(yield* Effect.flip(keys.authenticate(k.secret))).toMatchObject({
+          _tag: "Unauthorized",
+          message: "this API key was revoked"
+        })
       })
     )
 
@@ -55,20 +74,25 @@ forEachStorage(
     // listener. The clock is the test's (TestClock): nothing here waits for the TTL to pass.
     const otherProcess = (store: KeysStore["Service"]) => Keys.make.pipe(Effect.provideService(KeysStore, store))
 
-    it.effect("revoked in another process whose notification is lost: served from this process's cache until the TTL, refused from the TTL on", () =>
-      Effect.gen(function* () {
-        const keys = yield* Keys
-        const store = yield* KeysStore
-        // The listener reconnecting: no revocation reaches this process but through the store.
-        const deaf = yield* otherProcess({ ...store, watchKeyChanges: () => Effect.void })
-        const k = yield* newKey("cache-lost@example.com")
-        expect((yield* deaf.authenticate(k.secret)).caller.keyId).toBe(k.key.id)
-        yield* keys.revokeKey(k.account.id, k.key.id)
-        yield* TestClock.adjust(KEY_CACHE_TTL_MS - 1)
-        expect((yield* deaf.authenticate(k.secret)).caller.keyId).toBe(k.key.id)
-        yield* TestClock.adjust(1)
-        expect(yield* Effect.flip(deaf.authenticate(k.secret))).toMatchObject({ _tag: "Unauthorized", message: "this API key was revoked" })
-      })
+    it.effect(
+      "revoked in another process whose notification is lost: served from this process's cache until the TTL, refused from the TTL on",
+      () =>
+        Effect.gen(function* () {
+          const keys = yield* Keys
+          const store = yield* KeysStore
+          // The listener reconnecting: no revocation reaches this process but through the store.
+          const deaf = yield* otherProcess({ ...store, watchKeyChanges: () => Effect.void })
+          const k = yield* newKey("cache-lost@example.com")
+          expect((yield* deaf.authenticate(k.secret)).caller.keyId).toBe(k.key.id)
+          yield* keys.revokeKey(k.account.id, k.key.id)
+          yield* TestClock.adjust(KEY_CACHE_TTL_MS - 1)
+          expect((yield* deaf.authenticate(k.secret)).caller.keyId).toBe(k.key.id)
+          yield* TestClock.adjust(1)
+          expect(yield* Effect.flip(deaf.authenticate(k.secret))).toMatchObject({
+            _tag: "Unauthorized",
+            message: "this API key was revoked"
+          })
+        })
     )
 
     it.effect("revoked in another process: refused by this one within the cache TTL of the revocation", () =>
@@ -84,21 +108,32 @@ forEachStorage(
         yield* TestClock.adjust(KEY_CACHE_TTL_MS - 1)
         yield* Effect.result(other.authenticate(k.secret))
         yield* TestClock.adjust(1)
-        expect(yield* Effect.flip(other.authenticate(k.secret))).toMatchObject({ _tag: "Unauthorized", message: "this API key was revoked" })
+        expect(yield* Effect.flip(other.authenticate(k.secret))).toMatchObject({
+          _tag: "Unauthorized",
+          message: "this API key was revoked"
+        })
       })
     )
 
     if (c.name === "postgres")
-      it.effect("Postgres: another process is told of a revocation when it commits and refuses the key with the clock standing still", () =>
-        Effect.gen(function* () {
-          const keys = yield* Keys
-          const other = yield* otherProcess(yield* KeysStore)
-          const k = yield* newKey("cache-notified@example.com")
-          yield* other.authenticate(k.secret)
-          yield* keys.revokeKey(k.account.id, k.key.id)
-          const answer = yield* eventuallyEffect(Effect.result(other.authenticate(k.secret)), (r) => r._tag === "Failure")
-          expect(answer).toMatchObject({ _tag: "Failure", failure: { _tag: "Unauthorized", message: "this API key was revoked" } })
-        })
+      it.effect(
+        "Postgres: another process is told of a revocation when it commits and refuses the key with the clock standing still",
+        () =>
+          Effect.gen(function* () {
+            const keys = yield* Keys
+            const other = yield* otherProcess(yield* KeysStore)
+            const k = yield* newKey("cache-notified@example.com")
+            yield* other.authenticate(k.secret)
+            yield* keys.revokeKey(k.account.id, k.key.id)
+            const answer = yield* eventuallyEffect(
+              Effect.result(other.authenticate(k.secret)),
+              (r) => r._tag === "Failure"
+            )
+            expect(answer).toMatchObject({
+              _tag: "Failure",
+              failure: { _tag: "Unauthorized", message: "this API key was revoked" }
+            })
+          })
       )
 
     it.effect("a key created a moment ago works at once; an unknown one is 401 every time (never cached)", () =>

@@ -4,29 +4,38 @@ import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Ids } from "../../src/services/platform/Db.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
-import { EXTERNAL_GRANTS, InsufficientFunds, PLATFORM_FEES, splitSettlement, walletAccount } from "../../src/schema/ledger/ledger.js"
+import {
+  EXTERNAL_GRANTS,
+  InsufficientFunds,
+  PLATFORM_FEES,
+  splitSettlement,
+  walletAccount
+} from "../../src/schema/ledger/ledger.js"
 import { InvalidInput } from "../../src/schema/platform/errors.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { describe, it as vit } from "vitest"
 
 describe("splitSettlement", () => {
-  vit("rounds the 15% fee to the nearest cent (halves up) and gives the seller the remainder, for every price up to 10 000", () => {
-    for (let price = 0; price <= 10_000; price++) {
-      const { sellerCents, feeCents } = splitSettlement(price)
-      expect(sellerCents + feeCents).toBe(price)
-      // Nearest cent: never more than half a cent from the exact 15 %.
-      expect(Math.abs(feeCents * 100 - price * 15)).toBeLessThanOrEqual(50)
+  vit(
+    "rounds the 15% fee to the nearest cent (halves up) and gives the seller the remainder, for every price up to 10 000",
+    () => {
+      for (let price = 0; price <= 10_000; price++) {
+        const { sellerCents, feeCents } = splitSettlement(price)
+        expect(sellerCents + feeCents).toBe(price)
+        // Nearest cent: never more than half a cent from the exact 15 %.
+        expect(Math.abs(feeCents * 100 - price * 15)).toBeLessThanOrEqual(50)
+      }
+      expect(splitSettlement(1)).toEqual({ sellerCents: 1, feeCents: 0 })
+      expect(splitSettlement(3)).toEqual({ sellerCents: 3, feeCents: 0 })
+      expect(splitSettlement(4)).toEqual({ sellerCents: 3, feeCents: 1 })
+      expect(splitSettlement(7)).toEqual({ sellerCents: 6, feeCents: 1 })
+      expect(splitSettlement(10)).toEqual({ sellerCents: 8, feeCents: 2 }) // 1.5 → 2 (half up)
+      expect(splitSettlement(100)).toEqual({ sellerCents: 85, feeCents: 15 })
+      expect(splitSettlement(777)).toEqual({ sellerCents: 660, feeCents: 117 })
+      expect(splitSettlement(1999)).toEqual({ sellerCents: 1699, feeCents: 300 })
+      expect(() => splitSettlement(1.5)).toThrow()
     }
-    expect(splitSettlement(1)).toEqual({ sellerCents: 1, feeCents: 0 })
-    expect(splitSettlement(3)).toEqual({ sellerCents: 3, feeCents: 0 })
-    expect(splitSettlement(4)).toEqual({ sellerCents: 3, feeCents: 1 })
-    expect(splitSettlement(7)).toEqual({ sellerCents: 6, feeCents: 1 })
-    expect(splitSettlement(10)).toEqual({ sellerCents: 8, feeCents: 2 }) // 1.5 → 2 (half up)
-    expect(splitSettlement(100)).toEqual({ sellerCents: 85, feeCents: 15 })
-    expect(splitSettlement(777)).toEqual({ sellerCents: 660, feeCents: 117 })
-    expect(splitSettlement(1999)).toEqual({ sellerCents: 1699, feeCents: 300 })
-    expect(() => splitSettlement(1.5)).toThrow()
-  })
+  )
 })
 
 forEachStorage(
@@ -66,10 +75,19 @@ forEachStorage(
         const a = walletAccount("agt_a2")
         yield* ledger.transfer({ kind: "grant", reference: "g", from: EXTERNAL_GRANTS, to: a, amount: 50 })
         const unbalanced = yield* Effect.flip(
-          ledger.post({ kind: "adjustment", reference: "x", postings: [{ account: a, amount: 5 }, { account: PLATFORM_FEES, amount: 1 }] })
+          ledger.post({
+            kind: "adjustment",
+            reference: "x",
+            postings: [
+              { account: a, amount: 5 },
+              { account: PLATFORM_FEES, amount: 1 }
+            ]
+          })
         )
         expect(unbalanced).toBeInstanceOf(InvalidInput)
-        const overdraft = yield* Effect.flip(ledger.transfer({ kind: "purchase", reference: "y", from: a, to: PLATFORM_FEES, amount: 51 }))
+        const overdraft = yield* Effect.flip(
+          ledger.transfer({ kind: "purchase", reference: "y", from: a, to: PLATFORM_FEES, amount: 51 })
+        )
         expect(overdraft).toBeInstanceOf(InsufficientFunds)
         expect(overdraft).toMatchObject({ balanceCents: 50, requiredCents: 51, missingCents: 1 })
         expect(yield* ledger.balance(a)).toBe(50)
@@ -78,39 +96,47 @@ forEachStorage(
       })
     )
 
-    it.effect("1,000 concurrent debits against a wallet funded for exactly 100: 100 succeed, balance 0", () =>
-      Effect.gen(function* () {
-        const ledger = yield* Ledger
-        const buyer = walletAccount("agt_race")
-        const seller = walletAccount("agt_seller_race")
-        yield* ledger.transfer({ kind: "grant", reference: "fund", from: EXTERNAL_GRANTS, to: buyer, amount: 100 * 20 })
-        const results = yield* Effect.forEach(
-          Array.from({ length: 1000 }, (_, i) => i),
-          (i) => {
-            const { sellerCents, feeCents } = splitSettlement(20)
-            return ledger
-              .post({
-                kind: "purchase",
-                reference: `race-${i}`,
-                postings: [
-                  { account: buyer, amount: -20 },
-                  { account: seller, amount: sellerCents },
-                  { account: PLATFORM_FEES, amount: feeCents }
-                ]
-              })
-              .pipe(Effect.result)
-          },
-          { concurrency: 50 }
-        )
-        const ok = results.filter((r) => r._tag === "Success").length
-        const refused = results.filter((r) => r._tag === "Failure" && r.failure._tag === "InsufficientFunds").length
-        expect(ok).toBe(100)
-        expect(refused).toBe(900)
-        expect(yield* ledger.balance(buyer)).toBe(0)
-        expect(yield* ledger.balance(seller)).toBe(100 * 17)
-        const check = yield* ledger.check
-        expect(check.ok).toBe(true)
-      }),
+    it.effect(
+      "1,000 concurrent debits against a wallet funded for exactly 100: 100 succeed, balance 0",
+      () =>
+        Effect.gen(function* () {
+          const ledger = yield* Ledger
+          const buyer = walletAccount("agt_race")
+          const seller = walletAccount("agt_seller_race")
+          yield* ledger.transfer({
+            kind: "grant",
+            reference: "fund",
+            from: EXTERNAL_GRANTS,
+            to: buyer,
+            amount: 100 * 20
+          })
+          const results = yield* Effect.forEach(
+            Array.from({ length: 1000 }, (_, i) => i),
+            (i) => {
+              const { sellerCents, feeCents } = splitSettlement(20)
+              return ledger
+                .post({
+                  kind: "purchase",
+                  reference: `race-${i}`,
+                  postings: [
+                    { account: buyer, amount: -20 },
+                    { account: seller, amount: sellerCents },
+                    { account: PLATFORM_FEES, amount: feeCents }
+                  ]
+                })
+                .pipe(Effect.result)
+            },
+            { concurrency: 50 }
+          )
+          const ok = results.filter((r) => r._tag === "Success").length
+          const refused = results.filter((r) => r._tag === "Failure" && r.failure._tag === "InsufficientFunds").length
+          expect(ok).toBe(100)
+          expect(refused).toBe(900)
+          expect(yield* ledger.balance(buyer)).toBe(0)
+          expect(yield* ledger.balance(seller)).toBe(100 * 17)
+          const check = yield* ledger.check
+          expect(check.ok).toBe(true)
+        }),
       { timeout: 60_000 }
     )
   }

@@ -86,9 +86,13 @@ const seed = (sql: SqlClient.SqlClient) =>
 /** No sequential scan of a commerce table; no sort of more than two pages' candidates; rows read from the list's index (rows × loops) at most `readBound`. */
 const expectIndexed = (plan: ReadonlyArray<PlanNode>, what: string, readBound: number) => {
   const seq = plan.filter((n) => n["Node Type"] === "Seq Scan" && BIG.includes(n["Relation Name"] ?? ""))
-  expect(seq.map((n) => n["Relation Name"]), `${what}: sequential scans`).toEqual([])
+  expect(
+    seq.map((n) => n["Relation Name"]),
+    `${what}: sequential scans`
+  ).toEqual([])
   const sorts = plan.filter((n) => n["Node Type"] === "Sort" || n["Node Type"] === "Incremental Sort")
-  for (const s of sorts) expect(s["Actual Rows"], `${what}: a sort of ${s["Actual Rows"]} rows`).toBeLessThanOrEqual(2 * LIMIT)
+  for (const s of sorts)
+    expect(s["Actual Rows"], `${what}: a sort of ${s["Actual Rows"]} rows`).toBeLessThanOrEqual(2 * LIMIT)
   // The lists' own indexes (not the per-row primary-key lookups of the page's joins).
   const read = plan
     .filter((n) => PAGE_INDEXES.includes(n["Index Name"] ?? ""))
@@ -111,19 +115,50 @@ for (const c of [embeddedCase, postgresCase]) {
               ["transactions, both sides", transactionsPage(sql, page), 3 * LIMIT],
               ["transactions as buyer", transactionsPage(sql, { ...page, role: "buyer" }), 2 * LIMIT],
               ["transactions as seller", transactionsPage(sql, { ...page, role: "seller" }), 2 * LIMIT],
-              ["transactions, a page deep in the history", transactionsPage(sql, { ...page, before: { createdAt: "2026-01-04T00:00:00.000Z", id: "tx_004000" } }), 3 * LIMIT],
+              [
+                "transactions, a page deep in the history",
+                transactionsPage(sql, { ...page, before: { createdAt: "2026-01-04T00:00:00.000Z", id: "tx_004000" } }),
+                3 * LIMIT
+              ],
               // A rare status reads its partial (agent, status, created_at, id) index: only those rows.
               ["transactions, refunded only", transactionsPage(sql, { ...page, status: "refunded" }), 3 * LIMIT],
-              ["transactions as seller, refunded, a later page", transactionsPage(sql, { ...page, role: "seller", status: "refunded", before: { createdAt: "2026-01-11T00:00:00.000Z", id: "tx_015000" } }), 2 * LIMIT],
+              [
+                "transactions as seller, refunded, a later page",
+                transactionsPage(sql, {
+                  ...page,
+                  role: "seller",
+                  status: "refunded",
+                  before: { createdAt: "2026-01-11T00:00:00.000Z", id: "tx_015000" }
+                }),
+                2 * LIMIT
+              ],
               // Filters the index does not hold are applied while walking it: the walk stops after `limit` matches.
               ["transactions, completed only", transactionsPage(sql, { ...page, status: "completed" }), 5 * LIMIT],
               ["transactions of one service", transactionsPage(sql, { ...page, serviceId: "svc_3" }), 100 * LIMIT],
               ["approvals", approvalsPage(sql, "acct_heavy", undefined, LIMIT), 2 * LIMIT],
               ["pending approvals", approvalsPage(sql, "acct_heavy", "pending", LIMIT), 2 * LIMIT],
               ["disputes", disputesPage(sql, HEAVY, LIMIT), 3 * LIMIT],
-              ["approvals, a later page", approvalsPage(sql, "acct_heavy", undefined, LIMIT, { createdAt: "2026-01-03T00:00:00.000Z", id: "apr_003000" }), 2 * LIMIT],
-              ["pending approvals, a later page", approvalsPage(sql, "acct_heavy", "pending", LIMIT, { createdAt: "2026-01-03T00:00:00.000Z", id: "apr_003000" }), 2 * LIMIT],
-              ["disputes, a later page", disputesPage(sql, HEAVY, LIMIT, { createdAt: "2026-01-06T00:00:00.000Z", id: "dp_tx_007000" }), 3 * LIMIT]
+              [
+                "approvals, a later page",
+                approvalsPage(sql, "acct_heavy", undefined, LIMIT, {
+                  createdAt: "2026-01-03T00:00:00.000Z",
+                  id: "apr_003000"
+                }),
+                2 * LIMIT
+              ],
+              [
+                "pending approvals, a later page",
+                approvalsPage(sql, "acct_heavy", "pending", LIMIT, {
+                  createdAt: "2026-01-03T00:00:00.000Z",
+                  id: "apr_003000"
+                }),
+                2 * LIMIT
+              ],
+              [
+                "disputes, a later page",
+                disputesPage(sql, HEAVY, LIMIT, { createdAt: "2026-01-06T00:00:00.000Z", id: "dp_tx_007000" }),
+                3 * LIMIT
+              ]
             ]
             for (const [what, statement, readBound] of cases) {
               const plan = yield* explain(sql, statement)
@@ -135,83 +170,120 @@ for (const c of [embeddedCase, postgresCase]) {
           })
       )
 
-      it.effect("webhook delivery log (all, one event, a later page) and deliveries in outbox order: no seq scan, no sort over the agent's rows", () =>
-        Effect.gen(function* () {
-          const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
-          // 100 endpoints; 12k deliveries, 6k of them the heavy agent's; two attempts each (24k).
-          yield* sql.unsafe(`
+      it.effect(
+        "webhook delivery log (all, one event, a later page) and deliveries in outbox order: no seq scan, no sort over the agent's rows",
+        () =>
+          Effect.gen(function* () {
+            const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
+            // 100 endpoints; 12k deliveries, 6k of them the heavy agent's; two attempts each (24k).
+            yield* sql.unsafe(`
             INSERT INTO webhook_endpoints (id, agent_id, url, events, enabled, secret, created_at, updated_at)
             SELECT 'whe_' || i, CASE WHEN i = 0 THEN '${HEAVY}' ELSE 'agt_w' || i END, 'https://example.com/h', '["*"]'::jsonb, true, 's', now(), now()
             FROM generate_series(0, 99) i`)
-          yield* sql.unsafe(`
+            yield* sql.unsafe(`
             INSERT INTO webhook_deliveries (id, endpoint_id, agent_id, event_id, event_type, body, status, attempts, due_at, created_at, updated_at)
             SELECT 'whd_' || lpad(i::text, 6, '0'), CASE WHEN i <= 6000 THEN 'whe_0' ELSE 'whe_' || (1 + i % 99) END,
               CASE WHEN i <= 6000 THEN '${HEAVY}' ELSE 'agt_w' || (1 + i % 99) END, 'evt_' || i, 'wallet.recharged', '{}', 'succeeded', 2, NULL,
               timestamptz '2026-01-01' + i * interval '1 minute', timestamptz '2026-01-01' + i * interval '1 minute'
             FROM generate_series(1, 12000) i`)
-          yield* sql.unsafe(`
+            yield* sql.unsafe(`
             INSERT INTO webhook_attempts (id, delivery_id, agent_id, event_id, event_type, attempt, status, response_status, duration_ms, error, attempted_at, next_retry_at)
             SELECT 'wha_' || d.id || '_' || n, d.id, d.agent_id, d.event_id, d.event_type, n, CASE WHEN n = 1 THEN 'failed' ELSE 'succeeded' END, 500, 5, NULL,
               d.created_at + n * interval '1 second', NULL
             FROM webhook_deliveries d CROSS JOIN generate_series(1, 2) n ORDER BY d.created_at, n`)
-          for (const t of ["webhook_endpoints", "webhook_deliveries", "webhook_attempts"]) yield* sql.unsafe(`ANALYZE ${t}`)
-          const cases: ReadonlyArray<readonly [string, Statement<unknown>, number, number]> = [
-            ["delivery log", attemptsPage(sql, HEAVY, { limit: LIMIT }), 2 * LIMIT, LIMIT],
-            ["delivery log, a page deep in it", attemptsPage(sql, HEAVY, { limit: LIMIT, beforeId: "wha_whd_001000_1" }), 2 * LIMIT, LIMIT],
-            ["delivery log of one event", attemptsPage(sql, HEAVY, { limit: LIMIT, eventId: "evt_3000" }), 2 * LIMIT, 2],
-            ["deliveries in outbox order", deliveriesPage(sql, HEAVY, { limit: LIMIT }), 2 * LIMIT, LIMIT],
-            ["deliveries, a page deep in them", deliveriesPage(sql, HEAVY, { limit: LIMIT, afterId: "whd_004000" }), 2 * LIMIT, LIMIT]
-          ]
-          for (const [what, statement, readBound, expected] of cases) {
-            const plan = yield* explain(sql, statement)
-            expectIndexed(plan, what, readBound)
-            expect((yield* statement).length, what).toBe(expected)
-          }
-          const oneEvent = yield* explain(sql, attemptsPage(sql, HEAVY, { limit: LIMIT, eventId: "evt_3000" }))
-          expect(oneEvent.map((n) => n["Index Name"]), "one event's log walks its own index").toContain("webhook_attempts_agent_event_idx")
-          // The later pages resume right after the cursor's row.
-          const deep = (yield* attemptsPage(sql, HEAVY, { limit: 2, beforeId: "wha_whd_001000_1" })) as ReadonlyArray<{ id: string }>
-          expect(deep.map((r) => r.id)).toEqual(["wha_whd_000999_2", "wha_whd_000999_1"])
-          const after = (yield* deliveriesPage(sql, HEAVY, { limit: 2, afterId: "whd_004000" })) as ReadonlyArray<{ id: string }>
-          expect(after.map((r) => r.id)).toEqual(["whd_004001", "whd_004002"])
-        })
+            for (const t of ["webhook_endpoints", "webhook_deliveries", "webhook_attempts"])
+              yield* sql.unsafe(`ANALYZE ${t}`)
+            const cases: ReadonlyArray<readonly [string, Statement<unknown>, number, number]> = [
+              ["delivery log", attemptsPage(sql, HEAVY, { limit: LIMIT }), 2 * LIMIT, LIMIT],
+              [
+                "delivery log, a page deep in it",
+                attemptsPage(sql, HEAVY, { limit: LIMIT, beforeId: "wha_whd_001000_1" }),
+                2 * LIMIT,
+                LIMIT
+              ],
+              [
+                "delivery log of one event",
+                attemptsPage(sql, HEAVY, { limit: LIMIT, eventId: "evt_3000" }),
+                2 * LIMIT,
+                2
+              ],
+              ["deliveries in outbox order", deliveriesPage(sql, HEAVY, { limit: LIMIT }), 2 * LIMIT, LIMIT],
+              [
+                "deliveries, a page deep in them",
+                deliveriesPage(sql, HEAVY, { limit: LIMIT, afterId: "whd_004000" }),
+                2 * LIMIT,
+                LIMIT
+              ]
+            ]
+            for (const [what, statement, readBound, expected] of cases) {
+              const plan = yield* explain(sql, statement)
+              expectIndexed(plan, what, readBound)
+              expect((yield* statement).length, what).toBe(expected)
+            }
+            const oneEvent = yield* explain(sql, attemptsPage(sql, HEAVY, { limit: LIMIT, eventId: "evt_3000" }))
+            expect(
+              oneEvent.map((n) => n["Index Name"]),
+              "one event's log walks its own index"
+            ).toContain("webhook_attempts_agent_event_idx")
+            // The later pages resume right after the cursor's row.
+            const deep = (yield* attemptsPage(sql, HEAVY, {
+              limit: 2,
+              beforeId: "wha_whd_001000_1"
+            })) as ReadonlyArray<{ id: string }>
+            expect(deep.map((r) => r.id)).toEqual(["wha_whd_000999_2", "wha_whd_000999_1"])
+            const after = (yield* deliveriesPage(sql, HEAVY, { limit: 2, afterId: "whd_004000" })) as ReadonlyArray<{
+              id: string
+            }>
+            expect(after.map((r) => r.id)).toEqual(["whd_004001", "whd_004002"])
+          })
       )
 
-      it.effect("the portfolio's acquisitions (first and a later page) and the already-owned check: no seq scan, no sort over the agent's rows", () =>
-        Effect.gen(function* () {
-          const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
-          // 10k acquisitions (each with its checkout): 4k of the heavy agent's (the oldest), one in 4 paid.
-          yield* sql.unsafe(`
+      it.effect(
+        "the portfolio's acquisitions (first and a later page) and the already-owned check: no seq scan, no sort over the agent's rows",
+        () =>
+          Effect.gen(function* () {
+            const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
+            // 10k acquisitions (each with its checkout): 4k of the heavy agent's (the oldest), one in 4 paid.
+            yield* sql.unsafe(`
             INSERT INTO checkouts (session_id, purpose, mode, status, amount_cents, currency, description, checkout_url, credits, created_at)
             SELECT 'cs_' || i, 'acquisition', 'payment', 'paid', 100, 'usd', 'x', 'https://example.com/c', 0, now() FROM generate_series(1, 10000) i`)
-          yield* sql.unsafe(`
+            yield* sql.unsafe(`
             INSERT INTO acquisitions (id, agent_id, account_id, project_id, title, price_cents, currency, status, checkout_session_id, checkout_url, created_at, paid_at)
             SELECT 'acq_' || lpad(i::text, 6, '0'), CASE WHEN i <= 4000 THEN '${HEAVY}' ELSE 'agt_a' || (i % 300) END, 'acct', 'prj_' || i,
               'P', 100, 'usd', CASE WHEN i % 4 = 0 THEN 'paid' ELSE 'expired' END, 'cs_' || i, 'https://example.com/c',
               timestamptz '2026-01-01' + i * interval '1 minute', NULL
             FROM generate_series(1, 10000) i`)
-          yield* sql.unsafe("ANALYZE checkouts")
-          yield* sql.unsafe("ANALYZE acquisitions")
-          const owned = paidAcquisition(sql, HEAVY, "prj_2000")
-          const cases: ReadonlyArray<readonly [string, Statement<unknown>, number, number]> = [
-            ["acquisitions", acquisitionsPage(sql, HEAVY, { limit: LIMIT }), 2 * LIMIT, LIMIT],
-            ["acquisitions, a later page", acquisitionsPage(sql, HEAVY, { limit: LIMIT, beforeId: "acq_001000" }), 2 * LIMIT, LIMIT],
-            ["already owned?", owned, 1, 1]
-          ]
-          for (const [what, statement, readBound, expected] of cases) {
-            expectIndexed(yield* explain(sql, statement), what, readBound)
-            expect((yield* statement).length, what).toBe(expected)
-          }
-          const later = (yield* acquisitionsPage(sql, HEAVY, { limit: 2, beforeId: "acq_001000" })) as ReadonlyArray<{ id: string }>
-          expect(later.map((r) => r.id)).toEqual(["acq_000999", "acq_000998"])
-        })
+            yield* sql.unsafe("ANALYZE checkouts")
+            yield* sql.unsafe("ANALYZE acquisitions")
+            const owned = paidAcquisition(sql, HEAVY, "prj_2000")
+            const cases: ReadonlyArray<readonly [string, Statement<unknown>, number, number]> = [
+              ["acquisitions", acquisitionsPage(sql, HEAVY, { limit: LIMIT }), 2 * LIMIT, LIMIT],
+              [
+                "acquisitions, a later page",
+                acquisitionsPage(sql, HEAVY, { limit: LIMIT, beforeId: "acq_001000" }),
+                2 * LIMIT,
+                LIMIT
+              ],
+              ["already owned?", owned, 1, 1]
+            ]
+            for (const [what, statement, readBound, expected] of cases) {
+              expectIndexed(yield* explain(sql, statement), what, readBound)
+              expect((yield* statement).length, what).toBe(expected)
+            }
+            const later = (yield* acquisitionsPage(sql, HEAVY, { limit: 2, beforeId: "acq_001000" })) as ReadonlyArray<{
+              id: string
+            }>
+            expect(later.map((r) => r.id)).toEqual(["acq_000999", "acq_000998"])
+          })
       )
 
-      it.effect("negotiations as buyer and seller (first and a later page): each side walks its index, no sort over the agent's rows", () =>
-        Effect.gen(function* () {
-          const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
-          // 12k negotiations: the heavy agent buys in 5k and sells in 3k; 4k between others.
-          yield* sql.unsafe(`
+      it.effect(
+        "negotiations as buyer and seller (first and a later page): each side walks its index, no sort over the agent's rows",
+        () =>
+          Effect.gen(function* () {
+            const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
+            // 12k negotiations: the heavy agent buys in 5k and sells in 3k; 4k between others.
+            yield* sql.unsafe(`
             INSERT INTO negotiations (id, buyer_agent_id, seller_agent_id, service_id, tier_id, list_price_cents, terms, status, round, current_price_cents,
               history, created_at, updated_at)
             SELECT 'neg_' || lpad(i::text, 6, '0'),
@@ -220,27 +292,35 @@ for (const c of [embeddedCase, postgresCase]) {
               'svc_1', 'unit', 100, '{}'::jsonb, 'rejected', 1, 90, '[]'::jsonb,
               timestamptz '2026-01-01' + (i / 2) * interval '1 minute', timestamptz '2026-01-01'
             FROM generate_series(1, 12000) i`)
-          yield* sql.unsafe("ANALYZE negotiations")
-          const cases: ReadonlyArray<readonly [string, Statement<unknown>]> = [
-            ["negotiations", negotiationsPage(sql, HEAVY, { limit: LIMIT })],
-            ["negotiations, a later page", negotiationsPage(sql, HEAVY, { limit: LIMIT, before: { createdAt: "2026-01-03T11:00:00.000Z", id: "neg_004000" } })]
-          ]
-          for (const [what, statement] of cases) {
-            expectIndexed(yield* explain(sql, statement), what, 3 * LIMIT)
-            expect((yield* statement).length, what).toBe(LIMIT)
-          }
-          // Newest first across both sides; ties on created_at (two rows a minute) go by id, descending.
-          const first = (yield* negotiationsPage(sql, HEAVY, { limit: 3 })) as ReadonlyArray<{ id: string }>
-          expect(first.map((r) => r.id)).toEqual(["neg_008000", "neg_007999", "neg_007998"])
-        })
+            yield* sql.unsafe("ANALYZE negotiations")
+            const cases: ReadonlyArray<readonly [string, Statement<unknown>]> = [
+              ["negotiations", negotiationsPage(sql, HEAVY, { limit: LIMIT })],
+              [
+                "negotiations, a later page",
+                negotiationsPage(sql, HEAVY, {
+                  limit: LIMIT,
+                  before: { createdAt: "2026-01-03T11:00:00.000Z", id: "neg_004000" }
+                })
+              ]
+            ]
+            for (const [what, statement] of cases) {
+              expectIndexed(yield* explain(sql, statement), what, 3 * LIMIT)
+              expect((yield* statement).length, what).toBe(LIMIT)
+            }
+            // Newest first across both sides; ties on created_at (two rows a minute) go by id, descending.
+            const first = (yield* negotiationsPage(sql, HEAVY, { limit: 3 })) as ReadonlyArray<{ id: string }>
+            expect(first.map((r) => r.id)).toEqual(["neg_008000", "neg_007999", "neg_007998"])
+          })
       )
 
-      it.effect("a catalogue of 100k services: category, seller, price band, a rare `q` and a later page read an index, not the table", () =>
-        Effect.gen(function* () {
-          const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
-          // 100k listed services (and 5k unlisted): 50 categories, 2,000 sellers, prices 1–5,000 cents;
-          // one in 10,000 mentions "zeppelin".
-          yield* sql.unsafe(`
+      it.effect(
+        "a catalogue of 100k services: category, seller, price band, a rare `q` and a later page read an index, not the table",
+        () =>
+          Effect.gen(function* () {
+            const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
+            // 100k listed services (and 5k unlisted): 50 categories, 2,000 sellers, prices 1–5,000 cents;
+            // one in 10,000 mentions "zeppelin".
+            yield* sql.unsafe(`
             INSERT INTO commerce_services (id, seller_agent_id, name, description, category, pricing_model, tags, tiers, negotiation, status, search,
               min_tier_cents, max_tier_cents, created_at, updated_at)
             SELECT 'svc_' || lpad(i::text, 6, '0'), 'agt_seller' || (i % 2000), 'Service ' || i,
@@ -251,29 +331,40 @@ for (const c of [embeddedCase, postgresCase]) {
               lower('Service ' || i || ' ' || CASE WHEN i % 10000 = 7 THEN 'zeppelin tours' ELSE 'forecasts and reports ' || (i % 997) END || ' cat' || (i % 50)),
               1 + i % 5000, 1 + i % 5000, now(), now()
             FROM generate_series(1, 105000) i`)
-          yield* sql.unsafe("ANALYZE commerce_services")
-          const trgm = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_indexes WHERE indexname = 'commerce_services_search_trgm_idx'`
-          expect(trgm[0].n, "the trigram index exists (pg_trgm loaded)").toBe(1)
-          const cases: ReadonlyArray<readonly [string, Statement<unknown>, number]> = [
-            ["first page", servicesPage(sql, { limit: LIMIT }), LIMIT],
-            ["a page deep in the catalogue", servicesPage(sql, { limit: LIMIT, afterId: "svc_090000" }), LIMIT],
-            ["one category", servicesPage(sql, { limit: LIMIT, category: "cat7" }), LIMIT],
-            ["one seller", servicesPage(sql, { limit: LIMIT, sellerId: "agt_seller7" }), LIMIT],
-            ["a price band", servicesPage(sql, { limit: LIMIT, minPriceCents: 100, maxPriceCents: 200 }), LIMIT],
-            ["a rare q", servicesPage(sql, { limit: LIMIT, q: "zeppelin" }), 10]
-          ]
-          for (const [what, statement, expected] of cases) {
-            const plan = yield* explain(sql, statement)
-            expect(plan.filter((n) => n["Node Type"] === "Seq Scan").map((n) => n["Relation Name"]), `${what}: sequential scans`).toEqual([])
-            for (const n of plan.filter((n) => n["Node Type"] === "Sort")) expect(n["Actual Rows"], `${what}: sorts ${n["Actual Rows"]} rows`).toBeLessThanOrEqual(100)
-            // Rows the index handed over (before filters): a few pages' worth, not the catalogue.
-            const read = plan.filter((n) => n["Node Type"].includes("Index")).reduce((s, n) => s + n["Actual Rows"] * n["Actual Loops"], 0)
-            expect(read, `${what}: rows read from indexes`).toBeLessThanOrEqual(5_000)
-            expect((yield* statement).length, what).toBe(expected)
-          }
-          const rare = yield* explain(sql, servicesPage(sql, { limit: LIMIT, q: "zeppelin" }))
-          expect(rare.map((n) => n["Index Name"]), "a rare q reads the trigram index").toContain("commerce_services_search_trgm_idx")
-        })
+            yield* sql.unsafe("ANALYZE commerce_services")
+            const trgm = yield* sql<{
+              n: number
+            }>`SELECT count(*)::int AS n FROM pg_indexes WHERE indexname = 'commerce_services_search_trgm_idx'`
+            expect(trgm[0].n, "the trigram index exists (pg_trgm loaded)").toBe(1)
+            const cases: ReadonlyArray<readonly [string, Statement<unknown>, number]> = [
+              ["first page", servicesPage(sql, { limit: LIMIT }), LIMIT],
+              ["a page deep in the catalogue", servicesPage(sql, { limit: LIMIT, afterId: "svc_090000" }), LIMIT],
+              ["one category", servicesPage(sql, { limit: LIMIT, category: "cat7" }), LIMIT],
+              ["one seller", servicesPage(sql, { limit: LIMIT, sellerId: "agt_seller7" }), LIMIT],
+              ["a price band", servicesPage(sql, { limit: LIMIT, minPriceCents: 100, maxPriceCents: 200 }), LIMIT],
+              ["a rare q", servicesPage(sql, { limit: LIMIT, q: "zeppelin" }), 10]
+            ]
+            for (const [what, statement, expected] of cases) {
+              const plan = yield* explain(sql, statement)
+              expect(
+                plan.filter((n) => n["Node Type"] === "Seq Scan").map((n) => n["Relation Name"]),
+                `${what}: sequential scans`
+              ).toEqual([])
+              for (const n of plan.filter((n) => n["Node Type"] === "Sort"))
+                expect(n["Actual Rows"], `${what}: sorts ${n["Actual Rows"]} rows`).toBeLessThanOrEqual(100)
+              // Rows the index handed over (before filters): a few pages' worth, not the catalogue.
+              const read = plan
+                .filter((n) => n["Node Type"].includes("Index"))
+                .reduce((s, n) => s + n["Actual Rows"] * n["Actual Loops"], 0)
+              expect(read, `${what}: rows read from indexes`).toBeLessThanOrEqual(5_000)
+              expect((yield* statement).length, what).toBe(expected)
+            }
+            const rare = yield* explain(sql, servicesPage(sql, { limit: LIMIT, q: "zeppelin" }))
+            expect(
+              rare.map((n) => n["Index Name"]),
+              "a rare q reads the trigram index"
+            ).toContain("commerce_services_search_trgm_idx")
+          })
       )
     })
   })

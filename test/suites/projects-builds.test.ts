@@ -22,7 +22,13 @@ projectSuite("project builds", (it) => {
       })
       expect(created.costCents).toBe(140)
       expect(yield* ledger.balance(walletAccount(o.agentId))).toBe(360)
-      expect(created.build).toMatchObject({ status: "queued", progressPercent: 0, failureReason: null, finishedAt: null, simulated: true })
+      expect(created.build).toMatchObject({
+        status: "queued",
+        progressPercent: 0,
+        failureReason: null,
+        finishedAt: null,
+        simulated: true
+      })
       expect(created.inputs.map((i) => i.detected)).toEqual(["text, 15 characters", "PNG image"])
       const seen: Array<[string, number]> = []
       for (let i = 0; i < 5; i++) {
@@ -37,7 +43,14 @@ projectSuite("project builds", (it) => {
         ["live", 100]
       ])
       const live = yield* builder.status(o.agentId, created.id)
-      expect(live.build.steps.map((s) => s.status)).toEqual(["queued", "analyzing", "generating", "building", "deploying", "live"])
+      expect(live.build.steps.map((s) => s.status)).toEqual([
+        "queued",
+        "analyzing",
+        "generating",
+        "building",
+        "deploying",
+        "live"
+      ])
       expect(live.build.steps[1].message).toBe("Analyzing text, 15 characters; PNG image")
       expect(live.build.finishedAt).not.toBeNull()
       // Terminal: advancing again changes nothing and emits nothing.
@@ -62,7 +75,10 @@ projectSuite("project builds", (it) => {
       const builder = yield* Builder
       const ledger = yield* Ledger
       const o = yield* owner({ plan: "starter", credits: 1000 })
-      const p = yield* builder.create(o.owner, { name: "Doomed", description: "A CRM that will not build [fail:building]" })
+      const p = yield* builder.create(o.owner, {
+        name: "Doomed",
+        description: "A CRM that will not build [fail:building]"
+      })
       expect(p.costCents).toBe(100)
       expect(yield* ledger.balance(walletAccount(o.agentId))).toBe(900)
       let status = p.build.status
@@ -71,12 +87,28 @@ projectSuite("project builds", (it) => {
       expect(failed.build.status).toBe("failed")
       expect(failed.build.progressPercent).toBe(60)
       expect(failed.build.failureReason).toBe("the building step failed (simulated failure requested for this build)")
-      expect(failed.build.steps.map((s) => s.status)).toEqual(["queued", "analyzing", "generating", "building", "failed"])
+      expect(failed.build.steps.map((s) => s.status)).toEqual([
+        "queued",
+        "analyzing",
+        "generating",
+        "building",
+        "failed"
+      ])
       expect(yield* ledger.balance(walletAccount(o.agentId))).toBe(1000)
       expect((yield* ledger.entriesByReference(p.id)).map((e) => e.kind)).toEqual(["project_creation", "refund"])
-      expect((yield* buildEvents(o.agentId)).map((e) => e.status)).toEqual(["queued", "analyzing", "generating", "building", "failed"])
+      expect((yield* buildEvents(o.agentId)).map((e) => e.status)).toEqual([
+        "queued",
+        "analyzing",
+        "generating",
+        "building",
+        "failed"
+      ])
       // The failed build does not count: the Starter account may still create its one project.
-      const again = yield* builder.create(o.owner, { name: "Second try", templateId: "habit-planner", simulateFailure: "analyzing" })
+      const again = yield* builder.create(o.owner, {
+        name: "Second try",
+        templateId: "habit-planner",
+        simulateFailure: "analyzing"
+      })
       expect((yield* builder.advance(again.id)).build.status).toBe("analyzing")
       expect((yield* builder.advance(again.id)).build).toMatchObject({ status: "failed", progressPercent: 20 })
     })

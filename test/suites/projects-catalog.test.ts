@@ -15,30 +15,66 @@ projectSuite("project catalogue", (it) => {
       expect(page.nextCursor).toBeNull()
       expect(page.data.slice(0, 3).map((p) => p.id)).toEqual(["prj_resumo_reuniao", "prj_indica_ai", "prj_resolve_bot"])
       const zap = page.data.find((p) => p.id === "prj_zapleads")!
-      expect(zap).toMatchObject({ category: "Communication", rating: 4.7, askingPriceCents: 14900000, currency: "usd", templateId: "whatsapp-crm-bot" })
-      expect(zap.metrics).toMatchObject({ mrrCents: 620000, monthlyGrowthPct: 14, activeUsers: 1840, churnPct: 3.1, ageMonths: 18 })
+      expect(zap).toMatchObject({
+        category: "Communication",
+        rating: 4.7,
+        askingPriceCents: 14900000,
+        currency: "usd",
+        templateId: "whatsapp-crm-bot"
+      })
+      expect(zap.metrics).toMatchObject({
+        mrrCents: 620000,
+        monthlyGrowthPct: 14,
+        activeUsers: 1840,
+        churnPct: 3.1,
+        ageMonths: 18
+      })
     })
   )
 
   it.effect("filters by category, price range, rating and text; sorts both ways", () =>
     Effect.gen(function* () {
       const projects = yield* Projects
-      const ids = (f: Parameters<typeof projects.listCatalog>[0]) => Effect.map(projects.listCatalog({ limit: 100, ...f }), (p) => p.data.map((x) => x.id))
-      expect(yield* ids({ category: "Communication", sort: "price" })).toEqual(["prj_inboxly", "prj_clinica_zap", "prj_zapleads"])
+      const ids = (f: Parameters<typeof projects.listCatalog>[0]) =>
+        Effect.map(projects.listCatalog({ limit: 100, ...f }), (p) => p.data.map((x) => x.id))
+      expect(yield* ids({ category: "Communication", sort: "price" })).toEqual([
+        "prj_inboxly",
+        "prj_clinica_zap",
+        "prj_zapleads"
+      ])
       expect(yield* ids({ minPriceCents: 1_000_000, maxPriceCents: 2_500_000, sort: "price" })).toEqual([
         "prj_docsmith",
         "prj_clinica_zap",
         "prj_rankwriter",
         "prj_logoly"
       ])
-      expect(yield* ids({ minRating: 4.8, sort: "rating" })).toEqual(["prj_pr_sentinel", "prj_resolve_bot", "prj_helpdesk_genie"])
+      expect(yield* ids({ minRating: 4.8, sort: "rating" })).toEqual([
+        "prj_pr_sentinel",
+        "prj_resolve_bot",
+        "prj_helpdesk_genie"
+      ])
       expect(yield* ids({ q: "WHATSAPP" })).toEqual(["prj_clinica_zap", "prj_zapleads"])
       expect(yield* ids({ q: "Mariana" })).toEqual(["prj_zapleads"])
-      expect((yield* ids({ sort: "mrr" })).slice(0, 3)).toEqual(["prj_helpdesk_genie", "prj_pr_sentinel", "prj_zapleads"])
-      expect((yield* ids({ sort: "growth", order: "desc" })).slice(0, 2)).toEqual(["prj_edgeship", "prj_resumo_reuniao"])
-      expect((yield* ids({ sort: "growth", order: "asc" })).slice(0, 3)).toEqual(["prj_rankwriter", "prj_carteira_viva", "prj_inboxly"])
+      expect((yield* ids({ sort: "mrr" })).slice(0, 3)).toEqual([
+        "prj_helpdesk_genie",
+        "prj_pr_sentinel",
+        "prj_zapleads"
+      ])
+      expect((yield* ids({ sort: "growth", order: "desc" })).slice(0, 2)).toEqual([
+        "prj_edgeship",
+        "prj_resumo_reuniao"
+      ])
+      expect((yield* ids({ sort: "growth", order: "asc" })).slice(0, 3)).toEqual([
+        "prj_rankwriter",
+        "prj_carteira_viva",
+        "prj_inboxly"
+      ])
       // Ties (three zero-MRR projects) are broken by id, in the sort's direction.
-      expect((yield* ids({ sort: "mrr", order: "asc" })).slice(0, 3)).toEqual(["prj_habitly", "prj_indica_ai", "prj_resolve_bot"])
+      expect((yield* ids({ sort: "mrr", order: "asc" })).slice(0, 3)).toEqual([
+        "prj_habitly",
+        "prj_indica_ai",
+        "prj_resolve_bot"
+      ])
       expect(yield* ids({ q: "no such thing" })).toEqual([])
       const bad = yield* Effect.flip(projects.listCatalog({ minPriceCents: 10, maxPriceCents: 5 }))
       expect(bad).toMatchObject({ _tag: "InvalidInput", field: "minPriceCents" })

@@ -21,7 +21,9 @@ projectSuite("project creation and quota", (it) => {
       const e1 = yield* Effect.flip(builder.create(starter.owner, body))
       expect(e1).toBeInstanceOf(ProjectQuotaExceeded)
       expect(e1).toMatchObject({ planId: "starter", limit: 1, used: 1 })
-      expect(e1.message).toBe("the Starter plan allows 1 project and this account has 1; upgrade the plan to create more")
+      expect(e1.message).toBe(
+        "the Starter plan allows 1 project and this account has 1; upgrade the plan to create more"
+      )
 
       const pro = yield* owner({ plan: "pro", credits: 10_000 })
       for (let i = 0; i < 5; i++) yield* builder.create(pro.owner, body)
@@ -65,14 +67,22 @@ projectSuite("project creation and quota", (it) => {
       expect(yield* buildEvents(poor.agentId)).toEqual([])
       const rich = yield* owner({ plan: "starter", credits: 1000 })
       const bad = yield* Effect.flip(
-        builder.create(rich.owner, { name: "P", templateId: "habit-planner", inputs: [input("text", "text/plain", "ok"), input("image", "image/gif", samples.png)] })
+        builder.create(rich.owner, {
+          name: "P",
+          templateId: "habit-planner",
+          inputs: [input("text", "text/plain", "ok"), input("image", "image/gif", samples.png)]
+        })
       )
       expect(bad).toMatchObject({ _tag: "InvalidInput", field: "inputs[1].content" })
-      expect(yield* Effect.flip(builder.create(rich.owner, { name: "P", templateId: "no-such-template" }))).toMatchObject({
+      expect(
+        yield* Effect.flip(builder.create(rich.owner, { name: "P", templateId: "no-such-template" }))
+      ).toMatchObject({
         _tag: "InvalidInput",
         field: "templateId"
       })
-      expect(yield* Effect.flip(builder.create(rich.owner, { name: "P", description: "short" }))).toMatchObject({ field: "description" })
+      expect(yield* Effect.flip(builder.create(rich.owner, { name: "P", description: "short" }))).toMatchObject({
+        field: "description"
+      })
       // Still the full quota and balance.
       yield* builder.create(rich.owner, { name: "P", templateId: "habit-planner" })
       expect(yield* Effect.flatMap(Ledger, (l) => l.balance(walletAccount(rich.agentId)))).toBe(900)

@@ -17,11 +17,20 @@ projectSuite("builder sessions", (it) => {
       const o = yield* owner({ plan: "starter", credits: 1000 })
       const started = yield* sessions.step(o.caller, { action: "start", goal: "create" })
       const id = started.session.id
-      expect(started.session).toMatchObject({ state: "started", goal: "create", nextActions: ["browse", "evaluate", "create", "close"], expired: false })
+      expect(started.session).toMatchObject({
+        state: "started",
+        goal: "create",
+        nextActions: ["browse", "evaluate", "create", "close"],
+        expired: false
+      })
       expect(Date.parse(started.session.expiresAt) - Date.parse(started.session.createdAt)).toBe(30 * 60 * 1000)
       const early = yield* Effect.flip(sessions.step(o.caller, { action: "acquire", sessionId: id }))
       expect(early).toMatchObject({ _tag: "Conflict", state: "started" })
-      const browsed = yield* sessions.step(o.caller, { action: "browse", sessionId: id, filters: { category: "Communication", sort: "price" } })
+      const browsed = yield* sessions.step(o.caller, {
+        action: "browse",
+        sessionId: id,
+        filters: { category: "Communication", sort: "price" }
+      })
       expect(browsed.result).toMatchObject({ action: "browse" })
       expect(browsed.session.context.browsedProjectIds).toEqual(["prj_inboxly", "prj_clinica_zap", "prj_zapleads"])
       expect(browsed.session.state).toBe("browsing")
@@ -29,10 +38,18 @@ projectSuite("builder sessions", (it) => {
       const evaluated = yield* sessions.step(o.caller, { action: "evaluate", sessionId: id, projectId: "prj_zapleads" })
       expect(evaluated.session.state).toBe("evaluated")
       expect(evaluated.session.nextActions).toContain("acquire")
-      expect(evaluated.session.context.evaluations).toEqual([{ projectId: "prj_zapleads", score: 82, recommendation: "strong_buy" }])
+      expect(evaluated.session.context.evaluations).toEqual([
+        { projectId: "prj_zapleads", score: 82, recommendation: "strong_buy" }
+      ])
       // The expiry slides with each step.
-      expect(Date.parse(evaluated.session.expiresAt) - Date.parse(started.session.createdAt)).toBe(10 * 60 * 1000 + 30 * 60 * 1000)
-      const created = yield* sessions.step(o.caller, { action: "create", sessionId: id, project: { name: "My CRM", templateId: "whatsapp-crm-bot" } })
+      expect(Date.parse(evaluated.session.expiresAt) - Date.parse(started.session.createdAt)).toBe(
+        10 * 60 * 1000 + 30 * 60 * 1000
+      )
+      const created = yield* sessions.step(o.caller, {
+        action: "create",
+        sessionId: id,
+        project: { name: "My CRM", templateId: "whatsapp-crm-bot" }
+      })
       expect(created.session.state).toBe("completed")
       expect(created.session.nextActions).toEqual([])
       const projectId = (created.result as { project: { id: string } }).project.id
@@ -53,7 +70,9 @@ projectSuite("builder sessions", (it) => {
       const { session } = yield* sessions.step(o.caller, { action: "start" })
       expect(session.goal).toBe("explore")
       expect(yield* Effect.flip(sessions.get(other.agentId, session.id))).toBeInstanceOf(NotFound)
-      expect(yield* Effect.flip(sessions.step(other.caller, { action: "browse", sessionId: session.id }))).toBeInstanceOf(NotFound)
+      expect(
+        yield* Effect.flip(sessions.step(other.caller, { action: "browse", sessionId: session.id }))
+      ).toBeInstanceOf(NotFound)
       yield* TestClock.adjust(30 * 60 * 1000)
       const e = yield* Effect.flip(sessions.step(o.caller, { action: "browse", sessionId: session.id }))
       expect(e).toBeInstanceOf(SessionExpired)
@@ -70,7 +89,9 @@ projectSuite("builder sessions", (it) => {
       const readOnly: Caller = { ...o.caller, permissions: new Set<Permission>(["catalog:read"]) }
       const { session } = yield* sessions.step(readOnly, { action: "start" })
       yield* sessions.step(readOnly, { action: "browse", sessionId: session.id })
-      const e = yield* Effect.flip(sessions.step(readOnly, { action: "evaluate", sessionId: session.id, projectId: "prj_zapleads" }))
+      const e = yield* Effect.flip(
+        sessions.step(readOnly, { action: "evaluate", sessionId: session.id, projectId: "prj_zapleads" })
+      )
       expect(e).toMatchObject({ _tag: "Forbidden", permission: "evaluate" })
       const closed = yield* sessions.step(readOnly, { action: "close", sessionId: session.id })
       expect(closed.session.state).toBe("closed")

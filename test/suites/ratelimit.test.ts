@@ -22,40 +22,51 @@ forEachStorage(
         const store = yield* RateLimitStore
         return RateLimitStore.of({
           ...store,
-          reserve: (bucket, windows, n) => Effect.tap(store.reserve(bucket, windows, n), () => Effect.sync(() => writes.set(bucket, (writes.get(bucket) ?? 0) + 1)))
+          reserve: (bucket, windows, n) =>
+            Effect.tap(store.reserve(bucket, windows, n), () =>
+              Effect.sync(() => writes.set(bucket, (writes.get(bucket) ?? 0) + 1))
+            )
         })
       })
     )
     return RateLimiter.layer.pipe(Layer.provideMerge(counted), Layer.provideMerge(storage))
   },
   (it) => {
-    it.effect("a busy key: 5,000 requests against a limit of 1,000 cost under 100 writes, and exactly 1,000 are admitted", () =>
-      Effect.gen(function* () {
-        const limiter = yield* RateLimiter
-        const bucket = `key:busy-${Math.random()}`
-        let admitted = 0
-        for (let i = 0; i < 5_000; i++) {
-          const r = yield* Effect.result(limiter.take(bucket))
-          if (r._tag === "Success") admitted++
-        }
-        expect(admitted).toBe(1_000)
-        // Reservations shrink as the window fills (the last ones are of one request), and the
-        // 4,000 refusals after it cost one write (the refusal is remembered until the window turns).
-        expect(writes.get(bucket)!).toBeLessThan(100)
-      })
+    it.effect(
+      "a busy key: 5,000 requests against a limit of 1,000 cost under 100 writes, and exactly 1,000 are admitted",
+      () =>
+        Effect.gen(function* () {
+          const limiter = yield* RateLimiter
+          const bucket = `key:busy-${Math.random()}`
+          let admitted = 0
+          for (let i = 0; i < 5_000; i++) {
+            const r = yield* Effect.result(limiter.take(bucket))
+            if (r._tag === "Success") admitted++
+          }
+          expect(admitted).toBe(1_000)
+          // Reservations shrink as the window fills (the last ones are of one request), and the
+          // 4,000 refusals after it cost one write (the refusal is remembered until the window turns).
+          expect(writes.get(bucket)!).toBeLessThan(100)
+        })
     )
 
-    it.effect("2,000 concurrent requests against a limit of 1,000: exactly 1,000 admitted; the standing after them is exact", () =>
-      Effect.gen(function* () {
-        const limiter = yield* RateLimiter
-        const bucket = `key:burst-${Math.random()}`
-        const results = yield* Effect.forEach(Array.from({ length: 2_000 }), () => Effect.result(limiter.take(bucket)), { concurrency: "unbounded" })
-        expect(results.filter((r) => r._tag === "Success")).toHaveLength(1_000)
-        // One reservation at a time, sized by the requests waiting for it: not one write per request.
-        expect(writes.get(bucket)!).toBeLessThan(200)
-        const [minute] = yield* limiter.peek(bucket)
-        expect(minute).toMatchObject({ used: 1_000, remaining: 0 })
-      })
+    it.effect(
+      "2,000 concurrent requests against a limit of 1,000: exactly 1,000 admitted; the standing after them is exact",
+      () =>
+        Effect.gen(function* () {
+          const limiter = yield* RateLimiter
+          const bucket = `key:burst-${Math.random()}`
+          const results = yield* Effect.forEach(
+            Array.from({ length: 2_000 }),
+            () => Effect.result(limiter.take(bucket)),
+            { concurrency: "unbounded" }
+          )
+          expect(results.filter((r) => r._tag === "Success")).toHaveLength(1_000)
+          // One reservation at a time, sized by the requests waiting for it: not one write per request.
+          expect(writes.get(bucket)!).toBeLessThan(200)
+          const [minute] = yield* limiter.peek(bucket)
+          expect(minute).toMatchObject({ used: 1_000, remaining: 0 })
+        })
     )
 
     it.effect("two limiters on one store (two processes), alternating: 1,000 admitted in all, none past it", () =>

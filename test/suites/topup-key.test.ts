@@ -13,20 +13,22 @@ import { forEachStorage } from "../fixtures/suite.js"
 const keyed = (key: string, scope: string) => ({ key, scope })
 
 forEachStorage("keyed top-ups", commerceStack, (it) => {
-  it.effect("the same key and caller: one credit, the same entry answered again; another key or caller, or no key: a credit each", () =>
-    Effect.gen(function* () {
-      const wallet = yield* Wallet
-      const ledger = yield* Ledger
-      const { agentId } = yield* fundedBuyer(0)
-      const first = yield* wallet.topup(agentId, 300, keyed("k-1", "caller-a"))
-      const again = yield* wallet.topup(agentId, 300, keyed("k-1", "caller-a"))
-      expect(again.entryId, "the retry finds the first credit").toBe(first.entryId)
-      expect(again.balanceCents).toBe(300)
-      yield* wallet.topup(agentId, 300, keyed("k-2", "caller-a"))
-      yield* wallet.topup(agentId, 300, keyed("k-1", "caller-b"))
-      yield* wallet.topup(agentId, 300)
-      yield* wallet.topup(agentId, 300)
-      expect(yield* ledger.balance(walletAccount(agentId)), "five credits, not six").toBe(1500)
-    })
+  it.effect(
+    "the same key and caller: one credit, the same entry answered again; another key or caller, or no key: a credit each",
+    () =>
+      Effect.gen(function* () {
+        const wallet = yield* Wallet
+        const ledger = yield* Ledger
+        const { agentId } = yield* fundedBuyer(0)
+        const first = yield* wallet.topup(agentId, 300, keyed("k-1", "caller-a"))
+        const again = yield* wallet.topup(agentId, 300, keyed("k-1", "caller-a"))
+        expect(again.entryId, "the retry finds the first credit").toBe(first.entryId)
+        expect(again.balanceCents).toBe(300)
+        yield* wallet.topup(agentId, 300, keyed("k-2", "caller-a"))
+        yield* wallet.topup(agentId, 300, keyed("k-1", "caller-b"))
+        yield* wallet.topup(agentId, 300)
+        yield* wallet.topup(agentId, 300)
+        expect(yield* ledger.balance(walletAccount(agentId)), "five credits, not six").toBe(1500)
+      })
   )
 })

@@ -6,27 +6,59 @@ import { Effect } from "effect"
 import { UNREACHABLE } from "../../src/layers/webhooks/WebhookTransport.node.js"
 import { PREVIOUS_SECRET_GRACE_MS } from "../../src/services/webhooks/policy.js"
 import { Webhooks } from "../../src/services/webhooks/Webhooks.js"
-import { dns, T0, iso, at, newAgent, receiver, emit, recharge, build, endpointFor, webhookSuite } from "../fixtures/webhooks.js"
+import {
+  dns,
+  T0,
+  iso,
+  at,
+  newAgent,
+  receiver,
+  emit,
+  recharge,
+  build,
+  endpointFor,
+  webhookSuite
+} from "../fixtures/webhooks.js"
 
 webhookSuite("webhook configuration", (it) => {
   it.effect("PUT creates the endpoint and shows a whsec_ secret once; update, rotate, delete", () =>
     Effect.gen(function* () {
       yield* at(T0)
       const webhooks = yield* Webhooks
-      const { agentId, put, secret } = yield* endpointFor("http://127.0.0.1:9/hook", ["wallet.recharged", "build.status_changed", "wallet.recharged"])
+      const { agentId, put, secret } = yield* endpointFor("http://127.0.0.1:9/hook", [
+        "wallet.recharged",
+        "build.status_changed",
+        "wallet.recharged"
+      ])
       expect(put.created).toBe(true)
       expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
       expect(Buffer.from(secret.slice(6), "base64")).toHaveLength(32)
-      expect(put.webhook).toMatchObject({ url: "http://127.0.0.1:9/hook", events: ["build.status_changed", "wallet.recharged"], enabled: true, status: "active" })
+      expect(put.webhook).toMatchObject({
+        url: "http://127.0.0.1:9/hook",
+        events: ["build.status_changed", "wallet.recharged"],
+        enabled: true,
+        status: "active"
+      })
       expect(put.webhook.id).toMatch(/^whep_/)
       const config = yield* webhooks.getConfig(agentId)
       expect(JSON.stringify(config)).not.toContain(secret.slice(6))
 
       yield* at(T0 + 1000)
-      const again = yield* webhooks.put(agentId, { url: "http://127.0.0.1:10/other", events: ["*", "wallet.recharged"], enabled: false })
+      const again = yield* webhooks.put(agentId, {
+        url: "http://127.0.0.1:10/other",
+        events: ["*", "wallet.recharged"],
+        enabled: false
+      })
       expect(again.created).toBe(false)
       expect(again.secret).toBeUndefined()
-      expect(again.webhook).toMatchObject({ id: put.webhook.id, url: "http://127.0.0.1:10/other", events: ["*"], enabled: false, status: "paused", updatedAt: iso(T0 + 1000) })
+      expect(again.webhook).toMatchObject({
+        id: put.webhook.id,
+        url: "http://127.0.0.1:10/other",
+        events: ["*"],
+        enabled: false,
+        status: "paused",
+        updatedAt: iso(T0 + 1000)
+      })
 
       const rotated = yield* webhooks.rotateSecret(agentId)
       expect(rotated.secret).toMatch(/^whsec_/)
@@ -97,7 +129,13 @@ webhookSuite("webhook configuration", (it) => {
       rx.secrets = [secret]
       yield* emit(agentId, "build.status_changed", build)
       // The platform's own notice about this endpoint is never sent to it.
-      yield* emit(agentId, "webhook.disabled", { endpointId: put.webhook.id, url: rx.url, reason: "x", failingSince: iso(T0), disabledAt: iso(T0) })
+      yield* emit(agentId, "webhook.disabled", {
+        endpointId: put.webhook.id,
+        url: rx.url,
+        reason: "x",
+        failingSince: iso(T0),
+        disabledAt: iso(T0)
+      })
       yield* webhooks.runOnce
       expect(rx.received).toHaveLength(0)
 
@@ -165,36 +203,43 @@ webhookSuite("webhook configuration", (it) => {
     })
   )
 
-  it.effect("connects to the address it checked, and refuses at delivery a name that now resolves to a private or metadata address", () =>
-    Effect.gen(function* () {
-      yield* at(T0)
-      const webhooks = yield* Webhooks
-      const rx = yield* receiver
-      // A name only the checker knows: a delivery proves the connection used the checked address.
-      dns.set("pinned.test", [{ address: "127.0.0.1", family: 4 }])
-      const pinned = yield* endpointFor(`http://pinned.test:${rx.port}/hook`)
-      rx.secrets = [pinned.secret]
-      yield* emit(pinned.agentId, "wallet.recharged", recharge)
-      yield* webhooks.runOnce
-      expect(rx.received).toHaveLength(1)
-      expect(rx.received[0].verifiedWith).toEqual([pinned.secret])
+  it.effect(
+    "connects to the address it checked, and refuses at delivery a name that now resolves to a private or metadata address",
+    () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const webhooks = yield* Webhooks
+        const rx = yield* receiver
+        // A name only the checker knows: a delivery proves the connection used the checked address.
+        dns.set("pinned.test", [{ address: "127.0.0.1", family: 4 }])
+        const pinned = yield* endpointFor(`http://pinned.test:${rx.port}/hook`)
+        rx.secrets = [pinned.secret]
+        yield* emit(pinned.agentId, "wallet.recharged", recharge)
+        yield* webhooks.runOnce
+        expect(rx.received).toHaveLength(1)
+        expect(rx.received[0].verifiedWith).toEqual([pinned.secret])
 
-      // DNS rebinding: public when configured, private then metadata when delivering.
-      dns.set("rebind.test", [{ address: "93.184.216.34", family: 4 }])
-      const { agentId } = yield* endpointFor(`http://rebind.test:${rx.port}/hook`)
-      dns.set("rebind.test", [{ address: "10.0.0.7", family: 4 }])
-      yield* emit(agentId, "wallet.recharged", recharge)
-      yield* webhooks.runOnce
-      const [first] = (yield* webhooks.listAttempts(agentId)).data
-      expect(first).toMatchObject({ attempt: 1, status: "failed", responseStatus: null, error: `refused: rebind.test ${UNREACHABLE}` })
-      dns.set("rebind.test", [{ address: "169.254.169.254", family: 4 }])
-      yield* at(Date.parse(first.nextRetryAt!))
-      yield* webhooks.runOnce
-      const [second] = (yield* webhooks.listAttempts(agentId)).data
-      expect(second).toMatchObject({ attempt: 2, status: "failed", responseStatus: null })
-      expect(second.error).toBe(`refused: rebind.test ${UNREACHABLE}`)
-      expect(rx.received).toHaveLength(1)
-    })
+        // DNS rebinding: public when configured, private then metadata when delivering.
+        dns.set("rebind.test", [{ address: "93.184.216.34", family: 4 }])
+        const { agentId } = yield* endpointFor(`http://rebind.test:${rx.port}/hook`)
+        dns.set("rebind.test", [{ address: "10.0.0.7", family: 4 }])
+        yield* emit(agentId, "wallet.recharged", recharge)
+        yield* webhooks.runOnce
+        const [first] = (yield* webhooks.listAttempts(agentId)).data
+        expect(first).toMatchObject({
+          attempt: 1,
+          status: "failed",
+          responseStatus: null,
+          error: `refused: rebind.test ${UNREACHABLE}`
+        })
+        dns.set("rebind.test", [{ address: "169.254.169.254", family: 4 }])
+        yield* at(Date.parse(first.nextRetryAt!))
+        yield* webhooks.runOnce
+        const [second] = (yield* webhooks.listAttempts(agentId)).data
+        expect(second).toMatchObject({ attempt: 2, status: "failed", responseStatus: null })
+        expect(second.error).toBe(`refused: rebind.test ${UNREACHABLE}`)
+        expect(rx.received).toHaveLength(1)
+      })
   )
 
   it.effect("deleting the endpoint drops its queue and log", () =>

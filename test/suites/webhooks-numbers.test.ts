@@ -8,7 +8,20 @@ import { describe, it as vit } from "vitest"
 import type { EventType } from "../../src/schema/events/events.js"
 import { eventTypes } from "../../src/schema/events/events.js"
 import { eventCatalogue } from "../../src/schema/webhooks/payloads.js"
-import { CONNECT_TIMEOUT_MS, DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, FAILING_AFTER, JITTER, LEASE_MS, MAX_ATTEMPTS, MAX_IN_FLIGHT_PER_ENDPOINT, PROBE_DELAYS_MS, MAX_RESPONSE_BYTES, PREVIOUS_SECRET_GRACE_MS, RETRY_DELAYS_MS } from "../../src/services/webhooks/policy.js"
+import {
+  CONNECT_TIMEOUT_MS,
+  DELIVERY_TIMEOUT_MS,
+  DISABLE_AFTER_MS,
+  FAILING_AFTER,
+  JITTER,
+  LEASE_MS,
+  MAX_ATTEMPTS,
+  MAX_IN_FLIGHT_PER_ENDPOINT,
+  PROBE_DELAYS_MS,
+  MAX_RESPONSE_BYTES,
+  PREVIOUS_SECRET_GRACE_MS,
+  RETRY_DELAYS_MS
+} from "../../src/services/webhooks/policy.js"
 
 describe("webhook numbers", () => {
   vit("retry schedule, limits and their documentation agree", () => {
@@ -23,14 +36,30 @@ describe("webhook numbers", () => {
     expect(MAX_RESPONSE_BYTES).toBe(65_536)
     expect(PREVIOUS_SECRET_GRACE_MS).toBe(24 * 3_600_000)
     const doc = readFileSync("docs/webhooks.md", "utf8")
-    for (const row of ["| 2 | 5 s |", "| 3 | 5 min |", "| 4 | 30 min |", "| 5 | 2 h |", "| 6 | 5 h |", "| 7 | 10 h |", "| 8 | 10 h |"]) expect(doc).toContain(row)
+    for (const row of [
+      "| 2 | 5 s |",
+      "| 3 | 5 min |",
+      "| 4 | 30 min |",
+      "| 5 | 2 h |",
+      "| 6 | 5 h |",
+      "| 7 | 10 h |",
+      "| 8 | 10 h |"
+    ])
+      expect(doc).toContain(row)
     for (const text of ["±10 %", "24 hours", "60 s", "10 s", "64 KiB"]) expect(doc).toContain(text)
     // Fairness and endpoint health (docs/webhooks.md "Fair delivery", "Endpoint health").
     expect(CONNECT_TIMEOUT_MS).toBe(1_000)
     expect(MAX_IN_FLIGHT_PER_ENDPOINT).toBe(2)
     expect(FAILING_AFTER).toBe(3)
     expect(PROBE_DELAYS_MS).toEqual([5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000])
-    for (const text of ["**1 s to connect**", "At most **2** deliveries in flight", "**32**", "**3 attempts in a row**", "5 s, 30 s, 2 min, 10 min, 30 min, then every hour", "**nothing pending is dropped**"]) {
+    for (const text of [
+      "**1 s to connect**",
+      "At most **2** deliveries in flight",
+      "**32**",
+      "**3 attempts in a row**",
+      "5 s, 30 s, 2 min, 10 min, 30 min, then every hour",
+      "**nothing pending is dropped**"
+    ]) {
       expect(doc).toContain(text)
     }
   })
@@ -44,30 +73,124 @@ describe("event catalogue", () => {
       expect(doc, type).toContain(`## \`${type}\``)
       const json = jsonSchemaOf(eventCatalogue[type].schema) as { properties?: Record<string, unknown> }
       expect(Object.keys(json.properties ?? {}).length, type).toBeGreaterThan(0)
-      for (const field of Object.keys(json.properties ?? {})) expect(doc, `${type}.${field}`).toContain(`| \`${field}\` |`)
+      for (const field of Object.keys(json.properties ?? {}))
+        expect(doc, `${type}.${field}`).toContain(`| \`${field}\` |`)
     }
   })
 
   vit("payloads the services emit today decode with their documented schemas", () => {
     const samples: Array<[EventType, Record<string, unknown>]> = [
-      ["build.status_changed", { projectId: "prj_1", status: "queued", previousStatus: null, progressPercent: 0, failureReason: null }],
-      ["payment.succeeded", { checkoutSessionId: "cs_1", purpose: "plan", amountCents: 2900, currency: "usd", planId: "pro", credits: 2500, journalEntryId: "je_1" }],
-      ["payment.succeeded", { checkoutSessionId: "cs_1", purpose: "plan_renewal", invoiceId: "in_1", planId: "pro", credits: 2500, journalEntryId: "je_2" }],
-      ["wallet.recharged", { checkoutSessionId: "cs_2", amountCents: 1000, balanceCents: 3500, journalEntryId: "je_3" }],
+      [
+        "build.status_changed",
+        { projectId: "prj_1", status: "queued", previousStatus: null, progressPercent: 0, failureReason: null }
+      ],
+      [
+        "payment.succeeded",
+        {
+          checkoutSessionId: "cs_1",
+          purpose: "plan",
+          amountCents: 2900,
+          currency: "usd",
+          planId: "pro",
+          credits: 2500,
+          journalEntryId: "je_1"
+        }
+      ],
+      [
+        "payment.succeeded",
+        {
+          checkoutSessionId: "cs_1",
+          purpose: "plan_renewal",
+          invoiceId: "in_1",
+          planId: "pro",
+          credits: 2500,
+          journalEntryId: "je_2"
+        }
+      ],
+      [
+        "wallet.recharged",
+        { checkoutSessionId: "cs_2", amountCents: 1000, balanceCents: 3500, journalEntryId: "je_3" }
+      ],
       [
         "negotiation.updated",
-        { negotiationId: "neg_1", serviceId: "svc_1", tierId: "basic", status: "countered", round: 2, by: "seller", action: "counter", priceCents: 900, automatic: true, agreedPriceCents: null }
+        {
+          negotiationId: "neg_1",
+          serviceId: "svc_1",
+          tierId: "basic",
+          status: "countered",
+          round: 2,
+          by: "seller",
+          action: "counter",
+          priceCents: 900,
+          automatic: true,
+          agreedPriceCents: null
+        }
       ],
       ["webhook.test", { endpointId: "whep_1", message: "hi" }],
       [
         "transaction.completed",
-        { transactionId: "tx_1", serviceId: "svc_1", tierId: "basic", priceCents: 1000, sellerCents: 850, feeCents: 150, role: "buyer", source: "buy", ledgerEntryId: "je_1", negotiationId: null, approvalId: null, sagaId: null, challengeId: null }
+        {
+          transactionId: "tx_1",
+          serviceId: "svc_1",
+          tierId: "basic",
+          priceCents: 1000,
+          sellerCents: 850,
+          feeCents: 150,
+          role: "buyer",
+          source: "buy",
+          ledgerEntryId: "je_1",
+          negotiationId: null,
+          approvalId: null,
+          sagaId: null,
+          challengeId: null
+        }
       ],
-      ["transaction.refunded", { transactionId: "tx_1", amountCents: 1000, sellerCents: 850, feeCents: 150, disputeId: "dsp_1", reason: "accepted" }],
-      ["approval.requested", { approvalId: "apr_1", serviceId: "svc_1", tierId: "basic", priceCents: 1000, reason: "manual", expiresAt: "2030-01-01T00:00:00.000Z" }],
+      [
+        "transaction.refunded",
+        {
+          transactionId: "tx_1",
+          amountCents: 1000,
+          sellerCents: 850,
+          feeCents: 150,
+          disputeId: "dsp_1",
+          reason: "accepted"
+        }
+      ],
+      [
+        "approval.requested",
+        {
+          approvalId: "apr_1",
+          serviceId: "svc_1",
+          tierId: "basic",
+          priceCents: 1000,
+          reason: "manual",
+          expiresAt: "2030-01-01T00:00:00.000Z"
+        }
+      ],
       ["review.created", { reviewId: "rev_1", transactionId: "tx_1", serviceId: "svc_1", rating: 5 }],
-      ["saga.step_changed", { sagaId: "saga_1", step: "escrow", status: "succeeded", previousStatus: "running", sagaStatus: "running", error: null }],
-      ["saga.completed", { sagaId: "saga_1", transactionId: null, amountCents: 1000, serviceId: "svc_1", tierId: "basic", sellerCents: 850, feeCents: 150 }],
+      [
+        "saga.step_changed",
+        {
+          sagaId: "saga_1",
+          step: "escrow",
+          status: "succeeded",
+          previousStatus: "running",
+          sagaStatus: "running",
+          error: null
+        }
+      ],
+      [
+        "saga.completed",
+        {
+          sagaId: "saga_1",
+          transactionId: null,
+          amountCents: 1000,
+          serviceId: "svc_1",
+          tierId: "basic",
+          sellerCents: 850,
+          feeCents: 150
+        }
+      ],
       ["saga.compensated", { sagaId: "saga_1", failedStep: "deliver", reason: "timeout", refundedCents: 1000 }],
       ["wallet.recharged", { rechargeId: "rch_1", amountCents: 500, balanceCents: 700, automatic: true }],
       ["wallet.low_balance", { balanceCents: 90, thresholdCents: 100, autoRecharge: true }]

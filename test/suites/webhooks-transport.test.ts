@@ -52,87 +52,110 @@ describe("webhook address policy", () => {
     expect(isAllowedAddress("::1", true)).toBe(true)
     expect(isAllowedAddress("127.0.0.1", false)).toBe(false)
     // The loopback flag opens loopback only.
-    for (const a of ["10.0.0.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "fd00:ec2::254"]) expect(isAllowedAddress(a, true), a).toBe(false)
+    for (const a of ["10.0.0.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "fd00:ec2::254"])
+      expect(isAllowedAddress(a, true), a).toBe(false)
   })
 
-  vit("the transport refuses loopback without the flag (a name that resolves to 127.0.0.1 included), http in production", async () => {
-    const rx = await startReceiver()
-    try {
-      const strict = makeNodeTransport({ allowLoopback: false, httpsOnly: false })
-      for (const url of [`http://127.0.0.1:${rx.port}/`, `http://localhost:${rx.port}/`, `http://[::1]:${rx.port}/`, "http://2130706433/", "http://0x7f.1/"]) {
-        const error = await Effect.runPromise(Effect.flip(strict.check(url)))
-        expect(error._tag, url).toBe("InvalidInput")
-        expect(error.message, url).toMatch(/loopback/)
-      }
-      // …and at delivery: nothing reaches the receiver.
-      const sent = await Effect.runPromise(strict.send({ url: `http://localhost:${rx.port}/hook`, headers: {}, body: "{}" }))
-      expect(sent).toMatchObject({ ok: false, status: null })
-      expect(sent.error).toBe(`refused: localhost ${UNREACHABLE}`)
-      expect(rx.received).toHaveLength(0)
-
-      const production = makeNodeTransport({ allowLoopback: false, httpsOnly: true })
-      expect((await Effect.runPromise(Effect.flip(production.check("http://example.com/hook")))).message).toBe("url must use https")
-      const relaxed = makeNodeTransport({ allowLoopback: true, httpsOnly: false })
-      await Effect.runPromise(relaxed.check(`http://127.0.0.2:${rx.port}/`))
-      for (const [url, message] of [
-        ["ftp://example.com/", "url must use https (or http outside production)"],
-        ["not a url", "url must be an absolute http(s) URL"],
-        ["http://user:pw@example.com/", "url must not contain credentials (user:password@)"],
-        ["http://example.com/#x", "url must not contain a fragment"]
-      ]) {
-        expect((await Effect.runPromise(Effect.flip(relaxed.check(url)))).message, url).toBe(message)
-      }
-    } finally {
-      await rx.close()
-    }
-  })
-
-  vit("the transport caps the response body, times out, does not follow redirects, reports connection errors", async () => {
-    const rx = await startReceiver()
-    try {
-      const t = makeNodeTransport({ allowLoopback: true, httpsOnly: false, timeoutMs: 400 })
-      const post = () => Effect.runPromise(t.send({ url: rx.url, headers: { "content-type": "application/json" }, body: "{}" }))
-      // An endless body: reading stops at the cap, long before the timeout.
-      let written = 0
-      rx.raw = (_req, res) => {
-        res.writeHead(500)
-        const chunk = Buffer.alloc(16 * 1024, 120)
-        const pump = () => {
-          while (!res.destroyed && written < 50 * 1024 * 1024 && res.write(chunk)) written += chunk.length
-          if (!res.destroyed && written < 50 * 1024 * 1024) res.once("drain", pump)
+  vit(
+    "the transport refuses loopback without the flag (a name that resolves to 127.0.0.1 included), http in production",
+    async () => {
+      const rx = await startReceiver()
+      try {
+        const strict = makeNodeTransport({ allowLoopback: false, httpsOnly: false })
+        for (const url of [
+          `http://127.0.0.1:${rx.port}/`,
+          `http://localhost:${rx.port}/`,
+          `http://[::1]:${rx.port}/`,
+          "http://2130706433/",
+          "http://0x7f.1/"
+        ]) {
+          const error = await Effect.runPromise(Effect.flip(strict.check(url)))
+          expect(error._tag, url).toBe("InvalidInput")
+          expect(error.message, url).toMatch(/loopback/)
         }
-        pump()
+        // …and at delivery: nothing reaches the receiver.
+        const sent = await Effect.runPromise(
+          strict.send({ url: `http://localhost:${rx.port}/hook`, headers: {}, body: "{}" })
+        )
+        expect(sent).toMatchObject({ ok: false, status: null })
+        expect(sent.error).toBe(`refused: localhost ${UNREACHABLE}`)
+        expect(rx.received).toHaveLength(0)
+
+        const production = makeNodeTransport({ allowLoopback: false, httpsOnly: true })
+        expect((await Effect.runPromise(Effect.flip(production.check("http://example.com/hook")))).message).toBe(
+          "url must use https"
+        )
+        const relaxed = makeNodeTransport({ allowLoopback: true, httpsOnly: false })
+        await Effect.runPromise(relaxed.check(`http://127.0.0.2:${rx.port}/`))
+        for (const [url, message] of [
+          ["ftp://example.com/", "url must use https (or http outside production)"],
+          ["not a url", "url must be an absolute http(s) URL"],
+          ["http://user:pw@example.com/", "url must not contain credentials (user:password@)"],
+          ["http://example.com/#x", "url must not contain a fragment"]
+        ]) {
+          expect((await Effect.runPromise(Effect.flip(relaxed.check(url)))).message, url).toBe(message)
+        }
+      } finally {
+        await rx.close()
       }
-      const capped = await post()
-      expect(capped.ok).toBe(false)
-      expect(capped.status).toBe(500)
-      // The receiver's status and the start of its body, not a timeout: reading stopped at the cap.
-      expect(capped.error).toMatch(/^HTTP 500: x{20}/)
-      expect(written).toBeLessThan(5 * 1024 * 1024)
-
-      rx.raw = () => {} // never answers
-      const slow = await post()
-      expect(slow).toMatchObject({ ok: false, status: null, error: "timed out after 400 ms" })
-      expect(slow.durationMs).toBeGreaterThanOrEqual(390)
-
-      rx.raw = (_req, res) => res.writeHead(302, { location: "http://169.254.169.254/" }).end()
-      const redirect = await post()
-      expect(redirect).toMatchObject({ ok: false, status: 302, error: "HTTP 302 (redirects are not followed)" })
-
-      rx.raw = (_req, res) => res.writeHead(200).end("ok")
-      expect(await post()).toMatchObject({ ok: true, status: 200, error: null })
-    } finally {
-      await rx.close()
     }
-    const refused = await Effect.runPromise(makeNodeTransport({ allowLoopback: true, httpsOnly: false }).send({ url: rx.url, headers: {}, body: "{}" }))
-    expect(refused).toMatchObject({ ok: false, status: null })
-    expect(refused.error).toMatch(/ECONNREFUSED/)
-  })
+  )
+
+  vit(
+    "the transport caps the response body, times out, does not follow redirects, reports connection errors",
+    async () => {
+      const rx = await startReceiver()
+      try {
+        const t = makeNodeTransport({ allowLoopback: true, httpsOnly: false, timeoutMs: 400 })
+        const post = () =>
+          Effect.runPromise(t.send({ url: rx.url, headers: { "content-type": "application/json" }, body: "{}" }))
+        // An endless body: reading stops at the cap, long before the timeout.
+        let written = 0
+        rx.raw = (_req, res) => {
+          res.writeHead(500)
+          const chunk = Buffer.alloc(16 * 1024, 120)
+          const pump = () => {
+            while (!res.destroyed && written < 50 * 1024 * 1024 && res.write(chunk)) written += chunk.length
+            if (!res.destroyed && written < 50 * 1024 * 1024) res.once("drain", pump)
+          }
+          pump()
+        }
+        const capped = await post()
+        expect(capped.ok).toBe(false)
+        expect(capped.status).toBe(500)
+        // The receiver's status and the start of its body, not a timeout: reading stopped at the cap.
+        expect(capped.error).toMatch(/^HTTP 500: x{20}/)
+        expect(written).toBeLessThan(5 * 1024 * 1024)
+
+        rx.raw = () => {} // never answers
+        const slow = await post()
+        expect(slow).toMatchObject({ ok: false, status: null, error: "timed out after 400 ms" })
+        expect(slow.durationMs).toBeGreaterThanOrEqual(390)
+
+        rx.raw = (_req, res) => res.writeHead(302, { location: "http://169.254.169.254/" }).end()
+        const redirect = await post()
+        expect(redirect).toMatchObject({ ok: false, status: 302, error: "HTTP 302 (redirects are not followed)" })
+
+        rx.raw = (_req, res) => res.writeHead(200).end("ok")
+        expect(await post()).toMatchObject({ ok: true, status: 200, error: null })
+      } finally {
+        await rx.close()
+      }
+      const refused = await Effect.runPromise(
+        makeNodeTransport({ allowLoopback: true, httpsOnly: false }).send({ url: rx.url, headers: {}, body: "{}" })
+      )
+      expect(refused).toMatchObject({ ok: false, status: null })
+      expect(refused.error).toMatch(/ECONNREFUSED/)
+    }
+  )
 })
 
 /** A loopback port whose listener never accepts and whose backlog is full: further SYNs are dropped, as by a black hole. */
 const blackHole = async () => {
-  const py = spawn("python3", ["-c", "import socket,time\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen(0)\nprint(s.getsockname()[1],flush=True)\ntime.sleep(60)"])
+  const py = spawn("python3", [
+    "-c",
+    "import socket,time\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen(0)\nprint(s.getsockname()[1],flush=True)\ntime.sleep(60)"
+  ])
   const port = await new Promise<number>((resolve, reject) => {
     py.once("error", reject)
     py.stdout.once("data", (d: Buffer) => resolve(Number(String(d).trim())))
@@ -148,21 +171,29 @@ const blackHole = async () => {
     }
   }
 }
-const noPython = spawnSync("python3", ["-c", "pass"]).status === 0 ? undefined : "python3 (the black-hole listener of the connect-timeout test) is not installed"
+const noPython =
+  spawnSync("python3", ["-c", "pass"]).status === 0
+    ? undefined
+    : "python3 (the black-hole listener of the connect-timeout test) is not installed"
 const pythonSkip = skipUnlessCi(noPython)
 
 describe("webhook transport connect timeout", () => {
-  vit.skipIf(pythonSkip !== undefined)("an address that never completes the handshake costs the connect timeout, not the response timeout", async () => {
-    requirePrerequisite(noPython)
-    const hole = await blackHole()
-    try {
-      const t = makeNodeTransport({ allowLoopback: true, httpsOnly: false, timeoutMs: 5_000, connectTimeoutMs: 300 })
-      const sent = await Effect.runPromise(t.send({ url: `http://127.0.0.1:${hole.port}/hook`, headers: {}, body: "{}" }))
-      // The connect timeout fired (its own words), not the 5 s response timeout.
-      expect(sent).toMatchObject({ ok: false, status: null, error: "connect timed out after 300 ms" })
-      expect(sent.durationMs).toBeGreaterThanOrEqual(290)
-    } finally {
-      hole.close()
+  vit.skipIf(pythonSkip !== undefined)(
+    "an address that never completes the handshake costs the connect timeout, not the response timeout",
+    async () => {
+      requirePrerequisite(noPython)
+      const hole = await blackHole()
+      try {
+        const t = makeNodeTransport({ allowLoopback: true, httpsOnly: false, timeoutMs: 5_000, connectTimeoutMs: 300 })
+        const sent = await Effect.runPromise(
+          t.send({ url: `http://127.0.0.1:${hole.port}/hook`, headers: {}, body: "{}" })
+        )
+        // The connect timeout fired (its own words), not the 5 s response timeout.
+        expect(sent).toMatchObject({ ok: false, status: null, error: "connect timed out after 300 ms" })
+        expect(sent.durationMs).toBeGreaterThanOrEqual(290)
+      } finally {
+        hole.close()
+      }
     }
-  })
+  )
 })

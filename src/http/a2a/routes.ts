@@ -44,13 +44,17 @@ const skillIds = skills.map((s) => s.skill.id).join(", ")
  * The skill and its arguments a user message asks for: a data part `{skill, …arguments}`, or
  * `message.metadata.skill` with the arguments in a data part. Otherwise a reason.
  */
-export const skillCall = (message: unknown): { readonly skill: string; readonly args: Json } | { readonly problem: string } => {
+export const skillCall = (
+  message: unknown
+): { readonly skill: string; readonly args: Json } | { readonly problem: string } => {
   if (!isRecord(message)) return { problem: "params.message is required" }
   const parts = Array.isArray(message.parts) ? message.parts : []
   const data = parts.find((p): p is { data: Json } => isRecord(p) && isRecord(p.data))?.data
-  const fromMeta = isRecord(message.metadata) && typeof message.metadata.skill === "string" ? message.metadata.skill : undefined
+  const fromMeta =
+    isRecord(message.metadata) && typeof message.metadata.skill === "string" ? message.metadata.skill : undefined
   const named = data && typeof data.skill === "string" ? data.skill : fromMeta
-  if (named === undefined) return { problem: `name the skill: a data part {"skill": "<id>", …arguments} (skills: ${skillIds})` }
+  if (named === undefined)
+    return { problem: `name the skill: a data part {"skill": "<id>", …arguments} (skills: ${skillIds})` }
   const { skill: _skill, ...args } = data ?? {}
   void _skill
   return { skill: named, args }
@@ -63,17 +67,23 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
  * the request's `metadata.idempotencyKey`; both given must agree). None when absent; a malformed
  * one is refused rather than dropped, so a client never believes a purchase is keyed when it is not.
  */
-export const messageIdempotencyKey = (params: Json): { readonly key: string | undefined } | { readonly problem: string; readonly field: string } => {
+export const messageIdempotencyKey = (
+  params: Json
+): { readonly key: string | undefined } | { readonly problem: string; readonly field: string } => {
   const message = isRecord(params.message) ? params.message : {}
   const found = [
     ["message.metadata.idempotencyKey", isRecord(message.metadata) ? message.metadata.idempotencyKey : undefined],
     ["metadata.idempotencyKey", isRecord(params.metadata) ? params.metadata.idempotencyKey : undefined]
   ].filter((entry): entry is [string, unknown] => entry[1] !== undefined)
   for (const [field, value] of found) {
-    if (typeof value !== "string" || !IDEMPOTENCY_KEY.test(value)) return { problem: `${field}: must be 1 to 255 visible ASCII characters`, field }
+    if (typeof value !== "string" || !IDEMPOTENCY_KEY.test(value))
+      return { problem: `${field}: must be 1 to 255 visible ASCII characters`, field }
   }
   if (found.length === 2 && found[0][1] !== found[1][1]) {
-    return { problem: "message.metadata.idempotencyKey and metadata.idempotencyKey differ: send one", field: "message.metadata.idempotencyKey" }
+    return {
+      problem: "message.metadata.idempotencyKey and metadata.idempotencyKey differ: send one",
+      field: "message.metadata.idempotencyKey"
+    }
   }
   return { key: found[0]?.[1] as string | undefined }
 }
@@ -90,7 +100,8 @@ export const handleA2a = async (
   credentials: Record<string, string>,
   requestId: string
 ): Promise<Json> => {
-  if (!isRecord(body) || body.jsonrpc !== "2.0" || typeof body.method !== "string") return rpcError(isRecord(body) ? body.id : null, A2aErrors.invalidRequest, "not a JSON-RPC 2.0 request")
+  if (!isRecord(body) || body.jsonrpc !== "2.0" || typeof body.method !== "string")
+    return rpcError(isRecord(body) ? body.id : null, A2aErrors.invalidRequest, "not a JSON-RPC 2.0 request")
   const { id, method } = body
   const params = isRecord(body.params) ? body.params : {}
   switch (method) {
@@ -101,7 +112,11 @@ export const handleA2a = async (
       if (!found) return rpcError(id, A2aErrors.invalidParams, `unknown skill ${call.skill} (skills: ${skillIds})`)
       const route = toRouteRequest(found.tool, call.args)
       if (isProblem(route)) return rpcError(id, A2aErrors.invalidParams, route.message, { field: route.field })
-      const headers: Record<string, string> = { ...credentials, accept: "application/json", "x-request-id": `${requestId}.a2a`.slice(0, 128) }
+      const headers: Record<string, string> = {
+        ...credentials,
+        accept: "application/json",
+        "x-request-id": `${requestId}.a2a`.slice(0, 128)
+      }
       const key = messageIdempotencyKey(params)
       if ("problem" in key) return rpcError(id, A2aErrors.invalidParams, key.problem, { field: key.field })
       if (key.key !== undefined) headers["idempotency-key"] = key.key
@@ -109,7 +124,9 @@ export const handleA2a = async (
         headers["content-type"] = "application/json"
         headers["content-length"] = String(Buffer.byteLength(route.body))
       }
-      const response = await dispatch(new Request(`${INTERNAL_ORIGIN}${route.path}`, { method: route.method, headers, body: route.body }))
+      const response = await dispatch(
+        new Request(`${INTERNAL_ORIGIN}${route.path}`, { method: route.method, headers, body: route.body })
+      )
       const text = await response.text()
       let json: unknown = undefined
       try {
@@ -127,7 +144,9 @@ export const handleA2a = async (
       return rpcResult(id, {
         message: {
           messageId: `${requestId}.reply`,
-          ...(typeof message.contextId === "string" && message.contextId !== "" ? { contextId: message.contextId } : {}),
+          ...(typeof message.contextId === "string" && message.contextId !== ""
+            ? { contextId: message.contextId }
+            : {}),
           role: "ROLE_AGENT",
           parts: [
             { text: summary, mediaType: "text/plain" },
@@ -142,7 +161,11 @@ export const handleA2a = async (
     case "CancelTask":
     case "SubscribeToTask":
       // Every skill answers at once with a Message; no task is ever created.
-      return rpcError(id, A2aErrors.taskNotFound, "no such task: this agent answers each skill with a message and keeps no tasks")
+      return rpcError(
+        id,
+        A2aErrors.taskNotFound,
+        "no such task: this agent answers each skill with a message and keeps no tasks"
+      )
     case "ListTasks":
       return rpcResult(id, { tasks: [], nextPageToken: "", pageSize: 0, totalSize: 0 })
     case "SendStreamingMessage":
@@ -150,7 +173,11 @@ export const handleA2a = async (
     case "GetTaskPushNotificationConfig":
     case "ListTaskPushNotificationConfigs":
     case "DeleteTaskPushNotificationConfig":
-      return rpcError(id, A2aErrors.unsupportedOperation, `${method} is not supported (capabilities: streaming false, pushNotifications false)`)
+      return rpcError(
+        id,
+        A2aErrors.unsupportedOperation,
+        `${method} is not supported (capabilities: streaming false, pushNotifications false)`
+      )
     case "GetExtendedAgentCard":
       return rpcError(id, A2aErrors.extendedCardNotConfigured, "no extended agent card")
     default:
@@ -158,41 +185,57 @@ export const handleA2a = async (
   }
 }
 
-export const A2aRoutesLive = HttpRouter.use(Effect.fnUntraced(function* (router) {
-  const post = Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const requestId = yield* currentRequestId
-    const keys = yield* Keys
-    // A2A-Version (absent: 1.0 assumed); another major version is refused as the spec asks.
-    const version = request.headers["a2a-version"]
-    if (version !== undefined && version.trim().split(".")[0] !== A2A_PROTOCOL_VERSION.split(".")[0]) {
-      return HttpServerResponse.jsonUnsafe(rpcError(null, A2aErrors.versionNotSupported, `A2A-Version ${version} is not supported; this agent speaks ${A2A_PROTOCOL_VERSION}`))
-    }
-    const key = presentedKey(request.headers.authorization, request.headers["x-api-key"])
-    const challenge = { "www-authenticate": `Bearer realm="agent-api", ApiKey realm="agent-api", header="X-API-Key"` }
-    if (key === undefined) return errorResponse(new Unauthorized({ message: "missing API key: send Authorization: Bearer <key> (or X-API-Key)" }), requestId, challenge)
-    const denied = yield* keys.authenticate(key).pipe(
-      Effect.as(undefined),
-      Effect.catch((e) => Effect.succeed(e))
-    )
-    if (denied) return errorResponse(denied, requestId, denied._tag === "Unauthorized" ? challenge : {})
-    const text = yield* request.text
-    let body: unknown
-    try {
-      body = JSON.parse(text)
-    } catch {
-      return HttpServerResponse.jsonUnsafe(rpcError(null, A2aErrors.parse, "request body is not valid JSON"))
-    }
-    // Each message carries its own Idempotency-Key (`message.metadata.idempotencyKey`) or none:
-    // nothing of the envelope's request may stand in for it.
-    const context = Context.add(Context.add(yield* Effect.context<never>(), currentIdempotencyKey, undefined), currentIdempotencyScope, "")
-    const handler = HttpEffect.toWebHandler(router.asHttpEffect())
-    const dispatch = (inner: Request) => handler(inner, context)
-    // Each skill runs with the caller's key, in whichever header it came.
-    const credentials = { authorization: `Bearer ${key}` }
-    const answer = yield* Effect.promise(() => handleA2a(body, dispatch, credentials, requestId))
-    return HttpServerResponse.jsonUnsafe(answer, { headers: { "a2a-version": A2A_PROTOCOL_VERSION } })
+export const A2aRoutesLive = HttpRouter.use(
+  Effect.fnUntraced(function* (router) {
+    const post = Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const requestId = yield* currentRequestId
+      const keys = yield* Keys
+      // A2A-Version (absent: 1.0 assumed); another major version is refused as the spec asks.
+      const version = request.headers["a2a-version"]
+      if (version !== undefined && version.trim().split(".")[0] !== A2A_PROTOCOL_VERSION.split(".")[0]) {
+        return HttpServerResponse.jsonUnsafe(
+          rpcError(
+            null,
+            A2aErrors.versionNotSupported,
+            `A2A-Version ${version} is not supported; this agent speaks ${A2A_PROTOCOL_VERSION}`
+          )
+        )
+      }
+      const key = presentedKey(request.headers.authorization, request.headers["x-api-key"])
+      const challenge = { "www-authenticate": `Bearer realm="agent-api", ApiKey realm="agent-api", header="X-API-Key"` }
+      if (key === undefined)
+        return errorResponse(
+          new Unauthorized({ message: "missing API key: send Authorization: Bearer <key> (or X-API-Key)" }),
+          requestId,
+          challenge
+        )
+      const denied = yield* keys.authenticate(key).pipe(
+        Effect.as(undefined),
+        Effect.catch((e) => Effect.succeed(e))
+      )
+      if (denied) return errorResponse(denied, requestId, denied._tag === "Unauthorized" ? challenge : {})
+      const text = yield* request.text
+      let body: unknown
+      try {
+        body = JSON.parse(text)
+      } catch {
+        return HttpServerResponse.jsonUnsafe(rpcError(null, A2aErrors.parse, "request body is not valid JSON"))
+      }
+      // Each message carries its own Idempotency-Key (`message.metadata.idempotencyKey`) or none:
+      // nothing of the envelope's request may stand in for it.
+      const context = Context.add(
+        Context.add(yield* Effect.context<never>(), currentIdempotencyKey, undefined),
+        currentIdempotencyScope,
+        ""
+      )
+      const handler = HttpEffect.toWebHandler(router.asHttpEffect())
+      const dispatch = (inner: Request) => handler(inner, context)
+      // Each skill runs with the caller's key, in whichever header it came.
+      const credentials = { authorization: `Bearer ${key}` }
+      const answer = yield* Effect.promise(() => handleA2a(body, dispatch, credentials, requestId))
+      return HttpServerResponse.jsonUnsafe(answer, { headers: { "a2a-version": A2A_PROTOCOL_VERSION } })
+    })
+    yield* router.add("POST", A2A_ENDPOINT_PATH, post)
   })
-  yield* router.add("POST", A2A_ENDPOINT_PATH, post)
-})
 )

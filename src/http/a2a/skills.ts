@@ -23,7 +23,8 @@ export const a2aSkills: ReadonlyArray<A2aSkill> = [
   {
     id: "browse_services",
     name: "Browse services",
-    description: "List the AI services on sale (filters: category, q, pricingModel, minPriceCents, maxPriceCents, minRating, sellerId, limit, cursor), with tiers and prices.",
+    description:
+      "List the AI services on sale (filters: category, q, pricingModel, minPriceCents, maxPriceCents, minRating, sellerId, limit, cursor), with tiers and prices.",
     tags: ["commerce", "catalog", "commerce:read"],
     tool: "list_services",
     example: { skill: "browse_services", category: "translation", limit: 5 }
@@ -31,7 +32,8 @@ export const a2aSkills: ReadonlyArray<A2aSkill> = [
   {
     id: "buy",
     name: "Buy a service",
-    description: "Buy a service tier from the agent's wallet (serviceId, tierId, optional input, negotiationId): the purchase and its delivery.",
+    description:
+      "Buy a service tier from the agent's wallet (serviceId, tierId, optional input, negotiationId): the purchase and its delivery.",
     tags: ["commerce", "purchase", "commerce:buy"],
     tool: "buy",
     example: { skill: "buy", serviceId: "svc_doc_translate", tierId: "starter", input: { doc: "a.pdf" } }
@@ -39,7 +41,8 @@ export const a2aSkills: ReadonlyArray<A2aSkill> = [
   {
     id: "negotiate",
     name: "Negotiate a price",
-    description: "Open a price negotiation with a service's seller (serviceId, tierId, proposedPriceCents, optional terms {volume, durationMonths}); the seller answers within 30 s.",
+    description:
+      "Open a price negotiation with a service's seller (serviceId, tierId, proposedPriceCents, optional terms {volume, durationMonths}); the seller answers within 30 s.",
     tags: ["commerce", "negotiation", "commerce:negotiate"],
     tool: "negotiate",
     example: { skill: "negotiate", serviceId: "svc_doc_translate", tierId: "starter", proposedPriceCents: 1500 }
@@ -63,7 +66,9 @@ export const resolveSkills = (tools: ReadonlyArray<ApiTool>) =>
   })
 
 /** The endpoint's one route, as /api/discover, llms.txt and robots list it. */
-export const a2aRoutes: ReadonlyArray<CatalogRoute & { readonly method: "POST"; readonly path: typeof A2A_ENDPOINT_PATH }> = [
+export const a2aRoutes: ReadonlyArray<
+  CatalogRoute & { readonly method: "POST"; readonly path: typeof A2A_ENDPOINT_PATH }
+> = [
   {
     method: "POST",
     path: A2A_ENDPOINT_PATH,

@@ -29,94 +29,130 @@ const setSessionCookie = (token: string, maxAgeSeconds: number) =>
 
 export const DashboardPublicLive = HttpApiBuilder.group(Api, "dashboardAuth", (handlers) =>
   handlers
-    .handle("signUp", Effect.fnUntraced(function* ({ payload }) {
-      yield* limitAnonymousWrite
-      const keys = yield* Keys
-      const account = yield* keys.signUp(payload)
-      const session = yield* keys.startSession(account.id)
-      yield* setSessionCookie(session.token, 7 * 24 * 3600)
-      return { account, expiresAt: session.expiresAt }
-    })
+    .handle(
+      "signUp",
+      Effect.fnUntraced(function* ({ payload }) {
+        yield* limitAnonymousWrite
+        const keys = yield* Keys
+        const account = yield* keys.signUp(payload)
+        const session = yield* keys.startSession(account.id)
+        yield* setSessionCookie(session.token, 7 * 24 * 3600)
+        return { account, expiresAt: session.expiresAt }
+      })
     )
-    .handle("signIn", Effect.fnUntraced(function* ({ payload }) {
-      const keys = yield* Keys
-      const limiter = yield* RateLimiter
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const address = Option.getOrElse(request.remoteAddress, () => "unknown")
-      const emailHash = createHash("sha256").update(payload.email.trim().toLowerCase()).digest("hex").slice(0, 32)
-      const checks = signInChecks(emailHash, address)
-      yield* limiter.failuresAllowed(checks).pipe(
-        Effect.tapError((e) =>
-          e._tag === "RateLimited"
-            ? Effect.andThen(
-                securityEvent("signin.throttled", { reason: e.message }),
-                HttpEffect.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfterSeconds))))
-              )
-            : Effect.void
+    .handle(
+      "signIn",
+      Effect.fnUntraced(function* ({ payload }) {
+        const keys = yield* Keys
+        const limiter = yield* RateLimiter
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+        const emailHash = createHash("sha256").update(payload.email.trim().toLowerCase()).digest("hex").slice(0, 32)
+        const checks = signInChecks(emailHash, address)
+        yield* limiter.failuresAllowed(checks).pipe(
+          Effect.tapError((e) =>
+            e._tag === "RateLimited"
+              ? Effect.andThen(
+                  securityEvent("signin.throttled", { reason: e.message }),
+                  HttpEffect.appendPreResponseHandler((_req, res) =>
+                    Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfterSeconds)))
+                  )
+                )
+              : Effect.void
+          )
         )
-      )
-      const result = yield* keys.signIn(payload).pipe(
-        // The e-mail is not logged (it would say which addresses are tried); its hash prefix ties attempts together.
-        Effect.tapError((e) =>
-          e._tag === "Unauthorized"
-            ? Effect.andThen(limiter.recordFailure(checks), securityEvent("signin.failed", { reason: `email#${emailHash.slice(0, 12)}` }))
-            : Effect.void
+        const result = yield* keys.signIn(payload).pipe(
+          // The e-mail is not logged (it would say which addresses are tried); its hash prefix ties attempts together.
+          Effect.tapError((e) =>
+            e._tag === "Unauthorized"
+              ? Effect.andThen(
+                  limiter.recordFailure(checks),
+                  securityEvent("signin.failed", { reason: `email#${emailHash.slice(0, 12)}` })
+                )
+              : Effect.void
+          )
         )
-      )
-      yield* setSessionCookie(result.token, 7 * 24 * 3600)
-      return { account: result.account, expiresAt: result.expiresAt }
-    })
+        yield* setSessionCookie(result.token, 7 * 24 * 3600)
+        return { account: result.account, expiresAt: result.expiresAt }
+      })
     )
-    .handle("signOut", Effect.fnUntraced(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const token = request.cookies[SESSION_COOKIE]
-      if (token) yield* Effect.flatMap(Keys, (k) => k.signOut(token)).pipe(Effect.orDie)
-      yield* setSessionCookie("", 0)
-    })
+    .handle(
+      "signOut",
+      Effect.fnUntraced(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const token = request.cookies[SESSION_COOKIE]
+        if (token) yield* Effect.flatMap(Keys, (k) => k.signOut(token)).pipe(Effect.orDie)
+        yield* setSessionCookie("", 0)
+      })
     )
 )
 
 export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) =>
   handlers
-    .handle("session", Effect.fnUntraced(function* () {
-      const caller = yield* CurrentCaller
-      return { account: yield* Effect.flatMap(Keys, (k) => k.getAccount(caller.accountId)).pipe(Effect.orDie) }
-    })
+    .handle(
+      "session",
+      Effect.fnUntraced(function* () {
+        const caller = yield* CurrentCaller
+        return { account: yield* Effect.flatMap(Keys, (k) => k.getAccount(caller.accountId)).pipe(Effect.orDie) }
+      })
     )
-    .handle("listAgents", Effect.fnUntraced(function* () {
-      const caller = yield* CurrentCaller
-      return yield* Effect.flatMap(Keys, (k) => k.listAgents(caller.accountId))
-    })
+    .handle(
+      "listAgents",
+      Effect.fnUntraced(function* () {
+        const caller = yield* CurrentCaller
+        return yield* Effect.flatMap(Keys, (k) => k.listAgents(caller.accountId))
+      })
     )
-    .handle("createAgent", Effect.fnUntraced(function* ({ payload }) {
-      const caller = yield* CurrentCaller
-      return yield* Effect.flatMap(Keys, (k) => k.createAgent(caller.accountId, payload))
-    })
+    .handle(
+      "createAgent",
+      Effect.fnUntraced(function* ({ payload }) {
+        const caller = yield* CurrentCaller
+        return yield* Effect.flatMap(Keys, (k) => k.createAgent(caller.accountId, payload))
+      })
     )
-    .handle("listKeys", Effect.fnUntraced(function* () {
-      const caller = yield* CurrentCaller
-      return yield* Effect.flatMap(Keys, (k) => k.listKeys(caller.accountId))
-    })
+    .handle(
+      "listKeys",
+      Effect.fnUntraced(function* () {
+        const caller = yield* CurrentCaller
+        return yield* Effect.flatMap(Keys, (k) => k.listKeys(caller.accountId))
+      })
     )
-    .handle("createKey", Effect.fnUntraced(function* ({ params: path, payload }) {
-      const caller = yield* CurrentCaller
-      const created = yield* Effect.flatMap(Keys, (k) => k.createKey(caller.accountId, path.agentId, payload))
-      yield* securityEvent("key.created", { accountId: caller.accountId, agentId: path.agentId, keyId: created.key.id, permission: created.key.permissions.join(",") })
-      return created
-    })
+    .handle(
+      "createKey",
+      Effect.fnUntraced(function* ({ params: path, payload }) {
+        const caller = yield* CurrentCaller
+        const created = yield* Effect.flatMap(Keys, (k) => k.createKey(caller.accountId, path.agentId, payload))
+        yield* securityEvent("key.created", {
+          accountId: caller.accountId,
+          agentId: path.agentId,
+          keyId: created.key.id,
+          permission: created.key.permissions.join(",")
+        })
+        return created
+      })
     )
-    .handle("agentWebhook", Effect.fnUntraced(function* ({ params: path }) {
-      const caller = yield* CurrentCaller
-      yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, path.agentId))
-      // No endpoint is a normal state here (null), not an error.
-      return yield* Effect.flatMap(Webhooks, (w) => w.getConfig(path.agentId)).pipe(Effect.catchTag("NotFound", () => Effect.succeed(null)))
-    })
+    .handle(
+      "agentWebhook",
+      Effect.fnUntraced(function* ({ params: path }) {
+        const caller = yield* CurrentCaller
+        yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, path.agentId))
+        // No endpoint is a normal state here (null), not an error.
+        return yield* Effect.flatMap(Webhooks, (w) => w.getConfig(path.agentId)).pipe(
+          Effect.catchTag("NotFound", () => Effect.succeed(null))
+        )
+      })
     )
-    .handle("revokeKey", Effect.fnUntraced(function* ({ params: path }) {
-      const caller = yield* CurrentCaller
-      const revoked = yield* Effect.flatMap(Keys, (k) => k.revokeKey(caller.accountId, path.keyId))
-      yield* securityEvent("key.revoked", { accountId: caller.accountId, agentId: revoked.agentId, keyId: revoked.id })
-      return revoked
-    })
+    .handle(
+      "revokeKey",
+      Effect.fnUntraced(function* ({ params: path }) {
+        const caller = yield* CurrentCaller
+        const revoked = yield* Effect.flatMap(Keys, (k) => k.revokeKey(caller.accountId, path.keyId))
+        yield* securityEvent("key.revoked", {
+          accountId: caller.accountId,
+          agentId: revoked.agentId,
+          keyId: revoked.id
+        })
+        return revoked
+      })
     )
 )

@@ -48,38 +48,65 @@ export const InvestApiDescription = Schema.Struct({
     founderVeto: Schema.String,
     lifecycle: Schema.Array(Schema.String)
   }),
-  endpoints: Schema.Array(Schema.Struct({ method: Schema.String, path: Schema.String, auth: Schema.String, description: Schema.String })),
+  endpoints: Schema.Array(
+    Schema.Struct({ method: Schema.String, path: Schema.String, auth: Schema.String, description: Schema.String })
+  ),
   disclaimer: Schema.String
 })
 
-const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100))) })
+const IdParam = Schema.Struct({
+  id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))
+})
 const ListLimit = Schema.Struct({ limit: Schema.optional(QueryInt(1, 100)) })
 /** The portfolio's acquisitions page: `limit` 1–100 (default 50), `cursor` the previous page's `acquisitionsNextCursor`. */
 const PortfolioParams = Schema.Struct({ limit: Schema.optional(PageLimit), cursor: Schema.optional(Cursor) })
 
 export class InvestGroup extends HttpApiGroup.make("invest")
   .add(
-    HttpApiEndpoint.post("invest", "/invest", { payload: InvestBody, success: InvestmentResponse.pipe(HttpApiSchema.status(201)), error: [InvalidInput, NotFound, StakeExhausted, InsufficientFunds, PolicyViolation, StorageUnavailable] })
+    HttpApiEndpoint.post("invest", "/invest", {
+      payload: InvestBody,
+      success: InvestmentResponse.pipe(HttpApiSchema.status(201)),
+      error: [InvalidInput, NotFound, StakeExhausted, InsufficientFunds, PolicyViolation, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "invest")
-      .annotate(OpenApi.Summary, "Invest wallet credits in platform utility tokens or a project's stake (49% offered in total)")
+      .annotate(
+        OpenApi.Summary,
+        "Invest wallet credits in platform utility tokens or a project's stake (49% offered in total)"
+      )
   )
   .add(
-    HttpApiEndpoint.get("portfolio", "/portfolio", { query: PortfolioParams, success: PortfolioResponse, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("portfolio", "/portfolio", {
+      query: PortfolioParams,
+      success: PortfolioResponse,
+      error: [InvalidInput, StorageUnavailable]
+    })
       .annotate(RequiredPermission, null)
       .annotate(OpenApi.Summary, "Your acquired projects (newest first, a page: limit, cursor) and token holdings")
   )
   .add(
-    HttpApiEndpoint.post("createProposal", "/proposals", { payload: CreateProposalBody, success: Proposal.pipe(HttpApiSchema.status(201)), error: [InvalidInput, NotATopHolder, StorageUnavailable] })
+    HttpApiEndpoint.post("createProposal", "/proposals", {
+      payload: CreateProposalBody,
+      success: Proposal.pipe(HttpApiSchema.status(201)),
+      error: [InvalidInput, NotATopHolder, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "invest")
       .annotate(OpenApi.Summary, "Open a governance proposal (top 10 token holders only); voters are snapshotted")
   )
   .add(
-    HttpApiEndpoint.get("listProposals", "/proposals", { query: ListLimit, success: Schema.Array(Proposal), error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("listProposals", "/proposals", {
+      query: ListLimit,
+      success: Schema.Array(Proposal),
+      error: [InvalidInput, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "invest")
       .annotate(OpenApi.Summary, "Governance proposals, newest first")
   )
   .add(
-    HttpApiEndpoint.get("getProposal", "/proposals/:id", { params: IdParam, success: Proposal, error: [InvalidInput, NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("getProposal", "/proposals/:id", {
+      params: IdParam,
+      success: Proposal,
+      error: [InvalidInput, NotFound, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "invest")
       .annotate(OpenApi.Summary, "A governance proposal: status, snapshot voters and weights, tally, veto")
   )
@@ -87,14 +114,23 @@ export class InvestGroup extends HttpApiGroup.make("invest")
   .prefix(AGENT_API_PREFIX) {}
 
 export class InvestInfoGroup extends HttpApiGroup.make("investInfo").add(
-  HttpApiEndpoint.get("investApi", "/invest/api", { success: InvestApiDescription, error: [InvalidInput, StorageUnavailable] })
-    .annotate(OpenApi.Summary, "The investment API: token, stake, live platform offering, governance rules, endpoints")
+  HttpApiEndpoint.get("investApi", "/invest/api", {
+    success: InvestApiDescription,
+    error: [InvalidInput, StorageUnavailable]
+  }).annotate(OpenApi.Summary, "The investment API: token, stake, live platform offering, governance rules, endpoints")
 ) {}
 
 export class GovernanceGroup extends HttpApiGroup.make("governance")
   .add(
-    HttpApiEndpoint.post("veto", "/proposals/:id/veto", { params: IdParam, payload: VetoBody, success: Proposal, error: [InvalidInput, Forbidden, NotFound, Conflict, StorageUnavailable] })
-      .annotate(OpenApi.Summary, "Founder veto of a passed proposal within its veto window (the founder's dashboard session)")
+    HttpApiEndpoint.post("veto", "/proposals/:id/veto", {
+      params: IdParam,
+      payload: VetoBody,
+      success: Proposal,
+      error: [InvalidInput, Forbidden, NotFound, Conflict, StorageUnavailable]
+    }).annotate(
+      OpenApi.Summary,
+      "Founder veto of a passed proposal within its veto window (the founder's dashboard session)"
+    )
   )
   .middleware(DashboardAuth)
   .prefix(`${DASHBOARD_PREFIX}/governance`) {}

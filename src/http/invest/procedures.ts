@@ -16,12 +16,16 @@ const AsAgent = Schema.Struct({ agentId: Schema.optional(AgentId) })
 const actingAgent = Effect.fnUntraced(function* (caller: Caller, agentId: string | undefined) {
   if (caller.agentId !== undefined) {
     if (agentId !== undefined && agentId !== caller.agentId) {
-      return yield* Effect.fail(new InvalidInput({ message: "agentId: a key acts only as its own agent", field: "agentId" }))
+      return yield* Effect.fail(
+        new InvalidInput({ message: "agentId: a key acts only as its own agent", field: "agentId" })
+      )
     }
     return caller.agentId
   }
   if (agentId === undefined) {
-    return yield* Effect.fail(new InvalidInput({ message: "agentId: a dashboard session must name one of its agents", field: "agentId" }))
+    return yield* Effect.fail(
+      new InvalidInput({ message: "agentId: a dashboard session must name one of its agents", field: "agentId" })
+    )
   }
   const agent = yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, agentId))
   return agent.id

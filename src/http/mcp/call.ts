@@ -17,7 +17,8 @@ export interface ArgumentProblem {
   readonly field: string
 }
 
-const isScalar = (v: unknown): v is string | number | boolean => typeof v === "string" || typeof v === "number" || typeof v === "boolean"
+const isScalar = (v: unknown): v is string | number | boolean =>
+  typeof v === "string" || typeof v === "number" || typeof v === "boolean"
 
 /**
  * Builds the route request from the tool's routing details: `pathParams` fill `:name` segments,
@@ -82,7 +83,14 @@ const parse = (text: string): unknown => {
 /** A tool error in the one error-body shape (status, type, message, field), without an HTTP call. */
 export const argumentError = (problem: ArgumentProblem, requestId: string): ToolResult => ({
   content: [{ type: "text", text: `InvalidInput (400): ${problem.message}` }],
-  structuredContent: { status: 400, _tag: "InvalidInput", type: "InvalidInput", message: problem.message, field: problem.field, requestId },
+  structuredContent: {
+    status: 400,
+    _tag: "InvalidInput",
+    type: "InvalidInput",
+    message: problem.message,
+    field: problem.field,
+    requestId
+  },
   isError: true
 })
 
@@ -100,8 +108,19 @@ export const toToolResult = (status: number, text: string, retryAfter?: string |
     // The route's Retry-After (a 503, a 429), in seconds: a tool result has no headers to carry it.
     const seconds = retryAfter != null && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined
     return {
-      content: [{ type: "text", text: `${type} (${status}): ${message}${seconds !== undefined ? ` (retry after ${seconds} s)` : ""}` }],
-      structuredContent: { status, ...body, type, message, ...(seconds !== undefined ? { retryAfterSeconds: seconds } : {}) },
+      content: [
+        {
+          type: "text",
+          text: `${type} (${status}): ${message}${seconds !== undefined ? ` (retry after ${seconds} s)` : ""}`
+        }
+      ],
+      structuredContent: {
+        status,
+        ...body,
+        type,
+        message,
+        ...(seconds !== undefined ? { retryAfterSeconds: seconds } : {})
+      },
       isError: true
     }
   }

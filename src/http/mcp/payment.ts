@@ -34,7 +34,11 @@ export const credentialFromMeta = (meta: unknown): string | undefined => {
 export interface PaymentRefusal {
   readonly code: number
   readonly message: string
-  readonly data: { readonly httpStatus: number; readonly challenges: ReadonlyArray<Record<string, unknown>>; readonly problem: Record<string, unknown> }
+  readonly data: {
+    readonly httpStatus: number
+    readonly challenges: ReadonlyArray<Record<string, unknown>>
+    readonly problem: Record<string, unknown>
+  }
 }
 
 /**
@@ -42,7 +46,12 @@ export interface PaymentRefusal {
  * undefined for any other response. The challenge is given as the JSON-RPC transport writes it:
  * `request` a native object (`requestDecoded`), the rest as issued.
  */
-export const paymentRefusal = (status: number, headers: Headers, text: string, credentialSent: boolean): PaymentRefusal | undefined => {
+export const paymentRefusal = (
+  status: number,
+  headers: Headers,
+  text: string,
+  credentialSent: boolean
+): PaymentRefusal | undefined => {
   if (status !== 402 && status !== 400) return undefined
   if (!(headers.get("content-type") ?? "").startsWith("application/problem+json")) return undefined
   if (!/^payment /i.test(headers.get("www-authenticate") ?? "")) return undefined

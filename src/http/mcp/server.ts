@@ -47,7 +47,12 @@ const INSTRUCTIONS =
   "the key's permissions. A failed call returns isError with the API's typed error (type, message, status)."
 
 /** A fresh server for one HTTP request (stateless mode: nothing survives the request). */
-export const makeMcpServer = (sdk: McpSdk, tools: ReadonlyArray<ApiTool>, dispatch: Dispatch, caller: CallerHeaders) => {
+export const makeMcpServer = (
+  sdk: McpSdk,
+  tools: ReadonlyArray<ApiTool>,
+  dispatch: Dispatch,
+  caller: CallerHeaders
+) => {
   const { Server, CallToolRequestSchema, ListToolsRequestSchema, ErrorCode } = sdk
   const byName = new Map(tools.map((t) => [t.name, t]))
   const listed = tools.map(toMcpTool)
@@ -56,7 +61,10 @@ export const makeMcpServer = (sdk: McpSdk, tools: ReadonlyArray<ApiTool>, dispat
   // they are (McpServer.registerTool wants zod).
   const server = new Server(
     { name: "agent-commerce", title: PLATFORM.name, version: PLATFORM.version },
-    { capabilities: { tools: { ...MCP_CAPABILITIES.tools }, experimental: { ...MCP_CAPABILITIES.experimental } }, instructions: INSTRUCTIONS }
+    {
+      capabilities: { tools: { ...MCP_CAPABILITIES.tools }, experimental: { ...MCP_CAPABILITIES.experimental } },
+      instructions: INSTRUCTIONS
+    }
   )
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed as unknown as Array<never> }))
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -79,7 +87,10 @@ export const makeMcpServer = (sdk: McpSdk, tools: ReadonlyArray<ApiTool>, dispat
     const idempotencyKey = request.params._meta?.idempotencyKey
     if (idempotencyKey !== undefined) {
       if (typeof idempotencyKey !== "string" || !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-        return argumentError({ message: "_meta.idempotencyKey: must be 1 to 255 visible ASCII characters", field: "_meta.idempotencyKey" }, requestId)
+        return argumentError(
+          { message: "_meta.idempotencyKey: must be 1 to 255 visible ASCII characters", field: "_meta.idempotencyKey" },
+          requestId
+        )
       }
       headers["idempotency-key"] = idempotencyKey
     }
@@ -92,7 +103,12 @@ export const makeMcpServer = (sdk: McpSdk, tools: ReadonlyArray<ApiTool>, dispat
     const credential = credentialFromMeta(request.params._meta)
     if (credential !== undefined) headers["payment-authorization"] = credential
     const response = await dispatch(
-      new Request(`${INTERNAL_ORIGIN}${route.path}`, { method: route.method, headers, body: route.body, signal: extra.signal })
+      new Request(`${INTERNAL_ORIGIN}${route.path}`, {
+        method: route.method,
+        headers,
+        body: route.body,
+        signal: extra.signal
+      })
     )
     const text = await response.text()
     // A payment refusal is a JSON-RPC error (-32042, or -32043 when a credential was refused) with
@@ -107,7 +123,13 @@ export const makeMcpServer = (sdk: McpSdk, tools: ReadonlyArray<ApiTool>, dispat
 }
 
 /** Serves one Streamable HTTP request (POST with JSON-RPC) with a fresh server and transport. */
-export const serveMcpRequest = async (sdk: McpSdk, request: Request, tools: ReadonlyArray<ApiTool>, dispatch: Dispatch, caller: CallerHeaders) => {
+export const serveMcpRequest = async (
+  sdk: McpSdk,
+  request: Request,
+  tools: ReadonlyArray<ApiTool>,
+  dispatch: Dispatch,
+  caller: CallerHeaders
+) => {
   const server = makeMcpServer(sdk, tools, dispatch, caller)
   const transport = new sdk.Transport({ sessionIdGenerator: undefined, enableJsonResponse: true })
   try {

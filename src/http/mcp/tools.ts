@@ -38,7 +38,21 @@ export interface ApiTool extends McpTool {
   readonly body: "none" | "fields" | "body"
 }
 
-const GENERIC_NAMES = new Set(["get", "put", "remove", "delete", "list", "test", "events", "deliveries", "health", "discovery", "invoke", "update", "create_one"])
+const GENERIC_NAMES = new Set([
+  "get",
+  "put",
+  "remove",
+  "delete",
+  "list",
+  "test",
+  "events",
+  "deliveries",
+  "health",
+  "discovery",
+  "invoke",
+  "update",
+  "create_one"
+])
 /** Groups whose one-word endpoint names are always prefixed (their names only make sense with the group). */
 const GENERIC_GROUPS = new Set(["webhooks", "mpp"])
 
@@ -82,13 +96,16 @@ const jsonSchemaOfTool = (schema: Schema.Top): Json => {
 }
 
 /** An object schema's properties and required list, following one top-level $ref into $defs. */
-const objectParts = (root: Json): { properties: Json; required: ReadonlyArray<string>; strict: boolean } | undefined => {
+const objectParts = (
+  root: Json
+): { properties: Json; required: ReadonlyArray<string>; strict: boolean } | undefined => {
   let s = root
   if (typeof s.$ref === "string" && s.$ref.startsWith("#/$defs/")) {
     const defs = (root.$defs ?? {}) as Record<string, Json>
     s = defs[s.$ref.slice("#/$defs/".length)] ?? s
   }
-  if (s.type !== "object" || typeof s.properties !== "object" || s.anyOf !== undefined || s.oneOf !== undefined) return undefined
+  if (s.type !== "object" || typeof s.properties !== "object" || s.anyOf !== undefined || s.oneOf !== undefined)
+    return undefined
   return {
     properties: s.properties as Json,
     required: Array.isArray(s.required) ? (s.required as Array<string>) : [],
@@ -120,7 +137,9 @@ const inputOf = (e: EndpointLike) => {
   const pathParams = Option.match(e.pathSchema, { onNone: () => [], onSome: (s) => mergeObject(take(s)) })
   // A payload on a bodiless method travels as url params.
   const queryRoots = [e.urlParamsSchema, NO_BODY.has(e.method) ? e.payloadSchema : Option.none()]
-  const queryParams = queryRoots.flatMap((o) => Option.match(o, { onNone: () => [], onSome: (s) => mergeObject(take(s)) }))
+  const queryParams = queryRoots.flatMap((o) =>
+    Option.match(o, { onNone: () => [], onSome: (s) => mergeObject(take(s)) })
+  )
   let body: ApiTool["body"] = "none"
   let extra: Json = {}
   if (!NO_BODY.has(e.method) && Option.isSome(e.payloadSchema)) {
@@ -172,7 +191,7 @@ export const toolsFromApi = (api: HttpApi.Constraint, prefix = "/api/v1/agent"):
     const info = table.get(`${group}.${e.name}`)
     const base = snakeCase(e.name)
     // Generic endpoint names (get, put, remove, test, health, …) say nothing on their own: prefix the group.
-    const generic = GENERIC_NAMES.has(base) || base.split("_").length === 1 && GENERIC_GROUPS.has(group)
+    const generic = GENERIC_NAMES.has(base) || (base.split("_").length === 1 && GENERIC_GROUPS.has(group))
     const name = (counts.get(base) ?? 0) > 1 || generic ? `${snakeCase(group)}_${base}` : base
     const readOnly = e.method === "GET" || e.method === "HEAD"
     const title = humanTitle(e.name)

@@ -44,15 +44,26 @@ export const presentedKey = (authorization: string | undefined, apiKey: string |
  * services are passed in (no per-request context copy on the hot path).
  * `apiKey`: the X-API-Key header, where the route accepts it (the agent REST API).
  */
-export const authenticateBearerWith = Effect.fnUntraced(function* (keys: Context.Service.Shape<typeof Keys>, limiter: Context.Service.Shape<typeof RateLimiter>, authorization: string | undefined, permission: Permission | null | undefined, apiKey?: string) {
+export const authenticateBearerWith = Effect.fnUntraced(function* (
+  keys: Context.Service.Shape<typeof Keys>,
+  limiter: Context.Service.Shape<typeof RateLimiter>,
+  authorization: string | undefined,
+  permission: Permission | null | undefined,
+  apiKey?: string
+) {
   const key = presentedKey(authorization, apiKey)
   if (key === undefined) {
     yield* challenge("missing bearer token")
     return yield* Effect.fail(
-      new Unauthorized({ message: "missing API key: send Authorization: Bearer <key> (or X-API-Key: <key> when Authorization carries a Payment credential)" })
+      new Unauthorized({
+        message:
+          "missing API key: send Authorization: Bearer <key> (or X-API-Key: <key> when Authorization carries a Payment credential)"
+      })
     )
   }
-  const auth = yield* keys.authenticate(key).pipe(Effect.tapError((e) => (e._tag === "Unauthorized" ? challenge(e.message) : Effect.void)))
+  const auth = yield* keys
+    .authenticate(key)
+    .pipe(Effect.tapError((e) => (e._tag === "Unauthorized" ? challenge(e.message) : Effect.void)))
   // Known from here on, even when the rate limit or the permission refuses the call: the access log names the agent.
   yield* noteCaller(auth.caller)
   const standing = yield* limiter.take(`key:${auth.key.id}`).pipe(
@@ -67,7 +78,12 @@ export const authenticateBearerWith = Effect.fnUntraced(function* (keys: Context
   )
   yield* addHeaders(rateLimitHeaders(standing))
   if (permission && !auth.caller.permissions.has(permission)) {
-    yield* securityEvent("access.denied", { accountId: auth.caller.accountId, agentId: auth.caller.agentId, keyId: auth.caller.keyId, permission })
+    yield* securityEvent("access.denied", {
+      accountId: auth.caller.accountId,
+      agentId: auth.caller.agentId,
+      keyId: auth.caller.keyId,
+      permission
+    })
     return yield* Effect.fail(new Forbidden({ message: `this key lacks the ${permission} permission`, permission }))
   }
   const caller: Caller = { ...auth.caller, rateLimit: standing }
@@ -85,10 +101,18 @@ export const AgentAuthLive = Layer.effect(
       bearer: Effect.fnUntraced(function* (httpEffect, { endpoint, group }) {
         const request = yield* HttpServerRequest.HttpServerRequest
         const permission = Option.getOrElse(
-          Option.orElse(Context.getOption(endpoint.annotations, RequiredPermission), () => Context.getOption(group.annotations, RequiredPermission)),
+          Option.orElse(Context.getOption(endpoint.annotations, RequiredPermission), () =>
+            Context.getOption(group.annotations, RequiredPermission)
+          ),
           () => null
         )
-        const caller = yield* authenticateBearerWith(keys, limiter, request.headers.authorization, permission, request.headers["x-api-key"])
+        const caller = yield* authenticateBearerWith(
+          keys,
+          limiter,
+          request.headers.authorization,
+          permission,
+          request.headers["x-api-key"]
+        )
         return yield* Effect.provideService(httpEffect, CurrentCaller, caller)
       })
     })
@@ -98,7 +122,13 @@ export const AgentAuthLive = Layer.effect(
 export const sessionCaller = Effect.fnUntraced(function* (token: string) {
   const keys = yield* Keys
   const account = yield* keys.sessionAccount(token)
-  return { accountId: account.id, agentId: undefined, keyId: undefined, permissions: new Set(), via: "session" } satisfies Caller
+  return {
+    accountId: account.id,
+    agentId: undefined,
+    keyId: undefined,
+    permissions: new Set(),
+    via: "session"
+  } satisfies Caller
 })
 
 export const DashboardAuthLive = Layer.effect(
@@ -107,8 +137,9 @@ export const DashboardAuthLive = Layer.effect(
     const keys = yield* Keys
     return DashboardAuth.of({
       session: (httpEffect, { credential }) =>
-        Effect.flatMap(sessionCaller(Redacted.value(credential)).pipe(Effect.provideService(Keys, keys), Effect.tap(noteCaller)), (caller) =>
-          Effect.provideService(httpEffect, CurrentCaller, caller)
+        Effect.flatMap(
+          sessionCaller(Redacted.value(credential)).pipe(Effect.provideService(Keys, keys), Effect.tap(noteCaller)),
+          (caller) => Effect.provideService(httpEffect, CurrentCaller, caller)
         )
     })
   })

@@ -6,18 +6,20 @@ import { errorResponse } from "../errors.js"
 import { MUTATING, type Refusal } from "./refusal.js"
 
 /** 413 for a declared Content-Length over `maxBodyBytes`, on any request. */
-export const oversizedBody = (maxBodyBytes: number): Refusal => (request, requestId) => {
-  const length = Number(request.headers["content-length"] ?? "0")
-  if (!Number.isFinite(length) || length <= maxBodyBytes) return undefined
-  return errorResponse(
-    new PayloadTooLarge({
-      message: `request body is ${length} bytes; the limit is ${maxBodyBytes}`,
-      limitBytes: maxBodyBytes
-    }),
-    requestId,
-    { connection: "close" }
-  )
-}
+export const oversizedBody =
+  (maxBodyBytes: number): Refusal =>
+  (request, requestId) => {
+    const length = Number(request.headers["content-length"] ?? "0")
+    if (!Number.isFinite(length) || length <= maxBodyBytes) return undefined
+    return errorResponse(
+      new PayloadTooLarge({
+        message: `request body is ${length} bytes; the limit is ${maxBodyBytes}`,
+        limitBytes: maxBodyBytes
+      }),
+      requestId,
+      { connection: "close" }
+    )
+  }
 
 /** 411 for a write with Transfer-Encoding and no Content-Length: ask for a length instead. */
 export const chunkedBody: Refusal = (request, requestId) =>

@@ -49,9 +49,10 @@ export const asAttempt = <E, R, E2, R2>(
   answerFailure: (cause: Cause.Cause<E>) => Effect.Effect<HttpServerResponse.HttpServerResponse, E2, R2>
 ): Effect.Effect<Attempt, E2, R | R2> =>
   answer.pipe(
-    Effect.map(
-      (response): Attempt => ({ response, reached: note.route !== undefined && !missingPermission(response) })
-    ),
+    Effect.map((response): Attempt => ({
+      response,
+      reached: note.route !== undefined && !missingPermission(response)
+    })),
     Effect.catchCause((cause) =>
       Effect.map(answerFailure(cause), (response): Attempt => ({ response, reached: false }))
     )

@@ -15,21 +15,46 @@ import { InvokeBody, InvokeResult, InvokeUrlParams } from "../../schema/mpp/chal
 import { MppDiscovery, MppHealth } from "../../schema/mpp/protocol.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
-const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100))) })
+const IdParam = Schema.Struct({
+  id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))
+})
 
 export class MppGroup extends HttpApiGroup.make("mpp")
   .add(
     HttpApiEndpoint.get("discovery", "/mpp", { success: MppDiscovery, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
-      .annotate(OpenApi.Summary, "Micropayment protocol discovery: status, methods, per-request pricing over HTTP 402, minimum charge")
+      .annotate(
+        OpenApi.Summary,
+        "Micropayment protocol discovery: status, methods, per-request pricing over HTTP 402, minimum charge"
+      )
   )
   .add(
     HttpApiEndpoint.get("health", "/mpp/health", { success: MppHealth, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
-      .annotate(OpenApi.Summary, "Micropayment protocol health: storage round trip, ledger sample of recent paid calls, credit method")
+      .annotate(
+        OpenApi.Summary,
+        "Micropayment protocol health: storage round trip, ledger sample of recent paid calls, credit method"
+      )
   )
   .add(
-    HttpApiEndpoint.post("invoke", "/services/:id/invoke", { params: IdParam, query: InvokeUrlParams, headers: Schema.Struct({ "payment-authorization": Schema.optional(Schema.String) }), payload: InvokeBody, success: InvokeResult, error: [PaymentRequired, ChargeBelowMinimum, NotPayPerRequest, SellerFailed, PolicyViolation, ApprovalRequired, NotFound, InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.post("invoke", "/services/:id/invoke", {
+      params: IdParam,
+      query: InvokeUrlParams,
+      headers: Schema.Struct({ "payment-authorization": Schema.optional(Schema.String) }),
+      payload: InvokeBody,
+      success: InvokeResult,
+      error: [
+        PaymentRequired,
+        ChargeBelowMinimum,
+        NotPayPerRequest,
+        SellerFailed,
+        PolicyViolation,
+        ApprovalRequired,
+        NotFound,
+        InvalidInput,
+        StorageUnavailable
+      ]
+    })
       .annotate(RequiredPermission, "commerce:buy")
       .annotate(
         OpenApi.Summary,

@@ -26,7 +26,8 @@ export const paymentContext = Effect.gen(function* () {
   const body = new Uint8Array(yield* Effect.orDie(request.arrayBuffer))
   const authorization = request.headers.authorization
   const keyInAuthorization = authorization !== undefined && !isPaymentCredential(authorization)
-  const credential = request.headers["payment-authorization"] ?? (isPaymentCredential(authorization) ? authorization : undefined)
+  const credential =
+    request.headers["payment-authorization"] ?? (isPaymentCredential(authorization) ? authorization : undefined)
   return { body, credential, credentialHeader: keyInAuthorization ? CREDENTIAL_HEADER : undefined }
 })
 
@@ -39,21 +40,33 @@ export const challengeHeaders = (e: PaymentRequired) =>
   })
 
 /** A paid answer's headers: the receipt, private to this client. */
-export const receiptHeaders = (receipt: Receipt) => addHeaders({ [RECEIPT_HEADER.toLowerCase()]: receiptHeader(receipt), "cache-control": "private" })
+export const receiptHeaders = (receipt: Receipt) =>
+  addHeaders({ [RECEIPT_HEADER.toLowerCase()]: receiptHeader(receipt), "cache-control": "private" })
 
 export const MppLive = HttpApiBuilder.group(Api, "mpp", (handlers) =>
   handlers
-    .handle("discovery", () => Effect.flatMap(Effect.zip(AppConfig, Mpp), ([config, mpp]) => Effect.succeed(mpp.discovery(config.baseUrl))))
+    .handle("discovery", () =>
+      Effect.flatMap(Effect.zip(AppConfig, Mpp), ([config, mpp]) => Effect.succeed(mpp.discovery(config.baseUrl)))
+    )
     .handle("health", () => Effect.flatMap(Mpp, (mpp) => mpp.health))
-    .handle("invoke", Effect.fnUntraced(function* ({ params: path, query: urlParams, payload }) {
-      const caller = yield* CurrentCaller
-      const { body, credential, credentialHeader } = yield* paymentContext
-      const mpp = yield* Mpp
-      const result = yield* mpp
-        .invoke(caller, { serviceId: path.id, tierId: urlParams.tier, input: payload.input, body, credential, credentialHeader })
-        .pipe(Effect.tapErrorTag("PaymentRequired", challengeHeaders))
-      yield* receiptHeaders(result.receipt)
-      return result
-    })
+    .handle(
+      "invoke",
+      Effect.fnUntraced(function* ({ params: path, query: urlParams, payload }) {
+        const caller = yield* CurrentCaller
+        const { body, credential, credentialHeader } = yield* paymentContext
+        const mpp = yield* Mpp
+        const result = yield* mpp
+          .invoke(caller, {
+            serviceId: path.id,
+            tierId: urlParams.tier,
+            input: payload.input,
+            body,
+            credential,
+            credentialHeader
+          })
+          .pipe(Effect.tapErrorTag("PaymentRequired", challengeHeaders))
+        yield* receiptHeaders(result.receipt)
+        return result
+      })
     )
 )

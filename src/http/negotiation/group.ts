@@ -4,31 +4,66 @@ import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import { Schema } from "effect"
 import { Cursor, PageLimit } from "../../schema/platform/common.js"
 import { Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
-import { InvalidOffer, Negotiation, NegotiateBody, NegotiationClosed, NegotiationPage, RespondBody } from "../../schema/negotiation/negotiation.js"
+import {
+  InvalidOffer,
+  Negotiation,
+  NegotiateBody,
+  NegotiationClosed,
+  NegotiationPage,
+  RespondBody
+} from "../../schema/negotiation/negotiation.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
-const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100))) })
+const IdParam = Schema.Struct({
+  id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))
+})
 
 export class NegotiationGroup extends HttpApiGroup.make("negotiation")
   .add(
-    HttpApiEndpoint.post("negotiate", "/negotiate", { payload: NegotiateBody, success: Negotiation.pipe(HttpApiSchema.status(201)), error: [NotFound, InvalidInput, InvalidOffer, StorageUnavailable] })
+    HttpApiEndpoint.post("negotiate", "/negotiate", {
+      payload: NegotiateBody,
+      success: Negotiation.pipe(HttpApiSchema.status(201)),
+      error: [NotFound, InvalidInput, InvalidOffer, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:negotiate")
-      .annotate(OpenApi.Summary, "Propose a price for a service tier; the seller answers automatically within 30 s (docs/negotiation.md)")
+      .annotate(
+        OpenApi.Summary,
+        "Propose a price for a service tier; the seller answers automatically within 30 s (docs/negotiation.md)"
+      )
   )
   .add(
-    HttpApiEndpoint.post("respond", "/negotiate/:id/respond", { params: IdParam, payload: RespondBody, success: Negotiation, error: [InvalidInput, NotFound, NegotiationClosed, InvalidOffer, Forbidden, StorageUnavailable] })
+    HttpApiEndpoint.post("respond", "/negotiate/:id/respond", {
+      params: IdParam,
+      payload: RespondBody,
+      success: Negotiation,
+      error: [InvalidInput, NotFound, NegotiationClosed, InvalidOffer, Forbidden, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:negotiate")
-      .annotate(OpenApi.Summary, "Accept, reject or counter, when it is your turn (409 otherwise; a counter needs counterPriceCents)")
+      .annotate(
+        OpenApi.Summary,
+        "Accept, reject or counter, when it is your turn (409 otherwise; a counter needs counterPriceCents)"
+      )
   )
   .add(
-    HttpApiEndpoint.get("negotiations", "/negotiations", { query: Schema.Struct({ limit: Schema.optional(PageLimit), cursor: Schema.optional(Cursor) }), success: NegotiationPage, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("negotiations", "/negotiations", {
+      query: Schema.Struct({ limit: Schema.optional(PageLimit), cursor: Schema.optional(Cursor) }),
+      success: NegotiationPage,
+      error: [InvalidInput, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Your negotiations as buyer or seller, newest first, cursor pages")
   )
   .add(
-    HttpApiEndpoint.get("negotiation", "/negotiations/:id", { params: IdParam, success: Negotiation, error: [InvalidInput, NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("negotiation", "/negotiations/:id", {
+      params: IdParam,
+      success: Negotiation,
+      error: [InvalidInput, NotFound, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:read")
-      .annotate(OpenApi.Summary, "One negotiation: status, whose turn, offers history, the seller's answer due time, the agreed price and its expiry")
+      .annotate(
+        OpenApi.Summary,
+        "One negotiation: status, whose turn, offers history, the seller's answer due time, the agreed price and its expiry"
+      )
   )
   .middleware(AgentAuth)
   .prefix(COMMERCE_PREFIX) {}

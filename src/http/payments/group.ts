@@ -3,7 +3,13 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
-import { CheckoutSessionId, InvalidSignature, PurchaseStatus, StripeEventEnvelope, WebhookAck } from "../../schema/payments/payments.js"
+import {
+  CheckoutSessionId,
+  InvalidSignature,
+  PurchaseStatus,
+  StripeEventEnvelope,
+  WebhookAck
+} from "../../schema/payments/payments.js"
 import { AccessContentInput, KnowledgeContent } from "../../schema/knowledge/knowledge.js"
 
 export const WEBHOOK_PATH = "/api/payments/webhook"
@@ -18,15 +24,24 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
       success: WebhookAck,
       error: [InvalidSignature, InvalidInput, StorageUnavailable]
     })
-      .annotate(OpenApi.Summary, "Payment processor events (Stripe format, Stripe-Signature verified over the raw body)")
+      .annotate(
+        OpenApi.Summary,
+        "Payment processor events (Stripe format, Stripe-Signature verified over the raw body)"
+      )
       .annotate(
         OpenApi.Description,
         "Point the processor's webhook here. 400 for a missing, malformed, stale (over 300 s) or wrong signature; 200 for every verified event, a replayed event id included (acknowledged and ignored)."
       )
   )
   .add(
-    HttpApiEndpoint.get("purchaseStatus", "/api/payments/purchases/:sessionId", { params: Schema.Struct({ sessionId: CheckoutSessionId }), success: PurchaseStatus, error: [InvalidInput, NotFound, StorageUnavailable] })
-      .annotate(OpenApi.Summary, "Status of a knowledge purchase by checkout session id (same as publicApi.purchaseStatus)")
+    HttpApiEndpoint.get("purchaseStatus", "/api/payments/purchases/:sessionId", {
+      params: Schema.Struct({ sessionId: CheckoutSessionId }),
+      success: PurchaseStatus,
+      error: [InvalidInput, NotFound, StorageUnavailable]
+    }).annotate(
+      OpenApi.Summary,
+      "Status of a knowledge purchase by checkout session id (same as publicApi.purchaseStatus)"
+    )
   )
   .add(
     // The session id travels in a header, not the URL: addresses end up in histories and proxy logs.
@@ -36,7 +51,10 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
       success: KnowledgeContent,
       error: [InvalidInput, NotFound, StorageUnavailable]
     })
-      .annotate(OpenApi.Summary, "Read a paid knowledge product: the access id (from purchaseStatus) with its checkout session id in the Checkout-Session-Id header")
+      .annotate(
+        OpenApi.Summary,
+        "Read a paid knowledge product: the access id (from purchaseStatus) with its checkout session id in the Checkout-Session-Id header"
+      )
       .annotate(
         OpenApi.Description,
         "Only the buyer holds both ids. An unknown or unpaid access, or a session id that is not the one the access was paid in, is 404 (the same answer for each). Same as publicApi.accessContent."

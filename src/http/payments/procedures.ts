@@ -1,7 +1,13 @@
 // Payment procedures: subscription.createCheckout (authenticated, spec §4.2) and the knowledge
 // purchases publicApi.purchaseAccess / publicApi.purchaseStatus (public, spec §4.5).
 import { Effect } from "effect"
-import { CheckoutStarted, CreateSubscriptionCheckoutInput, PurchaseAccessInput, PurchaseStatus, PurchaseStatusInput } from "../../schema/payments/payments.js"
+import {
+  CheckoutStarted,
+  CreateSubscriptionCheckoutInput,
+  PurchaseAccessInput,
+  PurchaseStatus,
+  PurchaseStatusInput
+} from "../../schema/payments/payments.js"
 import { AccessContentInput, KnowledgeContent } from "../../schema/knowledge/knowledge.js"
 import { CurrentCaller } from "../../services/keys/Caller.js"
 import type { Transactor } from "../../services/platform/Db.js"
@@ -45,7 +51,8 @@ export const paymentProcedures = {
     handler: (input) => Effect.flatMap(Payments, (p) => p.purchaseStatus(input.sessionId))
   }),
   "publicApi.accessContent": query({
-    description: "Read a paid knowledge product: its access id (from purchaseStatus) and the checkout session id it was paid in",
+    description:
+      "Read a paid knowledge product: its access id (from purchaseStatus) and the checkout session id it was paid in",
     access: publicAccess,
     output: KnowledgeContent,
     input: AccessContentInput,

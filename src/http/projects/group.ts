@@ -40,48 +40,104 @@ export const CatalogUrlParams = Schema.Struct({
   cursor: Schema.optional(Cursor)
 })
 
-const IdParam = Schema.Struct({ id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100))) })
+const IdParam = Schema.Struct({
+  id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))
+})
 
-export const AcquireBody = Schema.Struct({ projectId: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100))) })
+export const AcquireBody = Schema.Struct({
+  projectId: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))
+})
 
 export class ProjectsGroup extends HttpApiGroup.make("projects")
   .add(
-    HttpApiEndpoint.get("catalog", "/catalog", { query: CatalogUrlParams, success: CatalogPage, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("catalog", "/catalog", {
+      query: CatalogUrlParams,
+      success: CatalogPage,
+      error: [InvalidInput, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "catalog:read")
-      .annotate(OpenApi.Summary, "List marketplace projects: filter by category, price, rating, text; sort; cursor pages")
+      .annotate(
+        OpenApi.Summary,
+        "List marketplace projects: filter by category, price, rating, text; sort; cursor pages"
+      )
   )
   .add(
-    HttpApiEndpoint.get("catalogProject", "/catalog/:id", { params: IdParam, success: CatalogProjectDetail, error: [InvalidInput, NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("catalogProject", "/catalog/:id", {
+      params: IdParam,
+      success: CatalogProjectDetail,
+      error: [InvalidInput, NotFound, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "catalog:read")
       .annotate(OpenApi.Summary, "Full project detail: metrics, template, creator, price, revenue share")
   )
   .add(
-    HttpApiEndpoint.post("evaluate", "/evaluate", { payload: EvaluateBody, success: Evaluation, error: [InvalidInput, NotFound, StorageUnavailable] })
+    HttpApiEndpoint.post("evaluate", "/evaluate", {
+      payload: EvaluateBody,
+      success: Evaluation,
+      error: [InvalidInput, NotFound, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "evaluate")
       .annotate(OpenApi.Summary, "Evaluate a project: score 0–100, recommendation and reasons (docs/evaluation.md)")
   )
   .add(
-    HttpApiEndpoint.post("acquire", "/acquire", { payload: AcquireBody, success: AcquisitionStarted.pipe(HttpApiSchema.status(201)), error: [NotFound, ProcessorUnavailable, Conflict, InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.post("acquire", "/acquire", {
+      payload: AcquireBody,
+      success: AcquisitionStarted.pipe(HttpApiSchema.status(201)),
+      error: [NotFound, ProcessorUnavailable, Conflict, InvalidInput, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "acquire")
       .annotate(OpenApi.Summary, "Acquire a project: starts a payment-processor checkout for its asking price")
   )
   .add(
-    HttpApiEndpoint.post("create", "/create", { payload: CreateProjectBody, success: Project.pipe(HttpApiSchema.status(202)), error: [InvalidInput, ProjectQuotaExceeded, InsufficientFunds, PolicyViolation, StorageUnavailable] })
+    HttpApiEndpoint.post("create", "/create", {
+      payload: CreateProjectBody,
+      success: Project.pipe(HttpApiSchema.status(202)),
+      error: [InvalidInput, ProjectQuotaExceeded, InsufficientFunds, PolicyViolation, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "create")
-      .annotate(OpenApi.Summary, "Create a project from a template or a description plus inputs; the build runs in the background")
+      .annotate(
+        OpenApi.Summary,
+        "Create a project from a template or a description plus inputs; the build runs in the background"
+      )
   )
   .add(
-    HttpApiEndpoint.get("status", "/status/:id", { params: IdParam, success: Project, error: [InvalidInput, NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("status", "/status/:id", {
+      params: IdParam,
+      success: Project,
+      error: [InvalidInput, NotFound, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "create")
       .annotate(OpenApi.Summary, "Build and deploy status of one of your projects: state, progress, step log")
   )
   .add(
-    HttpApiEndpoint.post("session", "/session", { payload: SessionStepRequest, success: SessionStepResponse, error: [NotFound, Conflict, SessionExpired, Forbidden, InvalidInput, ProjectQuotaExceeded, InsufficientFunds, PolicyViolation, ProcessorUnavailable, StorageUnavailable] })
+    HttpApiEndpoint.post("session", "/session", {
+      payload: SessionStepRequest,
+      success: SessionStepResponse,
+      error: [
+        NotFound,
+        Conflict,
+        SessionExpired,
+        Forbidden,
+        InvalidInput,
+        ProjectQuotaExceeded,
+        InsufficientFunds,
+        PolicyViolation,
+        ProcessorUnavailable,
+        StorageUnavailable
+      ]
+    })
       .annotate(RequiredPermission, null)
-      .annotate(OpenApi.Summary, "Multi-step session: start, browse, evaluate, then acquire or create (docs/sessions.md)")
+      .annotate(
+        OpenApi.Summary,
+        "Multi-step session: start, browse, evaluate, then acquire or create (docs/sessions.md)"
+      )
   )
   .add(
-    HttpApiEndpoint.get("getSession", "/session/:id", { params: IdParam, success: AgentSession, error: [InvalidInput, NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("getSession", "/session/:id", {
+      params: IdParam,
+      success: AgentSession,
+      error: [InvalidInput, NotFound, StorageUnavailable]
+    })
       .annotate(RequiredPermission, null)
       .annotate(OpenApi.Summary, "One of your sessions: state, accepted next actions, context, step log, expiry")
   )

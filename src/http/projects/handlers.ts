@@ -18,38 +18,53 @@ export const ProjectsLive = HttpApiBuilder.group(Api, "projects", (handlers) =>
     .handle("catalog", ({ query: urlParams }) => Effect.flatMap(Projects, (p) => p.listCatalog(urlParams)))
     .handle("catalogProject", ({ params: path }) => Effect.flatMap(Projects, (p) => p.getCatalogProject(path.id)))
     .handle("evaluate", ({ payload }) => Effect.flatMap(Projects, (p) => p.evaluate(payload.projectId)))
-    .handle("acquire", Effect.fnUntraced(function* ({ payload }) {
-      const { caller } = yield* callerAgent
-      const listing = yield* Effect.flatMap(Projects, (p) => p.getListing(payload.projectId))
-      const idempotency = yield* requestIdempotency
-      const checkout = yield* Effect.flatMap(Payments, (p) =>
-        p.startAcquisition(
-          { caller, projectId: listing.id, priceCents: listing.askingPriceCents, title: listing.name },
-          idempotency
+    .handle(
+      "acquire",
+      Effect.fnUntraced(function* ({ payload }) {
+        const { caller } = yield* callerAgent
+        const listing = yield* Effect.flatMap(Projects, (p) => p.getListing(payload.projectId))
+        const idempotency = yield* requestIdempotency
+        const checkout = yield* Effect.flatMap(Payments, (p) =>
+          p.startAcquisition(
+            { caller, projectId: listing.id, priceCents: listing.askingPriceCents, title: listing.name },
+            idempotency
+          )
         )
-      )
-      return { projectId: listing.id, priceCents: cents(listing.askingPriceCents), checkoutUrl: checkout.checkoutUrl, sessionId: checkout.sessionId }
-    })
+        return {
+          projectId: listing.id,
+          priceCents: cents(listing.askingPriceCents),
+          checkoutUrl: checkout.checkoutUrl,
+          sessionId: checkout.sessionId
+        }
+      })
     )
-    .handle("create", Effect.fnUntraced(function* ({ payload }) {
-      const { caller, agentId } = yield* callerAgent
-      return yield* Effect.flatMap(Builder, (b) => b.create({ accountId: caller.accountId, agentId }, payload))
-    })
+    .handle(
+      "create",
+      Effect.fnUntraced(function* ({ payload }) {
+        const { caller, agentId } = yield* callerAgent
+        return yield* Effect.flatMap(Builder, (b) => b.create({ accountId: caller.accountId, agentId }, payload))
+      })
     )
-    .handle("status", Effect.fnUntraced(function* ({ params: path }) {
-      const { agentId } = yield* callerAgent
-      return yield* Effect.flatMap(Builder, (b) => b.status(agentId, path.id))
-    })
+    .handle(
+      "status",
+      Effect.fnUntraced(function* ({ params: path }) {
+        const { agentId } = yield* callerAgent
+        return yield* Effect.flatMap(Builder, (b) => b.status(agentId, path.id))
+      })
     )
-    .handle("session", Effect.fnUntraced(function* ({ payload }) {
-      const { caller } = yield* callerAgent
-      const idempotency = yield* requestIdempotency
-      return yield* Effect.flatMap(Sessions, (s) => s.step(caller, payload, idempotency))
-    })
+    .handle(
+      "session",
+      Effect.fnUntraced(function* ({ payload }) {
+        const { caller } = yield* callerAgent
+        const idempotency = yield* requestIdempotency
+        return yield* Effect.flatMap(Sessions, (s) => s.step(caller, payload, idempotency))
+      })
     )
-    .handle("getSession", Effect.fnUntraced(function* ({ params: path }) {
-      const { agentId } = yield* callerAgent
-      return yield* Effect.flatMap(Sessions, (s) => s.get(agentId, path.id))
-    })
+    .handle(
+      "getSession",
+      Effect.fnUntraced(function* ({ params: path }) {
+        const { agentId } = yield* callerAgent
+        return yield* Effect.flatMap(Sessions, (s) => s.get(agentId, path.id))
+      })
     )
 )

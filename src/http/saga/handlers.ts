@@ -7,6 +7,10 @@ import { Api } from "../api.js"
 
 export const SagaLive = HttpApiBuilder.group(Api, "saga", (handlers) =>
   handlers
-    .handle("saga", ({ payload }) => Effect.flatMap(Effect.zip(CurrentCaller, Sagas), ([caller, s]) => s.start(caller, payload)))
-    .handle("getSaga", ({ params: path }) => Effect.flatMap(Effect.zip(CurrentCaller, Sagas), ([caller, s]) => s.get(caller.agentId!, path.id)))
+    .handle("saga", ({ payload }) =>
+      Effect.flatMap(Effect.zip(CurrentCaller, Sagas), ([caller, s]) => s.start(caller, payload))
+    )
+    .handle("getSaga", ({ params: path }) =>
+      Effect.flatMap(Effect.zip(CurrentCaller, Sagas), ([caller, s]) => s.get(caller.agentId!, path.id))
+    )
 )

@@ -14,14 +14,16 @@ import { browserBuildOptions, browserEntries } from "../../../scripts/browserBui
 
 /** If-None-Match names this ETag (weak or strong, or *). */
 const matchesEtag = (ifNoneMatch: string | undefined, etag: string): boolean =>
-  ifNoneMatch !== undefined && ifNoneMatch.split(",").some((t) => t.trim() === "*" || t.trim().replace(/^W\//, "") === etag)
+  ifNoneMatch !== undefined &&
+  ifNoneMatch.split(",").some((t) => t.trim() === "*" || t.trim().replace(/^W\//, "") === etag)
 
 const here = fileURLToPath(new URL(".", import.meta.url))
 
 /** The folder holding styles/, content/ and browser/ (sources from src, or the bundled copy). */
 export const siteRoot: string =
-  [here, join(here, "site"), join(process.cwd(), "src", "http", "site")].find((dir) => existsSync(join(dir, "styles", "site.css"))) ??
-  here
+  [here, join(here, "site"), join(process.cwd(), "src", "http", "site")].find((dir) =>
+    existsSync(join(dir, "styles", "site.css"))
+  ) ?? here
 
 /** A file of the site folder as text (a stylesheet, a Markdown page). */
 export const siteFile = (...path: ReadonlyArray<string>): string => readFileSync(join(siteRoot, ...path), "utf8")
@@ -46,7 +48,8 @@ const asset = (text: string, contentType: string): Asset => {
  */
 const browserScripts = async (): Promise<Record<string, string>> => {
   const built = browserEntries.filter((n) => existsSync(join(siteRoot, "browser", `${n}.js`)))
-  if (built.length === browserEntries.length) return Object.fromEntries(built.map((n) => [n, siteFile("browser", `${n}.js`)]))
+  if (built.length === browserEntries.length)
+    return Object.fromEntries(built.map((n) => [n, siteFile("browser", `${n}.js`)]))
   const { build } = await import("esbuild")
   const out = await build({
     ...browserBuildOptions,
@@ -59,9 +62,11 @@ const browserScripts = async (): Promise<Record<string, string>> => {
 
 const loadAssets = Effect.promise(async () => {
   const files = new Map<string, Asset>()
-  for (const name of stylesheets) files.set(`/assets/${name}.css`, asset(siteFile("styles", `${name}.css`), "text/css; charset=utf-8"))
+  for (const name of stylesheets)
+    files.set(`/assets/${name}.css`, asset(siteFile("styles", `${name}.css`), "text/css; charset=utf-8"))
   const scripts = await browserScripts()
-  for (const name of browserEntries) files.set(`/assets/${name}.js`, asset(scripts[name]!, "text/javascript; charset=utf-8"))
+  for (const name of browserEntries)
+    files.set(`/assets/${name}.js`, asset(scripts[name]!, "text/javascript; charset=utf-8"))
   return files
 })
 
@@ -80,8 +85,14 @@ export const AssetsLive = HttpRouter.addAll(
       HttpRouter.route("GET", path as `/${string}`, (request) =>
         Effect.succeed(
           matchesEtag(request.headers["if-none-match"], file.etag)
-            ? HttpServerResponse.empty({ status: 304, headers: { etag: file.etag, "cache-control": "public, no-cache" } })
-            : HttpServerResponse.uint8Array(file.body, { contentType: file.contentType, headers: { etag: file.etag, "cache-control": "public, no-cache" } })
+            ? HttpServerResponse.empty({
+                status: 304,
+                headers: { etag: file.etag, "cache-control": "public, no-cache" }
+              })
+            : HttpServerResponse.uint8Array(file.body, {
+                contentType: file.contentType,
+                headers: { etag: file.etag, "cache-control": "public, no-cache" }
+              })
         )
       )
     )

@@ -71,7 +71,8 @@ const htmlPage = (body: string, status = 200, csp = CSP) =>
     headers: { "cache-control": "no-store", "content-security-policy": csp, "referrer-policy": "no-referrer" }
   })
 
-const notFoundPage = (message: string) => htmlPage(layout("Checkout not found", html`<h1>Checkout not found</h1><p>${message}</p>`), 404)
+const notFoundPage = (message: string) =>
+  htmlPage(layout("Checkout not found", html`<h1>Checkout not found</h1><p>${message}</p>`), 404)
 
 const fakePage = (s: FakeSession) => {
   const per = s.mode === "subscription" ? " / month" : ""
@@ -81,11 +82,17 @@ const fakePage = (s: FakeSession) => {
 ${s.customerEmail ? html`<p class="muted">Receipt to ${s.customerEmail}</p>` : ""}`
   if (s.status !== "open") {
     const outcome =
-      s.status === "expired" ? "This checkout expired or was cancelled." : s.paymentStatus === "paid" ? "This checkout is paid." : `The payment failed (${s.failureCode ?? "declined"}).`
+      s.status === "expired"
+        ? "This checkout expired or was cancelled."
+        : s.paymentStatus === "paid"
+          ? "This checkout is paid."
+          : `The payment failed (${s.failureCode ?? "declined"}).`
     const next = s.status === "complete" && s.paymentStatus === "paid" ? s.successUrl : s.cancelUrl
     return layout("Checkout", html`${head}<p class="status">${outcome}</p><p><a href="${next}">Continue</a></p>`)
   }
-  const options = FAKE_TEST_CARDS.map((c, i) => html`<option value="${c.number}"${i === 0 ? html` selected` : ""}>${c.label}</option>`)
+  const options = FAKE_TEST_CARDS.map(
+    (c, i) => html`<option value="${c.number}"${i === 0 ? html` selected` : ""}>${c.label}</option>`
+  )
   return layout(
     "Checkout",
     html`${head}
@@ -110,7 +117,10 @@ const deliver = (delivery: FakeDelivery | undefined) =>
   delivery ? Effect.flatMap(Payments, (p) => p.handleWebhook(delivery.payload, delivery.signatureHeader)) : Effect.void
 
 const redirect = (outcome: FakeCheckoutOutcome) =>
-  Effect.as(deliver(outcome.delivery), HttpServerResponse.empty({ status: 303, headers: { location: outcome.redirectUrl, "cache-control": "no-store" } }))
+  Effect.as(
+    deliver(outcome.delivery),
+    HttpServerResponse.empty({ status: 303, headers: { location: outcome.redirectUrl, "cache-control": "no-store" } })
+  )
 
 /** The decline code asked for: `?fail=<code>` (or a `fail` form field), or the chosen test card's. */
 const requestedFailure = Effect.gen(function* () {
@@ -133,15 +143,21 @@ const withSession = <E, R>(f: (sessionId: string) => Effect.Effect<HttpServerRes
             const tag = (e as { _tag?: string })._tag
             const message = (e as { message?: string }).message ?? "unexpected error"
             if (tag === "NotFound") return Effect.succeed(notFoundPage(message))
-            if (tag === "Conflict") return Effect.succeed(htmlPage(layout("Checkout closed", html`<h1>Checkout closed</h1><p>${message}</p>`), 409))
-            return Effect.succeed(htmlPage(layout("Checkout error", html`<h1>Something went wrong</h1><p>${message}</p>`), 503))
+            if (tag === "Conflict")
+              return Effect.succeed(
+                htmlPage(layout("Checkout closed", html`<h1>Checkout closed</h1><p>${message}</p>`), 409)
+              )
+            return Effect.succeed(
+              htmlPage(layout("Checkout error", html`<h1>Something went wrong</h1><p>${message}</p>`), 503)
+            )
           })
         )
       : Effect.succeed(notFoundPage("malformed checkout session id"))
   )
 
 const credentialsNeeded = new Unauthorized({
-  message: "this checkout's account only: send its agent's key (Authorization: Bearer <key>) or the dashboard session cookie"
+  message:
+    "this checkout's account only: send its agent's key (Authorization: Bearer <key>) or the dashboard session cookie"
 })
 
 /**
@@ -151,7 +167,11 @@ const credentialsNeeded = new Unauthorized({
 const requesterOf = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   if (request.headers.authorization !== undefined) {
-    const caller = yield* Effect.flatMap(Keys, (keys) => Effect.flatMap(RateLimiter, (limiter) => authenticateBearerWith(keys, limiter, request.headers.authorization, null)))
+    const caller = yield* Effect.flatMap(Keys, (keys) =>
+      Effect.flatMap(RateLimiter, (limiter) =>
+        authenticateBearerWith(keys, limiter, request.headers.authorization, null)
+      )
+    )
     return { accountId: caller.accountId } satisfies FakeRequester
   }
   const cookie = request.cookies[SESSION_COOKIE]
@@ -162,8 +182,13 @@ const requesterOf = Effect.gen(function* () {
 /** A fake-processor route that answers like the API: JSON error bodies with their status. */
 const asJsonApi = <E, R>(f: (sessionId: string) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.flatMap(sessionIdParam, (id) =>
-    (SESSION_ID.test(id) ? f(id) : Effect.fail(new NotFound({ message: "malformed checkout session id", resource: "checkoutSession", id }))).pipe(
-      Effect.catch((e: unknown) => Effect.map(currentRequestId, (requestId) => errorResponse(e, requestId, { "cache-control": "no-store" })))
+    (SESSION_ID.test(id)
+      ? f(id)
+      : Effect.fail(new NotFound({ message: "malformed checkout session id", resource: "checkoutSession", id }))
+    ).pipe(
+      Effect.catch((e: unknown) =>
+        Effect.map(currentRequestId, (requestId) => errorResponse(e, requestId, { "cache-control": "no-store" }))
+      )
     )
   )
 
@@ -171,36 +196,44 @@ const fakeRoutes = [
   HttpRouter.route(
     "GET",
     "/checkout/fake/:sessionId",
-    withSession(Effect.fnUntraced(function* (id) {
-      const view = yield* Effect.flatMap(FakeCheckout, (page) => page.view(id))
-      yield* deliver(view.delivery)
-      return htmlPage(fakePage(view.session), 200, checkoutCsp(view.session))
-    })
+    withSession(
+      Effect.fnUntraced(function* (id) {
+        const view = yield* Effect.flatMap(FakeCheckout, (page) => page.view(id))
+        yield* deliver(view.delivery)
+        return htmlPage(fakePage(view.session), 200, checkoutCsp(view.session))
+      })
     )
   ),
   HttpRouter.route(
     "POST",
     "/checkout/fake/:sessionId/pay",
-    withSession(Effect.fnUntraced(function* (id) {
-      const failure = yield* requestedFailure
-      return yield* redirect(yield* Effect.flatMap(FakeCheckout, (page) => page.pay(id, { failure })))
-    })
+    withSession(
+      Effect.fnUntraced(function* (id) {
+        const failure = yield* requestedFailure
+        return yield* redirect(yield* Effect.flatMap(FakeCheckout, (page) => page.pay(id, { failure })))
+      })
     )
   ),
   HttpRouter.route(
     "POST",
     "/checkout/fake/:sessionId/cancel",
-    withSession((id) => Effect.flatMap(Effect.flatMap(FakeCheckout, (page) => page.cancel(id)), redirect))
+    withSession((id) =>
+      Effect.flatMap(
+        Effect.flatMap(FakeCheckout, (page) => page.cancel(id)),
+        redirect
+      )
+    )
   ),
   // Owner-only (the account's key or dashboard session), once per billing period; JSON errors.
   HttpRouter.route(
     "POST",
     "/checkout/fake/:sessionId/renew",
-    asJsonApi(Effect.fnUntraced(function* (id) {
-      const requester = yield* requesterOf
-      if (requester === undefined) return yield* Effect.fail(credentialsNeeded)
-      return yield* redirect(yield* Effect.flatMap(FakeCheckout, (page) => page.renew(id, requester)))
-    })
+    asJsonApi(
+      Effect.fnUntraced(function* (id) {
+        const requester = yield* requesterOf
+        if (requester === undefined) return yield* Effect.fail(credentialsNeeded)
+        return yield* redirect(yield* Effect.flatMap(FakeCheckout, (page) => page.renew(id, requester)))
+      })
     )
   ),
   // Every signed event the fake sent for a session (body + Stripe-Signature), to replay with curl:
@@ -208,10 +241,13 @@ const fakeRoutes = [
   HttpRouter.route(
     "GET",
     "/checkout/fake/:sessionId/events",
-    asJsonApi(Effect.fnUntraced(function* (id) {
-      const deliveries = yield* Effect.flatMap(FakeCheckout, (page) => Effect.flatMap(requesterOf, (requester) => page.deliveries(id, requester)))
-      return HttpServerResponse.jsonUnsafe({ data: deliveries }, { headers: { "cache-control": "no-store" } })
-    })
+    asJsonApi(
+      Effect.fnUntraced(function* (id) {
+        const deliveries = yield* Effect.flatMap(FakeCheckout, (page) =>
+          Effect.flatMap(requesterOf, (requester) => page.deliveries(id, requester))
+        )
+        return HttpServerResponse.jsonUnsafe({ data: deliveries }, { headers: { "cache-control": "no-store" } })
+      })
     )
   )
 ]
@@ -221,7 +257,10 @@ const returnPage = Effect.fnUntraced(function* (kind: "success" | "cancelled") {
   const id = new URL(request.url, "http://x").searchParams.get("session_id") ?? ""
   if (!SESSION_ID.test(id)) return notFoundPage("missing or malformed session_id")
   const view = yield* Effect.flatMap(Payments, (p) => p.checkoutView(id)).pipe(Effect.result)
-  if (view._tag === "Failure") return view.failure._tag === "NotFound" ? notFoundPage(view.failure.message) : htmlPage(layout("Checkout", html`<p>Try again shortly.</p>`), 503)
+  if (view._tag === "Failure")
+    return view.failure._tag === "NotFound"
+      ? notFoundPage(view.failure.message)
+      : htmlPage(layout("Checkout", html`<p>Try again shortly.</p>`), 503)
   const c = view.success
   // Waiting for the processor: the page checks again by itself (browser/checkout.ts).
   const recheck = c.status === "pending" && kind === "success"

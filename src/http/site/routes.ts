@@ -33,7 +33,9 @@ const pageRoutes = pageNames.map((name) =>
           "content-language": lang === "pt" ? "pt-BR" : "en",
           vary: "Accept-Language",
           // The page's stylesheet and icon are addressed from BASE_URL, which may be another origin than the one asked.
-          "content-security-policy": pageCsp({ files: [cspOrigin(config.baseUrl)].filter((o): o is string => o !== undefined) })
+          "content-security-policy": pageCsp({
+            files: [cspOrigin(config.baseUrl)].filter((o): o is string => o !== undefined)
+          })
         }
       })
     })

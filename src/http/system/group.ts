@@ -10,8 +10,9 @@ export const Health = Schema.Struct({
   version: Schema.String
 })
 
-export class SystemGroup extends HttpApiGroup.make("system")
-  .add(
-    HttpApiEndpoint.get("health", "/health", { success: Health, error: [InvalidInput, StorageUnavailable] })
-      .annotate(OpenApi.Summary, "Liveness and readiness")
-  ) {}
+export class SystemGroup extends HttpApiGroup.make("system").add(
+  HttpApiEndpoint.get("health", "/health", { success: Health, error: [InvalidInput, StorageUnavailable] }).annotate(
+    OpenApi.Summary,
+    "Liveness and readiness"
+  )
+) {}

@@ -48,16 +48,27 @@ interface TrpcError {
 }
 type Outcome = { readonly status: number; readonly body: { readonly result: { readonly data: unknown } } | TrpcError }
 
-const errorOutcome = (status: number, message: string, path: string | undefined, extra: Record<string, unknown> = {}): Outcome => {
+const errorOutcome = (
+  status: number,
+  message: string,
+  path: string | undefined,
+  extra: Record<string, unknown> = {}
+): Outcome => {
   const [code, rpc] = codeByStatus[status] ?? codeByStatus[500]
-  return { status, body: { error: { message, code: rpc, data: { ...extra, code, httpStatus: status, ...(path ? { path } : {}) } } } }
+  return {
+    status,
+    body: { error: { message, code: rpc, data: { ...extra, code, httpStatus: status, ...(path ? { path } : {}) } } }
+  }
 }
 
 /** Maps a typed service error into a tRPC error (same status as REST, extra fields kept under data). */
 const fromError = (error: unknown, path: string): Outcome => {
   const encoded = encodeError(error)
   const { _tag, message, ...rest } = encoded
-  return errorOutcome(statusOf(error), typeof message === "string" ? message : String(_tag), path, { type: _tag, ...rest })
+  return errorOutcome(statusOf(error), typeof message === "string" ? message : String(_tag), path, {
+    type: _tag,
+    ...rest
+  })
 }
 
 /**
@@ -98,7 +109,10 @@ const invalid = (field: string | undefined, message: string) =>
  * then names its first missing field (`sessionId: is missing`), exactly as `?input={}` does; any
  * other input shape is "input: is required".
  */
-export const decodeInput = (schema: Schema.Codec<unknown, unknown>, raw: unknown): Result.Result<unknown, InvalidInput> => {
+export const decodeInput = (
+  schema: Schema.Codec<unknown, unknown>,
+  raw: unknown
+): Result.Result<unknown, InvalidInput> => {
   const decode = Schema.decodeUnknownResult(schema, { errors: "first", onExcessProperty: "ignore" })
   const decoded = decode(raw)
   if (decoded._tag === "Success") return Result.succeed(decoded.success)
@@ -123,7 +137,11 @@ const callOne = <P extends Table>(
   rawInput: unknown,
   request: HttpServerRequest.HttpServerRequest
 ): Effect.Effect<Outcome, never, TableContext<P> | ProcedureAuth> =>
-  callOneBody(procedures, path, method, rawInput, request) as Effect.Effect<Outcome, never, TableContext<P> | ProcedureAuth>
+  callOneBody(procedures, path, method, rawInput, request) as Effect.Effect<
+    Outcome,
+    never,
+    TableContext<P> | ProcedureAuth
+  >
 
 /** callOne's body, its generator function made once (docs/effect4.md). */
 const callOneBody = Effect.fnUntraced(function* (
@@ -133,34 +151,34 @@ const callOneBody = Effect.fnUntraced(function* (
   rawInput: unknown,
   request: HttpServerRequest.HttpServerRequest
 ) {
-    const procedure = Object.hasOwn(procedures, path) ? procedures[path] : undefined
-    if (!procedure) return errorOutcome(404, `No procedure found on path "${path}"`, path)
-    const expected = procedure.type === "query" ? "GET" : "POST"
-    if (method !== expected) {
-      return errorOutcome(405, `Unsupported ${method}-request to ${procedure.type} procedure at path "${path}"`, path)
+  const procedure = Object.hasOwn(procedures, path) ? procedures[path] : undefined
+  if (!procedure) return errorOutcome(404, `No procedure found on path "${path}"`, path)
+  const expected = procedure.type === "query" ? "GET" : "POST"
+  if (method !== expected) {
+    return errorOutcome(405, `Unsupported ${method}-request to ${procedure.type} procedure at path "${path}"`, path)
+  }
+  const auth = yield* ProcedureAuth
+  // Access first, input second — the same order as the REST middleware (401/403 before 400).
+  const run = Effect.gen(function* () {
+    const caller = yield* auth.authorize(procedure.access, request)
+    let input: unknown = undefined
+    if (procedure.input) {
+      const decoded = decodeInput(procedure.input, rawInput)
+      if (decoded._tag === "Failure") return yield* Effect.fail(decoded.failure)
+      input = decoded.success
     }
-    const auth = yield* ProcedureAuth
-    // Access first, input second — the same order as the REST middleware (401/403 before 400).
-    const run = Effect.gen(function* () {
-      const caller = yield* auth.authorize(procedure.access, request)
-      let input: unknown = undefined
-      if (procedure.input) {
-        const decoded = decodeInput(procedure.input, rawInput)
-        if (decoded._tag === "Failure") return yield* Effect.fail(decoded.failure)
-        input = decoded.success
-      }
-      const handled = procedure.handler(input)
-      // Public procedures never ask for the caller; authenticated ones always get one.
-      return yield* (caller ? Effect.provideService(handled, CurrentCaller, caller) : handled)
-    })
-    return yield* run.pipe(
-      Effect.map((data): Outcome => ({ status: 200, body: { result: { data } } })),
-      Effect.catch((e) => Effect.succeed(fromError(e, path))),
-      Effect.catchDefect((defect) =>
-        Effect.logError("procedure defect", defect).pipe(Effect.as(errorOutcome(500, "internal error", path)))
-      )
-    ) as Effect.Effect<Outcome, never, TableContext<Table>>
+    const handled = procedure.handler(input)
+    // Public procedures never ask for the caller; authenticated ones always get one.
+    return yield* caller ? Effect.provideService(handled, CurrentCaller, caller) : handled
   })
+  return yield* run.pipe(
+    Effect.map((data): Outcome => ({ status: 200, body: { result: { data } } })),
+    Effect.catch((e) => Effect.succeed(fromError(e, path))),
+    Effect.catchDefect((defect) =>
+      Effect.logError("procedure defect", defect).pipe(Effect.as(errorOutcome(500, "internal error", path)))
+    )
+  ) as Effect.Effect<Outcome, never, TableContext<Table>>
+})
 
 const safeDecode = (s: string): string => {
   try {
@@ -185,12 +203,17 @@ export const trpcHandler = Effect.fnUntraced(function* <P extends Table>(procedu
   if (paths.length > MAX_BATCH_SIZE) {
     return respond(
       400,
-      errorOutcome(400, `Batch call exceeds maximum size: ${paths.length} calls, at most ${MAX_BATCH_SIZE} in one request`, undefined, {
-        type: "InvalidInput",
-        field: "batch",
-        maxBatchSize: MAX_BATCH_SIZE,
-        calls: paths.length
-      }).body
+      errorOutcome(
+        400,
+        `Batch call exceeds maximum size: ${paths.length} calls, at most ${MAX_BATCH_SIZE} in one request`,
+        undefined,
+        {
+          type: "InvalidInput",
+          field: "batch",
+          maxBatchSize: MAX_BATCH_SIZE,
+          calls: paths.length
+        }
+      ).body
     )
   }
 
@@ -200,7 +223,8 @@ export const trpcHandler = Effect.fnUntraced(function* <P extends Table>(procedu
     const q = searchParams.get("input")
     if (q !== null) {
       const parsed = parseJson(q)
-      if (!parsed.ok) return respond(400, errorOutcome(400, "input is not valid JSON", paths[0], { field: "input" }).body)
+      if (!parsed.ok)
+        return respond(400, errorOutcome(400, "input is not valid JSON", paths[0], { field: "input" }).body)
       raw = parsed.value
     }
   } else if (method === "POST") {
@@ -227,10 +251,14 @@ export const trpcHandler = Effect.fnUntraced(function* <P extends Table>(procedu
   const statuses = new Set(outcomes.map((o) => o.status))
   const status = statuses.size === 1 ? outcomes[0].status : 207
   // A 207 whose calls include a 503 says when to retry them, as a whole-batch 503 does.
-  const response = respond(status, outcomes.map((o) => o.body))
-  return statuses.has(503) ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_SECONDS)) : response
+  const response = respond(
+    status,
+    outcomes.map((o) => o.body)
+  )
+  return statuses.has(503)
+    ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_SECONDS))
+    : response
 })
 
 /** Router layer: every method under /api/trpc/*. */
-export const trpcRoutes = <P extends Table>(procedures: P) =>
-  HttpRouter.add("*", `${PREFIX}*`, trpcHandler(procedures))
+export const trpcRoutes = <P extends Table>(procedures: P) => HttpRouter.add("*", `${PREFIX}*`, trpcHandler(procedures))

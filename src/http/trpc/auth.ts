@@ -23,7 +23,12 @@ export const ProcedureAuthLive = Layer.effect(
           ? Effect.flatMap(sessionCaller(cookie).pipe(Effect.provideService(Keys, keys)), (caller) =>
               // A dashboard session acts for its account with every permission of its own agents.
               access.permission && !["invest", "acquire", "catalog:read"].includes(access.permission)
-                ? Effect.fail(new Forbidden({ message: `a dashboard session cannot use ${access.permission}; use an API key`, permission: access.permission }))
+                ? Effect.fail(
+                    new Forbidden({
+                      message: `a dashboard session cannot use ${access.permission}; use an API key`,
+                      permission: access.permission
+                    })
+                  )
                 : Effect.succeed(caller)
             )
           : authenticateBearerWith(keys, limiter, request.headers.authorization, access.permission ?? null)

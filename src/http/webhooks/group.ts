@@ -17,12 +17,22 @@ import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
-    HttpApiEndpoint.put("put", "/webhook", { payload: PutWebhookBody, success: PutWebhookResponse, error: [InvalidInput, Conflict, StorageUnavailable] })
+    HttpApiEndpoint.put("put", "/webhook", {
+      payload: PutWebhookBody,
+      success: PutWebhookResponse,
+      error: [InvalidInput, Conflict, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "webhooks:manage")
-      .annotate(OpenApi.Summary, "Set this agent's webhook (url, events, enabled); the signing secret is shown once, on creation")
+      .annotate(
+        OpenApi.Summary,
+        "Set this agent's webhook (url, events, enabled); the signing secret is shown once, on creation"
+      )
   )
   .add(
-    HttpApiEndpoint.get("get", "/webhook", { success: WebhookConfig, error: [InvalidInput, NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("get", "/webhook", {
+      success: WebhookConfig,
+      error: [InvalidInput, NotFound, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "webhooks:manage")
       .annotate(OpenApi.Summary, "This agent's webhook configuration and health (never the secret)")
   )
@@ -32,22 +42,38 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Summary, "Delete this agent's webhook with its pending deliveries and delivery log")
   )
   .add(
-    HttpApiEndpoint.post("rotateSecret", "/webhook/rotate-secret", { success: RotateSecretResponse, error: [InvalidInput, NotFound, StorageUnavailable] })
+    HttpApiEndpoint.post("rotateSecret", "/webhook/rotate-secret", {
+      success: RotateSecretResponse,
+      error: [InvalidInput, NotFound, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "webhooks:manage")
       .annotate(OpenApi.Summary, "Rotate the signing secret (shown once); the previous one also signs for 24 hours")
   )
   .add(
-    HttpApiEndpoint.post("test", "/webhook/test", { success: WebhookTestResponse.pipe(HttpApiSchema.status(202)), error: [InvalidInput, NotFound, Conflict, StorageUnavailable] })
+    HttpApiEndpoint.post("test", "/webhook/test", {
+      success: WebhookTestResponse.pipe(HttpApiSchema.status(202)),
+      error: [InvalidInput, NotFound, Conflict, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "webhooks:manage")
       .annotate(OpenApi.Summary, "Queue a webhook.test event for this agent's endpoint")
   )
   .add(
-    HttpApiEndpoint.get("deliveries", "/webhook/deliveries", { query: DeliveriesUrlParams, success: DeliveriesResponse, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("deliveries", "/webhook/deliveries", {
+      query: DeliveriesUrlParams,
+      success: DeliveriesResponse,
+      error: [InvalidInput, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "webhooks:manage")
-      .annotate(OpenApi.Summary, "Recent delivery attempts, newest first: event, attempt, status, response code, duration, error, next retry")
+      .annotate(
+        OpenApi.Summary,
+        "Recent delivery attempts, newest first: event, attempt, status, response code, duration, error, next retry"
+      )
   )
   .add(
-    HttpApiEndpoint.get("events", "/webhook/events", { success: EventCatalogueResponse, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("events", "/webhook/events", {
+      success: EventCatalogueResponse,
+      error: [InvalidInput, StorageUnavailable]
+    })
       .annotate(RequiredPermission, null)
       .annotate(OpenApi.Summary, "The event catalogue: every event type with the JSON Schema of its payload")
   )

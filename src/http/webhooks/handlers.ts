@@ -24,7 +24,11 @@ const agentId = Effect.map(CurrentCaller, (caller) => caller.agentId!)
 
 const catalogue = {
   envelope: jsonSchemaOf(WebhookEnvelope),
-  events: eventTypes.map((type) => ({ type, description: eventCatalogue[type].description, dataSchema: jsonSchemaOf(eventCatalogue[type].schema) }))
+  events: eventTypes.map((type) => ({
+    type,
+    description: eventCatalogue[type].description,
+    dataSchema: jsonSchemaOf(eventCatalogue[type].schema)
+  }))
 }
 
 export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
@@ -32,7 +36,16 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
     .handle("put", ({ payload }) =>
       Effect.flatMap(agentId, (id) =>
         Effect.flatMap(Webhooks, (w) => w.put(id, payload)).pipe(
-          Effect.tap(() => Effect.flatMap(CurrentCaller, (c) => securityEvent("webhook.changed", { accountId: c.accountId, agentId: id, keyId: c.keyId, url: originOnly(payload.url) })))
+          Effect.tap(() =>
+            Effect.flatMap(CurrentCaller, (c) =>
+              securityEvent("webhook.changed", {
+                accountId: c.accountId,
+                agentId: id,
+                keyId: c.keyId,
+                url: originOnly(payload.url)
+              })
+            )
+          )
         )
       )
     )
@@ -41,11 +54,17 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
     .handle("rotateSecret", () =>
       Effect.flatMap(agentId, (id) =>
         Effect.flatMap(Webhooks, (w) => w.rotateSecret(id)).pipe(
-          Effect.tap(() => Effect.flatMap(CurrentCaller, (c) => securityEvent("webhook.secret_rotated", { accountId: c.accountId, agentId: id, keyId: c.keyId })))
+          Effect.tap(() =>
+            Effect.flatMap(CurrentCaller, (c) =>
+              securityEvent("webhook.secret_rotated", { accountId: c.accountId, agentId: id, keyId: c.keyId })
+            )
+          )
         )
       )
     )
     .handle("test", () => Effect.flatMap(agentId, (id) => Effect.flatMap(Webhooks, (w) => w.sendTest(id))))
-    .handle("deliveries", ({ query: urlParams }) => Effect.flatMap(agentId, (id) => Effect.flatMap(Webhooks, (w) => w.listAttempts(id, urlParams))))
+    .handle("deliveries", ({ query: urlParams }) =>
+      Effect.flatMap(agentId, (id) => Effect.flatMap(Webhooks, (w) => w.listAttempts(id, urlParams)))
+    )
     .handle("events", () => Effect.succeed(catalogue))
 )

@@ -9,7 +9,14 @@ import { utcDay } from "../../schema/wallet/policy.js"
 import { CommerceStore } from "../../services/commerce/CommerceStore.js"
 import { zeroCounters } from "../../schema/reputation/counters.js"
 import { addCounterDeltas, moveCounters } from "../storage/memory/counters.js"
-import { addSpend, commerceTables, countBefore, newestFirst, olderBy, type Tables } from "../storage/memory/commerceTables.js"
+import {
+  addSpend,
+  commerceTables,
+  countBefore,
+  newestFirst,
+  olderBy,
+  type Tables
+} from "../storage/memory/commerceTables.js"
 
 const completedCents = (tx: TransactionRecord | undefined) =>
   tx !== undefined && tx.status === "completed" ? tx.priceCents : 0

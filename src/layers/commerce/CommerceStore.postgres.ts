@@ -126,8 +126,8 @@ export const PgCommerceStore = Layer.effect(
               SELECT buyer_agent_id, day, sign * price_cents FROM delta WHERE sign <> 0
               ON CONFLICT (agent_id, day) DO UPDATE
                 SET spent_cents = agent_spend_days.spent_cents + excluded.spent_cents)${
-                extra.length > 0 ? sql`, ${sql.csv(extra)}` : sql``
-              }
+                  extra.length > 0 ? sql`, ${sql.csv(extra)}` : sql``
+                }
             INSERT INTO agent_usage_days (agent_id, day, service_id, service_name, calls, spent_cents)
             SELECT buyer_agent_id, day, service_id, service_name, sign, sign * price_cents FROM delta WHERE sign <> 0
             ON CONFLICT (agent_id, day, service_id) DO UPDATE SET calls = agent_usage_days.calls + excluded.calls,

@@ -21,7 +21,13 @@ export const MemorySettlementStore = Layer.effect(
     const wallets = yield* WalletStore
     return {
       // Effect.fnUntraced: each generator function is made once, not per purchase (see MemoryDb.ts on why).
-      open: Effect.fnUntraced(function* ({ wallet, serviceId }: { readonly wallet: WalletRecord; readonly serviceId: string }) {
+      open: Effect.fnUntraced(function* ({
+        wallet,
+        serviceId
+      }: {
+        readonly wallet: WalletRecord
+        readonly serviceId: string
+      }) {
         const service = yield* catalog.get(serviceId)
         const locked = yield* wallets.lockForPurchase(wallet)
         return { ...locked, service }

@@ -46,18 +46,18 @@ const entryCtes = (sql: SqlClient.SqlClient, entry: JournalEntry) => {
       VALUES (${entry.id}, ${entry.kind}, ${entry.reference}, ${entry.memo}, ${entry.createdAt}) RETURNING seq),
     p AS (INSERT INTO ledger_postings (entry_seq, account, amount)
       SELECT e.seq, v.account, v.amount::bigint FROM e, ${sql.updateValues(nonEmpty(rows(entry.postings)), "v")})${
-      debits.length > 0
-        ? sql`, bd AS (UPDATE ledger_balances SET balance = ledger_balances.balance + v.amount::bigint
+        debits.length > 0
+          ? sql`, bd AS (UPDATE ledger_balances SET balance = ledger_balances.balance + v.amount::bigint
           FROM ${sql.updateValues(nonEmpty(debits), "v")} WHERE ledger_balances.account = v.account)`
-        : sql``
-    }${
-      others.length > 0
-        ? sql`, bc AS (INSERT INTO ledger_balance_credits (account, shard, amount)
+          : sql``
+      }${
+        others.length > 0
+          ? sql`, bc AS (INSERT INTO ledger_balance_credits (account, shard, amount)
           SELECT v.account, ${shardOf(entry.id)}::smallint, v.amount::bigint
           FROM ${sql.updateValues(nonEmpty(others), "v")} ORDER BY v.account
           ON CONFLICT (account, shard) DO UPDATE SET amount = ledger_balance_credits.amount + excluded.amount)`
-        : sql``
-    }`
+          : sql``
+      }`
 }
 
 /** The CTE `ev` that appends the purchase's events to the outbox, as the event store's `appendMany` does. */

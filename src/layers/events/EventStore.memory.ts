@@ -16,7 +16,10 @@ export const MemoryEventStore = Layer.effect(
       listForAgent: (agentId, limit) =>
         Effect.sync(() => {
           const list = byAgent.get(agentId) ?? []
-          return list.slice(-limit).reverse().map((id) => events.get(id)!)
+          return list
+            .slice(-limit)
+            .reverse()
+            .map((id) => events.get(id)!)
         })
     }
   })

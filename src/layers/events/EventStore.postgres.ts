@@ -28,9 +28,7 @@ export const PgEventStore = Layer.effect(
       appendMany: (events) =>
         events.length === 0
           ? Effect.void
-          : orUnavailable(
-              sql`WITH ${eventsCte(sql, events)} SELECT 1`
-            ).pipe(Effect.asVoid),
+          : orUnavailable(sql`WITH ${eventsCte(sql, events)} SELECT 1`).pipe(Effect.asVoid),
       listForAgent: (agentId, limit) =>
         orUnavailable(
           sql`SELECT id, type, agent_id, occurred_at, data FROM events

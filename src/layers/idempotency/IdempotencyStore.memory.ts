@@ -28,10 +28,18 @@ export const MemoryIdempotencyStore = Layer.effect(
         Effect.suspend((): Effect.Effect<BeginResult> => {
           const existing = rows.get(id(i.scope, i.key))
           const reusable =
-            !existing || existing.expiresAtMs <= i.nowMs || (existing.state === "in_progress" && existing.leaseUntilMs <= i.nowMs)
+            !existing ||
+            existing.expiresAtMs <= i.nowMs ||
+            (existing.state === "in_progress" && existing.leaseUntilMs <= i.nowMs)
           if (reusable) {
             return Effect.as(
-              rows.set(id(i.scope, i.key), { requestHash: i.requestHash, state: "in_progress", owner: i.owner, leaseUntilMs: i.leaseUntilMs, expiresAtMs: i.expiresAtMs }),
+              rows.set(id(i.scope, i.key), {
+                requestHash: i.requestHash,
+                state: "in_progress",
+                owner: i.owner,
+                leaseUntilMs: i.leaseUntilMs,
+                expiresAtMs: i.expiresAtMs
+              }),
               { _tag: "Started" as const }
             )
           }
@@ -51,7 +59,8 @@ export const MemoryIdempotencyStore = Layer.effect(
           const row = held(scope, key, owner)
           return row ? rows.set(id(scope, key), { ...row, state: "done", response }) : Effect.void
         }),
-      release: (scope, key, owner) => Effect.suspend(() => (held(scope, key, owner) ? rows.delete(id(scope, key)) : Effect.void))
+      release: (scope, key, owner) =>
+        Effect.suspend(() => (held(scope, key, owner) ? rows.delete(id(scope, key)) : Effect.void))
     }
   })
 )

@@ -26,8 +26,8 @@ export const PgIdempotencyStore = Layer.effect(
     return {
       // One statement: insert, or take over an expired row / a lapsed lease. No row back → someone holds it.
       begin: Effect.fnUntraced(function* (i) {
-          const now = new Date(i.nowMs)
-          const claimed = yield* sql`
+        const now = new Date(i.nowMs)
+        const claimed = yield* sql`
             INSERT INTO idempotency_keys (scope, key, request_hash, state, owner, created_at, lease_until, expires_at)
             VALUES (${i.scope}, ${i.key}, ${i.requestHash}, 'in_progress', ${i.owner}, ${now}, ${new Date(i.leaseUntilMs)}, ${new Date(i.expiresAtMs)})
             ON CONFLICT (scope, key) DO UPDATE SET
@@ -36,20 +36,20 @@ export const PgIdempotencyStore = Layer.effect(
             WHERE idempotency_keys.expires_at <= ${now}
                OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.lease_until <= ${now})
             RETURNING key`
-          if (claimed.length > 0) return { _tag: "Started" as const }
-          const row = yield* sql`SELECT request_hash, state, status, headers, body FROM idempotency_keys
+        if (claimed.length > 0) return { _tag: "Started" as const }
+        const row = yield* sql`SELECT request_hash, state, status, headers, body FROM idempotency_keys
             WHERE scope = ${i.scope} AND key = ${i.key}`.pipe(Effect.flatMap(existing))
-          if (!row) return { _tag: "InProgress" as const, requestHash: i.requestHash }
-          if (row.state === "done") {
-            const response: StoredResponse = {
-              status: row.status ?? 200,
-              headers: row.headers ?? {},
-              body: row.body ? utf8.decode(row.body) : ""
-            }
-            return { _tag: "Done" as const, requestHash: row.requestHash, response }
+        if (!row) return { _tag: "InProgress" as const, requestHash: i.requestHash }
+        if (row.state === "done") {
+          const response: StoredResponse = {
+            status: row.status ?? 200,
+            headers: row.headers ?? {},
+            body: row.body ? utf8.decode(row.body) : ""
           }
-          return { _tag: "InProgress" as const, requestHash: row.requestHash }
-        }, orUnavailable),
+          return { _tag: "Done" as const, requestHash: row.requestHash, response }
+        }
+        return { _tag: "InProgress" as const, requestHash: row.requestHash }
+      }, orUnavailable),
       renew: (scope, key, owner, leaseUntilMs) =>
         orUnavailable(
           sql`UPDATE idempotency_keys SET lease_until = ${new Date(leaseUntilMs)}
@@ -61,7 +61,9 @@ export const PgIdempotencyStore = Layer.effect(
               body = ${utf8Bytes.encode(response.body)} WHERE scope = ${scope} AND key = ${key} AND owner = ${owner} AND state = 'in_progress'`
         ).pipe(Effect.asVoid),
       release: (scope, key, owner) =>
-        orUnavailable(sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND key = ${key} AND owner = ${owner} AND state = 'in_progress'`).pipe(Effect.asVoid)
+        orUnavailable(
+          sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND key = ${key} AND owner = ${owner} AND state = 'in_progress'`
+        ).pipe(Effect.asVoid)
     }
   })
 )

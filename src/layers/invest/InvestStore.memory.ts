@@ -2,7 +2,13 @@
 // walks an ordered list kept by the writes (an agent's targets, a target's ranking, the proposals
 // newest last), as the SQL store walks its indexes — no scan or sort of every row per request.
 import { Effect, Layer } from "effect"
-import type { HoldingRecord, InvestmentRecord, OfferingRecord, ProposalRecord, Vote } from "../../schema/invest/invest.js"
+import type {
+  HoldingRecord,
+  InvestmentRecord,
+  OfferingRecord,
+  ProposalRecord,
+  Vote
+} from "../../schema/invest/invest.js"
 import { InvestStore } from "../../services/invest/InvestStore.js"
 import { MemoryDb } from "../storage/memory/MemoryDb.js"
 
@@ -11,7 +17,8 @@ const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 const byRank = (a: HoldingRecord, b: HoldingRecord) =>
   b.tokens - a.tokens || Date.parse(a.firstInvestedAt) - Date.parse(b.firstInvestedAt) || cmpStr(a.agentId, b.agentId)
 /** Oldest first: created_at, then id. */
-const byCreated = (a: ProposalRecord, b: ProposalRecord) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || cmpStr(a.id, b.id)
+const byCreated = (a: ProposalRecord, b: ProposalRecord) =>
+  Date.parse(a.createdAt) - Date.parse(b.createdAt) || cmpStr(a.id, b.id)
 
 export const MemoryInvestStore = Layer.effect(
   InvestStore,
@@ -59,13 +66,21 @@ export const MemoryInvestStore = Layer.effect(
       }),
       holdingsFor: (agentIds) =>
         Effect.sync(() =>
-          [...new Set(agentIds)].sort(cmpStr).flatMap((agentId) => (targetsByAgent.get(agentId) ?? []).map((target) => holdings.get(holdingKey(agentId, target))!))
+          [...new Set(agentIds)]
+            .sort(cmpStr)
+            .flatMap((agentId) =>
+              (targetsByAgent.get(agentId) ?? []).map((target) => holdings.get(holdingKey(agentId, target))!)
+            )
         ),
       topHolders: (target, n) => Effect.sync(() => (ranking.get(target) ?? []).slice(0, n)),
       insertProposal: (row) =>
         Effect.andThen(
           proposals.set(row.id, row),
-          proposalOrder.insertSorted("all", row.id, (a, b) => byCreated(a === row.id ? row : proposals.get(a)!, b === row.id ? row : proposals.get(b)!) < 0)
+          proposalOrder.insertSorted(
+            "all",
+            row.id,
+            (a, b) => byCreated(a === row.id ? row : proposals.get(a)!, b === row.id ? row : proposals.get(b)!) < 0
+          )
         ),
       getProposal: (id) => Effect.sync(() => proposals.get(id)),
       getProposalForUpdate: (id) => Effect.sync(() => proposals.get(id)),

@@ -70,13 +70,13 @@ export const PgInvestStore = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     return InvestStore.of({
       lockOffering: Effect.fnUntraced(function* (d) {
-          yield* sql`
+        yield* sql`
             INSERT INTO invest_offerings (target, total_supply, offered_tokens, sold_tokens, price_cents, created_at)
             VALUES (${d.target}, ${d.totalSupply}, ${d.offeredTokens}, ${d.soldTokens}, ${d.priceCents}, ${d.createdAt})
             ON CONFLICT (target) DO NOTHING`
-          const rows = yield* sql`SELECT * FROM invest_offerings WHERE target = ${d.target} FOR UPDATE`
-          return yield* theRow(OfferingRow)(rows)
-        }, orUnavailable),
+        const rows = yield* sql`SELECT * FROM invest_offerings WHERE target = ${d.target} FOR UPDATE`
+        return yield* theRow(OfferingRow)(rows)
+      }, orUnavailable),
       getOffering: (target) =>
         orUnavailable(sql`SELECT * FROM invest_offerings WHERE target = ${target}`).pipe(
           Effect.flatMap(decodeFirst(OfferingRow))
@@ -90,9 +90,7 @@ export const PgInvestStore = Layer.effect(
           INSERT INTO investments (id, agent_id, target, tokens, price_cents, amount_cents, journal_entry_id,
             created_at)
           VALUES (${r.id}, ${r.agentId}, ${r.target}, ${r.tokens}, ${r.priceCents}, ${r.amountCents},
-            ${r.journalEntryId}, ${r.createdAt})`).pipe(
-          Effect.asVoid
-        ),
+            ${r.journalEntryId}, ${r.createdAt})`).pipe(Effect.asVoid),
       addToHolding: (agentId, target, tokens, cents, at) =>
         orUnavailable(sql`
           INSERT INTO holdings (agent_id, target, tokens, invested_cents, first_invested_at, last_invested_at)
@@ -136,9 +134,9 @@ export const PgInvestStore = Layer.effect(
             no_weight = ${p.noWeight}, abstain_weight = ${p.abstainWeight}, votes_cast = ${p.votesCast}
           WHERE id = ${p.id}`).pipe(Effect.asVoid),
       listProposals: (limit) =>
-        orUnavailable(
-          sql`SELECT * FROM proposals ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${limit}`
-        ).pipe(Effect.flatMap(decodeRows(ProposalRow))),
+        orUnavailable(sql`SELECT * FROM proposals ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${limit}`).pipe(
+          Effect.flatMap(decodeRows(ProposalRow))
+        ),
       insertVote: (v) =>
         orUnavailable(sql`
           INSERT INTO proposal_votes (proposal_id, agent_id, choice, weight, cast_at)

@@ -7,8 +7,7 @@ import { MemoryDb } from "../storage/memory/MemoryDb.js"
 
 /** (createdAt, id) order: true when `a` sorts before `b`. */
 type Dated = { readonly createdAt: string; readonly id: string }
-const older = (a: Dated, b: Dated) =>
-  a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)
+const older = (a: Dated, b: Dated) => a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)
 
 export const MemoryKeysStore = Layer.effect(
   KeysStore,
@@ -56,8 +55,7 @@ export const MemoryKeysStore = Layer.effect(
         ),
       getAgent: (id) => Effect.sync(() => agents.get(id)),
       getAgents: (ids) => Effect.sync(() => ids.flatMap((id) => agents.get(id) ?? [])),
-      listAgents: (accountId) =>
-        Effect.sync(() => (agentsByAccount.get(accountId) ?? []).map((id) => agents.get(id)!)),
+      listAgents: (accountId) => Effect.sync(() => (agentsByAccount.get(accountId) ?? []).map((id) => agents.get(id)!)),
       insertKey: (k) =>
         Effect.all(
           [
@@ -76,8 +74,7 @@ export const MemoryKeysStore = Layer.effect(
           return key ? { key, agent: agents.get(key.agentId) } : undefined
         }),
       getKey: (id) => Effect.sync(() => keys.get(id)),
-      listKeys: (accountId) =>
-        Effect.sync(() => (keysByAccount.get(accountId) ?? []).map((id) => keys.get(id)!)),
+      listKeys: (accountId) => Effect.sync(() => (keysByAccount.get(accountId) ?? []).map((id) => keys.get(id)!)),
       revokeKey: (id, at) =>
         Effect.suspend(() => {
           const k = keys.get(id)

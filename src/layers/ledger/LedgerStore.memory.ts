@@ -37,7 +37,8 @@ export const MemoryLedgerStore = Layer.effect(
           for (let i = end - 1; i >= 0 && out.length < limit; i--) out.push(entries.get(list[i])!)
           return out
         }),
-      entriesByReference: (reference) => Effect.sync(() => (byReference.get(reference) ?? []).map((id) => entries.get(id)!)),
+      entriesByReference: (reference) =>
+        Effect.sync(() => (byReference.get(reference) ?? []).map((id) => entries.get(id)!)),
       check: Effect.sync(() => {
         const derived = new Map<string, number>()
         let total = 0
@@ -55,7 +56,12 @@ export const MemoryLedgerStore = Layer.effect(
           if (stored !== d) mismatches.push({ account: a, stored, derived: d })
         }
         const negative = [...accounts].filter((a) => !mayGoNegative(a) && (balances.get(a) ?? 0) < 0)
-        return { totalCents: total, mismatches, negative, ok: total === 0 && mismatches.length === 0 && negative.length === 0 }
+        return {
+          totalCents: total,
+          mismatches,
+          negative,
+          ok: total === 0 && mismatches.length === 0 && negative.length === 0
+        }
       })
     }
   })

@@ -9,8 +9,10 @@ import { MemoryDb } from "../storage/memory/MemoryDb.js"
 /** Byte-order string comparison (Postgres compares ids with COLLATE "C"). */
 const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 /** (createdAt, id) order: negative when `a` sorts before `b`. */
-const byCreated = (a: { readonly createdAt: string; readonly id: string }, b: { readonly createdAt: string; readonly id: string }) =>
-  Date.parse(a.createdAt) - Date.parse(b.createdAt) || cmpStr(a.id, b.id)
+const byCreated = (
+  a: { readonly createdAt: string; readonly id: string },
+  b: { readonly createdAt: string; readonly id: string }
+) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || cmpStr(a.id, b.id)
 
 export const MemoryNegotiationStore = Layer.effect(
   NegotiationStore,
@@ -22,7 +24,8 @@ export const MemoryNegotiationStore = Layer.effect(
     return {
       insert: Effect.fnUntraced(function* (r) {
         yield* rows.set(r.id, r)
-        const before = (a: string, b: string) => byCreated(a === r.id ? r : rows.get(a)!, b === r.id ? r : rows.get(b)!) < 0
+        const before = (a: string, b: string) =>
+          byCreated(a === r.id ? r : rows.get(a)!, b === r.id ? r : rows.get(b)!) < 0
         yield* byAgent.insertSorted(r.buyerAgentId, r.id, before)
         if (r.sellerAgentId !== r.buyerAgentId) yield* byAgent.insertSorted(r.sellerAgentId, r.id, before)
       }),

@@ -9,8 +9,13 @@ import { type FakeDelivery, FakeProcessorStore, type FakeSession } from "../../s
 import { PaymentProcessor } from "../../services/payments/PaymentProcessor.js"
 import { AppConfig } from "../../services/platform/AppConfig.js"
 import { ConfigInvalid } from "../config.js"
-import { checkoutSessionObject, eventEnvelope, signPayload, toProcessorSession, verifyAndParse } from "./stripeFormat.js"
-
+import {
+  checkoutSessionObject,
+  eventEnvelope,
+  signPayload,
+  toProcessorSession,
+  verifyAndParse
+} from "./stripeFormat.js"
 
 /** An open fake session expires this long after creation (Stripe's default is 24 h). */
 export const FAKE_SESSION_TTL_MS = 24 * 3600 * 1000
@@ -32,7 +37,9 @@ export const FakeProcessorLive = Layer.effectContext(
     // The configuration loader refuses this first; this holds for a configuration built in code too.
     if (config.production && !config.fakePaymentsInProduction) {
       return yield* Effect.die(
-        new ConfigInvalid("invalid configuration: PAYMENTS=fake in production: the fake processor grants credits without payment; set FAKE_PAYMENTS_IN_PRODUCTION=true to run it anyway")
+        new ConfigInvalid(
+          "invalid configuration: PAYMENTS=fake in production: the fake processor grants credits without payment; set FAKE_PAYMENTS_IN_PRODUCTION=true to run it anyway"
+        )
       )
     }
     const store = yield* FakeProcessorStore
@@ -79,9 +86,12 @@ export const FakeProcessorLive = Layer.effectContext(
     const periodMs = config.fakeBillingPeriodSeconds * 1000
     /** A session opened for an account belongs to it; an anonymous one to nobody in particular. */
     const ownedBy = (session: FakeSession, requester: FakeRequester | undefined) =>
-      requester !== undefined && session.metadata.account_id !== undefined && session.metadata.account_id === requester.accountId
+      requester !== undefined &&
+      session.metadata.account_id !== undefined &&
+      session.metadata.account_id === requester.accountId
 
-    const notFound = (id: string) => new NotFound({ message: `checkout session ${id} not found`, resource: "checkoutSession", id })
+    const notFound = (id: string) =>
+      new NotFound({ message: `checkout session ${id} not found`, resource: "checkoutSession", id })
 
     /** Locks the session; an open one past its expiry is expired first (with its event). */
     const load = Effect.fnUntraced(function* (id: string) {
@@ -100,7 +110,12 @@ export const FakeProcessorLive = Layer.effectContext(
     const mustBeOpen = (session: FakeSession) =>
       session.status === "open"
         ? Effect.void
-        : Effect.fail(new Conflict({ message: `checkout session ${session.id} is already ${session.status}`, state: session.status }))
+        : Effect.fail(
+            new Conflict({
+              message: `checkout session ${session.id} is already ${session.status}`,
+              state: session.status
+            })
+          )
 
     const processor = PaymentProcessor.of({
       kind: "fake",
@@ -135,85 +150,119 @@ export const FakeProcessorLive = Layer.effectContext(
         return { sessionId, checkoutUrl: pageUrl(sessionId) }
       }),
       retrieveSession: (id) =>
-        Effect.flatMap(store.getSession(id), (s) => (s ? Effect.succeed(toProcessorSession(sessionObject(s))) : Effect.fail(notFound(id)))),
+        Effect.flatMap(store.getSession(id), (s) =>
+          s ? Effect.succeed(toProcessorSession(sessionObject(s))) : Effect.fail(notFound(id))
+        ),
       verifyEvent: (rawBody, header) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => verifyAndParse({ payload: rawBody, header, secret, nowSeconds: Math.floor(now / 1000) }))
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          verifyAndParse({ payload: rawBody, header, secret, nowSeconds: Math.floor(now / 1000) })
+        )
     })
 
-    const finish = (session: FakeSession, delivery: FakeDelivery | undefined, redirectUrl: string): FakeCheckoutOutcome => ({ session, delivery, redirectUrl })
+    const finish = (
+      session: FakeSession,
+      delivery: FakeDelivery | undefined,
+      redirectUrl: string
+    ): FakeCheckoutOutcome => ({ session, delivery, redirectUrl })
 
     const page = FakeCheckout.of({
       enabled: true,
       view: (id) => atomically(Effect.map(load(id), ({ session, lapsed }) => ({ session, delivery: lapsed }))),
       pay: Effect.fnUntraced(function* (id, options) {
-          const { session, lapsed } = yield* load(id)
-          if (lapsed) return finish(session, lapsed, session.cancelUrl)
-          yield* mustBeOpen(session)
-          const completedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-          if (options.failure) {
-            const failed: FakeSession = { ...session, status: "complete", paymentStatus: "unpaid", failureCode: options.failure, completedAt }
-            yield* store.updateSession(failed)
-            return finish(failed, yield* emit(id, "checkout.session.async_payment_failed", sessionObject(failed)), failed.cancelUrl)
-          }
-          const paid: FakeSession = {
+        const { session, lapsed } = yield* load(id)
+        if (lapsed) return finish(session, lapsed, session.cancelUrl)
+        yield* mustBeOpen(session)
+        const completedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+        if (options.failure) {
+          const failed: FakeSession = {
             ...session,
             status: "complete",
-            paymentStatus: "paid",
-            subscriptionId: session.mode === "subscription" ? yield* ids.make("sub_fake") : null,
+            paymentStatus: "unpaid",
+            failureCode: options.failure,
             completedAt
           }
-          yield* store.updateSession(paid)
-          return finish(paid, yield* emit(id, "checkout.session.completed", sessionObject(paid)), paid.successUrl)
-        }, atomically),
+          yield* store.updateSession(failed)
+          return finish(
+            failed,
+            yield* emit(id, "checkout.session.async_payment_failed", sessionObject(failed)),
+            failed.cancelUrl
+          )
+        }
+        const paid: FakeSession = {
+          ...session,
+          status: "complete",
+          paymentStatus: "paid",
+          subscriptionId: session.mode === "subscription" ? yield* ids.make("sub_fake") : null,
+          completedAt
+        }
+        yield* store.updateSession(paid)
+        return finish(paid, yield* emit(id, "checkout.session.completed", sessionObject(paid)), paid.successUrl)
+      }, atomically),
       cancel: Effect.fnUntraced(function* (id) {
-          const { session, lapsed } = yield* load(id)
-          if (lapsed) return finish(session, lapsed, session.cancelUrl)
-          yield* mustBeOpen(session)
-          const expired: FakeSession = { ...session, status: "expired", completedAt: new Date(yield* Clock.currentTimeMillis).toISOString() }
-          yield* store.updateSession(expired)
-          return finish(expired, yield* emit(id, "checkout.session.expired", sessionObject(expired)), expired.cancelUrl)
-        }, atomically),
+        const { session, lapsed } = yield* load(id)
+        if (lapsed) return finish(session, lapsed, session.cancelUrl)
+        yield* mustBeOpen(session)
+        const expired: FakeSession = {
+          ...session,
+          status: "expired",
+          completedAt: new Date(yield* Clock.currentTimeMillis).toISOString()
+        }
+        yield* store.updateSession(expired)
+        return finish(expired, yield* emit(id, "checkout.session.expired", sessionObject(expired)), expired.cancelUrl)
+      }, atomically),
       renew: Effect.fnUntraced(function* (id, requester) {
-          const { session } = yield* load(id)
-          if (!ownedBy(session, requester)) return yield* Effect.fail(notFound(id))
-          if (session.mode !== "subscription" || session.paymentStatus !== "paid" || session.subscriptionId === null || session.completedAt === null) {
-            return yield* Effect.fail(new Conflict({ message: `checkout session ${id} is not a paid subscription`, state: session.status }))
-          }
-          // Renewal n is due n periods after the first payment: one invoice per period.
-          const renewals = (yield* store.listDeliveries(id)).filter((d) => d.type === "invoice.paid").length
-          const dueMs = Date.parse(session.completedAt) + (renewals + 1) * periodMs
-          if ((yield* Clock.currentTimeMillis) < dueMs) {
-            return yield* Effect.fail(
-              new Conflict({
-                message: `renewal ${renewals + 1} of checkout session ${id} is due at ${new Date(dueMs).toISOString()} (one per ${config.fakeBillingPeriodSeconds}s billing period)`,
-                state: "period_not_over"
-              })
-            )
-          }
-          const invoiceId = yield* ids.make("in_fake")
-          const invoice = {
-            id: invoiceId,
-            object: "invoice",
-            amount_paid: session.amountCents,
-            billing_reason: "subscription_cycle",
-            currency: session.currency,
-            customer_email: session.customerEmail,
-            parent: { type: "subscription_details", subscription_details: { subscription: session.subscriptionId, metadata: { ...session.metadata } } },
-            status: "paid"
-          }
-          return finish(session, yield* emit(id, "invoice.paid", invoice), session.successUrl)
-        }, atomically),
+        const { session } = yield* load(id)
+        if (!ownedBy(session, requester)) return yield* Effect.fail(notFound(id))
+        if (
+          session.mode !== "subscription" ||
+          session.paymentStatus !== "paid" ||
+          session.subscriptionId === null ||
+          session.completedAt === null
+        ) {
+          return yield* Effect.fail(
+            new Conflict({ message: `checkout session ${id} is not a paid subscription`, state: session.status })
+          )
+        }
+        // Renewal n is due n periods after the first payment: one invoice per period.
+        const renewals = (yield* store.listDeliveries(id)).filter((d) => d.type === "invoice.paid").length
+        const dueMs = Date.parse(session.completedAt) + (renewals + 1) * periodMs
+        if ((yield* Clock.currentTimeMillis) < dueMs) {
+          return yield* Effect.fail(
+            new Conflict({
+              message: `renewal ${renewals + 1} of checkout session ${id} is due at ${new Date(dueMs).toISOString()} (one per ${config.fakeBillingPeriodSeconds}s billing period)`,
+              state: "period_not_over"
+            })
+          )
+        }
+        const invoiceId = yield* ids.make("in_fake")
+        const invoice = {
+          id: invoiceId,
+          object: "invoice",
+          amount_paid: session.amountCents,
+          billing_reason: "subscription_cycle",
+          currency: session.currency,
+          customer_email: session.customerEmail,
+          parent: {
+            type: "subscription_details",
+            subscription_details: { subscription: session.subscriptionId, metadata: { ...session.metadata } }
+          },
+          status: "paid"
+        }
+        return finish(session, yield* emit(id, "invoice.paid", invoice), session.successUrl)
+      }, atomically),
       deliveries: (id, requester) =>
-        Effect.flatMap(store.getSession(id), (s): Effect.Effect<ReadonlyArray<FakeDelivery>, NotFound | StorageUnavailable> =>
-          s && (s.metadata.account_id === undefined || ownedBy(s, requester))
-            ? store.listDeliveries(id)
-            : Effect.fail(
-                new NotFound({
-                  message: `checkout session ${id} not found for this caller: an account's checkout shows its events to that account's key or dashboard session only`,
-                  resource: "checkoutSession",
-                  id
-                })
-              )
+        Effect.flatMap(
+          store.getSession(id),
+          (s): Effect.Effect<ReadonlyArray<FakeDelivery>, NotFound | StorageUnavailable> =>
+            s && (s.metadata.account_id === undefined || ownedBy(s, requester))
+              ? store.listDeliveries(id)
+              : Effect.fail(
+                  new NotFound({
+                    message: `checkout session ${id} not found for this caller: an account's checkout shows its events to that account's key or dashboard session only`,
+                    resource: "checkoutSession",
+                    id
+                  })
+                )
         )
     })
 

@@ -20,12 +20,20 @@ export const baseAddressOptions = (apiBase: string): { host: string; port: numbe
 const describeWith =
   (Stripe: typeof StripeSdk) =>
   (e: unknown): { readonly status: number | undefined; readonly message: string } => {
-    if (e instanceof Stripe.errors.StripeError) return { status: e.statusCode, message: `${e.type}${e.code ? ` (${e.code})` : ""}: ${e.message}` }
+    if (e instanceof Stripe.errors.StripeError)
+      return { status: e.statusCode, message: `${e.type}${e.code ? ` (${e.code})` : ""}: ${e.message}` }
     return { status: undefined, message: e instanceof Error ? e.message : String(e) }
   }
 
 /** Under PAYMENTS=stripe there is no fake hosted page: every fake-page route answers 404. */
-const noFakePage = (id: string) => Effect.fail(new NotFound({ message: `checkout session ${id} not found (the fake processor is off)`, resource: "checkoutSession", id }))
+const noFakePage = (id: string) =>
+  Effect.fail(
+    new NotFound({
+      message: `checkout session ${id} not found (the fake processor is off)`,
+      resource: "checkoutSession",
+      id
+    })
+  )
 export const FakeCheckoutDisabled = FakeCheckout.of({
   enabled: false,
   view: noFakePage,
@@ -39,14 +47,23 @@ export const StripeProcessorLive = Layer.effectContext(
   Effect.gen(function* () {
     const config = yield* AppConfig
     // loadConfig refuses PAYMENTS=stripe without both secrets; a test config without them is a bug.
-    const secretKey = Redacted.value(Option.getOrThrowWith(config.stripeSecretKey, () => new Error("STRIPE_SECRET_KEY is required when PAYMENTS=stripe")))
+    const secretKey = Redacted.value(
+      Option.getOrThrowWith(
+        config.stripeSecretKey,
+        () => new Error("STRIPE_SECRET_KEY is required when PAYMENTS=stripe")
+      )
+    )
     const webhookSecret = Redacted.value(
-      Option.getOrThrowWith(config.stripeWebhookSecret, () => new Error("STRIPE_WEBHOOK_SECRET is required when PAYMENTS=stripe"))
+      Option.getOrThrowWith(
+        config.stripeWebhookSecret,
+        () => new Error("STRIPE_WEBHOOK_SECRET is required when PAYMENTS=stripe")
+      )
     )
     // The SDK is loaded only under PAYMENTS=stripe: a large module a fake-payments server never needs.
     const Stripe = (yield* Effect.promise(() => import("stripe"))).default
     const describe = describeWith(Stripe)
-    const unavailable = (what: string) => (e: unknown) => new ProcessorUnavailable({ message: `the payment processor ${what}: ${describe(e).message}` })
+    const unavailable = (what: string) => (e: unknown) =>
+      new ProcessorUnavailable({ message: `the payment processor ${what}: ${describe(e).message}` })
     const client = new Stripe(secretKey, {
       apiVersion: STRIPE_API_VERSION,
       maxNetworkRetries: 2,
@@ -91,7 +108,11 @@ export const StripeProcessorLive = Layer.effectContext(
           Effect.flatMap((session) =>
             session.url
               ? Effect.succeed({ sessionId: session.id, checkoutUrl: session.url })
-              : Effect.fail(new ProcessorUnavailable({ message: `the payment processor returned session ${session.id} without a checkout address` }))
+              : Effect.fail(
+                  new ProcessorUnavailable({
+                    message: `the payment processor returned session ${session.id} without a checkout address`
+                  })
+                )
           ),
           traced("Stripe.checkout.sessions.create")
         ),
@@ -100,7 +121,11 @@ export const StripeProcessorLive = Layer.effectContext(
           try: () => client.checkout.sessions.retrieve(id),
           catch: (e) =>
             describe(e).status === 404
-              ? new NotFound({ message: `checkout session ${id} not found at the payment processor`, resource: "checkoutSession", id })
+              ? new NotFound({
+                  message: `checkout session ${id} not found at the payment processor`,
+                  resource: "checkoutSession",
+                  id
+                })
               : unavailable("did not return the checkout session")(e)
         }).pipe(
           Effect.map((session) => toProcessorSession(session as unknown as Record<string, unknown>)),

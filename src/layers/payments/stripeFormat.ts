@@ -69,10 +69,12 @@ export const verifySignature = (input: {
 
 type Json = Record<string, unknown>
 const str = (o: Json, k: string): string | null => (typeof o[k] === "string" ? (o[k] as string) : null)
-const num = (o: Json, k: string): number | null => (typeof o[k] === "number" && Number.isFinite(o[k]) ? (o[k] as number) : null)
+const num = (o: Json, k: string): number | null =>
+  typeof o[k] === "number" && Number.isFinite(o[k]) ? (o[k] as number) : null
 const obj = (u: unknown): Json | null => (typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Json) : null)
 /** An expandable reference: an id string, or an expanded object with an id. */
-const ref = (u: unknown): string | null => (typeof u === "string" ? u : (obj(u) && typeof obj(u)!.id === "string" ? (obj(u)!.id as string) : null))
+const ref = (u: unknown): string | null =>
+  typeof u === "string" ? u : obj(u) && typeof obj(u)!.id === "string" ? (obj(u)!.id as string) : null
 
 const stringRecord = (u: unknown): Record<string, string> => {
   const o = obj(u)
@@ -103,8 +105,8 @@ export const toProcessorSession = (o: Json): ProcessorSession => {
 const decodeEnvelope = Schema.decodeUnknownResult(StripeEventEnvelope)
 
 /** Parses a verified raw body into a ProcessorEvent; InvalidInput when it is not a Stripe event. */
-export const parseEvent: (payload: string) => Effect.Effect<ProcessorEvent, InvalidInput> =
-  Effect.fnUntraced(function* (payload: string) {
+export const parseEvent: (payload: string) => Effect.Effect<ProcessorEvent, InvalidInput> = Effect.fnUntraced(
+  function* (payload: string) {
     let json: unknown
     try {
       json = JSON.parse(payload)
@@ -113,15 +115,18 @@ export const parseEvent: (payload: string) => Effect.Effect<ProcessorEvent, Inva
     }
     const decoded = decodeEnvelope(json)
     if (Result.isFailure(decoded)) {
-      return yield* Effect.fail(
-        new InvalidInput({ message: `not a processor event: ${decoded.failure.message}` })
-      )
+      return yield* Effect.fail(new InvalidInput({ message: `not a processor event: ${decoded.failure.message}` }))
     }
     const event = decoded.success
     const o = event.data.object
     const kind = str(o, "object") ?? "unknown"
     if (kind === "checkout.session" && str(o, "id")) {
-      return { id: event.id, type: event.type, created: event.created, object: { kind: "checkout.session", session: toProcessorSession(o) } }
+      return {
+        id: event.id,
+        type: event.type,
+        created: event.created,
+        object: { kind: "checkout.session", session: toProcessorSession(o) }
+      }
     }
     if (kind === "invoice" && str(o, "id")) {
       // API versions from 2025-03 carry the subscription under parent.subscription_details.
@@ -141,15 +146,30 @@ export const parseEvent: (payload: string) => Effect.Effect<ProcessorEvent, Inva
       }
     }
     if (kind === "subscription" && str(o, "id")) {
-      return { id: event.id, type: event.type, created: event.created, object: { kind: "subscription", subscriptionId: str(o, "id")! } }
+      return {
+        id: event.id,
+        type: event.type,
+        created: event.created,
+        object: { kind: "subscription", subscriptionId: str(o, "id")! }
+      }
     }
     return { id: event.id, type: event.type, created: event.created, object: { kind: "other", object: kind } }
-  })
+  }
+)
 
 /** Verifies then parses: the one entry point both layers use for incoming events. */
-export const verifyAndParse = (input: { readonly payload: string; readonly header: string | undefined; readonly secret: string; readonly nowSeconds: number }) =>
+export const verifyAndParse = (input: {
+  readonly payload: string
+  readonly header: string | undefined
+  readonly secret: string
+  readonly nowSeconds: number
+}) =>
   Result.match(verifySignature(input), {
-    onFailure: (reason) => Effect.fail(new InvalidSignature({ message: reason })) as Effect.Effect<ProcessorEvent, InvalidSignature | InvalidInput>,
+    onFailure: (reason) =>
+      Effect.fail(new InvalidSignature({ message: reason })) as Effect.Effect<
+        ProcessorEvent,
+        InvalidSignature | InvalidInput
+      >,
     onSuccess: () => parseEvent(input.payload)
   })
 
@@ -192,7 +212,12 @@ export const checkoutSessionObject = (s: {
 })
 
 /** A Stripe event envelope around a data object. */
-export const eventEnvelope = (e: { readonly id: string; readonly type: string; readonly createdSeconds: number; readonly object: object }) => ({
+export const eventEnvelope = (e: {
+  readonly id: string
+  readonly type: string
+  readonly createdSeconds: number
+  readonly object: object
+}) => ({
   id: e.id,
   object: "event",
   api_version: STRIPE_API_VERSION,

@@ -73,4 +73,3 @@ export const PgBuildStore = Layer.effect(
     })
   })
 )
-

@@ -70,27 +70,26 @@ export const PgProjectsStore = Layer.effect(
           Effect.flatMap(decodeFirst(ListingRow))
         ),
       listListings: Effect.fnUntraced(function* (q) {
-          const col = sql.literal(sortColumn[q.sort])
-          const dir = sql.literal(q.order === "asc" ? "ASC" : "DESC")
-          const conds = [sql`TRUE`]
-          if (q.category !== undefined) conds.push(sql`category = ${q.category}`)
-          if (q.minPriceCents !== undefined) conds.push(sql`asking_price_cents >= ${q.minPriceCents}`)
-          if (q.maxPriceCents !== undefined) conds.push(sql`asking_price_cents <= ${q.maxPriceCents}`)
-          if (q.minRating !== undefined) conds.push(sql`rating >= ${q.minRating}`)
-          if (q.q !== undefined) conds.push(sql`position(${q.q.toLowerCase()} in search) > 0`)
-          if (q.after !== undefined) {
-            const value = q.sort === "newest" ? sql`${String(q.after.value)}::timestamptz` : sql`${q.after.value}`
-            const op = sql.literal(q.order === "asc" ? ">" : "<")
-            conds.push(sql`(${col}, id COLLATE "C") ${op} (${value}, ${q.after.id} COLLATE "C")`)
-          }
-          const rows = yield* sql`
+        const col = sql.literal(sortColumn[q.sort])
+        const dir = sql.literal(q.order === "asc" ? "ASC" : "DESC")
+        const conds = [sql`TRUE`]
+        if (q.category !== undefined) conds.push(sql`category = ${q.category}`)
+        if (q.minPriceCents !== undefined) conds.push(sql`asking_price_cents >= ${q.minPriceCents}`)
+        if (q.maxPriceCents !== undefined) conds.push(sql`asking_price_cents <= ${q.maxPriceCents}`)
+        if (q.minRating !== undefined) conds.push(sql`rating >= ${q.minRating}`)
+        if (q.q !== undefined) conds.push(sql`position(${q.q.toLowerCase()} in search) > 0`)
+        if (q.after !== undefined) {
+          const value = q.sort === "newest" ? sql`${String(q.after.value)}::timestamptz` : sql`${q.after.value}`
+          const op = sql.literal(q.order === "asc" ? ">" : "<")
+          conds.push(sql`(${col}, id COLLATE "C") ${op} (${value}, ${q.after.id} COLLATE "C")`)
+        }
+        const rows = yield* sql`
             SELECT ${sql.literal(LISTING_COLUMNS)} FROM catalog_projects
             WHERE ${sql.and(conds)}
             ORDER BY ${col} ${dir}, id COLLATE "C" ${dir}
             LIMIT ${q.limit}`
-          return yield* decodeRows(ListingRow)(rows)
-        }, orUnavailable)
+        return yield* decodeRows(ListingRow)(rows)
+      }, orUnavailable)
     })
   })
 )
-

@@ -17,10 +17,27 @@ const decodeService = Schema.decodeUnknownSync(PublishServiceBody)
 
 /** The seed services as stored rows, validated by the same schema sellers publish through. */
 export const seedServiceRecords: ReadonlyArray<ServiceRecord> = commerceServices.map((s) => {
-  const body = decodeService({ name: s.name, description: s.description, category: s.category, pricingModel: s.pricingModel, tags: s.tags, tiers: s.tiers, negotiation: s.negotiation })
+  const body = decodeService({
+    name: s.name,
+    description: s.description,
+    category: s.category,
+    pricingModel: s.pricingModel,
+    tags: s.tags,
+    tiers: s.tiers,
+    negotiation: s.negotiation
+  })
   const seller = sellerAgents.find((a) => a.id === s.sellerAgentId)
   if (!seller) throw new Error(`seed service ${s.id} names unknown seller ${s.sellerAgentId}`)
-  return { id: s.id, sellerAgentId: s.sellerAgentId, ...body, status: "active", ratingSum: 0, ratingCount: 0, createdAt: seller.createdAt, updatedAt: seller.createdAt }
+  return {
+    id: s.id,
+    sellerAgentId: s.sellerAgentId,
+    ...body,
+    status: "active",
+    ratingSum: 0,
+    ratingCount: 0,
+    createdAt: seller.createdAt,
+    updatedAt: seller.createdAt
+  }
 })
 
 export const seedCommerce = Effect.gen(function* () {
@@ -43,7 +60,13 @@ export const seedCommerce = Effect.gen(function* () {
       }
       for (const a of sellerAgents) {
         if (!(yield* keys.getAgent(a.id))) {
-          yield* keys.insertAgent({ id: a.id, accountId: PLATFORM_SELLERS_ACCOUNT, name: a.name, organization: a.organization, createdAt: a.createdAt })
+          yield* keys.insertAgent({
+            id: a.id,
+            accountId: PLATFORM_SELLERS_ACCOUNT,
+            name: a.name,
+            organization: a.organization,
+            createdAt: a.createdAt
+          })
         }
       }
       yield* catalog.upsertSeed(seedServiceRecords)

@@ -61,7 +61,9 @@ const lockDataDir = (dataDir: string) =>
       try {
         mkdirSync(dataDir, { recursive: true, mode: 0o700 })
       } catch (e) {
-        return Effect.fail(new EmbeddedStoreFailed({ message: `cannot create DATA_DIR ${dataDir}: ${(e as Error).message}`, dataDir }))
+        return Effect.fail(
+          new EmbeddedStoreFailed({ message: `cannot create DATA_DIR ${dataDir}: ${(e as Error).message}`, dataDir })
+        )
       }
       const file = join(dataDir, LOCK_FILE)
       for (let attempt = 0; attempt < 3; attempt++) {
@@ -71,7 +73,9 @@ const lockDataDir = (dataDir: string) =>
           return Effect.succeed(file)
         } catch (e) {
           if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
-            return Effect.fail(new EmbeddedStoreFailed({ message: `cannot write ${file}: ${(e as Error).message}`, dataDir }))
+            return Effect.fail(
+              new EmbeddedStoreFailed({ message: `cannot write ${file}: ${(e as Error).message}`, dataDir })
+            )
           }
         }
         let pid = Number.NaN
@@ -80,7 +84,8 @@ const lockDataDir = (dataDir: string) =>
         } catch {
           // removed meanwhile: try again
         }
-        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) return Effect.fail(inUse(dataDir, pid))
+        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid))
+          return Effect.fail(inUse(dataDir, pid))
         try {
           unlinkSync(file)
         } catch {
@@ -120,8 +125,13 @@ export const EmbeddedPostgresLive = Layer.effect(
     const { PGLiteSocketServer } = yield* Effect.promise(() => import("@electric-sql/pglite-socket"))
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => PGlite.create(dataDir === undefined ? "memory://" : join(dataDir, PGDATA), { extensions: { pg_trgm } }),
-        catch: (e) => new EmbeddedStoreFailed({ message: `cannot open the embedded database in ${where}: ${String((e as Error)?.message ?? e).split("\n")[0]}`, dataDir: where })
+        try: () =>
+          PGlite.create(dataDir === undefined ? "memory://" : join(dataDir, PGDATA), { extensions: { pg_trgm } }),
+        catch: (e) =>
+          new EmbeddedStoreFailed({
+            message: `cannot open the embedded database in ${where}: ${String((e as Error)?.message ?? e).split("\n")[0]}`,
+            dataDir: where
+          })
       }),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
     )
@@ -137,7 +147,11 @@ export const EmbeddedPostgresLive = Layer.effect(
           await server.start()
           return server
         },
-        catch: (e) => new EmbeddedStoreFailed({ message: `cannot serve the embedded database: ${(e as Error).message}`, dataDir: where })
+        catch: (e) =>
+          new EmbeddedStoreFailed({
+            message: `cannot serve the embedded database: ${(e as Error).message}`,
+            dataDir: where
+          })
       }),
       (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore)
     )
@@ -194,7 +208,9 @@ export const EmbeddedVacuumLive = Layer.effectDiscard(
     const sql = yield* SqlClient.SqlClient
     const pass = vacuumPass.pipe(
       Effect.provideService(SqlClient.SqlClient, sql),
-      Effect.tap((done) => (done.length === 0 ? Effect.void : Effect.logDebug("embedded store vacuum pass", { tables: done }))),
+      Effect.tap((done) =>
+        done.length === 0 ? Effect.void : Effect.logDebug("embedded store vacuum pass", { tables: done })
+      ),
       Effect.catchCause((cause) => Effect.logWarning("embedded store vacuum pass failed", cause))
     )
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(`${embeddedVacuumSeconds} seconds`), pass)))

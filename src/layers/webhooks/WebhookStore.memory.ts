@@ -144,18 +144,30 @@ export const MemoryWebhookStore = Layer.effect(
       }),
       claimDue: Effect.fnUntraced(function* (now, leaseUntil, limit, perEndpoint) {
         // Endpoints with work, least recently served first (ties by id), as the Postgres claim orders them.
-        const candidates: Array<{ readonly e: EndpointRecord; readonly rows: Array<DeliveryRecord>; readonly last: string }> = []
+        const candidates: Array<{
+          readonly e: EndpointRecord
+          readonly rows: Array<DeliveryRecord>
+          readonly last: string
+        }> = []
         for (const e of endpoints.values()) {
           if (!e.enabled || e.disabledAt !== null) continue
           const rows = claimableOf(e, now, perEndpoint)
           if (rows.length > 0) candidates.push({ e, rows, last: lastClaimed.get(e.id) ?? "" })
         }
-        candidates.sort((a, b) => (a.last < b.last ? -1 : a.last > b.last ? 1 : a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0))
+        candidates.sort((a, b) =>
+          a.last < b.last ? -1 : a.last > b.last ? 1 : a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0
+        )
         const claimed: Array<ClaimedDelivery> = []
         for (const { e, rows } of candidates) {
           if (claimed.length >= limit) break
           for (const d of rows.slice(0, limit - claimed.length)) {
-            const next: DeliveryRecord = { ...d, status: "delivering", attempts: d.attempts + 1, dueAt: leaseUntil, updatedAt: now }
+            const next: DeliveryRecord = {
+              ...d,
+              status: "delivering",
+              attempts: d.attempts + 1,
+              dueAt: leaseUntil,
+              updatedAt: now
+            }
             yield* deliveries.set(d.id, next)
             if (d.status !== "delivering") yield* leasedByEndpoint.append(e.id, d.id)
             claimed.push({ ...next, leaseExpired: d.status === "delivering" })
@@ -172,7 +184,11 @@ export const MemoryWebhookStore = Layer.effect(
             const due = deliveries.get(id)?.dueAt ?? null
             if (due !== null && (nextDueAt === null || due < nextDueAt)) nextDueAt = due
           }
-          return { pending: ids.length, oldestCreatedAt: ids.length > 0 ? (deliveries.get(ids[0])?.createdAt ?? null) : null, nextDueAt }
+          return {
+            pending: ids.length,
+            oldestCreatedAt: ids.length > 0 ? (deliveries.get(ids[0])?.createdAt ?? null) : null,
+            nextDueAt
+          }
         }),
       finishDelivery: Effect.fnUntraced(function* (r, claimedAttempt) {
         const current = deliveries.get(r.id)

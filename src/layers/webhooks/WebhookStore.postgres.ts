@@ -109,13 +109,21 @@ export const attemptsPage = (
   page: { readonly limit: number; readonly eventId?: string | undefined; readonly beforeId?: string | undefined }
 ) =>
   sql`SELECT * FROM webhook_attempts WHERE agent_id = ${agentId}${page.eventId === undefined ? sql`` : sql` AND event_id = ${page.eventId}`}${
-    page.beforeId === undefined ? sql`` : sql` AND seq < (SELECT seq FROM webhook_attempts WHERE id = ${page.beforeId} AND agent_id = ${agentId})`
+    page.beforeId === undefined
+      ? sql``
+      : sql` AND seq < (SELECT seq FROM webhook_attempts WHERE id = ${page.beforeId} AND agent_id = ${agentId})`
   } ORDER BY seq DESC LIMIT ${page.limit}`
 
 /** The agent's deliveries in outbox order from the cursor's delivery: walks (agent_id, seq) (migration 0019). */
-export const deliveriesPage = (sql: SqlClient.SqlClient, agentId: string, page: { readonly limit: number; readonly afterId?: string | undefined }) =>
+export const deliveriesPage = (
+  sql: SqlClient.SqlClient,
+  agentId: string,
+  page: { readonly limit: number; readonly afterId?: string | undefined }
+) =>
   sql`SELECT * FROM webhook_deliveries WHERE agent_id = ${agentId}${
-    page.afterId === undefined ? sql`` : sql` AND seq > (SELECT seq FROM webhook_deliveries WHERE id = ${page.afterId} AND agent_id = ${agentId})`
+    page.afterId === undefined
+      ? sql``
+      : sql` AND seq > (SELECT seq FROM webhook_deliveries WHERE id = ${page.afterId} AND agent_id = ${agentId})`
   } ORDER BY seq LIMIT ${page.limit}`
 
 export const PgWebhookStore = Layer.effect(
@@ -140,7 +148,9 @@ export const PgWebhookStore = Layer.effect(
             ${r.createdAt}::timestamptz, ${r.updatedAt}::timestamptz)`.pipe(
           Effect.asVoid,
           Effect.catchCause((cause): Effect.Effect<never, Conflict | SqlError> =>
-            isUniqueViolation(cause) ? Effect.fail(new Conflict({ message: "the webhook was created by a concurrent request; retry" })) : Effect.failCause(cause)
+            isUniqueViolation(cause)
+              ? Effect.fail(new Conflict({ message: "the webhook was created by a concurrent request; retry" }))
+              : Effect.failCause(cause)
           ),
           orUnavailable
         ),
@@ -256,7 +266,9 @@ export const PgWebhookStore = Layer.effect(
           INSERT INTO webhook_attempts (id, delivery_id, agent_id, event_id, event_type, attempt, status, response_status, duration_ms, error,
             attempted_at, next_retry_at)
           VALUES (${r.id}, ${r.deliveryId}, ${r.agentId}, ${r.eventId}, ${r.eventType}, ${r.attempt}, ${r.status}, ${r.responseStatus},
-            ${r.durationMs}, ${r.error}, ${r.attemptedAt}::timestamptz, ${r.nextRetryAt}::timestamptz)`).pipe(Effect.asVoid),
+            ${r.durationMs}, ${r.error}, ${r.attemptedAt}::timestamptz, ${r.nextRetryAt}::timestamptz)`).pipe(
+          Effect.asVoid
+        ),
       listAttempts: (agentId, page) => orUnavailable(attemptsPage(sql, agentId, page)).pipe(Effect.flatMap(attempts)),
       listDeliveries: (agentId, page) =>
         orUnavailable(deliveriesPage(sql, agentId, page)).pipe(Effect.flatMap(deliveries))

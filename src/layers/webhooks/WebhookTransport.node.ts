@@ -80,7 +80,11 @@ const withTimeout = <A>(promise: Promise<A>, ms: number, message: string): Promi
 
 /** A `lookup` that answers with the address already checked, whatever the resolver would say now. */
 const pinnedLookup = (target: ResolvedAddress): LookupFunction =>
-  ((_hostname: string, options: { all?: boolean } | ((...args: Array<unknown>) => void), callback?: (...args: Array<unknown>) => void) => {
+  ((
+    _hostname: string,
+    options: { all?: boolean } | ((...args: Array<unknown>) => void),
+    callback?: (...args: Array<unknown>) => void
+  ) => {
     const cb = (typeof options === "function" ? options : callback)!
     const all = typeof options === "object" && options !== null && options.all === true
     if (all) cb(null, [{ address: target.address, family: target.family }])
@@ -89,7 +93,11 @@ const pinnedLookup = (target: ResolvedAddress): LookupFunction =>
 
 /** Printable excerpt of a response body for the attempt log. */
 const excerpt = (chunks: ReadonlyArray<Buffer>): string =>
-  Buffer.concat(chunks).toString("utf8").replace(/\p{Cc}+/gu, " ").trim().slice(0, 200)
+  Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\p{Cc}+/gu, " ")
+    .trim()
+    .slice(0, 200)
 
 export const makeNodeTransport = (options: TransportOptions): WebhookTransportService => {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS
@@ -101,7 +109,10 @@ export const makeNodeTransport = (options: TransportOptions): WebhookTransportSe
   const unreachable = (host: string) => `${host} ${UNREACHABLE}`
 
   /** Every address the host has must be allowed (a name with one private address among public ones is refused). */
-  const resolveChecked = async (url: URL, budgetMs: number): Promise<ResolvedAddress | { readonly refused: string }> => {
+  const resolveChecked = async (
+    url: URL,
+    budgetMs: number
+  ): Promise<ResolvedAddress | { readonly refused: string }> => {
     const host = bareHost(url)
     let addresses: ReadonlyArray<ResolvedAddress>
     if (isIP(host) !== 0) {
@@ -115,7 +126,8 @@ export const makeNodeTransport = (options: TransportOptions): WebhookTransportSe
     }
     // One answer for every refusal (no name, private, loopback, link-local, metadata …): which rule
     // fired would tell a caller what the service's network holds (an SSRF oracle).
-    if (addresses.length === 0 || addresses.some((a) => !isAllowedAddress(a.address, options.allowLoopback))) return { refused: unreachable(host) }
+    if (addresses.length === 0 || addresses.some((a) => !isAllowedAddress(a.address, options.allowLoopback)))
+      return { refused: unreachable(host) }
     return addresses[0]
   }
 
@@ -123,10 +135,15 @@ export const makeNodeTransport = (options: TransportOptions): WebhookTransportSe
     const url = parseWebhookUrl(raw, options.httpsOnly)
     if (typeof url === "string") return yield* Effect.fail(new InvalidInput({ message: url, field: "url" }))
     const target = yield* Effect.promise(() => resolveChecked(url, timeoutMs))
-    if ("refused" in target) return yield* Effect.fail(new InvalidInput({ message: `url refused: ${target.refused}`, field: "url" }))
+    if ("refused" in target)
+      return yield* Effect.fail(new InvalidInput({ message: `url refused: ${target.refused}`, field: "url" }))
   })
 
-  const send = (request: { readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly body: string }) =>
+  const send = (request: {
+    readonly url: string
+    readonly headers: Readonly<Record<string, string>>
+    readonly body: string
+  }) =>
     Effect.callback<WebhookResponse>((resume) => {
       const started = performance.now()
       let finished = false
@@ -153,7 +170,8 @@ export const makeNodeTransport = (options: TransportOptions): WebhookTransportSe
       }
       // Headers must arrive within the timeout; once they have, the status decides (body still capped).
       const timer = setTimeout(
-        () => finish(status === null ? { ok: false, status: null, error: `timed out after ${timeoutMs} ms` } : outcome()),
+        () =>
+          finish(status === null ? { ok: false, status: null, error: `timed out after ${timeoutMs} ms` } : outcome()),
         timeoutMs
       )
 
@@ -194,10 +212,15 @@ export const makeNodeTransport = (options: TransportOptions): WebhookTransportSe
             // A black-holed address never completes the handshake: give up on it well before the response timeout.
             req.on("socket", (socket) => {
               if (!socket.connecting) return
-              connectTimer = setTimeout(() => finish({ ok: false, status: null, error: `connect timed out after ${connectTimeoutMs} ms` }), connectTimeoutMs)
+              connectTimer = setTimeout(
+                () => finish({ ok: false, status: null, error: `connect timed out after ${connectTimeoutMs} ms` }),
+                connectTimeoutMs
+              )
               socket.once("connect", () => clearTimeout(connectTimer))
             })
-            req.on("error", (e: Error) => finish(status === null ? { ok: false, status: null, error: e.message || "connection failed" } : outcome()))
+            req.on("error", (e: Error) =>
+              finish(status === null ? { ok: false, status: null, error: e.message || "connection failed" } : outcome())
+            )
             req.end(request.body)
           },
           (e: unknown) => finish({ ok: false, status: null, error: `refused: ${String(e)}` })

@@ -40,10 +40,19 @@ const v6 = (input: string): bigint | undefined => {
     if (head.endsWith(":") && !head.endsWith("::")) head = head.slice(0, -1)
   }
   const [left, right] = head.includes("::") ? head.split("::") : [head, undefined]
-  const parse = (s: string | undefined) => (s ? s.split(":").filter((x) => x !== "").map((h) => parseInt(h, 16)) : [])
+  const parse = (s: string | undefined) =>
+    s
+      ? s
+          .split(":")
+          .filter((x) => x !== "")
+          .map((h) => parseInt(h, 16))
+      : []
   const l = parse(left)
   const r = [...parse(right), ...tail]
-  const groups = right === undefined && !head.includes("::") ? [...l, ...tail] : [...l, ...Array(8 - l.length - r.length).fill(0), ...r]
+  const groups =
+    right === undefined && !head.includes("::")
+      ? [...l, ...tail]
+      : [...l, ...Array(8 - l.length - r.length).fill(0), ...r]
   if (groups.length !== 8) return undefined
   return groups.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n)
 }

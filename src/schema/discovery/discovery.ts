@@ -158,7 +158,12 @@ export const DiscoveryDocument = Schema.Struct({
   market_data: Schema.Struct({
     global_ai_market_2033: Schema.String,
     cagr: Schema.String,
-    revenue_projection: Schema.Struct({ year_1: Schema.String, year_2: Schema.String, year_3: Schema.String, year_5: Schema.String }),
+    revenue_projection: Schema.Struct({
+      year_1: Schema.String,
+      year_2: Schema.String,
+      year_3: Schema.String,
+      year_5: Schema.String
+    }),
     gross_margin: Schema.String,
     break_even: Schema.String,
     note: Schema.String

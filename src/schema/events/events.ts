@@ -2,7 +2,23 @@
 import { Schema } from "effect"
 
 /** Every event kind the platform emits (docs/events.md has the payload of each). */
-export const EventType = Schema.Literals(["transaction.completed", "transaction.refunded", "negotiation.updated", "saga.step_changed", "saga.completed", "saga.compensated", "dispute.updated", "build.status_changed", "payment.succeeded", "wallet.low_balance", "wallet.recharged", "approval.requested", "review.created", "webhook.disabled", "webhook.test"])
+export const EventType = Schema.Literals([
+  "transaction.completed",
+  "transaction.refunded",
+  "negotiation.updated",
+  "saga.step_changed",
+  "saga.completed",
+  "saga.compensated",
+  "dispute.updated",
+  "build.status_changed",
+  "payment.succeeded",
+  "wallet.low_balance",
+  "wallet.recharged",
+  "approval.requested",
+  "review.created",
+  "webhook.disabled",
+  "webhook.test"
+])
 export type EventType = typeof EventType.Type
 export const eventTypes = EventType.literals
 

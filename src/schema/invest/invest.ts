@@ -11,7 +11,8 @@ export const InvestTarget = Schema.Struct({
 })
 export type InvestTarget = typeof InvestTarget.Type
 export const PLATFORM_TARGET = "platform"
-export const targetOf = (key: string): InvestTarget => (key === PLATFORM_TARGET ? { type: "platform", id: key } : { type: "project", id: key })
+export const targetOf = (key: string): InvestTarget =>
+  key === PLATFORM_TARGET ? { type: "platform", id: key } : { type: "project", id: key }
 
 export const TokenInfo = Schema.Struct({
   name: Schema.String,
@@ -64,21 +65,40 @@ export class Holding extends Schema.Class<Holding>("Holding")({
 
 export const InvestBody = Schema.Struct({
   /** The catalog project to invest in; absent (or "platform") invests in the platform. */
-  projectId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))),
+  projectId: Schema.optional(
+    Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))
+  ),
   /** How many tokens to buy … */
-  tokens: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(1)), Schema.check(Schema.isLessThanOrEqualTo(100_000_000)))),
+  tokens: Schema.optional(
+    Schema.Int.pipe(
+      Schema.check(Schema.isGreaterThanOrEqualTo(1)),
+      Schema.check(Schema.isLessThanOrEqualTo(100_000_000))
+    )
+  ),
   /** … or how many cents to spend (whole tokens only; the remainder is not charged). */
-  amountCents: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(1)), Schema.check(Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER))))
+  amountCents: Schema.optional(
+    Schema.Int.pipe(
+      Schema.check(Schema.isGreaterThanOrEqualTo(1)),
+      Schema.check(Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
+    )
+  )
 }).check(
-  Schema.makeFilter((body) => (body.tokens === undefined) !== (body.amountCents === undefined) || { path: ["tokens"], issue: "give exactly one of tokens or amountCents" }, {
-    description: "Exactly one of tokens or amountCents.",
-    toJsonSchema: () => ({
-      oneOf: [
-        { required: ["tokens"], properties: { tokens: { type: "integer" } } },
-        { required: ["amountCents"], properties: { amountCents: { type: "integer" } } }
-      ]
-    })
-  })
+  Schema.makeFilter(
+    (body) =>
+      (body.tokens === undefined) !== (body.amountCents === undefined) || {
+        path: ["tokens"],
+        issue: "give exactly one of tokens or amountCents"
+      },
+    {
+      description: "Exactly one of tokens or amountCents.",
+      toJsonSchema: () => ({
+        oneOf: [
+          { required: ["tokens"], properties: { tokens: { type: "integer" } } },
+          { required: ["amountCents"], properties: { amountCents: { type: "integer" } } }
+        ]
+      })
+    }
+  )
 )
 export type InvestBody = typeof InvestBody.Type
 
@@ -201,7 +221,11 @@ export class Vote extends Schema.Class<Vote>("Vote")({
 }) {}
 
 export const CreateProposalBody = Schema.Struct({
-  title: Schema.String.pipe(Schema.check(Schema.isTrimmed()), Schema.check(Schema.isMinCodePoints(3)), Schema.check(Schema.isMaxCodePoints(140))),
+  title: Schema.String.pipe(
+    Schema.check(Schema.isTrimmed()),
+    Schema.check(Schema.isMinCodePoints(3)),
+    Schema.check(Schema.isMaxCodePoints(140))
+  ),
   description: Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(5000))),
   /** Length of the voting window in hours (1 to 336; default 72). */
   votingPeriodHours: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 336 }))))
@@ -213,7 +237,13 @@ export const VoteBody = Schema.Struct({
   choice: VoteChoice
 })
 
-export const VetoBody = Schema.Struct({ reason: Schema.String.pipe(Schema.check(Schema.isTrimmed()), Schema.check(Schema.isMinCodePoints(3)), Schema.check(Schema.isMaxCodePoints(1000))) })
+export const VetoBody = Schema.Struct({
+  reason: Schema.String.pipe(
+    Schema.check(Schema.isTrimmed()),
+    Schema.check(Schema.isMinCodePoints(3)),
+    Schema.check(Schema.isMaxCodePoints(1000))
+  )
+})
 
 export const VoteResponse = Schema.Struct({ vote: Vote, proposal: Proposal })
 

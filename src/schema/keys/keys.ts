@@ -11,7 +11,11 @@ export const commercePermissions = ["commerce:read", "commerce:buy", "commerce:s
 export const webhookPermissions = ["webhooks:manage"] as const
 export const Permission = Schema.Literals([...agentPermissions, ...commercePermissions, ...webhookPermissions])
 export type Permission = typeof Permission.Type
-export const allPermissions: ReadonlyArray<Permission> = [...agentPermissions, ...commercePermissions, ...webhookPermissions]
+export const allPermissions: ReadonlyArray<Permission> = [
+  ...agentPermissions,
+  ...commercePermissions,
+  ...webhookPermissions
+]
 
 /** What a caller may ask for when creating a key: a permission, or `commerce:*` (all four commerce ones). */
 export const PermissionGrant = Schema.Union([Permission, Schema.Literal("commerce:*")])

@@ -50,6 +50,12 @@ export class KnowledgeContent extends Schema.Class<KnowledgeContent>("KnowledgeC
 
 /** The buyer's proof for reading a purchase: the access id and the checkout session it was paid in. */
 export const AccessContentInput = Schema.Struct({
-  accessId: Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(64)), Schema.check(Schema.isPattern(/^acc_[A-Za-z0-9_-]+$/u, { message: "must be an access id (acc_…)" }))),
-  sessionId: Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(255)), Schema.check(Schema.isPattern(/^[A-Za-z0-9_-]+$/u, { message: "must be a checkout session id" })))
+  accessId: Schema.String.pipe(
+    Schema.check(Schema.isMaxCodePoints(64)),
+    Schema.check(Schema.isPattern(/^acc_[A-Za-z0-9_-]+$/u, { message: "must be an access id (acc_…)" }))
+  ),
+  sessionId: Schema.String.pipe(
+    Schema.check(Schema.isMaxCodePoints(255)),
+    Schema.check(Schema.isPattern(/^[A-Za-z0-9_-]+$/u, { message: "must be a checkout session id" }))
+  )
 })

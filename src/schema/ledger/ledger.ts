@@ -22,7 +22,8 @@ export const Posting = Schema.Struct({
 })
 export type Posting = typeof Posting.Type
 
-export const EntryKind = Schema.Literals(["funding", // money in from the payment processor (plan, recharge)
+export const EntryKind = Schema.Literals([
+  "funding", // money in from the payment processor (plan, recharge)
   "grant", // simulated top-up in fake-payments mode
   "purchase", // buyer → seller + platform fee (instant settlement)
   "escrow_hold", // buyer wallet → escrow
@@ -31,7 +32,8 @@ export const EntryKind = Schema.Literals(["funding", // money in from the paymen
   "refund", // reversal of a purchase or settlement
   "project_creation", // credits spent on the builder
   "investment", // credits converted into token holdings
-  "adjustment"])
+  "adjustment"
+])
 export type EntryKind = typeof EntryKind.Type
 
 export class JournalEntry extends Schema.Class<JournalEntry>("JournalEntry")({
@@ -64,7 +66,8 @@ export class InsufficientFunds extends Schema.TaggedError<InsufficientFunds>()(
  */
 export const PLATFORM_FEE_PERCENT = 15
 export const splitSettlement = (priceCents: number): { readonly sellerCents: number; readonly feeCents: number } => {
-  if (!Number.isSafeInteger(priceCents) || priceCents < 0) throw new RangeError(`price must be a non-negative integer, got ${priceCents}`)
+  if (!Number.isSafeInteger(priceCents) || priceCents < 0)
+    throw new RangeError(`price must be a non-negative integer, got ${priceCents}`)
   // 15 % rounded to the nearest cent, halves up, in integers (no float ever touches the amount):
   // the platform's take averages exactly 15 % instead of being rounded away on small prices.
   const feeCents = Math.floor((priceCents * PLATFORM_FEE_PERCENT + 50) / 100)

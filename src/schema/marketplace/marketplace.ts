@@ -2,7 +2,16 @@
 import { Schema } from "effect"
 import { Cents } from "../platform/common.js"
 
-export const TemplateCategory = Schema.Literals(["Communication", "AI & Automation", "Design & Branding", "Infrastructure", "Marketing & Growth", "Developer Tools", "Finance & Investment", "Productivity"])
+export const TemplateCategory = Schema.Literals([
+  "Communication",
+  "AI & Automation",
+  "Design & Branding",
+  "Infrastructure",
+  "Marketing & Growth",
+  "Developer Tools",
+  "Finance & Investment",
+  "Productivity"
+])
 export type TemplateCategory = typeof TemplateCategory.Type
 export const templateCategories = TemplateCategory.literals
 

@@ -6,7 +6,14 @@ import { Cents, Timestamp } from "../platform/common.js"
 // ---------------------------------------------------------------------------------------------
 // States and transitions (docs/negotiation.md has the same table; a test compares them)
 
-export const NegotiationStatus = Schema.Literals(["awaiting_seller", "awaiting_buyer", "accepted", "rejected", "used", "expired"])
+export const NegotiationStatus = Schema.Literals([
+  "awaiting_seller",
+  "awaiting_buyer",
+  "accepted",
+  "rejected",
+  "used",
+  "expired"
+])
 export type NegotiationStatus = typeof NegotiationStatus.Type
 
 export const NegotiationAction = Schema.Literals(["propose", "counter", "accept", "reject"])
@@ -47,7 +54,11 @@ export const negotiationTransitions: ReadonlyArray<Transition> = [
   { from: "used", by: "system", action: "release", to: "accepted" }
 ]
 
-export const canTransition = (from: NegotiationStatus, by: Party | "system", action: Transition["action"]): NegotiationStatus | undefined =>
+export const canTransition = (
+  from: NegotiationStatus,
+  by: Party | "system",
+  action: Transition["action"]
+): NegotiationStatus | undefined =>
   negotiationTransitions.find((t) => t.from === from && t.by === by && t.action === action)?.to
 
 // ---------------------------------------------------------------------------------------------
@@ -117,18 +128,33 @@ export const sellerDecision = (input: {
   readonly policy: SellerPolicy
 }): SellerDecision => {
   const { offerCents, round, prices, policy } = input
-  if (offerCents >= prices.targetCents) return { action: "accept", priceCents: offerCents, reason: `the offer is at or above the target of ${prices.targetCents} cents` }
-  if (offerCents < prices.minimumCents) return { action: "reject", reason: `the offer is below the seller's minimum of ${prices.minimumCents} cents` }
+  if (offerCents >= prices.targetCents)
+    return {
+      action: "accept",
+      priceCents: offerCents,
+      reason: `the offer is at or above the target of ${prices.targetCents} cents`
+    }
+  if (offerCents < prices.minimumCents)
+    return { action: "reject", reason: `the offer is below the seller's minimum of ${prices.minimumCents} cents` }
   if (round >= MAX_ROUNDS) {
     return offerCents >= prices.floorCents
-      ? { action: "accept", priceCents: offerCents, reason: `final round: the offer is at or above the floor of ${prices.floorCents} cents` }
+      ? {
+          action: "accept",
+          priceCents: offerCents,
+          reason: `final round: the offer is at or above the floor of ${prices.floorCents} cents`
+        }
       : { action: "reject", reason: `final round: the offer is below the floor of ${prices.floorCents} cents` }
   }
   const ask = input.previousAskCents ?? prices.targetCents
   const move = Math.floor(((ask - offerCents) * policy.counterStepPct) / 100)
   const counter = Math.max(prices.floorCents, ask - move)
-  if (counter <= offerCents) return { action: "accept", priceCents: offerCents, reason: "the counter-offer would not be above the offer" }
-  return { action: "counter", priceCents: counter, reason: `moves ${policy.counterStepPct}% of the gap from ${ask} toward ${offerCents}, not below the floor of ${prices.floorCents}` }
+  if (counter <= offerCents)
+    return { action: "accept", priceCents: offerCents, reason: "the counter-offer would not be above the offer" }
+  return {
+    action: "counter",
+    priceCents: counter,
+    reason: `moves ${policy.counterStepPct}% of the gap from ${ask} toward ${offerCents}, not below the floor of ${prices.floorCents}`
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -59,7 +59,9 @@ export const CustomerName = Schema.String.pipe(
 
 /** Spec §4.5: serviceId is required; the e-mail and name are optional (the processor's page asks for what is missing). */
 export const PurchaseAccessInput = Schema.Struct({
-  serviceId: Schema.Int.pipe(Schema.check(Schema.isGreaterThan(0, { message: "must be a positive integer product id" }))),
+  serviceId: Schema.Int.pipe(
+    Schema.check(Schema.isGreaterThan(0, { message: "must be a positive integer product id" }))
+  ),
   customerEmail: Schema.optional(Email),
   customerName: Schema.optional(CustomerName)
 })
@@ -102,7 +104,9 @@ export class PurchaseStatus extends Schema.Class<PurchaseStatus>("PurchaseStatus
 export const CreateSubscriptionCheckoutInput = Schema.Struct({
   planId: Schema.Literals(["starter", "pro", "scale"]),
   /** Dashboard sessions name the agent whose wallet receives the credits; a key uses its own agent. */
-  agentId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isPattern(/^agt_[A-Za-z0-9_-]+$/u, { message: "must be an agent id" }))))
+  agentId: Schema.optional(
+    Schema.String.pipe(Schema.check(Schema.isPattern(/^agt_[A-Za-z0-9_-]+$/u, { message: "must be an agent id" })))
+  )
 })
 
 export class SubscriptionCheckout extends Schema.Class<SubscriptionCheckout>("SubscriptionCheckout")({
@@ -231,7 +235,11 @@ export class ProcessorUnavailable extends Schema.TaggedError<ProcessorUnavailabl
 ) {}
 
 /** Test cards on the hosted page: number → the decline code it produces (absent: it pays). */
-export const FAKE_TEST_CARDS: ReadonlyArray<{ readonly number: string; readonly label: string; readonly failure?: string }> = [
+export const FAKE_TEST_CARDS: ReadonlyArray<{
+  readonly number: string
+  readonly label: string
+  readonly failure?: string
+}> = [
   { number: "4242424242424242", label: "4242 4242 4242 4242 — succeeds" },
   { number: "4000000000000002", label: "4000 0000 0000 0002 — card_declined", failure: "card_declined" },
   { number: "4000000000009995", label: "4000 0000 0000 9995 — insufficient_funds", failure: "insufficient_funds" },

@@ -21,9 +21,14 @@ export const Timestamp = Schema.String.pipe(Schema.check(Schema.isPattern(/^\d{4
  * month's end into the next month, as PostgreSQL does not need to see), so the document's pattern
  * is the whole rule.
  */
-export const ISO_TIME = /^[1-9]\d{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:[Tt](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/u
+export const ISO_TIME =
+  /^[1-9]\d{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:[Tt](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/u
 export const IsoTime = Schema.String.pipe(
-  Schema.check(Schema.isPattern(ISO_TIME, { message: "must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z" }))
+  Schema.check(
+    Schema.isPattern(ISO_TIME, {
+      message: "must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z"
+    })
+  )
 )
 
 /** Opaque cursor for keyset pagination. */
@@ -35,16 +40,29 @@ export const Cursor = Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(512
  * every string but whose JSON Schema is the number's, so the OpenAPI document and the MCP tools type the
  * parameter as the number it is (liftQueryNumbers lifts it out of the string's schema).
  */
-export const QueryNumber = (options: { readonly minimum: number; readonly maximum: number; readonly integer?: boolean }) =>
+export const QueryNumber = (options: {
+  readonly minimum: number
+  readonly maximum: number
+  readonly integer?: boolean
+}) =>
   Schema.String.check(
     Schema.makeFilter((_: string) => true, {
-      toJsonSchema: () => ({ type: options.integer ? "integer" : "number", minimum: options.minimum, maximum: options.maximum })
+      toJsonSchema: () => ({
+        type: options.integer ? "integer" : "number",
+        minimum: options.minimum,
+        maximum: options.maximum
+      })
     })
   ).pipe(
     Schema.decodeTo(
       options.integer
-        ? Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: options.minimum, maximum: options.maximum })))
-        : Schema.FiniteFromString.pipe(Schema.check(Schema.isBetween({ minimum: options.minimum, maximum: options.maximum })))
+        ? Schema.FiniteFromString.pipe(
+            Schema.check(Schema.isInt()),
+            Schema.check(Schema.isBetween({ minimum: options.minimum, maximum: options.maximum }))
+          )
+        : Schema.FiniteFromString.pipe(
+            Schema.check(Schema.isBetween({ minimum: options.minimum, maximum: options.maximum }))
+          )
     )
   )
 
@@ -65,7 +83,8 @@ export const decodeCursor = (cursor: string): unknown => {
 }
 
 /** The (createdAt, id) keyset position of a page's last row, as a cursor. */
-export const encodeTimeCursor = (row: { readonly createdAt: string; readonly id: string }): string => encodeCursor({ c: row.createdAt, i: row.id })
+export const encodeTimeCursor = (row: { readonly createdAt: string; readonly id: string }): string =>
+  encodeCursor({ c: row.createdAt, i: row.id })
 /**
  * A cursor made by encodeTimeCursor, back to its position (the time normalised to ISO 8601);
  * undefined when it is not one (so a forged time never reaches a SQL cast).
@@ -109,5 +128,7 @@ export const jsonSchemaOf = (schema: Schema.Top): Record<string, unknown> => {
   const doc = Schema.toJsonSchemaDocument(schema)
   liftQueryNumbers(doc)
   const defs = doc.definitions ?? {}
-  return Object.keys(defs).length > 0 ? { ...(doc.schema as object), $defs: defs } : (doc.schema as Record<string, unknown>)
+  return Object.keys(defs).length > 0
+    ? { ...(doc.schema as object), $defs: defs }
+    : (doc.schema as Record<string, unknown>)
 }

@@ -94,7 +94,11 @@ export const addCounters = (a: AgentCounters, b: AgentCounters, sign = 1): Agent
 export const isZero = (c: AgentCounters) => COUNTER_NAMES.every((k) => c[k] === 0)
 
 /** What a transaction in `status` (with a review of `rating`, or none) counts for each of its agents. */
-const contribution = (tx: TransactionRecord, status: TransactionStatus, rating: number | null): Map<string, AgentCounters> => {
+const contribution = (
+  tx: TransactionRecord,
+  status: TransactionStatus,
+  rating: number | null
+): Map<string, AgentCounters> => {
   const completed = status === "completed"
   const deal = status !== "failed"
   const buyer: AgentCounters = {
@@ -117,7 +121,12 @@ const contribution = (tx: TransactionRecord, status: TransactionStatus, rating: 
     reviewsReceived: deal && rating !== null ? 1 : 0,
     ratingSum: deal && rating !== null ? rating : 0
   }
-  return self ? new Map([[tx.buyerAgentId, addCounters(buyer, seller)]]) : new Map([[tx.buyerAgentId, buyer], [tx.sellerAgentId, seller]])
+  return self
+    ? new Map([[tx.buyerAgentId, addCounters(buyer, seller)]])
+    : new Map([
+        [tx.buyerAgentId, buyer],
+        [tx.sellerAgentId, seller]
+      ])
 }
 
 export interface CounterDelta {
@@ -150,7 +159,10 @@ export const disputeDeltas = (
   before: DisputeStatus | null,
   after: DisputeStatus
 ): ReadonlyArray<CounterDelta> => {
-  const lost = (s: DisputeStatus | null) => ({ seller: s === "resolved_refunded" ? 1 : 0, buyer: s === "resolved_rejected" ? 1 : 0 })
+  const lost = (s: DisputeStatus | null) => ({
+    seller: s === "resolved_refunded" ? 1 : 0,
+    buyer: s === "resolved_rejected" ? 1 : 0
+  })
   const [n, p] = [lost(after), lost(before)]
   const by = new Map<string, number>()
   by.set(d.sellerAgentId, (by.get(d.sellerAgentId) ?? 0) + n.seller - p.seller)
@@ -171,12 +183,24 @@ export interface ServiceCountDelta {
   readonly volumeCents: number
 }
 
-export const serviceDeltas = (tx: TransactionRecord, before: TransactionStatus | null, after: TransactionStatus): ReadonlyArray<ServiceCountDelta> => {
+export const serviceDeltas = (
+  tx: TransactionRecord,
+  before: TransactionStatus | null,
+  after: TransactionStatus
+): ReadonlyArray<ServiceCountDelta> => {
   const sign = (after === "completed" ? 1 : 0) - (before === "completed" ? 1 : 0)
   if (sign === 0) return []
-  const row = (agentId: string, role: "buyer" | "seller"): ServiceCountDelta => ({ agentId, role, serviceId: tx.serviceId, serviceName: tx.serviceName, count: sign, volumeCents: sign * tx.priceCents })
+  const row = (agentId: string, role: "buyer" | "seller"): ServiceCountDelta => ({
+    agentId,
+    role,
+    serviceId: tx.serviceId,
+    serviceName: tx.serviceName,
+    count: sign,
+    volumeCents: sign * tx.priceCents
+  })
   return [row(tx.buyerAgentId, "buyer"), row(tx.sellerAgentId, "seller")]
 }
 
 /** Completed purchases per (buyer, category): the recommendations' fit. 0 when nothing moves. */
-export const categoryDelta = (before: TransactionStatus | null, after: TransactionStatus) => (after === "completed" ? 1 : 0) - (before === "completed" ? 1 : 0)
+export const categoryDelta = (before: TransactionStatus | null, after: TransactionStatus) =>
+  (after === "completed" ? 1 : 0) - (before === "completed" ? 1 : 0)

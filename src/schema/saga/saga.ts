@@ -20,7 +20,10 @@ export type SagaStatus = typeof SagaStatus.Type
  * (settle) an interrupted step is retried or, once it has failed or timed out, compensated;
  * from settle on the saga only moves forward.
  */
-export const recoveryRule: Record<SagaStepName, "retry, else compensate" | "retry until deadline, else compensate" | "forward only"> = {
+export const recoveryRule: Record<
+  SagaStepName,
+  "retry, else compensate" | "retry until deadline, else compensate" | "forward only"
+> = {
   quote: "retry, else compensate",
   escrow: "retry, else compensate",
   deliver: "retry until deadline, else compensate",
@@ -83,10 +86,12 @@ export interface SagaRecord {
   readonly finishedAt: string | null
 }
 
-const stepSucceeded = (r: Pick<SagaRecord, "steps">, name: SagaStepName) => r.steps.some((s) => s.name === name && s.status === "succeeded")
+const stepSucceeded = (r: Pick<SagaRecord, "steps">, name: SagaStepName) =>
+  r.steps.some((s) => s.name === name && s.status === "succeeded")
 
 /** Whether a running saga holds the buyer's money in escrow: escrow done, settle not yet. */
-export const sagaHolds = (r: Pick<SagaRecord, "status" | "steps">): boolean => r.status === "running" && stepSucceeded(r, "escrow") && !stepSucceeded(r, "settle")
+export const sagaHolds = (r: Pick<SagaRecord, "status" | "steps">): boolean =>
+  r.status === "running" && stepSucceeded(r, "escrow") && !stepSucceeded(r, "settle")
 
 export class Saga extends Schema.Class<Saga>("Saga")({
   id: Schema.String,

@@ -40,8 +40,8 @@ const make = Effect.gen(function* () {
   const readInputs = Effect.all({ templates: marketplace.listTemplates, plans: marketplace.listPlans })
 
   /** The cached build, rebuilt when missing, when the routes changed, or when templates or plans changed. */
-  const current: (routes: ReadonlyArray<CatalogRoute>) => Effect.Effect<Built, StorageUnavailable> =
-    Effect.fnUntraced(function* (routes: ReadonlyArray<CatalogRoute>) {
+  const current: (routes: ReadonlyArray<CatalogRoute>) => Effect.Effect<Built, StorageUnavailable> = Effect.fnUntraced(
+    function* (routes: ReadonlyArray<CatalogRoute>) {
       const now = yield* Clock.currentTimeMillis
       const cached = yield* Ref.get(cache)
       if (Option.isSome(cached) && cached.value.routes === routes && now - cached.value.checkedAt < REVALIDATE_MS) {
@@ -55,7 +55,8 @@ const make = Effect.gen(function* () {
           : encodeBuild(config, evaluator.name, routes, inputs, now)
       yield* Ref.set(cache, Option.some(next))
       return next
-    })
+    }
+  )
 
   /** Names the agent behind a valid bearer key (no rate limit is spent); undefined otherwise. */
   const keyVisitor = Effect.fnUntraced(function* (authorization: string | undefined) {
@@ -85,8 +86,8 @@ const make = Effect.gen(function* () {
 
   // The hot path of an anonymous request is a clock read, a Ref read, the User-Agent match and a
   // map lookup; no span, so it stays close to a raw server (the bench measures it).
-  const document: (request: DiscoveryRequest) => Effect.Effect<EncodedDocument, StorageUnavailable> =
-    Effect.fnUntraced(function* (request: DiscoveryRequest) {
+  const document: (request: DiscoveryRequest) => Effect.Effect<EncodedDocument, StorageUnavailable> = Effect.fnUntraced(
+    function* (request: DiscoveryRequest) {
       const built = yield* current(request.routes)
       const c = classifyUserAgent(request.userAgent)
       if (request.authorization !== undefined) {
@@ -105,7 +106,8 @@ const make = Effect.gen(function* () {
           : cached
       )
       return encoded
-    })
+    }
+  )
 
   const build = (request: DiscoveryRequest) =>
     Effect.map(document(request), (d) => JSON.parse(new TextDecoder().decode(d.body)) as DiscoveryDocument)

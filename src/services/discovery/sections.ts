@@ -50,13 +50,15 @@ const linksFor = (base: string) => {
     auth: r.auth,
     permission: r.permission
   })
-  const apiLine = (prefix: string) => (r: CatalogRoute): ApiLine => ({
-    method: r.method,
-    path: relative(r.path, prefix),
-    desc: r.description,
-    url: u(r.path),
-    permission: r.permission
-  })
+  const apiLine =
+    (prefix: string) =>
+    (r: CatalogRoute): ApiLine => ({
+      method: r.method,
+      path: relative(r.path, prefix),
+      desc: r.description,
+      url: u(r.path),
+      permission: r.permission
+    })
   return { u, line, apiLine }
 }
 type Links = ReturnType<typeof linksFor>

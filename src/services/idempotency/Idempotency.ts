@@ -9,8 +9,7 @@ export type { StoredResponse } from "./IdempotencyStore.js"
 
 /** What the service's `begin` answers: a Started attempt carries the owner token its record was claimed with. */
 export type Claim =
-  | { readonly _tag: "Started"; readonly owner: string }
-  | Exclude<BeginResult, { readonly _tag: "Started" }>
+  { readonly _tag: "Started"; readonly owner: string } | Exclude<BeginResult, { readonly _tag: "Started" }>
 
 /** How long a finished key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000

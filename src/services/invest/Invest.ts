@@ -50,18 +50,12 @@ import {
 export { InvestStore } from "./InvestStore.js"
 export {
   DEFAULT_VOTING_HOURS,
-  
   investmentAccount,
-  
   PLATFORM_TOKEN_PRICE_CENTS,
   PLATFORM_TOTAL_SUPPLY,
-  
-  
-  
   STAKE_PERCENT,
   TOP_HOLDERS,
   type TokenInfo,
-  
   VETO_WINDOW_MS
 } from "./policy.js"
 
@@ -289,7 +283,5 @@ const make = Effect.gen(function* () {
 export class Invest extends Context.Service<Invest, InvestService>()("agent-commerce/Invest") {
   static readonly make = make
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(Invest, make).pipe(
-    Layer.provide([Ledger.layer, Projects.layer, Wallet.layer])
-  )
+  static readonly layer = Layer.effect(Invest, make).pipe(Layer.provide([Ledger.layer, Projects.layer, Wallet.layer]))
 }

@@ -34,7 +34,8 @@ export const makeGovernance = Effect.gen(function* () {
     return settled
   })
 
-  const createProposal = Effect.fnUntraced(function* (agentId: string, body: CreateProposalBody) {
+  const createProposal = Effect.fnUntraced(
+    function* (agentId: string, body: CreateProposalBody) {
       const top = yield* store.topHolders(PLATFORM_TARGET, TOP_HOLDERS)
       if (!top.some((h) => h.agentId === agentId)) {
         return yield* Effect.fail(
@@ -70,7 +71,10 @@ export const makeGovernance = Effect.gen(function* () {
       }
       yield* store.insertProposal(row)
       return toProposal(row)
-    }, atomically, traced("Invest.createProposal"))
+    },
+    atomically,
+    traced("Invest.createProposal")
+  )
 
   const getProposal = (id: string) =>
     atomically(Effect.map(lockSettled(id), toProposal)).pipe(traced("Invest.getProposal"))
@@ -81,10 +85,8 @@ export const makeGovernance = Effect.gen(function* () {
     return (yield* store.listProposals(limit)).map((r) => toProposal(settle(r, now)))
   })
 
-  const vote = Effect.fnUntraced(function* (
-    agentId: string,
-    input: { readonly proposalId: string; readonly choice: VoteChoice }
-  ) {
+  const vote = Effect.fnUntraced(
+    function* (agentId: string, input: { readonly proposalId: string; readonly choice: VoteChoice }) {
       const r = yield* lockSettled(input.proposalId)
       if (r.status !== "open") {
         return yield* Effect.fail(
@@ -126,10 +128,14 @@ export const makeGovernance = Effect.gen(function* () {
       const settled = settle(tallied, now)
       yield* store.updateProposal(settled)
       return { vote: cast, proposal: toProposal(settled) }
-    }, atomically, traced("Invest.vote"))
+    },
+    atomically,
+    traced("Invest.vote")
+  )
 
   /** The founder (AppConfig.founderAccountId) vetoes a passed proposal within its veto window. */
-  const veto = Effect.fnUntraced(function* (accountId: string, proposalId: string, reason: string) {
+  const veto = Effect.fnUntraced(
+    function* (accountId: string, proposalId: string, reason: string) {
       const founder = config.founderAccountId
       if (Option.isNone(founder) || founder.value !== accountId) {
         return yield* Effect.fail(new Forbidden({ message: "only the founder's account may veto proposals" }))
@@ -147,7 +153,10 @@ export const makeGovernance = Effect.gen(function* () {
       const vetoed: ProposalRecord = { ...r, status: "vetoed", vetoedAt: now, vetoReason: reason, vetoedBy: accountId }
       yield* store.updateProposal(vetoed)
       return toProposal(vetoed)
-    }, atomically, traced("Invest.veto"))
+    },
+    atomically,
+    traced("Invest.veto")
+  )
 
   return { createProposal, getProposal, listProposals, vote, veto }
 })

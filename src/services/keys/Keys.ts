@@ -26,7 +26,7 @@ import { KeysStore } from "./KeysStore.js"
 import { Ids, Transactor } from "../platform/Db.js"
 
 export { KeysStore } from "./KeysStore.js"
-export {  KEY_CACHE_TTL_MS } from "./keyCache.js"
+export { KEY_CACHE_TTL_MS } from "./keyCache.js"
 
 /** Only touch last-used when it is older than this, so a busy key does not write on every call. */
 const TOUCH_EVERY_MS = 60_000

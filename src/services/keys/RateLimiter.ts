@@ -112,80 +112,92 @@ const make = Effect.gen(function* () {
     bucket: string,
     specs: ReadonlyArray<WindowSpec>,
     ahead: boolean
-  ) => Effect.Effect<ReadonlyArray<WindowStanding>, RateLimited | StorageUnavailable> =
-    Effect.fnUntraced(function* (bucket: string, specs: ReadonlyArray<WindowSpec>, ahead: boolean) {
-      // One clock read frames the windows and dates the reservation (its traffic rate).
-      const wall = yield* Clock.currentTimeMillis
-      const framed = frameOf(wall, specs)
-      const frameKey = framed.map((w) => w.start).join(",")
-      const mine = ahead ? reserved.get(bucket) : undefined
-      const current = mine !== undefined && mine.frame === frameKey ? mine : undefined
-      if (current !== undefined && current.tokens > 0) {
-        current.tokens--
-        current.served++
-        return standing(framed, current.counts.map((c) => c - current.tokens))
-      }
-      // Refused once in these windows: counts only grow until a window turns, so a flood of
-      // over-limit requests is refused here without a write.
-      if (current !== undefined && current.exhausted) return yield* refuse(standing(framed, current.counts))
-      if (ahead) {
-        const pending = inflight.get(bucket)
-        if (pending !== undefined) {
-          // Another request of this key is reserving: use what it brings back.
-          waiting.set(bucket, (waiting.get(bucket) ?? 0) + 1)
-          yield* Deferred.await(pending).pipe(
-            Effect.ensuring(
-              Effect.sync(() => {
-                const n = (waiting.get(bucket) ?? 1) - 1
-                if (n <= 0) waiting.delete(bucket)
-                else waiting.set(bucket, n)
-              })
-            )
-          )
-          return yield* takeIn(bucket, specs, ahead)
-        }
-      }
-      const n = ahead ? reserveAhead(bucket, framed, current, wall) : 1
-      // Registered before the first yield, so no other request of this key starts a reservation too.
-      const done = ahead ? Deferred.makeUnsafe<void>() : undefined
-      if (done !== undefined) inflight.set(bucket, done)
-      const result = yield* store.reserve(bucket, framed, n).pipe(
-        // Recorded before the waiters are woken, so they find the tokens.
-        Effect.tap((r) =>
-          Effect.sync(() => {
-            if (!ahead) return
-            if (reserved.size >= RESERVED_MAX && !reserved.has(bucket)) reserved.clear()
-            // Tokens still held for these windows are kept (added to), never dropped.
-            const held = reserved.get(bucket)
-            const keep = held !== undefined && held.frame === frameKey ? held.tokens : 0
-            reserved.set(bucket, {
-              frame: frameKey,
-              tokens: keep + Math.max(0, r.granted - 1),
-              counts: r.counts,
-              at: wall,
-              served: r.granted > 0 ? 1 : 0,
-              exhausted: r.granted === 0 && keep === 0
-            })
-          })
-        ),
-        Effect.ensuring(
-          Effect.suspend(() => {
-            if (done === undefined) return Effect.void
-            inflight.delete(bucket)
-            return Deferred.succeed(done, undefined)
-          })
-        )
+  ) => Effect.Effect<ReadonlyArray<WindowStanding>, RateLimited | StorageUnavailable> = Effect.fnUntraced(function* (
+    bucket: string,
+    specs: ReadonlyArray<WindowSpec>,
+    ahead: boolean
+  ) {
+    // One clock read frames the windows and dates the reservation (its traffic rate).
+    const wall = yield* Clock.currentTimeMillis
+    const framed = frameOf(wall, specs)
+    const frameKey = framed.map((w) => w.start).join(",")
+    const mine = ahead ? reserved.get(bucket) : undefined
+    const current = mine !== undefined && mine.frame === frameKey ? mine : undefined
+    if (current !== undefined && current.tokens > 0) {
+      current.tokens--
+      current.served++
+      return standing(
+        framed,
+        current.counts.map((c) => c - current.tokens)
       )
-      const held = ahead ? reserved.get(bucket) : undefined
-      if (result.granted === 0 && held !== undefined && held.tokens > 0) {
-        // Nothing more to reserve, but this process still holds some: spend one.
-        held.tokens--
-        return standing(framed, result.counts.map((c) => c - held.tokens))
+    }
+    // Refused once in these windows: counts only grow until a window turns, so a flood of
+    // over-limit requests is refused here without a write.
+    if (current !== undefined && current.exhausted) return yield* refuse(standing(framed, current.counts))
+    if (ahead) {
+      const pending = inflight.get(bucket)
+      if (pending !== undefined) {
+        // Another request of this key is reserving: use what it brings back.
+        waiting.set(bucket, (waiting.get(bucket) ?? 0) + 1)
+        yield* Deferred.await(pending).pipe(
+          Effect.ensuring(
+            Effect.sync(() => {
+              const n = (waiting.get(bucket) ?? 1) - 1
+              if (n <= 0) waiting.delete(bucket)
+              else waiting.set(bucket, n)
+            })
+          )
+        )
+        return yield* takeIn(bucket, specs, ahead)
       }
-      const s = standing(framed, result.counts.map((c) => c - (held?.tokens ?? 0)))
-      if (result.granted === 0) return yield* refuse(s)
-      return s
-    }, traced("RateLimiter.take"))
+    }
+    const n = ahead ? reserveAhead(bucket, framed, current, wall) : 1
+    // Registered before the first yield, so no other request of this key starts a reservation too.
+    const done = ahead ? Deferred.makeUnsafe<void>() : undefined
+    if (done !== undefined) inflight.set(bucket, done)
+    const result = yield* store.reserve(bucket, framed, n).pipe(
+      // Recorded before the waiters are woken, so they find the tokens.
+      Effect.tap((r) =>
+        Effect.sync(() => {
+          if (!ahead) return
+          if (reserved.size >= RESERVED_MAX && !reserved.has(bucket)) reserved.clear()
+          // Tokens still held for these windows are kept (added to), never dropped.
+          const held = reserved.get(bucket)
+          const keep = held !== undefined && held.frame === frameKey ? held.tokens : 0
+          reserved.set(bucket, {
+            frame: frameKey,
+            tokens: keep + Math.max(0, r.granted - 1),
+            counts: r.counts,
+            at: wall,
+            served: r.granted > 0 ? 1 : 0,
+            exhausted: r.granted === 0 && keep === 0
+          })
+        })
+      ),
+      Effect.ensuring(
+        Effect.suspend(() => {
+          if (done === undefined) return Effect.void
+          inflight.delete(bucket)
+          return Deferred.succeed(done, undefined)
+        })
+      )
+    )
+    const held = ahead ? reserved.get(bucket) : undefined
+    if (result.granted === 0 && held !== undefined && held.tokens > 0) {
+      // Nothing more to reserve, but this process still holds some: spend one.
+      held.tokens--
+      return standing(
+        framed,
+        result.counts.map((c) => c - held.tokens)
+      )
+    }
+    const s = standing(
+      framed,
+      result.counts.map((c) => c - (held?.tokens ?? 0))
+    )
+    if (result.granted === 0) return yield* refuse(s)
+    return s
+  }, traced("RateLimiter.take"))
 
   /** 429 naming the exhausted window that resets last. */
   const refuse = (s: ReadonlyArray<WindowStanding>) => {
@@ -210,7 +222,10 @@ const make = Effect.gen(function* () {
     const framed = frame(yield* Clock.currentTimeMillis)
     const mine = reserved.get(bucket)
     const unused = mine !== undefined && mine.frame === framed.map((w) => w.start).join(",") ? mine.tokens : 0
-    return standing(framed, (yield* store.peek(bucket, framed)).map((c) => c - unused))
+    return standing(
+      framed,
+      (yield* store.peek(bucket, framed)).map((c) => c - unused)
+    )
   })
 
   /**
@@ -256,9 +271,7 @@ const make = Effect.gen(function* () {
   return RateLimiter.of({ take, takeAnonymous, peek, windows, failuresAllowed, recordFailure })
 })
 
-export class RateLimiter extends Context.Service<RateLimiter, RateLimiterService>()(
-  "agent-commerce/RateLimiter"
-) {
+export class RateLimiter extends Context.Service<RateLimiter, RateLimiterService>()("agent-commerce/RateLimiter") {
   static readonly make = make
   static readonly layer = Layer.effect(RateLimiter, make)
 }

@@ -22,9 +22,7 @@ export interface KnowledgeService {
 const make = Effect.gen(function* () {
   const store = yield* KnowledgeStore
   // The public reads are reused for PUBLIC_READ_TTL_MS; a purchase (getProduct) always reads storage.
-  const active = store.listProducts.pipe(
-    Effect.map((all) => all.filter((p) => p.isActive).sort((a, b) => a.id - b.id))
-  )
+  const active = store.listProducts.pipe(Effect.map((all) => all.filter((p) => p.isActive).sort((a, b) => a.id - b.id)))
   const catalog = (yield* cachedSuccess(active)).pipe(traced("Knowledge.catalog"))
   const getProduct = (id: number) =>
     Effect.flatMap(store.listProducts, (all) => {

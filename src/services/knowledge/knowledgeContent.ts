@@ -8,7 +8,8 @@ export interface Deliverable {
   readonly disclaimer: string
 }
 
-const list = (u: unknown): ReadonlyArray<string> => (Array.isArray(u) ? u.filter((x): x is string => typeof x === "string") : [])
+const list = (u: unknown): ReadonlyArray<string> =>
+  Array.isArray(u) ? u.filter((x): x is string => typeof x === "string") : []
 const text = (u: unknown): string => (typeof u === "string" ? u : "")
 const bullets = (items: ReadonlyArray<string>) => items.map((i) => `• ${i}`).join("\n")
 
@@ -38,7 +39,11 @@ const consultation = (kb: KnowledgeBase, detailed: boolean) => [
   ...phases(kb).map((p) => ({
     heading: p.name,
     body: detailed
-      ? [`Como apoiar:\n${bullets(list(p.partnerGuidance.do))}`, `O que evitar:\n${bullets(list(p.partnerGuidance.avoid))}`, `Conexão: ${text(p.partnerGuidance.connection)}`].join("\n\n")
+      ? [
+          `Como apoiar:\n${bullets(list(p.partnerGuidance.do))}`,
+          `O que evitar:\n${bullets(list(p.partnerGuidance.avoid))}`,
+          `Conexão: ${text(p.partnerGuidance.connection)}`
+        ].join("\n\n")
       : text(p.partnerGuidance.connection)
   }))
 ]

@@ -224,7 +224,5 @@ const make = Effect.gen(function* () {
 export class Mpp extends Context.Service<Mpp, MppService>()("agent-commerce/Mpp") {
   static readonly make = make
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(Mpp, make).pipe(
-    Layer.provide([Ledger.layer, Wallet.layer, Settlement.layer])
-  )
+  static readonly layer = Layer.effect(Mpp, make).pipe(Layer.provide([Ledger.layer, Wallet.layer, Settlement.layer]))
 }

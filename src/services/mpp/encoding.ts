@@ -10,7 +10,13 @@ export const b64url = (s: string) => Buffer.from(s, "utf8").toString("base64url"
 
 /** JSON with sorted keys and no whitespace: RFC 8785 (JCS) for objects of strings. */
 export const canonical = (o: Record<string, string>) =>
-  JSON.stringify(Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]])))
+  JSON.stringify(
+    Object.fromEntries(
+      Object.keys(o)
+        .sort()
+        .map((k) => [k, o[k]])
+    )
+  )
 
 /** RFC 9530 Content-Digest value of a body: SHA-256 over its bytes, as a structured-field byte sequence. */
 export const contentDigest = (body: string | Uint8Array) => {

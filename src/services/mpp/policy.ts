@@ -76,8 +76,7 @@ const hints: Record<MppProblem, string> = {
   "verification-failed":
     "a challenge pays for one request (service, tier, body bytes): pay this fresh one with the same request",
   "method-unsupported": "only method credits, intent charge is active: pay this fresh challenge with it",
-  "wallet-insufficient-funds":
-    "fund the wallet (howToFund), then pay this fresh challenge; waiting alone does not help"
+  "wallet-insufficient-funds": "fund the wallet (howToFund), then pay this fresh challenge; waiting alone does not help"
 }
 
 /** The 402 (or 400) of a refusal, carrying a fresh challenge and the next step. */

@@ -144,40 +144,37 @@ const make = Effect.gen(function* () {
     return (yield* keys.ownedAgent(caller.accountId, agentId)).id
   })
 
-  const createSubscriptionCheckout = Effect.fnUntraced(
-    function* (
-      caller: Caller,
-      input: { readonly planId: string; readonly agentId?: string },
-      idempotency?: CheckoutIdempotency
-    ) {
-      const agentId = yield* creditedAgent(caller, input.agentId)
-      const plan = yield* marketplace.getPlan(input.planId)
-      const checkout = yield* openCheckout(
-        {
-          purpose: "plan",
-          mode: "subscription",
-          amountCents: plan.priceCents,
-          currency: plan.currency,
-          description: planDescription(plan),
-          accountId: caller.accountId,
-          agentId,
-          planId: plan.id,
-          credits: plan.credits,
-          scope: `${caller.accountId}|${caller.keyId ?? "session"}`
-        },
-        idempotency
-      )
-      return SubscriptionCheckout.make({
-        checkoutUrl: checkout.checkoutUrl,
-        sessionId: checkout.sessionId,
+  const createSubscriptionCheckout = Effect.fnUntraced(function* (
+    caller: Caller,
+    input: { readonly planId: string; readonly agentId?: string },
+    idempotency?: CheckoutIdempotency
+  ) {
+    const agentId = yield* creditedAgent(caller, input.agentId)
+    const plan = yield* marketplace.getPlan(input.planId)
+    const checkout = yield* openCheckout(
+      {
+        purpose: "plan",
+        mode: "subscription",
+        amountCents: plan.priceCents,
+        currency: plan.currency,
+        description: planDescription(plan),
+        accountId: caller.accountId,
+        agentId,
         planId: plan.id,
-        amountCents: cents(plan.priceCents),
         credits: plan.credits,
-        agentId
-      })
-    },
-    traced("Payments.createSubscriptionCheckout")
-  )
+        scope: `${caller.accountId}|${caller.keyId ?? "session"}`
+      },
+      idempotency
+    )
+    return SubscriptionCheckout.make({
+      checkoutUrl: checkout.checkoutUrl,
+      sessionId: checkout.sessionId,
+      planId: plan.id,
+      amountCents: cents(plan.priceCents),
+      credits: plan.credits,
+      agentId
+    })
+  }, traced("Payments.createSubscriptionCheckout"))
 
   const startRecharge = Effect.fnUntraced(function* (
     input: { readonly agentId: string; readonly amountCents: number },

@@ -14,7 +14,6 @@ export interface TransactorService {
 
 export class Transactor extends Context.Service<Transactor, TransactorService>()("agent-commerce/Transactor") {}
 
-
 /** Ids and secrets. A port so tests can make them predictable. */
 export interface IdsService {
   /** `prefix_` + 20 url-safe random characters. */

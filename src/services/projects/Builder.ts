@@ -37,19 +37,7 @@ import { Wallet } from "../wallet/Wallet.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Marketplace } from "../marketplace/Marketplace.js"
 
-
-
-export {
-  
-  
-  
-  
-  
-  STEP_MS,
-  
-  
-  
-} from "./buildRules.js"
+export { STEP_MS } from "./buildRules.js"
 
 /** The project quota of an account's plan. */
 export type ProjectQuota =
@@ -114,13 +102,15 @@ const make = Effect.gen(function* () {
       )
     }
     if (body.templateId !== undefined) {
-      yield* marketplace.getTemplate(body.templateId).pipe(
-        Effect.catchTag("NotFound", () =>
-          Effect.fail(
-            new InvalidInput({ message: `templateId: no template "${body.templateId}"`, field: "templateId" })
+      yield* marketplace
+        .getTemplate(body.templateId)
+        .pipe(
+          Effect.catchTag("NotFound", () =>
+            Effect.fail(
+              new InvalidInput({ message: `templateId: no template "${body.templateId}"`, field: "templateId" })
+            )
           )
         )
-      )
     }
     const marked = FAIL_MARKER.exec(description ?? "")?.[1] as FailableStep | undefined
     const failAt: FailableStep | null = body.simulateFailure ?? marked ?? null
@@ -238,26 +228,32 @@ const make = Effect.gen(function* () {
   })
 
   /** Advances one build by one step now, whatever its schedule (tests and operators). */
-  const advance = Effect.fnUntraced(function* (projectId: string) {
+  const advance = Effect.fnUntraced(
+    function* (projectId: string) {
       const r = yield* store.getForUpdate(projectId)
       if (!r) return yield* Effect.fail(projectNotFound(projectId))
       return toProject(yield* step(r))
-    }, atomically, traced("Builder.advance"))
+    },
+    atomically,
+    traced("Builder.advance")
+  )
 
   /** Claims the builds that are due and advances each by one step; returns how many moved. */
-  const runOnce = Effect.fnUntraced(function* (limit: number = WORKER_BATCH) {
+  const runOnce = Effect.fnUntraced(
+    function* (limit: number = WORKER_BATCH) {
       const now = yield* Clock.currentTimeMillis
       const due = yield* store.claimDue(new Date(now).toISOString(), limit)
       for (const r of due) yield* step(r)
       return due.length
-    }, atomically, traced("Builder.runOnce"))
+    },
+    atomically,
+    traced("Builder.runOnce")
+  )
 
   /** The project and its build, for its owner agent only (404 for anyone else). */
   const status = (agentId: string, projectId: string) =>
     Effect.flatMap(store.get(projectId), (r) =>
-      r && r.agentId === agentId
-        ? Effect.succeed(toProject(r))
-        : Effect.fail(projectNotFound(projectId))
+      r && r.agentId === agentId ? Effect.succeed(toProject(r)) : Effect.fail(projectNotFound(projectId))
     )
 
   return Builder.of({ create, advance, runOnce, status, quotaOf })

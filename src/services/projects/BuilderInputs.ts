@@ -63,7 +63,8 @@ export const sniff = (b: Uint8Array): string | undefined => {
   if (ascii(b, 4, "ftyp")) return "mp4"
   if (ascii(b, 0, "ID3")) return "mp3"
   // MPEG audio frame sync: 11 set bits, a valid version (not 01) and layer (not 00).
-  if (b.length >= 4 && b[0] === 0xff && (b[1] & 0xe0) === 0xe0 && ((b[1] >> 3) & 3) !== 1 && ((b[1] >> 1) & 3) !== 0) return "mp3"
+  if (b.length >= 4 && b[0] === 0xff && (b[1] & 0xe0) === 0xe0 && ((b[1] >> 3) & 3) !== 1 && ((b[1] >> 1) & 3) !== 0)
+    return "mp3"
   return undefined
 }
 
@@ -137,12 +138,16 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
 /** Checks one input; returns its summary or the InvalidInput naming `inputs[i].<field>`. */
 export const checkInput = (input: ProjectInput, index: number): InputSummary | InvalidInput => {
   const at = (field: string) => `inputs[${index}].${field}`
-  const fail = (field: string, message: string) => new InvalidInput({ message: `${at(field)}: ${message}`, field: at(field) })
+  const fail = (field: string, message: string) =>
+    new InvalidInput({ message: `${at(field)}: ${message}`, field: at(field) })
   const mediaType = input.mediaType.trim().toLowerCase().split(";")[0].trim()
   const accepted = mediaTypesByKind[input.kind]
   const expected = accepted[mediaType]
   if (expected === undefined) {
-    return fail("mediaType", `${input.kind} inputs accept ${Object.keys(accepted).join(", ")}; got "${input.mediaType}"`)
+    return fail(
+      "mediaType",
+      `${input.kind} inputs accept ${Object.keys(accepted).join(", ")}; got "${input.mediaType}"`
+    )
   }
   const textual = input.kind === "text" || input.kind === "csv"
   const encoding = input.encoding ?? (textual ? "text" : "base64")
@@ -156,7 +161,8 @@ export const checkInput = (input: ProjectInput, index: number): InputSummary | I
   }
   const limit = maxBytesByKind[input.kind]
   if (bytes.length === 0) return fail("content", "is empty")
-  if (bytes.length > limit) return fail("content", `is ${bytes.length} bytes; ${input.kind} inputs are limited to ${limit} bytes`)
+  if (bytes.length > limit)
+    return fail("content", `is ${bytes.length} bytes; ${input.kind} inputs are limited to ${limit} bytes`)
 
   let detected: string
   if (textual) {
@@ -180,7 +186,8 @@ export const checkInput = (input: ProjectInput, index: number): InputSummary | I
       if (rows.length < 2) return fail("content", "CSV needs a header row and at least one data row")
       const columns = rows[0].length
       const bad = rows.findIndex((r) => r.length !== columns)
-      if (bad >= 0) return fail("content", `CSV row ${bad + 1} has ${rows[bad].length} columns; the header has ${columns}`)
+      if (bad >= 0)
+        return fail("content", `CSV row ${bad + 1} has ${rows[bad].length} columns; the header has ${columns}`)
       detected = `CSV, ${columns} column${columns === 1 ? "" : "s"} × ${rows.length - 1} data row${rows.length === 2 ? "" : "s"}`
     }
   } else {
@@ -207,7 +214,10 @@ export const checkInput = (input: ProjectInput, index: number): InputSummary | I
 /** Checks every input of a request (count, each input, total size). */
 export const checkInputs = (inputs: ReadonlyArray<ProjectInput>): ReadonlyArray<InputSummary> | InvalidInput => {
   if (inputs.length > MAX_INPUTS) {
-    return new InvalidInput({ message: `inputs: at most ${MAX_INPUTS} inputs per project, got ${inputs.length}`, field: "inputs" })
+    return new InvalidInput({
+      message: `inputs: at most ${MAX_INPUTS} inputs per project, got ${inputs.length}`,
+      field: "inputs"
+    })
   }
   const out: Array<InputSummary> = []
   let total = 0
@@ -216,7 +226,10 @@ export const checkInputs = (inputs: ReadonlyArray<ProjectInput>): ReadonlyArray<
     if (r instanceof InvalidInput) return r
     total += r.bytes
     if (total > MAX_TOTAL_BYTES) {
-      return new InvalidInput({ message: `inputs: together over ${MAX_TOTAL_BYTES} bytes (at inputs[${i}])`, field: `inputs[${i}].content` })
+      return new InvalidInput({
+        message: `inputs: together over ${MAX_TOTAL_BYTES} bytes (at inputs[${i}])`,
+        field: `inputs[${i}].content`
+      })
     }
     out.push(r)
   }

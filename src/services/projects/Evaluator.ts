@@ -38,7 +38,9 @@ export const recommend = (score: number): Recommendation =>
         : "avoid"
 
 /** The rules-v1 scoring (docs/evaluation.md): pure, integer thresholds, no floats in comparisons of money. */
-export const scoreListing = (l: CatalogListing): { readonly score: number; readonly reasons: ReadonlyArray<EvaluationReason> } => {
+export const scoreListing = (
+  l: CatalogListing
+): { readonly score: number; readonly reasons: ReadonlyArray<EvaluationReason> } => {
   const mrr = l.mrrCents
   const hasRevenue = mrr > 0
   const annual = mrr * 12
@@ -51,10 +53,23 @@ export const scoreListing = (l: CatalogListing): { readonly score: number; reado
     [mrr >= 50_000, 12],
     [mrr > 0, 6]
   ])
-  reasons.push({ factor: "revenue", points: revenue, maxPoints: 30, detail: hasRevenue ? `MRR ${usd(mrr)}` : "no recurring revenue yet" })
+  reasons.push({
+    factor: "revenue",
+    points: revenue,
+    maxPoints: 30,
+    detail: hasRevenue ? `MRR ${usd(mrr)}` : "no recurring revenue yet"
+  })
 
   const g = l.monthlyGrowthPct
-  const growth = hasRevenue ? band([[g >= 20, 25], [g >= 10, 20], [g >= 5, 14], [g > 0, 8], [g === 0, 4]]) : 0
+  const growth = hasRevenue
+    ? band([
+        [g >= 20, 25],
+        [g >= 10, 20],
+        [g >= 5, 14],
+        [g > 0, 8],
+        [g === 0, 4]
+      ])
+    : 0
   reasons.push({
     factor: "growth",
     points: growth,
@@ -63,11 +78,30 @@ export const scoreListing = (l: CatalogListing): { readonly score: number; reado
   })
 
   const c = l.churnPct
-  const churn = hasRevenue ? band([[c <= 3, 20], [c <= 5, 15], [c <= 8, 8], [c <= 12, 3]]) : 0
-  reasons.push({ factor: "churn", points: churn, maxPoints: 20, detail: hasRevenue ? `${c}% monthly churn` : "no paying customers to churn" })
+  const churn = hasRevenue
+    ? band([
+        [c <= 3, 20],
+        [c <= 5, 15],
+        [c <= 8, 8],
+        [c <= 12, 3]
+      ])
+    : 0
+  reasons.push({
+    factor: "churn",
+    points: churn,
+    maxPoints: 20,
+    detail: hasRevenue ? `${c}% monthly churn` : "no paying customers to churn"
+  })
 
   const p = l.askingPriceCents
-  const valuation = hasRevenue ? band([[p <= 2 * annual, 15], [p <= 3 * annual, 12], [p <= 4 * annual, 8], [p <= 6 * annual, 4]]) : 0
+  const valuation = hasRevenue
+    ? band([
+        [p <= 2 * annual, 15],
+        [p <= 3 * annual, 12],
+        [p <= 4 * annual, 8],
+        [p <= 6 * annual, 4]
+      ])
+    : 0
   reasons.push({
     factor: "valuation",
     points: valuation,
@@ -78,11 +112,19 @@ export const scoreListing = (l: CatalogListing): { readonly score: number; reado
   })
 
   const u = l.activeUsers
-  const traction = band([[u >= 1000, 5], [u >= 250, 3], [u >= 50, 1]])
+  const traction = band([
+    [u >= 1000, 5],
+    [u >= 250, 3],
+    [u >= 50, 1]
+  ])
   reasons.push({ factor: "traction", points: traction, maxPoints: 5, detail: `${u} active users` })
 
   const a = l.ageMonths
-  const maturity = band([[a >= 12, 5], [a >= 6, 3], [true, 1]])
+  const maturity = band([
+    [a >= 12, 5],
+    [a >= 6, 3],
+    [true, 1]
+  ])
   reasons.push({ factor: "maturity", points: maturity, maxPoints: 5, detail: `${a} months in operation` })
 
   return { score: revenue + growth + churn + valuation + traction + maturity, reasons }

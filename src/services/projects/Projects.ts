@@ -22,8 +22,6 @@ import { Evaluator } from "./Evaluator.js"
 import { defaultOrder, ProjectsStore, sortValue } from "./ProjectsStore.js"
 import { Marketplace } from "../marketplace/Marketplace.js"
 
-
-
 export const DEFAULT_PAGE_SIZE = 20
 
 export const toCatalogProject = (l: CatalogListing): CatalogProject =>

@@ -65,4 +65,3 @@ export const stepMessage = (r: ProjectRecord, status: BuildStatus): string => {
       return r.failureReason ?? "failed"
   }
 }
-

@@ -11,6 +11,4 @@ export interface SessionStoreService {
   readonly update: (r: SessionRecord) => Effect.Effect<void, StorageUnavailable>
 }
 
-export class SessionStore extends Context.Service<SessionStore, SessionStoreService>()(
-  "agent-commerce/SessionStore"
-) {}
+export class SessionStore extends Context.Service<SessionStore, SessionStoreService>()("agent-commerce/SessionStore") {}

@@ -23,9 +23,6 @@ import { Payments } from "../payments/Payments.js"
 import type { CheckoutIdempotency } from "../payments/checkout.js"
 import { Projects } from "../projects/Projects.js"
 
-
-
-
 /** Why a step can fail: the contract, the permission, or what the step itself called. */
 export type SessionStepError =
   | Conflict
@@ -64,7 +61,7 @@ const make = Effect.gen(function* () {
    * does not accept (409).
    */
   const loadFor = Effect.fnUntraced(function* (agentId: string, id: string, action: SessionAction, lock: boolean) {
-    const r = yield* (lock ? store.getForUpdate(id) : store.get(id))
+    const r = yield* lock ? store.getForUpdate(id) : store.get(id)
     if (!r || r.agentId !== agentId) return yield* Effect.fail(notFound(id))
     const now = yield* Clock.currentTimeMillis
     if (r.state === "completed" || r.state === "closed") {
@@ -144,134 +141,141 @@ const make = Effect.gen(function* () {
   })
 
   /** Runs one step of the contract for the calling agent. */
-  const step = Effect.fnUntraced(function* (
-    caller: Caller,
-    request: SessionStepRequest,
-    idempotency: CheckoutIdempotency | undefined
-  ) {
-    const agentId = caller.agentId
-    if (agentId === undefined) {
-      return yield* Effect.fail(new Forbidden({ message: "sessions are run by an agent's API key" }))
-    }
-    const needed = actionPermission[request.action]
-    if (needed !== null && !caller.permissions.has(needed)) {
-      return yield* Effect.fail(
-        new Forbidden({ message: `the ${request.action} step needs the ${needed} permission`, permission: needed })
-      )
-    }
-    switch (request.action) {
-      case "start": {
-        const session = yield* start(agentId, request.goal ?? "explore")
-        return { session, result: { action: "start" } satisfies SessionStepResult }
+  const step = Effect.fnUntraced(
+    function* (caller: Caller, request: SessionStepRequest, idempotency: CheckoutIdempotency | undefined) {
+      const agentId = caller.agentId
+      if (agentId === undefined) {
+        return yield* Effect.fail(new Forbidden({ message: "sessions are run by an agent's API key" }))
       }
-      case "browse":
-        return yield* atomically(
-          Effect.gen(function* () {
-            const r = yield* loadFor(agentId, request.sessionId, "browse", true)
-            const catalog = yield* projects.listCatalog(request.filters ?? {})
-            const session = yield* record(
-              r,
-              "browse",
-              r.state === "evaluated" ? "evaluated" : "browsing",
-              { ...r.context, browsedProjectIds: catalog.data.map((p) => p.id) },
-              `browsed ${catalog.data.length} project${catalog.data.length === 1 ? "" : "s"}`
-            )
-            return { session, result: { action: "browse", catalog } satisfies SessionStepResult }
-          })
+      const needed = actionPermission[request.action]
+      if (needed !== null && !caller.permissions.has(needed)) {
+        return yield* Effect.fail(
+          new Forbidden({ message: `the ${request.action} step needs the ${needed} permission`, permission: needed })
         )
-      case "evaluate":
-        return yield* atomically(
-          Effect.gen(function* () {
-            const r = yield* loadFor(agentId, request.sessionId, "evaluate", true)
-            const evaluation = yield* projects.evaluate(request.projectId)
-            const { projectId, score, recommendation } = evaluation
-            const entry = { projectId, score, recommendation }
-            const session = yield* record(
-              r,
-              "evaluate",
-              "evaluated",
-              {
-                ...r.context,
-                evaluations: [...r.context.evaluations.filter((e) => e.projectId !== entry.projectId), entry]
-              },
-              `evaluated ${entry.projectId}: ${entry.score} (${entry.recommendation})`
+      }
+      switch (request.action) {
+        case "start": {
+          const session = yield* start(agentId, request.goal ?? "explore")
+          return { session, result: { action: "start" } satisfies SessionStepResult }
+        }
+        case "browse":
+          return yield* atomically(
+            Effect.gen(function* () {
+              const r = yield* loadFor(agentId, request.sessionId, "browse", true)
+              const catalog = yield* projects.listCatalog(request.filters ?? {})
+              const session = yield* record(
+                r,
+                "browse",
+                r.state === "evaluated" ? "evaluated" : "browsing",
+                { ...r.context, browsedProjectIds: catalog.data.map((p) => p.id) },
+                `browsed ${catalog.data.length} project${catalog.data.length === 1 ? "" : "s"}`
+              )
+              return { session, result: { action: "browse", catalog } satisfies SessionStepResult }
+            })
+          )
+        case "evaluate":
+          return yield* atomically(
+            Effect.gen(function* () {
+              const r = yield* loadFor(agentId, request.sessionId, "evaluate", true)
+              const evaluation = yield* projects.evaluate(request.projectId)
+              const { projectId, score, recommendation } = evaluation
+              const entry = { projectId, score, recommendation }
+              const session = yield* record(
+                r,
+                "evaluate",
+                "evaluated",
+                {
+                  ...r.context,
+                  evaluations: [...r.context.evaluations.filter((e) => e.projectId !== entry.projectId), entry]
+                },
+                `evaluated ${entry.projectId}: ${entry.score} (${entry.recommendation})`
+              )
+              return { session, result: { action: "evaluate", evaluation } satisfies SessionStepResult }
+            })
+          )
+        case "acquire": {
+          // Checked first, then the checkout is started outside any lock (it may call the payment
+          // processor), then recorded; a concurrent step that completed the session meanwhile wins.
+          const r = yield* loadFor(agentId, request.sessionId, "acquire", false)
+          const last = r.context.evaluations[r.context.evaluations.length - 1]
+          const projectId = request.projectId ?? last?.projectId
+          if (projectId === undefined || !r.context.evaluations.some((e) => e.projectId === projectId)) {
+            return yield* Effect.fail(
+              new Conflict({
+                message: `evaluate ${projectId ?? "a project"} in this session before acquiring it`,
+                state: r.state
+              })
             )
-            return { session, result: { action: "evaluate", evaluation } satisfies SessionStepResult }
-          })
-        )
-      case "acquire": {
-        // Checked first, then the checkout is started outside any lock (it may call the payment
-        // processor), then recorded; a concurrent step that completed the session meanwhile wins.
-        const r = yield* loadFor(agentId, request.sessionId, "acquire", false)
-        const last = r.context.evaluations[r.context.evaluations.length - 1]
-        const projectId = request.projectId ?? last?.projectId
-        if (projectId === undefined || !r.context.evaluations.some((e) => e.projectId === projectId)) {
-          return yield* Effect.fail(
-            new Conflict({
-              message: `evaluate ${projectId ?? "a project"} in this session before acquiring it`,
-              state: r.state
+          }
+          const listing = yield* projects.getListing(projectId)
+          const priceCents = listing.askingPriceCents
+          const checkout = yield* payments.startAcquisition(
+            { caller, projectId, priceCents, title: listing.name },
+            idempotency
+          )
+          return yield* atomically(
+            Effect.gen(function* () {
+              const fresh = yield* loadFor(agentId, request.sessionId, "acquire", true)
+              const session = yield* record(
+                fresh,
+                "acquire",
+                "completed",
+                {
+                  ...fresh.context,
+                  outcome: {
+                    type: "acquisition",
+                    projectId,
+                    checkoutUrl: checkout.checkoutUrl,
+                    checkoutSessionId: checkout.sessionId
+                  }
+                },
+                `started the acquisition of ${projectId} for ${listing.askingPriceCents} cents`
+              )
+              return {
+                session,
+                result: {
+                  action: "acquire",
+                  acquisition: {
+                    projectId,
+                    priceCents,
+                    checkoutUrl: checkout.checkoutUrl,
+                    sessionId: checkout.sessionId
+                  }
+                } as SessionStepResult
+              }
             })
           )
         }
-        const listing = yield* projects.getListing(projectId)
-        const priceCents = listing.askingPriceCents
-        const checkout = yield* payments.startAcquisition(
-          { caller, projectId, priceCents, title: listing.name },
-          idempotency
-        )
-        return yield* atomically(
-          Effect.gen(function* () {
-            const fresh = yield* loadFor(agentId, request.sessionId, "acquire", true)
-            const session = yield* record(
-              fresh,
-              "acquire",
-              "completed",
-              {
-                ...fresh.context,
-                outcome: {
-                  type: "acquisition",
-                  projectId,
-                  checkoutUrl: checkout.checkoutUrl,
-                  checkoutSessionId: checkout.sessionId
-                }
-              },
-              `started the acquisition of ${projectId} for ${listing.askingPriceCents} cents`
-            )
-            return {
-              session,
-              result: {
-                action: "acquire",
-                acquisition: { projectId, priceCents, checkoutUrl: checkout.checkoutUrl, sessionId: checkout.sessionId }
-              } as SessionStepResult
-            }
-          })
-        )
+        case "create":
+          return yield* atomically(
+            Effect.gen(function* () {
+              const r = yield* loadFor(agentId, request.sessionId, "create", true)
+              const project = yield* builder.create({ accountId: caller.accountId, agentId }, request.project)
+              const session = yield* record(
+                r,
+                "create",
+                "completed",
+                {
+                  ...r.context,
+                  outcome: { type: "project", projectId: project.id, buildStatus: project.build.status }
+                },
+                `created project ${project.id} (${project.name}); build ${project.build.status}`
+              )
+              return { session, result: { action: "create", project } satisfies SessionStepResult }
+            })
+          )
+        case "close":
+          return yield* atomically(
+            Effect.gen(function* () {
+              const r = yield* loadFor(agentId, request.sessionId, "close", true)
+              const session = yield* record(r, "close", "closed", r.context, "closed by the agent")
+              return { session, result: { action: "close" } satisfies SessionStepResult }
+            })
+          )
       }
-      case "create":
-        return yield* atomically(
-          Effect.gen(function* () {
-            const r = yield* loadFor(agentId, request.sessionId, "create", true)
-            const project = yield* builder.create({ accountId: caller.accountId, agentId }, request.project)
-            const session = yield* record(
-              r,
-              "create",
-              "completed",
-              { ...r.context, outcome: { type: "project", projectId: project.id, buildStatus: project.build.status } },
-              `created project ${project.id} (${project.name}); build ${project.build.status}`
-            )
-            return { session, result: { action: "create", project } satisfies SessionStepResult }
-          })
-        )
-      case "close":
-        return yield* atomically(
-          Effect.gen(function* () {
-            const r = yield* loadFor(agentId, request.sessionId, "close", true)
-            const session = yield* record(r, "close", "closed", r.context, "closed by the agent")
-            return { session, result: { action: "close" } satisfies SessionStepResult }
-          })
-        )
-    }
-  }, (effect, _caller, request) => traced("Sessions.step", { attributes: { action: request.action } })(effect))
+    },
+    (effect, _caller, request) => traced("Sessions.step", { attributes: { action: request.action } })(effect)
+  )
 
   /** The session, for its own agent only (404 for anyone else); expired ones are shown as such. */
   const get = Effect.fnUntraced(function* (agentId: string, id: string) {

@@ -77,6 +77,4 @@ export interface WebhookStoreService {
   ) => Effect.Effect<ReadonlyArray<DeliveryRecord>, StorageUnavailable>
 }
 
-export class WebhookStore extends Context.Service<WebhookStore, WebhookStoreService>()(
-  "agent-commerce/WebhookStore"
-) {}
+export class WebhookStore extends Context.Service<WebhookStore, WebhookStoreService>()("agent-commerce/WebhookStore") {}

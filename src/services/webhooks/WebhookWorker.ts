@@ -52,7 +52,12 @@ export const runWebhookWorker = Effect.fnUntraced(function* (webhooks: WebhooksS
       yield* Effect.forkIn(
         webhooks.deliver(d).pipe(
           logFailure("delivery"),
-          Effect.ensuring(Effect.andThen(Ref.update(inFlight, (n) => n - 1), poke))
+          Effect.ensuring(
+            Effect.andThen(
+              Ref.update(inFlight, (n) => n - 1),
+              poke
+            )
+          )
         ),
         scope
       )

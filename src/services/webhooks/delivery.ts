@@ -28,36 +28,40 @@ const iso = (ms: number) => new Date(ms).toISOString()
 
 export const makeDelivery = ({ atomically, events, ids, store, transport }: WebhookDeps) => {
   /** Turns new outbox events into delivery rows for subscribed, active endpoints; returns events taken. */
-  const fanOutBatch = Effect.fnUntraced(function* (limit: number) {
-    const now = yield* Clock.currentTimeMillis
-    const at = iso(now)
-    const batch = yield* store.takeNewEvents(at, limit)
-    for (const { endpoint, event } of batch) {
-      if (!endpoint || !receives(endpoint)) continue
-      if (event.occurredAt < endpoint.createdAt || !wants(endpoint, event)) continue
-      if (event.type === "webhook.disabled" && event.data.endpointId === endpoint.id) continue
-      if (!Schema.is(eventCatalogue[event.type].schema)(event.data)) {
-        yield* Effect.logWarning(
-          `webhooks: event ${event.id} (${event.type}) does not match its documented payload schema; ` +
-            "delivering it as is"
-        )
+  const fanOutBatch = Effect.fnUntraced(
+    function* (limit: number) {
+      const now = yield* Clock.currentTimeMillis
+      const at = iso(now)
+      const batch = yield* store.takeNewEvents(at, limit)
+      for (const { endpoint, event } of batch) {
+        if (!endpoint || !receives(endpoint)) continue
+        if (event.occurredAt < endpoint.createdAt || !wants(endpoint, event)) continue
+        if (event.type === "webhook.disabled" && event.data.endpointId === endpoint.id) continue
+        if (!Schema.is(eventCatalogue[event.type].schema)(event.data)) {
+          yield* Effect.logWarning(
+            `webhooks: event ${event.id} (${event.type}) does not match its documented payload schema; ` +
+              "delivering it as is"
+          )
+        }
+        yield* store.insertDelivery({
+          id: yield* ids.make("whd"),
+          endpointId: endpoint.id,
+          agentId: endpoint.agentId,
+          eventId: event.id,
+          eventType: event.type,
+          body: envelope(event),
+          status: "pending",
+          attempts: 0,
+          dueAt: at,
+          createdAt: at,
+          updatedAt: at
+        })
       }
-      yield* store.insertDelivery({
-        id: yield* ids.make("whd"),
-        endpointId: endpoint.id,
-        agentId: endpoint.agentId,
-        eventId: event.id,
-        eventType: event.type,
-        body: envelope(event),
-        status: "pending",
-        attempts: 0,
-        dueAt: at,
-        createdAt: at,
-        updatedAt: at
-      })
-    }
-    return batch.length
-  }, atomically, traced("Webhooks.fanOut"))
+      return batch.length
+    },
+    atomically,
+    traced("Webhooks.fanOut")
+  )
   const fanOut = (limit: number = FANOUT_BATCH) => fanOutBatch(limit)
 
   /** The attempt a vanished worker started and never reported. */

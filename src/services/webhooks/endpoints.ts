@@ -113,35 +113,43 @@ export const makeEndpoints = ({ atomically, events, ids, store, transport }: Web
     ).pipe(traced("Webhooks.remove"))
 
   /** A new secret, shown once; the old one keeps signing (second signature) for the grace period. */
-  const rotateSecret = Effect.fnUntraced(function* (agentId: string) {
-    const now = yield* Clock.currentTimeMillis
-    const existing = yield* store.getEndpointForUpdate(agentId)
-    if (!existing) return yield* Effect.fail(noEndpoint(agentId))
-    const secret = yield* newSecret
-    const updated: EndpointRecord = {
-      ...existing,
-      secret,
-      previousSecret: existing.secret,
-      previousSecretExpiresAt: iso(now + PREVIOUS_SECRET_GRACE_MS),
-      updatedAt: iso(now)
-    }
-    yield* store.updateEndpoint(updated)
-    return { webhook: yield* view(updated), secret }
-  }, atomically, traced("Webhooks.rotateSecret"))
+  const rotateSecret = Effect.fnUntraced(
+    function* (agentId: string) {
+      const now = yield* Clock.currentTimeMillis
+      const existing = yield* store.getEndpointForUpdate(agentId)
+      if (!existing) return yield* Effect.fail(noEndpoint(agentId))
+      const secret = yield* newSecret
+      const updated: EndpointRecord = {
+        ...existing,
+        secret,
+        previousSecret: existing.secret,
+        previousSecretExpiresAt: iso(now + PREVIOUS_SECRET_GRACE_MS),
+        updatedAt: iso(now)
+      }
+      yield* store.updateEndpoint(updated)
+      return { webhook: yield* view(updated), secret }
+    },
+    atomically,
+    traced("Webhooks.rotateSecret")
+  )
 
   /** Enqueues a webhook.test event for the agent's active endpoint. */
-  const sendTest = Effect.fnUntraced(function* (agentId: string) {
-    const e = yield* store.getEndpoint(agentId)
-    if (!e) return yield* Effect.fail(noEndpoint(agentId))
-    const status = statusOf(e)
-    if (status !== "active" && status !== "failing") {
-      return yield* Effect.fail(
-        new Conflict({ message: `the webhook is ${status}; PUT it with enabled=true first`, state: status })
-      )
-    }
-    const event = yield* events.emit(agentId, "webhook.test", { endpointId: e.id, message: TEST_MESSAGE })
-    return { eventId: event.id, type: "webhook.test" as const }
-  }, atomically, traced("Webhooks.sendTest"))
+  const sendTest = Effect.fnUntraced(
+    function* (agentId: string) {
+      const e = yield* store.getEndpoint(agentId)
+      if (!e) return yield* Effect.fail(noEndpoint(agentId))
+      const status = statusOf(e)
+      if (status !== "active" && status !== "failing") {
+        return yield* Effect.fail(
+          new Conflict({ message: `the webhook is ${status}; PUT it with enabled=true first`, state: status })
+        )
+      }
+      const event = yield* events.emit(agentId, "webhook.test", { endpointId: e.id, message: TEST_MESSAGE })
+      return { eventId: event.id, type: "webhook.test" as const }
+    },
+    atomically,
+    traced("Webhooks.sendTest")
+  )
 
   /** The delivery log, newest first, a keyset page: `nextCursor` names the page's last attempt. */
   const listAttempts = Effect.fnUntraced(function* (

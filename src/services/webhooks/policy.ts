@@ -65,8 +65,7 @@ export const jittered = (base: number) =>
   Effect.map(Random.next, (r) => Math.round(base * (1 - JITTER + 2 * JITTER * r)))
 
 /** The base delay before retry `attempt` (after that attempt failed). */
-export const retryDelay = (attempt: number): number =>
-  RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1]
+export const retryDelay = (attempt: number): number => RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1]
 
 /** The base delay before the next probe of an endpoint with `failures` failed attempts in a row. */
 export const probeDelay = (failures: number): number =>

@@ -63,7 +63,12 @@ const compiled = (page: string, lang: Lang): Compiled => {
 }
 
 const unescape = (s: string): string =>
-  s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&")
 
 /** One directive's words: bare words, and one "quoted text" at the end. */
 const words = (directive: string): ReadonlyArray<string> => {
@@ -85,8 +90,9 @@ const fill = (directive: string, v: ContentValues, where: string): Part => {
 const fillAll = (markup: string, v: ContentValues, where: string): string =>
   // One pass, so a filled value is never read as a directive. A block directive alone in its
   // paragraph replaces the paragraph.
-  markup.replace(/<p>\{\{([^{}]*)\}\}<\/p>|\{\{([^{}]*)\}\}/g, (_, block: string | undefined, inline: string | undefined) =>
-    html`${fill(block ?? inline ?? "", v, where)}`.value
+  markup.replace(
+    /<p>\{\{([^{}]*)\}\}<\/p>|\{\{([^{}]*)\}\}/g,
+    (_, block: string | undefined, inline: string | undefined) => html`${fill(block ?? inline ?? "", v, where)}`.value
   )
 
 /** Text with its directives filled, for the title and the description (escaped where placed). */
@@ -97,8 +103,16 @@ const fillText = (text: string, v: ContentValues, _where: string): string =>
   })
 
 /** A Markdown page in one language, filled with this server's values. */
-export const contentPage = (page: string, lang: Lang, v: ContentValues): { readonly title: string; readonly description: string; readonly body: Html } => {
+export const contentPage = (
+  page: string,
+  lang: Lang,
+  v: ContentValues
+): { readonly title: string; readonly description: string; readonly body: Html } => {
   const c = compiled(page, lang)
   const where = `content/${page}.${htmlLang[lang]}.md`
-  return { title: fillText(c.title, v, where), description: fillText(c.description, v, where), body: trusted(fillAll(c.body, v, where)) }
+  return {
+    title: fillText(c.title, v, where),
+    description: fillText(c.description, v, where),
+    body: trusted(fillAll(c.body, v, where))
+  }
 }

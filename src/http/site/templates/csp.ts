@@ -12,7 +12,8 @@ export interface CspOptions {
 
 export const pageCsp = (o: CspOptions = {}): string => {
   const files = ["'self'", ...new Set(o.files ?? [])].join(" ")
-  const forms = o.formAction === undefined || o.formAction.length === 0 ? "'none'" : [...new Set(o.formAction)].join(" ")
+  const forms =
+    o.formAction === undefined || o.formAction.length === 0 ? "'none'" : [...new Set(o.formAction)].join(" ")
   return [
     "default-src 'none'",
     `script-src ${files}`,
@@ -29,7 +30,9 @@ export const pageCsp = (o: CspOptions = {}): string => {
 export const cspOrigin = (url: string): string | undefined => {
   try {
     const u = new URL(url)
-    return (u.protocol === "http:" || u.protocol === "https:") && /^[A-Za-z0-9.:[\]/-]+$/.test(u.origin) ? u.origin : undefined
+    return (u.protocol === "http:" || u.protocol === "https:") && /^[A-Za-z0-9.:[\]/-]+$/.test(u.origin)
+      ? u.origin
+      : undefined
   } catch {
     return undefined
   }

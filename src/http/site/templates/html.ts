@@ -1,7 +1,13 @@
 // The one way markup is built: a tagged template that escapes every interpolated value unless it
 // is already `Html` (markup this code built, or trusted markup wrapped once with `trusted`).
 
-const ENTITIES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }
+const ENTITIES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;"
+}
 
 /** Text for an HTML text node or a quoted attribute value. */
 export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => ENTITIES[c]!)

@@ -9,7 +9,13 @@ export const htmlLang: Readonly<Record<Lang, string>> = { en: "en", pt: "pt-BR" 
 
 /** The five public pages, in navigation order. */
 export type PageName = "for-ai-agents" | "integrations" | "terms" | "whitepaper" | "legal-guide"
-export const pageNames: ReadonlyArray<PageName> = ["for-ai-agents", "integrations", "terms", "whitepaper", "legal-guide"]
+export const pageNames: ReadonlyArray<PageName> = [
+  "for-ai-agents",
+  "integrations",
+  "terms",
+  "whitepaper",
+  "legal-guide"
+]
 export type NavTarget = PageName | "agent-dashboard" | "docs"
 
 export const navLabels: Readonly<Record<Lang, Readonly<Record<NavTarget, string>>>> = {
@@ -33,10 +39,11 @@ export const navLabels: Readonly<Record<Lang, Readonly<Record<NavTarget, string>
   }
 }
 
-const chrome: Readonly<Record<Lang, { readonly mainNav: string; readonly langNav: string; readonly footer: string }>> = {
-  en: { mainNav: "Main", langNav: "Language", footer: "Machine-readable" },
-  pt: { mainNav: "Principal", langNav: "Idioma", footer: "Legível por máquina" }
-}
+const chrome: Readonly<Record<Lang, { readonly mainNav: string; readonly langNav: string; readonly footer: string }>> =
+  {
+    en: { mainNav: "Main", langNav: "Language", footer: "Machine-readable" },
+    pt: { mainNav: "Principal", langNav: "Idioma", footer: "Legível por máquina" }
+  }
 
 export interface LayoutOptions {
   readonly lang: Lang
@@ -70,7 +77,9 @@ export const layout = (o: LayoutOptions): string => {
   const { lang, href } = o
   const labels = navLabels[lang]
   const linkTo = (target: NavTarget): string =>
-    target === "agent-dashboard" || target === "docs" || !o.langInLinks ? href(`/${target}`) : href(`/${target}?lang=${lang}`)
+    target === "agent-dashboard" || target === "docs" || !o.langInLinks
+      ? href(`/${target}`)
+      : href(`/${target}?lang=${lang}`)
   const navItem = (target: NavTarget): Html =>
     target === o.current
       ? html`<li><a href="${linkTo(target)}" aria-current="page">${labels[target]}</a></li>\n`
@@ -97,9 +106,9 @@ ${o.description ? html`<meta name="description" content="${o.description}">\n` :
 `
       : ""
   }<link rel="icon" href="${href("/assets/logo.svg")}" type="image/svg+xml">
-${(o.stylesheets ?? ["/assets/site.css"]).map((s) => html`<link rel="stylesheet" href="${href(s)}">\n`)}${(o.scripts ?? []).map(
-    (s) => html`<script src="${href(s)}" defer></script>\n`
-  )}`
+${(o.stylesheets ?? ["/assets/site.css"]).map((s) => html`<link rel="stylesheet" href="${href(s)}">\n`)}${(
+    o.scripts ?? []
+  ).map((s) => html`<script src="${href(s)}" defer></script>\n`)}`
 
   const header = html`<header class="site-header">
 <div class="${wrap} bar">

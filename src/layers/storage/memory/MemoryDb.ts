@@ -13,7 +13,9 @@ type Undo = () => void
 // "Memory soak").
 
 /** The journal of the transaction the current fiber runs in (undefined outside one). */
-const currentJournal = Context.Reference<Array<Undo> | undefined>("app/memory/currentJournal", { defaultValue: () => undefined })
+const currentJournal = Context.Reference<Array<Undo> | undefined>("app/memory/currentJournal", {
+  defaultValue: () => undefined
+})
 
 /**
  * A table. Reads are plain; writes inside `atomically` record how to undo themselves, so a failed
@@ -93,7 +95,12 @@ export class MemTable<K, V> {
    * Inserts `item` into the rows of each key, each kept sorted by `compare` (binary search; a row is
    * made when missing): one journal entry for all of them, whose undo takes it out again.
    */
-  insertOrderedAll<I>(this: MemTable<K, Array<I>>, keys: ReadonlyArray<K>, item: I, compare: (a: I, b: I) => number): Effect.Effect<void> {
+  insertOrderedAll<I>(
+    this: MemTable<K, Array<I>>,
+    keys: ReadonlyArray<K>,
+    item: I,
+    compare: (a: I, b: I) => number
+  ): Effect.Effect<void> {
     return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {
         for (const key of keys) this.placeSorted(key, item, compare)
@@ -104,7 +111,12 @@ export class MemTable<K, V> {
     )
   }
   /** Removes `item` (in them) from the rows of each key kept by insertOrderedAll (an emptied row is dropped); the undo puts it back. */
-  removeOrderedAll<I>(this: MemTable<K, Array<I>>, keys: ReadonlyArray<K>, item: I, compare: (a: I, b: I) => number): Effect.Effect<void> {
+  removeOrderedAll<I>(
+    this: MemTable<K, Array<I>>,
+    keys: ReadonlyArray<K>,
+    item: I,
+    compare: (a: I, b: I) => number
+  ): Effect.Effect<void> {
     return Effect.flatMap(currentJournal, (journal) =>
       Effect.sync(() => {
         const removed = keys.filter((key) => this.takeSorted(key, item, compare))
@@ -177,7 +189,7 @@ export class MemTable<K, V> {
 }
 
 /** The first position in `list` (sorted by `compare`) whose item does not sort before `item`. */
-export const lowerBound = <I,>(list: ReadonlyArray<I>, item: I, compare: (a: I, b: I) => number): number => {
+export const lowerBound = <I>(list: ReadonlyArray<I>, item: I, compare: (a: I, b: I) => number): number => {
   let lo = 0
   let hi = list.length
   while (lo < hi) {

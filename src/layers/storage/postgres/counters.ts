@@ -5,9 +5,16 @@
 // fault tests compare them with.
 import type { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
-import { COUNTER_COLUMNS, COUNTER_NAMES, type CounterDelta, type ServiceCountDelta } from "../../../schema/reputation/counters.js"
+import {
+  COUNTER_COLUMNS,
+  COUNTER_NAMES,
+  type CounterDelta,
+  type ServiceCountDelta
+} from "../../../schema/reputation/counters.js"
 
-const setAdd = COUNTER_NAMES.map((k) => `${COUNTER_COLUMNS[k]} = agent_counters.${COUNTER_COLUMNS[k]} + excluded.${COUNTER_COLUMNS[k]}`).join(", ")
+const setAdd = COUNTER_NAMES.map(
+  (k) => `${COUNTER_COLUMNS[k]} = agent_counters.${COUNTER_COLUMNS[k]} + excluded.${COUNTER_COLUMNS[k]}`
+).join(", ")
 const columns = COUNTER_NAMES.map((k) => COUNTER_COLUMNS[k]).join(", ")
 
 /**
@@ -15,11 +22,19 @@ const columns = COUNTER_NAMES.map((k) => COUNTER_COLUMNS[k]).join(", ")
  * agent order (the deltas come sorted), once per row of `from` (e.g. `FROM t`: only if the
  * transaction was written). Callers pass at least one delta.
  */
-export const countersCte = (sql: SqlClient.SqlClient, name: string, deltas: ReadonlyArray<CounterDelta>, shard: number, from: Fragment) =>
+export const countersCte = (
+  sql: SqlClient.SqlClient,
+  name: string,
+  deltas: ReadonlyArray<CounterDelta>,
+  shard: number,
+  from: Fragment
+) =>
   sql`${sql.literal(name)} AS (
     INSERT INTO agent_counters (agent_id, shard, ${sql.literal(columns)})
     SELECT v.* FROM ${from} CROSS JOIN (VALUES ${sql.csv(
-      deltas.map((d) => sql`(${d.agentId}, ${shard}::smallint, ${sql.csv(COUNTER_NAMES.map((k) => sql`${d.delta[k]}::bigint`))})`)
+      deltas.map(
+        (d) => sql`(${d.agentId}, ${shard}::smallint, ${sql.csv(COUNTER_NAMES.map((k) => sql`${d.delta[k]}::bigint`))})`
+      )
     )}) v
     ON CONFLICT (agent_id, shard) DO UPDATE SET ${sql.literal(setAdd)})`
 
@@ -28,20 +43,36 @@ export const countersCte = (sql: SqlClient.SqlClient, name: string, deltas: Read
  * buyers spread), the buyer side on shard 0 (only the buyer's own purchases write it, and they are
  * serialised by its wallet row anyway). The name kept is the greatest seen, as usage's.
  */
-export const serviceCountsCte = (sql: SqlClient.SqlClient, name: string, deltas: ReadonlyArray<ServiceCountDelta>, shard: number, from: Fragment) =>
+export const serviceCountsCte = (
+  sql: SqlClient.SqlClient,
+  name: string,
+  deltas: ReadonlyArray<ServiceCountDelta>,
+  shard: number,
+  from: Fragment
+) =>
   sql`${sql.literal(name)} AS (
     INSERT INTO agent_service_counts (agent_id, role, service_id, shard, service_name, count, volume_cents)
     SELECT v.* FROM ${from} CROSS JOIN (VALUES ${sql.csv(
       [...deltas]
         .sort((a, b) => (a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : a.role < b.role ? -1 : 1))
-        .map((d) => sql`(${d.agentId}, ${d.role}, ${d.serviceId}, ${d.role === "seller" ? shard : 0}::smallint, ${d.serviceName}, ${d.count}::int, ${d.volumeCents}::bigint)`)
+        .map(
+          (d) =>
+            sql`(${d.agentId}, ${d.role}, ${d.serviceId}, ${d.role === "seller" ? shard : 0}::smallint, ${d.serviceName}, ${d.count}::int, ${d.volumeCents}::bigint)`
+        )
     )}) v
     ON CONFLICT (agent_id, role, service_id, shard) DO UPDATE SET count = agent_service_counts.count + excluded.count,
       volume_cents = agent_service_counts.volume_cents + excluded.volume_cents,
       service_name = GREATEST(agent_service_counts.service_name, excluded.service_name))`
 
 /** `name AS (INSERT INTO agent_category_counts …)`: `delta` completed purchases of the buyer in the category. */
-export const categoryCountsCte = (sql: SqlClient.SqlClient, name: string, buyer: string, category: string, delta: number, from: Fragment) =>
+export const categoryCountsCte = (
+  sql: SqlClient.SqlClient,
+  name: string,
+  buyer: string,
+  category: string,
+  delta: number,
+  from: Fragment
+) =>
   sql`${sql.literal(name)} AS (
     INSERT INTO agent_category_counts (agent_id, category, purchases)
     SELECT ${buyer}, ${category}, ${delta}::int FROM ${from}
@@ -73,7 +104,8 @@ const recomputedSides = `
   UNION ALL
   SELECT buyer_agent_id, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (status = 'resolved_rejected')::int FROM commerce_disputes`
 
-const unpivot = (alias: string) => `(VALUES ${COUNTER_NAMES.map((k) => `('${k}', ${alias}.${COUNTER_COLUMNS[k]}::bigint)`).join(", ")}) v(counter, value)`
+const unpivot = (alias: string) =>
+  `(VALUES ${COUNTER_NAMES.map((k) => `('${k}', ${alias}.${COUNTER_COLUMNS[k]}::bigint)`).join(", ")}) v(counter, value)`
 const sums = COUNTER_NAMES.map((k) => `SUM(${COUNTER_COLUMNS[k]}) AS ${COUNTER_COLUMNS[k]}`).join(", ")
 
 /**

@@ -5,7 +5,10 @@ import { iso } from "./PgDb.js"
 
 /** A timestamptz column (a Date from the driver) as the ISO 8601 string the records carry. */
 export const IsoTimestamp = Schema.Union([Schema.Date, Schema.String]).pipe(
-  Schema.decodeTo(Schema.String, SchemaTransformation.transform<string, Date | string>({ decode: iso, encode: (s) => s }))
+  Schema.decodeTo(
+    Schema.String,
+    SchemaTransformation.transform<string, Date | string>({ decode: iso, encode: (s) => s })
+  )
 )
 
 export const IsoTimestampOrNull = Schema.NullOr(IsoTimestamp)
