@@ -7,11 +7,14 @@
 // only the discovery document (a site file, not an HttpApi endpoint) is read with plain fetch.
 import { Cookies, FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
-import { Console, Effect, Ref } from "effect"
+import { Console, Data, Effect, Ref } from "effect"
 import { parseArgs } from "node:util"
 import { randomBytes } from "node:crypto"
 import { Api, type Client, makeClient } from "../src/client.js"
 import { cents } from "../src/schema/platform/common.js"
+
+/** A step of the walk-through that did not go as the agent expected. */
+class AgentStepFailed extends Data.TaggedError("AgentStepFailed")<{ readonly message: string }> {}
 
 const { values: options } = parseArgs({
   options: {
@@ -28,7 +31,8 @@ const topUpCents = Number(options["top-up"])
 
 const STEPS = ["key", "wallet", "discover", "browse", "negotiate", "buy", "review"] as const
 type StepName = (typeof STEPS)[number]
-const step = (name: StepName, detail: string) => Console.log(`step ${STEPS.indexOf(name) + 1}/${STEPS.length} ${name}: ${detail}`)
+const step = (name: StepName, detail: string) =>
+  Console.log(`step ${STEPS.indexOf(name) + 1}/${STEPS.length} ${name}: ${detail}`)
 const info = (detail: string) => Console.log(`    ${detail}`)
 const usd = (cents: number) => `$${(cents / 100).toFixed(2)}`
 
@@ -40,7 +44,12 @@ const pollUntil = <A, E>(read: Effect.Effect<A, E>, done: (a: A) => boolean, wha
       if (done(a)) return a
       yield* Effect.sleep(pollMs)
     }
-  }).pipe(Effect.timeoutOrElse({ duration: timeoutMs, orElse: () => Effect.fail(new Error(`timed out waiting for ${what}`)) }))
+  }).pipe(
+    Effect.timeoutOrElse({
+      duration: timeoutMs,
+      orElse: () => Effect.fail(new AgentStepFailed({ message: `timed out waiting for ${what}` }))
+    })
+  )
 
 /** 1. An account owner signs up on the dashboard, creates an agent and gives it a key. */
 const getKey = Effect.gen(function* () {
@@ -49,16 +58,24 @@ const getKey = Effect.gen(function* () {
   // effect 4 applies `transformClient` before prepending `baseUrl`, so the cookie jar would see
   // relative URLs and match no cookie: the base URL is prepended here, ahead of the jar.
   const dashboard = yield* HttpApiClient.make(Api, {
-    transformClient: (client) => client.pipe(HttpClient.mapRequest(HttpClientRequest.prependUrl(baseUrl)), HttpClient.withCookiesRef(cookies))
+    transformClient: (client) =>
+      client.pipe(HttpClient.mapRequest(HttpClientRequest.prependUrl(baseUrl)), HttpClient.withCookiesRef(cookies))
   })
   const email = `example-${randomBytes(4).toString("hex")}@example.com`
-  const { account } = yield* dashboard.dashboardAuth.signUp({ payload: { email, password: "example agent password", name: "Example Owner" } })
-  const agent = yield* dashboard.dashboard.createAgent({ payload: { name: "example-agent", organization: "Example Org" } })
+  const { account } = yield* dashboard.dashboardAuth.signUp({
+    payload: { email, password: "example agent password", name: "Example Owner" }
+  })
+  const agent = yield* dashboard.dashboard.createAgent({
+    payload: { name: "example-agent", organization: "Example Org" }
+  })
   const created = yield* dashboard.dashboard.createKey({
     params: { agentId: agent.id },
     payload: { name: "example key", permissions: ["catalog:read", "commerce:*"] }
   })
-  yield* step("key", `account ${account.id}, agent ${agent.id}, key ${created.key.prefix}… (${created.key.permissions.join(", ")})`)
+  yield* step(
+    "key",
+    `account ${account.id}, agent ${agent.id}, key ${created.key.prefix}… (${created.key.permissions.join(", ")})`
+  )
   return { secret: created.secret, agentId: agent.id }
 })
 
@@ -85,25 +102,46 @@ const negotiate = (client: Client, serviceId: string, tierId: string, listPriceC
   Effect.gen(function* () {
     const proposed = Math.max(1, Math.floor((listPriceCents * 85) / 100))
     const opened = yield* client.negotiation.negotiate({ payload: { serviceId, tierId, proposedPriceCents: proposed } })
-    yield* info(`proposed ${usd(proposed)} for ${serviceId}/${tierId} (list ${usd(listPriceCents)}): negotiation ${opened.id}, waiting for the seller`)
-    let n = yield* pollUntil(client.negotiation.negotiation({ params: { id: opened.id } }), (x) => x.status !== "awaiting_seller", "the seller's answer")
+    yield* info(
+      `proposed ${usd(proposed)} for ${serviceId}/${tierId} (list ${usd(listPriceCents)}): negotiation ${opened.id}, waiting for the seller`
+    )
+    let n = yield* pollUntil(
+      client.negotiation.negotiation({ params: { id: opened.id } }),
+      (x) => x.status !== "awaiting_seller",
+      "the seller's answer"
+    )
     if (n.status === "awaiting_buyer") {
       yield* info(`seller countered at ${usd(n.currentPriceCents)}: accepting`)
       n = yield* client.negotiation.respond({ params: { id: n.id }, payload: { action: "accept" } })
     }
-    if (n.status !== "accepted" || n.agreedPriceCents === null) return yield* Effect.fail(new Error(`negotiation ended ${n.status}`))
-    yield* step("negotiate", `agreed ${usd(n.agreedPriceCents)} (list ${usd(n.listPriceCents)}) in ${n.round} round(s), negotiation ${n.id}`)
+    if (n.status !== "accepted" || n.agreedPriceCents === null)
+      return yield* Effect.fail(new AgentStepFailed({ message: `negotiation ended ${n.status}` }))
+    yield* step(
+      "negotiate",
+      `agreed ${usd(n.agreedPriceCents)} (list ${usd(n.listPriceCents)}) in ${n.round} round(s), negotiation ${n.id}`
+    )
     return n
   })
 
 /** 6. Buy at the agreed price through the five-step saga, polling until it ends. */
 const buy = (client: Client, serviceId: string, tierId: string, negotiationId: string) =>
   Effect.gen(function* () {
-    const started = yield* client.saga.saga({ payload: { serviceId, tierId, negotiationId, input: { text: "Olá, mundo" } } })
+    const started = yield* client.saga.saga({
+      payload: { serviceId, tierId, negotiationId, input: { text: "Olá, mundo" } }
+    })
     yield* info(`saga ${started.id} started`)
-    const saga = yield* pollUntil(client.saga.getSaga({ params: { id: started.id } }), (s) => s.status !== "running", "the saga")
+    const saga = yield* pollUntil(
+      client.saga.getSaga({ params: { id: started.id } }),
+      (s) => s.status !== "running",
+      "the saga"
+    )
     for (const s of saga.steps) yield* info(`${s.name}: ${s.status}${s.detail ? ` — ${s.detail}` : ""}`)
-    if (saga.status !== "completed") return yield* Effect.fail(new Error(`saga ${saga.id} ${saga.status}: ${saga.failure?.step} ${saga.failure?.reason}`))
+    if (saga.status !== "completed")
+      return yield* Effect.fail(
+        new AgentStepFailed({
+          message: `saga ${saga.id} ${saga.status}: ${saga.failure?.step} ${saga.failure?.reason}`
+        })
+      )
     yield* step(
       "buy",
       `saga ${saga.id} completed: paid ${usd(saga.priceCents ?? 0)}, seller ${usd(saga.settlement?.sellerCents ?? 0)}, platform fee ${usd(saga.settlement?.feeCents ?? 0)}`
@@ -129,7 +167,10 @@ const browse = (client: Client, budgetCents: number) =>
     const page = yield* client.commerce.listServices({ query: { limit: 50 } })
     const choices = page.data.flatMap((service) => service.tiers.map((tier) => ({ service, tier })))
     const affordable = choices.filter((c) => c.tier.priceCents >= 100 && c.tier.priceCents <= budgetCents)
-    if (affordable.length === 0) return yield* Effect.fail(new Error(`no service tier between ${usd(1)} and ${usd(budgetCents)}`))
+    if (affordable.length === 0)
+      return yield* Effect.fail(
+        new AgentStepFailed({ message: `no service tier between ${usd(1)} and ${usd(budgetCents)}` })
+      )
     const pick = affordable.reduce((a, b) => (b.tier.priceCents > a.tier.priceCents ? b : a))
     const detail = yield* client.commerce.getService({ params: { id: pick.service.id } })
     yield* step(
@@ -142,11 +183,16 @@ const browse = (client: Client, budgetCents: number) =>
 /** 7. Read the saga's transaction (it is in the history too) and review it. */
 const review = (client: Client, transactionId: string | null, sagaId: string) =>
   Effect.gen(function* () {
-    if (transactionId === null) return yield* Effect.fail(new Error(`saga ${sagaId} completed without a transaction id`))
+    if (transactionId === null)
+      return yield* Effect.fail(new AgentStepFailed({ message: `saga ${sagaId} completed without a transaction id` }))
     const tx = yield* client.commerce.transaction({ params: { id: transactionId } })
     const history = yield* client.commerce.transactions({ query: { role: "buyer" } })
-    if (!history.data.some((t) => t.id === tx.id)) return yield* Effect.fail(new Error(`transaction ${tx.id} is missing from the history`))
-    const posted = yield* client.commerce.review({ params: { id: tx.id }, payload: { rating: 5, text: "Delivered as promised; fair negotiated price." } })
+    if (!history.data.some((t) => t.id === tx.id))
+      return yield* Effect.fail(new AgentStepFailed({ message: `transaction ${tx.id} is missing from the history` }))
+    const posted = yield* client.commerce.review({
+      params: { id: tx.id },
+      payload: { rating: 5, text: "Delivered as promised; fair negotiated price." }
+    })
     yield* step(
       "review",
       `transaction ${tx.id} (${tx.status}, ${usd(tx.priceCents)}: seller ${usd(tx.sellerCents)}, fee ${usd(tx.feeCents)}) reviewed ${posted.rating}/5`

@@ -12,7 +12,9 @@ import { EmbeddedStorageLive } from "../src/layers/stores.js"
 import { AppConfig } from "../src/services/platform/AppConfig.js"
 
 const storage = (embeddedVacuumSeconds: number) =>
-  EmbeddedStorageLive.pipe(Layer.provideMerge(AppConfig.test({ storage: "embedded", dataDir: "memory://", embeddedVacuumSeconds })))
+  EmbeddedStorageLive.pipe(
+    Layer.provideMerge(AppConfig.test({ storage: "embedded", dataDir: "memory://", embeddedVacuumSeconds }))
+  )
 
 /** The table's statistics as of now (the session flushes them on request). */
 const stats = (table: string) =>
@@ -29,7 +31,8 @@ const churn = (rounds: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* sql`INSERT INTO ledger_balances (account, balance) SELECT 'wallet:agt_vacuum' || i, 0 FROM generate_series(1, 400) i ON CONFLICT (account) DO NOTHING`
-    for (let i = 0; i < rounds; i++) yield* sql`UPDATE ledger_balances SET balance = balance + 1 WHERE account LIKE 'wallet:agt_vacuum%'`
+    for (let i = 0; i < rounds; i++)
+      yield* sql`UPDATE ledger_balances SET balance = balance + 1 WHERE account LIKE 'wallet:agt_vacuum%'`
   })
 
 /** A logger that resolves `logged` at the background pass's line ("embedded store vacuum pass"). */
@@ -52,39 +55,47 @@ const passLog = () => {
 }
 
 describe("embedded store vacuum pass", () => {
-  it.effect("with EMBEDDED_VACUUM_SECONDS=1 the store vacuums a churned table on its own: its dead rows fall to none", () => {
-    const log = passLog()
-    return Effect.gen(function* () {
-      yield* churn(5)
-      const before = yield* stats("ledger_balances")
-      expect(before.dead, "dead row versions left by the updates").toBeGreaterThan(50)
-      // One interval on the clock: the background pass runs; its log line says it is done.
-      yield* TestClock.adjust("1 second")
-      yield* Effect.promise(() => log.logged)
-      const after = yield* stats("ledger_balances")
-      expect(after.vacuums, "vacuumed by the pass").toBeGreaterThan(before.vacuums)
-      expect(after.dead).toBe(0)
-    }).pipe(Effect.provide(storage(1)), Effect.provide(log.layer), Effect.scoped)
-  }, 60_000)
+  it.effect(
+    "with EMBEDDED_VACUUM_SECONDS=1 the store vacuums a churned table on its own: its dead rows fall to none",
+    () => {
+      const log = passLog()
+      return Effect.gen(function* () {
+        yield* churn(5)
+        const before = yield* stats("ledger_balances")
+        expect(before.dead, "dead row versions left by the updates").toBeGreaterThan(50)
+        // One interval on the clock: the background pass runs; its log line says it is done.
+        yield* TestClock.adjust("1 second")
+        yield* Effect.promise(() => log.logged)
+        const after = yield* stats("ledger_balances")
+        expect(after.vacuums, "vacuumed by the pass").toBeGreaterThan(before.vacuums)
+        expect(after.dead).toBe(0)
+      }).pipe(Effect.provide(Layer.provideMerge(storage(1), log.layer)), Effect.scoped)
+    },
+    60_000
+  )
 
-  it.effect("a pass vacuums only tables past the threshold and reports them; EMBEDDED_VACUUM_SECONDS=0 runs none", () => {
-    const log = passLog()
-    return Effect.gen(function* () {
-      yield* churn(5)
-      const before = yield* stats("ledger_balances")
-      // A day on the clock: with 0 no background pass is scheduled, so nothing is vacuumed.
-      yield* TestClock.adjust("1 day")
-      const untouched = yield* stats("ledger_balances")
-      expect(untouched.vacuums).toBe(before.vacuums)
-      expect(untouched.dead).toBeGreaterThan(50)
-      const done = yield* vacuumPass
-      const again = yield* vacuumPass
-      const after = yield* stats("ledger_balances")
-      expect(log.seen(), "no background pass logged").toBe(false)
-      expect(done.find((t) => t.table === "ledger_balances")).toMatchObject({ action: "vacuum" })
-      expect(after.dead).toBe(0)
-      // Nothing left to do: a second pass right after touches no table.
-      expect(again.filter((t) => t.action === "vacuum")).toEqual([])
-    }).pipe(Effect.provide(storage(0)), Effect.provide(log.layer), Effect.scoped)
-  }, 60_000)
+  it.effect(
+    "a pass vacuums only tables past the threshold and reports them; EMBEDDED_VACUUM_SECONDS=0 runs none",
+    () => {
+      const log = passLog()
+      return Effect.gen(function* () {
+        yield* churn(5)
+        const before = yield* stats("ledger_balances")
+        // A day on the clock: with 0 no background pass is scheduled, so nothing is vacuumed.
+        yield* TestClock.adjust("1 day")
+        const untouched = yield* stats("ledger_balances")
+        expect(untouched.vacuums).toBe(before.vacuums)
+        expect(untouched.dead).toBeGreaterThan(50)
+        const done = yield* vacuumPass
+        const again = yield* vacuumPass
+        const after = yield* stats("ledger_balances")
+        expect(log.seen(), "no background pass logged").toBe(false)
+        expect(done.find((t) => t.table === "ledger_balances")).toMatchObject({ action: "vacuum" })
+        expect(after.dead).toBe(0)
+        // Nothing left to do: a second pass right after touches no table.
+        expect(again.filter((t) => t.action === "vacuum")).toEqual([])
+      }).pipe(Effect.provide(Layer.provideMerge(storage(0), log.layer)), Effect.scoped)
+    },
+    60_000
+  )
 })

@@ -29,14 +29,21 @@ const main = async () => {
     process.exit(78)
   })
   if (config.storage === "memory") {
-    process.stderr.write("STORAGE is memory: its data lives inside the server process; there is nothing here to check.\n")
+    process.stderr.write(
+      "STORAGE is memory: its data lives inside the server process; there is nothing here to check.\n"
+    )
     process.exit(2)
   }
   const storage = StorageLive.pipe(Layer.provide(Layer.succeed(AppConfig, { ...config, workers: false })))
-  const exit = await Effect.runPromiseExit(Effect.scoped(program.pipe(Effect.provide(storage), Effect.provide(StderrLogger))))
+  const exit = await Effect.runPromiseExit(
+    Effect.scoped(program.pipe(Effect.provide(Layer.provideMerge(storage, StderrLogger))))
+  )
   if (Exit.isFailure(exit)) {
     const failure = Cause.findErrorOption(exit.cause)
-    const message = failure._tag === "Some" ? String((failure.value as { message?: unknown }).message ?? failure.value) : Cause.pretty(exit.cause)
+    const message =
+      failure._tag === "Some"
+        ? String((failure.value as { message?: unknown }).message ?? failure.value)
+        : Cause.pretty(exit.cause)
     process.stderr.write(`${message}\n`)
     process.exit(69)
   }

@@ -113,8 +113,7 @@ const directMode = async (o: Options): Promise<void> => {
   )
   const print = await run(
     program.pipe(
-      Effect.provide(layer),
-      Effect.provide(StderrLogger),
+      Effect.provide(Layer.provideMerge(layer, StderrLogger)),
       Effect.provideService(References.MinimumLogLevel, "Warn")
     )
   )

@@ -10,7 +10,8 @@ import { PaymentsGroup } from "./payments/group.js"
 import { NegotiationGroup } from "./negotiation/group.js"
 import { SagaGroup } from "./saga/group.js"
 import { MppGroup } from "./mpp/group.js"
-import { CommerceDashboardGroup, CommerceGroup } from "./commerce/group.js"
+import { CommerceGroup } from "./commerce/group.js"
+import { CommerceDashboardGroup } from "./commerce/dashboardGroup.js"
 
 export class Api extends HttpApi.make("agent-commerce")
   .add(SystemGroup)

@@ -1,11 +1,11 @@
 // Commerce protocol (AI2AIC, spec §4.4): services, recommendations, wallet, buy, approvals,
-// transactions, reviews, disputes, analytics, reputation — plus the owner's dashboard routes.
+// transactions, reviews, disputes, analytics, reputation. The owner's side is dashboardGroup.ts.
 import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
-import { COMMERCE_PREFIX, DASHBOARD_PREFIX } from "../../schema/platform/routes.js"
+import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import { Schema } from "effect"
-import { Cursor, IsoTime, PageLimit, QueryInt, QueryNumber } from "../../schema/platform/common.js"
-import { Approval, ApprovalDecision, ApprovalStatus, Purchase } from "../../schema/commerce/approvals.js"
-import { BuyBody, Transaction, TransactionStatus } from "../../schema/commerce/transactions.js"
+import { PageLimit, QueryInt } from "../../schema/platform/common.js"
+import { Purchase } from "../../schema/commerce/approvals.js"
+import { BuyBody, Transaction } from "../../schema/commerce/transactions.js"
 import {
   CommerceService,
   PublishServiceBody,
@@ -23,185 +23,261 @@ import {
   WalletView
 } from "../../schema/commerce/wallets.js"
 import { Leaderboard, Reputation } from "../../schema/reputation/reputation.js"
-import { PricingModel } from "../../schema/commerce/common.js"
 import { ReviewBody, ReviewView } from "../../schema/commerce/reviews.js"
 import { Stats, Usage } from "../../schema/commerce/analytics.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
 import { NegotiationUnusable } from "../../schema/negotiation/negotiation.js"
 import { PaymentRequired } from "../../schema/mpp/problems.js"
-import { AgentAuth, DashboardAuth, RequiredPermission } from "../middleware/auth.js"
+import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
-const Id = Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))
-const IdParam = Schema.Struct({ id: Id })
-const NonNegativeIntString = QueryInt(0, Number.MAX_SAFE_INTEGER)
-
-export const ServiceListParams = Schema.Struct({
-  category: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(60)))),
-  pricingModel: Schema.optional(PricingModel),
-  minPriceCents: Schema.optional(NonNegativeIntString),
-  maxPriceCents: Schema.optional(NonNegativeIntString),
-  minRating: Schema.optional(QueryNumber({ minimum: 0, maximum: 5 })),
-  sellerId: Schema.optional(Id),
-  q: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))),
-  cursor: Schema.optional(Cursor),
-  limit: Schema.optional(PageLimit)
-})
-
-export const TransactionListParams = Schema.Struct({
-  role: Schema.optional(Schema.Literals(["buyer", "seller"])),
-  serviceId: Schema.optional(Id),
-  status: Schema.optional(TransactionStatus),
-  from: Schema.optional(IsoTime),
-  to: Schema.optional(IsoTime),
-  cursor: Schema.optional(Cursor),
-  limit: Schema.optional(PageLimit)
-})
-
-const ServicePage = Schema.Struct({ data: Schema.Array(CommerceService), nextCursor: Schema.NullOr(Schema.String) })
-const TransactionPage = Schema.Struct({ data: Schema.Array(Transaction), nextCursor: Schema.NullOr(Schema.String) })
-// Keyset pages (default and most: 100 rows): pass `nextCursor` back as `cursor`; null on the last page.
-const ApprovalList = Schema.Struct({ data: Schema.Array(Approval), nextCursor: Schema.NullOr(Schema.String) })
-const DisputeList = Schema.Struct({ data: Schema.Array(Dispute), nextCursor: Schema.NullOr(Schema.String) })
-const ApprovalParams = Schema.Struct({ status: Schema.optional(ApprovalStatus), cursor: Schema.optional(Cursor), limit: Schema.optional(PageLimit) })
-const DisputeParams = Schema.Struct({ cursor: Schema.optional(Cursor), limit: Schema.optional(PageLimit) })
+import {
+  ApprovalList,
+  ApprovalParams,
+  DisputeList,
+  DisputeParams,
+  Id,
+  IdParam,
+  ServiceListParams,
+  ServicePage,
+  TransactionListParams,
+  TransactionPage
+} from "./params.js"
 
 export class CommerceGroup extends HttpApiGroup.make("commerce")
   .add(
-    HttpApiEndpoint.get("listServices", "/services", { query: ServiceListParams, success: ServicePage, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("listServices", "/services", {
+      query: ServiceListParams,
+      success: ServicePage,
+      error: [InvalidInput, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:read")
-      .annotate(OpenApi.Summary, "Discover AI services: filter by category, pricing model, price, rating, seller, text; cursor pages")
+      .annotate(
+        OpenApi.Summary,
+        "Discover AI services: filter by category, pricing model, price, rating, seller, text; cursor pages"
+      )
   )
   .add(
-    HttpApiEndpoint.get("getService", "/services/:id", { params: IdParam, success: CommerceService, error: [InvalidInput, NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("getService", "/services/:id", {
+      params: IdParam,
+      success: CommerceService,
+      error: [InvalidInput, NotFound, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Service detail with tiers (price, unit, quota) and the SLA of each tier")
   )
   .add(
-    HttpApiEndpoint.get("serviceSla", "/services/:id/sla", { params: IdParam, success: SlaReport, error: [InvalidInput, NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("serviceSla", "/services/:id/sla", {
+      params: IdParam,
+      success: SlaReport,
+      error: [InvalidInput, NotFound, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:read")
-      .annotate(OpenApi.Summary, "SLA compliance per tier, measured from recorded deliveries (p95 latency, success rate)")
+      .annotate(
+        OpenApi.Summary,
+        "SLA compliance per tier, measured from recorded deliveries (p95 latency, success rate)"
+      )
   )
   .add(
-    HttpApiEndpoint.post("publishService", "/services", { payload: PublishServiceBody, success: CommerceService.pipe(HttpApiSchema.status(201)), error: [InvalidInput, Forbidden, StorageUnavailable] })
+    HttpApiEndpoint.post("publishService", "/services", {
+      payload: PublishServiceBody,
+      success: CommerceService.pipe(HttpApiSchema.status(201)),
+      error: [InvalidInput, Forbidden, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:sell")
       .annotate(OpenApi.Summary, "Publish a service you sell (tiers with price, unit, quota and SLA)")
   )
   .add(
-    HttpApiEndpoint.patch("updateService", "/services/:id", { params: IdParam, payload: UpdateServiceBody, success: CommerceService, error: [InvalidInput, NotFound, Forbidden, StorageUnavailable] })
+    HttpApiEndpoint.patch("updateService", "/services/:id", {
+      params: IdParam,
+      payload: UpdateServiceBody,
+      success: CommerceService,
+      error: [InvalidInput, NotFound, Forbidden, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:sell")
       .annotate(OpenApi.Summary, "Update one of your services (status inactive unlists it); others' services are 404")
   )
   .add(
-    HttpApiEndpoint.get("recommend", "/recommend", { query: Schema.Struct({ category: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(60)))), limit: Schema.optional(PageLimit) }), success: Recommendations, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("recommend", "/recommend", {
+      query: Schema.Struct({
+        category: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(60)))),
+        limit: Schema.optional(PageLimit)
+      }),
+      success: Recommendations,
+      error: [InvalidInput, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:read")
-      .annotate(OpenApi.Summary, "Services ranked for you (history, wallet policy, rating, seller reputation, price), each with reasons")
+      .annotate(
+        OpenApi.Summary,
+        "Services ranked for you (history, wallet policy, rating, seller reputation, price), each with reasons"
+      )
   )
   .add(
     HttpApiEndpoint.get("wallet", "/wallet", { success: WalletView, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
-      .annotate(OpenApi.Summary, "Wallet balance (cents), spending policies, autonomy level, spend today and this month")
+      .annotate(
+        OpenApi.Summary,
+        "Wallet balance (cents), spending policies, autonomy level, spend today and this month"
+      )
   )
   .add(
-    HttpApiEndpoint.patch("updateWallet", "/wallet", { payload: UpdateWalletBody, success: WalletView, error: [InvalidInput, Forbidden, StorageUnavailable] })
+    HttpApiEndpoint.patch("updateWallet", "/wallet", {
+      payload: UpdateWalletBody,
+      success: WalletView,
+      error: [InvalidInput, Forbidden, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:buy")
-      .annotate(OpenApi.Summary, "Tighten your wallet policy (limits, allow-lists, approval threshold, autonomy, auto-recharge)")
+      .annotate(
+        OpenApi.Summary,
+        "Tighten your wallet policy (limits, allow-lists, approval threshold, autonomy, auto-recharge)"
+      )
   )
   .add(
-    HttpApiEndpoint.post("topup", "/wallet/topup", { payload: TopupBody, success: TopupResult.pipe(HttpApiSchema.status(201)), error: [InvalidInput, Conflict, StorageUnavailable] })
+    HttpApiEndpoint.post("topup", "/wallet/topup", {
+      payload: TopupBody,
+      success: TopupResult.pipe(HttpApiSchema.status(201)),
+      error: [InvalidInput, Conflict, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:buy")
-      .annotate(OpenApi.Summary, "Fake-payments mode only: add credits to your wallet (at most 1,000,000 cents per call)")
+      .annotate(
+        OpenApi.Summary,
+        "Fake-payments mode only: add credits to your wallet (at most 1,000,000 cents per call)"
+      )
   )
   .add(
-    HttpApiEndpoint.post("buy", "/buy", { payload: BuyBody, success: Purchase.pipe(HttpApiSchema.status(201)), error: [InvalidInput, NotFound, Forbidden, PolicyViolation, InsufficientCredits, PaymentRequired, NegotiationUnusable, StorageUnavailable] })
+    HttpApiEndpoint.post("buy", "/buy", {
+      payload: BuyBody,
+      success: Purchase.pipe(HttpApiSchema.status(201)),
+      error: [
+        InvalidInput,
+        NotFound,
+        Forbidden,
+        PolicyViolation,
+        InsufficientCredits,
+        PaymentRequired,
+        NegotiationUnusable,
+        StorageUnavailable
+      ]
+    })
       .annotate(RequiredPermission, "commerce:buy")
-      .annotate(OpenApi.Summary, "Buy a service tier: policy check, approval if required, delivery and instant 85/15 settlement")
+      .annotate(
+        OpenApi.Summary,
+        "Buy a service tier: policy check, approval if required, delivery and instant 85/15 settlement"
+      )
   )
   .add(
-    HttpApiEndpoint.get("approvals", "/approvals", { query: ApprovalParams, success: ApprovalList, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("approvals", "/approvals", {
+      query: ApprovalParams,
+      success: ApprovalList,
+      error: [InvalidInput, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:read")
-      .annotate(OpenApi.Summary, "Purchase approvals of your account's agents, newest first (the account owner decides them in the dashboard)")
+      .annotate(
+        OpenApi.Summary,
+        "Purchase approvals of your account's agents, newest first (the account owner decides them in the dashboard)"
+      )
   )
   .add(
-    HttpApiEndpoint.get("transactions", "/transactions", { query: TransactionListParams, success: TransactionPage, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("transactions", "/transactions", {
+      query: TransactionListParams,
+      success: TransactionPage,
+      error: [InvalidInput, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:read")
-      .annotate(OpenApi.Summary, "Your transactions as buyer or seller, newest first; filter by role, service, status, from/to")
+      .annotate(
+        OpenApi.Summary,
+        "Your transactions as buyer or seller, newest first; filter by role, service, status, from/to"
+      )
   )
   .add(
-    HttpApiEndpoint.get("transaction", "/transactions/:id", { params: IdParam, success: Transaction, error: [InvalidInput, NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("transaction", "/transactions/:id", {
+      params: IdParam,
+      success: Transaction,
+      error: [InvalidInput, NotFound, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Transaction detail with delivery, review and dispute (buyer or seller only)")
   )
   .add(
-    HttpApiEndpoint.post("review", "/transactions/:id/review", { params: IdParam, payload: ReviewBody, success: ReviewView.pipe(HttpApiSchema.status(201)), error: [InvalidInput, NotFound, Forbidden, Conflict, StorageUnavailable] })
+    HttpApiEndpoint.post("review", "/transactions/:id/review", {
+      params: IdParam,
+      payload: ReviewBody,
+      success: ReviewView.pipe(HttpApiSchema.status(201)),
+      error: [InvalidInput, NotFound, Forbidden, Conflict, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:buy")
       .annotate(OpenApi.Summary, "Review a purchase: 1 to 5 stars and optional text, once, buyer only")
   )
   .add(
-    HttpApiEndpoint.post("openDispute", "/disputes", { payload: OpenDisputeBody, success: Dispute.pipe(HttpApiSchema.status(201)), error: [InvalidInput, NotFound, Forbidden, Conflict, StorageUnavailable] })
+    HttpApiEndpoint.post("openDispute", "/disputes", {
+      payload: OpenDisputeBody,
+      success: Dispute.pipe(HttpApiSchema.status(201)),
+      error: [InvalidInput, NotFound, Forbidden, Conflict, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:buy")
       .annotate(OpenApi.Summary, "Open a dispute on a completed purchase within 14 days (docs/commerce.md)")
   )
   .add(
-    HttpApiEndpoint.get("disputes", "/disputes", { query: DisputeParams, success: DisputeList, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("disputes", "/disputes", {
+      query: DisputeParams,
+      success: DisputeList,
+      error: [InvalidInput, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Your disputes as buyer or seller, newest first")
   )
   .add(
-    HttpApiEndpoint.get("dispute", "/disputes/:id", { params: IdParam, success: Dispute, error: [InvalidInput, NotFound, StorageUnavailable] })
+    HttpApiEndpoint.get("dispute", "/disputes/:id", {
+      params: IdParam,
+      success: Dispute,
+      error: [InvalidInput, NotFound, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "A dispute: status, seller response, resolution, refund")
   )
   .add(
-    HttpApiEndpoint.post("respondDispute", "/disputes/:id/respond", { params: IdParam, payload: RespondDisputeBody, success: Dispute, error: [NotFound, InvalidInput, Forbidden, Conflict, StorageUnavailable] })
+    HttpApiEndpoint.post("respondDispute", "/disputes/:id/respond", {
+      params: IdParam,
+      payload: RespondDisputeBody,
+      success: Dispute,
+      error: [NotFound, InvalidInput, Forbidden, Conflict, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:sell")
       .annotate(OpenApi.Summary, "Seller's answer to a dispute: accept (refund now) or contest (reviewed after 24 h)")
   )
   .add(
     HttpApiEndpoint.get("stats", "/stats", { success: Stats, error: [InvalidInput, StorageUnavailable] })
       .annotate(RequiredPermission, "commerce:read")
-      .annotate(OpenApi.Summary, "Commerce analytics: yours (purchases, sales, earnings) and the platform's (volume, fees, top services)")
+      .annotate(
+        OpenApi.Summary,
+        "Commerce analytics: yours (purchases, sales, earnings) and the platform's (volume, fees, top services)"
+      )
   )
   .add(
-    HttpApiEndpoint.get("usage", "/usage", { query: Schema.Struct({ days: Schema.optional(QueryInt(1, 90)) }), success: Usage, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("usage", "/usage", {
+      query: Schema.Struct({ days: Schema.optional(QueryInt(1, 90)) }),
+      success: Usage,
+      error: [InvalidInput, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Calls and spend per service and per UTC day, and the limits you have left")
   )
   .add(
-    HttpApiEndpoint.get("reputation", "/reputation", { query: Schema.Struct({ agentId: Schema.optional(Id) }), success: Reputation, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("reputation", "/reputation", {
+      query: Schema.Struct({ agentId: Schema.optional(Id) }),
+      success: Reputation,
+      error: [InvalidInput, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Trust score 0–1000 with band and factors (yours, or ?agentId=)")
   )
   .add(
-    HttpApiEndpoint.get("leaderboard", "/leaderboard", { query: Schema.Struct({ limit: Schema.optional(PageLimit) }), success: Leaderboard, error: [InvalidInput, StorageUnavailable] })
+    HttpApiEndpoint.get("leaderboard", "/leaderboard", {
+      query: Schema.Struct({ limit: Schema.optional(PageLimit) }),
+      success: Leaderboard,
+      error: [InvalidInput, StorageUnavailable]
+    })
       .annotate(RequiredPermission, "commerce:read")
       .annotate(OpenApi.Summary, "Top agents by reputation")
   )
   .middleware(AgentAuth)
   .prefix(COMMERCE_PREFIX) {}
-
-const AgentParam = Schema.Struct({ agentId: Id })
-
-/** The account owner's side (dashboard session): approvals and the full wallet policy of its agents. */
-export class CommerceDashboardGroup extends HttpApiGroup.make("commerceDashboard")
-  .add(
-    HttpApiEndpoint.get("approvals", "/approvals", { query: ApprovalParams, success: ApprovalList, error: [InvalidInput, StorageUnavailable] })
-      .annotate(OpenApi.Summary, "Purchase approvals of the account's agents, newest first")
-  )
-  .add(
-    HttpApiEndpoint.post("approve", "/approvals/:id/approve", { params: IdParam, success: ApprovalDecision, error: [NotFound, Conflict, InvalidInput, Forbidden, PolicyViolation, InsufficientCredits, NegotiationUnusable, StorageUnavailable] })
-      .annotate(OpenApi.Summary, "Approve a pending purchase: it executes now (price and policy re-checked)")
-  )
-  .add(
-    HttpApiEndpoint.post("decline", "/approvals/:id/decline", { params: IdParam, success: ApprovalDecision, error: [NotFound, Conflict, InvalidInput, Forbidden, PolicyViolation, InsufficientCredits, NegotiationUnusable, StorageUnavailable] })
-      .annotate(OpenApi.Summary, "Decline a pending purchase")
-  )
-  .add(
-    HttpApiEndpoint.get("wallet", "/wallets/:agentId", { params: AgentParam, success: WalletView, error: [InvalidInput, NotFound, StorageUnavailable] })
-      .annotate(OpenApi.Summary, "An agent's wallet: balance, policy, autonomy, spend")
-  )
-  .add(
-    HttpApiEndpoint.patch("updateWallet", "/wallets/:agentId", { params: AgentParam, payload: UpdateWalletBody, success: WalletView, error: [NotFound, InvalidInput, Forbidden, StorageUnavailable] })
-      .annotate(OpenApi.Summary, "Set an agent's wallet policy, including loosening limits and raising autonomy")
-  )
-  .middleware(DashboardAuth)
-  .prefix(`${DASHBOARD_PREFIX}/commerce`) {}

@@ -4,7 +4,7 @@
 // served from /docs/scalar.js with a long cache lifetime; HttpApiScalar's own layer inlines it into
 // the page, which kept it resident in every server that never served /docs.
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { Effect, Layer } from "effect"
+import { Data, Effect, Layer } from "effect"
 import { createRequire } from "node:module"
 import path from "node:path"
 import { pathToFileURL } from "node:url"
@@ -14,6 +14,9 @@ import { html, trusted } from "./templates/html.js"
 import { DOCS_CSP } from "./templates/csp.js"
 
 export const DOCS_SCRIPT_PATH = "/docs/scalar.js"
+
+/** The docs page's script could not be read from the installed effect package. */
+class ScalarScriptUnavailable extends Data.TaggedError("ScalarScriptUnavailable")<{ readonly cause: unknown }> {}
 
 /** The script effect/http-api ships for HttpApiScalar (an internal module, so found by path). */
 const loadScalarScript = Effect.tryPromise({
@@ -27,7 +30,7 @@ const loadScalarScript = Effect.tryPromise({
     if (typeof source !== "string") throw new Error("effect/http-api's Scalar script was not found")
     return new TextEncoder().encode(source)
   },
-  catch: (cause) => cause
+  catch: (cause) => new ScalarScriptUnavailable({ cause })
 })
 
 /** JSON for a <script type="application/json"> element: `<` escaped so it cannot close the element. */
@@ -56,22 +59,39 @@ export const ApiDocsRoutesLive = Layer.unwrap(
     // Loaded once, on the first request for it (concurrent first requests share the one load).
     const script = yield* Effect.cached(loadScalarScript)
     return Layer.mergeAll(
-      HttpRouter.add("GET", OPENAPI_PATH, Effect.succeed(HttpServerResponse.text(specJson, { contentType: "application/json" }))),
+      HttpRouter.add(
+        "GET",
+        OPENAPI_PATH,
+        Effect.succeed(HttpServerResponse.text(specJson, { contentType: "application/json" }))
+      ),
       HttpRouter.add(
         "GET",
         "/docs",
-        Effect.succeed(HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers: { "content-security-policy": DOCS_CSP } }))
+        Effect.succeed(
+          HttpServerResponse.text(page, {
+            contentType: "text/html; charset=utf-8",
+            headers: { "content-security-policy": DOCS_CSP }
+          })
+        )
       ),
       HttpRouter.add(
         "GET",
         DOCS_SCRIPT_PATH,
         script.pipe(
           Effect.map((bytes) =>
-            HttpServerResponse.uint8Array(bytes, { contentType: "application/javascript; charset=utf-8", headers: { "cache-control": "public, max-age=86400" } })
+            HttpServerResponse.uint8Array(bytes, {
+              contentType: "application/javascript; charset=utf-8",
+              headers: { "cache-control": "public, max-age=86400" }
+            })
           ),
           Effect.catch((cause) =>
             Effect.logError("the API docs script could not be loaded", cause).pipe(
-              Effect.as(HttpServerResponse.text("the API docs script is unavailable", { status: 503, contentType: "text/plain; charset=utf-8" }))
+              Effect.as(
+                HttpServerResponse.text("the API docs script is unavailable", {
+                  status: 503,
+                  contentType: "text/plain; charset=utf-8"
+                })
+              )
             )
           )
         )

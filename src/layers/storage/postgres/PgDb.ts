@@ -1,64 +1,12 @@
-// Postgres storage engine: the client (with number decoding for int8 and numeric), migrations, the Transactor.
+// Postgres storage engine: the client (numbers for int8 and numeric, codecs.ts), migrations, the Transactor.
 import { Migrator, SqlClient, type SqlError } from "effect/sql"
 import { PgClient, PgTypes } from "@effect/sql-pg"
-import { Cause, Clock, Effect, Layer, Option, Redacted, Result, String as Str } from "effect"
+import { Cause, Clock, Effect, Layer, Option, Redacted, String as Str } from "effect"
 import { StorageUnavailable } from "../../../schema/platform/errors.js"
 import { Transactor } from "../../../services/platform/Db.js"
 import { AppConfig } from "../../../services/platform/AppConfig.js"
 import { migrations } from "./migrations/index.js"
-
-const INT8 = 20
-const NUMERIC = 1700
-
-const codecError = (message: string) => Result.fail(new PgTypes.CodecError({ message }))
-
-/**
- * int8 (bigint, count(*)) and numeric (sum of int8) would come back from @effect/sql-pg as bigint
- * and string. Money here is integer cents far below 2^53, so both are decoded to numbers once, at
- * the driver (binary wire format), and an int8 outside the safe range is an error rather than a
- * silent rounding. Parameters bound as int8 or numeric accept numbers, bigints and numeric strings.
- */
-const int8Codec: PgTypes.Codec<number | bigint | string> = {
-  decode: (bytes) => {
-    if (bytes.length !== 8) return codecError(`int8 of ${bytes.length} bytes`)
-    const n = new DataView(bytes.buffer, bytes.byteOffset, 8).getBigInt64(0)
-    return n <= BigInt(Number.MAX_SAFE_INTEGER) && n >= BigInt(Number.MIN_SAFE_INTEGER)
-      ? Result.succeed(Number(n))
-      : codecError(`int8 ${n} is outside the safe integer range`)
-  },
-  encode: (value) => {
-    if (typeof value === "number" && !Number.isSafeInteger(value)) return codecError(`not an int8: ${value}`)
-    let n: bigint
-    try {
-      n = typeof value === "bigint" ? value : BigInt(value)
-    } catch {
-      return codecError(`not an int8: ${String(value)}`)
-    }
-    const out = new Uint8Array(8)
-    new DataView(out.buffer).setBigInt64(0, n)
-    return Result.succeed(out)
-  }
-}
-
-/** numeric, binary: ndigits, weight, sign, dscale (int16 each), then base-10000 digits. */
-const numericCodec: PgTypes.Codec<number | bigint | string> = {
-  decode: (bytes) => {
-    if (bytes.length < 8) return codecError("numeric too short")
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length)
-    const ndigits = view.getInt16(0)
-    const weight = view.getInt16(2)
-    const sign = view.getUint16(4)
-    if (sign === 0xc000) return Result.succeed(Number.NaN)
-    let value = 0
-    for (let i = 0; i < ndigits; i++) value += view.getUint16(8 + 2 * i) * Math.pow(10000, weight - i)
-    return Result.succeed(sign === 0x4000 ? -value : value)
-  },
-  encode: (value) => PgTypes.encode(typeof value === "string" ? value : String(value), NUMERIC) as Result.Result<Uint8Array, PgTypes.CodecError>
-}
-
-const types = PgTypes.makeRegistry()
-types.register(INT8, int8Codec as PgTypes.Codec<unknown>)
-types.register(NUMERIC, numericCodec as PgTypes.Codec<unknown>)
+import { types } from "./codecs.js"
 
 /**
  * SQLSTATEs a retry of the same request can get past: the server is going away or not yet ready
@@ -82,7 +30,10 @@ export const isRetryableSqlState = (code: string): boolean => {
 }
 
 const isSqlError = (e: unknown): e is SqlError.SqlError =>
-  typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SqlError" && typeof (e as { reason?: unknown }).reason === "object"
+  typeof e === "object" &&
+  e !== null &&
+  (e as { _tag?: unknown })._tag === "SqlError" &&
+  typeof (e as { reason?: unknown }).reason === "object"
 
 /**
  * Whether a driver error is one a retry can fix: by SQLSTATE when the server sent one, otherwise
@@ -127,14 +78,12 @@ export const orUnavailable = <A, E, R>(
     const failure = unavailable()
     if (isConflictError(e)) conflicts.add(failure)
     return Effect.fail(failure)
-  }) as Effect.Effect<
-    A,
-    Exclude<E, SqlError.SqlError> | StorageUnavailable,
-    R
-  >
+  }) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | StorageUnavailable, R>
 
 const tagOf = (u: unknown): string | undefined =>
-  typeof u === "object" && u !== null && typeof (u as { _tag?: unknown })._tag === "string" ? (u as { _tag: string })._tag : undefined
+  typeof u === "object" && u !== null && typeof (u as { _tag?: unknown })._tag === "string"
+    ? (u as { _tag: string })._tag
+    : undefined
 
 /**
  * What a failed unit of work answers, from everything its cause holds. A connection that dies in
@@ -169,7 +118,10 @@ export const isUniqueViolation = (cause: Cause.Cause<unknown>): boolean =>
  * socket, one connection: PGlite is a single session, so statements and transactions are
  * serialised by the pool itself; docs/storage.md).
  */
-export const pgClientLayer = (target: { readonly url: Redacted.Redacted } | { readonly path: string }, maxConnections: number) =>
+export const pgClientLayer = (
+  target: { readonly url: Redacted.Redacted } | { readonly path: string },
+  maxConnections: number
+) =>
   PgClient.layer({
     ...("url" in target ? { url: target.url } : { path: target.path, username: "postgres", database: "postgres" }),
     types,
@@ -207,7 +159,9 @@ const migrateExclusively = Effect.scoped(
     const sql = yield* SqlClient.SqlClient
     const lockHolder = yield* sql.reserve
     yield* lockHolder.executeRaw(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`, [])
-    return yield* runMigrations.pipe(Effect.ensuring(Effect.ignore(lockHolder.executeRaw(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`, []))))
+    return yield* runMigrations.pipe(
+      Effect.ensuring(Effect.ignore(lockHolder.executeRaw(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`, [])))
+    )
   })
 )
 
@@ -215,7 +169,9 @@ const logged = <E, R>(migrate: Effect.Effect<ReadonlyArray<readonly [id: number,
   Layer.effectDiscard(
     migrate.pipe(
       Effect.tap((applied) =>
-        applied.length > 0 ? Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`) : Effect.void
+        applied.length > 0
+          ? Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)
+          : Effect.void
       ),
       Effect.orDie
     )
@@ -240,18 +196,23 @@ export const PgTransactor = Layer.effect(
   Transactor,
   Effect.map(SqlClient.SqlClient, (sql) => ({
     atomically: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageUnavailable, R> =>
-      Effect.flatMap(Effect.serviceOption(sql.transactionService), (open): Effect.Effect<A, E | StorageUnavailable, R> => {
-        if (open._tag === "Some") return effect
-        const attempt = (n: number): Effect.Effect<A, unknown, R> =>
-          sql.withTransaction(effect).pipe(
-            Effect.catchCause((cause) =>
-              // At once: the other side of the deadlock holds its rows until it ends, so the next
-              // attempt queues behind it (and no sleep on a clock that a test may have stopped).
-              n < TRANSACTION_ATTEMPTS && isRetryableConflict(cause) ? attempt(n + 1) : Effect.failCause(cause)
+      Effect.flatMap(
+        Effect.serviceOption(sql.transactionService),
+        (open): Effect.Effect<A, E | StorageUnavailable, R> => {
+          if (open._tag === "Some") return effect
+          const attempt = (n: number): Effect.Effect<A, unknown, R> =>
+            sql.withTransaction(effect).pipe(
+              Effect.catchCause((cause) =>
+                // At once: the other side of the deadlock holds its rows until it ends, so the next
+                // attempt queues behind it (and no sleep on a clock that a test may have stopped).
+                n < TRANSACTION_ATTEMPTS && isRetryableConflict(cause) ? attempt(n + 1) : Effect.failCause(cause)
+              )
             )
-          )
-        return attempt(1).pipe(Effect.catchCause((cause) => Effect.failCause(unitOfWorkOutcome(cause)))) as Effect.Effect<A, E | StorageUnavailable, R>
-      })
+          return attempt(1).pipe(
+            Effect.catchCause((cause) => Effect.failCause(unitOfWorkOutcome(cause)))
+          ) as Effect.Effect<A, E | StorageUnavailable, R>
+        }
+      )
   }))
 )
 
@@ -275,7 +236,9 @@ function isConflictError(e: unknown): boolean {
 }
 
 const isRetryableConflict = (cause: Cause.Cause<unknown>): boolean =>
-  cause.reasons.some((r) => (Cause.isDieReason(r) && isConflictError(r.defect)) || (Cause.isFailReason(r) && isConflictError(r.error)))
+  cause.reasons.some(
+    (r) => (Cause.isDieReason(r) && isConflictError(r.defect)) || (Cause.isFailReason(r) && isConflictError(r.error))
+  )
 
 /**
  * `sql.insert` and `sql.updateValues` take a non-empty tuple in 4.x; every caller here checks for
