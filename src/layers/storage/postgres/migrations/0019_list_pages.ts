@@ -1,4 +1,4 @@
-// Keyset pages outside commerce on an index that serves exactly their filter and order (issue 23):
+// Keyset pages outside commerce on an index that serves exactly their filter and order:
 // the webhook delivery log of one event, an agent's deliveries in outbox order, the portfolio's
 // acquisitions, the "already owned?" check of an acquisition, negotiations in byte order, and an
 // agent's failed or refunded transactions.

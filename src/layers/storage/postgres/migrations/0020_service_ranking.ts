@@ -1,4 +1,4 @@
-// The recommendations' kept ranking (issue 23): listed services ordered by the Bayesian mean of
+// The recommendations' kept ranking: listed services ordered by the Bayesian mean of
 // their stars, (rating_sum + 3·2) / (rating_count + 2), highest first, then id — overall and per
 // category. A review's rating update moves the row in the index; `GET /recommend` walks it to its
 // candidates instead of taking the first 100 listed services by id (docs/commerce.md).
