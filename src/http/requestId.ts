@@ -4,4 +4,4 @@
 import { Context } from "effect"
 
 /** The id of the request the current fiber serves ("" outside a request). */
-export const currentRequestId = Context.Reference<string>("app/currentRequestId", { defaultValue: () => "" })
+export const currentRequestId = Context.Reference<string>("agent-commerce/currentRequestId", { defaultValue: () => "" })

@@ -16,7 +16,7 @@ export interface RequestNote {
   agentId: string | undefined
   accountId: string | undefined
 }
-export const currentRequestNote = Context.Reference<RequestNote | undefined>("app/currentRequestNote", {
+export const currentRequestNote = Context.Reference<RequestNote | undefined>("agent-commerce/currentRequestNote", {
   defaultValue: () => undefined
 })
 

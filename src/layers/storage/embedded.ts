@@ -27,7 +27,7 @@ export class EmbeddedStoreFailed extends Schema.TaggedError<EmbeddedStoreFailed>
 export class EmbeddedPostgres extends Context.Service<
   EmbeddedPostgres,
   { readonly socketPath: string; readonly dataDir: string | undefined }
->()("EmbeddedPostgres") {}
+>()("agent-commerce/EmbeddedPostgres") {}
 
 /** The lock file in a data folder: the owning process's pid. */
 export const LOCK_FILE = "agent-commerce.lock"

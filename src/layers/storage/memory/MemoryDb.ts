@@ -13,7 +13,7 @@ type Undo = () => void
 // "Memory soak").
 
 /** The journal of the transaction the current fiber runs in (undefined outside one). */
-const currentJournal = Context.Reference<Array<Undo> | undefined>("app/memory/currentJournal", {
+const currentJournal = Context.Reference<Array<Undo> | undefined>("agent-commerce/memory/currentJournal", {
   defaultValue: () => undefined
 })
 
@@ -206,7 +206,7 @@ export class MemoryDb extends Context.Service<
     readonly table: <K, V>(name: string) => MemTable<K, V>
     readonly atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   }
->()("MemoryDb") {
+>()("agent-commerce/MemoryDb") {
   static readonly layer = Layer.effect(
     MemoryDb,
     Effect.gen(function* () {
