@@ -3,8 +3,9 @@
 // against the decoded row `get` returns (a wallet with a non-default policy, its timestamps and
 // its whole balance, and a first-timer's rows). The settlement's open statement is pinned the same
 // way in test/suites/settlement.test.ts ("opening a purchase").
-import { expect } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Schema } from "effect"
+import { mapTxJoinRow, toTxRow, TxJoinRow } from "../../src/layers/commerce/transactions.postgres.js"
 import type { WalletRecord } from "../../src/schema/commerce/wallets.js"
 import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { cents } from "../../src/schema/platform/common.js"
@@ -69,3 +70,73 @@ forEachStorage(
   undefined,
   { only: ["embedded", "postgres"] }
 )
+
+// A transactions page is a hot read, so its rows are mapped by hand (mapTxJoinRow) rather than
+// decoded: the mapping must give exactly what the row Schema's decode gives, for the shapes the
+// driver returns (Date timestamps, nulls where there is no delivery, review or dispute).
+describe("row mapping: a transactions page", () => {
+  const base = {
+    id: "tx_rowmap_1",
+    buyerAgentId: "agt_b",
+    sellerAgentId: "agt_s",
+    serviceId: "svc_1",
+    serviceName: "Summaries",
+    category: "text",
+    pricingModel: "per_call",
+    tierId: "lite",
+    listPriceCents: 250,
+    priceCents: 200,
+    sellerCents: 170,
+    feeCents: 30,
+    negotiationId: "neg_1",
+    approvalId: null,
+    idempotencyKey: "key-1",
+    status: "completed",
+    ledgerEntryId: "ent_1",
+    createdAt: new Date("2026-11-20T08:15:30.123Z"),
+    refundedAt: null
+  }
+  const none = {
+    dServiceId: null,
+    dTierId: null,
+    dSuccess: null,
+    dLatencyMs: null,
+    dOutput: null,
+    dError: null,
+    dDeliveredAt: null,
+    rId: null,
+    rReviewerAgentId: null,
+    rRating: null,
+    rText: null,
+    rCreatedAt: null,
+    disputeId: null
+  }
+  const full = {
+    ...base,
+    status: "refunded",
+    refundedAt: new Date("2026-11-21T10:00:00.000Z"),
+    dServiceId: "svc_1",
+    dTierId: "lite",
+    dSuccess: true,
+    dLatencyMs: 42,
+    dOutput: { text: "done", nested: [1, 2] },
+    dError: null,
+    dDeliveredAt: new Date("2026-11-20T08:15:31.000Z"),
+    rId: "rev_1",
+    rReviewerAgentId: "agt_b",
+    rRating: 4,
+    rText: "good",
+    rCreatedAt: "2026-11-20T09:00:00.000Z",
+    disputeId: "dsp_1"
+  }
+  const decode = Schema.decodeUnknownSync(TxJoinRow)
+
+  it("a bare row, and one with its delivery, review, dispute and refund, map as the Schema decodes them", () => {
+    for (const raw of [{ ...base, ...none }, full]) {
+      expect(mapTxJoinRow(raw)).toStrictEqual(decode(raw))
+      expect(toTxRow(mapTxJoinRow(raw))).toStrictEqual(toTxRow(decode(raw)))
+    }
+    expect(toTxRow(mapTxJoinRow(full)).tx.refundedAt).toBe("2026-11-21T10:00:00.000Z")
+    expect(toTxRow(mapTxJoinRow(full)).review?.createdAt).toBe("2026-11-20T09:00:00.000Z")
+  })
+})

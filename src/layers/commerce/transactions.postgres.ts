@@ -1,5 +1,5 @@
 // The commerce_transactions statements shared by the Postgres CommerceStore and the settlement's
-// one statement: the row (decoded with TxRow / TxJoinRow), the join with its delivery, review and
+// one statement: the row (TxRow decoded; TxJoinRow pages mapped by hand), the join with its delivery, review and
 // dispute, the CTEs that write a transaction with its running totals and counters, and the page.
 import type { SqlClient } from "effect/sql"
 import { Schema } from "effect"
@@ -12,6 +12,7 @@ import {
   TransactionStatus
 } from "../../schema/commerce/transactions.js"
 import { utcDay } from "../../schema/wallet/policy.js"
+import { iso } from "../storage/postgres/PgDb.js"
 import { IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
 import { categoryDelta, counterShard, serviceDeltas, transactionDeltas } from "../../schema/reputation/counters.js"
 import { categoryCountsCte, countersCte, serviceCountsCte } from "../storage/postgres/counters.js"
@@ -60,6 +61,24 @@ export const TxJoinRow = Schema.Struct({
   rCreatedAt: IsoTimestampOrNull,
   disputeId: Schema.NullOr(Schema.String)
 })
+
+const TX_JOIN_KEYS = Object.keys(TxJoinRow.fields)
+const TX_JOIN_TIMESTAMPS: ReadonlySet<string> = new Set(["createdAt", "refundedAt", "dDeliveredAt", "rCreatedAt"])
+
+/**
+ * A transactions page's rows mapped by hand rather than decoded: it is a hot read
+ * (docs/performance.md), and decoding through the row Schema costs tens of microseconds a row.
+ * test/suites/row-mapping-commerce.test.ts pins this mapping to TxJoinRow's decode of the same rows.
+ */
+export const mapTxJoinRow = (raw: unknown): typeof TxJoinRow.Type => {
+  const row = raw as Readonly<Record<string, unknown>>
+  const out: Record<string, unknown> = {}
+  for (const key of TX_JOIN_KEYS) {
+    const value = row[key]
+    out[key] = TX_JOIN_TIMESTAMPS.has(key) && value !== null ? iso(value as Date | string) : value
+  }
+  return out as typeof TxJoinRow.Type
+}
 
 /** A decoded TxJoinRow as the stores' TransactionRow: the delivery and review when the row has them. */
 export const toTxRow = (r: typeof TxJoinRow.Type): TransactionRow => {
