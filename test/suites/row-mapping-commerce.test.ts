@@ -5,6 +5,7 @@
 // way in test/suites/settlement.test.ts ("opening a purchase").
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
+import { mapServiceRow, ServiceRow } from "../../src/layers/commerce/CatalogStore.postgres.js"
 import { mapTxJoinRow, toTxRow, TxJoinRow } from "../../src/layers/commerce/transactions.postgres.js"
 import type { WalletRecord } from "../../src/schema/commerce/wallets.js"
 import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
@@ -138,5 +139,48 @@ describe("row mapping: a transactions page", () => {
     }
     expect(toTxRow(mapTxJoinRow(full)).tx.refundedAt).toBe("2026-11-21T10:00:00.000Z")
     expect(toTxRow(mapTxJoinRow(full)).review?.createdAt).toBe("2026-11-20T09:00:00.000Z")
+  })
+})
+
+// A catalogue page is a hot read too: its rows are mapped by hand (mapServiceRow), which must give
+// exactly what ServiceRow's decode gives for what the driver returns (jsonb parsed, Date timestamps).
+describe("row mapping: a catalogue page", () => {
+  const raw = {
+    id: "svc_rowmap_1",
+    sellerAgentId: "agt_s",
+    name: "Summaries",
+    description: "Short summaries of long text",
+    category: "text",
+    pricingModel: "per_call",
+    tags: ["summary", "text"],
+    tiers: [
+      {
+        id: "lite",
+        name: "Lite",
+        priceCents: 200,
+        unit: "call",
+        includedUnits: null,
+        sla: { uptimePct: 99.5, p95LatencyMs: 2_000, supportWindow: "business hours" }
+      },
+      {
+        id: "pro",
+        name: "Pro",
+        priceCents: 900,
+        unit: "month",
+        includedUnits: 1_000,
+        sla: { uptimePct: 99.9, p95LatencyMs: 800, supportWindow: "24/7" }
+      }
+    ],
+    negotiation: { floorPct: 80, counterStepPct: 20 },
+    status: "active",
+    ratingSum: 17,
+    ratingCount: 4,
+    createdAt: new Date("2026-11-20T08:15:30.123Z"),
+    updatedAt: new Date("2026-11-21T09:00:00.000Z")
+  }
+
+  it("maps a row as the Schema decodes it", () => {
+    expect(mapServiceRow(raw)).toStrictEqual(Schema.decodeUnknownSync(ServiceRow)(raw))
+    expect(mapServiceRow(raw).updatedAt).toBe("2026-11-21T09:00:00.000Z")
   })
 })

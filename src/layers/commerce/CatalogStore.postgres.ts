@@ -1,6 +1,6 @@
 // Postgres CatalogStore: the services (with their search text and tier-price columns kept by every
 // write), the catalogue's pages and the recommendations' ranking over their indexes, ratings, and
-// per-tier delivery stats. Rows are decoded with ServiceRow.
+// per-tier delivery stats. A single service is decoded with ServiceRow; pages are mapped by hand (hot).
 import { SqlClient } from "effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import { PricingModel } from "../../schema/commerce/common.js"
@@ -13,7 +13,7 @@ import {
   ServiceTier
 } from "../../schema/commerce/services.js"
 import { CatalogStore } from "../../services/commerce/CatalogStore.js"
-import { orUnavailable } from "../storage/postgres/PgDb.js"
+import { iso, orUnavailable } from "../storage/postgres/PgDb.js"
 import { decodeFirst, decodeRows, IsoTimestamp } from "../storage/postgres/rows.js"
 
 const json = (value: unknown) => JSON.stringify(value ?? null)
@@ -23,7 +23,7 @@ export const SERVICE_COLUMNS =
   "rating_count, created_at, updated_at"
 
 /** A commerce_services row (SERVICE_COLUMNS) as the ServiceRecord it stores. */
-const ServiceRow = Schema.Struct({
+export const ServiceRow = Schema.Struct({
   id: Schema.String,
   sellerAgentId: Schema.String,
   name: Schema.String,
@@ -39,7 +39,22 @@ const ServiceRow = Schema.Struct({
   createdAt: IsoTimestamp,
   updatedAt: IsoTimestamp
 })
-const services = decodeRows(ServiceRow)
+const SERVICE_KEYS = Object.keys(ServiceRow.fields)
+
+/**
+ * A catalogue page's rows mapped by hand rather than decoded: it is a hot read (docs/performance.md)
+ * and the row Schema, which checks every tier, cost tens of microseconds a row.
+ * test/suites/row-mapping-commerce.test.ts pins this mapping to ServiceRow's decode of the same rows.
+ */
+export const mapServiceRow = (raw: unknown): typeof ServiceRow.Type => {
+  const row = raw as Readonly<Record<string, unknown>>
+  const out: Record<string, unknown> = {}
+  for (const key of SERVICE_KEYS) out[key] = row[key]
+  out.createdAt = iso(row.createdAt as Date | string)
+  out.updatedAt = iso(row.updatedAt as Date | string)
+  return out as typeof ServiceRow.Type
+}
+const services = (rows: ReadonlyArray<unknown>) => Effect.succeed(rows.map(mapServiceRow))
 const service = decodeFirst(ServiceRow)
 
 const TierStatsRow = Schema.Struct({
