@@ -83,9 +83,9 @@ export const mutants: ReadonlyArray<Mutant> = [
     breaks: "only the platform's seeded sellers simulate a failed delivery",
     edits: [
       {
-        file: "src/services/commerce/Offers.ts",
-        find: "(agent?.accountId === PLATFORM_SELLERS_ACCOUNT ? asked : asIs)",
-        replace: "(agent !== null ? asked : asIs)"
+        file: "src/services/commerce/simulation.ts",
+        find: "agent?.accountId === PLATFORM_SELLERS_ACCOUNT ? asked : asIs",
+        replace: "agent !== null ? asked : asIs"
       }
     ]
   }
