@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { mapServiceRow, ServiceRow } from "../../src/layers/commerce/CatalogStore.postgres.js"
-import { mapTxJoinRow, toTxRow, TxJoinRow } from "../../src/layers/commerce/transactions.postgres.js"
+import { mapTxPageRow, toTxRow, TxJoinRow } from "../../src/layers/commerce/transactions.postgres.js"
 import type { WalletRecord } from "../../src/schema/commerce/wallets.js"
 import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { cents } from "../../src/schema/platform/common.js"
@@ -72,7 +72,7 @@ forEachStorage(
   { only: ["embedded", "postgres"] }
 )
 
-// A transactions page is a hot read, so its rows are mapped by hand (mapTxJoinRow) rather than
+// A transactions page is a hot read, so its rows are mapped by hand (mapTxPageRow) rather than
 // decoded: the mapping must give exactly what the row Schema's decode gives, for the shapes the
 // driver returns (Date timestamps, nulls where there is no delivery, review or dispute).
 describe("row mapping: a transactions page", () => {
@@ -132,13 +132,29 @@ describe("row mapping: a transactions page", () => {
   }
   const decode = Schema.decodeUnknownSync(TxJoinRow)
 
-  it("a bare row, and one with its delivery, review, dispute and refund, map as the Schema decodes them", () => {
-    for (const raw of [{ ...base, ...none }, full]) {
-      expect(mapTxJoinRow(raw)).toStrictEqual(decode(raw))
-      expect(toTxRow(mapTxJoinRow(raw))).toStrictEqual(toTxRow(decode(raw)))
+  it("a bare row, one with only a delivery, and one with its delivery, review, dispute and refund map as the Schema decodes them", () => {
+    const deliveredOnly = {
+      ...full,
+      status: "completed",
+      refundedAt: null,
+      rId: null,
+      rReviewerAgentId: null,
+      rRating: null,
+      rText: null,
+      rCreatedAt: null,
+      disputeId: null
     }
-    expect(toTxRow(mapTxJoinRow(full)).tx.refundedAt).toBe("2026-11-21T10:00:00.000Z")
-    expect(toTxRow(mapTxJoinRow(full)).review?.createdAt).toBe("2026-11-20T09:00:00.000Z")
+    for (const raw of [{ ...base, ...none }, deliveredOnly, full]) {
+      expect(mapTxPageRow(raw)).toStrictEqual(toTxRow(decode(raw)))
+    }
+    expect(mapTxPageRow({ ...base, ...none })).toMatchObject({
+      delivery: undefined,
+      review: undefined,
+      disputeId: null
+    })
+    expect(mapTxPageRow(deliveredOnly).delivery?.deliveredAt).toBe("2026-11-20T08:15:31.000Z")
+    expect(mapTxPageRow(full).tx.refundedAt).toBe("2026-11-21T10:00:00.000Z")
+    expect(mapTxPageRow(full).review?.createdAt).toBe("2026-11-20T09:00:00.000Z")
   })
 })
 

@@ -1,7 +1,7 @@
 // Postgres CommerceStore: transactions with their deliveries and reviews (transactions.postgres.ts
 // has the row and the statements the settlement shares), and approvals. A write of a transaction,
 // review or status change moves the buyer's running totals and its agents' counters in the same
-// statement. Rows are decoded with TxRow and ApprovalRow; a transactions page is mapped by hand (mapTxJoinRow: hot).
+// statement. Rows are decoded with TxRow and ApprovalRow; a transactions page is mapped by hand (mapTxPageRow: hot).
 import { SqlClient } from "effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import { type ApprovalRecord, ApprovalStatus } from "../../schema/commerce/approvals.js"
@@ -13,8 +13,7 @@ import { decodeFirst, decodeRows, IsoTimestamp, IsoTimestampOrNull } from "../st
 import { categoryDelta, counterShard, serviceDeltas, transactionDeltas } from "../../schema/reputation/counters.js"
 import { categoryCountsCte, countersCte, serviceCountsCte } from "../storage/postgres/counters.js"
 import {
-  mapTxJoinRow,
-  toTxRow,
+  mapTxPageRow,
   TX_COLUMNS,
   TX_SELECT_FROM,
   transactionCtes,
@@ -53,9 +52,8 @@ const approvals = (rows: ReadonlyArray<unknown>) => Effect.map(decodeRows(Approv
 const approval = (rows: ReadonlyArray<unknown>) =>
   Effect.map(decodeFirst(ApprovalRow)(rows), (a) => (a === undefined ? undefined : toApproval(a)))
 
-const txRows = (rows: ReadonlyArray<unknown>) => Effect.succeed(rows.map((r) => toTxRow(mapTxJoinRow(r))))
-const txRow = (rows: ReadonlyArray<unknown>) =>
-  Effect.succeed(rows.length === 0 ? undefined : toTxRow(mapTxJoinRow(rows[0])))
+const txRows = (rows: ReadonlyArray<unknown>) => Effect.succeed(rows.map(mapTxPageRow))
+const txRow = (rows: ReadonlyArray<unknown>) => Effect.succeed(rows.length === 0 ? undefined : mapTxPageRow(rows[0]))
 
 /** What a status change reads (and locks) first: the row's status and its review's rating. */
 const BeforeRow = Schema.Struct({ status: TransactionStatus, rating: Schema.NullOr(Schema.Number) })
