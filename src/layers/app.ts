@@ -11,6 +11,7 @@ import { ROUTER_CONFIG } from "../http/routePath.js"
 import { SiteRoutesLive } from "../http/site/routes.js"
 import { SiteAssets } from "../http/site/assets.js"
 import { ApiDocsRoutesLive } from "../http/site/apiDocs.js"
+import { FaviconLive } from "../http/site/favicon.js"
 import { AgentFilesLive } from "../http/site/agentFiles.js"
 import { CheckoutRoutesLive } from "../http/site/checkout.js"
 import { McpRoutesLive } from "../http/mcp/routes.js"
@@ -144,6 +145,7 @@ export const CoreLive = Layer.mergeAll(WorkersLive, SiteAssets.layer).pipe(
 export const RoutesLive = Layer.mergeAll(
   HttpApiBuilder.layer(Api).pipe(Layer.provide(HandlersLive)),
   ApiDocsRoutesLive,
+  FaviconLive,
   trpcRoutes(procedures),
   SiteRoutesLive,
   AgentFilesLive,

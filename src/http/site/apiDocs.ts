@@ -2,8 +2,10 @@
 // API docs at /docs: Scalar's API reference over that document. Scalar's script (large; the one
 // effect/http-api ships, so nothing is fetched from a CDN) is loaded from disk on the first visit and
 // served from /docs/scalar.js with a long cache lifetime; HttpApiScalar's own layer inlines it into
-// the page, which kept it resident in every server that never served /docs.
-import { HttpRouter, HttpServerResponse } from "effect/http"
+// the page, which kept it resident in every server that never served /docs. The page and the script
+// are compressed once, on their first request (brotli or gzip as the browser accepts), and Scalar is
+// told not to fetch its fonts from its own CDN (the CSP would refuse them anyway; system fonts show).
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Data, Effect, Layer } from "effect"
 import { createRequire } from "node:module"
 import path from "node:path"
@@ -12,6 +14,8 @@ import { AppConfig } from "../../services/platform/AppConfig.js"
 import { apiDocument, OPENAPI_PATH } from "../openapi.js"
 import { html, trusted } from "./templates/html.js"
 import { DOCS_CSP } from "./templates/csp.js"
+import { encodeBody, encodedVariant } from "../contentEncoding.js"
+import { LOGO_PATH } from "./agentFiles/catalog.js"
 
 export const DOCS_SCRIPT_PATH = "/docs/scalar.js"
 
@@ -50,14 +54,17 @@ export const ApiDocsRoutesLive = Layer.unwrap(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${spec.info.title}</title>
+<link rel="icon" href="${LOGO_PATH}" type="image/svg+xml">
 </head>
 <body>
-<script id="api-reference" type="application/json" data-configuration="${JSON.stringify({ _integration: "html" })}">${trusted(scriptJson(spec))}</script>
+<script id="api-reference" type="application/json" data-configuration="${JSON.stringify({ _integration: "html", withDefaultFonts: false })}">${trusted(scriptJson(spec))}</script>
 <script src="${DOCS_SCRIPT_PATH}"></script>
 </body>
 </html>`.value
-    // Loaded once, on the first request for it (concurrent first requests share the one load).
-    const script = yield* Effect.cached(loadScalarScript)
+    // Loaded and compressed once, on the first request for each (concurrent first requests share it).
+    const script = yield* Effect.cached(Effect.flatMap(loadScalarScript, encodeBody))
+    const pageBody = yield* Effect.cached(encodeBody(new TextEncoder().encode(page)))
+    const acceptEncoding = Effect.map(HttpServerRequest.HttpServerRequest, (r) => r.headers["accept-encoding"])
     return Layer.mergeAll(
       HttpRouter.add(
         "GET",
@@ -67,23 +74,25 @@ export const ApiDocsRoutesLive = Layer.unwrap(
       HttpRouter.add(
         "GET",
         "/docs",
-        Effect.succeed(
-          HttpServerResponse.text(page, {
+        Effect.gen(function* () {
+          const { bytes, headers } = encodedVariant(yield* acceptEncoding, yield* pageBody)
+          return HttpServerResponse.uint8Array(bytes, {
             contentType: "text/html; charset=utf-8",
-            headers: { "content-security-policy": DOCS_CSP }
+            headers: { ...headers, "content-security-policy": DOCS_CSP }
           })
-        )
+        })
       ),
       HttpRouter.add(
         "GET",
         DOCS_SCRIPT_PATH,
-        script.pipe(
-          Effect.map((bytes) =>
-            HttpServerResponse.uint8Array(bytes, {
+        Effect.zip(script, acceptEncoding).pipe(
+          Effect.map(([body, accept]) => {
+            const { bytes, headers } = encodedVariant(accept, body)
+            return HttpServerResponse.uint8Array(bytes, {
               contentType: "application/javascript; charset=utf-8",
-              headers: { "cache-control": "public, max-age=86400" }
+              headers: { ...headers, "cache-control": "public, max-age=86400" }
             })
-          ),
+          }),
           Effect.catch((cause) =>
             Effect.logError("the API docs script could not be loaded", cause).pipe(
               Effect.as(

@@ -1,6 +1,7 @@
 // The site's static files: stylesheets (styles/*.css) and the browser scripts (browser/*.ts, bundled
 // by esbuild), served under /assets/ with an ETag. Their addresses stay fixed, so a browser
-// revalidates (Cache-Control: no-cache) and gets 304 until a deploy changes the file.
+// revalidates (Cache-Control: no-cache) and gets 304 until a deploy changes the file. Each is
+// compressed once when loaded (brotli or gzip, as the browser accepts).
 //
 // Where the files are: beside this module when the server runs from src (tests, `npm run dev`), or
 // in site/ beside the bundle, where scripts/serverBuild.mjs copies them and writes the bundled scripts.
@@ -11,11 +12,23 @@ import { existsSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { browserBuildOptions, browserEntries } from "../../../scripts/browserBuild.mjs"
+import { type EncodedBody, encodeBody, encodedVariant } from "../contentEncoding.js"
 
-/** If-None-Match names this ETag (weak or strong, or *). */
+/** If-None-Match names this ETag (weak or strong, of any of its encodings, or *). */
 const matchesEtag = (ifNoneMatch: string | undefined, etag: string): boolean =>
   ifNoneMatch !== undefined &&
-  ifNoneMatch.split(",").some((t) => t.trim() === "*" || t.trim().replace(/^W\//, "") === etag)
+  ifNoneMatch.split(",").some(
+    (t) =>
+      t.trim() === "*" ||
+      t
+        .trim()
+        .replace(/^W\//, "")
+        .replace(/-(br|gzip)"$/, '"') === etag
+  )
+
+/** Each encoding of a file is its own representation, so its own ETag (RFC 9110 §8.8.3). */
+const etagOf = (etag: string, coding: string | undefined) =>
+  coding === undefined ? etag : `${etag.slice(0, -1)}-${coding}"`
 
 const here = fileURLToPath(new URL(".", import.meta.url))
 
@@ -32,14 +45,15 @@ export const siteFile = (...path: ReadonlyArray<string>): string => readFileSync
 export const stylesheets = ["site", "checkout"] as const
 
 interface Asset {
-  readonly body: Uint8Array
+  readonly body: EncodedBody
   readonly etag: string
   readonly contentType: string
 }
 
-const asset = (text: string, contentType: string): Asset => {
-  const body = new TextEncoder().encode(text)
-  return { body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`, contentType }
+const asset = async (text: string, contentType: string): Promise<Asset> => {
+  const bytes = new TextEncoder().encode(text)
+  const etag = `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 22)}"`
+  return { body: await Effect.runPromise(encodeBody(bytes)), etag, contentType }
 }
 
 /**
@@ -63,10 +77,10 @@ const browserScripts = async (): Promise<Record<string, string>> => {
 const loadAssets = Effect.promise(async () => {
   const files = new Map<string, Asset>()
   for (const name of stylesheets)
-    files.set(`/assets/${name}.css`, asset(siteFile("styles", `${name}.css`), "text/css; charset=utf-8"))
+    files.set(`/assets/${name}.css`, await asset(siteFile("styles", `${name}.css`), "text/css; charset=utf-8"))
   const scripts = await browserScripts()
   for (const name of browserEntries)
-    files.set(`/assets/${name}.js`, asset(scripts[name]!, "text/javascript; charset=utf-8"))
+    files.set(`/assets/${name}.js`, await asset(scripts[name]!, "text/javascript; charset=utf-8"))
   return files
 })
 
@@ -82,19 +96,27 @@ export class SiteAssets extends Context.Service<SiteAssets, ReadonlyMap<string, 
 export const AssetsLive = HttpRouter.addAll(
   Effect.map(SiteAssets, (files) =>
     [...files].map(([path, file]) =>
-      HttpRouter.route("GET", path as `/${string}`, (request) =>
-        Effect.succeed(
-          matchesEtag(request.headers["if-none-match"], file.etag)
-            ? HttpServerResponse.empty({
-                status: 304,
-                headers: { etag: file.etag, "cache-control": "public, no-cache" }
-              })
-            : HttpServerResponse.uint8Array(file.body, {
-                contentType: file.contentType,
-                headers: { etag: file.etag, "cache-control": "public, no-cache" }
-              })
+      HttpRouter.route("GET", path as `/${string}`, (request) => {
+        const { bytes, headers } = encodedVariant(request.headers["accept-encoding"], file.body)
+        const etag = etagOf(file.etag, headers["content-encoding"])
+        if (matchesEtag(request.headers["if-none-match"], file.etag))
+          return Effect.succeed(
+            HttpServerResponse.empty({
+              status: 304,
+              headers: { etag, "cache-control": "public, no-cache", vary: "accept-encoding" }
+            })
+          )
+        return Effect.succeed(
+          HttpServerResponse.uint8Array(bytes, {
+            contentType: file.contentType,
+            headers: {
+              ...headers,
+              etag,
+              "cache-control": "public, no-cache"
+            }
+          })
         )
-      )
+      })
     )
   )
 )
