@@ -20,6 +20,7 @@ import m0019 from "./0019_list_pages.js"
 import m0020 from "./0020_service_ranking.js"
 import m0021 from "./0021_owner_limits.js"
 import m0022 from "./0022_idempotency_owner.js"
+import m0023 from "./0023_service_fulfilment.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -40,5 +41,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0019_list_pages": m0019,
   "0020_service_ranking": m0020,
   "0021_owner_limits": m0021,
-  "0022_idempotency_owner": m0022
+  "0022_idempotency_owner": m0022,
+  "0023_service_fulfilment": m0023
 }
