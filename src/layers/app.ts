@@ -39,6 +39,7 @@ import { Negotiations } from "../services/negotiation/Negotiation.js"
 import { Sagas } from "../services/saga/Saga.js"
 import { Mpp } from "../services/mpp/Mpp.js"
 import { Catalog, CatalogOffersLive } from "../services/commerce/Catalog.js"
+import { Publishing } from "../services/commerce/Publishing.js"
 import { Commerce } from "../services/commerce/Commerce.js"
 import { NegotiatedPricesLive } from "../services/negotiation/NegotiatedPricesLive.js"
 import { PaidPurchases } from "../services/mpp/PaidPurchases.js"
@@ -82,6 +83,7 @@ const DomainServicesLive = Layer.mergeAll(
   Events.layer,
   Idempotency.layer,
   Catalog.layer,
+  Publishing.layer,
   Payments.layer,
   Projects.layer,
   Builder.layer,

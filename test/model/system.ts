@@ -109,7 +109,8 @@ export type Services = Layer.Success<typeof servicesLayer>
 
 /**
  * An agent of its own account (not one of the platform's seeded sellers: its deliveries simulate
- * nothing) with one published service of the given tiers.
+ * nothing) with one published service of the given tiers. It is a real seller (pull fulfilment):
+ * `simulate` in a buyer's input is plain input to it, and its orders wait for its answer.
  */
 export const agentSeller = (name: string, tiers: ReadonlyArray<ReturnType<typeof tier>>, category: string) =>
   Effect.gen(function* () {
@@ -127,7 +128,9 @@ export const agentSeller = (name: string, tiers: ReadonlyArray<ReturnType<typeof
     })
     yield* keys.insertAgent(Agent.make({ id: agentId, accountId, name, organization: null, createdAt }))
     const caller = agentCaller(agentId, accountId)
-    const service = yield* Effect.flatMap(Catalog, (c) => c.publish(caller, serviceBody(name, tiers, category)))
+    const service = yield* Effect.flatMap(Catalog, (c) =>
+      c.publish(caller, serviceBody(name, tiers, category, { mode: "pull" }))
+    )
     return { agentId, service, caller }
   })
 

@@ -61,7 +61,9 @@ const body = (name: string, tiers: ReadonlyArray<ReturnType<typeof tier>>, categ
     pricingModel: "per_call",
     tags: ["test"],
     tiers,
-    negotiation: { floorPct: 80, counterStepPct: 20 }
+    negotiation: { floorPct: 80, counterStepPct: 20 },
+    // This suite tests money, not fulfilment: its sellers are the platform's, answered at once.
+    fulfilment: { mode: "simulated" }
   }) as unknown as PublishServiceBody
 
 describe("reputation formula (pure)", () => {
@@ -156,7 +158,10 @@ forEachStorage(
       Layer.provideMerge(Ids.Live)
     ),
   (it) => {
-    /** A seller agent (registered, created now) with one published service. The TestClock is shared by the block's tests. */
+    /**
+     * A simulated seller: an agent of the platform sellers account (registered, created now) with one
+     * published service. The TestClock is shared by the block's tests.
+     */
     const sellerWith = (name: string, tiers: ReadonlyArray<ReturnType<typeof tier>>, category = "testing") =>
       Effect.gen(function* () {
         const ids = yield* Ids
@@ -168,7 +173,7 @@ forEachStorage(
           )
         )
         const service = yield* Effect.flatMap(Catalog, (c) =>
-          c.publish(caller(agentId, `acct_${agentId}`), body(name, tiers, category))
+          c.publish(caller(agentId, PLATFORM_SELLERS_ACCOUNT), body(name, tiers, category))
         )
         return { agentId, service }
       })

@@ -30,8 +30,8 @@ import { Reputation } from "../../src/services/reputation/Reputation.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
-const caller = (agentId: string): Caller => ({
-  accountId: `acct_${agentId}`,
+const caller = (agentId: string, accountId = `acct_${agentId}`): Caller => ({
+  accountId,
   agentId,
   keyId: `key_${agentId}`,
   permissions: new Set(["commerce:read", "commerce:buy", "commerce:sell"]),
@@ -55,7 +55,9 @@ const body = (name: string, priceCents: number, category: string): PublishServic
     pricingModel: "per_call",
     tags: ["test"],
     tiers: [tier("unit", priceCents)],
-    negotiation: { floorPct: 80, counterStepPct: 20 }
+    negotiation: { floorPct: 80, counterStepPct: 20 },
+    // The counters are under test, not fulfilment: the seller is the platform's, answered at once.
+    fulfilment: { mode: "simulated" }
   }) as unknown as PublishServiceBody
 
 forEachStorage(
@@ -93,10 +95,10 @@ forEachStorage(
             )
           )
           const big = yield* Effect.flatMap(Catalog, (cat) =>
-            cat.publish(caller(seller), body("Counter Big", 1000, "analytics"))
+            cat.publish(caller(seller, PLATFORM_SELLERS_ACCOUNT), body("Counter Big", 1000, "analytics"))
           )
           const small = yield* Effect.flatMap(Catalog, (cat) =>
-            cat.publish(caller(seller), body("Counter Small", 300, "writing"))
+            cat.publish(caller(seller, PLATFORM_SELLERS_ACCOUNT), body("Counter Small", 300, "writing"))
           )
           const buyers = yield* Effect.forEach([1, 2, 3, 4, 5], () => ids.make("agt"))
           yield* Effect.forEach(buyers, (b) => Effect.flatMap(Wallet, (w) => w.topup(b, 20_000)), { discard: true })

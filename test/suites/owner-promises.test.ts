@@ -9,10 +9,11 @@ import { expect } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
-import { CommerceSeedLive } from "../../src/layers/seed/seedCommerce.js"
+import { CommerceSeedLive, PLATFORM_SELLERS_ACCOUNT } from "../../src/layers/seed/seedCommerce.js"
 import type { PublishServiceBody, UpdateServiceBody } from "../../src/schema/commerce/services.js"
 import type { UpdateWalletBody } from "../../src/schema/commerce/wallets.js"
 import { cents } from "../../src/schema/platform/common.js"
+import { Agent } from "../../src/schema/keys/keys.js"
 import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { Builder } from "../../src/services/projects/Builder.js"
 import type { Caller } from "../../src/services/keys/Caller.js"
@@ -24,7 +25,7 @@ import { NegotiationServicesLive } from "../fixtures/services.js"
 import { NegotiatedPricesLive } from "../../src/services/negotiation/NegotiatedPricesLive.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { Invest } from "../../src/services/invest/Invest.js"
-import { Keys } from "../../src/services/keys/Keys.js"
+import { Keys, KeysStore } from "../../src/services/keys/Keys.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { Sagas } from "../../src/services/saga/Saga.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
@@ -61,7 +62,11 @@ const tier = (id: string, priceCents: number) => ({
   includedUnits: null,
   sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" }
 })
-const body = (name: string, tiers: ReadonlyArray<ReturnType<typeof tier>>): PublishServiceBody =>
+const body = (
+  name: string,
+  tiers: ReadonlyArray<ReturnType<typeof tier>>,
+  fulfilment: PublishServiceBody["fulfilment"] = { mode: "pull" }
+): PublishServiceBody =>
   ({
     name,
     description: `${name}, published by an agent`,
@@ -69,7 +74,8 @@ const body = (name: string, tiers: ReadonlyArray<ReturnType<typeof tier>>): Publ
     pricingModel: "per_call",
     tags: [],
     tiers,
-    negotiation: { floorPct: 80, counterStepPct: 20 }
+    negotiation: { floorPct: 80, counterStepPct: 20 },
+    fulfilment
   }) as unknown as PublishServiceBody
 
 forEachStorage(
@@ -108,6 +114,23 @@ forEachStorage(
           )
         return { agentId, accountId: account.id, caller: agentCaller(agentId, account.id) }
       })
+    /** A simulated seller (an agent of the platform sellers account): where approvals, not fulfilment, are tested. */
+    const platformSeller = Effect.gen(function* () {
+      const agentId = yield* Effect.flatMap(Ids, (ids) => ids.make("agt"))
+      const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+      yield* Effect.flatMap(KeysStore, (k) =>
+        k.insertAgent(
+          Agent.make({
+            id: agentId,
+            accountId: PLATFORM_SELLERS_ACCOUNT,
+            name: "seller",
+            organization: null,
+            createdAt
+          })
+        )
+      )
+      return { agentId, accountId: PLATFORM_SELLERS_ACCOUNT, caller: agentCaller(agentId, PLATFORM_SELLERS_ACCOUNT) }
+    })
     const setPolicy = (agentId: string, policy: UpdateWalletBody) =>
       Effect.flatMap(Wallet, (w) => w.updatePolicy(agentId, policy, { byOwner: true }))
     const balance = (agentId: string) => Effect.flatMap(Ledger, (l) => l.balance(walletAccount(agentId)))
@@ -173,10 +196,10 @@ forEachStorage(
         Effect.gen(function* () {
           const commerce = yield* Commerce
           const catalog = yield* Catalog
-          const seller = yield* agent(0)
+          const seller = yield* platformSeller
           const service = yield* catalog.publish(
             seller.caller,
-            body("Approval target", [tier("lite", 100), tier("pro", 300)])
+            body("Approval target", [tier("lite", 100), tier("pro", 300)], { mode: "simulated" })
           )
           const buyer = yield* agent(200_000)
           yield* setPolicy(buyer.agentId, { autonomyLevel: "manual" })

@@ -188,6 +188,7 @@ describe("row mapping: a catalogue page", () => {
       }
     ],
     negotiation: { floorPct: 80, counterStepPct: 20 },
+    fulfilment: { mode: "push", url: "https://seller.example/orders", secret: "whsec_c2VjcmV0" },
     status: "active",
     ratingSum: 17,
     ratingCount: 4,

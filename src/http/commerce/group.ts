@@ -8,6 +8,7 @@ import { Purchase } from "../../schema/commerce/approvals.js"
 import { BuyBody, Transaction } from "../../schema/commerce/transactions.js"
 import {
   CommerceService,
+  PublishedService,
   PublishServiceBody,
   Recommendations,
   SlaReport,
@@ -80,7 +81,7 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
   .add(
     HttpApiEndpoint.post("publishService", "/services", {
       payload: PublishServiceBody,
-      success: CommerceService.pipe(HttpApiSchema.status(201)),
+      success: PublishedService.pipe(HttpApiSchema.status(201)),
       error: [InvalidInput, Forbidden, StorageUnavailable]
     })
       .annotate(RequiredPermission, "commerce:sell")
@@ -90,7 +91,7 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
     HttpApiEndpoint.patch("updateService", "/services/:id", {
       params: IdParam,
       payload: UpdateServiceBody,
-      success: CommerceService,
+      success: PublishedService,
       error: [InvalidInput, NotFound, Forbidden, StorageUnavailable]
     })
       .annotate(RequiredPermission, "commerce:sell")

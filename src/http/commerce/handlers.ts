@@ -3,6 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { CurrentCaller } from "../../services/keys/Caller.js"
 import { Catalog } from "../../services/commerce/Catalog.js"
+import { Publishing } from "../../services/commerce/Publishing.js"
 import { Commerce } from "../../services/commerce/Commerce.js"
 import { Disputes } from "../../services/commerce/Disputes.js"
 import { Keys } from "../../services/keys/Keys.js"
@@ -29,10 +30,10 @@ export const CommerceLive = HttpApiBuilder.group(Api, "commerce", (handlers) =>
     .handle("getService", ({ params: path }) => Effect.flatMap(Catalog, (c) => c.getService(path.id)))
     .handle("serviceSla", ({ params: path }) => Effect.flatMap(Catalog, (c) => c.sla(path.id)))
     .handle("publishService", ({ payload }) =>
-      Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Catalog, (c) => c.publish(caller, payload)))
+      Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Publishing, (p) => p.publish(caller, payload)))
     )
     .handle("updateService", ({ params: path, payload }) =>
-      Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Catalog, (c) => c.update(caller, path.id, payload)))
+      Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Publishing, (p) => p.update(caller, path.id, payload)))
     )
     .handle("recommend", ({ query: urlParams }) =>
       Effect.flatMap(agent, (id) => Effect.flatMap(Reputation, (r) => r.recommend(id, urlParams)))

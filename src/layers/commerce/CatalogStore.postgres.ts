@@ -10,7 +10,8 @@ import {
   searchText,
   type ServiceRecord,
   ServiceStatus,
-  ServiceTier
+  ServiceTier,
+  StoredFulfilment
 } from "../../schema/commerce/services.js"
 import { CatalogStore } from "../../services/commerce/CatalogStore.js"
 import { iso, orUnavailable } from "../storage/postgres/PgDb.js"
@@ -18,9 +19,11 @@ import { decodeFirst, decodeRows, IsoTimestamp } from "../storage/postgres/rows.
 
 const json = (value: unknown) => JSON.stringify(value ?? null)
 
+/** The fulfilment's three columns come back as one object (StoredFulfilment), as the record holds them. */
 export const SERVICE_COLUMNS =
   "id, seller_agent_id, name, description, category, pricing_model, tags, tiers, negotiation, status, rating_sum, " +
-  "rating_count, created_at, updated_at"
+  "rating_count, created_at, updated_at, " +
+  "json_build_object('mode', fulfilment_mode, 'url', fulfilment_url, 'secret', fulfilment_secret) AS fulfilment"
 
 /** A commerce_services row (SERVICE_COLUMNS) as the ServiceRecord it stores. */
 export const ServiceRow = Schema.Struct({
@@ -33,6 +36,7 @@ export const ServiceRow = Schema.Struct({
   tags: Schema.Array(Schema.String),
   tiers: Schema.Array(ServiceTier),
   negotiation: NegotiationBounds,
+  fulfilment: StoredFulfilment,
   status: ServiceStatus,
   ratingSum: Schema.Number,
   ratingCount: Schema.Number,
@@ -117,11 +121,11 @@ export const PgCatalogStore = Layer.effect(
     const insert = (r: ServiceRecord, onConflict: "error" | "refresh") =>
       sql`INSERT INTO commerce_services (id, seller_agent_id, name, description, category, pricing_model, tags,
             tiers, negotiation, status, rating_sum, rating_count, search, min_tier_cents, max_tier_cents, created_at,
-            updated_at)
+            updated_at, fulfilment_mode, fulfilment_url, fulfilment_secret)
           VALUES (${r.id}, ${r.sellerAgentId}, ${r.name}, ${r.description}, ${r.category}, ${r.pricingModel},
                   ${json(r.tags)}::jsonb, ${json(r.tiers)}::jsonb, ${json(r.negotiation)}::jsonb, ${r.status},
                   ${r.ratingSum}, ${r.ratingCount}, ${searchText(r)}, ${minTier(r)}, ${maxTier(r)}, ${r.createdAt},
-                  ${r.updatedAt})
+                  ${r.updatedAt}, ${r.fulfilment.mode}, ${r.fulfilment.url}, ${r.fulfilment.secret})
           ${
             onConflict === "refresh"
               ? sql`ON CONFLICT (id) DO UPDATE SET seller_agent_id = EXCLUDED.seller_agent_id, name = EXCLUDED.name,
@@ -129,7 +133,8 @@ export const PgCatalogStore = Layer.effect(
                   pricing_model = EXCLUDED.pricing_model, tags = EXCLUDED.tags, tiers = EXCLUDED.tiers,
                   negotiation = EXCLUDED.negotiation, status = EXCLUDED.status, search = EXCLUDED.search,
                   min_tier_cents = EXCLUDED.min_tier_cents, max_tier_cents = EXCLUDED.max_tier_cents,
-                  updated_at = EXCLUDED.updated_at`
+                  updated_at = EXCLUDED.updated_at, fulfilment_mode = EXCLUDED.fulfilment_mode,
+                  fulfilment_url = EXCLUDED.fulfilment_url, fulfilment_secret = EXCLUDED.fulfilment_secret`
               : sql``
           }`
     return {
@@ -140,7 +145,9 @@ export const PgCatalogStore = Layer.effect(
           sql`UPDATE commerce_services SET name = ${r.name}, description = ${r.description}, category = ${r.category},
               pricing_model = ${r.pricingModel}, tags = ${json(r.tags)}::jsonb, tiers = ${json(r.tiers)}::jsonb,
               negotiation = ${json(r.negotiation)}::jsonb, status = ${r.status}, search = ${searchText(r)},
-              min_tier_cents = ${minTier(r)}, max_tier_cents = ${maxTier(r)}, updated_at = ${r.updatedAt}
+              min_tier_cents = ${minTier(r)}, max_tier_cents = ${maxTier(r)}, updated_at = ${r.updatedAt},
+              fulfilment_mode = ${r.fulfilment.mode}, fulfilment_url = ${r.fulfilment.url},
+              fulfilment_secret = ${r.fulfilment.secret}
               WHERE id = ${r.id}`
         ).pipe(Effect.asVoid),
       get: (id) =>

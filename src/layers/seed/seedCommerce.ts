@@ -32,6 +32,8 @@ export const seedServiceRecords: ReadonlyArray<ServiceRecord> = commerceServices
     id: s.id,
     sellerAgentId: s.sellerAgentId,
     ...body,
+    // The seeded sellers call no real model: the platform answers their orders (simulation.ts).
+    fulfilment: { mode: "simulated", url: null, secret: null },
     status: "active",
     ratingSum: 0,
     ratingCount: 0,

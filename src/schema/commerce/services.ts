@@ -39,6 +39,32 @@ export const NegotiationBounds = Schema.Struct({
 
 export const ServiceStatus = Schema.Literals(["active", "inactive"])
 
+/**
+ * How a service's orders reach its seller: `pull` (the seller lists and answers them), `push` (each
+ * order is POSTed to the seller's https endpoint) or `simulated` (the platform answers; only the
+ * platform's own seeded sellers).
+ */
+export const FulfilmentMode = Schema.Literals(["pull", "push", "simulated"])
+export type FulfilmentMode = typeof FulfilmentMode.Type
+
+/** The fulfilment a seller asks for when publishing or updating: `url` with `push` only. */
+export const FulfilmentBody = Schema.Struct({
+  mode: FulfilmentMode,
+  url: Schema.optional(Text(2048))
+})
+export type FulfilmentBody = typeof FulfilmentBody.Type
+
+/** What anyone may see of a service's fulfilment: the mode, never the url or the secret. */
+export const FulfilmentView = Schema.Struct({ mode: FulfilmentMode })
+
+/** The stored fulfilment: the push url and its signing secret are set for `push` only. */
+export const StoredFulfilment = Schema.Struct({
+  mode: FulfilmentMode,
+  url: Schema.NullOr(Schema.String),
+  secret: Schema.NullOr(Schema.String)
+})
+export type StoredFulfilment = typeof StoredFulfilment.Type
+
 /** A commerce service as stored and served. `rating` is the mean review (1–5, 2 decimals) or null. */
 export class CommerceService extends Schema.Class<CommerceService>("CommerceService")({
   id: Schema.String,
@@ -50,6 +76,7 @@ export class CommerceService extends Schema.Class<CommerceService>("CommerceServ
   tags: Schema.Array(Schema.String),
   tiers: Schema.Array(ServiceTier),
   negotiation: NegotiationBounds,
+  fulfilment: FulfilmentView,
   status: ServiceStatus,
   rating: Schema.NullOr(Schema.Number),
   reviewCount: Schema.Int,
@@ -71,6 +98,7 @@ export interface ServiceRecord {
   readonly tags: ReadonlyArray<string>
   readonly tiers: ReadonlyArray<ServiceTier>
   readonly negotiation: typeof NegotiationBounds.Type
+  readonly fulfilment: StoredFulfilment
   readonly status: "active" | "inactive"
   readonly ratingSum: number
   readonly ratingCount: number
@@ -94,7 +122,8 @@ export const PublishServiceBody = Schema.Struct({
   tiers: Schema.Array(ServiceTier).pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(10))),
   negotiation: NegotiationBounds.pipe(
     Schema.withDecodingDefaultKey(Effect.succeed({ floorPct: 80, counterStepPct: 20 }))
-  )
+  ),
+  fulfilment: FulfilmentBody.pipe(Schema.withDecodingDefaultKey(Effect.succeed({ mode: "pull" as const })))
 })
 export type PublishServiceBody = typeof PublishServiceBody.Type
 
@@ -108,9 +137,21 @@ export const UpdateServiceBody = Schema.Struct({
     Schema.Array(ServiceTier).pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(10)))
   ),
   negotiation: Schema.optional(NegotiationBounds),
+  fulfilment: Schema.optional(FulfilmentBody),
   status: Schema.optional(ServiceStatus)
 })
 export type UpdateServiceBody = typeof UpdateServiceBody.Type
+
+/**
+ * A service as its seller publishes or updates it: `fulfilmentSecret` (the push signing secret) is
+ * in this answer only when it was just made, and never shown again.
+ */
+export class PublishedService extends CommerceService.extend<PublishedService>("PublishedService")({
+  fulfilmentSecret: Schema.optionalKey(Schema.String)
+}) {}
+
+/** A push service's new signing secret, shown once. */
+export const FulfilmentSecret = Schema.Struct({ serviceId: Schema.String, fulfilmentSecret: Schema.String })
 
 export const TierCompliance = Schema.Struct({
   tierId: Schema.String,

@@ -1,24 +1,32 @@
 // Catalog: the commerce services sellers publish (tiers, SLA, negotiation bounds), search with
 // keyset pages, and SLA compliance measured from recorded deliveries. Its storage port is
-// CatalogStore.ts; the simulated delivery is simulation.ts.
+// CatalogStore.ts; the simulated delivery is simulation.ts; who may choose which fulfilment is
+// fulfilment.ts (the push url's address check is Publishing's, which the API calls).
 import { Clock, Context, Effect, Layer } from "effect"
-import { cents, decodeCursor, encodeCursor } from "../../schema/platform/common.js"
+import { decodeCursor, encodeCursor } from "../../schema/platform/common.js"
 import {
   CommerceService,
+  PublishedService,
   type PublishServiceBody,
   type ServiceRecord,
   type ServiceTier,
   type SlaReport,
   type UpdateServiceBody
 } from "../../schema/commerce/services.js"
-import { CURRENCY } from "../../schema/commerce/common.js"
 import { type RankedFilter, type ServiceFilter } from "../../schema/commerce/filters.js"
-import { Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
+import { Conflict, Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import type { Caller } from "../keys/Caller.js"
 import { traced } from "../platform/Tracing.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { Offers } from "./Offers.js"
-import { CatalogStore, type CatalogStoreService, type TierDeliveryStats } from "./CatalogStore.js"
+import { CatalogStore, type CatalogStoreService } from "./CatalogStore.js"
+import { newFulfilmentSecret, resolveFulfilment } from "./fulfilment.js"
+import { complianceOf, SLA_WINDOW_DAYS } from "./slaCompliance.js"
+
+import { notFound, tierOf, toService } from "./serviceView.js"
+
+export { SLA_WINDOW_DAYS }
+export { ratingOf, tierOf, toService } from "./serviceView.js"
 
 export interface CatalogService {
   /** Any service by id (listed or not); NotFound when unknown. The stable read for negotiation and sagas. */
@@ -35,112 +43,36 @@ export interface CatalogService {
   ) => Effect.Effect<{ data: Array<CommerceService>; nextCursor: string | null }, InvalidInput | StorageUnavailable>
   /** The recommendations' candidates: listed services in the kept ranking's order (RankedFilter). */
   readonly ranked: (filter: RankedFilter) => Effect.Effect<Array<CommerceService>, StorageUnavailable>
+  /** A new service of the caller's agent; a push secret made for it is in this answer only. */
   readonly publish: (
     caller: Caller,
     body: PublishServiceBody
-  ) => Effect.Effect<CommerceService, Forbidden | InvalidInput | StorageUnavailable>
+  ) => Effect.Effect<PublishedService, Forbidden | InvalidInput | StorageUnavailable>
   /** Updates the caller's own service; someone else's is NotFound. Ratings and id never change. */
   readonly update: (
     caller: Caller,
     id: string,
     body: UpdateServiceBody
-  ) => Effect.Effect<CommerceService, Forbidden | InvalidInput | NotFound | StorageUnavailable>
+  ) => Effect.Effect<PublishedService, Forbidden | InvalidInput | NotFound | StorageUnavailable>
+  /** A new push signing secret for the caller's own push service, shown once; the old one stops signing. */
+  readonly rotateFulfilmentSecret: (
+    caller: Caller,
+    id: string
+  ) => Effect.Effect<
+    { readonly serviceId: string; readonly fulfilmentSecret: string },
+    Conflict | Forbidden | NotFound | StorageUnavailable
+  >
   /** SLA compliance per tier from the deliveries recorded in the last SLA_WINDOW_DAYS days. */
   readonly sla: (serviceId: string) => Effect.Effect<typeof SlaReport.Type, NotFound | StorageUnavailable>
   readonly addRating: CatalogStoreService["addRating"]
   readonly upsertSeed: CatalogStoreService["upsertSeed"]
 }
 
-export const SLA_WINDOW_DAYS = 30
-
-const notFound = (id: string) => new NotFound({ message: `service ${id} not found`, resource: "service", id })
-
-export const ratingOf = (r: Pick<ServiceRecord, "ratingSum" | "ratingCount">): number | null =>
-  r.ratingCount === 0 ? null : Math.round((r.ratingSum / r.ratingCount) * 100) / 100
-
-/** Rows come from our own stores (validated on the way in): built without re-validation, a hot path. */
-export const toService = (r: ServiceRecord): CommerceService =>
-  CommerceService.make(
-    {
-      id: r.id,
-      sellerAgentId: r.sellerAgentId,
-      name: r.name,
-      description: r.description,
-      category: r.category,
-      pricingModel: r.pricingModel,
-      tags: [...r.tags],
-      tiers: [...r.tiers],
-      negotiation: r.negotiation,
-      status: r.status,
-      rating: ratingOf(r),
-      reviewCount: r.ratingCount,
-      fromPriceCents: cents(Math.min(...r.tiers.map((t) => t.priceCents))),
-      currency: CURRENCY,
-      createdAt: r.createdAt,
-      updatedAt: r.updatedAt
-    },
-    { disableChecks: true }
-  )
-
 const checkTiers = (tiers: ReadonlyArray<ServiceTier>) => {
   const ids = new Set(tiers.map((t) => t.id))
   return ids.size === tiers.length
     ? Effect.void
     : Effect.fail(new InvalidInput({ message: "tier ids must be unique within a service", field: "tiers" }))
-}
-
-/**
- * A service record read from the store and one of its tiers: NotFound (resource "service" or "tier")
- * when either is unknown.
- */
-export const tierOf = (record: ServiceRecord | undefined, serviceId: string, tierId: string) => {
-  if (record === undefined) return Effect.fail(notFound(serviceId))
-  const service = toService(record)
-  const tier = service.tiers.find((t) => t.id === tierId)
-  if (tier) return Effect.succeed({ service, tier })
-  const tiers = service.tiers.map((t) => t.id).join(", ")
-  return Effect.fail(
-    new NotFound({
-      message: `service ${serviceId} has no tier "${tierId}" (tiers: ${tiers})`,
-      resource: "tier",
-      id: tierId
-    })
-  )
-}
-
-/** One tier's SLA compliance from its delivery aggregates over the window (none: "no_data"). */
-const complianceOf = (tier: ServiceTier, s: TierDeliveryStats | undefined) => {
-  if (!s || s.deliveries === 0) {
-    return {
-      tierId: tier.id,
-      sla: tier.sla,
-      status: "no_data" as const,
-      deliveries: 0,
-      successes: 0,
-      successRatePct: null,
-      measuredP95LatencyMs: null,
-      latencyCompliant: null,
-      availabilityCompliant: null,
-      note: `no deliveries of this tier recorded in the last ${SLA_WINDOW_DAYS} days; compliance cannot be measured yet`
-    }
-  }
-  const successRatePct = Math.round((s.successes / s.deliveries) * 10_000) / 100
-  const latencyCompliant = s.p95LatencyMs !== null && s.p95LatencyMs <= tier.sla.p95LatencyMs
-  const availabilityCompliant = successRatePct >= tier.sla.uptimePct
-  return {
-    tierId: tier.id,
-    sla: tier.sla,
-    status: latencyCompliant && availabilityCompliant ? ("compliant" as const) : ("breached" as const),
-    deliveries: s.deliveries,
-    successes: s.successes,
-    successRatePct,
-    measuredP95LatencyMs: s.p95LatencyMs,
-    latencyCompliant,
-    availabilityCompliant,
-    note:
-      `measured over ${s.deliveries} deliveries: p95 ${s.p95LatencyMs} ms vs ${tier.sla.p95LatencyMs} ms promised; ` +
-      `success ${successRatePct}% vs ${tier.sla.uptimePct}% promised`
-  }
 }
 
 const make = Effect.gen(function* () {
@@ -191,9 +123,17 @@ const make = Effect.gen(function* () {
           })
         )
 
+  const secret = newFulfilmentSecret(ids.secret)
+  const published = (row: ServiceRecord, fulfilmentSecret: string | undefined) =>
+    PublishedService.make(
+      { ...toService(row), ...(fulfilmentSecret === undefined ? {} : { fulfilmentSecret }) },
+      { disableChecks: true }
+    )
+
   const publish = Effect.fnUntraced(function* (caller: Caller, body: PublishServiceBody) {
     const sellerAgentId = yield* requireSeller(caller)
     yield* checkTiers(body.tiers)
+    const { fulfilment, shownSecret } = yield* resolveFulfilment(caller, body.fulfilment, undefined, secret)
     const now = yield* nowIso
     const row: ServiceRecord = {
       id: yield* ids.make("svc"),
@@ -205,6 +145,7 @@ const make = Effect.gen(function* () {
       tags: body.tags,
       tiers: body.tiers,
       negotiation: body.negotiation,
+      fulfilment,
       status: "active",
       ratingSum: 0,
       ratingCount: 0,
@@ -212,7 +153,7 @@ const make = Effect.gen(function* () {
       updatedAt: now
     }
     yield* store.insert(row)
-    return toService(row)
+    return published(row, shownSecret)
   }, traced("Catalog.publish"))
 
   const update = Effect.fnUntraced(
@@ -221,6 +162,10 @@ const make = Effect.gen(function* () {
       const row = yield* getRecord(id)
       if (row.sellerAgentId !== sellerAgentId) return yield* Effect.fail(notFound(id))
       if (body.tiers) yield* checkTiers(body.tiers)
+      const { fulfilment, shownSecret } =
+        body.fulfilment === undefined
+          ? { fulfilment: row.fulfilment, shownSecret: undefined }
+          : yield* resolveFulfilment(caller, body.fulfilment, row.fulfilment, secret)
       const next: ServiceRecord = {
         ...row,
         name: body.name ?? row.name,
@@ -230,14 +175,37 @@ const make = Effect.gen(function* () {
         tags: body.tags ?? row.tags,
         tiers: body.tiers ?? row.tiers,
         negotiation: body.negotiation ?? row.negotiation,
+        fulfilment,
         status: body.status ?? row.status,
         updatedAt: yield* nowIso
       }
       yield* store.update(next)
-      return toService(next)
+      return published(next, shownSecret)
     },
     atomically,
     traced("Catalog.update")
+  )
+
+  const rotateFulfilmentSecret = Effect.fnUntraced(
+    function* (caller: Caller, id: string) {
+      const sellerAgentId = yield* requireSeller(caller)
+      const row = yield* getRecord(id)
+      if (row.sellerAgentId !== sellerAgentId) return yield* Effect.fail(notFound(id))
+      if (row.fulfilment.mode !== "push") {
+        return yield* Effect.fail(
+          new Conflict({ message: `service ${id} is fulfilled by ${row.fulfilment.mode}, not push: it has no secret` })
+        )
+      }
+      const fulfilmentSecret = yield* secret
+      yield* store.update({
+        ...row,
+        fulfilment: { ...row.fulfilment, secret: fulfilmentSecret },
+        updatedAt: yield* nowIso
+      })
+      return { serviceId: id, fulfilmentSecret }
+    },
+    atomically,
+    traced("Catalog.rotateFulfilmentSecret")
   )
 
   const sla = Effect.fnUntraced(function* (serviceId: string) {
@@ -258,6 +226,7 @@ const make = Effect.gen(function* () {
     ranked,
     publish,
     update,
+    rotateFulfilmentSecret,
     sla,
     addRating: store.addRating,
     upsertSeed: store.upsertSeed
