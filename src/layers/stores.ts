@@ -25,6 +25,7 @@ import { MemorySessionStore } from "./sessions/SessionStore.memory.js"
 import { MemoryNegotiationStore } from "./negotiation/NegotiationStore.memory.js"
 import { MemoryMppStore } from "./mpp/MppStore.memory.js"
 import { MemorySagaStore } from "./saga/SagaStore.memory.js"
+import { MemoryAuditStore } from "./audit/AuditStore.memory.js"
 import { PgIdempotencyStore } from "./idempotency/IdempotencyStore.postgres.js"
 import { PgCatalogStore } from "./commerce/CatalogStore.postgres.js"
 import { PgCommerceStore } from "./commerce/CommerceStore.postgres.js"
@@ -49,6 +50,7 @@ import { PgSessionStore } from "./sessions/SessionStore.postgres.js"
 import { PgNegotiationStore } from "./negotiation/NegotiationStore.postgres.js"
 import { PgMppStore } from "./mpp/MppStore.postgres.js"
 import { PgSagaStore } from "./saga/SagaStore.postgres.js"
+import { PgAuditStore } from "./audit/AuditStore.postgres.js"
 import { Effect, Layer } from "effect"
 import { pgClientLayer } from "./storage/postgres/PgDb.js"
 import { EmbeddedPostgres, EmbeddedPostgresLive, EmbeddedVacuumLive } from "./storage/embedded.js"
@@ -82,7 +84,8 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryFakeProcessorStore,
   MemoryNegotiationStore,
   MemorySagaStore,
-  MemoryMppStore
+  MemoryMppStore,
+  MemoryAuditStore
 ).pipe(Layer.provide(MemoryDb.layer))
 
 /** Every store port and the Transactor over an SqlClient, without migrations. */
@@ -110,7 +113,8 @@ const PgStoresOnly = Layer.mergeAll(
   PgFakeProcessorStore,
   PgNegotiationStore,
   PgSagaStore,
-  PgMppStore
+  PgMppStore,
+  PgAuditStore
 )
 
 export const PgStoresLive = PgStoresOnly.pipe(Layer.provide(MigrationsLive))
