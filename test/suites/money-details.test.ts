@@ -3,6 +3,7 @@
 // field, daily ≤ monthly, how-to-fund texts and refusal messages, recharge records and their order,
 // the ledger's zero-posting and message rules and its account pages, the day-boundary guard, and
 // the memory store's spend-drift report (corrupted by hand, so the report must name the row).
+import { MemoryAuditStore } from "../../src/layers/audit/AuditStore.memory.js"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
@@ -569,7 +570,8 @@ const memoryStores = Layer.mergeAll(
   MemoryLedgerStore,
   MemorySettlementStore.pipe(Layer.provide([MemoryLedgerStore, MemoryCommerceStoresLive, MemoryEventStore])),
   MemoryEventStore,
-  MemoryNegotiationStore
+  MemoryNegotiationStore,
+  MemoryAuditStore
 ).pipe(Layer.provideMerge(MemoryDb.layer), Layer.provideMerge(AppConfig.test({ storage: "memory" })))
 
 layer(

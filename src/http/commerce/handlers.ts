@@ -40,7 +40,11 @@ export const CommerceLive = HttpApiBuilder.group(Api, "commerce", (handlers) =>
     )
     .handle("wallet", () => Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.view(id))))
     .handle("updateWallet", ({ payload }) =>
-      Effect.flatMap(agent, (id) => Effect.flatMap(Wallet, (w) => w.updatePolicy(id, payload)))
+      Effect.flatMap(CurrentCaller, (caller) =>
+        Effect.flatMap(Wallet, (w) =>
+          w.updatePolicy(caller.agentId!, payload, { byOwner: false, actorId: caller.keyId })
+        )
+      )
     )
     .handle("topup", ({ payload }) =>
       Effect.flatMap(agent, (id) =>
@@ -144,7 +148,9 @@ export const CommerceDashboardLive = HttpApiBuilder.group(Api, "commerceDashboar
     )
     .handle("updateWallet", ({ params: path, payload }) =>
       Effect.flatMap(ownedAgent(path.agentId), (id) =>
-        Effect.flatMap(Wallet, (w) => w.updatePolicy(id, payload, { byOwner: true }))
+        Effect.flatMap(CurrentCaller, (caller) =>
+          Effect.flatMap(Wallet, (w) => w.updatePolicy(id, payload, { byOwner: true, actorId: caller.accountId }))
+        )
       )
     )
 )

@@ -5,6 +5,7 @@ import { decodeTimeCursor, encodeTimeCursor } from "../../schema/platform/common
 import type { Approval, ApprovalRecord, ApprovalStatus } from "../../schema/commerce/approvals.js"
 import type { Transaction } from "../../schema/commerce/transactions.js"
 import { Conflict, Forbidden, InvalidInput, NotFound } from "../../schema/platform/errors.js"
+import { Audit } from "../audit/Audit.js"
 import type { Caller } from "../keys/Caller.js"
 import type { Transactor } from "../platform/Db.js"
 import { traced } from "../platform/Tracing.js"
@@ -27,6 +28,7 @@ export const makeApprovals = Effect.fnUntraced(function* (deps: {
   readonly atomically: Context.Service.Shape<typeof Transactor>["atomically"]
 }) {
   const store = yield* CommerceStore
+  const audit = yield* Audit
   const { execute, negotiated, atomically } = deps
 
   /** The approver: the account owner's dashboard session only (docs/commerce.md). */
@@ -58,6 +60,7 @@ export const makeApprovals = Effect.fnUntraced(function* (deps: {
         if (negotiationId) yield* negotiated.release(negotiationId, a.reservedTransactionId)
         const next: ApprovalRecord = { ...decided, status: "declined" }
         yield* store.updateApproval(next)
+        yield* audit.approvalDecided(a, next)
         return { approval: toApproval(next, now), transaction: null, voided: null }
       }
       // Executes now at the quoted price, the policy limits checked again; or, when what the owner
@@ -76,10 +79,12 @@ export const makeApprovals = Effect.fnUntraced(function* (deps: {
         if (negotiationId) yield* negotiated.release(negotiationId, a.reservedTransactionId)
         const next: ApprovalRecord = { ...decided, status: "void" }
         yield* store.updateApproval(next)
+        yield* audit.approvalDecided(a, next)
         return { approval: toApproval(next, now), transaction: null, voided: result.changed }
       }
       const next: ApprovalRecord = { ...decided, status: "approved", transactionId: result.transaction?.id ?? null }
       yield* store.updateApproval(next)
+      yield* audit.approvalDecided(a, next)
       return { approval: toApproval(next, now), transaction: result.transaction, voided: null }
     },
     atomically,

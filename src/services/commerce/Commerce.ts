@@ -17,6 +17,7 @@ import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { type ApprovalDecision, makeApprovals } from "./Approvals.js"
+import { Audit } from "../audit/Audit.js"
 import { CommerceStore } from "./CommerceStore.js"
 import { makePurchase } from "./Purchase.js"
 import { Settlement } from "./Settlement.js"
@@ -211,6 +212,6 @@ const make = Effect.gen(function* () {
 export class Commerce extends Context.Service<Commerce, CommerceService>()("agent-commerce/Commerce") {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
   static readonly layer = Layer.effect(Commerce, make).pipe(
-    Layer.provide([Catalog.layer, Events.layer, Ledger.layer, Wallet.layer, Settlement.layer])
+    Layer.provide([Catalog.layer, Events.layer, Ledger.layer, Wallet.layer, Settlement.layer, Audit.layer])
   )
 }

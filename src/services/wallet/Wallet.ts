@@ -20,6 +20,7 @@ import { Transactor } from "../platform/Db.js"
 import { applyPolicyUpdate, initialWallet, loosens, type PurchaseCheck } from "../../schema/wallet/policy.js"
 import { utcDayStart, utcMonthStart } from "../../schema/wallet/policy.js"
 import { type RechargeRequest, WalletStore, type WalletStoreService } from "./WalletStore.js"
+import { Audit } from "../audit/Audit.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { howToFundOn, type IdempotencyKey, insufficientCreditsOf, makeFunding } from "./funding.js"
@@ -40,12 +41,13 @@ export interface WalletService {
   /**
    * Changes the policy. An agent's own key may only tighten it; loosening (a higher or removed
    * limit, a wider allow-list, a higher threshold or autonomy, more auto-recharge) is the
-   * account owner's, through the dashboard (`byOwner`).
+   * account owner's, through the dashboard (`byOwner`). The change is audited with who made it
+   * (`actorId`: the owner's account or the agent's key) in the same unit of work.
    */
   readonly updatePolicy: (
     agentId: string,
     body: UpdateWalletBody,
-    options?: { readonly byOwner: boolean }
+    options?: { readonly byOwner: boolean; readonly actorId?: string | undefined }
   ) => Effect.Effect<WalletView, Forbidden | InvalidInput | StorageUnavailable>
   /**
    * Fake-payments mode only: credits the wallet from external:grants (a `grant` entry). A keyed
@@ -113,6 +115,7 @@ export interface WalletService {
 const make = Effect.gen(function* () {
   const store = yield* WalletStore
   const ledger = yield* Ledger
+  const audit = yield* Audit
   const config = yield* AppConfig
   const { atomically } = yield* Transactor
   const { checkLimits, authorize } = makeLimits(store)
@@ -160,7 +163,7 @@ const make = Effect.gen(function* () {
   const updatePolicy = Effect.fnUntraced(function* (
     agentId: string,
     body: UpdateWalletBody,
-    options: { readonly byOwner: boolean } = { byOwner: false }
+    options: { readonly byOwner: boolean; readonly actorId?: string | undefined } = { byOwner: false }
   ) {
     yield* atomically(
       Effect.gen(function* () {
@@ -178,6 +181,8 @@ const make = Effect.gen(function* () {
           return yield* Effect.fail(new InvalidInput({ message, field: "dailyLimitCents" }))
         }
         yield* store.put({ ...wallet, policy, updatedAt: new Date(now).toISOString() })
+        const actor = { kind: options.byOwner ? "owner" : "agent_key", id: options.actorId ?? null } as const
+        yield* audit.policyChanged(agentId, actor, wallet.policy, policy)
       })
     )
     return yield* view(agentId)
@@ -225,5 +230,5 @@ const make = Effect.gen(function* () {
 
 export class Wallet extends Context.Service<Wallet, WalletService>()("agent-commerce/Wallet") {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(Wallet, make).pipe(Layer.provide([Events.layer, Ledger.layer]))
+  static readonly layer = Layer.effect(Wallet, make).pipe(Layer.provide([Events.layer, Ledger.layer, Audit.layer]))
 }

@@ -1,0 +1,174 @@
+// What the account owner is promised by the audit trail, on every storage: every decision about an
+// agent's money that took effect (an approval decided, a policy changed) appears exactly once, with
+// who made it, when, and the fields as they were and as they became; a change that was refused or
+// rolled back leaves no entry; the trail reads newest first, in pages that miss and repeat nothing.
+import { expect } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import type { AuditEntry } from "../../src/schema/audit/audit.js"
+import type { UpdateWalletBody } from "../../src/schema/commerce/wallets.js"
+import { Audit } from "../../src/services/audit/Audit.js"
+import { Commerce } from "../../src/services/commerce/Commerce.js"
+import { Wallet } from "../../src/services/wallet/Wallet.js"
+import { commerceStack, fundedBuyer, ownerCaller, sellerWith, tier } from "../fixtures/money.js"
+import { forEachStorage } from "../fixtures/suite.js"
+
+const ACCOUNT = "acct_audit"
+const owner = ownerCaller(ACCOUNT)
+
+/** Every entry of the agent's trail, newest first, read page by page. */
+const trail = (agentId: string, limit = 100) =>
+  Effect.gen(function* () {
+    const audit = yield* Audit
+    const all: Array<AuditEntry> = []
+    let cursor: string | undefined
+    for (;;) {
+      const page = yield* audit.list(agentId, { cursor, limit })
+      all.push(...page.entries)
+      if (page.nextCursor === null) return all
+      cursor = page.nextCursor
+    }
+  })
+
+const setPolicy = (agentId: string, body: UpdateWalletBody, by: "owner" | "key") =>
+  Effect.flatMap(Wallet, (w) =>
+    w.updatePolicy(
+      agentId,
+      body,
+      by === "owner" ? { byOwner: true, actorId: ACCOUNT } : { byOwner: false, actorId: `key_${agentId}` }
+    )
+  )
+
+forEachStorage(
+  "audit trail",
+  (storage) => Layer.mergeAll(Audit.layer).pipe(Layer.provideMerge(commerceStack(storage))),
+  (it) => {
+    it.effect("each owner decision on an approval is one entry: who, when, the approval before and after", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.parse("2026-11-26T10:00:00.000Z"))
+        const commerce = yield* Commerce
+        const seller = yield* sellerWith("audited seller", [tier("one", 700)])
+        const buyer = yield* fundedBuyer(5_000, ACCOUNT)
+        yield* setPolicy(buyer.agentId, { autonomyLevel: "manual" }, "owner")
+        const buy = (n: number) =>
+          commerce.buy({
+            caller: buyer.caller,
+            serviceId: seller.service.id,
+            tierId: "one",
+            input: { n }
+          })
+        const first = (yield* buy(1)).approval!
+        const second = (yield* buy(2)).approval!
+        yield* TestClock.adjust(60_000)
+        const approved = yield* commerce.approve(owner, first.id)
+        yield* TestClock.adjust(60_000)
+        yield* commerce.decline(owner, second.id)
+        // Refused decisions change nothing and are not in the trail: deciding again, or with a key.
+        expect((yield* Effect.flip(commerce.approve(owner, first.id)))._tag).toBe("Conflict")
+        expect((yield* Effect.flip(commerce.decline(buyer.caller, second.id)))._tag).toBe("Forbidden")
+
+        const entries = yield* trail(buyer.agentId)
+        const decisions = entries.filter((e) => e.action.startsWith("approval."))
+        expect(decisions).toEqual([
+          {
+            id: expect.stringMatching(/^aud_/),
+            agentId: buyer.agentId,
+            action: "approval.declined",
+            actor: { kind: "owner", id: ACCOUNT },
+            subjectId: second.id,
+            before: { status: "pending", serviceId: seller.service.id, tierId: "one", quotedPriceCents: 700 },
+            after: { status: "declined", transactionId: null },
+            createdAt: "2026-11-26T10:02:00.000Z"
+          },
+          {
+            id: expect.stringMatching(/^aud_/),
+            agentId: buyer.agentId,
+            action: "approval.approved",
+            actor: { kind: "owner", id: ACCOUNT },
+            subjectId: first.id,
+            before: { status: "pending", serviceId: seller.service.id, tierId: "one", quotedPriceCents: 700 },
+            after: { status: "approved", transactionId: approved.transaction!.id },
+            createdAt: "2026-11-26T10:01:00.000Z"
+          }
+        ])
+      })
+    )
+
+    it.effect("an approval whose purchase the policy now refuses rolls back with its entry", () =>
+      Effect.gen(function* () {
+        const commerce = yield* Commerce
+        const seller = yield* sellerWith("limited seller", [tier("one", 900)])
+        const buyer = yield* fundedBuyer(5_000, ACCOUNT)
+        yield* setPolicy(buyer.agentId, { autonomyLevel: "manual" }, "owner")
+        const pending = (yield* commerce.buy({
+          caller: buyer.caller,
+          serviceId: seller.service.id,
+          tierId: "one",
+          input: null
+        })).approval!
+        yield* setPolicy(buyer.agentId, { perTransactionLimitCents: 500 }, "owner")
+        expect((yield* Effect.flip(commerce.approve(owner, pending.id)))._tag).toBe("PolicyViolation")
+        const entries = yield* trail(buyer.agentId)
+        expect(entries.map((e) => e.action)).toEqual(["policy.changed", "policy.changed"])
+      })
+    )
+
+    it.effect("a policy change is one entry with only the fields that changed, and who changed them", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.parse("2026-11-26T12:00:00.000Z"))
+        const buyer = yield* fundedBuyer(0, ACCOUNT)
+        const initial = yield* Effect.flatMap(Wallet, (w) => w.policyOf(buyer.agentId))
+        yield* setPolicy(buyer.agentId, { dailyLimitCents: 4_000, autonomyLevel: "manual" }, "owner")
+        yield* TestClock.adjust(1_000)
+        yield* setPolicy(buyer.agentId, { dailyLimitCents: 3_000 }, "key") // a key may tighten
+        // Refused or empty changes leave no entry: a key loosening, a daily above the monthly, a no-op.
+        expect((yield* Effect.flip(setPolicy(buyer.agentId, { dailyLimitCents: 9_000 }, "key")))._tag).toBe("Forbidden")
+        const invalid = setPolicy(buyer.agentId, { dailyLimitCents: 3_000, monthlyLimitCents: 1_000 }, "owner")
+        expect((yield* Effect.flip(invalid))._tag).toBe("InvalidInput")
+        yield* setPolicy(buyer.agentId, { dailyLimitCents: 3_000 }, "owner")
+
+        const entries = yield* trail(buyer.agentId)
+        expect(entries).toEqual([
+          {
+            id: expect.stringMatching(/^aud_/),
+            agentId: buyer.agentId,
+            action: "policy.changed",
+            actor: { kind: "agent_key", id: `key_${buyer.agentId}` },
+            subjectId: null,
+            before: { dailyLimitCents: 4_000 },
+            after: { dailyLimitCents: 3_000 },
+            createdAt: "2026-11-26T12:00:01.000Z"
+          },
+          {
+            id: expect.stringMatching(/^aud_/),
+            agentId: buyer.agentId,
+            action: "policy.changed",
+            actor: { kind: "owner", id: ACCOUNT },
+            subjectId: null,
+            before: { dailyLimitCents: initial.dailyLimitCents, autonomyLevel: initial.autonomyLevel },
+            after: { dailyLimitCents: 4_000, autonomyLevel: "manual" },
+            createdAt: "2026-11-26T12:00:00.000Z"
+          }
+        ])
+      })
+    )
+
+    it.effect("pages walk the whole trail newest first, entries of one millisecond in the order made", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.parse("2026-11-26T14:00:00.000Z"))
+        const buyer = yield* fundedBuyer(0, ACCOUNT)
+        // The clock stands still: 25 changes in the same millisecond, each to a known value.
+        for (let i = 1; i <= 25; i++) yield* setPolicy(buyer.agentId, { approvalThresholdCents: i * 10 }, "owner")
+        const entries = yield* trail(buyer.agentId, 7)
+        expect(entries.map((e) => e.after?.approvalThresholdCents)).toEqual(
+          Array.from({ length: 25 }, (_, i) => (25 - i) * 10)
+        )
+        expect(new Set(entries.map((e) => e.id)).size).toBe(25)
+        const other = yield* fundedBuyer(0, ACCOUNT)
+        expect(yield* trail(other.agentId)).toEqual([])
+        const audit = yield* Audit
+        expect((yield* Effect.flip(audit.list(buyer.agentId, { cursor: "not-a-cursor" })))._tag).toBe("InvalidInput")
+      })
+    )
+  }
+)
