@@ -12,6 +12,7 @@ import { SagaGroup } from "./saga/group.js"
 import { MppGroup } from "./mpp/group.js"
 import { CommerceGroup } from "./commerce/group.js"
 import { CommerceDashboardGroup } from "./commerce/dashboardGroup.js"
+import { OrdersGroup } from "./orders/group.js"
 
 export class Api extends HttpApi.make("agent-commerce")
   .add(SystemGroup)
@@ -29,6 +30,7 @@ export class Api extends HttpApi.make("agent-commerce")
   .add(MppGroup)
   .add(CommerceGroup)
   .add(CommerceDashboardGroup)
+  .add(OrdersGroup)
   // A body field the schema does not know is refused (400 naming it), as the document's
   // `additionalProperties: false` says: an agent's typo must not be silently dropped.
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error" })

@@ -12,6 +12,7 @@ import { NegotiationLive } from "./negotiation/handlers.js"
 import { SagaLive } from "./saga/handlers.js"
 import { MppLive } from "./mpp/handlers.js"
 import { CommerceDashboardLive, CommerceLive } from "./commerce/handlers.js"
+import { OrdersLive } from "./orders/handlers.js"
 
 /** Security middleware implementations, provided to the groups that use them. */
 const SecurityLive = Layer.mergeAll(AgentAuthLive, DashboardAuthLive)
@@ -31,5 +32,6 @@ export const HandlersLive = Layer.mergeAll(
   SagaLive,
   MppLive,
   CommerceLive,
-  CommerceDashboardLive
+  CommerceDashboardLive,
+  OrdersLive
 ).pipe(Layer.provide(SecurityLive))

@@ -85,7 +85,8 @@ const EXPECTED_TOOLS: ReadonlyArray<readonly [name: string, method: string, path
   ["stats", "GET", "/api/v1/agent/commerce/stats"],
   ["usage", "GET", "/api/v1/agent/commerce/usage"],
   ["reputation", "GET", "/api/v1/agent/commerce/reputation"],
-  ["leaderboard", "GET", "/api/v1/agent/commerce/leaderboard"]
+  ["leaderboard", "GET", "/api/v1/agent/commerce/leaderboard"],
+  ["rotate_fulfilment_secret", "POST", "/api/v1/agent/commerce/services/:id/fulfilment/secret"]
 ]
 
 type Structured = Record<string, unknown>
