@@ -26,6 +26,7 @@ import { MemoryNegotiationStore } from "./negotiation/NegotiationStore.memory.js
 import { MemoryMppStore } from "./mpp/MppStore.memory.js"
 import { MemorySagaStore } from "./saga/SagaStore.memory.js"
 import { MemoryAuditStore } from "./audit/AuditStore.memory.js"
+import { MemoryOverviewStore } from "./audit/OverviewStore.memory.js"
 import { PgIdempotencyStore } from "./idempotency/IdempotencyStore.postgres.js"
 import { PgCatalogStore } from "./commerce/CatalogStore.postgres.js"
 import { PgCommerceStore } from "./commerce/CommerceStore.postgres.js"
@@ -51,6 +52,7 @@ import { PgNegotiationStore } from "./negotiation/NegotiationStore.postgres.js"
 import { PgMppStore } from "./mpp/MppStore.postgres.js"
 import { PgSagaStore } from "./saga/SagaStore.postgres.js"
 import { PgAuditStore } from "./audit/AuditStore.postgres.js"
+import { PgOverviewStore } from "./audit/OverviewStore.postgres.js"
 import { Effect, Layer } from "effect"
 import { pgClientLayer } from "./storage/postgres/PgDb.js"
 import { EmbeddedPostgres, EmbeddedPostgresLive, EmbeddedVacuumLive } from "./storage/embedded.js"
@@ -85,7 +87,8 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryNegotiationStore,
   MemorySagaStore,
   MemoryMppStore,
-  MemoryAuditStore
+  MemoryAuditStore,
+  MemoryOverviewStore
 ).pipe(Layer.provide(MemoryDb.layer))
 
 /** Every store port and the Transactor over an SqlClient, without migrations. */
@@ -114,7 +117,8 @@ const PgStoresOnly = Layer.mergeAll(
   PgNegotiationStore,
   PgSagaStore,
   PgMppStore,
-  PgAuditStore
+  PgAuditStore,
+  PgOverviewStore
 )
 
 export const PgStoresLive = PgStoresOnly.pipe(Layer.provide(MigrationsLive))

@@ -3,10 +3,10 @@
 // who made it, when, and the fields as they were and as they became; a change that was refused or
 // rolled back leaves no entry; the trail reads newest first, in pages that miss and repeat nothing.
 import { expect } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import type { AuditEntry } from "../../src/schema/audit/audit.js"
-import type { UpdateWalletBody } from "../../src/schema/commerce/wallets.js"
+import { UpdateWalletBody } from "../../src/schema/commerce/wallets.js"
 import { Audit } from "../../src/services/audit/Audit.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
@@ -30,11 +30,12 @@ const trail = (agentId: string, limit = 100) =>
     }
   })
 
-const setPolicy = (agentId: string, body: UpdateWalletBody, by: "owner" | "key") =>
+/** A policy change through the wallet service, amounts as plain numbers (decoded as the route would). */
+const setPolicy = (agentId: string, fields: Record<string, unknown>, by: "owner" | "key") =>
   Effect.flatMap(Wallet, (w) =>
     w.updatePolicy(
       agentId,
-      body,
+      Schema.decodeUnknownSync(UpdateWalletBody)(fields),
       by === "owner" ? { byOwner: true, actorId: ACCOUNT } : { byOwner: false, actorId: `key_${agentId}` }
     )
   )
