@@ -2,6 +2,12 @@
 // negotiates, buys through the saga and reviews — printing each step. Also the CI smoke test.
 //
 //   npm run example:agent -- --url http://localhost:3000
+//   npm run example:agent -- --url http://localhost:3000 --service svc_… --text "…" [--via mcp]
+//
+// With --service it buys that service (an agent's, e.g. examples/seller.ts) with POST /buy, which
+// answers 202 pending until the seller delivers, and follows the transaction until it ends: the
+// saga's deliver step does not reach real sellers yet (docs/fulfilment.md). --via mcp makes that buy
+// and the reads after it as MCP tool calls instead of REST.
 //
 // It uses the typed client derived from the HttpApi (src/client.ts) for every endpoint in the API;
 // only the discovery document (a site file, not an HttpApi endpoint) is read with plain fetch.
@@ -10,7 +16,12 @@ import { HttpApiClient } from "effect/http-api"
 import { Console, Data, Effect, Ref } from "effect"
 import { parseArgs } from "node:util"
 import { randomBytes } from "node:crypto"
+import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Api, type Client, makeClient } from "../src/client.js"
+import type { Purchase } from "../src/schema/commerce/approvals.js"
+import type { WalletView } from "../src/schema/commerce/wallets.js"
+import type { Transaction } from "../src/schema/commerce/transactions.js"
 import { cents } from "../src/schema/platform/common.js"
 
 /** A step of the walk-through that did not go as the agent expected. */
@@ -21,13 +32,18 @@ const { values: options } = parseArgs({
     url: { type: "string", default: "http://localhost:3000" },
     "top-up": { type: "string", default: "20000" },
     "poll-ms": { type: "string", default: "250" },
-    "timeout-s": { type: "string", default: "60" }
+    "timeout-s": { type: "string", default: "60" },
+    service: { type: "string" },
+    text: { type: "string", default: "Olá, mundo" },
+    via: { type: "string", default: "rest" }
   }
 })
 const baseUrl = options.url.replace(/\/+$/, "")
 const pollMs = Number(options["poll-ms"])
 const timeoutMs = Number(options["timeout-s"]) * 1000
 const topUpCents = Number(options["top-up"])
+const chosenService = options.service
+const via = options.via === "mcp" ? "mcp" : "rest"
 
 const STEPS = ["key", "wallet", "discover", "browse", "negotiate", "buy", "review"] as const
 type StepName = (typeof STEPS)[number]
@@ -149,6 +165,97 @@ const buy = (client: Client, serviceId: string, tierId: string, negotiationId: s
     return saga
   })
 
+/** The buy and the transaction reads of a direct purchase, over REST (typed client) or MCP tool calls. */
+interface BuyingSurface {
+  readonly buy: (payload: {
+    serviceId: string
+    tierId: string
+    negotiationId: string
+    input: unknown
+  }) => Effect.Effect<Purchase, unknown>
+  readonly transaction: (id: string) => Effect.Effect<Transaction, unknown>
+}
+
+const restSurface = (client: Client): BuyingSurface => ({
+  buy: (payload) => client.commerce.buy({ payload }),
+  transaction: (id) => client.commerce.transaction({ params: { id } })
+})
+
+/** MCP: one tool per route (docs/mcp.md); a tool's structuredContent is the route's JSON answer. */
+const mcpSurface = (apiKey: string) =>
+  Effect.tryPromise(async () => {
+    const mcp = new McpClient({ name: "example-agent", version: "1.0.0" })
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${apiKey}` } }
+      })
+    )
+    const tool = <A>(name: string, args: Record<string, unknown>, idempotencyKey?: string) =>
+      Effect.tryPromise(async () => {
+        const result = await mcp.callTool({
+          name,
+          arguments: args,
+          ...(idempotencyKey === undefined ? {} : { _meta: { idempotencyKey } })
+        })
+        if (result.isError) {
+          const content = result.content as ReadonlyArray<{ readonly text?: string }>
+          throw new Error(`MCP tool ${name}: ${content[0]?.text ?? "error"}`)
+        }
+        return result.structuredContent as A
+      })
+    return {
+      buy: (payload) => tool<Purchase>("buy", payload, `buy-${randomBytes(8).toString("hex")}`),
+      transaction: (id) => tool<Transaction>("transaction", { id })
+    } satisfies BuyingSurface
+  })
+
+/** A transaction still waiting for its seller (status `pending` until the seller answers). */
+const isPending = (status: string) => status === "pending"
+
+/** 6 (with --service). Buy the seller's service directly and follow the transaction until its seller answered. */
+const buyDirect = (client: Client, surface: BuyingSurface, serviceId: string, tierId: string, negotiationId: string) =>
+  Effect.gen(function* () {
+    const purchase = yield* surface.buy({ serviceId, tierId, negotiationId, input: { text: options.text } })
+    if (purchase.transaction === null)
+      return yield* Effect.fail(
+        new AgentStepFailed({ message: `the buy answered ${purchase.status} without a transaction (an approval?)` })
+      )
+    yield* info(`bought over ${via}: transaction ${purchase.transaction.id} ${purchase.status}`)
+    const tx = isPending(purchase.transaction.status)
+      ? yield* pollUntil(
+          surface.transaction(purchase.transaction.id),
+          (t) => !isPending(t.status),
+          "the seller's delivery"
+        )
+      : purchase.transaction
+    // Nothing stays held once the order ended: the escrow went to the seller and the platform, or back here.
+    const wallet = yield* client.commerce.wallet()
+    yield* info(`wallet: balance ${usd(wallet.balanceCents)}, held ${usd(wallet.heldCents)}`)
+    if (tx.status !== "completed")
+      return yield* Effect.fail(
+        new AgentStepFailed({
+          message: `transaction ${tx.id} ${tx.status}: ${tx.delivery?.error ?? "no delivery"} (the price was not charged)`
+        })
+      )
+    yield* step(
+      "buy",
+      `transaction ${tx.id} completed: paid ${usd(tx.priceCents)}, seller ${usd(tx.sellerCents)}, platform fee ${usd(tx.feeCents)}; output ${JSON.stringify(tx.delivery?.output)}`
+    )
+    return tx
+  })
+
+/** 4 (with --service). That service, at its cheapest tier. */
+const browseChosen = (client: Client, serviceId: string) =>
+  Effect.gen(function* () {
+    const detail = yield* client.commerce.getService({ params: { id: serviceId } })
+    const tier = detail.tiers.reduce((a, b) => (b.priceCents < a.priceCents ? b : a))
+    yield* step(
+      "browse",
+      `chose ${detail.name} (${detail.id}) tier ${tier.name} at ${usd(tier.priceCents)} per ${tier.unit}, fulfilment ${detail.fulfilment.mode}`
+    )
+    return { serviceId: detail.id, tierId: tier.id, listPriceCents: tier.priceCents }
+  })
+
 /** 2. Fake-payments mode: top the wallet up directly, then read it back. */
 const fundWallet = (client: Client, amountCents: number) =>
   Effect.gen(function* () {
@@ -160,6 +267,18 @@ const fundWallet = (client: Client, amountCents: number) =>
     )
     return wallet
   })
+
+/**
+ * What one purchase may cost without an owner's approval or a policy refusal: the balance, the
+ * per-transaction limit, what is left of today's limit and, below full autonomy, the approval threshold.
+ */
+const budgetOf = (wallet: typeof WalletView.Type) =>
+  Math.min(
+    wallet.balanceCents,
+    wallet.policies.perTransactionLimitCents ?? Infinity,
+    wallet.remainingTodayCents ?? Infinity,
+    wallet.autonomyLevel === "full_auto" ? Infinity : wallet.policies.approvalThresholdCents
+  )
 
 /** 4. List services and pick the dearest tier the wallet can pay (a price worth negotiating). */
 const browse = (client: Client, budgetCents: number) =>
@@ -205,10 +324,17 @@ const program = Effect.gen(function* () {
   const client = yield* makeClient({ baseUrl, apiKey: secret })
   const wallet = yield* fundWallet(client, topUpCents)
   yield* discover
-  const { serviceId, tierId, listPriceCents } = yield* browse(client, wallet.balanceCents)
+  const { serviceId, tierId, listPriceCents } =
+    chosenService === undefined ? yield* browse(client, budgetOf(wallet)) : yield* browseChosen(client, chosenService)
   const negotiation = yield* negotiate(client, serviceId, tierId, listPriceCents)
-  const saga = yield* buy(client, serviceId, tierId, negotiation.id)
-  yield* review(client, saga.transactionId, saga.id)
+  if (chosenService === undefined) {
+    const saga = yield* buy(client, serviceId, tierId, negotiation.id)
+    yield* review(client, saga.transactionId, saga.id)
+  } else {
+    const surface = via === "mcp" ? yield* mcpSurface(secret) : restSurface(client)
+    const tx = yield* buyDirect(client, surface, serviceId, tierId, negotiation.id)
+    yield* review(client, tx.id, tx.id)
+  }
   yield* Console.log("done")
 })
 
