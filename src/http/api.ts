@@ -13,6 +13,7 @@ import { MppGroup } from "./mpp/group.js"
 import { CommerceGroup } from "./commerce/group.js"
 import { CommerceDashboardGroup } from "./commerce/dashboardGroup.js"
 import { OrdersGroup } from "./orders/group.js"
+import { ConsoleGroup } from "./audit/group.js"
 
 export class Api extends HttpApi.make("agent-commerce")
   .add(SystemGroup)
@@ -31,6 +32,7 @@ export class Api extends HttpApi.make("agent-commerce")
   .add(CommerceGroup)
   .add(CommerceDashboardGroup)
   .add(OrdersGroup)
+  .add(ConsoleGroup)
   // A body field the schema does not know is refused (400 naming it), as the document's
   // `additionalProperties: false` says: an agent's typo must not be silently dropped.
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error" })

@@ -13,6 +13,7 @@ import { SagaLive } from "./saga/handlers.js"
 import { MppLive } from "./mpp/handlers.js"
 import { CommerceDashboardLive, CommerceLive } from "./commerce/handlers.js"
 import { OrdersLive } from "./orders/handlers.js"
+import { ConsoleLive } from "./audit/handlers.js"
 
 /** Security middleware implementations, provided to the groups that use them. */
 const SecurityLive = Layer.mergeAll(AgentAuthLive, DashboardAuthLive)
@@ -33,5 +34,6 @@ export const HandlersLive = Layer.mergeAll(
   MppLive,
   CommerceLive,
   CommerceDashboardLive,
-  OrdersLive
+  OrdersLive,
+  ConsoleLive
 ).pipe(Layer.provide(SecurityLive))

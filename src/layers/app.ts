@@ -46,6 +46,8 @@ import { PaidPurchases } from "../services/mpp/PaidPurchases.js"
 import { Disputes } from "../services/commerce/Disputes.js"
 import { Reputation } from "../services/reputation/Reputation.js"
 import { Wallet } from "../services/wallet/Wallet.js"
+import { Audit } from "../services/audit/Audit.js"
+import { Overview } from "../services/audit/Overview.js"
 import { Webhooks } from "../services/webhooks/Webhooks.js"
 import { DisputeWorkerLive } from "../services/commerce/Disputes.js"
 import { CommerceSeedLive } from "./seed/seedCommerce.js"
@@ -95,6 +97,8 @@ const DomainServicesLive = Layer.mergeAll(
   Mpp.layer,
   Webhooks.layer,
   Wallet.layer,
+  Audit.layer,
+  Overview.layer,
   Commerce.layer,
   PaidPurchases.layer,
   Disputes.layer,
