@@ -59,6 +59,7 @@ import { seedCatalogProjects } from "../services/projects/Projects.js"
 import { SeedLive } from "./seed/seed.js"
 import { EmbeddedStorageLive, MemoryStorageLive, PgStorageLive } from "./stores.js"
 import { FakeProcessorLive } from "./payments/PaymentProcessor.fake.js"
+import { Refusals } from "../services/refusals/Refusals.js"
 import { StripeProcessorLive } from "./payments/PaymentProcessor.stripe.js"
 import { NodeWebhookTransport } from "./webhooks/WebhookTransport.node.js"
 
@@ -99,6 +100,7 @@ const DomainServicesLive = Layer.mergeAll(
   Wallet.layer,
   Audit.layer,
   Overview.layer,
+  Refusals.layer,
   Commerce.layer,
   PaidPurchases.layer,
   Disputes.layer,

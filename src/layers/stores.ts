@@ -53,6 +53,8 @@ import { PgMppStore } from "./mpp/MppStore.postgres.js"
 import { PgSagaStore } from "./saga/SagaStore.postgres.js"
 import { PgAuditStore } from "./audit/AuditStore.postgres.js"
 import { PgOverviewStore } from "./audit/OverviewStore.postgres.js"
+import { MemoryRefusalsStore } from "./refusals/RefusalsStore.memory.js"
+import { PgRefusalsStore } from "./refusals/RefusalsStore.postgres.js"
 import { Effect, Layer } from "effect"
 import { pgClientLayer } from "./storage/postgres/PgDb.js"
 import { EmbeddedPostgres, EmbeddedPostgresLive, EmbeddedVacuumLive } from "./storage/embedded.js"
@@ -88,7 +90,8 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemorySagaStore,
   MemoryMppStore,
   MemoryAuditStore,
-  MemoryOverviewStore
+  MemoryOverviewStore,
+  MemoryRefusalsStore
 ).pipe(Layer.provide(MemoryDb.layer))
 
 /** Every store port and the Transactor over an SqlClient, without migrations. */
@@ -118,7 +121,8 @@ const PgStoresOnly = Layer.mergeAll(
   PgSagaStore,
   PgMppStore,
   PgAuditStore,
-  PgOverviewStore
+  PgOverviewStore,
+  PgRefusalsStore
 )
 
 export const PgStoresLive = PgStoresOnly.pipe(Layer.provide(MigrationsLive))

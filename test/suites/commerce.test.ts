@@ -1,6 +1,7 @@
 // Commerce suite, run on memory and Postgres: 1,000 concurrent buys against a wallet funded for
 // exactly 100, idempotent replays, exact refunds, policies and approvals, reviews, disputes, SLA,
 // catalog search and the reputation formula with pinned numbers.
+import { unlimitedWallet } from "../fixtures/money.js"
 import { expect } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
@@ -181,6 +182,7 @@ forEachStorage(
     const fundedBuyer = (amountCents: number, accountId = "acct_suite") =>
       Effect.gen(function* () {
         const agentId = yield* Effect.flatMap(Ids, (ids) => ids.make("agt"))
+        yield* unlimitedWallet(agentId)
         if (amountCents > 0) yield* Effect.flatMap(Wallet, (w) => w.topup(agentId, amountCents))
         return { agentId, caller: caller(agentId, accountId) }
       })

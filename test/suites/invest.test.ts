@@ -1,6 +1,7 @@
 // Investment and governance suite, run on memory and Postgres: offerings and the 49 % cap (also
 // under racing investments), credits through the ledger, holdings, and governance — only the
 // top 10 at the snapshot vote, weights are exact, one vote each, lifecycle, and the founder veto.
+import { unlimitedWallet } from "../fixtures/money.js"
 import { FakeProcessorLive } from "../../src/layers/payments/PaymentProcessor.fake.js"
 import { Knowledge } from "../../src/services/knowledge/Knowledge.js"
 import { Payments } from "../../src/services/payments/Payments.js"
@@ -28,6 +29,7 @@ const HOUR = 3600 * 1000
 const investor = (credits: number) =>
   Effect.gen(function* () {
     const id = yield* Effect.flatMap(Ids, (ids) => ids.make("agt"))
+    yield* unlimitedWallet(id)
     if (credits > 0) {
       yield* Effect.flatMap(Ledger, (l) =>
         l.transfer({

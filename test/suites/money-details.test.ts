@@ -3,6 +3,7 @@
 // field, daily ≤ monthly, how-to-fund texts and refusal messages, recharge records and their order,
 // the ledger's zero-posting and message rules and its account pages, the day-boundary guard, and
 // the memory store's spend-drift report (corrupted by hand, so the report must name the row).
+import { MemoryRefusalsStore } from "../../src/layers/refusals/RefusalsStore.memory.js"
 import { MemoryAuditStore } from "../../src/layers/audit/AuditStore.memory.js"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
@@ -166,16 +167,17 @@ describe("wallet policy: what an agent key may change (pure)", () => {
     expect(loosens(DEFAULT_POLICY, { ...DEFAULT_POLICY, allowedSellers: ["x"] })).toBeNull()
   })
 
-  vit("the default policy is the documented one (docs/commerce.md)", () => {
+  vit("the default policy is the documented one (docs/money.md, Defaults)", () => {
     expect(DEFAULT_POLICY).toEqual({
-      perTransactionLimitCents: null,
-      dailyLimitCents: null,
-      monthlyLimitCents: null,
+      perTransactionLimitCents: 2_000,
+      dailyLimitCents: 5_000,
+      monthlyLimitCents: 50_000,
       allowedCategories: null,
       allowedSellers: null,
-      approvalThresholdCents: 10_000,
-      autonomyLevel: "full_auto",
-      autoRecharge: { enabled: false, thresholdCents: 0, amountCents: 1_000 }
+      approvalThresholdCents: 500,
+      autonomyLevel: "semi_auto",
+      autoRecharge: { enabled: false, thresholdCents: 0, amountCents: 1_000 },
+      frozen: false
     })
   })
 
@@ -218,8 +220,8 @@ forEachStorage("money details", commerceStack, (it) => {
         const view = yield* wallet.view("agt_never_seen")
         expect(view).toMatchObject({
           balanceCents: 0,
-          remainingTodayCents: null,
-          remainingThisMonthCents: null,
+          remainingTodayCents: 5_000,
+          remainingThisMonthCents: 50_000,
           spentTodayCents: 0,
           pendingApprovals: 0
         })
@@ -571,7 +573,8 @@ const memoryStores = Layer.mergeAll(
   MemorySettlementStore.pipe(Layer.provide([MemoryLedgerStore, MemoryCommerceStoresLive, MemoryEventStore])),
   MemoryEventStore,
   MemoryNegotiationStore,
-  MemoryAuditStore
+  MemoryAuditStore,
+  MemoryRefusalsStore
 ).pipe(Layer.provideMerge(MemoryDb.layer), Layer.provideMerge(AppConfig.test({ storage: "memory" })))
 
 layer(

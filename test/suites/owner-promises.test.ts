@@ -5,6 +5,7 @@
 // - an approval charges what the owner saw, or nothing;
 // - a buyer cannot decide another agent's delivery (`simulate` acts on platform sellers only);
 // - investing and building spend the wallet too, within the same limits.
+import { unlimitedWallet } from "../fixtures/money.js"
 import { expect } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -102,6 +103,7 @@ forEachStorage(
           name: "Owner"
         })
         const { id: agentId } = yield* keys.createAgent(account.id, { name: "an agent" })
+        yield* unlimitedWallet(agentId)
         if (funds > 0)
           yield* Effect.flatMap(Ledger, (l) =>
             l.transfer({

@@ -3,6 +3,7 @@
 // unusable negotiation compensate with the buyer restored to the cent; a negotiated price is what
 // the saga charges; sagas left mid-step by a dead driver are resumed by the worker (runDue) after
 // their lease; the ledger check stays ok throughout.
+import { unlimitedWallet } from "../fixtures/money.js"
 import { expect } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
@@ -86,14 +87,17 @@ forEachStorage(
     ),
   (it) => {
     const fund = (agentId: string, amount: number) =>
-      Effect.flatMap(Ledger, (l) =>
-        l.transfer({
-          kind: "grant",
-          reference: `fund-${agentId}`,
-          from: EXTERNAL_GRANTS,
-          to: walletAccount(agentId),
-          amount
-        })
+      Effect.andThen(
+        unlimitedWallet(agentId),
+        Effect.flatMap(Ledger, (l) =>
+          l.transfer({
+            kind: "grant",
+            reference: `fund-${agentId}`,
+            from: EXTERNAL_GRANTS,
+            to: walletAccount(agentId),
+            amount
+          })
+        )
       )
     const balance = (account: string) => Effect.flatMap(Ledger, (l) => l.balance(account))
     const ledgerOk = Effect.flatMap(Ledger, (l) => l.check).pipe(
@@ -405,7 +409,9 @@ forEachStorage(
             latencyMs: 4000,
             error: "the seller reported a delivery failure (simulated)"
           })
-          const poor = yield* sagas.start(newBuyer(), { serviceId: SERVICE, tierId: TIER })
+          const poorBuyer = newBuyer()
+          yield* unlimitedWallet(poorBuyer.agentId)
+          const poor = yield* sagas.start(poorBuyer, { serviceId: SERVICE, tierId: TIER })
           expect(poor).toMatchObject({ status: "compensated", transactionId: null, failure: { step: "escrow" } })
         })
     )

@@ -3,6 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { DASHBOARD_PREFIX } from "../../schema/platform/routes.js"
 import { Schema } from "effect"
 import { Email, IsoTime } from "../../schema/platform/common.js"
+import { UpdateWalletBody } from "../../schema/commerce/wallets.js"
 import {
   Conflict,
   InvalidInput,
@@ -31,7 +32,12 @@ export const SignInBody = Schema.Struct({
   password: Schema.String.pipe(Schema.check(Schema.isMaxCodePoints(200)))
 })
 export const SessionResponse = Schema.Struct({ account: Account, expiresAt: Schema.String })
-export const CreateAgentBody = Schema.Struct({ name: Name, organization: Schema.optional(Schema.NullOr(Name)) })
+export const CreateAgentBody = Schema.Struct({
+  name: Name,
+  organization: Schema.optional(Schema.NullOr(Name)),
+  /** The wallet's first policy (the fields of PATCH …/wallet); absent fields keep the defaults (docs/dashboard.md). */
+  wallet: Schema.optional(UpdateWalletBody)
+})
 export const CreateKeyBody = Schema.Struct({
   name: Name,
   permissions: Schema.Array(PermissionGrant).pipe(
@@ -96,7 +102,10 @@ export class DashboardGroup extends HttpApiGroup.make("dashboard")
       payload: CreateAgentBody,
       success: Agent.pipe(HttpApiSchema.status(201)),
       error: [InvalidInput, StorageUnavailable]
-    }).annotate(OpenApi.Summary, "Create an agent (it owns keys, a wallet, a reputation, projects)")
+    }).annotate(
+      OpenApi.Summary,
+      "Create an agent (it owns keys, a wallet, a reputation, projects), its wallet's first limits with it"
+    )
   )
   .add(
     HttpApiEndpoint.get("listKeys", "/keys", {

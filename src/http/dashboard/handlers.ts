@@ -6,6 +6,8 @@ import { createHash } from "node:crypto"
 import { AppConfig } from "../../services/platform/AppConfig.js"
 import { CurrentCaller } from "../../services/keys/Caller.js"
 import { Keys } from "../../services/keys/Keys.js"
+import { Transactor } from "../../services/platform/Db.js"
+import { Wallet } from "../../services/wallet/Wallet.js"
 import { Webhooks } from "../../services/webhooks/Webhooks.js"
 import { RateLimiter, signInChecks } from "../../services/keys/RateLimiter.js"
 import { Api } from "../api.js"
@@ -107,7 +109,22 @@ export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) =
       "createAgent",
       Effect.fnUntraced(function* ({ payload }) {
         const caller = yield* CurrentCaller
-        return yield* Effect.flatMap(Keys, (k) => k.createAgent(caller.accountId, payload))
+        const { wallet: limits, ...agent } = payload
+        const keys = yield* Keys
+        const wallet = yield* Wallet
+        const { atomically } = yield* Transactor
+        // The agent and its first limits in one unit of work: never an agent without the limits asked for.
+        return yield* atomically(
+          Effect.gen(function* () {
+            const created = yield* keys.createAgent(caller.accountId, agent)
+            if (limits !== undefined) {
+              yield* wallet
+                .updatePolicy(created.id, limits, { byOwner: true })
+                .pipe(Effect.catchTag("Forbidden", Effect.die))
+            }
+            return created
+          })
+        )
       })
     )
     .handle(

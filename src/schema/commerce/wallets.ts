@@ -15,7 +15,9 @@ export const WalletPolicy = Schema.Struct({
   allowedSellers: Schema.NullOr(Schema.Array(Schema.String)),
   approvalThresholdCents: Cents,
   autonomyLevel: AutonomyLevel,
-  autoRecharge: AutoRecharge
+  autoRecharge: AutoRecharge,
+  /** Set by the owner (or the agent's own key) to stop every debit at once; the limits stay as they were. */
+  frozen: Schema.Boolean
 })
 export type WalletPolicy = typeof WalletPolicy.Type
 
@@ -36,6 +38,8 @@ export const UpdateWalletBody = Schema.Struct({
   allowedSellers: Schema.optional(Schema.NullOr(Schema.Array(Text(100)).pipe(Schema.check(Schema.isMaxLength(50))))),
   approvalThresholdCents: Schema.optional(Cents.pipe(Schema.check(Schema.isLessThanOrEqualTo(1_000_000_000)))),
   autonomyLevel: Schema.optional(AutonomyLevel),
+  /** true stops every debit; an agent key may set it but only the owner may clear it. */
+  frozen: Schema.optional(Schema.Boolean),
   autoRecharge: Schema.optional(
     Schema.Struct({
       enabled: Schema.optional(Schema.Boolean),
@@ -105,7 +109,8 @@ export const PolicyName = Schema.Literals([
   "dailyLimit",
   "monthlyLimit",
   "allowedCategories",
-  "allowedSellers"
+  "allowedSellers",
+  "frozen"
 ])
 export type PolicyName = typeof PolicyName.Type
 

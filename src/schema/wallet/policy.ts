@@ -17,16 +17,31 @@ export const dayBoundary = (sinceIso: string): Effect.Effect<string> => {
     : Effect.die(new Error(`spentSince needs a UTC day boundary, got ${sinceIso}`))
 }
 
-/** A new wallet: no limits, purchases need no approval (docs/commerce.md, "Default policy"). */
+/**
+ * A new agent's wallet: conservative limits from its first minute, so that a leaked or runaway key
+ * cannot spend without bound before the owner has looked (the figures: docs/money.md, "Defaults").
+ * The owner loosens them from the dashboard, or sets others while creating the agent.
+ */
 export const DEFAULT_POLICY: WalletPolicy = {
+  perTransactionLimitCents: cents(2_000),
+  dailyLimitCents: cents(5_000),
+  monthlyLimitCents: cents(50_000),
+  allowedCategories: null,
+  allowedSellers: null,
+  approvalThresholdCents: cents(500),
+  autonomyLevel: "semi_auto",
+  autoRecharge: { enabled: false, thresholdCents: cents(0), amountCents: cents(1_000) },
+  frozen: false
+}
+
+/** No limits and no approvals: what an owner sets to let an agent spend freely (and what test fixtures start from). */
+export const UNLIMITED_POLICY: WalletPolicy = {
+  ...DEFAULT_POLICY,
   perTransactionLimitCents: null,
   dailyLimitCents: null,
   monthlyLimitCents: null,
-  allowedCategories: null,
-  allowedSellers: null,
   approvalThresholdCents: cents(10_000),
-  autonomyLevel: "full_auto",
-  autoRecharge: { enabled: false, thresholdCents: cents(0), amountCents: cents(1_000) }
+  autonomyLevel: "full_auto"
 }
 
 const DAY_MS = 86_400_000
@@ -47,6 +62,7 @@ export const loosens = (current: WalletPolicy, next: WalletPolicy): string | nul
   if (limit(current.perTransactionLimitCents, next.perTransactionLimitCents)) return "perTransactionLimitCents"
   if (limit(current.dailyLimitCents, next.dailyLimitCents)) return "dailyLimitCents"
   if (limit(current.monthlyLimitCents, next.monthlyLimitCents)) return "monthlyLimitCents"
+  if (current.frozen && !next.frozen) return "frozen"
   if (list(current.allowedCategories, next.allowedCategories)) return "allowedCategories"
   if (list(current.allowedSellers, next.allowedSellers)) return "allowedSellers"
   if (next.approvalThresholdCents > current.approvalThresholdCents) return "approvalThresholdCents"
@@ -91,7 +107,8 @@ export const applyPolicyUpdate = (p: WalletPolicy, body: UpdateWalletBody): Wall
       enabled: body.autoRecharge?.enabled ?? p.autoRecharge.enabled,
       thresholdCents: body.autoRecharge?.thresholdCents ?? p.autoRecharge.thresholdCents,
       amountCents: body.autoRecharge?.amountCents ?? p.autoRecharge.amountCents
-    }
+    },
+    frozen: pick("frozen")
   }
 }
 

@@ -18,6 +18,7 @@ import { Ledger } from "../ledger/Ledger.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { type ApprovalDecision, makeApprovals } from "./Approvals.js"
 import { Audit } from "../audit/Audit.js"
+import { Refusals } from "../refusals/Refusals.js"
 import { CommerceStore } from "./CommerceStore.js"
 import { makePurchase } from "./Purchase.js"
 import { Settlement } from "./Settlement.js"
@@ -94,6 +95,7 @@ const make = Effect.gen(function* () {
   const events = yield* Events
   const ids = yield* Ids
   const { atomically } = yield* Transactor
+  const refusals = yield* Refusals
   const { execute, negotiated } = yield* makePurchase
   const approvals = yield* makeApprovals({ execute, negotiated, atomically })
 
@@ -115,8 +117,39 @@ const make = Effect.gen(function* () {
         negotiationId: input.negotiationId,
         idempotencyKey: input.idempotencyReference ?? null
       }).pipe(Effect.catchTag("ApprovalVoid", (e) => Effect.die(e)))
+    ).pipe(
+      // After the refused unit of work rolled back: the owner's record of what was refused.
+      refusals.recordingRefusal({
+        agentId,
+        serviceId: input.serviceId,
+        serviceName: null,
+        tierId: input.tierId,
+        priceCents: null,
+        path: input.negotiationId === undefined ? "buy" : "negotiation"
+      })
     )
   }, traced("Commerce.buy"))
+
+  /** An approval the wallet refused stays pending (its unit of work rolled back); the refusal is kept. */
+  const approve = (caller: Caller, id: string) =>
+    approvals
+      .approve(caller, id)
+      .pipe(
+        refusals.recordingRefusal(() =>
+          Effect.map(atomically(store.lockApproval(id)), (a) =>
+            a === undefined
+              ? undefined
+              : {
+                  agentId: a.agentId,
+                  serviceId: a.serviceId,
+                  serviceName: null,
+                  tierId: a.tierId,
+                  priceCents: null,
+                  path: "approval" as const
+                }
+          )
+        )
+      )
 
   // ---- transactions and reviews -----------------------------------------------------------
 
@@ -200,7 +233,7 @@ const make = Effect.gen(function* () {
 
   return {
     buy,
-    approve: approvals.approve,
+    approve,
     decline: approvals.decline,
     listApprovals: approvals.listApprovals,
     getTransaction,
@@ -212,6 +245,14 @@ const make = Effect.gen(function* () {
 export class Commerce extends Context.Service<Commerce, CommerceService>()("agent-commerce/Commerce") {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
   static readonly layer = Layer.effect(Commerce, make).pipe(
-    Layer.provide([Catalog.layer, Events.layer, Ledger.layer, Wallet.layer, Settlement.layer, Audit.layer])
+    Layer.provide([
+      Catalog.layer,
+      Events.layer,
+      Ledger.layer,
+      Wallet.layer,
+      Settlement.layer,
+      Audit.layer,
+      Refusals.layer
+    ])
   )
 }

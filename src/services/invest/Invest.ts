@@ -30,6 +30,7 @@ import {
 } from "../../schema/invest/invest.js"
 import { type InsufficientFunds, walletAccount } from "../../schema/ledger/ledger.js"
 import type { PolicyViolation } from "../../schema/commerce/wallets.js"
+import { Refusals } from "../refusals/Refusals.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { Ledger } from "../ledger/Ledger.js"
@@ -103,6 +104,7 @@ const make = Effect.gen(function* () {
   const projects = yield* Projects
   const ids = yield* Ids
   const { atomically } = yield* Transactor
+  const refusals = yield* Refusals
   const governance = yield* makeGovernance
   const config = yield* AppConfig
   const token: TokenInfo = {
@@ -117,6 +119,7 @@ const make = Effect.gen(function* () {
   const unitOf = (target: string) =>
     target === PLATFORM_TARGET ? config.tokenSymbol : `${config.tokenSymbol}:${target}`
 
+  const investPath = { tierId: null, priceCents: null, path: "invest" } as const
   const normaliseTarget = (projectId: string | undefined) =>
     projectId === undefined || projectId === PLATFORM_TARGET ? PLATFORM_TARGET : projectId
 
@@ -241,6 +244,9 @@ const make = Effect.gen(function* () {
         const holding = yield* store.addToHolding(agentId, target, tokens, amount, at)
         return { row, holding, after }
       })
+    ).pipe(
+      // A debit the wallet refused (a limit, the freeze, the balance) is kept for the owner.
+      refusals.recordingRefusal({ agentId, serviceId: null, serviceName: `investment in ${target}`, ...investPath })
     )
     return {
       investment: Investment.make({
@@ -283,5 +289,7 @@ const make = Effect.gen(function* () {
 export class Invest extends Context.Service<Invest, InvestService>()("agent-commerce/Invest") {
   static readonly make = make
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(Invest, make).pipe(Layer.provide([Ledger.layer, Projects.layer, Wallet.layer]))
+  static readonly layer = Layer.effect(Invest, make).pipe(
+    Layer.provide([Ledger.layer, Projects.layer, Wallet.layer, Refusals.layer])
+  )
 }

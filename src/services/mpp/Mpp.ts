@@ -28,6 +28,7 @@ import { discoveryDocument } from "./discovery.js"
 import { contentDigest } from "./encoding.js"
 import { makeHealth } from "./health.js"
 import { MppStore } from "./MppStore.js"
+import { Refusals } from "../refusals/Refusals.js"
 import { makePaidCall } from "./paidCall.js"
 import { paidReceipt, paymentRequired } from "./policy.js"
 
@@ -120,6 +121,7 @@ const make = Effect.gen(function* () {
   const { offers, payableOffer, issue, claimable, readCredential } = yield* makeChallenges
   const paidCall = yield* makePaidCall(claimable)
   const health = yield* makeHealth
+  const refusals = yield* Refusals
 
   const invoke = Effect.fnUntraced(function* (
     caller: Paying,
@@ -217,12 +219,33 @@ const make = Effect.gen(function* () {
     return { purchase: outcome.purchase, receipt: outcome.receipt }
   }, traced("Mpp.payPurchase"))
 
-  const service: MppService = { discovery: discoveryDocument, health, invoke, walletShort, payPurchase }
+  // A paid call the wallet refused (a policy, a freeze, too few credits) is kept for the owner.
+  const recordedInvoke: MppService["invoke"] = (caller, input) =>
+    invoke(caller, input).pipe(
+      refusals.recordingRefusal({
+        agentId: caller.agentId ?? "",
+        serviceId: input.serviceId,
+        serviceName: null,
+        tierId: input.tierId ?? null,
+        priceCents: null,
+        path: "paid_call"
+      })
+    )
+
+  const service: MppService = {
+    discovery: discoveryDocument,
+    health,
+    invoke: recordedInvoke,
+    walletShort,
+    payPurchase
+  }
   return service
 })
 
 export class Mpp extends Context.Service<Mpp, MppService>()("agent-commerce/Mpp") {
   static readonly make = make
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(Mpp, make).pipe(Layer.provide([Ledger.layer, Wallet.layer, Settlement.layer]))
+  static readonly layer = Layer.effect(Mpp, make).pipe(
+    Layer.provide([Ledger.layer, Wallet.layer, Settlement.layer, Refusals.layer])
+  )
 }

@@ -9,6 +9,7 @@ import type { NotFound, StorageUnavailable } from "../../schema/platform/errors.
 import type { Caller } from "../keys/Caller.js"
 import { Mpp } from "./Mpp.js"
 import { Transactor } from "../platform/Db.js"
+import { Refusals } from "../refusals/Refusals.js"
 import { type BuyError, type BuyInput, Commerce } from "../commerce/Commerce.js"
 
 /** How the request pays, as it came: its body (the challenge binds it) and its payment credential. */
@@ -47,6 +48,7 @@ const make = Effect.gen(function* () {
   const commerce = yield* Commerce
   const mpp = yield* Mpp
   const transactor = yield* Transactor
+  const refusals = yield* Refusals
 
   const buy = (input: PaidBuyInput) => {
     const { caller, payment } = input
@@ -75,7 +77,17 @@ const make = Effect.gen(function* () {
             ),
             (purchase): PaidPurchase => ({ purchase, receipt: undefined })
           )
-        : mpp.payPurchase(caller, { ...offer, credential: payment.credential }, purchase)
+        : // The purchase's own record of a refusal rolled back with the payment's unit of work: kept here.
+          mpp.payPurchase(caller, { ...offer, credential: payment.credential }, purchase).pipe(
+            refusals.recordingRefusal({
+              agentId: caller.agentId ?? "",
+              serviceId: input.serviceId,
+              serviceName: null,
+              tierId: input.tierId,
+              priceCents: null,
+              path: input.negotiationId === undefined ? "buy" : "negotiation"
+            })
+          )
     return paid.pipe(Effect.provideService(Transactor, transactor))
   }
 
@@ -86,5 +98,7 @@ export class PaidPurchases extends Context.Service<PaidPurchases, PaidPurchasesS
   "agent-commerce/PaidPurchases"
 ) {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(PaidPurchases, make).pipe(Layer.provide([Commerce.layer, Mpp.layer]))
+  static readonly layer = Layer.effect(PaidPurchases, make).pipe(
+    Layer.provide([Commerce.layer, Mpp.layer, Refusals.layer])
+  )
 }

@@ -29,6 +29,7 @@ import {
   WORKER_BATCH,
   WORKER_TICK_MS
 } from "./buildRules.js"
+import { Refusals } from "../refusals/Refusals.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { BuildStore } from "./BuildStore.js"
 import { Events } from "../events/Events.js"
@@ -74,6 +75,7 @@ const make = Effect.gen(function* () {
   const marketplace = yield* Marketplace
   const ids = yield* Ids
   const { atomically } = yield* Transactor
+  const refusals = yield* Refusals
 
   const projectNotFound = (projectId: string) =>
     new NotFound({ message: `project ${projectId} not found`, resource: "project", id: projectId })
@@ -179,6 +181,16 @@ const make = Effect.gen(function* () {
         })
         return toProject(record)
       })
+    ).pipe(
+      // A creation charge the wallet refused (a limit, the freeze, the balance) is kept for the owner.
+      refusals.recordingRefusal({
+        agentId: owner.agentId,
+        serviceId: null,
+        serviceName: `project ${body.name}`,
+        tierId: null,
+        priceCents: cost,
+        path: "build"
+      })
     )
   }, traced("Builder.create"))
 
@@ -263,7 +275,7 @@ export class Builder extends Context.Service<Builder, BuilderService>()("agent-c
   static readonly make = make
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
   static readonly layer = Layer.effect(Builder, make).pipe(
-    Layer.provide([Events.layer, Keys.layer, Ledger.layer, Marketplace.layer, Wallet.layer])
+    Layer.provide([Events.layer, Keys.layer, Ledger.layer, Marketplace.layer, Wallet.layer, Refusals.layer])
   )
 }
 

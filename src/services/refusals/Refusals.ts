@@ -8,8 +8,13 @@ import type { RefusalInput, RefusalReason, RefusalsPage, RefusalView } from "../
 import { Ids, Transactor } from "../platform/Db.js"
 import { RefusalsStore } from "./RefusalsStore.js"
 
-/** What a refused debit was, for `recordingRefusal`: the refusal's reason and message come from the error. */
-export type RefusalContext = Omit<RefusalInput, "reason" | "message">
+/**
+ * What a refused debit was, for `recordingRefusal`: the reason and the message come from the
+ * error, and so does the price when the caller did not know it (null): the amount the error names.
+ */
+export type RefusalContext = Omit<RefusalInput, "reason" | "message" | "priceCents"> & {
+  readonly priceCents: number | null
+}
 
 export interface RefusalsService {
   /**
@@ -21,10 +26,16 @@ export interface RefusalsService {
   /**
    * The effect unchanged, except that a failure that is a wallet refusal (a policy, a freeze, the
    * balance: `refusalReasonOf`) is recorded before it is passed on. Wrap the whole unit of work.
+   * A context given as an effect is read only on a refusal (and within the same time bound).
    */
   readonly recordingRefusal: (
-    context: RefusalContext
+    context: RefusalContext | (() => Effect.Effect<RefusalContext | undefined, unknown>)
   ) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Records `error` when it is a wallet refusal (else nothing), bounded and never failing: for a
+   * path that answers the refusal without failing its unit of work (a saga that fails its step).
+   */
+  readonly recordError: (error: unknown, context: RefusalContext) => Effect.Effect<void>
   /** The account's refusals (one agent's when `agentId`), newest first, a keyset page (default and most: 100). */
   readonly list: (
     accountId: string,
@@ -45,6 +56,9 @@ export interface RefusalsService {
 export const refusalReasonOf = (e: unknown): RefusalReason | null => {
   if (typeof e !== "object" || e === null || !("_tag" in e)) return null
   if (e._tag === "InsufficientCredits" || e._tag === "InsufficientFunds") return "insufficient_balance"
+  // A paid call or a credential-paid purchase answers a short wallet with a fresh challenge.
+  if (e._tag === "PaymentRequired")
+    return field(e, "problem") === "wallet-insufficient-funds" ? "insufficient_balance" : null
   if (e._tag !== "PolicyViolation" || !("policy" in e)) return null
   switch (e.policy) {
     case "frozen":
@@ -64,30 +78,64 @@ export const refusalReasonOf = (e: unknown): RefusalReason | null => {
   }
 }
 
-const messageOf = (e: unknown): string =>
-  typeof e === "object" && e !== null && "message" in e && typeof e.message === "string" ? e.message : ""
+const field = (e: unknown, name: string): unknown =>
+  typeof e === "object" && e !== null && name in e ? (e as Record<string, unknown>)[name] : undefined
+
+const messageOf = (e: unknown): string => {
+  const m = field(e, "message")
+  return typeof m === "string" ? m : ""
+}
+
+/** The amount a refusal names: a policy's attempted amount, a balance refusal's required one. */
+const amountOf = (e: unknown): number | null => {
+  for (const name of ["attemptedCents", "requiredCents", "amountCents"]) {
+    const v = field(e, name)
+    if (typeof v === "number" && Number.isInteger(v) && v >= 0) return v
+  }
+  return null
+}
 
 const make = Effect.gen(function* () {
   const store = yield* RefusalsStore
   const ids = yield* Ids
   const { atomically } = yield* Transactor
 
-  const record = (r: RefusalInput): Effect.Effect<void> =>
+  const insert = (r: RefusalInput) =>
     Effect.gen(function* () {
       const id = yield* ids.make("ref")
       const now = yield* Clock.currentTimeMillis
       yield* atomically(store.insert({ ...r, id, createdAt: new Date(now).toISOString() }))
-    }).pipe(
+    })
+
+  const bounded = <E>(effect: Effect.Effect<void, E>): Effect.Effect<void> =>
+    effect.pipe(
       Effect.timeout(Duration.seconds(1)),
       Effect.catchCause((cause) => Effect.logWarning("a refusal could not be recorded", cause))
     )
 
+  const record = (r: RefusalInput): Effect.Effect<void> => bounded(insert(r))
+
+  const recordError = (error: unknown, context: RefusalContext): Effect.Effect<void> => {
+    const reason = refusalReasonOf(error)
+    if (reason === null) return Effect.void
+    const priceCents = context.priceCents ?? amountOf(error) ?? 0
+    return record({ ...context, priceCents, reason, message: messageOf(error) })
+  }
+
   const recordingRefusal =
-    (context: RefusalContext) =>
+    (context: RefusalContext | (() => Effect.Effect<RefusalContext | undefined, unknown>)) =>
     <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       Effect.tapError(effect, (e) => {
         const reason = refusalReasonOf(e)
-        return reason === null ? Effect.void : record({ ...context, reason, message: messageOf(e) })
+        if (reason === null) return Effect.void
+        const known = typeof context === "function" ? context() : Effect.succeed(context)
+        return bounded(
+          Effect.flatMap(known, (c) =>
+            c === undefined
+              ? Effect.void
+              : insert({ ...c, priceCents: c.priceCents ?? amountOf(e) ?? 0, reason, message: messageOf(e) })
+          )
+        )
       })
 
   const list = Effect.fnUntraced(function* (
@@ -113,7 +161,7 @@ const make = Effect.gen(function* () {
   const latestByAgent = (accountId: string) =>
     Effect.map(store.latestByAgent(accountId), (rows) => new Map(rows.map((r) => [r.agentId, r] as const)))
 
-  return { record, recordingRefusal, list, latestByAgent } satisfies RefusalsService
+  return { record, recordError, recordingRefusal, list, latestByAgent } satisfies RefusalsService
 })
 
 export class Refusals extends Context.Service<Refusals, RefusalsService>()("agent-commerce/Refusals") {

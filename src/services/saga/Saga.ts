@@ -17,6 +17,7 @@ import { traced } from "../platform/Tracing.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { SagaStore } from "./SagaStore.js"
 import { type Advanced, iso, notFound, SAGA_BATCH, SAGA_LEASE_MS, toSaga } from "./policy.js"
+import { Refusals } from "../refusals/Refusals.js"
 import { makeStepMachine } from "./steps.js"
 
 export interface SagasService {
@@ -43,6 +44,7 @@ const make = Effect.gen(function* () {
   const ids = yield* Ids
   const { atomically } = yield* Transactor
   const { step } = yield* makeStepMachine
+  const refusals = yield* Refusals
 
   const advance = Effect.fnUntraced(
     function* (id: string) {
@@ -56,7 +58,18 @@ const make = Effect.gen(function* () {
 
   const drive = Effect.fnUntraced(function* (id: string) {
     for (;;) {
-      const { record, moved } = yield* advance(id)
+      const { record, moved, refusal } = yield* advance(id)
+      // The step's unit of work committed the saga's failure; the refusal is kept in its own.
+      if (refusal !== undefined) {
+        yield* refusals.recordError(refusal, {
+          agentId: record.buyerAgentId,
+          serviceId: record.serviceId,
+          serviceName: record.snapshot?.serviceName ?? null,
+          tierId: record.tierId,
+          priceCents: record.priceCents,
+          path: "saga"
+        })
+      }
       if (!moved || record.status !== "running") return record
     }
   })
@@ -134,6 +147,6 @@ const make = Effect.gen(function* () {
 export class Sagas extends Context.Service<Sagas, SagasService>()("agent-commerce/Sagas") {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
   static readonly layer = Layer.effect(Sagas, make).pipe(
-    Layer.provide([Events.layer, Ledger.layer, Wallet.layer, Negotiations.layer, Settlement.layer])
+    Layer.provide([Events.layer, Ledger.layer, Wallet.layer, Negotiations.layer, Settlement.layer, Refusals.layer])
   )
 }

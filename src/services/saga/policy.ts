@@ -15,8 +15,12 @@ export const SAGA_BATCH = 20
 
 export const iso = (ms: number) => new Date(ms).toISOString()
 
-/** What one `advance` did: moved a step (or finished), or found the saga waiting on a timer. */
-export type Advanced = { readonly record: SagaRecord; readonly moved: boolean }
+/**
+ * What one `advance` did: moved a step (or finished), or found the saga waiting on a timer. When
+ * the wallet refused the purchase, `refusal` is its error, for the owner's record of refusals
+ * (written after the step's unit of work, which commits the saga's failure).
+ */
+export type Advanced = { readonly record: SagaRecord; readonly moved: boolean; readonly refusal?: unknown }
 
 /** The index of the step to run next (pending or running), -1 when every step is done. */
 export const currentIndex = (r: SagaRecord) =>

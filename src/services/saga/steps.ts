@@ -59,9 +59,10 @@ export const makeStepMachine = Effect.gen(function* () {
     )
     if (verdict._tag === "Failure") {
       if (verdict.failure._tag === "StorageUnavailable") return yield* Effect.fail(verdict.failure)
-      return { policy, refused: `wallet policy ${verdict.failure.policy}: ${verdict.failure.message}` }
+      const refusal = verdict.failure
+      return { policy, refused: `wallet policy ${refusal.policy}: ${refusal.message}`, refusal }
     }
-    if (verdict.success === null) return { policy, refused: null }
+    if (verdict.success === null) return { policy, refused: null, refusal: undefined }
     const why =
       verdict.success === "manual"
         ? "the wallet's autonomy level is manual"
@@ -70,7 +71,8 @@ export const makeStepMachine = Effect.gen(function* () {
       policy,
       refused:
         `${why}: the purchase needs the owner's approval, and a saga runs only within autonomous limits ` +
-        "(use POST /buy, which waits for approval)"
+        "(use POST /buy, which waits for approval)",
+      refusal: undefined
     }
   })
 
@@ -78,7 +80,7 @@ export const makeStepMachine = Effect.gen(function* () {
     const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
     if (offer._tag === "Failure") {
       if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
-      return yield* failAndCompensate(r, "quote", now, offer.failure.message)
+      return { record: yield* failAndCompensate(r, "quote", now, offer.failure.message), refusal: undefined }
     }
     const { service, tier } = offer.success
     let price = tier.priceCents
@@ -95,29 +97,37 @@ export const makeStepMachine = Effect.gen(function* () {
       )
       if (redeemed._tag === "Failure") {
         if (redeemed.failure._tag === "StorageUnavailable") return yield* Effect.fail(redeemed.failure)
-        return yield* failAndCompensate(r, "quote", now, redeemed.failure.message)
+        return { record: yield* failAndCompensate(r, "quote", now, redeemed.failure.message), refusal: undefined }
       }
       price = redeemed.success.priceCents
       detail = `negotiated price ${price} cents (negotiation ${r.negotiationId}, list ${tier.priceCents})`
     }
-    if (price < 1) return yield* failAndCompensate(r, "quote", now, `price ${price} is below the 1-cent minimum charge`)
-    const { refused } = yield* policyVerdict(r.buyerAgentId, price, service.category, service.sellerAgentId)
-    if (refused !== null) return yield* failAndCompensate(r, "quote", now, refused)
+    if (price < 1) {
+      const reason = `price ${price} is below the 1-cent minimum charge`
+      return { record: yield* failAndCompensate(r, "quote", now, reason), refusal: undefined }
+    }
+    const { refused, refusal } = yield* policyVerdict(r.buyerAgentId, price, service.category, service.sellerAgentId)
+    if (refused !== null) return { record: yield* failAndCompensate(r, "quote", now, refused), refusal }
     const snapshot: SagaSnapshot = {
       serviceName: service.name,
       category: service.category,
       pricingModel: service.pricingModel,
       listPriceCents: tier.priceCents
     }
-    return yield* succeed(r, "quote", now, { priceCents: price, snapshot }, detail)
+    return { record: yield* succeed(r, "quote", now, { priceCents: price, snapshot }, detail), refusal: undefined }
   })
 
   const escrow = Effect.fnUntraced(function* (r: SagaRecord, now: number) {
     const price = r.priceCents!
     // The money moves here, so the policy is checked again under the wallet lock: the quote's
     // check may be stale (other sagas escrowed since, the owner tightened the policy).
-    const { refused, policy } = yield* policyVerdict(r.buyerAgentId, price, r.snapshot!.category, r.sellerAgentId)
-    if (refused !== null) return yield* failAndCompensate(r, "escrow", now, refused)
+    const { refused, policy, refusal } = yield* policyVerdict(
+      r.buyerAgentId,
+      price,
+      r.snapshot!.category,
+      r.sellerAgentId
+    )
+    if (refused !== null) return { record: yield* failAndCompensate(r, "escrow", now, refused), refusal }
     const held = yield* Effect.result(
       ledger.transfer({
         kind: "escrow_hold",
@@ -130,18 +140,13 @@ export const makeStepMachine = Effect.gen(function* () {
     )
     if (held._tag === "Failure") {
       if (held.failure._tag === "StorageUnavailable") return yield* Effect.fail(held.failure)
-      return yield* failAndCompensate(r, "escrow", now, held.failure.message)
+      return { record: yield* failAndCompensate(r, "escrow", now, held.failure.message), refusal: held.failure }
     }
     // Low-balance warning and auto-recharge, as after any debit.
     const after = yield* ledger.balance(walletAccount(r.buyerAgentId))
     yield* wallet.afterDebit(r.buyerAgentId, policy, after + price, after)
-    return yield* succeed(
-      r,
-      "escrow",
-      now,
-      {},
-      `${price} cents held in ${escrowAccount(r.id)} (entry ${held.success.id})`
-    )
+    const detail = `${price} cents held in ${escrowAccount(r.id)} (entry ${held.success.id})`
+    return { record: yield* succeed(r, "escrow", now, {}, detail), refusal: undefined }
   })
 
   const deliver = Effect.fnUntraced(function* (r: SagaRecord, now: number, pending: boolean) {
@@ -257,9 +262,10 @@ export const makeStepMachine = Effect.gen(function* () {
     const moved = (record: SagaRecord): Advanced => ({ record, moved: true })
     switch (current.name) {
       case "quote":
-        return moved(yield* quote(r, now))
-      case "escrow":
-        return moved(yield* escrow(r, now))
+      case "escrow": {
+        const { record, refusal } = yield* current.name === "quote" ? quote(r, now) : escrow(r, now)
+        return refusal === undefined ? moved(record) : { record, moved: true, refusal }
+      }
       case "deliver":
         return yield* deliver(r, now, current.status === "pending")
       case "settle":

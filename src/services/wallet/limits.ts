@@ -1,11 +1,21 @@
 // The spending-policy checks a purchase (or another wallet debit) passes inside its unit of work,
-// after the wallet lock: the allow-lists, the per-transaction, daily and monthly limits (against
+// after the wallet lock: the freeze, the allow-lists, the per-transaction, daily and monthly limits (against
 // what was spent plus what running sagas hold) and the approval the autonomy level asks for.
 import { Clock, Effect } from "effect"
 import { PolicyViolation, type WalletPolicy } from "../../schema/commerce/wallets.js"
 import type { StorageUnavailable } from "../../schema/platform/errors.js"
 import { approvalNeeded, type PurchaseCheck, utcDayStart, utcMonthStart } from "../../schema/wallet/policy.js"
 import type { WalletStoreService } from "./WalletStore.js"
+
+/** The 403 every debit of a frozen wallet gets: it names the freeze and who lifts it. */
+export const frozenRefusal = (attemptedCents: number) =>
+  new PolicyViolation({
+    message:
+      "the agent's wallet is frozen by its owner: no purchase or other debit is allowed until the owner unfreezes it (dashboard)",
+    policy: "frozen",
+    limitCents: null,
+    attemptedCents
+  })
 
 export const makeLimits = (store: WalletStoreService) => {
   /**
@@ -16,6 +26,7 @@ export const makeLimits = (store: WalletStoreService) => {
   const checkLimits = Effect.fnUntraced(function* (agentId: string, p: WalletPolicy, priceCents: number) {
     const refuse = (policy: PolicyViolation["policy"], message: string, limitCents: number | null) =>
       Effect.fail(new PolicyViolation({ message, policy, limitCents, attemptedCents: priceCents }))
+    if (p.frozen) return yield* Effect.fail(frozenRefusal(priceCents))
     if (p.perTransactionLimitCents !== null && priceCents > p.perTransactionLimitCents) {
       const limit = p.perTransactionLimitCents
       return yield* refuse(
@@ -55,6 +66,7 @@ export const makeLimits = (store: WalletStoreService) => {
   ): Effect.fn.Return<"manual" | "approvalThreshold" | null, PolicyViolation | StorageUnavailable> {
     const refuse = (policy: PolicyViolation["policy"], message: string) =>
       Effect.fail(new PolicyViolation({ message, policy, limitCents: null, attemptedCents: purchase.priceCents }))
+    if (p.frozen) return yield* Effect.fail(frozenRefusal(purchase.priceCents))
     if (p.allowedSellers !== null && !p.allowedSellers.includes(purchase.sellerAgentId)) {
       return yield* refuse("allowedSellers", `seller ${purchase.sellerAgentId} is not in the wallet's allowedSellers`)
     }

@@ -1,5 +1,6 @@
 // Refused debits kept for the owner: one row per refusal, under the agent's account, read newest
 // first by account or by agent (the owner's list) and one per agent (the overview's last refusal).
+// Stored wallet policies gain the freeze switch, off.
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
@@ -21,4 +22,5 @@ export default Effect.gen(function* () {
   )`
   yield* sql`CREATE INDEX refusals_account_idx ON refusals (account_id, created_at DESC, id DESC)`
   yield* sql`CREATE INDEX refusals_agent_idx ON refusals (agent_id, created_at DESC, id DESC)`
+  yield* sql`UPDATE commerce_wallets SET policy = policy || '{"frozen": false}'::jsonb WHERE policy->'frozen' IS NULL`
 })

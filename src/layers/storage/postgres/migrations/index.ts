@@ -22,6 +22,7 @@ import m0021 from "./0021_owner_limits.js"
 import m0022 from "./0022_idempotency_owner.js"
 import m0023 from "./0023_service_fulfilment.js"
 import m0024 from "./0024_audit.js"
+import m0025 from "./0025_refusals.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -44,5 +45,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0021_owner_limits": m0021,
   "0022_idempotency_owner": m0022,
   "0023_service_fulfilment": m0023,
-  "0024_audit": m0024
+  "0024_audit": m0024,
+  "0025_refusals": m0025
 }
