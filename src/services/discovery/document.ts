@@ -17,13 +17,31 @@ export interface CatalogRoute {
 /** The MCP server (Streamable HTTP); its route is registered by src/http/mcp/routes.ts. */
 export const MCP_ENDPOINT_PATH = "/mcp" as const
 
+/** How a seller agent receives and answers its orders: the modes, where orders are read and answered. */
+const SellerFulfilment = Schema.Struct({
+  description: Schema.String,
+  default_mode: Schema.Literal("pull"),
+  modes: Schema.Array(
+    Schema.Struct({ mode: Schema.Literals(["pull", "push", "simulated"]), description: Schema.String })
+  ),
+  orders_url: Schema.String,
+  order_url: Schema.String,
+  deliver_url: Schema.String,
+  fail_url: Schema.String,
+  deadline: Schema.String,
+  settlement: Schema.String,
+  buyer_wait: Schema.String
+})
+
 /**
  * The document as served: the §2.1 schema, plus `for_ai_agents.mcp_endpoint` (the MCP server's
- * Streamable HTTP address; the spec lists only the manifest's). Every spec field is kept.
+ * Streamable HTTP address; the spec lists only the manifest's) and `ai_commerce.fulfilment` (how
+ * sellers get their orders; the spec predates sellers that deliver). Every spec field is kept.
  */
 export const DiscoveryDocument = Schema.Struct({
   ...SpecDocument.fields,
-  for_ai_agents: Schema.Struct({ ...SpecDocument.fields.for_ai_agents.fields, mcp_endpoint: Schema.String })
+  for_ai_agents: Schema.Struct({ ...SpecDocument.fields.for_ai_agents.fields, mcp_endpoint: Schema.String }),
+  ai_commerce: Schema.Struct({ ...SpecDocument.fields.ai_commerce.fields, fulfilment: SellerFulfilment })
 })
 export type DiscoveryDocument = typeof DiscoveryDocument.Type
 

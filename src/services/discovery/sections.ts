@@ -18,6 +18,7 @@ import {
   MCP_ENDPOINT_PATH,
   PLATFORM
 } from "./document.js"
+import { fulfilmentSection } from "./fulfilment.js"
 
 type Doc = Omit<DiscoveryDocument, "visitor">
 
@@ -173,6 +174,7 @@ const aiCommerceSection = (routes: ReadonlyArray<CatalogRoute>, { apiLine, u }: 
     auth: "Bearer API key with commerce:* permissions",
     capabilities: [
       "service_discovery",
+      "seller_fulfilment",
       "autonomous_purchase",
       "commerce_saga",
       "negotiation",
@@ -205,6 +207,7 @@ const aiCommerceSection = (routes: ReadonlyArray<CatalogRoute>, { apiLine, u }: 
       reviews: "post-purchase reviews, 1 to 5 stars",
       sla_monitoring: `per-tier SLA compliance at ${commerce}/services/:id/sla`
     },
+    fulfilment: fulfilmentSection(commerce),
     mpp: {
       status: "pending_early_access",
       methods: ["crypto.charge", "card.charge"],
