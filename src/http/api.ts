@@ -14,6 +14,7 @@ import { CommerceGroup } from "./commerce/group.js"
 import { CommerceDashboardGroup } from "./commerce/dashboardGroup.js"
 import { OrdersGroup } from "./orders/group.js"
 import { ConsoleGroup } from "./audit/group.js"
+import { RefusalsDashboardGroup, RefusalsGroup } from "./refusals/group.js"
 
 export class Api extends HttpApi.make("agent-commerce")
   .add(SystemGroup)
@@ -33,6 +34,8 @@ export class Api extends HttpApi.make("agent-commerce")
   .add(CommerceDashboardGroup)
   .add(OrdersGroup)
   .add(ConsoleGroup)
+  .add(RefusalsGroup)
+  .add(RefusalsDashboardGroup)
   // A body field the schema does not know is refused (400 naming it), as the document's
   // `additionalProperties: false` says: an agent's typo must not be silently dropped.
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error" })

@@ -14,6 +14,7 @@ import { MppLive } from "./mpp/handlers.js"
 import { CommerceDashboardLive, CommerceLive } from "./commerce/handlers.js"
 import { OrdersLive } from "./orders/handlers.js"
 import { ConsoleLive } from "./audit/handlers.js"
+import { RefusalsDashboardLive, RefusalsLive } from "./refusals/handlers.js"
 
 /** Security middleware implementations, provided to the groups that use them. */
 const SecurityLive = Layer.mergeAll(AgentAuthLive, DashboardAuthLive)
@@ -35,5 +36,7 @@ export const HandlersLive = Layer.mergeAll(
   CommerceLive,
   CommerceDashboardLive,
   OrdersLive,
-  ConsoleLive
+  ConsoleLive,
+  RefusalsLive,
+  RefusalsDashboardLive
 ).pipe(Layer.provide(SecurityLive))
