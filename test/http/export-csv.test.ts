@@ -169,14 +169,24 @@ describeEachStorage("CSV export over HTTP", (storage) => {
     }
     const { res, records } = await exportCsv(k, "audit")
     expect(res.status).toBe(200)
-    expect(records).toHaveLength(105)
-    expect(records.map((r) => JSON.parse(r.after).approvalThresholdCents)).toEqual(
+    // Exactly the entries the API pages list (the agent's creation may have set its first limits too).
+    const listed: Array<{ id: string }> = []
+    for (let cursor: string | null = null, first = true; first || cursor !== null; first = false) {
+      const page = await call(`/api/dashboard/agents/${k.agentId}/audit${cursor ? `?cursor=${cursor}` : ""}`, {
+        headers: { cookie: k.cookie }
+      })
+      listed.push(...page.body.entries)
+      cursor = page.body.nextCursor
+    }
+    expect(records.map((r) => r.entry_id)).toEqual(listed.map((e) => e.id))
+    expect(records.slice(0, 105).map((r) => JSON.parse(r.after).approvalThresholdCents)).toEqual(
       Array.from({ length: 105 }, (_, i) => 105 - i)
     )
     expect(records[0]).toMatchObject({ action: "policy.changed", actor_kind: "owner", actor_id: k.accountId })
     const empty = await createAgentKey(server.baseUrl, ["commerce:read"])
     const none = await exportCsv(empty, "audit")
-    expect(none.records).toEqual([])
+    const emptyTrail = await call(`/api/dashboard/agents/${empty.agentId}/audit`, { headers: { cookie: empty.cookie } })
+    expect(none.records.map((r) => r.entry_id)).toEqual(emptyTrail.body.entries.map((e: { id: string }) => e.id))
     expect(none.text.startsWith("created_at,entry_id,action")).toBe(true)
   })
 })

@@ -131,9 +131,67 @@ describeEachStorage("owner's console over HTTP", (storage) => {
         after: { dailyLimitCents: 4_000 }
       })
     ])
-    expect(next.body.nextCursor).toBeNull()
     expect(Date.parse(next.body.entries[0].createdAt)).toBeGreaterThanOrEqual(before - 1_000)
     expect((await call(`/api/dashboard/agents/${k.agentId}/audit?limit=0`, { headers: owner(k) })).status).toBe(400)
+  })
+
+  it("the approvals inbox names the agent, service, tier and seller and why it waits; a decision shows who and when", async () => {
+    const k = await createAgentKey(server.baseUrl, ["commerce:*"])
+    const topup = { method: "POST", headers: k.auth, body: { amountCents: 10_000 } }
+    expect((await call("/api/v1/agent/commerce/wallet/topup", topup)).status).toBe(201)
+    const manual = {
+      method: "PATCH",
+      headers: owner(k),
+      body: { autonomyLevel: "manual", perTransactionLimitCents: null }
+    }
+    expect((await call(`/api/dashboard/commerce/wallets/${k.agentId}`, manual)).status).toBe(200)
+    const service = (await call("/api/v1/agent/commerce/services/svc_doc_translate", { headers: k.auth })).body
+    const buy = {
+      method: "POST",
+      headers: k.auth,
+      body: { serviceId: "svc_doc_translate", tierId: "starter", input: { text: "hi" } }
+    }
+    const asked = await call("/api/v1/agent/commerce/buy", buy)
+    expect(asked.body.status).toBe("pending_approval")
+
+    const inbox = await call("/api/dashboard/commerce/approvals?status=pending", { headers: owner(k) })
+    expect(inbox.status).toBe(200)
+    expect(inbox.body.data).toEqual([
+      expect.objectContaining({
+        id: asked.body.approval.id,
+        agentId: k.agentId,
+        agentName: expect.stringMatching(/^agent-/),
+        serviceName: service.name,
+        tierName: service.tiers.find((t: { id: string }) => t.id === "starter").name,
+        sellerAgentId: service.sellerAgentId,
+        sellerName: expect.any(String),
+        reason: "manual",
+        reasonText: expect.stringContaining("waits for you"),
+        decidedBy: null,
+        decidedAt: null
+      })
+    ])
+    const approveKey = { method: "POST", headers: { ...owner(k), "content-type": "application/json" } }
+    const approved = await call(`/api/dashboard/commerce/approvals/${asked.body.approval.id}/approve`, approveKey)
+    expect(approved.body).toMatchObject({ approval: { status: "approved" } })
+    expect((await call("/api/dashboard/commerce/approvals?status=pending", { headers: owner(k) })).body.data).toEqual(
+      []
+    )
+    const decided = (await call("/api/dashboard/commerce/approvals?status=approved", { headers: owner(k) })).body.data
+    expect(decided[0]).toMatchObject({
+      status: "approved",
+      decidedBy: `account:${k.accountId}`,
+      decidedAt: expect.any(String)
+    })
+    const trail = (await call(`/api/dashboard/agents/${k.agentId}/audit`, { headers: owner(k) })).body.entries
+    expect(trail.filter((e: { action: string }) => e.action.startsWith("approval."))).toEqual([
+      expect.objectContaining({
+        action: "approval.approved",
+        actor: { kind: "owner", id: k.accountId },
+        subjectId: asked.body.approval.id,
+        createdAt: decided[0].decidedAt
+      })
+    ])
   })
 
   it("signed out → 401; another account's agent → 404 on the audit trail and the export", async () => {

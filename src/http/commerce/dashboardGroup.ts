@@ -8,7 +8,8 @@ import { InsufficientCredits, PolicyViolation, UpdateWalletBody, WalletView } fr
 import { Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
 import { NegotiationUnusable } from "../../schema/negotiation/negotiation.js"
 import { DashboardAuth } from "../middleware/auth.js"
-import { ApprovalList, ApprovalParams, Id, IdParam } from "./params.js"
+import { ApprovalParams, Id, IdParam } from "./params.js"
+import { InboxPage } from "../../schema/audit/inbox.js"
 
 const AgentParam = Schema.Struct({ agentId: Id })
 
@@ -17,9 +18,12 @@ export class CommerceDashboardGroup extends HttpApiGroup.make("commerceDashboard
   .add(
     HttpApiEndpoint.get("approvals", "/approvals", {
       query: ApprovalParams,
-      success: ApprovalList,
+      success: InboxPage,
       error: [InvalidInput, StorageUnavailable]
-    }).annotate(OpenApi.Summary, "Purchase approvals of the account's agents, newest first")
+    }).annotate(
+      OpenApi.Summary,
+      "The approvals inbox across the account's agents, newest first (status=pending for what waits), with agent, service and seller names, why it waits, and who decided when"
+    )
   )
   .add(
     HttpApiEndpoint.post("approve", "/approvals/:id/approve", {

@@ -17,7 +17,7 @@ import { AuditStore } from "./AuditStore.js"
 
 export interface AuditService {
   /** Appends an entry in the caller's unit of work (call it inside the change's `atomically`). */
-  readonly record: (input: AuditInput) => Effect.Effect<void, StorageUnavailable>
+  readonly record: (input: AuditInput, at?: string | null) => Effect.Effect<void, StorageUnavailable>
   /**
    * An approval as it was (pending) and as the owner's decision left it: one entry naming the
    * decider (`decidedBy`), the outcome and, when it ran, the transaction.
@@ -50,32 +50,36 @@ const make = Effect.gen(function* () {
   const store = yield* AuditStore
   const ids = yield* Ids
 
-  const record = Effect.fnUntraced(function* (input: AuditInput) {
+  /** `at`: the decision's own time when it has one (an approval's decidedAt), so both read the same. */
+  const record = Effect.fnUntraced(function* (input: AuditInput, at?: string | null) {
     const id = yield* ids.make("aud")
-    const now = yield* Clock.currentTimeMillis
-    const row: AuditRecord = { ...input, id, createdAt: new Date(now).toISOString() }
+    const createdAt = at ?? new Date(yield* Clock.currentTimeMillis).toISOString()
+    const row: AuditRecord = { ...input, id, createdAt }
     yield* store.insert(row)
   })
 
   const approvalDecided = (previous: ApprovalRecord, next: ApprovalRecord) =>
-    record({
-      agentId: next.agentId,
-      action:
-        next.status === "declined"
-          ? "approval.declined"
-          : next.status === "void"
-            ? "approval.void"
-            : "approval.approved",
-      actor: actorOf(next.decidedBy),
-      subjectId: next.id,
-      before: {
-        status: previous.status,
-        serviceId: previous.serviceId,
-        tierId: previous.tierId,
-        quotedPriceCents: previous.quotedPriceCents
+    record(
+      {
+        agentId: next.agentId,
+        action:
+          next.status === "declined"
+            ? "approval.declined"
+            : next.status === "void"
+              ? "approval.void"
+              : "approval.approved",
+        actor: actorOf(next.decidedBy),
+        subjectId: next.id,
+        before: {
+          status: previous.status,
+          serviceId: previous.serviceId,
+          tierId: previous.tierId,
+          quotedPriceCents: previous.quotedPriceCents
+        },
+        after: { status: next.status, transactionId: next.transactionId }
       },
-      after: { status: next.status, transactionId: next.transactionId }
-    })
+      next.decidedAt
+    )
 
   const policyChanged = (
     agentId: string,
