@@ -154,6 +154,26 @@ forEachStorage(
       })
     )
 
+    it.effect(
+      "a freeze and an unfreeze are each one entry naming who; a key may freeze but its unfreeze leaves none",
+      () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(Date.parse("2026-11-26T13:00:00.000Z"))
+          const buyer = yield* fundedBuyer(0, ACCOUNT)
+          yield* setPolicy(buyer.agentId, { frozen: true }, "key")
+          expect((yield* Effect.flip(setPolicy(buyer.agentId, { frozen: false }, "key")))._tag).toBe("Forbidden")
+          yield* TestClock.adjust(1_000)
+          yield* setPolicy(buyer.agentId, { frozen: false, dailyLimitCents: 2_000 }, "owner")
+          yield* setPolicy(buyer.agentId, { frozen: false }, "owner") // already unfrozen: nothing changes
+          const entries = yield* trail(buyer.agentId)
+          expect(entries.map((e) => [e.action, e.actor, e.before?.frozen, e.after?.frozen])).toEqual([
+            ["agent.unfrozen", { kind: "owner", id: ACCOUNT }, true, false],
+            ["agent.frozen", { kind: "agent_key", id: `key_${buyer.agentId}` }, false, true]
+          ])
+          expect(entries[0].after).toMatchObject({ dailyLimitCents: 2_000 })
+        })
+    )
+
     it.effect("pages walk the whole trail newest first, entries of one millisecond in the order made", () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(Date.parse("2026-11-26T14:00:00.000Z"))
