@@ -2,6 +2,7 @@
 // failed), refunds, reviews and disputes resolved both ways, GET /stats', /reputation's and the
 // recommendations' figures equal a recomputation (AnalyticsStore.counterDrift is empty) and the
 // pinned numbers; a seller's counters are spread over shard rows; a tampered counter is reported.
+import { unlimitedWallet } from "../fixtures/money.js"
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -101,7 +102,17 @@ forEachStorage(
             cat.publish(caller(seller, PLATFORM_SELLERS_ACCOUNT), body("Counter Small", 300, "writing"))
           )
           const buyers = yield* Effect.forEach([1, 2, 3, 4, 5], () => ids.make("agt"))
-          yield* Effect.forEach(buyers, (b) => Effect.flatMap(Wallet, (w) => w.topup(b, 20_000)), { discard: true })
+          yield* Effect.forEach(
+            buyers,
+            (b) =>
+              Effect.andThen(
+                unlimitedWallet(b),
+                Effect.flatMap(Wallet, (w) => w.topup(b, 20_000))
+              ),
+            {
+              discard: true
+            }
+          )
           const [b1, b2] = buyers
           const buy = (buyer: string, serviceId: string, input: unknown = 1) =>
             Effect.map(commerce.buy({ caller: caller(buyer), serviceId, tierId: "unit", input }), (p) => p.transaction!)
