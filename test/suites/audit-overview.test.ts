@@ -90,7 +90,7 @@ forEachStorage(
         yield* setPolicy(waiting, { autonomyLevel: "manual" })
         yield* buy(waiting, "small", 3)
         yield* buy(waiting, "small", 4)
-        yield* setPolicy(limited, { perTransactionLimitCents: 200, monthlyLimitCents: 9_000 })
+        yield* setPolicy(limited, { perTransactionLimitCents: 200, monthlyLimitCents: 9_000, frozen: true })
         const refusal = (agentId: string, priceCents: number) =>
           refusals.record({
             agentId,
@@ -123,6 +123,7 @@ forEachStorage(
             },
             autonomyLevel: view.autonomyLevel,
             approvalThresholdCents: view.policies.approvalThresholdCents,
+            frozen: view.policies.frozen,
             pendingApprovals: view.pendingApprovals
           })
         }
@@ -135,7 +136,10 @@ forEachStorage(
         })
         expect(byId.get(waiting)?.pendingApprovals).toBe(2)
         expect(overview.pendingApprovals).toBe(2)
-        expect(byId.get(limited)?.lastRefusal).toMatchObject({ priceCents: 2_600, reason: "per_purchase_limit" })
+        expect(byId.get(limited)).toMatchObject({
+          frozen: true,
+          lastRefusal: { priceCents: 2_600, reason: "per_purchase_limit" }
+        })
         expect(byId.get(untouched)).toMatchObject({ balanceCents: 0, lastRefusal: null, frozen: false })
       })
     )

@@ -61,8 +61,7 @@ const make = Effect.gen(function* () {
         },
         autonomyLevel: policy.autonomyLevel,
         approvalThresholdCents: policy.approvalThresholdCents,
-        // Read by name so that a policy stored before the freeze existed reads as not frozen.
-        frozen: (policy as { readonly frozen?: boolean }).frozen === true,
+        frozen: policy.frozen,
         pendingApprovals: f?.pendingApprovals ?? 0,
         lastRefusal: latest.get(agent.id) ?? null
       }
