@@ -119,7 +119,7 @@ export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) =
             const created = yield* keys.createAgent(caller.accountId, agent)
             if (limits !== undefined) {
               yield* wallet
-                .updatePolicy(created.id, limits, { byOwner: true })
+                .updatePolicy(created.id, limits, { byOwner: true, actorId: caller.accountId })
                 .pipe(Effect.catchTag("Forbidden", Effect.die))
             }
             return created

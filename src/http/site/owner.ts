@@ -208,9 +208,11 @@ export const OwnerRoutesLive = HttpRouter.addAll([
     "POST",
     `${OWNER_PREFIX}/:agentId/policy`,
     formAction(
-      Effect.fnUntraced(function* (_caller, agentId, form) {
+      Effect.fnUntraced(function* (caller, agentId, form) {
         const body = yield* policyBody(form)
-        yield* Effect.flatMap(Wallet, (w) => w.updatePolicy(agentId, body, { byOwner: true }))
+        yield* Effect.flatMap(Wallet, (w) =>
+          w.updatePolicy(agentId, body, { byOwner: true, actorId: caller.accountId })
+        )
         return backTo(agentId, "policy", "policy")
       })
     )
