@@ -86,7 +86,8 @@ const EXPECTED_TOOLS: ReadonlyArray<readonly [name: string, method: string, path
   ["usage", "GET", "/api/v1/agent/commerce/usage"],
   ["reputation", "GET", "/api/v1/agent/commerce/reputation"],
   ["leaderboard", "GET", "/api/v1/agent/commerce/leaderboard"],
-  ["rotate_fulfilment_secret", "POST", "/api/v1/agent/commerce/services/:id/fulfilment/secret"]
+  ["rotate_fulfilment_secret", "POST", "/api/v1/agent/commerce/services/:id/fulfilment/secret"],
+  ["refusals", "GET", "/api/v1/agent/commerce/refusals"]
 ]
 
 type Structured = Record<string, unknown>

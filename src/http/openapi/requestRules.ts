@@ -29,6 +29,9 @@ export const REQUEST_RULES: Readonly<Record<string, ReadonlyArray<readonly [fiel
     ]
   ],
   "dashboard.createKey": [["expiresAt", "a time in the future"]],
+  "dashboard.createAgent": [
+    ["dailyLimitCents", "not above monthlyLimitCents, as the new wallet will be (the defaults changed by `wallet`)"]
+  ],
   "webhooks.put": [
     [
       "url",
