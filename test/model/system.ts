@@ -21,7 +21,7 @@ import { Sagas } from "../../src/services/saga/Saga.js"
 import { SettlementStore } from "../../src/services/commerce/SettlementStore.js"
 import { WalletStore } from "../../src/services/wallet/WalletStore.js"
 import { freshDatabase, type StorageCase } from "../fixtures/db.js"
-import { agentCaller, commerceServices, serviceBody, type tier } from "../fixtures/money.js"
+import { agentCaller, commerceServices, serviceBody, type tier, unlimitedWallet } from "../fixtures/money.js"
 import type * as M from "./model.js"
 import type { FaultPoint } from "./world.js"
 
@@ -127,6 +127,8 @@ export const agentSeller = (name: string, tiers: ReadonlyArray<ReturnType<typeof
       createdAt
     })
     yield* keys.insertAgent(Agent.make({ id: agentId, accountId, name, organization: null, createdAt }))
+    // The model's parties start unlimited (model.ts DEFAULT_POLICY): set so, not the new agent's defaults.
+    yield* unlimitedWallet(agentId)
     const caller = agentCaller(agentId, accountId)
     const service = yield* Effect.flatMap(Catalog, (c) =>
       c.publish(caller, serviceBody(name, tiers, category, { mode: "pull" }))
