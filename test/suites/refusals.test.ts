@@ -11,7 +11,7 @@ import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { Sagas } from "../../src/services/saga/Saga.js"
 import { Invest } from "../../src/services/invest/Invest.js"
 import { Builder } from "../../src/services/projects/Builder.js"
-import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
+import { createAgentKey } from "../fixtures/agents.js"
 import { describeEachStorage } from "../fixtures/suite.js"
 import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
 

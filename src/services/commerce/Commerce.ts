@@ -132,24 +132,22 @@ const make = Effect.gen(function* () {
 
   /** An approval the wallet refused stays pending (its unit of work rolled back); the refusal is kept. */
   const approve = (caller: Caller, id: string) =>
-    approvals
-      .approve(caller, id)
-      .pipe(
-        refusals.recordingRefusal(() =>
-          Effect.map(atomically(store.lockApproval(id)), (a) =>
-            a === undefined
-              ? undefined
-              : {
-                  agentId: a.agentId,
-                  serviceId: a.serviceId,
-                  serviceName: null,
-                  tierId: a.tierId,
-                  priceCents: null,
-                  path: "approval" as const
-                }
-          )
+    approvals.approve(caller, id).pipe(
+      refusals.recordingRefusal(() =>
+        Effect.map(atomically(store.lockApproval(id)), (a) =>
+          a === undefined
+            ? undefined
+            : {
+                agentId: a.agentId,
+                serviceId: a.serviceId,
+                serviceName: null,
+                tierId: a.tierId,
+                priceCents: null,
+                path: "approval" as const
+              }
         )
       )
+    )
 
   // ---- transactions and reviews -----------------------------------------------------------
 
