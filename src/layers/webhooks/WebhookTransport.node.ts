@@ -10,6 +10,7 @@ import { isIP, type LookupFunction } from "node:net"
 import { InvalidInput } from "../../schema/platform/errors.js"
 import { CONNECT_TIMEOUT_MS, DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES } from "../../services/webhooks/policy.js"
 import {
+  type WebhookRequest,
   type WebhookResponse,
   WebhookTransport,
   type WebhookTransportService
@@ -139,11 +140,7 @@ export const makeNodeTransport = (options: TransportOptions): WebhookTransportSe
       return yield* Effect.fail(new InvalidInput({ message: `url refused: ${target.refused}`, field: "url" }))
   })
 
-  const send = (request: {
-    readonly url: string
-    readonly headers: Readonly<Record<string, string>>
-    readonly body: string
-  }) =>
+  const send = (request: WebhookRequest) =>
     Effect.callback<WebhookResponse>((resume) => {
       const started = performance.now()
       let finished = false
@@ -152,10 +149,17 @@ export const makeNodeTransport = (options: TransportOptions): WebhookTransportSe
       let status: number | null = null
       const chunks: Array<Buffer> = []
       let kept = 0
+      const whole: Array<Buffer> | undefined = request.keepBody === true ? [] : undefined
+      let ended = false
 
       const outcome = (): Omit<WebhookResponse, "durationMs"> => {
         if (status === null) return { ok: false, status: null, error: "no response" }
-        if (status >= 200 && status < 300) return { ok: true, status, error: null }
+        if (status >= 200 && status < 300) {
+          if (whole === undefined) return { ok: true, status, error: null }
+          if (!ended)
+            return { ok: false, status, error: `HTTP ${status}: the body did not arrive whole within the cap` }
+          return { ok: true, status, error: null, body: Buffer.concat(whole).toString("utf8") }
+        }
         const text = excerpt(chunks)
         const redirect = status >= 300 && status < 400 ? " (redirects are not followed)" : ""
         return { ok: false, status, error: `HTTP ${status}${redirect}${text ? `: ${text}` : ""}` }
@@ -202,9 +206,13 @@ export const makeNodeTransport = (options: TransportOptions): WebhookTransportSe
                   // Keep the first 4 KiB for the excerpt; count the rest against the cap.
                   if (kept < 4096) chunks.push(chunk.subarray(0, 4096 - kept))
                   kept += chunk.length
+                  if (whole !== undefined && kept <= maxBytes) whole.push(chunk)
                   if (kept > maxBytes) finish(outcome()) // over the cap: stop reading, drop the connection
                 })
-                res.on("end", () => finish(outcome()))
+                res.on("end", () => {
+                  ended = kept <= maxBytes
+                  finish(outcome())
+                })
                 res.on("error", () => finish(outcome()))
                 res.on("close", () => finish(outcome()))
               }

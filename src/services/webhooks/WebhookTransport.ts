@@ -7,6 +7,8 @@ export interface WebhookRequest {
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
   readonly body: string
+  /** Keep the whole response body (up to the cap) for the caller: order pushes read the seller's answer. */
+  readonly keepBody?: boolean
 }
 
 export interface WebhookResponse {
@@ -15,6 +17,8 @@ export interface WebhookResponse {
   readonly status: number | null
   readonly durationMs: number
   readonly error: string | null
+  /** With `keepBody`: the body as UTF-8 when it arrived complete within the cap and the timeout. */
+  readonly body?: string
 }
 
 export interface WebhookTransportService {
