@@ -55,6 +55,8 @@ import { PgAuditStore } from "./audit/AuditStore.postgres.js"
 import { PgOverviewStore } from "./audit/OverviewStore.postgres.js"
 import { MemoryRefusalsStore } from "./refusals/RefusalsStore.memory.js"
 import { PgRefusalsStore } from "./refusals/RefusalsStore.postgres.js"
+import { MemoryWriteReceiptStore } from "./idempotency/WriteReceiptStore.memory.js"
+import { PgWriteReceiptStore } from "./idempotency/WriteReceiptStore.postgres.js"
 import { Effect, Layer } from "effect"
 import { pgClientLayer } from "./storage/postgres/PgDb.js"
 import { EmbeddedPostgres, EmbeddedPostgresLive, EmbeddedVacuumLive } from "./storage/embedded.js"
@@ -80,6 +82,7 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryEventStore,
   MemoryWebhookStore,
   MemoryIdempotencyStore,
+  MemoryWriteReceiptStore,
   MemoryProjectsStore,
   MemoryBuildStore,
   MemorySessionStore,
@@ -111,6 +114,7 @@ const PgStoresOnly = Layer.mergeAll(
   PgEventStore,
   PgWebhookStore,
   PgIdempotencyStore,
+  PgWriteReceiptStore,
   PgProjectsStore,
   PgBuildStore,
   PgSessionStore,

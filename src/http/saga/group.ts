@@ -2,7 +2,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
 import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import { Schema } from "effect"
-import { InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
+import { IdempotencyKeyReused, InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
 import { Saga, SagaBody } from "../../schema/saga/saga.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
@@ -15,7 +15,7 @@ export class SagaGroup extends HttpApiGroup.make("saga")
     HttpApiEndpoint.post("saga", "/saga", {
       payload: SagaBody,
       success: Saga.pipe(HttpApiSchema.status(201)),
-      error: [NotFound, InvalidInput, StorageUnavailable]
+      error: [NotFound, InvalidInput, IdempotencyKeyReused, StorageUnavailable]
     })
       .annotate(RequiredPermission, "commerce:buy")
       .annotate(

@@ -4,11 +4,14 @@ import { Effect } from "effect"
 import { CurrentCaller } from "../../services/keys/Caller.js"
 import { Sagas } from "../../services/saga/Saga.js"
 import { Api } from "../api.js"
+import { requestIdempotency } from "../requestIdempotency.js"
 
 export const SagaLive = HttpApiBuilder.group(Api, "saga", (handlers) =>
   handlers
     .handle("saga", ({ payload }) =>
-      Effect.flatMap(Effect.zip(CurrentCaller, Sagas), ([caller, s]) => s.start(caller, payload))
+      Effect.flatMap(Effect.all([CurrentCaller, Sagas, requestIdempotency]), ([caller, s, keyed]) =>
+        s.start(caller, payload, keyed)
+      )
     )
     .handle("getSaga", ({ params: path }) =>
       Effect.flatMap(Effect.zip(CurrentCaller, Sagas), ([caller, s]) => s.get(caller.agentId!, path.id))

@@ -4,7 +4,12 @@
 // given back); confirm records the purchase in the commerce history; a worker resumes sagas
 // whose driver died (lease expired) or whose timer is due.
 import { Clock, Context, Effect, Layer } from "effect"
-import { InvalidInput, type NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
+import {
+  type IdempotencyKeyReused,
+  InvalidInput,
+  type NotFound,
+  type StorageUnavailable
+} from "../../schema/platform/errors.js"
 import { type Saga, type SagaBody, type SagaRecord, sagaSteps } from "../../schema/saga/saga.js"
 import { Settlement } from "../commerce/Settlement.js"
 import { Offers } from "../commerce/Offers.js"
@@ -18,14 +23,16 @@ import { Wallet } from "../wallet/Wallet.js"
 import { SagaStore } from "./SagaStore.js"
 import { type Advanced, iso, notFound, SAGA_BATCH, SAGA_LEASE_MS, toSaga } from "./policy.js"
 import { Refusals } from "../refusals/Refusals.js"
+import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
 import { makeStepMachine } from "./steps.js"
 
 export interface SagasService {
   /** Starts a saga for the caller's purchase and drives it until it ends or waits on a timer. */
   readonly start: (
     caller: Pick<Caller, "agentId" | "accountId">,
-    body: SagaBody
-  ) => Effect.Effect<Saga, NotFound | InvalidInput | StorageUnavailable>
+    body: SagaBody,
+    keyed?: KeyedRequest
+  ) => Effect.Effect<Saga, NotFound | InvalidInput | IdempotencyKeyReused | StorageUnavailable>
   /** Locks the saga and runs one step in its own unit of work. */
   readonly advance: (id: string) => Effect.Effect<Advanced, NotFound | StorageUnavailable>
   /** Steps the saga until it ends or waits on a timer (each step its own unit of work). */
@@ -45,6 +52,7 @@ const make = Effect.gen(function* () {
   const { atomically } = yield* Transactor
   const { step } = yield* makeStepMachine
   const refusals = yield* Refusals
+  const receipts = yield* WriteReceipts
 
   const advance = Effect.fnUntraced(
     function* (id: string) {
@@ -74,7 +82,11 @@ const make = Effect.gen(function* () {
     }
   })
 
-  const start = Effect.fnUntraced(function* (caller: Pick<Caller, "agentId" | "accountId">, body: SagaBody) {
+  const start = Effect.fnUntraced(function* (
+    caller: Pick<Caller, "agentId" | "accountId">,
+    body: SagaBody,
+    keyed?: KeyedRequest
+  ) {
     const buyer = caller.agentId!
     const offer = yield* offers.get(body.serviceId, body.tierId)
     if (offer.service.sellerAgentId === buyer) {
@@ -82,7 +94,7 @@ const make = Effect.gen(function* () {
         new InvalidInput({ message: "you sell this service; an agent cannot buy from itself", field: "serviceId" })
       )
     }
-    const record = yield* atomically(
+    const insert = atomically(
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const at = iso(now)
@@ -116,10 +128,19 @@ const make = Effect.gen(function* () {
           finishedAt: null
         }
         yield* store.insert(r)
-        return r
+        return r.id
       })
     )
-    return toSaga(yield* drive(record.id))
+    // A retry of a saga that committed drives the same saga (to its end, if its first driver died).
+    const id = yield* receipts.once({
+      keyed,
+      kind: "saga.start",
+      request: { buyer, body },
+      write: insert,
+      idOf: (id) => id,
+      replay: Effect.succeed
+    })
+    return toSaga(yield* drive(id))
   }, traced("Sagas.start"))
 
   const runDue = Effect.fnUntraced(function* (limit: number = SAGA_BATCH) {
@@ -147,6 +168,14 @@ const make = Effect.gen(function* () {
 export class Sagas extends Context.Service<Sagas, SagasService>()("agent-commerce/Sagas") {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
   static readonly layer = Layer.effect(Sagas, make).pipe(
-    Layer.provide([Events.layer, Ledger.layer, Wallet.layer, Negotiations.layer, Settlement.layer, Refusals.layer])
+    Layer.provide([
+      Events.layer,
+      Ledger.layer,
+      Wallet.layer,
+      Negotiations.layer,
+      Settlement.layer,
+      Refusals.layer,
+      WriteReceipts.layer
+    ])
   )
 }

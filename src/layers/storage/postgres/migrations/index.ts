@@ -23,6 +23,7 @@ import m0022 from "./0022_idempotency_owner.js"
 import m0023 from "./0023_service_fulfilment.js"
 import m0024 from "./0024_audit.js"
 import m0025 from "./0025_refusals.js"
+import m0026 from "./0026_write_receipts.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -46,5 +47,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0022_idempotency_owner": m0022,
   "0023_service_fulfilment": m0023,
   "0024_audit": m0024,
-  "0025_refusals": m0025
+  "0025_refusals": m0025,
+  "0026_write_receipts": m0026
 }
