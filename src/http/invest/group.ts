@@ -6,7 +6,14 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/ht
 import { AGENT_API_PREFIX, DASHBOARD_PREFIX } from "../../schema/platform/routes.js"
 import { Schema } from "effect"
 import { Cursor, PageLimit, QueryInt } from "../../schema/platform/common.js"
-import { Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
+import {
+  Conflict,
+  Forbidden,
+  IdempotencyKeyReused,
+  InvalidInput,
+  NotFound,
+  StorageUnavailable
+} from "../../schema/platform/errors.js"
 import {
   CreateProposalBody,
   Holding,
@@ -66,7 +73,15 @@ export class InvestGroup extends HttpApiGroup.make("invest")
     HttpApiEndpoint.post("invest", "/invest", {
       payload: InvestBody,
       success: InvestmentResponse.pipe(HttpApiSchema.status(201)),
-      error: [InvalidInput, NotFound, StakeExhausted, InsufficientFunds, PolicyViolation, StorageUnavailable]
+      error: [
+        InvalidInput,
+        NotFound,
+        StakeExhausted,
+        InsufficientFunds,
+        PolicyViolation,
+        IdempotencyKeyReused,
+        StorageUnavailable
+      ]
     })
       .annotate(RequiredPermission, "invest")
       .annotate(

@@ -5,6 +5,7 @@ import { CurrentCaller } from "../../services/keys/Caller.js"
 import { Payments } from "../../services/payments/Payments.js"
 import { DEFAULT_VOTING_HOURS, Invest, TOP_HOLDERS, VETO_WINDOW_MS } from "../../services/invest/Invest.js"
 import { Api } from "../api.js"
+import { requestIdempotency } from "../requestIdempotency.js"
 
 export const InvestLive = HttpApiBuilder.group(Api, "invest", (handlers) =>
   handlers
@@ -12,7 +13,8 @@ export const InvestLive = HttpApiBuilder.group(Api, "invest", (handlers) =>
       "invest",
       Effect.fnUntraced(function* ({ payload }) {
         const caller = yield* CurrentCaller
-        return yield* Effect.flatMap(Invest, (i) => i.invest(caller.agentId!, payload))
+        const keyed = yield* requestIdempotency
+        return yield* Effect.flatMap(Invest, (i) => i.invest(caller.agentId!, payload, keyed))
       })
     )
     .handle(

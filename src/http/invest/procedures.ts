@@ -8,6 +8,7 @@ import { type Caller, CurrentCaller } from "../../services/keys/Caller.js"
 import type { Transactor } from "../../services/platform/Db.js"
 import { Invest } from "../../services/invest/Invest.js"
 import { Keys } from "../../services/keys/Keys.js"
+import { requestIdempotency } from "../requestIdempotency.js"
 import { authenticated, mutation, query, type Procedure } from "../trpc/procedure.js"
 
 const AsAgent = Schema.Struct({ agentId: Schema.optional(AgentId) })
@@ -40,7 +41,8 @@ export const investProcedures = {
     handler: Effect.fnUntraced(function* ({ agentId, ...body }) {
       const caller = yield* CurrentCaller
       const acting = yield* actingAgent(caller, agentId)
-      return yield* Effect.flatMap(Invest, (i) => i.invest(acting, body))
+      const keyed = yield* requestIdempotency
+      return yield* Effect.flatMap(Invest, (i) => i.invest(acting, body, keyed))
     })
   }),
   "invest.vote": mutation({

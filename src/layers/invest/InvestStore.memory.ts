@@ -52,6 +52,8 @@ export const MemoryInvestStore = Layer.effect(
           return o ? offerings.set(target, { ...o, soldTokens }) : Effect.void
         }),
       insertInvestment: (row) => investments.set(row.id, row),
+      getInvestment: (id) => Effect.sync(() => investments.get(id)),
+      getHolding: (agentId, target) => Effect.sync(() => holdings.get(holdingKey(agentId, target))),
       addToHolding: Effect.fnUntraced(function* (agentId, target, tokens, cents, at) {
         const key = holdingKey(agentId, target)
         const h = holdings.get(key)

@@ -25,6 +25,19 @@ const HoldingRow = Schema.Struct({
   lastInvestedAt: IsoTimestamp
 })
 
+const InvestmentRow = Schema.Struct({
+  id: Schema.String,
+  agentId: Schema.String,
+  target: Schema.String,
+  tokens: Schema.Number,
+  priceCents: Schema.Number,
+  amountCents: Schema.Number,
+  journalEntryId: Schema.String,
+  createdAt: IsoTimestamp
+})
+const firstInvestment = decodeFirst(InvestmentRow)
+const firstHolding = decodeFirst(HoldingRow)
+
 const ProposalRow = Schema.Struct({
   id: Schema.String,
   title: Schema.String,
@@ -91,6 +104,16 @@ export const PgInvestStore = Layer.effect(
             created_at)
           VALUES (${r.id}, ${r.agentId}, ${r.target}, ${r.tokens}, ${r.priceCents}, ${r.amountCents},
             ${r.journalEntryId}, ${r.createdAt})`).pipe(Effect.asVoid),
+      getInvestment: (id) =>
+        orUnavailable(
+          sql`SELECT id, agent_id, target, tokens, price_cents, amount_cents, journal_entry_id, created_at
+              FROM investments WHERE id = ${id}`
+        ).pipe(Effect.flatMap(firstInvestment)),
+      getHolding: (agentId, target) =>
+        orUnavailable(
+          sql`SELECT agent_id, target, tokens, invested_cents, first_invested_at, last_invested_at
+              FROM holdings WHERE agent_id = ${agentId} AND target = ${target}`
+        ).pipe(Effect.flatMap(firstHolding)),
       addToHolding: (agentId, target, tokens, cents, at) =>
         orUnavailable(sql`
           INSERT INTO holdings (agent_id, target, tokens, invested_cents, first_invested_at, last_invested_at)

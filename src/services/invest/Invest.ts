@@ -7,6 +7,7 @@ import { AppConfig } from "../platform/AppConfig.js"
 import {
   type Conflict,
   type Forbidden,
+  type IdempotencyKeyReused,
   InvalidInput,
   type NotFound,
   type StorageUnavailable
@@ -31,11 +32,13 @@ import {
 import { type InsufficientFunds, walletAccount } from "../../schema/ledger/ledger.js"
 import type { PolicyViolation } from "../../schema/commerce/wallets.js"
 import { Refusals } from "../refusals/Refusals.js"
+import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Projects } from "../projects/Projects.js"
 import { makeGovernance } from "./governance.js"
+import { investViews } from "./views.js"
 import { InvestStore } from "./InvestStore.js"
 import {
   disclaimerText,
@@ -64,10 +67,17 @@ export interface InvestService {
   /** Buys tokens of the platform, or stake units of a project, from the wallet. */
   readonly invest: (
     agentId: string,
-    body: InvestBody
+    body: InvestBody,
+    keyed?: KeyedRequest
   ) => Effect.Effect<
     { investment: Investment; holding: Holding; offering: Offering; token: TokenInfo; disclaimer: string },
-    InsufficientFunds | InvalidInput | NotFound | PolicyViolation | StakeExhausted | StorageUnavailable
+    | IdempotencyKeyReused
+    | InsufficientFunds
+    | InvalidInput
+    | NotFound
+    | PolicyViolation
+    | StakeExhausted
+    | StorageUnavailable
   >
   readonly offering: (projectId?: string) => Effect.Effect<Offering, NotFound | StorageUnavailable>
   /** Holdings of the given agents (one agent, or every agent of an account). */
@@ -105,6 +115,7 @@ const make = Effect.gen(function* () {
   const ids = yield* Ids
   const { atomically } = yield* Transactor
   const refusals = yield* Refusals
+  const receipts = yield* WriteReceipts
   const governance = yield* makeGovernance
   const config = yield* AppConfig
   const token: TokenInfo = {
@@ -116,8 +127,7 @@ const make = Effect.gen(function* () {
   const disclaimer = disclaimerText(config.tokenName, config.tokenSymbol)
   const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
-  const unitOf = (target: string) =>
-    target === PLATFORM_TARGET ? config.tokenSymbol : `${config.tokenSymbol}:${target}`
+  const { unitOf, toOffering, toHolding } = investViews(config.tokenSymbol)
 
   const investPath = { tierId: null, priceCents: null, path: "invest" } as const
   const normaliseTarget = (projectId: string | undefined) =>
@@ -147,48 +157,29 @@ const make = Effect.gen(function* () {
     } satisfies OfferingRecord
   })
 
-  const toOffering = (o: OfferingRecord) => {
-    const remaining = o.offeredTokens - o.soldTokens
-    return Offering.make({
-      target: targetOf(o.target),
-      unit: unitOf(o.target),
-      totalSupply: o.totalSupply,
-      offeredTokens: o.offeredTokens,
-      soldTokens: o.soldTokens,
-      remainingTokens: remaining,
-      stakePercent: 49,
-      priceCentsPerToken: o.priceCents as Offering["priceCentsPerToken"],
-      valuationCents: o.totalSupply * o.priceCents,
-      remainingCents: remaining * o.priceCents
-    })
-  }
-
-  const toHolding = (h: HoldingRecord, totalSupply: number) =>
-    Holding.make({
-      agentId: h.agentId,
-      target: targetOf(h.target),
-      unit: unitOf(h.target),
-      tokens: h.tokens,
-      investedCents: h.investedCents as Holding["investedCents"],
-      ownershipPercent: Math.round((h.tokens / totalSupply) * 100 * 1e6) / 1e6,
-      firstInvestedAt: h.firstInvestedAt,
-      lastInvestedAt: h.lastInvestedAt
-    })
-
   const offering = Effect.fnUntraced(function* (projectId?: string) {
     const target = normaliseTarget(projectId)
     const stored = yield* store.getOffering(target)
     return toOffering(stored ?? (yield* defaultsFor(target)))
   })
 
-  const invest = Effect.fnUntraced(function* (agentId: string, body: InvestBody) {
+  /** A committed investment as its first answer had it: the row, the holding and offering as they stand. */
+  const investedBefore = Effect.fnUntraced(function* (id: string) {
+    const row = yield* store.getInvestment(id)
+    const holding = row && (yield* store.getHolding(row.agentId, row.target))
+    const after = row && (yield* store.getOffering(row.target))
+    if (!row || !holding || !after) return yield* Effect.die(new Error(`investment ${id} has a receipt but no row`))
+    return { row, holding, after }
+  })
+
+  const invest = Effect.fnUntraced(function* (agentId: string, body: InvestBody, keyed?: KeyedRequest) {
     if ((body.tokens === undefined) === (body.amountCents === undefined)) {
       return yield* Effect.fail(
         new InvalidInput({ message: "give exactly one of tokens or amountCents", field: "tokens" })
       )
     }
     const target = normaliseTarget(body.projectId)
-    const result = yield* atomically(
+    const write = atomically(
       Effect.gen(function* () {
         // The offering row is the lock: concurrent investments in one target are serialised here.
         const o = yield* store.lockOffering(yield* defaultsFor(target))
@@ -244,10 +235,21 @@ const make = Effect.gen(function* () {
         const holding = yield* store.addToHolding(agentId, target, tokens, amount, at)
         return { row, holding, after }
       })
-    ).pipe(
-      // A debit the wallet refused (a limit, the freeze, the balance) is kept for the owner.
-      refusals.recordingRefusal({ agentId, serviceId: null, serviceName: `investment in ${target}`, ...investPath })
     )
+    // A retry whose first attempt committed (its answer lost) gets that investment, charged once.
+    const result = yield* receipts
+      .once({
+        keyed,
+        kind: "invest",
+        request: { agentId, body },
+        write,
+        idOf: (r) => r.row.id,
+        replay: investedBefore
+      })
+      .pipe(
+        // A debit the wallet refused (a limit, the freeze, the balance) is kept for the owner.
+        refusals.recordingRefusal({ agentId, serviceId: null, serviceName: `investment in ${target}`, ...investPath })
+      )
     return {
       investment: Investment.make({
         id: result.row.id,
@@ -290,6 +292,6 @@ export class Invest extends Context.Service<Invest, InvestService>()("agent-comm
   static readonly make = make
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
   static readonly layer = Layer.effect(Invest, make).pipe(
-    Layer.provide([Ledger.layer, Projects.layer, Wallet.layer, Refusals.layer])
+    Layer.provide([Ledger.layer, Projects.layer, Wallet.layer, Refusals.layer, WriteReceipts.layer])
   )
 }

@@ -15,6 +15,9 @@ export interface InvestStoreService {
   readonly getOffering: (target: string) => Effect.Effect<OfferingRecord | undefined, StorageUnavailable>
   readonly setSold: (target: string, soldTokens: number) => Effect.Effect<void, StorageUnavailable>
   readonly insertInvestment: (row: InvestmentRecord) => Effect.Effect<void, StorageUnavailable>
+  readonly getInvestment: (id: string) => Effect.Effect<InvestmentRecord | undefined, StorageUnavailable>
+  /** The agent's holding in one target, if any. */
+  readonly getHolding: (agentId: string, target: string) => Effect.Effect<HoldingRecord | undefined, StorageUnavailable>
   /** Adds to (or opens) the agent's holding in the target; returns the holding after. */
   readonly addToHolding: (
     agentId: string,
