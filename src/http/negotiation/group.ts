@@ -3,7 +3,13 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/ht
 import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import { Schema } from "effect"
 import { Cursor, PageLimit } from "../../schema/platform/common.js"
-import { Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
+import {
+  Forbidden,
+  IdempotencyKeyReused,
+  InvalidInput,
+  NotFound,
+  StorageUnavailable
+} from "../../schema/platform/errors.js"
 import {
   InvalidOffer,
   Negotiation,
@@ -23,7 +29,7 @@ export class NegotiationGroup extends HttpApiGroup.make("negotiation")
     HttpApiEndpoint.post("negotiate", "/negotiate", {
       payload: NegotiateBody,
       success: Negotiation.pipe(HttpApiSchema.status(201)),
-      error: [NotFound, InvalidInput, InvalidOffer, StorageUnavailable]
+      error: [NotFound, InvalidInput, InvalidOffer, IdempotencyKeyReused, StorageUnavailable]
     })
       .annotate(RequiredPermission, "commerce:negotiate")
       .annotate(
@@ -36,7 +42,15 @@ export class NegotiationGroup extends HttpApiGroup.make("negotiation")
       params: IdParam,
       payload: RespondBody,
       success: Negotiation,
-      error: [InvalidInput, NotFound, NegotiationClosed, InvalidOffer, Forbidden, StorageUnavailable]
+      error: [
+        InvalidInput,
+        NotFound,
+        NegotiationClosed,
+        InvalidOffer,
+        Forbidden,
+        IdempotencyKeyReused,
+        StorageUnavailable
+      ]
     })
       .annotate(RequiredPermission, "commerce:negotiate")
       .annotate(

@@ -15,7 +15,6 @@ import {
 import {
   type CreateProposalBody,
   Holding,
-  type HoldingRecord,
   type InvestBody,
   Investment,
   type InvestmentRecord,

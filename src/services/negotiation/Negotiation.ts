@@ -3,12 +3,17 @@
 // claim), the parties alternate until accept or reject, and an accepted price is redeemable once.
 import { Clock, Context, Effect, Layer } from "effect"
 import { decodeTimeCursor, encodeCursor } from "../../schema/platform/common.js"
-import { Forbidden, InvalidInput, type NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
+import {
+  Forbidden,
+  type IdempotencyKeyReused,
+  InvalidInput,
+  type NotFound,
+  type StorageUnavailable
+} from "../../schema/platform/errors.js"
 import {
   canTransition,
   type HistoryEntry,
   InvalidOffer,
-  MAX_ROUNDS,
   type Negotiation,
   type NegotiateBody,
   type NegotiationClosed,
@@ -26,8 +31,18 @@ import type { Caller } from "../keys/Caller.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { traced } from "../platform/Tracing.js"
+import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
 import { NegotiationStore } from "./NegotiationStore.js"
-import { closed, effectiveDelayMs, effectiveStatus, iso, NEGOTIATION_BATCH, notFound, toNegotiation } from "./policy.js"
+import {
+  closed,
+  counterRefusal,
+  effectiveDelayMs,
+  effectiveStatus,
+  iso,
+  NEGOTIATION_BATCH,
+  notFound,
+  toNegotiation
+} from "./policy.js"
 import { makeRedemption, type RedeemInput, type Redeemed } from "./redemption.js"
 import { makeSeller } from "./seller.js"
 
@@ -35,14 +50,19 @@ export interface NegotiationsService {
   /** The buyer's proposal; the automatic seller answers after `delayMs`. */
   readonly open: (
     caller: Pick<Caller, "agentId">,
-    body: NegotiateBody
-  ) => Effect.Effect<Negotiation, NotFound | InvalidInput | InvalidOffer | StorageUnavailable>
+    body: NegotiateBody,
+    keyed?: KeyedRequest
+  ) => Effect.Effect<Negotiation, NotFound | InvalidInput | InvalidOffer | IdempotencyKeyReused | StorageUnavailable>
   /** A party's move (accept, reject or counter) on its turn. */
   readonly respond: (
     caller: Pick<Caller, "agentId" | "permissions">,
     id: string,
-    body: RespondBody
-  ) => Effect.Effect<Negotiation, NotFound | Forbidden | NegotiationClosed | InvalidOffer | StorageUnavailable>
+    body: RespondBody,
+    keyed?: KeyedRequest
+  ) => Effect.Effect<
+    Negotiation,
+    NotFound | Forbidden | NegotiationClosed | InvalidOffer | IdempotencyKeyReused | StorageUnavailable
+  >
   /** Answers every negotiation whose automatic seller answer is due; returns how many were answered. */
   readonly runDue: (limit?: number) => Effect.Effect<number, NegotiationClosed | StorageUnavailable>
   readonly get: (agentId: string, id: string) => Effect.Effect<Negotiation, NotFound | StorageUnavailable>
@@ -71,10 +91,15 @@ const make = Effect.gen(function* () {
   const config = yield* AppConfig
   const { atomically } = yield* Transactor
   const seller = yield* makeSeller
+  const receipts = yield* WriteReceipts
   const { redeem, release } = yield* makeRedemption
   const delayMs = effectiveDelayMs(config.negotiationDelayMs)
 
-  const open = Effect.fnUntraced(function* (caller: Pick<Caller, "agentId">, body: NegotiateBody) {
+  const open = Effect.fnUntraced(function* (
+    caller: Pick<Caller, "agentId">,
+    body: NegotiateBody,
+    keyed?: KeyedRequest
+  ) {
     const buyer = caller.agentId!
     const offer = yield* offers.get(body.serviceId, body.tierId)
     if (offer.service.sellerAgentId === buyer) {
@@ -97,7 +122,7 @@ const make = Effect.gen(function* () {
       )
     }
     const terms: Terms = body.terms ?? {}
-    return yield* atomically(
+    const write = atomically(
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const at = iso(now)
@@ -137,100 +162,94 @@ const make = Effect.gen(function* () {
         return toNegotiation(record, now)
       })
     )
+    // A retry whose proposal committed (its answer lost) gets that negotiation, as it stands now.
+    return yield* receipts.once({
+      keyed,
+      kind: "negotiation.open",
+      request: { buyer, body },
+      write,
+      idOf: (n) => n.id,
+      replay: (id) => get(buyer, id)
+    })
   }, traced("Negotiations.open"))
 
-  const respond = Effect.fnUntraced(
-    function* (caller: Pick<Caller, "agentId" | "permissions">, id: string, body: RespondBody) {
-      const agentId = caller.agentId!
-      const r = yield* store.getForUpdate(id)
-      if (!r || (r.buyerAgentId !== agentId && r.sellerAgentId !== agentId)) return yield* Effect.fail(notFound(id))
-      const party: Party = r.buyerAgentId === agentId ? "buyer" : "seller"
-      if (party === "seller" && !caller.permissions.has("commerce:sell")) {
-        return yield* Effect.fail(
-          new Forbidden({
-            message: "answering as the seller needs the commerce:sell permission",
-            permission: "commerce:sell"
-          })
-        )
-      }
-      const now = yield* Clock.currentTimeMillis
-      const status = effectiveStatus(r, now)
-      if (turnOf[status] !== party || canTransition(status, party, body.action) === undefined) {
-        return yield* Effect.fail(closed(status, party))
-      }
-      if (body.action === "counter" && body.counterPriceCents === undefined) {
-        return yield* Effect.fail(
-          new InvalidOffer({ message: "a counter needs counterPriceCents (integer cents)", field: "counterPriceCents" })
-        )
-      }
-      if (party === "seller") {
-        if (body.action === "counter") {
-          const price = body.counterPriceCents!
-          if (r.round + 1 >= MAX_ROUNDS) {
-            return yield* Effect.fail(
-              new InvalidOffer({ message: `round ${MAX_ROUNDS} is the last: accept or reject`, field: "action" })
-            )
-          }
-          const ceiling = r.sellerAskCents ?? r.listPriceCents
-          if (price <= r.currentPriceCents || price > ceiling) {
-            return yield* Effect.fail(
-              new InvalidOffer({
-                message:
-                  `a seller counter must be above the buyer's offer of ${r.currentPriceCents} ` +
-                  `and at most ${ceiling} cents`,
-                field: "counterPriceCents"
-              })
-            )
-          }
-        }
-        const next = yield* seller.applySeller(r, now, body.action, body.counterPriceCents ?? null, false, null)
-        return toNegotiation(next, now)
-      }
-      // The buyer's move.
-      const at = iso(now)
-      const to = canTransition(status, "buyer", body.action)!
-      if (body.action === "counter") {
-        const price = body.counterPriceCents!
-        if (price >= r.currentPriceCents) {
-          return yield* Effect.fail(
-            new InvalidOffer({
-              message: `a counter must be below the seller's ask of ${r.currentPriceCents} cents (accept it instead)`,
-              field: "counterPriceCents"
-            })
-          )
-        }
-      }
-      const terms = body.action === "counter" && body.terms !== undefined ? body.terms : r.terms
-      const price =
-        body.action === "counter" ? body.counterPriceCents! : body.action === "accept" ? r.currentPriceCents : null
-      const entry: HistoryEntry = {
-        round: r.round,
-        by: "buyer",
-        action: body.action,
-        priceCents: price,
-        terms,
-        automatic: false,
-        reason: null,
-        at
-      }
-      const next: NegotiationRecord = {
-        ...r,
-        status: to,
-        terms,
-        currentPriceCents: body.action === "counter" ? price! : r.currentPriceCents,
-        agreedPriceCents: body.action === "accept" ? r.currentPriceCents : null,
-        history: [...r.history, entry],
-        sellerDueAt: to === "awaiting_seller" ? iso(now + delayMs) : null,
-        expiresAt: to === "accepted" ? iso(now + OFFER_VALIDITY_MS) : null,
-        updatedAt: at
-      }
-      yield* store.update(next)
-      yield* seller.announce(next, entry)
+  const move = Effect.fnUntraced(function* (
+    caller: Pick<Caller, "agentId" | "permissions">,
+    id: string,
+    body: RespondBody
+  ) {
+    const agentId = caller.agentId!
+    const r = yield* store.getForUpdate(id)
+    if (!r || (r.buyerAgentId !== agentId && r.sellerAgentId !== agentId)) return yield* Effect.fail(notFound(id))
+    const party: Party = r.buyerAgentId === agentId ? "buyer" : "seller"
+    if (party === "seller" && !caller.permissions.has("commerce:sell")) {
+      return yield* Effect.fail(
+        new Forbidden({
+          message: "answering as the seller needs the commerce:sell permission",
+          permission: "commerce:sell"
+        })
+      )
+    }
+    const now = yield* Clock.currentTimeMillis
+    const status = effectiveStatus(r, now)
+    if (turnOf[status] !== party || canTransition(status, party, body.action) === undefined) {
+      return yield* Effect.fail(closed(status, party))
+    }
+    const refused = counterRefusal(r, party, body)
+    if (refused) return yield* Effect.fail(refused)
+    if (party === "seller") {
+      const next = yield* seller.applySeller(r, now, body.action, body.counterPriceCents ?? null, false, null)
       return toNegotiation(next, now)
-    },
-    atomically,
-    traced("Negotiations.respond")
-  )
+    }
+    // The buyer's move.
+    const at = iso(now)
+    const to = canTransition(status, "buyer", body.action)!
+    const terms = body.action === "counter" && body.terms !== undefined ? body.terms : r.terms
+    const price =
+      body.action === "counter" ? body.counterPriceCents! : body.action === "accept" ? r.currentPriceCents : null
+    const entry: HistoryEntry = {
+      round: r.round,
+      by: "buyer",
+      action: body.action,
+      priceCents: price,
+      terms,
+      automatic: false,
+      reason: null,
+      at
+    }
+    const next: NegotiationRecord = {
+      ...r,
+      status: to,
+      terms,
+      currentPriceCents: body.action === "counter" ? price! : r.currentPriceCents,
+      agreedPriceCents: body.action === "accept" ? r.currentPriceCents : null,
+      history: [...r.history, entry],
+      sellerDueAt: to === "awaiting_seller" ? iso(now + delayMs) : null,
+      expiresAt: to === "accepted" ? iso(now + OFFER_VALIDITY_MS) : null,
+      updatedAt: at
+    }
+    yield* store.update(next)
+    yield* seller.announce(next, entry)
+    return toNegotiation(next, now)
+  }, atomically)
+
+  /** A party's move; a retry whose move committed (its answer lost) gets the negotiation as it stands. */
+  const respond = (
+    caller: Pick<Caller, "agentId" | "permissions">,
+    id: string,
+    body: RespondBody,
+    keyed?: KeyedRequest
+  ) =>
+    receipts
+      .once({
+        keyed,
+        kind: "negotiation.respond",
+        request: { agentId: caller.agentId, id, body },
+        write: move(caller, id, body),
+        idOf: (n) => n.id,
+        replay: (negotiationId) => get(caller.agentId!, negotiationId)
+      })
+      .pipe(traced("Negotiations.respond"))
 
   const runDue = Effect.fnUntraced(
     function* (limit: number = NEGOTIATION_BATCH) {
@@ -275,5 +294,5 @@ const make = Effect.gen(function* () {
 
 export class Negotiations extends Context.Service<Negotiations, NegotiationsService>()("agent-commerce/Negotiations") {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(Negotiations, make).pipe(Layer.provide([Events.layer]))
+  static readonly layer = Layer.effect(Negotiations, make).pipe(Layer.provide([Events.layer, WriteReceipts.layer]))
 }

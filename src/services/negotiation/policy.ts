@@ -1,12 +1,14 @@
 // The negotiation's pure rules beside the service: when the automatic seller answers, the status
 // a stored row has as of now (offers expire without a write), and the API's view of a row.
 import {
+  InvalidOffer,
   MAX_ROUNDS,
   Negotiation,
   NegotiationClosed,
   type NegotiationRecord,
   type NegotiationStatus,
   type Party,
+  type RespondBody,
   SELLER_ANSWER_LIMIT_MS,
   turnOf
 } from "../../schema/negotiation/negotiation.js"
@@ -67,4 +69,36 @@ export const closed = (status: NegotiationStatus, party: Party) => {
       ? `the negotiation is ${status}; no further responses are possible`
       : `it is the ${turn}'s turn, not the ${party}'s (status ${status})`
   return new NegotiationClosed({ message, status, turn })
+}
+
+/**
+ * Why a party's counter cannot stand, or undefined: it needs a price; the seller's lies above the
+ * buyer's offer and at most its own last ask (never past the last round); the buyer's lies below
+ * the seller's ask.
+ */
+export const counterRefusal = (r: NegotiationRecord, party: Party, body: RespondBody): InvalidOffer | undefined => {
+  if (body.action !== "counter") return undefined
+  const price = body.counterPriceCents
+  if (price === undefined)
+    return new InvalidOffer({
+      message: "a counter needs counterPriceCents (integer cents)",
+      field: "counterPriceCents"
+    })
+  if (party === "buyer") {
+    return price >= r.currentPriceCents
+      ? new InvalidOffer({
+          message: `a counter must be below the seller's ask of ${r.currentPriceCents} cents (accept it instead)`,
+          field: "counterPriceCents"
+        })
+      : undefined
+  }
+  if (r.round + 1 >= MAX_ROUNDS)
+    return new InvalidOffer({ message: `round ${MAX_ROUNDS} is the last: accept or reject`, field: "action" })
+  const ceiling = r.sellerAskCents ?? r.listPriceCents
+  return price <= r.currentPriceCents || price > ceiling
+    ? new InvalidOffer({
+        message: `a seller counter must be above the buyer's offer of ${r.currentPriceCents} and at most ${ceiling} cents`,
+        field: "counterPriceCents"
+      })
+    : undefined
 }
