@@ -5,7 +5,14 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/ht
 import { AGENT_API_PREFIX } from "../../schema/platform/routes.js"
 import { Schema } from "effect"
 import { Cursor, PageLimit, QueryInt, QueryNumber } from "../../schema/platform/common.js"
-import { Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
+import {
+  Conflict,
+  Forbidden,
+  IdempotencyKeyReused,
+  InvalidInput,
+  NotFound,
+  StorageUnavailable
+} from "../../schema/platform/errors.js"
 import { InsufficientFunds } from "../../schema/ledger/ledger.js"
 import { TemplateCategory } from "../../schema/marketplace/marketplace.js"
 import {
@@ -92,7 +99,14 @@ export class ProjectsGroup extends HttpApiGroup.make("projects")
     HttpApiEndpoint.post("create", "/create", {
       payload: CreateProjectBody,
       success: Project.pipe(HttpApiSchema.status(202)),
-      error: [InvalidInput, ProjectQuotaExceeded, InsufficientFunds, PolicyViolation, StorageUnavailable]
+      error: [
+        InvalidInput,
+        ProjectQuotaExceeded,
+        InsufficientFunds,
+        PolicyViolation,
+        IdempotencyKeyReused,
+        StorageUnavailable
+      ]
     })
       .annotate(RequiredPermission, "create")
       .annotate(

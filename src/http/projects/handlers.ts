@@ -42,7 +42,8 @@ export const ProjectsLive = HttpApiBuilder.group(Api, "projects", (handlers) =>
       "create",
       Effect.fnUntraced(function* ({ payload }) {
         const { caller, agentId } = yield* callerAgent
-        return yield* Effect.flatMap(Builder, (b) => b.create({ accountId: caller.accountId, agentId }, payload))
+        const keyed = yield* requestIdempotency
+        return yield* Effect.flatMap(Builder, (b) => b.create({ accountId: caller.accountId, agentId }, payload, keyed))
       })
     )
     .handle(

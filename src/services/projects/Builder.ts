@@ -5,24 +5,26 @@
 import { traced } from "../platform/Tracing.js"
 import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { AppConfig } from "../platform/AppConfig.js"
-import { InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
+import {
+  type IdempotencyKeyReused,
+  InvalidInput,
+  NotFound,
+  type StorageUnavailable
+} from "../../schema/platform/errors.js"
 import { type InsufficientFunds, PLATFORM_FEES, walletAccount } from "../../schema/ledger/ledger.js"
 import type { PolicyViolation } from "../../schema/commerce/wallets.js"
 import {
   type BuildStatus,
   buildSteps,
   type CreateProjectBody,
-  type FailableStep,
   type Project,
-  ProjectQuotaExceeded,
+  type ProjectQuotaExceeded,
   type ProjectRecord
 } from "../../schema/projects/builder.js"
-import { checkInputs } from "./BuilderInputs.js"
 import {
-  FAIL_MARKER,
   NO_PLAN_PROJECT_LIMIT,
   progressOf,
-  projectCost,
+  type ProjectQuota,
   STEP_MS,
   stepMessage,
   toProject,
@@ -30,30 +32,35 @@ import {
   WORKER_TICK_MS
 } from "./buildRules.js"
 import { Refusals } from "../refusals/Refusals.js"
-import { Ids, Transactor } from "../platform/Db.js"
+import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
+import { Transactor } from "../platform/Db.js"
 import { BuildStore } from "./BuildStore.js"
 import { Events } from "../events/Events.js"
 import { Keys } from "../keys/Keys.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Marketplace } from "../marketplace/Marketplace.js"
+import { makeCreate } from "./create.js"
 
 export { STEP_MS } from "./buildRules.js"
 
-/** The project quota of an account's plan. */
-export type ProjectQuota =
-  | { readonly planId: null; readonly limit: number | "unlimited"; readonly planName?: undefined }
-  | { readonly planId: string | null; readonly planName: string; readonly limit: number | "unlimited" }
+export type { ProjectQuota } from "./buildRules.js"
+
+type Owner = { readonly accountId: string; readonly agentId: string }
+type CreateError = InsufficientFunds | InvalidInput | PolicyViolation | ProjectQuotaExceeded | StorageUnavailable
 
 export interface BuilderService {
   /** Creates a project within the plan's quota, charges its credits and queues its build. */
-  readonly create: (
-    owner: { readonly accountId: string; readonly agentId: string },
-    body: CreateProjectBody
-  ) => Effect.Effect<
-    Project,
-    InsufficientFunds | InvalidInput | PolicyViolation | ProjectQuotaExceeded | StorageUnavailable
-  >
+  /** With the request's Idempotency-Key, at most once per key (docs/idempotency.md "Domain dedupe"). */
+  readonly create: {
+    (
+      owner: Owner,
+      body: CreateProjectBody,
+      keyed: KeyedRequest
+    ): Effect.Effect<Project, CreateError | IdempotencyKeyReused>
+    // Last, so that ReturnType (Sessions' error union) names the keyless call.
+    (owner: Owner, body: CreateProjectBody): Effect.Effect<Project, CreateError>
+  }
   /** Advances one build by one step now, whatever its schedule (tests and operators). */
   readonly advance: (
     projectId: string
@@ -73,9 +80,7 @@ const make = Effect.gen(function* () {
   const events = yield* Events
   const keys = yield* Keys
   const marketplace = yield* Marketplace
-  const ids = yield* Ids
   const { atomically } = yield* Transactor
-  const refusals = yield* Refusals
 
   const projectNotFound = (projectId: string) =>
     new NotFound({ message: `project ${projectId} not found`, resource: "project", id: projectId })
@@ -88,111 +93,7 @@ const make = Effect.gen(function* () {
     return { planId: plan.id as string | null, planName: plan.name, limit: plan.max_projects }
   })
 
-  const create = Effect.fnUntraced(function* (
-    owner: { readonly accountId: string; readonly agentId: string },
-    body: CreateProjectBody
-  ) {
-    const inputs = checkInputs(body.inputs ?? [])
-    if (inputs instanceof InvalidInput) return yield* Effect.fail(inputs)
-    const description = body.description?.trim() ? body.description.trim() : null
-    if (body.templateId === undefined && (description === null || description.length < 10)) {
-      return yield* Effect.fail(
-        new InvalidInput({
-          message: "give a templateId, or a description of at least 10 characters",
-          field: "description"
-        })
-      )
-    }
-    if (body.templateId !== undefined) {
-      yield* marketplace
-        .getTemplate(body.templateId)
-        .pipe(
-          Effect.catchTag("NotFound", () =>
-            Effect.fail(
-              new InvalidInput({ message: `templateId: no template "${body.templateId}"`, field: "templateId" })
-            )
-          )
-        )
-    }
-    const marked = FAIL_MARKER.exec(description ?? "")?.[1] as FailableStep | undefined
-    const failAt: FailableStep | null = body.simulateFailure ?? marked ?? null
-    const cost = projectCost(inputs.length)
-    return yield* atomically(
-      Effect.gen(function* () {
-        yield* store.lockAccount(owner.accountId)
-        const quota = yield* quotaOf(owner.accountId)
-        const used = yield* store.countActive(owner.accountId)
-        if (quota.limit !== "unlimited" && used >= quota.limit) {
-          const planName = quota.planId === null ? "no paid plan" : `the ${quota.planName} plan`
-          return yield* Effect.fail(
-            new ProjectQuotaExceeded({
-              message:
-                `${planName} allows ${quota.limit} project${quota.limit === 1 ? "" : "s"} and this account has ` +
-                `${used}; upgrade the plan to create more`,
-              planId: quota.planId,
-              limit: quota.limit,
-              used
-            })
-          )
-        }
-        const now = yield* Clock.currentTimeMillis
-        const at = new Date(now).toISOString()
-        // The creation charge spends the wallet: the owner's amount limits apply and it counts as spend.
-        yield* wallet.debitOutsidePurchase(owner.agentId, cost)
-        const id = yield* ids.make("prj")
-        yield* ledger.transfer({
-          kind: "project_creation",
-          reference: id,
-          memo: `project ${body.name}`,
-          from: walletAccount(owner.agentId),
-          to: PLATFORM_FEES,
-          amount: cost
-        })
-        const draft: ProjectRecord = {
-          id,
-          accountId: owner.accountId,
-          agentId: owner.agentId,
-          name: body.name,
-          description,
-          templateId: body.templateId ?? null,
-          inputs,
-          costCents: cost,
-          status: "queued",
-          progressPercent: 0,
-          steps: [],
-          failAt,
-          failureReason: null,
-          createdAt: at,
-          updatedAt: at,
-          finishedAt: null,
-          nextRunAt: new Date(now + STEP_MS).toISOString()
-        }
-        const record: ProjectRecord = {
-          ...draft,
-          steps: [{ status: "queued", at, message: stepMessage(draft, "queued") }]
-        }
-        yield* store.insert(record)
-        yield* events.emit(owner.agentId, "build.status_changed", {
-          projectId: id,
-          status: "queued",
-          previousStatus: null,
-          progressPercent: 0,
-          failureReason: null
-        })
-        return toProject(record)
-      })
-    ).pipe(
-      // A creation charge the wallet refused (a limit, the freeze, the balance) is kept for the owner.
-      refusals.recordingRefusal({
-        agentId: owner.agentId,
-        serviceId: null,
-        serviceName: `project ${body.name}`,
-        tierId: null,
-        priceCents: cost,
-        path: "build"
-      })
-    )
-  }, traced("Builder.create"))
+  const create = yield* makeCreate(quotaOf)
 
   /** One transition of a locked row (inside the caller's unit of work); terminal rows are unchanged. */
   const step = Effect.fnUntraced(function* (r: ProjectRecord) {
@@ -268,14 +169,23 @@ const make = Effect.gen(function* () {
       r && r.agentId === agentId ? Effect.succeed(toProject(r)) : Effect.fail(projectNotFound(projectId))
     )
 
-  return Builder.of({ create, advance, runOnce, status, quotaOf })
+  // Without a key the receipt is never read, so IdempotencyKeyReused cannot happen (the keyless overload).
+  return Builder.of({ create: create as BuilderService["create"], advance, runOnce, status, quotaOf })
 })
 
 export class Builder extends Context.Service<Builder, BuilderService>()("agent-commerce/Builder") {
   static readonly make = make
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
   static readonly layer = Layer.effect(Builder, make).pipe(
-    Layer.provide([Events.layer, Keys.layer, Ledger.layer, Marketplace.layer, Wallet.layer, Refusals.layer])
+    Layer.provide([
+      Events.layer,
+      Keys.layer,
+      Ledger.layer,
+      Marketplace.layer,
+      Wallet.layer,
+      Refusals.layer,
+      WriteReceipts.layer
+    ])
   )
 }
 

@@ -1,11 +1,37 @@
 // The builder's rules that need no storage: what a project costs, the quota without a plan, the
 // simulated build's timing and progress, and how a project record is shown.
-import { Build, type BuildStatus, buildSteps, Project, type ProjectRecord } from "../../schema/projects/builder.js"
+import {
+  Build,
+  type BuildStatus,
+  buildSteps,
+  Project,
+  ProjectQuotaExceeded,
+  type ProjectRecord
+} from "../../schema/projects/builder.js"
 
 /** Credits (1 credit = 1 cent) charged per project: a base price plus a price per input. */
 export const PROJECT_BASE_COST_CENTS = 100
 export const PROJECT_INPUT_COST_CENTS = 20
 export const projectCost = (inputCount: number) => PROJECT_BASE_COST_CENTS + PROJECT_INPUT_COST_CENTS * inputCount
+
+/** The project quota of an account's plan. */
+export type ProjectQuota =
+  | { readonly planId: null; readonly limit: number | "unlimited"; readonly planName?: undefined }
+  | { readonly planId: string | null; readonly planName: string; readonly limit: number | "unlimited" }
+
+/** The refusal of one more project when the account already has `used` of its quota, or undefined. */
+export const quotaRefusal = (quota: ProjectQuota, used: number): ProjectQuotaExceeded | undefined => {
+  if (quota.limit === "unlimited" || used < quota.limit) return undefined
+  const planName = quota.planId === null ? "no paid plan" : `the ${quota.planName} plan`
+  return new ProjectQuotaExceeded({
+    message:
+      `${planName} allows ${quota.limit} project${quota.limit === 1 ? "" : "s"} and this account has ` +
+      `${used}; upgrade the plan to create more`,
+    planId: quota.planId,
+    limit: quota.limit,
+    used
+  })
+}
 
 /** Projects allowed without a paid plan (the same as Starter). */
 export const NO_PLAN_PROJECT_LIMIT = 1
