@@ -1,0 +1,133 @@
+// Orders: a purchase of a service its seller fulfils itself (pull or push), waiting for the seller.
+// The order's id is the purchase's transaction id; the buyer's money waits in the order's escrow
+// until the seller delivers (85/15 settlement) or fails or misses the deadline (refund in full).
+import { Schema } from "effect"
+import { Cents, cents, Timestamp } from "../platform/common.js"
+import { PricingModel, Text } from "../commerce/common.js"
+
+export const OrderStatus = Schema.Literals(["pending", "delivered", "failed", "expired"])
+export type OrderStatus = typeof OrderStatus.Type
+
+export const OrderMode = Schema.Literals(["pull", "push"])
+export type OrderMode = typeof OrderMode.Type
+
+/** Where a push order's delivery attempts stand (null for pull orders). */
+export const PushState = Schema.Struct({
+  attempts: Schema.Int,
+  /** When the next attempt is due (or the current attempt's lease ends); null once accepted. */
+  nextAttemptAt: Schema.NullOr(Timestamp),
+  /** When the seller answered 202 (it delivers later through the API). */
+  acceptedAt: Schema.NullOr(Timestamp),
+  lastError: Schema.NullOr(Schema.String)
+})
+export type PushState = typeof PushState.Type
+
+export const Order = Schema.Struct({
+  id: Schema.String,
+  transactionId: Schema.String,
+  serviceId: Schema.String,
+  serviceName: Schema.String,
+  category: Schema.String,
+  pricingModel: PricingModel,
+  tierId: Schema.String,
+  listPriceCents: Schema.Int,
+  priceCents: Schema.Int,
+  sellerAgentId: Schema.String,
+  buyerAgentId: Schema.String,
+  input: Schema.Unknown,
+  mode: OrderMode,
+  status: OrderStatus,
+  createdAt: Timestamp,
+  deadlineAt: Timestamp,
+  answeredAt: Schema.NullOr(Timestamp),
+  output: Schema.Unknown,
+  error: Schema.NullOr(Schema.String),
+  latencyMs: Schema.NullOr(Schema.Int),
+  negotiationId: Schema.NullOr(Schema.String),
+  approvalId: Schema.NullOr(Schema.String),
+  idempotencyKey: Schema.NullOr(Schema.String),
+  push: Schema.NullOr(PushState)
+})
+export type Order = typeof Order.Type
+
+/** An order as its seller or buyer sees it: no idempotency key, no push internals. */
+export const OrderView = Schema.Struct({
+  id: Schema.String,
+  transactionId: Schema.String,
+  serviceId: Schema.String,
+  serviceName: Schema.String,
+  tierId: Schema.String,
+  priceCents: Cents,
+  currency: Schema.Literal("USD"),
+  sellerAgentId: Schema.String,
+  buyerAgentId: Schema.String,
+  input: Schema.Unknown,
+  mode: OrderMode,
+  status: OrderStatus,
+  createdAt: Timestamp,
+  deadlineAt: Timestamp,
+  answeredAt: Schema.NullOr(Timestamp),
+  output: Schema.Unknown,
+  error: Schema.NullOr(Schema.String),
+  latencyMs: Schema.NullOr(Schema.Int),
+  /** For push orders: when the seller accepted it for later delivery, and the last attempt's error. */
+  acceptedAt: Schema.NullOr(Timestamp),
+  lastPushError: Schema.NullOr(Schema.String)
+})
+export type OrderView = typeof OrderView.Type
+
+export const toOrderView = (o: Order): OrderView => ({
+  id: o.id,
+  transactionId: o.transactionId,
+  serviceId: o.serviceId,
+  serviceName: o.serviceName,
+  tierId: o.tierId,
+  priceCents: cents(o.priceCents),
+  currency: "USD",
+  sellerAgentId: o.sellerAgentId,
+  buyerAgentId: o.buyerAgentId,
+  input: o.input,
+  mode: o.mode,
+  status: o.status,
+  createdAt: o.createdAt,
+  deadlineAt: o.deadlineAt,
+  answeredAt: o.answeredAt,
+  output: o.output,
+  error: o.error,
+  latencyMs: o.latencyMs,
+  acceptedAt: o.push?.acceptedAt ?? null,
+  lastPushError: o.push?.lastError ?? null
+})
+
+/** The seller's delivery: its output, and optionally the time it spent (never more than the wall clock's). */
+export const DeliverBody = Schema.Struct({
+  output: Schema.Unknown,
+  latencyMs: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 3_600_000 }))))
+})
+export type DeliverBody = typeof DeliverBody.Type
+
+/** The seller's failure: why, in words the buyer reads. */
+export const FailBody = Schema.Struct({
+  error: Text(2000)
+})
+export type FailBody = typeof FailBody.Type
+
+export const OrdersPage = Schema.Struct({ orders: Schema.Array(OrderView), nextCursor: Schema.NullOr(Schema.String) })
+export type OrdersPage = typeof OrdersPage.Type
+
+/** 409: an answer to an order that has already ended otherwise (or expired). */
+export class OrderClosed extends Schema.TaggedError<OrderClosed>()(
+  "OrderClosed",
+  { message: Schema.String, orderId: Schema.String, status: OrderStatus },
+  { httpApiStatus: 409, description: "The order has already ended otherwise; its outcome stands." }
+) {}
+
+export const ORDER_DEADLINE_MIN_MS = 10_000
+export const ORDER_DEADLINE_MAX_MS = 3_600_000
+
+/** How long a seller has to answer: twice the tier's p95 latency, within 10 s and 1 h. */
+export const orderDeadlineMs = (tier: { readonly sla: { readonly p95LatencyMs: number } }): number =>
+  Math.min(ORDER_DEADLINE_MAX_MS, Math.max(ORDER_DEADLINE_MIN_MS, 2 * tier.sla.p95LatencyMs))
+
+/** The longest a list call may wait for the next order. */
+export const ORDER_LIST_MAX_WAIT_MS = 25_000
