@@ -95,7 +95,10 @@ describe("owner pages", () => {
   it("bad input is 400 naming the field, shown on the page; the owner may loosen what the key may only tighten", async () => {
     const bad = await post(`${agentPage()}/policy`, { ...policy, dailyLimit: "12.345" })
     expect(bad.status).toBe(400)
-    expect(await bad.text()).toContain("dailyLimit: must be an amount in dollars")
+    // In the owner's words: the field's label, what was typed, and the typed value kept in the form.
+    const badPage = await bad.text()
+    expect(badPage).toContain("Daily limit: “12.345” is not an amount in dollars")
+    expect(badPage).toContain('name="dailyLimit" type="text" inputmode="decimal" value="12.345"')
     const wrongLevel = await post(`${agentPage()}/policy`, { ...policy, autonomyLevel: "reckless" })
     expect(wrongLevel.status).toBe(400)
     expect(await wrongLevel.text()).toContain("autonomyLevel")
@@ -118,9 +121,14 @@ describe("owner pages", () => {
   it("top-up answers with the payments layer's checkout; approve and decline run through Commerce; the JSON lists what waits", async () => {
     const top = await post(`${agentPage()}/topup`, { amount: "100" })
     expect(top.status).toBe(303)
-    const checkoutUrl = top.headers.get("location")!
-    expect(checkoutUrl).toMatch(/\/checkout\/fake\//)
-    expect((await post(`${agentPage()}/topup`, { amount: "0.5" })).status).toBe(400)
+    // A path: the checkout opens on the host the owner is on (the fake processor is this server).
+    expect(top.headers.get("location")).toMatch(/^\/checkout\/fake\//)
+    const checkoutUrl = new URL(top.headers.get("location")!, server.baseUrl).href
+    const tooSmall = await post(`${agentPage()}/topup`, { amount: "0.5" })
+    expect(tooSmall.status).toBe(400)
+    const tooSmallPage = await tooSmall.text()
+    expect(tooSmallPage).toContain("Top-up amount: “0.5” is outside $1.00 to $10,000.00")
+    expect(tooSmallPage).toContain('name="amount" type="text" inputmode="decimal" required value="0.5"')
     const paid = await fetch(`${checkoutUrl}/pay`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },

@@ -83,7 +83,7 @@ describe.skipIf(skipReason !== undefined)("accessibility (axe-core in Chromium)"
         for (const v of await serious(page)) found.push(`${p.label}: ${v}`)
         await context.close()
       }
-      expect(pages.length).toBe(17)
+      expect(pages.length).toBe(18)
       expect(found.join("\n")).toBe("")
     }, 120_000)
   }

@@ -29,7 +29,7 @@ const directives = (csp: string): Map<string, ReadonlyArray<string>> =>
 
 describe("every HTML page", () => {
   it("carries a strict Content-Security-Policy", async () => {
-    expect(pages.length).toBe(18)
+    expect(pages.length).toBe(19)
     for (const p of pages) {
       const res = await open(p)
       expect(res.status, p.label).toBe(200)

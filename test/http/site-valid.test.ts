@@ -27,7 +27,7 @@ describe("every HTML page", () => {
       for (const result of report.results)
         for (const m of result.messages) problems.push(`${p.label} ${m.line}:${m.column} ${m.ruleId}: ${m.message}`)
     }
-    expect(pages.length).toBe(18)
+    expect(pages.length).toBe(19)
     expect(problems.join("\n")).toBe("")
   })
 })

@@ -14,6 +14,7 @@ import { SESSION_COOKIE } from "../middleware/auth.js"
 import { authenticateBearerWith, sessionCaller } from "../middleware/authLive.js"
 import { currentRequestId } from "../requestId.js"
 import { PLATFORM } from "../../services/discovery/document.js"
+import { fundsNote, type Recharge, rechargeFor, returnNote, seeReturn } from "./checkoutRecharge.js"
 import { html, type Part } from "./templates/html.js"
 import { layout as siteLayout } from "./templates/layout.js"
 import { cspOrigin, pageCsp } from "./templates/csp.js"
@@ -74,11 +75,12 @@ const htmlPage = (body: string, status = 200, csp = CSP) =>
 const notFoundPage = (message: string) =>
   htmlPage(layout("Checkout not found", html`<h1>Checkout not found</h1><p>${message}</p>`), 404)
 
-const fakePage = (s: FakeSession) => {
+const fakePage = (s: FakeSession, recharge?: Recharge) => {
   const per = s.mode === "subscription" ? " / month" : ""
   const head = html`<p><span class="test">TEST MODE — fake payment processor</span></p>
 <h1>${s.description}</h1>
 <div class="amount">${formatAmount(s.amountCents, s.currency)}${per}</div>
+${recharge ? fundsNote(recharge) : ""}
 ${s.customerEmail ? html`<p class="muted">Receipt to ${s.customerEmail}</p>` : ""}`
   if (s.status !== "open") {
     const outcome =
@@ -117,10 +119,7 @@ const deliver = (delivery: FakeDelivery | undefined) =>
   delivery ? Effect.flatMap(Payments, (p) => p.handleWebhook(delivery.payload, delivery.signatureHeader)) : Effect.void
 
 const redirect = (outcome: FakeCheckoutOutcome) =>
-  Effect.as(
-    deliver(outcome.delivery),
-    HttpServerResponse.empty({ status: 303, headers: { location: outcome.redirectUrl, "cache-control": "no-store" } })
-  )
+  Effect.flatMap(deliver(outcome.delivery), () => seeReturn(outcome.redirectUrl))
 
 /** The decline code asked for: `?fail=<code>` (or a `fail` form field), or the chosen test card's. */
 const requestedFailure = Effect.gen(function* () {
@@ -200,7 +199,7 @@ const fakeRoutes = [
       Effect.fnUntraced(function* (id) {
         const view = yield* Effect.flatMap(FakeCheckout, (page) => page.view(id))
         yield* deliver(view.delivery)
-        return htmlPage(fakePage(view.session), 200, checkoutCsp(view.session))
+        return htmlPage(fakePage(view.session, yield* rechargeFor(id)), 200, checkoutCsp(view.session))
       })
     )
   ),
@@ -262,6 +261,7 @@ const returnPage = Effect.fnUntraced(function* (kind: "success" | "cancelled") {
       ? notFoundPage(view.failure.message)
       : htmlPage(layout("Checkout", html`<p>Try again shortly.</p>`), 503)
   const c = view.success
+  const recharge = yield* rechargeFor(id)
   // Waiting for the processor: the page checks again by itself (browser/checkout.ts).
   const recheck = c.status === "pending" && kind === "success"
   const line =
@@ -280,6 +280,7 @@ const returnPage = Effect.fnUntraced(function* (kind: "success" | "cancelled") {
       html`<h1>${c.description}</h1>
 <div class="amount">${formatAmount(c.amountCents, c.currency)}</div>
 <p class="status" data-status="${c.status}"${recheck ? html` data-recheck="${RECHECK_SECONDS}"` : ""}>${line}${recheck ? html` <a href="">Check again</a>` : ""}</p>
+${recharge ? returnNote(recharge, c.status === "paid") : ""}
 <p class="muted">Checkout session <code>${c.sessionId}</code> — status <code>${c.status}</code>.
 ${c.purpose === "knowledge" ? html`Check it any time with <code>GET /api/trpc/publicApi.purchaseStatus</code>.` : ""}</p>`,
       { recheck }

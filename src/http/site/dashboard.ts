@@ -8,6 +8,8 @@ import { PLATFORM } from "../../services/discovery/document.js"
 import { html } from "./templates/html.js"
 import { layout } from "./templates/layout.js"
 import { pageCsp } from "./templates/csp.js"
+import { DEFAULT_POLICY } from "../../schema/wallet/policy.js"
+import { dollarsField as dollars } from "./owner/format.js"
 
 /** What each permission lets a key do (shown beside its checkbox). */
 const permissionHelp: Readonly<Record<Permission, string>> = {
@@ -85,19 +87,34 @@ export const renderDashboard = (baseUrl: string, platformName: string): string =
 <h2 id="agents-title">Agents</h2>
 <p>An agent owns its keys, wallet, reputation and projects. Create one per autonomous agent you run. Open an agent (its name) to see its wallet, top it up, set its spending policy, approve its purchases and read its spending and transactions.</p>
 <div class="table-wrap" tabindex="0">
-<table id="agents-table">
+<table id="agents-table" class="stack">
 <caption class="visually-hidden">Your agents</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Organisation</th><th scope="col">Agent id</th><th scope="col">Created</th><th scope="col">Webhook</th></tr></thead>
 <tbody id="agents-body"></tbody>
 </table>
 </div>
 <p id="agents-empty" class="hint" hidden>No agents yet — create your first one below.</p>
+<p><a href="/agent-dashboard/overview">Overview: every agent's balance, spend today, approvals waiting and refused purchases →</a></p>
 <form id="agent-form" class="card inline-form" method="post" novalidate>
 <h3>Create an agent</h3>
 <div class="field"><label for="agent-name">Agent name</label>
 <input id="agent-name" name="name" type="text" required maxlength="120"></div>
 <div class="field"><label for="agent-org">Organisation <span class="hint">(optional)</span></label>
 <input id="agent-org" name="organization" type="text" maxlength="120"></div>
+<fieldset class="field limits">
+<legend>Its first limits <span class="hint">(in dollars; empty = no limit; change them any time on the agent's page)</span></legend>
+<div class="limits-grid">
+<div class="field"><label for="agent-per-tx">Per purchase</label><input id="agent-per-tx" name="perTransactionLimit" type="text" inputmode="decimal" value="${dollars(DEFAULT_POLICY.perTransactionLimitCents)}"></div>
+<div class="field"><label for="agent-daily">Per day</label><input id="agent-daily" name="dailyLimit" type="text" inputmode="decimal" value="${dollars(DEFAULT_POLICY.dailyLimitCents)}"></div>
+<div class="field"><label for="agent-monthly">Per month</label><input id="agent-monthly" name="monthlyLimit" type="text" inputmode="decimal" value="${dollars(DEFAULT_POLICY.monthlyLimitCents)}"></div>
+<div class="field"><label for="agent-threshold">Ask me above</label><input id="agent-threshold" name="approvalThreshold" type="text" inputmode="decimal" required value="${dollars(DEFAULT_POLICY.approvalThresholdCents)}"></div>
+<div class="field"><label for="agent-autonomy">Autonomy</label><select id="agent-autonomy" name="autonomyLevel">
+<option value="semi_auto" selected>semi_auto — purchases above “Ask me above” wait for me</option>
+<option value="manual">manual — every purchase waits for me</option>
+<option value="full_auto">full_auto — buys alone within the limits</option>
+</select></div>
+</div>
+</fieldset>
 <button type="submit" class="primary">Create agent</button>
 </form>
 </section>
@@ -147,7 +164,7 @@ ${webhookPermissions.map((p) => checkbox(p, "agent"))}
 <section aria-labelledby="keys-title">
 <h2 id="keys-title">API keys</h2>
 <div class="table-wrap" tabindex="0">
-<table id="keys-table">
+<table id="keys-table" class="stack">
 <caption class="visually-hidden">Your API keys</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Agent</th><th scope="col">Prefix</th><th scope="col">Permissions</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody id="keys-body"></tbody>

@@ -1,142 +1,76 @@
 // The owner's side of the dashboard: one server-rendered page per agent (/agent-dashboard/agents/:agentId)
-// with its wallet and policy, top-up through the payments layer's checkout, pending approvals with
-// approve / decline, a 30-day spend chart against the daily limit, transactions (filters, a detail page),
-// reviews and disputes. Forms post to this origin with the session cookie; every handler calls the
-// domain services (Wallet, Commerce, Payments, Reputation, Disputes, Keys) and re-implements no rule.
-// New approvals appear without a reload: the page's script (browser/owner.ts) polls a small JSON endpoint.
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+// with its wallet, freeze switch and policy, top-up through the payments layer's checkout, pending
+// approvals with approve / decline, refused purchases, a 30-day spend chart against the daily limit,
+// transactions (filters, a detail page), the audit trail with CSV export links, reviews and disputes;
+// and the overview of every agent (owner/overviewRoutes.ts). Forms post to this origin with the
+// session cookie; every handler calls the domain services and re-implements no rule. The pages stay
+// current without a reload: their script (browser/owner.ts) polls a small stamp and redraws the
+// parts that changed.
+import { HttpRouter, HttpServerRequest } from "effect/http"
 import { Clock, Effect } from "effect"
 import { InvalidInput } from "../../schema/platform/errors.js"
 import { AppConfig } from "../../services/platform/AppConfig.js"
 import type { Caller } from "../../services/keys/Caller.js"
+import { Audit } from "../../services/audit/Audit.js"
 import { Commerce } from "../../services/commerce/Commerce.js"
 import { Keys } from "../../services/keys/Keys.js"
 import { Payments } from "../../services/payments/Payments.js"
 import { requestIdempotency } from "../requestIdempotency.js"
 import { Wallet } from "../../services/wallet/Wallet.js"
-import { dashboardHeaders } from "./dashboard.js"
-import { html } from "./templates/html.js"
-import { pageCsp } from "./templates/csp.js"
-import { agentPageData, pendingFor } from "./owner/data.js"
-import { agentPath, OWNER_PREFIX } from "./owner/format.js"
-import { layout, NOTICES, renderAgentPage, renderTransactionPage } from "./owner/pages.js"
-import {
-  filtersOf,
-  formOf,
-  originOf,
-  ownerSession,
-  parseDollars,
-  policyBody,
-  type SignedOut,
-  type TxFilters
-} from "./owner/request.js"
+import { agentPageData, agentStamp, pendingFor } from "./owner/data.js"
+import { agentPath, deciderText, OWNER_PREFIX, usd } from "./owner/format.js"
+import { RECHARGE_MAX_CENTS, RECHARGE_MIN_CENTS } from "../../schema/payments/payments.js"
+import { NOTICES, renderAgentPage, renderTransactionPage } from "./owner/pages.js"
+import { overviewPage, overviewRoutes } from "./owner/overviewRoutes.js"
+import { OVERVIEW_PATH } from "./owner/overviewPage.js"
+import { filtersOf, originOf, ownerSession, parseDollars, policyBody, type TxFilters } from "./owner/request.js"
+import { formAction, formTargetsOf, htmlPage, json, page, param, seeOther } from "./owner/respond.js"
 
-const htmlPage = (body: string, status = 200, formTargets: ReadonlyArray<string> = []) =>
-  HttpServerResponse.text(body, {
-    status,
-    contentType: "text/html; charset=utf-8",
-    // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` on the page's own
-    // form posts, and the same-origin check needs the real origin. Other sites still get no referrer.
-    headers: { ...dashboardHeaders, "content-security-policy": ownerCsp(formTargets), "referrer-policy": "same-origin" }
-  })
-
-/**
- * The page's CSP: the dashboard's (scripts, styles, fetches from this origin only), with form-action
- * widened to where a form's answer redirects: this origin, BASE_URL's (the page may be open at
- * another host name) and the checkout's (top-up answers with a 303 to it; browsers apply form-action
- * to that redirect too).
- */
-const ownerCsp = (formTargets: ReadonlyArray<string>) =>
-  pageCsp({ connect: true, formAction: ["'self'", ...formTargets] })
-
-const formTargetsOf = Effect.map(AppConfig, (config) =>
-  [originOf(config.baseUrl), config.payments === "stripe" ? "https://checkout.stripe.com" : undefined].filter(
-    (o): o is string => o !== undefined
-  )
-)
-
-const statusOf = (e: { readonly _tag: string }): number =>
-  e._tag === "NotFound"
-    ? 404
-    : e._tag === "Forbidden" || e._tag === "PolicyViolation"
-      ? 403
-      : e._tag === "Conflict" || e._tag === "NegotiationUnusable"
-        ? 409
-        : e._tag === "InsufficientCredits"
-          ? 402
-          : e._tag === "StorageUnavailable"
-            ? 503
-            : 400
-
-const errorPage = (status: number, message: string) =>
-  htmlPage(
-    layout(
-      "Agent dashboard",
-      html`<h1>Something is not right</h1><p class="msg msg-error" role="alert">${message}</p><p><a href="/agent-dashboard">Back to the dashboard</a></p>`
-    ),
-    status
-  )
-
-const toSignIn = HttpServerResponse.empty({
-  status: 303,
-  headers: { location: "/agent-dashboard", "cache-control": "no-store" }
-})
-
-/** Renders the agent page (status and message given), or an error page when even that cannot be read. */
+/** Renders the agent page (status and message given, what the owner typed kept). */
 const agentPage = Effect.fnUntraced(function* (
   caller: Caller,
   agentId: string,
   filters: TxFilters,
   message: { readonly notice?: string; readonly error?: string },
-  status = 200
+  status = 200,
+  typed?: URLSearchParams
 ) {
   const data = yield* agentPageData(caller, agentId, filters)
   const now = yield* Clock.currentTimeMillis
-  return htmlPage(renderAgentPage(data, message, now), status, yield* formTargetsOf)
+  return htmlPage(renderAgentPage(data, message, now, typed), status, yield* formTargetsOf)
 })
 
-/** Runs a page handler: signed-out → the sign-in page; a typed failure → a page with its status and message. */
-const page = <E extends { readonly _tag: string; readonly message?: string }, R>(
-  handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E | SignedOut, R>
-) =>
-  handler.pipe(
-    Effect.catch((e: E | SignedOut) =>
-      e._tag === "SignedOut"
-        ? Effect.succeed(toSignIn)
-        : Effect.succeed(errorPage(statusOf(e), (e as { message?: string }).message ?? e._tag))
-    )
-  )
+/** A refused form: the page it came from again, with the message and what was typed. */
+const refused = Effect.fnUntraced(function* (
+  caller: Caller,
+  agentId: string,
+  form: URLSearchParams,
+  error: string,
+  status: number
+) {
+  if (form.get("return") === "overview") return yield* overviewPage(caller, { error }, status)
+  return yield* agentPage(caller, agentId, {}, { error }, status, form)
+})
 
-const param = (name: string) => Effect.map(HttpRouter.params, (p) => p[name] ?? "")
+/** Back to the page the form was on, with a fixed notice. */
+const backTo = (form: URLSearchParams, agentId: string, done: keyof typeof NOTICES, anchor: string) =>
+  seeOther(
+    form.get("return") === "overview"
+      ? `${OVERVIEW_PATH}?done=${done}#${anchor === "wallet" ? "agents" : "inbox"}`
+      : `${agentPath(agentId)}?done=${done}#${anchor}`
+  )
 
 /**
- * A form that changes something: same origin, then the service call; its failure re-renders the
- * agent page with the message and status.
+ * The processor's page on the host the owner is on: the fake processor is this server, so its
+ * address at BASE_URL's origin becomes a path (the session cookie is the host's). Any other
+ * address (Stripe's) is kept.
  */
-const formAction = <E extends { readonly _tag: string; readonly message?: string }, R>(
-  act: (
-    caller: Caller,
-    agentId: string,
-    form: URLSearchParams
-  ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-) =>
-  page(
-    Effect.gen(function* () {
-      const caller = yield* ownerSession
-      const agentId = yield* param("agentId")
-      yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, agentId))
-      const result = yield* Effect.result(Effect.flatMap(formOf, (form) => act(caller, agentId, form)))
-      if (result._tag === "Success") return result.success
-      const e = result.failure as { readonly _tag: string; readonly message?: string }
-      return yield* agentPage(caller, agentId, {}, { error: e.message ?? e._tag }, statusOf(e))
-    })
-  )
-
-const backTo = (agentId: string, done: keyof typeof NOTICES, anchor: string) =>
-  HttpServerResponse.empty({
-    status: 303,
-    headers: { location: `${agentPath(agentId)}?done=${done}#${anchor}`, "cache-control": "no-store" }
-  })
+const onThisHost = (checkoutUrl: string, baseUrl: string): string => {
+  const origin = originOf(checkoutUrl)
+  if (origin === undefined || origin !== originOf(baseUrl)) return checkoutUrl
+  const u = new URL(checkoutUrl)
+  return `${u.pathname}${u.search}`
+}
 
 export const OwnerRoutesLive = HttpRouter.addAll([
   HttpRouter.route(
@@ -166,21 +100,37 @@ export const OwnerRoutesLive = HttpRouter.addAll([
         const tx = yield* Effect.flatMap(Commerce, (c) =>
           Effect.flatMap(param("transactionId"), (id) => c.getTransaction(agent.id, id))
         )
-        return htmlPage(renderTransactionPage(agent, tx))
+        // Who approved and when: the approval's entry in the audit trail (its newest page).
+        const entry =
+          tx.approvalId === null
+            ? undefined
+            : (yield* Effect.flatMap(Audit, (a) => a.list(agent.id, { limit: 100 }))).entries.find(
+                (e) => e.subjectId === tx.approvalId && e.action === "approval.approved"
+              )
+        const decision = entry
+          ? {
+              by:
+                entry.actor.kind === "owner"
+                  ? deciderText(`account:${entry.actor.id ?? ""}`, caller.accountId)
+                  : "the agent's key",
+              at: entry.createdAt
+            }
+          : undefined
+        return htmlPage(renderTransactionPage(agent, tx, decision))
       })
     )
   ),
-  // Polled by /assets/owner.js: the agent's pending approvals, nothing else (JSON; 401 when signed out).
+  // The agent's pending approvals, nothing else (JSON; 401 when signed out): for scripts and the tests.
   HttpRouter.route(
     "GET",
     `${OWNER_PREFIX}/:agentId/approvals.json`,
-    Effect.gen(function* () {
-      const caller = yield* ownerSession
-      const agentId = yield* param("agentId")
-      yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, agentId))
-      const pending = yield* pendingFor(caller, agentId)
-      return HttpServerResponse.jsonUnsafe(
-        {
+    json(
+      Effect.gen(function* () {
+        const caller = yield* ownerSession
+        const agentId = yield* param("agentId")
+        yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, agentId))
+        const pending = yield* pendingFor(caller, agentId)
+        return {
           pending: pending.map((a) => ({
             id: a.id,
             serviceId: a.serviceId,
@@ -190,18 +140,21 @@ export const OwnerRoutesLive = HttpRouter.addAll([
             createdAt: a.createdAt,
             expiresAt: a.expiresAt
           }))
-        },
-        { headers: { "cache-control": "no-store" } }
-      )
-    }).pipe(
-      Effect.catch((e: { readonly _tag: string; readonly message?: string }) =>
-        Effect.succeed(
-          HttpServerResponse.jsonUnsafe(
-            { type: e._tag === "SignedOut" ? "Unauthorized" : e._tag, message: e.message ?? "sign in again" },
-            { status: e._tag === "SignedOut" ? 401 : statusOf(e) }
-          )
-        )
-      )
+        }
+      })
+    )
+  ),
+  // Polled by /assets/owner.js: a stamp of what the page shows; when it changes, the page's parts are redrawn.
+  HttpRouter.route(
+    "GET",
+    `${OWNER_PREFIX}/:agentId/live.json`,
+    json(
+      Effect.gen(function* () {
+        const caller = yield* ownerSession
+        const agentId = yield* param("agentId")
+        yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, agentId))
+        return { stamp: yield* agentStamp(caller, agentId) }
+      })
     )
   ),
   HttpRouter.route(
@@ -213,8 +166,25 @@ export const OwnerRoutesLive = HttpRouter.addAll([
         yield* Effect.flatMap(Wallet, (w) =>
           w.updatePolicy(agentId, body, { byOwner: true, actorId: caller.accountId })
         )
-        return backTo(agentId, "policy", "policy")
-      })
+        return backTo(form, agentId, "policy", "policy")
+      }),
+      refused
+    )
+  ),
+  HttpRouter.route(
+    "POST",
+    `${OWNER_PREFIX}/:agentId/freeze`,
+    formAction(
+      Effect.fnUntraced(function* (caller, agentId, form) {
+        const frozen = form.get("frozen")
+        if (frozen !== "true" && frozen !== "false")
+          return yield* Effect.fail(new InvalidInput({ message: "frozen: must be true or false", field: "frozen" }))
+        yield* Effect.flatMap(Wallet, (w) =>
+          w.updatePolicy(agentId, { frozen: frozen === "true" }, { byOwner: true, actorId: caller.accountId })
+        )
+        return backTo(form, agentId, frozen === "true" ? "frozen" : "unfrozen", "wallet")
+      }),
+      refused
     )
   ),
   HttpRouter.route(
@@ -224,20 +194,30 @@ export const OwnerRoutesLive = HttpRouter.addAll([
       Effect.fnUntraced(function* (_caller, agentId, form) {
         const amountCents = yield* parseDollars("amount", form.get("amount"), 0)
         const idempotency = yield* requestIdempotency
-        const checkout = yield* Effect.flatMap(Payments, (p) => p.startRecharge({ agentId, amountCents }, idempotency))
+        const checkout = yield* Effect.flatMap(Payments, (p) =>
+          p.startRecharge({ agentId, amountCents }, idempotency)
+        ).pipe(
+          Effect.mapError((e) =>
+            e._tag === "InvalidInput" && e.field === "amountCents"
+              ? new InvalidInput({
+                  message: `Top-up amount: “${form.get("amount") ?? ""}” is outside ${usd(RECHARGE_MIN_CENTS)} to ${usd(RECHARGE_MAX_CENTS)}`,
+                  field: "amount"
+                })
+              : e
+          )
+        )
+        const config = yield* AppConfig
         // To the processor's page (the fake's, or Stripe's); it returns to /checkout/success.
-        return HttpServerResponse.empty({
-          status: 303,
-          headers: { location: checkout.checkoutUrl, "cache-control": "no-store" }
-        })
-      })
+        return seeOther(onThisHost(checkout.checkoutUrl, config.baseUrl))
+      }),
+      refused
     )
   ),
   HttpRouter.route(
     "POST",
     `${OWNER_PREFIX}/:agentId/approvals/:approvalId/:decision`,
     formAction(
-      Effect.fnUntraced(function* (caller, _agentId, _form) {
+      Effect.fnUntraced(function* (caller, _agentId, form) {
         const decision = yield* param("decision")
         const approvalId = yield* param("approvalId")
         if (decision !== "approve" && decision !== "decline") {
@@ -249,11 +229,14 @@ export const OwnerRoutesLive = HttpRouter.addAll([
           decision === "approve" ? c.approve(caller, approvalId) : c.decline(caller, approvalId)
         )
         return backTo(
+          form,
           decided.approval.agentId,
           decision === "approve" ? "approved" : "declined",
           decision === "approve" ? "transactions" : "approvals"
         )
-      })
+      }),
+      refused
     )
-  )
+  ),
+  ...overviewRoutes
 ])

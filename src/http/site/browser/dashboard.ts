@@ -56,19 +56,59 @@ $("signout").addEventListener("click", () => {
     .catch(fail)
 })
 
+/** Dollars typed by a person to integer cents, without floating point; "" is null (no limit). */
+const cents = (id: string, label: string): number | null => {
+  const raw = input(id).value.trim()
+  const text = raw.replace(/,/g, "").replace(/^\$/, "")
+  if (text === "") return null
+  const m = /^(\d{1,9})(?:\.(\d{1,2}))?$/.exec(text)
+  if (!m) throw new ApiError(400, `${label}: “${raw}” is not an amount in dollars (such as 25 or 25.50)`, id)
+  return Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"))
+}
+
+/** The API's field names in a refusal, as the form's labels. */
+const LABELS: Readonly<Record<string, string>> = {
+  perTransactionLimitCents: "Per purchase",
+  dailyLimitCents: "Per day",
+  monthlyLimitCents: "Per month",
+  approvalThresholdCents: "Ask me above"
+}
+const inWords = (e: unknown) => {
+  if (!(e instanceof ApiError)) throw e
+  const m = /^(?:wallet\.)?([A-Za-z]+): (.*)$/s.exec(e.message)
+  const label = m ? LABELS[m[1]!] : undefined
+  throw label
+    ? new ApiError(
+        e.status,
+        `${label}: ${m![2]!.replace(/\b(\d+) cents\b/g, (_, c: string) => `$${(Number(c) / 100).toFixed(2)}`)}`,
+        e.field
+      )
+    : e
+}
+
 onSubmit($<HTMLFormElement>("agent-form"), () => {
   const org = input("agent-org").value.trim()
+  const wallet = {
+    perTransactionLimitCents: cents("agent-per-tx", "Per purchase"),
+    dailyLimitCents: cents("agent-daily", "Per day"),
+    monthlyLimitCents: cents("agent-monthly", "Per month"),
+    approvalThresholdCents: cents("agent-threshold", "Ask me above") ?? 0,
+    autonomyLevel: $<HTMLSelectElement>("agent-autonomy").value
+  }
   return api<Agent>("POST", "/agents", {
     name: input("agent-name").value.trim(),
-    organization: org === "" ? null : org
-  }).then((agent) => {
-    input("agent-name").value = ""
-    input("agent-org").value = ""
-    return refresh().then(() => {
-      $<HTMLSelectElement>("key-agent").value = agent.id
-      say(`Agent ${agent.name} created. Create a key for it below.`)
-    })
+    organization: org === "" ? null : org,
+    wallet
   })
+    .catch(inWords)
+    .then((agent) => {
+      input("agent-name").value = ""
+      input("agent-org").value = ""
+      return refresh().then(() => {
+        $<HTMLSelectElement>("key-agent").value = agent.id
+        say(`Agent ${agent.name} created with its limits. Create a key for it below.`)
+      })
+    })
 })
 
 input("perm-commerce-all").addEventListener("change", syncCommerce)

@@ -1,82 +1,83 @@
-// The owner's agent page script (/assets/owner.js): polls the approvals endpoint, adds rows for new
-// approvals (DOM APIs and textContent only, never innerHTML), removes decided ones and announces
-// the change in the live region. The page itself works without it.
+// The owner pages' script (/assets/owner.js): keeps the page current without a reload. Every few
+// seconds it asks the page's live stamp (a small JSON: what the wallet, approvals, transactions and
+// refusals are now); when the stamp changes it fetches the page itself and replaces the parts marked
+// data-live with the server's new markup (parsed by DOMParser, never innerHTML; the server escaped
+// it), then says "1 new approval waiting for you." when approvals arrived. Notices clear after a
+// while, and the notice's address parameter is dropped so a reload does not repeat it. The page
+// works without it.
 
-interface PendingApproval {
-  readonly id: string
-  readonly serviceId: string
-  readonly tierId: string
-  readonly quotedPriceCents: number
-  readonly reason: string
-  readonly createdAt: string
-  readonly expiresAt: string
+const NOTICE_MS = 8000
+
+const root = document.getElementById("live")
+const status = document.getElementById("status")
+
+// A notice ("Approved: …") is for now: it clears, and a reload does not bring it back.
+if (status && status.textContent !== "") {
+  setTimeout(() => {
+    status.textContent = ""
+  }, NOTICE_MS)
+}
+const address = new URL(location.href)
+if (address.searchParams.has("done")) {
+  address.searchParams.delete("done")
+  history.replaceState(null, "", address.pathname + address.search + address.hash)
 }
 
-const section = document.getElementById("approvals")
-const url = section?.getAttribute("data-poll")
-if (section && url) {
-  const interval = Number(section.getAttribute("data-interval")) || 2000
-  const body = document.getElementById("approvals-body")!
-  const count = document.getElementById("approvals-count")!
-  const live = document.getElementById("approvals-live")!
-  const base = url.replace(/\/approvals\.json$/, "")
+const approvalIds = () =>
+  new Set(Array.from(document.querySelectorAll("[data-approval-id]"), (e) => e.getAttribute("data-approval-id")))
 
-  const usd = (c: number) => `$${Math.floor(c / 100).toLocaleString("en-US")}.${String(c % 100).padStart(2, "0")}`
-  const when = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`
-  const td = (text: string, className?: string) => {
-    const x = document.createElement("td")
-    x.textContent = text
-    if (className) x.className = className
-    return x
+/** Replaces each data-live part that differs from the fresh page's, keeping focus where it can. */
+const redraw = (fresh: Document) => {
+  const focused = document.activeElement
+  const focusKey = focused?.closest("[data-approval-id],[data-agent-id]")
+  for (const part of Array.from(document.querySelectorAll<HTMLElement>("[data-live][id]"))) {
+    const next = fresh.getElementById(part.id)
+    if (next && !next.isEqualNode(part)) part.replaceWith(document.importNode(next, true))
   }
-  const button = (id: string, decision: "approve" | "decline", label: string, className: string) => {
-    const f = document.createElement("form")
-    f.method = "post"
-    f.action = `${base}/approvals/${encodeURIComponent(id)}/${decision}`
-    const b = document.createElement("button")
-    b.type = "submit"
-    b.className = className
-    b.textContent = label
-    f.appendChild(b)
-    return f
+  if (focused && !document.contains(focused) && focusKey) {
+    const attr = focusKey.hasAttribute("data-approval-id") ? "data-approval-id" : "data-agent-id"
+    const again = document.querySelector(`[${attr}="${CSS.escape(focusKey.getAttribute(attr) ?? "")}"] button`)
+    if (again instanceof HTMLElement) again.focus()
   }
-  const row = (a: PendingApproval) => {
-    const tr = document.createElement("tr")
-    tr.setAttribute("data-id", a.id)
-    tr.className = "new"
-    tr.appendChild(td(`${a.serviceId} / ${a.tierId}`))
-    tr.appendChild(td(usd(a.quotedPriceCents), "nowrap"))
-    tr.appendChild(td(a.reason === "manual" ? "manual autonomy" : "over the approval threshold"))
-    tr.appendChild(td(when(a.createdAt), "nowrap"))
-    tr.appendChild(td(when(a.expiresAt), "nowrap"))
-    const actions = td("", "actions nowrap")
-    actions.appendChild(button(a.id, "approve", "Approve", "primary"))
-    actions.appendChild(button(a.id, "decline", "Decline", "danger"))
-    tr.appendChild(actions)
-    return tr
-  }
-  const tick = () => {
-    fetch(url, { credentials: "same-origin", headers: { accept: "application/json" } })
-      .then((res) => (res.ok ? (res.json() as Promise<{ pending: ReadonlyArray<PendingApproval> }>) : null))
-      .then((data) => {
-        if (!data) return
-        const wanted = new Set<string>()
-        let added = 0
-        for (const a of data.pending) {
-          wanted.add(a.id)
-          if (!body.querySelector(`tr[data-id="${CSS.escape(a.id)}"]`)) {
-            body.insertBefore(row(a), body.firstChild)
-            added++
-          }
+}
+
+if (root) {
+  const poll = root.getAttribute("data-live-poll")
+  const interval = Number(root.getAttribute("data-interval")) || 2000
+  let stamp = root.getAttribute("data-live-stamp") ?? ""
+  let busy = false
+  const live = document.getElementById("approvals-live")
+
+  const refresh = () =>
+    fetch(location.pathname + location.search, { credentials: "same-origin", headers: { accept: "text/html" } })
+      .then((res) => (res.ok ? res.text() : null))
+      .then((text) => {
+        if (text === null) return
+        const fresh = new DOMParser().parseFromString(text, "text/html")
+        const freshRoot = fresh.getElementById("live")
+        const before = approvalIds()
+        redraw(fresh)
+        stamp = freshRoot?.getAttribute("data-live-stamp") ?? stamp
+        const added = Array.from(approvalIds()).filter((id) => !before.has(id)).length
+        if (live && added > 0) {
+          live.textContent = `${added} new approval${added === 1 ? "" : "s"} waiting for you.`
+          setTimeout(() => {
+            live.textContent = ""
+          }, NOTICE_MS)
         }
-        for (const tr of Array.from(body.querySelectorAll("tr[data-id]"))) {
-          if (!wanted.has(tr.getAttribute("data-id") ?? "")) tr.remove()
-        }
-        count.textContent = String(data.pending.length)
-        if (added > 0) live.textContent = `${added} new approval${added === 1 ? "" : "s"} waiting for you.`
       })
+
+  const tick = () => {
+    if (busy || !poll || document.hidden) return
+    busy = true
+    fetch(poll, { credentials: "same-origin", headers: { accept: "application/json" } })
+      .then((res) => (res.ok ? (res.json() as Promise<{ stamp: string }>) : null))
+      .then((data) => (data && data.stamp !== stamp ? refresh() : undefined))
       .catch(() => {
         // offline for a moment: the next tick tries again
+      })
+      .then(() => {
+        busy = false
       })
   }
   setInterval(tick, interval)

@@ -10,6 +10,7 @@ import { firstSchemaIssue } from "../../errors.js"
 import { noteCaller } from "../../requestLog.js"
 import { SESSION_COOKIE } from "../../middleware/auth.js"
 import { sessionCaller } from "../../middleware/authLive.js"
+import { FIELD_LABELS } from "./format.js"
 
 /**
  * A dollar amount typed by a person, to integer cents without floating point: "12", "12.5", "12.50",
@@ -25,7 +26,10 @@ export const parseDollars = <E>(
   const m = /^(\d{1,9})(?:\.(\d{1,2}))?$/.exec(text)
   if (!m)
     return Effect.fail(
-      new InvalidInput({ message: `${field}: must be an amount in dollars such as 25 or 25.50`, field })
+      new InvalidInput({
+        message: `${FIELD_LABELS[field] ?? field}: “${(raw ?? "").trim().slice(0, 40)}” is not an amount in dollars (such as 25 or 25.50)`,
+        field
+      })
     )
   return Effect.succeed(Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0")))
 }

@@ -12,6 +12,15 @@ export const clearState = () => {
 
 export const agentName = (id: string) => state.agents.find((a) => a.id === id)?.name ?? id
 
+/** Each cell labelled with its column's heading: on a phone the table shows as cards (site.css, table.stack). */
+const labelCells = (tableId: string) => {
+  const heads = Array.from($(tableId).querySelectorAll("thead th"), (th) => th.textContent?.trim() ?? "")
+  for (const tr of Array.from($(tableId).querySelectorAll("tbody tr")))
+    Array.from(tr.children).forEach((td, i) => {
+      if (heads[i]) td.setAttribute("data-label", heads[i]!)
+    })
+}
+
 const keyState = (k: ApiKey) => {
   if (k.revokedAt) return "revoked"
   if (k.expiresAt && Date.parse(k.expiresAt) <= Date.now()) return "expired"
@@ -61,6 +70,7 @@ const renderAgents = () => {
     body.appendChild(tr)
     loadWebhook(a.id, hook)
   }
+  labelCells("agents-table")
   $("agents-table").hidden = state.agents.length === 0
   $("agents-empty").hidden = state.agents.length !== 0
 
@@ -131,6 +141,7 @@ const renderKeys = () => {
     tr.appendChild(action)
     body.appendChild(tr)
   }
+  labelCells("keys-table")
   $("keys-table").hidden = state.keys.length === 0
   $("keys-empty").hidden = state.keys.length !== 0
 }

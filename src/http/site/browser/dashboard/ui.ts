@@ -2,10 +2,15 @@
 // textContent, and forms that show they are busy while their request runs.
 import { $, ApiError } from "./api.js"
 
+/** A notice is for now: it clears after a while (unless another replaced it). */
+const NOTICE_MS = 8000
 export const say = (text: string) => {
   $("error").hidden = true
   $("error").textContent = ""
   $("status").textContent = text
+  setTimeout(() => {
+    if ($("status").textContent === text) $("status").textContent = ""
+  }, NOTICE_MS)
 }
 export const fail = (err: unknown) => {
   let text = err instanceof Error ? err.message : String(err)
