@@ -1,0 +1,195 @@
+// What a push seller is promised by the dispatcher itself (docs/fulfilment.md, "Push"): each order
+// posted signed with its own secret under the order's id, the inline answer taken as its answer, a
+// 202 ending the pushes, a failed or silent attempt retried with the same id and a fresh valid
+// signature after 1 s, 2 s …; and two processes never pushing the same order at once. The
+// purchase path around it (escrow, settlement, the buy's wait) is test/suites/orders-push.test.ts.
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { pushBackoff } from "../../src/services/orders/push.js"
+import { newSecret, pushOrders } from "../fixtures/pushOrders.js"
+import { startPushSeller } from "../fixtures/pushSeller.js"
+import { eventually } from "../fixtures/wait.js"
+
+const sellerOf = (reply?: Parameters<typeof startPushSeller>[0]) =>
+  Effect.acquireRelease(
+    Effect.promise(() => startPushSeller(reply)),
+    (s) => Effect.promise(() => s.close())
+  )
+
+describe("order push dispatcher", () => {
+  it("backs off 1 s, 2 s, 4 s … capped at 30 s", () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 20].map(pushBackoff)).toEqual([
+      1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000
+    ])
+  })
+
+  it.live("posts the order signed with the service's secret under the order's id; the inline answer delivers it", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const p = pushOrders()
+        const seller = yield* sellerOf((push) => ({
+          status: 200,
+          body: { status: "delivered", output: { echo: push.data.input }, latencyMs: 3 }
+        }))
+        seller.secret = newSecret()
+        p.services.set("svc_a", { url: seller.url, secret: seller.secret })
+        yield* p.dispatcher()
+        const order = p.place("svc_a", "agt_seller_a", { text: "hi" })
+        yield* Effect.promise(() =>
+          eventually(
+            () => p.answers.length,
+            (n) => n === 1
+          )
+        )
+        expect(seller.pushes).toHaveLength(1)
+        const [push] = seller.pushes
+        expect(push.verified).toBe(true)
+        expect(push.webhookId).toBe(order.id)
+        expect(push.type).toBe("order.created")
+        expect(push.data).toEqual({
+          orderId: order.id,
+          serviceId: "svc_a",
+          tierId: "basic",
+          input: { text: "hi" },
+          priceCents: 25,
+          currency: "USD",
+          buyerAgentId: "agt_buyer",
+          deadlineAt: order.deadlineAt
+        })
+        expect(p.answers[0]).toMatchObject({
+          orderId: order.id,
+          sellerAgentId: "agt_seller_a",
+          outcome: "delivered",
+          body: { output: { echo: { text: "hi" } }, latencyMs: 3 }
+        })
+      })
+    )
+  )
+
+  it.live(
+    "an inline failure fails the order (refund is Orders'); a 202 ends the pushes, the seller answers later",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const p = pushOrders()
+          const seller = yield* sellerOf((push) =>
+            push.data.input === "fail"
+              ? { status: 200, body: { status: "failed", error: "cannot do that" } }
+              : { status: 202, body: { status: "accepted" } }
+          )
+          seller.secret = newSecret()
+          p.services.set("svc_b", { url: seller.url, secret: seller.secret })
+          yield* p.dispatcher()
+          const failing = p.place("svc_b", "agt_seller_b", "fail")
+          const later = p.place("svc_b", "agt_seller_b", "later")
+          yield* Effect.promise(() =>
+            eventually(
+              () => p.orders.get(later.id)!.push?.acceptedAt,
+              (a) => a !== null
+            )
+          )
+          expect(p.answers).toEqual([expect.objectContaining({ orderId: failing.id, outcome: "failed" })])
+          expect(p.answers[0].body).toEqual({ error: "cannot do that" })
+          // Past the first retry delay: still one push of the accepted order, none due.
+          yield* Effect.sleep(pushBackoff(1) + 500)
+          expect(seller.pushes.filter((x) => x.webhookId === later.id)).toHaveLength(1)
+          expect(p.orders.get(later.id)!.push).toMatchObject({ attempts: 1, nextAttemptAt: null, lastError: null })
+        })
+      )
+  )
+
+  it.live(
+    "a seller that errs, then does not answer in time, then delivers: three pushes 1 s and 2 s apart, one id, each signature valid",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const p = pushOrders({ timeoutMs: 400 })
+          const seller = yield* sellerOf((_push, attempt) =>
+            attempt === 1
+              ? { status: 500, body: { message: "busy" } }
+              : attempt === 2
+                ? "hang"
+                : { status: 200, body: { status: "delivered", output: "done" } }
+          )
+          seller.secret = newSecret()
+          p.services.set("svc_c", { url: seller.url, secret: seller.secret })
+          yield* p.dispatcher()
+          const order = p.place("svc_c", "agt_seller_c")
+          yield* Effect.promise(() =>
+            eventually(
+              () => p.answers.length,
+              (n) => n === 1,
+              { timeoutMs: 15_000 }
+            )
+          )
+          expect(seller.pushes.map((x) => x.webhookId)).toEqual([order.id, order.id, order.id])
+          expect(seller.pushes.every((x) => x.verified)).toBe(true)
+          expect(new Set(seller.pushes.map((x) => x.body)).size).toBe(1)
+          const [a, b, c] = seller.pushes.map((x) => x.at)
+          // After the 500: 1 s; after the 400 ms timeout: 2 s (the dispatcher's tick may add 250 ms).
+          expect(b - a).toBeGreaterThanOrEqual(1_000 - 50)
+          expect(b - a).toBeLessThan(1_000 + 1_000)
+          expect(c - b).toBeGreaterThanOrEqual(400 + 2_000 - 50)
+          expect(c - b).toBeLessThan(400 + 2_000 + 1_000)
+          expect(p.answers[0]).toMatchObject({ orderId: order.id, outcome: "delivered", body: { output: "done" } })
+          expect(p.orders.get(order.id)!.push?.attempts).toBe(3)
+        })
+      ),
+    30_000
+  )
+
+  it.live("a 200 that is not an answer is retried, its reason kept on the order", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const p = pushOrders()
+        const seller = yield* sellerOf(() => ({ status: 200, body: { ok: true } }))
+        seller.secret = newSecret()
+        p.services.set("svc_d", { url: seller.url, secret: seller.secret })
+        yield* p.dispatcher()
+        const order = p.place("svc_d", "agt_seller_d")
+        const push = yield* Effect.promise(() =>
+          eventually(
+            () => p.orders.get(order.id)!.push,
+            (s) => s !== null && s.attempts === 1 && s.lastError !== null
+          )
+        )
+        expect(push!.lastError).toMatch(/not \{"status":"delivered"/)
+        expect(p.answers).toEqual([])
+      })
+    )
+  )
+
+  it.live("two dispatchers (two processes) over one store never push the same order at once, and each order once", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const p = pushOrders()
+        let received = 0
+        let again = 0
+        const seen = new Map<string, number>()
+        const seller = yield* sellerOf(() => ({ status: 200, body: { status: "delivered", output: 1 } }))
+        const reply = seller.reply
+        seller.reply = (push, attempt) => {
+          const n = (seen.get(push.webhookId) ?? 0) + 1
+          seen.set(push.webhookId, n)
+          if (n > 1) again++
+          received++
+          return reply(push, attempt)
+        }
+        seller.secret = newSecret()
+        p.services.set("svc_e", { url: seller.url, secret: seller.secret })
+        yield* p.dispatcher()
+        yield* p.dispatcher()
+        const placed = Array.from({ length: 40 }, () => p.place("svc_e", "agt_seller_e"))
+        yield* Effect.promise(() =>
+          eventually(
+            () => p.answers.length,
+            (n) => n === placed.length
+          )
+        )
+        expect(again).toBe(0)
+        expect(received).toBe(placed.length)
+        expect(new Set(seller.pushes.map((x) => x.webhookId)).size).toBe(placed.length)
+      })
+    )
+  )
+})
