@@ -1,11 +1,12 @@
 // The primary killed under load, as an operator would meet it (ops/ha/: etcd, two Patroni nodes
-// in synchronous mode, haproxy routing to the primary, two service processes). Several agents buy
-// and top up through both processes with a fresh Idempotency-Key each, honouring Retry-After; the
-// primary's Patroni and postmaster are killed with -9; the load goes on through the failover; every
-// request that failed is then retried once with its key and body. What a client is promised:
-// every acknowledged purchase exists, nothing is charged or credited twice, the books check, no 5xx
-// but 503, every 503 says Retry-After, every retried key has one outcome, and buying stops no
-// longer than the database itself does (+ 2 s).
+// in synchronous mode, haproxy routing to the primary, two service processes). Several agents buy,
+// propose prices and top up through both processes with a fresh Idempotency-Key each, honouring
+// Retry-After; the primary's Patroni and postmaster are killed with -9; the load goes on through the
+// failover; every request that failed is then retried once with its key and body. What a client is
+// promised: every acknowledged purchase exists, nothing is charged or credited twice, every
+// acknowledged proposal exists once (the one its client was told of) and none other, the books
+// check, no 5xx but 503, every 503 says Retry-After, every retried key has one outcome, and buying
+// stops no longer than the database itself does (+ 2 s).
 import { execFile, spawnSync } from "node:child_process"
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
@@ -24,7 +25,9 @@ const HA = path.join(root, "ops", "ha")
 const PG_BIN = "/usr/lib/postgresql/15/bin"
 const COMMERCE = "/api/v1/agent/commerce"
 const AGENTS = 6
-const TOPUP_EVERY = 5 // every fifth request of a loop is a top-up
+// Of every five requests of a loop: three buys, a price proposal, a top-up.
+const kindOf = (n: number): Attempt["kind"] => (n % 5 === 4 ? "topup" : n % 5 === 2 ? "negotiate" : "buy")
+const PATHS: Record<Attempt["kind"], string> = { buy: "buy", negotiate: "negotiate", topup: "wallet/topup" }
 const CLIENT_TIMEOUT_MS = 15_000
 
 /** What is missing to run the cluster here, or undefined. */
@@ -50,7 +53,7 @@ const portFree = (port: number) =>
   })
 
 interface Attempt {
-  readonly kind: "buy" | "topup"
+  readonly kind: "buy" | "negotiate" | "topup"
   readonly agent: number
   readonly key: string
   readonly body: string
@@ -149,6 +152,12 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
     expect(tier, "a buyable service").toBeDefined()
     const buyBody = JSON.stringify({ serviceId: tier.serviceId, tierId: tier.tierId, input: { prompt: "failover" } })
     const topupBody = JSON.stringify({ amountCents: 700 })
+    const negotiateBody = JSON.stringify({
+      serviceId: tier.serviceId,
+      tierId: tier.tierId,
+      proposedPriceCents: Math.max(1, Math.floor(tier.priceCents * 0.9))
+    })
+    const bodies: Record<Attempt["kind"], string> = { buy: buyBody, negotiate: negotiateBody, topup: topupBody }
     const funding = 1_000_000
     for (const key of keys) {
       const res = await fetch(`${urls[0]}${COMMERCE}/wallet/topup`, {
@@ -173,7 +182,7 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
       let retryAfter: string | null = null
       let json: Record<string, unknown> | undefined
       try {
-        const res = await fetch(`${url}${COMMERCE}/${kind === "buy" ? "buy" : "wallet/topup"}`, {
+        const res = await fetch(`${url}${COMMERCE}/${PATHS[kind]}`, {
           method: "POST",
           headers: { ...keys[agent].auth, "content-type": "application/json", "idempotency-key": key },
           body,
@@ -228,15 +237,8 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
     let turn = 0
     const loop = async (agent: number) => {
       for (let n = 0; !stopping; n++) {
-        const kind = n % TOPUP_EVERY === TOPUP_EVERY - 1 ? "topup" : "buy"
-        const a = await send(
-          agent,
-          kind,
-          `${kind}-${agent}-${n}`,
-          kind === "buy" ? buyBody : topupBody,
-          urls[turn++ % 2],
-          "load"
-        )
+        const kind = kindOf(n)
+        const a = await send(agent, kind, `${kind}-${agent}-${n}`, bodies[kind], urls[turn++ % 2], "load")
         if (a.status === 503) await sleep(Number(a.retryAfter ?? "1") * 1000)
         else if (a.status === 0) await sleep(250)
       }
@@ -288,7 +290,7 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
       const load = attempts.filter((a) => a.phase === "load")
       const count = (p: (a: Attempt) => boolean) => load.filter(p).length
       console.log(
-        `failover: ${load.length} requests (${count((a) => a.kind === "buy" && ok(a))} buys, ${count((a) => a.kind === "topup" && ok(a))} top-ups acknowledged), ` +
+        `failover: ${load.length} requests (${count((a) => a.kind === "buy" && ok(a))} buys, ${count((a) => a.kind === "negotiate" && ok(a))} proposals, ${count((a) => a.kind === "topup" && ok(a))} top-ups acknowledged), ` +
           `${count((a) => a.status === 503)} × 503, ${count((a) => a.status === 0)} without an answer, ${failed.length} retried; ` +
           `database window ${dbWindow} ms, window without successful buys ${buyWindow} ms`
       )
@@ -361,6 +363,14 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
           )
           expect(credits, `agent ${agent}: one credit per acknowledged top-up`).toBe(
             1 + mine.filter((a) => a.kind === "topup" && ok(a)).length
+          )
+          // Proposals: one negotiation per acknowledged key, the one its client was told of, and no other.
+          const proposed = mine.filter((a) => a.kind === "negotiate" && ok(a))
+          const negotiations = (
+            await db.query<{ id: string }>("SELECT id FROM negotiations WHERE buyer_agent_id = $1", [agentId])
+          ).rows.map((r) => r.id)
+          expect(negotiations.sort(), `agent ${agent}: one negotiation per acknowledged proposal`).toEqual(
+            proposed.map((a) => a.json?.id as string).sort()
           )
         }
       } finally {
