@@ -24,6 +24,7 @@ import { Ids } from "../services/platform/Db.js"
 import { Keys } from "../services/keys/Keys.js"
 import { Events } from "../services/events/Events.js"
 import { Idempotency } from "../services/idempotency/Idempotency.js"
+import { WriteReceipts } from "../services/idempotency/WriteReceipts.js"
 import { Knowledge } from "../services/knowledge/Knowledge.js"
 import { Ledger } from "../services/ledger/Ledger.js"
 import { Marketplace } from "../services/marketplace/Marketplace.js"
@@ -85,6 +86,7 @@ const DomainServicesLive = Layer.mergeAll(
   Ledger.layer,
   Events.layer,
   Idempotency.layer,
+  WriteReceipts.layer,
   Catalog.layer,
   Publishing.layer,
   Payments.layer,

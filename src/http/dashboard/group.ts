@@ -6,6 +6,7 @@ import { Email, IsoTime } from "../../schema/platform/common.js"
 import { UpdateWalletBody } from "../../schema/commerce/wallets.js"
 import {
   Conflict,
+  IdempotencyKeyReused,
   InvalidInput,
   NotFound,
   RateLimited,
@@ -101,7 +102,7 @@ export class DashboardGroup extends HttpApiGroup.make("dashboard")
     HttpApiEndpoint.post("createAgent", "/agents", {
       payload: CreateAgentBody,
       success: Agent.pipe(HttpApiSchema.status(201)),
-      error: [InvalidInput, StorageUnavailable]
+      error: [InvalidInput, IdempotencyKeyReused, StorageUnavailable]
     }).annotate(
       OpenApi.Summary,
       "Create an agent (it owns keys, a wallet, a reputation, projects), its wallet's first limits with it"
@@ -118,7 +119,7 @@ export class DashboardGroup extends HttpApiGroup.make("dashboard")
       params: Schema.Struct({ agentId: AgentIdParam }),
       payload: CreateKeyBody,
       success: CreatedKey.pipe(HttpApiSchema.status(201)),
-      error: [NotFound, InvalidInput, StorageUnavailable]
+      error: [NotFound, InvalidInput, Conflict, IdempotencyKeyReused, StorageUnavailable]
     }).annotate(OpenApi.Summary, "Create an API key for an agent; the secret is shown once")
   )
   .add(

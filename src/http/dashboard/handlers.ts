@@ -11,6 +11,13 @@ import { Wallet } from "../../services/wallet/Wallet.js"
 import { Webhooks } from "../../services/webhooks/Webhooks.js"
 import { RateLimiter, signInChecks } from "../../services/keys/RateLimiter.js"
 import { Api } from "../api.js"
+import { requestIdempotency } from "../requestIdempotency.js"
+import { WriteReceipts } from "../../services/idempotency/WriteReceipts.js"
+import { Conflict } from "../../schema/platform/errors.js"
+
+const SECRET_SHOWN_ONCE =
+  "the first request with this Idempotency-Key created the key; its secret is shown once and was not kept. " +
+  "List your keys (GET /api/dashboard/keys) and revoke it if the secret was lost"
 import { SESSION_COOKIE } from "../middleware/auth.js"
 import { securityEvent } from "../securityLog.js"
 import { limitAnonymousWrite } from "../anonymousLimit.js"
@@ -114,7 +121,7 @@ export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) =
         const wallet = yield* Wallet
         const { atomically } = yield* Transactor
         // The agent and its first limits in one unit of work: never an agent without the limits asked for.
-        return yield* atomically(
+        const write = atomically(
           Effect.gen(function* () {
             const created = yield* keys.createAgent(caller.accountId, agent)
             if (limits !== undefined) {
@@ -125,6 +132,11 @@ export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) =
             return created
           })
         )
+        // With its write receipt: a retry whose answer was lost gets the same agent, not a second one.
+        const ownAgent = (id: string) => keys.ownedAgent(caller.accountId, id).pipe(Effect.orDie)
+        const request = { kind: "dashboard.createAgent", request: { account: caller.accountId, payload } }
+        const keyed = yield* requestIdempotency
+        return yield* (yield* WriteReceipts).once({ keyed, ...request, write, idOf: (a) => a.id, replay: ownAgent })
       })
     )
     .handle(
@@ -138,7 +150,15 @@ export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) =
       "createKey",
       Effect.fnUntraced(function* ({ params: path, payload }) {
         const caller = yield* CurrentCaller
-        const created = yield* Effect.flatMap(Keys, (k) => k.createKey(caller.accountId, path.agentId, payload))
+        // With its write receipt: the secret is shown once, so a retry whose answer was lost learns the key was made (409).
+        const created = yield* (yield* WriteReceipts).once({
+          keyed: yield* requestIdempotency,
+          kind: "dashboard.createKey",
+          request: { account: caller.accountId, agentId: path.agentId, payload },
+          write: Effect.flatMap(Keys, (k) => k.createKey(caller.accountId, path.agentId, payload)),
+          idOf: (c: { readonly key: { readonly id: string } }) => c.key.id,
+          replay: (id) => Effect.fail(new Conflict({ message: `${SECRET_SHOWN_ONCE} (key ${id})`, state: "created" }))
+        })
         yield* securityEvent("key.created", {
           accountId: caller.accountId,
           agentId: path.agentId,
