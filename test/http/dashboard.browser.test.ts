@@ -288,7 +288,11 @@ describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => 
     await page.getByRole("button", { name: /^Pay / }).click()
     await page.waitForURL(/\/checkout\/success/)
     expect(await page.textContent(".status")).toContain("Payment received")
-    await page.goto(agentUrl)
+    // The return page names the agent and its new balance, and leads back to its page.
+    expect(await page.textContent("#new-balance")).toBe("$100.00")
+    await page.getByRole("link", { name: "Back to Shopper" }).click()
+    await page.waitForSelector("#wallet")
+    expect(new URL(page.url()).pathname).toBe(new URL(agentUrl).pathname)
     expect(await page.textContent("#balance")).toBe("$100.00")
 
     // Policy: purchases over $10 wait for me; $50 a day at most.
@@ -297,7 +301,7 @@ describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => 
     await page.selectOption("#autonomy", "semi_auto")
     await page.getByRole("button", { name: "Save policy" }).click()
     await expect.poll(() => page.textContent("#status")).toContain("Policy saved.")
-    expect(await page.locator("#approvals-body tr").count()).toBe(0)
+    expect(await page.locator("#approvals-body [data-approval-id]").count()).toBe(0)
 
     // The agent buys a $19.00 service with its key: it waits for the owner.
     const bought = await fetch(`${server.baseUrl}/api/v1/agent/commerce/buy`, {
@@ -309,20 +313,20 @@ describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => 
     expect(purchase.status).toBe("pending_approval")
 
     // It appears on the open page without a reload (polling), announced in the live region.
-    const row = page.locator(`#approvals-body tr[data-id="${purchase.approval.id}"]`)
+    const row = page.locator(`#approvals-body [data-approval-id="${purchase.approval.id}"]`)
     await row.waitFor({ timeout: 10_000 })
     expect(await page.textContent("#approvals-live")).toContain("1 new approval")
     expect(await page.textContent("#approvals-count")).toBe("1")
     expect(await row.textContent()).toContain("$19.00")
+    expect(await row.textContent()).toContain("Document Translation Suite") // names, not ids
 
     // Approve in the browser: the purchase runs.
     await row.getByRole("button", { name: "Approve" }).click()
-    await page.waitForURL(/done=approved/)
-    expect(await page.textContent("#status")).toContain("Approved")
+    await expect.poll(() => page.textContent("#status")).toContain("Approved")
     expect(await page.textContent("#balance")).toBe("$81.00")
-    expect(await page.locator("#approvals-body tr").count()).toBe(0)
+    expect(await page.locator("#approvals-body [data-approval-id]").count()).toBe(0)
     const txRow = page.locator("#transactions-table tbody tr").first()
-    expect(await txRow.textContent()).toContain("completed")
+    expect(await txRow.textContent()).toContain("Completed — $19.00 charged")
     expect(await txRow.textContent()).toContain("$19.00")
     const tx = (await (
       await fetch(`${server.baseUrl}/api/v1/agent/commerce/transactions`, {
@@ -345,8 +349,11 @@ describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => 
 
     // The transaction's detail page.
     await txRow.locator("a").click()
-    await page.waitForSelector("h1 code")
-    expect(await page.textContent("main")).toContain(purchase.approval.id)
+    await page.waitForSelector(".figures.detail")
+    const detail = await page.textContent("main")
+    expect(detail).toContain(purchase.approval.id)
+    // Who approved it and when, in words.
+    expect(detail).toMatch(/Approved by you \(the account owner\), \d{4}-\d\d-\d\d \d\d:\d\d UTC/)
 
     // Readable on a phone: nothing wider than the screen but the scrollable tables.
     await page.setViewportSize({ width: 390, height: 844 })
@@ -358,7 +365,7 @@ describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => 
     await page.close()
   }, 90_000)
 
-  it("the fake checkout's Pay completes on a page opened at another host name than BASE_URL's", async () => {
+  it("the fake checkout's Pay completes on a page opened at another host name than BASE_URL's, and returns there", async () => {
     // BASE_URL (and so the return address) says 127.0.0.1; the person opened the page at localhost.
     const started = await fetch(`${server.baseUrl}/api/trpc/publicApi.purchaseAccess`, {
       method: "POST",
@@ -373,10 +380,12 @@ describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => 
     page.on("console", (m) => {
       if (/Content Security Policy/i.test(m.text())) blocked.push(m.text())
     })
-    await page.goto(checkoutUrl.replace("://127.0.0.1:", "://localhost:"))
+    const opened = checkoutUrl.replace("://127.0.0.1:", "://localhost:")
+    await page.goto(opened)
     await page.getByRole("button", { name: /^Pay / }).click()
     await page.waitForURL(/\/checkout\/success\?session_id=/, { timeout: 10_000 })
-    expect(new URL(page.url()).origin).toBe(server.baseUrl)
+    // Back on the host the person opened the checkout at, not BASE_URL's.
+    expect(new URL(page.url()).origin).toBe(new URL(opened).origin)
     expect(await page.textContent(".status")).toContain("Payment received")
     expect(blocked).toEqual([])
     const status = await fetch(`${server.baseUrl}/api/payments/purchases/${sessionId}`)
