@@ -189,6 +189,9 @@ describe.skipIf(skipReason !== undefined)("the owner's console in a browser", ()
       expect(await page.locator("#approvals-body [data-approval-id]").count()).toBe(0)
       expect(await page.locator(`[data-agent-id="${agentId}"] .amount`).textContent()).toBe("$21.00")
 
+      if (viewport.name === "phone")
+        await page.screenshot({ path: join(tmpdir(), "owner-overview-phone.png"), fullPage: true })
+
       // The agent page: the purchase, the audit trail, and both CSV exports.
       await page.locator(`[data-agent-id="${agentId}"]`).getByRole("link", { name: "Walker" }).click()
       await page.waitForSelector("#wallet")

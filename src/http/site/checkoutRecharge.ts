@@ -42,7 +42,7 @@ export const rechargeFor = (sessionId: string) =>
  * on the host they opened the checkout at (where their dashboard session lives). Any other address
  * is followed as given.
  */
-export const returnAddress = (url: string, baseUrl: string): string => {
+const returnAddress = (url: string, baseUrl: string): string => {
   try {
     const u = new URL(url)
     return u.origin === new URL(baseUrl).origin ? `${u.pathname}${u.search}` : url

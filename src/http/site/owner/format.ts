@@ -52,7 +52,7 @@ export const disputeStatus = (status: string, refundCents: number, priceCents: n
 }
 
 /** Why the wallet refused a debit, in the owner's words. */
-export const REFUSAL_REASONS: Readonly<Record<string, string>> = {
+const REFUSAL_REASONS: Readonly<Record<string, string>> = {
   frozen: "The agent is frozen",
   per_purchase_limit: "Over the per-purchase limit",
   daily_limit: "Over the daily limit",

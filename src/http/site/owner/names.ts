@@ -16,7 +16,7 @@ export interface NamedApproval extends Approval {
   readonly reasonText: string
 }
 
-export const withNames = Effect.fnUntraced(function* (approvals: ReadonlyArray<Approval>) {
+const withNames = Effect.fnUntraced(function* (approvals: ReadonlyArray<Approval>) {
   const catalog = yield* Catalog
   const keys = yield* Keys
   const services = new Map(

@@ -39,7 +39,7 @@ export const NOTICES: Readonly<Record<string, string>> = {
 }
 
 /** What the owner typed, shown again after a refusal (absent: the stored values). */
-export type Typed = URLSearchParams | undefined
+type Typed = URLSearchParams | undefined
 
 /** The status line and the error line; the script clears a notice after a while. */
 export const messages = (message: {
@@ -229,7 +229,7 @@ ${
   )
 }
 
-export interface Decision {
+interface Decision {
   readonly by: string
   readonly at: string
 }

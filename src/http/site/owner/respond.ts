@@ -50,8 +50,8 @@ export const statusOf = (e: { readonly _tag: string }): number =>
             ? 503
             : 400
 
-export type Failure = { readonly _tag: string; readonly message?: string }
-export const messageOf = (e: Failure): string => ownerMessage(e.message ?? e._tag)
+type Failure = { readonly _tag: string; readonly message?: string }
+const messageOf = (e: Failure): string => ownerMessage(e.message ?? e._tag)
 
 const errorPage = (status: number, message: string) =>
   htmlPage(

@@ -5,14 +5,14 @@ import { type Transaction } from "../../../schema/commerce/transactions.js"
 import type { AuditEntry } from "../../../schema/audit/audit.js"
 import type { RefusalView } from "../../../schema/refusals/refusals.js"
 import { type Html, html } from "../templates/html.js"
-import { agentPath, deciderText, FIELD_LABELS, moneyStatus, refusalReason, usd, when } from "./format.js"
+import { agentPath, deciderText, FIELD_LABELS, moneyStatus, ownerMessage, refusalReason, usd, when } from "./format.js"
 import type { NamedApproval } from "./names.js"
 
 /** Where a form's answer returns: the overview, or (absent) the agent's page. */
 const returnField = (to: "overview" | undefined): Html | "" =>
   to ? html`<input type="hidden" name="return" value="${to}">` : ""
 
-export const approvalItem = (a: NamedApproval, options: { readonly from?: "overview" } = {}): Html => {
+const approvalItem = (a: NamedApproval, options: { readonly from?: "overview" } = {}): Html => {
   const action = `${agentPath(a.agentId)}/approvals/${encodeURIComponent(a.id)}`
   const what = `${a.serviceName} (${a.tierName})`
   return html`<li class="item approval" data-approval-id="${a.id}">
@@ -29,13 +29,13 @@ export const approvalList = (items: ReadonlyArray<NamedApproval>, empty: string,
     ? html`<p class="hint">${empty}</p>`
     : html`<ul class="items" id="approvals-body">${items.map((a) => approvalItem(a, from ? { from } : {}))}</ul>`
 
-export const refusalItem = (
+const refusalItem = (
   r: RefusalView,
   agentName?: string
 ): Html => html`<li class="item refusal" data-refusal-id="${r.id}">
 <p class="item-head"><strong>${refusalReason(r.reason)}</strong> <span class="amount">${usd(r.priceCents)}</span></p>
 <p class="item-meta">${agentName ? html`Agent <a href="${agentPath(r.agentId)}">${agentName}</a> · ` : ""}${r.serviceName ?? r.path}${r.tierId ? ` (${r.tierId})` : ""} · ${when(r.createdAt)}</p>
-<p class="item-meta">${r.message}</p>
+<p class="item-meta">${ownerMessage(r.message)}</p>
 </li>`
 
 export const refusalList = (items: ReadonlyArray<RefusalView>, names?: ReadonlyMap<string, string>): Html =>
