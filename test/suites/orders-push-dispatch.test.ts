@@ -6,6 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { pushBackoff } from "../../src/services/orders/push.js"
+import { MAX_RESPONSE_BYTES } from "../../src/services/webhooks/policy.js"
 import { newSecret, pushOrders } from "../fixtures/pushOrders.js"
 import { startPushSeller } from "../fixtures/pushSeller.js"
 import { eventually } from "../fixtures/wait.js"
@@ -154,6 +155,30 @@ describe("order push dispatcher", () => {
           )
         )
         expect(push!.lastError).toMatch(/not \{"status":"delivered"/)
+        expect(p.answers).toEqual([])
+      })
+    )
+  )
+
+  it.live("an inline answer over the 64 KiB response cap is not taken: retried, the seller told why", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const p = pushOrders()
+        const seller = yield* sellerOf(() => ({
+          status: 200,
+          body: { status: "delivered", output: "x".repeat(MAX_RESPONSE_BYTES) }
+        }))
+        seller.secret = newSecret()
+        p.services.set("svc_big", { url: seller.url, secret: seller.secret })
+        yield* p.dispatcher()
+        const order = p.place("svc_big", "agt_seller_big")
+        const push = yield* Effect.promise(() =>
+          eventually(
+            () => p.orders.get(order.id)!.push,
+            (s) => s !== null && s.attempts === 1 && s.lastError !== null
+          )
+        )
+        expect(push!.lastError).toMatch(/within the cap/)
         expect(p.answers).toEqual([])
       })
     )
