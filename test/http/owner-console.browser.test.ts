@@ -201,6 +201,14 @@ describe.skipIf(skipReason !== undefined)("the owner's console in a browser", ()
       expect(await page.textContent("#audit-list")).toContain("Agent unfrozen")
       expect(await page.textContent("#refusals-list")).toContain("Over the per-purchase limit")
       await fits("agent page after the walk")
+
+      // A purchase under the threshold runs by itself: the open page's wallet, list and chart follow.
+      const automatic = await buy("svc_image_moderation", "standard")
+      expect(automatic.body.status).toBe("completed")
+      await expect.poll(() => page.textContent("#balance"), { timeout: 10_000 }).toBe("$20.10")
+      expect(await page.textContent("#transactions-table tbody tr")).toContain("Completed — $0.90 charged")
+      const today = new Date().toISOString().slice(0, 10)
+      expect(await page.getAttribute(`#spend-chart rect[data-day="${today}"]`, "data-cents")).toBe("990")
       const download = async (link: string) => {
         const [file] = await Promise.all([
           page.waitForEvent("download"),
@@ -217,8 +225,8 @@ describe.skipIf(skipReason !== undefined)("the owner's console in a browser", ()
       const audit = await download("Export the audit trail (CSV)")
       for (const action of ["approval.approved", "agent.frozen", "agent.unfrozen"]) expect(audit).toContain(action)
 
-      // The transaction's page says who approved it and when.
-      await page.locator("#transactions-table a").first().click()
+      // The approved purchase's page says who approved it and when.
+      await page.locator("#transactions-table tr", { hasText: "Vector Embeddings API" }).locator("a").click()
       await page.waitForSelector(".figures.detail")
       expect(await page.textContent("main")).toMatch(/Approved by you \(the account owner\)/)
       await fits("transaction page")

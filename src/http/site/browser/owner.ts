@@ -49,7 +49,11 @@ if (root) {
   const live = document.getElementById("approvals-live")
 
   const refresh = () =>
-    fetch(location.pathname + location.search, { credentials: "same-origin", headers: { accept: "text/html" } })
+    // The page's own address as the server wrote it: after a refused form the location is the form's.
+    fetch(root.getAttribute("data-live-page") ?? location.pathname + location.search, {
+      credentials: "same-origin",
+      headers: { accept: "text/html" }
+    })
       .then((res) => (res.ok ? res.text() : null))
       .then((text) => {
         if (text === null) return

@@ -39,7 +39,7 @@ export const renderOverviewPage = (
 <h1>Overview</h1>
 <p class="lead">Every agent's money at a glance, what waits for you, and what was refused. It updates by itself.</p>
 ${messages(message)}
-<div id="live"${liveAttrs(`${OVERVIEW_PATH}/live.json`, d.stamp)}>
+<div id="live"${liveAttrs(`${OVERVIEW_PATH}/live.json`, d.stamp, OVERVIEW_PATH)}>
 <section id="agents" aria-labelledby="agents-title">
 <h2 id="agents-title">Agents</h2>
 <div id="agents-list" data-live>${

@@ -51,8 +51,8 @@ export const messages = (message: {
 </div>`
 
 /** The live stamp's address and the page's own, for the script (data attributes: no inline script). */
-export const liveAttrs = (pollUrl: string, stamp: string): Html =>
-  html` data-live-poll="${pollUrl}" data-live-stamp="${stamp}" data-interval="${APPROVAL_POLL_MS}"`
+export const liveAttrs = (pollUrl: string, stamp: string, pageUrl: string): Html =>
+  html` data-live-poll="${pollUrl}" data-live-stamp="${stamp}" data-live-page="${pageUrl}" data-interval="${APPROVAL_POLL_MS}"`
 
 const selected = (on: boolean): Html | "" => (on ? html` selected` : "")
 const autonomyText: Readonly<Record<string, string>> = {
@@ -143,6 +143,12 @@ ${d.transactions.nextCursor ? html`<p><a href="${path}?${query(d.transactions.ne
 </div>`
 }
 
+/** The page's own address with its filters: what the script fetches again (also after a form's answer). */
+const pageUrl = (path: string, f: AgentPageData["filters"]): string => {
+  const q = new URLSearchParams(Object.entries(f).filter((e): e is [string, string] => typeof e[1] === "string"))
+  return q.size === 0 ? path : `${path}?${q.toString()}`
+}
+
 export const renderAgentPage = (
   d: AgentPageData,
   message: { readonly notice?: string; readonly error?: string },
@@ -161,7 +167,7 @@ export const renderAgentPage = (
 <h1>${a.name} <span id="title-frozen" data-live>${frozenBadge(p.frozen)}</span></h1>
 <p class="lead">Agent <code>${a.id}</code>${a.organization ? ` · ${a.organization}` : ""} · reputation ${d.reputation.score} (${d.reputation.band})</p>
 ${messages(message)}
-<div id="live"${liveAttrs(`${path}/live.json`, d.stamp)}>
+<div id="live"${liveAttrs(`${path}/live.json`, d.stamp, pageUrl(path, d.filters))}>
 
 <section id="wallet" aria-labelledby="wallet-title">
 <h2 id="wallet-title">Wallet</h2>
