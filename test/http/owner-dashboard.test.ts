@@ -172,6 +172,43 @@ describe("owner pages", () => {
     expect(await badFilter.text()).toContain("from:")
   })
 
+  it("the overview: signed out → sign-in; freeze and unfreeze from it; approving while frozen is refused there and the approval still waits", async () => {
+    expect((await page("/agent-dashboard/overview", "")).status).toBe(303)
+    expect((await page("/agent-dashboard/overview/live.json", "")).status).toBe(401)
+    const stamp = async () =>
+      ((await (await page("/agent-dashboard/overview/live.json")).json()) as { stamp: string }).stamp
+    const before = await stamp()
+
+    const waiting = await buy("svc_doc_translate", "starter") // over the $10.00 threshold: waits
+    expect(waiting.body.status).toBe("pending_approval")
+    expect(await stamp()).not.toBe(before) // the open overview redraws
+    const overview = await (await page("/agent-dashboard/overview")).text()
+    expect(overview).toContain(`data-approval-id="${waiting.body.approval!.id}"`)
+    expect(overview).toContain("Document Translation Suite")
+
+    const frozen = await post(`${agentPage()}/freeze`, { frozen: "true", return: "overview" })
+    expect(frozen.status).toBe(303)
+    expect(frozen.headers.get("location")).toBe("/agent-dashboard/overview?done=frozen#agents")
+    expect(await (await page("/agent-dashboard/overview?done=frozen")).text()).toContain("badge-frozen")
+
+    const refused = await post(`${agentPage()}/approvals/${waiting.body.approval!.id}/approve`, { return: "overview" })
+    expect(refused.status).toBe(403)
+    const refusedPage = await refused.text()
+    expect(refusedPage).toContain("<h1>Overview</h1>")
+    expect(refusedPage).toMatch(/frozen/i)
+    expect(refusedPage).toContain(`data-approval-id="${waiting.body.approval!.id}"`) // still waits
+
+    expect((await post(`${agentPage()}/freeze`, { frozen: "maybe" })).status).toBe(400)
+    const unfrozen = await post(`${agentPage()}/freeze`, { frozen: "false" })
+    expect(unfrozen.headers.get("location")).toBe(`${agentPage()}?done=unfrozen#wallet`)
+    const declined = await post(`${agentPage()}/approvals/${waiting.body.approval!.id}/decline`, { return: "overview" })
+    expect(declined.headers.get("location")).toBe("/agent-dashboard/overview?done=declined#inbox")
+    // The audit trail on the agent page names the decisions in words.
+    const agentHtml = await (await page(agentPage())).text()
+    for (const words of ["Agent frozen", "Agent unfrozen", "Purchase declined", "Export the audit trail (CSV)"])
+      expect(agentHtml).toContain(words)
+  })
+
   it("the page never echoes the address into itself", async () => {
     const html = await (await page(`${agentPage()}?done=<script>alert(1)</script>`)).text()
     expect(html).not.toContain("<script>alert(1)")
