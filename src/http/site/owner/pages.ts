@@ -1,7 +1,7 @@
 // The owner's agent page as HTML (wallet and freeze, approvals, refusals, spend, policy,
 // transactions, audit trail, reviews, disputes) and a transaction's detail, in the site's layout.
 // Parts marked data-live are replaced in place by the page's script when the live stamp changes.
-import { type Transaction } from "../../../schema/commerce/transactions.js"
+import { type Transaction, TransactionStatus } from "../../../schema/commerce/transactions.js"
 import type { Agent } from "../../../schema/keys/keys.js"
 import { PLATFORM } from "../../../services/discovery/document.js"
 import { type Html, html, type Part } from "../templates/html.js"
@@ -123,7 +123,7 @@ const transactions = (d: AgentPageData): Html => {
       cursor
     }).toString()
   return html`<form class="inline-form filters" method="get" action="${path}#transactions">
-<div class="field"><label for="f-status">Status</label><select id="f-status" name="status"><option value="">any</option>${["completed", "failed", "refunded"].map((s) => html`<option${selected(f.status === s)}>${s}</option>`)}</select></div>
+<div class="field"><label for="f-status">Status</label><select id="f-status" name="status"><option value="">any</option>${TransactionStatus.literals.map((s) => html`<option${selected(f.status === s)}>${s}</option>`)}</select></div>
 <div class="field"><label for="f-role">Role</label><select id="f-role" name="role"><option value="">any</option>${["buyer", "seller"].map((s) => html`<option${selected(f.role === s)}>${s}</option>`)}</select></div>
 <div class="field"><label for="f-from">From</label><input id="f-from" name="from" type="date" value="${f.from ?? ""}"></div>
 <div class="field"><label for="f-to">To</label><input id="f-to" name="to" type="date" value="${f.to ?? ""}"></div>
