@@ -46,6 +46,7 @@ import { NoNegotiatedPrices } from "../../src/services/commerce/NegotiatedPrices
 import { DEFAULT_POLICY, loosens } from "../../src/schema/wallet/policy.js"
 import { commerceServices, commerceStack, fundedBuyer, ownerCaller, sellerWith, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
+import { MemoryWriteReceiptStore } from "../../src/layers/idempotency/WriteReceiptStore.memory.js"
 
 // The ledger's schema is what the SQL stores decode rows with; the memory suites never decode, so
 // the full mutation run (docs/testing.md) left every kind, field and annotation unpinned.
@@ -574,7 +575,8 @@ const memoryStores = Layer.mergeAll(
   MemoryEventStore,
   MemoryNegotiationStore,
   MemoryAuditStore,
-  MemoryRefusalsStore
+  MemoryRefusalsStore,
+  MemoryWriteReceiptStore
 ).pipe(Layer.provideMerge(MemoryDb.layer), Layer.provideMerge(AppConfig.test({ storage: "memory" })))
 
 layer(

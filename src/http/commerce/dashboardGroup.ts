@@ -5,7 +5,14 @@ import { DASHBOARD_PREFIX } from "../../schema/platform/routes.js"
 import { Schema } from "effect"
 import { ApprovalDecision } from "../../schema/commerce/approvals.js"
 import { InsufficientCredits, PolicyViolation, UpdateWalletBody, WalletView } from "../../schema/commerce/wallets.js"
-import { Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
+import {
+  Conflict,
+  Forbidden,
+  IdempotencyKeyReused,
+  InvalidInput,
+  NotFound,
+  StorageUnavailable
+} from "../../schema/platform/errors.js"
 import { NegotiationUnusable } from "../../schema/negotiation/negotiation.js"
 import { DashboardAuth } from "../middleware/auth.js"
 import { ApprovalParams, Id, IdParam } from "./params.js"
@@ -37,6 +44,7 @@ export class CommerceDashboardGroup extends HttpApiGroup.make("commerceDashboard
         PolicyViolation,
         InsufficientCredits,
         NegotiationUnusable,
+        IdempotencyKeyReused,
         StorageUnavailable
       ]
     }).annotate(OpenApi.Summary, "Approve a pending purchase: it executes now (price and policy re-checked)")
@@ -53,6 +61,7 @@ export class CommerceDashboardGroup extends HttpApiGroup.make("commerceDashboard
         PolicyViolation,
         InsufficientCredits,
         NegotiationUnusable,
+        IdempotencyKeyReused,
         StorageUnavailable
       ]
     }).annotate(OpenApi.Summary, "Decline a pending purchase")
@@ -69,7 +78,7 @@ export class CommerceDashboardGroup extends HttpApiGroup.make("commerceDashboard
       params: AgentParam,
       payload: UpdateWalletBody,
       success: WalletView,
-      error: [NotFound, InvalidInput, Forbidden, StorageUnavailable]
+      error: [NotFound, InvalidInput, Forbidden, IdempotencyKeyReused, StorageUnavailable]
     }).annotate(OpenApi.Summary, "Set an agent's wallet policy, including loosening limits and raising autonomy")
   )
   .middleware(DashboardAuth)

@@ -26,7 +26,14 @@ import {
 import { Leaderboard, Reputation } from "../../schema/reputation/reputation.js"
 import { ReviewBody, ReviewView } from "../../schema/commerce/reviews.js"
 import { Stats, Usage } from "../../schema/commerce/analytics.js"
-import { Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
+import {
+  Conflict,
+  Forbidden,
+  IdempotencyKeyReused,
+  InvalidInput,
+  NotFound,
+  StorageUnavailable
+} from "../../schema/platform/errors.js"
 import { NegotiationUnusable } from "../../schema/negotiation/negotiation.js"
 import { PaymentRequired } from "../../schema/mpp/problems.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
@@ -124,7 +131,7 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
     HttpApiEndpoint.patch("updateWallet", "/wallet", {
       payload: UpdateWalletBody,
       success: WalletView,
-      error: [InvalidInput, Forbidden, StorageUnavailable]
+      error: [InvalidInput, Forbidden, IdempotencyKeyReused, StorageUnavailable]
     })
       .annotate(RequiredPermission, "commerce:buy")
       .annotate(

@@ -44,7 +44,9 @@ export const CommerceLive = HttpApiBuilder.group(Api, "commerce", (handlers) =>
     .handle("updateWallet", ({ payload }) =>
       Effect.flatMap(CurrentCaller, (caller) =>
         Effect.flatMap(Wallet, (w) =>
-          w.updatePolicy(caller.agentId!, payload, { byOwner: false, actorId: caller.keyId })
+          Effect.flatMap(requestKey, (keyed) =>
+            w.updatePolicy(caller.agentId!, payload, { byOwner: false, actorId: caller.keyId, keyed })
+          )
         )
       )
     )
@@ -178,10 +180,14 @@ export const CommerceDashboardLive = HttpApiBuilder.group(Api, "commerceDashboar
       )
     )
     .handle("approve", ({ params: path }) =>
-      Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.approve(caller, path.id)))
+      Effect.flatMap(CurrentCaller, (caller) =>
+        Effect.flatMap(Commerce, (c) => Effect.flatMap(requestKey, (keyed) => c.approve(caller, path.id, keyed)))
+      )
     )
     .handle("decline", ({ params: path }) =>
-      Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.decline(caller, path.id)))
+      Effect.flatMap(CurrentCaller, (caller) =>
+        Effect.flatMap(Commerce, (c) => Effect.flatMap(requestKey, (keyed) => c.decline(caller, path.id, keyed)))
+      )
     )
     .handle("wallet", ({ params: path }) =>
       Effect.flatMap(ownedAgent(path.agentId), (id) => Effect.flatMap(Wallet, (w) => w.view(id)))
@@ -189,7 +195,11 @@ export const CommerceDashboardLive = HttpApiBuilder.group(Api, "commerceDashboar
     .handle("updateWallet", ({ params: path, payload }) =>
       Effect.flatMap(ownedAgent(path.agentId), (id) =>
         Effect.flatMap(CurrentCaller, (caller) =>
-          Effect.flatMap(Wallet, (w) => w.updatePolicy(id, payload, { byOwner: true, actorId: caller.accountId }))
+          Effect.flatMap(Wallet, (w) =>
+            Effect.flatMap(requestKey, (keyed) =>
+              w.updatePolicy(id, payload, { byOwner: true, actorId: caller.accountId, keyed })
+            )
+          )
         )
       )
     )

@@ -8,6 +8,8 @@ import type { Transaction, TransactionStatus } from "../../schema/commerce/trans
 import type { TransactionFilter } from "../../schema/commerce/filters.js"
 import type { InsufficientCredits, PolicyViolation } from "../../schema/commerce/wallets.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
+import type { IdempotencyKeyReused } from "../../schema/platform/errors.js"
+import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
 import type { NegotiationUnusable } from "../../schema/negotiation/negotiation.js"
 import type { Caller } from "../keys/Caller.js"
 import { Catalog } from "./Catalog.js"
@@ -55,6 +57,8 @@ export interface TransactionQuery {
 export type BuyError =
   Forbidden | NotFound | InvalidInput | PolicyViolation | InsufficientCredits | NegotiationUnusable | StorageUnavailable
 
+type DecideError = BuyError | Conflict | IdempotencyKeyReused
+
 export interface CommerceService {
   /**
    * POST /buy. One unit of work: policy (403 PolicyViolation), approval (pending), delivery,
@@ -62,9 +66,9 @@ export interface CommerceService {
    * key answers the first outcome without charging again.
    */
   readonly buy: (input: BuyInput) => Effect.Effect<Purchase, BuyError>
-  /** The owner approves: the purchase executes at the quoted price (409 when it is void). */
-  readonly approve: (caller: Caller, id: string) => Effect.Effect<ApprovalDecision, BuyError | Conflict>
-  readonly decline: (caller: Caller, id: string) => Effect.Effect<ApprovalDecision, BuyError | Conflict>
+  /** The owner approves: the purchase executes at the quoted price (409 when it is void). A keyed decision is made once. */
+  readonly approve: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
+  readonly decline: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
   readonly listApprovals: (
     caller: Caller,
     status: ApprovalStatus | undefined,
@@ -131,8 +135,8 @@ const make = Effect.gen(function* () {
   }, traced("Commerce.buy"))
 
   /** An approval the wallet refused stays pending (its unit of work rolled back); the refusal is kept. */
-  const approve = (caller: Caller, id: string) =>
-    approvals.approve(caller, id).pipe(
+  const approve = (caller: Caller, id: string, keyed?: KeyedRequest) =>
+    approvals.approve(caller, id, keyed).pipe(
       refusals.recordingRefusal(() =>
         Effect.map(atomically(store.lockApproval(id)), (a) =>
           a === undefined
@@ -250,7 +254,8 @@ export class Commerce extends Context.Service<Commerce, CommerceService>()("agen
       Wallet.layer,
       Settlement.layer,
       Audit.layer,
-      Refusals.layer
+      Refusals.layer,
+      WriteReceipts.layer
     ])
   )
 }

@@ -12,7 +12,7 @@ import type {
   WalletPolicy,
   WalletView
 } from "../../schema/commerce/wallets.js"
-import type { Conflict, StorageUnavailable } from "../../schema/platform/errors.js"
+import type { Conflict, IdempotencyKeyReused, StorageUnavailable } from "../../schema/platform/errors.js"
 import { Forbidden, InvalidInput } from "../../schema/platform/errors.js"
 import { type InsufficientFunds, walletAccount } from "../../schema/ledger/ledger.js"
 import { traced } from "../platform/Tracing.js"
@@ -23,6 +23,7 @@ import { type RechargeRequest, WalletStore, type WalletStoreService } from "./Wa
 import { Audit } from "../audit/Audit.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
+import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
 import { howToFundOn, type IdempotencyKey, insufficientCreditsOf, makeFunding } from "./funding.js"
 import { makeLimits } from "./limits.js"
 
@@ -35,6 +36,12 @@ export interface TopupResult {
   readonly entryId: string
 }
 
+export interface PolicyUpdateOptions {
+  readonly byOwner: boolean
+  readonly actorId?: string | undefined
+  readonly keyed?: KeyedRequest | undefined
+}
+
 export interface WalletService {
   readonly view: (agentId: string) => Effect.Effect<WalletView, StorageUnavailable>
   readonly policyOf: (agentId: string) => Effect.Effect<WalletPolicy, StorageUnavailable>
@@ -42,13 +49,15 @@ export interface WalletService {
    * Changes the policy. An agent's own key may only tighten it; loosening (a higher or removed
    * limit, a wider allow-list, a higher threshold or autonomy, more auto-recharge) is the
    * account owner's, through the dashboard (`byOwner`). The change is audited with who made it
-   * (`actorId`: the owner's account or the agent's key) in the same unit of work.
+   * (`actorId`: the owner's account or the agent's key) in the same unit of work. A keyed change
+   * (`keyed`: the request's Idempotency-Key) is applied once: its retry answers the wallet as it
+   * stands, and never undoes a change made in between.
    */
   readonly updatePolicy: (
     agentId: string,
     body: UpdateWalletBody,
-    options?: { readonly byOwner: boolean; readonly actorId?: string | undefined }
-  ) => Effect.Effect<WalletView, Forbidden | InvalidInput | StorageUnavailable>
+    options?: PolicyUpdateOptions
+  ) => Effect.Effect<WalletView, Forbidden | InvalidInput | IdempotencyKeyReused | StorageUnavailable>
   /**
    * Fake-payments mode only: credits the wallet from external:grants (a `grant` entry). A keyed
    * top-up (the request's Idempotency-Key and its caller) is credited once per key.
@@ -118,6 +127,7 @@ const make = Effect.gen(function* () {
   const audit = yield* Audit
   const config = yield* AppConfig
   const { atomically } = yield* Transactor
+  const receipts = yield* WriteReceipts
   const { checkLimits, authorize } = makeLimits(store)
   const { topup, requestRecharge, afterDebit } = yield* makeFunding
 
@@ -163,9 +173,9 @@ const make = Effect.gen(function* () {
   const updatePolicy = Effect.fnUntraced(function* (
     agentId: string,
     body: UpdateWalletBody,
-    options: { readonly byOwner: boolean; readonly actorId?: string | undefined } = { byOwner: false }
+    options: PolicyUpdateOptions = { byOwner: false }
   ) {
-    yield* atomically(
+    const write = atomically(
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const wallet = yield* store.lock(initialWallet(agentId, now))
@@ -183,8 +193,19 @@ const make = Effect.gen(function* () {
         yield* store.put({ ...wallet, policy, updatedAt: new Date(now).toISOString() })
         const actor = { kind: options.byOwner ? "owner" : "agent_key", id: options.actorId ?? null } as const
         yield* audit.policyChanged(agentId, actor, wallet.policy, policy)
+        return agentId
       })
     )
+    // With its write receipt: a retry whose answer was lost must not apply the body again over a
+    // change made since (the owner's, or another of the agent's).
+    yield* receipts.once({
+      keyed: options.keyed,
+      kind: "wallet.policy",
+      request: { agentId, body, byOwner: options.byOwner },
+      write,
+      idOf: (id) => id,
+      replay: (id) => Effect.succeed(id)
+    })
     return yield* view(agentId)
   }, traced("Wallet.updatePolicy"))
 
@@ -230,5 +251,7 @@ const make = Effect.gen(function* () {
 
 export class Wallet extends Context.Service<Wallet, WalletService>()("agent-commerce/Wallet") {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
-  static readonly layer = Layer.effect(Wallet, make).pipe(Layer.provide([Events.layer, Ledger.layer, Audit.layer]))
+  static readonly layer = Layer.effect(Wallet, make).pipe(
+    Layer.provide([Events.layer, Ledger.layer, Audit.layer, WriteReceipts.layer])
+  )
 }
