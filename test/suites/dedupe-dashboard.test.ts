@@ -4,7 +4,10 @@
 // and gets the same agent, not a second one; a key's retry learns it was made (409: its secret was
 // shown once); the same key with another body is 422.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { signUp } from "../fixtures/agents.js"
+import { Effect } from "effect"
+import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
+import { Ledger } from "../../src/services/ledger/Ledger.js"
+import { createAgentKey, signUp, UNLIMITED_WALLET } from "../fixtures/agents.js"
 import { setClock } from "../fixtures/clock.js"
 import { storageCases } from "../fixtures/db.js"
 import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
@@ -73,6 +76,56 @@ for (const c of storageCases) {
         expect((await keys(owner.cookie)).map((k) => k.id)).toEqual([created.key.id])
         const other = await post(owner.cookie, `/agents/${agent.id}/keys`, "key-1", { ...body, name: "other" })
         expect(other.status).toBe(422)
+      })
+
+      it("a wallet PATCH and an approval retried after their records are gone: the change in between kept, the same decision", async () => {
+        time.set(NOON)
+        const wallet = { ...UNLIMITED_WALLET, autonomyLevel: "manual" }
+        const k = await createAgentKey(server.baseUrl, ["commerce:buy", "commerce:read"], { wallet })
+        await server.run(
+          Effect.flatMap(Ledger, (l) =>
+            l.transfer({
+              kind: "grant",
+              reference: `fund-${k.agentId}`,
+              from: EXTERNAL_GRANTS,
+              to: walletAccount(k.agentId),
+              amount: 1_000
+            })
+          )
+        )
+        const patch = (key: string, body: unknown) =>
+          fetch(`${server.baseUrl}/api/dashboard/commerce/wallets/${k.agentId}`, {
+            method: "PATCH",
+            headers: { "content-type": "application/json", cookie: k.cookie, "idempotency-key": key },
+            body: JSON.stringify(body)
+          })
+        expect((await patch("policy-1", { dailyLimitCents: 500 })).status).toBe(200)
+        time.advance(DAY)
+        expect((await patch("policy-2", { dailyLimitCents: 800 })).status, "a change in between").toBe(200)
+        const retried = await patch("policy-1", { dailyLimitCents: 500 })
+        expect(retried.status).toBe(200)
+        expect(retried.headers.get("idempotent-replayed"), "not the middleware's replay").toBeNull()
+        expect(((await retried.json()) as { policies: { dailyLimitCents: number } }).policies.dailyLimitCents).toBe(800)
+        expect((await patch("policy-1", { dailyLimitCents: 600 })).status, "the same key, another body").toBe(422)
+
+        const bought = await fetch(`${server.baseUrl}/api/v1/agent/commerce/buy`, {
+          method: "POST",
+          headers: { ...k.auth, "content-type": "application/json", "idempotency-key": "buy-1" },
+          body: JSON.stringify({ serviceId: "svc_translate_pro", tierId: "standard", input: { text: "hi", to: "en" } })
+        })
+        const waiting = (await bought.json()) as { status: string; approval: { id: string } }
+        expect(waiting.status).toBe("pending_approval")
+        const approve = `/commerce/approvals/${waiting.approval.id}/approve`
+        const first = await post(k.cookie, approve, "approve-1", {})
+        expect(first.status).toBe(200)
+        const decided = (await first.json()) as { transaction: { id: string } }
+        time.advance(DAY)
+        const retry = await post(k.cookie, approve, "approve-1", {})
+        expect(retry.status, "the first decision, not 409").toBe(200)
+        expect(retry.headers.get("idempotent-replayed")).toBeNull()
+        expect(((await retry.json()) as { transaction: { id: string } }).transaction.id).toBe(decided.transaction.id)
+        const decline = `/commerce/approvals/${waiting.approval.id}/decline`
+        expect((await post(k.cookie, decline, "approve-1", {})).status, "the same key, another request").toBe(422)
       })
     }
   )
