@@ -51,6 +51,7 @@ import { Audit } from "../services/audit/Audit.js"
 import { Overview } from "../services/audit/Overview.js"
 import { Webhooks } from "../services/webhooks/Webhooks.js"
 import { DisputeWorkerLive } from "../services/commerce/Disputes.js"
+import { Orders } from "../services/orders/Orders.js"
 import { CommerceSeedLive } from "./seed/seedCommerce.js"
 import { WebhookWorkerLive } from "../services/webhooks/WebhookWorker.js"
 import { NegotiationWorkerLive } from "../services/negotiation/worker.js"
@@ -104,6 +105,7 @@ const DomainServicesLive = Layer.mergeAll(
   Overview.layer,
   Refusals.layer,
   Commerce.layer,
+  Orders.layer,
   PaidPurchases.layer,
   Disputes.layer,
   Reputation.layer

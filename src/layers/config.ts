@@ -100,6 +100,7 @@ const raw = Effect.all({
   webhooksAllowLoopback: bool("WEBHOOKS_ALLOW_LOOPBACK", false),
   webhookTimeoutMs: intIn("WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
   webhookConnectTimeoutMs: intIn("WEBHOOK_CONNECT_TIMEOUT_MS", 1_000, 50, 30_000),
+  orderWaitMs: intIn("ORDER_WAIT_MS", 10_000, 0, 60_000),
   production: bool("PRODUCTION", false),
   tokenName: Effect.map(
     text("TOKEN_NAME"),

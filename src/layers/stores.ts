@@ -57,6 +57,8 @@ import { MemoryRefusalsStore } from "./refusals/RefusalsStore.memory.js"
 import { PgRefusalsStore } from "./refusals/RefusalsStore.postgres.js"
 import { MemoryWriteReceiptStore } from "./idempotency/WriteReceiptStore.memory.js"
 import { PgWriteReceiptStore } from "./idempotency/WriteReceiptStore.postgres.js"
+import { MemoryOrderStore } from "./orders/OrderStore.memory.js"
+import { PgOrderStore } from "./orders/OrderStore.postgres.js"
 import { Effect, Layer } from "effect"
 import { pgClientLayer } from "./storage/postgres/PgDb.js"
 import { EmbeddedPostgres, EmbeddedPostgresLive, EmbeddedVacuumLive } from "./storage/embedded.js"
@@ -94,7 +96,8 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryMppStore,
   MemoryAuditStore,
   MemoryOverviewStore,
-  MemoryRefusalsStore
+  MemoryRefusalsStore,
+  MemoryOrderStore
 ).pipe(Layer.provide(MemoryDb.layer))
 
 /** Every store port and the Transactor over an SqlClient, without migrations. */
@@ -126,7 +129,8 @@ const PgStoresOnly = Layer.mergeAll(
   PgMppStore,
   PgAuditStore,
   PgOverviewStore,
-  PgRefusalsStore
+  PgRefusalsStore,
+  PgOrderStore
 )
 
 export const PgStoresLive = PgStoresOnly.pipe(Layer.provide(MigrationsLive))

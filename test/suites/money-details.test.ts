@@ -21,6 +21,7 @@ import {
   splitSettlement,
   walletAccount
 } from "../../src/schema/ledger/ledger.js"
+import { MemoryOrderStore } from "../../src/layers/orders/OrderStore.memory.js"
 import { MemoryDb, MemoryTransactor } from "../../src/layers/storage/memory/MemoryDb.js"
 import { MemoryCommerceStoresLive } from "../../src/layers/stores.js"
 import { MemoryMarketplaceStore } from "../../src/layers/marketplace/MarketplaceStore.memory.js"
@@ -576,7 +577,8 @@ const memoryStores = Layer.mergeAll(
   MemoryNegotiationStore,
   MemoryAuditStore,
   MemoryRefusalsStore,
-  MemoryWriteReceiptStore
+  MemoryWriteReceiptStore,
+  MemoryOrderStore
 ).pipe(Layer.provideMerge(MemoryDb.layer), Layer.provideMerge(AppConfig.test({ storage: "memory" })))
 
 layer(

@@ -84,6 +84,26 @@ export const MemoryCommerceStore = Layer.effect(
       yield* addUsage(t, tx, completedSign(tx))
       yield* moveCounters(t, tx, undefined)
     }),
+    insertPending: Effect.fnUntraced(function* (tx: TransactionRecord) {
+      yield* t.txs.set(tx.id, tx)
+      yield* t.txOrder.append("all", tx.id)
+      for (const key of sideKeys(tx)) yield* t.txBySide.insertSorted(key, tx.id, olderTx(t, tx))
+      if (tx.idempotencyKey !== null) yield* t.txByKey.set(`${tx.buyerAgentId}|${tx.idempotencyKey}`, tx.id)
+    }),
+    // The pending row counted nothing: the ended one counts as a new transaction does.
+    finishPending: Effect.fnUntraced(function* (tx: TransactionRecord, delivery: DeliveryRecord) {
+      const before = t.txs.get(tx.id)
+      yield* t.txs.set(tx.id, tx)
+      const now = new Set(sideKeys(tx))
+      const was = before === undefined ? [] : sideKeys(before)
+      for (const key of was) if (!now.has(key)) yield* t.txBySide.removeItem(key, tx.id)
+      for (const key of now) if (!was.includes(key)) yield* t.txBySide.insertSorted(key, tx.id, olderTx(t, tx))
+      yield* t.deliveries.set(tx.id, delivery)
+      yield* t.deliveriesByService.append(delivery.serviceId, tx.id)
+      yield* addSpend(t, tx.buyerAgentId, tx.createdAt, completedCents(tx))
+      yield* addUsage(t, tx, completedSign(tx))
+      yield* moveCounters(t, tx, undefined)
+    }),
     getTransaction: (id) => Effect.sync(() => (t.txs.get(id) ? row(t, t.txs.get(id)!) : undefined)),
     lockTransaction: (id) => Effect.sync(() => t.txs.get(id)),
     updateTransaction: Effect.fnUntraced(function* (tx: TransactionRecord) {

@@ -16,6 +16,8 @@ import {
   mapTxPageRow,
   TX_COLUMNS,
   TX_SELECT_FROM,
+  deletePendingTransaction,
+  insertPendingTransaction,
   transactionCtes,
   transactionsPage,
   TxRow
@@ -84,6 +86,11 @@ export const PgCommerceStore = Layer.effect(
       // One statement: the transaction, its delivery, and (when completed) the buyer's running totals.
       insertTransaction: (tx, d) =>
         orUnavailable(sql`WITH ${transactionCtes(sql, tx, d)} SELECT 1`).pipe(Effect.asVoid),
+      insertPending: (tx) => orUnavailable(insertPendingTransaction(sql, tx)).pipe(Effect.asVoid),
+      finishPending: (tx, d) =>
+        orUnavailable(
+          Effect.andThen(deletePendingTransaction(sql, tx.id), sql`WITH ${transactionCtes(sql, tx, d)} SELECT 1`)
+        ).pipe(Effect.asVoid),
       getTransaction: (id) => orUnavailable(sql`${selectTx} WHERE t.id = ${id}`).pipe(Effect.flatMap(txRow)),
       lockTransaction: (id) =>
         orUnavailable(

@@ -32,9 +32,10 @@ export const MemorySettlementStore = Layer.effect(
         const locked = yield* wallets.lockForPurchase(wallet)
         return { ...locked, service }
       }),
-      write: Effect.fnUntraced(function* ({ entry, tx, delivery, events: made }: Settled) {
+      write: Effect.fnUntraced(function* ({ entry, tx, delivery, events: made, replacesPending }: Settled) {
         if (entry !== null) yield* ledger.append(entry)
-        yield* commerce.insertTransaction(tx, delivery)
+        if (replacesPending === true) yield* commerce.finishPending(tx, delivery)
+        else yield* commerce.insertTransaction(tx, delivery)
         if (made.length > 0) yield* events.appendMany(made)
       })
     }

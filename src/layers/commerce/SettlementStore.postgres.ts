@@ -15,7 +15,7 @@ import { type JournalEntry, mayGoNegative, walletAccount } from "../../schema/le
 import { SettlementStore } from "../../services/commerce/SettlementStore.js"
 import { iso, nonEmpty, orUnavailable } from "../storage/postgres/PgDb.js"
 import { SERVICE_COLUMNS } from "./CatalogStore.postgres.js"
-import { transactionCtes } from "./transactions.postgres.js"
+import { deletePendingTransaction, transactionCtes } from "./transactions.postgres.js"
 
 const json = (value: unknown) => JSON.stringify(value ?? null)
 
@@ -138,11 +138,12 @@ export const PgSettlementStore = Layer.effect(
             : { ...service, createdAt: iso(service.createdAt), updatedAt: iso(service.updatedAt) }
       }
     }, orUnavailable),
-    write: ({ entry, tx, delivery, events }) =>
-      orUnavailable(
-        sql`WITH ${entry !== null ? sql`${entryCtes(sql, entry)}, ` : sql``}${transactionCtes(sql, tx, delivery)}${
-          events.length > 0 ? sql`, ${eventsCte(sql, events)}` : sql``
-        } SELECT 1`
-      ).pipe(Effect.asVoid)
+    // An order's end: its pending row goes first (one statement cannot delete and insert one key).
+    write: Effect.fnUntraced(function* ({ entry, tx, delivery, events, replacesPending }) {
+      if (replacesPending === true) yield* deletePendingTransaction(sql, tx.id)
+      yield* sql`WITH ${entry !== null ? sql`${entryCtes(sql, entry)}, ` : sql``}${transactionCtes(sql, tx, delivery)}${
+        events.length > 0 ? sql`, ${eventsCte(sql, events)}` : sql``
+      } SELECT 1`
+    }, orUnavailable)
   }))
 )

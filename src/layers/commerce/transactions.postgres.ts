@@ -226,7 +226,28 @@ export const transactionCtes = (sql: SqlClient.SqlClient, tx: TransactionRecord,
         ${d.deliveredAt} FROM t)`
 }
 
+/**
+ * A pending transaction's row alone (an order waiting for its seller): no delivery, and no running
+ * total or counter moves until it ends.
+ */
+export const insertPendingTransaction = (sql: SqlClient.SqlClient, tx: TransactionRecord) =>
+  sql`INSERT INTO commerce_transactions (id, buyer_agent_id, seller_agent_id, service_id, service_name, category,
+      pricing_model, tier_id, list_price_cents, price_cents, seller_cents, fee_cents, negotiation_id, approval_id,
+      idempotency_key, status, ledger_entry_id, created_at, refunded_at)
+    VALUES (${tx.id}, ${tx.buyerAgentId}, ${tx.sellerAgentId}, ${tx.serviceId}, ${tx.serviceName}, ${tx.category},
+      ${tx.pricingModel}, ${tx.tierId}, ${tx.listPriceCents}, ${tx.priceCents}, ${tx.sellerCents}, ${tx.feeCents},
+      ${tx.negotiationId}, ${tx.approvalId}, ${tx.idempotencyKey}, 'pending', ${tx.ledgerEntryId},
+      ${tx.createdAt}, ${tx.refundedAt})`
+
+/**
+ * Takes a pending transaction's row away so that its end is written as a new transaction is
+ * (transactionCtes: delivery, totals, counters), which the pending row never counted in.
+ */
+export const deletePendingTransaction = (sql: SqlClient.SqlClient, id: string) =>
+  sql`DELETE FROM commerce_transactions WHERE id = ${id} AND status = 'pending'`
+
 const TRANSACTION_STATUSES: Readonly<Record<TransactionRecord["status"], string>> = {
+  pending: "pending",
   completed: "completed",
   failed: "failed",
   refunded: "refunded"

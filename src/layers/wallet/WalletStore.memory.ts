@@ -1,5 +1,5 @@
 // In-memory WalletStore: wallets (policies), recharge requests, the escrow a buyer's running sagas
-// hold, and the running spend totals the policies are checked against (with their drift check).
+// and pending orders hold, and the running spend totals the policies are checked against (with their drift check).
 // Reads the commerce tables it shares with the other memory adapters (src/layers/storage/memory/commerceTables.ts), as the
 // Postgres adapter reads the same tables.
 import { Clock, Effect, Layer } from "effect"
@@ -8,6 +8,7 @@ import { sagaHolds } from "../../schema/saga/saga.js"
 import { dayBoundary, utcDay } from "../../schema/wallet/policy.js"
 import { walletAccount } from "../../schema/ledger/ledger.js"
 import { WalletStore } from "../../services/wallet/WalletStore.js"
+import { orderTables } from "../orders/OrderStore.memory.js"
 import { addSpend, commerceTables, nextDay, type Tables, type UsageCell } from "../storage/memory/commerceTables.js"
 
 /** The escrow held by these running sagas: escrow step succeeded, settle not yet. */
@@ -16,6 +17,16 @@ const heldBy = (sagas: { get(id: string): SagaRecord | undefined }, ids: Readonl
   for (const id of ids) {
     const r = sagas.get(id)
     if (r !== undefined && r.status === "running" && r.priceCents !== null && sagaHolds(r)) sum += r.priceCents
+  }
+  return sum
+}
+
+/** The escrow held by the buyer's pending orders. */
+const heldByOrders = (o: Effect.Success<typeof orderTables>, agentId: string) => {
+  let sum = 0
+  for (const id of o.pendingByBuyer.get(agentId) ?? []) {
+    const order = o.orders.get(id)
+    if (order !== undefined && order.status === "pending") sum += order.priceCents
   }
   return sum
 }
@@ -33,7 +44,7 @@ const otherSpend = (t: Tables) => [
 
 export const MemoryWalletStore = Layer.effect(
   WalletStore,
-  Effect.map(commerceTables, (t) => ({
+  Effect.map(Effect.all([commerceTables, orderTables]), ([t, o]) => ({
     // The memory engine's write lock serialises units of work: reading is locking.
     lock: (initial) =>
       Effect.suspend(() => {
@@ -50,7 +61,8 @@ export const MemoryWalletStore = Layer.effect(
       }),
     get: (agentId) => Effect.sync(() => t.wallets.get(agentId)),
     put: (w) => t.wallets.set(w.agentId, w),
-    heldCents: (agentId) => Effect.sync(() => heldBy(t.sagas, t.sagasRunningByBuyer.get(agentId) ?? [])),
+    heldCents: (agentId) =>
+      Effect.sync(() => heldBy(t.sagas, t.sagasRunningByBuyer.get(agentId) ?? []) + heldByOrders(o, agentId)),
     addSpend: (agentId, at, cents) => addSpend(t, agentId, at, cents),
     // From the running totals: one lookup per day since `since` (a day or a month).
     spentSince: (agentId, since) =>

@@ -75,14 +75,17 @@ const makePurchaseRows = (sql: SqlClient.SqlClient, w: WalletRecord) =>
   )
 
 /**
- * The escrow the buyer's running sagas hold (escrow done, settle not yet): read through the partial
- * index of running sagas (migration 0021), not the buyer's saga history.
+ * The escrow the buyer's running sagas hold (escrow done, settle not yet) and its pending orders
+ * hold: read through the partial indexes of running sagas (migration 0021) and pending orders
+ * (migration 0027), not the buyer's history.
  */
 export const heldStatement = (sql: SqlClient.SqlClient, agentId: string) =>
-  sql`SELECT COALESCE(SUM(price_cents), 0)::bigint AS total FROM sagas
-    WHERE buyer_agent_id = ${agentId} AND status = 'running' AND price_cents IS NOT NULL
-      AND steps @> '[{"name":"escrow","status":"succeeded"}]'::jsonb
-      AND NOT steps @> '[{"name":"settle","status":"succeeded"}]'::jsonb`
+  sql`SELECT ((SELECT COALESCE(SUM(price_cents), 0) FROM sagas
+      WHERE buyer_agent_id = ${agentId} AND status = 'running' AND price_cents IS NOT NULL
+        AND steps @> '[{"name":"escrow","status":"succeeded"}]'::jsonb
+        AND NOT steps @> '[{"name":"settle","status":"succeeded"}]'::jsonb)
+    + (SELECT COALESCE(SUM(price_cents), 0) FROM orders
+      WHERE buyer_agent_id = ${agentId} AND status = 'pending'))::bigint AS total`
 
 /** Kept running spend per agent-day against a recomputation from the debits that count as spend. */
 const SPEND_DRIFT = `

@@ -44,9 +44,12 @@ export class Approval extends Schema.Class<Approval>("Approval")({
   expiresAt: Timestamp
 }) {}
 
-export const PurchaseStatus = Schema.Literals(["completed", "failed", "pending_approval"])
+export const PurchaseStatus = Schema.Literals(["completed", "failed", "pending", "pending_approval"])
 
-/** What POST /buy answers: a completed (or failed-delivery, uncharged) transaction, or an approval that waits. */
+/**
+ * What POST /buy answers: a completed (or failed-delivery, uncharged) transaction, a pending one
+ * whose seller has not answered yet (the price held in escrow), or an approval that waits.
+ */
 export const Purchase = Schema.Struct({
   status: PurchaseStatus,
   transaction: Schema.NullOr(Transaction),

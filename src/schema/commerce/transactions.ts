@@ -13,7 +13,8 @@ export const BuyBody = Schema.Struct({
 })
 export type BuyBody = typeof BuyBody.Type
 
-export const TransactionStatus = Schema.Literals(["completed", "failed", "refunded"])
+/** `pending`: an order waits for its seller, the price held in escrow (docs/fulfilment.md). */
+export const TransactionStatus = Schema.Literals(["pending", "completed", "failed", "refunded"])
 export type TransactionStatus = typeof TransactionStatus.Type
 
 export interface TransactionRecord {

@@ -5,6 +5,9 @@ import { Schema } from "effect"
 export const EventType = Schema.Literals([
   "transaction.completed",
   "transaction.refunded",
+  "transaction.failed",
+  "order.created",
+  "order.expired",
   "negotiation.updated",
   "saga.step_changed",
   "saga.completed",

@@ -36,6 +36,33 @@ export const TransactionRefundedData = Schema.Struct({
   reason: opt(nullable(str("why")))
 })
 
+/** An order ended without a delivery (src/services/orders/outcome.ts): the escrow went back to the buyer. */
+export const TransactionFailedData = Schema.Struct({
+  transactionId: str("the transaction (= the order id)"),
+  serviceId: str("the service bought"),
+  tierId: str("the tier bought"),
+  priceCents: int("the price held and given back, in cents"),
+  error: str("the seller's reason, or that the deadline passed")
+})
+
+export const OrderCreatedData = Schema.Struct({
+  orderId: str("the order (= the buyer's transaction id)"),
+  serviceId: str("the service bought"),
+  tierId: str("the tier bought"),
+  input: Schema.Unknown.annotate({ description: "the buyer's input" }),
+  priceCents: int("the price held in escrow, in cents"),
+  buyerAgentId: str("the buying agent"),
+  deadlineAt: str("when the order expires unanswered")
+})
+
+export const OrderExpiredData = Schema.Struct({
+  orderId: str("the order"),
+  serviceId: str("the service"),
+  tierId: str("the tier"),
+  priceCents: int("the price given back to the buyer, in cents"),
+  deadlineAt: str("the deadline that passed")
+})
+
 export const NegotiationUpdatedData = Schema.Struct({
   negotiationId: str("the negotiation"),
   serviceId: str("the service"),
@@ -162,6 +189,18 @@ export const eventCatalogue: { readonly [K in EventType]: PayloadEntry } = {
     schema: TransactionCompletedData
   },
   "transaction.refunded": { description: "A transaction was refunded.", schema: TransactionRefundedData },
+  "transaction.failed": {
+    description: "An order ended without a delivery: failed by its seller or expired; the buyer was refunded in full.",
+    schema: TransactionFailedData
+  },
+  "order.created": {
+    description: "An order for one of your services waits for your answer (sent to the seller).",
+    schema: OrderCreatedData
+  },
+  "order.expired": {
+    description: "An order's deadline passed unanswered; the buyer was refunded (sent to the seller).",
+    schema: OrderExpiredData
+  },
   "negotiation.updated": {
     description: "A negotiation moved (proposal, counter, accept, reject, expiry).",
     schema: NegotiationUpdatedData

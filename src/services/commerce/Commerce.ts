@@ -23,6 +23,7 @@ import { Audit } from "../audit/Audit.js"
 import { Refusals } from "../refusals/Refusals.js"
 import { CommerceStore } from "./CommerceStore.js"
 import { makePurchase } from "./Purchase.js"
+import { Orders } from "../orders/Orders.js"
 import { Settlement } from "./Settlement.js"
 import { toTransaction } from "./views.js"
 
@@ -100,7 +101,7 @@ const make = Effect.gen(function* () {
   const ids = yield* Ids
   const { atomically } = yield* Transactor
   const refusals = yield* Refusals
-  const { execute, negotiated } = yield* makePurchase
+  const { execute, negotiated, awaitOrder } = yield* makePurchase
   const approvals = yield* makeApprovals({ execute, negotiated, atomically })
 
   const buy = Effect.fnUntraced(function* (input: BuyInput) {
@@ -130,7 +131,9 @@ const make = Effect.gen(function* () {
         tierId: input.tierId,
         priceCents: null,
         path: input.negotiationId === undefined ? "buy" : "negotiation"
-      })
+      }),
+      // Committed: a push seller's order may be answered within the buy's wait.
+      Effect.flatMap(awaitOrder)
     )
   }, traced("Commerce.buy"))
 
@@ -255,7 +258,8 @@ export class Commerce extends Context.Service<Commerce, CommerceService>()("agen
       Settlement.layer,
       Audit.layer,
       Refusals.layer,
-      WriteReceipts.layer
+      WriteReceipts.layer,
+      Orders.layer
     ])
   )
 }

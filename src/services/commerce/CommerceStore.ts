@@ -12,6 +12,16 @@ export interface CommerceStoreService {
     tx: TransactionRecord,
     delivery: DeliveryRecord
   ) => Effect.Effect<void, StorageUnavailable>
+  /**
+   * A pending transaction (an order waiting for its seller): the row only, no delivery; it counts in
+   * no spend, usage or counter until it ends (finishPending).
+   */
+  readonly insertPending: (tx: TransactionRecord) => Effect.Effect<void, StorageUnavailable>
+  /**
+   * Ends a pending transaction as `tx` (completed or failed) with its delivery: written as
+   * insertTransaction writes a new one (spend, usage, counters), in the caller's unit of work.
+   */
+  readonly finishPending: (tx: TransactionRecord, delivery: DeliveryRecord) => Effect.Effect<void, StorageUnavailable>
   readonly getTransaction: (id: string) => Effect.Effect<TransactionRow | undefined, StorageUnavailable>
   /** The row, locked for this unit of work. */
   readonly lockTransaction: (id: string) => Effect.Effect<TransactionRecord | undefined, StorageUnavailable>

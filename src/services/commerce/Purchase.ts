@@ -1,9 +1,12 @@
 // One purchase inside the caller's unit of work: the wallet locked and the service read, the
-// spending policy, the approval it may need, the simulated delivery and the 85/15 settlement.
-// Shared by the instant buy and the execution of an approved purchase (Commerce, Approvals).
+// spending policy, the approval it may need, then either the order its seller fulfils (pull or
+// push: the price held in escrow until the seller answers) or, for the platform's simulated
+// sellers, the simulated delivery and the 85/15 settlement. Shared by the instant buy and the
+// execution of an approved purchase (Commerce, Approvals).
 import { Clock, Data, Effect } from "effect"
 import type { ApprovalRecord, Purchase } from "../../schema/commerce/approvals.js"
-import type { ServiceRecord } from "../../schema/commerce/services.js"
+import type { ServiceRecord, ServiceTier } from "../../schema/commerce/services.js"
+import type { WalletRecord } from "../../schema/commerce/wallets.js"
 import { InvalidInput, NotFound } from "../../schema/platform/errors.js"
 import { walletAccount } from "../../schema/ledger/ledger.js"
 import { tierOf } from "./Catalog.js"
@@ -17,6 +20,8 @@ import { CommerceStore } from "./CommerceStore.js"
 import { NegotiatedPrices } from "./NegotiatedPrices.js"
 import { noReferences, Settlement } from "./Settlement.js"
 import { toApproval, toTransaction } from "./views.js"
+import { orderDeadlineMs } from "../../schema/orders/orders.js"
+import { Orders } from "../orders/Orders.js"
 
 /** How long an approval waits for the owner before it expires. */
 export const APPROVAL_TTL_MS = 7 * 86_400_000
@@ -57,6 +62,7 @@ export const makePurchase = Effect.gen(function* () {
   const ids = yield* Ids
   const negotiated = yield* NegotiatedPrices
   const settlement = yield* Settlement
+  const orders = yield* Orders
   const modeOf = deliveryModes(yield* KeysStore)
 
   /** The first outcome of an idempotency key, answered again without charging. */
@@ -65,7 +71,7 @@ export const makePurchase = Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     const tx = yield* store.findByIdempotencyKey(agentId, key)
     if (tx) {
-      const status = tx.tx.status === "failed" ? "failed" : "completed"
+      const status = tx.tx.status === "failed" ? "failed" : tx.tx.status === "pending" ? "pending" : "completed"
       return { status, transaction: toTransaction(tx, agentId), approval: null } as Purchase
     }
     const approval = yield* store.findApprovalByKey(agentId, key)
@@ -86,6 +92,82 @@ export const makePurchase = Effect.gen(function* () {
       expiresAt: approval.expiresAt
     })
     return { status: "pending_approval", transaction: null, approval: toApproval(approval, now) } as Purchase
+  })
+
+  /**
+   * A purchase of a service its seller fulfils: the order, its escrow and its pending transaction
+   * (Orders.place); answered `pending`, the seller's delivery settles it later.
+   */
+  const placeOrder = Effect.fnUntraced(function* (
+    x: Execute,
+    o: {
+      readonly service: Pick<ServiceRecord, "id" | "name" | "category" | "pricingModel" | "sellerAgentId">
+      readonly tier: ServiceTier
+      readonly txId: string
+      readonly priceCents: number
+      readonly negotiationId: string | null
+      readonly at: string
+      readonly balanceCents: number
+      readonly policy: WalletRecord["policy"]
+      readonly mode: "pull" | "push"
+    }
+  ) {
+    const { service, tier } = o
+    const { tx } = yield* orders
+      .place({
+        purchase: {
+          transactionId: o.txId,
+          source: "buy",
+          buyerAgentId: x.agentId,
+          offer: {
+            serviceId: service.id,
+            serviceName: service.name,
+            category: service.category,
+            pricingModel: service.pricingModel,
+            sellerAgentId: service.sellerAgentId,
+            tierId: tier.id,
+            listPriceCents: tier.priceCents
+          },
+          priceCents: o.priceCents,
+          references: {
+            ...noReferences,
+            negotiationId: o.negotiationId,
+            approvalId: x.approval?.id ?? null,
+            idempotencyKey: x.idempotencyKey
+          },
+          at: o.at
+        },
+        input: x.input,
+        mode: o.mode,
+        deadlineMs: orderDeadlineMs(tier),
+        lockedBalanceCents: o.balanceCents
+      })
+      .pipe(Effect.catchTag("InsufficientFunds", (e) => Effect.fail(wallet.insufficientCredits(e))))
+    const { policy } = o
+    if (policy.autoRecharge.thresholdCents > 0) {
+      const after = yield* ledger.balance(walletAccount(x.agentId))
+      yield* wallet.afterDebit(x.agentId, policy, after + o.priceCents, after)
+    }
+    const row = { tx, delivery: undefined, review: undefined, disputeId: null }
+    return { status: "pending", transaction: toTransaction(row, x.agentId), approval: null } as Purchase
+  })
+
+  /**
+   * After the buy's unit of work committed: a pending order is announced to this process's waiters,
+   * and a push seller's answer is awaited up to ORDER_WAIT_MS (the buy then answers its outcome).
+   */
+  const awaitOrder = Effect.fnUntraced(function* (purchase: Purchase) {
+    const tx = purchase.transaction
+    if (purchase.status !== "pending" || tx === null) return purchase
+    yield* orders.announce({ id: tx.id, sellerAgentId: tx.sellerAgentId })
+    const order = yield* orders.get(tx.buyerAgentId, tx.id).pipe(Effect.catchTag("NotFound", () => Effect.void))
+    if (order === undefined || order.mode !== "push" || orders.waitMs <= 0) return purchase
+    const ended = yield* orders.awaitOutcome(tx.id, orders.waitMs)
+    if (ended === undefined || ended.status === "pending") return purchase
+    const row = yield* store.getTransaction(tx.id)
+    if (row === undefined || row.tx.status === "pending") return purchase
+    const status = row.tx.status === "completed" ? "completed" : "failed"
+    return { status, transaction: toTransaction(row, tx.buyerAgentId), approval: null } as Purchase
   })
 
   /** One purchase inside the caller's unit of work (the wallet row is locked first). */
@@ -156,8 +238,15 @@ export const makePurchase = Effect.gen(function* () {
         now
       )
     }
-    const delivered = simulateDelivery(service, tier, x.input, txId, yield* modeOf(x.input, service.sellerAgentId))
     const negotiationId = x.negotiationId ?? x.approval?.negotiationId ?? null
+    const fulfilment = service.fulfilment?.mode ?? "simulated"
+    if (fulfilment !== "simulated") {
+      return yield* placeOrder(x, {
+        ...{ service, tier, txId, priceCents, negotiationId, at, balanceCents, policy },
+        mode: fulfilment
+      })
+    }
+    const delivered = simulateDelivery(service, tier, x.input, txId, yield* modeOf(x.input, service.sellerAgentId))
     const purchase = {
       transactionId: txId,
       source: "buy" as const,
@@ -202,5 +291,5 @@ export const makePurchase = Effect.gen(function* () {
     return { status: "completed", transaction: toTransaction(row, x.agentId), approval: null } as Purchase
   })
 
-  return { execute, negotiated } as const
+  return { execute, negotiated, awaitOrder } as const
 })

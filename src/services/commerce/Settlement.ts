@@ -61,7 +61,8 @@ export interface SettlementInput {
   /** ISO time of the purchase. */
   readonly at: string
   /**
-   * Where the buyer's money is: its wallet, or the escrow a saga holds. `posted`: the entry was
+   * Where the buyer's money is: its wallet, or an escrow (a saga's, named by the saga; an order's,
+   * named by its hold id, the order's id: escrowAccount(holdId)). `posted`: the entry was
    * already written by an earlier step (a saga settled before this writer recorded its
    * transactions); only the records and events are written.
    */
@@ -72,10 +73,19 @@ export interface SettlementInput {
         readonly lockedBalanceCents?: number
       }
     | { readonly _tag: "escrow"; readonly sagaId: string }
+    | { readonly _tag: "escrow"; readonly holdId: string }
     | { readonly _tag: "posted"; readonly entryId: string }
   /** Ledger memo. */
   readonly memo: string
+  /** The transaction's row was written pending when its order was placed: it ends as this one. */
+  readonly pending?: boolean
+  /** When the seller answered (an order's); the delivery record's time. Default: `at`. */
+  readonly deliveredAt?: string
 }
+
+/** The escrow a settlement draws on: the saga's or the order's hold. */
+const holdOf = (from: { readonly sagaId: string } | { readonly holdId: string }) =>
+  "holdId" in from ? from.holdId : from.sagaId
 
 export interface Settled {
   readonly tx: TransactionRecord
@@ -185,24 +195,21 @@ const make = Effect.gen(function* () {
       latencyMs: input.delivery.latencyMs,
       output: error === null ? input.delivery.output : null,
       error,
-      deliveredAt: input.at
+      deliveredAt: input.deliveredAt ?? input.at
     }
   })
 
-  /**
-   * Settles a delivered purchase in the caller's unit of work: entry, transaction, delivery,
-   * events. Fails with InsufficientFunds (nothing written) when the wallet or escrow is short.
-   */
   const settle = Effect.fnUntraced(function* (input: SettlementInput) {
     const split = splitSettlement(input.priceCents)
     let entry: JournalEntry | null = null
     if (input.from._tag !== "posted") {
-      const source = input.from._tag === "wallet" ? walletAccount(input.buyerAgentId) : escrowAccount(input.from.sagaId)
+      const source =
+        input.from._tag === "wallet" ? walletAccount(input.buyerAgentId) : escrowAccount(holdOf(input.from))
       // Checked (the buyer's wallet or the escrow locked) here; written below with the rest.
       entry = yield* ledger.prepare({
         kind: input.from._tag === "wallet" ? "purchase" : "escrow_settle",
-        // A saga's settlement is referenced by the saga (its escrow's reference), a purchase by its transaction.
-        reference: input.from._tag === "wallet" ? input.transactionId : input.from.sagaId,
+        // An escrow's settlement is referenced by its hold (a saga, an order), a purchase by its transaction.
+        reference: input.from._tag === "wallet" ? input.transactionId : holdOf(input.from),
         memo: input.memo,
         postings: [
           { account: source, amount: -input.priceCents },
@@ -225,14 +232,20 @@ const make = Effect.gen(function* () {
       { agentId: input.buyerAgentId, type: "transaction.completed", data: { ...payload, role: "buyer" } },
       { agentId: input.offer.sellerAgentId, type: "transaction.completed", data: { ...payload, role: "seller" } }
     ])
-    yield* writer.write({ entry, tx: settled.tx, delivery: settled.delivery, events: made })
+    yield* writer.write({
+      entry,
+      tx: settled.tx,
+      delivery: settled.delivery,
+      events: made,
+      replacesPending: input.pending === true
+    })
     return settled
   })
 
-  /** A purchase whose delivery failed: recorded (it counts in the seller's SLA), nothing charged, no event. */
   const recordFailed = Effect.fnUntraced(function* (input: Omit<SettlementInput, "from" | "memo">, error: string) {
     const failed = record(input, { status: "failed", sellerCents: 0, feeCents: 0, ledgerEntryId: null }, error)
-    yield* store.insertTransaction(failed.tx, failed.delivery)
+    if (input.pending === true) yield* store.finishPending(failed.tx, failed.delivery)
+    else yield* store.insertTransaction(failed.tx, failed.delivery)
     return failed
   })
 

@@ -3,12 +3,28 @@
 // failure or the deadline refunds it in full, each exactly once. Sellers read their orders in
 // keyset pages, optionally waiting for the next one; a buy of a push service may wait for the
 // outcome. docs/fulfilment.md has the protocol.
-import { Context, type Effect } from "effect"
+import { Clock, Context, Effect, Layer, PubSub } from "effect"
 import type { TransactionRecord } from "../../schema/commerce/transactions.js"
-import type { InsufficientFunds } from "../../schema/ledger/ledger.js"
-import type { DeliverBody, FailBody, Order, OrderClosed, OrderMode, OrderStatus } from "../../schema/orders/orders.js"
-import type { InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
-import type { SettlementInput } from "../commerce/Settlement.js"
+import { escrowAccount, type InsufficientFunds, walletAccount } from "../../schema/ledger/ledger.js"
+import {
+  type DeliverBody,
+  type FailBody,
+  type Order,
+  OrderClosed,
+  type OrderMode,
+  type OrderStatus
+} from "../../schema/orders/orders.js"
+import { InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
+import { Settlement, type SettlementInput } from "../commerce/Settlement.js"
+import { CommerceStore } from "../commerce/CommerceStore.js"
+import { Events } from "../events/Events.js"
+import { Ledger } from "../ledger/Ledger.js"
+import { AppConfig } from "../platform/AppConfig.js"
+import { Transactor } from "../platform/Db.js"
+import { makeOutcome } from "./outcome.js"
+import { newOrder, pendingTransaction } from "./placing.js"
+import { makeWaits, type Signal } from "./waits.js"
+import { OrderStore } from "./OrderStore.js"
 
 /** What a buy hands over when it places an order instead of settling at once. */
 export interface PlaceOrder {
@@ -74,6 +90,171 @@ export interface OrdersService {
   readonly expireDue: Effect.Effect<number, StorageUnavailable>
   /** Completes when this process next places an order (the push dispatcher's wake-up). */
   readonly placed: Effect.Effect<void>
+  /**
+   * Tells this process's waiters (order lists, the push dispatcher) that the unit of work that
+   * placed `order` has committed: other connections can read it now.
+   */
+  readonly announce: (order: Pick<Order, "id" | "sellerAgentId">) => Effect.Effect<void>
+  /** How long a buy of a push service waits for the seller's answer (ORDER_WAIT_MS). */
+  readonly waitMs: number
 }
 
-export class Orders extends Context.Service<Orders, OrdersService>()("agent-commerce/Orders") {}
+/** Orders expired per sweep, and how often the sweeper looks. */
+const EXPIRE_BATCH = 100
+const SWEEP_EVERY_MS = 1_000
+/**
+ * The sweeper's pause, in real time whatever the program's clock: a test clock moved on by days
+ * would otherwise run every sweep in between at once; each sweep reads the program's clock for
+ * what is due.
+ */
+const everyRealSecond = Effect.callback<void>((resume) => {
+  const timer = setTimeout(() => resume(Effect.void), SWEEP_EVERY_MS)
+  return Effect.sync(() => clearTimeout(timer))
+})
+
+const iso = (ms: number) => new Date(ms).toISOString()
+const notFound = (id: string) => new NotFound({ message: `order ${id} not found`, resource: "order", id })
+
+const make = Effect.gen(function* () {
+  const store = yield* OrderStore
+  const commerce = yield* CommerceStore
+  const settlement = yield* Settlement
+  const ledger = yield* Ledger
+  const events = yield* Events
+  const { atomically } = yield* Transactor
+  const config = yield* AppConfig
+  const waitMs = config.orderWaitMs
+  const outcome = makeOutcome({ store, settlement, ledger, events })
+  const placedHub = yield* PubSub.unbounded<Signal>()
+  const endedHub = yield* PubSub.unbounded<Signal>()
+
+  const place = Effect.fnUntraced(function* (x: PlaceOrder) {
+    const order = newOrder(x)
+    // The buyer's money moves to the order's own escrow, checked under the wallet lock the buy holds.
+    if (order.priceCents > 0) {
+      yield* ledger.transfer({
+        kind: "escrow_hold",
+        reference: order.id,
+        memo: `order ${order.id}: escrow`,
+        from: walletAccount(order.buyerAgentId),
+        to: escrowAccount(order.id),
+        amount: order.priceCents
+      })
+    }
+    const tx = pendingTransaction(order)
+    yield* commerce.insertPending(tx)
+    yield* store.insert(order)
+    yield* events.emit(order.sellerAgentId, "order.created", {
+      orderId: order.id,
+      serviceId: order.serviceId,
+      tierId: order.tierId,
+      priceCents: order.priceCents,
+      input: order.input,
+      buyerAgentId: order.buyerAgentId,
+      deadlineAt: order.deadlineAt
+    })
+    yield* PubSub.publish(placedHub, { sellerAgentId: order.sellerAgentId, orderId: order.id })
+    return { order, tx }
+  })
+
+  /**
+   * One answer of the seller, in its own unit of work: `same` is the status this answer leads to
+   * (answering it again is the order as it is); a deadline already passed expires the order here,
+   * and the answer is refused.
+   */
+  const answer = (
+    sellerAgentId: string,
+    orderId: string,
+    same: "delivered" | "failed",
+    end: (order: Order, nowMs: number) => Effect.Effect<Order, StorageUnavailable>
+  ) =>
+    Effect.gen(function* () {
+      const result = yield* atomically(
+        Effect.gen(function* () {
+          const order = yield* store.getForUpdate(orderId)
+          if (order === undefined || order.sellerAgentId !== sellerAgentId) return yield* Effect.fail(notFound(orderId))
+          if (order.status === same) return { order, closed: false, changed: false }
+          if (order.status !== "pending") return { order, closed: true, changed: false }
+          const now = yield* Clock.currentTimeMillis
+          if (Date.parse(order.deadlineAt) <= now) {
+            const expired = yield* outcome.refund(
+              order,
+              "expired",
+              "the seller did not answer before the deadline",
+              now
+            )
+            return { order: expired, closed: true, changed: true }
+          }
+          return { order: yield* end(order, now), closed: false, changed: true }
+        })
+      )
+      if (result.changed) yield* PubSub.publish(endedHub, { sellerAgentId, orderId })
+      if (result.closed) {
+        return yield* Effect.fail(
+          new OrderClosed({
+            message: `order ${orderId} is ${result.order.status}; it cannot be ${same} now`,
+            orderId,
+            status: result.order.status
+          })
+        )
+      }
+      return result.order
+    })
+
+  const deliver = (sellerAgentId: string, orderId: string, body: DeliverBody) =>
+    answer(sellerAgentId, orderId, "delivered", (order, now) => outcome.deliver(order, body, now))
+
+  const fail = (sellerAgentId: string, orderId: string, body: FailBody) =>
+    answer(sellerAgentId, orderId, "failed", (order, now) => outcome.refund(order, "failed", body.error, now))
+
+  const get = (agentId: string, orderId: string) =>
+    Effect.flatMap(store.get(orderId), (o) =>
+      o !== undefined && (o.sellerAgentId === agentId || o.buyerAgentId === agentId)
+        ? Effect.succeed(o)
+        : Effect.fail(notFound(orderId))
+    )
+
+  const { list, awaitOutcome } = makeWaits({ store, placedHub, endedHub })
+
+  const expireDue = Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const due = yield* store.dueExpiries(iso(now), EXPIRE_BATCH)
+    let n = 0
+    for (const d of due) {
+      const ended = yield* atomically(
+        Effect.gen(function* () {
+          const order = yield* store.getForUpdate(d.id)
+          // Answered meanwhile (the seller, or another process's sweep): its outcome stands.
+          if (order === undefined || order.status !== "pending") return false
+          yield* outcome.refund(order, "expired", "the seller did not answer before the deadline", now)
+          return true
+        })
+      )
+      if (ended) {
+        n++
+        yield* PubSub.publish(endedHub, { sellerAgentId: d.sellerAgentId, orderId: d.id })
+      }
+    }
+    return n
+  })
+
+  if (config.workers) {
+    yield* expireDue.pipe(
+      Effect.catchCause((cause) => Effect.logWarning("order expiry sweep failed; retrying", cause)),
+      Effect.andThen(everyRealSecond),
+      Effect.forever,
+      Effect.forkScoped
+    )
+  }
+
+  const placed = Effect.scoped(Effect.flatMap(PubSub.subscribe(placedHub), (sub) => Effect.asVoid(PubSub.take(sub))))
+  const announce = (order: Pick<Order, "id" | "sellerAgentId">) =>
+    Effect.asVoid(PubSub.publish(placedHub, { sellerAgentId: order.sellerAgentId, orderId: order.id }))
+
+  return Orders.of({ place, deliver, fail, get, list, awaitOutcome, expireDue, placed, announce, waitMs })
+})
+
+export class Orders extends Context.Service<Orders, OrdersService>()("agent-commerce/Orders") {
+  /** The orders service with its expiry sweeper (when this process runs workers); stores stay open. */
+  static readonly layer = Layer.effect(Orders, make).pipe(Layer.provide([Settlement.layer, Ledger.layer, Events.layer]))
+}

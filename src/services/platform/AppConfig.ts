@@ -33,6 +33,8 @@ export interface AppConfigShape {
   /** Per webhook attempt: the response timeout and, within it, the connect timeout (ms; docs/webhooks.md). */
   readonly webhookTimeoutMs: number
   readonly webhookConnectTimeoutMs: number
+  /** How long POST /buy of a push service waits for the seller's answer before answering pending (ms). */
+  readonly orderWaitMs: number
   /**
    * Production (PRODUCTION=true or NODE_ENV=production, either one): https-only webhooks, Secure
    * cookies, and no fake payments unless fakePaymentsInProduction.
@@ -79,6 +81,7 @@ export const configDefaults: AppConfigShape = {
   webhooksAllowLoopback: true,
   webhookTimeoutMs: 10_000,
   webhookConnectTimeoutMs: 1_000,
+  orderWaitMs: 10_000,
   production: false,
   fakePaymentsInProduction: false,
   tokenName: "Agent Commerce Utility Token",

@@ -52,8 +52,9 @@ export interface WalletStoreService {
   readonly spentSince: (agentId: string, sinceIso: string) => Effect.Effect<number, StorageUnavailable>
   /**
    * Money the agent has committed but not yet spent: the escrow of its running sagas (escrow
-   * step succeeded, settle not yet). Counted against the daily and monthly limits with the spend,
-   * so that at every instant spent + held stays within them. Reads only running sagas.
+   * step succeeded, settle not yet) and of its pending orders. Counted against the daily and
+   * monthly limits with the spend, so that at every instant spent + held stays within them. Reads
+   * only running sagas and pending orders.
    */
   readonly heldCents: (agentId: string) => Effect.Effect<number, StorageUnavailable>
   /**
