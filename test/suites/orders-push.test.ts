@@ -1,0 +1,236 @@
+// A push seller's orders end to end, on every storage (docs/fulfilment.md, "Push" and "The buyer's
+// side"): a buy of a seller answering inline completes within the buy's wait, paid 85/15; a seller
+// that accepts (202) is pushed once and paid when it delivers through the API; a seller that errs
+// is pushed again under the same id with a valid signature until it answers; a seller that never
+// answers lets the deadline pass and the buyer is refunded in full. Escrow is empty after each.
+import { expect } from "@effect/vitest"
+import { Clock, Effect, Fiber, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { makeNodeTransport } from "../../src/layers/webhooks/WebhookTransport.node.js"
+import { Agent } from "../../src/schema/keys/keys.js"
+import { escrowAccount, walletAccount } from "../../src/schema/ledger/ledger.js"
+import { Catalog } from "../../src/services/commerce/Catalog.js"
+import { Commerce } from "../../src/services/commerce/Commerce.js"
+import { NoNegotiatedPrices } from "../../src/services/commerce/NegotiatedPrices.js"
+import { KeysStore } from "../../src/services/keys/Keys.js"
+import { LedgerStore } from "../../src/services/ledger/Ledger.js"
+import { Orders } from "../../src/services/orders/Orders.js"
+import { makePush } from "../../src/services/orders/push.js"
+import { PushWorkerLive, runPushWorker } from "../../src/services/orders/PushWorker.js"
+import { OrderStore } from "../../src/services/orders/OrderStore.js"
+import { CatalogStore } from "../../src/services/commerce/CatalogStore.js"
+import { Ids, Transactor } from "../../src/services/platform/Db.js"
+import { WebhookTransport } from "../../src/services/webhooks/WebhookTransport.js"
+import { agentCaller, commerceServices, fundedBuyer, serviceBody, tier, unlimitedWallet } from "../fixtures/money.js"
+import { refusingUrl, startPushSeller, type PushSeller } from "../fixtures/pushSeller.js"
+import type { StorageCase } from "../fixtures/db.js"
+import { forEachStorage } from "../fixtures/suite.js"
+import { eventuallyEffect } from "../fixtures/wait.js"
+
+const PRICE = 100
+/** The wall clock, for the layer's fibers (the dispatcher, the expiry sweeper): pushes go over real sockets. */
+const LiveClock = Layer.effect(Clock.Clock, TestClock.withLive(Clock.clockWith(Effect.succeed)))
+
+const stack = (storage: ReturnType<StorageCase["layer"]>) =>
+  PushWorkerLive.pipe(
+    Layer.provideMerge(commerceServices),
+    Layer.provideMerge(Orders.layer),
+    Layer.provideMerge(NoNegotiatedPrices),
+    Layer.provideMerge(storage),
+    Layer.provideMerge(Ids.Live),
+    Layer.provideMerge(
+      Layer.succeed(WebhookTransport, makeNodeTransport({ allowLoopback: true, httpsOnly: false, timeoutMs: 2_000 }))
+    ),
+    Layer.provide(LiveClock)
+  )
+
+/** A test on the wall clock too. */
+const live = <A, E, R>(effect: Effect.Effect<A, E, R>) => TestClock.withLive(Effect.scoped(effect))
+
+const sellerServer = (reply?: PushSeller["reply"]) =>
+  Effect.acquireRelease(
+    Effect.promise(() => startPushSeller(reply)),
+    (s) => Effect.promise(() => s.close())
+  )
+
+/** A seller agent (an ordinary account) with a push service at `url`; its secret is handed to the seller server. */
+const pushSellerAt = (url: string, seller?: PushSeller, p95LatencyMs = 5_000) =>
+  Effect.gen(function* () {
+    const agentId = yield* Effect.flatMap(Ids, (ids) => ids.make("agt"))
+    const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const accountId = `acct_${agentId}`
+    const keys = yield* KeysStore
+    yield* keys.insertAccount({
+      id: accountId,
+      email: `${agentId}@sellers.invalid`,
+      name: "push seller",
+      passwordHash: "disabled",
+      planId: null,
+      createdAt
+    })
+    yield* keys.insertAgent(Agent.make({ id: agentId, accountId, name: "push seller", organization: null, createdAt }))
+    yield* unlimitedWallet(agentId)
+    const caller = agentCaller(agentId, accountId)
+    // p95 5 s by default: the order's deadline is 10 s (the least a seller is given).
+    const tiers = [{ ...tier("basic", PRICE), sla: { uptimePct: 99, p95LatencyMs, supportWindow: "24/7" } }]
+    const service = yield* Effect.flatMap(Catalog, (c) =>
+      c.publish(caller, serviceBody("Pushed", tiers, "testing", { mode: "push", url }))
+    )
+    if (seller !== undefined) seller.secret = service.fulfilmentSecret
+    return { agentId, caller, service }
+  })
+
+const balance = (account: string) => Effect.flatMap(LedgerStore, (l) => l.balance(account))
+
+forEachStorage("orders by push", stack, (it) => {
+  it.effect("a seller answering inline: the buy completes within its wait with the seller's output, 85/15", () =>
+    live(
+      Effect.gen(function* () {
+        const server = yield* sellerServer((push) => ({
+          status: 200,
+          body: { status: "delivered", output: { words: String(push.data.input) } }
+        }))
+        const seller = yield* pushSellerAt(server.url, server)
+        const buyer = yield* fundedBuyer(1_000)
+        const started = Date.now()
+        const purchase = yield* Effect.flatMap(Commerce, (c) =>
+          c.buy({ caller: buyer.caller, serviceId: seller.service.id, tierId: "basic", input: "two words" })
+        )
+        expect(purchase.status).toBe("completed")
+        expect(Date.now() - started).toBeLessThan(10_000)
+        expect(purchase.transaction?.delivery).toMatchObject({ success: true, output: { words: "two words" } })
+        expect(server.pushes).toHaveLength(1)
+        expect(server.pushes[0]).toMatchObject({ verified: true, webhookId: purchase.transaction!.id })
+        expect(yield* balance(walletAccount(seller.agentId))).toBe(85)
+        expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000 - PRICE)
+        expect(yield* balance(escrowAccount(purchase.transaction!.id))).toBe(0)
+      })
+    )
+  )
+
+  it.effect("a seller answering 202 is pushed once, delivers through the API, and the buy answers it", () =>
+    live(
+      Effect.gen(function* () {
+        const server = yield* sellerServer(() => ({ status: 202, body: { status: "accepted" } }))
+        const seller = yield* pushSellerAt(server.url, server, 30_000)
+        const buyer = yield* fundedBuyer(1_000)
+        const orders = yield* Orders
+        const buying = yield* Effect.forkChild(
+          Effect.flatMap(Commerce, (c) =>
+            c.buy({ caller: buyer.caller, serviceId: seller.service.id, tierId: "basic", input: "later" })
+          )
+        )
+        const accepted = yield* eventuallyEffect(
+          Effect.sync(() => server.pushes[0]?.webhookId),
+          (id) => id !== undefined
+        )
+        const order = yield* eventuallyEffect(orders.get(seller.agentId, accepted!), (o) => o.push?.acceptedAt != null)
+        expect(order.status).toBe("pending")
+        expect(yield* balance(escrowAccount(order.id))).toBe(PRICE)
+        // Past the first retry delay: the accepted order is not pushed again.
+        yield* Effect.sleep(1_500)
+        expect(server.pushes).toHaveLength(1)
+        const delivered = yield* orders.deliver(seller.agentId, order.id, { output: "done later" })
+        expect(delivered.status).toBe("delivered")
+        const purchase = yield* Fiber.join(buying)
+        expect(purchase.status).toBe("completed")
+        expect(purchase.transaction?.delivery).toMatchObject({ success: true, output: "done later" })
+        expect(yield* balance(walletAccount(seller.agentId))).toBe(85)
+        expect(yield* balance(escrowAccount(order.id))).toBe(0)
+      })
+    )
+  )
+
+  it.effect("a seller that errs is pushed again under the same id, each signed with its secret, until it answers", () =>
+    live(
+      Effect.gen(function* () {
+        const server = yield* sellerServer((_push, attempt) =>
+          attempt < 3
+            ? { status: 503, body: { error: "warming up" } }
+            : { status: 200, body: { status: "delivered", output: "ok" } }
+        )
+        const seller = yield* pushSellerAt(server.url, server)
+        const buyer = yield* fundedBuyer(1_000)
+        const purchase = yield* Effect.flatMap(Commerce, (c) =>
+          c.buy({ caller: buyer.caller, serviceId: seller.service.id, tierId: "basic", input: "x" })
+        )
+        const orderId = purchase.transaction!.id
+        const tx = yield* eventuallyEffect(
+          Effect.flatMap(Commerce, (c) => c.getTransaction(buyer.agentId, orderId)),
+          (t) => t.status === "completed"
+        )
+        expect(tx.delivery).toMatchObject({ success: true, output: "ok" })
+        expect(server.pushes.map((p) => p.webhookId)).toEqual([orderId, orderId, orderId])
+        expect(server.pushes.every((p) => p.verified)).toBe(true)
+        expect(yield* balance(escrowAccount(orderId))).toBe(0)
+      })
+    )
+  )
+
+  it.effect("two dispatchers (two processes) over the same store push each order once", () =>
+    live(
+      Effect.gen(function* () {
+        const server = yield* sellerServer(
+          () =>
+            new Promise((resolve) =>
+              setTimeout(() => resolve({ status: 200, body: { status: "delivered", output: "ok" } }), 100)
+            )
+        )
+        const seller = yield* pushSellerAt(server.url, server)
+        const buyer = yield* fundedBuyer(10_000)
+        // A second process's dispatcher over the same store, beside the layer's own.
+        const push = makePush({
+          atomically: (yield* Transactor).atomically,
+          store: yield* OrderStore,
+          orders: yield* Orders,
+          catalog: yield* CatalogStore,
+          transport: yield* WebhookTransport
+        })
+        yield* runPushWorker(yield* OrderStore, push.attempt, Effect.never)
+        const purchases = yield* Effect.forEach(
+          Array.from({ length: 20 }, (_, i) => i),
+          (i) =>
+            Effect.flatMap(Commerce, (c) =>
+              c.buy({ caller: buyer.caller, serviceId: seller.service.id, tierId: "basic", input: `n${i}` })
+            ),
+          { concurrency: "unbounded" }
+        )
+        expect(purchases.map((p) => p.status)).toEqual(purchases.map(() => "completed"))
+        const ids = server.pushes.map((p) => p.webhookId)
+        expect(ids).toHaveLength(20)
+        expect(new Set(ids).size).toBe(20)
+        expect(yield* balance(walletAccount(seller.agentId))).toBe(20 * 85)
+      })
+    )
+  )
+
+  it.effect(
+    "a seller that never answers: at the deadline the order expires and the buyer gets the price back",
+    () =>
+      live(
+        Effect.gen(function* () {
+          const seller = yield* pushSellerAt(yield* Effect.promise(refusingUrl))
+          const buyer = yield* fundedBuyer(1_000)
+          const purchase = yield* Effect.flatMap(Commerce, (c) =>
+            c.buy({ caller: buyer.caller, serviceId: seller.service.id, tierId: "basic", input: "x" })
+          )
+          expect(purchase.status).toBe("pending")
+          const orderId = purchase.transaction!.id
+          const order = yield* eventuallyEffect(
+            Effect.flatMap(Orders, (o) => o.get(buyer.agentId, orderId)),
+            (o) => o.status !== "pending",
+            { timeoutMs: 30_000 }
+          )
+          expect(order.status).toBe("expired")
+          expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(order.deadlineAt))
+          expect(order.push?.attempts).toBeGreaterThanOrEqual(2)
+          const tx = yield* Effect.flatMap(Commerce, (c) => c.getTransaction(buyer.agentId, orderId))
+          expect(tx.status).toBe("failed")
+          expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000)
+          expect(yield* balance(walletAccount(seller.agentId))).toBe(0)
+          expect(yield* balance(escrowAccount(orderId))).toBe(0)
+        })
+      ),
+    40_000
+  )
+})
