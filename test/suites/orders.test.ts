@@ -1,0 +1,294 @@
+// What buyers and sellers are promised about orders (docs/fulfilment.md), on every storage: no
+// charge without a delivery; a delivery paid once (a second deliver is the same answer); a failure
+// or a missed deadline refunds in full; the escrow is empty after every order ends; pending orders
+// count against the buyer's limits; a deliver racing an answer or the deadline ends in exactly one
+// outcome; a seller's orders come in keyset pages, and a waiting list wakes on the next order.
+import { expect } from "@effect/vitest"
+import { Clock, Effect, Exit, Fiber, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { Agent } from "../../src/schema/keys/keys.js"
+import { escrowAccount, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger/ledger.js"
+import { orderDeadlineMs } from "../../src/schema/orders/orders.js"
+import { UNLIMITED_POLICY, initialWallet } from "../../src/schema/wallet/policy.js"
+import { cents } from "../../src/schema/platform/common.js"
+import { Catalog } from "../../src/services/commerce/Catalog.js"
+import { Commerce } from "../../src/services/commerce/Commerce.js"
+import { Events } from "../../src/services/events/Events.js"
+import { KeysStore } from "../../src/services/keys/Keys.js"
+import { Ledger, LedgerStore } from "../../src/services/ledger/Ledger.js"
+import { Orders } from "../../src/services/orders/Orders.js"
+import { Ids } from "../../src/services/platform/Db.js"
+import { WalletStore } from "../../src/services/wallet/WalletStore.js"
+import { agentCaller, commerceStack, fundedBuyer, serviceBody, tier, unlimitedWallet } from "../fixtures/money.js"
+import { forEachStorage } from "../fixtures/suite.js"
+
+const PRICE = 100
+const stack = (storage: Parameters<typeof commerceStack>[0]) =>
+  Orders.layer.pipe(Layer.provideMerge(commerceStack(storage)))
+
+/** A seller agent of an ordinary account with a pull service (p95 1 s: a 10 s deadline). */
+const pullSeller = Effect.gen(function* () {
+  const agentId = yield* Effect.flatMap(Ids, (ids) => ids.make("agt"))
+  const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+  const accountId = `acct_${agentId}`
+  const keys = yield* KeysStore
+  yield* keys.insertAccount({
+    id: accountId,
+    email: `${agentId}@sellers.invalid`,
+    name: "pull seller",
+    passwordHash: "disabled",
+    planId: null,
+    createdAt
+  })
+  yield* keys.insertAgent(Agent.make({ id: agentId, accountId, name: "pull seller", organization: null, createdAt }))
+  yield* unlimitedWallet(agentId)
+  const caller = agentCaller(agentId, accountId)
+  const service = yield* Effect.flatMap(Catalog, (c) =>
+    c.publish(caller, serviceBody("Pulled", [tier("basic", PRICE)], "testing", { mode: "pull" }))
+  )
+  return { agentId, service }
+})
+
+const balance = (account: string) => Effect.flatMap(LedgerStore, (l) => l.balance(account))
+
+const buy = (buyer: { caller: ReturnType<typeof agentCaller> }, serviceId: string, input: unknown = "hello") =>
+  Effect.flatMap(Commerce, (c) => c.buy({ caller: buyer.caller, serviceId, tierId: "basic", input }))
+
+/** A pull seller, a buyer with `funds`, and one pending order between them. */
+const placed = (funds = 1_000) =>
+  Effect.gen(function* () {
+    const seller = yield* pullSeller
+    const buyer = yield* fundedBuyer(funds)
+    const purchase = yield* buy(buyer, seller.service.id)
+    return { seller, buyer, purchase, orderId: purchase.transaction!.id }
+  })
+
+/** The ledger's books balance and no wallet or escrow account is negative. */
+const booksClean = Effect.flatMap(Ledger, (l) => l.check).pipe(Effect.map((c) => expect(c.ok).toBe(true)))
+
+forEachStorage("orders", stack, (it) => {
+  it.effect("the deadline is twice the tier's p95, between 10 s and an hour", () =>
+    Effect.sync(() => {
+      const sla = (p95LatencyMs: number) => ({ sla: { uptimePct: 99, p95LatencyMs, supportWindow: "24/7" } })
+      expect(orderDeadlineMs(sla(1_000))).toBe(10_000)
+      expect(orderDeadlineMs(sla(5_000))).toBe(10_000)
+      expect(orderDeadlineMs(sla(6_000))).toBe(12_000)
+      expect(orderDeadlineMs(sla(2_000_000))).toBe(3_600_000)
+    })
+  )
+
+  it.effect("no charge without a delivery: the price waits in escrow; the delivery pays the seller 85/15", () =>
+    Effect.gen(function* () {
+      const { seller, buyer, purchase, orderId } = yield* placed()
+      expect(purchase.status).toBe("pending")
+      expect(purchase.transaction).toMatchObject({ status: "pending", delivery: null, sellerCents: 0 })
+      expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000 - PRICE)
+      expect(yield* balance(escrowAccount(orderId))).toBe(PRICE)
+      expect(yield* balance(walletAccount(seller.agentId))).toBe(0)
+      const events = yield* Effect.flatMap(Events, (e) => e.listForAgent(seller.agentId, 10))
+      expect(events.find((e) => e.type === "order.created")?.data).toMatchObject({ orderId, input: "hello" })
+
+      const orders = yield* Orders
+      const delivered = yield* orders.deliver(seller.agentId, orderId, { output: { text: "HELLO" } })
+      expect(delivered).toMatchObject({ status: "delivered", output: { text: "HELLO" } })
+      expect(yield* balance(walletAccount(seller.agentId))).toBe(85)
+      expect(yield* balance(escrowAccount(orderId))).toBe(0)
+      const tx = yield* Effect.flatMap(Commerce, (c) => c.getTransaction(buyer.agentId, orderId))
+      expect(tx).toMatchObject({ status: "completed", sellerCents: 85, feeCents: 15 })
+      expect(tx.delivery).toMatchObject({ success: true, output: { text: "HELLO" } })
+      yield* booksClean
+    })
+  )
+
+  it.effect("a delivery is paid once: delivering again, even at the same moment, is the same order", () =>
+    Effect.gen(function* () {
+      const { seller, orderId } = yield* placed()
+      const orders = yield* Orders
+      const fees = yield* balance(PLATFORM_FEES)
+      const answers = yield* Effect.all(
+        Array.from({ length: 5 }, (_, i) => orders.deliver(seller.agentId, orderId, { output: `try ${i}` })),
+        { concurrency: "unbounded" }
+      )
+      const first = answers[0]!
+      for (const a of answers) expect(a).toEqual(first)
+      const again = yield* orders.deliver(seller.agentId, orderId, { output: "later" })
+      expect(again).toEqual(first)
+      expect(yield* balance(walletAccount(seller.agentId))).toBe(85)
+      expect((yield* balance(PLATFORM_FEES)) - fees).toBe(15)
+      const entries = yield* Effect.flatMap(LedgerStore, (l) => l.entriesByReference(orderId))
+      expect(entries.map((e) => e.kind).sort()).toEqual(["escrow_hold", "escrow_settle"])
+    })
+  )
+
+  it.effect("a failure refunds in full; failing again is the same order, delivering after it is OrderClosed", () =>
+    Effect.gen(function* () {
+      const { seller, buyer, orderId } = yield* placed()
+      const orders = yield* Orders
+      const failed = yield* orders.fail(seller.agentId, orderId, { error: "cannot do it" })
+      expect(failed).toMatchObject({ status: "failed", error: "cannot do it", output: null })
+      expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000)
+      expect(yield* balance(escrowAccount(orderId))).toBe(0)
+      expect(yield* balance(walletAccount(seller.agentId))).toBe(0)
+      expect(yield* orders.fail(seller.agentId, orderId, { error: "other words" })).toEqual(failed)
+      const late = yield* Effect.exit(orders.deliver(seller.agentId, orderId, { output: "too late" }))
+      expect(late).toMatchObject({ _tag: "Failure" })
+      expect(JSON.stringify(late)).toContain("OrderClosed")
+      const tx = yield* Effect.flatMap(Commerce, (c) => c.getTransaction(buyer.agentId, orderId))
+      expect(tx).toMatchObject({ status: "failed", sellerCents: 0, ledgerEntryId: null })
+      expect(tx.delivery).toMatchObject({ success: false, error: "cannot do it" })
+      const events = yield* Effect.flatMap(Events, (e) => e.listForAgent(buyer.agentId, 10))
+      expect(events.find((e) => e.type === "transaction.failed")?.data).toMatchObject({
+        transactionId: orderId,
+        priceCents: PRICE,
+        error: "cannot do it"
+      })
+      yield* booksClean
+    })
+  )
+
+  it.effect("another agent cannot answer or read the order; the buyer may read it", () =>
+    Effect.gen(function* () {
+      const { buyer, orderId } = yield* placed()
+      const orders = yield* Orders
+      const stranger = yield* fundedBuyer(0)
+      for (const who of [buyer.agentId, stranger.agentId]) {
+        const e = yield* Effect.flip(orders.deliver(who, orderId, { output: "x" }))
+        expect(e._tag).toBe("NotFound")
+      }
+      expect((yield* orders.get(buyer.agentId, orderId)).status).toBe("pending")
+      expect((yield* Effect.flip(orders.get(stranger.agentId, orderId)))._tag).toBe("NotFound")
+    })
+  )
+
+  it.effect("a missed deadline refunds in full, tells the seller, and closes the order to any answer", () =>
+    Effect.gen(function* () {
+      const { seller, buyer, orderId } = yield* placed()
+      const orders = yield* Orders
+      yield* TestClock.adjust("9 seconds")
+      yield* orders.expireDue
+      expect((yield* orders.get(seller.agentId, orderId)).status).toBe("pending")
+      yield* TestClock.adjust("2 seconds")
+      yield* orders.expireDue
+      const expired = yield* orders.get(seller.agentId, orderId)
+      expect(expired).toMatchObject({ status: "expired", latencyMs: 10_000 })
+      expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000)
+      expect(yield* balance(escrowAccount(orderId))).toBe(0)
+      for (const answer of [
+        orders.deliver(seller.agentId, orderId, { output: "x" }),
+        orders.fail(seller.agentId, orderId, { error: "x" })
+      ]) {
+        expect((yield* Effect.flip(answer))._tag).toBe("OrderClosed")
+      }
+      const events = yield* Effect.flatMap(Events, (e) => e.listForAgent(seller.agentId, 10))
+      expect(events.map((e) => e.type)).toContain("order.expired")
+      const tx = yield* Effect.flatMap(Commerce, (c) => c.getTransaction(buyer.agentId, orderId))
+      expect(tx.status).toBe("failed")
+      yield* booksClean
+    })
+  )
+
+  it.effect("a deliver racing the deadline sweep, or a fail, ends the order once", () =>
+    Effect.gen(function* () {
+      const orders = yield* Orders
+      // Past the deadline: the sweep and the late deliver both find it due; it is expired once.
+      const late = yield* placed()
+      yield* TestClock.adjust("11 seconds")
+      const [swept, delivered] = yield* Effect.all(
+        [orders.expireDue, Effect.exit(orders.deliver(late.seller.agentId, late.orderId, { output: "x" }))],
+        { concurrency: "unbounded" }
+      )
+      expect(swept).toBeLessThanOrEqual(1)
+      expect(Exit.isFailure(delivered)).toBe(true)
+      expect((yield* orders.get(late.seller.agentId, late.orderId)).status).toBe("expired")
+      const releases = (yield* Effect.flatMap(LedgerStore, (l) => l.entriesByReference(late.orderId))).filter(
+        (e) => e.kind === "escrow_release"
+      )
+      expect(releases).toHaveLength(1)
+      expect(yield* balance(walletAccount(late.buyer.agentId))).toBe(1_000)
+
+      // In time: a deliver and a fail at once; one wins, the other is OrderClosed, the money follows the winner.
+      const race = yield* placed()
+      const [d, f] = yield* Effect.all(
+        [
+          Effect.exit(orders.deliver(race.seller.agentId, race.orderId, { output: "x" })),
+          Effect.exit(orders.fail(race.seller.agentId, race.orderId, { error: "y" }))
+        ],
+        { concurrency: "unbounded" }
+      )
+      expect([Exit.isSuccess(d), Exit.isSuccess(f)].filter(Boolean)).toHaveLength(1)
+      const end = yield* orders.get(race.seller.agentId, race.orderId)
+      expect(yield* balance(walletAccount(race.seller.agentId))).toBe(end.status === "delivered" ? 85 : 0)
+      expect(yield* balance(walletAccount(race.buyer.agentId))).toBe(end.status === "delivered" ? 900 : 1_000)
+      expect(yield* balance(escrowAccount(race.orderId))).toBe(0)
+      yield* booksClean
+    })
+  )
+
+  it.effect("pending orders count against the buyer's daily limit until they end", () =>
+    Effect.gen(function* () {
+      const seller = yield* pullSeller
+      const buyer = yield* fundedBuyer(1_000)
+      const now = yield* Clock.currentTimeMillis
+      yield* Effect.flatMap(WalletStore, (w) =>
+        w.put({ ...initialWallet(buyer.agentId, now), policy: { ...UNLIMITED_POLICY, dailyLimitCents: cents(150) } })
+      )
+      const first = yield* buy(buyer, seller.service.id)
+      expect(first.status).toBe("pending")
+      const refused = yield* Effect.flip(buy(buyer, seller.service.id))
+      expect(refused).toMatchObject({ _tag: "PolicyViolation", policy: "dailyLimit" })
+      const orders = yield* Orders
+      yield* orders.fail(seller.agentId, first.transaction!.id, { error: "busy" })
+      const second = yield* buy(buyer, seller.service.id)
+      expect(second.status).toBe("pending")
+    })
+  )
+
+  it.effect("a seller's orders come oldest first in keyset pages, by status when asked", () =>
+    Effect.gen(function* () {
+      const seller = yield* pullSeller
+      const buyer = yield* fundedBuyer(1_000)
+      const ids: Array<string> = []
+      for (let i = 0; i < 5; i++) {
+        ids.push((yield* buy(buyer, seller.service.id, i)).transaction!.id)
+        yield* TestClock.adjust("1 millis")
+      }
+      const orders = yield* Orders
+      const seen: Array<string> = []
+      let cursor: string | undefined
+      let pages = 0
+      do {
+        const page = yield* orders.list(seller.agentId, { limit: 2, ...(cursor ? { cursor } : {}) })
+        seen.push(...page.orders.map((o) => o.id))
+        cursor = page.nextCursor ?? undefined
+        pages++
+      } while (cursor !== undefined)
+      expect(seen).toEqual(ids)
+      expect(pages).toBe(3)
+      yield* orders.deliver(seller.agentId, ids[1]!, { output: "done" })
+      const pending = yield* orders.list(seller.agentId, { status: "pending" })
+      expect(pending.orders.map((o) => o.id)).toEqual([ids[0], ids[2], ids[3], ids[4]])
+      expect(pending.nextCursor).toBeNull()
+      const bad = yield* Effect.flip(orders.list(seller.agentId, { cursor: "not-a-cursor" }))
+      expect(bad).toMatchObject({ _tag: "InvalidInput", field: "cursor" })
+    })
+  )
+
+  it.effect("a list waiting for the next order answers as soon as one is placed", () =>
+    TestClock.withLive(
+      Effect.gen(function* () {
+        const seller = yield* pullSeller
+        const buyer = yield* fundedBuyer(1_000)
+        const orders = yield* Orders
+        const empty = yield* orders.list(seller.agentId, { status: "pending", waitMs: 200 })
+        expect(empty.orders).toHaveLength(0)
+        const waiting = yield* Effect.forkChild(orders.list(seller.agentId, { status: "pending", waitMs: 20_000 }))
+        yield* Effect.sleep("100 millis")
+        const started = Date.now()
+        const purchase = yield* buy(buyer, seller.service.id)
+        const page = yield* Fiber.join(waiting)
+        expect(Date.now() - started).toBeLessThan(3_000)
+        expect(page.orders.map((o) => o.id)).toEqual([purchase.transaction!.id])
+      })
+    )
+  )
+})
