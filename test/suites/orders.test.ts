@@ -64,7 +64,10 @@ const placed = (funds = 1_000) =>
   })
 
 /** The ledger's books balance and no wallet or escrow account is negative. */
-const booksClean = Effect.flatMap(Ledger, (l) => l.check).pipe(Effect.map((c) => expect(c.ok).toBe(true)))
+const booksClean = Effect.map(
+  Effect.flatMap(Ledger, (l) => l.check),
+  (c) => c.ok
+)
 
 forEachStorage("orders", stack, (it) => {
   it.effect("the deadline is twice the tier's p95, between 10 s and an hour", () =>
@@ -96,7 +99,7 @@ forEachStorage("orders", stack, (it) => {
       const tx = yield* Effect.flatMap(Commerce, (c) => c.getTransaction(buyer.agentId, orderId))
       expect(tx).toMatchObject({ status: "completed", sellerCents: 85, feeCents: 15 })
       expect(tx.delivery).toMatchObject({ success: true, output: { text: "HELLO" } })
-      yield* booksClean
+      expect(yield* booksClean).toBe(true)
     })
   )
 
@@ -142,7 +145,7 @@ forEachStorage("orders", stack, (it) => {
         priceCents: PRICE,
         error: "cannot do it"
       })
-      yield* booksClean
+      expect(yield* booksClean).toBe(true)
     })
   )
 
@@ -183,7 +186,7 @@ forEachStorage("orders", stack, (it) => {
       expect(events.map((e) => e.type)).toContain("order.expired")
       const tx = yield* Effect.flatMap(Commerce, (c) => c.getTransaction(buyer.agentId, orderId))
       expect(tx.status).toBe("failed")
-      yield* booksClean
+      expect(yield* booksClean).toBe(true)
     })
   )
 
@@ -220,7 +223,7 @@ forEachStorage("orders", stack, (it) => {
       expect(yield* balance(walletAccount(race.seller.agentId))).toBe(end.status === "delivered" ? 85 : 0)
       expect(yield* balance(walletAccount(race.buyer.agentId))).toBe(end.status === "delivered" ? 900 : 1_000)
       expect(yield* balance(escrowAccount(race.orderId))).toBe(0)
-      yield* booksClean
+      expect(yield* booksClean).toBe(true)
     })
   )
 
