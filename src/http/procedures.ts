@@ -3,9 +3,11 @@
 import { publicProcedures } from "./trpc/procedures.js"
 import { investProcedures } from "./invest/procedures.js"
 import { paymentProcedures } from "./payments/procedures.js"
+import { orderProcedures } from "./orders/procedures.js"
 
 export const procedures = {
   ...publicProcedures,
   ...investProcedures,
-  ...paymentProcedures
+  ...paymentProcedures,
+  ...orderProcedures
 }

@@ -244,8 +244,17 @@ describeEachStorage("commerce over HTTP", (storage) => {
     expect(JSON.stringify(free.body)).toMatch(/priceCents/)
     const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
     await topup(buyer, 1000)
-    const tx = (await buy(buyer, { serviceId, tierId: "unit", input: "x" })).body.transaction
-    expect(tx).toMatchObject({ priceCents: 777, sellerCents: 660, feeCents: 117 })
+    // A real (pull) seller: the buy waits for its answer (202), and its delivery settles it.
+    const bought = await buy(buyer, { serviceId, tierId: "unit", input: "x" })
+    expect([bought.status, bought.body.status]).toEqual([202, "pending"])
+    const delivered = await call(`${base}/orders/${bought.body.transaction.id}/deliver`, {
+      method: "POST",
+      headers: as(seller),
+      body: { output: "done" }
+    })
+    expect(delivered.status).toBe(200)
+    const tx = (await call(`${base}/transactions/${bought.body.transaction.id}`, { headers: as(buyer) })).body
+    expect(tx).toMatchObject({ status: "completed", priceCents: 777, sellerCents: 660, feeCents: 117 })
     expect((await call(`${base}/wallet`, { headers: as(seller) })).body.balanceCents).toBe(660)
     expect(
       (await call(`${base}/transactions/${tx.id}/review`, { method: "POST", headers: as(seller), body: { rating: 5 } }))

@@ -86,6 +86,10 @@ const EXPECTED_TOOLS: ReadonlyArray<readonly [name: string, method: string, path
   ["usage", "GET", "/api/v1/agent/commerce/usage"],
   ["reputation", "GET", "/api/v1/agent/commerce/reputation"],
   ["leaderboard", "GET", "/api/v1/agent/commerce/leaderboard"],
+  ["list_orders", "GET", "/api/v1/agent/commerce/orders"],
+  ["get_order", "GET", "/api/v1/agent/commerce/orders/:id"],
+  ["deliver_order", "POST", "/api/v1/agent/commerce/orders/:id/deliver"],
+  ["fail_order", "POST", "/api/v1/agent/commerce/orders/:id/fail"],
   ["rotate_fulfilment_secret", "POST", "/api/v1/agent/commerce/services/:id/fulfilment/secret"],
   ["refusals", "GET", "/api/v1/agent/commerce/refusals"]
 ]

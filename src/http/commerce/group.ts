@@ -45,6 +45,7 @@ import {
   DisputeParams,
   Id,
   IdParam,
+  PendingPurchase,
   ServiceListParams,
   ServicePage,
   TransactionListParams,
@@ -154,7 +155,7 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
   .add(
     HttpApiEndpoint.post("buy", "/buy", {
       payload: BuyBody,
-      success: Purchase.pipe(HttpApiSchema.status(201)),
+      success: [PendingPurchase.pipe(HttpApiSchema.status(202)), Purchase.pipe(HttpApiSchema.status(201))],
       error: [
         InvalidInput,
         NotFound,
@@ -169,7 +170,7 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
       .annotate(RequiredPermission, "commerce:buy")
       .annotate(
         OpenApi.Summary,
-        "Buy a service tier: policy check, approval if required, delivery and instant 85/15 settlement"
+        "Buy a service tier: policy check, approval if required, then 201 when delivered (85/15 settled) or 202 while the seller has not answered (price held)"
       )
   )
   .add(

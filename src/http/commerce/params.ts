@@ -1,7 +1,7 @@
 // The commerce routes' path and query parameters and their page bodies.
 import { Schema } from "effect"
 import { Cursor, IsoTime, PageLimit, QueryInt, QueryNumber } from "../../schema/platform/common.js"
-import { Approval, ApprovalStatus } from "../../schema/commerce/approvals.js"
+import { Approval, ApprovalStatus, Purchase } from "../../schema/commerce/approvals.js"
 import { Transaction, TransactionStatus } from "../../schema/commerce/transactions.js"
 import { CommerceService } from "../../schema/commerce/services.js"
 import { Dispute } from "../../schema/commerce/disputes.js"
@@ -52,3 +52,15 @@ export const ApprovalParams = Schema.Struct({
   limit: Schema.optional(PageLimit)
 })
 export const DisputeParams = Schema.Struct({ cursor: Schema.optional(Cursor), limit: Schema.optional(PageLimit) })
+
+/**
+ * A purchase whose seller has not answered yet (its order is pending, the price held in escrow):
+ * answered 202 rather than 201. Listed before Purchase in the buy's successes, so the response
+ * takes this status exactly when the purchase is pending.
+ */
+export const PendingPurchase = Schema.Struct({
+  ...Purchase.fields,
+  status: Schema.Literal("pending"),
+  transaction: Transaction,
+  approval: Schema.Null
+})
