@@ -54,6 +54,7 @@ import { DisputeWorkerLive } from "../services/commerce/Disputes.js"
 import { Orders } from "../services/orders/Orders.js"
 import { CommerceSeedLive } from "./seed/seedCommerce.js"
 import { WebhookWorkerLive } from "../services/webhooks/WebhookWorker.js"
+import { PushWorkerLive } from "../services/orders/PushWorker.js"
 import { NegotiationWorkerLive } from "../services/negotiation/worker.js"
 import { SagaWorkerLive } from "../services/saga/worker.js"
 import { BuilderWorkerLive } from "../services/projects/Builder.js"
@@ -142,6 +143,7 @@ const WorkersLive = Layer.mergeAll(
   NegotiationWorkerLive,
   SagaWorkerLive,
   WebhookWorkerLive,
+  PushWorkerLive,
   DisputeWorkerLive,
   Layer.effectDiscard(seedCatalogProjects.pipe(Effect.orDie))
 )
