@@ -19,6 +19,7 @@ import { Ledger, LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Orders } from "../../src/services/orders/Orders.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { WalletStore } from "../../src/services/wallet/WalletStore.js"
+import { AnalyticsStore } from "../../src/services/reputation/AnalyticsStore.js"
 import { agentCaller, commerceStack, fundedBuyer, serviceBody, tier, unlimitedWallet } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
@@ -63,6 +64,13 @@ const placed = (funds = 1_000) =>
     return { seller, buyer, purchase, orderId: purchase.transaction!.id }
   })
 
+/** The kept counters and spend totals agree with a recomputation from the transactions (npm run check). */
+const noDrift = Effect.gen(function* () {
+  const counters = yield* Effect.flatMap(AnalyticsStore, (a) => a.counterDrift)
+  const spend = yield* Effect.flatMap(WalletStore, (w) => w.spendDrift)
+  return [...counters, ...spend]
+})
+
 /** The ledger's books balance and no wallet or escrow account is negative. */
 const booksClean = Effect.map(
   Effect.flatMap(Ledger, (l) => l.check),
@@ -88,6 +96,7 @@ forEachStorage("orders", stack, (it) => {
       expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000 - PRICE)
       expect(yield* balance(escrowAccount(orderId))).toBe(PRICE)
       expect(yield* balance(walletAccount(seller.agentId))).toBe(0)
+      expect(yield* noDrift).toEqual([])
       const events = yield* Effect.flatMap(Events, (e) => e.listForAgent(seller.agentId, 10))
       expect(events.find((e) => e.type === "order.created")?.data).toMatchObject({ orderId, input: "hello" })
 
@@ -100,6 +109,7 @@ forEachStorage("orders", stack, (it) => {
       expect(tx).toMatchObject({ status: "completed", sellerCents: 85, feeCents: 15 })
       expect(tx.delivery).toMatchObject({ success: true, output: { text: "HELLO" } })
       expect(yield* booksClean).toBe(true)
+      expect(yield* noDrift).toEqual([])
     })
   )
 

@@ -100,7 +100,8 @@ const contribution = (
   rating: number | null
 ): Map<string, AgentCounters> => {
   const completed = status === "completed"
-  const deal = status !== "failed"
+  // A pending transaction (an order waiting for its seller) is no deal yet.
+  const deal = status !== "failed" && status !== "pending"
   const buyer: AgentCounters = {
     ...zeroCounters,
     purchases: completed ? 1 : 0,

@@ -83,7 +83,8 @@ export const recomputeCounters = (t: Tables) => {
     const b = of(tx.buyerAgentId)
     const s = of(tx.sellerAgentId)
     const completed = tx.status === "completed"
-    const deal = tx.status !== "failed"
+    // A pending transaction (an order waiting for its seller) is no deal yet.
+    const deal = tx.status !== "failed" && tx.status !== "pending"
     const self = tx.buyerAgentId === tx.sellerAgentId
     if (completed) {
       b.purchases++

@@ -84,7 +84,7 @@ const recomputedSides = `
     CASE WHEN status = 'completed' THEN price_cents ELSE 0 END AS spent_cents,
     CASE WHEN status = 'refunded' THEN price_cents ELSE 0 END AS refunds_received_cents,
     0 AS sales, 0 AS earned_cents, 0 AS fees_generated_cents,
-    (status <> 'failed')::int AS deals,
+    (status NOT IN ('failed', 'pending'))::int AS deals,
     CASE WHEN status = 'completed' THEN price_cents ELSE 0 END AS volume_cents,
     0 AS reviews_received, 0 AS rating_sum, 0 AS disputes_lost
   FROM commerce_transactions
@@ -93,10 +93,10 @@ const recomputedSides = `
     (t.status = 'completed')::int,
     CASE WHEN t.status = 'completed' THEN t.seller_cents ELSE 0 END,
     CASE WHEN t.status = 'completed' THEN t.fee_cents ELSE 0 END,
-    (t.status <> 'failed' AND t.seller_agent_id <> t.buyer_agent_id)::int,
+    (t.status NOT IN ('failed', 'pending') AND t.seller_agent_id <> t.buyer_agent_id)::int,
     CASE WHEN t.status = 'completed' AND t.seller_agent_id <> t.buyer_agent_id THEN t.price_cents ELSE 0 END,
-    (t.status <> 'failed' AND r.id IS NOT NULL)::int,
-    CASE WHEN t.status <> 'failed' THEN COALESCE(r.rating, 0) ELSE 0 END,
+    (t.status NOT IN ('failed', 'pending') AND r.id IS NOT NULL)::int,
+    CASE WHEN t.status NOT IN ('failed', 'pending') THEN COALESCE(r.rating, 0) ELSE 0 END,
     0
   FROM commerce_transactions t LEFT JOIN commerce_reviews r ON r.transaction_id = t.id
   UNION ALL
