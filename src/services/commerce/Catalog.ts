@@ -26,7 +26,7 @@ import { complianceOf, SLA_WINDOW_DAYS } from "./slaCompliance.js"
 import { notFound, tierOf, toService } from "./serviceView.js"
 
 export { SLA_WINDOW_DAYS }
-export { ratingOf, tierOf, toService } from "./serviceView.js"
+export { tierOf } from "./serviceView.js"
 
 export interface CatalogService {
   /** Any service by id (listed or not); NotFound when unknown. The stable read for negotiation and sagas. */
