@@ -14,6 +14,7 @@ import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { makeCredential } from "../../src/services/mpp/encoding.js"
 import { Mpp } from "../../src/services/mpp/Mpp.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
+import { Orders } from "../../src/services/orders/Orders.js"
 import { Sagas } from "../../src/services/saga/Saga.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
 import type { StorageCase } from "../fixtures/db.js"
@@ -137,6 +138,42 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
       const disputeOf = new Map<string, string>()
       const seen = newSeen()
 
+      /**
+       * The agent seller answers a pending order of its service at once, through the orders API as
+       * a pull seller does: the answer the model compares is the delivered purchase. A fault tripped
+       * by the delivery's own unit of work must leave the order pending with its price in escrow; the
+       * seller then delivers again.
+       */
+      const fulfil = (seller: number, actual: Actual) =>
+        actual._tag !== "ordered" || seller === M.PLATFORM
+          ? Effect.succeed(actual)
+          : Effect.gen(function* () {
+              const orders = yield* Orders
+              const deliver = orders.deliver(ids[seller], actual.txId, { output: { delivered: actual.txId } })
+              const first = yield* Effect.exit(deliver)
+              let order
+              if (Exit.isSuccess(first)) order = first.value
+              else {
+                if (!faults.tripped) return yield* Effect.failCause(first.cause)
+                faults.tripped = false
+                count(stats, "fault tripped in the seller's delivery")
+                const still = yield* orders.get(ids[seller], actual.txId)
+                const held = yield* Effect.flatMap(Ledger, (l) => l.balance(escrowAccount(actual.txId)))
+                if (still.status !== "pending" || held !== still.priceCents)
+                  throw diverge(`order ${actual.txId}: a failed delivery left a trace`, {
+                    status: still.status,
+                    held,
+                    price: still.priceCents
+                  })
+                order = yield* deliver
+              }
+              return (
+                order.status === "delivered"
+                  ? { _tag: "completed", price: order.priceCents, txId: order.transactionId }
+                  : { _tag: "failed", txId: order.transactionId }
+              ) as Actual
+            })
+
       const buyEffect = (b: M.Buy, negotiationId?: string) =>
         Effect.flatMap(Commerce, (c) =>
           c.buy({
@@ -147,7 +184,7 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
             ...(b.key !== null ? { idempotencyReference: b.key } : {}),
             ...(negotiationId !== undefined ? { negotiationId } : {})
           })
-        ).pipe(Effect.map(fromPurchase))
+        ).pipe(Effect.flatMap((p) => fulfil(b.seller, fromPurchase(p))))
       const sagaEffect = (g: M.SagaStart) =>
         Effect.flatMap(Sagas, (s) =>
           s.start(agents[g.buyer].caller, {
@@ -220,10 +257,13 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
                     }
                     return r.transaction === null
                       ? { _tag: "ok" }
-                      : r.transaction.status === "failed"
-                        ? { _tag: "failed", txId: r.transaction.id }
-                        : { _tag: "completed", price: r.transaction.priceCents, txId: r.transaction.id }
-                  })
+                      : r.transaction.status === "pending"
+                        ? { _tag: "ordered", txId: r.transaction.id }
+                        : r.transaction.status === "failed"
+                          ? { _tag: "failed", txId: r.transaction.id }
+                          : { _tag: "completed", price: r.transaction.priceCents, txId: r.transaction.id }
+                  }),
+                  Effect.flatMap((actual) => fulfil(a.seller, actual))
                 )
               )
               return {

@@ -17,6 +17,7 @@ import { Agent } from "../../src/schema/keys/keys.js"
 import { LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Mpp } from "../../src/services/mpp/Mpp.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
+import { Orders } from "../../src/services/orders/Orders.js"
 import { Sagas } from "../../src/services/saga/Saga.js"
 import { SettlementStore } from "../../src/services/commerce/SettlementStore.js"
 import { WalletStore } from "../../src/services/wallet/WalletStore.js"
@@ -96,8 +97,8 @@ export const storageFor = (c: StorageCase) =>
   })
 
 const offers = CatalogOffersLive.pipe(Layer.provide(Catalog.layer))
-/** Commerce (with negotiated prices), wallets, disputes, sagas, negotiations and paid calls (MPP) over the stores. */
-export const servicesLayer = commerceServices.pipe(
+/** Commerce (with negotiated prices), wallets, disputes, sagas, negotiations, paid calls (MPP) and the sellers' orders over the stores. */
+export const servicesLayer = Layer.merge(commerceServices, Orders.layer).pipe(
   Layer.provideMerge(
     Layer.mergeAll(Sagas.layer, Mpp.layer, NegotiatedPricesLive).pipe(Layer.provideMerge(Negotiations.layer))
   ),
@@ -141,6 +142,8 @@ export const agentSeller = (name: string, tiers: ReadonlyArray<ReturnType<typeof
 export type Actual =
   | M.Outcome
   | { readonly _tag: "unavailable" }
+  // A purchase waiting for its seller's answer: no outcome the model knows (the harness has the agent seller deliver it).
+  | { readonly _tag: "ordered"; readonly txId: string }
   | {
       readonly _tag: "sagaRun"
       readonly sagaId: string
@@ -157,9 +160,11 @@ export const fromPurchase = (p: {
 }): Actual =>
   p.status === "pending_approval"
     ? { _tag: "pending", reason: p.approval!.reason as "manual", approvalId: p.approval!.id }
-    : p.status === "failed"
-      ? { _tag: "failed", txId: p.transaction!.id }
-      : { _tag: "completed", price: p.transaction!.priceCents, txId: p.transaction!.id }
+    : p.status === "pending"
+      ? { _tag: "ordered", txId: p.transaction!.id }
+      : p.status === "failed"
+        ? { _tag: "failed", txId: p.transaction!.id }
+        : { _tag: "completed", price: p.transaction!.priceCents, txId: p.transaction!.id }
 
 export const fromSaga = (g: {
   readonly id: string
