@@ -22,8 +22,8 @@ export interface Recharge {
  * The top-up this checkout is, when the person looking is the account that started it (signed in
  * to the dashboard on this host); undefined otherwise, so nobody else learns whose wallet it funds.
  */
-export const rechargeFor = (sessionId: string) =>
-  Effect.gen(function* () {
+export const rechargeFor = Effect.fnUntraced(
+  function* (sessionId: string) {
     const request = yield* HttpServerRequest.HttpServerRequest
     const cookie = request.cookies[SESSION_COOKIE]
     if (cookie === undefined || cookie === "") return undefined
@@ -34,7 +34,9 @@ export const rechargeFor = (sessionId: string) =>
     const agent = yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, record.agentId!))
     const wallet = yield* Effect.flatMap(Wallet, (w) => w.view(agent.id))
     return { agentId: agent.id, agentName: agent.name, balanceCents: wallet.balanceCents } satisfies Recharge
-  }).pipe(Effect.orElseSucceed((): Recharge | undefined => undefined))
+  },
+  Effect.orElseSucceed((): Recharge | undefined => undefined)
+)
 
 /**
  * The return address as the browser should follow it: a session's success and cancel pages are

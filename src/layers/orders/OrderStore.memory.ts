@@ -32,21 +32,15 @@ export const MemoryOrderStore = Layer.effect(
       return out
     }
     return OrderStore.of({
-      insert: (order) =>
-        Effect.gen(function* () {
-          yield* t.orders.set(order.id, order)
-          yield* t.bySeller.insertOrdered(
-            order.sellerAgentId,
-            { createdAt: order.createdAt, id: order.id },
-            compareKeys
-          )
-          if (order.idempotencyKey !== null)
-            yield* t.byKey.set(`${order.buyerAgentId}|${order.idempotencyKey}`, order.id)
-          if (order.status === "pending") {
-            yield* t.pending.set(order.id, true)
-            yield* t.pendingByBuyer.append(order.buyerAgentId, order.id)
-          }
-        }),
+      insert: Effect.fnUntraced(function* (order: Order) {
+        yield* t.orders.set(order.id, order)
+        yield* t.bySeller.insertOrdered(order.sellerAgentId, { createdAt: order.createdAt, id: order.id }, compareKeys)
+        if (order.idempotencyKey !== null) yield* t.byKey.set(`${order.buyerAgentId}|${order.idempotencyKey}`, order.id)
+        if (order.status === "pending") {
+          yield* t.pending.set(order.id, true)
+          yield* t.pendingByBuyer.append(order.buyerAgentId, order.id)
+        }
+      }),
       get: (id) => Effect.sync(() => t.orders.get(id)),
       findByKey: (buyerAgentId, key) =>
         Effect.sync(() => {
@@ -77,14 +71,13 @@ export const MemoryOrderStore = Layer.effect(
           }
           return out
         }),
-      close: (order) =>
-        Effect.gen(function* () {
-          yield* t.orders.set(order.id, order)
-          if (order.status !== "pending" && t.pending.get(order.id) !== undefined) {
-            yield* t.pending.delete(order.id)
-            yield* t.pendingByBuyer.removeItem(order.buyerAgentId, order.id)
-          }
-        }),
+      close: Effect.fnUntraced(function* (order: Order) {
+        yield* t.orders.set(order.id, order)
+        if (order.status !== "pending" && t.pending.get(order.id) !== undefined) {
+          yield* t.pending.delete(order.id)
+          yield* t.pendingByBuyer.removeItem(order.buyerAgentId, order.id)
+        }
+      }),
       dueExpiries: (now, limit) =>
         Effect.sync(() =>
           pendingOrders()

@@ -37,15 +37,14 @@ export const MemoryRefusalsStore = Layer.effect(
     const byAccount = db.table<string, Array<RefusalView>>("refusals_by_account")
     const latest = db.table<string, RefusalView>("refusals_latest")
     return RefusalsStore.of({
-      insert: (r) =>
-        Effect.gen(function* () {
-          const serviceName = r.serviceName ?? (r.serviceId === null ? null : (services.get(r.serviceId)?.name ?? null))
-          const view = toView({ ...r, serviceName })
-          const accountId = agents.get(r.agentId)?.accountId ?? NO_ACCOUNT
-          yield* byAccount.insertSorted(accountId, view, (a, b) => older(a, b))
-          const previous = latest.get(r.agentId)
-          if (previous === undefined || older(previous, view)) yield* latest.set(r.agentId, view)
-        }),
+      insert: Effect.fnUntraced(function* (r: RefusalRecord) {
+        const serviceName = r.serviceName ?? (r.serviceId === null ? null : (services.get(r.serviceId)?.name ?? null))
+        const view = toView({ ...r, serviceName })
+        const accountId = agents.get(r.agentId)?.accountId ?? NO_ACCOUNT
+        yield* byAccount.insertSorted(accountId, view, (a, b) => older(a, b))
+        const previous = latest.get(r.agentId)
+        if (previous === undefined || older(previous, view)) yield* latest.set(r.agentId, view)
+      }),
       page: (accountId, options) =>
         Effect.sync(() => {
           const rows = byAccount.get(accountId) ?? []

@@ -92,17 +92,16 @@ export const makeApprovals = Effect.fnUntraced(function* (deps: {
   }, atomically)
 
   /** A decision that committed, read back for a retry of it: the approval and its transaction as they stand now. */
-  const decidedNow = (caller: Caller, id: string) =>
-    Effect.gen(function* () {
-      const a = yield* atomically(store.lockApproval(id))
-      if (!a || a.accountId !== caller.accountId)
-        return yield* Effect.die(new Error(`approval ${id} of a receipt is gone`))
-      const now = yield* Clock.currentTimeMillis
-      const row = a.transactionId ? yield* store.getTransaction(a.transactionId) : undefined
-      const approval = toApproval(a, now)
-      if (a.status === "void") return { approval, transaction: null, voided: "what was quoted changed" }
-      return { approval, transaction: row ? toTransaction(row, a.agentId) : null, voided: null }
-    })
+  const decidedNow = Effect.fnUntraced(function* (caller: Caller, id: string) {
+    const a = yield* atomically(store.lockApproval(id))
+    if (!a || a.accountId !== caller.accountId)
+      return yield* Effect.die(new Error(`approval ${id} of a receipt is gone`))
+    const now = yield* Clock.currentTimeMillis
+    const row = a.transactionId ? yield* store.getTransaction(a.transactionId) : undefined
+    const approval = toApproval(a, now)
+    if (a.status === "void") return { approval, transaction: null, voided: "what was quoted changed" }
+    return { approval, transaction: row ? toTransaction(row, a.agentId) : null, voided: null }
+  })
 
   /**
    * The receipt goes inside the decision's own unit of work, not around the caller's: a refused

@@ -102,8 +102,8 @@ export const makePush = ({ atomically, store, orders, catalog, transport }: Push
    * Takes the order's next attempt if it is still due: counted and leased in one unit of work, so a
    * second process reading the same due row finds it leased and leaves it.
    */
-  const claim = (orderId: string, now: number) =>
-    atomically(
+  const claim = Effect.fnUntraced(function* (orderId: string, now: number) {
+    return yield* atomically(
       Effect.gen(function* () {
         const order = yield* store.getForUpdate(orderId)
         const push = order?.push
@@ -120,24 +120,28 @@ export const makePush = ({ atomically, store, orders, catalog, transport }: Push
         return { order, attempts }
       })
     )
+  })
 
   /** Records an attempt that did not deliver, unless another process has claimed the order since (fenced by the count). */
-  const settleAttempt = (orderId: string, attempts: number, outcome: { accepted: boolean; error: string | null }) =>
-    Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      yield* atomically(
-        Effect.gen(function* () {
-          const order = yield* store.getForUpdate(orderId)
-          if (order === undefined || order.status !== "pending" || order.push?.attempts !== attempts) return
-          yield* store.recordPushAttempt(orderId, {
-            attempts,
-            nextAttemptAt: outcome.accepted ? null : iso(now + pushBackoff(attempts)),
-            acceptedAt: outcome.accepted ? iso(now) : null,
-            lastError: outcome.error
-          })
+  const settleAttempt = Effect.fnUntraced(function* (
+    orderId: string,
+    attempts: number,
+    outcome: { accepted: boolean; error: string | null }
+  ) {
+    const now = yield* Clock.currentTimeMillis
+    yield* atomically(
+      Effect.gen(function* () {
+        const order = yield* store.getForUpdate(orderId)
+        if (order === undefined || order.status !== "pending" || order.push?.attempts !== attempts) return
+        yield* store.recordPushAttempt(orderId, {
+          attempts,
+          nextAttemptAt: outcome.accepted ? null : iso(now + pushBackoff(attempts)),
+          acceptedAt: outcome.accepted ? iso(now) : null,
+          lastError: outcome.error
         })
-      )
-    })
+      })
+    )
+  })
 
   const target = (service: ServiceRecord | undefined): { url: string; secret: string } | string => {
     if (service === undefined) return "the service no longer exists"
@@ -147,8 +151,8 @@ export const makePush = ({ atomically, store, orders, catalog, transport }: Push
   }
 
   /** One attempt of one due order: claim, post, act on the answer. Never fails (a storage error waits for the lease). */
-  const attempt = (due: Order) =>
-    Effect.gen(function* () {
+  const attempt = Effect.fnUntraced(
+    function* (due: Order) {
       const claimed = yield* claim(due.id, yield* Clock.currentTimeMillis)
       if (claimed === null) return
       const { order, attempts } = claimed
@@ -186,9 +190,14 @@ export const makePush = ({ atomically, store, orders, catalog, transport }: Push
           )
         }
       }
-    }).pipe(
-      Effect.catchCause((cause) => Effect.logWarning(`order push of ${due.id} failed; retried after its lease`, cause))
-    )
+    },
+    (effect, due) =>
+      effect.pipe(
+        Effect.catchCause((cause) =>
+          Effect.logWarning(`order push of ${due.id} failed; retried after its lease`, cause)
+        )
+      )
+  )
 
   return { attempt }
 }

@@ -100,12 +100,11 @@ const make = Effect.gen(function* () {
   const ids = yield* Ids
   const { atomically } = yield* Transactor
 
-  const insert = (r: RefusalInput) =>
-    Effect.gen(function* () {
-      const id = yield* ids.make("ref")
-      const now = yield* Clock.currentTimeMillis
-      yield* atomically(store.insert({ ...r, id, createdAt: new Date(now).toISOString() }))
-    })
+  const insert = Effect.fnUntraced(function* (r: RefusalInput) {
+    const id = yield* ids.make("ref")
+    const now = yield* Clock.currentTimeMillis
+    yield* atomically(store.insert({ ...r, id, createdAt: new Date(now).toISOString() }))
+  })
 
   const bounded = <E>(effect: Effect.Effect<void, E>): Effect.Effect<void> =>
     effect.pipe(
