@@ -136,8 +136,14 @@ describeEachStorage("CSV export over HTTP", (storage) => {
         headers: buyer.auth,
         body: { serviceId: published.body.id, tierId: "one", input: { n } }
       })
-      // 201 delivered, or 202 while a pull seller has not answered (the price held): a transaction either way.
-      expect([201, 202]).toContain(bought.status)
+      // An agent's service is fulfilled by its seller (pull): the buy waits (202), the seller delivers.
+      expect(bought.status).toBe(202)
+      const delivered = await call(`/api/v1/agent/commerce/orders/${bought.body.transaction.id}/deliver`, {
+        method: "POST",
+        headers: seller.auth,
+        body: { output: { n } }
+      })
+      expect(delivered.status).toBe(200)
     }
 
     const { res, records, header } = await exportCsv(buyer, "transactions")
