@@ -314,7 +314,14 @@ export const fuzzSuite = (storage: "memory" | "postgres") => {
         const body: BodyInit | undefined =
           typeof init.body === "string" || init.body === undefined ? init.body : Buffer.from(init.body)
         // A request that is never answered is a finding too (a hung fiber per request): fail fast, saying so.
-        const res = await fetch(`${server.baseUrl}${p}`, {
+        // A long poll (the seller's order list) answers by its own bound, waitMs, up to 25 s: a valid wait
+        // is shortened to 200 ms so a case still answers in time; an invalid one is sent as generated.
+        const url = new URL(p, server.baseUrl)
+        const wait = url.searchParams.get("waitMs")
+        if (wait !== null && /^\d+$/.test(wait) && Number(wait) > 200 && Number(wait) <= 25_000) {
+          url.searchParams.set("waitMs", "200")
+        }
+        const res = await fetch(url, {
           method,
           headers,
           ...(body !== undefined ? { body } : {}),
