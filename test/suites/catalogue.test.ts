@@ -34,6 +34,7 @@ const service = (i: number): ServiceRecord =>
     status: "active",
     ratingSum: (i % 5) * 3,
     ratingCount: i % 5 === 0 ? 0 : 3,
+    fulfilment: { mode: "pull", url: null, secret: null },
     createdAt: "2026-11-25T00:00:00.000Z",
     updatedAt: "2026-11-25T00:00:00.000Z"
   }) as unknown as ServiceRecord
