@@ -264,6 +264,8 @@ describe("stylesheet", () => {
     expect(stylesheet).toContain("max-width: 48rem")
     expect(stylesheet).toContain("system-ui")
     expect(stylesheet).toContain("pre")
-    expect(stylesheet.length).toBeLessThan(12_000)
+    // The owner's console (overview cards, phone layout, chart axis) grew it past 12 KB; it travels
+    // compressed (about 4 KB with brotli) and is revalidated by its ETag, so 20 KB is still small.
+    expect(stylesheet.length).toBeLessThan(20_000)
   })
 })

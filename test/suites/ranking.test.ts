@@ -40,6 +40,7 @@ const service = (i: number): ServiceRecord =>
     // Ratings chosen so that many services tie (same sum and count) and ties fall back to id.
     ratingSum: (i % 6) * (i % 4),
     ratingCount: i % 4,
+    fulfilment: { mode: "pull", url: null, secret: null },
     createdAt: "2026-11-25T00:00:00.000Z",
     updatedAt: "2026-11-25T00:00:00.000Z"
   }) as unknown as ServiceRecord
