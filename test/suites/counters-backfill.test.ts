@@ -77,6 +77,7 @@ for (const c of [embeddedCase, postgresCase]) {
               status: "active",
               ratingSum: 0,
               ratingCount: 0,
+              fulfilment: { mode: "pull", url: null, secret: null },
               createdAt: "2026-11-01T00:00:00.000Z",
               updatedAt: "2026-11-01T00:00:00.000Z"
             } as unknown as ServiceRecord)

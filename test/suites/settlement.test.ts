@@ -247,6 +247,7 @@ forEachStorage(
             status: "active",
             ratingSum: 9,
             ratingCount: 2,
+            fulfilment: { mode: "pull", url: null, secret: null },
             createdAt: "2026-11-25T12:00:00.000Z",
             updatedAt: "2026-11-25T12:30:00.000Z"
           } as unknown as ServiceRecord
