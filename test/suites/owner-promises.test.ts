@@ -20,6 +20,7 @@ import { Builder } from "../../src/services/projects/Builder.js"
 import type { Caller } from "../../src/services/keys/Caller.js"
 import { Catalog, CatalogOffersLive } from "../../src/services/commerce/Catalog.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
+import { Orders } from "../../src/services/orders/Orders.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { Events } from "../../src/services/events/Events.js"
 import { NegotiationServicesLive } from "../fixtures/services.js"
@@ -82,7 +83,7 @@ const body = (
 forEachStorage(
   "owner promises (commerce)",
   (storage) =>
-    Layer.mergeAll(Commerce.layer, NegotiationServicesLive).pipe(
+    Layer.mergeAll(Commerce.layer, NegotiationServicesLive, Orders.layer).pipe(
       Layer.provideMerge(NegotiatedPricesLive.pipe(Layer.provide(Negotiations.layer))),
       Layer.provideMerge(CatalogOffersLive),
       Layer.provideMerge(Wallet.layer),
@@ -267,6 +268,8 @@ forEachStorage(
             c.publish(seller.caller, body("Real seller", [tier("unit", 50)]))
           )
           const buyer = yield* agent(10_000)
+          // The seller decides the outcome: the buy waits for it, and its delivery completes the purchase.
+          const orders = yield* Orders
           for (const simulate of ["fail", "timeout"]) {
             const bought = yield* commerce.buy({
               caller: buyer.caller,
@@ -274,7 +277,11 @@ forEachStorage(
               tierId: "unit",
               input: { simulate }
             })
-            expect(bought.transaction).toMatchObject({ status: "completed", priceCents: 50 })
+            expect(bought).toMatchObject({ status: "pending", transaction: { status: "pending", priceCents: 50 } })
+            const delivered = yield* orders.deliver(seller.agentId, bought.transaction!.id, { output: { simulate } })
+            expect(delivered).toMatchObject({ status: "delivered", output: { simulate } })
+            const done = yield* commerce.getTransaction(buyer.agentId, bought.transaction!.id)
+            expect(done).toMatchObject({ status: "completed", priceCents: 50 })
           }
           const saga = yield* sagas.start(buyer, { serviceId: service.id, tierId: "unit", input: { simulate: "fail" } })
           expect(saga).toMatchObject({ status: "completed" })
