@@ -39,8 +39,24 @@ export const REQUEST_RULES: Readonly<Record<string, ReadonlyArray<readonly [fiel
         "ones are refused alike)"
     ]
   ],
-  "commerce.publishService": [["tiers", "tier ids unique within the service"]],
-  "commerce.updateService": [["tiers", "tier ids unique within the service"]],
+  "commerce.publishService": [
+    ["tiers", "tier ids unique within the service"],
+    [
+      "fulfilment",
+      "`push` with the http(s) address orders are posted to (a public host: private, loopback, link-local and " +
+        "unresolvable ones are refused, as for webhooks), `pull` or `simulated` without one; `simulated` only " +
+        "for the platform's own sellers"
+    ]
+  ],
+  "commerce.updateService": [
+    ["tiers", "tier ids unique within the service"],
+    [
+      "fulfilment",
+      "`push` with the http(s) address orders are posted to (a public host: private, loopback, link-local and " +
+        "unresolvable ones are refused, as for webhooks), `pull` or `simulated` without one; `simulated` only " +
+        "for the platform's own sellers"
+    ]
+  ],
   "commerce.updateWallet": [["dailyLimitCents", "not above monthlyLimitCents, as the wallet will be after the change"]],
   "commerceDashboard.updateWallet": [
     ["dailyLimitCents", "not above monthlyLimitCents, as the wallet will be after the change"]
