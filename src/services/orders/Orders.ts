@@ -162,44 +162,38 @@ const make = Effect.gen(function* () {
    * (answering it again is the order as it is); a deadline already passed expires the order here,
    * and the answer is refused.
    */
-  const answer = (
+  const answer = Effect.fnUntraced(function* (
     sellerAgentId: string,
     orderId: string,
     same: "delivered" | "failed",
     end: (order: Order, nowMs: number) => Effect.Effect<Order, StorageUnavailable>
-  ) =>
-    Effect.gen(function* () {
-      const result = yield* atomically(
-        Effect.gen(function* () {
-          const order = yield* store.getForUpdate(orderId)
-          if (order === undefined || order.sellerAgentId !== sellerAgentId) return yield* Effect.fail(notFound(orderId))
-          if (order.status === same) return { order, closed: false, changed: false }
-          if (order.status !== "pending") return { order, closed: true, changed: false }
-          const now = yield* Clock.currentTimeMillis
-          if (Date.parse(order.deadlineAt) <= now) {
-            const expired = yield* outcome.refund(
-              order,
-              "expired",
-              "the seller did not answer before the deadline",
-              now
-            )
-            return { order: expired, closed: true, changed: true }
-          }
-          return { order: yield* end(order, now), closed: false, changed: true }
+  ) {
+    const result = yield* atomically(
+      Effect.gen(function* () {
+        const order = yield* store.getForUpdate(orderId)
+        if (order === undefined || order.sellerAgentId !== sellerAgentId) return yield* Effect.fail(notFound(orderId))
+        if (order.status === same) return { order, closed: false, changed: false }
+        if (order.status !== "pending") return { order, closed: true, changed: false }
+        const now = yield* Clock.currentTimeMillis
+        if (Date.parse(order.deadlineAt) <= now) {
+          const expired = yield* outcome.refund(order, "expired", "the seller did not answer before the deadline", now)
+          return { order: expired, closed: true, changed: true }
+        }
+        return { order: yield* end(order, now), closed: false, changed: true }
+      })
+    )
+    if (result.changed) yield* PubSub.publish(endedHub, { sellerAgentId, orderId })
+    if (result.closed) {
+      return yield* Effect.fail(
+        new OrderClosed({
+          message: `order ${orderId} is ${result.order.status}; it cannot be ${same} now`,
+          orderId,
+          status: result.order.status
         })
       )
-      if (result.changed) yield* PubSub.publish(endedHub, { sellerAgentId, orderId })
-      if (result.closed) {
-        return yield* Effect.fail(
-          new OrderClosed({
-            message: `order ${orderId} is ${result.order.status}; it cannot be ${same} now`,
-            orderId,
-            status: result.order.status
-          })
-        )
-      }
-      return result.order
-    })
+    }
+    return result.order
+  })
 
   const deliver = (sellerAgentId: string, orderId: string, body: DeliverBody) =>
     answer(sellerAgentId, orderId, "delivered", (order, now) => outcome.deliver(order, body, now))
