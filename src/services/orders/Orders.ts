@@ -15,6 +15,7 @@ import {
   type OrderStatus
 } from "../../schema/orders/orders.js"
 import { InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
+import { NegotiatedPrices } from "../commerce/NegotiatedPrices.js"
 import { Settlement, type SettlementInput } from "../commerce/Settlement.js"
 import { CommerceStore } from "../commerce/CommerceStore.js"
 import { Events } from "../events/Events.js"
@@ -124,7 +125,8 @@ const make = Effect.gen(function* () {
   const { atomically } = yield* Transactor
   const config = yield* AppConfig
   const waitMs = config.orderWaitMs
-  const outcome = makeOutcome({ store, settlement, ledger, events })
+  const negotiated = yield* NegotiatedPrices
+  const outcome = makeOutcome({ store, settlement, ledger, events, negotiated })
   const placedHub = yield* PubSub.unbounded<Signal>()
   const endedHub = yield* PubSub.unbounded<Signal>()
 

@@ -7,6 +7,7 @@ import { escrowAccount, walletAccount } from "../../schema/ledger/ledger.js"
 import type { DeliverBody, Order } from "../../schema/orders/orders.js"
 import type { EventsService } from "../events/Events.js"
 import type { LedgerService } from "../ledger/Ledger.js"
+import type { NegotiatedPricesService } from "../commerce/NegotiatedPrices.js"
 import { noReferences, type SettlementInput, type SettlementService } from "../commerce/Settlement.js"
 import type { OrderStoreService } from "./OrderStore.js"
 
@@ -41,9 +42,10 @@ export interface OutcomeDeps {
   readonly settlement: SettlementService
   readonly ledger: LedgerService
   readonly events: EventsService
+  readonly negotiated: NegotiatedPricesService
 }
 
-export const makeOutcome = ({ store, settlement, ledger, events }: OutcomeDeps) => {
+export const makeOutcome = ({ store, settlement, ledger, events, negotiated }: OutcomeDeps) => {
   /** Delivered: the seller is paid from the escrow; the latency is the platform's measure unless the seller reports less. */
   const deliver = Effect.fnUntraced(function* (order: Order, body: DeliverBody, nowMs: number) {
     const seen = Math.max(0, nowMs - Date.parse(order.createdAt))
@@ -76,7 +78,10 @@ export const makeOutcome = ({ store, settlement, ledger, events }: OutcomeDeps) 
     return ended
   })
 
-  /** Failed by the seller or expired: the escrow back to the buyer in full, both sides told. */
+  /**
+   * Failed by the seller or expired: the escrow back to the buyer in full, a redeemed negotiation
+   * usable again (nothing was bought with it, as when a simulated delivery fails), both sides told.
+   */
   const refund = Effect.fnUntraced(function* (
     order: Order,
     status: "failed" | "expired",
@@ -100,6 +105,7 @@ export const makeOutcome = ({ store, settlement, ledger, events }: OutcomeDeps) 
         })
         .pipe(Effect.catchTags({ InsufficientFunds: Effect.die, InvalidInput: Effect.die }))
     }
+    if (order.negotiationId !== null) yield* negotiated.release(order.negotiationId, order.transactionId)
     yield* settlement.recordFailed(
       { ...purchaseOf(order), delivery: { latencyMs, output: null }, pending: true, deliveredAt: answeredAt },
       error

@@ -1,0 +1,123 @@
+// A negotiated price is spent only by a purchase that happened (docs/fulfilment.md, docs/negotiation.md):
+// a buyer who bought an agent's service with an accepted negotiation and whose order then failed
+// (the seller said so) or expired (the seller never answered) got nothing, so the price can be
+// used again, as after a failed simulated delivery. On every storage.
+import { expect } from "@effect/vitest"
+import { Clock, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { Agent } from "../../src/schema/keys/keys.js"
+import { escrowAccount, walletAccount } from "../../src/schema/ledger/ledger.js"
+import { Catalog, CatalogOffersLive } from "../../src/services/commerce/Catalog.js"
+import { Commerce } from "../../src/services/commerce/Commerce.js"
+import { KeysStore } from "../../src/services/keys/Keys.js"
+import { LedgerStore } from "../../src/services/ledger/Ledger.js"
+import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
+import { NegotiatedPricesLive } from "../../src/services/negotiation/NegotiatedPricesLive.js"
+import { Orders } from "../../src/services/orders/Orders.js"
+import { Ids } from "../../src/services/platform/Db.js"
+import { agentCaller, commerceServices, fundedBuyer, serviceBody, tier, unlimitedWallet } from "../fixtures/money.js"
+import type { StorageCase } from "../fixtures/db.js"
+import { forEachStorage } from "../fixtures/suite.js"
+
+const LIST = 100
+
+const stack = (storage: ReturnType<StorageCase["layer"]>) =>
+  Layer.mergeAll(Orders.layer, Negotiations.layer).pipe(
+    Layer.provideMerge(commerceServices),
+    Layer.provideMerge(NegotiatedPricesLive.pipe(Layer.provide(Negotiations.layer))),
+    Layer.provideMerge(CatalogOffersLive.pipe(Layer.provide(Catalog.layer))),
+    Layer.provideMerge(storage),
+    Layer.provideMerge(Ids.Live)
+  )
+
+/** A seller agent of an ordinary account with a pull service: it answers its orders itself. */
+const pullSeller = Effect.gen(function* () {
+  const agentId = yield* Effect.flatMap(Ids, (ids) => ids.make("agt"))
+  const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+  const accountId = `acct_${agentId}`
+  const keys = yield* KeysStore
+  yield* keys.insertAccount({
+    id: accountId,
+    email: `${agentId}@sellers.invalid`,
+    name: "pull seller",
+    passwordHash: "disabled",
+    planId: null,
+    createdAt
+  })
+  yield* keys.insertAgent(Agent.make({ id: agentId, accountId, name: "pull seller", organization: null, createdAt }))
+  yield* unlimitedWallet(agentId)
+  const caller = agentCaller(agentId, accountId)
+  const service = yield* Effect.flatMap(Catalog, (c) =>
+    c.publish(caller, serviceBody("Negotiable", [tier("basic", LIST)], "testing", { mode: "pull" }))
+  )
+  return { agentId, service }
+})
+
+/** The buyer's accepted negotiation on the seller's tier (the automatic seller answers, the buyer accepts). */
+const accepted = (buyer: { caller: ReturnType<typeof agentCaller> }, serviceId: string) =>
+  Effect.gen(function* () {
+    const negotiations = yield* Negotiations
+    const opened = yield* negotiations.open(buyer.caller, { serviceId, tierId: "basic", proposedPriceCents: 90 })
+    yield* TestClock.adjust(negotiations.delayMs)
+    yield* negotiations.runDue()
+    let n = yield* negotiations.get(buyer.caller.agentId!, opened.id)
+    if (n.status === "awaiting_buyer") n = yield* negotiations.respond(buyer.caller, opened.id, { action: "accept" })
+    expect(n.status).toBe("accepted")
+    return { id: n.id, priceCents: n.agreedPriceCents! }
+  })
+
+/** A buy at the negotiated price: a pending order holding that price in escrow. */
+const buyWith = (buyer: { caller: ReturnType<typeof agentCaller> }, serviceId: string, negotiationId: string) =>
+  Effect.flatMap(Commerce, (c) =>
+    c.buy({ caller: buyer.caller, serviceId, tierId: "basic", input: "text", negotiationId })
+  )
+
+const balance = (account: string) => Effect.flatMap(LedgerStore, (l) => l.balance(account))
+
+forEachStorage("orders with a negotiated price", stack, (it) => {
+  it.effect("the seller fails the order: the buyer is refunded and can use the negotiation again", () =>
+    Effect.gen(function* () {
+      const seller = yield* pullSeller
+      const buyer = yield* fundedBuyer(1_000)
+      const deal = yield* accepted(buyer, seller.service.id)
+      const first = yield* buyWith(buyer, seller.service.id, deal.id)
+      expect(first).toMatchObject({ status: "pending", transaction: { priceCents: deal.priceCents } })
+      // While the order waits, the negotiation is spent: it cannot pay for a second purchase.
+      const twice = yield* Effect.flip(buyWith(buyer, seller.service.id, deal.id))
+      expect(twice._tag).toBe("NegotiationUnusable")
+
+      const orders = yield* Orders
+      yield* orders.fail(seller.agentId, first.transaction!.id, { error: "cannot do it" })
+      expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000)
+
+      const again = yield* buyWith(buyer, seller.service.id, deal.id)
+      expect(again).toMatchObject({ status: "pending", transaction: { priceCents: deal.priceCents } })
+      yield* orders.deliver(seller.agentId, again.transaction!.id, { output: "done" })
+      const tx = yield* Effect.flatMap(Commerce, (c) => c.getTransaction(buyer.agentId, again.transaction!.id))
+      expect(tx).toMatchObject({ status: "completed", priceCents: deal.priceCents })
+      expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000 - deal.priceCents)
+      // Delivered, it is spent for good.
+      expect((yield* Effect.flip(buyWith(buyer, seller.service.id, deal.id)))._tag).toBe("NegotiationUnusable")
+    })
+  )
+
+  it.effect("the order expires unanswered: the buyer is refunded and can use the negotiation again", () =>
+    Effect.gen(function* () {
+      const seller = yield* pullSeller
+      const buyer = yield* fundedBuyer(1_000)
+      const deal = yield* accepted(buyer, seller.service.id)
+      const first = yield* buyWith(buyer, seller.service.id, deal.id)
+      const orderId = first.transaction!.id
+      const orders = yield* Orders
+      const order = yield* orders.get(seller.agentId, orderId)
+      yield* TestClock.adjust(Date.parse(order.deadlineAt) - (yield* Clock.currentTimeMillis))
+      expect(yield* orders.expireDue).toBe(1)
+      expect((yield* orders.get(buyer.agentId, orderId)).status).toBe("expired")
+      expect(yield* balance(escrowAccount(orderId))).toBe(0)
+      expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000)
+
+      const again = yield* buyWith(buyer, seller.service.id, deal.id)
+      expect(again).toMatchObject({ status: "pending", transaction: { priceCents: deal.priceCents } })
+    })
+  )
+})
