@@ -13,6 +13,7 @@ import { UNLIMITED_POLICY, initialWallet } from "../../src/schema/wallet/policy.
 import { cents } from "../../src/schema/platform/common.js"
 import { Catalog } from "../../src/services/commerce/Catalog.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
+import { Disputes } from "../../src/services/commerce/Disputes.js"
 import { Events } from "../../src/services/events/Events.js"
 import { KeysStore } from "../../src/services/keys/Keys.js"
 import { Ledger, LedgerStore } from "../../src/services/ledger/Ledger.js"
@@ -303,5 +304,26 @@ forEachStorage("orders", stack, (it) => {
         expect(page.orders.map((o) => o.id)).toEqual([purchase.transaction!.id])
       })
     )
+  )
+
+  it.effect("a pending purchase cannot be reviewed or disputed before its seller delivers (409); after, it can", () =>
+    Effect.gen(function* () {
+      const { seller, buyer, orderId } = yield* placed()
+      const commerce = yield* Commerce
+      const disputes = yield* Disputes
+      const early = yield* Effect.flip(commerce.review(buyer.agentId, orderId, { rating: 1 }))
+      expect(early).toMatchObject({ _tag: "Conflict", state: "pending" })
+      const disputed = yield* Effect.flip(disputes.open(buyer.agentId, { transactionId: orderId, reason: "not yet" }))
+      expect(disputed).toMatchObject({ _tag: "Conflict", state: "pending" })
+      // Nothing was recorded against the seller meanwhile.
+      expect((yield* commerce.getTransaction(buyer.agentId, orderId)).review).toBeNull()
+
+      yield* Effect.flatMap(Orders, (o) => o.deliver(seller.agentId, orderId, { output: "done" }))
+      yield* commerce.review(buyer.agentId, orderId, { rating: 4 })
+      expect((yield* commerce.getTransaction(buyer.agentId, orderId)).review).toMatchObject({ rating: 4 })
+      expect(yield* disputes.open(buyer.agentId, { transactionId: orderId, reason: "late" })).toMatchObject({
+        status: "open"
+      })
+    })
   )
 })

@@ -211,10 +211,13 @@ const make = Effect.gen(function* () {
       if (tx.buyerAgentId !== agentId) {
         return yield* Effect.fail(new Forbidden({ message: "only the buyer may review a transaction" }))
       }
-      if (tx.status === "failed") {
-        return yield* Effect.fail(
-          new Conflict({ message: "nothing was delivered: a failed transaction cannot be reviewed", state: tx.status })
-        )
+      // A review rates a delivery: none came of a failed one, none has come yet of a pending one.
+      if (tx.status === "failed" || tx.status === "pending") {
+        const message =
+          tx.status === "failed"
+            ? "nothing was delivered: a failed transaction cannot be reviewed"
+            : "nothing delivered yet: a pending transaction can be reviewed once its seller delivers"
+        return yield* Effect.fail(new Conflict({ message, state: tx.status }))
       }
       const record: ReviewRecord = {
         id: yield* ids.make("rev"),
