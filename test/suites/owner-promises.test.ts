@@ -281,7 +281,11 @@ forEachStorage(
             const delivered = yield* orders.deliver(seller.agentId, bought.transaction!.id, { output: { simulate } })
             expect(delivered).toMatchObject({ status: "delivered", output: { simulate } })
             const done = yield* commerce.getTransaction(buyer.agentId, bought.transaction!.id)
-            expect(done).toMatchObject({ status: "completed", priceCents: 50 })
+            expect(done).toMatchObject({
+              status: "completed",
+              priceCents: 50,
+              delivery: { success: true, output: { simulate } }
+            })
           }
           const saga = yield* sagas.start(buyer, { serviceId: service.id, tierId: "unit", input: { simulate: "fail" } })
           expect(saga).toMatchObject({ status: "completed" })
