@@ -1,8 +1,6 @@
 // Handlers for the commerce groups: decode → call Catalog / Wallet / Commerce / Disputes / Reputation → return.
 import { HttpApiBuilder } from "effect/http-api"
-import { Effect, Option } from "effect"
-import type { Approval } from "../../schema/commerce/approvals.js"
-import { reasonText } from "../../schema/audit/inbox.js"
+import { Effect } from "effect"
 import { CurrentCaller } from "../../services/keys/Caller.js"
 import { Catalog } from "../../services/commerce/Catalog.js"
 import { Publishing } from "../../services/commerce/Publishing.js"
@@ -128,44 +126,6 @@ export const CommerceLive = HttpApiBuilder.group(Api, "commerce", (handlers) =>
     )
 )
 
-/**
- * An approvals page with the names an owner reads: agents (the one that asked, the seller) in one
- * read, and each distinct service of the page once.
- */
-const withNames = Effect.fnUntraced(function* (page: {
-  readonly data: ReadonlyArray<Approval>
-  readonly nextCursor: string | null
-}) {
-  const catalog = yield* Catalog
-  const keys = yield* Keys
-  const serviceIds = [...new Set(page.data.map((a) => a.serviceId))]
-  const services = new Map(
-    yield* Effect.forEach(
-      serviceIds,
-      (id) => Effect.map(Effect.option(catalog.getRecord(id)), (s) => [id, Option.getOrUndefined(s)] as const),
-      { concurrency: 4 }
-    )
-  )
-  const sellers = [...services.values()].flatMap((s) => (s ? [s.sellerAgentId] : []))
-  const agents = yield* keys.agentsById([...page.data.map((a) => a.agentId), ...sellers])
-  return {
-    data: page.data.map((a) => {
-      const service = services.get(a.serviceId)
-      const sellerAgentId = service?.sellerAgentId ?? null
-      return {
-        ...a,
-        agentName: agents.get(a.agentId)?.name ?? null,
-        serviceName: service?.name ?? null,
-        tierName: service?.tiers.find((t) => t.id === a.tierId)?.name ?? null,
-        sellerAgentId,
-        sellerName: sellerAgentId === null ? null : (agents.get(sellerAgentId)?.name ?? null),
-        reasonText: reasonText(a.reason)
-      }
-    }),
-    nextCursor: page.nextCursor
-  }
-})
-
 /** The agent must belong to the signed-in account (else 404). */
 const ownedAgent = (agentId: string) =>
   Effect.flatMap(CurrentCaller, (caller) =>
@@ -176,7 +136,7 @@ export const CommerceDashboardLive = HttpApiBuilder.group(Api, "commerceDashboar
   handlers
     .handle("approvals", ({ query: urlParams }) =>
       Effect.flatMap(CurrentCaller, (caller) =>
-        Effect.flatMap(Commerce, (c) => Effect.flatMap(c.listApprovals(caller, urlParams.status, urlParams), withNames))
+        Effect.flatMap(Commerce, (c) => c.approvalsInbox(caller, urlParams.status, urlParams))
       )
     )
     .handle("approve", ({ params: path }) =>

@@ -23,6 +23,9 @@ import { Audit } from "../audit/Audit.js"
 import { Refusals } from "../refusals/Refusals.js"
 import { CommerceStore } from "./CommerceStore.js"
 import { makePurchase } from "./Purchase.js"
+import { makeApprovalNames } from "./approvalNames.js"
+import type { InboxApproval } from "../../schema/audit/inbox.js"
+import { KeysStore } from "../keys/KeysStore.js"
 import { Orders } from "../orders/Orders.js"
 import { Settlement } from "./Settlement.js"
 import { toTransaction } from "./views.js"
@@ -70,6 +73,15 @@ export interface CommerceService {
   /** The owner approves: the purchase executes at the quoted price (409 when it is void). A keyed decision is made once. */
   readonly approve: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
   readonly decline: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
+  /** The approvals inbox: listApprovals' page with the names an owner reads (approvalNames.ts). */
+  readonly approvalsInbox: (
+    caller: Caller,
+    status: ApprovalStatus | undefined,
+    options?: { readonly limit?: number; readonly cursor?: string }
+  ) => Effect.Effect<
+    { readonly data: Array<InboxApproval>; readonly nextCursor: string | null },
+    InvalidInput | StorageUnavailable
+  >
   readonly listApprovals: (
     caller: Caller,
     status: ApprovalStatus | undefined,
@@ -103,6 +115,7 @@ const make = Effect.gen(function* () {
   const refusals = yield* Refusals
   const { execute, negotiated, awaitOrder } = yield* makePurchase
   const approvals = yield* makeApprovals({ execute, negotiated, atomically })
+  const named = makeApprovalNames(catalog, yield* KeysStore)
 
   const buy = Effect.fnUntraced(function* (input: BuyInput) {
     const agentId = input.caller.agentId
@@ -244,6 +257,10 @@ const make = Effect.gen(function* () {
     approve,
     decline: approvals.decline,
     listApprovals: approvals.listApprovals,
+    approvalsInbox: (caller, status, options) =>
+      Effect.flatMap(approvals.listApprovals(caller, status, options), (page) =>
+        Effect.map(named(page.data), (data) => ({ data, nextCursor: page.nextCursor }))
+      ),
     getTransaction,
     listTransactions,
     review
