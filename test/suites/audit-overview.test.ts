@@ -14,7 +14,8 @@ import { Refusals } from "../../src/services/refusals/Refusals.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
-import { agentCaller, commerceStack, sellerWith, tier } from "../fixtures/money.js"
+import { Catalog } from "../../src/services/commerce/Catalog.js"
+import { agentCaller, commerceStack, sellerWith, serviceBody, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const setPolicy = (agentId: string, fields: Record<string, unknown>) =>
@@ -141,6 +142,35 @@ forEachStorage(
           lastRefusal: { priceCents: 2_600, reason: "per_purchase_limit" }
         })
         expect(byId.get(untouched)).toMatchObject({ balanceCents: 0, lastRefusal: null, frozen: false })
+      })
+    )
+
+    it.effect("an order waiting for its seller is held money in the overview, as in the wallet view", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.parse("2026-11-26T09:00:00.000Z"))
+        const sellerAccount = yield* accountWith(1)
+        const service = yield* Effect.flatMap(Catalog, (c) =>
+          c.publish(
+            agentCaller(sellerAccount.agents[0]!, sellerAccount.accountId),
+            serviceBody("overview pull seller", [tier("small", 300)], "testing", { mode: "pull" })
+          )
+        )
+        const { accountId, agents } = yield* accountWith(1)
+        const buyer = agents[0]!
+        yield* fund(buyer, 1_000)
+        yield* setPolicy(buyer, { autonomyLevel: "full_auto", approvalThresholdCents: 100_000, dailyLimitCents: 5_000 })
+        const bought = yield* Effect.flatMap(Commerce, (c) =>
+          c.buy({ caller: agentCaller(buyer, accountId), serviceId: service.id, tierId: "small", input: null })
+        )
+        expect(bought.status).toBe("pending")
+        const [row] = (yield* Effect.flatMap(Overview, (o) => o.overview(accountId))).agents
+        const view = yield* Effect.flatMap(Wallet, (w) => w.view(buyer))
+        expect(view.heldCents).toBe(300)
+        expect(row).toMatchObject({
+          heldCents: 300,
+          balanceCents: view.balanceCents,
+          remainingTodayCents: view.remainingTodayCents
+        })
       })
     )
 

@@ -6,10 +6,11 @@ import { walletAccount } from "../../schema/ledger/ledger.js"
 import { sagaHolds } from "../../schema/saga/saga.js"
 import { OverviewStore, type AgentFigures } from "../../services/audit/OverviewStore.js"
 import { commerceTables, nextDay } from "../storage/memory/commerceTables.js"
+import { orderTables } from "../orders/OrderStore.memory.js"
 
 export const MemoryOverviewStore = Layer.effect(
   OverviewStore,
-  Effect.map(commerceTables, (t) => {
+  Effect.map(Effect.all([commerceTables, orderTables]), ([t, o]) => {
     /** Spend of the days from `first` to `today`, both included. */
     const spent = (agentId: string, first: string, today: string) => {
       let sum = 0
@@ -26,6 +27,11 @@ export const MemoryOverviewStore = Layer.effect(
             for (const id of t.sagasRunningByBuyer.get(agentId) ?? []) {
               const s = t.sagas.get(id)
               if (s !== undefined && s.priceCents !== null && sagaHolds(s)) held += s.priceCents
+            }
+            // And the escrow of its pending orders, as the wallet's held figure counts it.
+            for (const id of o.pendingByBuyer.get(agentId) ?? []) {
+              const order = o.orders.get(id)
+              if (order !== undefined && order.status === "pending") held += order.priceCents
             }
             const pending = (t.pendingApprovals.get(agentId) ?? []).filter(
               (id) => t.approvals.get(id)!.expiresAt > at.nowIso

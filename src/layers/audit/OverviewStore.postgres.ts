@@ -1,6 +1,6 @@
 // Postgres OverviewStore: every agent's wallet figures in one statement. Its own copies of the wallet
-// store's fragments (the balance with its credit shards, the escrow of running sagas, the spend
-// days, the pending approvals), per agent of the list, so the overview costs the same few round
+// store's fragments (the balance with its credit shards, the escrow of running sagas and pending
+// orders, the spend days, the pending approvals), per agent of the list, so the overview costs the same few round
 // trips for one agent or for a hundred. test/suites/audit-overview.test.ts checks its figures
 // against Wallet.view's.
 import { SqlClient } from "effect/sql"
@@ -39,10 +39,12 @@ export const PgOverviewStore = Layer.effect(
                     WHERE d.agent_id = a.agent_id AND d.day >= ${at.dayStart}::date)::bigint AS spent_today,
                   (SELECT COALESCE(SUM(d.spent_cents), 0) FROM agent_spend_days d
                     WHERE d.agent_id = a.agent_id AND d.day >= ${at.monthStart}::date)::bigint AS spent_month,
-                  (SELECT COALESCE(SUM(s.price_cents), 0) FROM sagas s
+                  ((SELECT COALESCE(SUM(s.price_cents), 0) FROM sagas s
                     WHERE s.buyer_agent_id = a.agent_id AND s.status = 'running' AND s.price_cents IS NOT NULL
                       AND s.steps @> '[{"name":"escrow","status":"succeeded"}]'::jsonb
-                      AND NOT s.steps @> '[{"name":"settle","status":"succeeded"}]'::jsonb)::bigint AS held,
+                      AND NOT s.steps @> '[{"name":"settle","status":"succeeded"}]'::jsonb)
+                    + (SELECT COALESCE(SUM(o.price_cents), 0) FROM orders o
+                       WHERE o.buyer_agent_id = a.agent_id AND o.status = 'pending'))::bigint AS held,
                   (SELECT count(*) FROM commerce_approvals p
                     WHERE p.agent_id = a.agent_id AND p.status = 'pending' AND p.expires_at > ${at.nowIso})::int AS pending
                 FROM a LEFT JOIN commerce_wallets w ON w.agent_id = a.agent_id`
