@@ -15,6 +15,7 @@ import { makeCredential } from "../../src/services/mpp/encoding.js"
 import { Mpp } from "../../src/services/mpp/Mpp.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { Orders } from "../../src/services/orders/Orders.js"
+import { OrderStore } from "../../src/services/orders/OrderStore.js"
 import { Sagas } from "../../src/services/saga/Saga.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
 import type { StorageCase } from "../fixtures/db.js"
@@ -144,12 +145,17 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
        * by the delivery's own unit of work must leave the order pending with its price in escrow; the
        * seller then delivers again.
        */
-      const fulfil = (seller: number, actual: Actual) =>
-        actual._tag !== "ordered" || seller === M.PLATFORM
+      const fulfil = (_seller: number, actual: Actual) =>
+        actual._tag !== "ordered"
           ? Effect.succeed(actual)
           : Effect.gen(function* () {
               const orders = yield* Orders
-              const deliver = orders.deliver(ids[seller], actual.txId, { output: { delivered: actual.txId } })
+              // The order's own seller answers it: a keyed replay may name another service and still
+              // answer the first purchase's order (the same key, the first outcome).
+              const placed = yield* Effect.flatMap(OrderStore, (o) => o.get(actual.txId))
+              if (placed === undefined) throw diverge(`order ${actual.txId} is not in the store`, actual)
+              const sellerId = placed.sellerAgentId
+              const deliver = orders.deliver(sellerId, actual.txId, { output: { delivered: actual.txId } })
               const first = yield* Effect.exit(deliver)
               let order
               if (Exit.isSuccess(first)) order = first.value
@@ -157,7 +163,7 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
                 if (!faults.tripped) return yield* Effect.failCause(first.cause)
                 faults.tripped = false
                 count(stats, "fault tripped in the seller's delivery")
-                const still = yield* orders.get(ids[seller], actual.txId)
+                const still = yield* orders.get(sellerId, actual.txId)
                 const held = yield* Effect.flatMap(Ledger, (l) => l.balance(escrowAccount(actual.txId)))
                 if (still.status !== "pending" || held !== still.priceCents)
                   throw diverge(`order ${actual.txId}: a failed delivery left a trace`, {

@@ -65,7 +65,9 @@ export interface Storage {
 }
 
 // The seller's automatic negotiation answer is due at once (the harness answers it with runDue, on its own clock).
-const config = { negotiationDelayMs: 0 }
+// No background workers: the model drives sagas itself, and the order sweeper would read the live
+// clock, not the model's (expiring every order placed in the model's past).
+const config = { negotiationDelayMs: 0, workers: false }
 
 /** Storage for one case: `open` builds the stores in a scope; a restart closes it and opens again over the same data (memory: the same stores). */
 export const storageFor = (c: StorageCase) =>
