@@ -9,7 +9,8 @@
 // interval (bench/soak.ts); `--history` measures an agent's reads with 100k purchases behind it and
 // the catalogue at 100k services over HTTP (bench/historyHttp.ts).
 // Each app also gets the webhook rows: deliveries per second to 100 healthy endpoints, without and
-// with one dead endpoint (accepts, never answers) holding 400 waiting events (`--only webhook`).
+// with one dead endpoint (accepts, never answers) holding 400 waiting events (`--only webhook`),
+// and the push-order rows (bench/orders.ts, `--only "push orders"`).
 import { build } from "esbuild"
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -30,6 +31,7 @@ import { startNodeFlags } from "../scripts/serverBuild.mjs"
 import type { Fixture } from "./baseline.js"
 import type { LoadResult, LoadSpec, LoadStep } from "./load.js"
 import type { BenchKit } from "./soak.js"
+import { ordersSection, type OrdersRow, pushOrders } from "./orders.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const tmp = path.join(root, "bench", ".tmp")
@@ -277,7 +279,8 @@ const startApp = async (
   storage: Storage,
   databaseUrl?: string,
   nodeArgs: ReadonlyArray<string> = [],
-  entry = appEntry
+  entry = appEntry,
+  env: Record<string, string> = {}
 ): Promise<Target> => {
   const port = await freePort()
   // The embedded store gets a fresh data folder per run (removed at exit).
@@ -299,12 +302,16 @@ const startApp = async (
       NEGOTIATION_DELAY_MS: "0",
       // The webhook rows deliver to receivers on 127.0.0.1 (the bench process).
       WEBHOOKS_ALLOW_LOOPBACK: "true",
+      // The push-order rows: the dead seller's buys answer 202 after this wait (the healthy seller's
+      // orders end in milliseconds, well inside it).
+      ORDER_WAIT_MS: "2000",
       // Every bench tenant signs up from loopback: the per-address anonymous-write limit is raised.
       ANONYMOUS_WRITES_PER_MINUTE: "1000000",
       ANONYMOUS_WRITES_PER_DAY: "100000000",
       NODE_ENV: "production",
       // The bench measures the server as production runs it, with the simulated processor.
-      FAKE_PAYMENTS_IN_PRODUCTION: "true"
+      FAKE_PAYMENTS_IN_PRODUCTION: "true",
+      ...env
     },
     0,
     entry === appEntry ? "ignore" : "pipe"
@@ -827,6 +834,8 @@ interface WebhookRow {
 const webhookRows: Array<WebhookRow> = []
 const wantWebhooks = !only || only.some((o) => "webhook deliveries".includes(o.toLowerCase()))
 const WEBHOOK_ENDPOINTS = 100
+const orderRows: Array<OrdersRow> = []
+const wantOrders = !only || only.some((o) => "push orders".includes(o.toLowerCase()))
 const WEBHOOK_EVENTS_PER_ENDPOINT = 10
 const DEAD_BACKLOG = 400
 
@@ -933,6 +942,30 @@ const webhookDeliveries = async (app: Target) => {
 }
 const log = (line: string) => process.stdout.write(`${line}\n`)
 
+/**
+ * The rows whose receivers are in this process (webhook deliveries, push orders) run on a second
+ * instance of the app with production off: production sends only to https and public addresses,
+ * and these receivers are http on 127.0.0.1. The code that delivers is the same.
+ */
+const deliveryRows = async (storage: Storage, databaseUrl?: string) => {
+  const app = await startApp(storage, databaseUrl, [], appEntry, {
+    NODE_ENV: "development",
+    FAKE_PAYMENTS_IN_PRODUCTION: "false"
+  })
+  log(`   (webhook and push-order rows: a second app, production off, loopback receivers)`)
+  try {
+    if (wantWebhooks)
+      await webhookDeliveries(app).catch((e: Error) => log(`   webhook deliveries failed: ${e.message}`))
+    if (wantOrders) {
+      await pushOrders({ call, listenHttp, sleep, log }, app, seedTier())
+        .then((row) => void orderRows.push(row))
+        .catch((e: Error) => log(`   push orders failed: ${e.message}`))
+    }
+  } finally {
+    await stop(app.child)
+  }
+}
+
 const runApp = async (storage: Storage, databaseUrl?: string) => {
   const app = await startApp(storage, databaseUrl)
   log(`\n== ${app.label}: idle RSS ${app.idleRssMb} MB`)
@@ -995,9 +1028,9 @@ const runApp = async (storage: Storage, databaseUrl?: string) => {
       `   ${s.name.padEnd(40)} ${fmt(result.requestsPerSecond).padStart(8)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  RSS ${result.peakRssMb} MB  ${cpuLine(result)}${result.non2xx ? `  (${result.non2xx} non-2xx: ${JSON.stringify(result.statusCodes)})` : ""}`
     )
   }
-  if (wantWebhooks) await webhookDeliveries(app).catch((e: Error) => log(`   webhook deliveries failed: ${e.message}`))
   const peak = procMb(app.pid, "VmHWM")
   await stop(app.child)
+  if (wantWebhooks || wantOrders) await deliveryRows(storage, databaseUrl)
   return { label: app.label, idleRssMb: app.idleRssMb, peakRssMb: peak, fixtures, prepared }
 }
 
@@ -1398,6 +1431,7 @@ const main = async () => {
     }
     lines.push("")
   }
+  lines.push(...ordersSection(orderRows))
   lines.push("| process | idle RSS MB | peak RSS MB (VmHWM) | bar |", "|---|---:|---:|---|")
   for (const p of processes) {
     const bar = p.label.startsWith("app")
