@@ -52,6 +52,7 @@ import { Overview } from "../services/audit/Overview.js"
 import { Webhooks } from "../services/webhooks/Webhooks.js"
 import { DisputeWorkerLive } from "../services/commerce/Disputes.js"
 import { Orders } from "../services/orders/Orders.js"
+import { SellerBoard } from "../services/orders/SellerBoard.js"
 import { CommerceSeedLive } from "./seed/seedCommerce.js"
 import { WebhookWorkerLive } from "../services/webhooks/WebhookWorker.js"
 import { PushWorkerLive } from "../services/orders/PushWorker.js"
@@ -107,6 +108,7 @@ const DomainServicesLive = Layer.mergeAll(
   Refusals.layer,
   Commerce.layer,
   Orders.layer,
+  SellerBoard.layer,
   PaidPurchases.layer,
   Disputes.layer,
   Reputation.layer

@@ -59,6 +59,8 @@ import { MemoryWriteReceiptStore } from "./idempotency/WriteReceiptStore.memory.
 import { PgWriteReceiptStore } from "./idempotency/WriteReceiptStore.postgres.js"
 import { MemoryOrderStore } from "./orders/OrderStore.memory.js"
 import { PgOrderStore } from "./orders/OrderStore.postgres.js"
+import { MemorySellerBoardStore } from "./orders/SellerBoardStore.memory.js"
+import { PgSellerBoardStore } from "./orders/SellerBoardStore.postgres.js"
 import { Effect, Layer } from "effect"
 import { pgClientLayer } from "./storage/postgres/PgDb.js"
 import { EmbeddedPostgres, EmbeddedPostgresLive, EmbeddedVacuumLive } from "./storage/embedded.js"
@@ -97,7 +99,8 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryAuditStore,
   MemoryOverviewStore,
   MemoryRefusalsStore,
-  MemoryOrderStore
+  MemoryOrderStore,
+  MemorySellerBoardStore
 ).pipe(Layer.provide(MemoryDb.layer))
 
 /** Every store port and the Transactor over an SqlClient, without migrations. */
@@ -130,7 +133,8 @@ const PgStoresOnly = Layer.mergeAll(
   PgAuditStore,
   PgOverviewStore,
   PgRefusalsStore,
-  PgOrderStore
+  PgOrderStore,
+  PgSellerBoardStore
 )
 
 export const PgStoresLive = PgStoresOnly.pipe(Layer.provide(MigrationsLive))

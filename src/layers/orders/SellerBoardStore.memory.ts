@@ -1,0 +1,52 @@
+// In-memory SellerBoardStore: the seller's pending orders from the pending index, its ended ones
+// walking its (createdAt, id) list from the newest, its earnings from its sales list walked back to
+// the month's start and the running counters (the tables the order and commerce memory stores write).
+import { Effect, Layer } from "effect"
+import { splitSettlement } from "../../schema/ledger/ledger.js"
+import type { Order } from "../../schema/orders/orders.js"
+import { SellerBoardStore } from "../../services/orders/SellerBoardStore.js"
+import { commerceTables } from "../storage/memory/commerceTables.js"
+import { orderTables } from "./OrderStore.memory.js"
+
+export const MemorySellerBoardStore = Layer.effect(
+  SellerBoardStore,
+  Effect.map(Effect.all([commerceTables, orderTables]), ([t, o]) =>
+    SellerBoardStore.of({
+      totals: (sellerAgentId, at) =>
+        Effect.sync(() => {
+          let pendingCount = 0
+          let heldCents = 0
+          for (const id of o.pending.rows.keys()) {
+            const order = o.orders.get(id)
+            if (order === undefined || order.status !== "pending" || order.sellerAgentId !== sellerAgentId) continue
+            pendingCount++
+            heldCents += splitSettlement(order.priceCents).sellerCents
+          }
+          let todayCents = 0
+          let thisMonthCents = 0
+          if (at !== undefined) {
+            const sales = t.txBySide.get(`seller|${sellerAgentId}`) ?? []
+            for (let i = sales.length - 1; i >= 0; i--) {
+              const tx = t.txs.get(sales[i]!)!
+              if (tx.createdAt < at.monthStart) break
+              if (tx.status !== "completed") continue
+              thisMonthCents += tx.sellerCents
+              if (tx.createdAt >= at.dayStart) todayCents += tx.sellerCents
+            }
+          }
+          const allTimeCents = t.counters.get(sellerAgentId)?.earnedCents ?? 0
+          return { pendingCount, heldCents, todayCents, thisMonthCents, allTimeCents }
+        }),
+      ended: (sellerAgentId, limit) =>
+        Effect.sync(() => {
+          const keys = o.bySeller.get(sellerAgentId) ?? []
+          const out: Array<Order> = []
+          for (let i = keys.length - 1; i >= 0 && out.length < limit; i--) {
+            const order = o.orders.get(keys[i]!.id)
+            if (order !== undefined && order.status !== "pending") out.push(order)
+          }
+          return out
+        })
+    })
+  )
+)
