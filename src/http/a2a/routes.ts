@@ -1,6 +1,7 @@
 // The A2A 1.0 JSON-RPC endpoint (POST /a2a): SendMessage runs one skill of the agent card as its
 // Agent API route, in-process through this same router (auth, permissions, limits, validation,
-// idempotency as REST and MCP), and answers with an agent Message carrying the route's JSON.
+// idempotency as REST and MCP), and answers with an agent Message carrying the route's JSON, or,
+// for a buy that waits on its seller, with the purchase's Task (src/http/a2a/tasks.ts).
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Context, Effect } from "effect"
 import { Unauthorized } from "../../schema/platform/errors.js"
@@ -11,30 +12,10 @@ import { presentedKey } from "../middleware/authLive.js"
 import { currentRequestId } from "../requestId.js"
 import { isProblem, toRouteRequest } from "../mcp/call.js"
 import { agentTools } from "../site/agentFiles/catalog.js"
+import { Orders } from "../../services/orders/Orders.js"
+import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, rpcResult } from "./rpc.js"
+import { isTransaction, readTask, type RouteAnswer, taskOf, type TaskTransaction } from "./tasks.js"
 import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION, resolveSkills } from "./skills.js"
-
-/** A2A 1.0 JSON-RPC error codes (a2a.proto / the specification's error table). */
-export const A2aErrors = {
-  parse: -32700,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  internal: -32603,
-  taskNotFound: -32001,
-  unsupportedOperation: -32004,
-  extendedCardNotConfigured: -32007,
-  versionNotSupported: -32009
-} as const
-
-type Json = Record<string, unknown>
-const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
-
-const rpcError = (id: unknown, code: number, message: string, data?: unknown) => ({
-  jsonrpc: "2.0",
-  id: id ?? null,
-  error: { code, message, ...(data !== undefined ? { data } : {}) }
-})
-const rpcResult = (id: unknown, result: unknown) => ({ jsonrpc: "2.0", id, result })
 
 const INTERNAL_ORIGIN = "http://a2a.internal"
 const skills = resolveSkills(agentTools)
@@ -88,62 +69,107 @@ export const messageIdempotencyKey = (
   return { key: found[0]?.[1] as string | undefined }
 }
 
-const retryAfterOf = (headers: Headers): { readonly retryAfterSeconds?: number } => {
-  const value = headers.get("retry-after")
-  return value !== null && /^\d+$/.test(value) ? { retryAfterSeconds: Number(value) } : {}
+/** What a JSON-RPC body runs against: the router, with the caller's key, and the orders' wait. */
+export interface A2aCalls {
+  /** Runs one REST request through the router. */
+  readonly dispatch: (request: Request) => Promise<Response>
+  readonly credentials: Record<string, string>
+  readonly requestId: string
+  /** Resolves once the order has left pending (true) or `ms` has passed (false). */
+  readonly awaitOutcome: (orderId: string, ms: number) => Promise<boolean>
+  /** How long a buy may wait for its seller's answer (ORDER_WAIT_MS). */
+  readonly waitMs: number
 }
 
-/** Runs JSON-RPC request bodies; `dispatch` runs one REST request through the router. */
-export const handleA2a = async (
-  body: unknown,
-  dispatch: (request: Request) => Promise<Response>,
-  credentials: Record<string, string>,
-  requestId: string
-): Promise<Json> => {
+/** Runs one Agent API route in-process with the caller's key (and the message's Idempotency-Key). */
+const runRoute = async (
+  calls: A2aCalls,
+  route: { readonly method: string; readonly path: string; readonly body?: string },
+  idempotencyKey?: string
+): Promise<RouteAnswer> => {
+  const headers: Record<string, string> = {
+    ...calls.credentials,
+    accept: "application/json",
+    "x-request-id": `${calls.requestId}.a2a`.slice(0, 128)
+  }
+  if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey
+  if (route.body !== undefined) {
+    headers["content-type"] = "application/json"
+    headers["content-length"] = String(Buffer.byteLength(route.body))
+  }
+  const response = await calls.dispatch(
+    new Request(`${INTERNAL_ORIGIN}${route.path}`, { method: route.method, headers, body: route.body })
+  )
+  const text = await response.text()
+  let json: unknown = undefined
+  try {
+    json = text === "" ? {} : JSON.parse(text)
+  } catch {
+    json = { text }
+  }
+  return { status: response.status, json, headers: response.headers }
+}
+
+const transactionTool = skills.find((s) => s.skill.id === "check_transaction")!.tool
+/** The caller's transaction, as the check_transaction skill (GET /transactions/:id) reads it. */
+const readTransaction = (calls: A2aCalls) => (id: string) => {
+  const route = toRouteRequest(transactionTool, { id })
+  return isProblem(route)
+    ? Promise.resolve<RouteAnswer>({ status: 404, json: {}, headers: new Headers() })
+    : runRoute(calls, route)
+}
+
+/**
+ * A buy that came back pending is a task (its id the transaction id). Unless the message asks to
+ * return at once, the answer waits for the seller up to ORDER_WAIT_MS from the call's start (a
+ * push seller's inline answer was already awaited that long by the buy itself), then answers the
+ * task as it is then: completed or failed, or still working when the seller has not answered yet.
+ */
+const pendingBuyTask = async (calls: A2aCalls, params: Json, tx: TaskTransaction, startedAt: number, meta: Json) => {
+  const returnImmediately = isRecord(params.configuration) && params.configuration.returnImmediately === true
+  const left = startedAt + calls.waitMs - Date.now()
+  if (returnImmediately || left <= 0 || !(await calls.awaitOutcome(tx.id, left))) return taskOf(tx, meta)
+  const read = await readTask(null, tx.id, readTransaction(calls))
+  return taskOf("tx" in read ? read.tx : tx, meta)
+}
+
+/** Runs JSON-RPC request bodies. */
+export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> => {
   if (!isRecord(body) || body.jsonrpc !== "2.0" || typeof body.method !== "string")
     return rpcError(isRecord(body) ? body.id : null, A2aErrors.invalidRequest, "not a JSON-RPC 2.0 request")
   const { id, method } = body
   const params = isRecord(body.params) ? body.params : {}
   switch (method) {
     case "SendMessage": {
+      const startedAt = Date.now()
       const call = skillCall(params.message)
       if ("problem" in call) return rpcError(id, A2aErrors.invalidParams, call.problem)
       const found = skills.find((s) => s.skill.id === call.skill)
       if (!found) return rpcError(id, A2aErrors.invalidParams, `unknown skill ${call.skill} (skills: ${skillIds})`)
       const route = toRouteRequest(found.tool, call.args)
       if (isProblem(route)) return rpcError(id, A2aErrors.invalidParams, route.message, { field: route.field })
-      const headers: Record<string, string> = {
-        ...credentials,
-        accept: "application/json",
-        "x-request-id": `${requestId}.a2a`.slice(0, 128)
-      }
       const key = messageIdempotencyKey(params)
       if ("problem" in key) return rpcError(id, A2aErrors.invalidParams, key.problem, { field: key.field })
-      if (key.key !== undefined) headers["idempotency-key"] = key.key
-      if (route.body !== undefined) {
-        headers["content-type"] = "application/json"
-        headers["content-length"] = String(Buffer.byteLength(route.body))
-      }
-      const response = await dispatch(
-        new Request(`${INTERNAL_ORIGIN}${route.path}`, { method: route.method, headers, body: route.body })
+      const { status, json, headers } = await runRoute(calls, route, key.key)
+      const ok = status < 400
+      const meta = { skill: found.skill.id, httpStatus: status, ok, ...retryAfterOf(headers) }
+      if (
+        found.skill.id === "buy" &&
+        ok &&
+        isRecord(json) &&
+        json.status === "pending" &&
+        isTransaction(json.transaction)
       )
-      const text = await response.text()
-      let json: unknown = undefined
-      try {
-        json = text === "" ? {} : JSON.parse(text)
-      } catch {
-        json = { text }
-      }
-      const ok = response.status < 400
+        return rpcResult(id, { task: await pendingBuyTask(calls, params, json.transaction, startedAt, meta) })
       const message = params.message as Json
       const summary = ok
-        ? `${found.skill.name}: done (${response.status})`
-        : `${found.skill.name}: refused (${response.status}) ${isRecord(json) && typeof json.message === "string" ? json.message : ""}`.trim()
-      // The skill's answer is one agent message (A2A allows a Message for a request that needs no
+        ? `${found.skill.name}: done (${status})`
+        : `${found.skill.name}: refused (${status}) ${isRecord(json) && typeof json.message === "string" ? json.message : ""}`.trim()
+      // Any other answer is one agent message (A2A allows a Message for a request that needs no
       // task): the route's JSON as a data part, a one-line summary as text.
       return rpcResult(id, {
         message: {
-          messageId: `${requestId}.reply`,
+          messageId: `${calls.requestId}.reply`,
           ...(typeof message.contextId === "string" && message.contextId !== ""
             ? { contextId: message.contextId }
             : {}),
@@ -152,23 +178,29 @@ export const handleA2a = async (
             { text: summary, mediaType: "text/plain" },
             { data: json, mediaType: "application/json" }
           ],
-          // A route's Retry-After (a 503, a 429) in seconds: the message has no headers to carry it.
-          metadata: { skill: found.skill.id, httpStatus: response.status, ok, ...retryAfterOf(response.headers) }
+          metadata: meta
         }
       })
     }
-    case "GetTask":
-    case "CancelTask":
-    case "SubscribeToTask":
-      // Every skill answers at once with a Message; no task is ever created.
+    case "GetTask": {
+      const read = await readTask(id, params.id, readTransaction(calls))
+      return "error" in read ? read.error : rpcResult(id, taskOf(read.tx))
+    }
+    case "CancelTask": {
+      // The buyer cannot withdraw an order: it ends when the seller answers or its deadline passes.
+      const read = await readTask(id, params.id, readTransaction(calls))
+      if ("error" in read) return read.error
       return rpcError(
         id,
-        A2aErrors.taskNotFound,
-        "no such task: this agent answers each skill with a message and keeps no tasks"
+        A2aErrors.taskNotCancelable,
+        read.tx.status === "pending"
+          ? `task ${read.tx.id} cannot be canceled: the order ends when its seller answers or its deadline passes (refunded unless delivered)`
+          : `task ${read.tx.id} has ended (${read.tx.status})`
       )
+    }
     case "ListTasks":
-      return rpcResult(id, { tasks: [], nextPageToken: "", pageSize: 0, totalSize: 0 })
     case "SendStreamingMessage":
+    case "SubscribeToTask":
     case "CreateTaskPushNotificationConfig":
     case "GetTaskPushNotificationConfig":
     case "ListTaskPushNotificationConfigs":
@@ -176,7 +208,9 @@ export const handleA2a = async (
       return rpcError(
         id,
         A2aErrors.unsupportedOperation,
-        `${method} is not supported (capabilities: streaming false, pushNotifications false)`
+        method === "ListTasks"
+          ? "ListTasks is not supported: follow a task with GetTask by its id (the transaction id); list purchases with GET /api/v1/agent/commerce/transactions"
+          : `${method} is not supported (capabilities: streaming false, pushNotifications false)`
       )
     case "GetExtendedAgentCard":
       return rpcError(id, A2aErrors.extendedCardNotConfigured, "no extended agent card")
@@ -191,6 +225,7 @@ export const A2aRoutesLive = HttpRouter.use(
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = yield* currentRequestId
       const keys = yield* Keys
+      const orders = yield* Orders
       // A2A-Version (absent: 1.0 assumed); another major version is refused as the spec asks.
       const version = request.headers["a2a-version"]
       if (version !== undefined && version.trim().split(".")[0] !== A2A_PROTOCOL_VERSION.split(".")[0]) {
@@ -233,7 +268,16 @@ export const A2aRoutesLive = HttpRouter.use(
       const dispatch = (inner: Request) => handler(inner, context)
       // Each skill runs with the caller's key, in whichever header it came.
       const credentials = { authorization: `Bearer ${key}` }
-      const answer = yield* Effect.promise(() => handleA2a(body, dispatch, credentials, requestId))
+      const run = Effect.runPromiseWith(context)
+      const awaitOutcome = (orderId: string, ms: number) =>
+        run(
+          orders.awaitOutcome(orderId, ms).pipe(
+            Effect.map((order) => order !== undefined && order.status !== "pending"),
+            Effect.orElseSucceed(() => false)
+          )
+        )
+      const calls = { dispatch, credentials, requestId, awaitOutcome, waitMs: orders.waitMs }
+      const answer = yield* Effect.promise(() => handleA2a(body, calls))
       return HttpServerResponse.jsonUnsafe(answer, { headers: { "a2a-version": A2A_PROTOCOL_VERSION } })
     })
     yield* router.add("POST", A2A_ENDPOINT_PATH, post)

@@ -1,0 +1,130 @@
+// A purchase that waits on its seller, as an A2A 1.0 Task. There is no task store: the task's id is
+// the transaction id, and its state is read from the caller's transaction at every call (through the
+// same route REST and MCP read), so the three surfaces always agree and a task outlives the process
+// that answered the buy.
+import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, type RpcError } from "./rpc.js"
+
+/** One Agent API route's answer, run in-process with the caller's key. */
+export interface RouteAnswer {
+  readonly status: number
+  readonly json: unknown
+  readonly headers: Headers
+}
+
+/** The fields of a transaction (the route's JSON, docs/commerce.md) that make its task. */
+export interface TaskTransaction extends Json {
+  readonly id: string
+  readonly role: string
+  readonly status: string
+  readonly createdAt: string
+  readonly serviceName?: string
+  readonly delivery: {
+    readonly output?: unknown
+    readonly error?: string | null
+    readonly deliveredAt?: string
+  } | null
+}
+
+export const isTransaction = (u: unknown): u is TaskTransaction =>
+  isRecord(u) &&
+  typeof u.id === "string" &&
+  typeof u.role === "string" &&
+  typeof u.status === "string" &&
+  typeof u.createdAt === "string" &&
+  (u.delivery === null || isRecord(u.delivery))
+
+const STATES: Readonly<Record<string, string>> = {
+  pending: "TASK_STATE_WORKING",
+  completed: "TASK_STATE_COMPLETED",
+  // Delivered, then refunded after a dispute: the work was done (metadata.transactionStatus says refunded).
+  refunded: "TASK_STATE_COMPLETED",
+  failed: "TASK_STATE_FAILED"
+}
+
+/** The task state of a transaction status. */
+export const taskState = (status: string) => STATES[status] ?? "TASK_STATE_UNSPECIFIED"
+
+const summaryOf = (tx: TaskTransaction) => {
+  const name = typeof tx.serviceName === "string" ? tx.serviceName : "the service"
+  switch (tx.status) {
+    case "pending":
+      return `Waiting for the seller of ${name}: the price is held until it delivers, and refunded if it fails or misses its deadline.`
+    case "completed":
+      return `Delivered by the seller of ${name}: the output is the task's artifact.`
+    case "refunded":
+      return `Delivered by the seller of ${name}, then refunded.`
+    default:
+      return `Failed: ${tx.delivery?.error ?? "no delivery"}. The price was not charged.`
+  }
+}
+
+/**
+ * The Task of a purchase (proto JSON): the transaction as a data part of the status message, the
+ * seller's output as the artifact once delivered; context and task are both the transaction.
+ */
+export const taskOf = (tx: TaskTransaction, metadata: Json = {}) => {
+  const delivered = (tx.status === "completed" || tx.status === "refunded") && tx.delivery !== null
+  return {
+    id: tx.id,
+    contextId: tx.id,
+    status: {
+      state: taskState(tx.status),
+      message: {
+        messageId: `${tx.id}.${tx.status}`,
+        contextId: tx.id,
+        taskId: tx.id,
+        role: "ROLE_AGENT",
+        parts: [
+          { text: summaryOf(tx), mediaType: "text/plain" },
+          { data: tx, mediaType: "application/json" }
+        ]
+      },
+      timestamp: tx.delivery?.deliveredAt ?? tx.createdAt
+    },
+    artifacts: delivered
+      ? [
+          {
+            artifactId: "output",
+            name: "output",
+            description: "The seller's delivery (the transaction's delivery.output).",
+            parts: [{ data: tx.delivery?.output ?? null, mediaType: "application/json" }]
+          }
+        ]
+      : [],
+    metadata: { skill: "buy", transactionStatus: tx.status, ...metadata }
+  }
+}
+
+/**
+ * The caller's task `id`: one of its purchases (a transaction it is the buyer of), or the error to
+ * answer. Anything else (another agent's transaction, a sale, an id that is no transaction) is
+ * TaskNotFound, as the specification asks for a task that does not exist or is not accessible.
+ */
+export const readTask = async (
+  rpcId: unknown,
+  id: unknown,
+  read: (transactionId: string) => Promise<RouteAnswer>
+): Promise<{ readonly tx: TaskTransaction } | { readonly error: RpcError }> => {
+  if (typeof id !== "string" || id === "")
+    return { error: rpcError(rpcId, A2aErrors.invalidParams, "params.id: the task id is required", { field: "id" }) }
+  const answer = await read(id)
+  if (answer.status === 200 && isTransaction(answer.json) && answer.json.role === "buyer") return { tx: answer.json }
+  if (answer.status === 403)
+    return {
+      error: rpcError(rpcId, A2aErrors.taskNotFound, `task ${id} is not accessible: reading a task needs commerce:read`)
+    }
+  if (answer.status < 500 && answer.status !== 429)
+    return {
+      error: rpcError(
+        rpcId,
+        A2aErrors.taskNotFound,
+        `no task ${id}: a task is one of your purchases, named by its transaction id`
+      )
+    }
+  return {
+    error: rpcError(rpcId, A2aErrors.internal, `task ${id} could not be read now (${answer.status})`, {
+      httpStatus: answer.status,
+      ...retryAfterOf(answer.headers)
+    })
+  }
+}

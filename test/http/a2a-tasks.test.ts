@@ -1,0 +1,248 @@
+// A2A 1.0 tasks for purchases that wait on their seller, with the stock @a2a-js/sdk client, on
+// every storage. What a buyer is promised: a buy of an agent's service answers a Task named by its
+// transaction; GetTask follows it to the seller's answer (completed with the seller's own output as
+// the artifact, or failed with its error and nothing charged); by default the answer waits for the
+// seller up to ORDER_WAIT_MS; a task is the buyer's alone. What a seller is promised: its delivery
+// is what the buyer gets, and it is paid 85 % of the price.
+import { Role, TaskState } from "@a2a-js/sdk"
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  createAuthenticatingFetchWithRetry,
+  JsonRpcTransportFactory
+} from "@a2a-js/sdk/client"
+import { randomBytes } from "node:crypto"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
+import { describeEachStorage } from "../fixtures/suite.js"
+import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
+
+const C = "/api/v1/agent/commerce"
+const ORDER_WAIT_MS = 1_500
+type Json = Record<string, unknown>
+
+let server: RuntimeServer
+
+const a2aClient = (k: AgentKey) =>
+  new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [
+        new JsonRpcTransportFactory({
+          fetchImpl: createAuthenticatingFetchWithRetry(fetch, {
+            headers: async () => k.auth,
+            shouldRetryWithHeaders: async () => undefined
+          })
+        })
+      ]
+    })
+  ).createFromUrl(server.baseUrl)
+
+/** A buy message; `returnImmediately` as the request's configuration. */
+const buyRequest = (serviceId: string, input: unknown, returnImmediately?: boolean, idempotencyKey?: string) => ({
+  tenant: "",
+  message: {
+    messageId: `m-${randomBytes(4).toString("hex")}`,
+    contextId: "",
+    taskId: "",
+    role: Role.ROLE_USER,
+    parts: [
+      {
+        content: { $case: "data" as const, value: { skill: "buy", serviceId, tierId: "unit", input } },
+        metadata: undefined,
+        filename: "",
+        mediaType: "application/json"
+      }
+    ],
+    metadata: idempotencyKey === undefined ? undefined : { idempotencyKey },
+    extensions: [],
+    referenceTaskIds: []
+  },
+  configuration: returnImmediately === undefined ? undefined : ({ returnImmediately } as never),
+  metadata: undefined
+})
+
+interface SeenTask {
+  readonly id: string
+  readonly contextId: string
+  readonly state: number
+  readonly text: string
+  readonly transaction: Json
+  readonly artifacts: ReadonlyArray<unknown>
+  readonly metadata: Json
+}
+/** The task as a client sees it: its state, the status message's text and transaction, the artifacts' data. */
+const seen = (result: unknown): SeenTask => {
+  expect(result as object).not.toHaveProperty("messageId")
+  const task = result as {
+    id: string
+    contextId: string
+    status: { state: number; message: { parts: Array<{ content?: { $case: string; value: unknown } }> } }
+    artifacts: Array<{ parts: Array<{ content?: { $case: string; value: unknown } }> }>
+    metadata: Json
+  }
+  const parts = task.status.message.parts
+  return {
+    id: task.id,
+    contextId: task.contextId,
+    state: task.status.state,
+    text: parts.find((p) => p.content?.$case === "text")?.content?.value as string,
+    transaction: parts.find((p) => p.content?.$case === "data")?.content?.value as Json,
+    artifacts: task.artifacts.flatMap((a) => a.parts.map((p) => p.content?.value)),
+    metadata: task.metadata
+  }
+}
+
+const call = async (k: AgentKey, method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${server.baseUrl}${path}`, {
+    method,
+    headers: {
+      ...k.auth,
+      ...(body === undefined
+        ? {}
+        : { "content-type": "application/json", "idempotency-key": randomBytes(8).toString("hex") })
+    },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  return { status: res.status, body: (await res.json()) as Json }
+}
+
+/** A seller with a pull service at `priceCents`, and a buyer with $100. */
+const market = async (priceCents = 1_000) => {
+  const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
+  const published = await call(seller, "POST", `${C}/services`, {
+    name: "Real work",
+    description: "a service its seller fulfils",
+    category: "testing",
+    pricingModel: "per_call",
+    tiers: [
+      {
+        id: "unit",
+        name: "Unit",
+        priceCents,
+        unit: "call",
+        includedUnits: null,
+        sla: { uptimePct: 99, p95LatencyMs: 1_000, supportWindow: "24/7" }
+      }
+    ]
+  })
+  expect(published.status).toBe(201)
+  const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
+  expect((await call(buyer, "POST", `${C}/wallet/topup`, { amountCents: 10_000 })).status).toBe(201)
+  return { seller, buyer, serviceId: published.body.id as string }
+}
+const wallet = async (k: AgentKey) =>
+  (await call(k, "GET", `${C}/wallet`)).body as { balanceCents: number; heldCents: number }
+
+/** The raw JSON-RPC error of `method` (for what the stock client refuses to send). */
+const rpcError = async (k: AgentKey, method: string, params: Json) => {
+  const res = await fetch(`${server.baseUrl}/a2a`, {
+    method: "POST",
+    headers: { ...k.auth, "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 7, method, params })
+  })
+  return ((await res.json()) as { error: { code: number; message: string } }).error
+}
+
+describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
+  beforeAll(async () => {
+    server = await startRuntimeServer({
+      storage,
+      config: { rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000, orderWaitMs: ORDER_WAIT_MS }
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it("returnImmediately: a working task named by the transaction; GetTask follows it to the seller's output; the seller is paid 85 %, nothing stays held", async () => {
+    const { seller, buyer, serviceId } = await market(1_000)
+    const client = await a2aClient(buyer)
+    const key = `a2a-buy-${randomBytes(6).toString("hex")}`
+    const started = seen(await client.sendMessage(buyRequest(serviceId, { text: "count me" }, true, key)))
+    expect(started.id).toMatch(/^tx_/)
+    expect(started.contextId).toBe(started.id)
+    expect(started.state).toBe(TaskState.TASK_STATE_WORKING)
+    expect(started.transaction).toMatchObject({ id: started.id, status: "pending", delivery: null, priceCents: 1_000 })
+    expect(started.artifacts).toEqual([])
+    expect(started.metadata).toMatchObject({ skill: "buy", httpStatus: 202, ok: true, transactionStatus: "pending" })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_000, heldCents: 1_000 })
+
+    const waiting = seen(await client.getTask({ tenant: "", id: started.id, historyLength: undefined }))
+    expect(waiting.state).toBe(TaskState.TASK_STATE_WORKING)
+
+    const output = { words: 2, note: "the seller's own" }
+    expect((await call(seller, "POST", `${C}/orders/${started.id}/deliver`, { output })).status).toBe(200)
+    const done = seen(await client.getTask({ tenant: "", id: started.id, historyLength: undefined }))
+    expect(done.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    expect(done.artifacts).toEqual([output])
+    // The task's transaction is the one REST shows.
+    expect(done.transaction).toEqual((await call(buyer, "GET", `${C}/transactions/${started.id}`)).body)
+    expect(done.transaction).toMatchObject({ status: "completed", sellerCents: 850, feeCents: 150 })
+    expect(await wallet(seller)).toMatchObject({ balanceCents: 850, heldCents: 0 })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_000, heldCents: 0 })
+
+    // The same message again (same Idempotency-Key) is the same purchase, now completed: one charge.
+    const replay = seen(await client.sendMessage(buyRequest(serviceId, { text: "count me" }, undefined, key)))
+    expect(replay).toMatchObject({ id: started.id, state: TaskState.TASK_STATE_COMPLETED, artifacts: [output] })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_000, heldCents: 0 })
+  })
+
+  it("by default the answer waits for the seller: delivered meanwhile is a completed task; no answer within ORDER_WAIT_MS is a working one", async () => {
+    const { seller, buyer, serviceId } = await market(400)
+    const client = await a2aClient(buyer)
+    // The seller takes the order from its list as it arrives and delivers it.
+    const serving = (async () => {
+      const list = await call(seller, "GET", `${C}/orders?status=pending&waitMs=5000`)
+      const [order] = list.body.orders as Array<{ id: string }>
+      await call(seller, "POST", `${C}/orders/${order.id}/deliver`, { output: { ok: true } })
+    })()
+    const answered = seen(await client.sendMessage(buyRequest(serviceId, { text: "now" })))
+    await serving
+    expect(answered.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    expect(answered.artifacts).toEqual([{ ok: true }])
+    expect(answered.metadata).toMatchObject({ transactionStatus: "completed", httpStatus: 202 })
+
+    const before = Date.now()
+    const slow = seen(await client.sendMessage(buyRequest(serviceId, { text: "later" })))
+    expect(Date.now() - before).toBeGreaterThanOrEqual(ORDER_WAIT_MS - 100)
+    expect(slow.state).toBe(TaskState.TASK_STATE_WORKING)
+    await expect(client.cancelTask({ tenant: "", id: slow.id, metadata: undefined })).rejects.toMatchObject({
+      envelopeCode: -32002
+    })
+  })
+
+  it("a failed order is a failed task with the seller's error and nothing charged", async () => {
+    const { seller, buyer, serviceId } = await market(700)
+    const client = await a2aClient(buyer)
+    const task = seen(await client.sendMessage(buyRequest(serviceId, { text: "" }, true)))
+    expect((await call(seller, "POST", `${C}/orders/${task.id}/fail`, { error: "input.text is empty" })).status).toBe(
+      200
+    )
+    const failed = seen(await client.getTask({ tenant: "", id: task.id, historyLength: undefined }))
+    expect(failed.state).toBe(TaskState.TASK_STATE_FAILED)
+    expect(failed.text).toMatch(/input\.text is empty/)
+    expect(failed.artifacts).toEqual([])
+    expect(failed.transaction).toMatchObject({
+      status: "failed",
+      delivery: { success: false, error: "input.text is empty" }
+    })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+    expect(await wallet(seller)).toMatchObject({ balanceCents: 0 })
+  })
+
+  it("a task is its buyer's: the seller, another agent and an unknown id get TaskNotFound; ListTasks and SubscribeToTask are unsupported", async () => {
+    const { seller, buyer, serviceId } = await market(300)
+    const task = seen(await (await a2aClient(buyer)).sendMessage(buyRequest(serviceId, { text: "x" }, true)))
+    const stranger = await createAgentKey(server.baseUrl, ["commerce:*"])
+    for (const k of [seller, stranger]) {
+      await expect(
+        (await a2aClient(k)).getTask({ tenant: "", id: task.id, historyLength: undefined })
+      ).rejects.toMatchObject({ envelopeCode: -32001 })
+    }
+    expect((await rpcError(buyer, "GetTask", { id: "tx_does_not_exist" })).code).toBe(-32001)
+    expect((await rpcError(stranger, "CancelTask", { id: task.id })).code).toBe(-32001)
+    expect((await rpcError(buyer, "GetTask", {})).code).toBe(-32602)
+    expect((await rpcError(buyer, "ListTasks", {})).code).toBe(-32004)
+    expect((await rpcError(buyer, "SubscribeToTask", { id: task.id })).code).toBe(-32004)
+  })
+})
