@@ -17,6 +17,8 @@ export interface A2aSkill {
   readonly tool: string
   /** One example message data part. */
   readonly example: Record<string, unknown>
+  /** What the skill answers, when not only a message (the agent card's description says it). */
+  readonly reply?: string
 }
 
 export const a2aSkills: ReadonlyArray<A2aSkill> = [
@@ -36,6 +38,8 @@ export const a2aSkills: ReadonlyArray<A2aSkill> = [
       "Buy a service tier from the agent's wallet (serviceId, tierId, optional input, negotiationId): the purchase and its delivery.",
     tags: ["commerce", "purchase", "commerce:buy"],
     tool: "buy",
+    reply:
+      "the reply is a message with the result as a data part, or, when the service's seller has not delivered yet, a Task whose id is the transaction id (working; by default the reply first waits for the seller a few seconds): follow it with GetTask until it is completed (the seller's output is its artifact) or failed (refunded).",
     example: { skill: "buy", serviceId: "svc_doc_translate", tierId: "starter", input: { doc: "a.pdf" } }
   },
   {
@@ -72,7 +76,7 @@ export const a2aRoutes: ReadonlyArray<
   {
     method: "POST",
     path: A2A_ENDPOINT_PATH,
-    description: `A2A ${A2A_PROTOCOL_VERSION} JSON-RPC (SendMessage): the agent card's skills (browse_services, buy, negotiate, check_transaction), each run as its Agent API route with the caller's key`,
+    description: `A2A ${A2A_PROTOCOL_VERSION} JSON-RPC (SendMessage, GetTask): the agent card's skills (browse_services, buy, negotiate, check_transaction), each run as its Agent API route with the caller's key; a buy waiting on its seller is a task named by its transaction`,
     auth: "bearer",
     permission: null
   }

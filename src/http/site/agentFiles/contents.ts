@@ -223,7 +223,7 @@ export const agentCard = (base: string) => ({
   skills: a2aSkills.map((s) => ({
     id: s.id,
     name: s.name,
-    description: `${s.description} Send a message with a data part ${JSON.stringify({ skill: s.id })} plus the arguments; the reply is a message with the result as a data part.`,
+    description: `${s.description} Send a message with a data part ${JSON.stringify({ skill: s.id })} plus the arguments; ${s.reply ?? "the reply is a message with the result as a data part."}`,
     tags: [...s.tags],
     examples: [JSON.stringify(s.example)],
     inputModes: ["application/json"],
