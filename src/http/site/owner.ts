@@ -23,6 +23,7 @@ import { RECHARGE_MAX_CENTS, RECHARGE_MIN_CENTS } from "../../schema/payments/pa
 import { NOTICES, renderAgentPage, renderTransactionPage } from "./owner/pages.js"
 import { overviewPage, overviewRoutes } from "./owner/overviewRoutes.js"
 import { OVERVIEW_PATH } from "./owner/overviewPage.js"
+import { salesRoutes } from "./owner/salesRoutes.js"
 import { filtersOf, originOf, ownerSession, parseDollars, policyBody, type TxFilters } from "./owner/request.js"
 import { formAction, formTargetsOf, htmlPage, json, page, param, seeOther } from "./owner/respond.js"
 
@@ -238,5 +239,6 @@ export const OwnerRoutesLive = HttpRouter.addAll([
       refused
     )
   ),
-  ...overviewRoutes
+  ...overviewRoutes,
+  ...salesRoutes
 ])

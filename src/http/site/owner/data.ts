@@ -7,6 +7,7 @@ import { type WalletView } from "../../../schema/commerce/wallets.js"
 import type { AuditEntry } from "../../../schema/audit/audit.js"
 import type { Overview as OverviewView } from "../../../schema/audit/overview.js"
 import type { RefusalView } from "../../../schema/refusals/refusals.js"
+import type { SellerBoard as SellerBoardView } from "../../../schema/orders/sellerBoard.js"
 import type { Agent } from "../../../schema/keys/keys.js"
 import { AppConfig } from "../../../services/platform/AppConfig.js"
 import type { Caller } from "../../../services/keys/Caller.js"
@@ -16,6 +17,7 @@ import { Commerce } from "../../../services/commerce/Commerce.js"
 import { Disputes } from "../../../services/commerce/Disputes.js"
 import { Keys } from "../../../services/keys/Keys.js"
 import { Refusals } from "../../../services/refusals/Refusals.js"
+import { SellerBoard } from "../../../services/orders/SellerBoard.js"
 import { Reputation } from "../../../services/reputation/Reputation.js"
 import { Wallet } from "../../../services/wallet/Wallet.js"
 import { CHART_DAYS } from "./format.js"
@@ -37,6 +39,8 @@ export interface AgentPageData {
   readonly disputes: ReadonlyArray<Dispute>
   readonly refusals: ReadonlyArray<RefusalView>
   readonly audit: ReadonlyArray<AuditEntry>
+  /** The agent's side as seller: its order queue, ended orders, earnings. */
+  readonly sales: SellerBoardView
   readonly payments: "fake" | "stripe"
   /** What the page's script compares with the live stamp. */
   readonly stamp: string
@@ -50,15 +54,17 @@ export const pendingFor = (caller: Caller, agentId: string) =>
 
 /**
  * What changes the agent page: the wallet's figures and freeze, what waits, the newest
- * transaction and refusal. Four small reads; the script reloads the page's parts when it differs.
+ * transaction and refusal, and the agent's orders as seller (SellerBoard.stamp). Six small reads;
+ * the script reloads the page's parts when it differs.
  */
 export const agentStamp = Effect.fnUntraced(function* (caller: Caller, agentId: string) {
-  const [wallet, pending, latest, refused] = yield* Effect.all(
+  const [wallet, pending, latest, refused, sales] = yield* Effect.all(
     [
       Effect.flatMap(Wallet, (w) => w.view(agentId)),
       pendingFor(caller, agentId),
       Effect.flatMap(Commerce, (c) => c.listTransactions(agentId, { limit: 1 })),
-      Effect.flatMap(Refusals, (r) => r.list(caller.accountId, { agentId, limit: 1 }))
+      Effect.flatMap(Refusals, (r) => r.list(caller.accountId, { agentId, limit: 1 })),
+      Effect.flatMap(SellerBoard, (s) => s.stamp(agentId))
     ],
     { concurrency: 1 }
   )
@@ -71,14 +77,15 @@ export const agentStamp = Effect.fnUntraced(function* (caller: Caller, agentId: 
     wallet.policies,
     pending.map((a) => a.id),
     tx ? [tx.id, tx.status, tx.refundedAt, tx.disputeId] : null,
-    refused.refusals[0]?.id ?? null
+    refused.refusals[0]?.id ?? null,
+    sales
   ])
 })
 
 export const agentPageData = Effect.fnUntraced(function* (caller: Caller, agentId: string, filters: TxFilters) {
   const agent = yield* Effect.flatMap(Keys, (k) => k.ownedAgent(caller.accountId, agentId))
   const config = yield* AppConfig
-  const [wallet, pending, transactions, usage, reputation, disputes, refusals, audit, stamp] = yield* Effect.all(
+  const [wallet, pending, transactions, usage, reputation, disputes, refusals, audit, sales, stamp] = yield* Effect.all(
     [
       Effect.flatMap(Wallet, (w) => w.view(agentId)),
       pendingNamed(caller, agentId),
@@ -95,6 +102,7 @@ export const agentPageData = Effect.fnUntraced(function* (caller: Caller, agentI
       Effect.flatMap(Disputes, (d) => d.list(agentId)),
       Effect.flatMap(Refusals, (r) => r.list(caller.accountId, { agentId, limit: RECENT })),
       Effect.flatMap(Audit, (a) => a.list(agentId, { limit: RECENT })),
+      Effect.flatMap(SellerBoard, (s) => s.board(caller.accountId, agentId)),
       agentStamp(caller, agentId)
     ],
     { concurrency: 1 }
@@ -111,6 +119,7 @@ export const agentPageData = Effect.fnUntraced(function* (caller: Caller, agentI
     disputes: disputes.data,
     refusals: refusals.refusals,
     audit: audit.entries,
+    sales,
     payments: config.payments,
     stamp
   } satisfies AgentPageData

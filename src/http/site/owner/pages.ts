@@ -10,6 +10,7 @@ import { spendChart } from "./chart.js"
 import { type AgentPageData, RECENT } from "./data.js"
 import { agentPath, APPROVAL_POLL_MS, dollarsField, disputeStatus, moneyStatus, usd, when } from "./format.js"
 import { approvalList, auditItem, freezeForm, frozenBadge, refusalList, txRow } from "./sections.js"
+import { salesSection } from "./sales.js"
 
 /** An owner page in the site's layout: root-relative links (the page stays on the host the owner signed in at). */
 export const layout = (title: string, main: Part): string =>
@@ -186,6 +187,8 @@ ${wallet(d, typed?.has("amount") ? typed : undefined)}
 <p class="hint">What the agent tried and the wallet refused, newest first (the last ${RECENT}).</p>
 <div id="refusals-list" data-live>${refusalList(d.refusals)}</div>
 </section>
+
+${salesSection(d.sales)}
 
 <section id="spend" aria-labelledby="spend-title">
 <h2 id="spend-title">Spend per day</h2>
