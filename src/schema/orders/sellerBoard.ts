@@ -34,7 +34,7 @@ export const SellerOrder = Schema.Struct({
 })
 export type SellerOrder = typeof SellerOrder.Type
 
-export const SellerEarnings = Schema.Struct({
+const SellerEarnings = Schema.Struct({
   /** The seller's share of its completed sales placed this UTC day, this UTC month, ever (refunded sales excluded). */
   todayCents: Cents,
   thisMonthCents: Cents,
@@ -42,7 +42,6 @@ export const SellerEarnings = Schema.Struct({
   /** The seller's share of its pending orders' prices: in escrow, paid on delivery, not earned yet. */
   heldCents: Cents
 })
-export type SellerEarnings = typeof SellerEarnings.Type
 
 export const SellerBoard = Schema.Struct({
   agentId: Schema.String,

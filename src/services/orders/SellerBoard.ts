@@ -17,7 +17,7 @@ import { OrderStore } from "./OrderStore.js"
 import { type BoardOrder, SellerBoardStore } from "./SellerBoardStore.js"
 
 /** How many ended orders the board shows (the seller's order list pages through the rest). */
-export const ENDED_SHOWN = 10
+const ENDED_SHOWN = 10
 
 export interface SellerBoardService {
   /**
