@@ -2,12 +2,13 @@
 // negotiates, buys through the saga and reviews — printing each step. Also the CI smoke test.
 //
 //   npm run example:agent -- --url http://localhost:3000
-//   npm run example:agent -- --url http://localhost:3000 --service svc_… --text "…" [--via mcp]
+//   npm run example:agent -- --url http://localhost:3000 --service svc_… --text "…" [--via mcp|a2a]
 //
 // With --service it buys that service (an agent's, e.g. examples/seller.ts) with POST /buy, which
 // answers 202 pending until the seller delivers, and follows the transaction until it ends: the
 // saga's deliver step does not reach real sellers yet (docs/fulfilment.md). --via mcp makes that buy
-// and the reads after it as MCP tool calls instead of REST.
+// and the reads after it MCP tool calls instead of REST; --via a2a makes the buy an A2A message that
+// answers a task, followed with GetTask until it ends.
 //
 // It uses the typed client derived from the HttpApi (src/client.ts) for every endpoint in the API;
 // only the discovery document (a site file, not an HttpApi endpoint) is read with plain fetch.
@@ -43,7 +44,7 @@ const pollMs = Number(options["poll-ms"])
 const timeoutMs = Number(options["timeout-s"]) * 1000
 const topUpCents = Number(options["top-up"])
 const chosenService = options.service
-const via = options.via === "mcp" ? "mcp" : "rest"
+const via = options.via === "mcp" || options.via === "a2a" ? options.via : "rest"
 
 const STEPS = ["key", "wallet", "discover", "browse", "negotiate", "buy", "review"] as const
 type StepName = (typeof STEPS)[number]
@@ -165,7 +166,7 @@ const buy = (client: Client, serviceId: string, tierId: string, negotiationId: s
     return saga
   })
 
-/** The buy and the transaction reads of a direct purchase, over REST (typed client) or MCP tool calls. */
+/** The buy and the transaction reads of a direct purchase, over REST (typed client), MCP tool calls or A2A. */
 interface BuyingSurface {
   readonly buy: (payload: {
     serviceId: string
@@ -208,6 +209,81 @@ const mcpSurface = (apiKey: string) =>
       transaction: (id) => tool<Transaction>("transaction", { id })
     } satisfies BuyingSurface
   })
+
+/** The JSON of an A2A part, message and task (docs/a2a.md; A2A 1.0, proto JSON names). */
+interface A2aPart {
+  readonly text?: string
+  readonly data?: unknown
+}
+interface A2aTask {
+  readonly id: string
+  readonly status: { readonly state: string; readonly message?: { readonly parts: ReadonlyArray<A2aPart> } }
+  readonly artifacts?: ReadonlyArray<{ readonly parts: ReadonlyArray<A2aPart> }>
+}
+type A2aAnswer =
+  | { readonly task: A2aTask }
+  | { readonly message: { readonly parts: ReadonlyArray<A2aPart>; readonly metadata: { readonly ok: boolean } } }
+
+const dataPart = (parts: ReadonlyArray<A2aPart> = []) => parts.find((p) => p.data !== undefined)?.data
+const textPart = (parts: ReadonlyArray<A2aPart> = []) => parts.find((p) => p.text !== undefined)?.text ?? ""
+
+/**
+ * A2A 1.0 JSON-RPC at /a2a (docs/a2a.md): the `buy` skill answers a Task while the seller works on the
+ * order (its id is the transaction id), and GetTask follows it. The task's status message carries
+ * the transaction as a data part; once completed, its artifact is the seller's output.
+ */
+const a2aSurface = (apiKey: string): BuyingSurface => {
+  let requestId = 0
+  const rpc = (method: string, params: Record<string, unknown>) =>
+    Effect.tryPromise(async () => {
+      const res = await fetch(`${baseUrl}/a2a`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", "a2a-version": "1.0" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: ++requestId, method, params })
+      })
+      const body = (await res.json()) as { result?: unknown; error?: { code: number; message: string } }
+      if (body.error !== undefined) throw new Error(`A2A ${method}: ${body.error.code} ${body.error.message}`)
+      return body.result
+    })
+  const seen = new Map<string, string>()
+  /** The task's transaction; a line when its state changes, with the artifact once it ended. */
+  const transactionOf = (task: A2aTask) =>
+    Effect.gen(function* () {
+      const state = task.status.state
+      if (seen.get(task.id) !== state) {
+        seen.set(task.id, state)
+        const artifact = dataPart(task.artifacts?.[0]?.parts)
+        yield* info(
+          `A2A task ${task.id} ${state}${artifact === undefined ? "" : `: artifact ${JSON.stringify(artifact)}`}`
+        )
+      }
+      return dataPart(task.status.message?.parts) as Transaction
+    })
+  return {
+    buy: (payload) =>
+      Effect.gen(function* () {
+        // Return at once with the task (no connection held while the seller works); GetTask follows it.
+        const answer = (yield* rpc("SendMessage", {
+          message: {
+            messageId: `buy-${randomBytes(8).toString("hex")}`,
+            role: "ROLE_USER",
+            parts: [{ data: { skill: "buy", ...payload } }],
+            metadata: { idempotencyKey: `buy-${randomBytes(8).toString("hex")}` }
+          },
+          configuration: { returnImmediately: true }
+        })) as A2aAnswer
+        if ("message" in answer) {
+          // Answered at once (a simulated service, or a refusal): a message with the route's JSON.
+          if (!answer.message.metadata.ok)
+            return yield* new AgentStepFailed({ message: textPart(answer.message.parts) })
+          return dataPart(answer.message.parts) as Purchase
+        }
+        const transaction = yield* transactionOf(answer.task)
+        return { status: transaction.status, transaction, approval: null } as Purchase
+      }),
+    transaction: (id) => Effect.flatMap(rpc("GetTask", { id }), (task) => transactionOf(task as A2aTask))
+  }
+}
 
 /** A transaction still waiting for its seller (status `pending` until the seller answers). */
 const isPending = (status: string) => status === "pending"
@@ -331,7 +407,7 @@ const program = Effect.gen(function* () {
     const saga = yield* buy(client, serviceId, tierId, negotiation.id)
     yield* review(client, saga.transactionId, saga.id)
   } else {
-    const surface = via === "mcp" ? yield* mcpSurface(secret) : restSurface(client)
+    const surface = via === "mcp" ? yield* mcpSurface(secret) : via === "a2a" ? a2aSurface(secret) : restSurface(client)
     const tx = yield* buyDirect(client, surface, serviceId, tierId, negotiation.id)
     yield* review(client, tx.id, tx.id)
   }

@@ -1,7 +1,7 @@
 // End to end: the example seller (examples/seller.ts) and the example buyer (examples/agent.ts
-// --service) as two processes against a server. What a seller is promised: the order reaches it
-// (pulled or pushed, signed), its output is what the buyer gets, and it is paid 85 % of the price
-// when it delivers; what a buyer is promised: nothing stays held once the order ends, and a failed
+// --service, over REST, MCP and A2A) as two processes against a server. What a seller is promised:
+// the order reaches it (pulled or pushed, signed), its output is what the buyer gets, and it is paid
+// 85 % of the price when it delivers; what a buyer is promised: nothing stays held once the order ends, and a failed
 // order is not charged.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { afterAll, beforeAll, expect, it } from "vitest"
@@ -131,7 +131,7 @@ describeEachStorage("the example seller and the example buyer, two processes", (
     await server?.close()
   })
 
-  it("pull: the buyer gets the seller's own output over REST and over MCP; the seller is paid 85 %, nothing stays held", async () => {
+  it("pull: the buyer gets the seller's own output over REST, MCP and A2A; the seller is paid 85 %, nothing stays held", async () => {
     const key = await sellerKey(server.baseUrl)
     const seller = await startSeller(server.baseUrl, key, ["--mode", "pull"])
     try {
@@ -161,9 +161,26 @@ describeEachStorage("the example seller and the example buyer, two processes", (
       const second = boughtLine(viaMcp.stdout)
       expect(second.output).toEqual(bought.output)
 
-      // The seller's wallet holds exactly its share of the two sales.
+      // Over A2A the buy answers a task named by its transaction, followed with GetTask until the
+      // seller delivered: its artifact is the seller's output.
+      const viaA2a = await buyer(server.baseUrl, seller.serviceId, ["--text", TEXT, "--via", "a2a"])
+      expect(viaA2a.code, `${viaA2a.stdout}\n${viaA2a.stderr}`).toBe(0)
+      const third = boughtLine(viaA2a.stdout)
+      expect(viaA2a.stdout).toMatch(new RegExp(`^ {4}A2A task ${third.txId} TASK_STATE_WORKING$`, "m"))
+      const artifact = new RegExp(`^ {4}A2A task ${third.txId} TASK_STATE_COMPLETED: artifact (.*)$`, "m").exec(
+        viaA2a.stdout
+      )
+      expect(artifact, viaA2a.stdout).not.toBeNull()
+      expect(JSON.parse(artifact![1])).toEqual(bought.output)
+      expect(third.output).toEqual(bought.output)
+      expect(third.feeCents).toBe(Math.floor((third.paidCents * 15 + 50) / 100))
+      expect(third.sellerCents + third.feeCents).toBe(third.paidCents)
+      expect(viaA2a.stdout).toMatch(/^ {4}wallet: balance \$\d+\.\d\d, held \$0\.00$/m)
+
+      // The seller's wallet holds exactly its share of the three sales.
       const wallet = await get<{ balanceCents: number; heldCents: number }>(server.baseUrl, key, `${COMMERCE}/wallet`)
-      expect(wallet.balanceCents).toBe(bought.sellerCents + second.sellerCents)
+      expect(wallet.balanceCents).toBe(bought.sellerCents + second.sellerCents + third.sellerCents)
+      expect(wallet.heldCents).toBe(0)
       const order = await get<{ status: string; output: unknown }>(
         server.baseUrl,
         key,
