@@ -1,8 +1,8 @@
 // End to end: the example seller (examples/seller.ts) and the example buyer (examples/agent.ts
 // --service, over REST, MCP and A2A) as two processes against a server. What a seller is promised:
 // the order reaches it (pulled or pushed, signed), its output is what the buyer gets, and it is paid
-// 85 % of the price when it delivers; what a buyer is promised: nothing stays held once the order ends, and a failed
-// order is not charged.
+// 85 % of the price when it delivers; what a buyer is promised: nothing stays held once the order
+// ends, and a failed order is not charged.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { startServer, type TestServer } from "../fixtures/server.js"
