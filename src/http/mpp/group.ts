@@ -1,5 +1,5 @@
 // Micropayment protocol (spec §4.4, §7, §8): discovery, health and pay-per-request over HTTP 402 (docs/mpp.md).
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import { Schema } from "effect"
 import { InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
@@ -11,7 +11,7 @@ import {
   PaymentRequired,
   SellerFailed
 } from "../../schema/mpp/problems.js"
-import { InvokeBody, InvokeResult, InvokeUrlParams } from "../../schema/mpp/challenge.js"
+import { InvokeBody, InvokeResult, InvokeUrlParams, PendingInvokeResult } from "../../schema/mpp/challenge.js"
 import { MppDiscovery, MppHealth } from "../../schema/mpp/protocol.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
@@ -42,7 +42,8 @@ export class MppGroup extends HttpApiGroup.make("mpp")
       query: InvokeUrlParams,
       headers: Schema.Struct({ "payment-authorization": Schema.optional(Schema.String) }),
       payload: InvokeBody,
-      success: InvokeResult,
+      // Pending first: the answer takes 202 exactly when the seller has not answered yet.
+      success: [PendingInvokeResult.pipe(HttpApiSchema.status(202)), InvokeResult],
       error: [
         PaymentRequired,
         ChargeBelowMinimum,
@@ -58,7 +59,7 @@ export class MppGroup extends HttpApiGroup.make("mpp")
       .annotate(RequiredPermission, "commerce:buy")
       .annotate(
         OpenApi.Summary,
-        "Call a per_call service, paid per request: 402 with a Payment challenge, then retry with Payment-Authorization for the result and a Payment-Receipt"
+        "Call a per_call service, paid per request: 402 with a Payment challenge, then retry with Payment-Authorization: 200 with the result and a Payment-Receipt, or 202 while the seller has not answered (price held in escrow; follow the transaction)"
       )
   )
   .middleware(AgentAuth)

@@ -32,12 +32,21 @@ export const Challenge = Schema.Struct({
 })
 export type Challenge = typeof Challenge.Type
 
+/**
+ * Where the money a receipt acknowledges is: `settled` (paid to the seller 85/15), or `held` (out
+ * of the wallet into the order's escrow: the seller is paid when it delivers; a failure or a
+ * missed deadline gives it back to the wallet in full; the transaction tells which).
+ */
+export const ReceiptSettlement = Schema.Literals(["settled", "held"])
+export type ReceiptSettlement = typeof ReceiptSettlement.Type
+
+/** A Payment-Receipt: the credential was accepted and the amount left the wallet (MPP: always "success"). */
 export const Receipt = Schema.Struct({
   status: Schema.Literal("success"),
   method: Schema.String,
   intent: Schema.String,
   timestamp: Timestamp,
-  /** the ledger entry of the charge */
+  /** the ledger entry of the charge (a held one: the escrow hold) */
   reference: Schema.String,
   challengeId: Schema.String,
   /** the commerce transaction (GET /transactions/:id) */
@@ -45,7 +54,8 @@ export const Receipt = Schema.Struct({
   amount: Schema.String,
   currency: Schema.String,
   serviceId: Schema.String,
-  tierId: Schema.String
+  tierId: Schema.String,
+  settlement: ReceiptSettlement
 })
 export type Receipt = typeof Receipt.Type
 
@@ -81,11 +91,37 @@ export const InvokeUrlParams = Schema.Struct({
 })
 export const InvokeBody = Schema.Struct({ input: Schema.optional(Schema.Unknown) })
 
+/** A paid call answered: the seller's output (the platform's simulated one for a simulated seller). */
 export class InvokeResult extends Schema.Class<InvokeResult>("InvokeResult")({
+  status: Schema.Literal("completed"),
   serviceId: Schema.String,
   tierId: Schema.String,
   transactionId: Schema.String,
   chargedCents: Cents,
   output: Schema.Unknown,
   receipt: Receipt
+}) {}
+
+/**
+ * A paid call whose seller (pull or push) has not answered yet: the credential is spent, the
+ * amount held in the order's escrow (the receipt says `held`). The transaction says how it ends:
+ * completed with the seller's output, or failed and refunded in full.
+ */
+export class PendingInvokeResult extends Schema.Class<PendingInvokeResult>("PendingInvokeResult")({
+  status: Schema.Literal("pending"),
+  serviceId: Schema.String,
+  tierId: Schema.String,
+  transactionId: Schema.String,
+  /** Out of the wallet, in escrow until the seller answers. */
+  heldCents: Cents,
+  /** When the order expires unanswered (refunded). */
+  deadlineAt: Timestamp,
+  output: Schema.Null,
+  receipt: Receipt,
+  /** Where the outcome appears: the transaction (and the order) to read, the events that announce it. */
+  follow: Schema.Struct({
+    transaction: Schema.String,
+    order: Schema.String,
+    events: Schema.Array(Schema.String)
+  })
 }) {}

@@ -145,9 +145,13 @@ export class ApprovalRequired extends Schema.TaggedError<ApprovalRequired>()(
   { httpApiStatus: 403 }
 ) {}
 
-/** 502 — the seller's delivery failed; nothing was charged and the challenge stays open. */
+/**
+ * 502 — the seller's delivery failed; nothing was charged. A simulated seller's failure leaves the
+ * challenge open; a real seller's failure within the call's wait has spent it and refunded the
+ * held price in full (`transactionId` names the failed transaction).
+ */
 export class SellerFailed extends Schema.TaggedError<SellerFailed>()(
   "SellerFailed",
-  { message: Schema.String, serviceId: Schema.String },
+  { message: Schema.String, serviceId: Schema.String, transactionId: Schema.optional(Schema.String) },
   { httpApiStatus: 502 }
 ) {}

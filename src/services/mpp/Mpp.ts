@@ -16,7 +16,12 @@ import type {
   PaymentRequired,
   SellerFailed
 } from "../../schema/mpp/problems.js"
-import { type ChallengeRecord, InvokeResult, type Receipt } from "../../schema/mpp/challenge.js"
+import {
+  type ChallengeRecord,
+  InvokeResult,
+  type PendingInvokeResult,
+  type Receipt
+} from "../../schema/mpp/challenge.js"
 import type { MppDiscovery, MppHealth } from "../../schema/mpp/protocol.js"
 import type { Caller } from "../keys/Caller.js"
 import { Settlement } from "../commerce/Settlement.js"
@@ -30,6 +35,8 @@ import { makeHealth } from "./health.js"
 import { MppStore } from "./MppStore.js"
 import { Refusals } from "../refusals/Refusals.js"
 import { makePaidCall } from "./paidCall.js"
+import { makeOrderedCall } from "./orderedCall.js"
+import { Orders } from "../orders/Orders.js"
 import { paidReceipt, paymentRequired } from "./policy.js"
 
 /** Who pays: the calling key's agent and the key. */
@@ -48,16 +55,18 @@ export interface MppService {
   readonly discovery: (baseUrl: string) => MppDiscovery
   /**
    * Real health: a storage round trip, the ledger entries of the most recent paid challenges
-   * reconciled (one purchase each, balanced, the amount charged), the platform fee account read.
+   * reconciled (one purchase or escrow hold each, balanced, the amount charged), the platform fee account read.
    */
   readonly health: Effect.Effect<MppHealth, StorageUnavailable>
   /**
    * One paid call. Without a credential: 402 with a fresh challenge. With one: its method must be
    * credits/charge (else 400 method-unsupported), its id the HMAC of its echoed parameters, the
    * stored challenge the same agent's and key's, open, not expired, for the same service, tier
-   * and body bytes; then in one unit of work the simulated seller answers, the wallet is charged
-   * (the seller's share and the platform fee) and the challenge is marked paid — so it pays once.
-   * Every refusal carries a fresh challenge.
+   * and body bytes; then in one unit of work the wallet is charged and the challenge is marked
+   * paid — so it pays once. A simulated seller answers at once (the seller's share and the platform
+   * fee settled); a pull or push seller gets an order with the price in escrow, and the call answers
+   * its output if a push seller delivers within ORDER_WAIT_MS, SellerFailed (refunded) if it fails,
+   * otherwise PendingInvokeResult (202: follow the transaction). Every refusal carries a fresh challenge.
    */
   readonly invoke: (
     caller: Paying,
@@ -67,7 +76,7 @@ export interface MppService {
       readonly credential: string | undefined
     }
   ) => Effect.Effect<
-    InvokeResult,
+    InvokeResult | PendingInvokeResult,
     | ApprovalRequired
     | ChargeBelowMinimum
     | InvalidInput
@@ -120,7 +129,9 @@ const make = Effect.gen(function* () {
   const { atomically } = yield* Transactor
   const { offers, payableOffer, issue, claimable, readCredential } = yield* makeChallenges
   const paidCall = yield* makePaidCall(claimable)
+  const ordered = yield* makeOrderedCall
   const health = yield* makeHealth
+  const ledger = yield* Ledger
   const refusals = yield* Refusals
 
   const invoke = Effect.fnUntraced(function* (
@@ -149,6 +160,8 @@ const make = Effect.gen(function* () {
     if ("refused" in read) return yield* refuseWith(read.refused, read.message)
     const outcome = yield* atomically(paidCall(who, read.echoed, offer, digest, input.input))
     if (outcome instanceof InvokeResult) return outcome
+    // Committed: the seller may answer now (a push seller within the call's wait).
+    if ("_tag" in outcome) return yield* ordered.answer(outcome)
     return yield* refuseWith(outcome.refused, outcome.message, outcome.missingCents)
   }, traced("Mpp.invoke"))
 
@@ -189,7 +202,8 @@ const make = Effect.gen(function* () {
         if ("refused" in checked) return { _tag: "Refused" as const, refusal: checked }
         const row = checked
         const bought = yield* purchase
-        if (bought.status !== "completed" || bought.transaction === null) {
+        const held = bought.status === "pending"
+        if ((bought.status !== "completed" && !held) || bought.transaction === null) {
           return { _tag: "Bought" as const, purchase: bought, receipt: undefined }
         }
         const tx = bought.transaction
@@ -197,9 +211,17 @@ const make = Effect.gen(function* () {
           // Undoes the purchase: the unit of work fails.
           return yield* Effect.fail(new PaymentMismatch({ row, priceCents: tx.priceCents }))
         }
+        // An order's price left the wallet into its escrow: the credential is spent as for a settled one.
+        const hold = held ? (yield* ledger.entriesByReference(tx.id)).find((e) => e.kind === "escrow_hold") : undefined
+        const entryId = held ? (hold?.id ?? null) : tx.ledgerEntryId
         const paidAt = tx.createdAt
-        yield* store.update({ ...row, status: "paid", paidAt, entryId: tx.ledgerEntryId, transactionId: tx.id })
-        const receipt = paidReceipt(row, { at: paidAt, reference: tx.ledgerEntryId ?? tx.id, transactionId: tx.id })
+        yield* store.update({ ...row, status: "paid", paidAt, entryId, transactionId: tx.id })
+        const receipt = paidReceipt(row, {
+          at: paidAt,
+          reference: entryId ?? tx.id,
+          transactionId: tx.id,
+          settlement: held ? "held" : "settled"
+        })
         return { _tag: "Bought" as const, purchase: bought, receipt: receipt as Receipt | undefined }
       })
     ).pipe(
@@ -246,6 +268,6 @@ export class Mpp extends Context.Service<Mpp, MppService>()("agent-commerce/Mpp"
   static readonly make = make
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
   static readonly layer = Layer.effect(Mpp, make).pipe(
-    Layer.provide([Ledger.layer, Wallet.layer, Settlement.layer, Refusals.layer])
+    Layer.provide([Ledger.layer, Wallet.layer, Settlement.layer, Refusals.layer, Orders.layer])
   )
 }

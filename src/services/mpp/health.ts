@@ -1,5 +1,6 @@
 // MPP health (GET /api/v1/mpp/health): a storage round trip, the ledger entries of the most recent
-// paid challenges reconciled, the platform fee account read — each with its latency.
+// paid challenges reconciled (a purchase each, or an escrow hold for a real seller's call), the
+// platform fee account read — each with its latency.
 import { Clock, Effect } from "effect"
 import { PLATFORM_FEES, walletAccount } from "../../schema/ledger/ledger.js"
 import { MppHealth, paymentMethods } from "../../schema/mpp/protocol.js"
@@ -18,7 +19,7 @@ const timed = Effect.fnUntraced(function* <A, E, R>(effect: Effect.Effect<A, E, 
 
 /**
  * Real health: a storage round trip, the ledger entries of the most recent paid challenges
- * reconciled (one purchase each, balanced, the amount charged), the platform fee account read.
+ * reconciled (one purchase or escrow hold each, balanced, the amount charged), the platform fee account read.
  */
 export const makeHealth = Effect.gen(function* () {
   const store = yield* MppStore
@@ -33,10 +34,14 @@ export const makeHealth = Effect.gen(function* () {
       // by the challenge.
       const byTransaction = c.transactionId ? yield* ledger.entriesByReference(c.transactionId) : []
       const entries = byTransaction.length > 0 ? byTransaction : yield* ledger.entriesByReference(c.id)
-      const purchases = entries.filter((e) => e.kind === "purchase")
-      const balanced = purchases.every((e) => e.postings.reduce((s, p) => s + p.amount, 0) === 0)
-      const charged = purchases[0]?.postings.find((p) => p.account === walletAccount(c.agentId))?.amount
-      if (purchases.length !== 1 || !balanced || charged !== -c.amountCents) bad.push(c.id)
+      const balanced = entries.every((e) => e.postings.reduce((s, p) => s + p.amount, 0) === 0)
+      // A call of a real seller was paid into its order's escrow: one hold, ended at most once
+      // (settled to the seller or given back); a simulated seller's call is one purchase entry.
+      const holds = entries.filter((e) => e.kind === "escrow_hold")
+      const ends = entries.filter((e) => e.kind === "escrow_settle" || e.kind === "escrow_release")
+      const charges = holds.length > 0 ? holds : entries.filter((e) => e.kind === "purchase")
+      const charged = charges[0]?.postings.find((p) => p.account === walletAccount(c.agentId))?.amount
+      if (charges.length !== 1 || ends.length > 1 || !balanced || charged !== -c.amountCents) bad.push(c.id)
     }
     return { checked: paid.length, bad }
   })
@@ -58,7 +63,7 @@ export const makeHealth = Effect.gen(function* () {
           detail:
             sample.bad.length === 0
               ? `${sample.checked} most recent paid requests reconcile with the ledger ` +
-                "(one balanced purchase entry each)"
+                "(one balanced purchase or escrow hold each)"
               : `ledger mismatch for ${sample.bad.join(", ")}`
         },
         credits: {

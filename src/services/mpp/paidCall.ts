@@ -1,6 +1,8 @@
-// One paid call's unit of work: the challenge claimed, the simulated seller's answer, the wallet's
-// policy, the settlement (the wallet charged, the seller's share and the platform fee), the
-// challenge marked paid, and the receipt. Runs inside the caller's unit of work.
+// One paid call's unit of work: the challenge claimed, the wallet's policy, then for a service its
+// seller fulfils (pull or push) the order with the price in escrow (orderedCall.ts), or for the
+// platform's simulated sellers the simulated answer and the settlement (the wallet charged, the
+// seller's share and the platform fee); the challenge marked paid, and the receipt. Runs inside
+// the caller's unit of work.
 import { Clock, Effect } from "effect"
 import { walletAccount } from "../../schema/ledger/ledger.js"
 import { ApprovalRequired, type MppProblem, SellerFailed } from "../../schema/mpp/problems.js"
@@ -13,6 +15,7 @@ import { Ledger } from "../ledger/Ledger.js"
 import { Ids } from "../platform/Db.js"
 import { Wallet } from "../wallet/Wallet.js"
 import type { makeChallenges, Payer } from "./challenges.js"
+import { makeOrderedCall, type Ordered } from "./orderedCall.js"
 import type { EchoedChallenge } from "./encoding.js"
 import { MppStore } from "./MppStore.js"
 import { paidReceipt, type Refusal } from "./policy.js"
@@ -28,6 +31,7 @@ export const makePaidCall = Effect.fnUntraced(function* (claimable: Claimable) {
   const wallet = yield* Wallet
   const settlement = yield* Settlement
   const modeOf = deliveryModes(yield* KeysStore)
+  const ordered = yield* makeOrderedCall
 
   /** The call served and paid, or why the credential cannot pay (the caller answers a fresh challenge). */
   return Effect.fnUntraced(function* (
@@ -46,7 +50,11 @@ export const makePaidCall = Effect.fnUntraced(function* (claimable: Claimable) {
     const checked = yield* claimable(who, echoed, offer, digest)
     if ("refused" in checked) return checked
     const row = checked
-    const asked = yield* modeOf(input, offer.service.sellerAgentId)
+    // The wallet locked and the service read at once: its fulfilment decides who answers the call.
+    const opened = yield* settlement.open(row.agentId, row.serviceId)
+    const fulfilment = opened.service?.fulfilment?.mode ?? "simulated"
+    // Only a simulated seller's outcome follows `simulate`; a real seller decides its own.
+    const asked = yield* modeOf(fulfilment === "simulated" ? input : null, offer.service.sellerAgentId)
     const { mode } = asked
     if (mode === "fail" || mode === "timeout") {
       const message =
@@ -55,7 +63,8 @@ export const makePaidCall = Effect.fnUntraced(function* (claimable: Claimable) {
       return yield* Effect.fail(new SellerFailed({ message, serviceId: offer.service.id }))
     }
     // MPP: a valid payment that policy refuses is 403, not 402 (the challenge stays open).
-    const { policy, balanceCents } = yield* wallet.lockForPurchase(row.agentId)
+    const { policy } = opened.wallet
+    const { balanceCents } = opened
     {
       const verdict = yield* wallet.authorize(
         row.agentId,
@@ -72,6 +81,17 @@ export const makePaidCall = Effect.fnUntraced(function* (claimable: Claimable) {
       }
     }
     const paidAt = new Date(now).toISOString()
+    if (fulfilment !== "simulated") {
+      const placed: Ordered | Refusal = yield* ordered.place(
+        row,
+        offer,
+        { policy, balanceCents },
+        input,
+        fulfilment,
+        paidAt
+      )
+      return placed
+    }
     // The paid call joins the commerce history (GET /transactions, reviews, disputes, limits).
     const transactionId = yield* ids.make("tx")
     const output = simulatedOutput(offer, input, transactionId)
@@ -117,6 +137,7 @@ export const makePaidCall = Effect.fnUntraced(function* (claimable: Claimable) {
     yield* wallet.afterDebit(row.agentId, policy, after + row.amountCents, after)
     yield* store.update({ ...row, status: "paid", paidAt, entryId, transactionId })
     return InvokeResult.make({
+      status: "completed",
       serviceId: row.serviceId,
       tierId: row.tierId,
       transactionId,

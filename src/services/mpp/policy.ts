@@ -104,10 +104,15 @@ export const paymentRequired = (
     ...extra
   })
 
-/** The receipt of a paid challenge. */
+/** The receipt of a paid challenge: settled to the seller, or held in its order's escrow. */
 export const paidReceipt = (
   row: ChallengeRecord,
-  paid: { readonly at: string; readonly reference: string; readonly transactionId: string }
+  paid: {
+    readonly at: string
+    readonly reference: string
+    readonly transactionId: string
+    readonly settlement?: Receipt["settlement"]
+  }
 ): Receipt => ({
   status: "success",
   method: CREDITS_METHOD,
@@ -119,5 +124,6 @@ export const paidReceipt = (
   amount: String(row.amountCents),
   currency: MPP_CURRENCY,
   serviceId: row.serviceId,
-  tierId: row.tierId
+  tierId: row.tierId,
+  settlement: paid.settlement ?? "settled"
 })
