@@ -40,7 +40,7 @@ import {
   storageFor,
   withFaults
 } from "./system.js"
-import type { Op, Scenario } from "./world.js"
+import type { Answer, Op, Scenario } from "./world.js"
 
 const permutations = (xs: ReadonlyArray<number>): Array<Array<number>> =>
   xs.length <= 1
@@ -50,6 +50,12 @@ const permutations = (xs: ReadonlyArray<number>): Array<Array<number>> =>
 /** What the runs exercised (printed at the end): answers by kind, and the operations by kind. */
 export type Stats = Map<string, number>
 const count = (stats: Stats, k: string) => stats.set(k, (stats.get(k) ?? 0) + 1)
+
+/** Tier t of an agent's service at `price`, promising the model's p95 latency (its orders' deadline follows). */
+const agentTier = (t: number, price: number) => {
+  const x = tier(`t${t}`, price)
+  return { ...x, sla: { ...x.sla, p95LatencyMs: M.AGENT_P95_MS[t] } }
+}
 
 const inputOf = (d: M.Delivery) =>
   d === "ok" ? { n: 1 } : d === "slow" ? { simulate: "slow", delayMs: M.SLOW_MS } : { simulate: d }
@@ -99,7 +105,7 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
           Effect.gen(function* () {
             const seller = yield* agentSeller(
               `Model ${i}`,
-              prices.map((p, t) => tier(`t${t}`, p)),
+              prices.map((p, t) => agentTier(t, p)),
               M.CATEGORIES[i % 2]
             )
             if (sc.funding[i] > 0) yield* Effect.flatMap(Wallet, (w) => w.topup(seller.agentId, sc.funding[i]))
@@ -140,13 +146,13 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
       const seen = newSeen()
 
       /**
-       * The agent seller answers a pending order of its service at once, through the orders API as
-       * a pull seller does: the answer the model compares is the delivered purchase. A fault tripped
-       * by the delivery's own unit of work must leave the order pending with its price in escrow; the
-       * seller then delivers again.
+       * The agent seller answers a pending order of its service at once (unless it answers `later`,
+       * in an answer op), through the orders API as a pull seller does: the answer the model compares
+       * is the delivered purchase. A fault tripped by the delivery's own unit of work must leave the
+       * order pending with its price in escrow; the seller then delivers again.
        */
-      const fulfil = (_seller: number, actual: Actual) =>
-        actual._tag !== "ordered"
+      const fulfil = (answering: M.Answering, actual: Actual) =>
+        actual._tag !== "ordered" || answering === "later"
           ? Effect.succeed(actual)
           : Effect.gen(function* () {
               const orders = yield* Orders
@@ -155,7 +161,7 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
               const placed = yield* Effect.flatMap(OrderStore, (o) => o.get(actual.txId))
               if (placed === undefined) throw diverge(`order ${actual.txId} is not in the store`, actual)
               const sellerId = placed.sellerAgentId
-              const deliver = orders.deliver(sellerId, actual.txId, { output: { delivered: actual.txId } })
+              const deliver = orders.deliver(sellerId, actual.txId, { output: M.deliveredAtOnce(actual.txId) })
               const first = yield* Effect.exit(deliver)
               let order
               if (Exit.isSuccess(first)) order = first.value
@@ -190,7 +196,7 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
             ...(b.key !== null ? { idempotencyReference: b.key } : {}),
             ...(negotiationId !== undefined ? { negotiationId } : {})
           })
-        ).pipe(Effect.flatMap((p) => fulfil(b.seller, fromPurchase(p))))
+        ).pipe(Effect.flatMap((p) => fulfil(b.answer ?? "now", fromPurchase(p))))
       const sagaEffect = (g: M.SagaStart) =>
         Effect.flatMap(Sagas, (s) =>
           s.start(agents[g.buyer].caller, {
@@ -198,9 +204,52 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
             tierId: tierIdOf(g.seller, g.tier),
             input: inputOf(g.simulate)
           } as never)
-        ).pipe(Effect.map(fromSaga))
+        ).pipe(
+          Effect.flatMap((saga) =>
+            g.seller === M.PLATFORM || saga.status !== "running" || saga.transactionId === null
+              ? Effect.succeed(saga)
+              : // The deliver step on an agent's service may be an order its seller answers: at once here, as a buy's.
+                Effect.gen(function* () {
+                  const txId = saga.transactionId!
+                  yield* Effect.flatMap(Orders, (o) =>
+                    o.deliver(ids[g.seller], txId, { output: M.deliveredAtOnce(txId) })
+                  )
+                  const sagas = yield* Sagas
+                  while ((yield* sagas.runDue()) > 0) {}
+                  return yield* sagas.get(ids[g.buyer], saga.id)
+                })
+          ),
+          Effect.map(fromSaga)
+        )
       const attempt = (effect: Effect.Effect<Actual, unknown, Stores | Services>) =>
         within(Effect.catch(effect, (e) => Effect.succeed(fromError(e))))
+
+      /** An order of the run: a pending one when asked and there is one, else any. */
+      const pickOrder = (pick: number, pending: boolean) => {
+        const all = [...model.s.orders.values()]
+        const waiting = all.filter((o) => o.status === "pending")
+        const list = pending && waiting.length > 0 ? waiting : all
+        return list.length === 0 ? undefined : list[pick % list.length]
+      }
+      const outputOf = (a: Answer) => (a.what === "deliver" ? { n: a.output } : null)
+      /** The order's own seller answers it through the orders API: the answer is the order as it then stands. */
+      const answerEffect = (o: M.Order, a: Answer) =>
+        Effect.flatMap(Orders, (orders) =>
+          a.what === "deliver"
+            ? orders.deliver(ids[o.seller], o.id, { output: outputOf(a) })
+            : orders.fail(ids[o.seller], o.id, { error: `the model's seller failed (${a.output})` })
+        ).pipe(
+          Effect.map((order): Actual =>
+            order.status === "delivered" || order.status === "failed"
+              ? { _tag: "answered", status: order.status, output: order.output }
+              : { _tag: "refused", error: `an answer left the order ${order.status}` }
+          )
+        )
+      const answerOne = (o: M.Order, a: Answer) =>
+        Effect.map(attempt(answerEffect(o, a)), (actual) => ({
+          actual,
+          apply: (st: M.State) => M.answerOrder(st, o.id, a.what, outputOf(a))
+        }))
 
       /** Runs a simple op against the system; returns its answer and how to apply it to a model state. */
       const perform = (op: Op) =>
@@ -264,12 +313,12 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
                     return r.transaction === null
                       ? { _tag: "ok" }
                       : r.transaction.status === "pending"
-                        ? { _tag: "ordered", txId: r.transaction.id }
+                        ? { _tag: "ordered", price: r.transaction.priceCents, txId: r.transaction.id }
                         : r.transaction.status === "failed"
                           ? { _tag: "failed", txId: r.transaction.id }
                           : { _tag: "completed", price: r.transaction.priceCents, txId: r.transaction.id }
                   }),
-                  Effect.flatMap((actual) => fulfil(a.seller, actual))
+                  Effect.flatMap((actual) => fulfil("now", actual))
                 )
               )
               return {
@@ -302,7 +351,7 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
                 op.approval !== null && quoted.length > 0
                   ? quoted[op.approval % quoted.length]
                   : { seller: op.seller, tier: op.tier }
-              const prices = s.prices[target.seller].map((p, t) => tier(`t${t}`, t === target.tier ? op.price : p))
+              const prices = s.prices[target.seller].map((p, t) => agentTier(t, t === target.tier ? op.price : p))
               const actual = yield* attempt(
                 Effect.flatMap(Catalog, (c) =>
                   c.update(agents[target.seller].caller, agents[target.seller].service.id, { tiers: prices } as never)
@@ -325,6 +374,9 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
                   const first = yield* Effect.flip(mpp.invoke(caller, { ...body, credential: undefined }))
                   if (first._tag !== "PaymentRequired") return yield* Effect.fail(first)
                   const paid = yield* mpp.invoke(caller, { ...body, credential: makeCredential(first.challenge) })
+                  // A paid call of an agent's service may be an order: its seller delivers it at once.
+                  if ("heldCents" in paid)
+                    return yield* fulfil("now", { _tag: "ordered", price: paid.heldCents, txId: paid.transactionId })
                   return { _tag: "completed", price: paid.chargedCents, txId: paid.transactionId } as Actual
                 })
               )
@@ -334,9 +386,21 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
               const list = [...s.negotiations.values()]
               if (list.length === 0) return undefined
               const n = list[op.pick % list.length]
-              const b: M.Buy = { buyer: n.buyer, seller: n.seller, tier: n.tier, key: null, simulate: op.simulate }
+              const b: M.Buy = {
+                buyer: n.buyer,
+                seller: n.seller,
+                tier: n.tier,
+                key: null,
+                simulate: op.simulate,
+                answer: op.answer ?? "now"
+              }
               const actual = yield* attempt(buyEffect(b, n.id))
               return { actual, apply: (st: M.State) => M.buy(st, b, idsOf(actual), n.id) }
+            }
+            case "answer": {
+              const o = pickOrder(op.pick, op.pending)
+              if (o === undefined) return undefined
+              return yield* answerOne(o, op.answers[0])
             }
             default:
               throw new Error(`not a simple op: ${op._tag}`)
@@ -382,6 +446,41 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
             return [a, b].filter((x) => x.status === "accepted").map((x) => ({ id: x.id, price: x.agreedPriceCents! }))
           })
         )
+
+      /**
+       * Every order of the run against the model: its status; its escrow holds its price while
+       * pending and nothing once ended; it was held once and settled or released at most once (the
+       * escrow account's entries); a completed purchase carries the seller's delivery.
+       */
+      const checkOrders = (where: string, op: Op) =>
+        Effect.gen(function* () {
+          const ledger = yield* Ledger
+          const store = yield* OrderStore
+          const commerce = yield* Commerce
+          for (const o of model.s.orders.values()) {
+            const real = yield* store.get(o.id)
+            if (real?.status !== o.status)
+              throw diverge(`${where}: order ${o.id}'s status`, { op, real: real?.status, model: o.status })
+            const held = yield* ledger.balance(escrowAccount(o.id))
+            if (held !== (o.status === "pending" ? o.price : 0))
+              throw diverge(`${where}: order ${o.id}'s escrow`, { op, status: o.status, price: o.price, held })
+            const kinds = (yield* ledger.entriesFor(escrowAccount(o.id), { limit: 10 })).map((e) => e.kind).sort()
+            const once =
+              o.status === "pending"
+                ? ["escrow_hold"]
+                : ["escrow_hold", o.status === "delivered" ? "escrow_settle" : "escrow_release"].sort()
+            if (JSON.stringify(kinds) !== JSON.stringify(once))
+              throw diverge(`${where}: order ${o.id} was not held once and ended once`, { op, kinds, status: o.status })
+            if (o.status !== "delivered") continue
+            const tx = yield* commerce.getTransaction(ids[o.buyer], o.id)
+            if (tx.delivery?.success !== true || JSON.stringify(tx.delivery.output) !== JSON.stringify(o.output))
+              throw diverge(`${where}: order ${o.id}'s purchase does not carry the seller's first delivery`, {
+                op,
+                delivery: tx.delivery,
+                model: o.output
+              })
+          }
+        })
 
       const check = (step: number, op: Op) =>
         within(
@@ -444,8 +543,18 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
                   transactionId: g.transactionId
                 })
               }
+              // An order's escrow is a hold too; delivered, it is its own transaction.
+              for (const o of s.orders.values()) {
+                if (o.buyer === i)
+                  holds.push({
+                    sagaId: o.id,
+                    heldCents: yield* ledger.balance(escrowAccount(o.id)),
+                    transactionId: o.id
+                  })
+              }
               checkOwnersPromises(where, seen, i, s.now, s.policies[i], bought.data, holds)
             }
+            yield* checkOrders(where, op)
             const fees = (yield* ledger.balance(PLATFORM_FEES)) - fees0
             if (fees !== s.fees) throw diverge(`${where}: platform fees`, { op, real: fees, model: s.fees })
             const c = yield* ledger.check
@@ -455,6 +564,7 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
               count(stats, "checked by SQL")
               const expected = new Map<string, number>(ids.map((id, i) => [walletAccount(id), s.balances[i]]))
               for (const g of s.sagas.values()) expected.set(escrowAccount(g.id), g.status === "running" ? g.price : 0)
+              for (const o of s.orders.values()) expected.set(escrowAccount(o.id), o.status === "pending" ? o.price : 0)
               // The whole ledger (a full scan) after an injected fault and at the end of the run.
               yield* checkLedgerSql(
                 sql.value,
@@ -467,21 +577,92 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
           })
         )
 
+      /** The clock moves to `t`; sagas due by then are driven (as the worker would), not the order sweep. */
+      const advanceTo = (t: number) =>
+        Effect.gen(function* () {
+          world.now = t
+          model.s.now = world.now
+          yield* runDue
+          const txIds = new Map<string, string | null>()
+          for (const g of model.s.sagas.values()) {
+            if (g.status === "running")
+              txIds.set(g.id, (yield* within(Effect.flatMap(Sagas, (x) => x.get(ids[g.buyer], g.id)))).transactionId)
+          }
+          M.runDueSagas(model.s, txIds)
+        })
+      /** One answer compared with the model's, and applied to it. */
+      const compareAnswer = (where: string, op: Op, o: M.Order, a: Answer) =>
+        Effect.gen(function* () {
+          const done = yield* answerOne(o, a)
+          count(stats, `${op._tag}${op._tag === "late" ? ` ${op.by}` : ""}→${label(done.actual)}`)
+          const trial = M.clone(model.s)
+          const expected = done.apply(trial)
+          if (!matches(expected, done.actual))
+            throw diverge(`${where}: answer`, { op, a, expected, actual: done.actual })
+          model.s = trial
+        })
+
       for (const [step, op] of sc.ops.entries()) {
         count(stats, `op:${op._tag}`)
         if (process.env.MODEL_TRACE === "1")
           console.log(`[money model ${storage.name}] step ${step}: ${JSON.stringify(op)}`)
         switch (op._tag) {
-          case "advance": {
-            world.now += op.ms
-            model.s.now = world.now
-            yield* runDue
-            const txIds = new Map<string, string | null>()
-            for (const g of model.s.sagas.values()) {
-              if (g.status === "running")
-                txIds.set(g.id, (yield* within(Effect.flatMap(Sagas, (x) => x.get(ids[g.buyer], g.id)))).transactionId)
+          case "advance":
+            yield* advanceTo(world.now + op.ms)
+            break
+          case "answer": {
+            const o = pickOrder(op.pick, op.pending)
+            if (o === undefined) break
+            if (!op.concurrent || op.answers.length < 2) {
+              for (const a of op.answers) yield* compareAnswer(`step ${step}`, op, o, a)
+              break
             }
-            M.runDueSagas(model.s, txIds)
+            // Both answers at once: one ends the order, the other finds it ended; some serial order explains them.
+            const answers = yield* within(
+              Effect.all(
+                op.answers.map((a) => attempt(answerEffect(o, a))),
+                { concurrency: "unbounded" }
+              )
+            )
+            for (const a of answers) count(stats, `answers at once→${label(a)}`)
+            let explained: M.State | undefined
+            for (const order of permutations(answers.map((_, i) => i))) {
+              const trial = M.clone(model.s)
+              const a = op.answers
+              if (order.every((i) => matches(M.answerOrder(trial, o.id, a[i].what, outputOf(a[i])), answers[i]))) {
+                explained = trial
+                break
+              }
+            }
+            if (explained === undefined)
+              throw diverge(`step ${step}: no serial order explains the answers`, { op, order: o, answers })
+            model.s = explained
+            break
+          }
+          case "late": {
+            const waiting = [...model.s.orders.values()].filter((o) => o.status === "pending")
+            if (waiting.length === 0) break
+            const o = waiting[op.pick % waiting.length]
+            yield* advanceTo(Math.max(world.now, o.deadlineAt + op.by))
+            yield* compareAnswer(`step ${step}`, op, o, op.answer)
+            break
+          }
+          case "expire": {
+            yield* advanceTo(world.now + op.ms)
+            const actual = yield* attempt(
+              Effect.flatMap(Orders, (orders) =>
+                Effect.gen(function* () {
+                  let n = 0
+                  for (let k = yield* orders.expireDue; k > 0; k = yield* orders.expireDue) n += k
+                  return { _tag: "expired", count: n } as Actual
+                })
+              )
+            )
+            const trial = M.clone(model.s)
+            const expected = M.expireDue(trial)
+            count(stats, `expire→${actual._tag === "expired" ? actual.count : label(actual)}`)
+            if (!matches(expected, actual)) throw diverge(`step ${step}: the expiry sweep`, { op, expected, actual })
+            model.s = trial
             break
           }
           case "restart":
@@ -568,8 +749,18 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
       }
     } finally {
       // Sagas still holding escrow finish now, so that none settles inside a later run (whose fees and platform balance it would move).
+      // Orders still pending expire now too (the longest deadline is an hour), refunded within this run.
       world.now += M.DAY_MS
       yield* Effect.ignore(runDue)
+      yield* Effect.ignore(
+        within(
+          Effect.flatMap(Orders, (orders) =>
+            Effect.gen(function* () {
+              while ((yield* orders.expireDue) > 0) {}
+            })
+          )
+        )
+      )
       yield* Scope.close(scope, Exit.void)
     }
   })

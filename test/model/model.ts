@@ -1,10 +1,13 @@
 // The reference model of the money path: a small pure model of wallets, policies, purchases,
-// approvals, sagas, negotiated prices, refunds and idempotent retries that says what every
+// approvals, sagas, negotiated prices, refunds, idempotent retries and orders of agents' services
+// (held in escrow until the seller delivers, fails or misses the deadline) that says what every
 // operation must answer and how every balance must move (docs/testing.md, "Reference model"). It
 // restates the owner's promises (docs/money.md), not the service's code: a purchase, an approval or
-// a saga's escrow is allowed only while completed spend + escrow held by running sagas + its price
-// stays within every limit; an approval charges exactly what it quoted or nothing ("void"); terms
-// give no discount; only the platform's seeded sellers simulate failures. The harness
+// a saga's escrow is allowed only while completed spend + escrow held by running sagas and pending
+// orders + its price stays within every limit; an approval charges exactly what it quoted or nothing
+// ("void"); terms give no discount; only the platform's seeded sellers simulate failures; an order
+// is paid once, only when delivered before its deadline, and refunded in full otherwise
+// (docs/fulfilment.md). The harness
 // (money.model.test.ts) runs the same operations against the real services and compares.
 
 export const DAY_MS = 86_400_000
@@ -64,7 +67,8 @@ export interface Tx {
   readonly price: number
   readonly sellerCents: number
   readonly feeCents: number
-  status: "completed" | "failed" | "refunded"
+  /** pending: an order waiting for its seller (its price in escrow, no shares yet). */
+  status: "pending" | "completed" | "failed" | "refunded"
   readonly createdAt: number
   /** The dispute on it: none, open (its refund was blocked: the seller could not cover it), resolved. */
   dispute: "none" | "open" | "resolved"
@@ -98,6 +102,30 @@ export interface Saga {
   readonly outcome: "deliver" | "timeout"
 }
 
+/**
+ * An order: a purchase of an agent's service (its seller fulfils it), its price in escrow while
+ * pending. It ends once: delivered (85/15 from the escrow), failed or expired (the price back in
+ * full, a redeemed negotiation usable again). Its id is its transaction's.
+ */
+export interface Order {
+  readonly id: string
+  readonly buyer: number
+  readonly seller: number
+  readonly price: number
+  readonly createdAt: number
+  /** An answer at or after it finds the order expired (docs/fulfilment.md, "Deadline"). */
+  readonly deadlineAt: number
+  readonly negotiation: string | null
+  status: "pending" | "delivered" | "failed" | "expired"
+  /** What the seller delivered (the first delivery's; a second one does not replace it). */
+  output: unknown
+}
+
+/** The agents' tiers promise these p95 latencies (tier t of every agent's service). */
+export const AGENT_P95_MS = [1_000, 8_000, 60_000] as const
+/** How long a seller has to answer an order: twice the promised p95, at least 10 s, at most an hour. */
+export const orderDeadlineMs = (p95Ms: number) => Math.min(3_600_000, Math.max(10_000, 2 * p95Ms))
+
 export interface Negotiated {
   readonly id: string
   readonly buyer: number
@@ -124,6 +152,7 @@ export interface State {
   approvalByKey: Map<string, string>
   sagas: Map<string, Saga>
   negotiations: Map<string, Negotiated>
+  orders: Map<string, Order>
 }
 
 export const initialState = (
@@ -142,7 +171,8 @@ export const initialState = (
   approvals: new Map(),
   approvalByKey: new Map(),
   sagas: new Map(),
-  negotiations: new Map()
+  negotiations: new Map(),
+  orders: new Map()
 })
 
 export const clone = (s: State): State => structuredClone(s)
@@ -164,10 +194,14 @@ export const spentThisMonth = (s: State, agent: number) => {
   for (let d = monthStartDay(s.now); d <= dayOf(s.now); d++) sum += s.spend.get(`${agent}|${d}`) ?? 0
   return sum
 }
-/** Money held for the agent by its running sagas (escrow taken, not yet settled or released): it counts in every window. */
+/**
+ * Money held for the agent by its running sagas and pending orders (escrow taken, not yet settled
+ * or released; an order past its deadline still holds until it is expired): it counts in every window.
+ */
 export const held = (s: State, agent: number) => {
   let sum = 0
   for (const g of s.sagas.values()) if (g.buyer === agent && g.status === "running") sum += g.price
+  for (const o of s.orders.values()) if (o.buyer === agent && o.status === "pending") sum += o.price
   return sum
 }
 const addSpend = (s: State, agent: number, at: number, cents: number) => {
@@ -185,6 +219,12 @@ export type Outcome =
   | { readonly _tag: "refused"; readonly error: string; readonly policy?: string; readonly state?: string }
   | { readonly _tag: "saga"; readonly status: Saga["status"]; readonly price?: number; readonly why?: string }
   | { readonly _tag: "ok" }
+  /** A purchase of an agent's service placed as an order: pending, its price held. */
+  | { readonly _tag: "ordered"; readonly price: number; readonly txId: string }
+  /** The seller's answer to an order: the order as it stands after it. */
+  | { readonly _tag: "answered"; readonly status: "delivered" | "failed"; readonly output: unknown }
+  /** A sweep of orders past their deadline: how many it expired. */
+  | { readonly _tag: "expired"; readonly count: number }
 
 export const refused = (error: string, extra: { policy?: string; state?: string } = {}): Outcome => ({
   _tag: "refused",
@@ -260,17 +300,125 @@ const recordFailed = (s: State, buyer: number, seller: number, price: number, tx
 /** Only the platform's seeded sellers simulate; any other seller delivers whatever the input says. */
 export const effectiveDelivery = (seller: number, asked: Delivery): Delivery => (seller === PLATFORM ? asked : "ok")
 
+/** When the seller answers an order: at once (the buy answers the delivered purchase), or later (the buy answers pending). */
+export type Answering = "now" | "later"
+
+/** What the harness's seller delivers when it answers an order at once. */
+export const deliveredAtOnce = (txId: string) => ({ delivered: txId })
+
+/** An order ends: delivered (85/15 from the escrow, spend dated when it was placed), or failed or expired (refunded in full). */
+const endOrder = (s: State, o: Order, status: "delivered" | "failed" | "expired", output: unknown) => {
+  const tx = s.txs.get(o.id)!
+  o.status = status
+  if (status === "delivered") {
+    const { sellerCents, feeCents } = split(o.price)
+    s.balances[o.seller] += sellerCents
+    s.fees += feeCents
+    addSpend(s, o.buyer, o.createdAt, o.price)
+    s.txs.set(o.id, { ...tx, status: "completed", sellerCents, feeCents })
+    o.output = output
+    return
+  }
+  s.balances[o.buyer] += o.price
+  tx.status = "failed"
+  if (o.negotiation !== null) s.negotiations.get(o.negotiation)!.used = false
+}
+
+/** An authorised purchase of an agent's service: its price to escrow, a pending transaction, the order; the seller may deliver at once. */
+const placeOrder = (
+  s: State,
+  x: {
+    readonly buyer: number
+    readonly seller: number
+    readonly tier: number
+    readonly price: number
+    readonly txId: string
+    readonly key: string | null
+    readonly negotiation: string | null
+  },
+  answering: Answering
+): Outcome => {
+  if (s.balances[x.buyer] < x.price) return refused("InsufficientCredits")
+  const before = s.balances[x.buyer]
+  s.balances[x.buyer] -= x.price
+  s.txs.set(x.txId, {
+    id: x.txId,
+    buyer: x.buyer,
+    seller: x.seller,
+    price: x.price,
+    sellerCents: 0,
+    feeCents: 0,
+    status: "pending",
+    createdAt: s.now,
+    dispute: "none"
+  })
+  const order: Order = {
+    id: x.txId,
+    buyer: x.buyer,
+    seller: x.seller,
+    price: x.price,
+    createdAt: s.now,
+    deadlineAt: s.now + orderDeadlineMs(AGENT_P95_MS[x.tier]),
+    negotiation: x.negotiation,
+    status: "pending",
+    output: null
+  }
+  s.orders.set(x.txId, order)
+  if (x.key !== null) s.txByKey.set(`${x.buyer}|${x.key}`, x.txId)
+  afterDebit(s, x.buyer, before)
+  if (answering === "later") return { _tag: "ordered", price: x.price, txId: x.txId }
+  endOrder(s, order, "delivered", deliveredAtOnce(x.txId))
+  return { _tag: "completed", price: x.price, txId: x.txId }
+}
+
+/**
+ * The seller answers order `id` (deliver with `output`, or fail): a pending order before its
+ * deadline ends so; at or past the deadline it expires now (refunded) and the answer is refused; the
+ * same answer again is the order as it is (the first output stands, nothing moves); the other
+ * answer to an ended order is refused.
+ */
+export const answerOrder = (s: State, id: string, what: "deliver" | "fail", output: unknown): Outcome => {
+  const o = s.orders.get(id)!
+  const same = what === "deliver" ? "delivered" : "failed"
+  if (o.status === same) return { _tag: "answered", status: same, output: o.output }
+  if (o.status !== "pending") return refused("OrderClosed", { state: o.status })
+  if (o.deadlineAt <= s.now) {
+    endOrder(s, o, "expired", null)
+    return refused("OrderClosed", { state: "expired" })
+  }
+  endOrder(s, o, same, what === "deliver" ? output : null)
+  return { _tag: "answered", status: same, output: o.output }
+}
+
+/** The sweep: every pending order whose deadline has passed expires, refunded in full. */
+export const expireDue = (s: State): Outcome => {
+  let count = 0
+  for (const o of s.orders.values()) {
+    if (o.status !== "pending" || o.deadlineAt > s.now) continue
+    endOrder(s, o, "expired", null)
+    count++
+  }
+  return { _tag: "expired", count }
+}
+
 /** Delivery, settlement and the after-debit hooks of an authorised purchase; mutates `s`. */
 const settle = (
   s: State,
-  buyer: number,
-  seller: number,
-  price: number,
+  x: {
+    readonly buyer: number
+    readonly seller: number
+    readonly tier: number
+    readonly price: number
+    readonly txId: string
+    readonly key: string | null
+    readonly negotiation: string | null
+  },
   asked: Delivery,
-  txId: string,
-  key: string | null,
-  negotiation: string | null
+  answering: Answering
 ): Outcome => {
+  const { buyer, seller, price, txId, key, negotiation } = x
+  // An agent's service is an order its seller answers (simulate is plain input to it).
+  if (seller !== PLATFORM) return placeOrder(s, x, answering)
   // An instant purchase does not wait: a slow seller's answer is in hand when it answers, a timeout is a failure.
   const delivery = effectiveDelivery(seller, asked)
   if (delivery === "fail" || delivery === "timeout") {
@@ -294,6 +442,8 @@ export interface Buy {
   readonly tier: number
   readonly key: string | null
   readonly simulate: Delivery
+  /** When an agent seller answers the order (now when absent). */
+  readonly answer?: Answering
 }
 
 /**
@@ -343,7 +493,12 @@ export const buy = (
   }
   if (decision !== "approved") return decision
   if (negotiation !== null) s.negotiations.get(negotiation)!.used = true
-  const out = settle(s, b.buyer, b.seller, price, b.simulate, ids.txId ?? "?", b.key, negotiation)
+  const out = settle(
+    s,
+    { buyer: b.buyer, seller: b.seller, tier: b.tier, price, txId: ids.txId ?? "?", key: b.key, negotiation },
+    b.simulate,
+    b.answer ?? "now"
+  )
   // A refused purchase leaves no trace: the negotiated price stays unused.
   if (out._tag === "refused" && negotiation !== null) s.negotiations.get(negotiation)!.used = false
   return out
@@ -364,7 +519,20 @@ export const approve = (s: State, approvalId: string, txId: string | undefined):
   }
   const decision = authorize(s, a.buyer, a.seller, a.price, true)
   if (decision !== "approved") return decision as Outcome
-  const out = settle(s, a.buyer, a.seller, a.price, a.simulate, txId ?? "?", a.key, a.negotiation)
+  const out = settle(
+    s,
+    {
+      buyer: a.buyer,
+      seller: a.seller,
+      tier: a.tier,
+      price: a.price,
+      txId: txId ?? "?",
+      key: a.key,
+      negotiation: a.negotiation
+    },
+    a.simulate,
+    "now"
+  )
   if (out._tag === "refused") return out
   a.status = "approved"
   return out

@@ -88,6 +88,39 @@ export const mutants: ReadonlyArray<Mutant> = [
         replace: "agent !== null ? asked : asIs"
       }
     ]
+  },
+  {
+    name: "order-answer-at-deadline",
+    breaks: "an answer at or after the order's deadline finds it expired (refunded), not delivered",
+    edits: [
+      {
+        file: "src/services/orders/Orders.ts",
+        find: "if (Date.parse(order.deadlineAt) <= now) {",
+        replace: "if (Date.parse(order.deadlineAt) < now) {"
+      }
+    ]
+  },
+  {
+    name: "order-second-answer-refused",
+    breaks: "the same answer to an order again is the order as it is (200), not OrderClosed",
+    edits: [
+      {
+        file: "src/services/orders/Orders.ts",
+        find: "if (order.status === same) return { order, closed: false, changed: false }",
+        replace: "if (order.status === same && false) return { order, closed: false, changed: false }"
+      }
+    ]
+  },
+  {
+    name: "order-escrow-not-held",
+    breaks: "the escrow of pending orders counts against the daily and monthly limits",
+    edits: [
+      {
+        file: "src/layers/wallet/WalletStore.memory.ts",
+        find: "+ heldByOrders(o, agentId)),",
+        replace: "+ 0 * heldByOrders(o, agentId)),"
+      }
+    ]
   }
 ]
 

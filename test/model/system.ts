@@ -102,7 +102,10 @@ const offers = CatalogOffersLive.pipe(Layer.provide(Catalog.layer))
 /** Commerce (with negotiated prices), wallets, disputes, sagas, negotiations, paid calls (MPP) and the sellers' orders over the stores. */
 export const servicesLayer = Layer.merge(commerceServices, Orders.layer).pipe(
   Layer.provideMerge(
-    Layer.mergeAll(Sagas.layer, Mpp.layer, NegotiatedPricesLive).pipe(Layer.provideMerge(Negotiations.layer))
+    Layer.mergeAll(Sagas.layer, Mpp.layer).pipe(
+      Layer.provideMerge(NegotiatedPricesLive),
+      Layer.provideMerge(Negotiations.layer)
+    )
   ),
   Layer.provideMerge(offers),
   Layer.provideMerge(Ids.Live)
@@ -144,8 +147,6 @@ export const agentSeller = (name: string, tiers: ReadonlyArray<ReturnType<typeof
 export type Actual =
   | M.Outcome
   | { readonly _tag: "unavailable" }
-  // A purchase waiting for its seller's answer: no outcome the model knows (the harness has the agent seller deliver it).
-  | { readonly _tag: "ordered"; readonly txId: string }
   | {
       readonly _tag: "sagaRun"
       readonly sagaId: string
@@ -163,7 +164,7 @@ export const fromPurchase = (p: {
   p.status === "pending_approval"
     ? { _tag: "pending", reason: p.approval!.reason as "manual", approvalId: p.approval!.id }
     : p.status === "pending"
-      ? { _tag: "ordered", txId: p.transaction!.id }
+      ? { _tag: "ordered", price: p.transaction!.priceCents, txId: p.transaction!.id }
       : p.status === "failed"
         ? { _tag: "failed", txId: p.transaction!.id }
         : { _tag: "completed", price: p.transaction!.priceCents, txId: p.transaction!.id }
@@ -184,13 +185,20 @@ export const fromSaga = (g: {
 })
 
 export const fromError = (e: unknown): Actual => {
-  const err = e as { readonly _tag: string; readonly policy?: string; readonly state?: string }
+  const err = e as {
+    readonly _tag: string
+    readonly policy?: string
+    readonly state?: string
+    readonly status?: string
+  }
   if (err._tag === "StorageUnavailable") return { _tag: "unavailable" }
+  // An answer to a closed order names the state the order ended in.
+  const state = err._tag === "OrderClosed" ? err.status : err.state
   return {
     _tag: "refused",
     error: err._tag,
     ...(err.policy !== undefined ? { policy: err.policy } : {}),
-    ...(err.state !== undefined ? { state: err.state } : {})
+    ...(state !== undefined ? { state } : {})
   }
 }
 
@@ -206,7 +214,20 @@ export const matches = (expected: M.Outcome, actual: Actual): boolean => {
     case "pending":
       return actual._tag === "pending" && actual.reason === expected.reason
     case "replayTx":
-      return (actual._tag === "completed" || actual._tag === "failed") && actual.txId === expected.txId
+      return (
+        (actual._tag === "completed" || actual._tag === "failed" || actual._tag === "ordered") &&
+        actual.txId === expected.txId
+      )
+    case "ordered":
+      return actual._tag === "ordered" && actual.price === expected.price
+    case "answered":
+      return (
+        actual._tag === "answered" &&
+        actual.status === expected.status &&
+        JSON.stringify(actual.output) === JSON.stringify(expected.output)
+      )
+    case "expired":
+      return actual._tag === "expired" && actual.count === expected.count
     case "replayApproval":
       return actual._tag === "pending" && actual.approvalId === expected.approvalId
     case "refused":
@@ -235,7 +256,9 @@ export const label = (a: Actual) =>
     ? `refused:${a.error}${"policy" in a && a.policy ? `:${a.policy}` : ""}${"state" in a && a.state ? `:${a.state}` : ""}`
     : a._tag === "sagaRun"
       ? `saga ${a.status}`
-      : a._tag
+      : a._tag === "answered"
+        ? `${a.status}`
+        : a._tag
 
 export class Divergence extends Error {}
 export const diverge = (what: string, detail: unknown) => new Divergence(`${what}: ${JSON.stringify(detail)}`)

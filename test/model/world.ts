@@ -1,12 +1,18 @@
 // The generated worlds and operation sequences of the money model (test/model/money.model.test.ts):
 // three agents that buy and sell, the platform's seeded seller, and 15–30 operations drawn from
-// purchases, approvals, sagas, negotiations, price changes, refunds, clock jumps, injected
+// purchases, approvals, sagas, negotiations, price changes, refunds, the agent sellers' answers
+// to their orders (at once or later, twice, at once twice, late, never: the expiry sweep), clock jumps, injected
 // failures and restarts. Prices and limits come from one small set of round numbers and their
 // neighbours, so purchases land exactly on a limit, threshold or balance often.
 import fc from "fast-check"
 import * as M from "./model.js"
 
 export type FaultPoint = "settlement" | "ledger" | "wallet" | "approval"
+/** One answer of a seller to an order: deliver (with output `{n: output}`) or fail. */
+export interface Answer {
+  readonly what: "deliver" | "fail"
+  readonly output: number
+}
 export type Op =
   | { readonly _tag: "buy"; readonly b: M.Buy }
   | { readonly _tag: "topup"; readonly agent: number; readonly amount: number }
@@ -43,7 +49,31 @@ export type Op =
       readonly terms: { readonly volume?: number; readonly durationMonths?: number }
     }
   /** A purchase at a negotiated price (any negotiation of the run: used, expired or not). */
-  | { readonly _tag: "buyNegotiated"; readonly pick: number; readonly simulate: M.Delivery }
+  | {
+      readonly _tag: "buyNegotiated"
+      readonly pick: number
+      readonly simulate: M.Delivery
+      readonly answer?: M.Answering
+    }
+  /**
+   * The seller answers an order of the run (a pending one when `pending` and there is one): once,
+   * or twice (the same answer with another output, or the other answer), one after the other or
+   * at once.
+   */
+  | {
+      readonly _tag: "answer"
+      readonly pick: number
+      readonly pending: boolean
+      readonly answers: ReadonlyArray<Answer>
+      readonly concurrent: boolean
+    }
+  /**
+   * The seller answers a pending order late: the clock moves to `by` ms after its deadline (−1:
+   * just in time; 0: at the deadline, already too late), no sweep has run.
+   */
+  | { readonly _tag: "late"; readonly pick: number; readonly by: number; readonly answer: Answer }
+  /** The seller never answers: the clock moves on `ms` and the expiry sweep runs (Orders.expireDue). */
+  | { readonly _tag: "expire"; readonly ms: number }
   /** A pay-per-request call (MPP) of an agent's service: the 402 challenge, then the paid call. */
   | { readonly _tag: "paidCall"; readonly buyer: number; readonly seller: number; readonly tier: number }
   | { readonly _tag: "advance"; readonly ms: number }
@@ -75,17 +105,46 @@ const simulateArb = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom<M.Delivery>("slow", "timeout") }
 )
 
+/**
+ * An agent seller answers half its orders later (the others at once, in the buy's step). A
+ * purchase with an idempotency key is always answered at once, so that a retry never decides
+ * whether the first purchase's order is answered.
+ */
+const answeringArb = fc.constantFrom<M.Answering>("now", "later")
+
 export const buyArb: fc.Arbitrary<M.Buy> = fc
   .record({
     buyer: agentArb,
     pick: fc.nat({ max: 3 }),
     tier: fc.integer({ min: 0, max: M.TIERS - 1 }),
     key: fc.option(fc.constantFrom("k1", "k2", "k3"), { freq: 2 }),
-    simulate: simulateArb
+    simulate: simulateArb,
+    answer: answeringArb
   })
   .map((r) => {
     const seller = sellerFor(r.buyer, r.pick)
-    return { buyer: r.buyer, seller, tier: tierOf(seller, r.tier), key: r.key, simulate: r.simulate }
+    return {
+      buyer: r.buyer,
+      seller,
+      tier: tierOf(seller, r.tier),
+      key: r.key,
+      simulate: r.simulate,
+      answer: r.key === null ? r.answer : "now"
+    }
+  })
+
+const answerArb: fc.Arbitrary<Answer> = fc.record({
+  what: fc.constantFrom<Answer["what"]>("deliver", "deliver", "fail"),
+  output: fc.nat({ max: 9 })
+})
+/** A seller's answer (or two) to an order; mostly a pending one. */
+export const answerOpArb = (most: number): fc.Arbitrary<Op> =>
+  fc.record({
+    _tag: fc.constant("answer" as const),
+    pick: fc.nat(),
+    pending: fc.constantFrom(true, true, true, false),
+    answers: fc.array(answerArb, { minLength: 1, maxLength: most }),
+    concurrent: fc.boolean()
   })
 
 /** A saga: mostly the platform's service (slow and timed-out deliveries hold escrow across steps). */
@@ -171,7 +230,9 @@ export const simpleOpArb: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc
       .record({ buyer: agentArb, pick: fc.nat({ max: 1 }), tier: fc.integer({ min: 0, max: M.TIERS - 1 }) })
       .map((r) => ({ _tag: "paidCall" as const, buyer: r.buyer, seller: sellerFor(r.buyer, r.pick), tier: r.tier }))
-  }
+  },
+  // One answer: a fault may trip inside it.
+  { weight: 3, arbitrary: answerOpArb(1) }
 )
 
 const termsArb = fc.record(
@@ -217,8 +278,22 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .record({ pick: fc.nat(), simulate: simulateArb })
+      .record({ pick: fc.nat(), simulate: simulateArb, answer: answeringArb })
       .map((r) => ({ _tag: "buyNegotiated" as const, ...r }))
+  },
+  { weight: 3, arbitrary: answerOpArb(2) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      _tag: fc.constant("late" as const),
+      pick: fc.nat(),
+      by: fc.constantFrom(-1, 0, 1, 60_000),
+      answer: answerArb
+    })
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(0, 10_000, 16_000, 120_000, 3_600_000).map((ms) => ({ _tag: "expire" as const, ms }))
   },
   {
     weight: 3,
