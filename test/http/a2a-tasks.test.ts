@@ -230,7 +230,7 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     expect(await wallet(seller)).toMatchObject({ balanceCents: 0 })
   })
 
-  it("a task is its buyer's: the seller, another agent and an unknown id get TaskNotFound; ListTasks and SubscribeToTask are unsupported", async () => {
+  it("a task is its buyer's: the seller, another agent and an unknown id get TaskNotFound; ListTasks, SubscribeToTask and follow-up messages are unsupported", async () => {
     const { seller, buyer, serviceId } = await market(300)
     const task = seen(await (await a2aClient(buyer)).sendMessage(buyRequest(serviceId, { text: "x" }, true)))
     const stranger = await createAgentKey(server.baseUrl, ["commerce:*"])
@@ -243,6 +243,8 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     expect((await rpcError(stranger, "CancelTask", { id: task.id })).code).toBe(-32001)
     expect((await rpcError(buyer, "GetTask", {})).code).toBe(-32602)
     expect((await rpcError(buyer, "ListTasks", {})).code).toBe(-32004)
+    const followUp = { messageId: "m-f", role: "ROLE_USER", taskId: task.id, parts: [{ data: { skill: "buy" } }] }
+    expect((await rpcError(buyer, "SendMessage", { message: followUp })).code).toBe(-32004)
     expect((await rpcError(buyer, "SubscribeToTask", { id: task.id })).code).toBe(-32004)
   })
 })

@@ -142,6 +142,13 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
   switch (method) {
     case "SendMessage": {
       const startedAt = Date.now()
+      // A task here is a purchase the seller answers, not a conversation: it takes no further messages.
+      if (isRecord(params.message) && typeof params.message.taskId === "string" && params.message.taskId !== "")
+        return rpcError(
+          id,
+          A2aErrors.unsupportedOperation,
+          "a task takes no further messages: follow it with GetTask, or send a new message without taskId"
+        )
       const call = skillCall(params.message)
       if ("problem" in call) return rpcError(id, A2aErrors.invalidParams, call.problem)
       const found = skills.find((s) => s.skill.id === call.skill)
