@@ -22,6 +22,7 @@ import {
   walletAccount
 } from "../../src/schema/ledger/ledger.js"
 import { MemoryOrderStore } from "../../src/layers/orders/OrderStore.memory.js"
+import { MemorySagaStore } from "../../src/layers/saga/SagaStore.memory.js"
 import { MemoryDb, MemoryTransactor } from "../../src/layers/storage/memory/MemoryDb.js"
 import { MemoryCommerceStoresLive } from "../../src/layers/stores.js"
 import { MemoryMarketplaceStore } from "../../src/layers/marketplace/MarketplaceStore.memory.js"
@@ -578,7 +579,8 @@ const memoryStores = Layer.mergeAll(
   MemoryAuditStore,
   MemoryRefusalsStore,
   MemoryWriteReceiptStore,
-  MemoryOrderStore
+  MemoryOrderStore,
+  MemorySagaStore
 ).pipe(Layer.provideMerge(MemoryDb.layer), Layer.provideMerge(AppConfig.test({ storage: "memory" })))
 
 layer(

@@ -287,8 +287,12 @@ forEachStorage(
               delivery: { success: true, output: { simulate } }
             })
           }
+          // A saga waits on the seller too (its deliver step is the seller's order), and the seller's delivery completes it.
           const saga = yield* sagas.start(buyer, { serviceId: service.id, tierId: "unit", input: { simulate: "fail" } })
-          expect(saga).toMatchObject({ status: "completed" })
+          expect(saga).toMatchObject({ status: "running", currentStep: "deliver" })
+          yield* orders.deliver(seller.agentId, saga.transactionId!, { output: { simulate: "fail" } })
+          yield* sagas.runDue()
+          expect(yield* sagas.get(buyer.agentId, saga.id)).toMatchObject({ status: "completed" })
           expect(yield* balance(seller.agentId)).toBe(3 * 42) // 50 cents → 42 to the seller, 8 fee
           // On a platform seller the switch still works (that seller is the platform's simulation).
           const failed = yield* commerce.buy({

@@ -44,7 +44,7 @@ export const PgOverviewStore = Layer.effect(
                       AND s.steps @> '[{"name":"escrow","status":"succeeded"}]'::jsonb
                       AND NOT s.steps @> '[{"name":"settle","status":"succeeded"}]'::jsonb)
                     + (SELECT COALESCE(SUM(o.price_cents), 0) FROM orders o
-                       WHERE o.buyer_agent_id = a.agent_id AND o.status = 'pending'))::bigint AS held,
+                       WHERE o.buyer_agent_id = a.agent_id AND o.status = 'pending' AND o.saga_id IS NULL))::bigint AS held,
                   (SELECT count(*) FROM commerce_approvals p
                     WHERE p.agent_id = a.agent_id AND p.status = 'pending' AND p.expires_at > ${at.nowIso})::int AS pending
                 FROM a LEFT JOIN commerce_wallets w ON w.agent_id = a.agent_id`

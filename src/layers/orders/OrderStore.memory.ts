@@ -2,7 +2,7 @@
 // pending orders by id (what the expiry sweep, the push dispatcher and the buyer's held escrow
 // read). The wallet store reads `orders_pending_by_buyer` for the buyer's held money.
 import { Effect, Layer } from "effect"
-import type { Order } from "../../schema/orders/orders.js"
+import { type Order, sagaOf } from "../../schema/orders/orders.js"
 import { type OrderCursor as OrderKey, OrderStore } from "../../services/orders/OrderStore.js"
 import { MemoryDb } from "../storage/memory/MemoryDb.js"
 
@@ -15,7 +15,7 @@ export const orderTables = Effect.map(MemoryDb, (db) => ({
   bySeller: db.table<string, Array<OrderKey>>("orders_by_seller"),
   byKey: db.table<string, string>("orders_by_key"),
   pending: db.table<string, true>("orders_pending"),
-  // buyer → ids of its pending orders (the buyer's held escrow).
+  // buyer → ids of its pending orders holding their own escrow (a buy's; a saga's order holds none).
   pendingByBuyer: db.table<string, Array<string>>("orders_pending_by_buyer")
 }))
 
@@ -38,7 +38,8 @@ export const MemoryOrderStore = Layer.effect(
         if (order.idempotencyKey !== null) yield* t.byKey.set(`${order.buyerAgentId}|${order.idempotencyKey}`, order.id)
         if (order.status === "pending") {
           yield* t.pending.set(order.id, true)
-          yield* t.pendingByBuyer.append(order.buyerAgentId, order.id)
+          // A saga's order holds nothing itself: its money is the saga's escrow, counted through the saga.
+          if (sagaOf(order) === null) yield* t.pendingByBuyer.append(order.buyerAgentId, order.id)
         }
       }),
       get: (id) => Effect.sync(() => t.orders.get(id)),
@@ -75,7 +76,7 @@ export const MemoryOrderStore = Layer.effect(
         yield* t.orders.set(order.id, order)
         if (order.status !== "pending" && t.pending.get(order.id) !== undefined) {
           yield* t.pending.delete(order.id)
-          yield* t.pendingByBuyer.removeItem(order.buyerAgentId, order.id)
+          if (sagaOf(order) === null) yield* t.pendingByBuyer.removeItem(order.buyerAgentId, order.id)
         }
       }),
       dueExpiries: (now, limit) =>

@@ -1,9 +1,9 @@
-// Postgres store of orders (migration 0027): one row per order, the push schedule in its own
-// columns, keyset pages by (created_at, id), the sweeps through their partial indexes.
+// Postgres store of orders (migrations 0027, 0030): one row per order, the push schedule in its own
+// columns, the saga that placed it (null: a buy), keyset pages by (created_at, id), the sweeps through their partial indexes.
 import { SqlClient } from "effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import { PricingModel } from "../../schema/commerce/common.js"
-import { OrderMode, OrderStatus, type Order } from "../../schema/orders/orders.js"
+import { OrderMode, OrderStatus, type Order, sagaOf } from "../../schema/orders/orders.js"
 import { OrderStore } from "../../services/orders/OrderStore.js"
 import { orUnavailable } from "../storage/postgres/PgDb.js"
 import { decodeFirst, decodeRows, IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
@@ -36,7 +36,8 @@ const OrderRow = Schema.Struct({
   pushAttempts: Schema.NullOr(Schema.Number),
   pushNextAttemptAt: IsoTimestampOrNull,
   pushAcceptedAt: IsoTimestampOrNull,
-  pushLastError: Schema.NullOr(Schema.String)
+  pushLastError: Schema.NullOr(Schema.String),
+  sagaId: Schema.NullOr(Schema.String)
 })
 
 const toOrder = (r: typeof OrderRow.Type): Order => ({
@@ -71,12 +72,13 @@ const toOrder = (r: typeof OrderRow.Type): Order => ({
           nextAttemptAt: r.pushNextAttemptAt,
           acceptedAt: r.pushAcceptedAt,
           lastError: r.pushLastError
-        }
+        },
+  origin: r.sagaId === null ? { kind: "buy" } : { kind: "saga", sagaId: r.sagaId }
 })
 
 const COLUMNS = `id, service_id, service_name, category, pricing_model, tier_id, list_price_cents, seller_agent_id,
   buyer_agent_id, input, price_cents, mode, status, created_at, deadline_at, answered_at, output, error, latency_ms,
-  negotiation_id, approval_id, idempotency_key, push_attempts, push_next_attempt_at, push_accepted_at, push_last_error`
+  negotiation_id, approval_id, idempotency_key, push_attempts, push_next_attempt_at, push_accepted_at, push_last_error, saga_id`
 
 export const PgOrderStore = Layer.effect(
   OrderStore,
@@ -95,9 +97,8 @@ export const PgOrderStore = Layer.effect(
             ${o.mode}, ${o.status}, ${o.createdAt}, ${o.deadlineAt}, ${o.answeredAt}, ${json(o.output)}::jsonb,
             ${o.error}, ${o.latencyMs}, ${o.negotiationId}, ${o.approvalId}, ${o.idempotencyKey},
             ${o.push?.attempts ?? null},
-            ${o.push?.nextAttemptAt ?? null}, ${o.push?.acceptedAt ?? null}, ${o.push?.lastError ?? null})`).pipe(
-          Effect.asVoid
-        ),
+            ${o.push?.nextAttemptAt ?? null}, ${o.push?.acceptedAt ?? null}, ${o.push?.lastError ?? null},
+            ${sagaOf(o)})`).pipe(Effect.asVoid),
       get: (id) => orUnavailable(sql`SELECT ${columns} FROM orders WHERE id = ${id}`).pipe(Effect.flatMap(one)),
       findByKey: (buyerAgentId, key) =>
         orUnavailable(

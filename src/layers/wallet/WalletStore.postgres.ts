@@ -85,7 +85,7 @@ export const heldStatement = (sql: SqlClient.SqlClient, agentId: string) =>
         AND steps @> '[{"name":"escrow","status":"succeeded"}]'::jsonb
         AND NOT steps @> '[{"name":"settle","status":"succeeded"}]'::jsonb)
     + (SELECT COALESCE(SUM(price_cents), 0) FROM orders
-      WHERE buyer_agent_id = ${agentId} AND status = 'pending'))::bigint AS total`
+      WHERE buyer_agent_id = ${agentId} AND status = 'pending' AND saga_id IS NULL))::bigint AS total`
 
 /** Kept running spend per agent-day against a recomputation from the debits that count as spend. */
 const SPEND_DRIFT = `

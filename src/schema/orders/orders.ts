@@ -22,6 +22,17 @@ export const PushState = Schema.Struct({
 })
 export type PushState = typeof PushState.Type
 
+/**
+ * Who placed the order and so holds its money: a buy (the order's own escrow, settled or refunded
+ * by the seller's answer) or a saga's deliver step (the money stays in the saga's escrow; the
+ * answer is only recorded, and the saga settles or compensates).
+ */
+export const OrderOrigin = Schema.Union([
+  Schema.Struct({ kind: Schema.Literal("buy") }),
+  Schema.Struct({ kind: Schema.Literal("saga"), sagaId: Schema.String })
+])
+export type OrderOrigin = typeof OrderOrigin.Type
+
 export const Order = Schema.Struct({
   id: Schema.String,
   transactionId: Schema.String,
@@ -46,9 +57,14 @@ export const Order = Schema.Struct({
   negotiationId: Schema.NullOr(Schema.String),
   approvalId: Schema.NullOr(Schema.String),
   idempotencyKey: Schema.NullOr(Schema.String),
-  push: Schema.NullOr(PushState)
+  push: Schema.NullOr(PushState),
+  /** Absent on orders built without one (a buy's): read it through sagaOf. */
+  origin: Schema.optionalKey(OrderOrigin)
 })
 export type Order = typeof Order.Type
+
+/** The saga that placed the order (it holds the money), or null for a buy's order. */
+export const sagaOf = (o: Pick<Order, "origin">): string | null => (o.origin?.kind === "saga" ? o.origin.sagaId : null)
 
 /** An order as its seller or buyer sees it: no idempotency key, no push internals. */
 export const OrderView = Schema.Struct({

@@ -10,6 +10,8 @@ export type OfferService = Pick<
   "id" | "sellerAgentId" | "name" | "category" | "pricingModel" | "negotiation"
 > & {
   readonly tiers: ReadonlyArray<OfferTier>
+  /** Who delivers: the catalog's services say (pull, push, simulated); the seed's are simulated when absent. */
+  readonly fulfilment?: { readonly mode: "pull" | "push" | "simulated" }
 }
 export type OfferTier = Pick<ServiceTierSeed, "id" | "name" | "priceCents" | "unit" | "includedUnits" | "sla">
 

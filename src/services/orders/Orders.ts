@@ -2,7 +2,8 @@
 // buyer's money in escrow (in the buy's unit of work); the seller's delivery settles it 85/15, its
 // failure or the deadline refunds it in full, each exactly once. Sellers read their orders in
 // keyset pages, optionally waiting for the next one; a buy of a push service may wait for the
-// outcome. docs/fulfilment.md has the protocol.
+// outcome. A saga's deliver step places orders too (origin saga): the money stays in the saga's
+// escrow, the seller's answer is recorded and wakes the saga. docs/fulfilment.md has the protocol.
 import { Clock, Context, Effect, Layer, PubSub } from "effect"
 import type { TransactionRecord } from "../../schema/commerce/transactions.js"
 import { escrowAccount, type InsufficientFunds, walletAccount } from "../../schema/ledger/ledger.js"
@@ -12,7 +13,9 @@ import {
   type Order,
   OrderClosed,
   type OrderMode,
-  type OrderStatus
+  type OrderOrigin,
+  type OrderStatus,
+  sagaOf
 } from "../../schema/orders/orders.js"
 import { InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import { NegotiatedPrices } from "../commerce/NegotiatedPrices.js"
@@ -26,6 +29,7 @@ import { makeOutcome } from "./outcome.js"
 import { newOrder, pendingTransaction } from "./placing.js"
 import { makeWaits, type Signal } from "./waits.js"
 import { OrderStore } from "./OrderStore.js"
+import { SagaStore } from "../saga/SagaStore.js"
 
 /** What a buy hands over when it places an order instead of settling at once. */
 export interface PlaceOrder {
@@ -37,6 +41,8 @@ export interface PlaceOrder {
   readonly deadlineMs: number
   /** The buyer's wallet balance as read under its lock in this unit of work, if the caller holds it. */
   readonly lockedBalanceCents?: number
+  /** Default a buy: the order holds the price in its own escrow. A saga's order holds nothing (the saga's escrow does). */
+  readonly origin?: OrderOrigin
 }
 
 export interface OrdersQueryOptions {
@@ -89,6 +95,12 @@ export interface OrdersService {
   readonly awaitOutcome: (orderId: string, maxWaitMs: number) => Effect.Effect<Order | undefined, StorageUnavailable>
   /** Expires pending orders past their deadline (a bounded batch): refunds, marks, tells both sides. The count. */
   readonly expireDue: Effect.Effect<number, StorageUnavailable>
+  /**
+   * Expires a pending saga's order in the caller's unit of work, the caller holding the saga and the
+   * order locked (the saga's deliver step at its deadline): recorded, the seller told; the saga gives
+   * its escrow back itself.
+   */
+  readonly expireLocked: (order: Order, nowMs: number) => Effect.Effect<Order, StorageUnavailable>
   /** Completes when this process next places an order (the push dispatcher's wake-up). */
   readonly placed: Effect.Effect<void>
   /**
@@ -126,14 +138,15 @@ const make = Effect.gen(function* () {
   const config = yield* AppConfig
   const waitMs = config.orderWaitMs
   const negotiated = yield* NegotiatedPrices
-  const outcome = makeOutcome({ store, settlement, ledger, events, negotiated })
+  const outcome = makeOutcome({ store, settlement, ledger, events, negotiated, sagas: yield* SagaStore })
   const placedHub = yield* PubSub.unbounded<Signal>()
   const endedHub = yield* PubSub.unbounded<Signal>()
 
   const place = Effect.fnUntraced(function* (x: PlaceOrder) {
     const order = newOrder(x)
-    // The buyer's money moves to the order's own escrow, checked under the wallet lock the buy holds.
-    if (order.priceCents > 0) {
+    // The buyer's money moves to the order's own escrow, checked under the wallet lock the buy holds;
+    // a saga's order leaves it where the saga's escrow step put it.
+    if (order.priceCents > 0 && sagaOf(order) === null) {
       yield* ledger.transfer({
         kind: "escrow_hold",
         reference: order.id,
@@ -170,20 +183,18 @@ const make = Effect.gen(function* () {
     same: "delivered" | "failed",
     end: (order: Order, nowMs: number) => Effect.Effect<Order, StorageUnavailable>
   ) {
-    const result = yield* atomically(
-      Effect.gen(function* () {
-        const order = yield* store.getForUpdate(orderId)
-        if (order === undefined || order.sellerAgentId !== sellerAgentId) return yield* Effect.fail(notFound(orderId))
-        if (order.status === same) return { order, closed: false, changed: false }
-        if (order.status !== "pending") return { order, closed: true, changed: false }
-        const now = yield* Clock.currentTimeMillis
-        if (Date.parse(order.deadlineAt) <= now) {
-          const expired = yield* outcome.refund(order, "expired", "the seller did not answer before the deadline", now)
-          return { order: expired, closed: true, changed: true }
-        }
-        return { order: yield* end(order, now), closed: false, changed: true }
-      })
-    )
+    const settle = Effect.fnUntraced(function* (order: Order | undefined) {
+      if (order === undefined || order.sellerAgentId !== sellerAgentId) return yield* Effect.fail(notFound(orderId))
+      if (order.status === same) return { order, closed: false, changed: false }
+      if (order.status !== "pending") return { order, closed: true, changed: false }
+      const now = yield* Clock.currentTimeMillis
+      if (Date.parse(order.deadlineAt) <= now) {
+        const expired = yield* outcome.refund(order, "expired", "the seller did not answer before the deadline", now)
+        return { order: expired, closed: true, changed: true }
+      }
+      return { order: yield* end(order, now), closed: false, changed: true }
+    })
+    const result = yield* atomically(outcome.locked(orderId, settle))
     if (result.changed) yield* PubSub.publish(endedHub, { sellerAgentId, orderId })
     if (result.closed) {
       return yield* Effect.fail(
@@ -217,16 +228,21 @@ const make = Effect.gen(function* () {
     const due = yield* store.dueExpiries(iso(now), EXPIRE_BATCH)
     let n = 0
     for (const d of due) {
-      const ended = yield* atomically(
-        Effect.gen(function* () {
-          const order = yield* store.getForUpdate(d.id)
-          // Answered meanwhile (the seller, or another process's sweep): its outcome stands.
-          if (order === undefined || order.status !== "pending") return false
-          yield* outcome.refund(order, "expired", "the seller did not answer before the deadline", now)
-          return true
-        })
+      const { changed } = yield* atomically(
+        outcome
+          .locked(d.id, (order) =>
+            // Answered meanwhile (the seller, its saga, or another process's sweep): its outcome stands.
+            order === undefined || order.status !== "pending"
+              ? Effect.succeed({ order: d, changed: false, closed: false })
+              : Effect.map(
+                  outcome.refund(order, "expired", "the seller did not answer before the deadline", now),
+                  (expired) => ({ order: expired, changed: true, closed: false })
+                )
+          )
+          // The sweep's step above never fails NotFound; only the seller's answer does.
+          .pipe(Effect.catchTag("NotFound", Effect.die))
       )
-      if (ended) {
+      if (changed) {
         n++
         yield* PubSub.publish(endedHub, { sellerAgentId: d.sellerAgentId, orderId: d.id })
       }
@@ -247,7 +263,24 @@ const make = Effect.gen(function* () {
   const announce = (order: Pick<Order, "id" | "sellerAgentId">) =>
     Effect.asVoid(PubSub.publish(placedHub, { sellerAgentId: order.sellerAgentId, orderId: order.id }))
 
-  return Orders.of({ place, deliver, fail, get, list, awaitOutcome, expireDue, placed, announce, waitMs })
+  const expireLocked = (order: Order, nowMs: number) =>
+    Effect.tap(outcome.refund(order, "expired", "the seller did not answer before the deadline", nowMs), () =>
+      PubSub.publish(endedHub, { sellerAgentId: order.sellerAgentId, orderId: order.id })
+    )
+
+  return Orders.of({
+    place,
+    deliver,
+    fail,
+    get,
+    list,
+    awaitOutcome,
+    expireDue,
+    expireLocked,
+    placed,
+    announce,
+    waitMs
+  })
 })
 
 export class Orders extends Context.Service<Orders, OrdersService>()("agent-commerce/Orders") {

@@ -2,9 +2,13 @@
 // delivered (settled 85/15 from its escrow, the transaction completed), or failed or expired (the
 // escrow back to the buyer in full, the transaction failed with a failed delivery, which counts
 // against the seller's SLA as any failed delivery does). The escrow is empty after either.
-import { Effect } from "effect"
+// A saga's order holds no money: its answer is only recorded, and its saga (woken in the same unit
+// of work) settles from, or gives back, the saga's own escrow.
+import { Clock, Effect } from "effect"
 import { escrowAccount, walletAccount } from "../../schema/ledger/ledger.js"
-import type { DeliverBody, Order } from "../../schema/orders/orders.js"
+import { type DeliverBody, type Order, sagaOf } from "../../schema/orders/orders.js"
+import type { NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
+import type { SagaStoreService } from "../saga/SagaStore.js"
 import type { EventsService } from "../events/Events.js"
 import type { LedgerService } from "../ledger/Ledger.js"
 import type { NegotiatedPricesService } from "../commerce/NegotiatedPrices.js"
@@ -43,28 +47,60 @@ export interface OutcomeDeps {
   readonly ledger: LedgerService
   readonly events: EventsService
   readonly negotiated: NegotiatedPricesService
+  readonly sagas: SagaStoreService
 }
 
-export const makeOutcome = ({ store, settlement, ledger, events, negotiated }: OutcomeDeps) => {
+/** What a unit of work did to a locked order: ended it (changed), or found it closed to this answer. */
+export interface Touched {
+  readonly order: Order
+  readonly changed: boolean
+  readonly closed: boolean
+}
+
+export const makeOutcome = ({ store, settlement, ledger, events, negotiated, sagas }: OutcomeDeps) => {
+  /**
+   * Runs `f` on the order locked in the caller's unit of work. A saga's order locks its saga first:
+   * the saga's deliver step holds its saga when it locks the order, so every unit of work takes the
+   * two rows in that order and none waits on the other crosswise. When `f` ended the order, the
+   * saga is woken (next run now) in the same unit of work: a saga worker in any process takes the
+   * answer on its next tick, and a crash between the answer and the wake cannot happen.
+   */
+  const locked = Effect.fnUntraced(function* (
+    orderId: string,
+    f: (order: Order | undefined) => Effect.Effect<Touched, NotFound | StorageUnavailable>
+  ) {
+    const seen = yield* store.get(orderId)
+    const sagaId = seen === undefined ? null : sagaOf(seen)
+    const saga = sagaId === null ? undefined : yield* sagas.getForUpdate(sagaId)
+    const touched = yield* f(yield* store.getForUpdate(orderId))
+    if (saga !== undefined && saga.status === "running" && touched.changed) {
+      yield* sagas.update({ ...saga, nextRunAt: iso(yield* Clock.currentTimeMillis) })
+    }
+    return touched
+  })
+
   /** Delivered: the seller is paid from the escrow; the latency is the platform's measure unless the seller reports less. */
   const deliver = Effect.fnUntraced(function* (order: Order, body: DeliverBody, nowMs: number) {
     const seen = Math.max(0, nowMs - Date.parse(order.createdAt))
     const latencyMs = body.latencyMs !== undefined ? Math.min(body.latencyMs, seen) : seen
     const answeredAt = iso(nowMs)
     const output = body.output ?? null
-    yield* (
-      settlement
-        .settle({
-          ...purchaseOf(order),
-          delivery: { latencyMs, output },
-          from: { _tag: "escrow", holdId: order.id },
-          memo: `${order.serviceId}/${order.tierId}`,
-          pending: true,
-          deliveredAt: answeredAt
-        })
-        // The escrow holds exactly the price from the order's placing: short or unbalanced is a defect.
-        .pipe(Effect.catchTags({ InsufficientFunds: Effect.die, InvalidInput: Effect.die }))
-    )
+    // A saga's order: the saga settles from its own escrow once it sees the delivery.
+    if (sagaOf(order) === null) {
+      yield* (
+        settlement
+          .settle({
+            ...purchaseOf(order),
+            delivery: { latencyMs, output },
+            from: { _tag: "escrow", holdId: order.id },
+            memo: `${order.serviceId}/${order.tierId}`,
+            pending: true,
+            deliveredAt: answeredAt
+          })
+          // The escrow holds exactly the price from the order's placing: short or unbalanced is a defect.
+          .pipe(Effect.catchTags({ InsufficientFunds: Effect.die, InvalidInput: Effect.die }))
+      )
+    }
     const ended: Order = {
       ...order,
       status: "delivered",
@@ -93,7 +129,9 @@ export const makeOutcome = ({ store, settlement, ledger, events, negotiated }: O
       status === "expired"
         ? Math.max(0, Date.parse(order.deadlineAt) - Date.parse(order.createdAt))
         : Math.max(0, nowMs - Date.parse(order.createdAt))
-    if (order.priceCents > 0) {
+    // A saga's order: the saga gives its escrow back, the negotiation and records the failed purchase.
+    const own = sagaOf(order) === null
+    if (own && order.priceCents > 0) {
       yield* ledger
         .transfer({
           kind: "escrow_release",
@@ -105,11 +143,13 @@ export const makeOutcome = ({ store, settlement, ledger, events, negotiated }: O
         })
         .pipe(Effect.catchTags({ InsufficientFunds: Effect.die, InvalidInput: Effect.die }))
     }
-    if (order.negotiationId !== null) yield* negotiated.release(order.negotiationId, order.transactionId)
-    yield* settlement.recordFailed(
-      { ...purchaseOf(order), delivery: { latencyMs, output: null }, pending: true, deliveredAt: answeredAt },
-      error
-    )
+    if (own && order.negotiationId !== null) yield* negotiated.release(order.negotiationId, order.transactionId)
+    if (own) {
+      yield* settlement.recordFailed(
+        { ...purchaseOf(order), delivery: { latencyMs, output: null }, pending: true, deliveredAt: answeredAt },
+        error
+      )
+    }
     const ended: Order = {
       ...order,
       status,
@@ -128,7 +168,7 @@ export const makeOutcome = ({ store, settlement, ledger, events, negotiated }: O
       error
     }
     yield* events.emitMany([
-      { agentId: order.buyerAgentId, type: "transaction.failed", data: failed },
+      ...(own ? [{ agentId: order.buyerAgentId, type: "transaction.failed" as const, data: failed }] : []),
       ...(status === "expired"
         ? [
             {
@@ -148,5 +188,5 @@ export const makeOutcome = ({ store, settlement, ledger, events, negotiated }: O
     return ended
   })
 
-  return { deliver, refund }
+  return { deliver, refund, locked }
 }

@@ -1,4 +1,4 @@
-// A new order and its pending transaction, as a buy places them (Orders.place).
+// A new order and its pending transaction, as a buy or a saga's deliver step places them (Orders.place).
 import type { TransactionRecord } from "../../schema/commerce/transactions.js"
 import type { Order } from "../../schema/orders/orders.js"
 import type { PlaceOrder } from "./Orders.js"
@@ -32,7 +32,8 @@ export const newOrder = (x: PlaceOrder): Order => {
     negotiationId: p.references.negotiationId,
     approvalId: p.references.approvalId,
     idempotencyKey: p.references.idempotencyKey,
-    push: x.mode === "push" ? { attempts: 0, nextAttemptAt: p.at, acceptedAt: null, lastError: null } : null
+    push: x.mode === "push" ? { attempts: 0, nextAttemptAt: p.at, acceptedAt: null, lastError: null } : null,
+    origin: x.origin ?? { kind: "buy" }
   }
 }
 

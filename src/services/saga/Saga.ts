@@ -25,6 +25,8 @@ import { type Advanced, iso, notFound, SAGA_BATCH, SAGA_LEASE_MS, toSaga } from 
 import { Refusals } from "../refusals/Refusals.js"
 import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
 import { makeStepMachine } from "./steps.js"
+import { Orders } from "../orders/Orders.js"
+import { NegotiatedPricesLive } from "../negotiation/NegotiatedPricesLive.js"
 
 export interface SagasService {
   /** Starts a saga for the caller's purchase and drives it until it ends or waits on a timer. */
@@ -53,12 +55,14 @@ const make = Effect.gen(function* () {
   const { step } = yield* makeStepMachine
   const refusals = yield* Refusals
   const receipts = yield* WriteReceipts
+  const orders = yield* Orders
 
   const advance = Effect.fnUntraced(
     function* (id: string) {
       const r = yield* store.getForUpdate(id)
       if (!r) return yield* Effect.fail(notFound(id))
-      return yield* step(r)
+      const advanced: Advanced = yield* step(r)
+      return advanced
     },
     atomically,
     traced("Sagas.advance")
@@ -66,7 +70,9 @@ const make = Effect.gen(function* () {
 
   const drive = Effect.fnUntraced(function* (id: string) {
     for (;;) {
-      const { record, moved, refusal } = yield* advance(id)
+      const { record, moved, refusal, placed } = yield* advance(id)
+      // The seller's order is committed: this process's waiting order lists and push dispatcher hear of it now.
+      if (placed !== undefined) yield* orders.announce(placed)
       // The step's unit of work committed the saga's failure; the refusal is kept in its own.
       if (refusal !== undefined) {
         yield* refusals.recordError(refusal, {
@@ -175,7 +181,10 @@ export class Sagas extends Context.Service<Sagas, SagasService>()("agent-commerc
       Negotiations.layer,
       Settlement.layer,
       Refusals.layer,
-      WriteReceipts.layer
-    ])
+      WriteReceipts.layer,
+      Orders.layer
+    ]),
+    // The orders' refunds give negotiated prices back through the negotiation domain.
+    Layer.provide(NegotiatedPricesLive.pipe(Layer.provide(Negotiations.layer)))
   )
 }

@@ -1,6 +1,7 @@
 // The saga's pure rules beside the service: the driver's lease and the worker's pace, which step
 // is current, and the API's view of a stored row.
 import { splitSettlement } from "../../schema/ledger/ledger.js"
+import type { Order } from "../../schema/orders/orders.js"
 import { NotFound } from "../../schema/platform/errors.js"
 import { Saga, type SagaRecord, type SagaStep, type SagaStepName } from "../../schema/saga/saga.js"
 
@@ -18,9 +19,15 @@ export const iso = (ms: number) => new Date(ms).toISOString()
 /**
  * What one `advance` did: moved a step (or finished), or found the saga waiting on a timer. When
  * the wallet refused the purchase, `refusal` is its error, for the owner's record of refusals
- * (written after the step's unit of work, which commits the saga's failure).
+ * (written after the step's unit of work, which commits the saga's failure). `placed`: the order
+ * the deliver step placed with the seller, announced to this process's waiters once committed.
  */
-export type Advanced = { readonly record: SagaRecord; readonly moved: boolean; readonly refusal?: unknown }
+export type Advanced = {
+  readonly record: SagaRecord
+  readonly moved: boolean
+  readonly refusal?: unknown
+  readonly placed?: Pick<Order, "id" | "sellerAgentId">
+}
 
 /** The index of the step to run next (pending or running), -1 when every step is done. */
 export const currentIndex = (r: SagaRecord) =>

@@ -1,5 +1,7 @@
 // The saga's step machine: what each of quote → escrow → deliver → settle → confirm does to a
-// locked, running saga, and when a step fails instead (then compensated, see transitions.ts).
+// locked, running saga, and when a step fails instead (then compensated, see transitions.ts). The
+// deliver step of a seller that fulfils its own orders waits on an order (realSeller.ts); the
+// platform's simulated sellers answer here.
 import { Clock, Effect } from "effect"
 import { escrowAccount, walletAccount } from "../../schema/ledger/ledger.js"
 import type { DeliveryMode, SagaRecord, SagaSnapshot } from "../../schema/saga/saga.js"
@@ -14,6 +16,8 @@ import { Wallet } from "../wallet/Wallet.js"
 import { SagaStore } from "./SagaStore.js"
 import { type Advanced, currentIndex, iso, setStep } from "./policy.js"
 import { makeTransitions, purchaseOf } from "./transitions.js"
+import { makeRealSeller } from "./realSeller.js"
+import { OrderStore } from "../orders/OrderStore.js"
 
 /** The simulated delivery latency of the seller's answer (the same rule as /buy's deliveries). */
 const latencyOf = (
@@ -46,6 +50,8 @@ export const makeStepMachine = Effect.gen(function* () {
   const settlement = yield* Settlement
   const modeOf = deliveryModes(yield* KeysStore)
   const { succeed, failAndCompensate, stepChanged } = yield* makeTransitions
+  const seller = yield* makeRealSeller
+  const orderStore = yield* OrderStore
 
   /**
    * The wallet's verdict on the saga's purchase, under the wallet lock (inside the caller's unit
@@ -150,14 +156,18 @@ export const makeStepMachine = Effect.gen(function* () {
   })
 
   const deliver = Effect.fnUntraced(function* (r: SagaRecord, now: number, pending: boolean) {
-    const asked = yield* modeOf(r.input, r.sellerAgentId)
-    const { mode, delayMs } = asked
+    // The seller's order, once placed, decides the step whatever the listing says now.
+    if (!pending && r.transactionId !== null) return yield* seller.awaitAnswer(r, now)
     const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
     if (offer._tag === "Failure") {
       if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
       const moved = yield* failAndCompensate(r, "deliver", now, `the seller cannot deliver: ${offer.failure.message}`)
       return { record: moved, moved: true }
     }
+    const fulfilment = offer.success.service.fulfilment?.mode ?? "simulated"
+    if (pending && fulfilment !== "simulated") return yield* seller.place(r, now, offer.success, fulfilment)
+    const asked = yield* modeOf(r.input, r.sellerAgentId)
+    const { mode, delayMs } = asked
     const timeout = deliverTimeoutMs(offer.success.tier)
     const delivered = () => ({
       output: simulatedOutput(offer.success, r.input, r.id),
@@ -216,12 +226,19 @@ export const makeStepMachine = Effect.gen(function* () {
     from: { _tag: "escrow"; sagaId: string } | { _tag: "posted"; entryId: string }
   ) {
     const delivery = { latencyMs: r.snapshot?.deliveryLatencyMs ?? 0, output: r.output }
+    // A seller's order stands as the pending transaction its id names: the settlement completes it.
+    const order = r.transactionId === null ? undefined : yield* orderStore.get(r.transactionId)
+    const purchase =
+      order === undefined
+        ? purchaseOf(r, r.snapshot!, yield* ids.make("tx"), now, delivery)
+        : {
+            ...purchaseOf(r, r.snapshot!, order.id, now, delivery),
+            at: order.createdAt,
+            pending: true,
+            deliveredAt: order.answeredAt ?? iso(now)
+          }
     return yield* settlement
-      .settle({
-        ...purchaseOf(r, r.snapshot!, yield* ids.make("tx"), now, delivery),
-        from,
-        memo: `saga ${r.id}: settlement`
-      })
+      .settle({ ...purchase, from, memo: `saga ${r.id}: settlement` })
       .pipe(Effect.catchTag(["InvalidInput", "InsufficientFunds"], (e) => Effect.die(e)))
   })
 

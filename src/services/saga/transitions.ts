@@ -3,6 +3,7 @@
 // to the buyer, a redeemed negotiated price given back) and skips the steps after it.
 import { Effect } from "effect"
 import { escrowAccount, splitSettlement, walletAccount } from "../../schema/ledger/ledger.js"
+import type { Order } from "../../schema/orders/orders.js"
 import {
   type SagaRecord,
   type SagaSnapshot,
@@ -120,25 +121,40 @@ export const makeTransitions = Effect.gen(function* () {
     name: SagaStepName,
     now: number,
     reason: string,
-    delivery?: { readonly latencyMs: number }
+    delivery?: { readonly latencyMs: number; readonly order?: Order }
   ) {
     const at = iso(now)
     // Releasing held escrow changes what the buyer's limit checks read: under the wallet lock, as they are.
     if (sagaHolds(r)) yield* wallet.lock(r.buyerAgentId)
     // The seller failed: an uncharged, failed transaction, as /buy records (it counts in the SLA report).
+    // A seller's order already stands as a pending transaction: that one ends failed, under its id.
+    const order = delivery?.order
     const transactionId =
       name === "deliver" && r.snapshot !== null
         ? (yield* settlement.recordFailed(
             {
-              ...purchaseOf(r, r.snapshot, yield* ids.make("tx"), now, {
+              ...purchaseOf(r, r.snapshot, order?.id ?? (yield* ids.make("tx")), now, {
                 latencyMs: delivery?.latencyMs ?? 0,
                 output: null
               }),
-              references: { ...noReferences, sagaId: r.id }
+              references: { ...noReferences, sagaId: r.id },
+              ...(order === undefined
+                ? {}
+                : { at: order.createdAt, pending: true, deliveredAt: order.answeredAt ?? at })
             },
             reason
           )).tx.id
         : r.transactionId
+    if (order !== undefined) {
+      // The buyer saw this purchase pending: it hears it failed, as a buy's order tells it.
+      yield* events.emit(r.buyerAgentId, "transaction.failed", {
+        transactionId,
+        serviceId: r.serviceId,
+        tierId: r.tierId,
+        priceCents: r.priceCents,
+        error: reason
+      })
+    }
     const failedIndex = sagaSteps.indexOf(name)
     let steps = setStep(r.steps, name, {
       status: "failed",

@@ -27,6 +27,7 @@ import m0026 from "./0026_write_receipts.js"
 import m0027 from "./0027_orders.js"
 import m0028 from "./0028_pending_transactions.js"
 import m0029 from "./0029_seller_earnings.js"
+import m0030 from "./0030_order_origin.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -54,5 +55,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0026_write_receipts": m0026,
   "0027_orders": m0027,
   "0028_pending_transactions": m0028,
-  "0029_seller_earnings": m0029
+  "0029_seller_earnings": m0029,
+  "0030_order_origin": m0030
 }
