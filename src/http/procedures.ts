@@ -4,10 +4,12 @@ import { publicProcedures } from "./trpc/procedures.js"
 import { investProcedures } from "./invest/procedures.js"
 import { paymentProcedures } from "./payments/procedures.js"
 import { orderProcedures } from "./orders/procedures.js"
+import { negotiationProcedures } from "./negotiation/procedures.js"
 
 export const procedures = {
   ...publicProcedures,
   ...investProcedures,
   ...paymentProcedures,
-  ...orderProcedures
+  ...orderProcedures,
+  ...negotiationProcedures
 }

@@ -58,7 +58,8 @@ const accepted = (buyer: { caller: ReturnType<typeof agentCaller> }, serviceId: 
   Effect.gen(function* () {
     const negotiations = yield* Negotiations
     const opened = yield* negotiations.open(buyer.caller, { serviceId, tierId: "basic", proposedPriceCents: 90 })
-    yield* TestClock.adjust(negotiations.delayMs)
+    // A live seller that stays silent: the automatic seller answers at the end of its window.
+    yield* TestClock.adjust(Date.parse(opened.sellerAnswerDueAt!) - (yield* Clock.currentTimeMillis))
     yield* negotiations.runDue()
     let n = yield* negotiations.get(buyer.caller.agentId!, opened.id)
     if (n.status === "awaiting_buyer") n = yield* negotiations.respond(buyer.caller, opened.id, { action: "accept" })

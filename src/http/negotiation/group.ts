@@ -2,7 +2,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/http-api"
 import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import { Schema } from "effect"
-import { Cursor, PageLimit } from "../../schema/platform/common.js"
 import {
   Forbidden,
   IdempotencyKeyReused,
@@ -18,6 +17,7 @@ import {
   NegotiationPage,
   RespondBody
 } from "../../schema/negotiation/negotiation.js"
+import { NegotiationsQuery } from "../../schema/negotiation/query.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
 
 const IdParam = Schema.Struct({
@@ -34,7 +34,7 @@ export class NegotiationGroup extends HttpApiGroup.make("negotiation")
       .annotate(RequiredPermission, "commerce:negotiate")
       .annotate(
         OpenApi.Summary,
-        "Propose a price for a service tier; the seller answers automatically within 30 s (docs/negotiation.md)"
+        "Propose a price for a service tier; the seller answers within 30 s, itself or automatically (docs/negotiation.md)"
       )
   )
   .add(
@@ -55,17 +55,20 @@ export class NegotiationGroup extends HttpApiGroup.make("negotiation")
       .annotate(RequiredPermission, "commerce:negotiate")
       .annotate(
         OpenApi.Summary,
-        "Accept, reject or counter, when it is your turn (409 otherwise; a counter needs counterPriceCents)"
+        "Accept, reject or counter, as the buyer or (with commerce:sell) the seller, when it is your turn (409 otherwise; a counter needs counterPriceCents)"
       )
   )
   .add(
     HttpApiEndpoint.get("negotiations", "/negotiations", {
-      query: Schema.Struct({ limit: Schema.optional(PageLimit), cursor: Schema.optional(Cursor) }),
+      query: NegotiationsQuery,
       success: NegotiationPage,
       error: [InvalidInput, StorageUnavailable]
     })
       .annotate(RequiredPermission, "commerce:read")
-      .annotate(OpenApi.Summary, "Your negotiations as buyer or seller, newest first, cursor pages")
+      .annotate(
+        OpenApi.Summary,
+        "Your negotiations as buyer or seller, newest first, cursor pages; role and status narrow them (a seller's inbox: role=seller&status=awaiting_seller)"
+      )
   )
   .add(
     HttpApiEndpoint.get("negotiation", "/negotiations/:id", {

@@ -3,7 +3,9 @@
 // under the write lock.
 import { Effect, Layer } from "effect"
 import type { NegotiationRecord } from "../../schema/negotiation/negotiation.js"
+import type { NegotiationFilter } from "../../schema/negotiation/query.js"
 import { NegotiationStore } from "../../services/negotiation/NegotiationStore.js"
+import { effectiveStatus } from "../../services/negotiation/policy.js"
 import { MemoryDb } from "../storage/memory/MemoryDb.js"
 
 /** Byte-order string comparison (Postgres compares ids with COLLATE "C"). */
@@ -13,6 +15,12 @@ const byCreated = (
   a: { readonly createdAt: string; readonly id: string },
   b: { readonly createdAt: string; readonly id: string }
 ) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || cmpStr(a.id, b.id)
+
+/** Whether the row is on the page's side and in its state (as of the filter's now). */
+const matches = (r: NegotiationRecord, agentId: string, f: NegotiationFilter | undefined) =>
+  f === undefined ||
+  ((f.role === undefined || (f.role === "buyer" ? r.buyerAgentId : r.sellerAgentId) === agentId) &&
+    (f.status === undefined || effectiveStatus(r, Date.parse(f.now)) === f.status))
 
 export const MemoryNegotiationStore = Layer.effect(
   NegotiationStore,
@@ -33,7 +41,7 @@ export const MemoryNegotiationStore = Layer.effect(
       getForUpdate: (id) => Effect.sync(() => rows.get(id)),
       // createdAt and the parties never change after the insert, so the ordered lists stay true.
       update: (r) => rows.set(r.id, r),
-      listForAgent: (agentId, { limit, before }) =>
+      listForAgent: (agentId, { limit, before, filter }) =>
         Effect.sync(() => {
           const ids = byAgent.get(agentId) ?? []
           // The first position at or after the cursor (binary search), then newest first from just before it.
@@ -47,7 +55,10 @@ export const MemoryNegotiationStore = Layer.effect(
               else hi = mid
             }
           const out: Array<NegotiationRecord> = []
-          for (let i = lo - 1; i >= 0 && out.length < limit; i--) out.push(rows.get(ids[i])!)
+          for (let i = lo - 1; i >= 0 && out.length < limit; i--) {
+            const r = rows.get(ids[i])!
+            if (matches(r, agentId, filter)) out.push(r)
+          }
           return out
         }),
       claimDue: (now, limit) =>

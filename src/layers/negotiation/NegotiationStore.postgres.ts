@@ -4,6 +4,7 @@
 import { SqlClient } from "effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import { HistoryEntry, NegotiationStatus, Terms } from "../../schema/negotiation/negotiation.js"
+import type { NegotiationFilter } from "../../schema/negotiation/query.js"
 import { NegotiationStore } from "../../services/negotiation/NegotiationStore.js"
 import { orUnavailable } from "../storage/postgres/PgDb.js"
 import { decodeFirst, decodeRows, IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
@@ -35,9 +36,29 @@ const first = decodeFirst(NegotiationRow)
 const all = decodeRows(NegotiationRow)
 
 /**
+ * The rows in the filter's state as of its `now`: a counter or an agreed price past its expiry reads
+ * as expired (effectiveStatus). The status is written as a literal (it comes from a closed set) so
+ * that the seller's inbox matches its partial index (migration 0030).
+ */
+const statusClause = (sql: SqlClient.SqlClient, filter: NegotiationFilter | undefined) => {
+  if (filter?.status === undefined) return sql``
+  const now = filter.now
+  switch (filter.status) {
+    case "expired":
+      return sql`AND (status = 'expired' OR (status IN ('accepted', 'awaiting_buyer') AND expires_at <= ${now}::timestamptz))`
+    case "accepted":
+    case "awaiting_buyer":
+      return sql`AND status = ${sql.literal(`'${filter.status}'`)} AND (expires_at IS NULL OR expires_at > ${now}::timestamptz)`
+    default:
+      return sql`AND status = ${sql.literal(`'${filter.status}'`)}`
+  }
+}
+
+/**
  * An agent's negotiations as buyer or seller, newest first (created_at, id in byte order, as the
  * memory store sorts): each side walks its own (agent, created_at, id COLLATE "C") index from the
- * cursor and stops at the page (migration 0019); an OR read both sides whole and sorted them.
+ * cursor and stops at the page (migration 0019); an OR read both sides whole and sorted them. A
+ * filter's role reads one side only.
  */
 export const negotiationsPage = (
   sql: SqlClient.SqlClient,
@@ -45,19 +66,22 @@ export const negotiationsPage = (
   page: {
     readonly limit: number
     readonly before?: { readonly createdAt: string; readonly id: string } | undefined
+    readonly filter?: NegotiationFilter | undefined
   }
 ) => {
   const after =
     page.before === undefined
       ? sql``
       : sql`AND (created_at, id COLLATE "C") < (${page.before.createdAt}::timestamptz, ${page.before.id} COLLATE "C")`
-  return sql`SELECT * FROM (
-      (SELECT * FROM negotiations WHERE buyer_agent_id = ${agentId} ${after}
-       ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${page.limit})
-      UNION ALL
-      (SELECT * FROM negotiations WHERE seller_agent_id = ${agentId} AND buyer_agent_id <> ${agentId} ${after}
-       ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${page.limit})
-    ) n ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${page.limit}`
+  const only = statusClause(sql, page.filter)
+  const buyerSide = sql`(SELECT * FROM negotiations WHERE buyer_agent_id = ${agentId} ${after} ${only}
+       ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${page.limit})`
+  const sellerSide = sql`(SELECT * FROM negotiations WHERE seller_agent_id = ${agentId} AND buyer_agent_id <> ${agentId} ${after} ${only}
+       ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${page.limit})`
+  const role = page.filter?.role
+  const sides =
+    role === "buyer" ? buyerSide : role === "seller" ? sellerSide : sql`${buyerSide} UNION ALL ${sellerSide}`
+  return sql`SELECT * FROM (${sides}) n ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${page.limit}`
 }
 
 export const PgNegotiationStore = Layer.effect(

@@ -1,8 +1,8 @@
-// Negotiation: a buyer proposes a price for a service tier, the seller answers (automatically, by
-// the deterministic policy in schema/negotiation, from a durable scheduled row any process may
-// claim), the parties alternate until accept or reject, and an accepted price is redeemable once.
+// Negotiation: a buyer proposes a price for a service tier, the seller answers (a live seller itself,
+// within its window; otherwise automatically, by the deterministic policy in schema/negotiation, from
+// a durable scheduled row any process may claim), the parties alternate until accept or reject, and
+// an accepted price is redeemable once.
 import { Clock, Context, Effect, Layer } from "effect"
-import { decodeTimeCursor, encodeCursor } from "../../schema/platform/common.js"
 import {
   Forbidden,
   type IdempotencyKeyReused,
@@ -25,7 +25,8 @@ import {
   type Terms,
   turnOf
 } from "../../schema/negotiation/negotiation.js"
-import { Offers } from "../commerce/Offers.js"
+import type { NegotiationsQuery } from "../../schema/negotiation/query.js"
+import { Offers, type OfferService } from "../commerce/Offers.js"
 import { Events } from "../events/Events.js"
 import type { Caller } from "../keys/Caller.js"
 import { AppConfig } from "../platform/AppConfig.js"
@@ -38,16 +39,22 @@ import {
   counterRefusal,
   effectiveDelayMs,
   effectiveStatus,
+  isLiveSeller,
   iso,
   NEGOTIATION_BATCH,
   notFound,
+  SELLER_WINDOW_MS,
   toNegotiation
 } from "./policy.js"
+import { makeListing } from "./listing.js"
 import { makeRedemption, type RedeemInput, type Redeemed } from "./redemption.js"
 import { makeSeller } from "./seller.js"
 
 export interface NegotiationsService {
-  /** The buyer's proposal; the automatic seller answers after `delayMs`. */
+  /**
+   * The buyer's proposal; the automatic seller answers after `delayMs`, or at the end of the
+   * seller's window (SELLER_WINDOW_MS) when the service's own agent is a live seller.
+   */
   readonly open: (
     caller: Pick<Caller, "agentId">,
     body: NegotiateBody,
@@ -66,9 +73,10 @@ export interface NegotiationsService {
   /** Answers every negotiation whose automatic seller answer is due; returns how many were answered. */
   readonly runDue: (limit?: number) => Effect.Effect<number, NegotiationClosed | StorageUnavailable>
   readonly get: (agentId: string, id: string) => Effect.Effect<Negotiation, NotFound | StorageUnavailable>
+  /** The agent's negotiations, newest first; `role` and `status` narrow the page (a seller's inbox). */
   readonly list: (
     agentId: string,
-    options: { readonly limit?: number; readonly cursor?: string }
+    options: NegotiationsQuery
   ) => Effect.Effect<
     { readonly data: Array<Negotiation>; readonly nextCursor: string | null },
     InvalidInput | StorageUnavailable
@@ -80,7 +88,7 @@ export interface NegotiationsService {
   readonly redeem: (input: RedeemInput) => Effect.Effect<Redeemed, NotFound | NegotiationUnusable | StorageUnavailable>
   /** Compensation: gives a used price back (accepted again, same expiry) when `usedBy` was undone. */
   readonly release: (negotiationId: string, usedBy: string) => Effect.Effect<boolean, StorageUnavailable>
-  /** The automatic seller's answer delay, as scheduled. */
+  /** The automatic seller's answer delay for a simulated (platform) seller, as scheduled. */
   readonly delayMs: number
 }
 
@@ -93,7 +101,16 @@ const make = Effect.gen(function* () {
   const seller = yield* makeSeller
   const receipts = yield* WriteReceipts
   const { redeem, release } = yield* makeRedemption
+  const list = yield* makeListing
   const delayMs = effectiveDelayMs(config.negotiationDelayMs)
+  /** When the automatic seller answers: a live seller first has its whole window to answer itself. */
+  const answerDelay = (service: OfferService) => (isLiveSeller(service) ? SELLER_WINDOW_MS : delayMs)
+  /** The same for a buyer's counter; a withdrawn offer is declined by the automatic seller, after the delay. */
+  const answerDelayOf = (r: NegotiationRecord) =>
+    offers.get(r.serviceId, r.tierId).pipe(
+      Effect.map((o) => answerDelay(o.service)),
+      Effect.catchTag("NotFound", () => Effect.succeed(delayMs))
+    )
 
   const open = Effect.fnUntraced(function* (
     caller: Pick<Caller, "agentId">,
@@ -150,7 +167,7 @@ const make = Effect.gen(function* () {
           sellerAskCents: null,
           agreedPriceCents: null,
           history: [entry],
-          sellerDueAt: iso(now + delayMs),
+          sellerDueAt: iso(now + answerDelay(offer.service)),
           expiresAt: null,
           usedBy: null,
           usedAt: null,
@@ -224,7 +241,7 @@ const make = Effect.gen(function* () {
       currentPriceCents: body.action === "counter" ? price! : r.currentPriceCents,
       agreedPriceCents: body.action === "accept" ? r.currentPriceCents : null,
       history: [...r.history, entry],
-      sellerDueAt: to === "awaiting_seller" ? iso(now + delayMs) : null,
+      sellerDueAt: to === "awaiting_seller" ? iso(now + (yield* answerDelayOf(r))) : null,
       expiresAt: to === "accepted" ? iso(now + OFFER_VALIDITY_MS) : null,
       updatedAt: at
     }
@@ -266,26 +283,6 @@ const make = Effect.gen(function* () {
     const r = yield* store.get(id)
     if (!r || (r.buyerAgentId !== agentId && r.sellerAgentId !== agentId)) return yield* Effect.fail(notFound(id))
     return toNegotiation(r, yield* Clock.currentTimeMillis)
-  })
-
-  const list = Effect.fnUntraced(function* (
-    agentId: string,
-    options: { readonly limit?: number; readonly cursor?: string }
-  ) {
-    const limit = options.limit ?? 20
-    // A validated time: a forged one would otherwise reach the SQL cast.
-    const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
-    if (options.cursor !== undefined && before === undefined) {
-      return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
-    }
-    const rows = yield* store.listForAgent(agentId, { limit: limit + 1, before })
-    const now = yield* Clock.currentTimeMillis
-    const page = rows.slice(0, limit)
-    const last = page[page.length - 1]
-    return {
-      data: page.map((r) => toNegotiation(r, now)),
-      nextCursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt, i: last.id }) : null
-    }
   })
 
   const service: NegotiationsService = { open, respond, runDue, get, list, redeem, release, delayMs }

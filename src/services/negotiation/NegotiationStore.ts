@@ -2,6 +2,7 @@
 // automatic seller's answers. Adapters: src/layers/negotiation/NegotiationStore.{memory,postgres}.ts.
 import { Context, type Effect } from "effect"
 import type { NegotiationRecord } from "../../schema/negotiation/negotiation.js"
+import type { NegotiationFilter } from "../../schema/negotiation/query.js"
 import type { StorageUnavailable } from "../../schema/platform/errors.js"
 
 /** Storage port for negotiations. */
@@ -11,10 +12,17 @@ export interface NegotiationStoreService {
   /** The row, locked for this unit of work. */
   readonly getForUpdate: (id: string) => Effect.Effect<NegotiationRecord | undefined, StorageUnavailable>
   readonly update: (record: NegotiationRecord) => Effect.Effect<void, StorageUnavailable>
-  /** Negotiations where the agent is buyer or seller, newest first, after the keyset cursor. */
+  /**
+   * Negotiations where the agent is buyer or seller (only `filter.role`, when named), newest first,
+   * after the keyset cursor; with `filter.status`, only those in that state as of `filter.now`.
+   */
   readonly listForAgent: (
     agentId: string,
-    options: { readonly limit: number; readonly before?: { readonly createdAt: string; readonly id: string } }
+    options: {
+      readonly limit: number
+      readonly before?: { readonly createdAt: string; readonly id: string }
+      readonly filter?: NegotiationFilter
+    }
   ) => Effect.Effect<ReadonlyArray<NegotiationRecord>, StorageUnavailable>
   /**
    * Up to `limit` negotiations whose automatic seller answer is due (sellerDueAt ≤ now), oldest

@@ -18,11 +18,21 @@ import { NotFound } from "../../schema/platform/errors.js"
 export const NEGOTIATION_TICK_MS = 200
 export const NEGOTIATION_BATCH = 50
 /**
- * The seller's answer delay actually scheduled: the configured one, capped so that the answer lands
- * within SELLER_ANSWER_LIMIT_MS.
+ * The longest a seller's answer may be scheduled after the buyer's move: the answer limit less the
+ * worker's ticks, so that the automatic answer still lands within the limit.
  */
-export const effectiveDelayMs = (configured: number) =>
-  Math.max(0, Math.min(configured, SELLER_ANSWER_LIMIT_MS - 2 * NEGOTIATION_TICK_MS))
+export const SELLER_WINDOW_MS = SELLER_ANSWER_LIMIT_MS - 2 * NEGOTIATION_TICK_MS
+/** The seller's answer delay actually scheduled for a simulated seller: the configured one, capped. */
+export const effectiveDelayMs = (configured: number) => Math.max(0, Math.min(configured, SELLER_WINDOW_MS))
+
+/**
+ * Whether the service's own agent is a live seller (its orders reach it: pull or push). A live seller
+ * gets the whole window to answer for itself before the automatic seller does; the platform's
+ * simulated sellers are answered after the configured delay. The catalog's offers carry the
+ * fulfilment; an offer without one is a platform seller's.
+ */
+export const isLiveSeller = (service: { readonly id: string; readonly fulfilment?: { readonly mode: string } }) =>
+  service.fulfilment?.mode === "pull" || service.fulfilment?.mode === "push"
 
 export const iso = (ms: number) => new Date(ms).toISOString()
 
