@@ -55,7 +55,7 @@ export interface SagaSnapshot {
   readonly category: string
   readonly pricingModel: "per_call" | "monthly" | "usage_based" | "tiered"
   readonly listPriceCents: number
-  /** Set by deliver when the seller answered: the (simulated) delivery latency. */
+  /** Set by deliver when the seller answered: the delivery latency (the seller's order's, or simulated). */
   readonly deliveryLatencyMs?: number
 }
 
@@ -71,7 +71,11 @@ export interface SagaRecord {
   readonly negotiationId: string | null
   readonly priceCents: number | null
   readonly snapshot: SagaSnapshot | null
-  /** The commerce transaction recorded by confirm (completed) or by a failed deliver (failed, uncharged). */
+  /**
+   * The commerce transaction recorded by confirm (completed) or by a failed deliver (failed,
+   * uncharged). On a real seller it is set when deliver places the order: the order's id, pending
+   * until the saga settles or fails it.
+   */
   readonly transactionId: string | null
   readonly status: SagaStatus
   readonly steps: ReadonlyArray<SagaStep>
@@ -79,7 +83,7 @@ export interface SagaRecord {
   readonly output: unknown
   /** When a worker should look at it next (null once terminal). */
   readonly nextRunAt: string | null
-  /** deliver: when the seller's answer is due (slow) or the step times out. */
+  /** deliver: when the seller's answer is due (slow) or the step times out (a real seller: the order's deadline). */
   readonly deliverDueAt: string | null
   readonly createdAt: string
   readonly updatedAt: string
@@ -102,14 +106,17 @@ export class Saga extends Schema.Class<Saga>("Saga")({
   negotiationId: Schema.NullOr(Schema.String),
   /** The quoted price (list, or the negotiated one), once the quote step ran. */
   priceCents: Schema.NullOr(Cents),
-  /** The commerce transaction (GET /transactions/:id): completed after confirm, failed when the seller failed. */
+  /**
+   * The commerce transaction (GET /transactions/:id): completed after confirm, failed when the
+   * seller failed; on a real seller, pending from the deliver step on (it is the seller's order's id).
+   */
   transactionId: Schema.NullOr(Schema.String),
   /** The step running or next to run (null once terminal). */
   currentStep: Schema.NullOr(SagaStepName),
   steps: Schema.Array(SagaStep),
   failure: Schema.NullOr(SagaFailure),
   settlement: Schema.NullOr(Settlement),
-  /** The simulated delivery's output (deliver succeeded). */
+  /** The delivery's output (deliver succeeded): the seller's, or the simulated one of a platform seller. */
   output: Schema.Unknown,
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -121,7 +128,7 @@ const Id = Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.ch
 export const SagaBody = Schema.Struct({
   serviceId: Id,
   tierId: Id,
-  /** Passed to the seller. `{"simulate": "fail" | "timeout" | "slow", "delayMs": n}` picks a simulated seller behaviour. */
+  /** Passed to the seller. `{"simulate": "fail" | "timeout" | "slow", "delayMs": n}` picks a simulated (platform) seller's behaviour. */
   input: Schema.optional(Schema.Unknown),
   negotiationId: Schema.optional(Id)
 })
