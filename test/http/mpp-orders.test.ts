@@ -9,6 +9,7 @@ import { OPENAPI_PATH } from "../../src/http/openapi.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { describeEachStorage } from "../fixtures/suite.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
+import { startPushSeller } from "../fixtures/pushSeller.js"
 
 const C = "/api/v1/agent/commerce"
 let server: TestServer
@@ -168,6 +169,55 @@ describeEachStorage("paid calls of a pull seller over HTTP", (storage) => {
     expect(again.status).toBe(402)
     expect(again.body.type).toBe("https://paymentauth.org/problems/invalid-challenge")
     expect(await balance(buyer)).toBe(700)
+  })
+
+  it("POST /buy paid with a credential on a push service: the seller's inline answer is the purchase's answer (the order reached the seller before the buy's wait, not after it)", async () => {
+    const pushSeller = await startPushSeller((push) => ({
+      status: 200,
+      body: { status: "delivered", output: { echoed: push.data.input } }
+    }))
+    try {
+      const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
+      const published = await post(seller, `${C}/services`, {
+        name: "Pushed buys",
+        description: "a service its seller answers inline",
+        category: "testing",
+        pricingModel: "per_call",
+        tiers: [
+          {
+            id: "unit",
+            name: "Unit",
+            priceCents: 300,
+            unit: "call",
+            includedUnits: null,
+            sla: { uptimePct: 99, p95LatencyMs: 1_000, supportWindow: "24/7" }
+          }
+        ],
+        fulfilment: { mode: "push", url: pushSeller.url }
+      })
+      expect(published.status).toBe(201)
+      pushSeller.secret = published.body.fulfilmentSecret
+      const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
+      const body = { serviceId: published.body.id, tierId: "unit", input: "hello" }
+      const short = await post(buyer, `${C}/buy`, body)
+      expect(short.status).toBe(402)
+      await post(buyer, `${C}/wallet/topup`, { amountCents: 1_000 })
+      const started = Date.now()
+      const bought = await post(buyer, `${C}/buy`, body, {
+        "payment-authorization": credentialOf(short.body.challenge)
+      })
+      expect(bought.status).toBe(201)
+      expect(bought.body).toMatchObject({ status: "completed", transaction: { status: "completed" } })
+      expect(bought.body.transaction.delivery.output).toEqual({ echoed: "hello" })
+      // Well inside ORDER_WAIT_MS (10 s): the wait began after the payment's unit of work committed.
+      expect(Date.now() - started).toBeLessThan(5_000)
+      expect(pushSeller.pushes).toHaveLength(1)
+      expect(pushSeller.pushes[0]!.verified).toBe(true)
+      expect(await balance(buyer)).toBe(700)
+      expect((await get(seller, `${C}/wallet`)).body.balanceCents).toBe(255)
+    } finally {
+      await pushSeller.close()
+    }
   })
 
   it("the document declares the paid call's 202 (pending) beside its 200 (the result)", async () => {

@@ -70,6 +70,17 @@ export interface CommerceService {
    * key answers the first outcome without charging again.
    */
   readonly buy: (input: BuyInput) => Effect.Effect<Purchase, BuyError>
+  /**
+   * The buy's unit of work alone (joined to the caller's when it runs inside one): what `buy` does
+   * before its commit. The caller commits, then calls `afterBuy`. A payment credential's purchase
+   * runs this way, so nothing waits on a seller while the payment's unit of work holds the wallet.
+   */
+  readonly buyInUnit: (input: BuyInput) => Effect.Effect<Purchase, BuyError>
+  /**
+   * After the buy's unit of work committed: a pending order announced to this process's waiters
+   * and a push seller's answer awaited up to ORDER_WAIT_MS (the purchase as it then stands).
+   */
+  readonly afterBuy: (purchase: Purchase) => Effect.Effect<Purchase, BuyError>
   /** The owner approves: the purchase executes at the quoted price (409 when it is void). A keyed decision is made once. */
   readonly approve: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
   readonly decline: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
@@ -117,7 +128,7 @@ const make = Effect.gen(function* () {
   const approvals = yield* makeApprovals({ execute, negotiated, atomically })
   const named = makeApprovalNames(catalog, yield* KeysStore)
 
-  const buy = Effect.fnUntraced(function* (input: BuyInput) {
+  const buyInUnit = Effect.fnUntraced(function* (input: BuyInput) {
     const agentId = input.caller.agentId
     if (agentId === undefined || !input.caller.permissions.has("commerce:buy")) {
       return yield* Effect.fail(
@@ -135,10 +146,14 @@ const make = Effect.gen(function* () {
         negotiationId: input.negotiationId,
         idempotencyKey: input.idempotencyReference ?? null
       }).pipe(Effect.catchTag("ApprovalVoid", (e) => Effect.die(e)))
-    ).pipe(
+    )
+  })
+
+  const buy = (input: BuyInput) =>
+    buyInUnit(input).pipe(
       // After the refused unit of work rolled back: the owner's record of what was refused.
       refusals.recordingRefusal({
-        agentId,
+        agentId: input.caller.agentId ?? "",
         serviceId: input.serviceId,
         serviceName: null,
         tierId: input.tierId,
@@ -146,9 +161,9 @@ const make = Effect.gen(function* () {
         path: input.negotiationId === undefined ? "buy" : "negotiation"
       }),
       // Committed: a push seller's order may be answered within the buy's wait.
-      Effect.flatMap(awaitOrder)
+      Effect.flatMap(awaitOrder),
+      traced("Commerce.buy")
     )
-  }, traced("Commerce.buy"))
 
   /** An approval the wallet refused stays pending (its unit of work rolled back); the refusal is kept. */
   const approve = (caller: Caller, id: string, keyed?: KeyedRequest) =>
@@ -254,6 +269,8 @@ const make = Effect.gen(function* () {
 
   return {
     buy,
+    buyInUnit,
+    afterBuy: awaitOrder,
     approve,
     decline: approvals.decline,
     listApprovals: approvals.listApprovals,

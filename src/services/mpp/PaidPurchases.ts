@@ -78,7 +78,9 @@ const make = Effect.gen(function* () {
             (purchase): PaidPurchase => ({ purchase, receipt: undefined })
           )
         : // The purchase's own record of a refusal rolled back with the payment's unit of work: kept here.
-          mpp.payPurchase(caller, { ...offer, credential: payment.credential }, purchase).pipe(
+          // The purchase joins the payment's unit of work; a push seller's answer is awaited only
+          // after it committed (waiting inside would hold the wallet and hide the order from its seller).
+          mpp.payPurchase(caller, { ...offer, credential: payment.credential }, commerce.buyInUnit(order)).pipe(
             refusals.recordingRefusal({
               agentId: caller.agentId ?? "",
               serviceId: input.serviceId,
@@ -86,7 +88,10 @@ const make = Effect.gen(function* () {
               tierId: input.tierId,
               priceCents: null,
               path: input.negotiationId === undefined ? "buy" : "negotiation"
-            })
+            }),
+            Effect.flatMap(({ purchase, receipt }) =>
+              Effect.map(commerce.afterBuy(purchase), (after): PaidPurchase => ({ purchase: after, receipt }))
+            )
           )
     return paid.pipe(Effect.provideService(Transactor, transactor))
   }
