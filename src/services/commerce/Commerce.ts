@@ -71,15 +71,11 @@ export interface CommerceService {
    */
   readonly buy: (input: BuyInput) => Effect.Effect<Purchase, BuyError>
   /**
-   * The buy's unit of work alone (joined to the caller's when it runs inside one): what `buy` does
-   * before its commit. The caller commits, then calls `afterBuy`. A payment credential's purchase
-   * runs this way, so nothing waits on a seller while the payment's unit of work holds the wallet.
+   * `buy`'s unit of work alone (joining the caller's); the caller commits, then calls `afterBuy`, so
+   * nothing waits on a seller while a payment's unit of work holds the wallet.
    */
   readonly buyInUnit: (input: BuyInput) => Effect.Effect<Purchase, BuyError>
-  /**
-   * After the buy's unit of work committed: a pending order announced to this process's waiters
-   * and a push seller's answer awaited up to ORDER_WAIT_MS (the purchase as it then stands).
-   */
+  /** Committed: a pending order announced, a push seller's answer awaited up to ORDER_WAIT_MS. */
   readonly afterBuy: (purchase: Purchase) => Effect.Effect<Purchase, BuyError>
   /** The owner approves: the purchase executes at the quoted price (409 when it is void). A keyed decision is made once. */
   readonly approve: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
