@@ -67,7 +67,10 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
     const real = yield* Clock.Clock
     // The model's clock for every operation (layers are built on the real one: pools time out on it).
     const clock: Clock.Clock = {
-      ...real,
+      // Methods, not fields: a spread of the live clock would drop them (sleep included).
+      monotonicTimeNanosUnsafe: () => real.monotonicTimeNanosUnsafe(),
+      monotonicTimeNanos: real.monotonicTimeNanos,
+      sleep: (d) => real.sleep(d),
       currentTimeMillisUnsafe: () => world.now,
       currentTimeMillis: Effect.sync(() => world.now),
       currentTimeNanosUnsafe: () => BigInt(world.now) * 1_000_000n,
@@ -215,8 +218,13 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
                     o.deliver(ids[g.seller], txId, { output: M.deliveredAtOnce(txId) })
                   )
                   const sagas = yield* Sagas
-                  while ((yield* sagas.runDue()) > 0) {}
-                  return yield* sagas.get(ids[g.buyer], saga.id)
+                  // Woken by the answer: driven here, or by a saga started beside it (its run holds this one meanwhile).
+                  for (let tries = 0; ; tries++) {
+                    while ((yield* sagas.runDue()) > 0) {}
+                    const now = yield* sagas.get(ids[g.buyer], saga.id)
+                    if (now.status !== "running" || tries === 100) return now
+                    yield* Effect.sleep(10)
+                  }
                 })
           ),
           Effect.map(fromSaga)
@@ -679,11 +687,22 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
               op._tag === "concurrent"
                 ? M.buy(st, op.buys[i], idsOf(answers[i]))
                 : M.startSaga(st, op.starts[i], idsOf(answers[i]))
-            // Some serial order of them must explain every answer.
+            // Some serial order of them must explain every answer. Orders that answer alike may still
+            // differ in who sold what (two buys under one key: either is the first); the purchases recorded decide.
+            const sellers = new Map<string, string>()
+            for (const [i, a] of answers.entries()) {
+              const txId = idsOf(a).txId
+              if (op._tag !== "concurrent" || txId === undefined || model.s.txs.has(txId) || sellers.has(txId)) continue
+              const tx = yield* within(Effect.flatMap(Commerce, (c) => c.getTransaction(ids[op.buys[i].buyer], txId)))
+              sellers.set(txId, tx.sellerAgentId)
+            }
             let explained: M.State | undefined
             for (const order of permutations(answers.map((_, i) => i))) {
               const trial = M.clone(model.s)
-              if (order.every((i) => matches(apply(trial, i), answers[i]))) {
+              if (
+                order.every((i) => matches(apply(trial, i), answers[i])) &&
+                [...sellers].every(([txId, seller]) => ids[trial.txs.get(txId)!.seller] === seller)
+              ) {
                 explained = trial
                 break
               }
