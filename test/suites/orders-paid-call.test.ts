@@ -137,6 +137,13 @@ forEachStorage("paid calls of real sellers", stack, (it) => {
         expect(yield* balance(escrowAccount(orderId))).toBe(0)
         expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000 - PRICE)
         expect(yield* booksClean).toBe(true)
+        // The buyer is told the paid call completed, naming the challenge that paid it (not as a buy).
+        const buyerTold = yield* Effect.flatMap(Events, (e) => e.listForAgent(buyer.agentId, 10))
+        expect(buyerTold.find((e) => e.type === "transaction.completed")?.data).toMatchObject({
+          transactionId: orderId,
+          source: "paid_call",
+          challengeId: answer.receipt.challengeId
+        })
         // The health check's ledger sample reads a call paid into escrow as reconciled.
         expect((yield* Effect.flatMap(Mpp, (m) => m.health)).checks.ledger.ok).toBe(true)
       })

@@ -37,7 +37,8 @@ const OrderRow = Schema.Struct({
   pushNextAttemptAt: IsoTimestampOrNull,
   pushAcceptedAt: IsoTimestampOrNull,
   pushLastError: Schema.NullOr(Schema.String),
-  sagaId: Schema.NullOr(Schema.String)
+  sagaId: Schema.NullOr(Schema.String),
+  challengeId: Schema.NullOr(Schema.String)
 })
 
 const toOrder = (r: typeof OrderRow.Type): Order => ({
@@ -73,12 +74,17 @@ const toOrder = (r: typeof OrderRow.Type): Order => ({
           acceptedAt: r.pushAcceptedAt,
           lastError: r.pushLastError
         },
-  origin: r.sagaId === null ? { kind: "buy" } : { kind: "saga", sagaId: r.sagaId }
+  origin:
+    r.sagaId !== null
+      ? { kind: "saga", sagaId: r.sagaId }
+      : r.challengeId !== null
+        ? { kind: "paid_call", challengeId: r.challengeId }
+        : { kind: "buy" }
 })
 
 const COLUMNS = `id, service_id, service_name, category, pricing_model, tier_id, list_price_cents, seller_agent_id,
   buyer_agent_id, input, price_cents, mode, status, created_at, deadline_at, answered_at, output, error, latency_ms,
-  negotiation_id, approval_id, idempotency_key, push_attempts, push_next_attempt_at, push_accepted_at, push_last_error, saga_id`
+  negotiation_id, approval_id, idempotency_key, push_attempts, push_next_attempt_at, push_accepted_at, push_last_error, saga_id, challenge_id`
 
 export const PgOrderStore = Layer.effect(
   OrderStore,
@@ -98,7 +104,7 @@ export const PgOrderStore = Layer.effect(
             ${o.error}, ${o.latencyMs}, ${o.negotiationId}, ${o.approvalId}, ${o.idempotencyKey},
             ${o.push?.attempts ?? null},
             ${o.push?.nextAttemptAt ?? null}, ${o.push?.acceptedAt ?? null}, ${o.push?.lastError ?? null},
-            ${sagaOf(o)})`).pipe(Effect.asVoid),
+            ${sagaOf(o)}, ${o.origin?.kind === "paid_call" ? o.origin.challengeId : null})`).pipe(Effect.asVoid),
       get: (id) => orUnavailable(sql`SELECT ${columns} FROM orders WHERE id = ${id}`).pipe(Effect.flatMap(one)),
       findByKey: (buyerAgentId, key) =>
         orUnavailable(

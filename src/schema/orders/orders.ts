@@ -29,7 +29,9 @@ export type PushState = typeof PushState.Type
  */
 export const OrderOrigin = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("buy") }),
-  Schema.Struct({ kind: Schema.Literal("saga"), sagaId: Schema.String })
+  Schema.Struct({ kind: Schema.Literal("saga"), sagaId: Schema.String }),
+  /** A paid call (HTTP 402): its own escrow like a buy's; the challenge that paid it is named. */
+  Schema.Struct({ kind: Schema.Literal("paid_call"), challengeId: Schema.String })
 ])
 export type OrderOrigin = typeof OrderOrigin.Type
 

@@ -20,7 +20,7 @@ const iso = (ms: number) => new Date(ms).toISOString()
 /** The purchase an order stands for, as Settlement records it. */
 export const purchaseOf = (o: Order): Omit<SettlementInput, "from" | "memo" | "delivery"> => ({
   transactionId: o.transactionId,
-  source: "buy",
+  source: o.origin?.kind === "paid_call" ? "paid_call" : "buy",
   buyerAgentId: o.buyerAgentId,
   offer: {
     serviceId: o.serviceId,
@@ -36,7 +36,8 @@ export const purchaseOf = (o: Order): Omit<SettlementInput, "from" | "memo" | "d
     ...noReferences,
     negotiationId: o.negotiationId,
     approvalId: o.approvalId,
-    idempotencyKey: o.idempotencyKey
+    idempotencyKey: o.idempotencyKey,
+    challengeId: o.origin?.kind === "paid_call" ? o.origin.challengeId : null
   },
   at: o.createdAt
 })

@@ -33,7 +33,11 @@ export const newOrder = (x: PlaceOrder): Order => {
     approvalId: p.references.approvalId,
     idempotencyKey: p.references.idempotencyKey,
     push: x.mode === "push" ? { attempts: 0, nextAttemptAt: p.at, acceptedAt: null, lastError: null } : null,
-    origin: x.origin ?? { kind: "buy" }
+    origin:
+      x.origin ??
+      (p.source === "paid_call" && p.references.challengeId !== null
+        ? { kind: "paid_call", challengeId: p.references.challengeId }
+        : { kind: "buy" })
   }
 }
 
