@@ -25,6 +25,8 @@ const { values: options } = parseArgs({
     port: { type: "string", default: "0" },
     "public-url": { type: "string" },
     "slow-over": { type: "string", default: "2000" },
+    "floor-pct": { type: "string", default: "80" },
+    "negotiation-poll-ms": { type: "string", default: "2000" },
     orders: { type: "string", default: "0" }
   }
 })
@@ -37,6 +39,8 @@ if (mode !== "pull" && mode !== "push") {
 const waitMs = Number(options["wait-ms"])
 const slowOverChars = Number(options["slow-over"])
 const stopAfter = Number(options.orders)
+const floorPct = Number(options["floor-pct"])
+const negotiationPollMs = Number(options["negotiation-poll-ms"])
 const COMMERCE = "/api/v1/agent/commerce"
 
 const STEPS = ["key", "discover", "publish", "serve"] as const
@@ -236,6 +240,58 @@ const answerThroughApi = async (key: string, orderId: string, outcome: Outcome) 
 
 const describe = (output: Json) => `${String(output.words)} words, "${String(output.summary)}"`
 
+// ---- negotiations: the seller answers its own, within the platform's 30 s window ----
+
+interface NegotiationLine {
+  readonly id: string
+  readonly listPriceCents: number
+  readonly currentPriceCents: number
+  readonly sellerAskCents: number | null
+  readonly round: number
+}
+
+/**
+ * This seller's policy: an offer at or above `--floor-pct` of the list price is accepted; a lower
+ * one is countered at that floor once (the buyer may accept it); an offer still below it is
+ * rejected. Answers come within one poll of the buyer's move, well inside the 29.6 s after which the
+ * platform's automatic seller would answer instead.
+ */
+const negotiationAnswer = (n: NegotiationLine) => {
+  const floor = Math.ceil((n.listPriceCents * floorPct) / 100)
+  if (n.currentPriceCents >= floor) return { action: "accept" as const }
+  if (n.sellerAskCents === null || n.sellerAskCents > floor)
+    return { action: "counter" as const, counterPriceCents: floor }
+  return { action: "reject" as const }
+}
+
+const answerNegotiations = async (key: string) => {
+  for (;;) {
+    const { body } = await call<{ data: ReadonlyArray<NegotiationLine> }>(
+      "GET",
+      `${COMMERCE}/negotiations?role=seller&status=awaiting_seller&limit=20`,
+      { key }
+    )
+    for (const n of body.data) {
+      const answer = negotiationAnswer(n)
+      try {
+        await call("POST", `${COMMERCE}/negotiate/${n.id}/respond`, {
+          key,
+          body: answer,
+          idempotencyKey: `respond-${n.id}-${n.round}`
+        })
+        console.log(
+          `negotiation ${n.id}: offer ${usd(n.currentPriceCents)} of ${usd(n.listPriceCents)}, ${answer.action}` +
+            ("counterPriceCents" in answer ? ` at ${usd(answer.counterPriceCents)}` : "")
+        )
+      } catch (e) {
+        // The buyer moved, or the automatic answer came first: the next poll sees the new state.
+        if (!(e instanceof PlatformError) || e.status !== 409) throw e
+      }
+    }
+    await sleep(negotiationPollMs)
+  }
+}
+
 // ---- 4a. pull: wait for orders, answer each ----
 
 interface OrderLine {
@@ -353,11 +409,18 @@ const main = async () => {
   console.log(`example seller (${mode}) against ${baseUrl}`)
   const key = await getKey()
   await discover()
+  const negotiating = () =>
+    answerNegotiations(key).catch((error: unknown) => {
+      console.error(`example seller failed: ${error instanceof Error ? error.message : String(error)}`)
+      process.exit(1)
+    })
   if (mode === "push") {
     await servePush(key)
+    void negotiating()
     return
   }
   await publish(key, undefined)
+  void negotiating()
   await servePull(key)
 }
 

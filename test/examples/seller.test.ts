@@ -149,6 +149,10 @@ describeEachStorage("the example seller and the example buyer, two processes", (
         summary: "Sellers deliver for real."
       })
       expect(seller.output()).toMatch(new RegExp(`^order ${bought.txId} delivered: 14 words`, "m"))
+      // The price was agreed with the seller itself (the buyer offered 85 %, over its 80 % floor),
+      // not by the platform's automatic seller.
+      expect(seller.output()).toMatch(/^negotiation \S+: offer \$\d+\.\d\d of \$\d+\.\d\d, accept$/m)
+      expect(rest.stdout).toMatch(/^step 5\/7 negotiate: agreed /m)
       // 15 % to the nearest cent, halves up (docs/money.md); the seller gets the rest.
       expect(bought.feeCents).toBe(Math.floor((bought.paidCents * 15 + 50) / 100))
       expect(bought.sellerCents + bought.feeCents).toBe(bought.paidCents)
