@@ -1,9 +1,10 @@
 // kill -9 with orders in flight, on the embedded store and on Postgres, against the compiled server
-// in its own process (docs/fulfilment.md): pull orders waiting for their seller and push orders
-// whose push is in flight (the seller holds the connection) when the server dies. At the kill every
-// order is still pending with its price in its escrow; after a restart on the same store the seller
-// still delivers the pull orders (paid once: a second delivery changes nothing, the other answer is
-// refused), the push orders are pushed again under the same webhook-id and delivered, the orders
+// in its own process (docs/fulfilment.md): pull orders waiting for their seller, push orders whose
+// push is in flight (the seller holds the connection) and one the seller accepted (202) when the
+// server dies. At the kill every order is still pending with its price in its escrow; after a
+// restart on the same store the seller still delivers the pull orders (paid once: a second delivery
+// changes nothing, the other answer is refused), the pushes in flight are pushed again under the
+// same webhook-id and delivered, the accepted one is not pushed again and is delivered through the API, the orders
 // nobody answers expire and are refunded in full; the buyer pays exactly what was delivered, the
 // seller gets 85 % of it, every order's escrow ends at 0 and the ledger balances.
 import { PGlite } from "@electric-sql/pglite"
@@ -84,7 +85,7 @@ const sqlList = (ids: ReadonlyArray<string>) => ids.map((id) => `'${id.replace(/
 interface Placed {
   readonly id: string
   readonly price: number
-  readonly kind: "long" | "short" | "pushed"
+  readonly kind: "long" | "short" | "pushed" | "accepted"
 }
 
 /** One request; the answer's body as the caller expects it (toMatchObject checks what matters). */
@@ -109,7 +110,11 @@ const scenario = async (bundle: string, store: Store) => {
   // Before the kill the push seller holds every push open (the push is in flight); after it, it delivers.
   let phase: "before" | "after" = "before"
   const pushSeller: PushSeller = await startPushSeller((push) =>
-    phase === "before" ? "hang" : { status: 200, body: { status: "delivered", output: { pushed: push.data.orderId } } }
+    (push.data.input as { accept?: boolean }).accept === true
+      ? { status: 202 }
+      : phase === "before"
+        ? "hang"
+        : { status: 200, body: { status: "delivered", output: { pushed: push.data.orderId } } }
   )
   const env = {
     ...store.env,
@@ -154,11 +159,11 @@ const scenario = async (bundle: string, store: Store) => {
     )
 
     const placed: Array<Placed> = []
-    const buy = async (serviceId: string, t: typeof LONG, kind: Placed["kind"], n: number) => {
+    const buy = async (serviceId: string, t: typeof LONG, kind: Placed["kind"], n: number, accept = false) => {
       const res = await call<{ transaction: { id: string } }>(first.baseUrl, buyer, "POST", `${COMMERCE}/buy`, {
         serviceId,
         tierId: t.id,
-        input: { n }
+        input: { n, accept }
       })
       expect(res.status, JSON.stringify(res.body)).toBe(202)
       expect(res.body).toMatchObject({ status: "pending", transaction: { status: "pending", priceCents: t.price } })
@@ -167,17 +172,31 @@ const scenario = async (bundle: string, store: Store) => {
     for (let n = 0; n < 3; n++) await buy(pull.body.id, LONG, "long", n)
     for (let n = 0; n < 2; n++) await buy(pull.body.id, SHORT, "short", n)
     for (let n = 0; n < 2; n++) await buy(push.body.id, PUSHED, "pushed", n)
+    // One push the seller accepts (202) before the kill: it delivers through the API later.
+    await buy(push.body.id, PUSHED, "accepted", 0, true)
     const of = (kind: Placed["kind"]) => placed.filter((o) => o.kind === kind)
-    // Every push is in flight: the seller has it and has not answered.
+    const [accepted] = of("accepted")
+    // Every push is in flight (the seller has it and has not answered) but the accepted one.
     await vi.waitFor(
-      () => expect(new Set(pushSeller.pushes.map((p) => p.webhookId))).toEqual(new Set(of("pushed").map((o) => o.id))),
+      () =>
+        expect(new Set(pushSeller.pushes.map((p) => p.webhookId))).toEqual(
+          new Set([...of("pushed"), accepted].map((o) => o.id))
+        ),
+      { timeout: 20_000, interval: 50 }
+    )
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await call<{ acceptedAt: string | null }>(first.baseUrl, buyer, "GET", `${COMMERCE}/orders/${accepted.id}`))
+            .body.acceptedAt
+        ).not.toBeNull(),
       { timeout: 20_000, interval: 50 }
     )
     expect(pushSeller.hanging()).toBeGreaterThanOrEqual(of("pushed").length)
     await first.kill9()
     const pushedBeforeKill = pushSeller.pushes.length
 
-    // At the kill: every order pending, its whole price in its own escrow, the pushes not accepted.
+    // At the kill: every order pending, its whole price in its own escrow, only the accepted push accepted.
     const atKill = await store.read(async (rows) => ({
       orders: await rows<{ id: string; status: string; push_accepted_at: string | null }>(
         `SELECT id, status, push_accepted_at FROM orders WHERE id IN (${sqlList(placed.map((o) => o.id))})`
@@ -187,8 +206,8 @@ const scenario = async (bundle: string, store: Store) => {
          WHERE account IN (${sqlList(placed.map((o) => `escrow:${o.id}`))}) GROUP BY account`
       )
     }))
-    expect(atKill.orders.map((o) => [o.id, o.status, o.push_accepted_at]).sort()).toEqual(
-      placed.map((o) => [o.id, "pending", null]).sort()
+    expect(atKill.orders.map((o) => [o.id, o.status, o.push_accepted_at !== null]).sort()).toEqual(
+      placed.map((o) => [o.id, "pending", o === accepted]).sort()
     )
     expect(new Map(atKill.escrow.map((e) => [e.account, Number(e.held)]))).toEqual(
       new Map(placed.map((o) => [`escrow:${o.id}`, o.price]))
@@ -259,7 +278,13 @@ const scenario = async (bundle: string, store: Store) => {
     }
 
     // The buyer paid exactly what was delivered (once each), nothing is held; the seller has 85 % of it.
-    const delivered = [l1, l3, ...of("pushed")]
+    // The accepted push was not pushed again after the restart (the retried ones were, after their lease):
+    // its seller delivers it through the API.
+    expect(pushSeller.pushes.filter((p) => p.webhookId === accepted.id)).toHaveLength(1)
+    expect((await answer(accepted, "deliver", { output: { accepted: true } })).body).toMatchObject({
+      status: "delivered"
+    })
+    const delivered = [l1, l3, ...of("pushed"), accepted]
     const paid = delivered.reduce((sum, o) => sum + o.price, 0)
     expect((await call(base, buyer, "GET", `${COMMERCE}/wallet`)).body).toMatchObject({
       balanceCents: TOPUP - paid,
@@ -326,7 +351,7 @@ describe("kill -9 with orders in flight", () => {
   it("embedded store: pending orders survive with their escrow, are delivered once, pushed again, or expire refunded", async () => {
     const store = embeddedStore()
     try {
-      expect(await scenario(bundle, store), "orders placed and checked").toBe(7)
+      expect(await scenario(bundle, store), "orders placed and checked").toBe(8)
     } finally {
       await store.close()
     }
@@ -337,7 +362,7 @@ describe("kill -9 with orders in flight", () => {
     async () => {
       const store = await postgresStore()
       try {
-        expect(await scenario(bundle, store), "orders placed and checked").toBe(7)
+        expect(await scenario(bundle, store), "orders placed and checked").toBe(8)
       } finally {
         await store.close()
       }
