@@ -4,9 +4,9 @@
 // server dies. At the kill every order is still pending with its price in its escrow; after a
 // restart on the same store the seller still delivers the pull orders (paid once: a second delivery
 // changes nothing, the other answer is refused), the pushes in flight are pushed again under the
-// same webhook-id and delivered, the accepted one is not pushed again and is delivered through the API, the orders
-// nobody answers expire and are refunded in full; the buyer pays exactly what was delivered, the
-// seller gets 85 % of it, every order's escrow ends at 0 and the ledger balances.
+// same webhook-id and delivered, the accepted one is not pushed again and is delivered through the
+// API, the orders nobody answers expire and are refunded in full; the buyer pays exactly what was
+// delivered, the seller gets 85 % of it, every order's escrow ends at 0 and the ledger balances.
 import { PGlite } from "@electric-sql/pglite"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
