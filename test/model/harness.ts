@@ -598,6 +598,14 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
           }
           M.runDueSagas(model.s, txIds)
         })
+      /** The expiry sweep, run until nothing more is due (a batch is bounded): how many it expired. */
+      const sweep = Effect.flatMap(Orders, (orders) =>
+        Effect.gen(function* () {
+          let n = 0
+          for (let k = yield* orders.expireDue; k > 0; k = yield* orders.expireDue) n += k
+          return { _tag: "expired", count: n } as Actual
+        })
+      )
       /** One answer compared with the model's, and applied to it. */
       const compareAnswer = (where: string, op: Op, o: M.Order, a: Answer) =>
         Effect.gen(function* () {
@@ -652,20 +660,38 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
             if (waiting.length === 0) break
             const o = waiting[op.pick % waiting.length]
             yield* advanceTo(Math.max(world.now, o.deadlineAt + op.by))
-            yield* compareAnswer(`step ${step}`, op, o, op.answer)
+            if (op.sweep !== true) {
+              yield* compareAnswer(`step ${step}`, op, o, op.answer)
+              break
+            }
+            // The answer and the sweep at once: the order ends once, some serial order explains both.
+            const [answered, swept] = yield* within(
+              Effect.all([attempt(answerEffect(o, op.answer)), attempt(sweep)], { concurrency: "unbounded" })
+            )
+            count(
+              stats,
+              `late ${op.by} with the sweep→${label(answered)}, ${swept._tag === "expired" ? swept.count : label(swept)}`
+            )
+            const answerFirst = M.clone(model.s)
+            const sweepFirst = M.clone(model.s)
+            const explained = [
+              matches(M.answerOrder(answerFirst, o.id, op.answer.what, outputOf(op.answer)), answered) &&
+              matches(M.expireDue(answerFirst), swept)
+                ? answerFirst
+                : undefined,
+              matches(M.expireDue(sweepFirst), swept) &&
+              matches(M.answerOrder(sweepFirst, o.id, op.answer.what, outputOf(op.answer)), answered)
+                ? sweepFirst
+                : undefined
+            ].find((x) => x !== undefined)
+            if (explained === undefined)
+              throw diverge(`step ${step}: no serial order explains the answer and the sweep`, { op, answered, swept })
+            model.s = explained
             break
           }
           case "expire": {
             yield* advanceTo(world.now + op.ms)
-            const actual = yield* attempt(
-              Effect.flatMap(Orders, (orders) =>
-                Effect.gen(function* () {
-                  let n = 0
-                  for (let k = yield* orders.expireDue; k > 0; k = yield* orders.expireDue) n += k
-                  return { _tag: "expired", count: n } as Actual
-                })
-              )
-            )
+            const actual = yield* attempt(sweep)
             const trial = M.clone(model.s)
             const expected = M.expireDue(trial)
             count(stats, `expire→${actual._tag === "expired" ? actual.count : label(actual)}`)

@@ -69,9 +69,16 @@ export type Op =
     }
   /**
    * The seller answers a pending order late: the clock moves to `by` ms after its deadline (−1:
-   * just in time; 0: at the deadline, already too late), no sweep has run.
+   * just in time; 0: at the deadline, already too late), no sweep has run; with `sweep`, the
+   * expiry sweep runs at the same moment as the answer.
    */
-  | { readonly _tag: "late"; readonly pick: number; readonly by: number; readonly answer: Answer }
+  | {
+      readonly _tag: "late"
+      readonly pick: number
+      readonly by: number
+      readonly answer: Answer
+      readonly sweep?: boolean
+    }
   /** The seller never answers: the clock moves on `ms` and the expiry sweep runs (Orders.expireDue). */
   | { readonly _tag: "expire"; readonly ms: number }
   /** A pay-per-request call (MPP) of an agent's service: the 402 challenge, then the paid call. */
@@ -288,7 +295,8 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
       _tag: fc.constant("late" as const),
       pick: fc.nat(),
       by: fc.constantFrom(-1, 0, 1, 60_000),
-      answer: answerArb
+      answer: answerArb,
+      sweep: fc.boolean()
     })
   },
   {
