@@ -532,11 +532,14 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
               }
               for (const t of bought.data) {
                 const m = s.txs.get(t.id)!
-                if (m.status !== t.status || m.price !== t.priceCents)
+                // The shares too while they stand (a pending purchase has none yet; a refund reverses them).
+                const shares = t.status === "refunded" ? [] : [t.sellerCents, t.feeCents]
+                const modelShares = m.status === "refunded" ? [] : [m.sellerCents, m.feeCents]
+                if (m.status !== t.status || m.price !== t.priceCents || `${shares}` !== `${modelShares}`)
                   throw diverge(`${where}: transaction ${t.id}`, {
                     op,
-                    real: [t.status, t.priceCents],
-                    model: [m.status, m.price]
+                    real: [t.status, t.priceCents, ...shares],
+                    model: [m.status, m.price, ...modelShares]
                   })
               }
               const holds: Array<Hold> = []
