@@ -290,7 +290,7 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
   { weight: 3, arbitrary: answerOpArb(2) },
   {
-    weight: 2,
+    weight: 4,
     arbitrary: fc.record({
       _tag: fc.constant("late" as const),
       pick: fc.nat(),
