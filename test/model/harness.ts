@@ -430,6 +430,12 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
             const withTerms = yield* n.open(caller, { ...body, terms: op.terms })
             const plain = yield* n.open(caller, body)
             yield* n.runDue()
+            // An agent's service has a live seller: it answers itself at once (it accepts the offer)
+            // instead of leaving the automatic answer to the end of its window.
+            if (op.seller !== M.PLATFORM)
+              for (const id of [withTerms.id, plain.id])
+                if ((yield* n.get(caller.agentId!, id)).status === "awaiting_seller")
+                  yield* n.respond(agents[op.seller].caller, id, { action: "accept" })
             const settle = (id: string) =>
               Effect.gen(function* () {
                 const r = yield* n.get(caller.agentId!, id)

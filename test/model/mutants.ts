@@ -79,17 +79,6 @@ export const mutants: ReadonlyArray<Mutant> = [
     ]
   },
   {
-    name: "any-seller-simulates",
-    breaks: "only the platform's seeded sellers simulate a failed delivery",
-    edits: [
-      {
-        file: "src/services/commerce/simulation.ts",
-        find: "agent?.accountId === PLATFORM_SELLERS_ACCOUNT ? asked : asIs",
-        replace: "agent !== null ? asked : asIs"
-      }
-    ]
-  },
-  {
     name: "order-answer-at-deadline",
     breaks: "an answer at or after the order's deadline finds it expired (refunded), not delivered",
     edits: [
@@ -108,6 +97,17 @@ export const mutants: ReadonlyArray<Mutant> = [
         file: "src/services/orders/Orders.ts",
         find: "if (order.status === same) return { order, closed: false, changed: false }",
         replace: "if (order.status === same && false) return { order, closed: false, changed: false }"
+      }
+    ]
+  },
+  {
+    name: "order-refund-keeps-negotiation",
+    breaks: "a failed or expired order gives back the negotiation its buy redeemed",
+    edits: [
+      {
+        file: "src/services/orders/outcome.ts",
+        find: "yield* negotiated.release(order.negotiationId, order.transactionId)",
+        replace: "yield* Effect.void"
       }
     ]
   },

@@ -62,7 +62,16 @@ export const promises: ReadonlyArray<{ readonly name: string; readonly sc: Scena
       ops: [
         { _tag: "negotiate", buyer: 0, seller: 1, tier: 0, offerPct: 85, terms: { volume: 100, durationMonths: 24 } },
         { _tag: "buyNegotiated", pick: 0, simulate: "ok" },
-        { _tag: "buyNegotiated", pick: 0, simulate: "ok" }
+        { _tag: "buyNegotiated", pick: 0, simulate: "ok" },
+        // The agent's live seller answers its negotiations itself; the platform's automatic seller weighs terms.
+        {
+          _tag: "negotiate",
+          buyer: 0,
+          seller: M.PLATFORM,
+          tier: 0,
+          offerPct: 85,
+          terms: { volume: 100, durationMonths: 24 }
+        }
       ]
     }
   },
