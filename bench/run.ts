@@ -421,7 +421,15 @@ const json = (text: string): Record<string, unknown> => {
   }
 }
 
-/** An account, an agent and a key with every permission; returns the Authorization header. */
+const OPEN_WALLET = {
+  autonomyLevel: "full_auto",
+  approvalThresholdCents: 1_000_000_000,
+  perTransactionLimitCents: null,
+  dailyLimitCents: null,
+  monthlyLimitCents: null
+}
+
+/** An account, an agent (its wallet without limits) and a key with every permission; returns the Authorization header. */
 const newAgentKey = async (base: string, extra: ReadonlyArray<string> = []) => {
   const email = `bench-${randomBytes(5).toString("hex")}@example.com`
   const signup = await call(base, "POST", "/api/dashboard/signup", {
@@ -435,7 +443,9 @@ const newAgentKey = async (base: string, extra: ReadonlyArray<string> = []) => {
     base,
     "POST",
     "/api/dashboard/agents",
-    { name: "bench-agent", organization: "Bench" },
+    // New agents start with conservative limits ($20 a purchase, $50 a day, approval above $5:
+    // docs/dashboard.md); the bench measures purchases, so the owner opens the wallet at creation.
+    { name: "bench-agent", organization: "Bench", wallet: OPEN_WALLET },
     { cookie }
   )
   if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${agent.text}`)
