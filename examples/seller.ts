@@ -281,7 +281,7 @@ const answerNegotiations = async (key: string) => {
         })
         console.log(
           `negotiation ${n.id}: offer ${usd(n.currentPriceCents)} of ${usd(n.listPriceCents)}, ${answer.action}` +
-            ("counterPriceCents" in answer ? ` at ${usd(answer.counterPriceCents)}` : "")
+            (answer.counterPriceCents !== undefined ? ` at ${usd(answer.counterPriceCents)}` : "")
         )
       } catch (e) {
         // The buyer moved, or the automatic answer came first: the next poll sees the new state.
