@@ -9,12 +9,10 @@ import { Clock, Effect, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { readFileSync } from "node:fs"
 import { describe, it as vit } from "vitest"
-import { Agent } from "../../src/schema/keys/keys.js"
 import { walletAccount } from "../../src/schema/ledger/ledger.js"
 import { Catalog, CatalogOffersLive } from "../../src/services/commerce/Catalog.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
 import { Events } from "../../src/services/events/Events.js"
-import { KeysStore } from "../../src/services/keys/Keys.js"
 import { LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { NegotiatedPricesLive } from "../../src/services/negotiation/NegotiatedPricesLive.js"
@@ -22,7 +20,7 @@ import { Orders } from "../../src/services/orders/Orders.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { isLiveSeller, SELLER_WINDOW_MS } from "../../src/services/negotiation/policy.js"
 import { PublishServiceBody } from "../../src/schema/commerce/services.js"
-import { agentCaller, commerceServices, fundedBuyer, serviceBody, tier } from "../fixtures/money.js"
+import { agentCaller, commerceServices, fundedBuyer, liveSellerAgent, serviceBody, tier } from "../fixtures/money.js"
 import type { StorageCase } from "../fixtures/db.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
@@ -42,20 +40,7 @@ const stack = (storage: ReturnType<StorageCase["layer"]>) =>
 /** A seller agent of an ordinary account, its service published with `mode` and no negotiation policy. */
 const liveSeller = (mode: "pull" | "push" = "pull") =>
   Effect.gen(function* () {
-    const agentId = yield* Effect.flatMap(Ids, (ids) => ids.make("agt"))
-    const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-    const accountId = `acct_${agentId}`
-    const keys = yield* KeysStore
-    yield* keys.insertAccount({
-      id: accountId,
-      email: `${agentId}@sellers.invalid`,
-      name: "live seller",
-      passwordHash: "disabled",
-      planId: null,
-      createdAt
-    })
-    yield* keys.insertAgent(Agent.make({ id: agentId, accountId, name: "live seller", organization: null, createdAt }))
-    const caller = agentCaller(agentId, accountId)
+    const { agentId, caller } = yield* liveSellerAgent("live seller", { unlimited: false })
     const fulfilment: PublishServiceBody["fulfilment"] =
       mode === "pull" ? { mode } : { mode, url: "https://seller.example.com/orders" }
     // As the API takes it: decoded, with no `negotiation` given.

@@ -5,17 +5,15 @@
 import { expect } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { Agent } from "../../src/schema/keys/keys.js"
 import { escrowAccount, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { Catalog, CatalogOffersLive } from "../../src/services/commerce/Catalog.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
-import { KeysStore } from "../../src/services/keys/Keys.js"
 import { LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { NegotiatedPricesLive } from "../../src/services/negotiation/NegotiatedPricesLive.js"
 import { Orders } from "../../src/services/orders/Orders.js"
 import { Ids } from "../../src/services/platform/Db.js"
-import { agentCaller, commerceServices, fundedBuyer, serviceBody, tier, unlimitedWallet } from "../fixtures/money.js"
+import { agentCaller, commerceServices, fundedBuyer, liveSellerAgent, serviceBody, tier } from "../fixtures/money.js"
 import type { StorageCase } from "../fixtures/db.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
@@ -32,21 +30,7 @@ const stack = (storage: ReturnType<StorageCase["layer"]>) =>
 
 /** A seller agent of an ordinary account with a pull service: it answers its orders itself. */
 const pullSeller = Effect.gen(function* () {
-  const agentId = yield* Effect.flatMap(Ids, (ids) => ids.make("agt"))
-  const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-  const accountId = `acct_${agentId}`
-  const keys = yield* KeysStore
-  yield* keys.insertAccount({
-    id: accountId,
-    email: `${agentId}@sellers.invalid`,
-    name: "pull seller",
-    passwordHash: "disabled",
-    planId: null,
-    createdAt
-  })
-  yield* keys.insertAgent(Agent.make({ id: agentId, accountId, name: "pull seller", organization: null, createdAt }))
-  yield* unlimitedWallet(agentId)
-  const caller = agentCaller(agentId, accountId)
+  const { agentId, caller } = yield* liveSellerAgent("pull seller")
   const service = yield* Effect.flatMap(Catalog, (c) =>
     c.publish(caller, serviceBody("Negotiable", [tier("basic", LIST)], "testing", { mode: "pull" }))
   )

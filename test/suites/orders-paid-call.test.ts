@@ -5,9 +5,8 @@
 // does not decide a real seller's outcome; a push seller answering within the call's wait is the
 // call's answer. Simulated sellers keep their instant answer (test/http/mpp.test.ts, saga suite).
 import { expect } from "@effect/vitest"
-import { Clock, Effect, Fiber, Layer } from "effect"
+import { Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { Agent } from "../../src/schema/keys/keys.js"
 import { escrowAccount, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { InvokeResult, PendingInvokeResult } from "../../src/schema/mpp/challenge.js"
 import type { PaymentRequired } from "../../src/schema/mpp/problems.js"
@@ -16,13 +15,11 @@ import type { FulfilmentBody } from "../../src/schema/commerce/services.js"
 import { Catalog, CatalogOffersLive } from "../../src/services/commerce/Catalog.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
 import { Events } from "../../src/services/events/Events.js"
-import { KeysStore } from "../../src/services/keys/Keys.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { makeCredential } from "../../src/services/mpp/encoding.js"
 import { Mpp } from "../../src/services/mpp/Mpp.js"
 import { Orders } from "../../src/services/orders/Orders.js"
-import { Ids } from "../../src/services/platform/Db.js"
-import { agentCaller, commerceStack, fundedBuyer, serviceBody, tier, unlimitedWallet } from "../fixtures/money.js"
+import { commerceStack, fundedBuyer, liveSellerAgent, serviceBody, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const PRICE = 100
@@ -37,21 +34,7 @@ const stack = (storage: Parameters<typeof commerceStack>[0]) =>
 /** A seller agent of an ordinary account (a real seller) with one per_call service (p95 1 s: a 10 s deadline). */
 const realSeller = (fulfilment: FulfilmentBody) =>
   Effect.gen(function* () {
-    const agentId = yield* Effect.flatMap(Ids, (ids) => ids.make("agt"))
-    const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-    const accountId = `acct_${agentId}`
-    const keys = yield* KeysStore
-    yield* keys.insertAccount({
-      id: accountId,
-      email: `${agentId}@sellers.invalid`,
-      name: "seller",
-      passwordHash: "disabled",
-      planId: null,
-      createdAt
-    })
-    yield* keys.insertAgent(Agent.make({ id: agentId, accountId, name: "seller", organization: null, createdAt }))
-    yield* unlimitedWallet(agentId)
-    const caller = agentCaller(agentId, accountId)
+    const { agentId, caller } = yield* liveSellerAgent("seller")
     const service = yield* Effect.flatMap(Catalog, (c) =>
       c.publish(caller, serviceBody("Called", [tier("basic", PRICE)], "testing", fulfilment))
     )

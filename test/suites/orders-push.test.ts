@@ -7,12 +7,10 @@ import { expect } from "@effect/vitest"
 import { Clock, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { makeNodeTransport } from "../../src/layers/webhooks/WebhookTransport.node.js"
-import { Agent } from "../../src/schema/keys/keys.js"
 import { escrowAccount, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { Catalog } from "../../src/services/commerce/Catalog.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
 import { NoNegotiatedPrices } from "../../src/services/commerce/NegotiatedPrices.js"
-import { KeysStore } from "../../src/services/keys/Keys.js"
 import { LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Orders } from "../../src/services/orders/Orders.js"
 import { makePush } from "../../src/services/orders/push.js"
@@ -21,7 +19,7 @@ import { OrderStore } from "../../src/services/orders/OrderStore.js"
 import { CatalogStore } from "../../src/services/commerce/CatalogStore.js"
 import { Ids, Transactor } from "../../src/services/platform/Db.js"
 import { WebhookTransport } from "../../src/services/webhooks/WebhookTransport.js"
-import { agentCaller, commerceServices, fundedBuyer, serviceBody, tier, unlimitedWallet } from "../fixtures/money.js"
+import { commerceServices, fundedBuyer, liveSellerAgent, serviceBody, tier } from "../fixtures/money.js"
 import { refusingUrl, startPushSeller, type PushSeller } from "../fixtures/pushSeller.js"
 import type { StorageCase } from "../fixtures/db.js"
 import { forEachStorage } from "../fixtures/suite.js"
@@ -56,21 +54,7 @@ const sellerServer = (reply?: PushSeller["reply"]) =>
 /** A seller agent (an ordinary account) with a push service at `url`; its secret is handed to the seller server. */
 const pushSellerAt = (url: string, seller?: PushSeller, p95LatencyMs = 5_000) =>
   Effect.gen(function* () {
-    const agentId = yield* Effect.flatMap(Ids, (ids) => ids.make("agt"))
-    const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-    const accountId = `acct_${agentId}`
-    const keys = yield* KeysStore
-    yield* keys.insertAccount({
-      id: accountId,
-      email: `${agentId}@sellers.invalid`,
-      name: "push seller",
-      passwordHash: "disabled",
-      planId: null,
-      createdAt
-    })
-    yield* keys.insertAgent(Agent.make({ id: agentId, accountId, name: "push seller", organization: null, createdAt }))
-    yield* unlimitedWallet(agentId)
-    const caller = agentCaller(agentId, accountId)
+    const { agentId, caller } = yield* liveSellerAgent("push seller")
     // p95 5 s by default: the order's deadline is 10 s (the least a seller is given).
     const tiers = [{ ...tier("basic", PRICE), sla: { uptimePct: 99, p95LatencyMs, supportWindow: "24/7" } }]
     const service = yield* Effect.flatMap(Catalog, (c) =>

@@ -6,10 +6,8 @@ import { expect } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { makeNodeTransport } from "../../src/layers/webhooks/WebhookTransport.node.js"
-import { Agent } from "../../src/schema/keys/keys.js"
 import { escrowAccount, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { Catalog, CatalogOffersLive } from "../../src/services/commerce/Catalog.js"
-import { KeysStore } from "../../src/services/keys/Keys.js"
 import { LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { NegotiatedPricesLive } from "../../src/services/negotiation/NegotiatedPricesLive.js"
@@ -20,7 +18,7 @@ import { Sagas } from "../../src/services/saga/Saga.js"
 import { SagaWorkerLive } from "../../src/services/saga/worker.js"
 import { WebhookTransport } from "../../src/services/webhooks/WebhookTransport.js"
 import type { StorageCase } from "../fixtures/db.js"
-import { agentCaller, commerceServices, fundedBuyer, serviceBody, tier, unlimitedWallet } from "../fixtures/money.js"
+import { commerceServices, fundedBuyer, liveSellerAgent, serviceBody, tier } from "../fixtures/money.js"
 import { startPushSeller } from "../fixtures/pushSeller.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { eventuallyEffect } from "../fixtures/wait.js"
@@ -59,30 +57,12 @@ forEachStorage("saga orders by push", stack, (it) => {
             ),
             (s) => Effect.promise(() => s.close())
           )
-          const agentId = yield* Effect.flatMap(Ids, (ids) => ids.make("agt"))
-          const accountId = `acct_${agentId}`
-          const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-          const keys = yield* KeysStore
-          yield* keys.insertAccount({
-            id: accountId,
-            email: `${agentId}@sellers.invalid`,
-            name: "push seller",
-            passwordHash: "disabled",
-            planId: null,
-            createdAt
-          })
-          yield* keys.insertAgent(
-            Agent.make({ id: agentId, accountId, name: "push seller", organization: null, createdAt })
-          )
-          yield* unlimitedWallet(agentId)
+          const { agentId, caller } = yield* liveSellerAgent("push seller")
           const tiers = [
             { ...tier("basic", PRICE), sla: { uptimePct: 99, p95LatencyMs: 5_000, supportWindow: "24/7" } }
           ]
           const service = yield* Effect.flatMap(Catalog, (c) =>
-            c.publish(
-              agentCaller(agentId, accountId),
-              serviceBody("Pushed", tiers, "testing", { mode: "push", url: server.url })
-            )
+            c.publish(caller, serviceBody("Pushed", tiers, "testing", { mode: "push", url: server.url }))
           )
           server.secret = service.fulfilmentSecret
           const buyer = yield* fundedBuyer(1_000)

@@ -8,13 +8,11 @@
 import { expect } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { Agent } from "../../src/schema/keys/keys.js"
 import { escrowAccount, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { orderDeadlineMs } from "../../src/schema/orders/orders.js"
 import { Catalog, CatalogOffersLive } from "../../src/services/commerce/Catalog.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
 import { Events } from "../../src/services/events/Events.js"
-import { KeysStore } from "../../src/services/keys/Keys.js"
 import { Ledger, LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { NegotiatedPricesLive } from "../../src/services/negotiation/NegotiatedPricesLive.js"
@@ -25,15 +23,7 @@ import { AnalyticsStore } from "../../src/services/reputation/AnalyticsStore.js"
 import { Sagas } from "../../src/services/saga/Saga.js"
 import { SagaStore } from "../../src/services/saga/SagaStore.js"
 import { WalletStore } from "../../src/services/wallet/WalletStore.js"
-import {
-  agentCaller,
-  commerceServices,
-  fundedBuyer,
-  sellerWith,
-  serviceBody,
-  tier,
-  unlimitedWallet
-} from "../fixtures/money.js"
+import { commerceServices, fundedBuyer, liveSellerAgent, sellerWith, serviceBody, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const PRICE = 100
@@ -51,25 +41,9 @@ const stack = (storage: Parameters<Parameters<typeof forEachStorage>[1]>[0]) =>
 
 /** A seller agent of an ordinary account with a pull service (what an agent publishes by default). */
 const pullSeller = Effect.gen(function* () {
-  const agentId = yield* Effect.flatMap(Ids, (ids) => ids.make("agt"))
-  const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-  const accountId = `acct_${agentId}`
-  const keys = yield* KeysStore
-  yield* keys.insertAccount({
-    id: accountId,
-    email: `${agentId}@sellers.invalid`,
-    name: "pull seller",
-    passwordHash: "disabled",
-    planId: null,
-    createdAt
-  })
-  yield* keys.insertAgent(Agent.make({ id: agentId, accountId, name: "pull seller", organization: null, createdAt }))
-  yield* unlimitedWallet(agentId)
+  const { agentId, caller } = yield* liveSellerAgent("pull seller")
   const service = yield* Effect.flatMap(Catalog, (c) =>
-    c.publish(
-      agentCaller(agentId, accountId),
-      serviceBody("Uppercase", [tier("basic", PRICE)], "testing", { mode: "pull" })
-    )
+    c.publish(caller, serviceBody("Uppercase", [tier("basic", PRICE)], "testing", { mode: "pull" }))
   )
   return { agentId, service }
 })

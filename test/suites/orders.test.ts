@@ -6,7 +6,6 @@
 import { expect } from "@effect/vitest"
 import { Clock, Effect, Exit, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { Agent } from "../../src/schema/keys/keys.js"
 import { escrowAccount, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { orderDeadlineMs } from "../../src/schema/orders/orders.js"
 import { UNLIMITED_POLICY, initialWallet } from "../../src/schema/wallet/policy.js"
@@ -15,13 +14,11 @@ import { Catalog } from "../../src/services/commerce/Catalog.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
 import { Disputes } from "../../src/services/commerce/Disputes.js"
 import { Events } from "../../src/services/events/Events.js"
-import { KeysStore } from "../../src/services/keys/Keys.js"
 import { Ledger, LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Orders } from "../../src/services/orders/Orders.js"
-import { Ids } from "../../src/services/platform/Db.js"
 import { WalletStore } from "../../src/services/wallet/WalletStore.js"
 import { AnalyticsStore } from "../../src/services/reputation/AnalyticsStore.js"
-import { agentCaller, commerceStack, fundedBuyer, serviceBody, tier, unlimitedWallet } from "../fixtures/money.js"
+import { agentCaller, commerceStack, fundedBuyer, liveSellerAgent, serviceBody, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const PRICE = 100
@@ -30,21 +27,7 @@ const stack = (storage: Parameters<typeof commerceStack>[0]) =>
 
 /** A seller agent of an ordinary account with a pull service (p95 1 s: a 10 s deadline). */
 const pullSeller = Effect.gen(function* () {
-  const agentId = yield* Effect.flatMap(Ids, (ids) => ids.make("agt"))
-  const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-  const accountId = `acct_${agentId}`
-  const keys = yield* KeysStore
-  yield* keys.insertAccount({
-    id: accountId,
-    email: `${agentId}@sellers.invalid`,
-    name: "pull seller",
-    passwordHash: "disabled",
-    planId: null,
-    createdAt
-  })
-  yield* keys.insertAgent(Agent.make({ id: agentId, accountId, name: "pull seller", organization: null, createdAt }))
-  yield* unlimitedWallet(agentId)
-  const caller = agentCaller(agentId, accountId)
+  const { agentId, caller } = yield* liveSellerAgent("pull seller")
   const service = yield* Effect.flatMap(Catalog, (c) =>
     c.publish(caller, serviceBody("Pulled", [tier("basic", PRICE)], "testing", { mode: "pull" }))
   )
