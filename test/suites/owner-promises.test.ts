@@ -24,8 +24,6 @@ import { Orders } from "../../src/services/orders/Orders.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { Events } from "../../src/services/events/Events.js"
 import { NegotiationServicesLive } from "../fixtures/services.js"
-import { NegotiatedPricesLive } from "../../src/services/negotiation/NegotiatedPricesLive.js"
-import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { Invest } from "../../src/services/invest/Invest.js"
 import { Keys, KeysStore } from "../../src/services/keys/Keys.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
@@ -83,8 +81,8 @@ const body = (
 forEachStorage(
   "owner promises (commerce)",
   (storage) =>
-    Layer.mergeAll(Commerce.layer, NegotiationServicesLive, Orders.layer).pipe(
-      Layer.provideMerge(NegotiatedPricesLive.pipe(Layer.provide(Negotiations.layer))),
+    Layer.mergeAll(Commerce.layer, Orders.layer).pipe(
+      Layer.provideMerge(NegotiationServicesLive),
       Layer.provideMerge(CatalogOffersLive),
       Layer.provideMerge(Wallet.layer),
       Layer.provideMerge(Layer.mergeAll(Catalog.layer, Ledger.layer, Events.layer, Keys.layer)),
