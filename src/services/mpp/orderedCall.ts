@@ -11,13 +11,12 @@ import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import type { WalletPolicy } from "../../schema/commerce/wallets.js"
 import { CommerceStore } from "../commerce/CommerceStore.js"
 import type { Offer } from "../commerce/Offers.js"
-import { noReferences } from "../commerce/Settlement.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Orders } from "../orders/Orders.js"
 import { Ids } from "../platform/Db.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { MppStore } from "./MppStore.js"
-import { paidReceipt, type Refusal } from "./policy.js"
+import { paidPurchase, paidReceipt, type Refusal } from "./policy.js"
 
 /** A paid call whose order was placed (the challenge paid, the price held): answered once committed. */
 export interface Ordered {
@@ -57,23 +56,7 @@ export const makeOrderedCall = Effect.gen(function* () {
     const transactionId = yield* ids.make("tx")
     const placed = yield* Effect.result(
       orders.place({
-        purchase: {
-          transactionId,
-          source: "paid_call",
-          buyerAgentId: row.agentId,
-          offer: {
-            serviceId: row.serviceId,
-            serviceName: offer.service.name,
-            category: offer.service.category,
-            pricingModel: offer.service.pricingModel,
-            sellerAgentId: row.sellerAgentId,
-            tierId: row.tierId,
-            listPriceCents: offer.tier.priceCents
-          },
-          priceCents: row.amountCents,
-          references: { ...noReferences, challengeId: row.id },
-          at
-        },
+        purchase: paidPurchase(row, offer, transactionId, at),
         input,
         mode,
         deadlineMs: orderDeadlineMs(offer.tier),

@@ -9,7 +9,7 @@ import { ApprovalRequired, type MppProblem, SellerFailed } from "../../schema/mp
 import { InvokeResult } from "../../schema/mpp/challenge.js"
 import { deliveryModes, simulateDelivery, simulatedOutput } from "../commerce/simulation.js"
 import type { Offer } from "../commerce/Offers.js"
-import { noReferences, Settlement } from "../commerce/Settlement.js"
+import { Settlement } from "../commerce/Settlement.js"
 import { KeysStore } from "../keys/KeysStore.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Ids } from "../platform/Db.js"
@@ -18,7 +18,7 @@ import type { makeChallenges, Payer } from "./challenges.js"
 import { makeOrderedCall, type Ordered } from "./orderedCall.js"
 import type { EchoedChallenge } from "./encoding.js"
 import { MppStore } from "./MppStore.js"
-import { paidReceipt, type Refusal } from "./policy.js"
+import { paidPurchase, paidReceipt, type Refusal } from "./policy.js"
 
 type Claimable = Effect.Success<typeof makeChallenges>["claimable"]
 
@@ -104,22 +104,8 @@ export const makePaidCall = Effect.fnUntraced(function* (claimable: Claimable) {
     ).latencyMs
     const charged = yield* Effect.result(
       settlement.settle({
-        transactionId,
-        source: "paid_call",
-        buyerAgentId: row.agentId,
-        offer: {
-          serviceId: row.serviceId,
-          serviceName: offer.service.name,
-          category: offer.service.category,
-          pricingModel: offer.service.pricingModel,
-          sellerAgentId: row.sellerAgentId,
-          tierId: row.tierId,
-          listPriceCents: offer.tier.priceCents
-        },
-        priceCents: row.amountCents,
+        ...paidPurchase(row, offer, transactionId, paidAt),
         delivery: { latencyMs, output },
-        references: { ...noReferences, challengeId: row.id },
-        at: paidAt,
         from: { _tag: "wallet", lockedBalanceCents: balanceCents },
         memo: `pay-per-request ${row.serviceId}/${row.tierId}`
       })
