@@ -6,7 +6,7 @@
 // runDue), refunds through disputes, clock jumps, concurrent purchases, injected storage failures
 // and restarts (world.ts); harness.ts runs each against the real services and the pure model
 // (model.ts) side by side and checks the owner's promises on the raw data (invariants.ts). A
-// fixed seed by default (MODEL_SEED overrides; MODEL_RUNS — 60 on memory, 12 on the SQL storages
+// fixed seed by default (MODEL_SEED overrides, MODEL_PATH replays one failing run; MODEL_RUNS — 60 on memory, 12 on the SQL storages
 // by default — and MODEL_OPS size a run; `npm run test:model` is the long run with a random seed);
 // a failure prints the seed and the operations. Then one written-out scenario per owner's promise
 // (promises.ts).
@@ -43,6 +43,8 @@ for (const c of storageCases) {
           property(c, scenarioArb(OPS), {
             seed: SEED,
             numRuns: RUNS,
+            // MODEL_PATH (the "path" a failure prints) replays that one run at once, with no runs before it
+            ...(process.env.MODEL_PATH !== undefined ? { path: process.env.MODEL_PATH } : {}),
             endOnFailure: !shrink,
             verbose: 1,
             includeErrorInReport: true
