@@ -97,6 +97,28 @@ forEachStorage("orders", stack, (it) => {
     })
   )
 
+  it.effect("the SLA figures are what the buyer waited: a seller reporting less time changes none of them", () =>
+    Effect.gen(function* () {
+      const { seller, buyer, orderId } = yield* placed()
+      yield* TestClock.adjust("4 seconds")
+      const delivered = yield* Effect.flatMap(Orders, (o) =>
+        o.deliver(seller.agentId, orderId, { output: "done", latencyMs: 0 })
+      )
+      // The seller's report is kept for its records; the figures read the platform's measure.
+      expect(delivered).toMatchObject({ status: "delivered", latencyMs: 4_000, reportedLatencyMs: 0 })
+      const tx = yield* Effect.flatMap(Commerce, (c) => c.getTransaction(buyer.agentId, orderId))
+      expect(tx.delivery).toMatchObject({ success: true, latencyMs: 4_000 })
+      const report = yield* Effect.flatMap(Catalog, (c) => c.sla(seller.service.id))
+      expect(report.tiers[0]).toMatchObject({ deliveries: 1, measuredP95LatencyMs: 4_000, latencyCompliant: false })
+      // Read back from the store, the report survives; an order delivered without one says null.
+      const read = yield* Effect.flatMap(Orders, (o) => o.get(buyer.agentId, orderId))
+      expect(read).toMatchObject({ latencyMs: 4_000, reportedLatencyMs: 0 })
+      const other = yield* placed()
+      const plain = yield* Effect.flatMap(Orders, (o) => o.deliver(other.seller.agentId, other.orderId, { output: 1 }))
+      expect(plain.reportedLatencyMs).toBeNull()
+    })
+  )
+
   it.effect("a delivery is paid once: delivering again, even at the same moment, is the same order", () =>
     Effect.gen(function* () {
       const { seller, orderId } = yield* placed()

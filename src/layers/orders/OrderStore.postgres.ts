@@ -30,6 +30,7 @@ const OrderRow = Schema.Struct({
   output: Schema.Unknown,
   error: Schema.NullOr(Schema.String),
   latencyMs: Schema.NullOr(Schema.Number),
+  reportedLatencyMs: Schema.NullOr(Schema.Number),
   negotiationId: Schema.NullOr(Schema.String),
   approvalId: Schema.NullOr(Schema.String),
   idempotencyKey: Schema.NullOr(Schema.String),
@@ -62,6 +63,7 @@ const toOrder = (r: typeof OrderRow.Type): Order => ({
   output: r.output ?? null,
   error: r.error,
   latencyMs: r.latencyMs,
+  reportedLatencyMs: r.reportedLatencyMs,
   negotiationId: r.negotiationId,
   approvalId: r.approvalId,
   idempotencyKey: r.idempotencyKey,
@@ -84,7 +86,8 @@ const toOrder = (r: typeof OrderRow.Type): Order => ({
 
 const COLUMNS = `id, service_id, service_name, category, pricing_model, tier_id, list_price_cents, seller_agent_id,
   buyer_agent_id, input, price_cents, mode, status, created_at, deadline_at, answered_at, output, error, latency_ms,
-  negotiation_id, approval_id, idempotency_key, push_attempts, push_next_attempt_at, push_accepted_at, push_last_error, saga_id, challenge_id`
+  negotiation_id, approval_id, idempotency_key, push_attempts, push_next_attempt_at, push_accepted_at, push_last_error, saga_id, challenge_id,
+  reported_latency_ms`
 
 export const PgOrderStore = Layer.effect(
   OrderStore,
@@ -104,7 +107,8 @@ export const PgOrderStore = Layer.effect(
             ${o.error}, ${o.latencyMs}, ${o.negotiationId}, ${o.approvalId}, ${o.idempotencyKey},
             ${o.push?.attempts ?? null},
             ${o.push?.nextAttemptAt ?? null}, ${o.push?.acceptedAt ?? null}, ${o.push?.lastError ?? null},
-            ${sagaOf(o)}, ${o.origin?.kind === "paid_call" ? o.origin.challengeId : null})`).pipe(Effect.asVoid),
+            ${sagaOf(o)}, ${o.origin?.kind === "paid_call" ? o.origin.challengeId : null},
+            ${o.reportedLatencyMs ?? null})`).pipe(Effect.asVoid),
       get: (id) => orUnavailable(sql`SELECT ${columns} FROM orders WHERE id = ${id}`).pipe(Effect.flatMap(one)),
       findByKey: (buyerAgentId, key) =>
         orUnavailable(
@@ -123,7 +127,8 @@ export const PgOrderStore = Layer.effect(
       close: (o) =>
         orUnavailable(sql`
           UPDATE orders SET status = ${o.status}, answered_at = ${o.answeredAt}, output = ${json(o.output)}::jsonb,
-            error = ${o.error}, latency_ms = ${o.latencyMs}, push_attempts = ${o.push?.attempts ?? null},
+            error = ${o.error}, latency_ms = ${o.latencyMs}, reported_latency_ms = ${o.reportedLatencyMs ?? null},
+            push_attempts = ${o.push?.attempts ?? null},
             push_next_attempt_at = ${o.push?.nextAttemptAt ?? null}, push_accepted_at = ${o.push?.acceptedAt ?? null},
             push_last_error = ${o.push?.lastError ?? null}
           WHERE id = ${o.id}`).pipe(Effect.asVoid),

@@ -56,6 +56,8 @@ export const Order = Schema.Struct({
   output: Schema.Unknown,
   error: Schema.NullOr(Schema.String),
   latencyMs: Schema.NullOr(Schema.Int),
+  /** The handling time the seller reported with its delivery, for its records; never in the platform's figures. */
+  reportedLatencyMs: Schema.optionalKey(Schema.NullOr(Schema.Int)),
   negotiationId: Schema.NullOr(Schema.String),
   approvalId: Schema.NullOr(Schema.String),
   idempotencyKey: Schema.NullOr(Schema.String),
@@ -87,7 +89,10 @@ export const OrderView = Schema.Struct({
   answeredAt: Schema.NullOr(Timestamp),
   output: Schema.Unknown,
   error: Schema.NullOr(Schema.String),
+  /** The platform's measure, from the order's placing to its answer: the one the SLA report and reputation read. */
   latencyMs: Schema.NullOr(Schema.Int),
+  /** The handling time the seller reported with its delivery (null when it reported none): informational only. */
+  reportedLatencyMs: Schema.NullOr(Schema.Int),
   /** For push orders: when the seller accepted it for later delivery, and the last attempt's error. */
   acceptedAt: Schema.NullOr(Timestamp),
   lastPushError: Schema.NullOr(Schema.String)
@@ -113,11 +118,16 @@ export const toOrderView = (o: Order): OrderView => ({
   output: o.output,
   error: o.error,
   latencyMs: o.latencyMs,
+  reportedLatencyMs: o.reportedLatencyMs ?? null,
   acceptedAt: o.push?.acceptedAt ?? null,
   lastPushError: o.push?.lastError ?? null
 })
 
-/** The seller's delivery: its output, and optionally the time it spent (never more than the wall clock's). */
+/**
+ * The seller's delivery: its output, and optionally the time it reports spending. The report is kept on
+ * the order for the seller's records; the SLA report and reputation read the platform's own measure, so a
+ * seller cannot improve its figures by what it says.
+ */
 export const DeliverBody = Schema.Struct({
   output: Schema.Unknown,
   latencyMs: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 3_600_000 }))))

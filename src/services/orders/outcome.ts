@@ -80,10 +80,12 @@ export const makeOutcome = ({ store, settlement, ledger, events, negotiated, sag
     return touched
   })
 
-  /** Delivered: the seller is paid from the escrow; the latency is the platform's measure unless the seller reports less. */
+  /**
+   * Delivered: the seller is paid from the escrow. The latency is the platform's measure (placing to
+   * answer), what the buyer waited; the seller's own report is kept beside it and moves no figure.
+   */
   const deliver = Effect.fnUntraced(function* (order: Order, body: DeliverBody, nowMs: number) {
-    const seen = Math.max(0, nowMs - Date.parse(order.createdAt))
-    const latencyMs = body.latencyMs !== undefined ? Math.min(body.latencyMs, seen) : seen
+    const latencyMs = Math.max(0, nowMs - Date.parse(order.createdAt))
     const answeredAt = iso(nowMs)
     const output = body.output ?? null
     // A saga's order: the saga settles from its own escrow once it sees the delivery.
@@ -109,6 +111,7 @@ export const makeOutcome = ({ store, settlement, ledger, events, negotiated, sag
       output,
       error: null,
       latencyMs,
+      reportedLatencyMs: body.latencyMs ?? null,
       push: order.push === null ? null : { ...order.push, nextAttemptAt: null }
     }
     yield* store.close(ended)

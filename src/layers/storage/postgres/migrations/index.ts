@@ -30,6 +30,7 @@ import m0029 from "./0029_seller_earnings.js"
 import m0030 from "./0030_order_origin.js"
 import m0031 from "./0031_seller_negotiation_inbox.js"
 import m0032 from "./0032_order_paid_call.js"
+import m0033 from "./0033_order_reported_latency.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -60,5 +61,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0029_seller_earnings": m0029,
   "0030_order_origin": m0030,
   "0031_seller_negotiation_inbox": m0031,
-  "0032_order_paid_call": m0032
+  "0032_order_paid_call": m0032,
+  "0033_order_reported_latency": m0033
 }
