@@ -19,6 +19,9 @@ export default defineConfig({
       // The orders' outcome is mutated: the saga's and the paid call's orders end there too.
       "test/suites/orders-saga.test.ts",
       "test/suites/orders-paid-call.test.ts",
+      // A push order's push state is set where it is placed (placing.ts) and cleared where it ends.
+      "test/suites/orders-push.test.ts",
+      "test/suites/orders-push-dispatch.test.ts",
       "test/model/*.test.ts"
     ],
     env: { TEST_STORAGES: "memory", MODEL_RUNS: "40" },

@@ -92,6 +92,11 @@ forEachStorage("orders", stack, (it) => {
       const tx = yield* Effect.flatMap(Commerce, (c) => c.getTransaction(buyer.agentId, orderId))
       expect(tx).toMatchObject({ status: "completed", sellerCents: 85, feeCents: 15 })
       expect(tx.delivery).toMatchObject({ success: true, output: { text: "HELLO" } })
+      // The buyer is told its buy completed: a buy, naming no challenge (a paid call's order says which).
+      const told = yield* Effect.flatMap(Events, (e) => e.listForAgent(buyer.agentId, 10))
+      const completed = told.find((e) => e.type === "transaction.completed")?.data as Record<string, unknown>
+      expect(completed).toMatchObject({ transactionId: orderId, source: "buy" })
+      expect(completed.challengeId ?? null).toBeNull()
       expect(yield* booksClean).toBe(true)
       expect(yield* noDrift).toEqual([])
     })
