@@ -30,7 +30,7 @@ export default {
     // writer of the spend totals it shares with the commerce store (addSpend). The range is
     // addSpend's lines: re-check it whenever commerceTables.ts changes.
     "src/layers/wallet/WalletStore.memory.ts",
-    "src/layers/storage/memory/commerceTables.ts:119-123",
+    "src/layers/storage/memory/commerceTables.ts:121-125",
     // An order's money: its escrow hold and pending transaction, and the one place its answer or its
     // deadline settles or refunds it (for a buy's and a paid call's order; a saga's only records).
     "src/services/orders/placing.ts",

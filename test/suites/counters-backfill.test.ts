@@ -1,4 +1,4 @@
-// Migration 0018's backfill (embedded and Postgres): transactions, reviews and disputes written
+// Migrations 0018's and 0034's backfills (embedded and Postgres): transactions, reviews and disputes written
 // with the counters, then the counter tables dropped and the migration run again as on a database
 // that predates it — the backfilled counters equal the ones kept by the writes, and a recomputation.
 import { describe, expect, layer } from "@effect/vitest"
@@ -10,6 +10,7 @@ import type { TransactionRecord } from "../../src/schema/commerce/transactions.j
 import { CatalogStore } from "../../src/services/commerce/CatalogStore.js"
 import { COUNTER_DRIFT_SQL } from "../../src/layers/storage/postgres/counters.js"
 import m0018 from "../../src/layers/storage/postgres/migrations/0018_agent_counters.js"
+import m0034 from "../../src/layers/storage/postgres/migrations/0034_seller_earning_days.js"
 import { CommerceStore } from "../../src/services/commerce/CommerceStore.js"
 import { DisputeStore } from "../../src/services/commerce/DisputeStore.js"
 import { embeddedCase, postgresCase } from "../fixtures/db.js"
@@ -152,6 +153,17 @@ for (const c of [embeddedCase, postgresCase]) {
           expect(yield* sql`SELECT min_tier_cents, max_tier_cents FROM commerce_services WHERE id = 'svc_bfx'`).toEqual(
             [{ minTierCents: 10, maxTierCents: 500 }]
           )
+
+          // Migration 0034's backfill: the sellers' day totals kept by the writes (refunds taken off),
+          // dropped and rebuilt from the sales, are the same.
+          const days = sql`SELECT agent_id, to_char(day, 'YYYY-MM-DD') AS day, SUM(earned_cents)::bigint AS e
+            FROM seller_earning_days GROUP BY 1, 2 HAVING SUM(earned_cents) <> 0 ORDER BY 1, 2`
+          const keptDays = yield* days
+          expect(keptDays.length).toBeGreaterThan(10)
+          yield* sql`DROP TABLE seller_earning_days`
+          yield* m0034.pipe(Effect.provideService(SqlClient.SqlClient, sql))
+          expect(yield* days).toEqual(keptDays)
+          expect(yield* sql.unsafe(COUNTER_DRIFT_SQL)).toEqual([])
         })
       )
     })

@@ -14,6 +14,7 @@ import { Keys } from "../../src/services/keys/Keys.js"
 import { Orders } from "../../src/services/orders/Orders.js"
 import { SellerBoard } from "../../src/services/orders/SellerBoard.js"
 import { Ids } from "../../src/services/platform/Db.js"
+import { AnalyticsStore } from "../../src/services/reputation/AnalyticsStore.js"
 import { agentCaller, commerceStack, fundedBuyer, serviceBody, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
@@ -93,6 +94,34 @@ forEachStorage(
         yield* TestClock.setTime(Date.parse("2026-12-01T00:00:00.000Z"))
         const december = yield* board.board(seller.accountId, seller.agentId)
         expect(december.earnings).toEqual({ todayCents: 0, thisMonthCents: 0, allTimeCents: 850, heldCents: 0 })
+      })
+    )
+
+    it.effect("earnings count on the UTC day the sale was placed; a refund days later takes them off that day", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.parse("2026-11-26T23:59:59.000Z"))
+        const board = yield* SellerBoard
+        const disputes = yield* Disputes
+        const seller = yield* ownedSeller
+        const buyer = yield* fundedBuyer(10_000)
+        const lateNight = yield* order(buyer, seller.serviceId)
+        yield* TestClock.adjust("2 seconds")
+        yield* deliver(seller.agentId, lateNight)
+        const morning = yield* board.board(seller.accountId, seller.agentId)
+        expect(morning.earnings).toEqual({ todayCents: 0, thisMonthCents: 850, allTimeCents: 850, heldCents: 0 })
+        const todays = yield* order(buyer, seller.serviceId)
+        yield* deliver(seller.agentId, todays)
+        const both = yield* board.board(seller.accountId, seller.agentId)
+        expect(both.earnings).toEqual({ todayCents: 850, thisMonthCents: 1_700, allTimeCents: 1_700, heldCents: 0 })
+
+        // Two days later the late-night sale is refunded: it leaves the 26th, the month and the total.
+        yield* TestClock.adjust("2 days")
+        const dispute = yield* disputes.open(buyer.agentId, { transactionId: lateNight, reason: "wrong output" })
+        yield* disputes.respond(seller.agentId, dispute.id, { action: "accept" })
+        const after = yield* board.board(seller.accountId, seller.agentId)
+        expect(after.earnings).toEqual({ todayCents: 0, thisMonthCents: 850, allTimeCents: 850, heldCents: 0 })
+        // The kept day totals agree with a recomputation from the sales (what `npm run check` runs).
+        expect(yield* Effect.flatMap(AnalyticsStore, (a) => a.counterDrift)).toEqual([])
       })
     )
 

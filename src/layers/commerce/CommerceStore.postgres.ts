@@ -10,8 +10,14 @@ import { Conflict } from "../../schema/platform/errors.js"
 import { CommerceStore } from "../../services/commerce/CommerceStore.js"
 import { orUnavailable } from "../storage/postgres/PgDb.js"
 import { decodeFirst, decodeRows, IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
-import { categoryDelta, counterShard, serviceDeltas, transactionDeltas } from "../../schema/reputation/counters.js"
-import { categoryCountsCte, countersCte, serviceCountsCte } from "../storage/postgres/counters.js"
+import {
+  categoryDelta,
+  counterShard,
+  earningDayDelta,
+  serviceDeltas,
+  transactionDeltas
+} from "../../schema/reputation/counters.js"
+import { categoryCountsCte, countersCte, earningDaysCte, serviceCountsCte } from "../storage/postgres/counters.js"
 import {
   mapTxPageRow,
   TX_COLUMNS,
@@ -109,12 +115,14 @@ export const PgCommerceStore = Layer.effect(
         const counters = transactionDeltas(tx, before, { status: tx.status, rating: before.rating })
         const services = serviceDeltas(tx, before.status, tx.status)
         const categories = categoryDelta(before.status, tx.status)
+        const earned = earningDayDelta(tx, before.status, tx.status)
         const extra = [
           ...(counters.length > 0 ? [countersCte(sql, "counters", counters, shard, sql`u`)] : []),
           ...(services.length > 0 ? [serviceCountsCte(sql, "svc_counts", services, shard, sql`u`)] : []),
           ...(categories !== 0
             ? [categoryCountsCte(sql, "cat_counts", tx.buyerAgentId, tx.category, categories, sql`u`)]
-            : [])
+            : []),
+          ...(earned !== null ? [earningDaysCte(sql, "earned", earned, shard, sql`u`)] : [])
         ]
         yield* sql`WITH before AS (SELECT status, price_cents, buyer_agent_id, created_at, service_id, service_name
               FROM commerce_transactions WHERE id = ${tx.id}),

@@ -14,8 +14,14 @@ import {
 import { utcDay } from "../../schema/wallet/policy.js"
 import { iso } from "../storage/postgres/PgDb.js"
 import { IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
-import { categoryDelta, counterShard, serviceDeltas, transactionDeltas } from "../../schema/reputation/counters.js"
-import { categoryCountsCte, countersCte, serviceCountsCte } from "../storage/postgres/counters.js"
+import {
+  categoryDelta,
+  counterShard,
+  earningDayDelta,
+  serviceDeltas,
+  transactionDeltas
+} from "../../schema/reputation/counters.js"
+import { categoryCountsCte, countersCte, earningDaysCte, serviceCountsCte } from "../storage/postgres/counters.js"
 
 const json = (value: unknown) => JSON.stringify(value ?? null)
 
@@ -191,6 +197,7 @@ export const transactionCtes = (sql: SqlClient.SqlClient, tx: TransactionRecord,
   const shard = counterShard(tx.id)
   const services = serviceDeltas(tx, null, tx.status)
   const categories = categoryDelta(null, tx.status)
+  const earned = earningDayDelta(tx, null, tx.status)
   const day = utcDay(tx.createdAt)
   return sql`t AS (
       INSERT INTO commerce_transactions (id, buyer_agent_id, seller_agent_id, service_id, service_name, category,
@@ -218,7 +225,7 @@ export const transactionCtes = (sql: SqlClient.SqlClient, tx: TransactionRecord,
       categories !== 0
         ? sql` ${categoryCountsCte(sql, "cat_counts", tx.buyerAgentId, tx.category, categories, sql`t`)},`
         : sql``
-    }
+    }${earned !== null ? sql` ${earningDaysCte(sql, "earned", earned, shard, sql`t`)},` : sql``}
     dl AS (
       INSERT INTO commerce_deliveries (transaction_id, service_id, tier_id, success, latency_ms, output, error,
         delivered_at)

@@ -16,7 +16,9 @@ export const orderTables = Effect.map(MemoryDb, (db) => ({
   byKey: db.table<string, string>("orders_by_key"),
   pending: db.table<string, true>("orders_pending"),
   // buyer → ids of its pending orders holding their own escrow (a buy's; a saga's order holds none).
-  pendingByBuyer: db.table<string, Array<string>>("orders_pending_by_buyer")
+  pendingByBuyer: db.table<string, Array<string>>("orders_pending_by_buyer"),
+  // seller → ids of its pending orders (the owner's page counts them: Postgres' orders_seller_idx).
+  pendingBySeller: db.table<string, Array<string>>("orders_pending_by_seller")
 }))
 
 export const MemoryOrderStore = Layer.effect(
@@ -38,6 +40,7 @@ export const MemoryOrderStore = Layer.effect(
         if (order.idempotencyKey !== null) yield* t.byKey.set(`${order.buyerAgentId}|${order.idempotencyKey}`, order.id)
         if (order.status === "pending") {
           yield* t.pending.set(order.id, true)
+          yield* t.pendingBySeller.append(order.sellerAgentId, order.id)
           // A saga's order holds nothing itself: its money is the saga's escrow, counted through the saga.
           if (sagaOf(order) === null) yield* t.pendingByBuyer.append(order.buyerAgentId, order.id)
         }
@@ -76,6 +79,7 @@ export const MemoryOrderStore = Layer.effect(
         yield* t.orders.set(order.id, order)
         if (order.status !== "pending" && t.pending.get(order.id) !== undefined) {
           yield* t.pending.delete(order.id)
+          yield* t.pendingBySeller.removeItem(order.sellerAgentId, order.id)
           if (sagaOf(order) === null) yield* t.pendingByBuyer.removeItem(order.buyerAgentId, order.id)
         }
       }),

@@ -1,11 +1,12 @@
-// In-memory SellerBoardStore: the seller's pending orders from the pending index, its ended ones
-// walking its (createdAt, id) list from the newest, its earnings from its sales list walked back to
-// the month's start and the running counters (the tables the order and commerce memory stores write).
+// In-memory SellerBoardStore: the seller's pending orders from its pending index, its ended ones
+// walking its (createdAt, id) list from the newest, its earnings from its day totals (today's and
+// the month's: at most 31 lookups) and the running counters (the tables the order and commerce memory stores write).
 import { Effect, Layer } from "effect"
 import { splitSettlement } from "../../schema/ledger/ledger.js"
 import type { Order } from "../../schema/orders/orders.js"
 import { SellerBoardStore } from "../../services/orders/SellerBoardStore.js"
-import { commerceTables } from "../storage/memory/commerceTables.js"
+import { utcDay } from "../../schema/wallet/policy.js"
+import { commerceTables, nextDay } from "../storage/memory/commerceTables.js"
 import { orderTables } from "./OrderStore.memory.js"
 
 export const MemorySellerBoardStore = Layer.effect(
@@ -16,7 +17,7 @@ export const MemorySellerBoardStore = Layer.effect(
         Effect.sync(() => {
           let pendingCount = 0
           let heldCents = 0
-          for (const id of o.pending.rows.keys()) {
+          for (const id of o.pendingBySeller.get(sellerAgentId) ?? []) {
             const order = o.orders.get(id)
             if (order === undefined || order.status !== "pending" || order.sellerAgentId !== sellerAgentId) continue
             pendingCount++
@@ -25,13 +26,12 @@ export const MemorySellerBoardStore = Layer.effect(
           let todayCents = 0
           let thisMonthCents = 0
           if (at !== undefined) {
-            const sales = t.txBySide.get(`seller|${sellerAgentId}`) ?? []
-            for (let i = sales.length - 1; i >= 0; i--) {
-              const tx = t.txs.get(sales[i]!)!
-              if (tx.createdAt < at.monthStart) break
-              if (tx.status !== "completed") continue
-              thisMonthCents += tx.sellerCents
-              if (tx.createdAt >= at.dayStart) todayCents += tx.sellerCents
+            // The seller's day totals from the month's first day to today: at most 31 lookups.
+            const today = utcDay(at.dayStart)
+            for (let day = utcDay(at.monthStart); day <= today; day = nextDay(day)) {
+              const cents = t.earningDays.get(`${sellerAgentId}|${day}`) ?? 0
+              thisMonthCents += cents
+              if (day === today) todayCents += cents
             }
           }
           const allTimeCents = t.counters.get(sellerAgentId)?.earnedCents ?? 0

@@ -1,12 +1,13 @@
 // Postgres SellerBoardStore. The totals are one statement: the pending orders' count and the
-// seller's share of them (orders_seller_idx: only what waits), the month's completed sales from
-// the partial index of migration 0029 (index only, nothing older), the all-time share from the
+// seller's share of them (orders_seller_idx: only what waits), today's and the month's earnings from
+// the seller's day rows (migration 0034: at most 31 days × 16 shards), the all-time share from the
 // agent's counter rows (at most 16). The ended orders are three probes of orders_seller_idx, one
 // per ended status, newest first, merged and cut to the limit.
 import { SqlClient } from "effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import { PLATFORM_FEE_PERCENT } from "../../schema/ledger/ledger.js"
 import { OrderMode, OrderStatus } from "../../schema/orders/orders.js"
+import { utcDay } from "../../schema/wallet/policy.js"
 import { type BoardOrder, SellerBoardStore } from "../../services/orders/SellerBoardStore.js"
 import { orUnavailable } from "../storage/postgres/PgDb.js"
 import { decodeFirst, decodeRows, IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
@@ -84,11 +85,11 @@ export const PgSellerBoardStore = Layer.effect(
             ${
               at === undefined
                 ? sql`SELECT 0::bigint AS today, 0::bigint AS month`
-                : sql`SELECT COALESCE(SUM(t.seller_cents) FILTER (WHERE t.created_at >= ${at.dayStart}::timestamptz), 0)::bigint AS today,
-                    COALESCE(SUM(t.seller_cents), 0)::bigint AS month
-                  FROM commerce_transactions t
-                  WHERE t.seller_agent_id = ${sellerAgentId} AND t.status = 'completed'
-                    AND t.created_at >= ${at.monthStart}::timestamptz`
+                : sql`SELECT COALESCE(SUM(e.earned_cents) FILTER (WHERE e.day >= ${utcDay(at.dayStart)}::date), 0)::bigint AS today,
+                    COALESCE(SUM(e.earned_cents), 0)::bigint AS month
+                  FROM seller_earning_days e
+                  WHERE e.agent_id = ${sellerAgentId} AND e.day >= ${utcDay(at.monthStart)}::date
+                    AND e.day <= ${utcDay(at.dayStart)}::date`
             }
           ) m`).pipe(
           Effect.flatMap(totalsRow),

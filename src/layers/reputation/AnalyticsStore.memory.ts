@@ -148,6 +148,10 @@ export const MemoryAnalyticsStore = Layer.effect(
       }
       for (const [agentId, cells] of t.categoryCounts.rows)
         for (const [category, n] of Object.entries(cells)) kept.set(`${agentId}|category:${category}`, n)
+      for (const [key, cents] of t.earningDays.rows) {
+        const bar = key.indexOf("|")
+        kept.set(`${key.slice(0, bar)}|earned:${key.slice(bar + 1)}`, cents)
+      }
       const recomputed = new Map(services)
       for (const [agentId, c] of agents) for (const k of COUNTER_NAMES) recomputed.set(`${agentId}|${k}`, c[k])
       return [...new Set([...kept.keys(), ...recomputed.keys()])]

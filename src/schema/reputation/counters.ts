@@ -5,6 +5,7 @@
 // one owning module per storage), in the same unit of work as the change they count.
 import type { DisputeStatus } from "../commerce/disputes.js"
 import type { TransactionRecord, TransactionStatus } from "../commerce/transactions.js"
+import { utcDay } from "../wallet/policy.js"
 
 /** Rows per agent in `agent_counters` and per (agent, service) on the seller side: a seller's buyers spread over them. */
 export const COUNTER_SHARDS = 16
@@ -205,3 +206,24 @@ export const serviceDeltas = (
 /** Completed purchases per (buyer, category): the recommendations' fit. 0 when nothing moves. */
 export const categoryDelta = (before: TransactionStatus | null, after: TransactionStatus) =>
   (after === "completed" ? 1 : 0) - (before === "completed" ? 1 : 0)
+
+/** A seller's earnings of one UTC day (the day the sale was placed): what the owner's page sums for today and the month. */
+export interface EarningDayDelta {
+  readonly agentId: string
+  readonly day: string
+  readonly cents: number
+}
+
+/**
+ * What moving a transaction from `before` to `after` adds to its seller's earnings of the sale's UTC
+ * day: its share while completed (a refund takes it back). Null when nothing moves.
+ */
+export const earningDayDelta = (
+  tx: TransactionRecord,
+  before: TransactionStatus | null,
+  after: TransactionStatus
+): EarningDayDelta | null => {
+  const sign = (after === "completed" ? 1 : 0) - (before === "completed" ? 1 : 0)
+  if (sign === 0 || tx.sellerCents === 0) return null
+  return { agentId: tx.sellerAgentId, day: utcDay(tx.createdAt), cents: sign * tx.sellerCents }
+}

@@ -106,7 +106,9 @@ export const commerceTables = Effect.map(MemoryDb, (db) => ({
   // `agent|buyer` / `agent|seller` → per service: completed count, price and name.
   serviceCounts: db.table<string, Readonly<Record<string, ServiceCount>>>("agent_service_counts"),
   // agent → completed purchases per category.
-  categoryCounts: db.table<string, Readonly<Record<string, number>>>("agent_category_counts")
+  categoryCounts: db.table<string, Readonly<Record<string, number>>>("agent_category_counts"),
+  // `seller|YYYY-MM-DD` → the seller's share of its completed sales placed that UTC day (migration 0034's).
+  earningDays: db.table<string, number>("seller_earning_days")
 }))
 
 export type Tables = Effect.Success<typeof commerceTables>

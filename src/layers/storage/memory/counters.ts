@@ -11,11 +11,13 @@ import {
   type AgentCounters,
   categoryDelta,
   type CounterDelta,
+  earningDayDelta,
   serviceDeltas,
   type ServiceCountDelta,
   transactionDeltas,
   zeroCounters
 } from "../../../schema/reputation/counters.js"
+import { utcDay } from "../../../schema/wallet/policy.js"
 import { allTxs, type Tables } from "./commerceTables.js"
 
 export const addCounterDeltas = (t: Tables, deltas: ReadonlyArray<CounterDelta>) =>
@@ -47,6 +49,13 @@ const addCategory = (t: Tables, buyer: string, category: string, delta: number) 
   return t.categoryCounts.set(buyer, { ...cells, [category]: (cells[category] ?? 0) + delta })
 }
 
+const addEarningDay = (t: Tables, tx: TransactionRecord, before: TransactionRecord | undefined) => {
+  const d = earningDayDelta(tx, before?.status ?? null, tx.status)
+  if (d === null) return Effect.void
+  const k = `${d.agentId}|${d.day}`
+  return t.earningDays.set(k, (t.earningDays.get(k) ?? 0) + d.cents)
+}
+
 /** Every counter's move for a transaction going from `before` (null: new) to its status. */
 export const moveCounters = (t: Tables, tx: TransactionRecord, before: TransactionRecord | undefined) => {
   const rating = t.reviews.get(tx.id)?.rating ?? null
@@ -60,7 +69,8 @@ export const moveCounters = (t: Tables, tx: TransactionRecord, before: Transacti
         })
       ),
       addServiceDeltas(t, serviceDeltas(tx, before?.status ?? null, tx.status)),
-      addCategory(t, tx.buyerAgentId, tx.category, categoryDelta(before?.status ?? null, tx.status))
+      addCategory(t, tx.buyerAgentId, tx.category, categoryDelta(before?.status ?? null, tx.status)),
+      addEarningDay(t, tx, before)
     ],
     { discard: true }
   )
@@ -100,6 +110,7 @@ export const recomputeCounters = (t: Tables) => {
         bump(`${agentId}|${role}:${tx.serviceId}:volumeCents`, tx.priceCents)
       }
       bump(`${tx.buyerAgentId}|category:${tx.category}`, 1)
+      if (tx.sellerCents !== 0) bump(`${tx.sellerAgentId}|earned:${utcDay(tx.createdAt)}`, tx.sellerCents)
     }
     if (tx.status === "refunded") b.refundsReceivedCents += tx.priceCents
     if (deal) {

@@ -9,6 +9,7 @@ import {
   COUNTER_COLUMNS,
   COUNTER_NAMES,
   type CounterDelta,
+  type EarningDayDelta,
   type ServiceCountDelta
 } from "../../../schema/reputation/counters.js"
 
@@ -63,6 +64,22 @@ export const serviceCountsCte = (
     ON CONFLICT (agent_id, role, service_id, shard) DO UPDATE SET count = agent_service_counts.count + excluded.count,
       volume_cents = agent_service_counts.volume_cents + excluded.volume_cents,
       service_name = GREATEST(agent_service_counts.service_name, excluded.service_name))`
+
+/**
+ * `name AS (INSERT INTO seller_earning_days …)`: the seller's earnings of the sale's UTC day, on the
+ * transaction's shard (its buyers spread over the rows, as the counters'), once per row of `from`.
+ */
+export const earningDaysCte = (
+  sql: SqlClient.SqlClient,
+  name: string,
+  d: EarningDayDelta,
+  shard: number,
+  from: Fragment
+) =>
+  sql`${sql.literal(name)} AS (
+    INSERT INTO seller_earning_days (agent_id, day, shard, earned_cents)
+    SELECT ${d.agentId}, ${d.day}::date, ${shard}::smallint, ${d.cents}::bigint FROM ${from}
+    ON CONFLICT (agent_id, day, shard) DO UPDATE SET earned_cents = seller_earning_days.earned_cents + excluded.earned_cents)`
 
 /** `name AS (INSERT INTO agent_category_counts …)`: `delta` completed purchases of the buyer in the category. */
 export const categoryCountsCte = (
@@ -122,6 +139,8 @@ WITH kept AS (
   SELECT agent_id, role || ':' || service_id || ':volumeCents', SUM(volume_cents)::bigint FROM agent_service_counts GROUP BY agent_id, role, service_id
   UNION ALL
   SELECT agent_id, 'category:' || category, purchases::bigint FROM agent_category_counts
+  UNION ALL
+  SELECT agent_id, 'earned:' || to_char(day, 'YYYY-MM-DD'), SUM(earned_cents)::bigint FROM seller_earning_days GROUP BY agent_id, day
 ), recomputed AS (
   SELECT c.agent_id, v.counter, v.value FROM (SELECT agent_id, ${sums} FROM (${recomputedSides}) x GROUP BY agent_id) c CROSS JOIN LATERAL ${unpivot("c")}
   UNION ALL
@@ -134,6 +153,9 @@ WITH kept AS (
   SELECT seller_agent_id, 'seller:' || service_id || ':volumeCents', SUM(price_cents) FROM commerce_transactions WHERE status = 'completed' GROUP BY 1, service_id
   UNION ALL
   SELECT buyer_agent_id, 'category:' || category, count(*) FROM commerce_transactions WHERE status = 'completed' GROUP BY 1, category
+  UNION ALL
+  SELECT seller_agent_id, 'earned:' || to_char((created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD'), SUM(seller_cents)
+  FROM commerce_transactions WHERE status = 'completed' GROUP BY 1, (created_at AT TIME ZONE 'UTC')::date
 )
 SELECT COALESCE(k.agent_id, r.agent_id) AS agent_id, COALESCE(k.counter, r.counter) AS counter,
   COALESCE(k.value, 0)::bigint AS kept, COALESCE(r.value, 0)::bigint AS recomputed

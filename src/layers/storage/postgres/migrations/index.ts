@@ -31,6 +31,7 @@ import m0030 from "./0030_order_origin.js"
 import m0031 from "./0031_seller_negotiation_inbox.js"
 import m0032 from "./0032_order_paid_call.js"
 import m0033 from "./0033_order_reported_latency.js"
+import m0034 from "./0034_seller_earning_days.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -62,5 +63,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0030_order_origin": m0030,
   "0031_seller_negotiation_inbox": m0031,
   "0032_order_paid_call": m0032,
-  "0033_order_reported_latency": m0033
+  "0033_order_reported_latency": m0033,
+  "0034_seller_earning_days": m0034
 }
