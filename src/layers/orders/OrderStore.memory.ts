@@ -17,8 +17,9 @@ export const orderTables = Effect.map(MemoryDb, (db) => ({
   pending: db.table<string, true>("orders_pending"),
   // buyer → ids of its pending orders holding their own escrow (a buy's; a saga's order holds none).
   pendingByBuyer: db.table<string, Array<string>>("orders_pending_by_buyer"),
-  // seller → ids of its pending orders (the owner's page counts them: Postgres' orders_seller_idx).
-  pendingBySeller: db.table<string, Array<string>>("orders_pending_by_seller")
+  // seller → its pending orders in (createdAt, id) order: its pending list and the owner's page
+  // read them without walking its ended ones (Postgres: orders_seller_idx, by status).
+  pendingBySeller: db.table<string, Array<OrderKey>>("orders_pending_by_seller")
 }))
 
 export const MemoryOrderStore = Layer.effect(
@@ -40,7 +41,11 @@ export const MemoryOrderStore = Layer.effect(
         if (order.idempotencyKey !== null) yield* t.byKey.set(`${order.buyerAgentId}|${order.idempotencyKey}`, order.id)
         if (order.status === "pending") {
           yield* t.pending.set(order.id, true)
-          yield* t.pendingBySeller.append(order.sellerAgentId, order.id)
+          yield* t.pendingBySeller.insertOrdered(
+            order.sellerAgentId,
+            { createdAt: order.createdAt, id: order.id },
+            compareKeys
+          )
           // A saga's order holds nothing itself: its money is the saga's escrow, counted through the saga.
           if (sagaOf(order) === null) yield* t.pendingByBuyer.append(order.buyerAgentId, order.id)
         }
@@ -55,7 +60,8 @@ export const MemoryOrderStore = Layer.effect(
       getForUpdate: (id) => Effect.sync(() => t.orders.get(id)),
       listForSeller: (sellerAgentId, { status, after, limit }) =>
         Effect.sync(() => {
-          const keys = t.bySeller.get(sellerAgentId) ?? []
+          // Pending ones from their own index: the seller's ended orders are not walked.
+          const keys = (status === "pending" ? t.pendingBySeller : t.bySeller).get(sellerAgentId) ?? []
           const out: Array<Order> = []
           // After the cursor: the first key greater than it.
           let i = 0
@@ -79,7 +85,8 @@ export const MemoryOrderStore = Layer.effect(
         yield* t.orders.set(order.id, order)
         if (order.status !== "pending" && t.pending.get(order.id) !== undefined) {
           yield* t.pending.delete(order.id)
-          yield* t.pendingBySeller.removeItem(order.sellerAgentId, order.id)
+          const key = (t.pendingBySeller.get(order.sellerAgentId) ?? []).find((k) => k.id === order.id)
+          if (key !== undefined) yield* t.pendingBySeller.removeItem(order.sellerAgentId, key)
           if (sagaOf(order) === null) yield* t.pendingByBuyer.removeItem(order.buyerAgentId, order.id)
         }
       }),

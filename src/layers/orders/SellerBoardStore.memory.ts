@@ -17,8 +17,8 @@ export const MemorySellerBoardStore = Layer.effect(
         Effect.sync(() => {
           let pendingCount = 0
           let heldCents = 0
-          for (const id of o.pendingBySeller.get(sellerAgentId) ?? []) {
-            const order = o.orders.get(id)
+          for (const key of o.pendingBySeller.get(sellerAgentId) ?? []) {
+            const order = o.orders.get(key.id)
             if (order === undefined || order.status !== "pending" || order.sellerAgentId !== sellerAgentId) continue
             pendingCount++
             heldCents += splitSettlement(order.priceCents).sellerCents
