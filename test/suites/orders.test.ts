@@ -77,6 +77,8 @@ forEachStorage("orders", stack, (it) => {
       const { seller, buyer, purchase, orderId } = yield* placed()
       expect(purchase.status).toBe("pending")
       expect(purchase.transaction).toMatchObject({ status: "pending", delivery: null, sellerCents: 0 })
+      // A pull order is never pushed: it carries no push state for the dispatcher to find.
+      expect((yield* Effect.flatMap(Orders, (o) => o.get(seller.agentId, orderId))).push).toBeNull()
       expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000 - PRICE)
       expect(yield* balance(escrowAccount(orderId))).toBe(PRICE)
       expect(yield* balance(walletAccount(seller.agentId))).toBe(0)
@@ -104,6 +106,8 @@ forEachStorage("orders", stack, (it) => {
 
   it.effect("the SLA figures are what the buyer waited: a seller reporting less time changes none of them", () =>
     Effect.gen(function* () {
+      // A real date: at the test clock's 0 a time since the epoch and the time itself are the same number.
+      yield* TestClock.setTime(Date.parse("2026-11-26T09:00:00.000Z"))
       const { seller, buyer, orderId } = yield* placed()
       yield* TestClock.adjust("4 seconds")
       const delivered = yield* Effect.flatMap(Orders, (o) =>
@@ -146,10 +150,13 @@ forEachStorage("orders", stack, (it) => {
 
   it.effect("a failure refunds in full; failing again is the same order, delivering after it is OrderClosed", () =>
     Effect.gen(function* () {
+      yield* TestClock.setTime(Date.parse("2026-11-26T09:00:00.000Z"))
       const { seller, buyer, orderId } = yield* placed()
       const orders = yield* Orders
+      yield* TestClock.adjust("3 seconds")
       const failed = yield* orders.fail(seller.agentId, orderId, { error: "cannot do it" })
-      expect(failed).toMatchObject({ status: "failed", error: "cannot do it", output: null })
+      // The failure counts against the seller's SLA with the time the buyer waited for it.
+      expect(failed).toMatchObject({ status: "failed", error: "cannot do it", output: null, latencyMs: 3_000 })
       expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000)
       expect(yield* balance(escrowAccount(orderId))).toBe(0)
       expect(yield* balance(walletAccount(seller.agentId))).toBe(0)
@@ -159,7 +166,7 @@ forEachStorage("orders", stack, (it) => {
       expect(JSON.stringify(late)).toContain("OrderClosed")
       const tx = yield* Effect.flatMap(Commerce, (c) => c.getTransaction(buyer.agentId, orderId))
       expect(tx).toMatchObject({ status: "failed", sellerCents: 0, ledgerEntryId: null })
-      expect(tx.delivery).toMatchObject({ success: false, error: "cannot do it" })
+      expect(tx.delivery).toMatchObject({ success: false, error: "cannot do it", latencyMs: 3_000 })
       const events = yield* Effect.flatMap(Events, (e) => e.listForAgent(buyer.agentId, 10))
       expect(events.find((e) => e.type === "transaction.failed")?.data).toMatchObject({
         transactionId: orderId,
@@ -186,6 +193,7 @@ forEachStorage("orders", stack, (it) => {
 
   it.effect("a missed deadline refunds in full, tells the seller, and closes the order to any answer", () =>
     Effect.gen(function* () {
+      yield* TestClock.setTime(Date.parse("2026-11-26T09:00:00.000Z"))
       const { seller, buyer, orderId } = yield* placed()
       const orders = yield* Orders
       yield* TestClock.adjust("9 seconds")
@@ -214,6 +222,10 @@ forEachStorage("orders", stack, (it) => {
   it.effect("a deliver racing the deadline sweep, or a fail, ends the order once", () =>
     Effect.gen(function* () {
       const orders = yield* Orders
+      // The suite's clock and store are shared: orders other tests left waiting expire first, so the
+      // sweep below can only find this test's order.
+      yield* TestClock.adjust("2 hours")
+      yield* orders.expireDue
       // Past the deadline: the sweep and the late deliver both find it due; it is expired once.
       const late = yield* placed()
       yield* TestClock.adjust("11 seconds")
