@@ -11,7 +11,7 @@ import { CatalogStore } from "../../src/services/commerce/CatalogStore.js"
 import { COUNTER_DRIFT_SQL } from "../../src/layers/storage/postgres/counters.js"
 import m0018 from "../../src/layers/storage/postgres/migrations/0018_agent_counters.js"
 import m0034 from "../../src/layers/storage/postgres/migrations/0034_seller_earning_days.js"
-import { CommerceStore } from "../../src/services/commerce/CommerceStore.js"
+import { PurchaseStore } from "../../src/services/purchases/PurchaseStore.js"
 import { DisputeStore } from "../../src/services/commerce/DisputeStore.js"
 import { embeddedCase, postgresCase } from "../fixtures/db.js"
 
@@ -54,7 +54,7 @@ for (const c of [embeddedCase, postgresCase]) {
       it.effect("the backfilled counters equal those kept by the writes and a recomputation", () =>
         Effect.gen(function* () {
           const sql = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
-          const store = yield* CommerceStore
+          const store = yield* PurchaseStore
           const disputes = yield* DisputeStore
           const tier = (id: string, priceCents: number) => ({
             id,

@@ -8,15 +8,15 @@ import { Clock, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { makeNodeTransport } from "../../src/layers/webhooks/WebhookTransport.node.js"
 import { escrowAccount, walletAccount } from "../../src/schema/ledger/ledger.js"
-import { Catalog } from "../../src/services/commerce/Catalog.js"
+import { Catalog, CatalogOffersLive } from "../../src/services/commerce/Catalog.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
-import { NoNegotiatedPrices } from "../../src/services/commerce/NegotiatedPrices.js"
+import { NoNegotiatedPrices } from "../../src/services/purchases/NegotiatedPrices.js"
 import { LedgerStore } from "../../src/services/ledger/Ledger.js"
-import { Orders } from "../../src/services/orders/Orders.js"
-import { makePush } from "../../src/services/orders/push.js"
-import { PushWorkerLive, runPushWorker } from "../../src/services/orders/PushWorker.js"
-import { OrderStore } from "../../src/services/orders/OrderStore.js"
-import { CatalogStore } from "../../src/services/commerce/CatalogStore.js"
+import { Orders } from "../../src/services/purchases/Orders.js"
+import { Offers } from "../../src/services/purchases/Offers.js"
+import { makePush } from "../../src/services/purchases/push.js"
+import { PushWorkerLive, runPushWorker } from "../../src/services/purchases/PushWorker.js"
+import { OrderStore } from "../../src/services/purchases/OrderStore.js"
 import { Ids, Transactor } from "../../src/services/platform/Db.js"
 import { WebhookTransport } from "../../src/services/webhooks/WebhookTransport.js"
 import { commerceServices, fundedBuyer, liveSellerAgent, serviceBody, tier } from "../fixtures/money.js"
@@ -24,6 +24,7 @@ import { refusingUrl, startPushSeller, type PushSeller } from "../fixtures/pushS
 import type { StorageCase } from "../fixtures/db.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { eventuallyEffect } from "../fixtures/wait.js"
+import { SagaOrderOwnersLive } from "../../src/services/saga/SagaOrderOwners.js"
 
 const PRICE = 100
 /** The wall clock, for the layer's fibers (the dispatcher, the expiry sweeper): pushes go over real sockets. */
@@ -34,6 +35,8 @@ const stack = (storage: ReturnType<StorageCase["layer"]>) =>
     Layer.provideMerge(commerceServices),
     Layer.provideMerge(Orders.layer),
     Layer.provideMerge(NoNegotiatedPrices),
+    Layer.provideMerge(CatalogOffersLive.pipe(Layer.provide(Catalog.layer))),
+    Layer.provideMerge(SagaOrderOwnersLive),
     Layer.provideMerge(storage),
     Layer.provideMerge(Ids.Live),
     Layer.provideMerge(
@@ -167,7 +170,7 @@ forEachStorage("orders by push", stack, (it) => {
           atomically: (yield* Transactor).atomically,
           store: yield* OrderStore,
           orders: yield* Orders,
-          catalog: yield* CatalogStore,
+          offers: yield* Offers,
           transport: yield* WebhookTransport
         })
         yield* runPushWorker(yield* OrderStore, push.attempt, Effect.never)

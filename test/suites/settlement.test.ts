@@ -15,14 +15,14 @@ import { eventCatalogue } from "../../src/schema/webhooks/payloads.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { atomically } from "../fixtures/atomically.js"
 import { CatalogStore } from "../../src/services/commerce/CatalogStore.js"
-import { CommerceStore } from "../../src/services/commerce/CommerceStore.js"
+import { PurchaseStore } from "../../src/services/purchases/PurchaseStore.js"
 import type { ServiceRecord } from "../../src/schema/commerce/services.js"
 import { Events } from "../../src/services/events/Events.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { WalletStore } from "../../src/services/wallet/WalletStore.js"
 import { DEFAULT_POLICY } from "../../src/schema/wallet/policy.js"
 import { AnalyticsStore } from "../../src/services/reputation/AnalyticsStore.js"
-import { noReferences, Settlement, type SettlementInput } from "../../src/services/commerce/Settlement.js"
+import { noReferences, Settlement, type SettlementInput } from "../../src/services/purchases/Settlement.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const offer = {
@@ -99,7 +99,7 @@ forEachStorage(
           expect(entry.kind).toBe("purchase")
           expect(entry.id).toBe(tx.ledgerEntryId)
           expect(entry.postings.reduce((s, p) => s + p.amount, 0)).toBe(0)
-          const stored = yield* Effect.flatMap(CommerceStore, (s) => s.getTransaction("tx_settle_1"))
+          const stored = yield* Effect.flatMap(PurchaseStore, (s) => s.getTransaction("tx_settle_1"))
           expect(stored?.tx).toEqual(tx)
           expect(stored?.delivery).toEqual(delivery)
           const events = yield* Effect.flatMap(Events, (e) =>
@@ -142,7 +142,7 @@ forEachStorage(
         expect(failure).toBeInstanceOf(InsufficientFunds)
         expect(yield* Effect.flatMap(Ledger, (l) => l.balance(walletAccount(buyer)))).toBe(500)
         expect(yield* Effect.flatMap(Ledger, (l) => l.entriesByReference("tx_settle_2"))).toEqual([])
-        expect(yield* Effect.flatMap(CommerceStore, (s) => s.getTransaction("tx_settle_2"))).toBeUndefined()
+        expect(yield* Effect.flatMap(PurchaseStore, (s) => s.getTransaction("tx_settle_2"))).toBeUndefined()
         expect(
           (yield* Effect.flatMap(Events, (e) => e.listForAgent(buyer, 5))).filter(
             (e) => e.type === "transaction.completed"

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { toOrderView } from "../../schema/orders/orders.js"
 import { CurrentCaller } from "../../services/keys/Caller.js"
 import { Publishing } from "../../services/commerce/Publishing.js"
-import { Orders } from "../../services/orders/Orders.js"
+import { Orders } from "../../services/purchases/Orders.js"
 import { Api } from "../api.js"
 
 /** Every route of the group is behind AgentAuth, so the caller always has an agent. */

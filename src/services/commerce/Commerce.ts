@@ -18,17 +18,17 @@ import { Ids, Transactor } from "../platform/Db.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Wallet } from "../wallet/Wallet.js"
-import { type ApprovalDecision, makeApprovals } from "./Approvals.js"
+import { type ApprovalDecision, makeApprovals } from "../purchases/Approvals.js"
 import { Audit } from "../audit/Audit.js"
 import { Refusals } from "../refusals/Refusals.js"
-import { CommerceStore } from "./CommerceStore.js"
-import { makePurchase } from "./Purchase.js"
+import { PurchaseStore } from "../purchases/PurchaseStore.js"
+import { makePurchase } from "../purchases/Purchase.js"
 import { makeApprovalNames } from "./approvalNames.js"
 import type { InboxApproval } from "../../schema/audit/inbox.js"
 import { KeysStore } from "../keys/KeysStore.js"
-import { Orders } from "../orders/Orders.js"
-import { Settlement } from "./Settlement.js"
-import { toTransaction } from "./views.js"
+import { Orders } from "../purchases/Orders.js"
+import { Settlement } from "../purchases/Settlement.js"
+import { toTransaction } from "../purchases/views.js"
 
 const txNotFound = (id: string) => new NotFound({ message: `transaction ${id} not found`, resource: "transaction", id })
 
@@ -114,7 +114,7 @@ export interface CommerceService {
 }
 
 const make = Effect.gen(function* () {
-  const store = yield* CommerceStore
+  const store = yield* PurchaseStore
   const catalog = yield* Catalog
   const events = yield* Events
   const ids = yield* Ids

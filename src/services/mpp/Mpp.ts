@@ -24,7 +24,7 @@ import {
 } from "../../schema/mpp/challenge.js"
 import type { MppDiscovery, MppHealth } from "../../schema/mpp/protocol.js"
 import type { Caller } from "../keys/Caller.js"
-import { Settlement } from "../commerce/Settlement.js"
+import { Settlement } from "../purchases/Settlement.js"
 import { Transactor } from "../platform/Db.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Wallet } from "../wallet/Wallet.js"
@@ -36,7 +36,7 @@ import { MppStore } from "./MppStore.js"
 import { Refusals } from "../refusals/Refusals.js"
 import { makePaidCall } from "./paidCall.js"
 import { makeOrderedCall } from "./orderedCall.js"
-import { Orders } from "../orders/Orders.js"
+import { Orders } from "../purchases/Orders.js"
 import { paidReceipt, paymentRequired } from "./policy.js"
 
 /** Who pays: the calling key's agent and the key. */

@@ -9,10 +9,10 @@ import { SellerFailed } from "../../schema/mpp/problems.js"
 import { type Order, type OrderMode, orderDeadlineMs } from "../../schema/orders/orders.js"
 import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import type { WalletPolicy } from "../../schema/commerce/wallets.js"
-import { CommerceStore } from "../commerce/CommerceStore.js"
-import type { Offer } from "../commerce/Offers.js"
+import { PurchaseStore } from "../purchases/PurchaseStore.js"
+import type { Offer } from "../purchases/Offers.js"
 import { Ledger } from "../ledger/Ledger.js"
-import { Orders } from "../orders/Orders.js"
+import { Orders } from "../purchases/Orders.js"
 import { Ids } from "../platform/Db.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { MppStore } from "./MppStore.js"
@@ -35,7 +35,7 @@ const followOf = (transactionId: string) => ({
 export const makeOrderedCall = Effect.gen(function* () {
   const store = yield* MppStore
   const orders = yield* Orders
-  const commerce = yield* CommerceStore
+  const commerce = yield* PurchaseStore
   const ledger = yield* Ledger
   const wallet = yield* Wallet
   const ids = yield* Ids

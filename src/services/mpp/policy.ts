@@ -12,8 +12,8 @@ import {
   MPP_MINIMUM_CHARGE_CENTS,
   paymentMethods
 } from "../../schema/mpp/protocol.js"
-import type { Offer } from "../commerce/Offers.js"
-import { noReferences, type SettlementInput } from "../commerce/Settlement.js"
+import type { Offer } from "../purchases/Offers.js"
+import { noReferences, type SettlementInput } from "../purchases/Settlement.js"
 
 /**
  * Open (unpaid, unexpired) challenges kept per agent. Issuing one more drops the oldest; a

@@ -26,7 +26,7 @@ import {
   turnOf
 } from "../../schema/negotiation/negotiation.js"
 import type { NegotiationsQuery } from "../../schema/negotiation/query.js"
-import { Offers, type OfferService } from "../commerce/Offers.js"
+import { Offers, type OfferService } from "../purchases/Offers.js"
 import { Events } from "../events/Events.js"
 import type { Caller } from "../keys/Caller.js"
 import { AppConfig } from "../platform/AppConfig.js"

@@ -10,7 +10,7 @@ import {
   policyPrices,
   sellerDecision
 } from "../../schema/negotiation/negotiation.js"
-import { Offers } from "../commerce/Offers.js"
+import { Offers } from "../purchases/Offers.js"
 import { Events } from "../events/Events.js"
 import { NegotiationStore } from "./NegotiationStore.js"
 import { closed, effectiveStatus, iso } from "./policy.js"

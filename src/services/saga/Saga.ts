@@ -11,8 +11,8 @@ import {
   type StorageUnavailable
 } from "../../schema/platform/errors.js"
 import { type Saga, type SagaBody, type SagaRecord, sagaSteps } from "../../schema/saga/saga.js"
-import { Settlement } from "../commerce/Settlement.js"
-import { Offers } from "../commerce/Offers.js"
+import { Settlement } from "../purchases/Settlement.js"
+import { Offers } from "../purchases/Offers.js"
 import { Events } from "../events/Events.js"
 import type { Caller } from "../keys/Caller.js"
 import { Ledger } from "../ledger/Ledger.js"
@@ -25,7 +25,7 @@ import { type Advanced, iso, notFound, SAGA_BATCH, SAGA_LEASE_MS, toSaga } from 
 import { Refusals } from "../refusals/Refusals.js"
 import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
 import { makeStepMachine } from "./steps.js"
-import { Orders } from "../orders/Orders.js"
+import { Orders } from "../purchases/Orders.js"
 import { NegotiatedPricesLive } from "../negotiation/NegotiatedPricesLive.js"
 
 export interface SagasService {
@@ -69,8 +69,14 @@ const make = Effect.gen(function* () {
   )
 
   const drive = Effect.fnUntraced(function* (id: string) {
+    let expiries = 0
     for (;;) {
-      const { record, moved, refusal, placed } = yield* advance(id)
+      const { record, moved, refusal, placed, expire } = yield* advance(id)
+      // The order decides the deliver step; overdue, it is expired first (which wakes this saga).
+      if (expire !== undefined && expiries++ < 3) {
+        yield* orders.expire(expire)
+        continue
+      }
       // The seller's order is committed: this process's waiting order lists and push dispatcher hear of it now.
       if (placed !== undefined) yield* orders.announce(placed)
       // The step's unit of work committed the saga's failure; the refusal is kept in its own.

@@ -1,15 +1,15 @@
 // The deliver step on a seller that fulfils its own orders (pull or push): the step places an order
 // for the seller, as a buy does, except that the money stays where the escrow step put it (the
 // saga's escrow: no second hold), and parks until the seller answers or the order's deadline
-// passes. The seller's answer wakes the saga in its own unit of work (orders/outcome.ts). Both
-// sides lock the saga before the order, so the seller's answer and the saga's deadline resolve
-// under the order's lock: exactly one outcome, never paid and refunded.
+// passes. The seller's answer, and the expiry at the deadline, end the order under its lock and wake
+// the saga in the same unit of work (the OrderOwners port, SagaOrderOwners.ts); the saga only reads
+// its order, so exactly one of them ends it: never paid and refunded.
 import { Effect } from "effect"
 import { type Order, orderDeadlineMs } from "../../schema/orders/orders.js"
 import type { SagaRecord } from "../../schema/saga/saga.js"
-import type { Offer } from "../commerce/Offers.js"
-import { Orders } from "../orders/Orders.js"
-import { OrderStore } from "../orders/OrderStore.js"
+import type { Offer } from "../purchases/Offers.js"
+import { Orders } from "../purchases/Orders.js"
+import { OrderStore } from "../purchases/OrderStore.js"
 import { Ids } from "../platform/Db.js"
 import { SagaStore } from "./SagaStore.js"
 import { type Advanced, iso, setStep } from "./policy.js"
@@ -63,20 +63,22 @@ export const makeRealSeller = Effect.gen(function* () {
     return advanced
   })
 
-  /** The step resumed (woken by the answer, its deadline, or a driver): the order, locked after the saga, decides. */
+  /**
+   * The step resumed (woken by the answer, its deadline, or a driver): the order decides. It is read,
+   * not locked: a saga's step never locks its order, since the unit of work that ends an order locks
+   * the order first and then tells its saga. An order still pending past its deadline is handed back
+   * to the driver (`expire`), which expires it in a unit of work of its own and steps again.
+   */
   const awaitAnswer = Effect.fnUntraced(function* (r: SagaRecord, now: number) {
     const orderId = r.transactionId!
-    let order = yield* orderStore.getForUpdate(orderId)
+    const order = yield* orderStore.get(orderId)
     if (order === undefined) return yield* Effect.die(new Error(`saga ${r.id}: its order ${orderId} is missing`))
     if (order.status === "pending") {
-      if (Date.parse(order.deadlineAt) > now) {
-        if (r.nextRunAt === order.deadlineAt) return { record: r, moved: false } satisfies Advanced
-        const parked = { ...r, nextRunAt: order.deadlineAt }
-        yield* store.update(parked)
-        return { record: parked, moved: false } satisfies Advanced
-      }
-      // The deadline passed with no answer: the order expires here, under the same locks a late answer needs.
-      order = yield* orders.expireLocked(order, now)
+      if (Date.parse(order.deadlineAt) <= now) return { record: r, moved: false, expire: order.id } satisfies Advanced
+      if (r.nextRunAt === order.deadlineAt) return { record: r, moved: false } satisfies Advanced
+      const parked = { ...r, nextRunAt: order.deadlineAt }
+      yield* store.update(parked)
+      return { record: parked, moved: false } satisfies Advanced
     }
     const latencyMs = order.latencyMs ?? 0
     if (order.status === "delivered") {

@@ -5,9 +5,9 @@
 import { Clock, Effect } from "effect"
 import { escrowAccount, walletAccount } from "../../schema/ledger/ledger.js"
 import type { DeliveryMode, SagaRecord, SagaSnapshot } from "../../schema/saga/saga.js"
-import { deliverTimeoutMs, deliveryModes, simulateDelivery, simulatedOutput } from "../commerce/simulation.js"
-import { type Offer, Offers } from "../commerce/Offers.js"
-import { Settlement } from "../commerce/Settlement.js"
+import { deliverTimeoutMs, deliveryModes, simulateDelivery, simulatedOutput } from "../purchases/simulation.js"
+import { type Offer, Offers } from "../purchases/Offers.js"
+import { Settlement } from "../purchases/Settlement.js"
 import { KeysStore } from "../keys/KeysStore.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Negotiations } from "../negotiation/Negotiation.js"
@@ -17,7 +17,7 @@ import { SagaStore } from "./SagaStore.js"
 import { type Advanced, currentIndex, iso, setStep } from "./policy.js"
 import { makeTransitions, purchaseOf } from "./transitions.js"
 import { makeRealSeller } from "./realSeller.js"
-import { OrderStore } from "../orders/OrderStore.js"
+import { OrderStore } from "../purchases/OrderStore.js"
 
 /** The simulated delivery latency of the seller's answer (the same rule as /buy's deliveries). */
 const latencyOf = (

@@ -12,7 +12,7 @@ import {
   sagaSteps,
   type StepStatus
 } from "../../schema/saga/saga.js"
-import { noReferences, Settlement } from "../commerce/Settlement.js"
+import { noReferences, Settlement } from "../purchases/Settlement.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Negotiations } from "../negotiation/Negotiation.js"

@@ -8,7 +8,7 @@ import { Effect, Layer, Schema } from "effect"
 import { PLATFORM_FEE_PERCENT } from "../../schema/ledger/ledger.js"
 import { OrderMode, OrderStatus } from "../../schema/orders/orders.js"
 import { utcDay } from "../../schema/wallet/policy.js"
-import { type BoardOrder, SellerBoardStore } from "../../services/orders/SellerBoardStore.js"
+import { type BoardOrder, SellerBoardStore } from "../../services/purchases/SellerBoardStore.js"
 import { orUnavailable } from "../storage/postgres/PgDb.js"
 import { decodeFirst, decodeRows, IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
 

@@ -1,9 +1,12 @@
-// The commerce offer lookup negotiation, saga and MPP price from (a service and one of its tiers).
-// A port, so the catalog behind it can be swapped; the simulated delivery they run is simulation.ts.
+// The catalogue as a purchase reads it: the offer (a listed service and one of its tiers) a buy,
+// a negotiation, a saga and a paid call price from, and how a service is fulfilled now (where its
+// orders are pushed). A port the commerce catalogue answers (Catalog.ts CatalogOffersLive), so the
+// purchase domain sits below the catalogue; the seed's and a fixed list's answers are for tests.
 import { Context, Effect, Layer } from "effect"
 import { NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import { commerceServices } from "../../seed/services.js"
 import type { CommerceServiceSeed, ServiceTierSeed } from "../../seed/types.js"
+import type { StoredFulfilment } from "../../schema/commerce/services.js"
 
 export type OfferService = Pick<
   CommerceServiceSeed,
@@ -23,6 +26,11 @@ export interface Offer {
 export interface OffersService {
   /** NotFound (resource "service" or "tier") when either is unknown or unlisted. */
   readonly get: (serviceId: string, tierId: string | undefined) => Effect.Effect<Offer, NotFound | StorageUnavailable>
+  /**
+   * How the service is fulfilled now, listed or not (undefined when unknown): a push order's next
+   * attempt goes to the url and is signed with the secret as they are when it is sent.
+   */
+  readonly fulfilmentOf: (serviceId: string) => Effect.Effect<StoredFulfilment | undefined, StorageUnavailable>
 }
 
 /** Storage-independent port: the service and tier a negotiation, saga or paid call is about. */
@@ -46,14 +54,17 @@ const pick = (service: OfferService | undefined, serviceId: string, tierId: stri
   return Effect.succeed({ service, tier })
 }
 
-/** Offers read from the seeded commerce catalog (src/seed/services.ts). */
+const SIMULATED: StoredFulfilment = { mode: "simulated", url: null, secret: null }
+
+/** Offers read from the seeded commerce catalog (src/seed/services.ts): simulated sellers only. */
 export const SeedOffersLive = Layer.succeed(Offers, {
   get: (serviceId, tierId) =>
     pick(
       commerceServices.find((s) => s.id === serviceId),
       serviceId,
       tierId
-    )
+    ),
+  fulfilmentOf: (serviceId) => Effect.succeed(commerceServices.some((s) => s.id === serviceId) ? SIMULATED : undefined)
 })
 
 /** Offers from a fixed list (tests: a tier priced below the minimum charge, a custom policy…). */
@@ -64,5 +75,9 @@ export const offersFrom = (services: ReadonlyArray<OfferService>) =>
         services.find((s) => s.id === serviceId),
         serviceId,
         tierId
-      )
+      ),
+    fulfilmentOf: (serviceId) => {
+      const mode = services.find((s) => s.id === serviceId)?.fulfilment?.mode
+      return Effect.succeed(mode === undefined ? undefined : { mode, url: null, secret: null })
+    }
   })

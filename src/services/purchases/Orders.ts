@@ -18,9 +18,9 @@ import {
   sagaOf
 } from "../../schema/orders/orders.js"
 import { InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
-import { NegotiatedPrices } from "../commerce/NegotiatedPrices.js"
-import { Settlement, type SettlementInput } from "../commerce/Settlement.js"
-import { CommerceStore } from "../commerce/CommerceStore.js"
+import { NegotiatedPrices } from "./NegotiatedPrices.js"
+import { Settlement, type SettlementInput } from "./Settlement.js"
+import { PurchaseStore } from "./PurchaseStore.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { AppConfig } from "../platform/AppConfig.js"
@@ -29,7 +29,7 @@ import { makeOutcome } from "./outcome.js"
 import { newOrder, pendingTransaction } from "./placing.js"
 import { makeWaits, type Signal } from "./waits.js"
 import { OrderStore } from "./OrderStore.js"
-import { SagaStore } from "../saga/SagaStore.js"
+import { OrderOwners } from "./OrderOwners.js"
 
 /** What a buy hands over when it places an order instead of settling at once. */
 export interface PlaceOrder {
@@ -96,11 +96,12 @@ export interface OrdersService {
   /** Expires pending orders past their deadline (a bounded batch): refunds, marks, tells both sides. The count. */
   readonly expireDue: Effect.Effect<number, StorageUnavailable>
   /**
-   * Expires a pending saga's order in the caller's unit of work, the caller holding the saga and the
-   * order locked (the saga's deliver step at its deadline): recorded, the seller told; the saga gives
-   * its escrow back itself.
+   * Expires the order in its own unit of work if it is still pending past its deadline (refunded or,
+   * for a saga's order, recorded and its saga told); whether it did. A saga whose deliver step
+   * finds its order overdue asks for this before it looks again: a saga's step never locks its
+   * order (the order's lock comes first in every unit of work that takes both).
    */
-  readonly expireLocked: (order: Order, nowMs: number) => Effect.Effect<Order, StorageUnavailable>
+  readonly expire: (orderId: string) => Effect.Effect<boolean, StorageUnavailable>
   /** Completes when this process next places an order (the push dispatcher's wake-up). */
   readonly placed: Effect.Effect<void>
   /**
@@ -130,7 +131,7 @@ const notFound = (id: string) => new NotFound({ message: `order ${id} not found`
 
 const make = Effect.gen(function* () {
   const store = yield* OrderStore
-  const commerce = yield* CommerceStore
+  const commerce = yield* PurchaseStore
   const settlement = yield* Settlement
   const ledger = yield* Ledger
   const events = yield* Events
@@ -138,7 +139,7 @@ const make = Effect.gen(function* () {
   const config = yield* AppConfig
   const waitMs = config.orderWaitMs
   const negotiated = yield* NegotiatedPrices
-  const outcome = makeOutcome({ store, settlement, ledger, events, negotiated, sagas: yield* SagaStore })
+  const outcome = makeOutcome({ store, settlement, ledger, events, negotiated, owners: yield* OrderOwners })
   const placedHub = yield* PubSub.unbounded<Signal>()
   const endedHub = yield* PubSub.unbounded<Signal>()
 
@@ -223,32 +224,35 @@ const make = Effect.gen(function* () {
 
   const { list, awaitOutcome } = makeWaits({ store, placedHub, endedHub })
 
+  /** One overdue order expired in its own unit of work; false when it was answered or is not due. */
+  const expireOne = Effect.fnUntraced(function* (orderId: string, now: number) {
+    const { changed, order } = yield* atomically(
+      outcome
+        .locked(orderId, (order) =>
+          // Answered meanwhile (the seller, or another process's sweep), or not due: its outcome stands.
+          order === undefined || order.status !== "pending" || Date.parse(order.deadlineAt) > now
+            ? Effect.succeed({ order: order!, changed: false, closed: false })
+            : Effect.map(
+                outcome.refund(order, "expired", "the seller did not answer before the deadline", now),
+                (expired) => ({ order: expired, changed: true, closed: false })
+              )
+        )
+        // The sweep's step above never fails NotFound; only the seller's answer does.
+        .pipe(Effect.catchTag("NotFound", Effect.die))
+    )
+    if (changed) yield* PubSub.publish(endedHub, { sellerAgentId: order.sellerAgentId, orderId })
+    return changed
+  })
+
   const expireDue = Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     const due = yield* store.dueExpiries(iso(now), EXPIRE_BATCH)
     let n = 0
-    for (const d of due) {
-      const { changed } = yield* atomically(
-        outcome
-          .locked(d.id, (order) =>
-            // Answered meanwhile (the seller, its saga, or another process's sweep): its outcome stands.
-            order === undefined || order.status !== "pending"
-              ? Effect.succeed({ order: d, changed: false, closed: false })
-              : Effect.map(
-                  outcome.refund(order, "expired", "the seller did not answer before the deadline", now),
-                  (expired) => ({ order: expired, changed: true, closed: false })
-                )
-          )
-          // The sweep's step above never fails NotFound; only the seller's answer does.
-          .pipe(Effect.catchTag("NotFound", Effect.die))
-      )
-      if (changed) {
-        n++
-        yield* PubSub.publish(endedHub, { sellerAgentId: d.sellerAgentId, orderId: d.id })
-      }
-    }
+    for (const d of due) if (yield* expireOne(d.id, now)) n++
     return n
   })
+
+  const expire = (orderId: string) => Effect.flatMap(Clock.currentTimeMillis, (now) => expireOne(orderId, now))
 
   if (config.workers) {
     yield* expireDue.pipe(
@@ -263,11 +267,6 @@ const make = Effect.gen(function* () {
   const announce = (order: Pick<Order, "id" | "sellerAgentId">) =>
     Effect.asVoid(PubSub.publish(placedHub, { sellerAgentId: order.sellerAgentId, orderId: order.id }))
 
-  const expireLocked = (order: Order, nowMs: number) =>
-    Effect.tap(outcome.refund(order, "expired", "the seller did not answer before the deadline", nowMs), () =>
-      PubSub.publish(endedHub, { sellerAgentId: order.sellerAgentId, orderId: order.id })
-    )
-
   return Orders.of({
     place,
     deliver,
@@ -276,7 +275,7 @@ const make = Effect.gen(function* () {
     list,
     awaitOutcome,
     expireDue,
-    expireLocked,
+    expire,
     placed,
     announce,
     waitMs

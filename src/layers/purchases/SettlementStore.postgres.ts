@@ -12,9 +12,9 @@ import type { ServiceRecord } from "../../schema/commerce/services.js"
 import type { WalletRecord } from "../../schema/commerce/wallets.js"
 import type { DomainEvent } from "../../schema/events/events.js"
 import { type JournalEntry, mayGoNegative, walletAccount } from "../../schema/ledger/ledger.js"
-import { SettlementStore } from "../../services/commerce/SettlementStore.js"
+import { SettlementStore } from "../../services/purchases/SettlementStore.js"
 import { iso, nonEmpty, orUnavailable } from "../storage/postgres/PgDb.js"
-import { SERVICE_COLUMNS } from "./CatalogStore.postgres.js"
+import { SERVICE_COLUMNS } from "../commerce/CatalogStore.postgres.js"
 import { deletePendingTransaction, transactionCtes } from "./transactions.postgres.js"
 
 const json = (value: unknown) => JSON.stringify(value ?? null)

@@ -2,17 +2,17 @@
 // delivered (settled 85/15 from its escrow, the transaction completed), or failed or expired (the
 // escrow back to the buyer in full, the transaction failed with a failed delivery, which counts
 // against the seller's SLA as any failed delivery does). The escrow is empty after either.
-// A saga's order holds no money: its answer is only recorded, and its saga (woken in the same unit
-// of work) settles from, or gives back, the saga's own escrow.
-import { Clock, Effect } from "effect"
+// A saga's order holds no money: its answer is only recorded, and its saga (told through the
+// OrderOwners port in the same unit of work) settles from, or gives back, the saga's own escrow.
+import { Effect } from "effect"
 import { escrowAccount, walletAccount } from "../../schema/ledger/ledger.js"
 import { type DeliverBody, type Order, sagaOf } from "../../schema/orders/orders.js"
 import type { NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
-import type { SagaStoreService } from "../saga/SagaStore.js"
+import type { OrderOwnersService } from "./OrderOwners.js"
 import type { EventsService } from "../events/Events.js"
 import type { LedgerService } from "../ledger/Ledger.js"
-import type { NegotiatedPricesService } from "../commerce/NegotiatedPrices.js"
-import { noReferences, type SettlementInput, type SettlementService } from "../commerce/Settlement.js"
+import type { NegotiatedPricesService } from "./NegotiatedPrices.js"
+import { noReferences, type SettlementInput, type SettlementService } from "./Settlement.js"
 import type { OrderStoreService } from "./OrderStore.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -48,7 +48,7 @@ export interface OutcomeDeps {
   readonly ledger: LedgerService
   readonly events: EventsService
   readonly negotiated: NegotiatedPricesService
-  readonly sagas: SagaStoreService
+  readonly owners: OrderOwnersService
 }
 
 /** What a unit of work did to a locked order: ended it (changed), or found it closed to this answer. */
@@ -58,25 +58,18 @@ export interface Touched {
   readonly closed: boolean
 }
 
-export const makeOutcome = ({ store, settlement, ledger, events, negotiated, sagas }: OutcomeDeps) => {
+export const makeOutcome = ({ store, settlement, ledger, events, negotiated, owners }: OutcomeDeps) => {
   /**
-   * Runs `f` on the order locked in the caller's unit of work. A saga's order locks its saga first:
-   * the saga's deliver step holds its saga when it locks the order, so every unit of work takes the
-   * two rows in that order and none waits on the other crosswise. When `f` ended the order, the
-   * saga is woken (next run now) in the same unit of work: a saga worker in any process takes the
-   * answer on its next tick, and a crash between the answer and the wake cannot happen.
+   * Runs `f` on the order locked in the caller's unit of work. When `f` ended the order, its owner (a
+   * saga that placed it) is told in the same unit of work, after the order's lock: every unit of
+   * work that takes both rows takes the order's first (a saga's step never locks its order).
    */
   const locked = Effect.fnUntraced(function* (
     orderId: string,
     f: (order: Order | undefined) => Effect.Effect<Touched, NotFound | StorageUnavailable>
   ) {
-    const seen = yield* store.get(orderId)
-    const sagaId = seen === undefined ? null : sagaOf(seen)
-    const saga = sagaId === null ? undefined : yield* sagas.getForUpdate(sagaId)
     const touched = yield* f(yield* store.getForUpdate(orderId))
-    if (saga !== undefined && saga.status === "running" && touched.changed) {
-      yield* sagas.update({ ...saga, nextRunAt: iso(yield* Clock.currentTimeMillis) })
-    }
+    if (touched.changed) yield* owners.ended(touched.order)
     return touched
   })
 

@@ -1,4 +1,4 @@
-// CommerceStore: the storage port for transactions (with their deliveries and reviews) and approvals.
+// PurchaseStore: the storage port for transactions (with their deliveries and reviews) and approvals.
 import { Context, type Effect } from "effect"
 import type { ApprovalRecord, ApprovalStatus } from "../../schema/commerce/approvals.js"
 import type { DeliveryRecord, TransactionRecord, TransactionRow } from "../../schema/commerce/transactions.js"
@@ -7,7 +7,7 @@ import type { TransactionFilter } from "../../schema/commerce/filters.js"
 import type { Conflict, StorageUnavailable } from "../../schema/platform/errors.js"
 
 /** Storage port for transactions (with their deliveries and reviews) and approvals. */
-export interface CommerceStoreService {
+export interface PurchaseStoreService {
   readonly insertTransaction: (
     tx: TransactionRecord,
     delivery: DeliveryRecord
@@ -52,6 +52,6 @@ export interface CommerceStoreService {
   ) => Effect.Effect<ReadonlyArray<ApprovalRecord>, StorageUnavailable>
 }
 
-export class CommerceStore extends Context.Service<CommerceStore, CommerceStoreService>()(
-  "agent-commerce/CommerceStore"
+export class PurchaseStore extends Context.Service<PurchaseStore, PurchaseStoreService>()(
+  "agent-commerce/PurchaseStore"
 ) {}

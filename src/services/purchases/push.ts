@@ -3,8 +3,8 @@
 // lease so two processes do not push the same order at the same moment.
 import { Clock, Effect, Schema } from "effect"
 import { DeliverBody, FailBody, type Order } from "../../schema/orders/orders.js"
-import type { ServiceRecord } from "../../schema/commerce/services.js"
-import type { CatalogStoreService } from "../commerce/CatalogStore.js"
+import type { StoredFulfilment } from "../../schema/commerce/services.js"
+import type { OffersService } from "./Offers.js"
 import type { TransactorService } from "../platform/Db.js"
 import { signature } from "../webhooks/signing.js"
 import type { WebhookResponse, WebhookTransportService } from "../webhooks/WebhookTransport.js"
@@ -91,13 +91,13 @@ export interface PushDeps {
   readonly atomically: TransactorService["atomically"]
   readonly store: Pick<OrderStoreService, "getForUpdate" | "recordPushAttempt">
   readonly orders: Pick<OrdersService, "deliver" | "fail">
-  readonly catalog: Pick<CatalogStoreService, "get">
+  readonly offers: Pick<OffersService, "fulfilmentOf">
   readonly transport: Pick<WebhookTransportService, "send">
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-export const makePush = ({ atomically, store, orders, catalog, transport }: PushDeps) => {
+export const makePush = ({ atomically, store, orders, offers, transport }: PushDeps) => {
   /**
    * Takes the order's next attempt if it is still due: counted and leased in one unit of work, so a
    * second process reading the same due row finds it leased and leaves it.
@@ -143,9 +143,9 @@ export const makePush = ({ atomically, store, orders, catalog, transport }: Push
     )
   })
 
-  const target = (service: ServiceRecord | undefined): { url: string; secret: string } | string => {
-    if (service === undefined) return "the service no longer exists"
-    const { mode, url, secret } = service.fulfilment
+  const target = (fulfilment: StoredFulfilment | undefined): { url: string; secret: string } | string => {
+    if (fulfilment === undefined) return "the service no longer exists"
+    const { mode, url, secret } = fulfilment
     if (mode !== "push" || url === null || secret === null) return `the service is now fulfilled by ${mode}, not push`
     return { url, secret }
   }
@@ -156,7 +156,7 @@ export const makePush = ({ atomically, store, orders, catalog, transport }: Push
       const claimed = yield* claim(due.id, yield* Clock.currentTimeMillis)
       if (claimed === null) return
       const { order, attempts } = claimed
-      const to = target(yield* catalog.get(order.serviceId))
+      const to = target(yield* offers.fulfilmentOf(order.serviceId))
       if (typeof to === "string") return yield* settleAttempt(order.id, attempts, { accepted: false, error: to })
       const body = pushBody(order)
       const now = yield* Clock.currentTimeMillis

@@ -4,7 +4,7 @@
 import { Effect, Layer } from "effect"
 import { splitSettlement } from "../../schema/ledger/ledger.js"
 import type { Order } from "../../schema/orders/orders.js"
-import { SellerBoardStore } from "../../services/orders/SellerBoardStore.js"
+import { SellerBoardStore } from "../../services/purchases/SellerBoardStore.js"
 import { utcDay } from "../../schema/wallet/policy.js"
 import { commerceTables, nextDay } from "../storage/memory/commerceTables.js"
 import { orderTables } from "./OrderStore.memory.js"

@@ -1,4 +1,4 @@
-// In-memory CommerceStore: transactions with their deliveries and reviews, and approvals, each
+// In-memory PurchaseStore: transactions with their deliveries and reviews, and approvals, each
 // with the ordered indexes its pages walk; a transaction's write moves the buyer's running totals
 // and its agents' counters in the same unit of work, as the SQL store's one statement does.
 import { Effect, Layer } from "effect"
@@ -6,7 +6,7 @@ import type { ApprovalRecord } from "../../schema/commerce/approvals.js"
 import type { DeliveryRecord, TransactionRecord, TransactionRow } from "../../schema/commerce/transactions.js"
 import { Conflict } from "../../schema/platform/errors.js"
 import { utcDay } from "../../schema/wallet/policy.js"
-import { CommerceStore } from "../../services/commerce/CommerceStore.js"
+import { PurchaseStore } from "../../services/purchases/PurchaseStore.js"
 import { zeroCounters } from "../../schema/reputation/counters.js"
 import { addCounterDeltas, moveCounters } from "../storage/memory/counters.js"
 import {
@@ -69,8 +69,8 @@ const olderThan = (
 const olderTx = (t: Tables, tx: TransactionRecord) => (a: string, b: string) =>
   olderThan(a === tx.id ? tx : t.txs.get(a)!, b === tx.id ? tx : t.txs.get(b)!)
 
-export const MemoryCommerceStore = Layer.effect(
-  CommerceStore,
+export const MemoryPurchaseStore = Layer.effect(
+  PurchaseStore,
   Effect.map(commerceTables, (t) => ({
     insertTransaction: Effect.fnUntraced(function* (tx: TransactionRecord, delivery: DeliveryRecord) {
       yield* t.txs.set(tx.id, tx)

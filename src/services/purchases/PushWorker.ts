@@ -5,7 +5,7 @@
 // and orders placed by other processes. Started by a Layer when AppConfig.workers.
 import { Clock, Duration, Effect, Layer, Queue, Ref } from "effect"
 import type { Order } from "../../schema/orders/orders.js"
-import { CatalogStore } from "../commerce/CatalogStore.js"
+import { Offers } from "./Offers.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { Transactor } from "../platform/Db.js"
 import { WebhookTransport } from "../webhooks/WebhookTransport.js"
@@ -138,7 +138,7 @@ export const PushWorkerLive = Layer.effectDiscard(
       atomically: (yield* Transactor).atomically,
       store,
       orders,
-      catalog: yield* CatalogStore,
+      offers: yield* Offers,
       transport: yield* WebhookTransport
     })
     yield* runPushWorker(store, attempt, orders.placed)

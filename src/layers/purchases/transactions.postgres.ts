@@ -1,4 +1,4 @@
-// The commerce_transactions statements shared by the Postgres CommerceStore and the settlement's
+// The commerce_transactions statements shared by the Postgres PurchaseStore and the settlement's
 // one statement: the row (TxRow decoded; a TxJoinRow page mapped by hand), the join with its delivery, review and
 // dispute, the CTEs that write a transaction with its running totals and counters, and the page.
 import type { SqlClient } from "effect/sql"

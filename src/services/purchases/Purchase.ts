@@ -9,19 +9,19 @@ import type { ServiceRecord, ServiceTier } from "../../schema/commerce/services.
 import type { WalletRecord } from "../../schema/commerce/wallets.js"
 import { InvalidInput, NotFound } from "../../schema/platform/errors.js"
 import { walletAccount } from "../../schema/ledger/ledger.js"
-import { tierOf } from "./Catalog.js"
+import { tierOf } from "../../schema/commerce/serviceView.js"
 import { Ids } from "../platform/Db.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { KeysStore } from "../keys/Keys.js"
 import { deliveryModes, simulateDelivery } from "./simulation.js"
 import { Wallet } from "../wallet/Wallet.js"
-import { CommerceStore } from "./CommerceStore.js"
+import { PurchaseStore } from "./PurchaseStore.js"
 import { NegotiatedPrices } from "./NegotiatedPrices.js"
 import { noReferences, Settlement } from "./Settlement.js"
 import { toApproval, toTransaction } from "./views.js"
 import { orderDeadlineMs } from "../../schema/orders/orders.js"
-import { Orders } from "../orders/Orders.js"
+import { Orders } from "./Orders.js"
 
 /** How long an approval waits for the owner before it expires. */
 export const APPROVAL_TTL_MS = 7 * 86_400_000
@@ -55,7 +55,7 @@ export interface Execute {
 
 /** The purchase's unit of work, built from the services it uses. */
 export const makePurchase = Effect.gen(function* () {
-  const store = yield* CommerceStore
+  const store = yield* PurchaseStore
   const wallet = yield* Wallet
   const ledger = yield* Ledger
   const events = yield* Events

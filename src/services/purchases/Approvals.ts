@@ -12,7 +12,7 @@ import type { Caller } from "../keys/Caller.js"
 import type { Transactor } from "../platform/Db.js"
 import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
 import { traced } from "../platform/Tracing.js"
-import { CommerceStore } from "./CommerceStore.js"
+import { PurchaseStore } from "./PurchaseStore.js"
 import type { NegotiatedPricesService } from "./NegotiatedPrices.js"
 import { ApprovalVoid, type makePurchase } from "./Purchase.js"
 import { effectiveApprovalStatus, toApproval, toTransaction } from "./views.js"
@@ -30,7 +30,7 @@ export const makeApprovals = Effect.fnUntraced(function* (deps: {
   readonly negotiated: NegotiatedPricesService
   readonly atomically: Context.Service.Shape<typeof Transactor>["atomically"]
 }) {
-  const store = yield* CommerceStore
+  const store = yield* PurchaseStore
   const audit = yield* Audit
   const receipts = yield* WriteReceipts
   const { execute, negotiated, atomically } = deps

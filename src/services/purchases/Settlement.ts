@@ -16,7 +16,7 @@ import type { PricingModel } from "../../schema/commerce/common.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { initialWallet } from "../../schema/wallet/policy.js"
-import { CommerceStore } from "./CommerceStore.js"
+import { PurchaseStore } from "./PurchaseStore.js"
 import { SettlementStore } from "./SettlementStore.js"
 
 /** Which path sold it (carried in the event and kept for the history). */
@@ -159,7 +159,7 @@ export interface SettlementService {
 }
 
 const make = Effect.gen(function* () {
-  const store = yield* CommerceStore
+  const store = yield* PurchaseStore
   const writer = yield* SettlementStore
   const ledger = yield* Ledger
   const events = yield* Events

@@ -3,7 +3,7 @@
 // read). The wallet store reads `orders_pending_by_buyer` for the buyer's held money.
 import { Effect, Layer } from "effect"
 import { type Order, sagaOf } from "../../schema/orders/orders.js"
-import { type OrderCursor as OrderKey, OrderStore } from "../../services/orders/OrderStore.js"
+import { type OrderCursor as OrderKey, OrderStore } from "../../services/purchases/OrderStore.js"
 import { MemoryDb } from "../storage/memory/MemoryDb.js"
 
 const compareKeys = (a: OrderKey, b: OrderKey) =>

@@ -1,10 +1,10 @@
 // A stored service as the API shows it (the fulfilment's mode only: never its url or secret), and
 // the lookup of one of its tiers.
 import { Effect } from "effect"
-import { cents } from "../../schema/platform/common.js"
-import { CommerceService, type ServiceRecord } from "../../schema/commerce/services.js"
-import { CURRENCY } from "../../schema/commerce/common.js"
-import { NotFound } from "../../schema/platform/errors.js"
+import { cents } from "../platform/common.js"
+import { CommerceService, type ServiceRecord } from "./services.js"
+import { CURRENCY } from "./common.js"
+import { NotFound } from "../platform/errors.js"
 
 export const notFound = (id: string) => new NotFound({ message: `service ${id} not found`, resource: "service", id })
 

@@ -1,4 +1,4 @@
-// Postgres CommerceStore: transactions with their deliveries and reviews (transactions.postgres.ts
+// Postgres PurchaseStore: transactions with their deliveries and reviews (transactions.postgres.ts
 // has the row and the statements the settlement shares), and approvals. A write of a transaction,
 // review or status change moves the buyer's running totals and its agents' counters in the same
 // statement. Rows are decoded with TxRow and ApprovalRow; a transactions page is mapped by hand (mapTxPageRow: hot).
@@ -7,7 +7,7 @@ import { Effect, Layer, Schema } from "effect"
 import { type ApprovalRecord, ApprovalStatus } from "../../schema/commerce/approvals.js"
 import { TransactionStatus } from "../../schema/commerce/transactions.js"
 import { Conflict } from "../../schema/platform/errors.js"
-import { CommerceStore } from "../../services/commerce/CommerceStore.js"
+import { PurchaseStore } from "../../services/purchases/PurchaseStore.js"
 import { orUnavailable } from "../storage/postgres/PgDb.js"
 import { decodeFirst, decodeRows, IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
 import {
@@ -82,8 +82,8 @@ export const approvalsPage = (
       ${before === undefined ? sql`` : sql`AND (created_at, id) < (${before.createdAt}::timestamptz, ${before.id})`}
       ORDER BY created_at DESC, id DESC LIMIT ${limit}`
 
-export const PgCommerceStore = Layer.effect(
-  CommerceStore,
+export const PgPurchaseStore = Layer.effect(
+  PurchaseStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const selectTx = sql.literal(TX_SELECT_FROM("commerce_transactions"))

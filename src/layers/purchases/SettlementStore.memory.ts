@@ -5,8 +5,8 @@ import { CatalogStore } from "../../services/commerce/CatalogStore.js"
 import { EventStore } from "../../services/events/EventStore.js"
 import { WalletStore } from "../../services/wallet/WalletStore.js"
 import { LedgerStore } from "../../services/ledger/Ledger.js"
-import { CommerceStore } from "../../services/commerce/CommerceStore.js"
-import { SettlementStore } from "../../services/commerce/SettlementStore.js"
+import { PurchaseStore } from "../../services/purchases/PurchaseStore.js"
+import { SettlementStore } from "../../services/purchases/SettlementStore.js"
 import type { WalletRecord } from "../../schema/commerce/wallets.js"
 
 type Settled = Parameters<SettlementStore["Service"]["write"]>[0]
@@ -15,7 +15,7 @@ export const MemorySettlementStore = Layer.effect(
   SettlementStore,
   Effect.gen(function* () {
     const ledger = yield* LedgerStore
-    const commerce = yield* CommerceStore
+    const commerce = yield* PurchaseStore
     const events = yield* EventStore
     const catalog = yield* CatalogStore
     const wallets = yield* WalletStore

@@ -33,7 +33,7 @@ export interface SettlementStoreService {
     readonly tx: TransactionRecord
     readonly delivery: DeliveryRecord
     readonly events: ReadonlyArray<DomainEvent>
-    /** The transaction's row is there as pending (an order): it ends as this one (CommerceStore.finishPending). */
+    /** The transaction's row is there as pending (an order): it ends as this one (PurchaseStore.finishPending). */
     readonly replacesPending?: boolean
   }) => Effect.Effect<void, StorageUnavailable>
 }

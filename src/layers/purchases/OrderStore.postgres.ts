@@ -4,7 +4,7 @@ import { SqlClient } from "effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import { PricingModel } from "../../schema/commerce/common.js"
 import { OrderMode, OrderStatus, type Order, sagaOf } from "../../schema/orders/orders.js"
-import { OrderStore } from "../../services/orders/OrderStore.js"
+import { OrderStore } from "../../services/purchases/OrderStore.js"
 import { orUnavailable } from "../storage/postgres/PgDb.js"
 import { decodeFirst, decodeRows, IsoTimestamp, IsoTimestampOrNull } from "../storage/postgres/rows.js"
 
