@@ -82,7 +82,9 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryKeysStore,
   MemoryRateLimitStore,
   MemoryLedgerStore,
-  MemorySettlementStore.pipe(Layer.provide([MemoryLedgerStore, MemoryPurchaseStoresLive, MemoryEventStore])),
+  MemorySettlementStore.pipe(
+    Layer.provide([MemoryLedgerStore, MemoryPurchaseStoresLive, MemoryEventStore, MemoryOrderStore])
+  ),
   MemoryEventStore,
   MemoryWebhookStore,
   MemoryIdempotencyStore,

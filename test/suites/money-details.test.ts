@@ -38,7 +38,8 @@ import { Commerce } from "../../src/services/commerce/Commerce.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { atomically } from "../fixtures/atomically.js"
 import { currentIdempotencyScope } from "../../src/http/requestIdempotency.js"
-import { noReferences, Settlement } from "../../src/services/purchases/Settlement.js"
+import { Settlement } from "../../src/services/purchases/Settlement.js"
+import { noReferences } from "../../src/services/purchases/records.js"
 import { Disputes } from "../../src/services/commerce/Disputes.js"
 import { Events } from "../../src/services/events/Events.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
@@ -49,6 +50,7 @@ import { DEFAULT_POLICY, loosens } from "../../src/schema/wallet/policy.js"
 import { commerceServices, commerceStack, fundedBuyer, ownerCaller, sellerWith, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { MemoryWriteReceiptStore } from "../../src/layers/idempotency/WriteReceiptStore.memory.js"
+import { SagaOrderOwnersLive } from "../../src/services/saga/SagaOrderOwners.js"
 
 // The ledger's schema is what the SQL stores decode rows with; the memory suites never decode, so
 // the full mutation run (docs/testing.md) left every kind, field and annotation unpinned.
@@ -430,14 +432,16 @@ forEachStorage("money details", commerceStack, (it) => {
         }
         const { tx } = yield* atomically(
           settlement.settle({
-            transactionId: "tx_posted",
-            source: "saga",
-            buyerAgentId: "agt_posted_buyer",
-            offer,
-            priceCents: 100,
+            purchase: {
+              transactionId: "tx_posted",
+              source: "saga",
+              buyerAgentId: "agt_posted_buyer",
+              offer,
+              priceCents: 100,
+              references: { ...noReferences, sagaId: "saga_posted" },
+              at: "2026-11-25T12:00:00.000Z"
+            },
             delivery: { latencyMs: 1, output: null },
-            references: { ...noReferences, sagaId: "saga_posted" },
-            at: "2026-11-25T12:00:00.000Z",
             from: { _tag: "posted", entryId: "je_posted" },
             memo: "posted"
           })
@@ -573,7 +577,9 @@ const memoryStores = Layer.mergeAll(
   MemoryKeysStore,
   MemoryRateLimitStore,
   MemoryLedgerStore,
-  MemorySettlementStore.pipe(Layer.provide([MemoryLedgerStore, MemoryPurchaseStoresLive, MemoryEventStore])),
+  MemorySettlementStore.pipe(
+    Layer.provide([MemoryLedgerStore, MemoryPurchaseStoresLive, MemoryEventStore, MemoryOrderStore])
+  ),
   MemoryEventStore,
   MemoryNegotiationStore,
   MemoryAuditStore,
@@ -586,6 +592,7 @@ const memoryStores = Layer.mergeAll(
 layer(
   commerceServices.pipe(
     Layer.provideMerge(NoNegotiatedPrices),
+    Layer.provideMerge(SagaOrderOwnersLive),
     Layer.provideMerge(memoryStores),
     Layer.provideMerge(Ids.Live)
   )

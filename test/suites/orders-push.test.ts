@@ -13,11 +13,8 @@ import { Commerce } from "../../src/services/commerce/Commerce.js"
 import { NoNegotiatedPrices } from "../../src/services/purchases/NegotiatedPrices.js"
 import { LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Orders } from "../../src/services/purchases/Orders.js"
-import { Offers } from "../../src/services/purchases/Offers.js"
-import { makePush } from "../../src/services/purchases/push.js"
-import { PushWorkerLive, runPushWorker } from "../../src/services/purchases/PushWorker.js"
-import { OrderStore } from "../../src/services/purchases/OrderStore.js"
-import { Ids, Transactor } from "../../src/services/platform/Db.js"
+import { PushDispatcher, PushWorkerLive } from "../../src/services/purchases/PushWorker.js"
+import { Ids } from "../../src/services/platform/Db.js"
 import { WebhookTransport } from "../../src/services/webhooks/WebhookTransport.js"
 import { commerceServices, fundedBuyer, liveSellerAgent, serviceBody, tier } from "../fixtures/money.js"
 import { refusingUrl, startPushSeller, type PushSeller } from "../fixtures/pushSeller.js"
@@ -31,7 +28,7 @@ const PRICE = 100
 const LiveClock = Layer.effect(Clock.Clock, TestClock.withLive(Clock.clockWith(Effect.succeed)))
 
 const stack = (storage: ReturnType<StorageCase["layer"]>) =>
-  PushWorkerLive.pipe(
+  Layer.merge(PushWorkerLive, PushDispatcher.layer).pipe(
     Layer.provideMerge(commerceServices),
     Layer.provideMerge(Orders.layer),
     Layer.provideMerge(NoNegotiatedPrices),
@@ -166,14 +163,7 @@ forEachStorage("orders by push", stack, (it) => {
         const seller = yield* pushSellerAt(server.url, server)
         const buyer = yield* fundedBuyer(10_000)
         // A second process's dispatcher over the same store, beside the layer's own.
-        const push = makePush({
-          atomically: (yield* Transactor).atomically,
-          store: yield* OrderStore,
-          orders: yield* Orders,
-          offers: yield* Offers,
-          transport: yield* WebhookTransport
-        })
-        yield* runPushWorker(yield* OrderStore, push.attempt, Effect.never)
+        yield* Effect.flatMap(PushDispatcher, (d) => d.run())
         const purchases = yield* Effect.forEach(
           Array.from({ length: 20 }, (_, i) => i),
           (i) =>

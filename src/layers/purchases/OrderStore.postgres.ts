@@ -10,7 +10,8 @@ import { decodeFirst, decodeRows, IsoTimestamp, IsoTimestampOrNull } from "../st
 
 const json = (value: unknown) => JSON.stringify(value ?? null)
 
-const OrderRow = Schema.Struct({
+/** An orders row (ORDER_COLUMNS), decoded. */
+export const OrderRow = Schema.Struct({
   id: Schema.String,
   serviceId: Schema.String,
   serviceName: Schema.String,
@@ -42,7 +43,7 @@ const OrderRow = Schema.Struct({
   challengeId: Schema.NullOr(Schema.String)
 })
 
-const toOrder = (r: typeof OrderRow.Type): Order => ({
+export const toOrder = (r: typeof OrderRow.Type): Order => ({
   id: r.id,
   transactionId: r.id,
   serviceId: r.serviceId,
@@ -84,31 +85,42 @@ const toOrder = (r: typeof OrderRow.Type): Order => ({
         : { kind: "buy" }
 })
 
-const COLUMNS = `id, service_id, service_name, category, pricing_model, tier_id, list_price_cents, seller_agent_id,
+export const ORDER_COLUMNS = `id, service_id, service_name, category, pricing_model, tier_id, list_price_cents, seller_agent_id,
   buyer_agent_id, input, price_cents, mode, status, created_at, deadline_at, answered_at, output, error, latency_ms,
   negotiation_id, approval_id, idempotency_key, push_attempts, push_next_attempt_at, push_accepted_at, push_last_error, saga_id, challenge_id,
   reported_latency_ms`
+
+/** The INSERT of a new order: a statement alone, or a CTE of the settlement's one write. */
+export const orderInsert = (sql: SqlClient.SqlClient, o: Order) =>
+  sql`INSERT INTO orders (${sql.literal(ORDER_COLUMNS)})
+    VALUES (${o.id}, ${o.serviceId}, ${o.serviceName}, ${o.category}, ${o.pricingModel}, ${o.tierId},
+      ${o.listPriceCents}, ${o.sellerAgentId}, ${o.buyerAgentId}, ${json(o.input)}::jsonb, ${o.priceCents},
+      ${o.mode}, ${o.status}, ${o.createdAt}, ${o.deadlineAt}, ${o.answeredAt}, ${json(o.output)}::jsonb,
+      ${o.error}, ${o.latencyMs}, ${o.negotiationId}, ${o.approvalId}, ${o.idempotencyKey},
+      ${o.push?.attempts ?? null},
+      ${o.push?.nextAttemptAt ?? null}, ${o.push?.acceptedAt ?? null}, ${o.push?.lastError ?? null},
+      ${sagaOf(o)}, ${o.origin?.kind === "paid_call" ? o.origin.challengeId : null},
+      ${o.reportedLatencyMs ?? null})`
+
+/** The UPDATE that closes an order as it ended (its lock held): a statement alone, or a CTE. */
+export const orderClose = (sql: SqlClient.SqlClient, o: Order) =>
+  sql`UPDATE orders SET status = ${o.status}, answered_at = ${o.answeredAt}, output = ${json(o.output)}::jsonb,
+      error = ${o.error}, latency_ms = ${o.latencyMs}, reported_latency_ms = ${o.reportedLatencyMs ?? null},
+      push_attempts = ${o.push?.attempts ?? null},
+      push_next_attempt_at = ${o.push?.nextAttemptAt ?? null}, push_accepted_at = ${o.push?.acceptedAt ?? null},
+      push_last_error = ${o.push?.lastError ?? null}
+    WHERE id = ${o.id}`
 
 export const PgOrderStore = Layer.effect(
   OrderStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql.literal(COLUMNS)
+    const columns = sql.literal(ORDER_COLUMNS)
     const many = (rows: ReadonlyArray<unknown>) => Effect.map(decodeRows(OrderRow)(rows), (rs) => rs.map(toOrder))
     const one = (rows: ReadonlyArray<unknown>) =>
       Effect.map(decodeFirst(OrderRow)(rows), (r) => (r === undefined ? undefined : toOrder(r)))
     return OrderStore.of({
-      insert: (o) =>
-        orUnavailable(sql`
-          INSERT INTO orders (${columns})
-          VALUES (${o.id}, ${o.serviceId}, ${o.serviceName}, ${o.category}, ${o.pricingModel}, ${o.tierId},
-            ${o.listPriceCents}, ${o.sellerAgentId}, ${o.buyerAgentId}, ${json(o.input)}::jsonb, ${o.priceCents},
-            ${o.mode}, ${o.status}, ${o.createdAt}, ${o.deadlineAt}, ${o.answeredAt}, ${json(o.output)}::jsonb,
-            ${o.error}, ${o.latencyMs}, ${o.negotiationId}, ${o.approvalId}, ${o.idempotencyKey},
-            ${o.push?.attempts ?? null},
-            ${o.push?.nextAttemptAt ?? null}, ${o.push?.acceptedAt ?? null}, ${o.push?.lastError ?? null},
-            ${sagaOf(o)}, ${o.origin?.kind === "paid_call" ? o.origin.challengeId : null},
-            ${o.reportedLatencyMs ?? null})`).pipe(Effect.asVoid),
+      insert: (o) => orUnavailable(orderInsert(sql, o)).pipe(Effect.asVoid),
       get: (id) => orUnavailable(sql`SELECT ${columns} FROM orders WHERE id = ${id}`).pipe(Effect.flatMap(one)),
       findByKey: (buyerAgentId, key) =>
         orUnavailable(
@@ -124,14 +136,7 @@ export const PgOrderStore = Layer.effect(
             ${after === undefined ? sql`` : sql`AND (created_at, id) > (${after.createdAt}::timestamptz, ${after.id})`}
           ORDER BY created_at, id
           LIMIT ${limit}`).pipe(Effect.flatMap(many)),
-      close: (o) =>
-        orUnavailable(sql`
-          UPDATE orders SET status = ${o.status}, answered_at = ${o.answeredAt}, output = ${json(o.output)}::jsonb,
-            error = ${o.error}, latency_ms = ${o.latencyMs}, reported_latency_ms = ${o.reportedLatencyMs ?? null},
-            push_attempts = ${o.push?.attempts ?? null},
-            push_next_attempt_at = ${o.push?.nextAttemptAt ?? null}, push_accepted_at = ${o.push?.acceptedAt ?? null},
-            push_last_error = ${o.push?.lastError ?? null}
-          WHERE id = ${o.id}`).pipe(Effect.asVoid),
+      close: (o) => orUnavailable(orderClose(sql, o)).pipe(Effect.asVoid),
       dueExpiries: (now, limit) =>
         orUnavailable(sql`
           SELECT ${columns} FROM orders

@@ -22,7 +22,6 @@ import {
   mapTxPageRow,
   TX_COLUMNS,
   TX_SELECT_FROM,
-  deletePendingTransaction,
   insertPendingTransaction,
   transactionCtes,
   transactionsPage,
@@ -94,9 +93,7 @@ export const PgPurchaseStore = Layer.effect(
         orUnavailable(sql`WITH ${transactionCtes(sql, tx, d)} SELECT 1`).pipe(Effect.asVoid),
       insertPending: (tx) => orUnavailable(insertPendingTransaction(sql, tx)).pipe(Effect.asVoid),
       finishPending: (tx, d) =>
-        orUnavailable(
-          Effect.andThen(deletePendingTransaction(sql, tx.id), sql`WITH ${transactionCtes(sql, tx, d)} SELECT 1`)
-        ).pipe(Effect.asVoid),
+        orUnavailable(sql`WITH ${transactionCtes(sql, tx, d, { replacesPending: true })} SELECT 1`).pipe(Effect.asVoid),
       getTransaction: (id) => orUnavailable(sql`${selectTx} WHERE t.id = ${id}`).pipe(Effect.flatMap(txRow)),
       lockTransaction: (id) =>
         orUnavailable(

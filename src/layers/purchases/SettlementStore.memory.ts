@@ -1,25 +1,26 @@
-// In-memory settlement writer: the ledger, commerce and event stores in turn, inside the caller's
-// unit of work (the memory engine's write lock and undo journal make them one).
+// In-memory settlement writer: the ledger, purchase, order and event stores in turn, inside the
+// caller's unit of work (the memory engine's write lock and undo journal make them one).
 import { Effect, Layer } from "effect"
+import { escrowAccount } from "../../schema/ledger/ledger.js"
 import { CatalogStore } from "../../services/commerce/CatalogStore.js"
 import { EventStore } from "../../services/events/EventStore.js"
 import { WalletStore } from "../../services/wallet/WalletStore.js"
 import { LedgerStore } from "../../services/ledger/Ledger.js"
+import { OrderStore } from "../../services/purchases/OrderStore.js"
 import { PurchaseStore } from "../../services/purchases/PurchaseStore.js"
-import { SettlementStore } from "../../services/purchases/SettlementStore.js"
+import { SettlementStore, type SettlementWrite } from "../../services/purchases/SettlementStore.js"
 import type { WalletRecord } from "../../schema/commerce/wallets.js"
-
-type Settled = Parameters<SettlementStore["Service"]["write"]>[0]
 
 export const MemorySettlementStore = Layer.effect(
   SettlementStore,
   Effect.gen(function* () {
     const ledger = yield* LedgerStore
-    const commerce = yield* PurchaseStore
+    const purchases = yield* PurchaseStore
+    const orders = yield* OrderStore
     const events = yield* EventStore
     const catalog = yield* CatalogStore
     const wallets = yield* WalletStore
-    return {
+    return SettlementStore.of({
       // Effect.fnUntraced: each generator function is made once, not per purchase (see MemoryDb.ts on why).
       open: Effect.fnUntraced(function* ({
         wallet,
@@ -32,12 +33,22 @@ export const MemorySettlementStore = Layer.effect(
         const locked = yield* wallets.lockForPurchase(wallet)
         return { ...locked, service }
       }),
-      write: Effect.fnUntraced(function* ({ entry, tx, delivery, events: made, replacesPending }: Settled) {
+      openOrder: Effect.fnUntraced(function* (orderId: string) {
+        const order = yield* orders.getForUpdate(orderId)
+        if (order === undefined) return undefined
+        return { order, escrowCents: yield* ledger.balance(escrowAccount(orderId)) }
+      }),
+      write: Effect.fnUntraced(function* ({ entry, transaction, order, events: made }: SettlementWrite) {
         if (entry !== null) yield* ledger.append(entry)
-        if (replacesPending === true) yield* commerce.finishPending(tx, delivery)
-        else yield* commerce.insertTransaction(tx, delivery)
+        if (transaction !== undefined) {
+          const { tx, delivery, replacesPending } = transaction
+          if (delivery === null) yield* purchases.insertPending(tx)
+          else if (replacesPending) yield* purchases.finishPending(tx, delivery)
+          else yield* purchases.insertTransaction(tx, delivery)
+        }
+        if (order !== undefined) yield* "place" in order ? orders.insert(order.place) : orders.close(order.close)
         if (made.length > 0) yield* events.appendMany(made)
       })
-    }
+    })
   })
 )

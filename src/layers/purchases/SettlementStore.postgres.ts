@@ -1,21 +1,26 @@
-// Postgres settlement writer: a settled purchase (ledger entry, postings and balances, transaction,
-// delivery, the buyer's running totals, events) in one statement, and the purchase's opening locks
-// and service read in another. This is the commerce domain's own SQL over the ledger, wallet and
-// event tables: a buy's statements are BEGIN, open, write, COMMIT, so the fragments it needs live
-// here rather than behind the ledger's and events' ports (each of which would be a statement more).
-// The ledger and event adapters keep their own copies; the settlement suite runs both paths on
-// every storage. The rows here are mapped by hand (the hot path): test/suites/settlement.test.ts
-// pins `open`'s mapping against the catalogue's decoded row.
-import { SqlClient } from "effect/sql"
+// Postgres settlement writer: each step of a purchase (ledger entry, postings and balances, the
+// transaction with its delivery, the buyer's running totals and the counters, the order placed or
+// closed, the events) in one statement, and the openings in another: a buy's locks and service read,
+// or an order's lock and its escrow's balance. This is the purchase domain's own SQL over the ledger,
+// wallet and event tables: a buy's statements are BEGIN, open, write, COMMIT, and so are an order's
+// answer's (test/suites/purchase-statements.test.ts counts them), so the fragments it needs live here
+// rather than behind the ledger's and events' ports (each of which would be a statement more). The
+// ledger and event adapters keep their own copies; the settlement suite runs both paths on every
+// storage. The rows here are mapped by hand (the hot path): test/suites/settlement.test.ts pins
+// `open`'s mapping against the catalogue's decoded row.
+import { SqlClient, type Statement } from "effect/sql"
 import { Effect, Layer } from "effect"
 import type { ServiceRecord } from "../../schema/commerce/services.js"
 import type { WalletRecord } from "../../schema/commerce/wallets.js"
 import type { DomainEvent } from "../../schema/events/events.js"
 import { type JournalEntry, mayGoNegative, walletAccount } from "../../schema/ledger/ledger.js"
-import { SettlementStore } from "../../services/purchases/SettlementStore.js"
+import { escrowAccount } from "../../schema/ledger/ledger.js"
+import { SettlementStore, type SettlementWrite } from "../../services/purchases/SettlementStore.js"
 import { iso, nonEmpty, orUnavailable } from "../storage/postgres/PgDb.js"
+import { decodeFirst } from "../storage/postgres/rows.js"
 import { SERVICE_COLUMNS } from "../commerce/CatalogStore.postgres.js"
-import { deletePendingTransaction, transactionCtes } from "./transactions.postgres.js"
+import { insertPendingTransaction, transactionCtes } from "./transactions.postgres.js"
+import { ORDER_COLUMNS, orderClose, orderInsert, OrderRow, toOrder } from "./OrderStore.postgres.js"
 
 const json = (value: unknown) => JSON.stringify(value ?? null)
 
@@ -47,8 +52,12 @@ const entryCtes = (sql: SqlClient.SqlClient, entry: JournalEntry) => {
     p AS (INSERT INTO ledger_postings (entry_seq, account, amount)
       SELECT e.seq, v.account, v.amount::bigint FROM e, ${sql.updateValues(nonEmpty(rows(entry.postings)), "v")})${
         debits.length > 0
-          ? sql`, bd AS (UPDATE ledger_balances SET balance = ledger_balances.balance + v.amount::bigint
-          FROM ${sql.updateValues(nonEmpty(debits), "v")} WHERE ledger_balances.account = v.account)`
+          ? // An upsert: an order's escrow was credited on a shard row when it was placed, so its base row
+            // may not be there yet when its answer debits it (its balance, base and shards, was read and
+            // checked under the order's lock: SettlementStore.openOrder).
+            sql`, bd AS (INSERT INTO ledger_balances (account, balance)
+          SELECT v.account, v.amount::bigint FROM ${sql.updateValues(nonEmpty(debits), "v")}
+          ON CONFLICT (account) DO UPDATE SET balance = ledger_balances.balance + excluded.balance)`
           : sql``
       }${
         others.length > 0
@@ -138,12 +147,38 @@ export const PgSettlementStore = Layer.effect(
             : { ...service, createdAt: iso(service.createdAt), updatedAt: iso(service.updatedAt) }
       }
     }, orUnavailable),
-    // An order's end: its pending row goes first (one statement cannot delete and insert one key).
-    write: Effect.fnUntraced(function* ({ entry, tx, delivery, events, replacesPending }) {
-      if (replacesPending === true) yield* deletePendingTransaction(sql, tx.id)
-      yield* sql`WITH ${entry !== null ? sql`${entryCtes(sql, entry)}, ` : sql``}${transactionCtes(sql, tx, delivery)}${
-        events.length > 0 ? sql`, ${eventsCte(sql, events)}` : sql``
-      } SELECT 1`
+    openOrder: Effect.fnUntraced(function* (orderId: string) {
+      // The order locked, and its escrow's balance (the base row and the credit shards) read under that
+      // lock: only a unit of work holding the order's lock moves its escrow, so the read is the balance.
+      const escrow = escrowAccount(orderId)
+      const rows = yield* sql`SELECT ${sql.literal(ORDER_COLUMNS)},
+          (COALESCE((SELECT l.balance FROM ledger_balances l WHERE l.account = ${escrow}), 0)
+            + COALESCE((SELECT SUM(c.amount) FROM ledger_balance_credits c WHERE c.account = ${escrow}), 0)
+          )::bigint AS escrow_cents
+        FROM orders WHERE id = ${orderId} FOR UPDATE`
+      const row = yield* decodeFirst(OrderRow)(rows)
+      if (row === undefined) return undefined
+      return { order: toOrder(row), escrowCents: Number((rows[0] as { escrowCents: unknown }).escrowCents) }
+    }, orUnavailable),
+    write: Effect.fnUntraced(function* ({ entry, transaction, order, events }: SettlementWrite) {
+      const ctes: Array<Statement.Fragment> = []
+      if (entry !== null) ctes.push(entryCtes(sql, entry))
+      if (transaction !== undefined) {
+        const { tx, delivery, replacesPending } = transaction
+        ctes.push(
+          delivery === null
+            ? sql`t AS (${insertPendingTransaction(sql, tx)})`
+            : transactionCtes(sql, tx, delivery, { replacesPending })
+        )
+      }
+      if (order !== undefined) {
+        ctes.push(
+          "place" in order ? sql`o AS (${orderInsert(sql, order.place)})` : sql`o AS (${orderClose(sql, order.close)})`
+        )
+      }
+      if (events.length > 0) ctes.push(eventsCte(sql, events))
+      if (ctes.length === 0) return
+      yield* sql`WITH ${sql.join(", ", false)(ctes)} SELECT 1`
     }, orUnavailable)
   }))
 )

@@ -191,23 +191,37 @@ export const TX_SELECT_FROM = (source: string) => `SELECT ${TX_COLUMNS},
  * The CTEs (for a WITH) that write a transaction: `t` (the row), the buyer's running totals of
  * its UTC day (spend, and usage per service) when it completed, its agents' counters (migration
  * 0018: buyer and seller rows on the transaction's shard, in agent order), and `dl`, its delivery
- * record. Shared by insertTransaction and the settlement's one statement.
+ * record. `t` inserts the row, or, for a purchase whose order was placed (`replacesPending`), turns
+ * its pending row into this one: the pending row counted in nothing, so the totals, counters and
+ * delivery are written as for a new transaction, and only if the row was still pending (`FROM t`).
+ * Shared by insertTransaction and the settlement's one statement.
  */
-export const transactionCtes = (sql: SqlClient.SqlClient, tx: TransactionRecord, d: DeliveryRecord) => {
+export const transactionCtes = (
+  sql: SqlClient.SqlClient,
+  tx: TransactionRecord,
+  d: DeliveryRecord,
+  options: { readonly replacesPending?: boolean } = {}
+) => {
   const shard = counterShard(tx.id)
   const services = serviceDeltas(tx, null, tx.status)
   const categories = categoryDelta(null, tx.status)
   const earned = earningDayDelta(tx, null, tx.status)
   const day = utcDay(tx.createdAt)
-  return sql`t AS (
-      INSERT INTO commerce_transactions (id, buyer_agent_id, seller_agent_id, service_id, service_name, category,
+  const row =
+    options.replacesPending === true
+      ? sql`UPDATE commerce_transactions SET status = ${tx.status}, seller_cents = ${tx.sellerCents},
+          fee_cents = ${tx.feeCents}, ledger_entry_id = ${tx.ledgerEntryId}, refunded_at = ${tx.refundedAt}
+        WHERE id = ${tx.id} AND status = 'pending'
+        RETURNING id`
+      : sql`INSERT INTO commerce_transactions (id, buyer_agent_id, seller_agent_id, service_id, service_name, category,
         pricing_model, tier_id, list_price_cents, price_cents, seller_cents, fee_cents, negotiation_id, approval_id,
         idempotency_key, status, ledger_entry_id, created_at, refunded_at)
       VALUES (${tx.id}, ${tx.buyerAgentId}, ${tx.sellerAgentId}, ${tx.serviceId}, ${tx.serviceName}, ${tx.category},
         ${tx.pricingModel}, ${tx.tierId}, ${tx.listPriceCents}, ${tx.priceCents}, ${tx.sellerCents}, ${tx.feeCents},
         ${tx.negotiationId}, ${tx.approvalId}, ${tx.idempotencyKey}, ${tx.status}, ${tx.ledgerEntryId},
         ${tx.createdAt}, ${tx.refundedAt})
-      RETURNING id),
+      RETURNING id`
+  return sql`t AS (${row}),
     spend AS (
       INSERT INTO agent_spend_days (agent_id, day, spent_cents)
       SELECT ${tx.buyerAgentId}, ${day}::date, ${tx.priceCents}::bigint FROM t WHERE ${tx.status} = 'completed'
@@ -235,7 +249,7 @@ export const transactionCtes = (sql: SqlClient.SqlClient, tx: TransactionRecord,
 
 /**
  * A pending transaction's row alone (an order waiting for its seller): no delivery, and no running
- * total or counter moves until it ends.
+ * total or counter moves until it ends. A statement alone, or the settlement's CTE.
  */
 export const insertPendingTransaction = (sql: SqlClient.SqlClient, tx: TransactionRecord) =>
   sql`INSERT INTO commerce_transactions (id, buyer_agent_id, seller_agent_id, service_id, service_name, category,
@@ -245,13 +259,6 @@ export const insertPendingTransaction = (sql: SqlClient.SqlClient, tx: Transacti
       ${tx.pricingModel}, ${tx.tierId}, ${tx.listPriceCents}, ${tx.priceCents}, ${tx.sellerCents}, ${tx.feeCents},
       ${tx.negotiationId}, ${tx.approvalId}, ${tx.idempotencyKey}, 'pending', ${tx.ledgerEntryId},
       ${tx.createdAt}, ${tx.refundedAt})`
-
-/**
- * Takes a pending transaction's row away so that its end is written as a new transaction is
- * (transactionCtes: delivery, totals, counters), which the pending row never counted in.
- */
-export const deletePendingTransaction = (sql: SqlClient.SqlClient, id: string) =>
-  sql`DELETE FROM commerce_transactions WHERE id = ${id} AND status = 'pending'`
 
 const TRANSACTION_STATUSES: Readonly<Record<TransactionRecord["status"], string>> = {
   pending: "pending",

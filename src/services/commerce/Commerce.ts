@@ -1,33 +1,28 @@
-// Commerce: the instant purchase (policy → approval → delivery → 85/15 settlement, in one unit of
-// work), owner approvals, the transaction history and post-purchase reviews.
+// Commerce: the buy as the API offers it (the agent's permission, the purchase in its own unit of
+// work, the owner's record of a refusal, the wait for a push seller), the owner's approvals with their
+// inbox names, the transaction history and post-purchase reviews. The purchase itself is the purchase
+// domain's (Purchases): this is one of its doors.
 import { Clock, Context, Effect, Layer } from "effect"
 import { decodeCursor, encodeCursor } from "../../schema/platform/common.js"
 import type { Approval, ApprovalStatus, Purchase } from "../../schema/commerce/approvals.js"
 import type { ReviewRecord } from "../../schema/commerce/reviews.js"
 import type { Transaction, TransactionStatus } from "../../schema/commerce/transactions.js"
 import type { TransactionFilter } from "../../schema/commerce/filters.js"
-import type { InsufficientCredits, PolicyViolation } from "../../schema/commerce/wallets.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import type { IdempotencyKeyReused } from "../../schema/platform/errors.js"
-import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
-import type { NegotiationUnusable } from "../../schema/negotiation/negotiation.js"
+import type { KeyedRequest } from "../idempotency/WriteReceipts.js"
 import type { Caller } from "../keys/Caller.js"
 import { Catalog } from "./Catalog.js"
 import { traced } from "../platform/Tracing.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { Events } from "../events/Events.js"
-import { Ledger } from "../ledger/Ledger.js"
-import { Wallet } from "../wallet/Wallet.js"
-import { type ApprovalDecision, makeApprovals } from "../purchases/Approvals.js"
-import { Audit } from "../audit/Audit.js"
 import { Refusals } from "../refusals/Refusals.js"
 import { PurchaseStore } from "../purchases/PurchaseStore.js"
-import { makePurchase } from "../purchases/Purchase.js"
+import { type Bought, type PurchaseError, Purchases } from "../purchases/Purchases.js"
+import { type ApprovalDecision, Approvals } from "../purchases/Approvals.js"
 import { makeApprovalNames } from "./approvalNames.js"
 import type { InboxApproval } from "../../schema/audit/inbox.js"
 import { KeysStore } from "../keys/KeysStore.js"
-import { Orders } from "../purchases/Orders.js"
-import { Settlement } from "../purchases/Settlement.js"
 import { toTransaction } from "../purchases/views.js"
 
 const txNotFound = (id: string) => new NotFound({ message: `transaction ${id} not found`, resource: "transaction", id })
@@ -58,8 +53,7 @@ export interface TransactionQuery {
 }
 
 /** What a purchase can answer besides its outcome. */
-export type BuyError =
-  Forbidden | NotFound | InvalidInput | PolicyViolation | InsufficientCredits | NegotiationUnusable | StorageUnavailable
+export type BuyError = Forbidden | PurchaseError
 
 type DecideError = BuyError | Conflict | IdempotencyKeyReused
 
@@ -74,9 +68,9 @@ export interface CommerceService {
    * `buy`'s unit of work alone (joining the caller's); the caller commits, then calls `afterBuy`, so
    * nothing waits on a seller while a payment's unit of work holds the wallet.
    */
-  readonly buyInUnit: (input: BuyInput) => Effect.Effect<Purchase, BuyError>
+  readonly buyInUnit: (input: BuyInput) => Effect.Effect<Bought, BuyError>
   /** Committed: a pending order announced, a push seller's answer awaited up to ORDER_WAIT_MS. */
-  readonly afterBuy: (purchase: Purchase) => Effect.Effect<Purchase, BuyError>
+  readonly afterBuy: (bought: Bought) => Effect.Effect<Purchase, StorageUnavailable>
   /** The owner approves: the purchase executes at the quoted price (409 when it is void). A keyed decision is made once. */
   readonly approve: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
   readonly decline: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
@@ -120,28 +114,29 @@ const make = Effect.gen(function* () {
   const ids = yield* Ids
   const { atomically } = yield* Transactor
   const refusals = yield* Refusals
-  const { execute, negotiated, awaitOrder } = yield* makePurchase
-  const approvals = yield* makeApprovals({ execute, negotiated, atomically })
+  const purchases = yield* Purchases
+  const approvals = yield* Approvals
   const named = makeApprovalNames(catalog, yield* KeysStore)
 
   const buyInUnit = Effect.fnUntraced(function* (input: BuyInput) {
     const agentId = input.caller.agentId
     if (agentId === undefined || !input.caller.permissions.has("commerce:buy")) {
-      return yield* Effect.fail(
-        new Forbidden({ message: "buying needs an agent key with commerce:buy", permission: "commerce:buy" })
-      )
+      return yield* new Forbidden({
+        message: "buying needs an agent key with commerce:buy",
+        permission: "commerce:buy"
+      })
     }
     return yield* atomically(
-      execute({
+      purchases.purchase({
         agentId,
         accountId: input.caller.accountId,
         serviceId: input.serviceId,
         tierId: input.tierId,
         input: input.input,
-        priceCents: input.priceCents,
-        negotiationId: input.negotiationId,
+        ...(input.priceCents !== undefined ? { priceCents: input.priceCents } : {}),
+        ...(input.negotiationId !== undefined ? { negotiationId: input.negotiationId } : {}),
         idempotencyKey: input.idempotencyReference ?? null
-      }).pipe(Effect.catchTag("ApprovalVoid", (e) => Effect.die(e)))
+      })
     )
   })
 
@@ -157,7 +152,7 @@ const make = Effect.gen(function* () {
         path: input.negotiationId === undefined ? "buy" : "negotiation"
       }),
       // Committed: a push seller's order may be answered within the buy's wait.
-      Effect.flatMap(awaitOrder),
+      Effect.flatMap(purchases.settled),
       traced("Commerce.buy")
     )
 
@@ -266,7 +261,7 @@ const make = Effect.gen(function* () {
   return {
     buy,
     buyInUnit,
-    afterBuy: awaitOrder,
+    afterBuy: purchases.settled,
     approve,
     decline: approvals.decline,
     listApprovals: approvals.listApprovals,
@@ -283,16 +278,6 @@ const make = Effect.gen(function* () {
 export class Commerce extends Context.Service<Commerce, CommerceService>()("agent-commerce/Commerce") {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
   static readonly layer = Layer.effect(Commerce, make).pipe(
-    Layer.provide([
-      Catalog.layer,
-      Events.layer,
-      Ledger.layer,
-      Wallet.layer,
-      Settlement.layer,
-      Audit.layer,
-      Refusals.layer,
-      WriteReceipts.layer,
-      Orders.layer
-    ])
+    Layer.provide([Catalog.layer, Events.layer, Refusals.layer, Purchases.layer, Approvals.layer])
   )
 }

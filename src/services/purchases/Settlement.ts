@@ -1,103 +1,74 @@
-// Settlement: the one writer of purchases. Every path that sells a service — the instant buy
-// (Commerce), the paid call of the 402 protocol (Mpp) and the purchase saga (Saga) — settles here:
-// the 85/15 split, the balanced ledger entry (from the buyer's wallet or the saga's escrow), the
-// transaction with its service/tier snapshot and references, the delivery record and the
-// `transaction.completed` events, all in the caller's unit of work; a delivery that failed is
-// recorded here too (nothing charged, no event). Refunds of a settled purchase go back through
-// here as well. docs/events.md has the one payload every path emits.
+// Settlement: the one writer of a purchase's money and records. Every way of buying — the buy, the
+// approved buy, the paid call of the 402 protocol, the saga — writes each step of its purchase here,
+// in the caller's unit of work and in one write (SettlementStore.write): settled at once (the 85/15
+// split from the buyer's wallet or an escrow, the transaction, its delivery, `transaction.completed`),
+// held while the seller works (the price into the order's escrow, the pending transaction, the order,
+// `order.created`), and ended when the seller answers or the deadline passes (settled 85/15 from the
+// escrow, or released back to the buyer in full, the order closed). A failed delivery is recorded
+// here (nothing charged), and a refund reverses a settled purchase. docs/events.md has the payloads.
 import { Clock, Context, Effect, Layer } from "effect"
 import type { DeliveryRecord, TransactionRecord } from "../../schema/commerce/transactions.js"
 import type { ServiceRecord } from "../../schema/commerce/services.js"
 import type { WalletRecord } from "../../schema/commerce/wallets.js"
 import type { InsufficientFunds, JournalEntry } from "../../schema/ledger/ledger.js"
 import { escrowAccount, PLATFORM_FEES, splitSettlement, walletAccount } from "../../schema/ledger/ledger.js"
+import { type Order, sagaOf } from "../../schema/orders/orders.js"
 import type { InvalidInput, StorageUnavailable } from "../../schema/platform/errors.js"
-import type { PricingModel } from "../../schema/commerce/common.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { initialWallet } from "../../schema/wallet/policy.js"
 import { PurchaseStore } from "./PurchaseStore.js"
 import { SettlementStore } from "./SettlementStore.js"
+import {
+  deliveryOf,
+  pendingTransactionOf,
+  type PurchaseRecord,
+  type PurchaseReferences,
+  type PurchaseSource,
+  purchaseOfOrder,
+  transactionOf
+} from "./records.js"
 
-/** Which path sold it (carried in the event and kept for the history). */
-export type SettlementSource = "buy" | "paid_call" | "saga"
+/** Where the buyer's money is when a purchase settles. */
+export type SettleFrom =
+  | {
+      readonly _tag: "wallet"
+      /** The wallet's balance as read under its lock in this unit of work (SettlementStore.open), if the caller holds it. */
+      readonly lockedBalanceCents?: number
+    }
+  /** A saga's escrow (its escrow step holds the price). */
+  | { readonly _tag: "escrow"; readonly sagaId: string }
+  /** An order's own escrow, its balance read under the order's lock (SettlementStore.openOrder). */
+  | { readonly _tag: "escrow"; readonly holdId: string; readonly lockedBalanceCents?: number }
+  /** The entry was written by an earlier step (a saga settled before transactions were recorded): records only. */
+  | { readonly _tag: "posted"; readonly entryId: string }
 
-/** What was bought: the service and tier as they were at the time of the purchase. */
-export interface OfferSnapshot {
-  readonly serviceId: string
-  readonly serviceName: string
-  readonly category: string
-  readonly pricingModel: PricingModel
-  readonly sellerAgentId: string
-  readonly tierId: string
-  readonly listPriceCents: number
+/** What the seller delivered, and when (default: the purchase's time). */
+export interface Delivered {
+  readonly latencyMs: number
+  readonly output: unknown
+  readonly deliveredAt?: string
 }
 
-/** What the purchase points at; null where a path has none. */
-export interface SettlementReferences {
-  readonly negotiationId: string | null
-  readonly approvalId: string | null
-  readonly idempotencyKey: string | null
-  readonly sagaId: string | null
-  readonly challengeId: string | null
-}
-
-export const noReferences: SettlementReferences = {
-  negotiationId: null,
-  approvalId: null,
-  idempotencyKey: null,
-  sagaId: null,
-  challengeId: null
-}
-
-export interface SettlementInput {
-  readonly transactionId: string
-  readonly source: SettlementSource
-  readonly buyerAgentId: string
-  readonly offer: OfferSnapshot
-  readonly priceCents: number
-  readonly delivery: { readonly latencyMs: number; readonly output: unknown }
-  readonly references: SettlementReferences
-  /** ISO time of the purchase. */
-  readonly at: string
-  /**
-   * Where the buyer's money is: its wallet, or an escrow (a saga's, named by the saga; an order's,
-   * named by its hold id, the order's id: escrowAccount(holdId)). `posted`: the entry was
-   * already written by an earlier step (a saga settled before this writer recorded its
-   * transactions); only the records and events are written.
-   */
-  readonly from:
-    | {
-        readonly _tag: "wallet"
-        /** The wallet's balance as read under its lock in this unit of work (Wallet.lockForPurchase), if the caller holds it. */
-        readonly lockedBalanceCents?: number
-      }
-    | { readonly _tag: "escrow"; readonly sagaId: string }
-    | { readonly _tag: "escrow"; readonly holdId: string }
-    | { readonly _tag: "posted"; readonly entryId: string }
+export interface SettleInput {
+  readonly purchase: PurchaseRecord
+  readonly delivery: Delivered
+  readonly from: SettleFrom
   /** Ledger memo. */
   readonly memo: string
   /** The transaction's row was written pending when its order was placed: it ends as this one. */
   readonly pending?: boolean
-  /** When the seller answered (an order's); the delivery record's time. Default: `at`. */
-  readonly deliveredAt?: string
+  /** The order whose delivery this settlement pays, closed in the same write. */
+  readonly closes?: Order
 }
-
-/** The escrow a settlement draws on: the saga's or the order's hold. */
-const holdOf = (from: { readonly sagaId: string } | { readonly holdId: string }) =>
-  "holdId" in from ? from.holdId : from.sagaId
 
 export interface Settled {
   readonly tx: TransactionRecord
   readonly delivery: DeliveryRecord
 }
 
-/** The `transaction.completed` payload, the same from every path (docs/events.md). */
-export const completedPayload = (
-  tx: TransactionRecord,
-  source: SettlementSource,
-  references: SettlementReferences
-) => ({
+/** The `transaction.completed` payload, the same from every way of buying (docs/events.md). */
+export const completedPayload = (tx: TransactionRecord, source: PurchaseSource, references: PurchaseReferences) => ({
   transactionId: tx.id,
   serviceId: tx.serviceId,
   tierId: tx.tierId,
@@ -123,7 +94,7 @@ export interface RefundInput {
 export interface SettlementService {
   /**
    * Opens a purchase from the buyer's wallet (SettlementStore.open): the wallet and its balance
-   * locked, the service read. Settle it with `from: { _tag: "wallet", lockedBalanceCents: balanceCents }`.
+   * locked, the service read. Settle or hold it with the balance as `lockedBalanceCents`.
    */
   readonly open: (
     buyerAgentId: string,
@@ -132,16 +103,43 @@ export interface SettlementService {
     { readonly wallet: WalletRecord; readonly balanceCents: number; readonly service: ServiceRecord | undefined },
     StorageUnavailable
   >
+  /** Opens an answer to an order: the order locked, its escrow's balance read (SettlementStore.openOrder). */
+  readonly openOrder: (
+    orderId: string
+  ) => Effect.Effect<{ readonly order: Order; readonly escrowCents: number } | undefined, StorageUnavailable>
   /**
-   * Settles a delivered purchase in the caller's unit of work: entry, transaction, delivery,
-   * events. Fails with InsufficientFunds (nothing written) when the wallet or escrow is short.
+   * Settles a delivered purchase: entry, transaction, delivery, events (and the order it closes).
+   * Fails with InsufficientFunds (nothing written) when the wallet or escrow is short.
    */
-  readonly settle: (
-    input: SettlementInput
-  ) => Effect.Effect<Settled, InsufficientFunds | InvalidInput | StorageUnavailable>
+  readonly settle: (input: SettleInput) => Effect.Effect<Settled, InsufficientFunds | InvalidInput | StorageUnavailable>
+  /**
+   * An order placed: the price moves from the buyer's wallet to the order's own escrow (a saga's
+   * order holds nothing: the saga's escrow step holds the price), the pending transaction, the
+   * order, and `order.created` to its seller. Fails with InsufficientFunds (nothing written) when the
+   * wallet is short. The hold's entry id (null for a saga's order).
+   */
+  readonly hold: (input: {
+    readonly order: Order
+    readonly lockedBalanceCents?: number
+  }) => Effect.Effect<
+    { readonly tx: TransactionRecord; readonly entryId: string | null },
+    InsufficientFunds | InvalidInput | StorageUnavailable
+  >
+  /**
+   * An order that ended failed or expired (`order` as it ends, opened by `openOrder`): its escrow back
+   * to the buyer in full, the transaction failed with a failed delivery (it counts in the seller's
+   * record as any failed delivery does), the order closed, the buyer told (and the seller, of an
+   * expiry). A saga's order holds no money: only the order and the seller's notice are written.
+   */
+  readonly release: (input: {
+    readonly order: Order
+    readonly escrowCents: number
+  }) => Effect.Effect<void, StorageUnavailable>
+  /** A saga's order the seller delivered: closed; the saga settles from its own escrow once it sees it. */
+  readonly close: (order: Order) => Effect.Effect<void, StorageUnavailable>
   /** A purchase whose delivery failed: recorded (it counts in the seller's SLA), nothing charged, no event. */
   readonly recordFailed: (
-    input: Omit<SettlementInput, "from" | "memo">,
+    input: { readonly purchase: PurchaseRecord; readonly delivery: Delivered; readonly pending?: boolean },
     error: string
   ) => Effect.Effect<Settled, StorageUnavailable>
   /**
@@ -158,102 +156,203 @@ export interface SettlementService {
   >
 }
 
+/** The escrow a settlement draws on: the saga's or the order's hold. */
+const holdOf = (from: { readonly sagaId: string } | { readonly holdId: string }) =>
+  "holdId" in from ? from.holdId : from.sagaId
+
+/** An order as it ends: no further push attempt. */
+const orderEvents = (order: Order) =>
+  order.status === "expired"
+    ? [
+        {
+          agentId: order.sellerAgentId,
+          type: "order.expired" as const,
+          data: {
+            orderId: order.id,
+            serviceId: order.serviceId,
+            tierId: order.tierId,
+            priceCents: order.priceCents,
+            deadlineAt: order.deadlineAt
+          }
+        }
+      ]
+    : []
+
 const make = Effect.gen(function* () {
   const store = yield* PurchaseStore
   const writer = yield* SettlementStore
   const ledger = yield* Ledger
   const events = yield* Events
 
-  const record = (
-    input: Omit<SettlementInput, "from" | "memo">,
-    patch: Pick<TransactionRecord, "status" | "sellerCents" | "feeCents" | "ledgerEntryId">,
-    error: string | null
-  ): Settled => ({
-    tx: {
-      id: input.transactionId,
-      buyerAgentId: input.buyerAgentId,
-      sellerAgentId: input.offer.sellerAgentId,
-      serviceId: input.offer.serviceId,
-      serviceName: input.offer.serviceName,
-      category: input.offer.category,
-      pricingModel: input.offer.pricingModel,
-      tierId: input.offer.tierId,
-      listPriceCents: input.offer.listPriceCents,
-      priceCents: input.priceCents,
-      negotiationId: input.references.negotiationId,
-      approvalId: input.references.approvalId,
-      idempotencyKey: input.references.idempotencyKey,
-      createdAt: input.at,
-      refundedAt: null,
-      ...patch
-    },
-    delivery: {
-      transactionId: input.transactionId,
-      serviceId: input.offer.serviceId,
-      tierId: input.offer.tierId,
-      success: error === null,
-      latencyMs: input.delivery.latencyMs,
-      output: error === null ? input.delivery.output : null,
-      error,
-      deliveredAt: input.deliveredAt ?? input.at
-    }
-  })
-
-  const settle = Effect.fnUntraced(function* (input: SettlementInput) {
-    const split = splitSettlement(input.priceCents)
+  const settle = Effect.fnUntraced(function* (input: SettleInput) {
+    const { purchase, from } = input
+    const split = splitSettlement(purchase.priceCents)
     let entry: JournalEntry | null = null
-    if (input.from._tag !== "posted") {
-      const source =
-        input.from._tag === "wallet" ? walletAccount(input.buyerAgentId) : escrowAccount(holdOf(input.from))
+    if (from._tag !== "posted") {
+      const source = from._tag === "wallet" ? walletAccount(purchase.buyerAgentId) : escrowAccount(holdOf(from))
+      const locked = "lockedBalanceCents" in from ? from.lockedBalanceCents : undefined
       // Checked (the buyer's wallet or the escrow locked) here; written below with the rest.
       entry = yield* ledger.prepare({
-        kind: input.from._tag === "wallet" ? "purchase" : "escrow_settle",
+        kind: from._tag === "wallet" ? "purchase" : "escrow_settle",
         // An escrow's settlement is referenced by its hold (a saga, an order), a purchase by its transaction.
-        reference: input.from._tag === "wallet" ? input.transactionId : holdOf(input.from),
+        reference: from._tag === "wallet" ? purchase.transactionId : holdOf(from),
         memo: input.memo,
         postings: [
-          { account: source, amount: -input.priceCents },
-          { account: walletAccount(input.offer.sellerAgentId), amount: split.sellerCents },
+          { account: source, amount: -purchase.priceCents },
+          { account: walletAccount(purchase.offer.sellerAgentId), amount: split.sellerCents },
           { account: PLATFORM_FEES, amount: split.feeCents }
         ],
-        ...(input.from._tag === "wallet" && input.from.lockedBalanceCents !== undefined
-          ? { locked: new Map([[source, input.from.lockedBalanceCents]]) }
-          : {})
+        ...(locked !== undefined ? { locked: new Map([[source, locked]]) } : {})
       })
     }
-    const entryId = entry !== null ? entry.id : (input.from as { readonly entryId: string }).entryId
-    const settled = record(
-      input,
-      { status: "completed", sellerCents: split.sellerCents, feeCents: split.feeCents, ledgerEntryId: entryId },
+    const entryId = entry !== null ? entry.id : (from as { readonly entryId: string }).entryId
+    const tx = transactionOf(purchase, {
+      status: "completed",
+      sellerCents: split.sellerCents,
+      feeCents: split.feeCents,
+      ledgerEntryId: entryId
+    })
+    const delivery = deliveryOf(
+      purchase,
+      { ...input.delivery, deliveredAt: input.delivery.deliveredAt ?? purchase.at },
       null
     )
-    const payload = completedPayload(settled.tx, input.source, input.references)
+    const payload = completedPayload(tx, purchase.source, purchase.references)
     const made = yield* events.make([
-      { agentId: input.buyerAgentId, type: "transaction.completed", data: { ...payload, role: "buyer" } },
-      { agentId: input.offer.sellerAgentId, type: "transaction.completed", data: { ...payload, role: "seller" } }
+      { agentId: purchase.buyerAgentId, type: "transaction.completed", data: { ...payload, role: "buyer" } },
+      { agentId: purchase.offer.sellerAgentId, type: "transaction.completed", data: { ...payload, role: "seller" } }
     ])
     yield* writer.write({
       entry,
-      tx: settled.tx,
-      delivery: settled.delivery,
-      events: made,
-      replacesPending: input.pending === true
+      transaction: { tx, delivery, replacesPending: input.pending === true },
+      ...(input.closes !== undefined ? { order: { close: input.closes } } : {}),
+      events: made
     })
-    return settled
+    return { tx, delivery }
   })
 
-  const recordFailed = Effect.fnUntraced(function* (input: Omit<SettlementInput, "from" | "memo">, error: string) {
-    const failed = record(input, { status: "failed", sellerCents: 0, feeCents: 0, ledgerEntryId: null }, error)
-    if (input.pending === true) yield* store.finishPending(failed.tx, failed.delivery)
-    else yield* store.insertTransaction(failed.tx, failed.delivery)
-    return failed
+  const hold = Effect.fnUntraced(function* (input: { readonly order: Order; readonly lockedBalanceCents?: number }) {
+    const { order } = input
+    const purchase = purchaseOfOrder(order)
+    const wallet = walletAccount(order.buyerAgentId)
+    // The buyer's money moves to the order's own escrow, checked under the wallet lock the caller holds;
+    // a saga's order leaves it where the saga's escrow step put it.
+    const entry =
+      order.priceCents > 0 && sagaOf(order) === null
+        ? yield* ledger.prepare({
+            kind: "escrow_hold",
+            reference: order.id,
+            memo: `order ${order.id}: escrow`,
+            postings: [
+              { account: wallet, amount: -order.priceCents },
+              { account: escrowAccount(order.id), amount: order.priceCents }
+            ],
+            ...(input.lockedBalanceCents !== undefined ? { locked: new Map([[wallet, input.lockedBalanceCents]]) } : {})
+          })
+        : null
+    const tx = pendingTransactionOf(purchase)
+    const made = yield* events.make([
+      {
+        agentId: order.sellerAgentId,
+        type: "order.created",
+        data: {
+          orderId: order.id,
+          serviceId: order.serviceId,
+          tierId: order.tierId,
+          priceCents: order.priceCents,
+          input: order.input,
+          buyerAgentId: order.buyerAgentId,
+          deadlineAt: order.deadlineAt
+        }
+      }
+    ])
+    yield* writer.write({
+      entry,
+      transaction: { tx, delivery: null, replacesPending: false },
+      order: { place: order },
+      events: made
+    })
+    return { tx, entryId: entry?.id ?? null }
   })
 
-  /**
-   * Reverses a settled purchase exactly (buyer +price, seller −share, platform −fee) and marks it
-   * refunded, in the caller's unit of work; tells buyer and seller. Fails with InsufficientFunds
-   * when the seller has already spent its share.
-   */
+  const release = Effect.fnUntraced(function* (input: { readonly order: Order; readonly escrowCents: number }) {
+    const { order } = input
+    if (sagaOf(order) !== null)
+      return yield* writer.write({
+        entry: null,
+        order: { close: order },
+        events: yield* events.make(orderEvents(order))
+      })
+    const purchase = purchaseOfOrder(order)
+    const escrow = escrowAccount(order.id)
+    const error = order.error ?? "the seller did not deliver"
+    const entry =
+      order.priceCents > 0
+        ? yield* (
+            ledger
+              .prepare({
+                kind: "escrow_release",
+                reference: order.id,
+                memo: `order ${order.id}: ${order.status}, refunded`,
+                postings: [
+                  { account: escrow, amount: -order.priceCents },
+                  { account: walletAccount(order.buyerAgentId), amount: order.priceCents }
+                ],
+                locked: new Map([[escrow, input.escrowCents]])
+              })
+              // The escrow holds exactly the price from the order's placing: short or unbalanced is a defect.
+              .pipe(Effect.catchTags({ InsufficientFunds: Effect.die, InvalidInput: Effect.die }))
+          )
+        : null
+    const tx = transactionOf(purchase, { status: "failed", sellerCents: 0, feeCents: 0, ledgerEntryId: null })
+    const delivery = deliveryOf(
+      purchase,
+      { latencyMs: order.latencyMs ?? 0, output: null, deliveredAt: order.answeredAt ?? purchase.at },
+      error
+    )
+    const failed = {
+      transactionId: order.transactionId,
+      serviceId: order.serviceId,
+      tierId: order.tierId,
+      priceCents: order.priceCents,
+      error
+    }
+    const made = yield* events.make([
+      { agentId: order.buyerAgentId, type: "transaction.failed" as const, data: failed },
+      ...orderEvents(order)
+    ])
+    yield* writer.write({
+      entry,
+      transaction: { tx, delivery, replacesPending: true },
+      order: { close: order },
+      events: made
+    })
+  })
+
+  const close = (order: Order) =>
+    Effect.flatMap(events.make(orderEvents(order)), (made) =>
+      writer.write({ entry: null, order: { close: order }, events: made })
+    )
+
+  const recordFailed = Effect.fnUntraced(function* (
+    input: { readonly purchase: PurchaseRecord; readonly delivery: Delivered; readonly pending?: boolean },
+    error: string
+  ) {
+    const { purchase } = input
+    const tx = transactionOf(purchase, { status: "failed", sellerCents: 0, feeCents: 0, ledgerEntryId: null })
+    const delivery = deliveryOf(
+      purchase,
+      { ...input.delivery, deliveredAt: input.delivery.deliveredAt ?? purchase.at },
+      error
+    )
+    yield* writer.write({
+      entry: null,
+      transaction: { tx, delivery, replacesPending: input.pending === true },
+      events: []
+    })
+    return { tx, delivery }
+  })
+
   const refund = Effect.fnUntraced(function* (tx: TransactionRecord, refund: RefundInput) {
     const entry = yield* ledger.post({
       kind: "refund",
@@ -282,16 +381,12 @@ const make = Effect.gen(function* () {
     return { tx: refunded, entry }
   })
 
-  /**
-   * Opens a purchase from the buyer's wallet (SettlementStore.open): the wallet and its balance
-   * locked, the service read. Settle it with `from: { _tag: "wallet", lockedBalanceCents: balanceCents }`.
-   */
   const open = (buyerAgentId: string, serviceId: string) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
       writer.open({ wallet: initialWallet(buyerAgentId, now), serviceId })
     )
 
-  return { open, settle, recordFailed, refund } satisfies SettlementService
+  return Settlement.of({ open, openOrder: writer.openOrder, settle, hold, release, close, recordFailed, refund })
 })
 
 export class Settlement extends Context.Service<Settlement, SettlementService>()("agent-commerce/Settlement") {

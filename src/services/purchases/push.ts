@@ -1,15 +1,11 @@
-// The push protocol (docs/fulfilment.md): what one push carries and how it is signed, what the
-// seller's answer means, when the next attempt goes; and one attempt, claimed in the store under a
-// lease so two processes do not push the same order at the same moment.
-import { Clock, Effect, Schema } from "effect"
+// The push protocol (docs/fulfilment.md), pure: what one push carries and how it is signed, what the
+// seller's answer means, when the next attempt goes, and where it goes. The dispatcher that claims and
+// sends the attempts is PushWorker.ts.
+import { Schema } from "effect"
 import { DeliverBody, FailBody, type Order } from "../../schema/orders/orders.js"
 import type { StoredFulfilment } from "../../schema/commerce/services.js"
-import type { OffersService } from "./Offers.js"
-import type { TransactorService } from "../platform/Db.js"
 import { signature } from "../webhooks/signing.js"
-import type { WebhookResponse, WebhookTransportService } from "../webhooks/WebhookTransport.js"
-import type { OrdersService } from "./Orders.js"
-import type { OrderStoreService } from "./OrderStore.js"
+import type { WebhookResponse } from "../webhooks/WebhookTransport.js"
 
 /** Pushes of one seller in flight at once in a process: a slow endpoint holds at most these. */
 export const PUSH_PER_SELLER = 4
@@ -87,117 +83,10 @@ export const readAnswer = (response: WebhookResponse): PushOutcome => {
     : { _tag: "Failed", body: rest as FailBody }
 }
 
-export interface PushDeps {
-  readonly atomically: TransactorService["atomically"]
-  readonly store: Pick<OrderStoreService, "getForUpdate" | "recordPushAttempt">
-  readonly orders: Pick<OrdersService, "deliver" | "fail">
-  readonly offers: Pick<OffersService, "fulfilmentOf">
-  readonly transport: Pick<WebhookTransportService, "send">
-}
-
-const iso = (ms: number) => new Date(ms).toISOString()
-
-export const makePush = ({ atomically, store, orders, offers, transport }: PushDeps) => {
-  /**
-   * Takes the order's next attempt if it is still due: counted and leased in one unit of work, so a
-   * second process reading the same due row finds it leased and leaves it.
-   */
-  const claim = Effect.fnUntraced(function* (orderId: string, now: number) {
-    return yield* atomically(
-      Effect.gen(function* () {
-        const order = yield* store.getForUpdate(orderId)
-        const push = order?.push
-        if (order === undefined || order.status !== "pending" || push == null || push.acceptedAt !== null) return null
-        if (push.nextAttemptAt === null || Date.parse(push.nextAttemptAt) > now) return null
-        if (Date.parse(order.deadlineAt) <= now) return null // the sweeper expires it
-        const attempts = push.attempts + 1
-        yield* store.recordPushAttempt(order.id, {
-          attempts,
-          nextAttemptAt: iso(now + PUSH_LEASE_MS),
-          acceptedAt: null,
-          lastError: push.lastError
-        })
-        return { order, attempts }
-      })
-    )
-  })
-
-  /** Records an attempt that did not deliver, unless another process has claimed the order since (fenced by the count). */
-  const settleAttempt = Effect.fnUntraced(function* (
-    orderId: string,
-    attempts: number,
-    outcome: { accepted: boolean; error: string | null }
-  ) {
-    const now = yield* Clock.currentTimeMillis
-    yield* atomically(
-      Effect.gen(function* () {
-        const order = yield* store.getForUpdate(orderId)
-        if (order === undefined || order.status !== "pending" || order.push?.attempts !== attempts) return
-        yield* store.recordPushAttempt(orderId, {
-          attempts,
-          nextAttemptAt: outcome.accepted ? null : iso(now + pushBackoff(attempts)),
-          acceptedAt: outcome.accepted ? iso(now) : null,
-          lastError: outcome.error
-        })
-      })
-    )
-  })
-
-  const target = (fulfilment: StoredFulfilment | undefined): { url: string; secret: string } | string => {
-    if (fulfilment === undefined) return "the service no longer exists"
-    const { mode, url, secret } = fulfilment
-    if (mode !== "push" || url === null || secret === null) return `the service is now fulfilled by ${mode}, not push`
-    return { url, secret }
-  }
-
-  /** One attempt of one due order: claim, post, act on the answer. Never fails (a storage error waits for the lease). */
-  const attempt = Effect.fnUntraced(
-    function* (due: Order) {
-      const claimed = yield* claim(due.id, yield* Clock.currentTimeMillis)
-      if (claimed === null) return
-      const { order, attempts } = claimed
-      const to = target(yield* offers.fulfilmentOf(order.serviceId))
-      if (typeof to === "string") return yield* settleAttempt(order.id, attempts, { accepted: false, error: to })
-      const body = pushBody(order)
-      const now = yield* Clock.currentTimeMillis
-      const response = yield* transport.send({
-        url: to.url,
-        headers: pushHeaders(to.secret, order.id, now, body),
-        body,
-        keepBody: true
-      })
-      const outcome = readAnswer(response)
-      switch (outcome._tag) {
-        case "Accepted":
-          return yield* settleAttempt(order.id, attempts, { accepted: true, error: null })
-        case "Retry":
-          return yield* settleAttempt(order.id, attempts, { accepted: false, error: outcome.error })
-        case "Delivered":
-        case "Failed": {
-          const answered =
-            outcome._tag === "Delivered"
-              ? orders.deliver(order.sellerAgentId, order.id, outcome.body)
-              : orders.fail(order.sellerAgentId, order.id, outcome.body)
-          // A closed order (the seller answered otherwise through the API, or the deadline passed) keeps its outcome.
-          yield* answered.pipe(
-            Effect.catchTag("OrderClosed", () => Effect.void),
-            Effect.catch((e) =>
-              settleAttempt(order.id, attempts, {
-                accepted: false,
-                error: `the seller's answer was refused: ${e.message}`
-              })
-            )
-          )
-        }
-      }
-    },
-    (effect, due) =>
-      effect.pipe(
-        Effect.catchCause((cause) =>
-          Effect.logWarning(`order push of ${due.id} failed; retried after its lease`, cause)
-        )
-      )
-  )
-
-  return { attempt }
+/** Where an order's next attempt goes (the service's fulfilment as it is now), or why it cannot go. */
+export const pushTarget = (fulfilment: StoredFulfilment | undefined): { url: string; secret: string } | string => {
+  if (fulfilment === undefined) return "the service no longer exists"
+  const { mode, url, secret } = fulfilment
+  if (mode !== "push" || url === null || secret === null) return `the service is now fulfilled by ${mode}, not push`
+  return { url, secret }
 }

@@ -13,7 +13,7 @@ import { OrderStore } from "../purchases/OrderStore.js"
 import { Ids } from "../platform/Db.js"
 import { SagaStore } from "./SagaStore.js"
 import { type Advanced, iso, setStep } from "./policy.js"
-import { makeTransitions, purchaseOf } from "./transitions.js"
+import { makeTransitions, sagaPurchase } from "./transitions.js"
 
 /** What a saga's order ended as, in the words the saga's failure keeps. */
 const failureOf = (order: Order) =>
@@ -36,11 +36,10 @@ export const makeRealSeller = Effect.gen(function* () {
     const { order } = yield* (
       orders
         .place({
-          purchase: purchaseOf(r, r.snapshot!, yield* ids.make("tx"), now, { latencyMs: 0, output: null }),
+          purchase: sagaPurchase(r, r.snapshot!, yield* ids.make("tx"), iso(now)),
           input: r.input,
           mode,
-          deadlineMs: orderDeadlineMs(offer.tier),
-          origin: { kind: "saga", sagaId: r.id }
+          deadlineMs: orderDeadlineMs(offer.tier)
         })
         // Nothing is held for a saga's order, so nothing can be short; the purchase is the quote's.
         .pipe(Effect.catchTags({ InsufficientFunds: Effect.die, InvalidInput: Effect.die }))

@@ -15,7 +15,7 @@ import { Ids } from "../platform/Db.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { SagaStore } from "./SagaStore.js"
 import { type Advanced, currentIndex, iso, setStep } from "./policy.js"
-import { makeTransitions, purchaseOf } from "./transitions.js"
+import { makeTransitions, sagaPurchase } from "./transitions.js"
 import { makeRealSeller } from "./realSeller.js"
 import { OrderStore } from "../purchases/OrderStore.js"
 
@@ -225,20 +225,22 @@ export const makeStepMachine = Effect.gen(function* () {
     now: number,
     from: { _tag: "escrow"; sagaId: string } | { _tag: "posted"; entryId: string }
   ) {
-    const delivery = { latencyMs: r.snapshot?.deliveryLatencyMs ?? 0, output: r.output }
+    const latencyMs = r.snapshot?.deliveryLatencyMs ?? 0
     // A seller's order stands as the pending transaction its id names: the settlement completes it.
     const order = r.transactionId === null ? undefined : yield* orderStore.get(r.transactionId)
-    const purchase =
+    const input =
       order === undefined
-        ? purchaseOf(r, r.snapshot!, yield* ids.make("tx"), now, delivery)
+        ? {
+            purchase: sagaPurchase(r, r.snapshot!, yield* ids.make("tx"), iso(now)),
+            delivery: { latencyMs, output: r.output }
+          }
         : {
-            ...purchaseOf(r, r.snapshot!, order.id, now, delivery),
-            at: order.createdAt,
-            pending: true,
-            deliveredAt: order.answeredAt ?? iso(now)
+            purchase: sagaPurchase(r, r.snapshot!, order.id, order.createdAt),
+            delivery: { latencyMs, output: r.output, deliveredAt: order.answeredAt ?? iso(now) },
+            pending: true
           }
     return yield* settlement
-      .settle({ ...purchase, from, memo: `saga ${r.id}: settlement` })
+      .settle({ ...input, from, memo: `saga ${r.id}: settlement` })
       .pipe(Effect.catchTag(["InvalidInput", "InsufficientFunds"], (e) => Effect.die(e)))
   })
 

@@ -12,7 +12,8 @@ import {
   sagaSteps,
   type StepStatus
 } from "../../schema/saga/saga.js"
-import { noReferences, Settlement } from "../purchases/Settlement.js"
+import { Settlement } from "../purchases/Settlement.js"
+import { noReferences, type PurchaseRecord } from "../purchases/records.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Negotiations } from "../negotiation/Negotiation.js"
@@ -21,16 +22,18 @@ import { Wallet } from "../wallet/Wallet.js"
 import { SagaStore } from "./SagaStore.js"
 import { iso, SAGA_LEASE_MS, setStep } from "./policy.js"
 
-/** The saga's purchase as the settlement writer takes it (GET /transactions shows it). */
-export const purchaseOf = (
+/**
+ * The saga's purchase as Settlement records it (GET /transactions shows it): the offer snapshot its
+ * quote kept, read back.
+ */
+export const sagaPurchase = (
   r: SagaRecord,
   snapshot: SagaSnapshot,
   transactionId: string,
-  now: number,
-  delivery: { readonly latencyMs: number; readonly output: unknown }
-) => ({
+  at: string
+): PurchaseRecord => ({
   transactionId,
-  source: "saga" as const,
+  source: "saga",
   buyerAgentId: r.buyerAgentId,
   offer: {
     serviceId: r.serviceId,
@@ -42,9 +45,8 @@ export const purchaseOf = (
     listPriceCents: snapshot.listPriceCents
   },
   priceCents: r.priceCents ?? 0,
-  delivery,
   references: { ...noReferences, negotiationId: r.negotiationId, sagaId: r.id },
-  at: iso(now)
+  at
 })
 
 /** The writers of step outcomes; every one runs inside the caller's unit of work. */
@@ -133,14 +135,16 @@ export const makeTransitions = Effect.gen(function* () {
       name === "deliver" && r.snapshot !== null
         ? (yield* settlement.recordFailed(
             {
-              ...purchaseOf(r, r.snapshot, order?.id ?? (yield* ids.make("tx")), now, {
+              purchase: {
+                ...sagaPurchase(r, r.snapshot, order?.id ?? (yield* ids.make("tx")), order?.createdAt ?? at),
+                references: { ...noReferences, sagaId: r.id }
+              },
+              delivery: {
                 latencyMs: delivery?.latencyMs ?? 0,
-                output: null
-              }),
-              references: { ...noReferences, sagaId: r.id },
-              ...(order === undefined
-                ? {}
-                : { at: order.createdAt, pending: true, deliveredAt: order.answeredAt ?? at })
+                output: null,
+                deliveredAt: order === undefined ? at : (order.answeredAt ?? at)
+              },
+              pending: order !== undefined
             },
             reason
           )).tx.id
