@@ -2,7 +2,7 @@
 // work, the owner's record of a refusal, the wait for a push seller), the owner's approvals with their
 // inbox names, the transaction history and post-purchase reviews. The purchase itself is the purchase
 // domain's (Purchases): this is one of its doors.
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { decodeCursor, encodeCursor } from "../../schema/platform/common.js"
 import type { Approval, ApprovalStatus, Purchase } from "../../schema/commerce/approvals.js"
 import type { ReviewRecord } from "../../schema/commerce/reviews.js"
@@ -20,8 +20,7 @@ import { Refusals } from "../refusals/Refusals.js"
 import { PurchaseStore } from "../purchases/PurchaseStore.js"
 import { type Bought, type PurchaseError, Purchases } from "../purchases/Purchases.js"
 import { type ApprovalDecision, Approvals } from "../purchases/Approvals.js"
-import { makeApprovalNames } from "./approvalNames.js"
-import type { InboxApproval } from "../../schema/audit/inbox.js"
+import { type InboxApproval, reasonText } from "../../schema/audit/inbox.js"
 import { KeysStore } from "../keys/KeysStore.js"
 import { toTransaction } from "../purchases/views.js"
 
@@ -74,7 +73,7 @@ export interface CommerceService {
   /** The owner approves: the purchase executes at the quoted price (409 when it is void). A keyed decision is made once. */
   readonly approve: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
   readonly decline: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
-  /** The approvals inbox: listApprovals' page with the names an owner reads (approvalNames.ts). */
+  /** The approvals inbox: listApprovals' page with the names an owner reads (the agent, service, tier, seller, why). */
   readonly approvalsInbox: (
     caller: Caller,
     status: ApprovalStatus | undefined,
@@ -116,7 +115,38 @@ const make = Effect.gen(function* () {
   const refusals = yield* Refusals
   const purchases = yield* Purchases
   const approvals = yield* Approvals
-  const named = makeApprovalNames(catalog, yield* KeysStore)
+  const keys = yield* KeysStore
+
+  /**
+   * The approvals inbox's names: each approval with the agent that asked, the service and tier, the
+   * seller, and why it waits, in the owner's words. The agents in one read and each distinct service
+   * of the page once, so a page costs a bounded number of reads whatever its length.
+   */
+  const named = Effect.fnUntraced(function* (approvals: ReadonlyArray<Approval>) {
+    const services = new Map(
+      yield* Effect.forEach(
+        [...new Set(approvals.map((a) => a.serviceId))],
+        (id) => Effect.map(Effect.option(catalog.getRecord(id)), (s) => [id, Option.getOrUndefined(s)] as const),
+        { concurrency: 4 }
+      )
+    )
+    const sellers = [...services.values()].flatMap((s) => (s ? [s.sellerAgentId] : []))
+    const ids = [...new Set([...approvals.map((a) => a.agentId), ...sellers])]
+    const agents = new Map((yield* keys.getAgents(ids)).map((a) => [a.id, a] as const))
+    return approvals.map((a): InboxApproval => {
+      const service = services.get(a.serviceId)
+      const sellerAgentId = service?.sellerAgentId ?? null
+      return {
+        ...a,
+        agentName: agents.get(a.agentId)?.name ?? null,
+        serviceName: service?.name ?? null,
+        tierName: service?.tiers.find((t) => t.id === a.tierId)?.name ?? null,
+        sellerAgentId,
+        sellerName: sellerAgentId === null ? null : (agents.get(sellerAgentId)?.name ?? null),
+        reasonText: reasonText(a.reason)
+      }
+    })
+  })
 
   const buyInUnit = Effect.fnUntraced(function* (input: BuyInput) {
     const agentId = input.caller.agentId

@@ -3,9 +3,9 @@
 // service, tier and request body; a credential that echoes it; the purchase it pays (the purchase
 // domain's: charged at once from a simulated seller, held in the order's escrow for a real one) and
 // a receipt. Beside it: the MppStore port, the wire encodings (encoding.ts), challenge ids
-// (signing.ts), what is refused and charged (policy.ts), challenges, discovery and health.
+// (signing.ts), what is refused and charged (policy.ts), the Challenges service and discovery.
 import { traced } from "../platform/Tracing.js"
-import { Context, Data, Effect, Layer } from "effect"
+import { Clock, Context, Data, Effect, Layer } from "effect"
 import type { InsufficientCredits, PolicyViolation } from "../../schema/commerce/wallets.js"
 import type { Purchase } from "../../schema/commerce/approvals.js"
 import type { InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
@@ -18,16 +18,16 @@ import {
   SellerFailed
 } from "../../schema/mpp/problems.js"
 import { type ChallengeRecord, InvokeResult, PendingInvokeResult, type Receipt } from "../../schema/mpp/challenge.js"
-import type { MppDiscovery, MppHealth } from "../../schema/mpp/protocol.js"
+import { type MppDiscovery, MppHealth, paymentMethods } from "../../schema/mpp/protocol.js"
+import { PLATFORM_FEES, walletAccount } from "../../schema/ledger/ledger.js"
 import type { Order } from "../../schema/orders/orders.js"
 import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import type { Caller } from "../keys/Caller.js"
 import { Transactor } from "../platform/Db.js"
 import { Ledger } from "../ledger/Ledger.js"
-import { makeChallenges, type Payer } from "./challenges.js"
+import { Challenges, type Payer } from "./challenges.js"
 import { discoveryDocument } from "./discovery.js"
 import { contentDigest, type EchoedChallenge } from "./encoding.js"
-import { makeHealth } from "./health.js"
 import { MppStore } from "./MppStore.js"
 import { Refusals } from "../refusals/Refusals.js"
 import type { Offer } from "../purchases/Offers.js"
@@ -148,16 +148,81 @@ const pendingResult = (order: Order, receipt: Receipt) =>
     follow: followOf(order.id)
   })
 
+/** How many of the most recent paid challenges the check reconciles. */
+const SAMPLE = 20
+
+const timed = Effect.fnUntraced(function* <A, E, R>(effect: Effect.Effect<A, E, R>) {
+  const t0 = performance.now()
+  const a = yield* effect
+  return [a, Math.round((performance.now() - t0) * 100) / 100] as const
+})
+
+/**
+ * Real health: a storage round trip, the ledger entries of the most recent paid challenges
+ * reconciled (one purchase or escrow hold each, balanced, the amount charged), the platform fee account read.
+ */
 const make = Effect.gen(function* () {
   const store = yield* MppStore
   const { atomically } = yield* Transactor
-  const { offers, payableOffer, issue, claimable, readCredential } = yield* makeChallenges
-  const health = yield* makeHealth
+  const { offers, payableOffer, issue, claimable, readCredential } = yield* Challenges
   const ledger = yield* Ledger
   const refusals = yield* Refusals
   const purchases = yield* Purchases
   const orders = yield* Orders
   const transactions = yield* PurchaseStore
+
+  // ---- health: a storage round trip, the sampled paid challenges reconciled, the fee account read
+
+  /** The sampled challenges whose ledger entries do not reconcile. */
+  const reconcile = Effect.gen(function* () {
+    const paid = yield* store.recentPaid(SAMPLE)
+    const bad: Array<string> = []
+    for (const c of paid) {
+      // Settled by its transaction (the settlement writer); calls paid before it were referenced
+      // by the challenge.
+      const byTransaction = c.transactionId ? yield* ledger.entriesByReference(c.transactionId) : []
+      const entries = byTransaction.length > 0 ? byTransaction : yield* ledger.entriesByReference(c.id)
+      const balanced = entries.every((e) => e.postings.reduce((s, p) => s + p.amount, 0) === 0)
+      // A call of a real seller was paid into its order's escrow: one hold, ended at most once
+      // (settled to the seller or given back); a simulated seller's call is one purchase entry.
+      const holds = entries.filter((e) => e.kind === "escrow_hold")
+      const ends = entries.filter((e) => e.kind === "escrow_settle" || e.kind === "escrow_release")
+      const charges = holds.length > 0 ? holds : entries.filter((e) => e.kind === "purchase")
+      const charged = charges[0]?.postings.find((p) => p.account === walletAccount(c.agentId))?.amount
+      if (charges.length !== 1 || ends.length > 1 || !balanced || charged !== -c.amountCents) bad.push(c.id)
+    }
+    return { checked: paid.length, bad }
+  })
+
+  const health = Effect.gen(function* () {
+    const [, storageMs] = yield* timed(store.ping)
+    const [sample, ledgerMs] = yield* timed(reconcile)
+    const [fees, creditsMs] = yield* timed(ledger.balance(PLATFORM_FEES))
+    const ok = sample.bad.length === 0 && fees >= 0
+    return MppHealth.make({
+      status: ok ? "ok" : "degraded",
+      protocolStatus: "pending_early_access",
+      checkedAt: new Date(yield* Clock.currentTimeMillis).toISOString(),
+      checks: {
+        storage: { ok: true, latencyMs: storageMs, detail: "storage round trip" },
+        ledger: {
+          ok: sample.bad.length === 0,
+          latencyMs: ledgerMs,
+          detail:
+            sample.bad.length === 0
+              ? `${sample.checked} most recent paid requests reconcile with the ledger ` +
+                "(one balanced purchase or escrow hold each)"
+              : `ledger mismatch for ${sample.bad.join(", ")}`
+        },
+        credits: {
+          ok: fees >= 0,
+          latencyMs: creditsMs,
+          detail: "the credit method can post to the ledger (platform fee account readable)"
+        }
+      },
+      methods: paymentMethods.map((m) => ({ id: m.id, status: m.status }))
+    })
+  }).pipe(traced("Mpp.health"))
 
   /**
    * The paid call's unit of work: the challenge claimed, then the purchase it pays (the purchase
@@ -421,6 +486,6 @@ export class Mpp extends Context.Service<Mpp, MppService>()("agent-commerce/Mpp"
   static readonly make = make
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
   static readonly layer = Layer.effect(Mpp, make).pipe(
-    Layer.provide([Ledger.layer, Refusals.layer, Purchases.layer, Orders.layer])
+    Layer.provide([Ledger.layer, Refusals.layer, Purchases.layer, Orders.layer, Challenges.layer])
   )
 }

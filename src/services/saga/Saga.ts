@@ -16,7 +16,6 @@ import { Offers } from "../purchases/Offers.js"
 import { Events } from "../events/Events.js"
 import type { Caller } from "../keys/Caller.js"
 import { Ledger } from "../ledger/Ledger.js"
-import { Negotiations } from "../negotiation/Negotiation.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { traced } from "../platform/Tracing.js"
 import { Wallet } from "../wallet/Wallet.js"
@@ -24,9 +23,8 @@ import { SagaStore } from "./SagaStore.js"
 import { type Advanced, iso, notFound, SAGA_BATCH, SAGA_LEASE_MS, toSaga } from "./policy.js"
 import { Refusals } from "../refusals/Refusals.js"
 import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
-import { makeStepMachine } from "./steps.js"
+import { SagaSteps } from "./steps.js"
 import { Orders } from "../purchases/Orders.js"
-import { NegotiatedPricesLive } from "../negotiation/NegotiatedPricesLive.js"
 
 export interface SagasService {
   /** Starts a saga for the caller's purchase and drives it until it ends or waits on a timer. */
@@ -52,7 +50,7 @@ const make = Effect.gen(function* () {
   const offers = yield* Offers
   const ids = yield* Ids
   const { atomically } = yield* Transactor
-  const { step } = yield* makeStepMachine
+  const { step } = yield* SagaSteps
   const refusals = yield* Refusals
   const receipts = yield* WriteReceipts
   const orders = yield* Orders
@@ -178,19 +176,20 @@ const make = Effect.gen(function* () {
 })
 
 export class Sagas extends Context.Service<Sagas, SagasService>()("agent-commerce/Sagas") {
-  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  /**
+   * Provides the domain services it uses; only ports stay open (stores, config, and the purchase
+   * domain's Offers, NegotiatedPrices and OrderOwners, which the app answers).
+   */
   static readonly layer = Layer.effect(Sagas, make).pipe(
+    Layer.provide(SagaSteps.layer),
     Layer.provide([
       Events.layer,
       Ledger.layer,
       Wallet.layer,
-      Negotiations.layer,
       Settlement.layer,
       Refusals.layer,
       WriteReceipts.layer,
       Orders.layer
-    ]),
-    // The orders' refunds give negotiated prices back through the negotiation domain.
-    Layer.provide(NegotiatedPricesLive.pipe(Layer.provide(Negotiations.layer)))
+    ])
   )
 }

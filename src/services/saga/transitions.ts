@@ -1,9 +1,10 @@
 // How a step's outcome is written: success moves the saga to its next step (or completes it after
 // confirm); a failure compensates every step before it in the same unit of work (escrow released
 // to the buyer, a redeemed negotiated price given back) and skips the steps after it.
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { escrowAccount, splitSettlement, walletAccount } from "../../schema/ledger/ledger.js"
 import type { Order } from "../../schema/orders/orders.js"
+import type { StorageUnavailable } from "../../schema/platform/errors.js"
 import {
   type SagaRecord,
   type SagaSnapshot,
@@ -16,7 +17,7 @@ import { Settlement } from "../purchases/Settlement.js"
 import { noReferences, type PurchaseRecord } from "../purchases/records.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
-import { Negotiations } from "../negotiation/Negotiation.js"
+import { NegotiatedPrices } from "../purchases/NegotiatedPrices.js"
 import { Ids } from "../platform/Db.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { SagaStore } from "./SagaStore.js"
@@ -50,11 +51,43 @@ export const sagaPurchase = (
 })
 
 /** The writers of step outcomes; every one runs inside the caller's unit of work. */
-export const makeTransitions = Effect.gen(function* () {
+export interface SagaTransitionsService {
+  /** Tells the buyer a step's status changed (`saga.step_changed`). */
+  readonly stepChanged: (
+    r: SagaRecord,
+    name: SagaStepName,
+    status: StepStatus,
+    previous: StepStatus,
+    error?: string | null
+  ) => Effect.Effect<unknown, StorageUnavailable>
+  /** Marks `name` succeeded and the saga ready for its next step (or completed after confirm). */
+  readonly succeed: (
+    r: SagaRecord,
+    name: SagaStepName,
+    now: number,
+    patch: Partial<SagaRecord>,
+    detail: string
+  ) => Effect.Effect<SagaRecord, StorageUnavailable>
+  /**
+   * The failure of step `name` and the compensation of every step before it, in one unit of
+   * work: escrow released to the buyer, a redeemed negotiation given back; later steps skipped. A
+   * failed delivery is recorded as a failed transaction (it counts in the seller's SLA), under the
+   * order's id when the seller had an order.
+   */
+  readonly failAndCompensate: (
+    r: SagaRecord,
+    name: SagaStepName,
+    now: number,
+    reason: string,
+    delivery?: { readonly latencyMs: number; readonly order?: Order }
+  ) => Effect.Effect<SagaRecord, StorageUnavailable>
+}
+
+const make = Effect.gen(function* () {
   const store = yield* SagaStore
   const ledger = yield* Ledger
   const events = yield* Events
-  const negotiations = yield* Negotiations
+  const negotiations = yield* NegotiatedPrices
   const ids = yield* Ids
   const wallet = yield* Wallet
   const settlement = yield* Settlement
@@ -210,5 +243,12 @@ export const makeTransitions = Effect.gen(function* () {
     return next
   })
 
-  return { succeed, failAndCompensate, stepChanged } as const
+  return SagaTransitions.of({ succeed, failAndCompensate, stepChanged })
 })
+
+export class SagaTransitions extends Context.Service<SagaTransitions, SagaTransitionsService>()(
+  "agent-commerce/SagaTransitions"
+) {
+  /** Its services and ports (the stores, NegotiatedPrices) are provided by Sagas' layer. */
+  static readonly layer = Layer.effect(SagaTransitions, make)
+}
