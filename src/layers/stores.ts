@@ -83,7 +83,7 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryRateLimitStore,
   MemoryLedgerStore,
   MemorySettlementStore.pipe(
-    Layer.provide([MemoryLedgerStore, MemoryPurchaseStoresLive, MemoryEventStore, MemoryOrderStore])
+    Layer.provide([MemoryLedgerStore, MemoryPurchaseStoresLive, MemoryEventStore, MemoryOrderStore, MemoryKeysStore])
   ),
   MemoryEventStore,
   MemoryWebhookStore,

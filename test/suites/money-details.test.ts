@@ -578,7 +578,7 @@ const memoryStores = Layer.mergeAll(
   MemoryRateLimitStore,
   MemoryLedgerStore,
   MemorySettlementStore.pipe(
-    Layer.provide([MemoryLedgerStore, MemoryPurchaseStoresLive, MemoryEventStore, MemoryOrderStore])
+    Layer.provide([MemoryLedgerStore, MemoryPurchaseStoresLive, MemoryEventStore, MemoryOrderStore, MemoryKeysStore])
   ),
   MemoryEventStore,
   MemoryNegotiationStore,

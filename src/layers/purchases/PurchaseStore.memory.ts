@@ -167,7 +167,7 @@ export const MemoryPurchaseStore = Layer.effect(
             new Conflict({ message: `transaction ${r.transactionId} was already reviewed`, state: "reviewed" })
           )
         const tx = t.txs.get(r.transactionId)
-        const counted = tx !== undefined && tx.status !== "failed"
+        const counted = tx !== undefined && tx.status === "completed"
         return Effect.andThen(
           t.reviews.set(r.transactionId, r),
           counted

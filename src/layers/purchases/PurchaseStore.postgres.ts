@@ -159,7 +159,7 @@ export const PgPurchaseStore = Layer.effect(
               counters AS (
                 INSERT INTO agent_counters (agent_id, shard, reviews_received, rating_sum)
                 SELECT t.seller_agent_id, ${counterShard(r.transactionId)}::smallint, 1, ${r.rating}::bigint
-                FROM rv JOIN commerce_transactions t ON t.id = ${r.transactionId} WHERE t.status <> 'failed'
+                FROM rv JOIN commerce_transactions t ON t.id = ${r.transactionId} WHERE t.status = 'completed'
                 ON CONFLICT (agent_id, shard) DO UPDATE SET reviews_received = agent_counters.reviews_received + 1,
                   rating_sum = agent_counters.rating_sum + excluded.rating_sum)
               SELECT id FROM rv`

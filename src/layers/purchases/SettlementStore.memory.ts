@@ -5,6 +5,7 @@ import { escrowAccount } from "../../schema/ledger/ledger.js"
 import { CatalogStore } from "../../services/commerce/CatalogStore.js"
 import { EventStore } from "../../services/events/EventStore.js"
 import { WalletStore } from "../../services/wallet/WalletStore.js"
+import { KeysStore } from "../../services/keys/KeysStore.js"
 import { LedgerStore } from "../../services/ledger/Ledger.js"
 import { OrderStore } from "../../services/purchases/OrderStore.js"
 import { PurchaseStore } from "../../services/purchases/PurchaseStore.js"
@@ -20,6 +21,7 @@ export const MemorySettlementStore = Layer.effect(
     const events = yield* EventStore
     const catalog = yield* CatalogStore
     const wallets = yield* WalletStore
+    const keys = yield* KeysStore
     return SettlementStore.of({
       // Effect.fnUntraced: each generator function is made once, not per purchase (see MemoryDb.ts on why).
       open: Effect.fnUntraced(function* ({
@@ -30,8 +32,9 @@ export const MemorySettlementStore = Layer.effect(
         readonly serviceId: string
       }) {
         const service = yield* catalog.get(serviceId)
+        const seller = service === undefined ? undefined : yield* keys.getAgent(service.sellerAgentId)
         const locked = yield* wallets.lockForPurchase(wallet)
-        return { ...locked, service }
+        return { ...locked, service, sellerAccountId: seller?.accountId }
       }),
       openOrder: Effect.fnUntraced(function* (orderId: string) {
         const order = yield* orders.getForUpdate(orderId)

@@ -118,6 +118,7 @@ type Opened = Omit<ServiceRecord, "createdAt" | "updatedAt"> & {
   wCreatedAt: Date
   wUpdatedAt: Date
   balance: number | null
+  sSellerAccountId: string | null
 }
 
 export const PgSettlementStore = Layer.effect(
@@ -128,7 +129,9 @@ export const PgSettlementStore = Layer.effect(
       // is null until makePurchaseRows made it, the service's when unknown. No join condition is
       // hashable, so the plan is nested loops in this order: w, then b, locked in that order.
       const select = sql<Opened>`WITH ${purchaseLockCtes(sql, wallet.agentId)},
-            s AS (SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE id = ${serviceId})
+            s AS (SELECT ${sql.literal(SERVICE_COLUMNS)},
+                (SELECT a.account_id FROM agents a WHERE a.id = commerce_services.seller_agent_id) AS s_seller_account_id
+              FROM commerce_services WHERE id = ${serviceId})
           SELECT w.agent_id AS w_agent_id, w.policy AS w_policy, w.created_at AS w_created_at,
             w.updated_at AS w_updated_at, b.balance, s.*
           FROM (SELECT 1) one LEFT JOIN w ON TRUE LEFT JOIN b ON w.agent_id IS NOT NULL LEFT JOIN s ON TRUE`
@@ -137,10 +140,11 @@ export const PgSettlementStore = Layer.effect(
         yield* makePurchaseRows(sql, wallet)
         ;[row] = yield* select
       }
-      const { wAgentId, wPolicy, wCreatedAt, wUpdatedAt, balance, ...service } = row!
+      const { wAgentId, wPolicy, wCreatedAt, wUpdatedAt, balance, sSellerAccountId, ...service } = row!
       return {
         wallet: { agentId: wAgentId, policy: wPolicy, createdAt: iso(wCreatedAt), updatedAt: iso(wUpdatedAt) },
         balanceCents: balance ?? 0,
+        sellerAccountId: sSellerAccountId ?? undefined,
         service:
           service.id === null
             ? undefined

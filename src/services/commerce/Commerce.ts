@@ -260,12 +260,15 @@ const make = Effect.gen(function* () {
       if (tx.buyerAgentId !== agentId) {
         return yield* Effect.fail(new Forbidden({ message: "only the buyer may review a transaction" }))
       }
-      // A review rates a delivery: none came of a failed one, none has come yet of a pending one.
-      if (tx.status === "failed" || tx.status === "pending") {
+      // A review rates a delivery that stands: none came of a failed one, none has come yet of a
+      // pending one, and a refunded one was taken back (its buyer paid nothing for it).
+      if (tx.status !== "completed") {
         const message =
           tx.status === "failed"
             ? "nothing was delivered: a failed transaction cannot be reviewed"
-            : "nothing delivered yet: a pending transaction can be reviewed once its seller delivers"
+            : tx.status === "pending"
+              ? "nothing delivered yet: a pending transaction can be reviewed once its seller delivers"
+              : "the purchase was refunded: a refunded transaction cannot be reviewed"
         return yield* Effect.fail(new Conflict({ message, state: tx.status }))
       }
       const record: ReviewRecord = {

@@ -87,6 +87,10 @@ const make = Effect.gen(function* () {
   ) {
     const memo = `dispute ${d.id}: refund`
     const { entry } = yield* settlement.refund(tx, { disputeId: d.id, reason: resolution, at: iso(now), memo })
+    // A refunded purchase's review no longer counts: out of the service's rating (the reputation
+    // counters take it out with the refund itself, docs/reputation.md).
+    const review = (yield* commerce.getTransaction(tx.id))?.review
+    if (review !== undefined) yield* catalog.addRating(tx.serviceId, review.rating, -1)
     const next: DisputeRecord = {
       ...d,
       status: "resolved_refunded",

@@ -4,10 +4,13 @@ import { Clock, Context, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import type { ChargeBelowMinimum, MppProblem, NotPayPerRequest } from "../../schema/mpp/problems.js"
 import type { Challenge, ChallengeRecord } from "../../schema/mpp/challenge.js"
-import type { InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
+import { InvalidInput, type NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import { CHALLENGE_TTL_MS, CHARGE_INTENT, CREDITS_METHOD, MPP_REALM } from "../../schema/mpp/protocol.js"
 import { type Offer, Offers, type OffersService } from "../purchases/Offers.js"
 import { AppConfig } from "../platform/AppConfig.js"
+import { KeysStore } from "../keys/KeysStore.js"
+import { PLATFORM_SELLERS_ACCOUNT } from "../../schema/keys/keys.js"
+import { sameAccountRefusal } from "../purchases/Purchases.js"
 import { Transactor } from "../platform/Db.js"
 import { b64url, canonical, type EchoedChallenge, parseCredential, toChallenge } from "./encoding.js"
 import { MppStore } from "./MppStore.js"
@@ -58,6 +61,7 @@ const make = Effect.gen(function* () {
   const offers = yield* Offers
   const { atomically } = yield* Transactor
   const config = yield* AppConfig
+  const keys = yield* KeysStore
   const { challengeId, bound } = challengeSigner(challengeKey(config.mppChallengeSecret))
 
   /** The offer, checked for pay-per-request: per_call, at least the minimum charge, not the caller's own. */
@@ -65,6 +69,13 @@ const make = Effect.gen(function* () {
     const offer = yield* offers.get(serviceId, tierId)
     const refused = offerRefusal(offer, serviceId, agentId)
     if (refused) return yield* Effect.fail(refused)
+    // No challenge is issued for a call its purchase would refuse: the agents of one account do not trade.
+    const [buyer, seller] = yield* keys
+      .getAgents([agentId, offer.service.sellerAgentId])
+      .pipe(Effect.map((agents) => [agentId, offer.service.sellerAgentId].map((id) => agents.find((a) => a.id === id))))
+    if (buyer !== undefined && buyer.accountId === seller?.accountId && buyer.accountId !== PLATFORM_SELLERS_ACCOUNT) {
+      return yield* new InvalidInput({ message: sameAccountRefusal, field: "id" })
+    }
     return offer
   })
 

@@ -19,6 +19,7 @@ import { InvalidInput, NotFound, type StorageUnavailable } from "../../schema/pl
 import { Events } from "../events/Events.js"
 import { KeysStore } from "../keys/KeysStore.js"
 import { Ids } from "../platform/Db.js"
+import { PLATFORM_SELLERS_ACCOUNT } from "../../schema/keys/keys.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { NegotiatedPrices } from "./NegotiatedPrices.js"
 import { Orders } from "./Orders.js"
@@ -27,6 +28,11 @@ import { type PurchaseRecord, snapshotOf } from "./records.js"
 import { Settlement } from "./Settlement.js"
 import { deliveryModes, simulateDelivery } from "./simulation.js"
 import { toApproval, toTransaction } from "./views.js"
+
+/** Why a purchase between agents of one account is refused (docs/reputation.md). */
+export const sameAccountRefusal =
+  "the seller is an agent of your own account: an account's agents cannot buy from each other " +
+  "(it would move no value and write the seller's reputation)"
 
 /** How long an approval waits for the owner before it expires. */
 export const APPROVAL_TTL_MS = 7 * 86_400_000
@@ -182,6 +188,12 @@ const make = Effect.gen(function* () {
     }
     if (service.sellerAgentId === x.agentId) {
       return yield* new InvalidInput({ message: "an agent cannot buy its own service", field: "serviceId" })
+    }
+    // Agents of one account trading with each other move no value and would write the seller's record
+    // (reviews, volume, standing): refused (docs/reputation.md). The platform's own sellers are one
+    // account nobody signs in to: the rule guards owners' standing, not the platform's catalogue.
+    if (opened.sellerAccountId === x.accountId && x.accountId !== PLATFORM_SELLERS_ACCOUNT) {
+      return yield* new InvalidInput({ message: sameAccountRefusal, field: "serviceId" })
     }
     const { balanceCents } = opened
     const policy = opened.wallet.policy

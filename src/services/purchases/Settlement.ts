@@ -8,8 +8,6 @@
 // here (nothing charged), and a refund reverses a settled purchase. docs/events.md has the payloads.
 import { Clock, Context, Effect, Layer } from "effect"
 import type { DeliveryRecord, TransactionRecord } from "../../schema/commerce/transactions.js"
-import type { ServiceRecord } from "../../schema/commerce/services.js"
-import type { WalletRecord } from "../../schema/commerce/wallets.js"
 import type { InsufficientFunds, JournalEntry } from "../../schema/ledger/ledger.js"
 import { escrowAccount, PLATFORM_FEES, splitSettlement, walletAccount } from "../../schema/ledger/ledger.js"
 import { type Order, sagaOf } from "../../schema/orders/orders.js"
@@ -18,7 +16,7 @@ import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { initialWallet } from "../../schema/wallet/policy.js"
 import { PurchaseStore } from "./PurchaseStore.js"
-import { SettlementStore } from "./SettlementStore.js"
+import { type Opened, SettlementStore } from "./SettlementStore.js"
 import {
   deliveryOf,
   pendingTransactionOf,
@@ -96,13 +94,7 @@ export interface SettlementService {
    * Opens a purchase from the buyer's wallet (SettlementStore.open): the wallet and its balance
    * locked, the service read. Settle or hold it with the balance as `lockedBalanceCents`.
    */
-  readonly open: (
-    buyerAgentId: string,
-    serviceId: string
-  ) => Effect.Effect<
-    { readonly wallet: WalletRecord; readonly balanceCents: number; readonly service: ServiceRecord | undefined },
-    StorageUnavailable
-  >
+  readonly open: (buyerAgentId: string, serviceId: string) => Effect.Effect<Opened, StorageUnavailable>
   /** Opens an answer to an order: the order locked, its escrow's balance read (SettlementStore.openOrder). */
   readonly openOrder: (
     orderId: string

@@ -30,20 +30,27 @@ export interface SettlementWrite {
   readonly events: ReadonlyArray<DomainEvent>
 }
 
+/** A purchase opened: the buyer's wallet (locked) and balance, the service, its seller's account. */
+export interface Opened {
+  readonly wallet: WalletRecord
+  readonly balanceCents: number
+  readonly service: ServiceRecord | undefined
+  /** The account of the service's seller (undefined when the service or its agent is unknown). */
+  readonly sellerAccountId: string | undefined
+}
+
 export interface SettlementStoreService {
   /**
    * Opens a purchase from a wallet, in the caller's unit of work: the buyer's wallet row and its
    * ledger balance locked, in that order, with the balance read under the lock (created, empty,
-   * when missing: `wallet` is the row to make), and the service as it is now (undefined when
-   * unknown). On Postgres one statement: a buy is BEGIN, this, one write, COMMIT.
+   * when missing: `wallet` is the row to make), the service as it is now (undefined when unknown)
+   * and the account its seller belongs to. On Postgres one statement: a buy is BEGIN, this, one
+   * write, COMMIT.
    */
   readonly open: (input: {
     readonly wallet: WalletRecord
     readonly serviceId: string
-  }) => Effect.Effect<
-    { readonly wallet: WalletRecord; readonly balanceCents: number; readonly service: ServiceRecord | undefined },
-    StorageUnavailable
-  >
+  }) => Effect.Effect<Opened, StorageUnavailable>
   /**
    * Opens an answer to an order (the seller's, or its deadline's), in the caller's unit of work: the
    * order locked, and the balance of its escrow read under that lock (only a unit of work holding

@@ -24,6 +24,9 @@ import { type Advanced, iso, notFound, SAGA_BATCH, SAGA_LEASE_MS, toSaga } from 
 import { Refusals } from "../refusals/Refusals.js"
 import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
 import { SagaSteps } from "./steps.js"
+import { KeysStore } from "../keys/KeysStore.js"
+import { PLATFORM_SELLERS_ACCOUNT } from "../../schema/keys/keys.js"
+import { sameAccountRefusal } from "../purchases/Purchases.js"
 import { Orders } from "../purchases/Orders.js"
 
 export interface SagasService {
@@ -54,6 +57,7 @@ const make = Effect.gen(function* () {
   const refusals = yield* Refusals
   const receipts = yield* WriteReceipts
   const orders = yield* Orders
+  const keys = yield* KeysStore
 
   const advance = Effect.fnUntraced(
     function* (id: string) {
@@ -103,6 +107,10 @@ const make = Effect.gen(function* () {
       return yield* Effect.fail(
         new InvalidInput({ message: "you sell this service; an agent cannot buy from itself", field: "serviceId" })
       )
+    }
+    const sellerAccount = (yield* keys.getAgent(offer.service.sellerAgentId))?.accountId
+    if (sellerAccount === caller.accountId && sellerAccount !== PLATFORM_SELLERS_ACCOUNT) {
+      return yield* new InvalidInput({ message: sameAccountRefusal, field: "serviceId" })
     }
     const insert = atomically(
       Effect.gen(function* () {
