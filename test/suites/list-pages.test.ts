@@ -10,7 +10,7 @@ import type { TransactionRecord } from "../../src/schema/commerce/transactions.j
 import type { ProposalRecord } from "../../src/schema/invest/invest.js"
 import { Agent } from "../../src/schema/keys/keys.js"
 import { InvestStore } from "../../src/services/invest/Invest.js"
-import { KeysStore } from "../../src/services/keys/Keys.js"
+import { KeysStore } from "../../src/services/keys/KeysStore.js"
 import { PurchaseStore } from "../../src/services/purchases/PurchaseStore.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
