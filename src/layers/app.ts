@@ -31,6 +31,7 @@ import { Marketplace } from "../services/marketplace/Marketplace.js"
 import { RateLimiter } from "../services/keys/RateLimiter.js"
 import { Builder } from "../services/projects/Builder.js"
 import { RuleEvaluatorLive } from "../services/projects/Evaluator.js"
+import { Governance } from "../services/invest/Governance.js"
 import { Invest } from "../services/invest/Invest.js"
 import { Projects } from "../services/projects/Projects.js"
 import { Sessions } from "../services/sessions/Sessions.js"
@@ -100,6 +101,7 @@ const DomainServicesLive = Layer.mergeAll(
   Builder.layer,
   Sessions.layer,
   Invest.layer,
+  Governance.layer,
   Discovery.layer,
   Negotiations.layer,
   Sagas.layer,
