@@ -51,6 +51,7 @@ import { Reputation } from "../services/reputation/Reputation.js"
 import { Wallet } from "../services/wallet/Wallet.js"
 import { Audit } from "../services/audit/Audit.js"
 import { Overview } from "../services/audit/Overview.js"
+import { WebhookDelivery } from "../services/webhooks/WebhookDelivery.js"
 import { Webhooks } from "../services/webhooks/Webhooks.js"
 import { DisputeWorkerLive } from "../services/commerce/Disputes.js"
 import { Orders } from "../services/purchases/Orders.js"
@@ -107,6 +108,7 @@ const DomainServicesLive = Layer.mergeAll(
   Sagas.layer,
   Mpp.layer,
   Webhooks.layer,
+  WebhookDelivery.layer,
   Wallet.layer,
   Audit.layer,
   Overview.layer,
