@@ -18,7 +18,6 @@ export default {
     "src/services/purchases/Settlement.ts",
     "src/services/ledger/Ledger.ts",
     "src/services/wallet/Wallet.ts",
-    "src/services/wallet/limits.ts",
     "src/services/wallet/funding.ts",
     "src/schema/wallet/policy.ts",
     "src/services/idempotency/Idempotency.ts",

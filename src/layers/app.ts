@@ -31,6 +31,7 @@ import { Marketplace } from "../services/marketplace/Marketplace.js"
 import { RateLimiter } from "../services/keys/RateLimiter.js"
 import { Builder } from "../services/projects/Builder.js"
 import { RuleEvaluatorLive } from "../services/projects/Evaluator.js"
+import { Governance } from "../services/invest/Governance.js"
 import { Invest } from "../services/invest/Invest.js"
 import { Projects } from "../services/projects/Projects.js"
 import { Sessions } from "../services/sessions/Sessions.js"
@@ -50,6 +51,7 @@ import { Reputation } from "../services/reputation/Reputation.js"
 import { Wallet } from "../services/wallet/Wallet.js"
 import { Audit } from "../services/audit/Audit.js"
 import { Overview } from "../services/audit/Overview.js"
+import { WebhookDelivery } from "../services/webhooks/WebhookDelivery.js"
 import { Webhooks } from "../services/webhooks/Webhooks.js"
 import { DisputeWorkerLive } from "../services/commerce/Disputes.js"
 import { Orders } from "../services/purchases/Orders.js"
@@ -100,11 +102,13 @@ const DomainServicesLive = Layer.mergeAll(
   Builder.layer,
   Sessions.layer,
   Invest.layer,
+  Governance.layer,
   Discovery.layer,
   Negotiations.layer,
   Sagas.layer,
   Mpp.layer,
   Webhooks.layer,
+  WebhookDelivery.layer,
   Wallet.layer,
   Audit.layer,
   Overview.layer,

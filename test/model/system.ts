@@ -12,7 +12,7 @@ import { Catalog, CatalogOffersLive } from "../../src/services/commerce/Catalog.
 import { PurchaseStore } from "../../src/services/purchases/PurchaseStore.js"
 import { NegotiatedPricesLive } from "../../src/services/negotiation/NegotiatedPricesLive.js"
 import { Ids } from "../../src/services/platform/Db.js"
-import { KeysStore } from "../../src/services/keys/Keys.js"
+import { KeysStore } from "../../src/services/keys/KeysStore.js"
 import { Agent } from "../../src/schema/keys/keys.js"
 import { LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Mpp } from "../../src/services/mpp/Mpp.js"

@@ -1,8 +1,10 @@
-// Fulfilment: what a processor event does to a checkout — plans activated and credited (and
+// CheckoutFulfilment: what a processor event does to a checkout — plans activated and credited (and
 // renewed, and ended), knowledge access granted, acquisitions paid, wallets recharged; or the
-// checkout closed as expired or failed. Runs inside the webhook's unit of work.
-import { Clock, Effect } from "effect"
-import { EXTERNAL_PAYMENTS, walletAccount } from "../../schema/ledger/ledger.js"
+// checkout closed as expired or failed. Runs inside the webhook's unit of work (Payments.handleWebhook,
+// which verifies the event and records its id once).
+import { Clock, Context, Effect, Layer } from "effect"
+import { EXTERNAL_PAYMENTS, type InsufficientFunds, walletAccount } from "../../schema/ledger/ledger.js"
+import type { InvalidInput, StorageUnavailable } from "../../schema/platform/errors.js"
 import {
   Acquisition,
   type CheckoutRecord,
@@ -17,10 +19,19 @@ import { Ledger } from "../ledger/Ledger.js"
 import { Ids } from "../platform/Db.js"
 import { PaymentsStore } from "./PaymentsStore.js"
 
+export interface CheckoutFulfilmentService {
+  /**
+   * What the event does, inside the caller's unit of work; the outcome line is recorded with the
+   * event id. An event for no checkout of this service, or one already final, changes nothing.
+   */
+  readonly fulfil: (
+    event: ProcessorEvent
+  ) => Effect.Effect<string, InsufficientFunds | InvalidInput | StorageUnavailable>
+}
+
 const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
-/** The fulfilment of processor events, with its dependencies taken once. */
-export const makeFulfilment = Effect.gen(function* () {
+const make = Effect.gen(function* () {
   const store = yield* PaymentsStore
   const ids = yield* Ids
   const ledger = yield* Ledger
@@ -155,7 +166,6 @@ export const makeFulfilment = Effect.gen(function* () {
     return "ignored: the account has another plan"
   })
 
-  /** What the event does; the outcome line is recorded with the event id. */
   const fulfil = Effect.fnUntraced(function* (event: ProcessorEvent) {
     const o = event.object
     if (o.kind === "checkout.session") {
@@ -187,5 +197,14 @@ export const makeFulfilment = Effect.gen(function* () {
     return `ignored: ${event.type}`
   })
 
-  return { fulfil } as const
+  return CheckoutFulfilment.of({ fulfil })
 })
+
+export class CheckoutFulfilment extends Context.Service<CheckoutFulfilment, CheckoutFulfilmentService>()(
+  "agent-commerce/CheckoutFulfilment"
+) {
+  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  static readonly layer = Layer.effect(CheckoutFulfilment, make).pipe(
+    Layer.provide([Events.layer, Keys.layer, Ledger.layer])
+  )
+}

@@ -1,13 +1,15 @@
 // Governance: proposals created by the top holders of the platform token, voted with the weights
 // of their snapshot, settled against the clock, and vetoed by the founder (docs/governance.md).
+// The holdings it ranks are the Invest service's; both read the invest domain's store.
 import { traced } from "../platform/Tracing.js"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../platform/AppConfig.js"
-import { Conflict, Forbidden, NotFound } from "../../schema/platform/errors.js"
+import { Conflict, Forbidden, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import {
   type CreateProposalBody,
   NotATopHolder,
   PLATFORM_TARGET,
+  type Proposal,
   type ProposalRecord,
   Vote,
   type VoteChoice
@@ -16,8 +18,30 @@ import { Ids, Transactor } from "../platform/Db.js"
 import { InvestStore } from "./InvestStore.js"
 import { DEFAULT_VOTING_HOURS, settle, TOP_HOLDERS, toProposal } from "./policy.js"
 
-/** The governance methods of the Invest service. */
-export const makeGovernance = Effect.gen(function* () {
+export interface GovernanceService {
+  /** A proposal by one of the top holders of the platform token, with their snapshot as its voters. */
+  readonly createProposal: (
+    agentId: string,
+    body: CreateProposalBody
+  ) => Effect.Effect<Proposal, NotATopHolder | StorageUnavailable>
+  /** The proposal, settled against the clock (and persisted when its status moved). */
+  readonly getProposal: (id: string) => Effect.Effect<Proposal, NotFound | StorageUnavailable>
+  /** The latest proposals, each shown settled against the clock. */
+  readonly listProposals: (limit: number) => Effect.Effect<Array<Proposal>, StorageUnavailable>
+  /** A snapshot voter's one final vote, weighted by its snapshot holdings. */
+  readonly vote: (
+    agentId: string,
+    input: { readonly proposalId: string; readonly choice: VoteChoice }
+  ) => Effect.Effect<{ vote: Vote; proposal: Proposal }, Conflict | NotATopHolder | NotFound | StorageUnavailable>
+  /** The founder vetoes a passed proposal within its veto window. */
+  readonly veto: (
+    accountId: string,
+    proposalId: string,
+    reason: string
+  ) => Effect.Effect<Proposal, Conflict | Forbidden | NotFound | StorageUnavailable>
+}
+
+const make = Effect.gen(function* () {
   const store = yield* InvestStore
   const ids = yield* Ids
   const config = yield* AppConfig
@@ -158,5 +182,9 @@ export const makeGovernance = Effect.gen(function* () {
     traced("Invest.veto")
   )
 
-  return { createProposal, getProposal, listProposals, vote, veto }
+  return Governance.of({ createProposal, getProposal, listProposals, vote, veto })
 })
+
+export class Governance extends Context.Service<Governance, GovernanceService>()("agent-commerce/Governance") {
+  static readonly layer = Layer.effect(Governance, make)
+}

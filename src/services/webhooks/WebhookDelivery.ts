@@ -1,10 +1,14 @@
-// Delivery: outbox events fanned out into delivery rows, claimed under a lease fairly across
-// endpoints, sent signed, and their outcome recorded — retries with backoff and jitter, a failing
-// endpoint backed off as a whole (single probes) and disabled after a day (docs/webhooks.md).
-// Made once by the Webhooks layer, with the dependencies it took when it was built.
-import { Clock, Effect, Schema } from "effect"
+// WebhookDelivery: the worker's steps — outbox events fanned out into delivery rows, claimed under a
+// lease fairly across endpoints (round-robin, a per-endpoint cap), sent signed, and their outcome
+// recorded: retries with backoff and jitter, a failing endpoint backed off as a whole (single probes)
+// and disabled after a day (docs/webhooks.md). WebhookWorker.ts runs them; the endpoints they send
+// to are configured through Webhooks.
+import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { eventCatalogue } from "../../schema/webhooks/payloads.js"
 import type { AttemptRecord, ClaimedDelivery, DeliveryRecord, EndpointRecord } from "../../schema/webhooks/records.js"
+import type { StorageUnavailable } from "../../schema/platform/errors.js"
+import { Events } from "../events/Events.js"
+import { Ids, Transactor } from "../platform/Db.js"
 import { traced } from "../platform/Tracing.js"
 import {
   DELIVERY_BATCH,
@@ -21,12 +25,33 @@ import {
   wants
 } from "./policy.js"
 import { envelope, signedHeaders } from "./signing.js"
-import type { WebhookResponse } from "./WebhookTransport.js"
-import type { WebhookDeps } from "./deps.js"
+import { WebhookStore, type WebhookStoreService } from "./WebhookStore.js"
+import { WebhookTransport, type WebhookResponse } from "./WebhookTransport.js"
+
+export interface WebhookDeliveryService {
+  /** An agent's delivery rows, oldest first (outbox order), a keyset page after `afterId` (tests and operators). */
+  readonly listDeliveries: WebhookStoreService["listDeliveries"]
+  /** Turns new outbox events into delivery rows for subscribed, active endpoints; returns events taken. */
+  readonly fanOut: (limit?: number) => Effect.Effect<number, StorageUnavailable>
+  /** Claims up to `limit` deliveries under a lease, fairly across endpoints, in one short transaction. */
+  readonly claimDue: (limit?: number) => Effect.Effect<ReadonlyArray<ClaimedDelivery>, StorageUnavailable>
+  /** Sends one claimed delivery and records it; a storage outage is logged (the lease brings the row back). */
+  readonly deliver: (delivery: ClaimedDelivery) => Effect.Effect<void>
+  /** Claims due deliveries and sends them concurrently; returns how many. */
+  readonly deliverDue: (limit?: number) => Effect.Effect<number, StorageUnavailable>
+  /** One deterministic step of the worker: fan out every new event, then deliver what is due. */
+  readonly runOnce: Effect.Effect<{ readonly dispatched: number; readonly delivered: number }, StorageUnavailable>
+}
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-export const makeDelivery = ({ atomically, events, ids, store, transport }: WebhookDeps) => {
+const make = Effect.gen(function* () {
+  const store = yield* WebhookStore
+  const transport = yield* WebhookTransport
+  const events = yield* Events
+  const ids = yield* Ids
+  const { atomically } = yield* Transactor
+
   /** Turns new outbox events into delivery rows for subscribed, active endpoints; returns events taken. */
   const fanOutBatch = Effect.fnUntraced(
     function* (limit: number) {
@@ -255,5 +280,12 @@ export const makeDelivery = ({ atomically, events, ids, store, transport }: Webh
     return { dispatched, delivered }
   })
 
-  return { fanOut, claimDue, deliver, deliverDue, runOnce }
+  return WebhookDelivery.of({ listDeliveries: store.listDeliveries, fanOut, claimDue, deliver, deliverDue, runOnce })
+})
+
+export class WebhookDelivery extends Context.Service<WebhookDelivery, WebhookDeliveryService>()(
+  "agent-commerce/WebhookDelivery"
+) {
+  /** Provides the domain services it uses; only ports (stores, transport, config) stay open. */
+  static readonly layer = Layer.effect(WebhookDelivery, make).pipe(Layer.provide([Events.layer]))
 }
