@@ -14,7 +14,6 @@ import { startServer, type TestServer } from "../fixtures/server.js"
 
 let server: TestServer
 const C = "/api/v1/agent/commerce"
-const A = "/api/v1/agent"
 
 interface Answer {
   readonly status: number

@@ -35,7 +35,9 @@ const tx = (i: number, status: TransactionRecord["status"]): TransactionRecord =
   status,
   ledgerEntryId: null,
   createdAt: new Date(Date.UTC(2026, 10, 1 + (i % 20), 12)).toISOString(),
-  refundedAt: null
+  refundedAt: null,
+  promisedP95LatencyMs: 1000,
+  promisedUptimePct: 99
 })
 
 const snapshot = (sql: SqlClient.SqlClient) =>

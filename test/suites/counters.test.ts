@@ -283,7 +283,9 @@ describe("agent counters [memory engine]", () => {
           status: "completed",
           ledgerEntryId: null,
           createdAt: "2026-11-25T12:00:00.000Z",
-          refundedAt: null
+          refundedAt: null,
+          promisedP95LatencyMs: 1000,
+          promisedUptimePct: 99
         }
         const delivery = {
           transactionId: tx.id,

@@ -428,7 +428,8 @@ forEachStorage("money details", commerceStack, (it) => {
           pricingModel: "per_call" as const,
           sellerAgentId: "agt_posted_seller",
           tierId: "t",
-          listPriceCents: 100
+          listPriceCents: 100,
+          promise: { p95LatencyMs: 1000, uptimePct: 99 }
         }
         const { tx } = yield* atomically(
           settlement.settle({

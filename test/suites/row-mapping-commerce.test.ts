@@ -95,7 +95,9 @@ describe("row mapping: a transactions page", () => {
     status: "completed",
     ledgerEntryId: "ent_1",
     createdAt: new Date("2026-11-20T08:15:30.123Z"),
-    refundedAt: null
+    refundedAt: null,
+    promisedP95LatencyMs: 2_000,
+    promisedUptimePct: 99.5
   }
   const none = {
     dServiceId: null,
@@ -105,6 +107,7 @@ describe("row mapping: a transactions page", () => {
     dOutput: null,
     dError: null,
     dDeliveredAt: null,
+    dAccountable: null,
     rId: null,
     rReviewerAgentId: null,
     rRating: null,
@@ -123,6 +126,7 @@ describe("row mapping: a transactions page", () => {
     dOutput: { text: "done", nested: [1, 2] },
     dError: null,
     dDeliveredAt: new Date("2026-11-20T08:15:31.000Z"),
+    dAccountable: false,
     rId: "rev_1",
     rReviewerAgentId: "agt_b",
     rRating: 4,

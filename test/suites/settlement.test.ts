@@ -33,7 +33,8 @@ const offer = {
   pricingModel: "per_call" as const,
   sellerAgentId: "agt_settle_seller",
   tierId: "basic",
-  listPriceCents: 1000
+  listPriceCents: 1000,
+  promise: { p95LatencyMs: 2000, uptimePct: 99 }
 }
 
 const purchase = (

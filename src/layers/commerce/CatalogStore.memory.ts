@@ -140,17 +140,26 @@ export const MemoryCatalogStore = Layer.effect(
       }),
     deliveryStats: (serviceId, since) =>
       Effect.sync(() => {
-        const byTier = new Map<string, Array<DeliveryRecord>>()
+        // Each delivery with the promise its purchase was sold under (its tier's as it is now when the
+        // purchase kept none); only the deliveries that count against the seller.
+        const byTier = new Map<string, Array<{ d: DeliveryRecord; p95: number; uptime: number }>>()
+        const service = t.services.get(serviceId)
         for (const id of t.deliveriesByService.get(serviceId) ?? []) {
           const d = t.deliveries.get(id)!
-          if (d.deliveredAt < since) continue
-          byTier.set(d.tierId, [...(byTier.get(d.tierId) ?? []), d])
+          if (d.deliveredAt < since || d.accountable === false) continue
+          const tx = t.txs.get(id)
+          const now = service?.tiers.find((x) => x.id === d.tierId)?.sla
+          const p95 = tx?.promisedP95LatencyMs ?? now?.p95LatencyMs ?? Number.POSITIVE_INFINITY
+          const uptime = tx?.promisedUptimePct ?? now?.uptimePct ?? 0
+          byTier.set(d.tierId, [...(byTier.get(d.tierId) ?? []), { d, p95, uptime }])
         }
         return [...byTier].map(([tierId, ds]): TierDeliveryStats => ({
           tierId,
           deliveries: ds.length,
-          successes: ds.filter((d) => d.success).length,
-          p95LatencyMs: p95(ds.map((d) => d.latencyMs))
+          successes: ds.filter((x) => x.d.success).length,
+          p95LatencyMs: p95(ds.map((x) => x.d.latencyMs)),
+          withinPromise: ds.filter((x) => x.d.latencyMs <= x.p95).length,
+          expectedSuccesses: ds.reduce((sum, x) => sum + x.uptime, 0) / 100
         }))
       })
   }))

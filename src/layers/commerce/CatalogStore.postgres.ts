@@ -65,7 +65,9 @@ const TierStatsRow = Schema.Struct({
   tierId: Schema.String,
   deliveries: Schema.Number,
   successes: Schema.Number,
-  p95LatencyMs: Schema.NullOr(Schema.Number)
+  p95LatencyMs: Schema.NullOr(Schema.Number),
+  withinPromise: Schema.Number,
+  expectedSuccesses: Schema.Number
 })
 
 const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
@@ -171,9 +173,24 @@ export const PgCatalogStore = Layer.effect(
         ).pipe(Effect.asVoid),
       deliveryStats: (serviceId, since) =>
         orUnavailable(
-          sql`SELECT tier_id, count(*)::int AS deliveries, (count(*) FILTER (WHERE success))::int AS successes,
-                   percentile_disc(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95_latency_ms
-            FROM commerce_deliveries WHERE service_id = ${serviceId} AND delivered_at >= ${since} GROUP BY tier_id`
+          // Each delivery with the promise its purchase was sold under (its tier's as it is now when the
+          // purchase kept none); only the deliveries that count against the seller.
+          sql`WITH judged AS (
+                SELECT d.tier_id, d.success, d.latency_ms,
+                  COALESCE(t.promised_p95_ms, (tr.sla->>'p95LatencyMs')::integer) AS promised_p95,
+                  COALESCE(t.promised_uptime_pct, (tr.sla->>'uptimePct')::numeric) AS promised_uptime
+                FROM commerce_deliveries d
+                JOIN commerce_transactions t ON t.id = d.transaction_id
+                LEFT JOIN LATERAL (
+                  SELECT x->'sla' AS sla FROM commerce_services s, jsonb_array_elements(s.tiers) x
+                  WHERE s.id = d.service_id AND x->>'id' = d.tier_id LIMIT 1
+                ) tr ON t.promised_p95_ms IS NULL
+                WHERE d.service_id = ${serviceId} AND d.delivered_at >= ${since} AND d.accountable)
+              SELECT tier_id, count(*)::int AS deliveries, (count(*) FILTER (WHERE success))::int AS successes,
+                percentile_disc(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95_latency_ms,
+                (count(*) FILTER (WHERE latency_ms <= promised_p95))::int AS within_promise,
+                COALESCE(sum(promised_uptime) / 100, 0)::float8 AS expected_successes
+              FROM judged GROUP BY tier_id`
         ).pipe(Effect.flatMap(decodeRows(TierStatsRow)))
     }
   })

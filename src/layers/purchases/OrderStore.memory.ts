@@ -124,11 +124,24 @@ export const MemoryOrderStore = Layer.effect(
           }
           return out
         }),
-      recordPushAttempt: (id, push) =>
+      recordPushAttempt: (id, push, offeredAt) =>
         Effect.suspend(() => {
           const o = t.orders.get(id)
-          return o === undefined ? Effect.void : t.orders.set(id, { ...o, push })
-        })
+          return o === undefined
+            ? Effect.void
+            : t.orders.set(id, { ...o, push, ...(offeredAt !== undefined ? { offeredAt } : {}) })
+        }),
+      markOffered: (ids, at) =>
+        Effect.forEach(
+          ids,
+          (id) => {
+            const o = t.orders.get(id)
+            return o === undefined || o.status !== "pending" || (o.offeredAt ?? null) !== null
+              ? Effect.void
+              : t.orders.set(id, { ...o, offeredAt: at })
+          },
+          { discard: true }
+        )
     })
   })
 )

@@ -40,7 +40,10 @@ export const OrderRow = Schema.Struct({
   pushAcceptedAt: IsoTimestampOrNull,
   pushLastError: Schema.NullOr(Schema.String),
   sagaId: Schema.NullOr(Schema.String),
-  challengeId: Schema.NullOr(Schema.String)
+  challengeId: Schema.NullOr(Schema.String),
+  offeredAt: IsoTimestampOrNull,
+  promisedP95Ms: Schema.NullOr(Schema.Number),
+  promisedUptimePct: Schema.NullOr(Schema.Number)
 })
 
 export const toOrder = (r: typeof OrderRow.Type): Order => ({
@@ -82,13 +85,16 @@ export const toOrder = (r: typeof OrderRow.Type): Order => ({
       ? { kind: "saga", sagaId: r.sagaId }
       : r.challengeId !== null
         ? { kind: "paid_call", challengeId: r.challengeId }
-        : { kind: "buy" }
+        : { kind: "buy" },
+  offeredAt: r.offeredAt,
+  promisedP95LatencyMs: r.promisedP95Ms,
+  promisedUptimePct: r.promisedUptimePct
 })
 
 export const ORDER_COLUMNS = `id, service_id, service_name, category, pricing_model, tier_id, list_price_cents, seller_agent_id,
   buyer_agent_id, input, price_cents, mode, status, created_at, deadline_at, answered_at, output, error, latency_ms,
   negotiation_id, approval_id, idempotency_key, push_attempts, push_next_attempt_at, push_accepted_at, push_last_error, saga_id, challenge_id,
-  reported_latency_ms`
+  reported_latency_ms, offered_at, promised_p95_ms, promised_uptime_pct`
 
 /** The INSERT of a new order: a statement alone, or a CTE of the settlement's one write. */
 export const orderInsert = (sql: SqlClient.SqlClient, o: Order) =>
@@ -100,7 +106,8 @@ export const orderInsert = (sql: SqlClient.SqlClient, o: Order) =>
       ${o.push?.attempts ?? null},
       ${o.push?.nextAttemptAt ?? null}, ${o.push?.acceptedAt ?? null}, ${o.push?.lastError ?? null},
       ${sagaOf(o)}, ${o.origin?.kind === "paid_call" ? o.origin.challengeId : null},
-      ${o.reportedLatencyMs ?? null})`
+      ${o.reportedLatencyMs ?? null}, ${o.offeredAt ?? null}, ${o.promisedP95LatencyMs ?? null},
+      ${o.promisedUptimePct ?? null})`
 
 /** The UPDATE that closes an order as it ended (its lock held): a statement alone, or a CTE. */
 export const orderClose = (sql: SqlClient.SqlClient, o: Order) =>
@@ -108,7 +115,7 @@ export const orderClose = (sql: SqlClient.SqlClient, o: Order) =>
       error = ${o.error}, latency_ms = ${o.latencyMs}, reported_latency_ms = ${o.reportedLatencyMs ?? null},
       push_attempts = ${o.push?.attempts ?? null},
       push_next_attempt_at = ${o.push?.nextAttemptAt ?? null}, push_accepted_at = ${o.push?.acceptedAt ?? null},
-      push_last_error = ${o.push?.lastError ?? null}
+      push_last_error = ${o.push?.lastError ?? null}, offered_at = ${o.offeredAt ?? null}
     WHERE id = ${o.id}`
 
 export const PgOrderStore = Layer.effect(
@@ -154,11 +161,19 @@ export const PgOrderStore = Layer.effect(
           ) d
           WHERE n <= ${perSeller}
           ORDER BY push_next_attempt_at, id LIMIT ${limit}`).pipe(Effect.flatMap(many)),
-      recordPushAttempt: (id, p) =>
+      recordPushAttempt: (id, p, offeredAt) =>
         orUnavailable(sql`
           UPDATE orders SET push_attempts = ${p.attempts}, push_next_attempt_at = ${p.nextAttemptAt},
             push_accepted_at = ${p.acceptedAt}, push_last_error = ${p.lastError}
-          WHERE id = ${id}`).pipe(Effect.asVoid)
+            ${offeredAt === undefined ? sql`` : sql`, offered_at = ${offeredAt}`}
+          WHERE id = ${id}`).pipe(Effect.asVoid),
+      markOffered: (ids, at) =>
+        ids.length === 0
+          ? Effect.void
+          : orUnavailable(
+              sql`UPDATE orders SET offered_at = ${at} WHERE id IN ${sql.in(ids)} AND offered_at IS NULL
+                AND status = 'pending'`
+            ).pipe(Effect.asVoid)
     })
   })
 )

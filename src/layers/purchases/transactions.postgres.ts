@@ -44,7 +44,9 @@ const txFields = {
   status: TransactionStatus,
   ledgerEntryId: Schema.NullOr(Schema.String),
   createdAt: IsoTimestamp,
-  refundedAt: IsoTimestampOrNull
+  refundedAt: IsoTimestampOrNull,
+  promisedP95LatencyMs: Schema.NullOr(Schema.Number),
+  promisedUptimePct: Schema.NullOr(Schema.Number)
 }
 
 /** A commerce_transactions row (TX_COLUMNS) as its TransactionRecord. */
@@ -60,6 +62,7 @@ export const TxJoinRow = Schema.Struct({
   dOutput: Schema.Unknown,
   dError: Schema.NullOr(Schema.String),
   dDeliveredAt: IsoTimestampOrNull,
+  dAccountable: Schema.NullOr(Schema.Boolean),
   rId: Schema.NullOr(Schema.String),
   rReviewerAgentId: Schema.NullOr(Schema.String),
   rRating: Schema.NullOr(Schema.Number),
@@ -103,7 +106,9 @@ export const mapTxPageRow = (raw: unknown): TransactionRow => {
     status: r.status as TransactionRecord["status"],
     ledgerEntryId: r.ledgerEntryId as string | null,
     createdAt: isoOf(r.createdAt),
-    refundedAt: isoOrNullOf(r.refundedAt)
+    refundedAt: isoOrNullOf(r.refundedAt),
+    promisedP95LatencyMs: r.promisedP95LatencyMs as number | null,
+    promisedUptimePct: r.promisedUptimePct as number | null
   }
   const delivery: DeliveryRecord | undefined =
     r.dSuccess === null
@@ -116,7 +121,8 @@ export const mapTxPageRow = (raw: unknown): TransactionRow => {
           latencyMs: r.dLatencyMs as number,
           output: r.dOutput ?? null,
           error: r.dError as string | null,
-          deliveredAt: isoOf(r.dDeliveredAt)
+          deliveredAt: isoOf(r.dDeliveredAt),
+          accountable: (r.dAccountable ?? true) as boolean
         }
   const review =
     r.rId === null
@@ -136,7 +142,7 @@ export const mapTxPageRow = (raw: unknown): TransactionRow => {
 
 /** A decoded TxJoinRow as the stores' TransactionRow: the delivery and review when the row has them. */
 export const toTxRow = (r: typeof TxJoinRow.Type): TransactionRow => {
-  const { dServiceId, dTierId, dSuccess, dLatencyMs, dOutput, dError, dDeliveredAt, ...rest } = r
+  const { dServiceId, dTierId, dSuccess, dLatencyMs, dOutput, dError, dDeliveredAt, dAccountable, ...rest } = r
   const { rId, rReviewerAgentId, rRating, rText, rCreatedAt, disputeId, ...tx } = rest
   const delivery: DeliveryRecord | undefined =
     dSuccess === null
@@ -149,7 +155,8 @@ export const toTxRow = (r: typeof TxJoinRow.Type): TransactionRow => {
           latencyMs: dLatencyMs!,
           output: dOutput ?? null,
           error: dError,
-          deliveredAt: dDeliveredAt!
+          deliveredAt: dDeliveredAt!,
+          accountable: dAccountable ?? true
         }
   const review =
     rId === null
@@ -169,7 +176,8 @@ export const toTxRow = (r: typeof TxJoinRow.Type): TransactionRow => {
 
 export const TX_COLUMNS = `t.id, t.buyer_agent_id, t.seller_agent_id, t.service_id, t.service_name, t.category,
   t.pricing_model, t.tier_id, t.list_price_cents, t.price_cents, t.seller_cents, t.fee_cents, t.negotiation_id,
-  t.approval_id, t.idempotency_key, t.status, t.ledger_entry_id, t.created_at, t.refunded_at`
+  t.approval_id, t.idempotency_key, t.status, t.ledger_entry_id, t.created_at, t.refunded_at,
+  t.promised_p95_ms AS promised_p95_latency_ms, t.promised_uptime_pct`
 
 /**
  * The transaction columns joined with its delivery, review and dispute, from `source` aliased t.
@@ -178,7 +186,7 @@ export const TX_COLUMNS = `t.id, t.buyer_agent_id, t.seller_agent_id, t.service_
  */
 export const TX_SELECT_FROM = (source: string) => `SELECT ${TX_COLUMNS},
   d.service_id AS d_service_id, d.tier_id AS d_tier_id, d.success AS d_success, d.latency_ms AS d_latency_ms,
-  d.output AS d_output, d.error AS d_error, d.delivered_at AS d_delivered_at,
+  d.output AS d_output, d.error AS d_error, d.delivered_at AS d_delivered_at, d.accountable AS d_accountable,
   r.id AS r_id, r.reviewer_agent_id AS r_reviewer_agent_id, r.rating AS r_rating, r.text AS r_text,
   r.created_at AS r_created_at,
   dp.id AS dispute_id
@@ -215,11 +223,11 @@ export const transactionCtes = (
         RETURNING id`
       : sql`INSERT INTO commerce_transactions (id, buyer_agent_id, seller_agent_id, service_id, service_name, category,
         pricing_model, tier_id, list_price_cents, price_cents, seller_cents, fee_cents, negotiation_id, approval_id,
-        idempotency_key, status, ledger_entry_id, created_at, refunded_at)
+        idempotency_key, status, ledger_entry_id, created_at, refunded_at, promised_p95_ms, promised_uptime_pct)
       VALUES (${tx.id}, ${tx.buyerAgentId}, ${tx.sellerAgentId}, ${tx.serviceId}, ${tx.serviceName}, ${tx.category},
         ${tx.pricingModel}, ${tx.tierId}, ${tx.listPriceCents}, ${tx.priceCents}, ${tx.sellerCents}, ${tx.feeCents},
         ${tx.negotiationId}, ${tx.approvalId}, ${tx.idempotencyKey}, ${tx.status}, ${tx.ledgerEntryId},
-        ${tx.createdAt}, ${tx.refundedAt})
+        ${tx.createdAt}, ${tx.refundedAt}, ${tx.promisedP95LatencyMs}, ${tx.promisedUptimePct})
       RETURNING id`
   return sql`t AS (${row}),
     spend AS (
@@ -242,9 +250,9 @@ export const transactionCtes = (
     }${earned !== null ? sql` ${earningDaysCte(sql, "earned", earned, shard, sql`t`)},` : sql``}
     dl AS (
       INSERT INTO commerce_deliveries (transaction_id, service_id, tier_id, success, latency_ms, output, error,
-        delivered_at)
+        delivered_at, accountable)
       SELECT t.id, ${d.serviceId}, ${d.tierId}, ${d.success}, ${d.latencyMs}, ${json(d.output)}::jsonb, ${d.error},
-        ${d.deliveredAt} FROM t)`
+        ${d.deliveredAt}, ${d.accountable ?? true} FROM t)`
 }
 
 /**
@@ -254,11 +262,11 @@ export const transactionCtes = (
 export const insertPendingTransaction = (sql: SqlClient.SqlClient, tx: TransactionRecord) =>
   sql`INSERT INTO commerce_transactions (id, buyer_agent_id, seller_agent_id, service_id, service_name, category,
       pricing_model, tier_id, list_price_cents, price_cents, seller_cents, fee_cents, negotiation_id, approval_id,
-      idempotency_key, status, ledger_entry_id, created_at, refunded_at)
+      idempotency_key, status, ledger_entry_id, created_at, refunded_at, promised_p95_ms, promised_uptime_pct)
     VALUES (${tx.id}, ${tx.buyerAgentId}, ${tx.sellerAgentId}, ${tx.serviceId}, ${tx.serviceName}, ${tx.category},
       ${tx.pricingModel}, ${tx.tierId}, ${tx.listPriceCents}, ${tx.priceCents}, ${tx.sellerCents}, ${tx.feeCents},
       ${tx.negotiationId}, ${tx.approvalId}, ${tx.idempotencyKey}, 'pending', ${tx.ledgerEntryId},
-      ${tx.createdAt}, ${tx.refundedAt})`
+      ${tx.createdAt}, ${tx.refundedAt}, ${tx.promisedP95LatencyMs}, ${tx.promisedUptimePct})`
 
 const TRANSACTION_STATUSES: Readonly<Record<TransactionRecord["status"], string>> = {
   pending: "pending",

@@ -13,6 +13,7 @@ const SnapshotColumn = Schema.Struct({
   category: Schema.String,
   pricingModel: Schema.Literals(["per_call", "monthly", "usage_based", "tiered"]),
   listPriceCents: Schema.Number,
+  promise: Schema.optionalKey(Schema.Struct({ p95LatencyMs: Schema.Number, uptimePct: Schema.Number })),
   deliveryLatencyMs: Schema.optionalKey(Schema.Number)
 })
 

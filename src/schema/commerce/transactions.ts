@@ -37,6 +37,13 @@ export interface TransactionRecord {
   readonly ledgerEntryId: string | null
   readonly createdAt: string
   readonly refundedAt: string | null
+  /**
+   * The tier's promise at the moment of purchase (its p95 latency and uptime): the delivery is judged
+   * by it, whatever the seller sets later. Null only for a purchase whose tier was gone when it was
+   * first kept (migration 0036).
+   */
+  readonly promisedP95LatencyMs: number | null
+  readonly promisedUptimePct: number | null
 }
 
 export interface DeliveryRecord {
@@ -48,6 +55,11 @@ export interface DeliveryRecord {
   readonly output: unknown
   readonly error: string | null
   readonly deliveredAt: string
+  /**
+   * Whether the delivery counts in its seller's record (SLA report, disputes): false for an order that
+   * expired before it ever reached its seller (nothing was asked of it). Absent: true.
+   */
+  readonly accountable?: boolean
 }
 
 /** A transaction with its delivery, review and dispute, as the stores return it. */
@@ -86,6 +98,8 @@ export class Transaction extends Schema.Class<Transaction>("Transaction")({
   negotiationId: Schema.NullOr(Schema.String),
   approvalId: Schema.NullOr(Schema.String),
   ledgerEntryId: Schema.NullOr(Schema.String),
+  /** The service level sold with this purchase (the tier's at the moment of purchase): the delivery is judged by it. */
+  sla: Schema.NullOr(Schema.Struct({ p95LatencyMs: Schema.Int, uptimePct: Schema.Number })),
   delivery: Schema.NullOr(Delivery),
   review: Schema.NullOr(ReviewView),
   disputeId: Schema.NullOr(Schema.String),

@@ -63,7 +63,16 @@ export const Order = Schema.Struct({
   idempotencyKey: Schema.NullOr(Schema.String),
   push: Schema.NullOr(PushState),
   /** Absent on orders built without one (a buy's): read it through sagaOf. */
-  origin: Schema.optionalKey(OrderOrigin)
+  origin: Schema.optionalKey(OrderOrigin),
+  /**
+   * When the order reached its seller: a pull seller's first listing of it, the start of the push
+   * attempt that got the answer. Its latency is measured from here; null: not yet (an order that
+   * expires never having reached its seller is not the seller's).
+   */
+  offeredAt: Schema.optionalKey(Schema.NullOr(Timestamp)),
+  /** The tier's promise at the moment of purchase (the order's deadline and its judgement follow it). */
+  promisedP95LatencyMs: Schema.optionalKey(Schema.NullOr(Schema.Int)),
+  promisedUptimePct: Schema.optionalKey(Schema.NullOr(Schema.Number))
 })
 export type Order = typeof Order.Type
 
@@ -90,10 +99,12 @@ export const OrderView = Schema.Struct({
   status: OrderStatus,
   createdAt: Timestamp,
   deadlineAt: Timestamp,
+  /** When the order reached its seller (its first listing, or the push attempt that got the answer); null: not yet. */
+  offeredAt: Schema.NullOr(Timestamp),
   answeredAt: Schema.NullOr(Timestamp),
   output: Schema.Unknown,
   error: Schema.NullOr(Schema.String),
-  /** The platform's measure, from the order's placing to its answer: the one the SLA report and reputation read. */
+  /** The platform's measure, from when the order reached the seller to its answer: what the SLA report and disputes read. */
   latencyMs: Schema.NullOr(Schema.Int),
   /** The handling time the seller reported with its delivery (null when it reported none): informational only. */
   reportedLatencyMs: Schema.NullOr(Schema.Int),
@@ -122,6 +133,7 @@ export const toOrderView =
     status: o.status,
     createdAt: o.createdAt,
     deadlineAt: o.deadlineAt,
+    offeredAt: o.offeredAt ?? null,
     answeredAt: o.answeredAt,
     output: o.output,
     error: o.error,

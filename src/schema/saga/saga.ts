@@ -55,6 +55,8 @@ export interface SagaSnapshot {
   readonly category: string
   readonly pricingModel: "per_call" | "monthly" | "usage_based" | "tiered"
   readonly listPriceCents: number
+  /** The tier's promise at the quote (absent on sagas quoted before promises were kept). */
+  readonly promise?: { readonly p95LatencyMs: number; readonly uptimePct: number }
   /** Set by deliver when the seller answered: the delivery latency (the seller's order's, or simulated). */
   readonly deliveryLatencyMs?: number
 }

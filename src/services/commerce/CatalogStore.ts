@@ -4,12 +4,20 @@ import type { ServiceRecord } from "../../schema/commerce/services.js"
 import type { RankedFilter, ServiceFilter } from "../../schema/commerce/filters.js"
 import type { StorageUnavailable } from "../../schema/platform/errors.js"
 
-/** Per-tier delivery aggregates over a window (p95 by nearest rank: the ⌈0.95·n⌉-th smallest). */
+/**
+ * Per-tier aggregates of the deliveries that count against their seller, over a window (p95 by
+ * nearest rank: the ⌈0.95·n⌉-th smallest). Each delivery is judged by the promise it was sold under:
+ * `withinPromise` counts those no slower than their own promised p95, `expectedSuccesses` sums each
+ * one's promised uptime (as a fraction). A delivery sold before promises were kept (and whose tier was
+ * gone when they were, migration 0036) is judged by its tier's promise as it is now.
+ */
 export interface TierDeliveryStats {
   readonly tierId: string
   readonly deliveries: number
   readonly successes: number
   readonly p95LatencyMs: number | null
+  readonly withinPromise: number
+  readonly expectedSuccesses: number
 }
 
 export interface CatalogStoreService {

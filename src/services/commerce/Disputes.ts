@@ -1,7 +1,7 @@
 // Disputes: a buyer contests a completed purchase within the filing window; the seller accepts
 // (refund) or contests (review by a documented rule); a refund reverses the purchase's ledger
 // entry exactly. A worker resolves disputes whose deadline passed. Storage port: DisputeStore.ts.
-import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { AppConfig } from "../platform/AppConfig.js"
 import { cents, decodeTimeCursor, encodeTimeCursor } from "../../schema/platform/common.js"
 import { Dispute, type DisputeRecord } from "../../schema/commerce/disputes.js"
@@ -224,7 +224,7 @@ const make = Effect.gen(function* () {
 
   /**
    * Resolves one due dispute: an open one the seller left unanswered is refunded; a contested
-   * one is refunded when its delivery breached the tier's p95 latency, otherwise rejected.
+   * one is refunded when its delivery breached the p95 latency it was sold with, otherwise rejected.
    */
   const resolveOne = Effect.fnUntraced(function* (id: string) {
     const d = yield* store.lock(id)
@@ -239,21 +239,26 @@ const make = Effect.gen(function* () {
       return true
     }
     const row = yield* commerce.getTransaction(tx.id)
-    const tier = yield* Effect.option(catalog.getTier(tx.serviceId, tx.tierId))
     const latency = row?.delivery?.latencyMs ?? 0
-    const promised = tier._tag === "Some" ? tier.value.tier.sla.p95LatencyMs : undefined
+    // The delivery is judged by the promise it was sold under, not the tier as its seller set it since
+    // (a purchase kept before promises were: the tier as it is now).
+    const promised =
+      tx.promisedP95LatencyMs ??
+      Option.getOrUndefined(
+        Option.map(yield* Effect.option(catalog.getTier(tx.serviceId, tx.tierId)), (t) => t.tier.sla.p95LatencyMs)
+      )
     if (promised === undefined || latency > promised) {
       const why =
         promised === undefined
           ? "the tier no longer exists to check the SLA against"
-          : `the delivery took ${latency} ms, over the tier's p95 of ${promised} ms`
+          : `the delivery took ${latency} ms, over the p95 of ${promised} ms it was sold with`
       yield* refund(d, tx, now, `review: ${why}: purchase refunded`)
       return true
     }
     const next: DisputeRecord = {
       ...d,
       status: "resolved_rejected",
-      resolution: `review: the delivery took ${latency} ms, within the tier's p95 of ${promised} ms: dispute rejected`,
+      resolution: `review: the delivery took ${latency} ms, within the p95 of ${promised} ms it was sold with: dispute rejected`,
       updatedAt: iso(now),
       resolvedAt: iso(now)
     }

@@ -38,7 +38,17 @@ export interface OrderStoreService {
     perSeller: number,
     limit: number
   ) => Effect.Effect<ReadonlyArray<Order>, StorageUnavailable>
-  readonly recordPushAttempt: (id: string, push: PushState) => Effect.Effect<void, StorageUnavailable>
+  /**
+   * A push attempt's state; `offeredAt` when the attempt starts now (the order reaches its seller: its
+   * latency is measured from the attempt that gets the answer).
+   */
+  readonly recordPushAttempt: (
+    id: string,
+    push: PushState,
+    offeredAt?: string
+  ) => Effect.Effect<void, StorageUnavailable>
+  /** The pending orders of `ids` not yet offered reach their seller at `at` (a pull seller listed them). */
+  readonly markOffered: (ids: ReadonlyArray<string>, at: string) => Effect.Effect<void, StorageUnavailable>
 }
 
 export class OrderStore extends Context.Service<OrderStore, OrderStoreService>()("agent-commerce/OrderStore") {}

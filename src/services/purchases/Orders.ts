@@ -151,27 +151,31 @@ const signalled = (hub: PubSub.PubSub<Signal>, pick: (s: Signal) => boolean, ms:
 const iso = (ms: number) => new Date(ms).toISOString()
 const notFound = (id: string) => new NotFound({ message: `order ${id} not found`, resource: "order", id })
 
-/** The order as it ends: answered now, no further push attempt. */
+/**
+ * The order as it ends: answered now, no further push attempt. Its latency is the seller's, measured
+ * by the platform from when the order reached it (its `offeredAt`: the pull seller's first listing, the
+ * start of the push attempt that got the answer; an answer to an order never offered, from its
+ * placing), to the answer; an expiry's, to the deadline. What the seller reports moves no figure.
+ */
 const ended = (
   order: Order,
   status: "delivered" | "failed" | "expired",
   nowMs: number,
   answer: { readonly output: unknown; readonly error: string | null; readonly reportedLatencyMs?: number | null }
-): Order => ({
-  ...order,
-  status,
-  answeredAt: iso(nowMs),
-  output: answer.output,
-  error: answer.error,
-  // The platform's measure, what the buyer waited: from the placing to the answer (an expiry: to the
-  // deadline). The seller's own report is kept beside it and moves no figure.
-  latencyMs:
-    status === "expired"
-      ? Math.max(0, Date.parse(order.deadlineAt) - Date.parse(order.createdAt))
-      : Math.max(0, nowMs - Date.parse(order.createdAt)),
-  ...(answer.reportedLatencyMs !== undefined ? { reportedLatencyMs: answer.reportedLatencyMs } : {}),
-  push: order.push === null ? null : { ...order.push, nextAttemptAt: null }
-})
+): Order => {
+  const from = Date.parse(order.offeredAt ?? order.createdAt)
+  const to = status === "expired" ? Date.parse(order.deadlineAt) : nowMs
+  return {
+    ...order,
+    status,
+    answeredAt: iso(nowMs),
+    output: answer.output,
+    error: answer.error,
+    latencyMs: Math.max(0, to - from),
+    ...(answer.reportedLatencyMs !== undefined ? { reportedLatencyMs: answer.reportedLatencyMs } : {}),
+    push: order.push === null ? null : { ...order.push, nextAttemptAt: null }
+  }
+}
 
 const make = Effect.gen(function* () {
   const store = yield* OrderStore
@@ -312,6 +316,19 @@ const make = Effect.gen(function* () {
 
   const expire = (orderId: string) => Effect.flatMap(Clock.currentTimeMillis, (now) => expireOne(orderId, now))
 
+  /** The pending orders a seller's list shows it for the first time reach it now (their latency runs from here). */
+  const offered = Effect.fnUntraced(function* <P extends { readonly orders: ReadonlyArray<Order> }>(page: P) {
+    const fresh = page.orders.filter((o) => o.status === "pending" && (o.offeredAt ?? null) === null)
+    if (fresh.length === 0) return page
+    const at = iso(yield* Clock.currentTimeMillis)
+    yield* store.markOffered(
+      fresh.map((o) => o.id),
+      at
+    )
+    const ids = new Set(fresh.map((o) => o.id))
+    return { ...page, orders: page.orders.map((o) => (ids.has(o.id) ? { ...o, offeredAt: at } : o)) }
+  })
+
   const list = Effect.fnUntraced(function* (sellerAgentId: string, options: OrdersQueryOptions) {
     const after = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
     if (options.cursor !== undefined && after === undefined) {
@@ -325,7 +342,7 @@ const make = Effect.gen(function* () {
         nextCursor: rows.length > limit ? encodeTimeCursor(rows[limit - 1]!) : null
       })
     )
-    const first = yield* read
+    const first = yield* offered(yield* read)
     const wait = Math.min(ORDER_LIST_MAX_WAIT_MS, Math.max(0, options.waitMs ?? 0))
     if (first.orders.length > 0 || wait === 0) return first
     // Nothing yet: wait for this seller's next order (this process tells at once; others are read).
@@ -337,7 +354,7 @@ const make = Effect.gen(function* () {
       const woke = yield* signalled(placedHub, (s) => s.sellerAgentId === sellerAgentId, Math.min(left, next))
       next = woke ? SOON_MS : REREAD_MS
       const page = yield* read
-      if (page.orders.length > 0) return page
+      if (page.orders.length > 0) return yield* offered(page)
     }
   })
 

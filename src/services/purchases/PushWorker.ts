@@ -90,6 +90,16 @@ export interface PushDispatcherService {
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
+/**
+ * How long an attempt must have before the deadline: the p95 the order was sold with, at most half
+ * the seller's allowance (the allowance is twice the p95 within 10 s and 1 h, orderDeadlineMs: half of
+ * it is the p95 but where the 1 h cap cut it; an order kept before promises were has only that).
+ */
+const promisedP95 = (order: Order) => {
+  const half = Math.floor((Date.parse(order.deadlineAt) - Date.parse(order.createdAt)) / 2)
+  return Math.min(order.promisedP95LatencyMs ?? half, half)
+}
+
 const make = Effect.gen(function* () {
   const { atomically } = yield* Transactor
   const store = yield* OrderStore
@@ -99,7 +109,10 @@ const make = Effect.gen(function* () {
 
   /**
    * Takes the order's next attempt if it is still due: counted and leased in one unit of work, so a
-   * second process reading the same due row finds it leased and leaves it.
+   * second process reading the same due row finds it leased and leaves it. The attempt's start is when
+   * the order reaches its seller (its latency runs from here). An attempt starts only while a seller
+   * answering within its promised p95 can still answer before the deadline: later, the order is
+   * pushed no more and expires without having been asked of the seller (refunded; not the seller's).
    */
   const claim = Effect.fnUntraced(function* (orderId: string, now: number) {
     return yield* atomically(
@@ -108,14 +121,24 @@ const make = Effect.gen(function* () {
         const push = order?.push
         if (order === undefined || order.status !== "pending" || push == null || push.acceptedAt !== null) return null
         if (push.nextAttemptAt === null || Date.parse(push.nextAttemptAt) > now) return null
-        if (Date.parse(order.deadlineAt) <= now) return null // the sweeper expires it
+        const left = Date.parse(order.deadlineAt) - now
+        if (left <= 0) return null // the sweeper expires it
+        if (left < promisedP95(order)) {
+          yield* store.recordPushAttempt(order.id, {
+            ...push,
+            nextAttemptAt: null,
+            lastError:
+              `not pushed: ${left} ms were left before the deadline, less than the ${promisedP95(order)} ms ` +
+              "promised; the order expires refunded and does not count against the seller"
+          })
+          return null
+        }
         const attempts = push.attempts + 1
-        yield* store.recordPushAttempt(order.id, {
-          attempts,
-          nextAttemptAt: iso(now + PUSH_LEASE_MS),
-          acceptedAt: null,
-          lastError: push.lastError
-        })
+        yield* store.recordPushAttempt(
+          order.id,
+          { attempts, nextAttemptAt: iso(now + PUSH_LEASE_MS), acceptedAt: null, lastError: push.lastError },
+          iso(now)
+        )
         return { order, attempts }
       })
     )

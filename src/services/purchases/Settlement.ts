@@ -131,7 +131,13 @@ export interface SettlementService {
   readonly close: (order: Order) => Effect.Effect<void, StorageUnavailable>
   /** A purchase whose delivery failed: recorded (it counts in the seller's SLA), nothing charged, no event. */
   readonly recordFailed: (
-    input: { readonly purchase: PurchaseRecord; readonly delivery: Delivered; readonly pending?: boolean },
+    input: {
+      readonly purchase: PurchaseRecord
+      readonly delivery: Delivered
+      readonly pending?: boolean
+      /** False: the delivery does not count against the seller (its order never reached it). */
+      readonly accountable?: boolean
+    },
     error: string
   ) => Effect.Effect<Settled, StorageUnavailable>
   /**
@@ -147,6 +153,12 @@ export interface SettlementService {
     InsufficientFunds | InvalidInput | StorageUnavailable
   >
 }
+
+/**
+ * Whether an ended order counts against its seller: not when it expired before it ever reached the
+ * seller (never listed by a pull seller, never pushed): nothing was asked of it.
+ */
+export const accountableFor = (order: Order) => !(order.status === "expired" && (order.offeredAt ?? null) === null)
 
 /** The escrow a settlement draws on: the saga's or the order's hold. */
 const holdOf = (from: { readonly sagaId: string } | { readonly holdId: string }) =>
@@ -300,7 +312,8 @@ const make = Effect.gen(function* () {
     const delivery = deliveryOf(
       purchase,
       { latencyMs: order.latencyMs ?? 0, output: null, deliveredAt: order.answeredAt ?? purchase.at },
-      error
+      error,
+      accountableFor(order)
     )
     const failed = {
       transactionId: order.transactionId,
@@ -327,7 +340,12 @@ const make = Effect.gen(function* () {
     )
 
   const recordFailed = Effect.fnUntraced(function* (
-    input: { readonly purchase: PurchaseRecord; readonly delivery: Delivered; readonly pending?: boolean },
+    input: {
+      readonly purchase: PurchaseRecord
+      readonly delivery: Delivered
+      readonly pending?: boolean
+      readonly accountable?: boolean
+    },
     error: string
   ) {
     const { purchase } = input
@@ -335,7 +353,8 @@ const make = Effect.gen(function* () {
     const delivery = deliveryOf(
       purchase,
       { ...input.delivery, deliveredAt: input.delivery.deliveredAt ?? purchase.at },
-      error
+      error,
+      input.accountable ?? true
     )
     yield* writer.write({
       entry: null,

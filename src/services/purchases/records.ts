@@ -6,7 +6,16 @@ import type { PricingModel } from "../../schema/commerce/common.js"
 import type { DeliveryRecord, TransactionRecord } from "../../schema/commerce/transactions.js"
 import type { Order, OrderMode, OrderOrigin } from "../../schema/orders/orders.js"
 
-/** What was bought: the service and tier as they were at the time of the purchase. */
+/** A tier's promise: the p95 latency and uptime its seller sells it with. */
+export interface SlaPromise {
+  readonly p95LatencyMs: number
+  readonly uptimePct: number
+}
+
+/**
+ * What was bought: the service and tier as they were at the time of the purchase, the promise sold
+ * with it included (null only for a purchase kept before promises were: its tier was gone).
+ */
 export interface OfferSnapshot {
   readonly serviceId: string
   readonly serviceName: string
@@ -15,6 +24,7 @@ export interface OfferSnapshot {
   readonly sellerAgentId: string
   readonly tierId: string
   readonly listPriceCents: number
+  readonly promise: SlaPromise | null
 }
 
 /** The snapshot of a service and one of its tiers, as the catalogue shows them now: the quote's. */
@@ -26,7 +36,11 @@ export const snapshotOf = (
     readonly pricingModel: PricingModel
     readonly sellerAgentId: string
   },
-  tier: { readonly id: string; readonly priceCents: number }
+  tier: {
+    readonly id: string
+    readonly priceCents: number
+    readonly sla: { readonly p95LatencyMs: number; readonly uptimePct: number }
+  }
 ): OfferSnapshot => ({
   serviceId: service.id,
   serviceName: service.name,
@@ -34,18 +48,26 @@ export const snapshotOf = (
   pricingModel: service.pricingModel,
   sellerAgentId: service.sellerAgentId,
   tierId: tier.id,
-  listPriceCents: tier.priceCents
+  listPriceCents: tier.priceCents,
+  promise: { p95LatencyMs: tier.sla.p95LatencyMs, uptimePct: tier.sla.uptimePct }
 })
 
-/** The snapshot a stored purchase (an order, a transaction) was made under. */
-export const offerOf = (r: Pick<Order, keyof OfferSnapshot>): OfferSnapshot => ({
+/** The promise a stored purchase carries, if it carries one. */
+const promiseOf = (p95: number | null | undefined, uptime: number | null | undefined): SlaPromise | null =>
+  p95 === null || p95 === undefined || uptime === null || uptime === undefined
+    ? null
+    : { p95LatencyMs: p95, uptimePct: uptime }
+
+/** The snapshot a stored order was made under. */
+export const offerOf = (r: Order): OfferSnapshot => ({
   serviceId: r.serviceId,
   serviceName: r.serviceName,
   category: r.category,
   pricingModel: r.pricingModel,
   sellerAgentId: r.sellerAgentId,
   tierId: r.tierId,
-  listPriceCents: r.listPriceCents
+  listPriceCents: r.listPriceCents,
+  promise: promiseOf(r.promisedP95LatencyMs, r.promisedUptimePct)
 })
 
 /** Which way of buying made the purchase (carried in its events and kept for the history). */
@@ -117,6 +139,8 @@ export const transactionOf = (
   idempotencyKey: p.references.idempotencyKey,
   createdAt: p.at,
   refundedAt: null,
+  promisedP95LatencyMs: p.offer.promise?.p95LatencyMs ?? null,
+  promisedUptimePct: p.offer.promise?.uptimePct ?? null,
   ...state
 })
 
@@ -124,11 +148,15 @@ export const transactionOf = (
 export const pendingTransactionOf = (p: PurchaseRecord): TransactionRecord =>
   transactionOf(p, { status: "pending", sellerCents: 0, feeCents: 0, ledgerEntryId: null })
 
-/** The delivery record of a purchase: the output, or the error of a delivery that failed. */
+/**
+ * The delivery record of a purchase: the output, or the error of a delivery that failed. Not
+ * `accountable`: it does not count against the seller (an order that never reached it).
+ */
 export const deliveryOf = (
   p: PurchaseRecord,
   d: { readonly latencyMs: number; readonly output: unknown; readonly deliveredAt: string },
-  error: string | null
+  error: string | null,
+  accountable = true
 ): DeliveryRecord => ({
   transactionId: p.transactionId,
   serviceId: p.offer.serviceId,
@@ -137,7 +165,8 @@ export const deliveryOf = (
   latencyMs: d.latencyMs,
   output: error === null ? d.output : null,
   error,
-  deliveredAt: d.deliveredAt
+  deliveredAt: d.deliveredAt,
+  accountable
 })
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -154,10 +183,14 @@ export const newOrder = (p: PurchaseRecord, input: unknown, mode: OrderMode, dea
       : p.source === "paid_call" && p.references.challengeId !== null
         ? { kind: "paid_call", challengeId: p.references.challengeId }
         : { kind: "buy" }
+  const { promise, ...offer } = p.offer
   return {
     id: p.transactionId,
     transactionId: p.transactionId,
-    ...p.offer,
+    ...offer,
+    promisedP95LatencyMs: promise?.p95LatencyMs ?? null,
+    promisedUptimePct: promise?.uptimePct ?? null,
+    offeredAt: null,
     priceCents: p.priceCents,
     buyerAgentId: p.buyerAgentId,
     input: input ?? null,

@@ -26,6 +26,10 @@ export const toTransaction = (row: TransactionRow, viewer: string): Transaction 
       negotiationId: row.tx.negotiationId,
       approvalId: row.tx.approvalId,
       ledgerEntryId: row.tx.ledgerEntryId,
+      sla:
+        row.tx.promisedP95LatencyMs === null || row.tx.promisedUptimePct === null
+          ? null
+          : { p95LatencyMs: row.tx.promisedP95LatencyMs, uptimePct: row.tx.promisedUptimePct },
       delivery: row.delivery
         ? {
             success: row.delivery.success,

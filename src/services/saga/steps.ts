@@ -203,7 +203,8 @@ const make = Effect.gen(function* () {
       serviceName: snap.serviceName,
       category: snap.category,
       pricingModel: snap.pricingModel,
-      listPriceCents: snap.listPriceCents
+      listPriceCents: snap.listPriceCents,
+      ...(snap.promise !== null ? { promise: snap.promise } : {})
     }
     return { record: yield* succeed(r, "quote", now, { priceCents: price, snapshot }, detail), refusal: undefined }
   })

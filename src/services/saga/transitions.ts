@@ -13,7 +13,7 @@ import {
   sagaSteps,
   type StepStatus
 } from "../../schema/saga/saga.js"
-import { Settlement } from "../purchases/Settlement.js"
+import { accountableFor, Settlement } from "../purchases/Settlement.js"
 import { noReferences, type PurchaseRecord } from "../purchases/records.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
@@ -43,7 +43,8 @@ export const sagaPurchase = (
     pricingModel: snapshot.pricingModel,
     sellerAgentId: r.sellerAgentId,
     tierId: r.tierId,
-    listPriceCents: snapshot.listPriceCents
+    listPriceCents: snapshot.listPriceCents,
+    promise: snapshot.promise ?? null
   },
   priceCents: r.priceCents ?? 0,
   references: { ...noReferences, negotiationId: r.negotiationId, sagaId: r.id },
@@ -177,7 +178,8 @@ const make = Effect.gen(function* () {
                 output: null,
                 deliveredAt: order === undefined ? at : (order.answeredAt ?? at)
               },
-              pending: order !== undefined
+              pending: order !== undefined,
+              accountable: order === undefined || accountableFor(order)
             },
             reason
           )).tx.id
