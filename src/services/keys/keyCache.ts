@@ -1,5 +1,6 @@
 // The per-process authentication cache (docs/keys.md): secret hash → the key and its agent, with
 // the key id's hash kept beside it so a revocation can evict the entry.
+import type { Caller } from "./Caller.js"
 import type { KeyWithAgent } from "./KeysStore.js"
 
 /**
@@ -13,6 +14,8 @@ export const KEY_CACHE_MAX = 10_000
 export interface CachedKey {
   found: KeyWithAgent
   readonly until: number
+  /** The caller the key authenticates as, made on the entry's first use (its permission set included). */
+  caller?: Caller
 }
 
 export const makeKeyCache = () => {
