@@ -15,26 +15,27 @@ export default {
   // ships; vitest does not read tsconfig paths here, so point it at a file that does not exist.
   tsconfigFile: "tsconfig.stryker-none.json",
   mutate: [
-    "src/services/commerce/Settlement.ts",
+    "src/services/purchases/Settlement.ts",
     "src/services/ledger/Ledger.ts",
     "src/services/wallet/Wallet.ts",
-    "src/services/wallet/limits.ts",
     "src/services/wallet/funding.ts",
     "src/schema/wallet/policy.ts",
     "src/services/idempotency/Idempotency.ts",
     "src/schema/ledger/ledger.ts",
     "src/layers/ledger/LedgerStore.memory.ts",
     "src/layers/idempotency/IdempotencyStore.memory.ts",
-    "src/layers/commerce/SettlementStore.memory.ts",
+    "src/layers/purchases/SettlementStore.memory.ts",
     // The wallet's store (held escrow, running spend totals and their drift check) and the one
     // writer of the spend totals it shares with the commerce store (addSpend). The range is
     // addSpend's lines: re-check it whenever commerceTables.ts changes.
     "src/layers/wallet/WalletStore.memory.ts",
     "src/layers/storage/memory/commerceTables.ts:121-125",
-    // An order's money: its escrow hold and pending transaction, and the one place its answer or its
-    // deadline settles or refunds it (for a buy's and a paid call's order; a saga's only records).
-    "src/services/orders/placing.ts",
-    "src/services/orders/outcome.ts"
+    // The purchase: its records (the offer snapshot, the transaction, the order), the one lifecycle
+    // every way of buying shares, and an order's answer or deadline settling or refunding it (for a
+    // buy's and a paid call's order; a saga's only records).
+    "src/services/purchases/records.ts",
+    "src/services/purchases/Purchases.ts",
+    "src/services/purchases/Orders.ts"
   ],
   // Code run while modules load or layers are built (beforeAll) is "static": such a mutant runs the
   // whole (small, ~5 s) mutation suite rather than being credited to one test.

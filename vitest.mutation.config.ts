@@ -16,10 +16,10 @@ export default defineConfig({
       "test/suites/orders-negotiation.test.ts",
       "test/suites/freeze.test.ts",
       "test/suites/dedupe-policy.test.ts",
-      // The orders' outcome is mutated: the saga's and the paid call's orders end there too.
+      // Orders are mutated: the saga's and the paid call's orders end there too.
       "test/suites/orders-saga.test.ts",
       "test/suites/orders-paid-call.test.ts",
-      // A push order's push state is set where it is placed (placing.ts) and cleared where it ends.
+      // A push order's push state is set where it is placed (records.ts) and cleared where it ends (Orders.ts).
       "test/suites/orders-push.test.ts",
       "test/suites/orders-push-dispatch.test.ts",
       "test/model/*.test.ts"

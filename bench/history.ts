@@ -14,7 +14,7 @@ import { CommerceSeedLive } from "../src/layers/seed/seedCommerce.js"
 import { EmbeddedStorageLive, MemoryStorageLive, PgStorageLive } from "../src/layers/stores.js"
 import { AppConfig } from "../src/services/platform/AppConfig.js"
 import { CatalogStore } from "../src/services/commerce/CatalogStore.js"
-import { CommerceStore } from "../src/services/commerce/CommerceStore.js"
+import { PurchaseStore } from "../src/services/purchases/PurchaseStore.js"
 import { DisputeStore } from "../src/services/commerce/DisputeStore.js"
 import { AnalyticsStore } from "../src/services/reputation/AnalyticsStore.js"
 import { WalletStore } from "../src/services/wallet/WalletStore.js"
@@ -67,7 +67,7 @@ const agentReads = (agentId: string) =>
   Effect.gen(function* () {
     const wallets = yield* WalletStore
     const analytics = yield* AnalyticsStore
-    const commerce = yield* CommerceStore
+    const commerce = yield* PurchaseStore
     const disputes = yield* DisputeStore
     return [
       [
@@ -114,7 +114,7 @@ type StorageServices = Layer.Success<typeof MemoryStorageLive> | AppConfig
 
 const run = (name: string, storage: Layer.Layer<StorageServices, unknown, never>) =>
   Effect.gen(function* () {
-    const commerce = yield* CommerceStore
+    const commerce = yield* PurchaseStore
     const catalog = yield* CatalogStore
     const t0 = performance.now()
     const fresh = "agt_hfresh"

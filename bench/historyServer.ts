@@ -2,7 +2,7 @@
 // src/main.ts assembles it (config from the environment, ServerLive), plus a command line on stdin
 // that seeds its own storage through the stores the app uses, so the seeded rows live where the
 // server reads them on every storage (the memory store has no file another process could fill):
-//   {"cmd":"purchases","agentId":…,"n":…,…}  n completed purchases through CommerceStore.insertTransaction
+//   {"cmd":"purchases","agentId":…,"n":…,…}  n completed purchases through PurchaseStore.insertTransaction
 //   {"cmd":"services","n":…}                 n listed services through CatalogStore.insert
 // each followed by VACUUM ANALYZE on the SQL stores (as autovacuum would after a bulk load; PGlite
 // has none). Each command answers one JSON line on stdout. Bundled by bench/run.ts like dist/main.js.
@@ -16,7 +16,7 @@ import type { ServiceRecord } from "../src/schema/commerce/services.js"
 import type { TransactionRecord } from "../src/schema/commerce/transactions.js"
 import { AppConfig } from "../src/services/platform/AppConfig.js"
 import { CatalogStore } from "../src/services/commerce/CatalogStore.js"
-import { CommerceStore } from "../src/services/commerce/CommerceStore.js"
+import { PurchaseStore } from "../src/services/purchases/PurchaseStore.js"
 import { marketService, seededPurchase } from "./seedRows.js"
 
 interface PurchasesCommand {
@@ -73,7 +73,7 @@ const run = (command: Command) =>
     const config = yield* AppConfig
     const concurrency = config.storage === "postgres" ? 8 : 1
     if (command.cmd === "purchases") {
-      const commerce = yield* CommerceStore
+      const commerce = yield* PurchaseStore
       yield* Effect.forEach(
         Array.from({ length: command.n }, (_, i) => i),
         (i) => {

@@ -24,7 +24,8 @@ const message = (e: unknown) => {
 // The application's layers are imported only here, so the HTTP mode starts quickly.
 const directProgram = async (o: Options) => {
   const { AppConfig } = await import("../services/platform/AppConfig.js")
-  const { Keys, KeysStore } = await import("../services/keys/Keys.js")
+  const { Keys } = await import("../services/keys/Keys.js")
+  const { KeysStore } = await import("../services/keys/KeysStore.js")
   return Effect.gen(function* () {
     const keys = yield* Keys
     const store = yield* KeysStore

@@ -31,6 +31,7 @@ import { Marketplace } from "../services/marketplace/Marketplace.js"
 import { RateLimiter } from "../services/keys/RateLimiter.js"
 import { Builder } from "../services/projects/Builder.js"
 import { RuleEvaluatorLive } from "../services/projects/Evaluator.js"
+import { Governance } from "../services/invest/Governance.js"
 import { Invest } from "../services/invest/Invest.js"
 import { Projects } from "../services/projects/Projects.js"
 import { Sessions } from "../services/sessions/Sessions.js"
@@ -43,19 +44,21 @@ import { Catalog, CatalogOffersLive } from "../services/commerce/Catalog.js"
 import { Publishing } from "../services/commerce/Publishing.js"
 import { Commerce } from "../services/commerce/Commerce.js"
 import { NegotiatedPricesLive } from "../services/negotiation/NegotiatedPricesLive.js"
+import { SagaOrderOwnersLive } from "../services/saga/SagaOrderOwners.js"
 import { PaidPurchases } from "../services/mpp/PaidPurchases.js"
 import { Disputes } from "../services/commerce/Disputes.js"
 import { Reputation } from "../services/reputation/Reputation.js"
 import { Wallet } from "../services/wallet/Wallet.js"
 import { Audit } from "../services/audit/Audit.js"
 import { Overview } from "../services/audit/Overview.js"
+import { WebhookDelivery } from "../services/webhooks/WebhookDelivery.js"
 import { Webhooks } from "../services/webhooks/Webhooks.js"
 import { DisputeWorkerLive } from "../services/commerce/Disputes.js"
-import { Orders } from "../services/orders/Orders.js"
-import { SellerBoard } from "../services/orders/SellerBoard.js"
+import { Orders } from "../services/purchases/Orders.js"
+import { SellerBoard } from "../services/purchases/SellerBoard.js"
 import { CommerceSeedLive } from "./seed/seedCommerce.js"
 import { WebhookWorkerLive } from "../services/webhooks/WebhookWorker.js"
-import { PushWorkerLive } from "../services/orders/PushWorker.js"
+import { PushWorkerLive } from "../services/purchases/PushWorker.js"
 import { NegotiationWorkerLive } from "../services/negotiation/worker.js"
 import { SagaWorkerLive } from "../services/saga/worker.js"
 import { BuilderWorkerLive } from "../services/projects/Builder.js"
@@ -68,15 +71,17 @@ import { StripeProcessorLive } from "./payments/PaymentProcessor.stripe.js"
 import { NodeWebhookTransport } from "./webhooks/WebhookTransport.node.js"
 
 /**
- * Ports implemented by services: negotiation, sagas and MPP read offers from the commerce catalog
- * (SeedOffersLive in src/services/commerce/Offers.ts reads the seed file instead, for tests without storage);
- * Commerce reads negotiated prices from Negotiations; projects are scored by the rule evaluator
- * (swap RuleEvaluatorLive for a model-backed one).
+ * Ports implemented by services above the domain that declares them: purchases, negotiation, sagas
+ * and MPP read offers from the commerce catalog (SeedOffersLive in src/services/purchases/Offers.ts
+ * reads the seed file instead, for tests without storage); purchases redeem negotiated prices through
+ * Negotiations and tell a saga that its order ended (SagaOrderOwnersLive); projects are scored by the
+ * rule evaluator (swap RuleEvaluatorLive for a model-backed one).
  */
 const OffersFromCatalogLive = CatalogOffersLive.pipe(Layer.provide(Catalog.layer))
 const ServicePortsLive = Layer.mergeAll(
   OffersFromCatalogLive,
   NegotiatedPricesLive.pipe(Layer.provide(Negotiations.layer), Layer.provide(OffersFromCatalogLive)),
+  SagaOrderOwnersLive,
   RuleEvaluatorLive
 )
 
@@ -97,11 +102,13 @@ const DomainServicesLive = Layer.mergeAll(
   Builder.layer,
   Sessions.layer,
   Invest.layer,
+  Governance.layer,
   Discovery.layer,
   Negotiations.layer,
   Sagas.layer,
   Mpp.layer,
   Webhooks.layer,
+  WebhookDelivery.layer,
   Wallet.layer,
   Audit.layer,
   Overview.layer,

@@ -3,7 +3,7 @@
 // src/layers/app.ts chooses one of them from STORAGE.
 import { MemoryIdempotencyStore } from "./idempotency/IdempotencyStore.memory.js"
 import { MemoryCatalogStore } from "./commerce/CatalogStore.memory.js"
-import { MemoryCommerceStore } from "./commerce/CommerceStore.memory.js"
+import { MemoryPurchaseStore } from "./purchases/PurchaseStore.memory.js"
 import { MemoryDisputeStore } from "./commerce/DisputeStore.memory.js"
 import { MemoryWalletStore } from "./wallet/WalletStore.memory.js"
 import { MemoryAnalyticsStore } from "./reputation/AnalyticsStore.memory.js"
@@ -14,7 +14,7 @@ import { MemoryRateLimitStore } from "./keys/RateLimitStore.memory.js"
 import { MemoryEventStore } from "./events/EventStore.memory.js"
 import { MemoryWebhookStore } from "./webhooks/WebhookStore.memory.js"
 import { MemoryLedgerStore } from "./ledger/LedgerStore.memory.js"
-import { MemorySettlementStore } from "./commerce/SettlementStore.memory.js"
+import { MemorySettlementStore } from "./purchases/SettlementStore.memory.js"
 import { MemoryDb, MemoryTransactor } from "./storage/memory/MemoryDb.js"
 import { MemoryInvestStore } from "./invest/InvestStore.memory.js"
 import { MemoryFakeProcessorStore } from "./payments/FakeProcessorStore.memory.js"
@@ -29,7 +29,7 @@ import { MemoryAuditStore } from "./audit/AuditStore.memory.js"
 import { MemoryOverviewStore } from "./audit/OverviewStore.memory.js"
 import { PgIdempotencyStore } from "./idempotency/IdempotencyStore.postgres.js"
 import { PgCatalogStore } from "./commerce/CatalogStore.postgres.js"
-import { PgCommerceStore } from "./commerce/CommerceStore.postgres.js"
+import { PgPurchaseStore } from "./purchases/PurchaseStore.postgres.js"
 import { PgDisputeStore } from "./commerce/DisputeStore.postgres.js"
 import { PgWalletStore } from "./wallet/WalletStore.postgres.js"
 import { PgAnalyticsStore } from "./reputation/AnalyticsStore.postgres.js"
@@ -40,7 +40,7 @@ import { PgRateLimitStore } from "./keys/RateLimitStore.postgres.js"
 import { PgEventStore } from "./events/EventStore.postgres.js"
 import { PgWebhookStore } from "./webhooks/WebhookStore.postgres.js"
 import { PgLedgerStore } from "./ledger/LedgerStore.postgres.js"
-import { PgSettlementStore } from "./commerce/SettlementStore.postgres.js"
+import { PgSettlementStore } from "./purchases/SettlementStore.postgres.js"
 import { EmbeddedMigrationsLive, MigrationsLive, PgClientLive, PgTransactor } from "./storage/postgres/PgDb.js"
 import { PgInvestStore } from "./invest/InvestStore.postgres.js"
 import { PgFakeProcessorStore } from "./payments/FakeProcessorStore.postgres.js"
@@ -57,32 +57,34 @@ import { MemoryRefusalsStore } from "./refusals/RefusalsStore.memory.js"
 import { PgRefusalsStore } from "./refusals/RefusalsStore.postgres.js"
 import { MemoryWriteReceiptStore } from "./idempotency/WriteReceiptStore.memory.js"
 import { PgWriteReceiptStore } from "./idempotency/WriteReceiptStore.postgres.js"
-import { MemoryOrderStore } from "./orders/OrderStore.memory.js"
-import { PgOrderStore } from "./orders/OrderStore.postgres.js"
-import { MemorySellerBoardStore } from "./orders/SellerBoardStore.memory.js"
-import { PgSellerBoardStore } from "./orders/SellerBoardStore.postgres.js"
+import { MemoryOrderStore } from "./purchases/OrderStore.memory.js"
+import { PgOrderStore } from "./purchases/OrderStore.postgres.js"
+import { MemorySellerBoardStore } from "./purchases/SellerBoardStore.memory.js"
+import { PgSellerBoardStore } from "./purchases/SellerBoardStore.postgres.js"
 import { Effect, Layer } from "effect"
 import { pgClientLayer } from "./storage/postgres/PgDb.js"
 import { EmbeddedPostgres, EmbeddedPostgresLive, EmbeddedVacuumLive } from "./storage/embedded.js"
 
 /** The stores over the commerce tables (src/layers/storage/memory/commerceTables.ts): catalogue, transactions, disputes, wallets, analytics. */
-export const MemoryCommerceStoresLive = Layer.mergeAll(
+export const MemoryPurchaseStoresLive = Layer.mergeAll(
   MemoryCatalogStore,
   MemoryWalletStore,
-  MemoryCommerceStore,
+  MemoryPurchaseStore,
   MemoryDisputeStore,
   MemoryAnalyticsStore
 )
 
 export const MemoryStorageLive = Layer.mergeAll(
   MemoryTransactor,
-  MemoryCommerceStoresLive,
+  MemoryPurchaseStoresLive,
   MemoryMarketplaceStore,
   MemoryKnowledgeStore,
   MemoryKeysStore,
   MemoryRateLimitStore,
   MemoryLedgerStore,
-  MemorySettlementStore.pipe(Layer.provide([MemoryLedgerStore, MemoryCommerceStoresLive, MemoryEventStore])),
+  MemorySettlementStore.pipe(
+    Layer.provide([MemoryLedgerStore, MemoryPurchaseStoresLive, MemoryEventStore, MemoryOrderStore, MemoryKeysStore])
+  ),
   MemoryEventStore,
   MemoryWebhookStore,
   MemoryIdempotencyStore,
@@ -108,7 +110,7 @@ const PgStoresOnly = Layer.mergeAll(
   PgTransactor,
   PgCatalogStore,
   PgWalletStore,
-  PgCommerceStore,
+  PgPurchaseStore,
   PgDisputeStore,
   PgAnalyticsStore,
   PgMarketplaceStore,

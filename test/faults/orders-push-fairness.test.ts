@@ -5,7 +5,7 @@
 // the figure is the dispatcher's own fairness); the numbers are printed for the record.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { PUSH_PER_SELLER } from "../../src/services/orders/push.js"
+import { PUSH_PER_SELLER } from "../../src/services/purchases/push.js"
 import { newSecret, pushOrders } from "../fixtures/pushOrders.js"
 import { refusingUrl, startPushSeller } from "../fixtures/pushSeller.js"
 import { eventually } from "../fixtures/wait.js"

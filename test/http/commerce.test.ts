@@ -308,11 +308,17 @@ describeEachStorage("commerce over HTTP", (storage) => {
     expect((await call(`${base}/disputes?limit=0`, { headers: as(buyer) })).status).toBe(400)
     expect((await call(`${base}/disputes?cursor=zz`, { headers: as(buyer) })).body).toMatchObject({ field: "cursor" })
     const rep = await call(`${base}/reputation`, { headers: as(seller) })
-    // reviews 400·((2+6)/3 − 1)/4 = 167; disputes: 1 lost of 1 deal → 0; volume 0; tenure 0.
+    // The refunded purchase's 2-star review no longer counts (docs/reputation.md): reviews are the
+    // prior alone, 400·((0+6)/2 − 1)/4 = 200; disputes: 1 lost of 1 deal → 0; volume 0; tenure 0.
     expect(rep.body).toMatchObject({
-      score: 167,
+      score: 200,
       band: "Bronze",
-      factors: { reviews: { points: 167 }, disputes: { points: 0, lost: 1 } }
+      factors: { reviews: { points: 200, count: 0 }, disputes: { points: 0, lost: 1 } }
+    })
+    // Nor in the service's rating.
+    expect((await call(`${base}/services/${serviceId}`, { headers: as(buyer) })).body).toMatchObject({
+      rating: null,
+      reviewCount: 0
     })
     const board = await call(`${base}/leaderboard?limit=3`, { headers: as(seller) })
     expect(board.body.data).toHaveLength(3)

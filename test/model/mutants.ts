@@ -34,7 +34,7 @@ export const mutants: ReadonlyArray<Mutant> = [
     breaks: "a purchase that lands exactly on the daily limit is allowed (`>` flipped to `>=`)",
     edits: [
       {
-        file: "src/services/wallet/limits.ts",
+        file: "src/services/wallet/Wallet.ts",
         find: "if (today + priceCents > p.dailyLimitCents) {",
         replace: "if (today + priceCents >= p.dailyLimitCents) {"
       }
@@ -45,7 +45,7 @@ export const mutants: ReadonlyArray<Mutant> = [
     breaks: "escrow held by running sagas counts against the daily and monthly limits",
     edits: [
       {
-        file: "src/services/wallet/limits.ts",
+        file: "src/services/wallet/Wallet.ts",
         find: "const held = yield* store.heldCents(agentId)\n",
         replace: "const held = 0 * (yield* store.heldCents(agentId))\n"
       }

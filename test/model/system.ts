@@ -9,22 +9,23 @@ import { StorageUnavailable } from "../../src/schema/platform/errors.js"
 import { EmbeddedStorageLive, MemoryStorageLive, PgStorageLive } from "../../src/layers/stores.js"
 import { AppConfig } from "../../src/services/platform/AppConfig.js"
 import { Catalog, CatalogOffersLive } from "../../src/services/commerce/Catalog.js"
-import { CommerceStore } from "../../src/services/commerce/CommerceStore.js"
+import { PurchaseStore } from "../../src/services/purchases/PurchaseStore.js"
 import { NegotiatedPricesLive } from "../../src/services/negotiation/NegotiatedPricesLive.js"
 import { Ids } from "../../src/services/platform/Db.js"
-import { KeysStore } from "../../src/services/keys/Keys.js"
+import { KeysStore } from "../../src/services/keys/KeysStore.js"
 import { Agent } from "../../src/schema/keys/keys.js"
 import { LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Mpp } from "../../src/services/mpp/Mpp.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
-import { Orders } from "../../src/services/orders/Orders.js"
+import { Orders } from "../../src/services/purchases/Orders.js"
 import { Sagas } from "../../src/services/saga/Saga.js"
-import { SettlementStore } from "../../src/services/commerce/SettlementStore.js"
+import { SettlementStore } from "../../src/services/purchases/SettlementStore.js"
 import { WalletStore } from "../../src/services/wallet/WalletStore.js"
 import { freshDatabase, type StorageCase } from "../fixtures/db.js"
 import { agentCaller, commerceServices, serviceBody, type tier, unlimitedWallet } from "../fixtures/money.js"
 import type * as M from "./model.js"
 import type { FaultPoint } from "./world.js"
+import { SagaOrderOwnersLive } from "../../src/services/saga/SagaOrderOwners.js"
 
 /** The stores of a storage, as every storage provides them (the SQL ones the SQL client too), and the configuration they were built with. */
 export type Stores = Layer.Success<typeof MemoryStorageLive> | AppConfig
@@ -46,14 +47,14 @@ export const withFaults = (stores: Context.Context<Stores>, faults: Faults): Con
   const settlement = Context.get(stores, SettlementStore)
   const ledger = Context.get(stores, LedgerStore)
   const wallet = Context.get(stores, WalletStore)
-  const commerce = Context.get(stores, CommerceStore)
+  const commerce = Context.get(stores, PurchaseStore)
   let ctx = Context.add(stores, SettlementStore, {
     ...settlement,
     write: (x) => Effect.andThen(settlement.write(x), trip("settlement"))
   })
   ctx = Context.add(ctx, LedgerStore, { ...ledger, append: (e) => Effect.andThen(ledger.append(e), trip("ledger")) })
   ctx = Context.add(ctx, WalletStore, { ...wallet, put: (w) => Effect.andThen(wallet.put(w), trip("wallet")) })
-  return Context.add(ctx, CommerceStore, {
+  return Context.add(ctx, PurchaseStore, {
     ...commerce,
     updateApproval: (a) => Effect.andThen(commerce.updateApproval(a), trip("approval"))
   })
@@ -108,6 +109,7 @@ export const servicesLayer = Layer.merge(commerceServices, Orders.layer).pipe(
     )
   ),
   Layer.provideMerge(offers),
+  Layer.provideMerge(SagaOrderOwnersLive),
   Layer.provideMerge(Ids.Live)
 )
 /** The services the model's operations run on, over the stores. */

@@ -13,19 +13,21 @@ import { CommerceSeedLive, PLATFORM_SELLERS_ACCOUNT } from "../../src/layers/see
 import type { Caller } from "../../src/services/keys/Caller.js"
 import { Catalog } from "../../src/services/commerce/Catalog.js"
 import { CatalogStore } from "../../src/services/commerce/CatalogStore.js"
-import { simulateDelivery } from "../../src/services/commerce/simulation.js"
+import { simulateDelivery } from "../../src/services/purchases/simulation.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
-import { NoNegotiatedPrices } from "../../src/services/commerce/NegotiatedPrices.js"
+import { NoNegotiatedPrices } from "../../src/services/purchases/NegotiatedPrices.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { Disputes } from "../../src/services/commerce/Disputes.js"
 import { Events } from "../../src/services/events/Events.js"
-import { Keys, KeysStore } from "../../src/services/keys/Keys.js"
+import { Keys } from "../../src/services/keys/Keys.js"
+import { KeysStore } from "../../src/services/keys/KeysStore.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { Reputation } from "../../src/services/reputation/Reputation.js"
 import { bandOf, reputationScore } from "../../src/services/reputation/policy.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { loosens, DEFAULT_POLICY } from "../../src/schema/wallet/policy.js"
 import { forEachStorage } from "../fixtures/suite.js"
+import { SagaOrderOwnersLive } from "../../src/services/saga/SagaOrderOwners.js"
 
 const DAY = 86_400_000
 
@@ -155,6 +157,7 @@ forEachStorage(
       Layer.provideMerge(Wallet.layer),
       Layer.provideMerge(Layer.mergeAll(Catalog.layer, Ledger.layer, Events.layer, Keys.layer)),
       Layer.provideMerge(CommerceSeedLive),
+      Layer.provideMerge(SagaOrderOwnersLive),
       Layer.provideMerge(storage),
       Layer.provideMerge(Ids.Live)
     ),

@@ -12,24 +12,26 @@ import type { TransactionRecord } from "../../src/schema/commerce/transactions.j
 import { Agent } from "../../src/schema/keys/keys.js"
 import { CommerceSeedLive, PLATFORM_SELLERS_ACCOUNT } from "../../src/layers/seed/seedCommerce.js"
 import { COUNTER_SHARDS } from "../../src/schema/reputation/counters.js"
-import { MemoryCommerceStore } from "../../src/layers/commerce/CommerceStore.memory.js"
+import { MemoryPurchaseStore } from "../../src/layers/purchases/PurchaseStore.memory.js"
 import { MemoryDisputeStore } from "../../src/layers/commerce/DisputeStore.memory.js"
 import { MemoryAnalyticsStore } from "../../src/layers/reputation/AnalyticsStore.memory.js"
 import { MemoryDb } from "../../src/layers/storage/memory/MemoryDb.js"
 import type { Caller } from "../../src/services/keys/Caller.js"
 import { Catalog } from "../../src/services/commerce/Catalog.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
-import { NoNegotiatedPrices } from "../../src/services/commerce/NegotiatedPrices.js"
-import { CommerceStore } from "../../src/services/commerce/CommerceStore.js"
+import { NoNegotiatedPrices } from "../../src/services/purchases/NegotiatedPrices.js"
+import { PurchaseStore } from "../../src/services/purchases/PurchaseStore.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { Disputes } from "../../src/services/commerce/Disputes.js"
 import { Events } from "../../src/services/events/Events.js"
-import { Keys, KeysStore } from "../../src/services/keys/Keys.js"
+import { Keys } from "../../src/services/keys/Keys.js"
+import { KeysStore } from "../../src/services/keys/KeysStore.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { AnalyticsStore } from "../../src/services/reputation/AnalyticsStore.js"
 import { Reputation } from "../../src/services/reputation/Reputation.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { forEachStorage } from "../fixtures/suite.js"
+import { SagaOrderOwnersLive } from "../../src/services/saga/SagaOrderOwners.js"
 
 const caller = (agentId: string, accountId = `acct_${agentId}`): Caller => ({
   accountId,
@@ -69,6 +71,7 @@ forEachStorage(
       Layer.provideMerge(Wallet.layer),
       Layer.provideMerge(Layer.mergeAll(Catalog.layer, Ledger.layer, Events.layer, Keys.layer)),
       Layer.provideMerge(CommerceSeedLive),
+      Layer.provideMerge(SagaOrderOwnersLive),
       Layer.provideMerge(storage),
       Layer.provideMerge(Ids.Live)
     ),
@@ -252,13 +255,13 @@ forEachStorage(
 )
 
 describe("agent counters [memory engine]", () => {
-  const stores = Layer.mergeAll(MemoryCommerceStore, MemoryAnalyticsStore, MemoryDisputeStore).pipe(
+  const stores = Layer.mergeAll(MemoryPurchaseStore, MemoryAnalyticsStore, MemoryDisputeStore).pipe(
     Layer.provideMerge(MemoryDb.layer)
   )
   layer(stores)((it) => {
     it.effect("a tampered counter is reported with both values; the writes keep no drift", () =>
       Effect.gen(function* () {
-        const store = yield* CommerceStore
+        const store = yield* PurchaseStore
         const analytics = yield* AnalyticsStore
         const db = yield* MemoryDb
         const tx: TransactionRecord = {

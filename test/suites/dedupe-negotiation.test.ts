@@ -10,7 +10,7 @@ import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.j
 import { IdempotencyKeyReused } from "../../src/schema/platform/errors.js"
 import { commerceServices } from "../../src/seed/services.js"
 import { CommerceSeedLive } from "../../src/layers/seed/seedCommerce.js"
-import { offersFrom } from "../../src/services/commerce/Offers.js"
+import { offersFrom } from "../../src/services/purchases/Offers.js"
 import { Events } from "../../src/services/events/Events.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"

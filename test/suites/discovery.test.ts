@@ -12,7 +12,8 @@ import { Discovery, REVALIDATE_MS } from "../../src/services/discovery/Discovery
 import { classifyUserAgent } from "../../src/services/discovery/visitor.js"
 import { RuleEvaluatorLive } from "../../src/services/projects/Evaluator.js"
 import { Keys } from "../../src/services/keys/Keys.js"
-import { Marketplace, MarketplaceStore } from "../../src/services/marketplace/Marketplace.js"
+import { Marketplace } from "../../src/services/marketplace/Marketplace.js"
+import { MarketplaceStore } from "../../src/services/marketplace/MarketplaceStore.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const routes: ReadonlyArray<CatalogRoute> = [

@@ -10,7 +10,7 @@ import { CommerceSeedLive, PLATFORM_SELLERS_ACCOUNT } from "../../src/layers/see
 import { makeNodeTransport } from "../../src/layers/webhooks/WebhookTransport.node.js"
 import { Catalog } from "../../src/services/commerce/Catalog.js"
 import { Publishing } from "../../src/services/commerce/Publishing.js"
-import { KeysStore } from "../../src/services/keys/Keys.js"
+import { KeysStore } from "../../src/services/keys/KeysStore.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { WebhookTransport } from "../../src/services/webhooks/WebhookTransport.js"
 import { agentCaller, serviceBody, tier } from "../fixtures/money.js"

@@ -14,7 +14,9 @@ import { NotATopHolder, StakeExhausted } from "../../src/schema/invest/invest.js
 import { EXTERNAL_GRANTS, InsufficientFunds, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { Events } from "../../src/services/events/Events.js"
-import { Invest, investmentAccount, VETO_WINDOW_MS } from "../../src/services/invest/Invest.js"
+import { Governance } from "../../src/services/invest/Governance.js"
+import { Invest } from "../../src/services/invest/Invest.js"
+import { investmentAccount, VETO_WINDOW_MS } from "../../src/services/invest/policy.js"
 import { Keys } from "../../src/services/keys/Keys.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { Marketplace } from "../../src/services/marketplace/Marketplace.js"
@@ -210,6 +212,7 @@ forEachStorage(
       () =>
         Effect.gen(function* () {
           const invest = yield* Invest
+          const governance = yield* Governance
           // 12 holders of distinct sizes, far above any platform holdings of earlier tests.
           const agents = yield* Effect.forEach(
             Array.from({ length: 12 }, (_, i) => i),
@@ -219,9 +222,9 @@ forEachStorage(
           const [a1, a2, a3, , , , , , , a10, a11, a12] = agents
           // agents[11] holds 1.2M (rank 1) … agents[2] holds 300k (rank 10); agents[0..1] (100k, 200k) are outside.
           expect(
-            yield* Effect.flip(invest.createProposal(a1, { title: "Lower fees", description: "" }))
+            yield* Effect.flip(governance.createProposal(a1, { title: "Lower fees", description: "" }))
           ).toBeInstanceOf(NotATopHolder)
-          const p = yield* invest.createProposal(a3, {
+          const p = yield* governance.createProposal(a3, {
             title: "Lower fees",
             description: "Cut the fee to 12%",
             votingPeriodHours: 48
@@ -236,83 +239,88 @@ forEachStorage(
           expect(Date.parse(p.votingEndsAt) - Date.parse(p.createdAt)).toBe(48 * HOUR)
 
           // Outside the top 10: refused, even after buying more once the snapshot was taken.
-          expect(yield* Effect.flip(invest.vote(a1, { proposalId: p.id, choice: "yes" }))).toBeInstanceOf(NotATopHolder)
+          expect(yield* Effect.flip(governance.vote(a1, { proposalId: p.id, choice: "yes" }))).toBeInstanceOf(
+            NotATopHolder
+          )
           yield* invest.invest(a2, { tokens: 2_000_000 })
-          expect(yield* Effect.flip(invest.vote(a2, { proposalId: p.id, choice: "yes" }))).toMatchObject({
+          expect(yield* Effect.flip(governance.vote(a2, { proposalId: p.id, choice: "yes" }))).toMatchObject({
             _tag: "NotATopHolder",
             proposalId: p.id
           })
 
-          const v1 = yield* invest.vote(a12, { proposalId: p.id, choice: "yes" }) // 1.2M
+          const v1 = yield* governance.vote(a12, { proposalId: p.id, choice: "yes" }) // 1.2M
           expect(v1.vote).toMatchObject({ weight: 1_200_000, choice: "yes" })
-          yield* invest.vote(a11, { proposalId: p.id, choice: "no" }) // 1.1M
-          yield* invest.vote(a10, { proposalId: p.id, choice: "yes" }) // 1M
-          const v4 = yield* invest.vote(a3, { proposalId: p.id, choice: "abstain" }) // 300k
+          yield* governance.vote(a11, { proposalId: p.id, choice: "no" }) // 1.1M
+          yield* governance.vote(a10, { proposalId: p.id, choice: "yes" }) // 1M
+          const v4 = yield* governance.vote(a3, { proposalId: p.id, choice: "abstain" }) // 300k
           expect(v4.proposal.tally).toEqual({ yes: 2_200_000, no: 1_100_000, abstain: 300_000, votesCast: 4 })
           expect(v4.proposal.status).toBe("open")
           // One vote each: a second is refused, and the tally does not move.
-          expect(yield* Effect.flip(invest.vote(a12, { proposalId: p.id, choice: "no" }))).toMatchObject({
+          expect(yield* Effect.flip(governance.vote(a12, { proposalId: p.id, choice: "no" }))).toMatchObject({
             _tag: "Conflict",
             state: "voted"
           })
-          expect((yield* invest.getProposal(p.id)).tally.yes).toBe(2_200_000)
+          expect((yield* governance.getProposal(p.id)).tally.yes).toBe(2_200_000)
 
           // The window closes: 3.6M of 7.5M voted (quorum 3.75M not reached) → rejected, though yes > no.
           yield* TestClock.adjust(48 * HOUR)
-          const closed = yield* invest.getProposal(p.id)
+          const closed = yield* governance.getProposal(p.id)
           expect(closed.status).toBe("rejected")
           expect(closed.closedAt).toBe(p.votingEndsAt)
-          expect(yield* Effect.flip(invest.vote(agents[4], { proposalId: p.id, choice: "yes" }))).toMatchObject({
+          expect(yield* Effect.flip(governance.vote(agents[4], { proposalId: p.id, choice: "yes" }))).toMatchObject({
             _tag: "Conflict",
             state: "rejected"
           })
-          expect(yield* Effect.flip(invest.veto(FOUNDER, p.id, "no"))).toMatchObject({
+          expect(yield* Effect.flip(governance.veto(FOUNDER, p.id, "no"))).toMatchObject({
             _tag: "Conflict",
             state: "rejected"
           })
 
           // A second proposal reaches quorum and passes; the founder vetoes it.
-          const q = yield* invest.createProposal(a12, { title: "New template category", description: "Add Education" })
+          const q = yield* governance.createProposal(a12, {
+            title: "New template category",
+            description: "Add Education"
+          })
           expect(q.snapshot.voters[0]).toMatchObject({ agentId: a2, weight: 2_200_000 }) // a2 now ranks first
           expect(q.snapshot.totalWeight).toBe(9_400_000)
-          yield* invest.vote(a2, { proposalId: q.id, choice: "yes" }) // 2.2M
-          yield* invest.vote(a12, { proposalId: q.id, choice: "yes" }) // 1.2M
-          yield* invest.vote(a11, { proposalId: q.id, choice: "no" }) // 1.1M
-          yield* invest.vote(a10, { proposalId: q.id, choice: "yes" }) // 1M: 5.5M of 9.4M voted, quorum 4.7M met
+          yield* governance.vote(a2, { proposalId: q.id, choice: "yes" }) // 2.2M
+          yield* governance.vote(a12, { proposalId: q.id, choice: "yes" }) // 1.2M
+          yield* governance.vote(a11, { proposalId: q.id, choice: "no" }) // 1.1M
+          yield* governance.vote(a10, { proposalId: q.id, choice: "yes" }) // 1M: 5.5M of 9.4M voted, quorum 4.7M met
           yield* TestClock.adjust(72 * HOUR)
-          const passed = yield* invest.getProposal(q.id)
+          const passed = yield* governance.getProposal(q.id)
           expect(passed).toMatchObject({
             status: "passed",
             quorumWeight: 4_700_000,
             tally: { yes: 4_400_000, no: 1_100_000, abstain: 0, votesCast: 4 }
           })
           expect(Date.parse(passed.vetoWindowEndsAt!) - Date.parse(passed.closedAt!)).toBe(VETO_WINDOW_MS)
-          expect(yield* Effect.flip(invest.veto("acct_someone_else", q.id, "mine"))).toBeInstanceOf(Forbidden)
-          const vetoed = yield* invest.veto(FOUNDER, q.id, "Out of scope for this quarter")
+          expect(yield* Effect.flip(governance.veto("acct_someone_else", q.id, "mine"))).toBeInstanceOf(Forbidden)
+          const vetoed = yield* governance.veto(FOUNDER, q.id, "Out of scope for this quarter")
           expect(vetoed.status).toBe("vetoed")
           expect(vetoed.veto).toMatchObject({ reason: "Out of scope for this quarter", byAccountId: FOUNDER })
-          expect((yield* invest.getProposal(q.id)).status).toBe("vetoed")
-          expect(yield* Effect.flip(invest.veto(FOUNDER, q.id, "again"))).toMatchObject({
+          expect((yield* governance.getProposal(q.id)).status).toBe("vetoed")
+          expect(yield* Effect.flip(governance.veto(FOUNDER, q.id, "again"))).toMatchObject({
             _tag: "Conflict",
             state: "vetoed"
           })
 
           // A third passes early (every snapshot voter voted) and, unvetoed, is executed when the veto window ends.
-          const r = yield* invest.createProposal(a12, { title: "Publish a roadmap", description: "" })
+          const r = yield* governance.createProposal(a12, { title: "Publish a roadmap", description: "" })
           for (const v of r.snapshot.voters)
-            yield* invest.vote(v.agentId, { proposalId: r.id, choice: v.rank <= 6 ? "yes" : "no" })
-          const early = yield* invest.getProposal(r.id)
+            yield* governance.vote(v.agentId, { proposalId: r.id, choice: v.rank <= 6 ? "yes" : "no" })
+          const early = yield* governance.getProposal(r.id)
           expect(early.status).toBe("passed")
           expect(early.closedAt).toBe(early.createdAt)
           yield* TestClock.adjust(VETO_WINDOW_MS)
-          const executed = yield* invest.getProposal(r.id)
+          const executed = yield* governance.getProposal(r.id)
           expect(executed).toMatchObject({ status: "executed", executedAt: early.vetoWindowEndsAt })
-          expect(yield* Effect.flip(invest.veto(FOUNDER, r.id, "too late"))).toMatchObject({
+          expect(yield* Effect.flip(governance.veto(FOUNDER, r.id, "too late"))).toMatchObject({
             _tag: "Conflict",
             state: "executed"
           })
-          expect((yield* invest.listProposals(10)).map((x) => x.id).slice(0, 3)).toEqual([r.id, q.id, p.id])
-          expect(yield* Effect.flip(invest.getProposal("prop_missing"))).toBeInstanceOf(NotFound)
+          expect((yield* governance.listProposals(10)).map((x) => x.id).slice(0, 3)).toEqual([r.id, q.id, p.id])
+          expect(yield* Effect.flip(governance.getProposal("prop_missing"))).toBeInstanceOf(NotFound)
         })
     )
   },

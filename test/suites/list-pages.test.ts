@@ -9,9 +9,9 @@ import type { TransactionFilter } from "../../src/schema/commerce/filters.js"
 import type { TransactionRecord } from "../../src/schema/commerce/transactions.js"
 import type { ProposalRecord } from "../../src/schema/invest/invest.js"
 import { Agent } from "../../src/schema/keys/keys.js"
-import { InvestStore } from "../../src/services/invest/Invest.js"
-import { KeysStore } from "../../src/services/keys/Keys.js"
-import { CommerceStore } from "../../src/services/commerce/CommerceStore.js"
+import { InvestStore } from "../../src/services/invest/InvestStore.js"
+import { KeysStore } from "../../src/services/keys/KeysStore.js"
+import { PurchaseStore } from "../../src/services/purchases/PurchaseStore.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const STATUSES: ReadonlyArray<ApprovalStatus> = ["pending", "approved", "declined", "expired"]
@@ -48,7 +48,7 @@ forEachStorage(
       "approvals, all and per status, paged 4 at a time, equal their definition; after status changes too",
       () =>
         Effect.gen(function* () {
-          const store = yield* CommerceStore
+          const store = yield* PurchaseStore
           const rows = new Map<string, ApprovalRecord>()
           // Inserted out of (createdAt, id) order, so the ordered indexes are exercised.
           for (const i of [...Array(45).keys()].map((k) => (k * 17) % 45)) {
@@ -111,7 +111,7 @@ forEachStorage(
       "transactions by role, status, service and time window, paged 3 at a time, equal their definition; after refunds too",
       () =>
         Effect.gen(function* () {
-          const store = yield* CommerceStore
+          const store = yield* PurchaseStore
           const A = "agt_txpages"
           const rows = new Map<string, TransactionRecord>()
           const tx = (i: number): TransactionRecord =>

@@ -22,7 +22,7 @@ import { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, Idempotency } from "../../src
 import { Ledger, LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { utcMonthStart } from "../../src/schema/wallet/policy.js"
-import { APPROVAL_TTL_MS } from "../../src/services/commerce/Purchase.js"
+import { APPROVAL_TTL_MS } from "../../src/services/purchases/Purchases.js"
 import type { Caller } from "../../src/services/keys/Caller.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { MemoryLedgerStore } from "../../src/layers/ledger/LedgerStore.memory.js"

@@ -21,34 +21,36 @@ import {
   splitSettlement,
   walletAccount
 } from "../../src/schema/ledger/ledger.js"
-import { MemoryOrderStore } from "../../src/layers/orders/OrderStore.memory.js"
+import { MemoryOrderStore } from "../../src/layers/purchases/OrderStore.memory.js"
 import { MemorySagaStore } from "../../src/layers/saga/SagaStore.memory.js"
 import { MemoryDb, MemoryTransactor } from "../../src/layers/storage/memory/MemoryDb.js"
-import { MemoryCommerceStoresLive } from "../../src/layers/stores.js"
+import { MemoryPurchaseStoresLive } from "../../src/layers/stores.js"
 import { MemoryMarketplaceStore } from "../../src/layers/marketplace/MarketplaceStore.memory.js"
 import { MemoryKnowledgeStore } from "../../src/layers/knowledge/KnowledgeStore.memory.js"
 import { MemoryKeysStore } from "../../src/layers/keys/KeysStore.memory.js"
 import { MemoryRateLimitStore } from "../../src/layers/keys/RateLimitStore.memory.js"
 import { MemoryEventStore } from "../../src/layers/events/EventStore.memory.js"
 import { MemoryLedgerStore } from "../../src/layers/ledger/LedgerStore.memory.js"
-import { MemorySettlementStore } from "../../src/layers/commerce/SettlementStore.memory.js"
+import { MemorySettlementStore } from "../../src/layers/purchases/SettlementStore.memory.js"
 import { MemoryNegotiationStore } from "../../src/layers/negotiation/NegotiationStore.memory.js"
 import { AppConfig } from "../../src/services/platform/AppConfig.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { atomically } from "../fixtures/atomically.js"
 import { currentIdempotencyScope } from "../../src/http/requestIdempotency.js"
-import { noReferences, Settlement } from "../../src/services/commerce/Settlement.js"
+import { Settlement } from "../../src/services/purchases/Settlement.js"
+import { noReferences } from "../../src/services/purchases/records.js"
 import { Disputes } from "../../src/services/commerce/Disputes.js"
 import { Events } from "../../src/services/events/Events.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { WalletStore } from "../../src/services/wallet/WalletStore.js"
-import { NoNegotiatedPrices } from "../../src/services/commerce/NegotiatedPrices.js"
+import { NoNegotiatedPrices } from "../../src/services/purchases/NegotiatedPrices.js"
 import { DEFAULT_POLICY, loosens } from "../../src/schema/wallet/policy.js"
 import { commerceServices, commerceStack, fundedBuyer, ownerCaller, sellerWith, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { MemoryWriteReceiptStore } from "../../src/layers/idempotency/WriteReceiptStore.memory.js"
+import { SagaOrderOwnersLive } from "../../src/services/saga/SagaOrderOwners.js"
 
 // The ledger's schema is what the SQL stores decode rows with; the memory suites never decode, so
 // the full mutation run (docs/testing.md) left every kind, field and annotation unpinned.
@@ -430,14 +432,16 @@ forEachStorage("money details", commerceStack, (it) => {
         }
         const { tx } = yield* atomically(
           settlement.settle({
-            transactionId: "tx_posted",
-            source: "saga",
-            buyerAgentId: "agt_posted_buyer",
-            offer,
-            priceCents: 100,
+            purchase: {
+              transactionId: "tx_posted",
+              source: "saga",
+              buyerAgentId: "agt_posted_buyer",
+              offer,
+              priceCents: 100,
+              references: { ...noReferences, sagaId: "saga_posted" },
+              at: "2026-11-25T12:00:00.000Z"
+            },
             delivery: { latencyMs: 1, output: null },
-            references: { ...noReferences, sagaId: "saga_posted" },
-            at: "2026-11-25T12:00:00.000Z",
             from: { _tag: "posted", entryId: "je_posted" },
             memo: "posted"
           })
@@ -567,13 +571,15 @@ forEachStorage(
 // The memory store's spend-drift report over its own tables, corrupted by hand.
 const memoryStores = Layer.mergeAll(
   MemoryTransactor,
-  MemoryCommerceStoresLive,
+  MemoryPurchaseStoresLive,
   MemoryMarketplaceStore,
   MemoryKnowledgeStore,
   MemoryKeysStore,
   MemoryRateLimitStore,
   MemoryLedgerStore,
-  MemorySettlementStore.pipe(Layer.provide([MemoryLedgerStore, MemoryCommerceStoresLive, MemoryEventStore])),
+  MemorySettlementStore.pipe(
+    Layer.provide([MemoryLedgerStore, MemoryPurchaseStoresLive, MemoryEventStore, MemoryOrderStore, MemoryKeysStore])
+  ),
   MemoryEventStore,
   MemoryNegotiationStore,
   MemoryAuditStore,
@@ -586,6 +592,7 @@ const memoryStores = Layer.mergeAll(
 layer(
   commerceServices.pipe(
     Layer.provideMerge(NoNegotiatedPrices),
+    Layer.provideMerge(SagaOrderOwnersLive),
     Layer.provideMerge(memoryStores),
     Layer.provideMerge(Ids.Live)
   )

@@ -21,7 +21,7 @@ import { NegotiationServicesLive } from "../fixtures/services.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { effectiveDelayMs } from "../../src/services/negotiation/policy.js"
-import { SeedOffersLive } from "../../src/services/commerce/Offers.js"
+import { SeedOffersLive } from "../../src/services/purchases/Offers.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { forEachStorage } from "../fixtures/suite.js"
 

@@ -11,11 +11,12 @@ import { Commerce } from "../../src/services/commerce/Commerce.js"
 import { LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { NegotiatedPricesLive } from "../../src/services/negotiation/NegotiatedPricesLive.js"
-import { Orders } from "../../src/services/orders/Orders.js"
+import { Orders } from "../../src/services/purchases/Orders.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { agentCaller, commerceServices, fundedBuyer, liveSellerAgent, serviceBody, tier } from "../fixtures/money.js"
 import type { StorageCase } from "../fixtures/db.js"
 import { forEachStorage } from "../fixtures/suite.js"
+import { SagaOrderOwnersLive } from "../../src/services/saga/SagaOrderOwners.js"
 
 const LIST = 100
 
@@ -24,6 +25,7 @@ const stack = (storage: ReturnType<StorageCase["layer"]>) =>
     Layer.provideMerge(commerceServices),
     Layer.provideMerge(NegotiatedPricesLive.pipe(Layer.provide(Negotiations.layer))),
     Layer.provideMerge(CatalogOffersLive.pipe(Layer.provide(Catalog.layer))),
+    Layer.provideMerge(SagaOrderOwnersLive),
     Layer.provideMerge(storage),
     Layer.provideMerge(Ids.Live)
   )

@@ -18,7 +18,7 @@ import { Events } from "../../src/services/events/Events.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { makeCredential } from "../../src/services/mpp/encoding.js"
 import { Mpp } from "../../src/services/mpp/Mpp.js"
-import { Orders } from "../../src/services/orders/Orders.js"
+import { Orders } from "../../src/services/purchases/Orders.js"
 import { commerceStack, fundedBuyer, liveSellerAgent, serviceBody, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
 

@@ -5,7 +5,7 @@
 // purchase path around it (escrow, settlement, the buy's wait) is test/suites/orders-push.test.ts.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { pushBackoff } from "../../src/services/orders/push.js"
+import { pushBackoff } from "../../src/services/purchases/push.js"
 import { MAX_RESPONSE_BYTES } from "../../src/services/webhooks/policy.js"
 import { newSecret, pushOrders } from "../fixtures/pushOrders.js"
 import { startPushSeller } from "../fixtures/pushSeller.js"

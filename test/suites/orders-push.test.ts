@@ -8,32 +8,32 @@ import { Clock, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { makeNodeTransport } from "../../src/layers/webhooks/WebhookTransport.node.js"
 import { escrowAccount, walletAccount } from "../../src/schema/ledger/ledger.js"
-import { Catalog } from "../../src/services/commerce/Catalog.js"
+import { Catalog, CatalogOffersLive } from "../../src/services/commerce/Catalog.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
-import { NoNegotiatedPrices } from "../../src/services/commerce/NegotiatedPrices.js"
+import { NoNegotiatedPrices } from "../../src/services/purchases/NegotiatedPrices.js"
 import { LedgerStore } from "../../src/services/ledger/Ledger.js"
-import { Orders } from "../../src/services/orders/Orders.js"
-import { makePush } from "../../src/services/orders/push.js"
-import { PushWorkerLive, runPushWorker } from "../../src/services/orders/PushWorker.js"
-import { OrderStore } from "../../src/services/orders/OrderStore.js"
-import { CatalogStore } from "../../src/services/commerce/CatalogStore.js"
-import { Ids, Transactor } from "../../src/services/platform/Db.js"
+import { Orders } from "../../src/services/purchases/Orders.js"
+import { PushDispatcher, PushWorkerLive } from "../../src/services/purchases/PushWorker.js"
+import { Ids } from "../../src/services/platform/Db.js"
 import { WebhookTransport } from "../../src/services/webhooks/WebhookTransport.js"
 import { commerceServices, fundedBuyer, liveSellerAgent, serviceBody, tier } from "../fixtures/money.js"
 import { refusingUrl, startPushSeller, type PushSeller } from "../fixtures/pushSeller.js"
 import type { StorageCase } from "../fixtures/db.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { eventuallyEffect } from "../fixtures/wait.js"
+import { SagaOrderOwnersLive } from "../../src/services/saga/SagaOrderOwners.js"
 
 const PRICE = 100
 /** The wall clock, for the layer's fibers (the dispatcher, the expiry sweeper): pushes go over real sockets. */
 const LiveClock = Layer.effect(Clock.Clock, TestClock.withLive(Clock.clockWith(Effect.succeed)))
 
 const stack = (storage: ReturnType<StorageCase["layer"]>) =>
-  PushWorkerLive.pipe(
+  Layer.merge(PushWorkerLive, PushDispatcher.layer).pipe(
     Layer.provideMerge(commerceServices),
     Layer.provideMerge(Orders.layer),
     Layer.provideMerge(NoNegotiatedPrices),
+    Layer.provideMerge(CatalogOffersLive.pipe(Layer.provide(Catalog.layer))),
+    Layer.provideMerge(SagaOrderOwnersLive),
     Layer.provideMerge(storage),
     Layer.provideMerge(Ids.Live),
     Layer.provideMerge(
@@ -163,14 +163,7 @@ forEachStorage("orders by push", stack, (it) => {
         const seller = yield* pushSellerAt(server.url, server)
         const buyer = yield* fundedBuyer(10_000)
         // A second process's dispatcher over the same store, beside the layer's own.
-        const push = makePush({
-          atomically: (yield* Transactor).atomically,
-          store: yield* OrderStore,
-          orders: yield* Orders,
-          catalog: yield* CatalogStore,
-          transport: yield* WebhookTransport
-        })
-        yield* runPushWorker(yield* OrderStore, push.attempt, Effect.never)
+        yield* Effect.flatMap(PushDispatcher, (d) => d.run())
         const purchases = yield* Effect.forEach(
           Array.from({ length: 20 }, (_, i) => i),
           (i) =>

@@ -11,8 +11,8 @@ import { Catalog, CatalogOffersLive } from "../../src/services/commerce/Catalog.
 import { LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { NegotiatedPricesLive } from "../../src/services/negotiation/NegotiatedPricesLive.js"
-import { Orders } from "../../src/services/orders/Orders.js"
-import { PushWorkerLive } from "../../src/services/orders/PushWorker.js"
+import { Orders } from "../../src/services/purchases/Orders.js"
+import { PushWorkerLive } from "../../src/services/purchases/PushWorker.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { Sagas } from "../../src/services/saga/Saga.js"
 import { SagaWorkerLive } from "../../src/services/saga/worker.js"
@@ -22,6 +22,7 @@ import { commerceServices, fundedBuyer, liveSellerAgent, serviceBody, tier } fro
 import { startPushSeller } from "../fixtures/pushSeller.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { eventuallyEffect } from "../fixtures/wait.js"
+import { SagaOrderOwnersLive } from "../../src/services/saga/SagaOrderOwners.js"
 
 const PRICE = 100
 /** The wall clock, for the layer's fibers (push dispatcher, saga worker): pushes go over real sockets. */
@@ -33,6 +34,7 @@ const stack = (storage: ReturnType<StorageCase["layer"]>) =>
     Layer.provideMerge(NegotiatedPricesLive),
     Layer.provideMerge(Negotiations.layer),
     Layer.provideMerge(CatalogOffersLive.pipe(Layer.provide(Catalog.layer))),
+    Layer.provideMerge(SagaOrderOwnersLive),
     Layer.provideMerge(storage),
     Layer.provideMerge(Ids.Live),
     Layer.provideMerge(

@@ -16,8 +16,8 @@ import { Events } from "../../src/services/events/Events.js"
 import { Ledger, LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { NegotiatedPricesLive } from "../../src/services/negotiation/NegotiatedPricesLive.js"
-import { Orders } from "../../src/services/orders/Orders.js"
-import { OrderStore } from "../../src/services/orders/OrderStore.js"
+import { Orders } from "../../src/services/purchases/Orders.js"
+import { OrderStore } from "../../src/services/purchases/OrderStore.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { AnalyticsStore } from "../../src/services/reputation/AnalyticsStore.js"
 import { Sagas } from "../../src/services/saga/Saga.js"
@@ -25,6 +25,7 @@ import { SagaStore } from "../../src/services/saga/SagaStore.js"
 import { WalletStore } from "../../src/services/wallet/WalletStore.js"
 import { commerceServices, fundedBuyer, liveSellerAgent, sellerWith, serviceBody, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
+import { SagaOrderOwnersLive } from "../../src/services/saga/SagaOrderOwners.js"
 
 const PRICE = 100
 /** The tier's p95 is 1 s: the seller has orderDeadlineMs = 10 s. */
@@ -35,6 +36,7 @@ const stack = (storage: Parameters<Parameters<typeof forEachStorage>[1]>[0]) =>
     Layer.provideMerge(NegotiatedPricesLive),
     Layer.provideMerge(Negotiations.layer),
     Layer.provideMerge(CatalogOffersLive.pipe(Layer.provide(Catalog.layer))),
+    Layer.provideMerge(SagaOrderOwnersLive),
     Layer.provideMerge(storage),
     Layer.provideMerge(Ids.Live)
   )

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { mapServiceRow, ServiceRow } from "../../src/layers/commerce/CatalogStore.postgres.js"
-import { mapTxPageRow, toTxRow, TxJoinRow } from "../../src/layers/commerce/transactions.postgres.js"
+import { mapTxPageRow, toTxRow, TxJoinRow } from "../../src/layers/purchases/transactions.postgres.js"
 import type { WalletRecord } from "../../src/schema/commerce/wallets.js"
 import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { cents } from "../../src/schema/platform/common.js"

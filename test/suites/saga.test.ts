@@ -21,12 +21,12 @@ import { Mpp } from "../../src/services/mpp/Mpp.js"
 import { CHALLENGE_TTL_MS } from "../../src/schema/mpp/protocol.js"
 import { type PaymentRequired } from "../../src/schema/mpp/problems.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
-import { offersFrom, type OfferService } from "../../src/services/commerce/Offers.js"
-import { deliverTimeoutMs } from "../../src/services/commerce/simulation.js"
+import { offersFrom, type OfferService } from "../../src/services/purchases/Offers.js"
+import { deliverTimeoutMs } from "../../src/services/purchases/simulation.js"
 import { Sagas } from "../../src/services/saga/Saga.js"
 import { SagaStore } from "../../src/services/saga/SagaStore.js"
 import { SAGA_LEASE_MS } from "../../src/services/saga/policy.js"
-import { CommerceStore } from "../../src/services/commerce/CommerceStore.js"
+import { PurchaseStore } from "../../src/services/purchases/PurchaseStore.js"
 import { CommerceSeedLive } from "../../src/layers/seed/seedCommerce.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { forEachStorage } from "../fixtures/suite.js"
@@ -364,7 +364,7 @@ forEachStorage(
       () =>
         Effect.gen(function* () {
           const sagas = yield* Sagas
-          const commerce = yield* CommerceStore
+          const commerce = yield* PurchaseStore
           const b = newBuyer()
           yield* fund(b.agentId, 8000)
           const ok = yield* sagas.start(b, { serviceId: SERVICE, tierId: TIER })

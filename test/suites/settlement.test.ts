@@ -15,14 +15,15 @@ import { eventCatalogue } from "../../src/schema/webhooks/payloads.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { atomically } from "../fixtures/atomically.js"
 import { CatalogStore } from "../../src/services/commerce/CatalogStore.js"
-import { CommerceStore } from "../../src/services/commerce/CommerceStore.js"
+import { PurchaseStore } from "../../src/services/purchases/PurchaseStore.js"
 import type { ServiceRecord } from "../../src/schema/commerce/services.js"
 import { Events } from "../../src/services/events/Events.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import { WalletStore } from "../../src/services/wallet/WalletStore.js"
 import { DEFAULT_POLICY } from "../../src/schema/wallet/policy.js"
 import { AnalyticsStore } from "../../src/services/reputation/AnalyticsStore.js"
-import { noReferences, Settlement, type SettlementInput } from "../../src/services/commerce/Settlement.js"
+import { Settlement } from "../../src/services/purchases/Settlement.js"
+import { noReferences, type PurchaseRecord } from "../../src/services/purchases/records.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const offer = {
@@ -38,16 +39,20 @@ const offer = {
 const purchase = (
   buyer: string,
   transactionId: string,
-  priceCents: number
-): Omit<SettlementInput, "from" | "memo"> => ({
-  transactionId,
-  source: "buy",
-  buyerAgentId: buyer,
-  offer,
-  priceCents,
-  delivery: { latencyMs: 42, output: { answer: 42 } },
-  references: { ...noReferences, idempotencyKey: `key-${transactionId}` },
-  at: "2026-11-25T12:00:00.000Z"
+  priceCents: number,
+  overrides: Partial<PurchaseRecord> = {}
+): { readonly purchase: PurchaseRecord; readonly delivery: { latencyMs: number; output: unknown } } => ({
+  purchase: {
+    transactionId,
+    source: "buy",
+    buyerAgentId: buyer,
+    offer,
+    priceCents,
+    references: { ...noReferences, idempotencyKey: `key-${transactionId}` },
+    at: "2026-11-25T12:00:00.000Z",
+    ...overrides
+  },
+  delivery: { latencyMs: 42, output: { answer: 42 } }
 })
 
 const decodes = (type: "transaction.completed" | "transaction.refunded", data: unknown) =>
@@ -99,7 +104,7 @@ forEachStorage(
           expect(entry.kind).toBe("purchase")
           expect(entry.id).toBe(tx.ledgerEntryId)
           expect(entry.postings.reduce((s, p) => s + p.amount, 0)).toBe(0)
-          const stored = yield* Effect.flatMap(CommerceStore, (s) => s.getTransaction("tx_settle_1"))
+          const stored = yield* Effect.flatMap(PurchaseStore, (s) => s.getTransaction("tx_settle_1"))
           expect(stored?.tx).toEqual(tx)
           expect(stored?.delivery).toEqual(delivery)
           const events = yield* Effect.flatMap(Events, (e) =>
@@ -142,7 +147,7 @@ forEachStorage(
         expect(failure).toBeInstanceOf(InsufficientFunds)
         expect(yield* Effect.flatMap(Ledger, (l) => l.balance(walletAccount(buyer)))).toBe(500)
         expect(yield* Effect.flatMap(Ledger, (l) => l.entriesByReference("tx_settle_2"))).toEqual([])
-        expect(yield* Effect.flatMap(CommerceStore, (s) => s.getTransaction("tx_settle_2"))).toBeUndefined()
+        expect(yield* Effect.flatMap(PurchaseStore, (s) => s.getTransaction("tx_settle_2"))).toBeUndefined()
         expect(
           (yield* Effect.flatMap(Events, (e) => e.listForAgent(buyer, 5))).filter(
             (e) => e.type === "transaction.completed"
@@ -283,9 +288,10 @@ forEachStorage(
           })
           const { tx } = yield* atomically(
             settlement.settle({
-              ...purchase(buyer, "tx_settle_3", 777),
-              source: "saga",
-              references: { ...noReferences, sagaId: "saga_settle_1" },
+              ...purchase(buyer, "tx_settle_3", 777, {
+                source: "saga",
+                references: { ...noReferences, sagaId: "saga_settle_1" }
+              }),
               from: { _tag: "escrow", sagaId: "saga_settle_1" },
               memo: "saga"
             })
@@ -370,8 +376,9 @@ forEachStorage(
           const from = (buyer: string, seller: string, i: number) =>
             atomically(
               settlement.settle({
-                ...purchase(buyer, `tx_x_${buyer}_${i}`, 100),
-                offer: { ...offer, serviceId: `svc_of_${seller}`, sellerAgentId: seller },
+                ...purchase(buyer, `tx_x_${buyer}_${i}`, 100, {
+                  offer: { ...offer, serviceId: `svc_of_${seller}`, sellerAgentId: seller }
+                }),
                 from: { _tag: "wallet" },
                 memo: "x"
               })
@@ -407,12 +414,12 @@ forEachStorage(
           const spent = Effect.all([wallets.spentSince(buyer, day), wallets.spentSince(buyer, month)])
           expect(yield* spent).toEqual([0, 0])
           const first = yield* atomically(
-            settlement.settle({ ...purchase(buyer, "tx_settle_6", 700), at, from: { _tag: "wallet" }, memo: "x" })
+            settlement.settle({ ...purchase(buyer, "tx_settle_6", 700, { at }), from: { _tag: "wallet" }, memo: "x" })
           )
           yield* atomically(
-            settlement.settle({ ...purchase(buyer, "tx_settle_7", 300), at, from: { _tag: "wallet" }, memo: "x" })
+            settlement.settle({ ...purchase(buyer, "tx_settle_7", 300, { at }), from: { _tag: "wallet" }, memo: "x" })
           )
-          yield* atomically(settlement.recordFailed({ ...purchase(buyer, "tx_settle_8", 5_000), at }, "no delivery"))
+          yield* atomically(settlement.recordFailed(purchase(buyer, "tx_settle_8", 5_000, { at }), "no delivery"))
           expect(yield* spent).toEqual([1_000, 1_000])
           yield* atomically(settlement.refund(first.tx, { disputeId: null, reason: "test", at, memo: "refund" }))
           expect(yield* spent).toEqual([300, 300])
@@ -420,8 +427,7 @@ forEachStorage(
           yield* Effect.flip(
             atomically(
               settlement.settle({
-                ...purchase(buyer, "tx_settle_9", 1_000_000),
-                at,
+                ...purchase(buyer, "tx_settle_9", 1_000_000, { at }),
                 from: { _tag: "wallet" },
                 memo: "x"
               })

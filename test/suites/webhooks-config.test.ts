@@ -5,6 +5,7 @@ import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { UNREACHABLE } from "../../src/layers/webhooks/WebhookTransport.node.js"
 import { PREVIOUS_SECRET_GRACE_MS } from "../../src/services/webhooks/policy.js"
+import { WebhookDelivery } from "../../src/services/webhooks/WebhookDelivery.js"
 import { Webhooks } from "../../src/services/webhooks/Webhooks.js"
 import {
   dns,
@@ -121,6 +122,7 @@ webhookSuite("webhook configuration", (it) => {
     Effect.gen(function* () {
       yield* at(T0)
       const webhooks = yield* Webhooks
+      const delivery = yield* WebhookDelivery
       const rx = yield* receiver
       const agentId0 = newAgent()
       yield* emit(agentId0, "wallet.recharged", recharge)
@@ -136,25 +138,25 @@ webhookSuite("webhook configuration", (it) => {
         failingSince: iso(T0),
         disabledAt: iso(T0)
       })
-      yield* webhooks.runOnce
+      yield* delivery.runOnce
       expect(rx.received).toHaveLength(0)
 
       const ping = yield* webhooks.sendTest(agentId)
       expect(ping.type).toBe("webhook.test")
-      yield* webhooks.runOnce
+      yield* delivery.runOnce
       expect(rx.received.map((r) => [r.webhookId, r.payload.type])).toEqual([[ping.eventId, "webhook.test"]])
       expect(rx.received[0].payload.data).toMatchObject({ endpointId: put.webhook.id })
 
       yield* webhooks.put(agentId, { url: rx.url, events: ["wallet.recharged"], enabled: false })
       yield* emit(agentId, "wallet.recharged", recharge)
-      yield* webhooks.runOnce
+      yield* delivery.runOnce
       expect(rx.received).toHaveLength(1)
       const conflict = yield* Effect.flip(webhooks.sendTest(agentId))
       expect(conflict).toMatchObject({ _tag: "Conflict", state: "paused" })
 
       yield* webhooks.put(agentId, { url: rx.url, events: ["wallet.recharged"], enabled: true })
       const later = yield* emit(agentId, "wallet.recharged", recharge)
-      yield* webhooks.runOnce
+      yield* delivery.runOnce
       expect(rx.received.map((r) => r.webhookId)).toEqual([ping.eventId, later.id])
       expect(rx.received.every((r) => r.verifiedWith.length === 1)).toBe(true)
     })
@@ -164,20 +166,21 @@ webhookSuite("webhook configuration", (it) => {
     Effect.gen(function* () {
       yield* at(T0)
       const webhooks = yield* Webhooks
+      const delivery = yield* WebhookDelivery
       const rx = yield* receiver
       const { agentId, secret } = yield* endpointFor(rx.url)
       rx.secrets = [secret]
       const queued = yield* emit(agentId, "wallet.recharged", recharge)
-      yield* webhooks.fanOut()
+      yield* delivery.fanOut()
       const paused = yield* webhooks.put(agentId, { url: rx.url, enabled: false })
       expect(paused.webhook).toMatchObject({ status: "paused", pendingCount: 1, nextAttemptAt: null })
       yield* emit(agentId, "wallet.recharged", recharge) // while paused: not queued
       yield* at(T0 + 3_600_000)
-      yield* webhooks.runOnce
+      yield* delivery.runOnce
       expect(rx.received).toHaveLength(0)
-      expect((yield* webhooks.listDeliveries(agentId, { limit: 100 })).map((d) => d.status)).toEqual(["pending"])
+      expect((yield* delivery.listDeliveries(agentId, { limit: 100 })).map((d) => d.status)).toEqual(["pending"])
       yield* webhooks.put(agentId, { url: rx.url, enabled: true })
-      yield* webhooks.runOnce
+      yield* delivery.runOnce
       expect(rx.received.map((r) => r.webhookId)).toEqual([queued.id])
     })
   )
@@ -186,18 +189,19 @@ webhookSuite("webhook configuration", (it) => {
     Effect.gen(function* () {
       yield* at(T0)
       const webhooks = yield* Webhooks
+      const delivery = yield* WebhookDelivery
       const rx = yield* receiver
       const { agentId, secret } = yield* endpointFor(rx.url)
       const rotated = yield* webhooks.rotateSecret(agentId)
       rx.secrets = [secret, rotated.secret]
       yield* emit(agentId, "wallet.recharged", recharge)
-      yield* webhooks.runOnce
+      yield* delivery.runOnce
       expect(rx.received[0].signature.split(" ")).toHaveLength(2)
       expect(rx.received[0].verifiedWith).toEqual([secret, rotated.secret])
 
       yield* at(T0 + PREVIOUS_SECRET_GRACE_MS + 1000)
       yield* emit(agentId, "wallet.recharged", recharge)
-      yield* webhooks.runOnce
+      yield* delivery.runOnce
       expect(rx.received[1].signature.split(" ")).toHaveLength(1)
       expect(rx.received[1].verifiedWith).toEqual([rotated.secret])
     })
@@ -209,13 +213,14 @@ webhookSuite("webhook configuration", (it) => {
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
+        const delivery = yield* WebhookDelivery
         const rx = yield* receiver
         // A name only the checker knows: a delivery proves the connection used the checked address.
         dns.set("pinned.test", [{ address: "127.0.0.1", family: 4 }])
         const pinned = yield* endpointFor(`http://pinned.test:${rx.port}/hook`)
         rx.secrets = [pinned.secret]
         yield* emit(pinned.agentId, "wallet.recharged", recharge)
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         expect(rx.received).toHaveLength(1)
         expect(rx.received[0].verifiedWith).toEqual([pinned.secret])
 
@@ -224,7 +229,7 @@ webhookSuite("webhook configuration", (it) => {
         const { agentId } = yield* endpointFor(`http://rebind.test:${rx.port}/hook`)
         dns.set("rebind.test", [{ address: "10.0.0.7", family: 4 }])
         yield* emit(agentId, "wallet.recharged", recharge)
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         const [first] = (yield* webhooks.listAttempts(agentId)).data
         expect(first).toMatchObject({
           attempt: 1,
@@ -234,7 +239,7 @@ webhookSuite("webhook configuration", (it) => {
         })
         dns.set("rebind.test", [{ address: "169.254.169.254", family: 4 }])
         yield* at(Date.parse(first.nextRetryAt!))
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         const [second] = (yield* webhooks.listAttempts(agentId)).data
         expect(second).toMatchObject({ attempt: 2, status: "failed", responseStatus: null })
         expect(second.error).toBe(`refused: rebind.test ${UNREACHABLE}`)
@@ -246,17 +251,18 @@ webhookSuite("webhook configuration", (it) => {
     Effect.gen(function* () {
       yield* at(T0)
       const webhooks = yield* Webhooks
+      const delivery = yield* WebhookDelivery
       const rx = yield* receiver
       rx.respond = () => 503
       const { agentId } = yield* endpointFor(rx.url)
       yield* emit(agentId, "wallet.recharged", recharge)
-      yield* webhooks.runOnce
+      yield* delivery.runOnce
       expect((yield* webhooks.listAttempts(agentId)).data).toHaveLength(1)
       yield* webhooks.remove(agentId)
       expect((yield* webhooks.listAttempts(agentId)).data).toHaveLength(0)
-      expect(yield* webhooks.listDeliveries(agentId, { limit: 100 })).toHaveLength(0)
+      expect(yield* delivery.listDeliveries(agentId, { limit: 100 })).toHaveLength(0)
       yield* at(T0 + 3_600_000)
-      yield* webhooks.runOnce
+      yield* delivery.runOnce
       expect(rx.received).toHaveLength(1)
     })
   )

@@ -10,6 +10,7 @@ import {
   MAX_IN_FLIGHT_PER_ENDPOINT,
   RETRY_DELAYS_MS
 } from "../../src/services/webhooks/policy.js"
+import { WebhookDelivery } from "../../src/services/webhooks/WebhookDelivery.js"
 import { Webhooks } from "../../src/services/webhooks/Webhooks.js"
 import { WebhookStore } from "../../src/services/webhooks/WebhookStore.js"
 import {
@@ -32,6 +33,7 @@ webhookSuite("webhook delivery", (it) => {
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
+        const delivery = yield* WebhookDelivery
         const rx = yield* receiver
         const { agentId, secret } = yield* endpointFor(rx.url, ["build.status_changed", "wallet.recharged"])
         rx.secrets = [secret]
@@ -46,7 +48,7 @@ webhookSuite("webhook delivery", (it) => {
         const e3 = yield* emit(agentId, "wallet.recharged", recharge)
         yield* emit(newAgent(), "wallet.recharged", recharge)
         yield* at(T0 + 2000)
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         expect(rx.received.map((r) => r.webhookId).sort()).toEqual([e1.id, e3.id].sort())
         for (const r of rx.received) {
           expect(r.verifiedWith).toEqual([secret])
@@ -55,9 +57,9 @@ webhookSuite("webhook delivery", (it) => {
           const event = r.webhookId === e1.id ? e1 : e3
           expect(r.payload).toEqual({ id: event.id, type: event.type, timestamp: event.occurredAt, data: event.data })
         }
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         yield* at(T0 + 3_600_000)
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         expect(rx.received).toHaveLength(2)
         expect([...rx.acceptedCounts().values()]).toEqual([1, 1])
 
@@ -79,19 +81,19 @@ webhookSuite("webhook delivery", (it) => {
         ])
         expect((yield* webhooks.listAttempts(agentId, { limit: 1 })).data).toHaveLength(1)
         expect(JSON.stringify(data)).not.toContain(secret.slice(6))
-        const deliveries = yield* webhooks.listDeliveries(agentId, { limit: 100 })
+        const deliveries = yield* delivery.listDeliveries(agentId, { limit: 100 })
         expect(deliveries.map((d) => [d.status, d.attempts])).toEqual([
           ["succeeded", 1],
           ["succeeded", 1]
         ])
         // Outbox order, as keyset pages: one, then the one after it, then none.
         expect(deliveries.map((d) => d.eventId)).toEqual([e1.id, e3.id])
-        const [first] = yield* webhooks.listDeliveries(agentId, { limit: 1 })
+        const [first] = yield* delivery.listDeliveries(agentId, { limit: 1 })
         expect(first.id).toBe(deliveries[0].id)
-        expect((yield* webhooks.listDeliveries(agentId, { limit: 5, afterId: first.id })).map((d) => d.id)).toEqual([
+        expect((yield* delivery.listDeliveries(agentId, { limit: 5, afterId: first.id })).map((d) => d.id)).toEqual([
           deliveries[1].id
         ])
-        expect(yield* webhooks.listDeliveries(agentId, { limit: 5, afterId: deliveries[1].id })).toEqual([])
+        expect(yield* delivery.listDeliveries(agentId, { limit: 5, afterId: deliveries[1].id })).toEqual([])
       })
   )
 
@@ -101,13 +103,14 @@ webhookSuite("webhook delivery", (it) => {
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
+        const delivery = yield* WebhookDelivery
         const rx = yield* receiver
         // Fewer than FAILING_AFTER failures in a row: the endpoint stays active, the event keeps its own schedule.
         rx.respond = (n) => (n < FAILING_AFTER - 1 ? 500 : 204)
         const { agentId, secret } = yield* endpointFor(rx.url)
         rx.secrets = [secret]
         const event = yield* emit(agentId, "wallet.recharged", recharge)
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         for (let i = 0; i < FAILING_AFTER - 1; i++) {
           const [last] = (yield* webhooks.listAttempts(agentId)).data
           expect(last).toMatchObject({
@@ -125,11 +128,11 @@ webhookSuite("webhook delivery", (it) => {
           const due = Date.parse(last.nextRetryAt!)
           // Not a moment early…
           yield* at(due - 1)
-          yield* webhooks.runOnce
+          yield* delivery.runOnce
           expect((yield* webhooks.listAttempts(agentId)).data).toHaveLength(i + 1)
           // …and on time.
           yield* at(due)
-          yield* webhooks.runOnce
+          yield* delivery.runOnce
         }
         const attempts = [...(yield* webhooks.listAttempts(agentId)).data].reverse()
         expect(attempts.map((a) => [a.attempt, a.status, a.responseStatus])).toEqual([
@@ -148,7 +151,7 @@ webhookSuite("webhook delivery", (it) => {
         expect(new Set(rx.received.map((r) => r.webhookId))).toEqual(new Set([event.id]))
         expect(rx.received.every((r) => r.verifiedWith.length === 1)).toBe(true)
         expect(rx.acceptedCounts().get(event.id)).toBe(1)
-        expect((yield* webhooks.listDeliveries(agentId, { limit: 100 })).map((d) => [d.status, d.attempts])).toEqual([
+        expect((yield* delivery.listDeliveries(agentId, { limit: 100 })).map((d) => [d.status, d.attempts])).toEqual([
           ["succeeded", 3]
         ])
         expect(yield* webhooks.getConfig(agentId)).toMatchObject({
@@ -168,12 +171,13 @@ webhookSuite("webhook delivery", (it) => {
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
+        const delivery = yield* WebhookDelivery
         const store = yield* WebhookStore
         const rx = yield* receiver
         const { agentId, secret } = yield* endpointFor(rx.url)
         rx.secrets = [secret]
         const event = yield* emit(agentId, "wallet.recharged", recharge)
-        yield* webhooks.fanOut()
+        yield* delivery.fanOut()
         // The "dead" worker: claims (lease until T0 + 60 s) and never reports.
         const claimed = (yield* atomically(store.claimDue(iso(T0), iso(T0 + LEASE_MS), 100, 2))).filter(
           (d) => d.agentId === agentId
@@ -181,12 +185,12 @@ webhookSuite("webhook delivery", (it) => {
         expect(claimed.map((d) => [d.eventId, d.status, d.attempts, d.leaseExpired])).toEqual([
           [event.id, "delivering", 1, false]
         ])
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         yield* at(T0 + LEASE_MS - 1)
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         expect(rx.received).toHaveLength(0)
         yield* at(T0 + LEASE_MS)
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         expect(rx.received.map((r) => r.webhookId)).toEqual([event.id])
         expect(rx.received[0].verifiedWith).toEqual([secret])
         const attempts = (yield* webhooks.listAttempts(agentId)).data
@@ -197,11 +201,11 @@ webhookSuite("webhook delivery", (it) => {
         expect(attempts[1].error).toMatch(/lease expired/)
         // The dead worker wakes up and reports attempt 1: too late, the row has moved on.
         expect(yield* atomically(store.finishDelivery({ ...claimed[0], status: "failed", dueAt: null }, 1))).toBe(false)
-        expect((yield* webhooks.listDeliveries(agentId, { limit: 100 })).map((d) => [d.status, d.attempts])).toEqual([
+        expect((yield* delivery.listDeliveries(agentId, { limit: 100 })).map((d) => [d.status, d.attempts])).toEqual([
           ["succeeded", 2]
         ])
         yield* at(T0 + 10 * LEASE_MS)
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         expect(rx.received).toHaveLength(1)
       })
   )
@@ -210,6 +214,7 @@ webhookSuite("webhook delivery", (it) => {
     Effect.gen(function* () {
       yield* at(T0)
       const webhooks = yield* Webhooks
+      const delivery = yield* WebhookDelivery
       const rx = yield* receiver
       const { agentId, secret } = yield* endpointFor(rx.url)
       rx.secrets = [secret]
@@ -217,8 +222,8 @@ webhookSuite("webhook delivery", (it) => {
         Array.from({ length: 30 }, (_, i) => i),
         (i) => emit(agentId, "wallet.recharged", { ...recharge, balanceCents: i })
       )
-      yield* Effect.all([webhooks.runOnce, webhooks.runOnce, webhooks.runOnce], { concurrency: "unbounded" })
-      yield* webhooks.runOnce
+      yield* Effect.all([delivery.runOnce, delivery.runOnce, delivery.runOnce], { concurrency: "unbounded" })
+      yield* delivery.runOnce
       expect(rx.received).toHaveLength(30)
       expect(new Set(rx.received.map((r) => r.webhookId))).toEqual(new Set(emitted.map((e) => e.id)))
       expect(rx.received.every((r) => r.verifiedWith.length === 1)).toBe(true)
@@ -233,7 +238,7 @@ webhookSuite("webhook delivery", (it) => {
     () =>
       Effect.gen(function* () {
         yield* at(T0)
-        const webhooks = yield* Webhooks
+        const delivery = yield* WebhookDelivery
         const rx = yield* receiver
         let inFlight = 0
         let peak = 0
@@ -267,8 +272,8 @@ webhookSuite("webhook delivery", (it) => {
           Array.from({ length: 20 }, (_, i) => i),
           (i) => emit(agentId, "wallet.recharged", { ...recharge, balanceCents: i })
         )
-        yield* Effect.all([webhooks.runOnce, webhooks.runOnce, webhooks.runOnce], { concurrency: "unbounded" })
-        yield* webhooks.runOnce
+        yield* Effect.all([delivery.runOnce, delivery.runOnce, delivery.runOnce], { concurrency: "unbounded" })
+        yield* delivery.runOnce
         expect(peak).toBeLessThanOrEqual(MAX_IN_FLIGHT_PER_ENDPOINT)
         expect(peak).toBe(2)
         expect([...ids].sort()).toEqual(emitted.map((e) => e.id).sort())

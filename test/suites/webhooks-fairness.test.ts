@@ -8,6 +8,7 @@ import { vi } from "vitest"
 import { atomically } from "../fixtures/atomically.js"
 import { Events } from "../../src/services/events/Events.js"
 import { LEASE_MS, MAX_IN_FLIGHT_PER_ENDPOINT } from "../../src/services/webhooks/policy.js"
+import { WebhookDelivery } from "../../src/services/webhooks/WebhookDelivery.js"
 import { Webhooks } from "../../src/services/webhooks/Webhooks.js"
 import { WebhookStore } from "../../src/services/webhooks/WebhookStore.js"
 import { runWebhookWorker } from "../../src/services/webhooks/WebhookWorker.js"
@@ -22,12 +23,13 @@ webhookSuite(
         yield* at(T0)
         const store = yield* WebhookStore
         const webhooks = yield* Webhooks
+        const delivery = yield* WebhookDelivery
         const x = yield* endpointFor("http://127.0.0.1:9/x")
         const y = yield* endpointFor("http://127.0.0.1:9/y")
         for (let i = 0; i < 10; i++) yield* emit(x.agentId, "wallet.recharged", recharge)
         yield* emit(y.agentId, "wallet.recharged", recharge)
         yield* emit(y.agentId, "wallet.recharged", recharge)
-        yield* webhooks.fanOut()
+        yield* delivery.fanOut()
         const ours = new Set([x.agentId, y.agentId])
         const claim = (ms: number, limit: number) =>
           Effect.map(
@@ -59,6 +61,7 @@ webhookSuite(
       () =>
         Effect.gen(function* () {
           const webhooks = yield* Webhooks
+          const delivery = yield* WebhookDelivery
           const fast = yield* receiver
           const dead = yield* receiver
           // A hung server: the connection is accepted, no answer ever comes (the transport here waits
@@ -79,7 +82,7 @@ webhookSuite(
                 // Created on the real clock too (events older than their endpoint are not sent).
                 const b = yield* endpointFor(fast.url)
                 const a = yield* endpointFor(dead.url)
-                yield* runWebhookWorker(webhooks, { tickMs: 100 })
+                yield* runWebhookWorker({ tickMs: 100 })
                 const backlog = yield* atomically(
                   Effect.forEach(
                     Array.from({ length: 400 }, (_, i) => i),
@@ -136,7 +139,7 @@ webhookSuite(
                   message: "A's backlog recorded as delivered"
                 })
                 expect(
-                  (yield* webhooks.listDeliveries(a.agentId, { limit: 100 })).every((d) => d.status === "succeeded")
+                  (yield* delivery.listDeliveries(a.agentId, { limit: 100 })).every((d) => d.status === "succeeded")
                 ).toBe(true)
               })
             )

@@ -5,6 +5,7 @@ import { expect } from "@effect/vitest"
 import { Cause, Effect, Logger } from "effect"
 import { Events } from "../../src/services/events/Events.js"
 import { DISABLE_AFTER_MS, MAX_ATTEMPTS, PROBE_DELAYS_MS } from "../../src/services/webhooks/policy.js"
+import { WebhookDelivery } from "../../src/services/webhooks/WebhookDelivery.js"
 import { Webhooks } from "../../src/services/webhooks/Webhooks.js"
 import { T0, iso, at, receiver, emit, recharge, endpointFor, webhookSuite } from "../fixtures/webhooks.js"
 
@@ -18,6 +19,7 @@ webhookSuite("webhook endpoint health", (it) => {
       Effect.gen(function* () {
         yield* at(T0)
         const webhooks = yield* Webhooks
+        const delivery = yield* WebhookDelivery
         const rx = yield* receiver
         rx.respond = () => 500
         const { agentId, secret } = yield* endpointFor(rx.url)
@@ -25,7 +27,7 @@ webhookSuite("webhook endpoint health", (it) => {
         const emitted: Array<string> = []
         for (let i = 0; i < 7; i++)
           emitted.push((yield* emit(agentId, "wallet.recharged", { ...recharge, balanceCents: i })).id)
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         // Two at a time (the per-endpoint cap): e1+e2 fail, then e3+e4 fail — the third failure in a row makes it failing.
         expect(rx.received.map((r) => r.webhookId).sort()).toEqual(emitted.slice(0, 4).sort())
         const failing = yield* webhooks.getConfig(agentId)
@@ -44,12 +46,12 @@ webhookSuite("webhook endpoint health", (it) => {
 
         // The backlog (e5…e7 never tried, e1/e2 due again after 5 s) waits for the probe.
         yield* at(probeAt - 1)
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         expect(rx.received).toHaveLength(4)
         expect((yield* webhooks.getConfig(agentId)).oldestPendingAgeSeconds).toBe(Math.floor((probeAt - 1 - T0) / 1000))
         // One probe: the oldest event. It fails: the next probe is further out.
         yield* at(probeAt)
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         expect(rx.received.map((r) => r.webhookId)).toEqual([
           ...rx.received.slice(0, 4).map((r) => r.webhookId),
           emitted[0]
@@ -71,7 +73,7 @@ webhookSuite("webhook endpoint health", (it) => {
         // The receiver is back: the next probe succeeds and the whole backlog follows, oldest first, two at a time.
         rx.respond = () => 204
         yield* at(next)
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         const accepted = rx.received.filter((r) => r.status === 204).map((r) => r.webhookId)
         expect([...accepted].sort()).toEqual([...emitted].sort())
         expect(accepted[0]).toBe(emitted[0])
@@ -85,7 +87,7 @@ webhookSuite("webhook endpoint health", (it) => {
           pendingCount: 0,
           nextAttemptAt: null
         })
-        expect((yield* webhooks.listDeliveries(agentId, { limit: 100 })).every((d) => d.status === "succeeded")).toBe(
+        expect((yield* delivery.listDeliveries(agentId, { limit: 100 })).every((d) => d.status === "succeeded")).toBe(
           true
         )
       })
@@ -98,6 +100,7 @@ webhookSuite("webhook endpoint health", (it) => {
         yield* at(T0)
         captured.length = 0
         const webhooks = yield* Webhooks
+        const delivery = yield* WebhookDelivery
         const events = yield* Events
         const rx = yield* receiver
         rx.respond = () => 500
@@ -105,12 +108,12 @@ webhookSuite("webhook endpoint health", (it) => {
         rx.secrets = [secret]
         const event = yield* emit(agentId, "wallet.recharged", recharge)
         const statuses: Array<string> = []
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         statuses.push((yield* webhooks.getConfig(agentId)).status)
         for (let i = 0; i < 100 && statuses.at(-1) !== "disabled"; i++) {
           const [last] = (yield* webhooks.listAttempts(agentId, { limit: 1 })).data
           yield* at(Date.parse(last.nextRetryAt!))
-          yield* webhooks.runOnce
+          yield* delivery.runOnce
           statuses.push((yield* webhooks.getConfig(agentId)).status)
         }
         const attempts = [...(yield* webhooks.listAttempts(agentId, { limit: 100 })).data].reverse()
@@ -141,7 +144,7 @@ webhookSuite("webhook endpoint health", (it) => {
         expect((yield* webhooks.listAttempts(agentId, { eventId: "evt_none" })).data).toEqual([])
         const bad = yield* Effect.flip(webhooks.listAttempts(agentId, { cursor: "not-a-cursor" }))
         expect(bad).toMatchObject({ _tag: "InvalidInput", field: "cursor" })
-        expect((yield* webhooks.listDeliveries(agentId, { limit: 100 })).map((d) => [d.status, d.attempts])).toEqual([
+        expect((yield* delivery.listDeliveries(agentId, { limit: 100 })).map((d) => [d.status, d.attempts])).toEqual([
           ["pending", attempts.length]
         ])
 
@@ -162,7 +165,7 @@ webhookSuite("webhook endpoint health", (it) => {
         // Disabled: nothing is sent, new events are not queued.
         yield* emit(agentId, "wallet.recharged", recharge)
         yield* at(Date.parse(last.attemptedAt) + 3 * 3_600_000)
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         expect(rx.received).toHaveLength(attempts.length)
         expect(rx.received.every((r) => r.webhookId === event.id && r.verifiedWith.length === 1)).toBe(true)
         expect(yield* Effect.flip(webhooks.sendTest(agentId))).toMatchObject({ _tag: "Conflict", state: "disabled" })
@@ -179,7 +182,7 @@ webhookSuite("webhook endpoint health", (it) => {
         })
         rx.respond = () => 204
         const ping = yield* webhooks.sendTest(agentId)
-        yield* webhooks.runOnce
+        yield* delivery.runOnce
         // Both at once (2 in flight per endpoint), so in either order.
         expect(
           rx.received

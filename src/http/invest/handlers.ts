@@ -3,7 +3,9 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { CurrentCaller } from "../../services/keys/Caller.js"
 import { Payments } from "../../services/payments/Payments.js"
-import { DEFAULT_VOTING_HOURS, Invest, TOP_HOLDERS, VETO_WINDOW_MS } from "../../services/invest/Invest.js"
+import { Governance } from "../../services/invest/Governance.js"
+import { Invest } from "../../services/invest/Invest.js"
+import { DEFAULT_VOTING_HOURS, TOP_HOLDERS, VETO_WINDOW_MS } from "../../services/invest/policy.js"
 import { Api } from "../api.js"
 import { requestIdempotency } from "../requestIdempotency.js"
 
@@ -38,13 +40,13 @@ export const InvestLive = HttpApiBuilder.group(Api, "invest", (handlers) =>
       "createProposal",
       Effect.fnUntraced(function* ({ payload }) {
         const caller = yield* CurrentCaller
-        return yield* Effect.flatMap(Invest, (i) => i.createProposal(caller.agentId!, payload))
+        return yield* Effect.flatMap(Governance, (g) => g.createProposal(caller.agentId!, payload))
       })
     )
     .handle("listProposals", ({ query: urlParams }) =>
-      Effect.flatMap(Invest, (i) => i.listProposals(urlParams.limit ?? 20))
+      Effect.flatMap(Governance, (g) => g.listProposals(urlParams.limit ?? 20))
     )
-    .handle("getProposal", ({ params: path }) => Effect.flatMap(Invest, (i) => i.getProposal(path.id)))
+    .handle("getProposal", ({ params: path }) => Effect.flatMap(Governance, (g) => g.getProposal(path.id)))
 )
 
 export const InvestInfoLive = HttpApiBuilder.group(Api, "investInfo", (handlers) =>
@@ -132,7 +134,7 @@ export const GovernanceLive = HttpApiBuilder.group(Api, "governance", (handlers)
     "veto",
     Effect.fnUntraced(function* ({ params: path, payload }) {
       const caller = yield* CurrentCaller
-      return yield* Effect.flatMap(Invest, (i) => i.veto(caller.accountId, path.id, payload.reason))
+      return yield* Effect.flatMap(Governance, (g) => g.veto(caller.accountId, path.id, payload.reason))
     })
   )
 )

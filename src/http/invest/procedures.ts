@@ -1,11 +1,12 @@
-// Authenticated procedures of the investment surface (spec §4.2): invest.invest, invest.vote,
-// portfolio.holdings. A key acts as its agent; a dashboard session names one of its agents.
+// Authenticated procedures of the investment surface (spec §4.2): invest.invest, invest.vote
+// (Governance), portfolio.holdings. A key acts as its agent; a dashboard session names one of its agents.
 import { Effect, Schema } from "effect"
 import { InvalidInput } from "../../schema/platform/errors.js"
 import { HoldingsResponse, InvestBody, InvestmentResponse, VoteBody, VoteResponse } from "../../schema/invest/invest.js"
 import { AgentId } from "../../schema/keys/keys.js"
 import { type Caller, CurrentCaller } from "../../services/keys/Caller.js"
 import type { Transactor } from "../../services/platform/Db.js"
+import { Governance } from "../../services/invest/Governance.js"
 import { Invest } from "../../services/invest/Invest.js"
 import { Keys } from "../../services/keys/Keys.js"
 import { requestIdempotency } from "../requestIdempotency.js"
@@ -53,7 +54,7 @@ export const investProcedures = {
     handler: Effect.fnUntraced(function* ({ agentId, ...body }) {
       const caller = yield* CurrentCaller
       const acting = yield* actingAgent(caller, agentId)
-      return yield* Effect.flatMap(Invest, (i) => i.vote(acting, body))
+      return yield* Effect.flatMap(Governance, (g) => g.vote(acting, body))
     })
   }),
   "portfolio.holdings": query({
@@ -70,4 +71,4 @@ export const investProcedures = {
       return yield* Effect.flatMap(Invest, (i) => i.holdings(agentIds))
     })
   })
-} satisfies Record<string, Procedure<Invest | Keys | CurrentCaller | Transactor>>
+} satisfies Record<string, Procedure<Invest | Governance | Keys | CurrentCaller | Transactor>>

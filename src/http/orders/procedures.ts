@@ -7,7 +7,7 @@ import { InvalidInput } from "../../schema/platform/errors.js"
 import { DeliverBody, FailBody, OrdersPage, OrderView, toOrderView } from "../../schema/orders/orders.js"
 import { type Caller, CurrentCaller } from "../../services/keys/Caller.js"
 import { Keys } from "../../services/keys/Keys.js"
-import { Orders } from "../../services/orders/Orders.js"
+import { Orders } from "../../services/purchases/Orders.js"
 import type { Transactor } from "../../services/platform/Db.js"
 import { authenticated, mutation, query, type Procedure } from "../trpc/procedure.js"
 import { Id } from "../commerce/params.js"
@@ -43,7 +43,7 @@ export const orderProcedures = {
     input: Schema.Struct({ ...OrdersQuery.fields, ...AsAgent.fields }),
     handler: ({ agentId, ...params }) =>
       Effect.flatMap(acting(agentId), (id) =>
-        Effect.flatMap(Orders, (o) => Effect.map(o.list(id, params), toOrdersPage))
+        Effect.flatMap(Orders, (o) => Effect.map(o.list(id, params), toOrdersPage(id)))
       )
   }),
   "commerce.order": query({
@@ -52,7 +52,7 @@ export const orderProcedures = {
     output: OrderView,
     input: Schema.Struct({ ...OrderId.fields, ...AsAgent.fields }),
     handler: ({ agentId, id }) =>
-      Effect.flatMap(acting(agentId), (me) => Effect.flatMap(Orders, (o) => Effect.map(o.get(me, id), toOrderView)))
+      Effect.flatMap(acting(agentId), (me) => Effect.flatMap(Orders, (o) => Effect.map(o.get(me, id), toOrderView(me))))
   }),
   "commerce.deliverOrder": mutation({
     description: "Deliver an order's output (paid at once); the same delivery again answers the same",
@@ -61,7 +61,7 @@ export const orderProcedures = {
     input: Schema.Struct({ ...OrderId.fields, ...DeliverBody.fields, ...AsAgent.fields }),
     handler: ({ agentId, id, ...body }) =>
       Effect.flatMap(acting(agentId), (me) =>
-        Effect.flatMap(Orders, (o) => Effect.map(o.deliver(me, id, body), toOrderView))
+        Effect.flatMap(Orders, (o) => Effect.map(o.deliver(me, id, body), toOrderView(me)))
       )
   }),
   "commerce.failOrder": mutation({
@@ -71,7 +71,7 @@ export const orderProcedures = {
     input: Schema.Struct({ ...OrderId.fields, ...FailBody.fields, ...AsAgent.fields }),
     handler: ({ agentId, id, ...body }) =>
       Effect.flatMap(acting(agentId), (me) =>
-        Effect.flatMap(Orders, (o) => Effect.map(o.fail(me, id, body), toOrderView))
+        Effect.flatMap(Orders, (o) => Effect.map(o.fail(me, id, body), toOrderView(me)))
       )
   })
 } satisfies Record<string, Procedure<Orders | Keys | CurrentCaller | Transactor>>

@@ -6,7 +6,7 @@ import { walletAccount } from "../../schema/ledger/ledger.js"
 import { sagaHolds } from "../../schema/saga/saga.js"
 import { OverviewStore, type AgentFigures } from "../../services/audit/OverviewStore.js"
 import { commerceTables, nextDay } from "../storage/memory/commerceTables.js"
-import { orderTables } from "../orders/OrderStore.memory.js"
+import { orderTables } from "../purchases/OrderStore.memory.js"
 
 export const MemoryOverviewStore = Layer.effect(
   OverviewStore,

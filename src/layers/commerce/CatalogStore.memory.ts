@@ -101,11 +101,11 @@ export const MemoryCatalogStore = Layer.effect(
         }
         return out
       }),
-    addRating: (id, rating) =>
+    addRating: (id, rating, reviews = 1) =>
       Effect.suspend(() => {
         const s = t.services.get(id)
         if (s === undefined) return Effect.void
-        const next = { ...s, ratingSum: s.ratingSum + rating, ratingCount: s.ratingCount + 1 }
+        const next = { ...s, ratingSum: s.ratingSum + reviews * rating, ratingCount: s.ratingCount + reviews }
         return Effect.andThen(t.services.set(id, next), rankService(t, s, next))
       }),
     // Walks the kept ranking (of the category, or all) and stops at `limit` services the policy

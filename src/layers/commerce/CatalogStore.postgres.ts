@@ -163,9 +163,10 @@ export const PgCatalogStore = Layer.effect(
         (f.sellers !== null && f.sellers.length === 0) || (f.categories !== null && f.categories.length === 0)
           ? Effect.succeed([])
           : orUnavailable(rankedPage(sql, f).unprepared).pipe(Effect.flatMap(services)),
-      addRating: (id, rating) =>
+      addRating: (id, rating, reviews = 1) =>
         orUnavailable(
-          sql`UPDATE commerce_services SET rating_sum = rating_sum + ${rating}, rating_count = rating_count + 1
+          sql`UPDATE commerce_services SET rating_sum = rating_sum + ${reviews * rating},
+                rating_count = rating_count + ${reviews}
               WHERE id = ${id}`
         ).pipe(Effect.asVoid),
       deliveryStats: (serviceId, since) =>

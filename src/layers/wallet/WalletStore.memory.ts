@@ -8,7 +8,7 @@ import { sagaHolds } from "../../schema/saga/saga.js"
 import { dayBoundary, utcDay } from "../../schema/wallet/policy.js"
 import { walletAccount } from "../../schema/ledger/ledger.js"
 import { WalletStore } from "../../services/wallet/WalletStore.js"
-import { orderTables } from "../orders/OrderStore.memory.js"
+import { orderTables } from "../purchases/OrderStore.memory.js"
 import { addSpend, commerceTables, nextDay, type Tables, type UsageCell } from "../storage/memory/commerceTables.js"
 
 /** The escrow held by these running sagas: escrow step succeeded, settle not yet. */

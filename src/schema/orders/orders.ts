@@ -70,7 +70,11 @@ export type Order = typeof Order.Type
 /** The saga that placed the order (it holds the money), or null for a buy's order. */
 export const sagaOf = (o: Pick<Order, "origin">): string | null => (o.origin?.kind === "saga" ? o.origin.sagaId : null)
 
-/** An order as its seller or buyer sees it: no idempotency key, no push internals. */
+/**
+ * An order as its seller or buyer sees it: no idempotency key, no push internals. Only its seller
+ * sees why a push failed (`lastPushError`: the seller's own endpoint's address or answer); the buyer
+ * never learns where the seller's endpoint is or what it said.
+ */
 export const OrderView = Schema.Struct({
   id: Schema.String,
   transactionId: Schema.String,
@@ -93,35 +97,39 @@ export const OrderView = Schema.Struct({
   latencyMs: Schema.NullOr(Schema.Int),
   /** The handling time the seller reported with its delivery (null when it reported none): informational only. */
   reportedLatencyMs: Schema.NullOr(Schema.Int),
-  /** For push orders: when the seller accepted it for later delivery, and the last attempt's error. */
+  /** For push orders: when the seller accepted it for later delivery. */
   acceptedAt: Schema.NullOr(Timestamp),
+  /** For push orders, to their seller only: the last attempt's error (null for the buyer, and when none). */
   lastPushError: Schema.NullOr(Schema.String)
 })
 export type OrderView = typeof OrderView.Type
 
-export const toOrderView = (o: Order): OrderView => ({
-  id: o.id,
-  transactionId: o.transactionId,
-  serviceId: o.serviceId,
-  serviceName: o.serviceName,
-  tierId: o.tierId,
-  priceCents: cents(o.priceCents),
-  currency: "USD",
-  sellerAgentId: o.sellerAgentId,
-  buyerAgentId: o.buyerAgentId,
-  input: o.input,
-  mode: o.mode,
-  status: o.status,
-  createdAt: o.createdAt,
-  deadlineAt: o.deadlineAt,
-  answeredAt: o.answeredAt,
-  output: o.output,
-  error: o.error,
-  latencyMs: o.latencyMs,
-  reportedLatencyMs: o.reportedLatencyMs ?? null,
-  acceptedAt: o.push?.acceptedAt ?? null,
-  lastPushError: o.push?.lastError ?? null
-})
+/** The order as `viewer` (its seller or its buyer) sees it. */
+export const toOrderView =
+  (viewer: string) =>
+  (o: Order): OrderView => ({
+    id: o.id,
+    transactionId: o.transactionId,
+    serviceId: o.serviceId,
+    serviceName: o.serviceName,
+    tierId: o.tierId,
+    priceCents: cents(o.priceCents),
+    currency: "USD",
+    sellerAgentId: o.sellerAgentId,
+    buyerAgentId: o.buyerAgentId,
+    input: o.input,
+    mode: o.mode,
+    status: o.status,
+    createdAt: o.createdAt,
+    deadlineAt: o.deadlineAt,
+    answeredAt: o.answeredAt,
+    output: o.output,
+    error: o.error,
+    latencyMs: o.latencyMs,
+    reportedLatencyMs: o.reportedLatencyMs ?? null,
+    acceptedAt: o.push?.acceptedAt ?? null,
+    lastPushError: viewer === o.sellerAgentId ? (o.push?.lastError ?? null) : null
+  })
 
 /**
  * The seller's delivery: its output, and optionally the time it reports spending. The report is kept on

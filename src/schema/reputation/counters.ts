@@ -120,8 +120,9 @@ const contribution = (
     // A purchase from oneself is one deal of the agent's, counted on the buyer side.
     deals: deal && !self ? 1 : 0,
     volumeCents: completed && !self ? tx.priceCents : 0,
-    reviewsReceived: deal && rating !== null ? 1 : 0,
-    ratingSum: deal && rating !== null ? rating : 0
+    // A review counts while its purchase stands: a refunded one's no longer moves the seller's record.
+    reviewsReceived: completed && rating !== null ? 1 : 0,
+    ratingSum: completed && rating !== null ? rating : 0
   }
   return self
     ? new Map([[tx.buyerAgentId, addCounters(buyer, seller)]])

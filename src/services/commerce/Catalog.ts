@@ -18,15 +18,14 @@ import { Conflict, Forbidden, InvalidInput, NotFound, type StorageUnavailable } 
 import type { Caller } from "../keys/Caller.js"
 import { traced } from "../platform/Tracing.js"
 import { Ids, Transactor } from "../platform/Db.js"
-import { Offers } from "./Offers.js"
+import { Offers } from "../purchases/Offers.js"
 import { CatalogStore, type CatalogStoreService } from "./CatalogStore.js"
 import { newFulfilmentSecret, resolveFulfilment } from "./fulfilment.js"
 import { complianceOf, SLA_WINDOW_DAYS } from "./slaCompliance.js"
 
-import { notFound, tierOf, toService } from "./serviceView.js"
+import { notFound, tierOf, toService } from "../../schema/commerce/serviceView.js"
 
 export { SLA_WINDOW_DAYS }
-export { tierOf } from "./serviceView.js"
 
 export interface CatalogService {
   /** Any service by id (listed or not); NotFound when unknown. The stable read for negotiation and sagas. */
@@ -250,6 +249,11 @@ export const CatalogOffersLive = Layer.effect(
       if (service.status !== "active") return yield* Effect.fail(notFound(serviceId))
       if (tierId === undefined) return { service, tier: service.tiers[0] }
       return yield* catalog.getTier(serviceId, tierId)
-    })
+    }),
+    fulfilmentOf: (serviceId: string) =>
+      Effect.map(
+        Effect.catchTag(catalog.getRecord(serviceId), "NotFound", () => Effect.succeed(undefined)),
+        (record) => record?.fulfilment
+      )
   }))
 )

@@ -23,8 +23,11 @@ export interface CatalogStoreService {
   readonly list: (filter: ServiceFilter) => Effect.Effect<ReadonlyArray<ServiceRecord>, StorageUnavailable>
   /** Listed services in the kept ranking's order (RankedFilter), the policy applied: at most `limit`. */
   readonly ranked: (filter: RankedFilter) => Effect.Effect<ReadonlyArray<ServiceRecord>, StorageUnavailable>
-  /** Adds one review's stars to the service's running rating (inside the review's unit of work). */
-  readonly addRating: (id: string, rating: number) => Effect.Effect<void, StorageUnavailable>
+  /**
+   * Adds one review's stars to the service's running rating (inside the review's unit of work), or,
+   * with `reviews` -1, takes a review's stars back out (its transaction was refunded: it no longer counts).
+   */
+  readonly addRating: (id: string, rating: number, reviews?: 1 | -1) => Effect.Effect<void, StorageUnavailable>
   readonly deliveryStats: (
     serviceId: string,
     sinceIso: string

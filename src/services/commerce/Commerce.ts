@@ -1,34 +1,28 @@
-// Commerce: the instant purchase (policy → approval → delivery → 85/15 settlement, in one unit of
-// work), owner approvals, the transaction history and post-purchase reviews.
-import { Clock, Context, Effect, Layer } from "effect"
+// Commerce: the buy as the API offers it (the agent's permission, the purchase in its own unit of
+// work, the owner's record of a refusal, the wait for a push seller), the owner's approvals with their
+// inbox names, the transaction history and post-purchase reviews. The purchase itself is the purchase
+// domain's (Purchases): this is one of its doors.
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { decodeCursor, encodeCursor } from "../../schema/platform/common.js"
 import type { Approval, ApprovalStatus, Purchase } from "../../schema/commerce/approvals.js"
 import type { ReviewRecord } from "../../schema/commerce/reviews.js"
 import type { Transaction, TransactionStatus } from "../../schema/commerce/transactions.js"
 import type { TransactionFilter } from "../../schema/commerce/filters.js"
-import type { InsufficientCredits, PolicyViolation } from "../../schema/commerce/wallets.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import type { IdempotencyKeyReused } from "../../schema/platform/errors.js"
-import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
-import type { NegotiationUnusable } from "../../schema/negotiation/negotiation.js"
+import type { KeyedRequest } from "../idempotency/WriteReceipts.js"
 import type { Caller } from "../keys/Caller.js"
 import { Catalog } from "./Catalog.js"
 import { traced } from "../platform/Tracing.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { Events } from "../events/Events.js"
-import { Ledger } from "../ledger/Ledger.js"
-import { Wallet } from "../wallet/Wallet.js"
-import { type ApprovalDecision, makeApprovals } from "./Approvals.js"
-import { Audit } from "../audit/Audit.js"
 import { Refusals } from "../refusals/Refusals.js"
-import { CommerceStore } from "./CommerceStore.js"
-import { makePurchase } from "./Purchase.js"
-import { makeApprovalNames } from "./approvalNames.js"
-import type { InboxApproval } from "../../schema/audit/inbox.js"
+import { PurchaseStore } from "../purchases/PurchaseStore.js"
+import { type Bought, type PurchaseError, Purchases } from "../purchases/Purchases.js"
+import { type ApprovalDecision, Approvals } from "../purchases/Approvals.js"
+import { type InboxApproval, reasonText } from "../../schema/audit/inbox.js"
 import { KeysStore } from "../keys/KeysStore.js"
-import { Orders } from "../orders/Orders.js"
-import { Settlement } from "./Settlement.js"
-import { toTransaction } from "./views.js"
+import { toTransaction } from "../purchases/views.js"
 
 const txNotFound = (id: string) => new NotFound({ message: `transaction ${id} not found`, resource: "transaction", id })
 
@@ -58,8 +52,7 @@ export interface TransactionQuery {
 }
 
 /** What a purchase can answer besides its outcome. */
-export type BuyError =
-  Forbidden | NotFound | InvalidInput | PolicyViolation | InsufficientCredits | NegotiationUnusable | StorageUnavailable
+export type BuyError = Forbidden | PurchaseError
 
 type DecideError = BuyError | Conflict | IdempotencyKeyReused
 
@@ -74,13 +67,13 @@ export interface CommerceService {
    * `buy`'s unit of work alone (joining the caller's); the caller commits, then calls `afterBuy`, so
    * nothing waits on a seller while a payment's unit of work holds the wallet.
    */
-  readonly buyInUnit: (input: BuyInput) => Effect.Effect<Purchase, BuyError>
+  readonly buyInUnit: (input: BuyInput) => Effect.Effect<Bought, BuyError>
   /** Committed: a pending order announced, a push seller's answer awaited up to ORDER_WAIT_MS. */
-  readonly afterBuy: (purchase: Purchase) => Effect.Effect<Purchase, BuyError>
+  readonly afterBuy: (bought: Bought) => Effect.Effect<Purchase, StorageUnavailable>
   /** The owner approves: the purchase executes at the quoted price (409 when it is void). A keyed decision is made once. */
   readonly approve: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
   readonly decline: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
-  /** The approvals inbox: listApprovals' page with the names an owner reads (approvalNames.ts). */
+  /** The approvals inbox: listApprovals' page with the names an owner reads (the agent, service, tier, seller, why). */
   readonly approvalsInbox: (
     caller: Caller,
     status: ApprovalStatus | undefined,
@@ -114,34 +107,66 @@ export interface CommerceService {
 }
 
 const make = Effect.gen(function* () {
-  const store = yield* CommerceStore
+  const store = yield* PurchaseStore
   const catalog = yield* Catalog
   const events = yield* Events
   const ids = yield* Ids
   const { atomically } = yield* Transactor
   const refusals = yield* Refusals
-  const { execute, negotiated, awaitOrder } = yield* makePurchase
-  const approvals = yield* makeApprovals({ execute, negotiated, atomically })
-  const named = makeApprovalNames(catalog, yield* KeysStore)
+  const purchases = yield* Purchases
+  const approvals = yield* Approvals
+  const keys = yield* KeysStore
+
+  /**
+   * The approvals inbox's names: each approval with the agent that asked, the service and tier, the
+   * seller, and why it waits, in the owner's words. The agents in one read and each distinct service
+   * of the page once, so a page costs a bounded number of reads whatever its length.
+   */
+  const named = Effect.fnUntraced(function* (approvals: ReadonlyArray<Approval>) {
+    const services = new Map(
+      yield* Effect.forEach(
+        [...new Set(approvals.map((a) => a.serviceId))],
+        (id) => Effect.map(Effect.option(catalog.getRecord(id)), (s) => [id, Option.getOrUndefined(s)] as const),
+        { concurrency: 4 }
+      )
+    )
+    const sellers = [...services.values()].flatMap((s) => (s ? [s.sellerAgentId] : []))
+    const ids = [...new Set([...approvals.map((a) => a.agentId), ...sellers])]
+    const agents = new Map((yield* keys.getAgents(ids)).map((a) => [a.id, a] as const))
+    return approvals.map((a): InboxApproval => {
+      const service = services.get(a.serviceId)
+      const sellerAgentId = service?.sellerAgentId ?? null
+      return {
+        ...a,
+        agentName: agents.get(a.agentId)?.name ?? null,
+        serviceName: service?.name ?? null,
+        tierName: service?.tiers.find((t) => t.id === a.tierId)?.name ?? null,
+        sellerAgentId,
+        sellerName: sellerAgentId === null ? null : (agents.get(sellerAgentId)?.name ?? null),
+        reasonText: reasonText(a.reason)
+      }
+    })
+  })
 
   const buyInUnit = Effect.fnUntraced(function* (input: BuyInput) {
     const agentId = input.caller.agentId
     if (agentId === undefined || !input.caller.permissions.has("commerce:buy")) {
-      return yield* Effect.fail(
-        new Forbidden({ message: "buying needs an agent key with commerce:buy", permission: "commerce:buy" })
-      )
+      return yield* new Forbidden({
+        message: "buying needs an agent key with commerce:buy",
+        permission: "commerce:buy"
+      })
     }
     return yield* atomically(
-      execute({
+      purchases.purchase({
         agentId,
         accountId: input.caller.accountId,
         serviceId: input.serviceId,
         tierId: input.tierId,
         input: input.input,
-        priceCents: input.priceCents,
-        negotiationId: input.negotiationId,
+        ...(input.priceCents !== undefined ? { priceCents: input.priceCents } : {}),
+        ...(input.negotiationId !== undefined ? { negotiationId: input.negotiationId } : {}),
         idempotencyKey: input.idempotencyReference ?? null
-      }).pipe(Effect.catchTag("ApprovalVoid", (e) => Effect.die(e)))
+      })
     )
   })
 
@@ -157,7 +182,7 @@ const make = Effect.gen(function* () {
         path: input.negotiationId === undefined ? "buy" : "negotiation"
       }),
       // Committed: a push seller's order may be answered within the buy's wait.
-      Effect.flatMap(awaitOrder),
+      Effect.flatMap(purchases.settled),
       traced("Commerce.buy")
     )
 
@@ -235,12 +260,15 @@ const make = Effect.gen(function* () {
       if (tx.buyerAgentId !== agentId) {
         return yield* Effect.fail(new Forbidden({ message: "only the buyer may review a transaction" }))
       }
-      // A review rates a delivery: none came of a failed one, none has come yet of a pending one.
-      if (tx.status === "failed" || tx.status === "pending") {
+      // A review rates a delivery that stands: none came of a failed one, none has come yet of a
+      // pending one, and a refunded one was taken back (its buyer paid nothing for it).
+      if (tx.status !== "completed") {
         const message =
           tx.status === "failed"
             ? "nothing was delivered: a failed transaction cannot be reviewed"
-            : "nothing delivered yet: a pending transaction can be reviewed once its seller delivers"
+            : tx.status === "pending"
+              ? "nothing delivered yet: a pending transaction can be reviewed once its seller delivers"
+              : "the purchase was refunded: a refunded transaction cannot be reviewed"
         return yield* Effect.fail(new Conflict({ message, state: tx.status }))
       }
       const record: ReviewRecord = {
@@ -266,7 +294,7 @@ const make = Effect.gen(function* () {
   return {
     buy,
     buyInUnit,
-    afterBuy: awaitOrder,
+    afterBuy: purchases.settled,
     approve,
     decline: approvals.decline,
     listApprovals: approvals.listApprovals,
@@ -283,16 +311,6 @@ const make = Effect.gen(function* () {
 export class Commerce extends Context.Service<Commerce, CommerceService>()("agent-commerce/Commerce") {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
   static readonly layer = Layer.effect(Commerce, make).pipe(
-    Layer.provide([
-      Catalog.layer,
-      Events.layer,
-      Ledger.layer,
-      Wallet.layer,
-      Settlement.layer,
-      Audit.layer,
-      Refusals.layer,
-      WriteReceipts.layer,
-      Orders.layer
-    ])
+    Layer.provide([Catalog.layer, Events.layer, Refusals.layer, Purchases.layer, Approvals.layer])
   )
 }

@@ -8,12 +8,12 @@ import { Dispute, type DisputeRecord } from "../../schema/commerce/disputes.js"
 import { type TransactionRecord } from "../../schema/commerce/transactions.js"
 import { Conflict, Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import { Catalog } from "./Catalog.js"
-import { CommerceStore } from "./CommerceStore.js"
+import { PurchaseStore } from "../purchases/PurchaseStore.js"
 import { DisputeStore } from "./DisputeStore.js"
 import { traced } from "../platform/Tracing.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { Events } from "../events/Events.js"
-import { Settlement } from "./Settlement.js"
+import { Settlement } from "../purchases/Settlement.js"
 
 export interface DisputesService {
   /** The buyer opens a dispute on a completed purchase within FILING_WINDOW_MS of it. */
@@ -54,7 +54,7 @@ export const toDispute = (d: DisputeRecord, viewer: string): Dispute =>
 const make = Effect.gen(function* () {
   const { atomically } = yield* Transactor
   const store = yield* DisputeStore
-  const commerce = yield* CommerceStore
+  const commerce = yield* PurchaseStore
   const catalog = yield* Catalog
   const settlement = yield* Settlement
   const events = yield* Events
@@ -87,6 +87,10 @@ const make = Effect.gen(function* () {
   ) {
     const memo = `dispute ${d.id}: refund`
     const { entry } = yield* settlement.refund(tx, { disputeId: d.id, reason: resolution, at: iso(now), memo })
+    // A refunded purchase's review no longer counts: out of the service's rating (the reputation
+    // counters take it out with the refund itself, docs/reputation.md).
+    const review = (yield* commerce.getTransaction(tx.id))?.review
+    if (review !== undefined) yield* catalog.addRating(tx.serviceId, review.rating, -1)
     const next: DisputeRecord = {
       ...d,
       status: "resolved_refunded",

@@ -7,7 +7,7 @@ import { agentPermissions, commercePermissions } from "../../schema/keys/keys.js
 import { type Plan, type Template, templateCategories } from "../../schema/marketplace/marketplace.js"
 import { InputKind } from "../../schema/projects/builder.js"
 import { revenueShare } from "../../schema/projects/catalog.js"
-import { PLATFORM_TOKEN_PRICE_CENTS, PLATFORM_TOTAL_SUPPLY, STAKE_PERCENT, TOP_HOLDERS } from "../invest/Invest.js"
+import { PLATFORM_TOKEN_PRICE_CENTS, PLATFORM_TOTAL_SUPPLY, STAKE_PERCENT, TOP_HOLDERS } from "../invest/policy.js"
 import {
   type CatalogRoute,
   DISCLAIMER,

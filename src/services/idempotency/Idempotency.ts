@@ -5,8 +5,6 @@ import { randomBytes } from "node:crypto"
 import type { StorageUnavailable } from "../../schema/platform/errors.js"
 import { type BeginResult, IdempotencyStore, type IdempotencyStoreService } from "./IdempotencyStore.js"
 
-export type { StoredResponse } from "./IdempotencyStore.js"
-
 /** What the service's `begin` answers: a Started attempt carries the owner token its record was claimed with. */
 export type Claim =
   { readonly _tag: "Started"; readonly owner: string } | Exclude<BeginResult, { readonly _tag: "Started" }>

@@ -1,32 +1,25 @@
-// Invest: the platform utility token and project stakes (49 % offered, never oversold), holdings,
-// and governance (governance.ts): proposals voted by the top 10 holders weighted by their snapshot
-// holdings, with the founder's veto. Numbers and rules: docs/investment.md and docs/governance.md.
+// Invest: the platform utility token and project stakes (49 % offered, never oversold) and holdings.
+// The proposals those holdings vote on are the Governance service's (Governance.ts). Numbers and
+// rules: docs/investment.md.
 import { traced } from "../platform/Tracing.js"
 import { Clock, Context, Effect, Layer } from "effect"
 import { AppConfig } from "../platform/AppConfig.js"
 import {
-  type Conflict,
-  type Forbidden,
   type IdempotencyKeyReused,
   InvalidInput,
   type NotFound,
   type StorageUnavailable
 } from "../../schema/platform/errors.js"
 import {
-  type CreateProposalBody,
   Holding,
   type InvestBody,
   Investment,
   type InvestmentRecord,
-  type NotATopHolder,
   Offering,
   type OfferingRecord,
   PLATFORM_TARGET,
-  type Proposal,
   StakeExhausted,
-  targetOf,
-  type Vote,
-  type VoteChoice
+  targetOf
 } from "../../schema/invest/invest.js"
 import { type InsufficientFunds, walletAccount } from "../../schema/ledger/ledger.js"
 import type { PolicyViolation } from "../../schema/commerce/wallets.js"
@@ -36,7 +29,6 @@ import { Ids, Transactor } from "../platform/Db.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Projects } from "../projects/Projects.js"
-import { makeGovernance } from "./governance.js"
 import { investViews } from "./views.js"
 import { InvestStore } from "./InvestStore.js"
 import {
@@ -48,18 +40,6 @@ import {
   PROJECT_TOTAL_UNITS,
   projectUnitPrice,
   type TokenInfo
-} from "./policy.js"
-
-export { InvestStore } from "./InvestStore.js"
-export {
-  DEFAULT_VOTING_HOURS,
-  investmentAccount,
-  PLATFORM_TOKEN_PRICE_CENTS,
-  PLATFORM_TOTAL_SUPPLY,
-  STAKE_PERCENT,
-  TOP_HOLDERS,
-  type TokenInfo,
-  VETO_WINDOW_MS
 } from "./policy.js"
 
 export interface InvestService {
@@ -86,22 +66,6 @@ export interface InvestService {
     { agentIds: Array<string>; holdings: Array<Holding>; token: TokenInfo; disclaimer: string },
     StorageUnavailable
   >
-  readonly createProposal: (
-    agentId: string,
-    body: CreateProposalBody
-  ) => Effect.Effect<Proposal, NotATopHolder | StorageUnavailable>
-  readonly getProposal: (id: string) => Effect.Effect<Proposal, NotFound | StorageUnavailable>
-  readonly listProposals: (limit: number) => Effect.Effect<Array<Proposal>, StorageUnavailable>
-  readonly vote: (
-    agentId: string,
-    input: { readonly proposalId: string; readonly choice: VoteChoice }
-  ) => Effect.Effect<{ vote: Vote; proposal: Proposal }, Conflict | NotATopHolder | NotFound | StorageUnavailable>
-  /** The founder vetoes a passed proposal within its veto window. */
-  readonly veto: (
-    accountId: string,
-    proposalId: string,
-    reason: string
-  ) => Effect.Effect<Proposal, Conflict | Forbidden | NotFound | StorageUnavailable>
   readonly token: TokenInfo
   readonly disclaimer: string
 }
@@ -115,7 +79,6 @@ const make = Effect.gen(function* () {
   const { atomically } = yield* Transactor
   const refusals = yield* Refusals
   const receipts = yield* WriteReceipts
-  const governance = yield* makeGovernance
   const config = yield* AppConfig
   const token: TokenInfo = {
     name: config.tokenName,
@@ -284,7 +247,7 @@ const make = Effect.gen(function* () {
     }
   }, traced("Invest.holdings"))
 
-  return Invest.of({ invest, offering, holdings, ...governance, token, disclaimer })
+  return Invest.of({ invest, offering, holdings, token, disclaimer })
 })
 
 export class Invest extends Context.Service<Invest, InvestService>()("agent-commerce/Invest") {

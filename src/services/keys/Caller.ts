@@ -1,7 +1,7 @@
 // The authenticated caller of a request: which account, agent and key, with which permissions.
 import { Context } from "effect"
 import type { Permission } from "../../schema/keys/keys.js"
-import type { WindowStanding } from "./RateLimiter.js"
+import type { WindowStanding } from "./rateLimitPolicy.js"
 
 export interface Caller {
   readonly accountId: string

@@ -1,8 +1,10 @@
-// Keys: accounts, dashboard sessions, agents and their API keys; authenticates bearer keys.
+// Keys: accounts and dashboard sessions (sign-up, sign-in with a scrypt-checked password, session
+// tokens), agents and their API keys; authenticates bearer keys through a per-process cache.
 import { traced } from "../platform/Tracing.js"
 import { Clock, Context, Effect, Layer } from "effect"
 import {
   Account,
+  type AccountRecord,
   Agent,
   type ApiKeyRecord,
   ApiKeyView,
@@ -19,19 +21,74 @@ import {
   Unauthorized
 } from "../../schema/platform/errors.js"
 import type { Caller } from "./Caller.js"
-import { sha256 } from "./credentials.js"
-import { makeAccounts } from "./accounts.js"
-import { type CachedKey, KEY_CACHE_TTL_MS, makeKeyCache } from "./keyCache.js"
-import { KeysStore } from "./KeysStore.js"
+import { DUMMY_HASH, hashPassword, sha256, verifyPassword } from "./credentials.js"
+import { KeysStore, type KeyWithAgent } from "./KeysStore.js"
 import { Ids, Transactor } from "../platform/Db.js"
-
-export { KeysStore } from "./KeysStore.js"
-export { KEY_CACHE_TTL_MS } from "./keyCache.js"
 
 /** Only touch last-used when it is older than this, so a busy key does not write on every call. */
 const TOUCH_EVERY_MS = 60_000
 
+const SESSION_TTL_MS = 7 * 24 * 3600 * 1000
+
+/**
+ * Authentication reads keys from a per-process cache (docs/keys.md): an entry lives at most this
+ * long, so a revocation another process made reaches this one within it even when its
+ * notification is lost; a revocation made here, or notified, evicts the key at once.
+ */
+export const KEY_CACHE_TTL_MS = 1_000
+/** Cached keys per process (the oldest entry makes room). */
+const KEY_CACHE_MAX = 10_000
+
+interface CachedKey {
+  found: KeyWithAgent
+  readonly until: number
+  /** The caller the key authenticates as, made on the entry's first use (its permission set included). */
+  caller?: Caller
+}
+
+/**
+ * The authentication cache: secret hash → the key and its agent, with the key id's hash kept
+ * beside it so a revocation can evict the entry.
+ */
+class KeyCache {
+  private readonly byHash = new Map<string, CachedKey>()
+  private readonly hashOfKey = new Map<string, string>()
+
+  get(hash: string): CachedKey | undefined {
+    return this.byHash.get(hash)
+  }
+
+  remember(hash: string, entry: CachedKey): void {
+    this.byHash.delete(hash)
+    if (this.byHash.size >= KEY_CACHE_MAX) {
+      const oldest = this.byHash.keys().next().value
+      if (oldest !== undefined) {
+        const evicted = this.byHash.get(oldest)
+        this.byHash.delete(oldest)
+        if (evicted) this.hashOfKey.delete(evicted.found.key.id)
+      }
+    }
+    this.byHash.set(hash, entry)
+    this.hashOfKey.set(entry.found.key.id, hash)
+  }
+
+  forget(keyId: string): void {
+    const hash = this.hashOfKey.get(keyId)
+    if (hash !== undefined) this.byHash.delete(hash)
+    this.hashOfKey.delete(keyId)
+  }
+
+  /** The entry of a key id, whatever its age. */
+  ofKey(keyId: string): CachedKey | undefined {
+    const hash = this.hashOfKey.get(keyId)
+    return hash !== undefined ? this.byHash.get(hash) : undefined
+  }
+}
+
 const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+const toAccount = (a: AccountRecord) =>
+  Account.make({ id: a.id, email: a.email, name: a.name, planId: a.planId, createdAt: a.createdAt })
 
 export const toView = (k: ApiKeyRecord): ApiKeyView =>
   ApiKeyView.make({
@@ -103,10 +160,67 @@ const make = Effect.gen(function* () {
   const store = yield* KeysStore
   const ids = yield* Ids
   const { atomically } = yield* Transactor
-  const accounts = yield* makeAccounts
-  const cache = makeKeyCache()
+  const cache = new KeyCache()
   // Revocations made by other processes (Postgres), as they commit.
   yield* store.watchKeyChanges((keyId) => Effect.sync(() => cache.forget(keyId)))
+
+  const signUp = Effect.fnUntraced(function* (input: { email: string; password: string; name: string }) {
+    if (input.password.length < 10) {
+      return yield* Effect.fail(
+        new InvalidInput({ message: "password must have at least 10 characters", field: "password" })
+      )
+    }
+    const email = input.email.trim().toLowerCase()
+    const record: AccountRecord = {
+      id: yield* ids.make("acct"),
+      email,
+      name: input.name,
+      passwordHash: yield* hashPassword(input.password),
+      planId: null,
+      createdAt: yield* nowIso
+    }
+    yield* store.insertAccount(record)
+    return toAccount(record)
+  }, traced("Keys.signUp"))
+
+  const startSession = Effect.fnUntraced(function* (accountId: string) {
+    const token = yield* ids.secret(32)
+    const now = yield* Clock.currentTimeMillis
+    yield* store.insertSession({
+      tokenHash: sha256(token),
+      accountId,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + SESSION_TTL_MS).toISOString()
+    })
+    return { token, expiresAt: new Date(now + SESSION_TTL_MS).toISOString() }
+  })
+
+  const signIn = Effect.fnUntraced(function* (input: { email: string; password: string }) {
+    const account = yield* store.findAccountByEmail(input.email.trim().toLowerCase())
+    // Verify against a dummy hash when the account is unknown, so timing does not reveal it.
+    const ok = yield* verifyPassword(input.password, account?.passwordHash ?? DUMMY_HASH)
+    if (!account || !ok) return yield* Effect.fail(new Unauthorized({ message: "wrong e-mail or password" }))
+    const session = yield* startSession(account.id)
+    return { account: toAccount(account), ...session }
+  }, traced("Keys.signIn"))
+
+  const sessionAccount = Effect.fnUntraced(function* (token: string) {
+    const session = token ? yield* store.findSession(sha256(token)) : undefined
+    const now = yield* Clock.currentTimeMillis
+    if (!session || Date.parse(session.expiresAt) <= now) {
+      return yield* Effect.fail(new Unauthorized({ message: "not signed in, or the session expired" }))
+    }
+    const account = yield* store.getAccount(session.accountId)
+    if (!account) return yield* Effect.fail(new Unauthorized({ message: "account no longer exists" }))
+    return toAccount(account)
+  })
+
+  const getAccount = (accountId: string) =>
+    Effect.flatMap(store.getAccount(accountId), (a) =>
+      a
+        ? Effect.succeed(toAccount(a))
+        : Effect.fail(new NotFound({ message: `account ${accountId} not found`, resource: "account", id: accountId }))
+    )
 
   const agentNotFound = (agentId: string) =>
     new NotFound({ message: `agent ${agentId} not found`, resource: "agent", id: agentId })
@@ -300,7 +414,13 @@ const make = Effect.gen(function* () {
     Effect.flatMap(store.getKey(keyId), (k) => (k ? Effect.succeed(toView(k)) : Effect.fail(keyNotFound(keyId))))
 
   return Keys.of({
-    ...accounts,
+    signUp,
+    signIn,
+    signOut: (token) => store.deleteSession(sha256(token)),
+    sessionAccount,
+    startSession,
+    getAccount,
+    setAccountPlan: store.setAccountPlan,
     createAgent,
     listAgents: store.listAgents,
     ownedAgent,

@@ -12,14 +12,6 @@ import {
   type WindowStanding
 } from "./rateLimitPolicy.js"
 
-export {
-  type FailureCheck,
-  rateLimitHeaders,
-  signInChecks,
-  type WindowSpec,
-  type WindowStanding
-} from "./rateLimitPolicy.js"
-
 /** A reservation is at most this many requests… */
 export const RESERVE_MAX = 100
 /** …and at most this fraction of what the tightest window has left… */

@@ -7,8 +7,6 @@ import type { KnowledgeBase, KnowledgeProduct } from "../../schema/knowledge/kno
 import { deliverable, type Deliverable } from "./knowledgeContent.js"
 import { KnowledgeStore } from "./KnowledgeStore.js"
 
-export { KnowledgeStore } from "./KnowledgeStore.js"
-
 export interface KnowledgeService {
   /** The public catalogue: active products only, ordered by id. */
   readonly catalog: Effect.Effect<ReadonlyArray<KnowledgeProduct>, StorageUnavailable>

@@ -6,8 +6,6 @@ import { NotFound, type StorageUnavailable } from "../../schema/platform/errors.
 import type { Plan, PlanId, Template } from "../../schema/marketplace/marketplace.js"
 import { MarketplaceStore } from "./MarketplaceStore.js"
 
-export { MarketplaceStore } from "./MarketplaceStore.js"
-
 export interface MarketplaceService {
   readonly listTemplates: Effect.Effect<ReadonlyArray<Template>, StorageUnavailable>
   readonly listPlans: Effect.Effect<ReadonlyArray<Plan>, StorageUnavailable>

@@ -89,8 +89,8 @@ const make = Effect.gen(function* () {
               priceCents: null,
               path: input.negotiationId === undefined ? "buy" : "negotiation"
             }),
-            Effect.flatMap(({ purchase, receipt }) =>
-              Effect.map(commerce.afterBuy(purchase), (after): PaidPurchase => ({ purchase: after, receipt }))
+            Effect.flatMap(({ bought, receipt }) =>
+              Effect.map(commerce.afterBuy(bought), (after): PaidPurchase => ({ purchase: after, receipt }))
             )
           )
     return paid.pipe(Effect.provideService(Transactor, transactor))

@@ -1,12 +1,16 @@
 // MPP challenges: the payable offer, a fresh challenge issued and stored (its id the HMAC of its
 // parameters), a credential read and bound, and the stored challenge it pays claimed.
-import { Clock, Effect } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
-import type { MppProblem } from "../../schema/mpp/problems.js"
-import type { ChallengeRecord } from "../../schema/mpp/challenge.js"
+import type { ChargeBelowMinimum, MppProblem, NotPayPerRequest } from "../../schema/mpp/problems.js"
+import type { Challenge, ChallengeRecord } from "../../schema/mpp/challenge.js"
+import { InvalidInput, type NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import { CHALLENGE_TTL_MS, CHARGE_INTENT, CREDITS_METHOD, MPP_REALM } from "../../schema/mpp/protocol.js"
-import { type Offer, Offers } from "../commerce/Offers.js"
+import { type Offer, Offers, type OffersService } from "../purchases/Offers.js"
 import { AppConfig } from "../platform/AppConfig.js"
+import { KeysStore } from "../keys/KeysStore.js"
+import { PLATFORM_SELLERS_ACCOUNT } from "../../schema/keys/keys.js"
+import { sameAccountRefusal } from "../purchases/Purchases.js"
 import { Transactor } from "../platform/Db.js"
 import { b64url, canonical, type EchoedChallenge, parseCredential, toChallenge } from "./encoding.js"
 import { MppStore } from "./MppStore.js"
@@ -19,11 +23,45 @@ export interface Payer {
   readonly keyId: string
 }
 
-export const makeChallenges = Effect.gen(function* () {
+export interface ChallengesService {
+  /** The catalogue's offers the challenges price (the purchase domain's port). */
+  readonly offers: OffersService
+  /** The offer, checked for pay-per-request: per_call, at least the minimum charge, not the caller's own. */
+  readonly payableOffer: (
+    agentId: string,
+    serviceId: string,
+    tierId: string | undefined
+  ) => Effect.Effect<Offer, NotPayPerRequest | ChargeBelowMinimum | InvalidInput | NotFound | StorageUnavailable>
+  /**
+   * Stores a fresh challenge for this agent, key, offer and body; its id is the HMAC of its
+   * parameters (with a random nonce in `opaque`, so no two challenges share an id).
+   */
+  readonly issue: (
+    caller: Payer,
+    offer: Offer,
+    digest: string,
+    header: string | undefined
+  ) => Effect.Effect<Challenge, StorageUnavailable>
+  /**
+   * The stored challenge a credential pays, locked for this unit of work, or why it cannot pay:
+   * it must be this agent's and key's, open, not expired, as echoed, for this offer and body.
+   */
+  readonly claimable: (
+    who: Payer,
+    echoed: EchoedChallenge,
+    offer: Offer,
+    digest: string
+  ) => Effect.Effect<ChallengeRecord | Refusal, StorageUnavailable>
+  /** The credential parsed and bound (method, HMAC of its parameters), or why not. */
+  readonly readCredential: (credential: string) => { readonly echoed: EchoedChallenge } | Refusal
+}
+
+const make = Effect.gen(function* () {
   const store = yield* MppStore
   const offers = yield* Offers
   const { atomically } = yield* Transactor
   const config = yield* AppConfig
+  const keys = yield* KeysStore
   const { challengeId, bound } = challengeSigner(challengeKey(config.mppChallengeSecret))
 
   /** The offer, checked for pay-per-request: per_call, at least the minimum charge, not the caller's own. */
@@ -31,6 +69,13 @@ export const makeChallenges = Effect.gen(function* () {
     const offer = yield* offers.get(serviceId, tierId)
     const refused = offerRefusal(offer, serviceId, agentId)
     if (refused) return yield* Effect.fail(refused)
+    // No challenge is issued for a call its purchase would refuse: the agents of one account do not trade.
+    const [buyer, seller] = yield* keys
+      .getAgents([agentId, offer.service.sellerAgentId])
+      .pipe(Effect.map((agents) => [agentId, offer.service.sellerAgentId].map((id) => agents.find((a) => a.id === id))))
+    if (buyer !== undefined && buyer.accountId === seller?.accountId && buyer.accountId !== PLATFORM_SELLERS_ACCOUNT) {
+      return yield* new InvalidInput({ message: sameAccountRefusal, field: "id" })
+    }
     return offer
   })
 
@@ -134,5 +179,10 @@ export const makeChallenges = Effect.gen(function* () {
     return { echoed }
   }
 
-  return { offers, payableOffer, issue, claimable, readCredential } as const
+  return Challenges.of({ offers, payableOffer, issue, claimable, readCredential })
 })
+
+export class Challenges extends Context.Service<Challenges, ChallengesService>()("agent-commerce/MppChallenges") {
+  /** Its ports (the challenge store, Offers, the Transactor, the config) stay open. */
+  static readonly layer = Layer.effect(Challenges, make)
+}

@@ -12,8 +12,7 @@ import {
   MPP_MINIMUM_CHARGE_CENTS,
   paymentMethods
 } from "../../schema/mpp/protocol.js"
-import type { Offer } from "../commerce/Offers.js"
-import { noReferences, type SettlementInput } from "../commerce/Settlement.js"
+import type { Offer } from "../purchases/Offers.js"
 
 /**
  * Open (unpaid, unexpired) challenges kept per agent. Issuing one more drops the oldest; a
@@ -127,28 +126,4 @@ export const paidReceipt = (
   serviceId: row.serviceId,
   tierId: row.tierId,
   settlement: paid.settlement ?? "settled"
-})
-
-/** The purchase a paid challenge stands for, as Settlement records it (settled at once, or as an order). */
-export const paidPurchase = (
-  row: ChallengeRecord,
-  offer: Offer,
-  transactionId: string,
-  at: string
-): Omit<SettlementInput, "from" | "memo" | "delivery"> => ({
-  transactionId,
-  source: "paid_call",
-  buyerAgentId: row.agentId,
-  offer: {
-    serviceId: row.serviceId,
-    serviceName: offer.service.name,
-    category: offer.service.category,
-    pricingModel: offer.service.pricingModel,
-    sellerAgentId: row.sellerAgentId,
-    tierId: row.tierId,
-    listPriceCents: offer.tier.priceCents
-  },
-  priceCents: row.amountCents,
-  references: { ...noReferences, challengeId: row.id },
-  at
 })

@@ -1,7 +1,9 @@
 // Negotiation: a buyer proposes a price for a service tier, the seller answers (a live seller itself,
 // within its window; otherwise automatically, by the deterministic policy in schema/negotiation, from
 // a durable scheduled row any process may claim), the parties alternate until accept or reject, and
-// an accepted price is redeemable once.
+// an accepted price is redeemable once: a purchase (a buy or a saga's quote) redeems it, and gives it
+// back when the purchase is undone. Every move is written with its history entry and announced to
+// both parties. Pure rules: policy.ts.
 import { Clock, Context, Effect, Layer } from "effect"
 import {
   Forbidden,
@@ -21,12 +23,15 @@ import {
   NegotiationUnusable,
   OFFER_VALIDITY_MS,
   type Party,
+  policyPrices,
   type RespondBody,
+  sellerDecision,
   type Terms,
   turnOf
 } from "../../schema/negotiation/negotiation.js"
 import type { NegotiationsQuery } from "../../schema/negotiation/query.js"
-import { Offers, type OfferService } from "../commerce/Offers.js"
+import { decodeTimeCursor, encodeCursor } from "../../schema/platform/common.js"
+import { Offers, type OfferService } from "../purchases/Offers.js"
 import { Events } from "../events/Events.js"
 import type { Caller } from "../keys/Caller.js"
 import { AppConfig } from "../platform/AppConfig.js"
@@ -46,9 +51,22 @@ import {
   SELLER_WINDOW_MS,
   toNegotiation
 } from "./policy.js"
-import { makeListing } from "./listing.js"
-import { makeRedemption, type RedeemInput, type Redeemed } from "./redemption.js"
-import { makeSeller } from "./seller.js"
+
+type SellerAction = "accept" | "reject" | "counter"
+
+/** What redeeming an accepted price gives the purchase: the price, and the negotiation as now used. */
+export interface Redeemed {
+  readonly priceCents: number
+  readonly negotiation: Negotiation
+}
+
+export interface RedeemInput {
+  readonly agentId: string
+  readonly negotiationId: string
+  readonly serviceId: string
+  readonly tierId: string
+  readonly usedBy: string
+}
 
 export interface NegotiationsService {
   /**
@@ -97,11 +115,9 @@ const make = Effect.gen(function* () {
   const offers = yield* Offers
   const ids = yield* Ids
   const config = yield* AppConfig
+  const events = yield* Events
   const { atomically } = yield* Transactor
-  const seller = yield* makeSeller
   const receipts = yield* WriteReceipts
-  const { redeem, release } = yield* makeRedemption
-  const list = yield* makeListing
   const delayMs = effectiveDelayMs(config.negotiationDelayMs)
   /** When the automatic seller answers: a live seller first has its whole window to answer itself. */
   const answerDelay = (service: OfferService) => (isLiveSeller(service) ? SELLER_WINDOW_MS : delayMs)
@@ -111,6 +127,91 @@ const make = Effect.gen(function* () {
       Effect.map((o) => answerDelay(o.service)),
       Effect.catchTag("NotFound", () => Effect.succeed(delayMs))
     )
+
+  /** Tells both parties (once if they are the same agent) what the move was. */
+  const announce = (r: NegotiationRecord, entry: HistoryEntry) =>
+    Effect.forEach(
+      [...new Set([r.buyerAgentId, r.sellerAgentId])],
+      (agentId) =>
+        events.emit(agentId, "negotiation.updated", {
+          negotiationId: r.id,
+          serviceId: r.serviceId,
+          tierId: r.tierId,
+          status: r.status,
+          round: r.round,
+          by: entry.by,
+          action: entry.action,
+          priceCents: entry.priceCents,
+          automatic: entry.automatic,
+          agreedPriceCents: r.agreedPriceCents
+        }),
+      { discard: true }
+    )
+
+  /** Writes the seller's move (automatic or by a real seller agent), inside the caller's unit of work. */
+  const applySeller = Effect.fnUntraced(function* (
+    r: NegotiationRecord,
+    now: number,
+    action: SellerAction,
+    priceCents: number | null,
+    automatic: boolean,
+    reason: string | null
+  ) {
+    const to = canTransition(r.status, "seller", action)
+    if (to === undefined) return yield* Effect.fail(closed(effectiveStatus(r, now), "seller"))
+    const round = r.round + 1
+    const at = iso(now)
+    const entry: HistoryEntry = {
+      round,
+      by: "seller",
+      action,
+      priceCents: action === "accept" ? r.currentPriceCents : priceCents,
+      terms: r.terms,
+      automatic,
+      reason,
+      at
+    }
+    const next: NegotiationRecord = {
+      ...r,
+      status: to,
+      round,
+      currentPriceCents: action === "counter" ? priceCents! : r.currentPriceCents,
+      sellerAskCents: action === "counter" ? priceCents! : r.sellerAskCents,
+      agreedPriceCents: action === "accept" ? r.currentPriceCents : null,
+      history: [...r.history, entry],
+      sellerDueAt: null,
+      expiresAt: to === "rejected" ? null : iso(now + OFFER_VALIDITY_MS),
+      updatedAt: at
+    }
+    yield* store.update(next)
+    yield* announce(next, entry)
+    return next
+  })
+
+  /**
+   * The automatic seller's answer to a row awaiting the seller (inside the caller's unit of work), by
+   * the deterministic policy in schema/negotiation (sellerDecision) from the service's negotiation
+   * settings.
+   */
+  const answerAsSeller = Effect.fnUntraced(function* (r: NegotiationRecord, now: number) {
+    const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
+    if (offer._tag === "Failure") {
+      // The service or tier was withdrawn while the proposal waited: the seller declines.
+      if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
+      return yield* applySeller(r, now, "reject", null, true, "the service or tier is no longer offered")
+    }
+    const policy = offer.success.service.negotiation
+    const round = r.round + 1
+    const decision = sellerDecision({
+      offerCents: r.currentPriceCents,
+      round,
+      previousAskCents: r.sellerAskCents ?? undefined,
+      prices: policyPrices(r.listPriceCents, policy),
+      policy
+    })
+    const price = decision.action === "reject" ? null : decision.priceCents
+    return yield* applySeller(r, now, decision.action, price, true, decision.reason)
+  })
 
   const open = Effect.fnUntraced(function* (
     caller: Pick<Caller, "agentId">,
@@ -175,7 +276,7 @@ const make = Effect.gen(function* () {
           updatedAt: at
         }
         yield* store.insert(record)
-        yield* seller.announce(record, entry)
+        yield* announce(record, entry)
         return toNegotiation(record, now)
       })
     )
@@ -215,7 +316,7 @@ const make = Effect.gen(function* () {
     const refused = counterRefusal(r, party, body)
     if (refused) return yield* Effect.fail(refused)
     if (party === "seller") {
-      const next = yield* seller.applySeller(r, now, body.action, body.counterPriceCents ?? null, false, null)
+      const next = yield* applySeller(r, now, body.action, body.counterPriceCents ?? null, false, null)
       return toNegotiation(next, now)
     }
     // The buyer's move.
@@ -246,7 +347,7 @@ const make = Effect.gen(function* () {
       updatedAt: at
     }
     yield* store.update(next)
-    yield* seller.announce(next, entry)
+    yield* announce(next, entry)
     return toNegotiation(next, now)
   }, atomically)
 
@@ -272,7 +373,7 @@ const make = Effect.gen(function* () {
     function* (limit: number = NEGOTIATION_BATCH) {
       const now = yield* Clock.currentTimeMillis
       const due = yield* store.claimDue(iso(now), limit)
-      for (const r of due) yield* seller.answerAsSeller(r, now)
+      for (const r of due) yield* answerAsSeller(r, now)
       return due.length
     },
     atomically,
@@ -284,6 +385,75 @@ const make = Effect.gen(function* () {
     if (!r || (r.buyerAgentId !== agentId && r.sellerAgentId !== agentId)) return yield* Effect.fail(notFound(id))
     return toNegotiation(r, yield* Clock.currentTimeMillis)
   })
+
+  const list = Effect.fnUntraced(function* (agentId: string, options: NegotiationsQuery) {
+    const limit = options.limit ?? 20
+    // A validated time: a forged one would otherwise reach the SQL cast.
+    const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
+    if (options.cursor !== undefined && before === undefined) {
+      return yield* Effect.fail(new InvalidInput({ message: "cursor is not valid", field: "cursor" }))
+    }
+    const now = yield* Clock.currentTimeMillis
+    const filter = { role: options.role, status: options.status, now: iso(now) }
+    const rows = yield* store.listForAgent(agentId, { limit: limit + 1, before, filter })
+    const page = rows.slice(0, limit)
+    const last = page[page.length - 1]
+    return {
+      data: page.map((r) => toNegotiation(r, now)),
+      nextCursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt, i: last.id }) : null
+    }
+  })
+
+  const redeem = Effect.fnUntraced(
+    function* (input: RedeemInput) {
+      const r = yield* store.getForUpdate(input.negotiationId)
+      if (!r || r.buyerAgentId !== input.agentId) return yield* Effect.fail(notFound(input.negotiationId))
+      const now = yield* Clock.currentTimeMillis
+      const status = effectiveStatus(r, now)
+      const unusable = (message: string) => new NegotiationUnusable({ message, negotiationId: r.id, status })
+      if (status === "used")
+        return yield* Effect.fail(unusable(`negotiation ${r.id} was already used (by ${r.usedBy})`))
+      if (status === "expired") return yield* Effect.fail(unusable(`negotiation ${r.id} expired at ${r.expiresAt}`))
+      if (canTransition(status, "buyer", "redeem") === undefined || r.agreedPriceCents === null) {
+        return yield* Effect.fail(unusable(`negotiation ${r.id} is ${status}, not accepted`))
+      }
+      if (r.serviceId !== input.serviceId || r.tierId !== input.tierId) {
+        return yield* Effect.fail(
+          unusable(`negotiation ${r.id} is for ${r.serviceId}/${r.tierId}, not ${input.serviceId}/${input.tierId}`)
+        )
+      }
+      const next: NegotiationRecord = {
+        ...r,
+        status: "used",
+        usedBy: input.usedBy,
+        usedAt: iso(now),
+        updatedAt: iso(now)
+      }
+      yield* store.update(next)
+      return { priceCents: r.agreedPriceCents, negotiation: toNegotiation(next, now) }
+    },
+    atomically,
+    traced("Negotiations.redeem")
+  )
+
+  const release = Effect.fnUntraced(
+    function* (negotiationId: string, usedBy: string) {
+      const r = yield* store.getForUpdate(negotiationId)
+      if (
+        !r ||
+        r.status !== "used" ||
+        r.usedBy !== usedBy ||
+        canTransition("used", "system", "release") === undefined
+      ) {
+        return false
+      }
+      const now = yield* Clock.currentTimeMillis
+      yield* store.update({ ...r, status: "accepted", usedBy: null, usedAt: null, updatedAt: iso(now) })
+      return true
+    },
+    atomically,
+    traced("Negotiations.release")
+  )
 
   const service: NegotiationsService = { open, respond, runDue, get, list, redeem, release, delayMs }
   return service

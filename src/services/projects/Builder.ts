@@ -1,7 +1,9 @@
 // Builder: creates projects (template or description plus checked inputs) within the plan's
 // project quota, charges credits through the ledger, and runs the simulated build as a durable
 // state machine queued → analyzing → generating → building → deploying → live (or failed),
-// advanced by a background worker that claims due builds.
+// advanced by a background worker that claims due builds. A creation commits the quota check, the
+// charge and the queued build in one unit of work with the request's write receipt (a retry whose
+// answer was lost gets the same project, charged once). Pure rules: buildRules.ts, BuilderInputs.ts.
 import { traced } from "../platform/Tracing.js"
 import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { AppConfig } from "../platform/AppConfig.js"
@@ -17,41 +19,43 @@ import {
   type BuildStatus,
   buildSteps,
   type CreateProjectBody,
+  type FailableStep,
   type Project,
   type ProjectQuotaExceeded,
   type ProjectRecord
 } from "../../schema/projects/builder.js"
 import {
+  FAIL_MARKER,
   NO_PLAN_PROJECT_LIMIT,
   progressOf,
+  projectCost,
   type ProjectQuota,
+  quotaRefusal,
   STEP_MS,
   stepMessage,
   toProject,
   WORKER_BATCH,
   WORKER_TICK_MS
 } from "./buildRules.js"
+import { checkInputs } from "./BuilderInputs.js"
 import { Refusals } from "../refusals/Refusals.js"
 import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
-import { Transactor } from "../platform/Db.js"
+import { Ids, Transactor } from "../platform/Db.js"
 import { BuildStore } from "./BuildStore.js"
 import { Events } from "../events/Events.js"
 import { Keys } from "../keys/Keys.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Marketplace } from "../marketplace/Marketplace.js"
-import { makeCreate } from "./create.js"
-
-export { STEP_MS } from "./buildRules.js"
-
-export type { ProjectQuota } from "./buildRules.js"
 
 type Owner = { readonly accountId: string; readonly agentId: string }
 type CreateError = InsufficientFunds | InvalidInput | PolicyViolation | ProjectQuotaExceeded | StorageUnavailable
 
 export interface BuilderService {
-  /** Creates a project within the plan's quota, charges its credits and queues its build. */
-  /** With the request's Idempotency-Key, at most once per key (docs/idempotency.md "Domain dedupe"). */
+  /**
+   * Creates a project within the plan's quota, charges its credits and queues its build. With the
+   * request's Idempotency-Key, at most once per key (docs/idempotency.md "Domain dedupe").
+   */
   readonly create: {
     (
       owner: Owner,
@@ -80,7 +84,10 @@ const make = Effect.gen(function* () {
   const events = yield* Events
   const keys = yield* Keys
   const marketplace = yield* Marketplace
+  const ids = yield* Ids
   const { atomically } = yield* Transactor
+  const refusals = yield* Refusals
+  const receipts = yield* WriteReceipts
 
   const projectNotFound = (projectId: string) =>
     new NotFound({ message: `project ${projectId} not found`, resource: "project", id: projectId })
@@ -93,7 +100,106 @@ const make = Effect.gen(function* () {
     return { planId: plan.id as string | null, planName: plan.name, limit: plan.max_projects }
   })
 
-  const create = yield* makeCreate(quotaOf)
+  /** A committed project, for the retry of the request that made it. */
+  const projectOf = (id: string) =>
+    Effect.flatMap(store.get(id), (r) =>
+      r ? Effect.succeed(toProject(r)) : Effect.die(new Error(`project ${id} has a receipt but no row`))
+    )
+
+  const create = Effect.fnUntraced(function* (owner: Owner, body: CreateProjectBody, keyed?: KeyedRequest) {
+    const inputs = checkInputs(body.inputs ?? [])
+    if (inputs instanceof InvalidInput) return yield* Effect.fail(inputs)
+    const description = body.description?.trim() ? body.description.trim() : null
+    if (body.templateId === undefined && (description === null || description.length < 10)) {
+      return yield* Effect.fail(
+        new InvalidInput({
+          message: "give a templateId, or a description of at least 10 characters",
+          field: "description"
+        })
+      )
+    }
+    if (body.templateId !== undefined) {
+      yield* marketplace
+        .getTemplate(body.templateId)
+        .pipe(
+          Effect.catchTag("NotFound", () =>
+            Effect.fail(
+              new InvalidInput({ message: `templateId: no template "${body.templateId}"`, field: "templateId" })
+            )
+          )
+        )
+    }
+    const marked = FAIL_MARKER.exec(description ?? "")?.[1] as FailableStep | undefined
+    const failAt: FailableStep | null = body.simulateFailure ?? marked ?? null
+    const cost = projectCost(inputs.length)
+    const write = atomically(
+      Effect.gen(function* () {
+        yield* store.lockAccount(owner.accountId)
+        const quota = yield* quotaOf(owner.accountId)
+        const used = yield* store.countActive(owner.accountId)
+        const overQuota = quotaRefusal(quota, used)
+        if (overQuota) return yield* Effect.fail(overQuota)
+        const now = yield* Clock.currentTimeMillis
+        const at = new Date(now).toISOString()
+        // The creation charge spends the wallet: the owner's amount limits apply and it counts as spend.
+        yield* wallet.debitOutsidePurchase(owner.agentId, cost)
+        const id = yield* ids.make("prj")
+        yield* ledger.transfer({
+          kind: "project_creation",
+          reference: id,
+          memo: `project ${body.name}`,
+          from: walletAccount(owner.agentId),
+          to: PLATFORM_FEES,
+          amount: cost
+        })
+        const draft: ProjectRecord = {
+          id,
+          accountId: owner.accountId,
+          agentId: owner.agentId,
+          name: body.name,
+          description,
+          templateId: body.templateId ?? null,
+          inputs,
+          costCents: cost,
+          status: "queued",
+          progressPercent: 0,
+          steps: [],
+          failAt,
+          failureReason: null,
+          createdAt: at,
+          updatedAt: at,
+          finishedAt: null,
+          nextRunAt: new Date(now + STEP_MS).toISOString()
+        }
+        const record: ProjectRecord = {
+          ...draft,
+          steps: [{ status: "queued", at, message: stepMessage(draft, "queued") }]
+        }
+        yield* store.insert(record)
+        yield* events.emit(owner.agentId, "build.status_changed", {
+          projectId: id,
+          status: "queued",
+          previousStatus: null,
+          progressPercent: 0,
+          failureReason: null
+        })
+        return toProject(record)
+      })
+    )
+    // A retry whose project committed (its answer lost) gets that project, charged once.
+    const once = { keyed, kind: "project.create", request: { owner, body }, write, idOf: (p: Project) => p.id }
+    return yield* receipts.once({ ...once, replay: projectOf }).pipe(
+      // A creation charge the wallet refused (a limit, the freeze, the balance) is kept for the owner.
+      refusals.recordingRefusal({
+        agentId: owner.agentId,
+        serviceId: null,
+        serviceName: `project ${body.name}`,
+        tierId: null,
+        priceCents: cost,
+        path: "build"
+      })
+    )
+  }, traced("Builder.create"))
 
   /** One transition of a locked row (inside the caller's unit of work); terminal rows are unchanged. */
   const step = Effect.fnUntraced(function* (r: ProjectRecord) {

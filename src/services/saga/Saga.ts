@@ -11,12 +11,11 @@ import {
   type StorageUnavailable
 } from "../../schema/platform/errors.js"
 import { type Saga, type SagaBody, type SagaRecord, sagaSteps } from "../../schema/saga/saga.js"
-import { Settlement } from "../commerce/Settlement.js"
-import { Offers } from "../commerce/Offers.js"
+import { Settlement } from "../purchases/Settlement.js"
+import { Offers } from "../purchases/Offers.js"
 import { Events } from "../events/Events.js"
 import type { Caller } from "../keys/Caller.js"
 import { Ledger } from "../ledger/Ledger.js"
-import { Negotiations } from "../negotiation/Negotiation.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { traced } from "../platform/Tracing.js"
 import { Wallet } from "../wallet/Wallet.js"
@@ -24,9 +23,11 @@ import { SagaStore } from "./SagaStore.js"
 import { type Advanced, iso, notFound, SAGA_BATCH, SAGA_LEASE_MS, toSaga } from "./policy.js"
 import { Refusals } from "../refusals/Refusals.js"
 import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
-import { makeStepMachine } from "./steps.js"
-import { Orders } from "../orders/Orders.js"
-import { NegotiatedPricesLive } from "../negotiation/NegotiatedPricesLive.js"
+import { SagaSteps } from "./steps.js"
+import { KeysStore } from "../keys/KeysStore.js"
+import { PLATFORM_SELLERS_ACCOUNT } from "../../schema/keys/keys.js"
+import { sameAccountRefusal } from "../purchases/Purchases.js"
+import { Orders } from "../purchases/Orders.js"
 
 export interface SagasService {
   /** Starts a saga for the caller's purchase and drives it until it ends or waits on a timer. */
@@ -52,10 +53,11 @@ const make = Effect.gen(function* () {
   const offers = yield* Offers
   const ids = yield* Ids
   const { atomically } = yield* Transactor
-  const { step } = yield* makeStepMachine
+  const { step } = yield* SagaSteps
   const refusals = yield* Refusals
   const receipts = yield* WriteReceipts
   const orders = yield* Orders
+  const keys = yield* KeysStore
 
   const advance = Effect.fnUntraced(
     function* (id: string) {
@@ -69,8 +71,14 @@ const make = Effect.gen(function* () {
   )
 
   const drive = Effect.fnUntraced(function* (id: string) {
+    let expiries = 0
     for (;;) {
-      const { record, moved, refusal, placed } = yield* advance(id)
+      const { record, moved, refusal, placed, expire } = yield* advance(id)
+      // The order decides the deliver step; overdue, it is expired first (which wakes this saga).
+      if (expire !== undefined && expiries++ < 3) {
+        yield* orders.expire(expire)
+        continue
+      }
       // The seller's order is committed: this process's waiting order lists and push dispatcher hear of it now.
       if (placed !== undefined) yield* orders.announce(placed)
       // The step's unit of work committed the saga's failure; the refusal is kept in its own.
@@ -99,6 +107,10 @@ const make = Effect.gen(function* () {
       return yield* Effect.fail(
         new InvalidInput({ message: "you sell this service; an agent cannot buy from itself", field: "serviceId" })
       )
+    }
+    const sellerAccount = (yield* keys.getAgent(offer.service.sellerAgentId))?.accountId
+    if (sellerAccount === caller.accountId && sellerAccount !== PLATFORM_SELLERS_ACCOUNT) {
+      return yield* new InvalidInput({ message: sameAccountRefusal, field: "serviceId" })
     }
     const insert = atomically(
       Effect.gen(function* () {
@@ -172,19 +184,20 @@ const make = Effect.gen(function* () {
 })
 
 export class Sagas extends Context.Service<Sagas, SagasService>()("agent-commerce/Sagas") {
-  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  /**
+   * Provides the domain services it uses; only ports stay open (stores, config, and the purchase
+   * domain's Offers, NegotiatedPrices and OrderOwners, which the app answers).
+   */
   static readonly layer = Layer.effect(Sagas, make).pipe(
+    Layer.provide(SagaSteps.layer),
     Layer.provide([
       Events.layer,
       Ledger.layer,
       Wallet.layer,
-      Negotiations.layer,
       Settlement.layer,
       Refusals.layer,
       WriteReceipts.layer,
       Orders.layer
-    ]),
-    // The orders' refunds give negotiated prices back through the negotiation domain.
-    Layer.provide(NegotiatedPricesLive.pipe(Layer.provide(Negotiations.layer)))
+    ])
   )
 }

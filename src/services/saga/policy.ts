@@ -27,6 +27,8 @@ export type Advanced = {
   readonly moved: boolean
   readonly refusal?: unknown
   readonly placed?: Pick<Order, "id" | "sellerAgentId">
+  /** The deliver step's order is pending past its deadline: the driver expires it (own unit of work), then steps again. */
+  readonly expire?: string
 }
 
 /** The index of the step to run next (pending or running), -1 when every step is done. */

@@ -1,23 +1,31 @@
 // The saga's step machine: what each of quote → escrow → deliver → settle → confirm does to a
-// locked, running saga, and when a step fails instead (then compensated, see transitions.ts). The
-// deliver step of a seller that fulfils its own orders waits on an order (realSeller.ts); the
-// platform's simulated sellers answer here.
-import { Clock, Effect } from "effect"
+// locked, running saga, and when a step fails instead (then compensated: SagaTransitions). The
+// quote is the purchase domain's offer snapshot and price; the deliver step of a seller that fulfils
+// its own orders places an order, as a buy does, except that the money stays where the escrow step
+// put it (the saga's escrow: no second hold), and waits until the seller answers or the order's
+// deadline passes. The seller's answer, and the expiry at the deadline, end the order under its lock
+// and wake the saga in the same unit of work (the OrderOwners port, SagaOrderOwners.ts); the saga only
+// reads its order, so exactly one of them ends it: never paid and refunded. The platform's simulated
+// sellers answer here.
+import { Clock, Context, Effect, Layer } from "effect"
 import { escrowAccount, walletAccount } from "../../schema/ledger/ledger.js"
+import { type Order, orderDeadlineMs } from "../../schema/orders/orders.js"
+import type { StorageUnavailable } from "../../schema/platform/errors.js"
 import type { DeliveryMode, SagaRecord, SagaSnapshot } from "../../schema/saga/saga.js"
-import { deliverTimeoutMs, deliveryModes, simulateDelivery, simulatedOutput } from "../commerce/simulation.js"
-import { type Offer, Offers } from "../commerce/Offers.js"
-import { Settlement } from "../commerce/Settlement.js"
+import { deliverTimeoutMs, deliveryModes, simulateDelivery, simulatedOutput } from "../purchases/simulation.js"
+import { type Offer, Offers } from "../purchases/Offers.js"
+import { NegotiatedPrices } from "../purchases/NegotiatedPrices.js"
+import { Orders } from "../purchases/Orders.js"
+import { OrderStore } from "../purchases/OrderStore.js"
+import { snapshotOf } from "../purchases/records.js"
+import { Settlement } from "../purchases/Settlement.js"
 import { KeysStore } from "../keys/KeysStore.js"
 import { Ledger } from "../ledger/Ledger.js"
-import { Negotiations } from "../negotiation/Negotiation.js"
 import { Ids } from "../platform/Db.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { SagaStore } from "./SagaStore.js"
 import { type Advanced, currentIndex, iso, setStep } from "./policy.js"
-import { makeTransitions, purchaseOf } from "./transitions.js"
-import { makeRealSeller } from "./realSeller.js"
-import { OrderStore } from "../orders/OrderStore.js"
+import { SagaTransitions, sagaPurchase } from "./transitions.js"
 
 /** The simulated delivery latency of the seller's answer (the same rule as /buy's deliveries). */
 const latencyOf = (
@@ -38,10 +46,21 @@ const latencyOf = (
   ).latencyMs
 }
 
-export const makeStepMachine = Effect.gen(function* () {
+export interface SagaStepsService {
+  /** One step of a locked, running saga, inside the caller's unit of work (Sagas.advance). */
+  readonly step: (r: SagaRecord) => Effect.Effect<Advanced, StorageUnavailable>
+}
+
+/** What a saga's order ended as, in the words the saga's failure keeps. */
+const failureOf = (order: Order) =>
+  order.status === "expired"
+    ? `the seller did not deliver order ${order.id} before its deadline (${order.deadlineAt})`
+    : `the seller failed order ${order.id}: ${order.error ?? "no reason given"}`
+
+const make = Effect.gen(function* () {
   const store = yield* SagaStore
   const ledger = yield* Ledger
-  const negotiations = yield* Negotiations
+  const negotiations = yield* NegotiatedPrices
   const offers = yield* Offers
   const ids = yield* Ids
   // The commerce core: wallet policies (limits, allowed sellers and categories, autonomy level,
@@ -49,8 +68,8 @@ export const makeStepMachine = Effect.gen(function* () {
   const wallet = yield* Wallet
   const settlement = yield* Settlement
   const modeOf = deliveryModes(yield* KeysStore)
-  const { succeed, failAndCompensate, stepChanged } = yield* makeTransitions
-  const seller = yield* makeRealSeller
+  const { succeed, failAndCompensate, stepChanged } = yield* SagaTransitions
+  const orders = yield* Orders
   const orderStore = yield* OrderStore
 
   /**
@@ -80,6 +99,70 @@ export const makeStepMachine = Effect.gen(function* () {
         "(use POST /buy, which waits for approval)",
       refusal: undefined
     }
+  })
+
+  /**
+   * The step starts: the order (its id is the transaction the saga settles or fails under), its
+   * pending transaction and `order.created` to the seller, and the step running until the deadline.
+   */
+  const place = Effect.fnUntraced(function* (r: SagaRecord, now: number, offer: Offer, mode: "pull" | "push") {
+    const { order } = yield* (
+      orders
+        .place({
+          purchase: sagaPurchase(r, r.snapshot!, yield* ids.make("tx"), iso(now)),
+          input: r.input,
+          mode,
+          deadlineMs: orderDeadlineMs(offer.tier)
+        })
+        // Nothing is held for a saga's order, so nothing can be short; the purchase is the quote's.
+        .pipe(Effect.catchTags({ InsufficientFunds: Effect.die, InvalidInput: Effect.die }))
+    )
+    const next: SagaRecord = {
+      ...r,
+      transactionId: order.id,
+      steps: setStep(r.steps, "deliver", {
+        status: "running",
+        startedAt: iso(now),
+        detail: `order ${order.id} placed with the seller (${mode}); waiting for its answer until ${order.deadlineAt}`
+      }),
+      deliverDueAt: order.deadlineAt,
+      nextRunAt: order.deadlineAt,
+      updatedAt: iso(now)
+    }
+    yield* store.update(next)
+    yield* stepChanged(next, "deliver", "running", "pending")
+    const advanced: Advanced = { record: next, moved: true, placed: order }
+    return advanced
+  })
+
+  /**
+   * The step resumed (woken by the answer, its deadline, or a driver): the order decides. It is read,
+   * not locked: a saga's step never locks its order, since the unit of work that ends an order locks
+   * the order first and then tells its saga. An order still pending past its deadline is handed back
+   * to the driver (`expire`), which expires it in a unit of work of its own and steps again.
+   */
+  const awaitAnswer = Effect.fnUntraced(function* (r: SagaRecord, now: number) {
+    const orderId = r.transactionId!
+    const order = yield* orderStore.get(orderId)
+    if (order === undefined) return yield* Effect.die(new Error(`saga ${r.id}: its order ${orderId} is missing`))
+    if (order.status === "pending") {
+      if (Date.parse(order.deadlineAt) <= now) return { record: r, moved: false, expire: order.id } satisfies Advanced
+      if (r.nextRunAt === order.deadlineAt) return { record: r, moved: false } satisfies Advanced
+      const parked = { ...r, nextRunAt: order.deadlineAt }
+      yield* store.update(parked)
+      return { record: parked, moved: false } satisfies Advanced
+    }
+    const latencyMs = order.latencyMs ?? 0
+    if (order.status === "delivered") {
+      const patch = {
+        output: order.output,
+        snapshot: r.snapshot === null ? null : { ...r.snapshot, deliveryLatencyMs: latencyMs }
+      }
+      const detail = `delivered by the seller (order ${order.id}, ${latencyMs} ms)`
+      return { record: yield* succeed(r, "deliver", now, patch, detail), moved: true } satisfies Advanced
+    }
+    const failed = yield* failAndCompensate(r, "deliver", now, failureOf(order), { latencyMs, order })
+    return { record: failed, moved: true } satisfies Advanced
   })
 
   const quote = Effect.fnUntraced(function* (r: SagaRecord, now: number) {
@@ -114,11 +197,13 @@ export const makeStepMachine = Effect.gen(function* () {
     }
     const { refused, refusal } = yield* policyVerdict(r.buyerAgentId, price, service.category, service.sellerAgentId)
     if (refused !== null) return { record: yield* failAndCompensate(r, "quote", now, refused), refusal }
+    // The offer snapshot, as every purchase makes it; the saga keeps what its record does not hold already.
+    const snap = snapshotOf(service, tier)
     const snapshot: SagaSnapshot = {
-      serviceName: service.name,
-      category: service.category,
-      pricingModel: service.pricingModel,
-      listPriceCents: tier.priceCents
+      serviceName: snap.serviceName,
+      category: snap.category,
+      pricingModel: snap.pricingModel,
+      listPriceCents: snap.listPriceCents
     }
     return { record: yield* succeed(r, "quote", now, { priceCents: price, snapshot }, detail), refusal: undefined }
   })
@@ -157,7 +242,7 @@ export const makeStepMachine = Effect.gen(function* () {
 
   const deliver = Effect.fnUntraced(function* (r: SagaRecord, now: number, pending: boolean) {
     // The seller's order, once placed, decides the step whatever the listing says now.
-    if (!pending && r.transactionId !== null) return yield* seller.awaitAnswer(r, now)
+    if (!pending && r.transactionId !== null) return yield* awaitAnswer(r, now)
     const offer = yield* Effect.result(offers.get(r.serviceId, r.tierId))
     if (offer._tag === "Failure") {
       if (offer.failure._tag === "StorageUnavailable") return yield* Effect.fail(offer.failure)
@@ -165,7 +250,7 @@ export const makeStepMachine = Effect.gen(function* () {
       return { record: moved, moved: true }
     }
     const fulfilment = offer.success.service.fulfilment?.mode ?? "simulated"
-    if (pending && fulfilment !== "simulated") return yield* seller.place(r, now, offer.success, fulfilment)
+    if (pending && fulfilment !== "simulated") return yield* place(r, now, offer.success, fulfilment)
     const asked = yield* modeOf(r.input, r.sellerAgentId)
     const { mode, delayMs } = asked
     const timeout = deliverTimeoutMs(offer.success.tier)
@@ -225,20 +310,22 @@ export const makeStepMachine = Effect.gen(function* () {
     now: number,
     from: { _tag: "escrow"; sagaId: string } | { _tag: "posted"; entryId: string }
   ) {
-    const delivery = { latencyMs: r.snapshot?.deliveryLatencyMs ?? 0, output: r.output }
+    const latencyMs = r.snapshot?.deliveryLatencyMs ?? 0
     // A seller's order stands as the pending transaction its id names: the settlement completes it.
     const order = r.transactionId === null ? undefined : yield* orderStore.get(r.transactionId)
-    const purchase =
+    const input =
       order === undefined
-        ? purchaseOf(r, r.snapshot!, yield* ids.make("tx"), now, delivery)
+        ? {
+            purchase: sagaPurchase(r, r.snapshot!, yield* ids.make("tx"), iso(now)),
+            delivery: { latencyMs, output: r.output }
+          }
         : {
-            ...purchaseOf(r, r.snapshot!, order.id, now, delivery),
-            at: order.createdAt,
-            pending: true,
-            deliveredAt: order.answeredAt ?? iso(now)
+            purchase: sagaPurchase(r, r.snapshot!, order.id, order.createdAt),
+            delivery: { latencyMs, output: r.output, deliveredAt: order.answeredAt ?? iso(now) },
+            pending: true
           }
     return yield* settlement
-      .settle({ ...purchase, from, memo: `saga ${r.id}: settlement` })
+      .settle({ ...input, from, memo: `saga ${r.id}: settlement` })
       .pipe(Effect.catchTag(["InvalidInput", "InsufficientFunds"], (e) => Effect.die(e)))
   })
 
@@ -292,5 +379,10 @@ export const makeStepMachine = Effect.gen(function* () {
     }
   })
 
-  return { step } as const
+  return SagaSteps.of({ step })
 })
+
+export class SagaSteps extends Context.Service<SagaSteps, SagaStepsService>()("agent-commerce/SagaSteps") {
+  /** Its services and ports (the stores, Orders, Settlement, NegotiatedPrices, Offers) are provided by Sagas' layer. */
+  static readonly layer = Layer.effect(SagaSteps, make).pipe(Layer.provide(SagaTransitions.layer))
+}

@@ -1,9 +1,10 @@
 // How a step's outcome is written: success moves the saga to its next step (or completes it after
 // confirm); a failure compensates every step before it in the same unit of work (escrow released
 // to the buyer, a redeemed negotiated price given back) and skips the steps after it.
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { escrowAccount, splitSettlement, walletAccount } from "../../schema/ledger/ledger.js"
 import type { Order } from "../../schema/orders/orders.js"
+import type { StorageUnavailable } from "../../schema/platform/errors.js"
 import {
   type SagaRecord,
   type SagaSnapshot,
@@ -12,25 +13,28 @@ import {
   sagaSteps,
   type StepStatus
 } from "../../schema/saga/saga.js"
-import { noReferences, Settlement } from "../commerce/Settlement.js"
+import { Settlement } from "../purchases/Settlement.js"
+import { noReferences, type PurchaseRecord } from "../purchases/records.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
-import { Negotiations } from "../negotiation/Negotiation.js"
+import { NegotiatedPrices } from "../purchases/NegotiatedPrices.js"
 import { Ids } from "../platform/Db.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { SagaStore } from "./SagaStore.js"
 import { iso, SAGA_LEASE_MS, setStep } from "./policy.js"
 
-/** The saga's purchase as the settlement writer takes it (GET /transactions shows it). */
-export const purchaseOf = (
+/**
+ * The saga's purchase as Settlement records it (GET /transactions shows it): the offer snapshot its
+ * quote kept, read back.
+ */
+export const sagaPurchase = (
   r: SagaRecord,
   snapshot: SagaSnapshot,
   transactionId: string,
-  now: number,
-  delivery: { readonly latencyMs: number; readonly output: unknown }
-) => ({
+  at: string
+): PurchaseRecord => ({
   transactionId,
-  source: "saga" as const,
+  source: "saga",
   buyerAgentId: r.buyerAgentId,
   offer: {
     serviceId: r.serviceId,
@@ -42,17 +46,48 @@ export const purchaseOf = (
     listPriceCents: snapshot.listPriceCents
   },
   priceCents: r.priceCents ?? 0,
-  delivery,
   references: { ...noReferences, negotiationId: r.negotiationId, sagaId: r.id },
-  at: iso(now)
+  at
 })
 
 /** The writers of step outcomes; every one runs inside the caller's unit of work. */
-export const makeTransitions = Effect.gen(function* () {
+export interface SagaTransitionsService {
+  /** Tells the buyer a step's status changed (`saga.step_changed`). */
+  readonly stepChanged: (
+    r: SagaRecord,
+    name: SagaStepName,
+    status: StepStatus,
+    previous: StepStatus,
+    error?: string | null
+  ) => Effect.Effect<unknown, StorageUnavailable>
+  /** Marks `name` succeeded and the saga ready for its next step (or completed after confirm). */
+  readonly succeed: (
+    r: SagaRecord,
+    name: SagaStepName,
+    now: number,
+    patch: Partial<SagaRecord>,
+    detail: string
+  ) => Effect.Effect<SagaRecord, StorageUnavailable>
+  /**
+   * The failure of step `name` and the compensation of every step before it, in one unit of
+   * work: escrow released to the buyer, a redeemed negotiation given back; later steps skipped. A
+   * failed delivery is recorded as a failed transaction (it counts in the seller's SLA), under the
+   * order's id when the seller had an order.
+   */
+  readonly failAndCompensate: (
+    r: SagaRecord,
+    name: SagaStepName,
+    now: number,
+    reason: string,
+    delivery?: { readonly latencyMs: number; readonly order?: Order }
+  ) => Effect.Effect<SagaRecord, StorageUnavailable>
+}
+
+const make = Effect.gen(function* () {
   const store = yield* SagaStore
   const ledger = yield* Ledger
   const events = yield* Events
-  const negotiations = yield* Negotiations
+  const negotiations = yield* NegotiatedPrices
   const ids = yield* Ids
   const wallet = yield* Wallet
   const settlement = yield* Settlement
@@ -133,14 +168,16 @@ export const makeTransitions = Effect.gen(function* () {
       name === "deliver" && r.snapshot !== null
         ? (yield* settlement.recordFailed(
             {
-              ...purchaseOf(r, r.snapshot, order?.id ?? (yield* ids.make("tx")), now, {
+              purchase: {
+                ...sagaPurchase(r, r.snapshot, order?.id ?? (yield* ids.make("tx")), order?.createdAt ?? at),
+                references: { ...noReferences, sagaId: r.id }
+              },
+              delivery: {
                 latencyMs: delivery?.latencyMs ?? 0,
-                output: null
-              }),
-              references: { ...noReferences, sagaId: r.id },
-              ...(order === undefined
-                ? {}
-                : { at: order.createdAt, pending: true, deliveredAt: order.answeredAt ?? at })
+                output: null,
+                deliveredAt: order === undefined ? at : (order.answeredAt ?? at)
+              },
+              pending: order !== undefined
             },
             reason
           )).tx.id
@@ -206,5 +243,12 @@ export const makeTransitions = Effect.gen(function* () {
     return next
   })
 
-  return { succeed, failAndCompensate, stepChanged } as const
+  return SagaTransitions.of({ succeed, failAndCompensate, stepChanged })
 })
+
+export class SagaTransitions extends Context.Service<SagaTransitions, SagaTransitionsService>()(
+  "agent-commerce/SagaTransitions"
+) {
+  /** Its services and ports (the stores, NegotiatedPrices) are provided by Sagas' layer. */
+  static readonly layer = Layer.effect(SagaTransitions, make)
+}

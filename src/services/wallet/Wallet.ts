@@ -1,33 +1,58 @@
 // Wallet: an agent's credit balance (the ledger balance of wallet:<agentId>, in cents), its
 // spending policies and autonomy level, fake-mode top-ups, low-balance warnings and auto-recharge.
+// The spending-policy checks a purchase (or another wallet debit) passes inside its unit of work,
+// after the wallet lock, are `authorize` and `checkLimits` here: the freeze, the allow-lists, the
+// per-transaction, daily and monthly limits (against what was spent plus what running sagas hold)
+// and the approval the autonomy level asks for. Funding's pure rules (the 402's hints, a keyed
+// top-up's reference): funding.ts.
 import { Clock, Context, Effect, Layer } from "effect"
 import { AppConfig } from "../platform/AppConfig.js"
 import { type Cents, cents } from "../../schema/platform/common.js"
 import { CREDIT_UNIT, CURRENCY } from "../../schema/commerce/common.js"
-import type {
-  HowToFund,
-  InsufficientCredits,
+import {
+  type HowToFund,
+  type InsufficientCredits,
   PolicyViolation,
-  UpdateWalletBody,
-  WalletPolicy,
-  WalletView
+  type UpdateWalletBody,
+  type WalletPolicy,
+  type WalletView
 } from "../../schema/commerce/wallets.js"
-import type { Conflict, IdempotencyKeyReused, StorageUnavailable } from "../../schema/platform/errors.js"
-import { Forbidden, InvalidInput } from "../../schema/platform/errors.js"
-import { type InsufficientFunds, walletAccount } from "../../schema/ledger/ledger.js"
+import type { IdempotencyKeyReused, StorageUnavailable } from "../../schema/platform/errors.js"
+import { Conflict, Forbidden, InvalidInput } from "../../schema/platform/errors.js"
+import { EXTERNAL_GRANTS, type InsufficientFunds, walletAccount } from "../../schema/ledger/ledger.js"
 import { traced } from "../platform/Tracing.js"
-import { Transactor } from "../platform/Db.js"
-import { applyPolicyUpdate, initialWallet, loosens, type PurchaseCheck } from "../../schema/wallet/policy.js"
-import { utcDayStart, utcMonthStart } from "../../schema/wallet/policy.js"
+import { Ids, Transactor } from "../platform/Db.js"
+import {
+  applyPolicyUpdate,
+  approvalNeeded,
+  initialWallet,
+  loosens,
+  type PurchaseCheck,
+  utcDayStart,
+  utcMonthStart
+} from "../../schema/wallet/policy.js"
 import { type RechargeRequest, WalletStore, type WalletStoreService } from "./WalletStore.js"
 import { Audit } from "../audit/Audit.js"
 import { Events } from "../events/Events.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
-import { howToFundOn, type IdempotencyKey, insufficientCreditsOf, makeFunding } from "./funding.js"
-import { makeLimits } from "./limits.js"
+import {
+  grantCannotFail,
+  howToFundOn,
+  type IdempotencyKey,
+  insufficientCreditsOf,
+  keyedTopupReference
+} from "./funding.js"
 
-export type { IdempotencyKey } from "./funding.js"
+/** The 403 every debit of a frozen wallet gets: it names the freeze and who lifts it. */
+const frozenRefusal = (attemptedCents: number) =>
+  new PolicyViolation({
+    message:
+      "the agent's wallet is frozen by its owner: no purchase or other debit is allowed until the owner unfreezes it (dashboard)",
+    policy: "frozen",
+    limitCents: null,
+    attemptedCents
+  })
 
 export interface TopupResult {
   readonly agentId: string
@@ -125,11 +150,11 @@ const make = Effect.gen(function* () {
   const store = yield* WalletStore
   const ledger = yield* Ledger
   const audit = yield* Audit
+  const events = yield* Events
+  const ids = yield* Ids
   const config = yield* AppConfig
   const { atomically } = yield* Transactor
   const receipts = yield* WriteReceipts
-  const { checkLimits, authorize } = makeLimits(store)
-  const { topup, requestRecharge, afterDebit } = yield* makeFunding
 
   const howToFund = howToFundOn(config)
 
@@ -222,12 +247,176 @@ const make = Effect.gen(function* () {
       }))
     )
 
+  /**
+   * The amount limits, in the caller's unit of work after the wallet lock: the per-transaction
+   * limit, and the daily and monthly limits against what was spent in the window plus what is
+   * held (running sagas' escrow), so that spent + held never passes a limit.
+   */
+  const checkLimits = Effect.fnUntraced(function* (agentId: string, p: WalletPolicy, priceCents: number) {
+    const refuse = (policy: PolicyViolation["policy"], message: string, limitCents: number | null) =>
+      Effect.fail(new PolicyViolation({ message, policy, limitCents, attemptedCents: priceCents }))
+    if (p.frozen) return yield* Effect.fail(frozenRefusal(priceCents))
+    if (p.perTransactionLimitCents !== null && priceCents > p.perTransactionLimitCents) {
+      const limit = p.perTransactionLimitCents
+      return yield* refuse(
+        "perTransactionLimit",
+        `${priceCents} cents is over the per-transaction limit of ${limit} cents`,
+        limit
+      )
+    }
+    if (p.dailyLimitCents === null && p.monthlyLimitCents === null) return
+    const now = yield* Clock.currentTimeMillis
+    const held = yield* store.heldCents(agentId)
+    const heldNote = held > 0 ? ` (including ${held} held in escrow by running sagas)` : ""
+    if (p.dailyLimitCents !== null) {
+      const today = (yield* store.spentSince(agentId, new Date(utcDayStart(now)).toISOString())) + held
+      if (today + priceCents > p.dailyLimitCents) {
+        const limit = p.dailyLimitCents
+        const message = `${today} cents spent today${heldNote}; ${priceCents} more would pass the daily limit of ${limit} cents`
+        return yield* refuse("dailyLimit", message, limit)
+      }
+    }
+    if (p.monthlyLimitCents !== null) {
+      const month = (yield* store.spentSince(agentId, new Date(utcMonthStart(now)).toISOString())) + held
+      if (month + priceCents > p.monthlyLimitCents) {
+        const limit = p.monthlyLimitCents
+        const message = `${month} cents spent this month${heldNote}; ${priceCents} more would pass the monthly limit of ${limit} cents`
+        return yield* refuse("monthlyLimit", message, limit)
+      }
+    }
+  })
+
+  /** A purchase's policy check: the allow-lists, the limits, then the approval it needs (or null). */
+  const authorize = Effect.fnUntraced(function* (
+    agentId: string,
+    p: WalletPolicy,
+    purchase: PurchaseCheck,
+    options: { readonly approved: boolean }
+  ): Effect.fn.Return<"manual" | "approvalThreshold" | null, PolicyViolation | StorageUnavailable> {
+    const refuse = (policy: PolicyViolation["policy"], message: string) =>
+      Effect.fail(new PolicyViolation({ message, policy, limitCents: null, attemptedCents: purchase.priceCents }))
+    if (p.frozen) return yield* Effect.fail(frozenRefusal(purchase.priceCents))
+    if (p.allowedSellers !== null && !p.allowedSellers.includes(purchase.sellerAgentId)) {
+      return yield* refuse("allowedSellers", `seller ${purchase.sellerAgentId} is not in the wallet's allowedSellers`)
+    }
+    if (p.allowedCategories !== null && !p.allowedCategories.includes(purchase.category)) {
+      return yield* refuse(
+        "allowedCategories",
+        `category ${purchase.category} is not in the wallet's allowedCategories`
+      )
+    }
+    yield* checkLimits(agentId, p, purchase.priceCents)
+    return approvalNeeded(p, purchase.priceCents, options.approved)
+  })
+
   const debitOutsidePurchase = Effect.fnUntraced(function* (agentId: string, amountCents: number) {
     const now = yield* Clock.currentTimeMillis
     const p = (yield* store.lock(initialWallet(agentId, now))).policy
     yield* checkLimits(agentId, p, amountCents)
     yield* store.addSpend(agentId, new Date(now).toISOString(), amountCents)
     return p
+  })
+
+  const topup = Effect.fnUntraced(
+    function* (agentId: string, amountCents: number, idempotency?: IdempotencyKey) {
+      if (config.payments !== "fake") {
+        const message =
+          "top-up is only available in fake-payments mode; fund the wallet through a plan checkout or a recharge"
+        return yield* Effect.fail(new Conflict({ message, state: `payments:${config.payments}` }))
+      }
+      // A keyed top-up is credited once per key: a retry whose first attempt committed but lost its
+      // answer (a database failover between the commit and the reply) finds the entry instead.
+      const reference =
+        idempotency === undefined
+          ? `topup:${agentId}:${yield* ids.make("tu")}`
+          : keyedTopupReference(agentId, idempotency)
+      const earlier = idempotency === undefined ? undefined : (yield* ledger.entriesByReference(reference))[0]
+      const to = walletAccount(agentId)
+      const entry =
+        earlier ??
+        (yield* ledger.transfer({
+          kind: "grant",
+          reference,
+          memo: "fake-payments top-up",
+          from: EXTERNAL_GRANTS,
+          to,
+          amount: amountCents
+        }))
+      const balanceCents = cents(yield* ledger.balance(to))
+      return { agentId, amountCents: cents(amountCents), balanceCents, entryId: entry.id }
+    },
+    atomically,
+    grantCannotFail,
+    traced("Wallet.topup")
+  )
+
+  const requestRecharge = Effect.fnUntraced(
+    function* (agentId: string, amountCents: number, reason: string) {
+      const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+      const id = yield* ids.make("rch")
+      if (config.payments === "fake") {
+        const to = walletAccount(agentId)
+        const memo = `auto-recharge: ${reason}`
+        const entry = yield* ledger.transfer({
+          kind: "grant",
+          reference: id,
+          memo,
+          from: EXTERNAL_GRANTS,
+          to,
+          amount: amountCents
+        })
+        const request: RechargeRequest = {
+          id,
+          agentId,
+          amountCents,
+          reason,
+          status: "granted",
+          ledgerEntryId: entry.id,
+          createdAt: now
+        }
+        yield* store.insertRecharge(request)
+        yield* events.emit(agentId, "wallet.recharged", {
+          rechargeId: id,
+          amountCents,
+          balanceCents: yield* ledger.balance(to),
+          automatic: true
+        })
+        return request
+      }
+      const request: RechargeRequest = {
+        id,
+        agentId,
+        amountCents,
+        reason,
+        status: "requested",
+        ledgerEntryId: null,
+        createdAt: now
+      }
+      yield* store.insertRecharge(request)
+      return request
+    },
+    atomically,
+    grantCannotFail,
+    traced("Wallet.requestRecharge")
+  )
+
+  const afterDebit = Effect.fnUntraced(function* (
+    agentId: string,
+    policy: WalletPolicy,
+    beforeCents: number,
+    afterCents: number
+  ) {
+    const threshold = policy.autoRecharge.thresholdCents
+    if (threshold <= 0 || afterCents >= threshold || beforeCents < threshold) return
+    const autoRecharge = policy.autoRecharge.enabled
+    yield* events.emit(agentId, "wallet.low_balance", {
+      balanceCents: afterCents,
+      thresholdCents: threshold,
+      autoRecharge
+    })
+    if (autoRecharge) {
+      yield* requestRecharge(agentId, policy.autoRecharge.amountCents, `balance ${afterCents} fell below ${threshold}`)
+    }
   })
 
   return {

@@ -1,18 +1,13 @@
-// How a wallet is funded: the 402's funding hints, fake-mode top-ups (once per Idempotency-Key),
-// auto-recharge and the low-balance warning that triggers it.
-import { Clock, Effect } from "effect"
+// How a wallet is funded, the rules without I/O: the 402's funding hints, the ledger reference that
+// makes a keyed top-up credit once per Idempotency-Key, and why a grant's errors are bugs. The
+// top-ups, auto-recharge and the low-balance warning that use them are Wallet's (Wallet.ts).
+import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { isTagged } from "effect/Predicate"
-import { AppConfig, type AppConfigShape } from "../platform/AppConfig.js"
-import { HowToFund, InsufficientCredits, type WalletPolicy } from "../../schema/commerce/wallets.js"
-import { cents } from "../../schema/platform/common.js"
-import { Conflict, type InvalidInput } from "../../schema/platform/errors.js"
-import { EXTERNAL_GRANTS, type InsufficientFunds, walletAccount } from "../../schema/ledger/ledger.js"
-import { traced } from "../platform/Tracing.js"
-import { Ids, Transactor } from "../platform/Db.js"
-import { Events } from "../events/Events.js"
-import { Ledger } from "../ledger/Ledger.js"
-import { type RechargeRequest, WalletStore } from "./WalletStore.js"
+import type { AppConfigShape } from "../platform/AppConfig.js"
+import { type HowToFund, InsufficientCredits } from "../../schema/commerce/wallets.js"
+import type { InvalidInput } from "../../schema/platform/errors.js"
+import type { InsufficientFunds } from "../../schema/ledger/ledger.js"
 
 /** The Idempotency-Key of a request, with the caller it belongs to. */
 export interface IdempotencyKey {
@@ -61,117 +56,3 @@ export const grantCannotFail = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       isTagged(e, "InsufficientFunds") || isTagged(e, "InvalidInput"),
     (e) => Effect.die(e)
   ) as Effect.Effect<A, Exclude<E, InsufficientFunds | InvalidInput>, R>
-
-/** Top-ups, auto-recharge and the low-balance warning, built from the services they use. */
-export const makeFunding = Effect.gen(function* () {
-  const store = yield* WalletStore
-  const ledger = yield* Ledger
-  const events = yield* Events
-  const ids = yield* Ids
-  const config = yield* AppConfig
-  const { atomically } = yield* Transactor
-
-  const topup = Effect.fnUntraced(
-    function* (agentId: string, amountCents: number, idempotency?: IdempotencyKey) {
-      if (config.payments !== "fake") {
-        const message =
-          "top-up is only available in fake-payments mode; fund the wallet through a plan checkout or a recharge"
-        return yield* Effect.fail(new Conflict({ message, state: `payments:${config.payments}` }))
-      }
-      // A keyed top-up is credited once per key: a retry whose first attempt committed but lost its
-      // answer (a database failover between the commit and the reply) finds the entry instead.
-      const reference =
-        idempotency === undefined
-          ? `topup:${agentId}:${yield* ids.make("tu")}`
-          : keyedTopupReference(agentId, idempotency)
-      const earlier = idempotency === undefined ? undefined : (yield* ledger.entriesByReference(reference))[0]
-      const to = walletAccount(agentId)
-      const entry =
-        earlier ??
-        (yield* ledger.transfer({
-          kind: "grant",
-          reference,
-          memo: "fake-payments top-up",
-          from: EXTERNAL_GRANTS,
-          to,
-          amount: amountCents
-        }))
-      const balanceCents = cents(yield* ledger.balance(to))
-      return { agentId, amountCents: cents(amountCents), balanceCents, entryId: entry.id }
-    },
-    atomically,
-    grantCannotFail,
-    traced("Wallet.topup")
-  )
-
-  const requestRecharge = Effect.fnUntraced(
-    function* (agentId: string, amountCents: number, reason: string) {
-      const now = new Date(yield* Clock.currentTimeMillis).toISOString()
-      const id = yield* ids.make("rch")
-      if (config.payments === "fake") {
-        const to = walletAccount(agentId)
-        const memo = `auto-recharge: ${reason}`
-        const entry = yield* ledger.transfer({
-          kind: "grant",
-          reference: id,
-          memo,
-          from: EXTERNAL_GRANTS,
-          to,
-          amount: amountCents
-        })
-        const request: RechargeRequest = {
-          id,
-          agentId,
-          amountCents,
-          reason,
-          status: "granted",
-          ledgerEntryId: entry.id,
-          createdAt: now
-        }
-        yield* store.insertRecharge(request)
-        yield* events.emit(agentId, "wallet.recharged", {
-          rechargeId: id,
-          amountCents,
-          balanceCents: yield* ledger.balance(to),
-          automatic: true
-        })
-        return request
-      }
-      const request: RechargeRequest = {
-        id,
-        agentId,
-        amountCents,
-        reason,
-        status: "requested",
-        ledgerEntryId: null,
-        createdAt: now
-      }
-      yield* store.insertRecharge(request)
-      return request
-    },
-    atomically,
-    grantCannotFail,
-    traced("Wallet.requestRecharge")
-  )
-
-  const afterDebit = Effect.fnUntraced(function* (
-    agentId: string,
-    policy: WalletPolicy,
-    beforeCents: number,
-    afterCents: number
-  ) {
-    const threshold = policy.autoRecharge.thresholdCents
-    if (threshold <= 0 || afterCents >= threshold || beforeCents < threshold) return
-    const autoRecharge = policy.autoRecharge.enabled
-    yield* events.emit(agentId, "wallet.low_balance", {
-      balanceCents: afterCents,
-      thresholdCents: threshold,
-      autoRecharge
-    })
-    if (autoRecharge) {
-      yield* requestRecharge(agentId, policy.autoRecharge.amountCents, `balance ${afterCents} fell below ${threshold}`)
-    }
-  })
-
-  return { topup, requestRecharge, afterDebit } as const
-})

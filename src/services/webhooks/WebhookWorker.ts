@@ -5,7 +5,7 @@
 import { Duration, Effect, Layer, Queue, Ref } from "effect"
 import { AppConfig } from "../platform/AppConfig.js"
 import { DELIVERY_BATCH, FANOUT_BATCH } from "./policy.js"
-import { Webhooks, type WebhooksService } from "./Webhooks.js"
+import { WebhookDelivery } from "./WebhookDelivery.js"
 
 /** How often an idle loop looks again, and how many deliveries one process sends at once. */
 export const WORKER_TICK_MS = 250
@@ -26,7 +26,8 @@ const logFailure = (name: string) =>
  * but wakes at once when a delivery finishes (its endpoint may take the next row) or a fan-out
  * queued new rows — an endpoint's backlog is not paced by the tick.
  */
-export const runWebhookWorker = Effect.fnUntraced(function* (webhooks: WebhooksService, options: WorkerOptions = {}) {
+export const runWebhookWorker = Effect.fnUntraced(function* (options: WorkerOptions = {}) {
+  const delivery = yield* WebhookDelivery
   const tickMs = options.tickMs ?? WORKER_TICK_MS
   const maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT
   const scope = yield* Effect.scope
@@ -36,7 +37,7 @@ export const runWebhookWorker = Effect.fnUntraced(function* (webhooks: WebhooksS
   const poke = Queue.offer(wake, undefined).pipe(Effect.asVoid)
   const sleep = Effect.raceFirst(Effect.sleep(Duration.millis(tickMs)), Queue.take(wake))
 
-  const fanOut = webhooks.fanOut(FANOUT_BATCH).pipe(
+  const fanOut = delivery.fanOut(FANOUT_BATCH).pipe(
     logFailure("fan-out"),
     Effect.tap((n) => (n > 0 ? poke : Effect.void)),
     Effect.flatMap((n) => (n >= FANOUT_BATCH ? Effect.yieldNow : Effect.sleep(Duration.millis(tickMs)))),
@@ -46,11 +47,11 @@ export const runWebhookWorker = Effect.fnUntraced(function* (webhooks: WebhooksS
   const deliver = Effect.gen(function* () {
     const free = maxInFlight - (yield* Ref.get(inFlight))
     if (free <= 0) return 0
-    const claimed = yield* webhooks.claimDue(Math.min(free, DELIVERY_BATCH))
+    const claimed = yield* delivery.claimDue(Math.min(free, DELIVERY_BATCH))
     for (const d of claimed) {
       yield* Ref.update(inFlight, (n) => n + 1)
       yield* Effect.forkIn(
-        webhooks.deliver(d).pipe(
+        delivery.deliver(d).pipe(
           logFailure("delivery"),
           Effect.ensuring(
             Effect.andThen(
@@ -77,6 +78,6 @@ export const WebhookWorkerLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const config = yield* AppConfig
     if (!config.workers) return
-    yield* runWebhookWorker(yield* Webhooks)
+    yield* runWebhookWorker()
   })
 )

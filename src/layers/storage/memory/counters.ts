@@ -116,11 +116,12 @@ export const recomputeCounters = (t: Tables) => {
     if (deal) {
       b.deals++
       if (!self) s.deals++
-      const r = t.reviews.get(tx.id)
-      if (r) {
-        s.reviewsReceived++
-        s.ratingSum += r.rating
-      }
+    }
+    // A review counts while its purchase stands (a refunded one's no longer does).
+    const r = tx.status === "completed" ? t.reviews.get(tx.id) : undefined
+    if (r) {
+      s.reviewsReceived++
+      s.ratingSum += r.rating
     }
   }
   for (const d of t.disputes.values()) {

@@ -112,8 +112,8 @@ const recomputedSides = `
     CASE WHEN t.status = 'completed' THEN t.fee_cents ELSE 0 END,
     (t.status NOT IN ('failed', 'pending') AND t.seller_agent_id <> t.buyer_agent_id)::int,
     CASE WHEN t.status = 'completed' AND t.seller_agent_id <> t.buyer_agent_id THEN t.price_cents ELSE 0 END,
-    (t.status NOT IN ('failed', 'pending') AND r.id IS NOT NULL)::int,
-    CASE WHEN t.status NOT IN ('failed', 'pending') THEN COALESCE(r.rating, 0) ELSE 0 END,
+    (t.status = 'completed' AND r.id IS NOT NULL)::int,
+    CASE WHEN t.status = 'completed' THEN COALESCE(r.rating, 0) ELSE 0 END,
     0
   FROM commerce_transactions t LEFT JOIN commerce_reviews r ON r.transaction_id = t.id
   UNION ALL
