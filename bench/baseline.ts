@@ -1,5 +1,7 @@
 // Benchmark baselines serving the app's own response bytes: a raw node:http server ("raw") and a
-// bare Effect HttpApi endpoint per route ("effect"). Usage: baseline.js <raw|effect> <port> <fixtures.json>
+// bare Effect HttpApi endpoint per route, with HttpRouter.serve's defaults ("effect": its request
+// logger prints a line per request) or without its logger ("effect-quiet", as the app serves: the
+// app's own access log writes nothing below LOG_LEVEL=Info). Usage: baseline.js <raw|effect|effect-quiet> <port> <fixtures.json>
 import type { Effect as EffectT, Layer as LayerT } from "effect"
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -17,8 +19,8 @@ export interface Fixture {
 
 const [mode, portArg, fixturesFile] = process.argv.slice(2)
 const port = Number(portArg)
-if ((mode !== "raw" && mode !== "effect") || !Number.isInteger(port) || !fixturesFile) {
-  process.stderr.write("usage: baseline <raw|effect> <port> <fixtures.json>\n")
+if ((mode !== "raw" && mode !== "effect" && mode !== "effect-quiet") || !Number.isInteger(port) || !fixturesFile) {
+  process.stderr.write("usage: baseline <raw|effect|effect-quiet> <port> <fixtures.json>\n")
   process.exit(64)
 }
 const fixtures = JSON.parse(readFileSync(fixturesFile, "utf8")) as ReadonlyArray<Fixture>
@@ -58,9 +60,10 @@ const serveRaw = () => {
 
 /**
  * A bare HttpApi: one endpoint per fixture, Effect's defaults (HttpApiBuilder.layer + HttpRouter.serve,
- * tracer span on, no logger), the payload decoded as unknown JSON and the recorded value schema-encoded back.
+ * tracer span on, the request logger on unless `quiet`), the payload decoded as unknown JSON and the
+ * recorded value schema-encoded back.
  */
-const serveEffect = async () => {
+const serveEffect = async (quiet: boolean) => {
   // Loaded only in this mode, so the raw baseline's memory is node:http's alone.
   const { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } = await import("effect/http-api")
   const { HttpRouter } = await import("effect/http")
@@ -91,7 +94,7 @@ const serveEffect = async () => {
       ) as never
   ) as unknown as LayerT.Layer<never>
   const ApiLive = HttpApiBuilder.layer(api).pipe(Layer.provide(GroupLive))
-  const ServerLive = HttpRouter.serve(ApiLive).pipe(
+  const ServerLive = HttpRouter.serve(ApiLive, { disableLogger: quiet }).pipe(
     Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })),
     Layer.tap(() => Effect.sync(() => process.stdout.write(`effect baseline listening on ${port}\n`)))
   )
@@ -99,4 +102,4 @@ const serveEffect = async () => {
 }
 
 if (mode === "raw") serveRaw()
-else await serveEffect()
+else await serveEffect(mode === "effect-quiet")

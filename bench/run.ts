@@ -331,10 +331,21 @@ const startApp = async (
   }
 }
 
-const startBaseline = async (mode: "raw" | "effect", fixturesFile: string): Promise<Target> => {
+type BaselineMode = "raw" | "effect" | "effect-quiet"
+const BASELINE_LABEL: Record<BaselineMode, string> = {
+  raw: "raw node:http",
+  effect: "bare HttpApi",
+  "effect-quiet": "bare HttpApi, no logger"
+}
+
+const startBaseline = async (
+  mode: BaselineMode,
+  fixturesFile: string,
+  nodeArgs: ReadonlyArray<string> = []
+): Promise<Target> => {
   const port = await freePort()
   const { child, stderr } = spawnNode(
-    ["--import", loopbackOnly, path.join(tmp, "baseline.mjs"), mode, String(port), fixturesFile],
+    [...nodeArgs, "--import", loopbackOnly, path.join(tmp, "baseline.mjs"), mode, String(port), fixturesFile],
     {},
     0
   )
@@ -346,7 +357,7 @@ const startBaseline = async (mode: "raw" | "effect", fixturesFile: string): Prom
   }
   await sleep(300)
   return {
-    label: mode === "raw" ? "raw node:http" : "bare HttpApi",
+    label: BASELINE_LABEL[mode],
     baseUrl,
     pid: serverPid(child),
     child,
@@ -1012,25 +1023,9 @@ const runApp = async (storage: Storage, databaseUrl?: string) => {
       continue
     }
     prepared.set(s.name, p)
-    // Record the response of each step once: the baselines serve these exact bytes.
-    let id: unknown
-    const concrete: Array<LoadStep> = []
-    for (const step of p.steps) {
-      const pathNow = step.path.replace("{id}", String(id))
-      const r = await call(app.baseUrl, step.method, pathNow, step.body, step.headers ?? {})
-      if (step.capture) id = json(r.text)[step.capture]
-      fixtures.push({
-        name: s.name,
-        method: step.method,
-        path: pathNow.split("?")[0],
-        status: r.status,
-        contentType: r.contentType,
-        body: r.text
-      })
-      concrete.push({ method: step.method, path: pathNow, ...(step.body !== undefined ? { body: step.body } : {}) })
-      if (r.status >= 400) log(`   warning: ${s.name} answered ${r.status} before the run: ${r.text.slice(0, 200)}`)
-    }
-    prepared.set(`${s.name}#baseline`, { steps: concrete })
+    const recorded = await recordSteps(app.baseUrl, s.name, p.steps)
+    fixtures.push(...recorded.fixtures)
+    prepared.set(`${s.name}#baseline`, { steps: recorded.steps })
     await load(app, p.steps, warmupSeconds)
     const result = await load(app, p.steps, durationSeconds)
     rows.push({ target: app.label, scenario: s.name, kind: s.kind, result, requestsPerRound: p.requestsPerRound })
@@ -1044,13 +1039,39 @@ const runApp = async (storage: Storage, databaseUrl?: string) => {
   return { label: app.label, idleRssMb: app.idleRssMb, peakRssMb: peak, fixtures, prepared }
 }
 
+/**
+ * The app's answer to each step of a scenario, recorded once: the baselines serve these exact
+ * bytes, driven by the same steps without credentials.
+ */
+const recordSteps = async (base: string, name: string, steps: ReadonlyArray<LoadStep>) => {
+  let id: unknown
+  const fixtures: Array<Fixture> = []
+  const concrete: Array<LoadStep> = []
+  for (const step of steps) {
+    const pathNow = step.path.replace("{id}", String(id))
+    const r = await call(base, step.method, pathNow, step.body, step.headers ?? {})
+    if (step.capture) id = json(r.text)[step.capture]
+    fixtures.push({
+      name,
+      method: step.method,
+      path: pathNow.split("?")[0],
+      status: r.status,
+      contentType: r.contentType,
+      body: r.text
+    })
+    concrete.push({ method: step.method, path: pathNow, ...(step.body !== undefined ? { body: step.body } : {}) })
+    if (r.status >= 400) log(`   warning: ${name} answered ${r.status} before the run: ${r.text.slice(0, 200)}`)
+  }
+  return { fixtures, steps: concrete }
+}
+
 const runBaselines = async (fixtures: ReadonlyArray<Fixture>, prepared: ReadonlyMap<string, Prepared>) => {
   // One fixture per (method, path): the first recording wins.
   const unique = [...new Map(fixtures.map((f) => [`${f.method} ${f.path}`, f])).values()]
   const file = path.join(tmp, "fixtures.json")
   writeFileSync(file, JSON.stringify(unique))
   const out: Array<{ label: string; idleRssMb: number; peakRssMb: number }> = []
-  for (const mode of ["raw", "effect"] as const) {
+  for (const mode of ["raw", "effect", "effect-quiet"] as const) {
     const target = await startBaseline(mode, file)
     log(`\n== ${target.label}: idle RSS ${target.idleRssMb} MB`)
     for (const s of scenarios) {
@@ -1190,6 +1211,12 @@ const profileRun = async (wanted: string) => {
     databaseUrl = withDatabase(databaseAdminUrl!, dbName)
   }
   try {
+    log(
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" / ")} at the start`
+    )
     const app = await startApp(storage, databaseUrl, ["--cpu-prof", "--cpu-prof-dir", dir])
     const agent = await newAgentKey(app.baseUrl)
     const auth = { authorization: agent.authorization }
@@ -1205,19 +1232,44 @@ const profileRun = async (wanted: string) => {
     }
     const p = await scenario.prepare(ctx)
     if (typeof p === "string") throw new Error(`${scenario.name}: ${p}`)
+    const recorded = await recordSteps(app.baseUrl, scenario.name, p.steps)
     await load(app, p.steps, warmupSeconds)
     const result = await load(app, p.steps, durationSeconds)
     log(
-      `${scenario.name} (${storage}): ${fmt(result.requestsPerSecond)} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, RSS ${result.peakRssMb} MB (under --cpu-prof)`
+      `${scenario.name} (${storage}): ${fmt(result.requestsPerSecond)} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, RSS ${result.peakRssMb} MB, ${cpuLine(result)} (under --cpu-prof)`
     )
     await stop(app.child)
-    const { readdirSync } = await import("node:fs")
-    const file = readdirSync(dir)
-      .filter((f) => f.endsWith(".cpuprofile"))
-      .map((f) => path.join(dir, f))[0]
-    if (!file) throw new Error("the server wrote no .cpuprofile (did it exit cleanly?)")
-    log(`profile: ${path.relative(root, file)} (open it in Chrome DevTools → Performance)\n`)
-    log(summariseProfile(file))
+    const profileIn = (folder: string) => {
+      const file = readdirSync(folder)
+        .filter((f) => f.endsWith(".cpuprofile"))
+        .map((f) => path.join(folder, f))[0]
+      if (!file) throw new Error("the server wrote no .cpuprofile (did it exit cleanly?)")
+      log(`profile: ${path.relative(root, file)} (open it in Chrome DevTools → Performance)\n`)
+      log(summariseProfile(file))
+    }
+    profileIn(dir)
+    // The bare HttpApi serving the same bytes, with and without its request logger, profiled the
+    // same way in the same run: the framework's own floor for this request.
+    const fixturesFile = path.join(dir, "fixtures.json")
+    writeFileSync(fixturesFile, JSON.stringify(recorded.fixtures))
+    for (const mode of ["effect", "effect-quiet"] as const) {
+      const folder = path.join(dir, mode)
+      mkdirSync(folder, { recursive: true })
+      const bare = await startBaseline(mode, fixturesFile, ["--cpu-prof", "--cpu-prof-dir", folder])
+      await load(bare, recorded.steps, warmupSeconds)
+      const r = await load(bare, recorded.steps, durationSeconds)
+      log(
+        `\n${bare.label}, ${scenario.name}: ${fmt(r.requestsPerSecond)} req/s, p50 ${r.latencyP50Ms} ms, p99 ${r.latencyP99Ms} ms, ${cpuLine(r)} (under --cpu-prof)`
+      )
+      await stop(bare.child)
+      profileIn(folder)
+    }
+    log(
+      `\nload average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" / ")} at the end`
+    )
   } finally {
     if (dbName) await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined)
   }
@@ -1375,24 +1427,26 @@ const main = async () => {
     `| server | \`${["node", ...startFlags, ...appNodeArgs, "dist/main.js"].join(" ")}\` (as \`npm start\` runs it, compiled by esbuild: scripts/serverBuild.mjs), rate limits raised for the run, fake payments, LOG_LEVEL=WARN |`
   )
   lines.push(
-    `| baselines | raw node:http and a bare Effect HttpApi (HttpApiBuilder.serve() defaults) serving the bytes the app returned for the same request |`
+    `| baselines | raw node:http, a bare Effect HttpApi with HttpRouter.serve's defaults (its request logger prints a line per request to the bench's pipe; the bars are against this one) and the same without its logger (as the app serves: its own access log writes nothing at WARN), serving the bytes the app returned for the same request |`
   )
   lines.push("")
   lines.push(
-    "| target | scenario | req/s | p50 ms | p99 ms | peak RSS MB | CPU µs/req: server / pg / load / other | vs raw | vs bare HttpApi | bar | met |"
+    "| target | scenario | req/s | p50 ms | p99 ms | peak RSS MB | CPU µs/req: server / pg / load / other | vs raw | vs bare HttpApi | vs bare, no logger | bar | met |"
   )
-  lines.push("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
+  lines.push("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
   const find = (target: string, scenario: string) =>
     rows.find((r) => r.target === target && r.scenario === scenario && r.result)
   for (const row of rows) {
     if (row.skipped) {
-      lines.push(`| ${row.target} | ${row.scenario} | – | – | – | – | – | – | – | skipped: ${row.skipped} | |`)
+      lines.push(`| ${row.target} | ${row.scenario} | – | – | – | – | – | – | – | – | skipped: ${row.skipped} | |`)
       continue
     }
     const r = row.result!
     const isApp = row.target.startsWith("app")
     const raw = find("raw node:http", row.scenario)
     const bare = find("bare HttpApi", row.scenario)
+    const quiet = find("bare HttpApi, no logger", row.scenario)
+    const isBare = row.target.startsWith("bare HttpApi")
     const t = isApp
       ? targetFor(
           row,
@@ -1406,7 +1460,7 @@ const main = async () => {
       : fmt(r.requestsPerSecond)
     const non2xx = r.non2xx ? ` ⚠ ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}` : ""
     lines.push(
-      `| ${row.target} | ${row.scenario}${non2xx} | ${rps} | ${r.latencyP50Ms} | ${r.latencyP99Ms} | ${r.peakRssMb} | ${r.cpuUsPerRequest.server} / ${r.cpuUsPerRequest.postgres} / ${r.cpuUsPerRequest.load} / ${r.cpuUsPerRequest.other} | ${isApp || row.target === "bare HttpApi" ? ratio(r.requestsPerSecond, raw?.result?.requestsPerSecond) : ""} | ${isApp ? ratio(r.requestsPerSecond, bare?.result?.requestsPerSecond) : ""} | ${t.bar} | ${t.met === undefined ? "" : t.met ? "yes" : "**no**"} |`
+      `| ${row.target} | ${row.scenario}${non2xx} | ${rps} | ${r.latencyP50Ms} | ${r.latencyP99Ms} | ${r.peakRssMb} | ${r.cpuUsPerRequest.server} / ${r.cpuUsPerRequest.postgres} / ${r.cpuUsPerRequest.load} / ${r.cpuUsPerRequest.other} | ${isApp || isBare ? ratio(r.requestsPerSecond, raw?.result?.requestsPerSecond) : ""} | ${isApp ? ratio(r.requestsPerSecond, bare?.result?.requestsPerSecond) : ""} | ${isApp ? ratio(r.requestsPerSecond, quiet?.result?.requestsPerSecond) : ""} | ${t.bar} | ${t.met === undefined ? "" : t.met ? "yes" : "**no**"} |`
     )
   }
   lines.push("")

@@ -1,12 +1,15 @@
 // Conventions that a type checker cannot see, checked over src/ (docs/effect4.md, "Conventions").
 import { describe, expect, it } from "@effect/vitest"
 import type { Effect } from "effect"
-import { readdirSync, readFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import path from "node:path"
+import { circlesOf, domainGraphs, generatedSection, markdownTables, problems } from "../scripts/domain-cycles.mjs"
 import type { trpcHandler } from "../src/http/trpc/adapter.js"
 import type { Procedure } from "../src/http/trpc/procedure.js"
 
-const SRC = path.resolve(import.meta.dirname, "../src")
+const ROOT = path.resolve(import.meta.dirname, "..")
+const SRC = path.join(ROOT, "src")
 
 const sourceFiles = (dir: string): ReadonlyArray<string> =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -60,5 +63,67 @@ describe("source conventions", () => {
     const isAny: 0 extends 1 & Handler ? "any" : "not any" = "not any"
     const hasTheTablesService: "ServiceA" extends Handler ? true : false = true
     expect([isAny, hasTheTablesService]).toEqual(["not any", true])
+  })
+})
+
+/** A project holding only `files` (path → text), for the domain-graph checks; removed after `use`. */
+const withProject = <A>(files: Record<string, string>, use: (root: string) => A): A => {
+  const root = mkdtempSync(path.join(tmpdir(), "domain-graph-"))
+  try {
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, file)), { recursive: true })
+      writeFileSync(path.join(root, file), text)
+    }
+    return use(root)
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+}
+
+describe("the domain graph (scripts/domain-cycles.mjs, docs/architecture.md)", () => {
+  const circular = {
+    "src/http/a/x.ts": 'import { y } from "../b/y.js"\nexport const x = 1\n',
+    // A multi-line type import makes an edge; a comment naming an import does not.
+    "src/http/b/y.ts": 'import type {\n  x\n} from "../a/x.js"\n// import { z } from "../c/z.js"\nexport const y = 2\n',
+    "src/http/c/z.ts": "export const z = 3\n",
+    // A file directly in the layer folder is not a domain: it joins a and c without making a circle.
+    "src/http/api.ts": 'import { x } from "./a/x.js"\nimport { z } from "./c/z.js"\n'
+  }
+
+  it("finds a circle between domain folders and names the imports that make it", () => {
+    const found = withProject(circular, (root) => {
+      const graphs = domainGraphs(root)
+      return { circles: graphs.map(circlesOf), problems: problems(graphs) }
+    })
+    expect(found.circles).toEqual([[], [], [], [["a", "b"]]])
+    expect(found.problems).toEqual([
+      [
+        "src/http: a, b import each other",
+        "  a → b",
+        "    src/http/a/x.ts:1 → ../b/y.js",
+        "  b → a",
+        "    src/http/b/y.ts:3 → ../a/x.js"
+      ].join("\n")
+    ])
+  })
+
+  it("accepts an allowed circle only as it is: gone, its entry is a problem", () => {
+    const allowed = [{ layer: "http", domains: ["b", "a"] }]
+    const withCircle = withProject(circular, (root) => problems(domainGraphs(root), allowed))
+    const without = withProject(
+      { "src/http/a/x.ts": 'import { y } from "../b/y.js"\n', "src/http/b/y.ts": "" },
+      (root) => problems(domainGraphs(root), allowed)
+    )
+    expect(withCircle).toEqual([])
+    expect(without).toEqual(["allow-list: src/http no longer has the circle a, b: delete its entry"])
+  })
+
+  it("no circle between the domain folders of src/schema, src/services, src/layers, src/http", () => {
+    expect(problems(domainGraphs(ROOT))).toEqual([])
+  })
+
+  it("docs/architecture.md draws the graph the imports make (npm run docs:domains rewrites it)", () => {
+    const doc = readFileSync(path.join(ROOT, "docs/architecture.md"), "utf8")
+    expect(generatedSection(doc)).toEqual(markdownTables(domainGraphs(ROOT)))
   })
 })

@@ -1,7 +1,7 @@
 // The access log: one line per request (method, route template, status, duration, request id, the
 // caller's agent when known) at Info, at Warn when slower than SLOW_REQUEST_MS (docs/operations.md).
 // Never the raw path, query, headers or body: those can hold keys, session ids or e-mail addresses.
-import { Context, Effect } from "effect"
+import { Context, Effect, LogLevel, References } from "effect"
 
 /** A request slower than this is logged at Warn instead of Info. */
 export const SLOW_REQUEST_MS = 1000
@@ -40,8 +40,21 @@ export interface RequestLogLine {
   readonly accountId: string | undefined
 }
 
-/** Writes the access-log line: message `METHOD /route/:template STATUS N ms`, the fields as annotations. */
-export const logRequest = (line: RequestLogLine) => {
+/**
+ * Writes the access-log line: message `METHOD /route/:template STATUS N ms`, the fields as
+ * annotations. Below the minimum log level nothing is built: no annotations, no message.
+ */
+export const logRequest = (line: RequestLogLine) =>
+  Effect.withFiber((fiber) =>
+    LogLevel.isGreaterThan(
+      fiber.getRef(References.MinimumLogLevel),
+      line.durationMs > SLOW_REQUEST_MS ? "Warn" : "Info"
+    )
+      ? Effect.void
+      : writeRequestLine(line)
+  )
+
+const writeRequestLine = (line: RequestLogLine) => {
   const route = line.route ?? "(no route)"
   const annotations: Record<string, string | number> = {
     http: "request",

@@ -88,6 +88,23 @@ forEachStorage(
       })
     )
 
+    it.effect(
+      "with the tracer off, as the server runs: the standing after each request is exact, and a new minute counts from zero",
+      () =>
+        Effect.gen(function* () {
+          const limiter = yield* RateLimiter
+          const bucket = `key:untraced-${Math.random()}`
+          const remaining: Array<number> = []
+          for (let i = 0; i < 500; i++) remaining.push((yield* limiter.take(bucket))[0]!.remaining)
+          expect(remaining).toEqual(Array.from({ length: 500 }, (_, i) => 999 - i))
+          expect(writes.get(bucket)!).toBeLessThan(50)
+          // Tokens this process still holds for this minute are not spent in the next one.
+          yield* TestClock.adjust("1 minute")
+          const [minute] = yield* limiter.take(bucket)
+          expect(minute).toMatchObject({ used: 1, remaining: 999 })
+        }).pipe(Effect.withTracerEnabled(false))
+    )
+
     it.effect("a key that is not busy is counted one request at a time (a write each)", () =>
       Effect.gen(function* () {
         const limiter = yield* RateLimiter

@@ -7,8 +7,8 @@ import { currentIdempotencyKey, currentIdempotencyScope } from "../requestIdempo
 import { Keys } from "../../services/keys/Keys.js"
 import { errorResponse } from "../errors.js"
 import { currentRequestId } from "../requestId.js"
-import { agentTools } from "../site/agentFiles/catalog.js"
-import { MCP_ENDPOINT_PATH, mcpRoutes } from "./endpoint.js"
+import { agentTools } from "../descriptors/tools.js"
+import { MCP_ENDPOINT_PATH, mcpRoutes } from "../descriptors/mcp.js"
 import { loadMcpSdk, serveMcpRequest } from "./server.js"
 
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i

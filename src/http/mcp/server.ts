@@ -1,9 +1,10 @@
 // The MCP server (stock @modelcontextprotocol/sdk, Streamable HTTP, stateless): lists the tools
 // derived from the HttpApi and runs each tool call as a request to the tool's own REST route.
 import { PLATFORM } from "../../services/discovery/document.js"
-import { type ApiTool, toMcpTool } from "./tools.js"
-import { argumentError, isProblem, toRouteRequest, toToolResult } from "./call.js"
-import { MCP_CAPABILITIES } from "./endpoint.js"
+import { type ApiTool, toMcpTool } from "../descriptors/tools.js"
+import { isProblem, toRouteRequest } from "../descriptors/toolRequest.js"
+import { argumentError, toToolResult } from "./call.js"
+import { MCP_CAPABILITIES } from "../descriptors/mcp.js"
 import { credentialFromMeta, paymentRefusal, receiptMeta } from "./payment.js"
 
 /**

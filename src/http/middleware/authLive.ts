@@ -91,6 +91,25 @@ export const authenticateBearerWith = Effect.fnUntraced(function* (
   return caller
 })
 
+/** An endpoint's permission annotation (or its group's), read once per endpoint rather than per request. */
+const permissions = new WeakMap<object, Permission | null>()
+const permissionOf = (
+  endpoint: { readonly annotations: Context.Context<never> },
+  group: { readonly annotations: Context.Context<never> }
+): Permission | null => {
+  let permission = permissions.get(endpoint)
+  if (permission === undefined) {
+    permission = Option.getOrElse(
+      Option.orElse(Context.getOption(endpoint.annotations, RequiredPermission), () =>
+        Context.getOption(group.annotations, RequiredPermission)
+      ),
+      () => null
+    )
+    permissions.set(endpoint, permission)
+  }
+  return permission
+}
+
 export const AgentAuthLive = Layer.effect(
   AgentAuth,
   Effect.gen(function* () {
@@ -101,12 +120,7 @@ export const AgentAuthLive = Layer.effect(
       // missing or malformed header); the permission is the endpoint's own annotation.
       bearer: Effect.fnUntraced(function* (httpEffect, { endpoint, group }) {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const permission = Option.getOrElse(
-          Option.orElse(Context.getOption(endpoint.annotations, RequiredPermission), () =>
-            Context.getOption(group.annotations, RequiredPermission)
-          ),
-          () => null
-        )
+        const permission = permissionOf(endpoint, group)
         const caller = yield* authenticateBearerWith(
           keys,
           limiter,

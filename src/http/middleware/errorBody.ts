@@ -7,11 +7,11 @@ import { isPaymentProblemSource, toPaymentProblem } from "../paymentProblem.js"
 
 const decoder = new TextDecoder()
 
-/** `response` with its error body in the one shape; any other response as it is. */
+/** `response` with its error body in the one shape; any other response as it is. `url`: the request-target. */
 export const normaliseErrorBody = (
   response: HttpServerResponse.HttpServerResponse,
   requestId: string,
-  path: string
+  url: string
 ): HttpServerResponse.HttpServerResponse => {
   if (response.status < 400 || response.body._tag !== "Uint8Array") return response
   if (!response.body.contentType.startsWith("application/json")) return response
@@ -24,7 +24,7 @@ export const normaliseErrorBody = (
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return response
   const record = parsed as Record<string, unknown>
   if (isPaymentProblemSource(record)) {
-    const problem = toPaymentProblem(record, requestId, path)
+    const problem = toPaymentProblem(record, requestId, url.split("?")[0])
     // The problem's own status: 400 for method-unsupported (the error schema declares 402).
     return HttpServerResponse.text(JSON.stringify(problem), {
       status: typeof problem.status === "number" ? problem.status : response.status,

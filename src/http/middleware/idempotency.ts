@@ -9,9 +9,9 @@ import { type Cause, type Context, Effect, Option } from "effect"
 import { Conflict, IdempotencyKeyReused, InvalidInput } from "../../schema/platform/errors.js"
 import { type Idempotency } from "../../services/idempotency/Idempotency.js"
 import { currentIdempotencyKey, currentIdempotencyScope } from "../requestIdempotency.js"
-import { A2A_ENDPOINT_PATH } from "../a2a/skills.js"
+import { A2A_ENDPOINT_PATH } from "../descriptors/a2a.js"
+import { MCP_ENDPOINT_PATH } from "../descriptors/mcp.js"
 import { errorResponse } from "../errors.js"
-import { MCP_ENDPOINT_PATH } from "../mcp/endpoint.js"
 import type { RequestNote } from "../requestLog.js"
 import { guardPath } from "../routePath.js"
 import { missingPermission, replayable, replayed, requestHashOf, scopeOf, toStored } from "./idempotencyRecord.js"
@@ -59,19 +59,26 @@ export const asAttempt = <E, R, E2, R2>(
   )
 
 /**
- * Runs `inner` under the request's Idempotency-Key, when a write carries one outside the JSON-RPC
- * envelopes; otherwise runs it as it is. A malformed key is 400 before anything runs.
+ * The Idempotency-Key a request is run under: a write's header, outside the JSON-RPC envelopes.
+ * Undefined for every other request, which runs as it is.
  */
-export const withIdempotency = <E, R>(
+export const idempotencyKeyOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+  const key = request.headers["idempotency-key"]
+  return key === undefined || !MUTATING.has(request.method) || ENVELOPE_PATHS.has(guardPath(request.url))
+    ? undefined
+    : key
+}
+
+/**
+ * Runs `inner` under `key` (from idempotencyKeyOf). A malformed key is 400 before anything runs.
+ */
+export const withIdempotencyKey = <E, R>(
   idempotency: Context.Service.Shape<typeof Idempotency>,
   request: HttpServerRequest.HttpServerRequest,
   requestId: string,
+  key: string,
   inner: Effect.Effect<Attempt, E, R>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
-  const key = request.headers["idempotency-key"]
-  if (key === undefined || !MUTATING.has(request.method) || ENVELOPE_PATHS.has(guardPath(request.url))) {
-    return Effect.map(inner, (a) => a.response)
-  }
   if (!IDEMPOTENCY_KEY.test(key)) {
     const message = "Idempotency-Key must be 1 to 255 visible ASCII characters"
     return Effect.succeed(errorResponse(new InvalidInput({ message, field: "Idempotency-Key" }), requestId))
@@ -83,7 +90,7 @@ export const withIdempotency = <E, R>(
   >
 }
 
-/** The body of withIdempotency, its generator function made once (not per request). */
+/** The body of withIdempotencyKey, its generator function made once (not per request). */
 const idempotent = Effect.fnUntraced(function* (
   idempotency: Context.Service.Shape<typeof Idempotency>,
   request: HttpServerRequest.HttpServerRequest,

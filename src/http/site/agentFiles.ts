@@ -12,7 +12,8 @@ import { currentRequestId } from "../requestId.js"
 import { pickLang } from "./lang.js"
 import { renderHome } from "./pages.js"
 import { cspOrigin, pageCsp } from "./templates/csp.js"
-import { agentTools, discoveryCatalog, LOGO_PATH, MCP_TOOLS_PATH } from "./agentFiles/catalog.js"
+import { agentTools } from "../descriptors/tools.js"
+import { discoveryCatalog, LOGO_PATH, MCP_TOOLS_PATH } from "./agentFiles/catalog.js"
 import {
   agentCard,
   aiPluginManifest,

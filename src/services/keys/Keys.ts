@@ -42,6 +42,8 @@ const KEY_CACHE_MAX = 10_000
 interface CachedKey {
   found: KeyWithAgent
   readonly until: number
+  /** The caller the key authenticates as, made on the entry's first use (its permission set included). */
+  caller?: Caller
 }
 
 /**
@@ -299,13 +301,56 @@ const make = Effect.gen(function* () {
       Effect.sync(() => cache.forget(keyId))
     ).pipe(traced("Keys.revokeKey"))
 
-  const authenticate = Effect.fnUntraced(function* (secret: string) {
+  /** Why a cached key is refused at `now`, or undefined when it is good. */
+  const refusal = (cached: CachedKey, now: number): Unauthorized | undefined => {
+    const { key, agent } = cached.found
+    if (key.revokedAt !== null) return new Unauthorized({ message: "this API key was revoked" })
+    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) {
+      return new Unauthorized({ message: "this API key expired" })
+    }
+    if (!agent) return new Unauthorized({ message: "the key's agent no longer exists" })
+    return undefined
+  }
+  /** Whether the key's last use is old enough to be written (at most once a minute per key). */
+  const touchDue = (cached: CachedKey, now: number) => {
+    const { lastUsedAt } = cached.found.key
+    return lastUsedAt === null || now - Date.parse(lastUsedAt) > TOUCH_EVERY_MS
+  }
+  const authenticated = (cached: CachedKey): AuthenticatedKey => {
+    const { key, agent } = cached.found
+    // Made once per cache entry, not per request: the key's permissions do not change while cached.
+    cached.caller ??= {
+      accountId: key.accountId,
+      agentId: key.agentId,
+      keyId: key.id,
+      permissions: new Set<Permission>(key.permissions),
+      via: "key"
+    } satisfies Caller
+    // `refusal` has checked that the agent exists.
+    return { caller: cached.caller, key, agent: agent! }
+  }
+
+  /**
+   * A live cache entry with no last use to write answers at once, from the fiber's clock, without a
+   * step of the run loop: nearly every request of a key in use. Otherwise the store is asked.
+   */
+  const authenticate = (secret: string): Effect.Effect<AuthenticatedKey, Unauthorized | StorageUnavailable> => {
     if (!secret.startsWith(KEY_PREFIX) || secret.length < KEY_PREFIX.length + 40 || secret.length > 200) {
-      return yield* Effect.fail(new Unauthorized({ message: "malformed API key" }))
+      return Effect.fail(new Unauthorized({ message: "malformed API key" }))
     }
     const hash = sha256(secret)
-    // One clock read serves the cache's lifetime and the key's expiry.
-    const now = yield* Clock.currentTimeMillis
+    return Effect.withFiber((fiber) => {
+      // One clock read serves the cache's lifetime and the key's expiry.
+      const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+      const cached = cache.get(hash)
+      if (cached === undefined || cached.until <= now) return authenticateFromStore(hash, now)
+      const refused = refusal(cached, now)
+      if (refused !== undefined) return Effect.fail(refused)
+      return touchDue(cached, now) ? authenticateFromStore(hash, now) : Effect.succeed(authenticated(cached))
+    })
+  }
+
+  const authenticateFromStore = Effect.fnUntraced(function* (hash: string, now: number) {
     let cached = cache.get(hash)
     if (cached === undefined || cached.until <= now) {
       // Unknown keys are not cached: a key created a moment ago works at once.
@@ -314,31 +359,32 @@ const make = Effect.gen(function* () {
       cached = { found, until: now + KEY_CACHE_TTL_MS }
       cache.remember(hash, cached)
     }
-    const { key, agent } = cached.found
-    if (key.revokedAt !== null) return yield* Effect.fail(new Unauthorized({ message: "this API key was revoked" }))
-    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) {
-      return yield* Effect.fail(new Unauthorized({ message: "this API key expired" }))
-    }
-    if (!agent) return yield* Effect.fail(new Unauthorized({ message: "the key's agent no longer exists" }))
-    if (key.lastUsedAt === null || now - Date.parse(key.lastUsedAt) > TOUCH_EVERY_MS) {
+    const refused = refusal(cached, now)
+    if (refused !== undefined) return yield* Effect.fail(refused)
+    const answer = authenticated(cached)
+    if (touchDue(cached, now)) {
       const at = new Date(now).toISOString()
-      yield* store.touchKey(key.id, at)
-      cached.found = { key: { ...key, lastUsedAt: at }, agent }
+      yield* store.touchKey(answer.key.id, at)
+      cached.found = { key: { ...answer.key, lastUsedAt: at }, agent: answer.agent }
     }
-    const caller: Caller = {
-      accountId: key.accountId,
-      agentId: key.agentId,
-      keyId: key.id,
-      permissions: new Set<Permission>(key.permissions),
-      via: "key"
-    }
-    return { caller, key, agent } satisfies AuthenticatedKey
+    return answer
   })
+
+  /**
+   * The views of cached key records, made once per record: a record is replaced, never changed, when
+   * its last use is written, so a view never outlives what it shows.
+   */
+  const views = new WeakMap<ApiKeyRecord, ApiKeyView>()
+  const viewOf = (record: ApiKeyRecord) => {
+    let view = views.get(record)
+    if (view === undefined) views.set(record, (view = toView(record)))
+    return view
+  }
 
   const describeKey = Effect.fnUntraced(function* (keyId: string) {
     const cached = cache.ofKey(keyId)
     if (cached !== undefined && cached.until > (yield* Clock.currentTimeMillis) && cached.found.agent !== undefined) {
-      return { key: toView(cached.found.key), agent: cached.found.agent }
+      return { key: viewOf(cached.found.key), agent: cached.found.agent }
     }
     const key = yield* getKey(keyId)
     return { key, agent: yield* getAgent(key.agentId) }

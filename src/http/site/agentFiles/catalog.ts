@@ -3,18 +3,15 @@
 import { AGENT_API_PREFIX } from "../../../schema/platform/routes.js"
 import { type CatalogRoute } from "../../../services/discovery/document.js"
 import { Api } from "../../api.js"
-import { MCP_ENDPOINT_PATH, mcpRoutes } from "../../mcp/endpoint.js"
-import { a2aRoutes } from "../../a2a/skills.js"
+import { mcpRoutes } from "../../descriptors/mcp.js"
+import { a2aRoutes } from "../../descriptors/a2a.js"
 import { routeTable } from "../../routeTable.js"
 import { procedures } from "../../procedures.js"
-import { type ApiTool, toolsFromApi } from "../../mcp/tools.js"
 import { type PageName, pageNames } from "../pages.js"
 
 export const OPENAPI_PATH = `${AGENT_API_PREFIX}/openapi.json` as const
 export const MCP_TOOLS_PATH = `${AGENT_API_PREFIX}/mcp-tools.json` as const
 export const DOCS_PATH = "/docs"
-/** The MCP server's address (streamable HTTP), served by the MCP surface (src/http/mcp/endpoint.ts). */
-export { MCP_ENDPOINT_PATH }
 export const LOGO_PATH = "/assets/logo.svg"
 
 const pageDescriptions: Readonly<Record<PageName, string>> = {
@@ -85,6 +82,3 @@ export const discoveryCatalog: ReadonlyArray<CatalogRoute> = [
   ...mcpRoutes,
   ...a2aRoutes
 ]
-
-/** The MCP tools of the agent API and the commerce protocol. */
-export const agentTools: ReadonlyArray<ApiTool> = toolsFromApi(Api, AGENT_API_PREFIX)

@@ -3,11 +3,11 @@
 import { type AppConfigShape } from "../../../services/platform/AppConfig.js"
 import { AGENT_API_PREFIX, COMMERCE_PREFIX } from "../../../schema/platform/routes.js"
 import { type CatalogRoute, PLATFORM } from "../../../services/discovery/document.js"
-import { MCP_CAPABILITIES, MCP_PROTOCOL_VERSION } from "../../mcp/endpoint.js"
-import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION, a2aSkills } from "../../a2a/skills.js"
-import { type ApiTool, snakeCase, toMcpTool } from "../../mcp/tools.js"
+import { MCP_CAPABILITIES, MCP_ENDPOINT_PATH, MCP_PROTOCOL_VERSION } from "../../descriptors/mcp.js"
+import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION, a2aSkills } from "../../descriptors/a2a.js"
+import { type ApiTool, snakeCase, toMcpTool } from "../../descriptors/tools.js"
 import { pageNames } from "../pages.js"
-import { DOCS_PATH, LOGO_PATH, MCP_ENDPOINT_PATH, MCP_TOOLS_PATH, OPENAPI_PATH } from "./catalog.js"
+import { DOCS_PATH, LOGO_PATH, MCP_TOOLS_PATH, OPENAPI_PATH } from "./catalog.js"
 
 const isAgentApi = (r: CatalogRoute) =>
   r.auth !== "public" && r.path.startsWith(`${AGENT_API_PREFIX}/`) && !r.path.startsWith(`${COMMERCE_PREFIX}/`)
@@ -193,7 +193,7 @@ export const mcpManifest = (base: string, tools: ReadonlyArray<ApiTool>) => ({
 
 /**
  * The A2A 1.0 agent card (a2a.proto AgentCard, proto JSON field names): the JSON-RPC interface at
- * /a2a and the skills it really serves (src/http/a2a/skills.ts), with the bearer / X-API-Key schemes.
+ * /a2a and the skills it really serves (src/http/descriptors/a2a.ts), with the bearer / X-API-Key schemes.
  */
 export const agentCard = (base: string) => ({
   name: PLATFORM.name,

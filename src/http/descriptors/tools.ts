@@ -1,9 +1,12 @@
 // MCP tool descriptions derived from the HttpApi: one tool per agent/commerce endpoint, its input
-// schema built from the endpoint's own path, url-param and payload schemas (JSONSchema.make).
+// schema built from the endpoint's own path, url-param and payload schemas (JSONSchema.make). The
+// MCP server lists them, A2A runs its skills as them, and the agent files publish them.
 import type { HttpApi } from "effect/http-api"
 import { apiGroups } from "../routeTable.js"
 import { Option, type Schema } from "effect"
+import { AGENT_API_PREFIX } from "../../schema/platform/routes.js"
 import { jsonSchemaOf } from "../../schema/platform/common.js"
+import { Api } from "../api.js"
 import { routeTable } from "../routeTable.js"
 
 type Json = Record<string, unknown>
@@ -223,3 +226,6 @@ export const toMcpTool = (t: ApiTool): McpTool => ({
   annotations: t.annotations,
   _meta: t._meta
 })
+
+/** The MCP tools of the agent API and the commerce protocol. */
+export const agentTools: ReadonlyArray<ApiTool> = toolsFromApi(Api, AGENT_API_PREFIX)

@@ -1,5 +1,6 @@
 // The MCP endpoint's address and its one usable route, shared by the router (src/http/mcp/routes.ts
-// registers exactly these) and the route catalogue of /api/discover, llms.txt and the manifests.
+// registers exactly these), the idempotency middleware and the route catalogue of /api/discover,
+// llms.txt and the manifests.
 import type { HttpMethod } from "effect/http"
 import { type CatalogRoute, MCP_ENDPOINT_PATH } from "../../services/discovery/document.js"
 

@@ -1,7 +1,8 @@
 // The A2A 1.0 skills this service serves (the agent card's `skills`), each one an Agent API route
-// run in-process with the caller's key — the same route REST and MCP call (src/http/a2a/routes.ts).
+// run in-process with the caller's key — the same route REST and MCP call (src/http/a2a/routes.ts
+// serves them; the agent card and the route catalogue describe them from here).
 import type { CatalogRoute } from "../../services/discovery/document.js"
-import type { ApiTool } from "../mcp/tools.js"
+import type { ApiTool } from "./tools.js"
 
 /** Where A2A JSON-RPC messages go (the card's supportedInterfaces[0].url). */
 export const A2A_ENDPOINT_PATH = "/a2a" as const
