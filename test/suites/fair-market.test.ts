@@ -71,7 +71,7 @@ forEachStorage(
                 ),
                 (s) => Effect.promise(() => s.close())
               )
-              const { agentId: sellerId, caller } = yield* liveSellerAgent("honest push seller")
+              const { caller } = yield* liveSellerAgent("honest push seller")
               const service = yield* Effect.flatMap(Catalog, (c) =>
                 c.publish(
                   caller,
