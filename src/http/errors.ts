@@ -113,9 +113,14 @@ export const RETRY_AFTER_SECONDS = 1
 export const withRetryAfter = (
   response: HttpServerResponse.HttpServerResponse
 ): HttpServerResponse.HttpServerResponse =>
-  response.status === 503 && response.headers["retry-after"] === undefined
-    ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_SECONDS))
-    : response
+  response.headers["retry-after"] !== undefined
+    ? response
+    : response.status === 503
+      ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_SECONDS))
+      : // A 429 a route answered itself (too many waits at once on one key): a second is enough.
+        response.status === 429
+        ? HttpServerResponse.setHeader(response, "retry-after", "1")
+        : response
 
 export const errorResponse = (error: unknown, requestId: string, headers?: Record<string, string>) =>
   HttpServerResponse.jsonUnsafe(toErrorBody(encodeError(error), requestId), {

@@ -4,7 +4,8 @@
 // - the agents of one account cannot trade with each other, whichever way they try to buy, so an
 //   account cannot review itself up;
 // - a refunded purchase cannot be reviewed, and a review written before the refund stops counting
-//   in the seller's reputation and its service's rating.
+//   in the seller's reputation and its service's rating;
+// - a key's long polls are bounded: a fifth list waiting at once is 429 with Retry-After.
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { createAgentKey, signUp, type AgentKey } from "../fixtures/agents.js"
@@ -162,5 +163,24 @@ describeEachStorage("a fair market over HTTP", (storage) => {
     expect((await service()).rating).toBe(before.service.rating)
     const after = await reputation()
     expect(after.factors.reviews).toEqual(before.reputation.factors.reviews)
+  })
+
+  it("a key waits on at most four order lists at once: a fifth is 429 with Retry-After, another key's is not", async () => {
+    const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
+    const other = await createAgentKey(server.baseUrl, ["commerce:*"])
+    const waiting = (k: AgentKey) => get(k, `${C}/orders?status=pending&waitMs=1500`)
+    const four = Array.from({ length: 4 }, () => waiting(seller))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const fifth = await call(`${C}/orders?status=pending&waitMs=1500`, { headers: seller.auth })
+    const res = await fetch(`${server.baseUrl}${C}/orders?status=pending&waitMs=1500`, { headers: seller.auth })
+    expect(fifth.status).toBe(429)
+    expect(fifth.body).toMatchObject({ _tag: "RateLimited", window: "concurrent waits", limit: 4 })
+    expect(res.status).toBe(429)
+    expect(res.headers.get("retry-after")).toBe("1")
+    const others = await waiting(other)
+    expect(others.status).toBe(200)
+    for (const answer of await Promise.all(four)) expect(answer.status).toBe(200)
+    // Once they answered, the key may wait again.
+    expect((await get(seller, `${C}/orders?status=pending&waitMs=100`)).status).toBe(200)
   })
 })

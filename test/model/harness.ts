@@ -485,8 +485,30 @@ export const run = (stats: Stats, storage: Storage, sc: Scenario) =>
                 : ["escrow_hold", o.status === "delivered" ? "escrow_settle" : "escrow_release"].sort()
             if (JSON.stringify(kinds) !== JSON.stringify(once))
               throw diverge(`${where}: order ${o.id} was not held once and ended once`, { op, kinds, status: o.status })
+            if (o.status === "pending") continue
+            // A fair market: the purchase is judged by the promise it was sold with, and the seller's
+            // latency runs from when the order reached it (a pull seller answering without listing:
+            // from the placing; an expiry: to the deadline). The model's sellers are pull sellers: their
+            // expiries are theirs (accountable), as a pull order is the seller's from its placing.
+            const judged = yield* commerce.getTransaction(ids[o.buyer], o.id)
+            if (judged.sla?.p95LatencyMs !== M.AGENT_P95_MS[o.tier])
+              throw diverge(`${where}: order ${o.id}'s purchase is not judged by the promise it was sold with`, {
+                op,
+                sla: judged.sla,
+                promised: M.AGENT_P95_MS[o.tier]
+              })
+            const ended = real!
+            const from = Date.parse(ended.offeredAt ?? ended.createdAt)
+            const to = o.status === "expired" ? o.deadlineAt : Date.parse(ended.answeredAt!)
+            if (ended.latencyMs !== to - from || judged.delivery?.latencyMs !== ended.latencyMs)
+              throw diverge(`${where}: order ${o.id}'s latency is not the seller's`, {
+                op,
+                order: ended.latencyMs,
+                delivery: judged.delivery?.latencyMs,
+                expected: to - from
+              })
             if (o.status !== "delivered") continue
-            const tx = yield* commerce.getTransaction(ids[o.buyer], o.id)
+            const tx = judged
             if (tx.delivery?.success !== true || JSON.stringify(tx.delivery.output) !== JSON.stringify(o.output))
               throw diverge(`${where}: order ${o.id}'s purchase does not carry the seller's first delivery`, {
                 op,

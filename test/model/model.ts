@@ -115,6 +115,8 @@ export interface Order {
   readonly createdAt: number
   /** An answer at or after it finds the order expired (docs/fulfilment.md, "Deadline"). */
   readonly deadlineAt: number
+  /** The tier bought (its promise, AGENT_P95_MS[tier], is the one the purchase is judged by). */
+  readonly tier: number
   readonly negotiation: string | null
   status: "pending" | "delivered" | "failed" | "expired"
   /** What the seller delivered (the first delivery's; a second one does not replace it). */
@@ -359,6 +361,7 @@ const placeOrder = (
     price: x.price,
     createdAt: s.now,
     deadlineAt: s.now + orderDeadlineMs(AGENT_P95_MS[x.tier]),
+    tier: x.tier,
     negotiation: x.negotiation,
     status: "pending",
     output: null

@@ -8,6 +8,7 @@
 // so, under CI it fails (test/fixtures/db.ts).
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { Catalog } from "../../src/services/commerce/Catalog.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
 import { Orders } from "../../src/services/purchases/Orders.js"
@@ -86,6 +87,30 @@ describe.skipIf(postgresSkipReason !== undefined)(
             expect(later.buy.statements, later.buy.ran).toBe(4)
             expect(later.deliver.statements, later.deliver.ran).toBe(4)
           })
+      )
+
+      it.effect(
+        "ten sellers' lists waiting 2.5 s for their next order cost one read each and the process's one reader's, not a read a second each",
+        () =>
+          TestClock.withLive(
+            Effect.gen(function* () {
+              const sellers = yield* Effect.forEach(
+                Array.from({ length: 10 }, (_, i) => i),
+                (i) => Effect.map(liveSellerAgent(`waiting seller ${i}`), (s) => s.agentId)
+              )
+              const orders = yield* Orders
+              const waited = yield* counted(
+                Effect.forEach(sellers, (seller) => orders.list(seller, { status: "pending", waitMs: 2_500 }), {
+                  concurrency: "unbounded"
+                })
+              )
+              expect(waited.result.every((page) => page.orders.length === 0)).toBe(true)
+              // Each list's first read, then the reader's one read a second for all of them (≤ 4 in 2.5 s).
+              // A list that read the store every second itself would have cost 10 × 3.
+              expect(waited.statements, waited.ran).toBeLessThanOrEqual(10 + 4)
+            })
+          ),
+        30_000
       )
     })
   }

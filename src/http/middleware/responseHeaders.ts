@@ -2,7 +2,7 @@
 import { HttpServerResponse } from "effect/http"
 import { withRetryAfter } from "../errors.js"
 
-/** X-Request-Id, `nosniff`, and Retry-After on every 503 (each one says when to try again). */
+/** X-Request-Id, `nosniff`, and Retry-After on every 503 and 429 (each one says when to try again). */
 export const withResponseHeaders = (
   response: HttpServerResponse.HttpServerResponse,
   requestId: string

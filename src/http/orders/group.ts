@@ -5,7 +5,14 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { FulfilmentSecret } from "../../schema/commerce/services.js"
 import { DeliverBody, FailBody, OrderClosed, OrdersPage, OrderView } from "../../schema/orders/orders.js"
 import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
-import { Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable } from "../../schema/platform/errors.js"
+import {
+  Conflict,
+  Forbidden,
+  InvalidInput,
+  NotFound,
+  RateLimited,
+  StorageUnavailable
+} from "../../schema/platform/errors.js"
 import { IdParam } from "../commerce/params.js"
 import { OrdersQuery } from "./params.js"
 import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
@@ -15,7 +22,7 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
     HttpApiEndpoint.get("listOrders", "/orders", {
       query: OrdersQuery,
       success: OrdersPage,
-      error: [InvalidInput, StorageUnavailable]
+      error: [InvalidInput, RateLimited, StorageUnavailable]
     })
       .annotate(RequiredPermission, "commerce:sell")
       .annotate(

@@ -20,7 +20,14 @@ export const toOrdersPage =
 export const OrdersLive = HttpApiBuilder.group(Api, "orders", (handlers) =>
   handlers
     .handle("listOrders", ({ query }) =>
-      Effect.flatMap(agent, (id) => Effect.flatMap(Orders, (o) => Effect.map(o.list(id, query), toOrdersPage(id))))
+      Effect.flatMap(CurrentCaller, (caller) =>
+        Effect.flatMap(Orders, (o) =>
+          Effect.map(
+            o.list(caller.agentId!, { ...query, waiter: caller.keyId ?? caller.agentId! }),
+            toOrdersPage(caller.agentId!)
+          )
+        )
+      )
     )
     .handle("getOrder", ({ params }) =>
       Effect.flatMap(agent, (id) => Effect.flatMap(Orders, (o) => Effect.map(o.get(id, params.id), toOrderView(id))))

@@ -131,6 +131,16 @@ export const MemoryOrderStore = Layer.effect(
             ? Effect.void
             : t.orders.set(id, { ...o, push, ...(offeredAt !== undefined ? { offeredAt } : {}) })
         }),
+      sellersWithNewOrders: (sellers, since) =>
+        Effect.sync(() =>
+          // The seller's pending index, newest last (createdAt, id order): only its tail is read.
+          sellers.filter((seller) => {
+            const keys = t.pendingBySeller.get(seller) ?? []
+            const newest = keys[keys.length - 1]
+            return newest !== undefined && newest.createdAt > since
+          })
+        ),
+      endedAmong: (ids) => Effect.sync(() => ids.filter((id) => (t.orders.get(id)?.status ?? "pending") !== "pending")),
       markOffered: (ids, at) =>
         Effect.forEach(
           ids,

@@ -167,6 +167,19 @@ export const PgOrderStore = Layer.effect(
             push_accepted_at = ${p.acceptedAt}, push_last_error = ${p.lastError}
             ${offeredAt === undefined ? sql`` : sql`, offered_at = ${offeredAt}`}
           WHERE id = ${id}`).pipe(Effect.asVoid),
+      sellersWithNewOrders: (sellers, since) =>
+        sellers.length === 0
+          ? Effect.succeed([])
+          : orUnavailable(
+              sql<{ readonly sellerAgentId: string }>`SELECT DISTINCT seller_agent_id FROM orders
+                WHERE seller_agent_id IN ${sql.in(sellers)} AND status = 'pending' AND created_at > ${since}`
+            ).pipe(Effect.map((rows) => rows.map((r) => r.sellerAgentId))),
+      endedAmong: (ids) =>
+        ids.length === 0
+          ? Effect.succeed([])
+          : orUnavailable(
+              sql<{ readonly id: string }>`SELECT id FROM orders WHERE id IN ${sql.in(ids)} AND status <> 'pending'`
+            ).pipe(Effect.map((rows) => rows.map((r) => r.id))),
       markOffered: (ids, at) =>
         ids.length === 0
           ? Effect.void

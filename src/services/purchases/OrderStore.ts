@@ -47,6 +47,16 @@ export interface OrderStoreService {
     push: PushState,
     offeredAt?: string
   ) => Effect.Effect<void, StorageUnavailable>
+  /**
+   * Of `sellerAgentIds`, those with a pending order placed after `sinceIso`: what the process's one
+   * reader asks each second on behalf of every seller waiting on its list (orders placed elsewhere).
+   */
+  readonly sellersWithNewOrders: (
+    sellerAgentIds: ReadonlyArray<string>,
+    sinceIso: string
+  ) => Effect.Effect<ReadonlyArray<string>, StorageUnavailable>
+  /** Of `ids`, the orders that have ended: what the one reader asks on behalf of every buy waiting on one. */
+  readonly endedAmong: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>, StorageUnavailable>
   /** The pending orders of `ids` not yet offered reach their seller at `at` (a pull seller listed them). */
   readonly markOffered: (ids: ReadonlyArray<string>, at: string) => Effect.Effect<void, StorageUnavailable>
 }

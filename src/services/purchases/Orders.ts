@@ -19,7 +19,7 @@ import {
   sagaOf
 } from "../../schema/orders/orders.js"
 import { decodeTimeCursor, encodeTimeCursor } from "../../schema/platform/common.js"
-import { InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
+import { InvalidInput, NotFound, RateLimited, type StorageUnavailable } from "../../schema/platform/errors.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { Transactor } from "../platform/Db.js"
 import { NegotiatedPrices } from "./NegotiatedPrices.js"
@@ -46,6 +46,8 @@ export interface OrdersQueryOptions {
   readonly limit?: number
   /** When the first page is empty, wait up to this long (at most ORDER_LIST_MAX_WAIT_MS) for an order. */
   readonly waitMs?: number
+  /** Who waits (the caller's key): at most LIST_WAITS_PER_KEY of its lists wait at once in a process. */
+  readonly waiter?: string
 }
 
 export interface OrdersService {
@@ -79,13 +81,16 @@ export interface OrdersService {
   ) => Effect.Effect<Order, OrderClosed | NotFound | StorageUnavailable>
   /** One order, for its seller or its buyer (anyone else: NotFound). */
   readonly get: (agentId: string, orderId: string) => Effect.Effect<Order, NotFound | StorageUnavailable>
-  /** The seller's orders oldest first, in keyset pages; an empty first page may wait for the next order. */
+  /**
+   * The seller's orders oldest first, in keyset pages; an empty first page may wait for the next order
+   * (a waiting list reads the store again only when woken: RateLimited past LIST_WAITS_PER_KEY at once).
+   */
   readonly list: (
     sellerAgentId: string,
     options: OrdersQueryOptions
   ) => Effect.Effect<
     { readonly orders: ReadonlyArray<Order>; readonly nextCursor: string | null },
-    InvalidInput | StorageUnavailable
+    InvalidInput | RateLimited | StorageUnavailable
   >
   /** The order once it has left pending, or as it is when `maxWaitMs` has passed (undefined if unknown). */
   readonly awaitOutcome: (orderId: string, maxWaitMs: number) => Effect.Effect<Order | undefined, StorageUnavailable>
@@ -122,10 +127,15 @@ const everyRealSecond = Effect.callback<void>((resume) => {
   return Effect.sync(() => clearTimeout(timer))
 })
 
-/** A waiting list or buy reads the store at least this often (orders placed by other processes). */
-const REREAD_MS = 1_000
-/** After a wake-up from this process, the next read comes this soon (the placing commit may lag). */
-const SOON_MS = 100
+/**
+ * How often the process's one reader asks the store, on behalf of every waiting list and buy, what
+ * other processes placed or ended (this process's own placings and endings wake them at once).
+ */
+const READER_EVERY_MS = 1_000
+/** How far back the reader looks for orders placed elsewhere (their commit may lag their time). */
+const READER_LOOKBACK_MS = 5_000
+/** A key's lists waiting at once in a process; one more is 429 (Retry-After: 1). */
+export const LIST_WAITS_PER_KEY = 4
 const PAGE = 50
 
 const EXPIRED = "the seller did not answer before the deadline"
@@ -329,10 +339,58 @@ const make = Effect.gen(function* () {
     return { ...page, orders: page.orders.map((o) => (ids.has(o.id) ? { ...o, offeredAt: at } : o)) }
   })
 
+  // ---- waiting: one reader per process --------------------------------------------------------
+  // A waiting list or buy reads the store once, then only when woken: at once by this process's own
+  // placing or ending, and by the reader, which asks the store once a second for every waiter of the
+  // process together (orders placed or ended by other processes). A thousand waiters cost the reader's
+  // one read a second, not a thousand.
+  const watchedSellers = new Map<string, number>()
+  const watchedOrders = new Map<string, number>()
+  const waitsOf = new Map<string, number>()
+  const watch = (map: Map<string, number>, key: string) =>
+    Effect.acquireRelease(
+      Effect.sync(() => void map.set(key, (map.get(key) ?? 0) + 1)),
+      () =>
+        Effect.sync(() => {
+          const n = (map.get(key) ?? 1) - 1
+          if (n <= 0) map.delete(key)
+          else map.set(key, n)
+        })
+    )
+
+  /** The reader's pass: what happened elsewhere to what this process's waiters wait on. */
+  const readerPass = Effect.fnUntraced(function* (sinceIso: string) {
+    if (watchedSellers.size > 0) {
+      for (const seller of yield* store.sellersWithNewOrders([...watchedSellers.keys()], sinceIso)) {
+        yield* PubSub.publish(placedHub, { sellerAgentId: seller, orderId: "" })
+      }
+    }
+    if (watchedOrders.size > 0) {
+      for (const orderId of yield* store.endedAmong([...watchedOrders.keys()])) {
+        yield* PubSub.publish(endedHub, { sellerAgentId: "", orderId })
+      }
+    }
+  })
+
+  /** The reader, in real time whatever the program's clock (as the sweeper): it runs while the layer does. */
+  const everyReaderTick = Effect.callback<void>((resume) => {
+    const timer = setTimeout(() => resume(Effect.void), READER_EVERY_MS)
+    return Effect.sync(() => clearTimeout(timer))
+  })
+  yield* Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    yield* readerPass(iso(now - READER_LOOKBACK_MS))
+  }).pipe(
+    Effect.catchCause((cause) => Effect.logWarning("order waits: the reader's pass failed; retrying", cause)),
+    Effect.andThen(everyReaderTick),
+    Effect.forever,
+    Effect.forkScoped
+  )
+
   const list = Effect.fnUntraced(function* (sellerAgentId: string, options: OrdersQueryOptions) {
     const after = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
     if (options.cursor !== undefined && after === undefined) {
-      return yield* Effect.fail(new InvalidInput({ message: "cursor is not one this list gave", field: "cursor" }))
+      return yield* new InvalidInput({ message: "cursor is not one this list gave", field: "cursor" })
     }
     const limit = Math.max(1, Math.min(100, options.limit ?? PAGE))
     const read = Effect.map(
@@ -342,31 +400,52 @@ const make = Effect.gen(function* () {
         nextCursor: rows.length > limit ? encodeTimeCursor(rows[limit - 1]!) : null
       })
     )
-    const first = yield* offered(yield* read)
     const wait = Math.min(ORDER_LIST_MAX_WAIT_MS, Math.max(0, options.waitMs ?? 0))
-    if (first.orders.length > 0 || wait === 0) return first
-    // Nothing yet: wait for this seller's next order (this process tells at once; others are read).
-    const until = (yield* Clock.currentTimeMillis) + wait
-    let next = REREAD_MS
-    for (;;) {
-      const left = until - (yield* Clock.currentTimeMillis)
-      if (left <= 0) return first
-      const woke = yield* signalled(placedHub, (s) => s.sellerAgentId === sellerAgentId, Math.min(left, next))
-      next = woke ? SOON_MS : REREAD_MS
-      const page = yield* read
-      if (page.orders.length > 0) return yield* offered(page)
+    const waiter = options.waiter ?? sellerAgentId
+    if (wait > 0 && (waitsOf.get(waiter) ?? 0) >= LIST_WAITS_PER_KEY) {
+      return yield* new RateLimited({
+        message: `at most ${LIST_WAITS_PER_KEY} lists of one key may wait at once; retry when one has answered`,
+        retryAfterSeconds: 1,
+        limit: LIST_WAITS_PER_KEY,
+        window: "concurrent waits"
+      })
     }
+    const first = yield* offered(yield* read)
+    if (first.orders.length > 0 || wait === 0) return first
+    // Nothing yet: wait for this seller's next order, reading the store again only when woken.
+    return yield* Effect.scoped(
+      Effect.gen(function* () {
+        yield* watch(waitsOf, waiter)
+        yield* watch(watchedSellers, sellerAgentId)
+        const until = (yield* Clock.currentTimeMillis) + wait
+        for (;;) {
+          const left = until - (yield* Clock.currentTimeMillis)
+          if (left <= 0) return first
+          const woke = yield* signalled(placedHub, (s) => s.sellerAgentId === sellerAgentId, left)
+          if (!woke) return first
+          const page = yield* read
+          if (page.orders.length > 0) return yield* offered(page)
+        }
+      })
+    )
   })
 
   const awaitOutcome = Effect.fnUntraced(function* (orderId: string, maxWaitMs: number) {
-    const until = (yield* Clock.currentTimeMillis) + maxWaitMs
-    for (;;) {
-      const order = yield* store.get(orderId)
-      if (order === undefined || order.status !== "pending") return order
-      const left = until - (yield* Clock.currentTimeMillis)
-      if (left <= 0) return order
-      yield* signalled(endedHub, (s) => s.orderId === orderId, Math.min(left, REREAD_MS))
-    }
+    const order = yield* store.get(orderId)
+    if (order === undefined || order.status !== "pending" || maxWaitMs <= 0) return order
+    return yield* Effect.scoped(
+      Effect.gen(function* () {
+        yield* watch(watchedOrders, orderId)
+        const until = (yield* Clock.currentTimeMillis) + maxWaitMs
+        for (;;) {
+          const left = until - (yield* Clock.currentTimeMillis)
+          if (left <= 0) return yield* store.get(orderId)
+          const woke = yield* signalled(endedHub, (s) => s.orderId === orderId, left)
+          const now = yield* store.get(orderId)
+          if (!woke || now === undefined || now.status !== "pending") return now
+        }
+      })
+    )
   })
 
   if (config.workers) {

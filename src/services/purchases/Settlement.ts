@@ -155,10 +155,13 @@ export interface SettlementService {
 }
 
 /**
- * Whether an ended order counts against its seller: not when it expired before it ever reached the
- * seller (never listed by a pull seller, never pushed): nothing was asked of it.
+ * Whether an ended order counts against its seller: not when a push order expired before any attempt
+ * reached the seller (the platform never asked it). A pull order is the seller's from its placing:
+ * its seller may list it whenever it likes (and is told by `order.created`), so its expiry counts
+ * whether or not the seller ever listed it.
  */
-export const accountableFor = (order: Order) => !(order.status === "expired" && (order.offeredAt ?? null) === null)
+export const accountableFor = (order: Order) =>
+  !(order.status === "expired" && order.mode === "push" && (order.offeredAt ?? null) === null)
 
 /** The escrow a settlement draws on: the saga's or the order's hold. */
 const holdOf = (from: { readonly sagaId: string } | { readonly holdId: string }) =>
