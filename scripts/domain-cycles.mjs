@@ -59,8 +59,10 @@ const sourceFiles = (dir) =>
 export const layerGraph = (root, layer) => {
   const dir = path.join(root, "src", layer)
   if (!existsSync(dir)) return { layer, domains: [], edges: new Map() }
+  // A folder without a source file is no domain: git does not carry empty folders, so a working
+  // copy with one left behind by a move would otherwise draw a graph its clone does not.
   const domains = readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory())
+    .filter((e) => e.isDirectory() && sourceFiles(path.join(dir, e.name)).length > 0)
     .map((e) => e.name)
     .sort()
   const edges = new Map(domains.map((d) => [d, new Map()]))
