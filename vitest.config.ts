@@ -1,6 +1,7 @@
 // Vitest configuration: test files under test/, generous timeouts for the Postgres-backed suites.
 // How the run is organised and what it costs: docs/testing.md ("How `npm test` runs").
 import { defineConfig } from "vitest/config"
+import LongestFirst from "./test/setup/sequencer.js"
 
 export default defineConfig({
   test: {
@@ -15,6 +16,8 @@ export default defineConfig({
     // migrated embedded image (test/fixtures/db.ts) is built once per worker.
     maxWorkers: 2,
     isolate: false,
+    // The longest files first, also in a fresh clone (which has no recorded durations).
+    sequence: { sequencer: LongestFirst },
     // A test's console output (the app's request and security logs) is kept and printed only if it fails.
     silent: "passed-only",
     reporters: ["./test/setup/reporter.ts"]
