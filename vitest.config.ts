@@ -1,5 +1,6 @@
 // Vitest configuration: test files under test/, generous timeouts for the Postgres-backed suites.
 // How the run is organised and what it costs: docs/testing.md ("How `npm test` runs").
+import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 import LongestFirst from "./test/setup/sequencer.js"
 
@@ -11,10 +12,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Two workers on two cores (vitest's default leaves one core idle), each kept for many files:
-    // the module graph (Effect, the app) is imported once per worker, not once per file, and the
-    // migrated embedded image (test/fixtures/db.ts) is built once per worker.
-    maxWorkers: 2,
+    // A worker per core, at least two (vitest's default, cores - 1, ran 1 on two cores), each kept
+    // for many files: the module graph (Effect, the app) is imported once per worker, not once per
+    // file, and the migrated embedded image (test/fixtures/db.ts) is built once per worker.
+    maxWorkers: Math.max(2, availableParallelism()),
     isolate: false,
     // The longest files first, also in a fresh clone (which has no recorded durations).
     sequence: { sequencer: LongestFirst },
