@@ -7,7 +7,7 @@
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
 /**
- * Seconds the longest files took in one run on the 2-core machine (2 workers, load 5–17,
+ * Seconds the longest files took in runs on the 2-core machine (2 workers, load 5–17,
  * docs/testing.md); only their order matters. Files that need chromium, patroni or PostgreSQL
  * binaries are here too: where those are missing they skip and take no time.
  */
@@ -27,7 +27,13 @@ const MEASURED: Readonly<Record<string, number>> = {
   "test/http/keys-cli.test.ts": 29,
   "test/http/owner-console.browser.test.ts": 28,
   "test/faults/idempotency-failover.test.ts": 27,
-  "test/faults/failover.test.ts": 26
+  "test/faults/failover.test.ts": 26,
+  "test/suites/ranking.test.ts": 40,
+  "test/http/projects.test.ts": 35,
+  "test/suites/catalogue.test.ts": 28,
+  "test/config.test.ts": 24,
+  "test/http/signin-throttle.test.ts": 23,
+  "test/embedded-vacuum.test.ts": 21
 }
 
 export default class LongestFirst extends BaseSequencer {
