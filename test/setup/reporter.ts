@@ -15,6 +15,11 @@ const reasonIn = (names: ReadonlyArray<string>): string | undefined => {
   return undefined
 }
 
+/** The group of skips whose titles and files' logs do not say why (their files are listed). */
+const UNSAID = "the titles do not say why"
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
+
 export default class QuietReporter extends DefaultReporter {
   /** Under the file's line, only the tests that failed (the default also lists passing ones slower than 300 ms). */
   protected override printTestCase(moduleState: TestModuleState, test: TestCase) {
@@ -31,32 +36,40 @@ export default class QuietReporter extends DefaultReporter {
   }
 
   private printSkipped(testModules: ReadonlyArray<TestModule>) {
-    const byReason = new Map<string, { tests: number; files: Set<string> }>()
+    const byReason = new Map<string, { tests: number; suites: number; files: Set<string> }>()
+    const add = (why: string, file: string, kind: "tests" | "suites") => {
+      const entry = byReason.get(why) ?? { tests: 0, suites: 0, files: new Set<string>() }
+      entry[kind]++
+      entry.files.add(file)
+      byReason.set(why, entry)
+    }
     for (const module of testModules) {
       const logged = (experimental_getRunnerTask(module).logs ?? [])
         .map((l) => l.content.trim())
         .filter((c) => c.startsWith("skipped: "))
         .map((c) => c.slice("skipped: ".length))
-      const count = (entity: TestCase | TestSuite) => {
+      const reasonOf = (entity: TestCase | TestSuite) => {
         const names: Array<string> = [entity.name]
         for (let p = entity.parent; p.type === "suite"; p = p.parent) names.push(p.name)
-        const why = reasonIn(names) ?? logged[0] ?? "no reason given"
-        const entry = byReason.get(why) ?? { tests: 0, files: new Set<string>() }
-        entry.tests++
-        entry.files.add(module.relativeModuleId)
-        byReason.set(why, entry)
+        return reasonIn(names) ?? logged[0] ?? UNSAID
       }
-      for (const test of module.children.allTests("skipped")) if (test.options.mode !== "todo") count(test)
-      // A suite skipped whole for a missing storage has no tests (test/fixtures/suite.ts): it counts as one.
+      for (const test of module.children.allTests("skipped"))
+        if (test.options.mode !== "todo") add(reasonOf(test), module.relativeModuleId, "tests")
+      // A suite skipped whole for a missing storage has no tests (test/fixtures/suite.ts).
       for (const suite of module.children.allSuites())
-        if (suite.state() === "skipped" && suite.children.size === 0) count(suite)
+        if (suite.state() === "skipped" && suite.children.size === 0)
+          add(reasonOf(suite), module.relativeModuleId, "suites")
     }
     if (byReason.size === 0) return
     this.log("")
-    this.log(
-      " Skipped here for want of what the machine lacks (under CI=true these tests run, and fail if it is missing):"
-    )
-    for (const [why, { tests, files }] of [...byReason].sort((a, b) => b[1].tests - a[1].tests))
-      this.log(`   ${tests} in ${files.size} file${files.size === 1 ? "" : "s"}: ${why}`)
+    this.log(" Skipped for want of what this machine lacks (under CI=true they run, and fail if it is missing):")
+    const sorted = [...byReason].sort((a, b) => b[1].tests + b[1].suites - (a[1].tests + a[1].suites))
+    for (const [why, { tests, suites, files }] of sorted) {
+      const what = [tests > 0 ? plural(tests, "test") : "", suites > 0 ? plural(suites, "whole suite") : ""]
+        .filter((w) => w !== "")
+        .join(" and ")
+      const where = why === UNSAID ? `: ${[...files].sort().join(", ")}` : ""
+      this.log(`   ${what} in ${plural(files.size, "file")}${where}: ${why}`)
+    }
   }
 }
