@@ -1,11 +1,26 @@
 // Vitest configuration: test files under test/, generous timeouts for the Postgres-backed suites.
+// How the run is organised and what it costs: docs/testing.md ("How `npm test` runs").
+import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
+import LongestFirst from "./test/setup/sequencer.js"
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
+    // Two files share the two cores, and other work may share the machine: a bound only tells a hang
+    // from an answer (docs/testing.md), so it is generous.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
-    pool: "forks"
+    pool: "forks",
+    // A worker per core, at least two (vitest's default, cores - 1, ran 1 on two cores), each kept
+    // for many files: the module graph (Effect, the app) is imported once per worker, not once per
+    // file, and the migrated embedded image (test/fixtures/db.ts) is built once per worker.
+    maxWorkers: Math.max(2, availableParallelism()),
+    isolate: false,
+    // The longest files first, also in a fresh clone (which has no recorded durations).
+    sequence: { sequencer: LongestFirst },
+    // A test's console output (the app's request and security logs) is kept and printed only if it fails.
+    silent: "passed-only",
+    reporters: ["./test/setup/reporter.ts"]
   }
 })

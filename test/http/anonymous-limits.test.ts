@@ -5,8 +5,9 @@
 import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { configDefaults } from "../../src/services/platform/AppConfig.js"
+import { setClock } from "../fixtures/clock.js"
 import { describeEachStorage } from "../fixtures/suite.js"
-import { startServer, type TestServer } from "../fixtures/server.js"
+import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
 
 interface Answer {
   readonly status: number
@@ -17,15 +18,18 @@ interface Answer {
 }
 
 describeEachStorage("anonymous write limits", (storage) => {
-  let server: TestServer
+  let server: RuntimeServer
   beforeAll(async () => {
     // The fixture raises the limit for other suites (all their requests come from loopback); the defaults here.
-    server = await startServer({
+    // The clock stands still mid-minute: 21 writes land in one minute however long they take (on the
+    // wall clock a minute could turn between the 20th and the 21st on a slow machine).
+    server = await startRuntimeServer({
       storage,
       config: {
         anonymousWritesPerMinute: configDefaults.anonymousWritesPerMinute,
         anonymousWritesPerDay: configDefaults.anonymousWritesPerDay
-      }
+      },
+      clock: setClock(Date.UTC(2026, 10, 28, 12, 0, 30)).clock
     })
   })
   afterAll(() => server?.close())

@@ -24,12 +24,12 @@ const cleanEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
   return env
 }
 
-/** `npx tsx src/cli/keys.ts …` (or `npm run keys -- …` with viaNpm). */
+/** `node --import tsx src/cli/keys.ts …`, as `npm run keys` runs it without npm's own start-up (or `npm run keys -- …` with viaNpm). */
 const cli = (args: ReadonlyArray<string>, extraEnv: Record<string, string> = {}, viaNpm = false): Promise<Run> =>
   new Promise((resolve) => {
     const [cmd, argv] = viaNpm
       ? ["npm", ["run", "--silent", "keys", "--", ...args]]
-      : ["npx", ["tsx", "src/cli/keys.ts", ...args]]
+      : [process.execPath, ["--import", "tsx", "src/cli/keys.ts", ...args]]
     execFile(cmd, argv, { env: cleanEnv(extraEnv), timeout: 60_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : 1) : 0
       resolve({ code, stdout, stderr })

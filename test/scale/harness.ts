@@ -55,7 +55,7 @@ export interface ServerProcess {
   readonly port: number
   readonly child: ChildProcess
   readonly output: () => string
-  /** SIGTERM, then SIGKILL after 3 s; throws when a response broke the OpenAPI contract. */
+  /** SIGTERM, then SIGKILL after 10 s; throws when a response broke the OpenAPI contract. */
   readonly stop: () => Promise<void>
   /** kill -9, no cleanup at all; throws when a response broke the OpenAPI contract. */
   readonly kill9: () => Promise<void>
@@ -130,8 +130,10 @@ export const startServerProcess = async (
     stop: async () => {
       if (!exited()) {
         child.kill("SIGTERM")
-        // The exit event, or SIGKILL when it has not come 3 s after SIGTERM.
-        const grace = setTimeout(() => child.kill("SIGKILL"), 3000)
+        // The exit event, or SIGKILL when it has not come 10 s after SIGTERM: longer than the server's
+        // own graceful shutdown (5 s, src/layers/app.ts) plus closing its database, so a slow machine
+        // does not turn a clean stop into a kill (at 3 s the embedded store's lock was left behind).
+        const grace = setTimeout(() => child.kill("SIGKILL"), 10_000)
         await waitExit()
         clearTimeout(grace)
       }

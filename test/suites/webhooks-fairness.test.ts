@@ -73,8 +73,11 @@ webhookSuite(
             hung.add(req.socket)
             req.socket.once("close", () => hung.delete(req.socket))
           }
-          // The real clock for this one: the worker's loops run for real.
-          vi.useRealTimers()
+          // A running clock for this one: the worker's loops run for real. Date runs on from where the
+          // file set it (years ahead) rather than jumping back to today: an embedded store whose Date
+          // goes back re-arms its idle timers in a loop (PGlite's setitimer, thousands of
+          // TimeoutOverflowWarnings) until it closes.
+          vi.useFakeTimers({ toFake: ["Date"], now: Date.now(), shouldAdvanceTime: true })
           yield* Effect.addFinalizer(() => Effect.sync(() => vi.useFakeTimers({ toFake: ["Date"] })))
           yield* TestClock.withLive(
             Effect.scoped(
