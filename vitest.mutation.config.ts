@@ -1,5 +1,6 @@
 // Vitest configuration for the mutation run (stryker.config.json): only the suites that exercise the
-// money path, on the memory storage (TEST_STORAGES=memory is set by the Stryker config's env).
+// money path, on the memory storage (TEST_STORAGES=memory, set here; TEST_STORAGES_PARTIAL=1 says the
+// narrowing is on purpose, so it runs under CI=true too: test/fixtures/storageSelection.ts).
 import { defineConfig } from "vitest/config"
 
 export default defineConfig({
@@ -24,7 +25,7 @@ export default defineConfig({
       "test/suites/orders-push-dispatch.test.ts",
       "test/model/*.test.ts"
     ],
-    env: { TEST_STORAGES: "memory", MODEL_RUNS: "40" },
+    env: { TEST_STORAGES: "memory", TEST_STORAGES_PARTIAL: "1", MODEL_RUNS: "40" },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks"

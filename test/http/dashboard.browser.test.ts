@@ -10,6 +10,8 @@ import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { renderDashboard } from "../../src/http/site/dashboard.js"
 import { requirePrerequisite, skipUnlessCi } from "../fixtures/prerequisites.js"
+import { noonUtc, runningClock } from "../fixtures/clock.js"
+import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
@@ -73,14 +75,18 @@ describe("agent dashboard page (no browser needed)", () => {
 })
 
 describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => {
-  let server: TestServer
+  // The server's clock starts at noon UTC of the day the test runs and runs on: the spend chart's
+  // "today" is that day however long the test takes, even when it starts just before midnight.
+  const start = noonUtc(Date.now())
+  const today = new Date(start).toISOString().slice(0, 10)
+  let server: RuntimeServer
   let context: BrowserContext
   let profile: string
   const consoleErrors: Array<string> = []
 
   beforeAll(async () => {
     requirePrerequisite(missing)
-    server = await startServer()
+    server = await startRuntimeServer({ clock: runningClock(start) })
     profile = mkdtempSync(join(tmpdir(), "chromium-profile-"))
     const { chromium } = await import("playwright-core")
     // launchPersistentContext takes the profile dir; chromium.launch refuses --user-data-dir in args.
@@ -337,8 +343,7 @@ describe.skipIf(skipReason !== undefined)("agent dashboard in a browser", () => 
     }
     expect(tx.data[0]).toMatchObject({ status: "completed", approvalId: purchase.approval.id, priceCents: 1900 })
 
-    // The chart shows today's $19.00 under the $50.00 daily limit.
-    const today = new Date().toISOString().slice(0, 10)
+    // The chart shows today's $19.00 under the $50.00 daily limit (the server's today: see `today`).
     expect(await page.getAttribute(`#spend-chart rect[data-day="${today}"]`, "data-cents")).toBe("1900")
     expect(await page.getAttribute("#spend-chart .limit", "data-cents")).toBe("5000")
     expect(await page.textContent("#spend figcaption")).toContain(

@@ -12,7 +12,8 @@ import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signUp } from "../fixtures/agents.js"
 import { requirePrerequisite, skipUnlessCi } from "../fixtures/prerequisites.js"
-import { startServer, type TestServer } from "../fixtures/server.js"
+import { noonUtc, runningClock } from "../fixtures/clock.js"
+import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 const missing = existsSync(CHROMIUM)
@@ -26,13 +27,17 @@ const viewports = [
 ] as const
 
 describe.skipIf(skipReason !== undefined)("the owner's console in a browser", () => {
-  let server: TestServer
+  // The server's clock starts at noon UTC of the day the test runs and runs on: the spend chart's
+  // "today" is that day however long the test takes, even when it starts just before midnight.
+  const start = noonUtc(Date.now())
+  const today = new Date(start).toISOString().slice(0, 10)
+  let server: RuntimeServer
   let browser: Browser
   let downloads: string
 
   beforeAll(async () => {
     requirePrerequisite(missing)
-    server = await startServer()
+    server = await startRuntimeServer({ clock: runningClock(start) })
     downloads = mkdtempSync(join(tmpdir(), "owner-console-"))
     const { chromium } = await import("playwright-core")
     browser = await chromium.launch({
@@ -207,7 +212,6 @@ describe.skipIf(skipReason !== undefined)("the owner's console in a browser", ()
       expect(automatic.body.status).toBe("completed")
       await expect.poll(() => page.textContent("#balance"), { timeout: 10_000 }).toBe("$20.10")
       expect(await page.textContent("#transactions-table tbody tr")).toContain("Completed — $0.90 charged")
-      const today = new Date().toISOString().slice(0, 10)
       expect(await page.getAttribute(`#spend-chart rect[data-day="${today}"]`, "data-cents")).toBe("990")
       const download = async (link: string) => {
         const [file] = await Promise.all([

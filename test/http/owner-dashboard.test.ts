@@ -8,12 +8,16 @@ import { spendChart } from "../../src/http/site/owner/chart.js"
 import { usd } from "../../src/http/site/owner/format.js"
 import { Effect } from "effect"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
-import { startServer, type TestServer } from "../fixtures/server.js"
+import { noonUtc, runningClock } from "../fixtures/clock.js"
+import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
 
-let server: TestServer
+// The server's clock starts at noon UTC of the day the test runs and runs on: the chart's "today"
+// cannot turn while the file runs, even when it starts just before midnight.
+const start = noonUtc(Date.now())
+let server: RuntimeServer
 let owner: AgentKey
 beforeAll(async () => {
-  server = await startServer()
+  server = await startRuntimeServer({ clock: runningClock(start) })
   owner = await createAgentKey(server.baseUrl, ["commerce:*"])
 })
 afterAll(async () => {
@@ -158,7 +162,7 @@ describe("owner pages", () => {
     const html = await (await page(`${agentPage()}?done=approved`)).text()
     expect(html).toContain("Approved: the purchase ran")
     expect(html).toContain('<dd id="balance">$81.00</dd>')
-    const today = new Date().toISOString().slice(0, 10)
+    const today = new Date(start).toISOString().slice(0, 10)
     expect(html).toContain(`data-day="${today}" data-cents="1900"`)
     expect(html).toContain('class="limit" data-cents="5000"')
     const txId = /transactions\/(tx_[A-Za-z0-9_-]+)"/.exec(html)![1]!

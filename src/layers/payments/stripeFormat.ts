@@ -1,6 +1,6 @@
 // Stripe's wire formats, shared by both processor layers: the `Stripe-Signature` header (sign and
 // verify), event parsing into a ProcessorEvent, and building checkout-session and event objects.
-import { Effect, Result, Schema } from "effect"
+import { Effect, Result, Schema, SchemaIssue } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { InvalidInput } from "../../schema/platform/errors.js"
 import {
@@ -102,7 +102,17 @@ export const toProcessorSession = (o: Json): ProcessorSession => {
   }
 }
 
-const decodeEnvelope = Schema.decodeUnknownResult(StripeEventEnvelope)
+// As the endpoint's document describes it: the JSON form (null for an absent optional field).
+const decodeEnvelope = Schema.decodeUnknownResult(Schema.toCodecJson(StripeEventEnvelope))
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** The dot-joined path of a decode failure's first issue (undefined for the body as a whole): the refusal's `field`. */
+const fieldOf = (error: Schema.SchemaError): string | undefined => {
+  const path = formatIssues(error.issue).issues[0]?.path ?? []
+  return path.length === 0
+    ? undefined
+    : path.map((p) => String(typeof p === "object" && p !== null && "key" in p ? p.key : p)).join(".")
+}
 
 /** Parses a verified raw body into a ProcessorEvent; InvalidInput when it is not a Stripe event. */
 export const parseEvent: (payload: string) => Effect.Effect<ProcessorEvent, InvalidInput> = Effect.fnUntraced(
@@ -115,7 +125,13 @@ export const parseEvent: (payload: string) => Effect.Effect<ProcessorEvent, Inva
     }
     const decoded = decodeEnvelope(json)
     if (Result.isFailure(decoded)) {
-      return yield* Effect.fail(new InvalidInput({ message: `not a processor event: ${decoded.failure.message}` }))
+      const field = fieldOf(decoded.failure)
+      return yield* Effect.fail(
+        new InvalidInput({
+          message: `not a processor event: ${decoded.failure.message}`,
+          ...(field === undefined ? {} : { field })
+        })
+      )
     }
     const event = decoded.success
     const o = event.data.object

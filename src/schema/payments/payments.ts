@@ -201,14 +201,24 @@ export interface ProcessorEvent {
     | { readonly kind: "other"; readonly object: string }
 }
 
-/** The raw event envelope, decoded after the signature is verified. */
-export const StripeEventEnvelope = Schema.Struct({
-  id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(255))),
-  object: Schema.optional(Schema.Literal("event")),
-  type: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(255))),
-  created: Schema.Finite,
-  data: Schema.Struct({ object: Schema.Record(Schema.String, Schema.Unknown) })
-})
+/** A Stripe object: the fields read here, and any others the processor sends (kept, never refused). */
+const open = <S extends Schema.Struct<Schema.Struct.Fields>>(struct: S) =>
+  Schema.StructWithRest(struct, [Schema.Record(Schema.String, Schema.Unknown)])
+
+/**
+ * The raw event envelope, decoded (as JSON: a null `object` is an absent one) after the signature is
+ * verified. Open: Stripe's events carry more (`livemode`, `api_version`, `pending_webhooks`,
+ * `request`, `data.previous_attributes`), and the document says so.
+ */
+export const StripeEventEnvelope = open(
+  Schema.Struct({
+    id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(255))),
+    object: Schema.optional(Schema.Literal("event")),
+    type: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(255))),
+    created: Schema.Finite,
+    data: open(Schema.Struct({ object: Schema.Record(Schema.String, Schema.Unknown) }))
+  })
+)
 
 export const WebhookAck = Schema.Struct({
   received: Schema.Literal(true),
