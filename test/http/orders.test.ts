@@ -189,6 +189,68 @@ describeEachStorage("orders over HTTP (pull sellers)", (storage) => {
     expect(await balance(buyer)).toBe(10_000)
   })
 
+  // docs/fulfilment.md "Answers are idempotent" and docs/idempotency.md: every answer route takes an
+  // Idempotency-Key; the same key and body replays the first answer, byte for byte (Idempotent-Replayed),
+  // the same key with another body or on the other route is 422, and the money moves once.
+  it("REST: the same Idempotency-Key on deliver or fail replays the first answer; another body or route with it is 422", async () => {
+    const raw = async (k: AgentKey, path: string, body: unknown, idempotencyKey: string) => {
+      const res = await fetch(`${server.baseUrl}${path}`, {
+        method: "POST",
+        headers: { ...k.auth, "content-type": "application/json", "idempotency-key": idempotencyKey },
+        body: JSON.stringify(body)
+      })
+      return {
+        status: res.status,
+        replayed: res.headers.get("idempotent-replayed"),
+        requestId: res.headers.get("x-request-id"),
+        text: await res.text()
+      }
+    }
+    const { seller, buyer, buy } = await market(1_000)
+
+    // deliver: the first answer, then the same request again, then the same key with another output.
+    const delivering = (await buy()).body.transaction.id as string
+    const deliverKey = `deliver-${randomBytes(6).toString("hex")}`
+    const deliver = (output: unknown) => raw(seller, `${C}/orders/${delivering}/deliver`, { output }, deliverKey)
+    const first = await deliver({ text: "once" })
+    expect([first.status, first.replayed]).toEqual([200, null])
+    expect(JSON.parse(first.text)).toMatchObject({ id: delivering, status: "delivered", output: { text: "once" } })
+    const again = await deliver({ text: "once" })
+    expect([again.status, again.replayed, again.text]).toEqual([200, "true", first.text])
+    const other = await deliver({ text: "something else" })
+    expect(other.status).toBe(422)
+    expect(JSON.parse(other.text)).toMatchObject({ type: "IdempotencyKeyReused" })
+    // The same key on the other answer route is another request too (without the key it would be 409).
+    const crossed = await raw(seller, `${C}/orders/${delivering}/fail`, { error: "no" }, deliverKey)
+    expect(crossed.status).toBe(422)
+    expect(await balance(seller)).toBe(850)
+    expect(await balance(buyer)).toBe(9_000)
+
+    // fail: the same, and a refusal (409 OrderClosed) is the first answer of its key too, replayed as it was.
+    const failing = (await buy()).body.transaction.id as string
+    const failKey = `fail-${randomBytes(6).toString("hex")}`
+    const fail = (error: string) => raw(seller, `${C}/orders/${failing}/fail`, { error }, failKey)
+    const failed = await fail("model unavailable")
+    expect([failed.status, failed.replayed]).toEqual([200, null])
+    expect(JSON.parse(failed.text)).toMatchObject({ id: failing, status: "failed", error: "model unavailable" })
+    const failedAgain = await fail("model unavailable")
+    expect([failedAgain.status, failedAgain.replayed, failedAgain.text]).toEqual([200, "true", failed.text])
+    expect((await fail("another reason")).status).toBe(422)
+    const lateKey = `late-${randomBytes(6).toString("hex")}`
+    const late = await raw(seller, `${C}/orders/${failing}/deliver`, { output: "late" }, lateKey)
+    expect(late.status).toBe(409)
+    const lateAgain = await raw(seller, `${C}/orders/${failing}/deliver`, { output: "late" }, lateKey)
+    expect([lateAgain.status, lateAgain.replayed]).toEqual([409, "true"])
+    // An error body names the request that answered it (as its x-request-id does); the rest is the first answer's.
+    const { requestId: firstId, ...lateBody } = JSON.parse(late.text)
+    const { requestId: againId, ...lateAgainBody } = JSON.parse(lateAgain.text)
+    expect([firstId, againId]).toEqual([late.requestId, lateAgain.requestId])
+    expect(lateAgainBody).toEqual(lateBody)
+    expect(lateBody).toMatchObject({ type: "OrderClosed", status: "failed" })
+    expect(await balance(seller)).toBe(850)
+    expect(await balance(buyer)).toBe(9_000)
+  })
+
   it("REST: a seller waiting on an empty list is woken by the next order", async () => {
     const { seller, buy } = await market(100)
     const started = Date.now()

@@ -248,6 +248,23 @@ forEachStorage(
           })
           expect(yield* balance(buyer.agentId)).toBe(before)
 
+          // The listing withdrawn while the approval waited (the seller delisted the service): void, nothing
+          // charged, even once it is listed again at the same price (the owner approved a listing that went away).
+          const delisted = yield* ask("lite")
+          yield* catalog.update(seller.caller, service.id, { status: "inactive" } as unknown as UpdateServiceBody)
+          const withdrawn = yield* Effect.flip(commerce.approve(ownerSession(buyer.accountId), delisted.approval!.id))
+          expect(withdrawn).toMatchObject({ _tag: "Conflict", state: "void" })
+          expect(withdrawn.message).toContain("no longer listed")
+          expect(yield* balance(buyer.agentId)).toBe(before)
+          yield* catalog.update(seller.caller, service.id, { status: "active" } as unknown as UpdateServiceBody)
+          expect(
+            yield* Effect.flip(commerce.approve(ownerSession(buyer.accountId), delisted.approval!.id))
+          ).toMatchObject({ _tag: "Conflict", state: "void" })
+          expect(
+            (yield* commerce.listApprovals(ownerSession(buyer.accountId), "void")).data.map((a) => a.id)
+          ).toContain(delisted.approval!.id)
+          expect(yield* balance(buyer.agentId)).toBe(before)
+
           // Unchanged: charged exactly what was quoted.
           const kept = yield* ask("lite")
           const approved = yield* commerce.approve(ownerSession(buyer.accountId), kept.approval!.id)

@@ -154,12 +154,21 @@ export const PgSettlementStore = Layer.effect(
     openOrder: Effect.fnUntraced(function* (orderId: string) {
       // The order locked, and its escrow's balance (the base row and the credit shards) read under that
       // lock: only a unit of work holding the order's lock moves its escrow, so the read is the balance.
+      // Then, for an order holding its own escrow (not a saga's), the buyer's wallet row: its answer moves
+      // the price from held to spent (or to nothing), and a purchase's limit check reads the two apart
+      // under that lock, so it must see the answer on one side only (docs/money.md "Concurrency";
+      // test/suites/purchase-locks.test.ts). Always the order first: no unit of work that holds a wallet
+      // locks an order.
       const escrow = escrowAccount(orderId)
-      const rows = yield* sql`SELECT ${sql.literal(ORDER_COLUMNS)},
+      const rows = yield* sql`WITH o AS (SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders WHERE id = ${orderId} FOR UPDATE),
+          w AS (SELECT agent_id FROM commerce_wallets
+            WHERE agent_id = (SELECT buyer_agent_id FROM o WHERE saga_id IS NULL) FOR UPDATE)
+        SELECT o.*,
           (COALESCE((SELECT l.balance FROM ledger_balances l WHERE l.account = ${escrow}), 0)
             + COALESCE((SELECT SUM(c.amount) FROM ledger_balance_credits c WHERE c.account = ${escrow}), 0)
-          )::bigint AS escrow_cents
-        FROM orders WHERE id = ${orderId} FOR UPDATE`
+          )::bigint AS escrow_cents,
+          (SELECT count(*) FROM w)::int AS buyer_locked
+        FROM o`
       const row = yield* decodeFirst(OrderRow)(rows)
       if (row === undefined) return undefined
       return { order: toOrder(row), escrowCents: Number((rows[0] as { escrowCents: unknown }).escrowCents) }
