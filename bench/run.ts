@@ -3,7 +3,7 @@
 // a separate process, and writes bench/results.md. Flags: --quick (3 s per run), --duration <s>,
 // --connections <n>, --only <scenario,...>, --skip-postgres, --skip-embedded, --no-pin, --no-write, --node-args "<flags>"
 // (added to the flags of `npm start`).
-// `--profile <scenario> [--storage postgres]` instead runs one scenario against the app under
+// `--profile <scenario> [--storage embedded|postgres]` instead runs one scenario against the app under
 // `node --cpu-prof` and prints where the time goes (self time by function and by package).
 // `--soak <duration>` instead drives a mixed load of many agents on each storage and reports per
 // interval (bench/soak.ts); `--history` measures an agent's reads with 100k purchases behind it and
@@ -32,6 +32,7 @@ import type { Fixture } from "./baseline.js"
 import type { LoadResult, LoadSpec, LoadStep } from "./load.js"
 import type { BenchKit } from "./soak.js"
 import { ordersSection, type OrdersRow, pushOrders } from "./orders.js"
+import { catalogueGrowth, growthSection, type GrowthRun } from "./catalogueGrowth.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const tmp = path.join(root, "bench", ".tmp")
@@ -63,7 +64,7 @@ Options:
   --no-pin                do not pin server and load to separate cores with taskset
   --no-write              print the results, do not write bench/results.md
   --node-args "<flags>"   extra node flags for the app process
-  --profile <scenario>    profile one scenario under node --cpu-prof instead (with --storage postgres|memory)
+  --profile <scenario>    profile one scenario under node --cpu-prof instead (with --storage memory|embedded|postgres)
   --soak <duration>       instead: a mixed load of many agents (a few heavy buyers) for <duration> (10m, 180s, 180)
                           on each storage, reported per interval: req/s, p99, server RSS, load average (bench/soak.ts)
   --soak-interval <d>     length of one reported interval (default 1m, or a third of a shorter soak)
@@ -846,6 +847,8 @@ const wantWebhooks = !only || only.some((o) => "webhook deliveries".includes(o.t
 const WEBHOOK_ENDPOINTS = 100
 const orderRows: Array<OrdersRow> = []
 const wantOrders = !only || only.some((o) => "push orders".includes(o.toLowerCase()))
+const growthRuns: Array<GrowthRun> = []
+const wantGrowth = !only || only.some((o) => "catalogue growth".includes(o.toLowerCase()))
 const WEBHOOK_EVENTS_PER_ENDPOINT = 10
 const DEAD_BACKLOG = 400
 
@@ -976,6 +979,54 @@ const deliveryRows = async (storage: Storage, databaseUrl?: string) => {
   }
 }
 
+/**
+ * The catalogue-growth rows (bench/catalogueGrowth.ts) on a fresh app of their own, so the other
+ * scenarios read the seeded catalogue. Postgres gets a database of its own too.
+ */
+const growthRows = async (storage: Storage, databaseUrl?: string) => {
+  let url = databaseUrl
+  let name: string | undefined
+  if (storage === "postgres") {
+    name = `bench_${randomBytes(5).toString("hex")}`
+    await admin(`CREATE DATABASE ${name}`)
+    url = withDatabase(databaseAdminUrl!, name)
+  }
+  const app = await startApp(storage, url)
+  log(`   (catalogue growth: a fresh app, idle RSS ${app.idleRssMb} MB, load average ${loadNow()})`)
+  try {
+    const run = await catalogueGrowth(
+      {
+        newAgentKey: async (base) => {
+          const k = await newAgentKey(base)
+          return { agentId: k.agentId, authorization: k.authorization }
+        },
+        call: async (base, method, p, body, headers) => {
+          const r = await call(base, method, p, body, headers)
+          return { status: r.status, text: r.text }
+        },
+        load: (steps, seconds) => load(app, steps, seconds),
+        rssMb: () => procMb(app.pid, "VmRSS"),
+        log
+      },
+      app,
+      Math.min(durationSeconds, 5),
+      quick ? 1 : 2
+    )
+    growthRuns.push(run)
+  } catch (e) {
+    log(`   catalogue growth failed: ${(e as Error).message}`)
+  } finally {
+    await stop(app.child)
+    if (name) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined)
+  }
+}
+
+const loadNow = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" / ")
+
 const runApp = async (storage: Storage, databaseUrl?: string) => {
   const app = await startApp(storage, databaseUrl)
   log(`\n== ${app.label}: idle RSS ${app.idleRssMb} MB`)
@@ -1041,6 +1092,7 @@ const runApp = async (storage: Storage, databaseUrl?: string) => {
   const peak = procMb(app.pid, "VmHWM")
   await stop(app.child)
   if (wantWebhooks || wantOrders) await deliveryRows(storage, databaseUrl)
+  if (wantGrowth) await growthRows(storage, databaseUrl)
   return { label: app.label, idleRssMb: app.idleRssMb, peakRssMb: peak, fixtures, prepared }
 }
 
@@ -1176,7 +1228,8 @@ export const summariseProfile = (file: string, top = 25) => {
 }
 
 const profileRun = async (wanted: string) => {
-  const storage = option("--storage") === "postgres" ? "postgres" : "memory"
+  const asked = option("--storage")
+  const storage: Storage = asked === "postgres" || asked === "embedded" ? asked : "memory"
   const scenario = scenarios.find((s) => s.name.toLowerCase().includes(wanted.toLowerCase()))
   if (!scenario) throw new Error(`no scenario matches "${wanted}": ${scenarios.map((s) => s.name).join("; ")}`)
   const dir = path.join(tmp, `prof-${Date.now()}`)
@@ -1442,6 +1495,7 @@ const main = async () => {
     lines.push("")
   }
   lines.push(...ordersSection(orderRows))
+  lines.push(...growthSection(growthRuns))
   lines.push("| process | idle RSS MB | peak RSS MB (VmHWM) | bar |", "|---|---:|---:|---|")
   for (const p of processes) {
     const bar = p.label.startsWith("app")

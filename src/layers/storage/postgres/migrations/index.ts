@@ -32,6 +32,7 @@ import m0031 from "./0031_seller_negotiation_inbox.js"
 import m0032 from "./0032_order_paid_call.js"
 import m0033 from "./0033_order_reported_latency.js"
 import m0034 from "./0034_seller_earning_days.js"
+import m0040 from "./0040_catalogue_plans.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -64,5 +65,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0031_seller_negotiation_inbox": m0031,
   "0032_order_paid_call": m0032,
   "0033_order_reported_latency": m0033,
-  "0034_seller_earning_days": m0034
+  "0034_seller_earning_days": m0034,
+  "0040_catalogue_plans": m0040
 }
