@@ -123,8 +123,8 @@ const postgresSkip = flag("--skip-postgres")
   : databaseAdminUrl
     ? undefined
     : "neither BENCH_DATABASE_URL nor TEST_DATABASE_URL is set"
-/** Ceiling on the whole run; past it every child is killed and the run fails. */
-const HARD_LIMIT_MS = 30 * 60 * 1000
+/** Ceiling on the whole run; past it every child is killed and the run fails (the catalogue-growth rows add ~12 min). */
+const HARD_LIMIT_MS = 45 * 60 * 1000
 
 // ---------------------------------------------------------------------------------------------
 // Processes
@@ -980,20 +980,32 @@ const deliveryRows = async (storage: Storage, databaseUrl?: string) => {
 }
 
 /**
- * The catalogue-growth rows (bench/catalogueGrowth.ts) on a fresh app of their own, so the other
- * scenarios read the seeded catalogue. Postgres gets a database of its own too.
+ * The catalogue-growth rows (bench/catalogueGrowth.ts) on two fresh apps of their own (one stays at
+ * 1,000 services, the other grows to 20,000), so the other scenarios read the seeded catalogue.
+ * On Postgres each app gets a database of its own.
  */
-const growthRows = async (storage: Storage, databaseUrl?: string) => {
-  let url = databaseUrl
-  let name: string | undefined
-  if (storage === "postgres") {
-    name = `bench_${randomBytes(5).toString("hex")}`
-    await admin(`CREATE DATABASE ${name}`)
-    url = withDatabase(databaseAdminUrl!, name)
-  }
-  const app = await startApp(storage, url)
-  log(`   (catalogue growth: a fresh app, idle RSS ${app.idleRssMb} MB, load average ${loadNow()})`)
+const growthRows = async (storage: Storage) => {
+  const names: Array<string> = []
+  const apps: Array<Target> = []
   try {
+    for (let i = 0; i < 2; i++) {
+      let url: string | undefined
+      if (storage === "postgres") {
+        const name = `bench_${randomBytes(5).toString("hex")}`
+        await admin(`CREATE DATABASE ${name}`)
+        names.push(name)
+        url = withDatabase(databaseAdminUrl!, name)
+      }
+      apps.push(await startApp(storage, url))
+    }
+    log(
+      `   (catalogue growth: two fresh apps, idle RSS ${apps.map((a) => a.idleRssMb).join(" and ")} MB, load average ${loadNow()})`
+    )
+    const server = (app: Target) => ({
+      baseUrl: app.baseUrl,
+      load: (steps: ReadonlyArray<LoadStep>, seconds: number) => load(app, steps, seconds),
+      rssMb: () => procMb(app.pid, "VmRSS")
+    })
     const run = await catalogueGrowth(
       {
         newAgentKey: async (base) => {
@@ -1004,20 +1016,19 @@ const growthRows = async (storage: Storage, databaseUrl?: string) => {
           const r = await call(base, method, p, body, headers)
           return { status: r.status, text: r.text }
         },
-        load: (steps, seconds) => load(app, steps, seconds),
-        rssMb: () => procMb(app.pid, "VmRSS"),
         log
       },
-      app,
-      Math.min(durationSeconds, 5),
-      quick ? 1 : 2
+      `app (${storage})`,
+      [server(apps[0]!), server(apps[1]!)],
+      Math.min(durationSeconds, 4),
+      quick ? 1 : 3
     )
     growthRuns.push(run)
   } catch (e) {
     log(`   catalogue growth failed: ${(e as Error).message}`)
   } finally {
-    await stop(app.child)
-    if (name) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined)
+    for (const app of apps) await stop(app.child)
+    for (const name of names) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined)
   }
 }
 
@@ -1092,7 +1103,7 @@ const runApp = async (storage: Storage, databaseUrl?: string) => {
   const peak = procMb(app.pid, "VmHWM")
   await stop(app.child)
   if (wantWebhooks || wantOrders) await deliveryRows(storage, databaseUrl)
-  if (wantGrowth) await growthRows(storage, databaseUrl)
+  if (wantGrowth) await growthRows(storage)
   return { label: app.label, idleRssMb: app.idleRssMb, peakRssMb: peak, fixtures, prepared }
 }
 
@@ -1496,12 +1507,22 @@ const main = async () => {
   }
   lines.push(...ordersSection(orderRows))
   lines.push(...growthSection(growthRuns))
-  lines.push("| process | idle RSS MB | peak RSS MB (VmHWM) | bar |", "|---|---:|---:|---|")
+  lines.push(
+    "| process | idle RSS MB | peak RSS MB during the buy rows | peak RSS MB (VmHWM, start-up included) | bar |",
+    "|---|---:|---:|---:|---|"
+  )
   for (const p of processes) {
-    const bar = p.label.startsWith("app")
-      ? `idle < 150 (${p.idleRssMb < 150 ? "yes" : "**no**"}), peak < 300 (${p.peakRssMb < 300 ? "yes" : "**no**"})`
-      : ""
-    lines.push(`| ${p.label} | ${p.idleRssMb} | ${p.peakRssMb} | ${bar} |`)
+    const buys = rows.filter((r) => r.target === p.label && r.scenario.startsWith("POST /buy") && r.result)
+    const underBuys = buys.length === 0 ? undefined : Math.max(...buys.map((r) => r.result!.peakRssMb))
+    const yes = (ok: boolean) => (ok ? "yes" : "**no**")
+    // The embedded store's own bars (issue 51): it holds a whole PostgreSQL.
+    const bar =
+      p.label === "app (embedded)"
+        ? `idle ≤ 250 (${yes(p.idleRssMb <= 250)}), during buys ≤ 350 (${underBuys === undefined ? "not run" : yes(underBuys <= 350)})`
+        : p.label.startsWith("app")
+          ? `idle < 150 (${yes(p.idleRssMb < 150)}), peak < 300 (${yes(p.peakRssMb < 300)})`
+          : ""
+    lines.push(`| ${p.label} | ${p.idleRssMb} | ${underBuys ?? "–"} | ${p.peakRssMb} | ${bar} |`)
   }
   lines.push("")
   const report = lines.join("\n")
