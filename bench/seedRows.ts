@@ -60,3 +60,36 @@ export const marketService = (
     createdAt: new Date(s.now).toISOString(),
     updatedAt: new Date(s.now).toISOString()
   }) as unknown as ServiceRecord
+
+const GROWTH_CATEGORIES = [
+  "translation",
+  "transcription",
+  "image-generation",
+  "moderation",
+  "data-extraction",
+  "embeddings",
+  "code-review",
+  "summarization"
+]
+
+/**
+ * The i-th service a seller publishes over HTTP in the catalogue-growth rows (bench/catalogueGrowth.ts):
+ * the eight seed categories in turn, 1 in 100 about forecasts, one tier at 1–5,000 cents spread so
+ * that every thousand services covers the whole range (the 1,000 and the 20,000 look alike).
+ */
+export const marketServiceBody = (i: number) => ({
+  name: `Market service ${i}`,
+  description: i % 100 === 7 ? `weekly demand forecast ${i % 997}` : `reports and analyses ${i % 997}`,
+  category: GROWTH_CATEGORIES[i % GROWTH_CATEGORIES.length],
+  pricingModel: "per_call",
+  tiers: [
+    {
+      id: "unit",
+      name: "unit",
+      priceCents: 1 + ((i * 7919) % 5000),
+      unit: "call",
+      includedUnits: null,
+      sla: { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" }
+    }
+  ]
+})

@@ -94,7 +94,9 @@ const inFlight = Effect.gen(function* () {
   const due = yield* orders.get(agentId, orderId)
   const attempt = yield* Effect.forkChild(Effect.flatMap(PushDispatcher, (d) => d.attempt(due)))
   const held = yield* Effect.flatMap(SellerLine, (l) => l.next)
-  expect(held.request.headers["webhook-id"]).toBe(orderId)
+  // A helper, not a test: a push of another order is a broken fixture, so it dies (the test fails).
+  if (held.request.headers["webhook-id"] !== orderId)
+    return yield* Effect.die(`the seller was pushed ${held.request.headers["webhook-id"]}, not ${orderId}`)
   const answer = (body: unknown) => Effect.andThen(Deferred.succeed(held.answer, inline(body)), Fiber.join(attempt))
   return { seller: agentId, buyer: buyer.agentId, orderId, orders, answer }
 })

@@ -2,7 +2,7 @@
 // write), the catalogue's pages and the recommendations' ranking over their indexes, ratings, and
 // per-tier delivery stats. A single service is decoded with ServiceRow; pages are mapped by hand (hot).
 import { SqlClient } from "effect/sql"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Queue, Schema } from "effect"
 import { PricingModel } from "../../schema/commerce/common.js"
 import type { RankedFilter, ServiceFilter } from "../../schema/commerce/filters.js"
 import {
@@ -116,10 +116,53 @@ export const rankedPage = (sql: SqlClient.SqlClient, f: RankedFilter) => {
     ORDER BY ${sql.literal(RANK)} DESC, id LIMIT ${f.limit}`
 }
 
+/**
+ * When the services written through this store since the last ANALYZE pass 50 + 20 % of the rows
+ * that ANALYZE counted (autovacuum's rule with twice its fraction, checked per write instead of
+ * once a minute), commerce_services is analyzed — the columns the catalogue's reads filter on —
+ * by a background fiber, outside the writer's transaction. A burst of publishing (1,000 → 20,000
+ * services in ~40 s) is analyzed ~15 times as it grows, so the planner never works from a
+ * catalogue much smaller than the one it reads (docs/performance.md, "Catalogue growth").
+ */
+export const GROWTH_ANALYZE = { rows: 50, fraction: 0.2 } as const
+
+/** The columns the catalogue's pages and recommendations filter and order on (the rest waits for autovacuum / the embedded vacuum pass). */
+const ANALYZED_COLUMNS = "id, status, category, seller_agent_id, pricing_model, min_tier_cents, max_tier_cents, search"
+
+const growthAnalyzer = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function* () {
+    let written = 0
+    let counted = 0
+    const due = () => written > GROWTH_ANALYZE.rows + GROWTH_ANALYZE.fraction * counted
+    const wake = yield* Queue.sliding<void>(1)
+    const analyze = Effect.gen(function* () {
+      written = 0
+      yield* sql.unsafe(`ANALYZE commerce_services (${ANALYZED_COLUMNS})`)
+      const [row] = yield* sql<{ rows: number }>`
+        SELECT greatest(reltuples, 0)::float8 AS rows FROM pg_class WHERE oid = 'commerce_services'::regclass`
+      counted = row?.rows ?? counted
+    })
+    // A wake that waited while the last ANALYZE ran is stale unless the writes since are due again.
+    yield* Effect.forkScoped(
+      Effect.forever(
+        Queue.take(wake).pipe(
+          Effect.andThen(Effect.suspend(() => (due() ? analyze : Effect.void))),
+          Effect.catchCause((cause) => Effect.logWarning("catalogue growth analyze failed", cause))
+        )
+      )
+    )
+    return (n: number) =>
+      Effect.sync(() => {
+        written += n
+        if (due()) Queue.offerUnsafe(wake, undefined)
+      })
+  })
+
 export const PgCatalogStore = Layer.effect(
   CatalogStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const wrote = yield* growthAnalyzer(sql)
     const insert = (r: ServiceRecord, onConflict: "error" | "refresh") =>
       sql`INSERT INTO commerce_services (id, seller_agent_id, name, description, category, pricing_model, tags,
             tiers, negotiation, status, rating_sum, rating_count, search, min_tier_cents, max_tier_cents, created_at,
@@ -140,8 +183,11 @@ export const PgCatalogStore = Layer.effect(
               : sql``
           }`
     return {
-      upsertSeed: (rows) => orUnavailable(Effect.forEach(rows, (r) => insert(r, "refresh"), { discard: true })),
-      insert: (r) => orUnavailable(insert(r, "error")).pipe(Effect.asVoid),
+      upsertSeed: (rows) =>
+        orUnavailable(Effect.forEach(rows, (r) => insert(r, "refresh"), { discard: true })).pipe(
+          Effect.tap(() => wrote(rows.length))
+        ),
+      insert: (r) => orUnavailable(insert(r, "error")).pipe(Effect.andThen(wrote(1))),
       update: (r) =>
         orUnavailable(
           sql`UPDATE commerce_services SET name = ${r.name}, description = ${r.description}, category = ${r.category},
@@ -151,7 +197,7 @@ export const PgCatalogStore = Layer.effect(
               fulfilment_mode = ${r.fulfilment.mode}, fulfilment_url = ${r.fulfilment.url},
               fulfilment_secret = ${r.fulfilment.secret}
               WHERE id = ${r.id}`
-        ).pipe(Effect.asVoid),
+        ).pipe(Effect.andThen(wrote(1))),
       get: (id) =>
         orUnavailable(sql`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE id = ${id}`).pipe(
           Effect.flatMap(service)

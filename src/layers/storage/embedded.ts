@@ -3,9 +3,21 @@
 // store, migrations and SQL as STORAGE=postgres (src/layers/storage/postgres), through @effect/sql-pg.
 // One process owns a data folder (a lock file); PGlite is one session, so the client uses a single
 // connection and the pool serialises statements and transactions. docs/storage.md has the design.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
+import { spawn } from "node:child_process"
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync
+} from "node:fs"
+import type { Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import type { PGlite } from "@electric-sql/pglite"
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/platform/AppConfig.js"
@@ -117,6 +129,57 @@ const lockDataDir = (dataDir: string) =>
   )
 
 /**
+ * PostgreSQL settings PGlite starts with (after its own: single-user, fsync off, no parallel
+ * workers). PGlite's initdb writes `shared_buffers = 128MB`, and the buffers, allocated inside the
+ * WebAssembly memory, are touched as pages are read and never given back: 16 MB holds the working
+ * set of a buy and of the catalogue's reads (docs/storage.md, "Memory"; the rest of a table is a
+ * read from the OS page cache). Index builds (migrations) and VACUUM may take 16 MB instead of
+ * 64 MB, as WebAssembly memory once grown stays resident. Given on the command line
+ * (`-c`), so they hold for a data folder made before them too.
+ */
+export const ENGINE_SETTINGS: ReadonlyArray<string> = ["-c", "shared_buffers=16MB", "-c", "maintenance_work_mem=16MB"]
+
+/**
+ * A new data folder is made by PGlite's initdb, which runs a second PGlite (and the initdb
+ * WebAssembly) inside the process: done here it left ~90 MB resident for the server's whole life
+ * (the first start idled at 378 MB, a later one at 291). So a short-lived node process makes the
+ * folder and exits; should it fail, PGlite.create makes it in process as before.
+ */
+const initdbApart = (pgdata: string) =>
+  Effect.callback<void>((resume) => {
+    let module: string
+    try {
+      module = import.meta.resolve("@electric-sql/pglite")
+    } catch {
+      resume(Effect.void)
+      return
+    }
+    // Made beside the folder and renamed into place whole, so a failed initdb leaves no half folder.
+    const made = `${pgdata}.initdb`
+    rmSync(made, { recursive: true, force: true })
+    const script = `const { PGlite } = await import(${JSON.stringify(module)}); await (await PGlite.create(${JSON.stringify(made)})).close()`
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "ignore" })
+    // A stuck child is given up on (and the folder made in process) rather than holding the start.
+    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000)
+    const done = (ok: boolean) => {
+      clearTimeout(timer)
+      try {
+        if (ok && existsSync(join(made, "PG_VERSION"))) renameSync(made, pgdata)
+        else rmSync(made, { recursive: true, force: true })
+      } catch {
+        // left to PGlite.create, which makes the folder in process
+      }
+      resume(Effect.void)
+    }
+    child.once("error", () => done(false))
+    child.once("exit", (code) => done(code === 0))
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      child.kill()
+    })
+  })
+
+/**
  * Opens PGlite (in `dataDir`, or in memory when it is "memory://") and serves it on a Unix socket
  * in a fresh 0700 folder, so only this user can connect; closed cleanly with the scope (SIGTERM).
  */
@@ -133,14 +196,16 @@ export const EmbeddedPostgresLive = Layer.effect(
     // pg_trgm (PGlite ships it as a contrib module, loaded only on request): the catalogue's `q`
     // search is served by a trigram index, as on Postgres (migration 0018).
     const { pg_trgm } = yield* Effect.promise(() => import("@electric-sql/pglite/contrib/pg_trgm"))
-    const { PGLiteSocketServer } = yield* Effect.promise(() => import("@electric-sql/pglite-socket"))
     const image = yield* EmbeddedImage
     const startFrom = dataDir === undefined && image.start !== undefined ? { loadDataDir: image.start } : {}
+    const pgdata = dataDir === undefined ? "memory://" : join(dataDir, PGDATA)
+    if (dataDir !== undefined && !existsSync(join(pgdata, "PG_VERSION"))) yield* initdbApart(pgdata)
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () =>
-          PGlite.create(dataDir === undefined ? "memory://" : join(dataDir, PGDATA), {
+          PGlite.create(pgdata, {
             extensions: { pg_trgm },
+            startParams: [...PGlite.defaultStartParams, ...ENGINE_SETTINGS],
             ...startFrom
           }),
         catch: (e) =>
@@ -159,22 +224,121 @@ export const EmbeddedPostgresLive = Layer.effect(
     const socketPath = join(socketDir, ".s.PGSQL.5432")
     yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: async () => {
-          const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 8 })
-          await server.start()
-          return server
-        },
+        try: () => serveSession(db, socketPath),
         catch: (e) =>
           new EmbeddedStoreFailed({
             message: `cannot serve the embedded database: ${(e as Error).message}`,
             dataDir: where
           })
       }),
-      (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore)
+      (close) => Effect.promise(close).pipe(Effect.ignore)
     )
     return { socketPath, dataDir }
   })
 )
+
+interface Connection {
+  readonly socket: Socket
+  /** Bytes of a message not complete yet. */
+  pending: Buffer
+  /** The StartupMessage is read: typed messages from here on. */
+  greeted: boolean
+}
+
+/**
+ * Serves the one PGlite session on a Unix socket, a read at a time: every complete message that
+ * arrived together (a statement's Bind/Execute/Sync, or Parse/Bind/Describe/Execute/Sync) goes to
+ * PGlite in one call and its answer back in one write. pglite-socket's server, used before, passed
+ * each message on its own, each through its queue, PGlite's lock and a socket write of its own —
+ * three of each per statement; a buy cost ~3 % more server CPU and its garbage ~60 MB more peak
+ * RSS (docs/storage.md, "Memory"). Connections share the session as they did there: while one holds
+ * an open transaction only its messages run, and one that closes inside its transaction has it
+ * rolled back.
+ */
+const serveSession = async (db: PGlite, path: string): Promise<() => Promise<void>> => {
+  const { createServer } = await import("node:net")
+  // The start-up packets' codes, as pglite-socket defines them.
+  const { SSL_REQUEST_CODE, CANCEL_REQUEST_CODE } = await import("@electric-sql/pglite-socket")
+  const queue: Array<{ readonly conn: Connection; readonly bytes: Uint8Array }> = []
+  let running = false
+  let owner: Connection | undefined
+  const run = async () => {
+    if (running) return
+    running = true
+    try {
+      while (queue.length > 0) {
+        const next = db.isInTransaction() && owner !== undefined ? queue.findIndex((q) => q.conn === owner) : 0
+        if (next === -1) break
+        const { conn, bytes } = queue.splice(next, 1)[0]!
+        const out: Array<Buffer> = []
+        try {
+          await db.runExclusive(() =>
+            db.execProtocolRawStream(bytes, { onRawData: (chunk) => void out.push(Buffer.from(chunk)) })
+          )
+        } catch (e) {
+          conn.socket.destroy(e as Error)
+          continue
+        }
+        owner = conn
+        if (out.length > 0 && conn.socket.writable) conn.socket.write(out.length === 1 ? out[0]! : Buffer.concat(out))
+      }
+    } finally {
+      running = false
+    }
+  }
+  const sockets = new Set<Socket>()
+  const server = createServer((socket) => {
+    sockets.add(socket)
+    const conn: Connection = { socket, pending: Buffer.alloc(0), greeted: false }
+    socket.on("data", (data) => {
+      let bytes = conn.pending.length === 0 ? data : Buffer.concat([conn.pending, data])
+      let end = 0
+      // Untyped packets first: SSLRequest (answered "no"), CancelRequest (ignored), then the
+      // StartupMessage, which PGlite answers like any other message.
+      while (!conn.greeted && bytes.length >= 8 && bytes.length >= bytes.readInt32BE(0)) {
+        const size = bytes.readInt32BE(0)
+        const code = bytes.readInt32BE(4)
+        if (code === SSL_REQUEST_CODE || code === CANCEL_REQUEST_CODE) {
+          if (code === SSL_REQUEST_CODE) socket.write("N")
+          bytes = bytes.subarray(size)
+          continue
+        }
+        conn.greeted = true
+        end = size
+      }
+      while (conn.greeted && bytes.length - end >= 5) {
+        const size = 1 + bytes.readInt32BE(end + 1)
+        if (bytes.length - end < size) break
+        end += size
+      }
+      conn.pending = bytes.subarray(end)
+      if (end === 0) return
+      queue.push({ conn, bytes: new Uint8Array(bytes.subarray(0, end)) })
+      void run()
+    })
+    socket.on("error", () => socket.destroy())
+    socket.on("close", () => {
+      sockets.delete(socket)
+      for (let i = queue.length - 1; i >= 0; i--) if (queue[i]!.conn === conn) queue.splice(i, 1)
+      if (owner !== conn) return
+      if (!db.isInTransaction()) owner = undefined
+      else
+        void db.exec("ROLLBACK").finally(() => {
+          owner = undefined
+          void run()
+        })
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(path, () => resolve())
+  })
+  return () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve())
+      for (const socket of sockets) socket.destroy()
+    })
+}
 
 /** What one vacuum pass did to one table. */
 export interface VacuumedTable {

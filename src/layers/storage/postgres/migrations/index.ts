@@ -34,6 +34,7 @@ import m0033 from "./0033_order_reported_latency.js"
 import m0034 from "./0034_seller_earning_days.js"
 import m0035 from "./0035_refunded_reviews.js"
 import m0036 from "./0036_sold_promise.js"
+import m0037 from "./0037_catalogue_plans.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -68,5 +69,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0033_order_reported_latency": m0033,
   "0034_seller_earning_days": m0034,
   "0035_refunded_reviews": m0035,
-  "0036_sold_promise": m0036
+  "0036_sold_promise": m0036,
+  "0037_catalogue_plans": m0037
 }
