@@ -160,7 +160,8 @@ export const PgSettlementStore = Layer.effect(
       // test/suites/purchase-locks.test.ts). Always the order first: no unit of work that holds a wallet
       // locks an order.
       const escrow = escrowAccount(orderId)
-      const rows = yield* sql`WITH o AS (SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders WHERE id = ${orderId} FOR UPDATE),
+      const rows =
+        yield* sql`WITH o AS (SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders WHERE id = ${orderId} FOR UPDATE),
           w AS (SELECT agent_id FROM commerce_wallets
             WHERE agent_id = (SELECT buyer_agent_id FROM o WHERE saga_id IS NULL) FOR UPDATE)
         SELECT o.*,
