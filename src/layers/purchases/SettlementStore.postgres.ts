@@ -13,16 +13,14 @@ import { Effect, Layer } from "effect"
 import type { ServiceRecord } from "../../schema/commerce/services.js"
 import type { WalletRecord } from "../../schema/commerce/wallets.js"
 import type { DomainEvent } from "../../schema/events/events.js"
-import { type JournalEntry, mayGoNegative, walletAccount } from "../../schema/ledger/ledger.js"
-import { escrowAccount } from "../../schema/ledger/ledger.js"
+import { escrowAccount, type JournalEntry, mayGoNegative } from "../../schema/ledger/ledger.js"
 import { SettlementStore, type SettlementWrite } from "../../services/purchases/SettlementStore.js"
 import { iso, nonEmpty, orUnavailable } from "../storage/postgres/PgDb.js"
 import { decodeFirst } from "../storage/postgres/rows.js"
 import { SERVICE_COLUMNS } from "../commerce/CatalogStore.postgres.js"
+import { makePurchaseRows, purchaseLockCtes } from "../storage/postgres/purchaseLock.js"
 import { insertPendingTransaction, transactionCtes } from "./transactions.postgres.js"
 import { ORDER_COLUMNS, orderClose, orderInsert, OrderRow, toOrder } from "./OrderStore.postgres.js"
-
-const json = (value: unknown) => JSON.stringify(value ?? null)
 
 /** Shard rows per account for credits (migration 0017), as the ledger store writes them. */
 const CREDIT_SHARDS = 16
@@ -82,32 +80,6 @@ const eventsCte = (sql: SqlClient.SqlClient, events: ReadonlyArray<DomainEvent>)
       }))
     )
   )})`
-
-/**
- * CTEs `w` (the wallet row) and `b` (its ledger balance: the locked base row plus the account's
- * credit shards), both FOR UPDATE, in the order every purchase takes them (the wallet store's
- * lockForPurchase takes the same). `w` is empty for an agent without a wallet row, `b` without a
- * balance row: makePurchaseRows makes them, then the lock is taken again.
- */
-const purchaseLockCtes = (sql: SqlClient.SqlClient, agentId: string) => {
-  const account = walletAccount(agentId)
-  return sql`w AS (SELECT agent_id, policy, created_at, updated_at FROM commerce_wallets WHERE agent_id = ${agentId}
-      FOR UPDATE),
-    b AS (SELECT (l.balance
-        + COALESCE((SELECT SUM(c.amount) FROM ledger_balance_credits c WHERE c.account = ${account}), 0))::bigint
-        AS balance
-      FROM ledger_balances l WHERE l.account = ${account} FOR UPDATE OF l)`
-}
-
-/** A first purchase: the wallet row (as `initial`) and its balance row (0), where missing. */
-const makePurchaseRows = (sql: SqlClient.SqlClient, w: WalletRecord) =>
-  Effect.andThen(
-    sql`INSERT INTO commerce_wallets (agent_id, policy, created_at, updated_at)
-        VALUES (${w.agentId}, ${json(w.policy)}::jsonb, ${w.createdAt}, ${w.updatedAt})
-        ON CONFLICT (agent_id) DO NOTHING`,
-    sql`INSERT INTO ledger_balances (account, balance) VALUES (${walletAccount(w.agentId)}, 0)
-        ON CONFLICT (account) DO NOTHING`
-  )
 
 /** The open statement's row: the wallet's columns, its balance and the service's (SERVICE_COLUMNS). */
 type Opened = Omit<ServiceRecord, "createdAt" | "updatedAt"> & {

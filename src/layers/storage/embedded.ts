@@ -266,7 +266,8 @@ const serveSession = async (db: PGlite, path: string): Promise<() => Promise<voi
     if (running) return
     running = true
     try {
-      while (queue.length > 0) {
+      // Once the database is closed (the store's scope ended) nothing more is run: the sockets are going.
+      while (queue.length > 0 && !db.closed) {
         const next = db.isInTransaction() && owner !== undefined ? queue.findIndex((q) => q.conn === owner) : 0
         if (next === -1) break
         const { conn, bytes } = queue.splice(next, 1)[0]!
@@ -321,7 +322,9 @@ const serveSession = async (db: PGlite, path: string): Promise<() => Promise<voi
       sockets.delete(socket)
       for (let i = queue.length - 1; i >= 0; i--) if (queue[i]!.conn === conn) queue.splice(i, 1)
       if (owner !== conn) return
-      if (!db.isInTransaction()) owner = undefined
+      // A connection closing after the database did (the scope's release runs the server's close
+      // and the database's close back to back; sockets report closing a tick later) has nothing to undo.
+      if (db.closed || !db.isInTransaction()) owner = undefined
       else
         void db.exec("ROLLBACK").finally(() => {
           owner = undefined
