@@ -56,14 +56,14 @@ export const mutants: ReadonlyArray<Mutant> = [
     breaks: "an approval charges what it quoted, or nothing (void) when the price changed",
     edits: [
       {
-        file: "src/services/commerce/Purchase.ts",
+        file: "src/services/purchases/Purchases.ts",
         find: "if (a.negotiationId === null && tier.priceCents !== a.quotedPriceCents) return",
         replace: "if (false && tier.priceCents !== a.quotedPriceCents) return"
       },
       {
-        file: "src/services/commerce/Purchase.ts",
-        find: "if (x.approval) priceCents = x.approval.quotedPriceCents",
-        replace: "if (x.approval?.negotiationId) priceCents = x.approval.quotedPriceCents"
+        file: "src/services/purchases/Purchases.ts",
+        find: "x.approval?.quotedPriceCents ?? x.priceCents",
+        replace: "(x.approval?.negotiationId ? x.approval.quotedPriceCents : undefined) ?? x.priceCents"
       }
     ]
   },
@@ -72,9 +72,10 @@ export const mutants: ReadonlyArray<Mutant> = [
     breaks: "a retried purchase (same idempotency key) answers the first and charges nothing",
     edits: [
       {
-        file: "src/services/commerce/Purchase.ts",
-        find: "      if (earlier) return earlier\n",
-        replace: '      if (earlier && earlier.status === "pending_approval") return earlier\n'
+        file: "src/services/purchases/Purchases.ts",
+        find: '      if (earlier) return { _tag: "Replayed", purchase: earlier }\n',
+        replace:
+          '      if (earlier && earlier.status === "pending_approval") return { _tag: "Replayed", purchase: earlier }\n'
       }
     ]
   },
@@ -83,7 +84,7 @@ export const mutants: ReadonlyArray<Mutant> = [
     breaks: "an answer at or after the order's deadline finds it expired (refunded), not delivered",
     edits: [
       {
-        file: "src/services/orders/Orders.ts",
+        file: "src/services/purchases/Orders.ts",
         find: "if (Date.parse(order.deadlineAt) <= now) {",
         replace: "if (Date.parse(order.deadlineAt) < now) {"
       }
@@ -94,7 +95,7 @@ export const mutants: ReadonlyArray<Mutant> = [
     breaks: "the same answer to an order again is the order as it is (200), not OrderClosed",
     edits: [
       {
-        file: "src/services/orders/Orders.ts",
+        file: "src/services/purchases/Orders.ts",
         find: "if (order.status === same) return { order, closed: false, changed: false }",
         replace: "if (order.status === same && false) return { order, closed: false, changed: false }"
       }
@@ -105,9 +106,9 @@ export const mutants: ReadonlyArray<Mutant> = [
     breaks: "a failed or expired order gives back the negotiation its buy redeemed",
     edits: [
       {
-        file: "src/services/orders/outcome.ts",
-        find: "yield* negotiated.release(order.negotiationId, order.transactionId)",
-        replace: "yield* Effect.void"
+        file: "src/services/purchases/Orders.ts",
+        find: "if (own && to.negotiationId !== null) yield* negotiated.release(to.negotiationId, to.transactionId)",
+        replace: "if (own && to.negotiationId !== null) yield* Effect.void"
       }
     ]
   },

@@ -324,6 +324,26 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ _tag: "restart" as const }) }
 )
 
+/**
+ * An agent seller's order that waits (a buy answered "later", no key), then its answer near the
+ * deadline: just in time, exactly at it, just after. Without the buy, a `late` step rarely finds an
+ * order still pending (most are answered at once or by an `answer` step), and an answer exactly at
+ * the deadline never came up in 60 runs; the test asserts that it does now (STEP_MINIMUMS).
+ */
+const lateAfterBuyArb: fc.Arbitrary<ReadonlyArray<Op>> = fc
+  .record({
+    b: buyArb.filter((b) => b.seller !== M.PLATFORM && b.key === null),
+    pick: fc.nat(),
+    by: fc.constantFrom(-1, 0, 0, 1),
+    answer: answerArb,
+    sweep: fc.boolean()
+  })
+  .map((r) => [
+    { _tag: "buy" as const, b: { ...r.b, answer: "later" as const } },
+    // Whichever pending order it picks (this buy's or an older one), it is answered at its deadline's edge.
+    { _tag: "late" as const, pick: r.pick, by: r.by, answer: r.answer, sweep: r.sweep }
+  ])
+
 export const scenarioArb = (ops: number): fc.Arbitrary<Scenario> =>
   fc.record({
     // A start somewhere in 2026, so days and months turn over during a run.
@@ -333,5 +353,13 @@ export const scenarioArb = (ops: number): fc.Arbitrary<Scenario> =>
       maxLength: M.AGENTS
     }),
     funding: fc.array(fc.constantFrom(0, ...PRICES, ...AMOUNTS), { minLength: M.AGENTS, maxLength: M.AGENTS }),
-    ops: fc.array(opArb, { minLength: Math.ceil(ops / 2), maxLength: ops })
+    ops: fc
+      .array(
+        fc.oneof(
+          { weight: 12, arbitrary: opArb.map((op): ReadonlyArray<Op> => [op]) },
+          { weight: 1, arbitrary: lateAfterBuyArb }
+        ),
+        { minLength: Math.ceil(ops / 2), maxLength: ops }
+      )
+      .map((steps) => steps.flat().slice(0, Math.max(ops, 1)))
   })
