@@ -204,8 +204,13 @@ forEachStorage(
         const long = yield* countStatements(board.board(seller.accountId, seller.agentId))
         expect(long.result.ended).toHaveLength(10)
         expect(long.result.earnings.todayCents).toBe(20 * 850)
-        expect(long.statements).toBe(short.statements)
-        if (c.name !== "memory") expect(long.statements).toBeLessThanOrEqual(5)
+        // The memory storage runs no SQL (0 === 0 would prove nothing): the statement count is a claim
+        // about the SQL storages only, where the board must have read something and no more for more history.
+        if (c.name !== "memory") {
+          expect(short.statements).toBeGreaterThan(0)
+          expect(long.statements).toBe(short.statements)
+          expect(long.statements).toBeLessThanOrEqual(5)
+        }
       })
     )
   }
