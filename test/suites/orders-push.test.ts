@@ -13,6 +13,7 @@ import { Commerce } from "../../src/services/commerce/Commerce.js"
 import { NoNegotiatedPrices } from "../../src/services/purchases/NegotiatedPrices.js"
 import { LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Orders } from "../../src/services/purchases/Orders.js"
+import { OrderStore } from "../../src/services/purchases/OrderStore.js"
 import { PushDispatcher, PushWorkerLive } from "../../src/services/purchases/PushWorker.js"
 import { Ids } from "../../src/services/platform/Db.js"
 import { WebhookTransport } from "../../src/services/webhooks/WebhookTransport.js"
@@ -111,8 +112,13 @@ forEachStorage("orders by push", stack, (it) => {
         const order = yield* eventuallyEffect(orders.get(seller.agentId, accepted!), (o) => o.push?.acceptedAt != null)
         expect(order.status).toBe("pending")
         expect(yield* balance(escrowAccount(order.id))).toBe(PRICE)
-        // Past the first retry delay: the accepted order is not pushed again.
-        yield* Effect.sleep(1_500)
+        // Not pushed again: the store never offers an accepted order to a dispatcher, even an hour past
+        // the first retry delay (no wall-clock wait: this is what every dispatcher's pass asks).
+        const due = yield* Effect.flatMap(OrderStore, (s) =>
+          s.duePushes(new Date(Date.now() + 3_600_000).toISOString(), 4, 100)
+        )
+        expect(due.map((o) => o.id)).not.toContain(order.id)
+        expect(order.push?.nextAttemptAt ?? null).toBeNull()
         expect(server.pushes).toHaveLength(1)
         const delivered = yield* orders.deliver(seller.agentId, order.id, { output: "done later" })
         expect(delivered.status).toBe("delivered")
