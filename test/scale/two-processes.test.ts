@@ -251,6 +251,69 @@ describe.skipIf(postgresSkipReason !== undefined)(
       }
     })
 
+    // docs/fulfilment.md "Pull": a list waiting in one process is woken by an order placed through the
+    // other by that process's one reader, within about a second. The wait asked for is 20 s, so an
+    // answer within 3 s of the buy is the reader's doing, not the wait running out (its fallback).
+    it("a pull seller's list waiting in one process answers an order placed through the other within about a second", async () => {
+      const seller = await createAgentKey(servers[0].baseUrl, [...ALL])
+      const buyer = await createAgentKey(servers[1].baseUrl, [...ALL])
+      const json = { "content-type": "application/json" }
+      const published = await fetch(`${servers[0].baseUrl}${COMMERCE}/services`, {
+        method: "POST",
+        headers: { ...seller.auth, ...json },
+        body: JSON.stringify({
+          name: "Waited for",
+          description: "a service its seller fulfils from a waiting list",
+          category: "testing",
+          pricingModel: "per_call",
+          tiers: [
+            {
+              id: "unit",
+              name: "Unit",
+              priceCents: 100,
+              unit: "call",
+              includedUnits: null,
+              sla: { uptimePct: 99, p95LatencyMs: 5_000, supportWindow: "24/7" }
+            }
+          ],
+          fulfilment: { mode: "pull" }
+        })
+      })
+      expect(published.status, await published.clone().text()).toBe(201)
+      const serviceId = ((await published.json()) as { id: string }).id
+      const topup = await fetch(`${servers[1].baseUrl}${COMMERCE}/wallet/topup`, {
+        method: "POST",
+        headers: { ...buyer.auth, ...json },
+        body: JSON.stringify({ amountCents: 1_000 })
+      })
+      expect(topup.status).toBeLessThan(300)
+
+      const listed = fetch(`${servers[0].baseUrl}${COMMERCE}/orders?status=pending&waitMs=20000`, {
+        headers: seller.auth
+      }).then(async (r) => ({
+        status: r.status,
+        at: Date.now(),
+        body: (await r.json()) as { orders: Array<{ id: string }> }
+      }))
+      // The list is waiting (nothing pending yet) before the buy goes to the other process.
+      await new Promise((r) => setTimeout(r, 300))
+      // Timed from the buy's sending: a buy from a pull seller may itself wait a while for the seller's answer.
+      const boughtAt = Date.now()
+      const bought = await fetch(`${servers[1].baseUrl}${COMMERCE}/buy`, {
+        method: "POST",
+        headers: { ...buyer.auth, ...json },
+        body: JSON.stringify({ serviceId, tierId: "unit", input: { prompt: "wake the other process" } })
+      })
+      const purchase = (await bought.json()) as { status: string; transaction: { id: string } }
+      expect(bought.status, JSON.stringify(purchase)).toBe(202)
+      const page = await listed
+      expect(page.status).toBe(200)
+      expect(page.body.orders.map((o) => o.id)).toEqual([purchase.transaction.id])
+      expect(page.at - boughtAt, "the list answered this long after the buy was sent (its wait was 20 s)").toBeLessThan(
+        3_000
+      )
+    })
+
     it("a webhook event is delivered once per attempt although both processes run workers", async () => {
       const key = await createAgentKey(front.baseUrl, [...ALL])
       // Every delivery's webhook-id; test pings separately (other events of the agent arrive too).
