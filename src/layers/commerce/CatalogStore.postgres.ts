@@ -129,34 +129,33 @@ export const GROWTH_ANALYZE = { rows: 50, fraction: 0.2 } as const
 /** The columns the catalogue's pages and recommendations filter and order on (the rest waits for autovacuum / the embedded vacuum pass). */
 const ANALYZED_COLUMNS = "id, status, category, seller_agent_id, pricing_model, min_tier_cents, max_tier_cents, search"
 
-const growthAnalyzer = (sql: SqlClient.SqlClient) =>
-  Effect.gen(function* () {
-    let written = 0
-    let counted = 0
-    const due = () => written > GROWTH_ANALYZE.rows + GROWTH_ANALYZE.fraction * counted
-    const wake = yield* Queue.sliding<void>(1)
-    const analyze = Effect.gen(function* () {
-      written = 0
-      yield* sql.unsafe(`ANALYZE commerce_services (${ANALYZED_COLUMNS})`)
-      const [row] = yield* sql<{ rows: number }>`
+const growthAnalyzer = Effect.fnUntraced(function* (sql: SqlClient.SqlClient) {
+  let written = 0
+  let counted = 0
+  const due = () => written > GROWTH_ANALYZE.rows + GROWTH_ANALYZE.fraction * counted
+  const wake = yield* Queue.sliding<void>(1)
+  const analyze = Effect.gen(function* () {
+    written = 0
+    yield* sql.unsafe(`ANALYZE commerce_services (${ANALYZED_COLUMNS})`)
+    const [row] = yield* sql<{ rows: number }>`
         SELECT greatest(reltuples, 0)::float8 AS rows FROM pg_class WHERE oid = 'commerce_services'::regclass`
-      counted = row?.rows ?? counted
-    })
-    // A wake that waited while the last ANALYZE ran is stale unless the writes since are due again.
-    yield* Effect.forkScoped(
-      Effect.forever(
-        Queue.take(wake).pipe(
-          Effect.andThen(Effect.suspend(() => (due() ? analyze : Effect.void))),
-          Effect.catchCause((cause) => Effect.logWarning("catalogue growth analyze failed", cause))
-        )
+    counted = row?.rows ?? counted
+  })
+  // A wake that waited while the last ANALYZE ran is stale unless the writes since are due again.
+  yield* Effect.forkScoped(
+    Effect.forever(
+      Queue.take(wake).pipe(
+        Effect.andThen(Effect.suspend(() => (due() ? analyze : Effect.void))),
+        Effect.catchCause((cause) => Effect.logWarning("catalogue growth analyze failed", cause))
       )
     )
-    return (n: number) =>
-      Effect.sync(() => {
-        written += n
-        if (due()) Queue.offerUnsafe(wake, undefined)
-      })
-  })
+  )
+  return (n: number) =>
+    Effect.sync(() => {
+      written += n
+      if (due()) Queue.offerUnsafe(wake, undefined)
+    })
+})
 
 export const PgCatalogStore = Layer.effect(
   CatalogStore,
