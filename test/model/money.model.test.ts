@@ -121,7 +121,13 @@ for (const c of storageCases) {
           if (sql === true && c.name === "memory") return false
           return [...stats].filter(([k]) => pattern.test(k)).reduce((sum, [, n]) => sum + n, 0) < 1
         }).map(({ says }) => says)
-        expect(missing, "steps the generated runs never reached").toEqual([])
+        // Pinned at the default seed and run count (what npm test and CI run); another seed or size (the
+        // long run, a replay) reaches what it reaches, and says what it missed.
+        const pinned =
+          SEED === DEFAULT_SEED && process.env.MODEL_RUNS === undefined && process.env.MODEL_PATH === undefined
+        if (pinned) expect(missing, "steps the generated runs never reached").toEqual([])
+        else if (missing.length > 0)
+          console.log(`[money model ${c.name}] not reached at this seed: ${missing.join("; ")}`)
       },
       60_000 + RUNS * 20_000
     ) // generous: a run is well under a second on memory, a few on Postgres
