@@ -30,40 +30,42 @@ export const viemChain = (x402: X402Config) => {
   const transport = http(rpcUrl, { timeout: x402.facilitatorTimeoutMs })
   const publicClient = createPublicClient({ chain, transport })
   const reader = Chain.of({
-    authorizationState: ({ asset, from, nonce }) =>
-      Effect.gen(function* () {
-        const used = yield* Effect.tryPromise({
-          try: () =>
-            publicClient.readContract({
-              address: getAddress(asset),
-              abi: tokenAbi,
-              functionName: "authorizationState",
-              args: [getAddress(from), nonce as `0x${string}`]
-            }),
-          catch: unavailable("authorizationState")
-        })
-        if (!used) return { _tag: "Unused" as const }
-        // The transaction that used it, when the node keeps the log (a pruned node may not).
-        const logs = yield* Effect.tryPromise({
-          try: () =>
-            publicClient.getContractEvents({
-              address: getAddress(asset),
-              abi: tokenAbi,
-              eventName: "AuthorizationUsed",
-              args: { authorizer: getAddress(from), nonce: nonce as `0x${string}` },
-              fromBlock: "earliest"
-            }),
-          catch: unavailable("AuthorizationUsed logs")
-        }).pipe(Effect.orElseSucceed(() => []))
-        return { _tag: "Used" as const, transaction: logs[0]?.transactionHash ?? null }
-      }),
+    authorizationState: Effect.fnUntraced(function* ({ asset, from, nonce }) {
+      const used = yield* Effect.tryPromise({
+        try: () =>
+          publicClient.readContract({
+            address: getAddress(asset),
+            abi: tokenAbi,
+            functionName: "authorizationState",
+            args: [getAddress(from), nonce as `0x${string}`]
+          }),
+        catch: unavailable("authorizationState")
+      })
+      if (!used) return { _tag: "Unused" as const }
+      // The transaction that used it, when the node keeps the log (a pruned node may not).
+      const logs = yield* Effect.tryPromise({
+        try: () =>
+          publicClient.getContractEvents({
+            address: getAddress(asset),
+            abi: tokenAbi,
+            eventName: "AuthorizationUsed",
+            args: { authorizer: getAddress(from), nonce: nonce as `0x${string}` },
+            fromBlock: "earliest"
+          }),
+        catch: unavailable("AuthorizationUsed logs")
+      }).pipe(Effect.orElseSucceed(() => []))
+      return { _tag: "Used" as const, transaction: logs[0]?.transactionHash ?? null }
+    }),
     now: Effect.tryPromise({
       try: async () => Number((await publicClient.getBlock()).timestamp),
       catch: unavailable("latest block")
     })
   })
   const layers = Layer.succeed(Chain, reader)
-  if (Option.isNone(x402.refundPrivateKey)) return layers
+  if (Option.isNone(x402.refundPrivateKey)) {
+    const none = Effect.fail(new ChainUnavailable({ reason: "no refund wallet (X402_REFUND_PRIVATE_KEY)" }))
+    return Layer.merge(layers, Layer.succeed(Refunds, Refunds.of({ refund: () => none })))
+  }
   const account = privateKeyToAccount(Redacted.value(x402.refundPrivateKey.value) as `0x${string}`)
   const wallet = createWalletClient({ account, chain, transport })
   return Layer.merge(

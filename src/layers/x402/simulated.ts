@@ -9,6 +9,7 @@
 // answer never arrives), the two cases that make a payment's outcome unknown.
 import { randomBytes } from "node:crypto"
 import { Context, Effect, Layer, Schema } from "effect"
+import { authorizationTypes } from "@x402/evm"
 import { getAddress, recoverTypedDataAddress } from "viem"
 import { AppConfig, type X402Config } from "../../services/platform/AppConfig.js"
 import { Chain, ChainUnavailable, Facilitator, FacilitatorUnavailable, Refunds } from "../../services/x402/ports.js"
@@ -21,18 +22,6 @@ import {
   type VerifyResponse,
   X402_VERSION
 } from "../../schema/x402/x402.js"
-
-/** The EIP-3009 message a payer signs. */
-const authorizationTypes = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" }
-  ]
-} as const
 
 export interface SimulatedTransfer {
   readonly transaction: string
@@ -212,20 +201,36 @@ export class SimulatedChain {
 }
 
 /** The simulated chain of this process (tests read it from the server's context). */
-export class SimulatedChainRef extends Context.Service<SimulatedChainRef, SimulatedChain>()(
+class SimulatedChainRef extends Context.Service<SimulatedChainRef, SimulatedChain>()(
   "agent-commerce/X402SimulatedChain"
 ) {}
 
 /** A payer's starting balance on the simulated chain: 1,000 units of a 6-decimal asset (1,000 USD). */
 const STARTING_BALANCE = 1_000_000_000n
 
-/** The simulated chain for the configured x402 (one per process). */
-export const SimulatedChainLive = Layer.effect(
+/**
+ * The simulated chains of this process, one per payTo address: the server's layer and a test in
+ * the same process reach the same chain (tests read its transfers and make a settle fail).
+ */
+const chains = new Map<string, SimulatedChain>()
+
+/** The simulated chain that receives payments to `payTo` in this process (created on first use). */
+export const simulatedChainOf = (x402: X402Config): SimulatedChain => {
+  const key = x402.payTo.toLowerCase()
+  let chain = chains.get(key)
+  if (chain === undefined) {
+    chain = new SimulatedChain(x402, STARTING_BALANCE * 10n ** BigInt(Math.max(0, x402.assetDecimals - 6)))
+    chains.set(key, chain)
+  }
+  return chain
+}
+
+const SimulatedChainLive = Layer.effect(
   SimulatedChainRef,
   Effect.map(AppConfig, (config) => {
     const x402 = config.x402
     if (x402._tag === "None") throw new Error("the simulated chain needs x402 configured")
-    return new SimulatedChain(x402.value, STARTING_BALANCE * 10n ** BigInt(Math.max(0, x402.value.assetDecimals - 6)))
+    return simulatedChainOf(x402.value)
   })
 )
 

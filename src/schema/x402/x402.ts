@@ -15,7 +15,6 @@ export const PAYMENT_IDENTIFIER_EXTENSION = "payment-identifier"
 export const EXACT_SCHEME = "exact"
 
 /** A CAIP-2 EVM network id: `eip155:<chain id>`. */
-export const EvmNetwork = Schema.String.pipe(Schema.check(Schema.isPattern(/^eip155:[1-9]\d{0,18}$/u)))
 /** A 20-byte hex address (any case). */
 export const Address = Schema.String.pipe(Schema.check(Schema.isPattern(/^0x[0-9a-fA-F]{40}$/u)))
 /** A non-negative integer amount of the asset's base units, as a decimal string. */
