@@ -255,6 +255,37 @@ describeEachStorage("x402 v2 on the paid call", (storage) => {
     expect(((await bad.json()) as Json).field).toBe("PAYMENT-SIGNATURE")
   })
 
+  it("a payment-identifier names the payment: the same id and payload answer the first outcome, another payload under it is 409 and moves nothing", async () => {
+    const { account } = payer()
+    const client = clientFor(account)
+    const [url, init] = invoke(SIMULATED, "standard", { text: "named" })
+    const challenged = await fetch(url, init)
+    const required = JSON.parse(Buffer.from(challenged.headers.get("payment-required")!, "base64").toString("utf8"))
+    expect(required.extensions["payment-identifier"]).toBeDefined()
+    const id = `pay_${randomBytes(12).toString("hex")}`
+    const signed = async () => {
+      const payload = await client.createPaymentPayload(required)
+      return Buffer.from(
+        JSON.stringify({ ...payload, extensions: { ...payload.extensions, "payment-identifier": { info: { id } } } })
+      ).toString("base64")
+    }
+    const first = await signed()
+    const paid = await fetch(url, { ...init, headers: { ...init.headers, "payment-signature": first } })
+    expect(paid.status).toBe(200)
+    const paidBody = await paid.json()
+    const transfers = chain().transfers.length
+    const railAfter = await balance(rail)
+    const again = await fetch(url, { ...init, headers: { ...init.headers, "payment-signature": first } })
+    expect(again.status).toBe(200)
+    expect(await again.json()).toEqual(paidBody)
+    // A fresh authorization (another nonce) under the same payment id: another payment, refused.
+    const other = await fetch(url, { ...init, headers: { ...init.headers, "payment-signature": await signed() } })
+    expect(other.status).toBe(409)
+    expect(((await other.json()) as Json)._tag).toBe("PaymentConflict")
+    expect(chain().transfers.length).toBe(transfers)
+    expect(await balance(rail)).toBe(railAfter)
+  })
+
   it("a settle whose answer is lost: 202 settlement_pending, never a fresh 402; a retry pays nothing more; reconciled from the chain", async () => {
     const { account } = payer()
     const client = clientFor(account)

@@ -28,6 +28,8 @@ import {
   type X402PaymentRequired
 } from "../../schema/x402/x402.js"
 import { KeysStore } from "../keys/KeysStore.js"
+import { WalletStore } from "../wallet/WalletStore.js"
+import { initialWallet, UNLIMITED_POLICY } from "../../schema/wallet/policy.js"
 import { Challenges } from "../mpp/challenges.js"
 import { AppConfig, type X402Config } from "../platform/AppConfig.js"
 import { Ids, Transactor } from "../platform/Db.js"
@@ -136,6 +138,7 @@ const make = Effect.gen(function* () {
   const refunds = yield* Refunds
   const challenges = yield* Challenges
   const keys = yield* KeysStore
+  const wallets = yield* WalletStore
   const funding = yield* ExternalFunding
   const purchases = yield* Purchases
   const transactions = yield* PurchaseStore
@@ -183,6 +186,9 @@ const make = Effect.gen(function* () {
             .pipe(Effect.catchTag("Conflict", () => Effect.void))
         }
         if ((yield* keys.getAgent(agentId)) === undefined) {
+          // The payer approves each payment by signing it: no approvals, no limits but its own (its client's).
+          const wallet = yield* wallets.lock(initialWallet(agentId, Date.parse(at)))
+          yield* wallets.put({ ...wallet, policy: UNLIMITED_POLICY, updatedAt: at })
           yield* keys.insertAgent({
             id: agentId,
             accountId: X402_PAYERS_ACCOUNT,
