@@ -133,6 +133,20 @@ describeEachStorage("x402 v2 on the paid call", (storage) => {
     })
   })
 
+  it("discovery states the rail: /api/discover's ai_commerce.x402 and llms.txt", async () => {
+    const discover = (await (await fetch(`${server.baseUrl}/api/discover`)).json()) as Json
+    expect(discover.ai_commerce.x402).toMatchObject({
+      version: 2,
+      scheme: "exact",
+      network: config.network,
+      asset: config.asset,
+      pay_to: config.payTo,
+      api_key_required: false
+    })
+    const llms = await (await fetch(`${server.baseUrl}/llms.txt`)).text()
+    expect(llms).toContain(`x402 v2 (scheme exact, ${config.network}`)
+  })
+
   it("the stock client pays a simulated seller's call with no key: the asset moves once, the ledger takes it in and splits 85/15", async () => {
     const { account, pay } = payer()
     const sellerWallet = walletAccount("agt_seller_pixelmint")
