@@ -46,6 +46,9 @@ import { Commerce } from "../services/commerce/Commerce.js"
 import { NegotiatedPricesLive } from "../services/negotiation/NegotiatedPricesLive.js"
 import { SagaOrderOwnersLive } from "../services/saga/SagaOrderOwners.js"
 import { PaidPurchases } from "../services/mpp/PaidPurchases.js"
+import { X402 } from "../services/x402/X402.js"
+import { X402WorkerLive } from "./x402/X402Worker.js"
+import { X402PortsLive } from "./x402/X402Ports.js"
 import { Disputes } from "../services/commerce/Disputes.js"
 import { Reputation } from "../services/reputation/Reputation.js"
 import { Wallet } from "../services/wallet/Wallet.js"
@@ -117,6 +120,7 @@ const DomainServicesLive = Layer.mergeAll(
   Orders.layer,
   SellerBoard.layer,
   PaidPurchases.layer,
+  X402.layer,
   Disputes.layer,
   Reputation.layer
 ).pipe(Layer.provideMerge(ServicePortsLive))
@@ -138,7 +142,7 @@ export const PaymentProcessorLive = Layer.unwrap(
 )
 
 /** The ports chosen from config: storage (stores and Transactor), payment processor, webhook transport, ids. */
-export const PortsLive = Layer.mergeAll(PaymentProcessorLive, NodeWebhookTransport).pipe(
+export const PortsLive = Layer.mergeAll(PaymentProcessorLive, NodeWebhookTransport, X402PortsLive).pipe(
   Layer.provideMerge(StorageLive),
   Layer.provideMerge(Ids.Live)
 )
@@ -153,6 +157,7 @@ const WorkersLive = Layer.mergeAll(
   SagaWorkerLive,
   WebhookWorkerLive,
   PushWorkerLive,
+  X402WorkerLive,
   DisputeWorkerLive,
   Layer.effectDiscard(seedCatalogProjects.pipe(Effect.orDie))
 )

@@ -24,6 +24,7 @@ import { MemoryBuildStore } from "./projects/BuildStore.memory.js"
 import { MemorySessionStore } from "./sessions/SessionStore.memory.js"
 import { MemoryNegotiationStore } from "./negotiation/NegotiationStore.memory.js"
 import { MemoryMppStore } from "./mpp/MppStore.memory.js"
+import { MemoryX402Store } from "./x402/X402Store.memory.js"
 import { MemorySagaStore } from "./saga/SagaStore.memory.js"
 import { MemoryAuditStore } from "./audit/AuditStore.memory.js"
 import { MemoryOverviewStore } from "./audit/OverviewStore.memory.js"
@@ -50,6 +51,7 @@ import { PgBuildStore } from "./projects/BuildStore.postgres.js"
 import { PgSessionStore } from "./sessions/SessionStore.postgres.js"
 import { PgNegotiationStore } from "./negotiation/NegotiationStore.postgres.js"
 import { PgMppStore } from "./mpp/MppStore.postgres.js"
+import { PgX402Store } from "./x402/X402Store.postgres.js"
 import { PgSagaStore } from "./saga/SagaStore.postgres.js"
 import { PgAuditStore } from "./audit/AuditStore.postgres.js"
 import { PgOverviewStore } from "./audit/OverviewStore.postgres.js"
@@ -98,6 +100,7 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryNegotiationStore,
   MemorySagaStore,
   MemoryMppStore,
+  MemoryX402Store,
   MemoryAuditStore,
   MemoryOverviewStore,
   MemoryRefusalsStore,
@@ -132,6 +135,7 @@ const PgStoresOnly = Layer.mergeAll(
   PgNegotiationStore,
   PgSagaStore,
   PgMppStore,
+  PgX402Store,
   PgAuditStore,
   PgOverviewStore,
   PgRefusalsStore,
