@@ -124,7 +124,9 @@ export const startChain = async (options: ChainOptions): Promise<Chain> => {
     >
     // Reverted calls are expected (x402's facilitator simulates before it settles): one short line each.
     const error = data.error as { message?: unknown } | undefined
-    if (error !== undefined) log(`rpc ${call.method}: ${String(error.message).slice(0, 200)}`)
+    // viem asks for eth_fillTransaction first and falls back when the node lacks it: not worth a line.
+    if (error !== undefined && call.method !== "eth_fillTransaction")
+      log(`rpc ${call.method}: ${String(error.message).slice(0, 200)}`)
     return { ...data, jsonrpc: "2.0", id: call.id ?? null }
   }
 

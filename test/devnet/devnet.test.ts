@@ -96,11 +96,9 @@ const startResource = async (info: DevnetInfo) => {
 const payingFetch = (info: DevnetInfo, privateKey: Hex) =>
   wrapFetchWithPayment(
     fetch,
-    new x402Client()
-      .register(info.network, new ExactEvmScheme(privateKeyToAccount(privateKey)))
-      .setSpendControls({
-        allowedAssets: [{ network: info.network, asset: info.asset, maxAmountPerPayment: "1000000" }]
-      })
+    new x402Client().register(info.network, new ExactEvmScheme(privateKeyToAccount(privateKey))).setSpendControls({
+      allowedAssets: [{ network: info.network, asset: info.asset, maxAmountPerPayment: "1000000" }]
+    })
   )
 
 let devnet: RunningDevnet
