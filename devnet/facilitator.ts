@@ -113,7 +113,13 @@ export const startFacilitator = async (options: FacilitatorOptions): Promise<Fac
   )
   const network = `eip155:${options.chainId}` as const
   const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: network })
-    .onAfterSettle(async ({ result }) => log(`settled ${result.transaction} for ${result.payer ?? "?"}`))
+    .onAfterSettle(async ({ result }) =>
+      log(
+        result.success
+          ? `settled ${result.transaction} for ${result.payer ?? "?"}`
+          : `settle refused (${result.errorReason ?? "?"}) for ${result.payer ?? "?"}`
+      )
+    )
     .onSettleFailure(async ({ error }) => log(`settle failed: ${error.message}`))
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {

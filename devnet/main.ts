@@ -17,7 +17,9 @@ const intFromEnv = (name: string, fallback: number, min: number, max: number) =>
 }
 
 const main = async () => {
-  const devnet = await startDevnet({
+  // A signal during start-up waits for the start to finish (or fail), then stops what started.
+  let stopping = false
+  const started = startDevnet({
     chainId: intFromEnv("DEVNET_CHAIN_ID", 31337, 1, 2 ** 32),
     rpcPort: intFromEnv("DEVNET_RPC_PORT", 0, 0, 65535),
     facilitatorPort: intFromEnv("DEVNET_FACILITATOR_PORT", 0, 0, 65535),
@@ -25,22 +27,24 @@ const main = async () => {
     trace: process.env.DEVNET_TRACE === "1",
     log
   })
-  process.stdout.write(`${JSON.stringify(devnet.info)}\n`)
-  let stopping = false
   const stop = (signal: string) => {
     if (stopping) return
     stopping = true
     log(`${signal}: stopping`)
-    devnet.stop().then(
-      () => process.exit(0),
-      (e: unknown) => {
-        log(`stop failed: ${e instanceof Error ? e.message : String(e)}`)
-        process.exit(1)
-      }
-    )
+    started
+      .then((devnet) => devnet.stop())
+      .then(
+        () => process.exit(0),
+        (e: unknown) => {
+          log(`stop failed: ${e instanceof Error ? e.message : String(e)}`)
+          process.exit(1)
+        }
+      )
   }
   process.on("SIGINT", () => stop("SIGINT"))
   process.on("SIGTERM", () => stop("SIGTERM"))
+  const devnet = await started
+  if (!stopping) process.stdout.write(`${JSON.stringify(devnet.info)}\n`)
 }
 
 main().catch((e: unknown) => {
