@@ -20,7 +20,7 @@ export interface Artifact {
   readonly deployedBytecode: `0x${string}`
 }
 
-export const artifactPath = (name: ContractName) => path.join(contractsDir, `${name}.json`)
+export const artifactPath = (name: ContractName, dir: string = contractsDir) => path.join(dir, `${name}.json`)
 
 /** Reads a committed artifact. */
 export const readArtifact = (name: ContractName): Artifact =>
