@@ -152,6 +152,8 @@ export const startDevnet = async (options: DevnetOptions = {}): Promise<Devnet> 
       },
       log
     )
+    // Its failure is told where it is awaited, below; until then it must not count as unhandled.
+    facilitator.catch(() => {})
 
     await chain.request("hardhat_setCode", [multicall3Address, readArtifact("Multicall").deployedBytecode])
     const viemChain = devnetChain(chainId, chain.rpcUrl)
