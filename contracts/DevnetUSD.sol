@@ -213,8 +213,8 @@ contract DevnetUSD {
         emit AuthorizationCanceled(authorizer, nonce);
     }
 
-    // The revert strings are the ones x402's facilitator recognises (authorization expired, not yet
-    // valid, used, invalid signature, exceeds balance), so its settle answers name the cause.
+    // The checks and revert strings are USDC's (FiatTokenV2's, without its prefix); x402's facilitator
+    // tells the cause of a refusal from authorizationState, balanceOf, name and version (Multicall.sol).
     function _transferWithAuthorization(
         bytes32 typeHash,
         address from,
