@@ -13,7 +13,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/client"
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { createWalletClient, http, isAddress, type Hex } from "viem"
+import { createWalletClient, http, isAddress, parseAbi, parseSignature, type Hex } from "viem"
 import { privateKeyToAccount, privateKeyToAddress } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { DevnetInfo } from "../../devnet/start.js"
@@ -93,6 +93,17 @@ const startResource = async (info: DevnetInfo) => {
 
 // The stock client pays only assets it knows (USDC on the public chains) unless told otherwise: the
 // devnet's token is allowed by name, up to $1 a payment, as an agent configures it (docs/devnet.md).
+const eip3009Abi = parseAbi([
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)"
+])
+
+const devnetViemChain = (info: DevnetInfo) => ({
+  id: Number(info.network.split(":")[1]),
+  name: "devnet",
+  nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+  rpcUrls: { default: { http: [info.rpcUrl] } }
+})
+
 const payingFetch = (info: DevnetInfo, privateKey: Hex) =>
   wrapFetchWithPayment(
     fetch,
@@ -215,7 +226,33 @@ describe("npm run devnet", () => {
     const verified = await resource.facilitator.verify(payload, resource.requirements)
     expect(verified.isValid).toBe(false)
     const settled = await resource.facilitator.settle(payload, resource.requirements).catch((e: unknown) => e)
-    expect(settled).toMatchObject({ success: false })
+    expect(settled).toMatchObject({ success: false, errorReason: "invalid_exact_evm_nonce_already_used" })
+    // And to the token itself, by anyone, bypassing every facilitator: the chain refuses it.
+    const authorization = (payload.payload as { authorization: Record<string, string> }).authorization
+    const { r, s, v } = parseSignature((payload.payload as { signature: Hex }).signature)
+    const submitter = createWalletClient({
+      account: privateKeyToAccount(info.payerPrivateKeys[2]!),
+      chain: devnetViemChain(info),
+      transport: http(info.rpcUrl)
+    })
+    await expect(
+      submitter.writeContract({
+        address: info.asset,
+        abi: eip3009Abi,
+        functionName: "transferWithAuthorization",
+        args: [
+          authorization.from as Hex,
+          authorization.to as Hex,
+          BigInt(authorization.value!),
+          BigInt(authorization.validAfter!),
+          BigInt(authorization.validBefore!),
+          authorization.nonce as Hex,
+          Number(v),
+          r,
+          s
+        ]
+      })
+    ).rejects.toThrow(/authorization is used or canceled/)
 
     expect({ payer: await chain.balanceOf(payer), payTo: await chain.balanceOf(payTo) }).toEqual(paidOnce)
   })
@@ -247,12 +284,7 @@ describe("npm run devnet", () => {
     const before = await chain.balanceOf(payer)
     const wallet = createWalletClient({
       account: privateKeyToAccount(info.serverEnv.X402_REFUND_PRIVATE_KEY),
-      chain: {
-        id: Number(info.network.split(":")[1]),
-        name: "devnet",
-        nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-        rpcUrls: { default: { http: [info.rpcUrl] } }
-      },
+      chain: devnetViemChain(info),
       transport: http(info.rpcUrl)
     })
     const hash = await wallet.writeContract({
