@@ -22,6 +22,7 @@ import { MemoryPaymentsStore } from "./payments/PaymentsStore.memory.js"
 import { MemoryProjectsStore } from "./projects/ProjectsStore.memory.js"
 import { MemoryBuildStore } from "./projects/BuildStore.memory.js"
 import { MemorySessionStore } from "./sessions/SessionStore.memory.js"
+import { MemoryAcpSessionStore } from "./acp/AcpSessionStore.memory.js"
 import { MemoryNegotiationStore } from "./negotiation/NegotiationStore.memory.js"
 import { MemoryMppStore } from "./mpp/MppStore.memory.js"
 import { MemorySagaStore } from "./saga/SagaStore.memory.js"
@@ -48,6 +49,7 @@ import { PgPaymentsStore } from "./payments/PaymentsStore.postgres.js"
 import { PgProjectsStore } from "./projects/ProjectsStore.postgres.js"
 import { PgBuildStore } from "./projects/BuildStore.postgres.js"
 import { PgSessionStore } from "./sessions/SessionStore.postgres.js"
+import { PgAcpSessionStore } from "./acp/AcpSessionStore.postgres.js"
 import { PgNegotiationStore } from "./negotiation/NegotiationStore.postgres.js"
 import { PgMppStore } from "./mpp/MppStore.postgres.js"
 import { PgSagaStore } from "./saga/SagaStore.postgres.js"
@@ -92,6 +94,7 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryProjectsStore,
   MemoryBuildStore,
   MemorySessionStore,
+  MemoryAcpSessionStore,
   MemoryInvestStore,
   MemoryPaymentsStore,
   MemoryFakeProcessorStore,
@@ -126,6 +129,7 @@ const PgStoresOnly = Layer.mergeAll(
   PgProjectsStore,
   PgBuildStore,
   PgSessionStore,
+  PgAcpSessionStore,
   PgInvestStore,
   PgPaymentsStore,
   PgFakeProcessorStore,
