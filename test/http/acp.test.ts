@@ -166,6 +166,16 @@ describeEachStorage("ACP checkout sessions", (storage) => {
     expect(created.body.fulfillment_options).toEqual([expect.objectContaining({ type: "digital", id: "digital" })])
     const handlers = (created.body.capabilities as { payment: { handlers: Array<Json> } }).payment.handlers
     expect(handlers.map((h) => h.id)).toEqual(["wallet"])
+    // The handler's spec and schemas are served where it says.
+    const [handler] = handlers as Array<{ spec: string; config_schema: string; instrument_schemas: Array<string> }>
+    for (const url of [handler.spec, handler.config_schema, ...handler.instrument_schemas]) {
+      expect((await fetch(url)).status, url).toBe(200)
+    }
+    const instrument = (await (await fetch(handler.instrument_schemas[0])).json()) as Json
+    expect(instrument).toMatchObject({
+      required: ["type", "credential"],
+      properties: { type: { const: "agent_wallet" } }
+    })
 
     const read = await acp(buyer, "GET", `/checkout_sessions/${id}`)
     expect(read.status).toBe(200)
@@ -289,6 +299,27 @@ describeEachStorage("ACP checkout sessions", (storage) => {
     expect(theirs.status).toBe(201)
     expect(theirs.body.id).not.toBe(first.body.id)
     expect(theirs.headers.get("idempotent-replayed")).toBeNull()
+  })
+
+  it("one Idempotency-Key sent five times at once opens one session: each answer is that session (201, replayed) or the spec's 409 with Retry-After", async () => {
+    const { buyer, itemId } = await market()
+    const key = `race-${randomBytes(6).toString("hex")}`
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => acp(buyer, "POST", "/checkout_sessions", createBody(itemId), { key }))
+    )
+    for (const a of answers) expect([201, 409]).toContain(a.status)
+    const created = answers.filter((a) => a.status === 201)
+    expect(created.length).toBeGreaterThanOrEqual(1)
+    expect(new Set(created.map((a) => a.body.id)).size).toBe(1)
+    expect(created.filter((a) => a.headers.get("idempotent-replayed") === null)).toHaveLength(1)
+    for (const a of answers.filter((x) => x.status === 409)) {
+      expect(a.headers.get("retry-after")).toBe("1")
+      expect(a.body).toMatchObject({ type: "invalid_request", code: "idempotency_in_flight" })
+    }
+    // Once the first is done, the key answers the same session again.
+    const later = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId), { key })
+    expect(later.body.id).toBe(created[0].body.id)
+    expect(later.headers.get("idempotent-replayed")).toBe("true")
   })
 
   it("refusals are the spec's Error, naming the field: no key, an item not for sale, another agent's wallet, another agent's session", async () => {

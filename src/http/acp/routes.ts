@@ -19,7 +19,19 @@ import { encodeError, statusOf } from "../errors.js"
 import { authenticateBearerWith } from "../middleware/authLive.js"
 import { replayable, replayed, requestHashOf, scopeOf } from "../middleware/idempotencyRecord.js"
 import { canonicalPath } from "../routePath.js"
-import { acpError, type BadRequest, isBadRequest, readComplete, readCreate, readUpdate, renderSession } from "./wire.js"
+import {
+  acpError,
+  type BadRequest,
+  isBadRequest,
+  readComplete,
+  readCreate,
+  readUpdate,
+  renderSession,
+  WALLET_HANDLER_PATH,
+  walletConfigSchema,
+  walletHandlerSpec,
+  walletInstrumentSchema
+} from "./wire.js"
 
 /** Where the ACP endpoints live (the spec's paths under this prefix). */
 export const ACP_PREFIX = "/acp"
@@ -205,6 +217,11 @@ export const AcpRoutesLive = HttpRouter.use(
     // The body (an intent_trace) is optional and not kept: why the agent left is its own.
     const cancel: Handler = (caller, _body, id) => answer(200, checkout.cancel(caller, id))
 
+    // The wallet handler's spec, config schema and instrument schema: public documents.
+    const document = (body: unknown) => Effect.succeed(HttpServerResponse.jsonUnsafe(body))
+    yield* router.add("GET", WALLET_HANDLER_PATH, document(walletHandlerSpec))
+    yield* router.add("GET", `${WALLET_HANDLER_PATH}/config.schema.json`, document(walletConfigSchema))
+    yield* router.add("GET", `${WALLET_HANDLER_PATH}/instrument.schema.json`, document(walletInstrumentSchema))
     yield* router.add("POST", `${ACP_PREFIX}/checkout_sessions`, post(create))
     yield* router.add("GET", `${ACP_PREFIX}/checkout_sessions/:id`, get)
     yield* router.add("POST", `${ACP_PREFIX}/checkout_sessions/:id`, post(update))

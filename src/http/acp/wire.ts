@@ -165,20 +165,57 @@ export const readComplete = (body: unknown): { payment: PaymentInput; buyer: unk
   }
 }
 
+/** Where the wallet handler's description and schemas are served (GET, public). */
+export const WALLET_HANDLER_PATH = "/acp/handlers/wallet"
+
 /** The wallet handler as the spec's PaymentHandler (docs/acp.md, "Payment handlers"). */
 export const walletHandler = (baseUrl: string) => ({
   id: WALLET_HANDLER_ID,
   name: "dev.agent-commerce.wallet",
   display_name: "Agent wallet",
   version: ACP_API_VERSION,
-  spec: `${baseUrl}/docs/acp#wallet`,
+  spec: `${baseUrl}${WALLET_HANDLER_PATH}`,
   requires_delegate_payment: false,
   requires_pci_compliance: false,
   psp: "agent-commerce",
-  config_schema: `${baseUrl}/docs/acp#wallet-config`,
-  instrument_schemas: [`${baseUrl}/docs/acp#wallet-instrument`],
-  config: { instrument_type: WALLET_CREDENTIAL_TYPE, credential: { type: WALLET_CREDENTIAL_TYPE, token: "<agent id>" } }
+  config_schema: `${baseUrl}${WALLET_HANDLER_PATH}/config.schema.json`,
+  instrument_schemas: [`${baseUrl}${WALLET_HANDLER_PATH}/instrument.schema.json`],
+  config: {}
 })
+
+/** What the handler's `spec` URL answers: how to pay with it. */
+export const walletHandlerSpec = {
+  name: "dev.agent-commerce.wallet",
+  version: ACP_API_VERSION,
+  description:
+    "Pays from the calling agent's wallet, under its owner's spending policy. Complete the session with " +
+    `payment_data {"handler_id": "${WALLET_HANDLER_ID}", "instrument": {"type": "${WALLET_CREDENTIAL_TYPE}", ` +
+    `"credential": {"type": "${WALLET_CREDENTIAL_TYPE}", "token": "<your agent id>"}}}; the token must be the ` +
+    "agent the API key belongs to."
+}
+
+/** The handler's config (none) and instrument, as JSON Schemas. */
+export const walletConfigSchema = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  additionalProperties: false
+}
+export const walletInstrumentSchema = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  required: ["type", "credential"],
+  properties: {
+    type: { const: WALLET_CREDENTIAL_TYPE },
+    credential: {
+      type: "object",
+      required: ["type", "token"],
+      properties: {
+        type: { const: WALLET_CREDENTIAL_TYPE },
+        token: { type: "string", description: "the paying agent's id: the agent the API key belongs to" }
+      }
+    }
+  }
+}
 
 const money = (type: string, display_text: string, amount: number, description?: string) => ({
   type,
