@@ -70,6 +70,8 @@ import { EmbeddedStorageLive, MemoryStorageLive, PgStorageLive } from "./stores.
 import { FakeProcessorLive } from "./payments/PaymentProcessor.fake.js"
 import { Refusals } from "../services/refusals/Refusals.js"
 import { StripeProcessorLive } from "./payments/PaymentProcessor.stripe.js"
+import { FakeDelegatedPaymentsLive } from "./payments/DelegatedPayments.fake.js"
+import { StripeDelegatedPaymentsLive } from "./payments/DelegatedPayments.stripe.js"
 import { NodeWebhookTransport } from "./webhooks/WebhookTransport.node.js"
 
 /**
@@ -137,7 +139,11 @@ export const StorageLive = Layer.unwrap(
 
 /** Payment processor chosen by PAYMENTS: the PaymentProcessor port (and the fake's hosted page). */
 export const PaymentProcessorLive = Layer.unwrap(
-  Effect.map(AppConfig, (config) => (config.payments === "stripe" ? StripeProcessorLive : FakeProcessorLive))
+  Effect.map(AppConfig, (config) =>
+    config.payments === "stripe"
+      ? Layer.merge(StripeProcessorLive, StripeDelegatedPaymentsLive)
+      : Layer.merge(FakeProcessorLive, FakeDelegatedPaymentsLive)
+  )
 )
 
 /** The ports chosen from config: storage (stores and Transactor), payment processor, webhook transport, ids. */

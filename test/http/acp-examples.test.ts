@@ -103,10 +103,18 @@ describeEachStorage("the ACP spec's examples", (storage) => {
     expect(updated.body).toMatchObject({ type: "invalid_request", param: "$.selected_fulfillment_options[0]" })
   })
 
-  it("complete_*_request: a card or seller-backed handler is not offered (400 naming payment_data.handler_id), nothing charged", async () => {
+  it("complete_*_request: the card examples' tokens are declined by the fake processor (402, nothing charged); a seller-backed handler is not offered (400)", async () => {
     const names = examplesNamed((n) => n.startsWith("complete_") && n.includes("_request"))
-    expect(names.length).toBeGreaterThanOrEqual(5)
-    for (const name of names) {
+    const byCard = names.filter((n) => (acpExamples[n].payment_data as Json).handler_id === "card_tokenized")
+    const others = names.filter((n) => !byCard.includes(n))
+    expect([byCard.length, others.length]).toEqual([4, 1])
+    for (const name of byCard) {
+      const id = await open()
+      const completed = await send(buyer, `/checkout_sessions/${id}/complete`, acpExamples[name])
+      expect(completed.status, name).toBe(402)
+      expect(completed.body, name).toMatchObject({ type: "invalid_request", code: "payment_declined" })
+    }
+    for (const name of others) {
       const id = await open()
       const completed = await send(buyer, `/checkout_sessions/${id}/complete`, acpExamples[name])
       expect(completed.status, name).toBe(400)

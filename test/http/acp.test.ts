@@ -165,12 +165,19 @@ describeEachStorage("ACP checkout sessions", (storage) => {
     expect(totalOf(created.body, "fee")).toBe(150)
     expect(created.body.fulfillment_options).toEqual([expect.objectContaining({ type: "digital", id: "digital" })])
     const handlers = (created.body.capabilities as { payment: { handlers: Array<Json> } }).payment.handlers
-    expect(handlers.map((h) => h.id)).toEqual(["wallet"])
-    // The handler's spec and schemas are served where it says.
-    const [handler] = handlers as Array<{ spec: string; config_schema: string; instrument_schemas: Array<string> }>
-    for (const url of [handler.spec, handler.config_schema, ...handler.instrument_schemas]) {
-      expect((await fetch(url)).status, url).toBe(200)
+    expect(handlers.map((h) => h.id)).toEqual(["wallet", "card_tokenized"])
+    expect(handlers[1]).toMatchObject({ name: "dev.acp.tokenized.card", psp: "fake", requires_delegate_payment: true })
+    // The handlers' specs and schemas are served where they say.
+    for (const handler of handlers as Array<{
+      spec: string
+      config_schema: string
+      instrument_schemas: Array<string>
+    }>) {
+      for (const url of [handler.spec, handler.config_schema, ...handler.instrument_schemas]) {
+        expect((await fetch(url)).status, url).toBe(200)
+      }
     }
+    const [handler] = handlers as Array<{ instrument_schemas: Array<string> }>
     const instrument = (await (await fetch(handler.instrument_schemas[0])).json()) as Json
     expect(instrument).toMatchObject({
       required: ["type", "credential"],
@@ -299,6 +306,37 @@ describeEachStorage("ACP checkout sessions", (storage) => {
     expect(theirs.status).toBe(201)
     expect(theirs.body.id).not.toBe(first.body.id)
     expect(theirs.headers.get("idempotent-replayed")).toBeNull()
+  })
+
+  it("a delegated card token pays: charged through the payments layer, credited to the wallet and spent from it, under one replayed key", async () => {
+    const { buyer, itemId } = await market(1_000)
+    const { body } = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))
+    const id = body.id as string
+    const card = (token: string) => ({
+      payment_data: {
+        handler_id: "card_tokenized",
+        instrument: { type: "card", credential: { type: "spt", token } }
+      }
+    })
+    const declined = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, card("spt_test_declined"))
+    expect(declined.status).toBe(402)
+    expect(declined.body).toMatchObject({ type: "invalid_request", code: "payment_declined" })
+    expect((await entriesOf(buyer.agentId)).filter((e) => e.kind !== "grant")).toEqual([])
+
+    const key = `card-${randomBytes(6).toString("hex")}`
+    const paid = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, card("spt_test_visa"), { key })
+    expect(paid.status).toBe(200)
+    expect(paid.body).toMatchObject({ status: "completed", order: { status: "processing" } })
+    const replay = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, card("spt_test_visa"), { key })
+    expect(replay.headers.get("idempotent-replayed")).toBe("true")
+    expect(replay.body).toEqual(paid.body)
+    // The card paid the price: the wallet's own credits are untouched, the price held in escrow.
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 1_000 })
+    const moved = (await entriesOf(buyer.agentId)).filter((e) => e.kind !== "grant")
+    expect(moved.map((e) => e.kind).sort()).toEqual(["escrow_hold", "funding"])
+    const funding = moved.find((e) => e.kind === "funding")!
+    expect(funding.reference).toMatch(/^ch_fake_/)
+    expect(funding.postings).toContainEqual({ account: walletAccount(buyer.agentId), amount: 1_000 })
   })
 
   it("one Idempotency-Key sent five times at once opens one session: each answer is that session (201, replayed) or the spec's 409 with Retry-After", async () => {

@@ -22,6 +22,9 @@ import { canonicalPath } from "../routePath.js"
 import {
   acpError,
   type BadRequest,
+  CARD_HANDLER_PATH,
+  cardHandlerSpec,
+  cardInstrumentSchema,
   isBadRequest,
   readComplete,
   readCreate,
@@ -52,7 +55,7 @@ const refusal = (error: unknown) => {
   const code =
     tag === "InvalidInput"
       ? "invalid"
-      : tag === "InsufficientCredits"
+      : tag === "InsufficientCredits" || tag === "CardDeclined"
         ? "payment_declined"
         : tag === "SessionClosed"
           ? "session_closed"
@@ -113,7 +116,7 @@ export const AcpRoutesLive = HttpRouter.use(
     /** A view as a 2xx answer, or a typed refusal as the spec's Error. */
     const answer = <E>(status: number, effect: Effect.Effect<AcpSessionView, E>, withOrder = false) =>
       effect.pipe(
-        Effect.map((view) => json(renderSession(view, baseUrl, withOrder), status)),
+        Effect.map((view) => json(renderSession(view, { baseUrl, cardPsp: checkout.cardPsp }, withOrder), status)),
         Effect.catch((e) => Effect.succeed(refusal(e))),
         Effect.catchDefect(() => Effect.succeed(refusal(undefined)))
       )
@@ -222,6 +225,8 @@ export const AcpRoutesLive = HttpRouter.use(
     yield* router.add("GET", WALLET_HANDLER_PATH, document(walletHandlerSpec))
     yield* router.add("GET", `${WALLET_HANDLER_PATH}/config.schema.json`, document(walletConfigSchema))
     yield* router.add("GET", `${WALLET_HANDLER_PATH}/instrument.schema.json`, document(walletInstrumentSchema))
+    yield* router.add("GET", CARD_HANDLER_PATH, document(cardHandlerSpec))
+    yield* router.add("GET", `${CARD_HANDLER_PATH}/instrument.schema.json`, document(cardInstrumentSchema))
     yield* router.add("POST", `${ACP_PREFIX}/checkout_sessions`, post(create))
     yield* router.add("GET", `${ACP_PREFIX}/checkout_sessions/:id`, get)
     yield* router.add("POST", `${ACP_PREFIX}/checkout_sessions/:id`, post(update))

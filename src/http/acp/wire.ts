@@ -5,6 +5,8 @@ import { splitSettlement } from "../../schema/ledger/ledger.js"
 import {
   ACP_API_VERSION,
   type AcpLine,
+  CARD_CREDENTIAL_TYPE,
+  CARD_HANDLER_ID,
   DIGITAL_OPTION_ID,
   WALLET_CREDENTIAL_TYPE,
   WALLET_HANDLER_ID
@@ -182,6 +184,49 @@ export const walletHandler = (baseUrl: string) => ({
   instrument_schemas: [`${baseUrl}${WALLET_HANDLER_PATH}/instrument.schema.json`],
   config: {}
 })
+
+/**
+ * The delegated card handler: a Shared Payment Token charged through the payments layer's
+ * DelegatedPayments port (the fake processor's test tokens, or Stripe under PAYMENTS=stripe).
+ */
+export const cardHandler = (baseUrl: string, psp: "fake" | "stripe") => ({
+  id: CARD_HANDLER_ID,
+  name: "dev.acp.tokenized.card",
+  display_name: "Card (delegated payment token)",
+  version: ACP_API_VERSION,
+  spec: `${baseUrl}${CARD_HANDLER_PATH}`,
+  requires_delegate_payment: true,
+  requires_pci_compliance: false,
+  psp,
+  config_schema: `${baseUrl}${WALLET_HANDLER_PATH}/config.schema.json`,
+  instrument_schemas: [`${baseUrl}${CARD_HANDLER_PATH}/instrument.schema.json`],
+  config: {}
+})
+export const CARD_HANDLER_PATH = "/acp/handlers/card"
+
+export const cardHandlerSpec = {
+  name: "dev.acp.tokenized.card",
+  version: ACP_API_VERSION,
+  description:
+    "Pays with a delegated card payment token (a Shared Payment Token), charged for the session's total and " +
+    "credited to the calling agent's wallet, which then buys under its owner's spending policy. Complete with " +
+    `payment_data {"handler_id": "${CARD_HANDLER_ID}", "instrument": {"type": "card", "credential": {"type": ` +
+    `"${CARD_CREDENTIAL_TYPE}", "token": "spt_…"}}}. With the fake processor, tokens beginning spt_test_ are ` +
+    "charged and spt_test_declined is declined."
+}
+export const cardInstrumentSchema = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  required: ["type", "credential"],
+  properties: {
+    type: { const: "card" },
+    credential: {
+      type: "object",
+      required: ["type", "token"],
+      properties: { type: { const: CARD_CREDENTIAL_TYPE }, token: { type: "string" } }
+    }
+  }
+}
 
 /** What the handler's `spec` URL answers: how to pay with it. */
 export const walletHandlerSpec = {
@@ -405,7 +450,12 @@ const orderState = (tx: Transaction) => {
  * other answer is a CheckoutSession, whose schema has no `order`: a completed session names its
  * order and where it stands in an info message instead (docs/acp.md).
  */
-export const renderSession = (view: AcpSessionView, baseUrl: string, withOrder = false) => {
+export const renderSession = (
+  view: AcpSessionView,
+  site: { readonly baseUrl: string; readonly cardPsp: "fake" | "stripe" },
+  withOrder = false
+) => {
+  const { baseUrl } = site
   const { session } = view
   const status = statusOf(view)
   const lineIds = session.lines.map((l) => l.id)
@@ -417,7 +467,7 @@ export const renderSession = (view: AcpSessionView, baseUrl: string, withOrder =
   return {
     id: session.id,
     protocol: { version: ACP_API_VERSION },
-    capabilities: { payment: { handlers: [walletHandler(baseUrl)] } },
+    capabilities: { payment: { handlers: [walletHandler(baseUrl), cardHandler(baseUrl, site.cardPsp)] } },
     ...(isRecord(session.buyer) ? { buyer: session.buyer } : {}),
     status,
     currency: session.currency,

@@ -17,6 +17,10 @@ export const DIGITAL_OPTION_ID = "digital"
 export const WALLET_HANDLER_ID = "wallet"
 export const WALLET_CREDENTIAL_TYPE = "agent_wallet"
 
+/** The delegated card handler's id (the spec's examples name it so), and its credential type. */
+export const CARD_HANDLER_ID = "card_tokenized"
+export const CARD_CREDENTIAL_TYPE = "spt"
+
 /**
  * The session's own states (the spec's names). `completed` means a purchase was made: its outcome
  * (delivered, held for an agent seller, failed, refunded) is the order's, read from the purchase.

@@ -8,6 +8,8 @@ import { Clock, Context, Effect, Layer } from "effect"
 import {
   ACP_SESSION_PREFIX,
   ACP_SESSION_TTL_MS,
+  CARD_CREDENTIAL_TYPE,
+  CARD_HANDLER_ID,
   type AcpLine,
   type AcpSessionRecord,
   purchaseKeyOf,
@@ -19,11 +21,15 @@ import {
 import type { Approval } from "../../schema/commerce/approvals.js"
 import { CURRENCY } from "../../schema/commerce/common.js"
 import type { Transaction } from "../../schema/commerce/transactions.js"
+import { EXTERNAL_PAYMENTS, type InsufficientFunds, walletAccount } from "../../schema/ledger/ledger.js"
+import type { CardDeclined, ProcessorUnavailable } from "../../schema/payments/payments.js"
 import { Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
 import { Catalog } from "../commerce/Catalog.js"
 import { type BuyError, Commerce } from "../commerce/Commerce.js"
 import type { Caller } from "../keys/Caller.js"
 import { KeysStore } from "../keys/KeysStore.js"
+import { Ledger } from "../ledger/Ledger.js"
+import { DelegatedPayments } from "../payments/DelegatedPayments.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { PurchaseStore } from "../purchases/PurchaseStore.js"
 import { toApproval, toTransaction } from "../purchases/views.js"
@@ -73,7 +79,9 @@ export interface AcpCheckoutService {
     id: string,
     payment: PaymentInput,
     buyer: unknown
-  ) => Effect.Effect<AcpSessionView, Refusal | BuyError>
+  ) => Effect.Effect<AcpSessionView, Refusal | BuyError | CardDeclined | ProcessorUnavailable | InsufficientFunds>
+  /** The delegated card handler's processor (ACP's `psp`). */
+  readonly cardPsp: "fake" | "stripe"
   readonly cancel: (caller: Caller, id: string) => Effect.Effect<AcpSessionView, Refusal | SessionNotCancelable>
 }
 
@@ -99,6 +107,8 @@ const make = Effect.gen(function* () {
   const catalog = yield* Catalog
   const keys = yield* KeysStore
   const ids = yield* Ids
+  const ledger = yield* Ledger
+  const delegated = yield* DelegatedPayments
   const { atomically } = yield* Transactor
 
   /** One `serviceId:tierId` quoted as a line (`at`: the JSONPath of its id in the request). */
@@ -232,12 +242,26 @@ const make = Effect.gen(function* () {
   })
   const update = (caller: Caller, id: string, input: UpdateSession) => atomically(updateInUnit(caller, id, input))
 
-  /** Whether `payment` is the wallet handler with the caller's own agent as its credential. */
-  const walletPayment = (agentId: string, payment: PaymentInput) => {
+  /**
+   * The handler `payment` names, checked: the wallet with the caller's own agent as its credential,
+   * or a delegated card token (a Shared Payment Token).
+   */
+  const handlerOf = (agentId: string, payment: PaymentInput) => {
+    if (payment.handlerId === CARD_HANDLER_ID) {
+      if (payment.credentialType !== CARD_CREDENTIAL_TYPE || !payment.token) {
+        return Effect.fail(
+          new InvalidInput({
+            message: `the card handler's credential is {"type": "${CARD_CREDENTIAL_TYPE}", "token": "<a Shared Payment Token>"}`,
+            field: "$.payment_data.instrument.credential"
+          })
+        )
+      }
+      return Effect.succeed({ _tag: "card" as const, token: payment.token })
+    }
     if (payment.handlerId !== WALLET_HANDLER_ID) {
       return Effect.fail(
         new InvalidInput({
-          message: `payment handler ${JSON.stringify(payment.handlerId ?? null)} is not offered: use "${WALLET_HANDLER_ID}"`,
+          message: `payment handler ${JSON.stringify(payment.handlerId ?? null)} is not offered: use "${WALLET_HANDLER_ID}" or "${CARD_HANDLER_ID}"`,
           field: "$.payment_data.handler_id"
         })
       )
@@ -250,47 +274,97 @@ const make = Effect.gen(function* () {
         })
       )
     }
-    return Effect.void
+    return Effect.succeed({ _tag: "wallet" as const })
   }
 
-  const complete = Effect.fnUntraced(function* (caller: Caller, id: string, payment: PaymentInput, buyer: unknown) {
-    const bought = yield* atomically(
-      Effect.gen(function* () {
-        const session = yield* owned(caller, id, true)
-        const now = yield* open(session)
-        yield* walletPayment(session.agentId, payment)
-        const [line] = session.lines
-        // The price charged is the one the session shows: a price that moved since is quoted again first.
-        const [current] = yield* quoteAll(session.agentId, [line.itemId])
-        if (current.unitAmountCents !== line.unitAmountCents) {
-          return yield* new InvalidInput({
-            message: `the price of ${line.itemId} changed from ${line.unitAmountCents} to ${current.unitAmountCents} cents: update the session to quote it again`,
-            field: "$.line_items[0]"
-          })
-        }
-        const metadata = session.metadata as { readonly input?: unknown } | null
-        const bought = yield* commerce.buyInUnit({
-          caller,
-          serviceId: line.serviceId,
-          tierId: line.tierId,
-          input: typeof metadata === "object" && metadata !== null && "input" in metadata ? metadata.input : null,
-          idempotencyReference: purchaseKeyOf(session.id)
-        })
-        const purchase = "purchase" in bought ? bought.purchase : null
-        const waits = purchase?.status === "pending_approval"
-        const transactionId = purchase?.transaction?.id ?? null
-        yield* store.update({
-          ...session,
-          status: waits ? "pending_approval" : "completed",
-          buyer: buyer ?? session.buyer,
-          paidWith: WALLET_HANDLER_ID,
-          transactionId,
-          approvalId: waits ? (purchase?.approval?.id ?? null) : null,
-          updatedAt: new Date(now).toISOString()
-        })
-        return bought
+  /** An open session's line at the price it shows: a price that moved since is quoted again first. */
+  const payable = Effect.fnUntraced(function* (session: AcpSessionRecord) {
+    const now = yield* open(session)
+    const [line] = session.lines
+    const [current] = yield* quoteAll(session.agentId, [line.itemId])
+    if (current.unitAmountCents !== line.unitAmountCents) {
+      return yield* new InvalidInput({
+        message: `the price of ${line.itemId} changed from ${line.unitAmountCents} to ${current.unitAmountCents} cents: update the session to quote it again`,
+        field: "$.line_items[0]"
       })
-    )
+    }
+    return { now, line }
+  })
+
+  /**
+   * The completion's unit of work: the session locked and still payable, the card's charge (if any)
+   * funded into the buyer's wallet, the purchase (Commerce), the session completed.
+   */
+  const completeInUnit = Effect.fnUntraced(function* (
+    caller: Caller,
+    id: string,
+    buyer: unknown,
+    paidWith: string,
+    charge: { readonly chargeId: string; readonly amountCents: number } | null
+  ) {
+    const session = yield* owned(caller, id, true)
+    const { now, line } = yield* payable(session)
+    if (charge !== null) {
+      if (charge.amountCents !== line.unitAmountCents) {
+        return yield* new InvalidInput({
+          message: "the price changed while the card was charged",
+          field: "$.line_items[0]"
+        })
+      }
+      yield* ledger.transfer({
+        kind: "funding",
+        reference: charge.chargeId,
+        memo: `ACP checkout ${id}: delegated card payment`,
+        from: EXTERNAL_PAYMENTS,
+        to: walletAccount(session.agentId),
+        amount: charge.amountCents
+      })
+    }
+    const metadata = session.metadata as { readonly input?: unknown } | null
+    const bought = yield* commerce.buyInUnit({
+      caller,
+      serviceId: line.serviceId,
+      tierId: line.tierId,
+      input: typeof metadata === "object" && metadata !== null && "input" in metadata ? metadata.input : null,
+      idempotencyReference: purchaseKeyOf(session.id)
+    })
+    const purchase = "purchase" in bought ? bought.purchase : null
+    const waits = purchase?.status === "pending_approval"
+    yield* store.update({
+      ...session,
+      status: waits ? "pending_approval" : "completed",
+      buyer: buyer ?? session.buyer,
+      paidWith,
+      transactionId: purchase?.transaction?.id ?? null,
+      approvalId: waits ? (purchase?.approval?.id ?? null) : null,
+      updatedAt: new Date(now).toISOString()
+    })
+    return bought
+  })
+
+  const complete = Effect.fnUntraced(function* (caller: Caller, id: string, payment: PaymentInput, buyer: unknown) {
+    const agentId = yield* buyerOf(caller)
+    const handler = yield* handlerOf(agentId, payment)
+    let bought
+    if (handler._tag === "card") {
+      // Checked before the card is charged; checked again, locked, in the unit of work.
+      const { line } = yield* payable(yield* owned(caller, id, false))
+      const amountCents = line.unitAmountCents
+      const { chargeId } = yield* delegated.charge({
+        token: handler.token,
+        amountCents,
+        currency: CURRENCY,
+        description: `${line.serviceName} — ${line.tierName}`,
+        metadata: { acp_checkout_session_id: id, agent_id: agentId },
+        idempotencyKey: yield* ids.make("acpcharge")
+      })
+      // A purchase that is not made gives the charge back.
+      bought = yield* atomically(completeInUnit(caller, id, buyer, CARD_HANDLER_ID, { chargeId, amountCents })).pipe(
+        Effect.tapError(() => Effect.ignore(delegated.refund(chargeId, `refund_${chargeId}`)))
+      )
+    } else {
+      bought = yield* atomically(completeInUnit(caller, id, buyer, WALLET_HANDLER_ID, null))
+    }
     // Committed: an agent seller's order is announced, a push seller's answer awaited (ORDER_WAIT_MS).
     yield* commerce.afterBuy(bought)
     return yield* get(caller, id)
@@ -311,9 +385,11 @@ const make = Effect.gen(function* () {
   })
   const cancel = (caller: Caller, id: string) => atomically(cancelInUnit(caller, id))
 
-  return AcpCheckout.of({ create, get, update, complete, cancel })
+  return AcpCheckout.of({ create, get, update, complete, cancel, cardPsp: delegated.psp })
 })
 
 export class AcpCheckout extends Context.Service<AcpCheckout, AcpCheckoutService>()("agent-commerce/AcpCheckout") {
-  static readonly layer = Layer.effect(AcpCheckout, make).pipe(Layer.provide([Commerce.layer, Catalog.layer]))
+  static readonly layer = Layer.effect(AcpCheckout, make).pipe(
+    Layer.provide([Commerce.layer, Catalog.layer, Ledger.layer])
+  )
 }
