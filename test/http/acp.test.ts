@@ -339,6 +339,30 @@ describeEachStorage("ACP checkout sessions", (storage) => {
     expect(funding.postings).toContainEqual({ account: walletAccount(buyer.agentId), amount: 1_000 })
   })
 
+  it("a purchase the owner must approve: pending_approval (the order in manual_review), then completed once the owner approves; nothing charged before", async () => {
+    const { buyer, itemId } = await market(800)
+    const manual = await call(buyer, "PATCH", `${C}/wallet`, { autonomyLevel: "manual" })
+    expect(manual.status).toBe(200)
+    const { body } = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))
+    const id = body.id as string
+    const waiting = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
+    expect(waiting.status).toBe(200)
+    expect(waiting.body).toMatchObject({ status: "pending_approval", order: { status: "manual_review" } })
+    expect((await acp(buyer, "GET", `/checkout_sessions/${id}`)).body.status).toBe("pending_approval")
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+    expect((await acp(buyer, "POST", `/checkout_sessions/${id}/cancel`)).status).toBe(405)
+
+    const approvalId = (waiting.body.order as Json).id as string
+    const approved = await fetch(`${server.baseUrl}/api/dashboard/commerce/approvals/${approvalId}/approve`, {
+      method: "POST",
+      headers: { cookie: buyer.cookie, "content-type": "application/json" }
+    })
+    expect(approved.status).toBe(200)
+    const after = await acp(buyer, "GET", `/checkout_sessions/${id}`)
+    expect(after.body.status).toBe("completed")
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_200, heldCents: 800 })
+  })
+
   it("one Idempotency-Key sent five times at once opens one session: each answer is that session (201, replayed) or the spec's 409 with Retry-After", async () => {
     const { buyer, itemId } = await market()
     const key = `race-${randomBytes(6).toString("hex")}`
