@@ -16,6 +16,7 @@ import { AgentFilesLive } from "../http/site/agentFiles.js"
 import { CheckoutRoutesLive } from "../http/site/checkout.js"
 import { McpRoutesLive } from "../http/mcp/routes.js"
 import { A2aRoutesLive } from "../http/a2a/routes.js"
+import { AcpRoutesLive } from "../http/acp/routes.js"
 import { ProcedureAuthLive } from "../http/trpc/auth.js"
 import { trpcRoutes } from "../http/trpc/adapter.js"
 import { procedures } from "../http/procedures.js"
@@ -35,6 +36,7 @@ import { Governance } from "../services/invest/Governance.js"
 import { Invest } from "../services/invest/Invest.js"
 import { Projects } from "../services/projects/Projects.js"
 import { Sessions } from "../services/sessions/Sessions.js"
+import { AcpCheckout } from "../services/acp/AcpCheckout.js"
 import { Discovery } from "../services/discovery/Discovery.js"
 import { Payments } from "../services/payments/Payments.js"
 import { Negotiations } from "../services/negotiation/Negotiation.js"
@@ -71,6 +73,8 @@ import { EmbeddedStorageLive, MemoryStorageLive, PgStorageLive } from "./stores.
 import { FakeProcessorLive } from "./payments/PaymentProcessor.fake.js"
 import { Refusals } from "../services/refusals/Refusals.js"
 import { StripeProcessorLive } from "./payments/PaymentProcessor.stripe.js"
+import { FakeDelegatedPaymentsLive } from "./payments/DelegatedPayments.fake.js"
+import { StripeDelegatedPaymentsLive } from "./payments/DelegatedPayments.stripe.js"
 import { NodeWebhookTransport } from "./webhooks/WebhookTransport.node.js"
 
 /**
@@ -117,6 +121,7 @@ const DomainServicesLive = Layer.mergeAll(
   Overview.layer,
   Refusals.layer,
   Commerce.layer,
+  AcpCheckout.layer,
   Orders.layer,
   SellerBoard.layer,
   PaidPurchases.layer,
@@ -138,7 +143,11 @@ export const StorageLive = Layer.unwrap(
 
 /** Payment processor chosen by PAYMENTS: the PaymentProcessor port (and the fake's hosted page). */
 export const PaymentProcessorLive = Layer.unwrap(
-  Effect.map(AppConfig, (config) => (config.payments === "stripe" ? StripeProcessorLive : FakeProcessorLive))
+  Effect.map(AppConfig, (config) =>
+    config.payments === "stripe"
+      ? Layer.merge(StripeProcessorLive, StripeDelegatedPaymentsLive)
+      : Layer.merge(FakeProcessorLive, FakeDelegatedPaymentsLive)
+  )
 )
 
 /** The ports chosen from config: storage (stores and Transactor), payment processor, webhook transport, ids. */
@@ -179,7 +188,8 @@ export const RoutesLive = Layer.mergeAll(
   AgentFilesLive,
   CheckoutRoutesLive,
   McpRoutesLive,
-  A2aRoutesLive
+  A2aRoutesLive,
+  AcpRoutesLive
 ).pipe(Layer.provide(GlobalMiddlewareLive))
 
 const logListening = Effect.gen(function* () {

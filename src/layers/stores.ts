@@ -22,6 +22,7 @@ import { MemoryPaymentsStore } from "./payments/PaymentsStore.memory.js"
 import { MemoryProjectsStore } from "./projects/ProjectsStore.memory.js"
 import { MemoryBuildStore } from "./projects/BuildStore.memory.js"
 import { MemorySessionStore } from "./sessions/SessionStore.memory.js"
+import { MemoryAcpSessionStore } from "./acp/AcpSessionStore.memory.js"
 import { MemoryNegotiationStore } from "./negotiation/NegotiationStore.memory.js"
 import { MemoryMppStore } from "./mpp/MppStore.memory.js"
 import { MemoryX402Store } from "./x402/X402Store.memory.js"
@@ -49,6 +50,7 @@ import { PgPaymentsStore } from "./payments/PaymentsStore.postgres.js"
 import { PgProjectsStore } from "./projects/ProjectsStore.postgres.js"
 import { PgBuildStore } from "./projects/BuildStore.postgres.js"
 import { PgSessionStore } from "./sessions/SessionStore.postgres.js"
+import { PgAcpSessionStore } from "./acp/AcpSessionStore.postgres.js"
 import { PgNegotiationStore } from "./negotiation/NegotiationStore.postgres.js"
 import { PgMppStore } from "./mpp/MppStore.postgres.js"
 import { PgX402Store } from "./x402/X402Store.postgres.js"
@@ -94,6 +96,7 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryProjectsStore,
   MemoryBuildStore,
   MemorySessionStore,
+  MemoryAcpSessionStore,
   MemoryInvestStore,
   MemoryPaymentsStore,
   MemoryFakeProcessorStore,
@@ -129,6 +132,7 @@ const PgStoresOnly = Layer.mergeAll(
   PgProjectsStore,
   PgBuildStore,
   PgSessionStore,
+  PgAcpSessionStore,
   PgInvestStore,
   PgPaymentsStore,
   PgFakeProcessorStore,

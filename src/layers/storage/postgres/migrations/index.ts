@@ -36,6 +36,7 @@ import m0035 from "./0035_refunded_reviews.js"
 import m0036 from "./0036_sold_promise.js"
 import m0037 from "./0037_catalogue_plans.js"
 import m0038 from "./0038_x402_payments.js"
+import m0039 from "./0039_acp_checkout_sessions.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -72,5 +73,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0035_refunded_reviews": m0035,
   "0036_sold_promise": m0036,
   "0037_catalogue_plans": m0037,
-  "0038_x402_payments": m0038
+  "0038_x402_payments": m0038,
+  "0039_acp_checkout_sessions": m0039
 }
