@@ -16,6 +16,7 @@ import { AgentFilesLive } from "../http/site/agentFiles.js"
 import { CheckoutRoutesLive } from "../http/site/checkout.js"
 import { McpRoutesLive } from "../http/mcp/routes.js"
 import { A2aRoutesLive } from "../http/a2a/routes.js"
+import { AcpRoutesLive } from "../http/acp/routes.js"
 import { ProcedureAuthLive } from "../http/trpc/auth.js"
 import { trpcRoutes } from "../http/trpc/adapter.js"
 import { procedures } from "../http/procedures.js"
@@ -35,6 +36,7 @@ import { Governance } from "../services/invest/Governance.js"
 import { Invest } from "../services/invest/Invest.js"
 import { Projects } from "../services/projects/Projects.js"
 import { Sessions } from "../services/sessions/Sessions.js"
+import { AcpCheckout } from "../services/acp/AcpCheckout.js"
 import { Discovery } from "../services/discovery/Discovery.js"
 import { Payments } from "../services/payments/Payments.js"
 import { Negotiations } from "../services/negotiation/Negotiation.js"
@@ -46,6 +48,9 @@ import { Commerce } from "../services/commerce/Commerce.js"
 import { NegotiatedPricesLive } from "../services/negotiation/NegotiatedPricesLive.js"
 import { SagaOrderOwnersLive } from "../services/saga/SagaOrderOwners.js"
 import { PaidPurchases } from "../services/mpp/PaidPurchases.js"
+import { X402 } from "../services/x402/X402.js"
+import { X402WorkerLive } from "./x402/X402Worker.js"
+import { X402PortsLive } from "./x402/X402Ports.js"
 import { Disputes } from "../services/commerce/Disputes.js"
 import { Reputation } from "../services/reputation/Reputation.js"
 import { Wallet } from "../services/wallet/Wallet.js"
@@ -68,6 +73,8 @@ import { EmbeddedStorageLive, MemoryStorageLive, PgStorageLive } from "./stores.
 import { FakeProcessorLive } from "./payments/PaymentProcessor.fake.js"
 import { Refusals } from "../services/refusals/Refusals.js"
 import { StripeProcessorLive } from "./payments/PaymentProcessor.stripe.js"
+import { FakeDelegatedPaymentsLive } from "./payments/DelegatedPayments.fake.js"
+import { StripeDelegatedPaymentsLive } from "./payments/DelegatedPayments.stripe.js"
 import { NodeWebhookTransport } from "./webhooks/WebhookTransport.node.js"
 
 /**
@@ -114,9 +121,11 @@ const DomainServicesLive = Layer.mergeAll(
   Overview.layer,
   Refusals.layer,
   Commerce.layer,
+  AcpCheckout.layer,
   Orders.layer,
   SellerBoard.layer,
   PaidPurchases.layer,
+  X402.layer,
   Disputes.layer,
   Reputation.layer
 ).pipe(Layer.provideMerge(ServicePortsLive))
@@ -134,11 +143,15 @@ export const StorageLive = Layer.unwrap(
 
 /** Payment processor chosen by PAYMENTS: the PaymentProcessor port (and the fake's hosted page). */
 export const PaymentProcessorLive = Layer.unwrap(
-  Effect.map(AppConfig, (config) => (config.payments === "stripe" ? StripeProcessorLive : FakeProcessorLive))
+  Effect.map(AppConfig, (config) =>
+    config.payments === "stripe"
+      ? Layer.merge(StripeProcessorLive, StripeDelegatedPaymentsLive)
+      : Layer.merge(FakeProcessorLive, FakeDelegatedPaymentsLive)
+  )
 )
 
 /** The ports chosen from config: storage (stores and Transactor), payment processor, webhook transport, ids. */
-export const PortsLive = Layer.mergeAll(PaymentProcessorLive, NodeWebhookTransport).pipe(
+export const PortsLive = Layer.mergeAll(PaymentProcessorLive, NodeWebhookTransport, X402PortsLive).pipe(
   Layer.provideMerge(StorageLive),
   Layer.provideMerge(Ids.Live)
 )
@@ -153,6 +166,7 @@ const WorkersLive = Layer.mergeAll(
   SagaWorkerLive,
   WebhookWorkerLive,
   PushWorkerLive,
+  X402WorkerLive,
   DisputeWorkerLive,
   Layer.effectDiscard(seedCatalogProjects.pipe(Effect.orDie))
 )
@@ -174,7 +188,8 @@ export const RoutesLive = Layer.mergeAll(
   AgentFilesLive,
   CheckoutRoutesLive,
   McpRoutesLive,
-  A2aRoutesLive
+  A2aRoutesLive,
+  AcpRoutesLive
 ).pipe(Layer.provide(GlobalMiddlewareLive))
 
 const logListening = Effect.gen(function* () {

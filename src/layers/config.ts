@@ -2,7 +2,7 @@
 // unknown or out-of-range value fails with one readable line naming its variable.
 import { Config, Effect, Option, Redacted } from "effect"
 import type { LogLevel } from "effect/LogLevel"
-import { type AppConfigShape, configDefaults } from "../services/platform/AppConfig.js"
+import { type AppConfigShape, configDefaults, type X402Config } from "../services/platform/AppConfig.js"
 
 /** A configuration problem, reported as one readable line naming the variable. */
 export class ConfigInvalid extends Error {
@@ -119,6 +119,88 @@ const raw = Effect.all({
   embeddedVacuumSeconds: intIn("EMBEDDED_VACUUM_SECONDS", 60, 0, 86_400)
 })
 
+const X402_VARIABLES = [
+  "X402_NETWORK",
+  "X402_ASSET",
+  "X402_PAY_TO",
+  "X402_FACILITATOR_URL",
+  "X402_ASSET_NAME",
+  "X402_ASSET_VERSION"
+] as const
+
+/**
+ * x402 (docs/x402.md): offered when X402_NETWORK, X402_ASSET, X402_PAY_TO and X402_FACILITATOR_URL
+ * are set (the EIP-712 domain too); any of them without the others is a configuration error, so a
+ * half-configured rail never starts. The facilitator must be https in production, and "simulated"
+ * (the in-process simulation) is refused there.
+ */
+const x402Config = Effect.fnUntraced(function* (production: boolean) {
+  const values = yield* Effect.all(X402_VARIABLES.map((name) => text(name)))
+  const set = X402_VARIABLES.filter((_, i) => Option.isSome(values[i]!))
+  if (set.length === 0) return Option.none<X402Config>()
+  const missing = X402_VARIABLES.filter((_, i) => Option.isNone(values[i]!))
+  if (missing.length > 0) {
+    return yield* Effect.fail(
+      invalid(`${missing.join(", ")} required with ${set.join(", ")} (x402 is configured as a whole)`)
+    )
+  }
+  const [network, asset, payTo, facilitatorUrl, assetName, assetVersion] = values.map((v) => Option.getOrThrow(v!))
+  const chain = /^eip155:([1-9]\d{0,15})$/.exec(network!)
+  if (chain === null) return yield* Effect.fail(invalid(`X402_NETWORK: must be eip155:<chain id>, got "${network}"`))
+  const address = /^0x[0-9a-fA-F]{40}$/
+  if (!address.test(asset!)) return yield* Effect.fail(invalid(`X402_ASSET: must be a 0x address, got "${asset}"`))
+  if (!address.test(payTo!)) return yield* Effect.fail(invalid(`X402_PAY_TO: must be a 0x address, got "${payTo}"`))
+  let facilitator: X402Config["facilitator"]
+  if (facilitatorUrl === "simulated") {
+    if (production) {
+      return yield* Effect.fail(
+        invalid("X402_FACILITATOR_URL=simulated in production: the simulated chain moves no money; name a facilitator")
+      )
+    }
+    facilitator = { _tag: "simulated" }
+  } else {
+    const url = URL.canParse(facilitatorUrl!) ? new URL(facilitatorUrl!) : undefined
+    if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:")) {
+      return yield* Effect.fail(
+        invalid(`X402_FACILITATOR_URL: must be an http(s) address or "simulated", got "${facilitatorUrl}"`)
+      )
+    }
+    if (production && url.protocol !== "https:") {
+      return yield* Effect.fail(invalid(`X402_FACILITATOR_URL must be https in production, got "${facilitatorUrl}"`))
+    }
+    facilitator = { _tag: "http", url: facilitatorUrl!.replace(/\/+$/, "") }
+  }
+  const refundPrivateKey = yield* secret("X402_REFUND_PRIVATE_KEY")
+  if (Option.isSome(refundPrivateKey) && !/^0x[0-9a-fA-F]{64}$/.test(Redacted.value(refundPrivateKey.value))) {
+    return yield* Effect.fail(invalid("X402_REFUND_PRIVATE_KEY: must be a 0x-prefixed 32-byte hex key"))
+  }
+  const rpcUrl = yield* text("X402_RPC_URL")
+  if (Option.isSome(rpcUrl) && !/^https?:\/\//.test(rpcUrl.value)) {
+    return yield* Effect.fail(invalid(`X402_RPC_URL: must be an http(s) address, got "${rpcUrl.value}"`))
+  }
+  if (facilitator._tag === "http" && (Option.isNone(refundPrivateKey) || Option.isNone(rpcUrl))) {
+    return yield* Effect.fail(
+      invalid(
+        "X402_REFUND_PRIVATE_KEY and X402_RPC_URL are required with a facilitator: failed orders are refunded on the chain"
+      )
+    )
+  }
+  return Option.some<X402Config>({
+    network: network!,
+    chainId: Number(chain[1]),
+    asset: asset!,
+    assetName: assetName!,
+    assetVersion: assetVersion!,
+    assetDecimals: yield* intIn("X402_ASSET_DECIMALS", 6, 2, 36),
+    payTo: payTo!,
+    facilitator,
+    refundPrivateKey,
+    rpcUrl,
+    maxTimeoutSeconds: yield* intIn("X402_MAX_TIMEOUT_SECONDS", 300, 10, 86_400),
+    facilitatorTimeoutMs: yield* intIn("X402_FACILITATOR_TIMEOUT_MS", 10_000, 100, 120_000)
+  })
+})
+
 export const loadConfig: Effect.Effect<AppConfigShape, ConfigInvalid> = Effect.gen(function* () {
   const c = yield* raw
   const fakePaymentsInProduction = yield* bool("FAKE_PAYMENTS_IN_PRODUCTION", false)
@@ -149,5 +231,6 @@ export const loadConfig: Effect.Effect<AppConfigShape, ConfigInvalid> = Effect.g
   if (!/^https?:\/\/[^\s/]+/.test(baseUrl)) {
     return yield* Effect.fail(invalid(`BASE_URL must be an absolute http(s) address, got "${baseUrl}"`))
   }
-  return { ...c, baseUrl, production, fakePaymentsInProduction } satisfies AppConfigShape
+  const x402 = yield* x402Config(production)
+  return { ...c, baseUrl, production, fakePaymentsInProduction, x402 } satisfies AppConfigShape
 })

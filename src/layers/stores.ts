@@ -22,8 +22,10 @@ import { MemoryPaymentsStore } from "./payments/PaymentsStore.memory.js"
 import { MemoryProjectsStore } from "./projects/ProjectsStore.memory.js"
 import { MemoryBuildStore } from "./projects/BuildStore.memory.js"
 import { MemorySessionStore } from "./sessions/SessionStore.memory.js"
+import { MemoryAcpSessionStore } from "./acp/AcpSessionStore.memory.js"
 import { MemoryNegotiationStore } from "./negotiation/NegotiationStore.memory.js"
 import { MemoryMppStore } from "./mpp/MppStore.memory.js"
+import { MemoryX402Store } from "./x402/X402Store.memory.js"
 import { MemorySagaStore } from "./saga/SagaStore.memory.js"
 import { MemoryAuditStore } from "./audit/AuditStore.memory.js"
 import { MemoryOverviewStore } from "./audit/OverviewStore.memory.js"
@@ -48,8 +50,10 @@ import { PgPaymentsStore } from "./payments/PaymentsStore.postgres.js"
 import { PgProjectsStore } from "./projects/ProjectsStore.postgres.js"
 import { PgBuildStore } from "./projects/BuildStore.postgres.js"
 import { PgSessionStore } from "./sessions/SessionStore.postgres.js"
+import { PgAcpSessionStore } from "./acp/AcpSessionStore.postgres.js"
 import { PgNegotiationStore } from "./negotiation/NegotiationStore.postgres.js"
 import { PgMppStore } from "./mpp/MppStore.postgres.js"
+import { PgX402Store } from "./x402/X402Store.postgres.js"
 import { PgSagaStore } from "./saga/SagaStore.postgres.js"
 import { PgAuditStore } from "./audit/AuditStore.postgres.js"
 import { PgOverviewStore } from "./audit/OverviewStore.postgres.js"
@@ -92,12 +96,14 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryProjectsStore,
   MemoryBuildStore,
   MemorySessionStore,
+  MemoryAcpSessionStore,
   MemoryInvestStore,
   MemoryPaymentsStore,
   MemoryFakeProcessorStore,
   MemoryNegotiationStore,
   MemorySagaStore,
   MemoryMppStore,
+  MemoryX402Store,
   MemoryAuditStore,
   MemoryOverviewStore,
   MemoryRefusalsStore,
@@ -126,12 +132,14 @@ const PgStoresOnly = Layer.mergeAll(
   PgProjectsStore,
   PgBuildStore,
   PgSessionStore,
+  PgAcpSessionStore,
   PgInvestStore,
   PgPaymentsStore,
   PgFakeProcessorStore,
   PgNegotiationStore,
   PgSagaStore,
   PgMppStore,
+  PgX402Store,
   PgAuditStore,
   PgOverviewStore,
   PgRefusalsStore,

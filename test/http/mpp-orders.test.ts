@@ -224,7 +224,12 @@ describeEachStorage("paid calls of a pull seller over HTTP", (storage) => {
     const doc = (await call(OPENAPI_PATH)).body
     const op = doc.paths[`${C}/services/{id}/invoke`].post
     const schemaOf = (code: string) => op.responses[code].content["application/json"].schema.$ref as string
-    expect(schemaOf("202")).toBe("#/components/schemas/PendingInvokeResultEncoded")
+    // 202: the order pending (its seller works), or an x402 settlement not confirmed yet (docs/x402.md).
+    const accepted = op.responses["202"].content["application/json"].schema.anyOf.map((s: Json) => s.$ref)
+    expect(accepted).toEqual([
+      "#/components/schemas/PendingInvokeResultEncoded",
+      "#/components/schemas/SettlementPendingResultEncoded"
+    ])
     expect(schemaOf("200")).toBe("#/components/schemas/InvokeResultEncoded")
     expect(op.responses["202"].headers).toHaveProperty("Payment-Receipt")
     const pending = doc.components.schemas.PendingInvokeResultEncoded

@@ -15,6 +15,13 @@ export class RequiredPermission extends Context.Service<RequiredPermission, Perm
   "agent-commerce/RequiredPermission"
 ) {}
 
+/**
+ * An endpoint an x402 payment may call without an API key (docs/x402.md): with x402 configured and
+ * no key presented, AgentAuth lets it through with a keyless caller (`via: "x402"`), the payment
+ * naming the payer.
+ */
+export class X402Payable extends Context.Service<X402Payable, true>()("agent-commerce/X402Payable") {}
+
 export const SESSION_COOKIE = "ac_session"
 
 /** Bearer API key: 401 (missing/unknown/revoked/expired), 403 (permission), 429 (rate limit). */

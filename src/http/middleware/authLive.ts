@@ -8,7 +8,8 @@ import { type Caller, CurrentCaller } from "../../services/keys/Caller.js"
 import { Keys } from "../../services/keys/Keys.js"
 import { RateLimiter } from "../../services/keys/RateLimiter.js"
 import { rateLimitHeaders, type WindowStanding } from "../../services/keys/rateLimitPolicy.js"
-import { AgentAuth, DashboardAuth, RequiredPermission } from "./auth.js"
+import { AgentAuth, DashboardAuth, RequiredPermission, X402Payable } from "./auth.js"
+import { AppConfig } from "../../services/platform/AppConfig.js"
 import { securityEvent } from "../securityLog.js"
 import { noteCaller } from "../requestLog.js"
 
@@ -115,12 +116,39 @@ export const AgentAuthLive = Layer.effect(
   Effect.gen(function* () {
     const keys = yield* Keys
     const limiter = yield* RateLimiter
+    const x402 = Option.isSome((yield* AppConfig).x402)
     return AgentAuth.of({
       // The raw header is re-read and checked (the security hands over an empty credential for a
       // missing or malformed header); the permission is the endpoint's own annotation.
       bearer: Effect.fnUntraced(function* (httpEffect, { endpoint, group }) {
         const request = yield* HttpServerRequest.HttpServerRequest
         const permission = permissionOf(endpoint, group)
+        if (
+          x402 &&
+          presentedKey(request.headers.authorization, request.headers["x-api-key"]) === undefined &&
+          Option.isSome(Context.getOption(endpoint.annotations, X402Payable))
+        ) {
+          // No key: the x402 payment names the payer (the handler answers 402 PAYMENT-REQUIRED without one).
+          // Rate-limited per address as a key is per key.
+          const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+          const standing = yield* limiter
+            .take(`x402:${address}`)
+            .pipe(
+              Effect.tapError((e) =>
+                e._tag === "RateLimited" ? addHeaders({ "retry-after": String(e.retryAfterSeconds) }) : Effect.void
+              )
+            )
+          yield* addHeaders(rateLimitHeaders(standing))
+          const keyless: Caller = {
+            accountId: "",
+            agentId: undefined,
+            keyId: undefined,
+            permissions: new Set(),
+            via: "x402",
+            rateLimit: standing
+          }
+          return yield* Effect.provideService(httpEffect, CurrentCaller, keyless)
+        }
         const caller = yield* authenticateBearerWith(
           keys,
           limiter,

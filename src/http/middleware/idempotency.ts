@@ -24,6 +24,11 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
  * connection, so it is not applied, and the calls made in process never inherit it.
  */
 const ENVELOPE_PATHS: ReadonlySet<string> = new Set([MCP_ENDPOINT_PATH, A2A_ENDPOINT_PATH])
+/**
+ * The ACP endpoints answer their Idempotency-Key themselves (src/http/acp/routes.ts): the spec wants
+ * its own error bodies, a 409 at once while the first attempt runs, and keys scoped per endpoint.
+ */
+const ACP_PATHS = "/acp/"
 const WAIT_STEP_MS = 50
 const WAIT_STEPS = 200
 
@@ -64,9 +69,9 @@ export const asAttempt = <E, R, E2, R2>(
  */
 export const idempotencyKeyOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
   const key = request.headers["idempotency-key"]
-  return key === undefined || !MUTATING.has(request.method) || ENVELOPE_PATHS.has(guardPath(request.url))
-    ? undefined
-    : key
+  if (key === undefined || !MUTATING.has(request.method)) return undefined
+  const path = guardPath(request.url)
+  return ENVELOPE_PATHS.has(path) || path.startsWith(ACP_PATHS) ? undefined : key
 }
 
 /**

@@ -13,7 +13,8 @@ import {
 } from "../../schema/mpp/problems.js"
 import { InvokeBody, InvokeResult, InvokeUrlParams, PendingInvokeResult } from "../../schema/mpp/challenge.js"
 import { MppDiscovery, MppHealth } from "../../schema/mpp/protocol.js"
-import { AgentAuth, RequiredPermission } from "../middleware/auth.js"
+import { AgentAuth, RequiredPermission, X402Payable } from "../middleware/auth.js"
+import { PaymentConflict, PaymentView, SettlementPendingResult, X402PaymentRequired } from "../../schema/x402/x402.js"
 
 const IdParam = Schema.Struct({
   id: Schema.String.pipe(Schema.check(Schema.isMinCodePoints(1)), Schema.check(Schema.isMaxCodePoints(100)))
@@ -40,12 +41,21 @@ export class MppGroup extends HttpApiGroup.make("mpp")
     HttpApiEndpoint.post("invoke", "/services/:id/invoke", {
       params: IdParam,
       query: InvokeUrlParams,
-      headers: Schema.Struct({ "payment-authorization": Schema.optional(Schema.String) }),
+      headers: Schema.Struct({
+        "payment-authorization": Schema.optional(Schema.String),
+        "payment-signature": Schema.optional(Schema.String)
+      }),
       payload: InvokeBody,
       // Pending first: the answer takes 202 exactly when the seller has not answered yet.
-      success: [PendingInvokeResult.pipe(HttpApiSchema.status(202)), InvokeResult],
+      success: [
+        PendingInvokeResult.pipe(HttpApiSchema.status(202)),
+        SettlementPendingResult.pipe(HttpApiSchema.status(202)),
+        InvokeResult
+      ],
       error: [
         PaymentRequired,
+        X402PaymentRequired,
+        PaymentConflict,
         ChargeBelowMinimum,
         NotPayPerRequest,
         SellerFailed,
@@ -57,9 +67,24 @@ export class MppGroup extends HttpApiGroup.make("mpp")
       ]
     })
       .annotate(RequiredPermission, "commerce:buy")
+      .annotate(X402Payable, true)
       .annotate(
         OpenApi.Summary,
-        "Call a per_call service, paid per request: 402 with a Payment challenge, then retry with Payment-Authorization: 200 with the result and a Payment-Receipt, or 202 while the seller has not answered (price held in escrow; follow the transaction)"
+        "Call a per_call service, paid per request: 402 with a Payment challenge (and, with x402 configured, PAYMENT-REQUIRED), then retry with Payment-Authorization (credits) or PAYMENT-SIGNATURE (x402, no API key needed): 200 with the result and a Payment-Receipt / PAYMENT-RESPONSE, or 202 while the seller has not answered (price held in escrow; follow the transaction) or while an x402 settlement is unconfirmed"
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("x402Payment", "/x402/payments/:id", {
+      params: IdParam,
+      headers: Schema.Struct({ "x-payment-token": Schema.optional(Schema.String) }),
+      success: PaymentView,
+      error: [NotFound, InvalidInput, StorageUnavailable]
+    })
+      .annotate(RequiredPermission, "commerce:read")
+      .annotate(X402Payable, true)
+      .annotate(
+        OpenApi.Summary,
+        "An x402 payment as its payer reads it (status, the purchase, the settle and refund transactions on the chain): with the X-Payment-Token of its PAYMENT-RESPONSE (no API key needed), or the key of the agent it paid for"
       )
   )
   .middleware(AgentAuth)

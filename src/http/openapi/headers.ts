@@ -30,10 +30,17 @@ export const headerComponents: Json = {
     ...header("The Bearer challenge (RFC 6750): why the credentials were refused."),
     required: true
   },
-  WwwAuthenticatePayment: {
-    ...header("The Payment challenge (the same challenge as the body carries)."),
-    required: true
-  },
+  WwwAuthenticatePayment: header(
+    "The Payment challenge (the same challenge as the body carries); absent on the 402 of a call without an API key, " +
+      "which only x402 can pay (PAYMENT-REQUIRED)."
+  ),
+  PaymentRequiredX402: header(
+    "x402 v2 (docs/x402.md): base64 of the PaymentRequired JSON (scheme exact, network, asset, amount, payTo); " +
+      "present when x402 is configured."
+  ),
+  PaymentResponseX402: header(
+    "x402 v2 (docs/x402.md): base64 of the SettleResponse JSON, on every answer to a PAYMENT-SIGNATURE (also a failure)."
+  ),
   PaymentReceipt: header(
     "The receipt of the paid call; absent when an idempotent retry replays the stored answer (the receipt went " +
       "with the first answer)."
@@ -92,7 +99,11 @@ export const responseHeaders = (
     Object.assign(h, SUCCESS_HEADERS[operationId] ?? {})
   }
   if (code === 401 && auth === "key") h["WWW-Authenticate"] = ref("headers", "WwwAuthenticateBearer")
-  if (code === 402 && operationId === "mpp.invoke") h["WWW-Authenticate"] = ref("headers", "WwwAuthenticatePayment")
+  if (code === 402 && operationId === "mpp.invoke") {
+    h["WWW-Authenticate"] = ref("headers", "WwwAuthenticatePayment")
+    h["PAYMENT-REQUIRED"] = ref("headers", "PaymentRequiredX402")
+  }
+  if (operationId === "mpp.invoke") h["PAYMENT-RESPONSE"] = ref("headers", "PaymentResponseX402")
   if (code === 429 || code === 503) h["Retry-After"] = ref("headers", "RetryAfter")
   return h
 }

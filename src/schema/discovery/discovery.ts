@@ -153,7 +153,19 @@ export const DiscoveryDocument = Schema.Struct({
       fallback: Schema.String,
       discovery_url: Schema.String,
       health_url: Schema.String
-    })
+    }),
+    /** x402 v2 on the paid call, when configured (docs/x402.md). */
+    x402: Schema.optional(
+      Schema.Struct({
+        version: Schema.Literal(2),
+        scheme: Schema.Literal("exact"),
+        network: Schema.String,
+        asset: Schema.String,
+        pay_to: Schema.String,
+        api_key_required: Schema.Boolean,
+        how_to_pay: Schema.String
+      })
+    )
   }),
   market_data: Schema.Struct({
     global_ai_market_2033: Schema.String,

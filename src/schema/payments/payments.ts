@@ -255,3 +255,10 @@ export const FAKE_TEST_CARDS: ReadonlyArray<{
   { number: "4000000000009995", label: "4000 0000 0000 9995 — insufficient_funds", failure: "insufficient_funds" },
   { number: "4000000000000069", label: "4000 0000 0000 0069 — expired_card", failure: "expired_card" }
 ]
+
+/** 402 — a delegated payment token (an ACP Shared Payment Token) was declined by the processor. */
+export class CardDeclined extends Schema.TaggedError<CardDeclined>()(
+  "CardDeclined",
+  { message: Schema.String },
+  { httpApiStatus: 402, description: "The delegated card payment was declined; nothing was charged." }
+) {}

@@ -243,7 +243,24 @@ export const buildDocument = (
       details_url: u("/integrations")
     },
     for_ai_agents: forAiAgentsSection(config, routes, links),
-    ai_commerce: aiCommerceSection(routes, links),
+    ai_commerce: {
+      ...aiCommerceSection(routes, links),
+      ...(config.x402._tag === "Some"
+        ? {
+            x402: {
+              version: 2 as const,
+              scheme: "exact" as const,
+              network: config.x402.value.network,
+              asset: config.x402.value.asset,
+              pay_to: config.x402.value.payTo,
+              api_key_required: false,
+              how_to_pay:
+                "POST a per_call service's /invoke: the 402 carries PAYMENT-REQUIRED (x402 v2); retry with " +
+                "PAYMENT-SIGNATURE; the answer carries PAYMENT-RESPONSE"
+            }
+          }
+        : {})
+    },
     market_data: {
       ...MARKET_DATA,
       revenue_projection: { ...MARKET_DATA.revenue_projection }

@@ -10,7 +10,8 @@ export interface Caller {
   /** The API key used (undefined for a dashboard session). */
   readonly keyId: string | undefined
   readonly permissions: ReadonlySet<Permission>
-  readonly via: "key" | "session"
+  /** `x402`: no key, a payment names the payer (the paid call only, docs/x402.md). */
+  readonly via: "key" | "session" | "x402"
   /** A key's rate-limit standing after this request was counted (what /me reports). */
   readonly rateLimit?: ReadonlyArray<WindowStanding>
 }

@@ -6,6 +6,32 @@ import type { LogLevel } from "effect/LogLevel"
 export type StorageKind = "embedded" | "memory" | "postgres"
 export type PaymentsKind = "fake" | "stripe"
 
+/**
+ * x402 on the paid call (docs/x402.md), offered only when configured: the network and asset it is
+ * paid in, the asset's EIP-712 domain (name, version) and decimals, where the money goes (payTo),
+ * the facilitator that verifies and settles (an https URL in production; "simulated": the honest
+ * in-process simulation, never in production), and the chain access refunds need.
+ */
+export interface X402Config {
+  /** CAIP-2, `eip155:<chain id>`. */
+  readonly network: string
+  readonly chainId: number
+  /** The EIP-3009 token's address. */
+  readonly asset: string
+  readonly assetName: string
+  readonly assetVersion: string
+  readonly assetDecimals: number
+  readonly payTo: string
+  readonly facilitator: { readonly _tag: "http"; readonly url: string } | { readonly _tag: "simulated" }
+  /** The operator's refund wallet (its private key) and the RPC it sends refunds through; none: simulated chain. */
+  readonly refundPrivateKey: Option.Option<Redacted.Redacted>
+  readonly rpcUrl: Option.Option<string>
+  /** How long an authorization may stay valid (accepts[].maxTimeoutSeconds). */
+  readonly maxTimeoutSeconds: number
+  /** How long the facilitator has to answer /verify and /settle. */
+  readonly facilitatorTimeoutMs: number
+}
+
 export interface AppConfigShape {
   readonly port: number
   readonly baseUrl: string
@@ -58,6 +84,8 @@ export interface AppConfigShape {
   readonly founderAccountId: Option.Option<string>
   /** Seconds between the embedded store's vacuum passes (PGlite has no autovacuum); 0: none. */
   readonly embeddedVacuumSeconds: number
+  /** x402 on the paid call; none: not offered. */
+  readonly x402: Option.Option<X402Config>
 }
 
 /** Defaults every loader starts from; also the test configuration. */
@@ -94,7 +122,8 @@ export const configDefaults: AppConfigShape = {
   anonymousWritesPerMinute: 20,
   anonymousWritesPerDay: 1000,
   // Off in tests (a TestClock moved by days would run a pass per interval); the environment's default is 60.
-  embeddedVacuumSeconds: 0
+  embeddedVacuumSeconds: 0,
+  x402: Option.none()
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("agent-commerce/AppConfig") {

@@ -43,6 +43,14 @@ export const llmsTxt = (config: AppConfigShape, catalog: ReadonlyArray<CatalogRo
       `Agent API rate limit: ${config.rateLimitPerMinute} requests per minute and ${config.rateLimitPerDay} per day per key. ` +
       `Send keys as \`Authorization: Bearer <key>\`; create them at ${u("/agent-dashboard")}.`,
     "",
+    ...(config.x402._tag === "Some"
+      ? [
+          `Per-call services also take x402 v2 (scheme exact, ${config.x402.value.network}, asset ${config.x402.value.asset}) with no API key: ` +
+            `the paid call's 402 carries PAYMENT-REQUIRED; retry with PAYMENT-SIGNATURE. Escrow until the seller delivers, refunds on the chain ` +
+            `(docs/x402.md).`,
+          ""
+        ]
+      : []),
     "## Docs",
     "",
     mdLink(

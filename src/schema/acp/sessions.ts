@@ -1,0 +1,95 @@
+// An Agentic Commerce Protocol checkout session as this marketplace keeps it (docs/acp.md): the
+// catalogue tier it quotes, who opened it, where it stands, and the purchase its completion made.
+// The wire form (the spec's CheckoutSession) is rendered from this record by src/http/acp/wire.ts.
+import { Schema } from "effect"
+import { Cents, Timestamp } from "../platform/common.js"
+
+/** The ACP release these endpoints implement (the spec's `API-Version` and `protocol.version`). */
+export const ACP_API_VERSION = "2026-04-17"
+
+/** How long an open session quotes its price (its `expires_at`). */
+export const ACP_SESSION_TTL_MS = 30 * 60_000
+
+/** The id of the one fulfilment option a digital service has. */
+export const DIGITAL_OPTION_ID = "digital"
+
+/** The wallet payment handler's id, and its credential type. */
+export const WALLET_HANDLER_ID = "wallet"
+export const WALLET_CREDENTIAL_TYPE = "agent_wallet"
+
+/** The delegated card handler's id (the spec's examples name it so), and its credential type. */
+export const CARD_HANDLER_ID = "card_tokenized"
+export const CARD_CREDENTIAL_TYPE = "spt"
+
+/**
+ * The session's own states (the spec's names). `completed` means a purchase was made: its outcome
+ * (delivered, held for an agent seller, failed, refunded) is the order's, read from the purchase.
+ */
+export const AcpSessionStatus = Schema.Literals(["ready_for_payment", "pending_approval", "completed", "canceled"])
+export type AcpSessionStatus = typeof AcpSessionStatus.Type
+
+/** One line: a catalogue tier, quoted when the session was opened or last updated. */
+export const AcpLine = Schema.Struct({
+  /** The line's id in the session (`line_item_1`). */
+  id: Schema.String,
+  /** `serviceId:tierId`, as the agent sent it. */
+  itemId: Schema.String,
+  serviceId: Schema.String,
+  tierId: Schema.String,
+  serviceName: Schema.String,
+  tierName: Schema.String,
+  description: Schema.String,
+  category: Schema.String,
+  unit: Schema.String,
+  sellerAgentId: Schema.String,
+  sellerName: Schema.String,
+  quantity: Schema.Int,
+  unitAmountCents: Cents
+})
+export type AcpLine = typeof AcpLine.Type
+
+export const AcpSessionRecord = Schema.Struct({
+  id: Schema.String,
+  agentId: Schema.String,
+  accountId: Schema.String,
+  status: AcpSessionStatus,
+  currency: Schema.String,
+  lines: Schema.Array(AcpLine),
+  /** The spec's Buyer and FulfillmentDetails, as the agent sent them (echoed, not used to deliver). */
+  buyer: Schema.NullOr(Schema.Unknown),
+  fulfillmentDetails: Schema.NullOr(Schema.Unknown),
+  /** The create request's `metadata`, echoed; its `input` is the service's input (docs/acp.md). */
+  metadata: Schema.NullOr(Schema.Unknown),
+  /** The handler the completion paid with. */
+  paidWith: Schema.NullOr(Schema.String),
+  /** The purchase the completion made, or the approval it waits for. */
+  transactionId: Schema.NullOr(Schema.String),
+  approvalId: Schema.NullOr(Schema.String),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  expiresAt: Timestamp
+})
+export type AcpSessionRecord = typeof AcpSessionRecord.Type
+
+/** 405 — cancel of a session already completed or canceled (the spec's "Not cancelable"). */
+export class SessionNotCancelable extends Schema.TaggedError<SessionNotCancelable>()(
+  "SessionNotCancelable",
+  { message: Schema.String, status: AcpSessionStatus },
+  { httpApiStatus: 405 }
+) {}
+
+/**
+ * 400 — an update or completion of a session that is no longer open (completed, canceled or
+ * expired). Not 409: the spec gives 409 one meaning, an Idempotency-Key still in flight (retry).
+ */
+export class SessionClosed extends Schema.TaggedError<SessionClosed>()(
+  "SessionClosed",
+  { message: Schema.String, status: Schema.String },
+  { httpApiStatus: 400 }
+) {}
+
+/** A session's id path prefix: `cs_` + random. */
+export const ACP_SESSION_PREFIX = "cs"
+
+/** The purchase's Idempotency-Key inside the purchase domain: one purchase per session, however often completed. */
+export const purchaseKeyOf = (sessionId: string) => `acp:${sessionId}`

@@ -1,0 +1,395 @@
+// AcpCheckout: the Agentic Commerce Protocol's checkout session (docs/acp.md) over the one purchase.
+// A session quotes one catalogue tier (`serviceId:tierId`); completing it pays with the calling
+// agent's wallet through Commerce (the buy's permission and its unit of work, the purchase domain's
+// lifecycle: the owner's policy, an approval that waits, settled 85/15 or held in the order's escrow
+// for an agent seller), under the purchase key `acp:<session id>`, so a session makes at most one
+// purchase however often it is completed. What the order is now is read from that purchase.
+import { Clock, Context, Effect, Layer } from "effect"
+import {
+  ACP_SESSION_PREFIX,
+  ACP_SESSION_TTL_MS,
+  CARD_CREDENTIAL_TYPE,
+  CARD_HANDLER_ID,
+  type AcpLine,
+  type AcpSessionRecord,
+  purchaseKeyOf,
+  SessionClosed,
+  SessionNotCancelable,
+  WALLET_CREDENTIAL_TYPE,
+  WALLET_HANDLER_ID
+} from "../../schema/acp/sessions.js"
+import type { Approval } from "../../schema/commerce/approvals.js"
+import { CURRENCY } from "../../schema/commerce/common.js"
+import type { Transaction } from "../../schema/commerce/transactions.js"
+import { EXTERNAL_PAYMENTS, type InsufficientFunds, walletAccount } from "../../schema/ledger/ledger.js"
+import type { CardDeclined, ProcessorUnavailable } from "../../schema/payments/payments.js"
+import { Forbidden, InvalidInput, NotFound, type StorageUnavailable } from "../../schema/platform/errors.js"
+import { Catalog } from "../commerce/Catalog.js"
+import { type BuyError, Commerce } from "../commerce/Commerce.js"
+import type { Caller } from "../keys/Caller.js"
+import { KeysStore } from "../keys/KeysStore.js"
+import { Ledger } from "../ledger/Ledger.js"
+import { DelegatedPayments } from "../payments/DelegatedPayments.js"
+import { Ids, Transactor } from "../platform/Db.js"
+import { PurchaseStore } from "../purchases/PurchaseStore.js"
+import { toApproval, toTransaction } from "../purchases/views.js"
+import { AcpSessionStore } from "./AcpSessionStore.js"
+
+/** A session with the purchase its completion made (or the approval that purchase waits for). */
+export interface AcpSessionView {
+  readonly session: AcpSessionRecord
+  readonly transaction: Transaction | null
+  readonly approval: Approval | null
+  /** The instant the view was read (an open session past its expiry reads as expired). */
+  readonly now: number
+}
+
+export interface CreateSession {
+  /** The `id` of each of `line_items`, in order. */
+  readonly itemIds: ReadonlyArray<string>
+  readonly currency: string
+  readonly buyer: unknown
+  readonly fulfillmentDetails: unknown
+  readonly metadata: unknown
+}
+
+export interface UpdateSession {
+  readonly itemIds?: ReadonlyArray<string>
+  readonly buyer?: unknown
+  readonly fulfillmentDetails?: unknown
+}
+
+/** The spec's PaymentData, as far as a handler reads it. */
+export interface PaymentInput {
+  readonly handlerId: string | undefined
+  readonly instrumentType: string | undefined
+  readonly credentialType: string | undefined
+  readonly token: string | undefined
+}
+
+type Refusal = InvalidInput | NotFound | Forbidden | SessionClosed | StorageUnavailable
+
+export interface AcpCheckoutService {
+  readonly create: (caller: Caller, input: CreateSession) => Effect.Effect<AcpSessionView, Refusal>
+  readonly get: (caller: Caller, id: string) => Effect.Effect<AcpSessionView, Refusal>
+  readonly update: (caller: Caller, id: string, input: UpdateSession) => Effect.Effect<AcpSessionView, Refusal>
+  /** Pays with `payment` (one purchase per session; a second completion is SessionClosed). */
+  readonly complete: (
+    caller: Caller,
+    id: string,
+    payment: PaymentInput,
+    buyer: unknown
+  ) => Effect.Effect<AcpSessionView, Refusal | BuyError | CardDeclined | ProcessorUnavailable | InsufficientFunds>
+  /** The delegated card handler's processor (ACP's `psp`). */
+  readonly cardPsp: "fake" | "stripe"
+  readonly cancel: (caller: Caller, id: string) => Effect.Effect<AcpSessionView, Refusal | SessionNotCancelable>
+}
+
+/** The caller as a buying agent: an agent key with commerce:buy. */
+const buyerOf = (caller: Caller) =>
+  caller.agentId !== undefined && caller.permissions.has("commerce:buy")
+    ? Effect.succeed(caller.agentId)
+    : Effect.fail(
+        new Forbidden({ message: "ACP checkout needs an agent key with commerce:buy", permission: "commerce:buy" })
+      )
+
+const notFound = (id: string) =>
+  new NotFound({ message: `checkout session ${id} not found`, resource: "checkout_session", id })
+
+/** Whether an open session's quote has lapsed at `now`. */
+export const isExpired = (s: AcpSessionRecord, now: number) =>
+  s.status === "ready_for_payment" && Date.parse(s.expiresAt) <= now
+
+const make = Effect.gen(function* () {
+  const store = yield* AcpSessionStore
+  const purchases = yield* PurchaseStore
+  const commerce = yield* Commerce
+  const catalog = yield* Catalog
+  const keys = yield* KeysStore
+  const ids = yield* Ids
+  const ledger = yield* Ledger
+  const delegated = yield* DelegatedPayments
+  const { atomically } = yield* Transactor
+
+  /** One `serviceId:tierId` quoted as a line (`at`: the JSONPath of its id in the request). */
+  const quote = Effect.fnUntraced(function* (agentId: string, itemId: string, index: number) {
+    const at = `$.line_items[${index}].id`
+    const [serviceId, tierId, ...rest] = itemId.split(":")
+    if (!serviceId || !tierId || rest.length > 0) {
+      return yield* new InvalidInput({
+        message: `item id ${JSON.stringify(itemId)} is not a catalogue tier: send "serviceId:tierId"`,
+        field: at
+      })
+    }
+    const unknownItem = new InvalidInput({ message: `item ${itemId} is not for sale`, field: at })
+    const service = yield* catalog
+      .getRecord(serviceId)
+      .pipe(Effect.catchTag("NotFound", () => Effect.fail(unknownItem)))
+    const tier = service.tiers.find((t) => t.id === tierId)
+    if (service.status !== "active" || tier === undefined) return yield* unknownItem
+    if (service.sellerAgentId === agentId) {
+      return yield* new InvalidInput({ message: "an agent cannot buy its own service", field: at })
+    }
+    const [seller] = yield* keys.getAgents([service.sellerAgentId])
+    const line: AcpLine = {
+      id: `line_item_${index + 1}`,
+      itemId,
+      serviceId,
+      tierId,
+      serviceName: service.name,
+      tierName: tier.name,
+      description: service.description,
+      category: service.category,
+      unit: tier.unit,
+      sellerAgentId: service.sellerAgentId,
+      sellerName: seller?.name ?? service.sellerAgentId,
+      quantity: 1,
+      unitAmountCents: tier.priceCents
+    }
+    return line
+  })
+
+  const quoteAll = Effect.fnUntraced(function* (agentId: string, itemIds: ReadonlyArray<string>) {
+    if (itemIds.length === 0) return yield* new InvalidInput({ message: "line_items is empty", field: "$.line_items" })
+    if (itemIds.length > 1) {
+      return yield* new InvalidInput({
+        message: "a checkout session holds one item (one purchase): open a session per item",
+        field: "$.line_items[1]"
+      })
+    }
+    return yield* Effect.forEach(itemIds, (id, i) => quote(agentId, id, i))
+  })
+
+  /** The session's purchase as it stands now: the transaction, or the approval it waits for. */
+  const viewOf = Effect.fnUntraced(function* (session: AcpSessionRecord) {
+    const now = yield* Clock.currentTimeMillis
+    if (session.transactionId === null && session.approvalId === null) {
+      return { session, transaction: null, approval: null, now }
+    }
+    const key = purchaseKeyOf(session.id)
+    const row = yield* purchases.findByIdempotencyKey(session.agentId, key)
+    if (row) return { session, transaction: toTransaction(row, session.agentId), approval: null, now }
+    const approval = yield* purchases.findApprovalByKey(session.agentId, key)
+    return { session, transaction: null, approval: approval ? toApproval(approval, now) : null, now }
+  })
+
+  const owned = Effect.fnUntraced(function* (caller: Caller, id: string, lock: boolean) {
+    const agentId = yield* buyerOf(caller)
+    const found = yield* lock ? store.getForUpdate(id) : store.get(id)
+    if (found === undefined || found.agentId !== agentId) return yield* notFound(id)
+    return found
+  })
+
+  /** An open session, for an update or a completion. */
+  const open = Effect.fnUntraced(function* (session: AcpSessionRecord) {
+    const now = yield* Clock.currentTimeMillis
+    if (session.status !== "ready_for_payment" || isExpired(session, now)) {
+      const status = isExpired(session, now) ? "expired" : session.status
+      return yield* new SessionClosed({
+        message: `checkout session ${session.id} is ${status}: open a new one`,
+        status
+      })
+    }
+    return now
+  })
+
+  const create = Effect.fnUntraced(function* (caller: Caller, input: CreateSession) {
+    const agentId = yield* buyerOf(caller)
+    if (input.currency.toLowerCase() !== CURRENCY) {
+      return yield* new InvalidInput({ message: `prices are in ${CURRENCY}`, field: "$.currency" })
+    }
+    const lines = yield* quoteAll(agentId, input.itemIds)
+    const now = yield* Clock.currentTimeMillis
+    const at = new Date(now).toISOString()
+    const session: AcpSessionRecord = {
+      id: yield* ids.make(ACP_SESSION_PREFIX),
+      agentId,
+      accountId: caller.accountId,
+      status: "ready_for_payment",
+      currency: CURRENCY,
+      lines,
+      buyer: input.buyer ?? null,
+      fulfillmentDetails: input.fulfillmentDetails ?? null,
+      metadata: input.metadata ?? null,
+      paidWith: null,
+      transactionId: null,
+      approvalId: null,
+      createdAt: at,
+      updatedAt: at,
+      expiresAt: new Date(now + ACP_SESSION_TTL_MS).toISOString()
+    }
+    yield* store.insert(session)
+    return { session, transaction: null, approval: null, now }
+  })
+
+  const get = (caller: Caller, id: string) => Effect.flatMap(owned(caller, id, false), viewOf)
+
+  const updateInUnit = Effect.fnUntraced(function* (caller: Caller, id: string, input: UpdateSession) {
+    const session = yield* owned(caller, id, true)
+    const now = yield* open(session)
+    // An update quotes again: the lines (new ones, or the same) at today's prices, the quote's time restarted.
+    const lines = yield* quoteAll(session.agentId, input.itemIds ?? session.lines.map((l) => l.itemId))
+    const next: AcpSessionRecord = {
+      ...session,
+      lines,
+      buyer: input.buyer ?? session.buyer,
+      fulfillmentDetails: input.fulfillmentDetails ?? session.fulfillmentDetails,
+      updatedAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + ACP_SESSION_TTL_MS).toISOString()
+    }
+    yield* store.update(next)
+    return { session: next, transaction: null, approval: null, now }
+  })
+  const update = (caller: Caller, id: string, input: UpdateSession) => atomically(updateInUnit(caller, id, input))
+
+  /**
+   * The handler `payment` names, checked: the wallet with the caller's own agent as its credential,
+   * or a delegated card token (a Shared Payment Token).
+   */
+  const handlerOf = (agentId: string, payment: PaymentInput) => {
+    if (payment.handlerId === CARD_HANDLER_ID) {
+      if (payment.credentialType !== CARD_CREDENTIAL_TYPE || !payment.token) {
+        return Effect.fail(
+          new InvalidInput({
+            message: `the card handler's credential is {"type": "${CARD_CREDENTIAL_TYPE}", "token": "<a Shared Payment Token>"}`,
+            field: "$.payment_data.instrument.credential"
+          })
+        )
+      }
+      return Effect.succeed({ _tag: "card" as const, token: payment.token })
+    }
+    if (payment.handlerId !== WALLET_HANDLER_ID) {
+      return Effect.fail(
+        new InvalidInput({
+          message: `payment handler ${JSON.stringify(payment.handlerId ?? null)} is not offered: use "${WALLET_HANDLER_ID}" or "${CARD_HANDLER_ID}"`,
+          field: "$.payment_data.handler_id"
+        })
+      )
+    }
+    if (payment.credentialType !== WALLET_CREDENTIAL_TYPE || payment.token !== agentId) {
+      return Effect.fail(
+        new InvalidInput({
+          message: `the wallet handler's credential is {"type": "${WALLET_CREDENTIAL_TYPE}", "token": "<your agent id>"}: an agent pays from its own wallet`,
+          field: "$.payment_data.instrument.credential"
+        })
+      )
+    }
+    return Effect.succeed({ _tag: "wallet" as const })
+  }
+
+  /** An open session's line at the price it shows: a price that moved since is quoted again first. */
+  const payable = Effect.fnUntraced(function* (session: AcpSessionRecord) {
+    const now = yield* open(session)
+    const [line] = session.lines
+    const [current] = yield* quoteAll(session.agentId, [line.itemId])
+    if (current.unitAmountCents !== line.unitAmountCents) {
+      return yield* new InvalidInput({
+        message: `the price of ${line.itemId} changed from ${line.unitAmountCents} to ${current.unitAmountCents} cents: update the session to quote it again`,
+        field: "$.line_items[0]"
+      })
+    }
+    return { now, line }
+  })
+
+  /**
+   * The completion's unit of work: the session locked and still payable, the card's charge (if any)
+   * funded into the buyer's wallet, the purchase (Commerce), the session completed.
+   */
+  const completeInUnit = Effect.fnUntraced(function* (
+    caller: Caller,
+    id: string,
+    buyer: unknown,
+    paidWith: string,
+    charge: { readonly chargeId: string; readonly amountCents: number } | null
+  ) {
+    const session = yield* owned(caller, id, true)
+    const { now, line } = yield* payable(session)
+    if (charge !== null) {
+      if (charge.amountCents !== line.unitAmountCents) {
+        return yield* new InvalidInput({
+          message: "the price changed while the card was charged",
+          field: "$.line_items[0]"
+        })
+      }
+      yield* ledger.transfer({
+        kind: "funding",
+        reference: charge.chargeId,
+        memo: `ACP checkout ${id}: delegated card payment`,
+        from: EXTERNAL_PAYMENTS,
+        to: walletAccount(session.agentId),
+        amount: charge.amountCents
+      })
+    }
+    const metadata = session.metadata as { readonly input?: unknown } | null
+    const bought = yield* commerce.buyInUnit({
+      caller,
+      serviceId: line.serviceId,
+      tierId: line.tierId,
+      input: typeof metadata === "object" && metadata !== null && "input" in metadata ? metadata.input : null,
+      idempotencyReference: purchaseKeyOf(session.id)
+    })
+    const purchase = "purchase" in bought ? bought.purchase : null
+    const waits = purchase?.status === "pending_approval"
+    yield* store.update({
+      ...session,
+      status: waits ? "pending_approval" : "completed",
+      buyer: buyer ?? session.buyer,
+      paidWith,
+      transactionId: purchase?.transaction?.id ?? null,
+      approvalId: waits ? (purchase?.approval?.id ?? null) : null,
+      updatedAt: new Date(now).toISOString()
+    })
+    return bought
+  })
+
+  const complete = Effect.fnUntraced(function* (caller: Caller, id: string, payment: PaymentInput, buyer: unknown) {
+    const agentId = yield* buyerOf(caller)
+    const handler = yield* handlerOf(agentId, payment)
+    let bought
+    if (handler._tag === "card") {
+      // Checked before the card is charged; checked again, locked, in the unit of work.
+      const { line } = yield* payable(yield* owned(caller, id, false))
+      const amountCents = line.unitAmountCents
+      const { chargeId } = yield* delegated.charge({
+        token: handler.token,
+        amountCents,
+        currency: CURRENCY,
+        description: `${line.serviceName} — ${line.tierName}`,
+        metadata: { acp_checkout_session_id: id, agent_id: agentId },
+        idempotencyKey: yield* ids.make("acpcharge")
+      })
+      // A purchase that is not made gives the charge back.
+      bought = yield* atomically(completeInUnit(caller, id, buyer, CARD_HANDLER_ID, { chargeId, amountCents })).pipe(
+        Effect.tapError(() => Effect.ignore(delegated.refund(chargeId, `refund_${chargeId}`)))
+      )
+    } else {
+      bought = yield* atomically(completeInUnit(caller, id, buyer, WALLET_HANDLER_ID, null))
+    }
+    // Committed: an agent seller's order is announced, a push seller's answer awaited (ORDER_WAIT_MS).
+    yield* commerce.afterBuy(bought)
+    return yield* get(caller, id)
+  })
+
+  const cancelInUnit = Effect.fnUntraced(function* (caller: Caller, id: string) {
+    const session = yield* owned(caller, id, true)
+    if (session.status === "completed" || session.status === "canceled" || session.status === "pending_approval") {
+      return yield* new SessionNotCancelable({
+        message: `checkout session ${id} is ${session.status} and cannot be canceled`,
+        status: session.status
+      })
+    }
+    const now = yield* Clock.currentTimeMillis
+    const next: AcpSessionRecord = { ...session, status: "canceled", updatedAt: new Date(now).toISOString() }
+    yield* store.update(next)
+    return { session: next, transaction: null, approval: null, now }
+  })
+  const cancel = (caller: Caller, id: string) => atomically(cancelInUnit(caller, id))
+
+  return AcpCheckout.of({ create, get, update, complete, cancel, cardPsp: delegated.psp })
+})
+
+export class AcpCheckout extends Context.Service<AcpCheckout, AcpCheckoutService>()("agent-commerce/AcpCheckout") {
+  static readonly layer = Layer.effect(AcpCheckout, make).pipe(
+    Layer.provide([Commerce.layer, Catalog.layer, Ledger.layer])
+  )
+}

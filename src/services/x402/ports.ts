@@ -1,0 +1,73 @@
+// The x402 domain's ports: the facilitator that verifies and settles a payment (the x402
+// facilitator API), the chain the operator reads (was an authorization used?) and refunds on.
+// Adapters: src/layers/x402/ (HTTP facilitator, viem chain, and the honest simulation of both).
+import { Context, Data, type Effect } from "effect"
+import type {
+  PaymentPayload,
+  PaymentRequirements,
+  SettleResponse,
+  SupportedResponse,
+  VerifyResponse
+} from "../../schema/x402/x402.js"
+
+/**
+ * The facilitator could not be asked, or did not answer in time, or answered something that is not
+ * the facilitator API's answer. For /settle this means the outcome is unknown: the payment is kept
+ * `settlement_pending` and reconciled, never answered with a fresh 402.
+ */
+export class FacilitatorUnavailable extends Data.TaggedError("FacilitatorUnavailable")<{
+  readonly operation: "verify" | "settle" | "supported"
+  readonly reason: string
+}> {}
+
+export interface FacilitatorService {
+  /** POST {url}/verify `{x402Version, paymentPayload, paymentRequirements}`. */
+  readonly verify: (
+    payload: PaymentPayload,
+    requirements: PaymentRequirements
+  ) => Effect.Effect<VerifyResponse, FacilitatorUnavailable>
+  /** POST {url}/settle: the transfer on the chain, or why not (`success: false`). */
+  readonly settle: (
+    payload: PaymentPayload,
+    requirements: PaymentRequirements
+  ) => Effect.Effect<SettleResponse, FacilitatorUnavailable>
+  /** GET {url}/supported. */
+  readonly supported: Effect.Effect<SupportedResponse, FacilitatorUnavailable>
+}
+
+export class Facilitator extends Context.Service<Facilitator, FacilitatorService>()("agent-commerce/X402Facilitator") {}
+
+/** The chain could not be read or written. */
+export class ChainUnavailable extends Data.TaggedError("ChainUnavailable")<{ readonly reason: string }> {}
+
+/** Whether an EIP-3009 authorization was used on the chain, and by which transaction when known. */
+export type AuthorizationState =
+  { readonly _tag: "Unused" } | { readonly _tag: "Used"; readonly transaction: string | null }
+
+export interface ChainService {
+  /** The token's `authorizationState(authorizer, nonce)` (and the transaction that used it, when found). */
+  readonly authorizationState: (input: {
+    readonly asset: string
+    readonly from: string
+    readonly nonce: string
+  }) => Effect.Effect<AuthorizationState, ChainUnavailable>
+  /** The chain's time, in seconds (a block's timestamp): validBefore is judged by it. */
+  readonly now: Effect.Effect<number, ChainUnavailable>
+}
+
+export class Chain extends Context.Service<Chain, ChainService>()("agent-commerce/X402Chain") {}
+
+export interface RefundsService {
+  /**
+   * Sends `amount` base units of `asset` from the operator's refund wallet to `to`; the transaction
+   * hash once it is mined. `reference` names the refund (the payment id) for the operator's records.
+   */
+  readonly refund: (input: {
+    readonly asset: string
+    readonly to: string
+    readonly amount: bigint
+    readonly reference: string
+  }) => Effect.Effect<{ readonly transaction: string }, ChainUnavailable>
+}
+
+export class Refunds extends Context.Service<Refunds, RefundsService>()("agent-commerce/X402Refunds") {}

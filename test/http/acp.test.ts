@@ -1,0 +1,461 @@
+// ACP checkout sessions (Agentic Commerce Protocol 2026-04-17) on every storage. What a shopping
+// agent is promised: a session quotes a catalogue tier (line item, totals with the marketplace fee
+// shown, the seller agent as MarketplaceSellerDetails, digital fulfilment); completing it pays from
+// its own wallet once, however often the completion is retried under its Idempotency-Key, into an
+// order held in escrow for an agent seller; a session can be cancelled until it is completed; every
+// answer is one the spec's own OpenAPI document allows (test/fixtures/acpSpec.ts checks each).
+import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { walletAccount } from "../../src/schema/ledger/ledger.js"
+import { LedgerStore } from "../../src/services/ledger/Ledger.js"
+import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
+import { checkAnswer, requestSchemaOf, validateSchema } from "../fixtures/acpSpec.js"
+import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
+import { describeEachStorage } from "../fixtures/suite.js"
+
+const C = "/api/v1/agent/commerce"
+const VERSION = "2026-04-17"
+type Json = Record<string, unknown>
+
+let server: RuntimeServer
+
+interface Answer {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: Json
+}
+
+/**
+ * One ACP call (path relative to /acp). The answer must be one the spec's document allows, and the
+ * request one it calls valid unless `invalidRequest` says the test sends a wrong one on purpose.
+ */
+const acp = async (
+  k: AgentKey | undefined,
+  method: "GET" | "POST",
+  path: string,
+  body?: unknown,
+  options: { readonly key?: string | null; readonly version?: string | null; readonly invalidRequest?: boolean } = {}
+): Promise<Answer> => {
+  const schema = requestSchemaOf(method, path.replace(/\?.*$/, ""))
+  if (body !== undefined && schema !== undefined && options.invalidRequest !== true) {
+    expect(validateSchema(schema, body), `the test's own ${schema}`).toBeUndefined()
+  }
+  const headers: Record<string, string> = { ...(k?.auth ?? {}) }
+  if (options.version !== null) headers["api-version"] = options.version ?? VERSION
+  if (method === "POST") {
+    const key = options.key === undefined ? `idem-${randomBytes(8).toString("hex")}` : options.key
+    if (key !== null) headers["idempotency-key"] = key
+  }
+  if (body !== undefined) headers["content-type"] = "application/json"
+  const res = await fetch(`${server.baseUrl}/acp${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  const json = (await res.json()) as Json
+  expect(checkAnswer(method, path, res.status, res.headers, json)).toBeUndefined()
+  return { status: res.status, headers: res.headers, body: json }
+}
+
+const call = async (k: AgentKey, method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${server.baseUrl}${path}`, {
+    method,
+    headers: {
+      ...k.auth,
+      ...(body === undefined
+        ? {}
+        : { "content-type": "application/json", "idempotency-key": randomBytes(8).toString("hex") })
+    },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  return { status: res.status, body: (await res.json()) as Json }
+}
+
+/** A seller agent with a pull service at `priceCents`, and a buyer with $100 in its wallet. */
+const market = async (priceCents = 1_000) => {
+  const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
+  const published = await call(seller, "POST", `${C}/services`, {
+    name: "Proofreading",
+    description: "a page proofread by its seller",
+    category: "writing",
+    pricingModel: "per_call",
+    tiers: [
+      {
+        id: "page",
+        name: "One page",
+        priceCents,
+        unit: "page",
+        includedUnits: null,
+        sla: { uptimePct: 99, p95LatencyMs: 1_000, supportWindow: "24/7" }
+      }
+    ]
+  })
+  expect(published.status).toBe(201)
+  const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
+  expect((await call(buyer, "POST", `${C}/wallet/topup`, { amountCents: 10_000 })).status).toBe(201)
+  const serviceId = published.body.id as string
+  return { seller, buyer, serviceId, itemId: `${serviceId}:page` }
+}
+
+const wallet = async (k: AgentKey) =>
+  (await call(k, "GET", `${C}/wallet`)).body as { balanceCents: number; heldCents: number }
+
+/** The buyer's ledger entries: what actually moved. */
+const entriesOf = (agentId: string) =>
+  server.run(
+    Effect.gen(function* () {
+      const ledger = yield* LedgerStore
+      return yield* ledger.entriesFor(walletAccount(agentId), { limit: 50 })
+    })
+  )
+
+const createBody = (itemId: string, extra: Json = {}) => ({
+  line_items: [{ id: itemId }],
+  currency: "usd",
+  capabilities: {},
+  ...extra
+})
+
+const walletPayment = (agentId: string) => ({
+  payment_data: {
+    handler_id: "wallet",
+    instrument: { type: "agent_wallet", credential: { type: "agent_wallet", token: agentId } }
+  }
+})
+
+const totalOf = (body: Json, type: string) =>
+  (body.totals as Array<{ type: string; amount: number }>).find((t) => t.type === type)?.amount
+
+describeEachStorage("ACP checkout sessions", (storage) => {
+  beforeAll(async () => {
+    server = await startRuntimeServer({
+      storage,
+      config: { rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000, orderWaitMs: 200 }
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it("create, read, update, then complete from the wallet once under a replayed Idempotency-Key: one hold in escrow, paid 85 % on delivery", async () => {
+    const { seller, buyer, itemId, serviceId } = await market(1_000)
+
+    const created = await acp(
+      buyer,
+      "POST",
+      "/checkout_sessions",
+      createBody(itemId, { metadata: { input: { page: "teh cat" } } })
+    )
+    expect(created.status).toBe(201)
+    const id = created.body.id as string
+    expect(created.body).toMatchObject({ status: "ready_for_payment", currency: "usd", protocol: { version: VERSION } })
+    const [line] = created.body.line_items as Array<Json>
+    expect(line).toMatchObject({
+      item: { id: itemId, unit_amount: 1_000 },
+      quantity: 1,
+      unit_amount: 1_000,
+      product_id: serviceId,
+      variant_id: "page"
+    })
+    // The seller agent, named as the spec's marketplace seller.
+    expect((line.marketplace_seller_details as Json).name).toMatch(/^agent-/)
+    // The price is what the buyer pays; the 15 % fee is shown, paid by the seller out of it.
+    expect(totalOf(created.body, "total")).toBe(1_000)
+    expect(totalOf(created.body, "fee")).toBe(150)
+    expect(created.body.fulfillment_options).toEqual([expect.objectContaining({ type: "digital", id: "digital" })])
+    const handlers = (created.body.capabilities as { payment: { handlers: Array<Json> } }).payment.handlers
+    expect(handlers.map((h) => h.id)).toEqual(["wallet", "card_tokenized"])
+    expect(handlers[1]).toMatchObject({ name: "dev.acp.tokenized.card", psp: "fake", requires_delegate_payment: true })
+    // The handlers' specs and schemas are served where they say.
+    for (const handler of handlers as Array<{
+      spec: string
+      config_schema: string
+      instrument_schemas: Array<string>
+    }>) {
+      for (const url of [handler.spec, handler.config_schema, ...handler.instrument_schemas]) {
+        expect((await fetch(url)).status, url).toBe(200)
+      }
+    }
+    const [handler] = handlers as Array<{ instrument_schemas: Array<string> }>
+    const instrument = (await (await fetch(handler.instrument_schemas[0])).json()) as Json
+    expect(instrument).toMatchObject({
+      required: ["type", "credential"],
+      properties: { type: { const: "agent_wallet" } }
+    })
+
+    const read = await acp(buyer, "GET", `/checkout_sessions/${id}`)
+    expect(read.status).toBe(200)
+    expect(read.body).toEqual(created.body)
+
+    const buyer_ = { email: "buyer-agent@example.com", first_name: "Buyer" }
+    const updated = await acp(buyer, "POST", `/checkout_sessions/${id}`, {
+      buyer: buyer_,
+      selected_fulfillment_options: [{ type: "digital", option_id: "digital", item_ids: ["line_item_1"] }]
+    })
+    expect(updated.status).toBe(200)
+    expect(updated.body).toMatchObject({ status: "ready_for_payment", buyer: buyer_ })
+    // Nothing has moved yet.
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+
+    const key = `complete-${randomBytes(6).toString("hex")}`
+    const completed = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId), {
+      key
+    })
+    expect(completed.status).toBe(200)
+    expect(completed.headers.get("idempotency-key")).toBe(key)
+    expect(completed.headers.get("idempotent-replayed")).toBeNull()
+    expect(completed.body.status).toBe("completed")
+    const order = completed.body.order as Json
+    expect(order).toMatchObject({ checkout_session_id: id, status: "processing" })
+    expect(order.id).toMatch(/^tx_/)
+    expect((order.fulfillments as Array<Json>)[0]).toMatchObject({ type: "digital", status: "processing" })
+
+    // The retry (same key, same body) is the first answer again, marked; nothing more is charged.
+    const retried = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId), { key })
+    expect(retried.status).toBe(200)
+    expect(retried.headers.get("idempotent-replayed")).toBe("true")
+    expect(retried.body).toEqual(completed.body)
+    // The same key for another request is the spec's 422; a new key for the completed session, its 400.
+    const reused = await acp(
+      buyer,
+      "POST",
+      `/checkout_sessions/${id}/complete`,
+      { ...walletPayment(buyer.agentId), buyer: buyer_ },
+      { key }
+    )
+    expect(reused.status).toBe(422)
+    expect(reused.body).toMatchObject({ type: "invalid_request", code: "idempotency_conflict" })
+    const again = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
+    expect(again.status).toBe(400)
+    expect(again.body).toMatchObject({ code: "session_closed" })
+
+    // The ledger: one hold of the price from the buyer's wallet into escrow, nothing else.
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_000, heldCents: 1_000 })
+    const holds = (await entriesOf(buyer.agentId)).filter((e) => e.kind === "escrow_hold")
+    expect(holds).toHaveLength(1)
+    expect(holds[0].postings).toContainEqual({ account: walletAccount(buyer.agentId), amount: -1_000 })
+
+    // The seller sees the order with the session's input, delivers, and is paid 85 %.
+    const delivered = await call(seller, "POST", `${C}/orders/${order.id as string}/deliver`, {
+      output: { page: "the cat" }
+    })
+    expect(delivered.status).toBe(200)
+    expect(await wallet(seller)).toMatchObject({ balanceCents: 850 })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_000, heldCents: 0 })
+    const after = await acp(buyer, "GET", `/checkout_sessions/${id}`)
+    expect(after.body.status).toBe("completed")
+    expect(JSON.stringify(after.body.messages)).toContain(`Order ${order.id as string}: completed`)
+    const tx = await call(buyer, "GET", `${C}/transactions/${order.id as string}`)
+    expect(tx.body).toMatchObject({ status: "completed", priceCents: 1_000, sellerCents: 850, feeCents: 150 })
+  })
+
+  it("cancel: an open session is canceled (nothing charged); a canceled one is not cancelable (405) nor payable", async () => {
+    const { buyer, itemId } = await market(500)
+    const { body } = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))
+    const id = body.id as string
+    const canceled = await acp(buyer, "POST", `/checkout_sessions/${id}/cancel`, {
+      intent_trace: { reason_code: "price_sensitivity", trace_summary: "too dear" }
+    })
+    expect(canceled.status).toBe(200)
+    expect(canceled.body.status).toBe("canceled")
+    const twice = await acp(buyer, "POST", `/checkout_sessions/${id}/cancel`)
+    expect(twice.status).toBe(405)
+    expect(twice.body).toMatchObject({ type: "invalid_request", code: "not_cancelable" })
+    const paid = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
+    expect(paid.status).toBe(400)
+    expect(paid.body).toMatchObject({ code: "session_closed" })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+  })
+
+  it("a completed session is not cancelable", async () => {
+    const { buyer, itemId } = await market(300)
+    const { body } = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))
+    const id = body.id as string
+    expect((await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))).status).toBe(
+      200
+    )
+    const cancel = await acp(buyer, "POST", `/checkout_sessions/${id}/cancel`)
+    expect(cancel.status).toBe(405)
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_700, heldCents: 300 })
+  })
+
+  it("the spec's headers: API-Version and Idempotency-Key are required on a POST; the key is the caller's and the endpoint's", async () => {
+    const { buyer, itemId } = await market()
+    const noVersion = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId), { version: null })
+    expect(noVersion.status).toBe(400)
+    expect(noVersion.body).toMatchObject({ code: "api_version_required" })
+    const oldVersion = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId), { version: "2025-09-29" })
+    expect(oldVersion.body).toMatchObject({ code: "unsupported_api_version" })
+    const noKey = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId), { key: null })
+    expect(noKey.status).toBe(400)
+    expect(noKey.body).toEqual({
+      type: "invalid_request",
+      code: "idempotency_key_required",
+      message: "Idempotency-Key header is required"
+    })
+    // One key, two endpoints: two requests (the spec scopes a key to the identity and the endpoint).
+    const key = `k-${randomBytes(6).toString("hex")}`
+    const first = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId), { key })
+    expect(first.status).toBe(201)
+    const cancel = await acp(buyer, "POST", `/checkout_sessions/${first.body.id as string}/cancel`, undefined, { key })
+    expect(cancel.status).toBe(200)
+    // Another caller with the same key is not answered the first caller's session.
+    const other = await market()
+    const theirs = await acp(other.buyer, "POST", "/checkout_sessions", createBody(other.itemId), { key })
+    expect(theirs.status).toBe(201)
+    expect(theirs.body.id).not.toBe(first.body.id)
+    expect(theirs.headers.get("idempotent-replayed")).toBeNull()
+  })
+
+  it("a delegated card token pays: charged through the payments layer, credited to the wallet and spent from it, under one replayed key", async () => {
+    const { buyer, itemId } = await market(1_000)
+    const { body } = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))
+    const id = body.id as string
+    const card = (token: string) => ({
+      payment_data: {
+        handler_id: "card_tokenized",
+        instrument: { type: "card", credential: { type: "spt", token } }
+      }
+    })
+    const declined = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, card("spt_test_declined"))
+    expect(declined.status).toBe(402)
+    expect(declined.body).toMatchObject({ type: "invalid_request", code: "payment_declined" })
+    expect((await entriesOf(buyer.agentId)).filter((e) => e.kind !== "grant")).toEqual([])
+
+    const key = `card-${randomBytes(6).toString("hex")}`
+    const paid = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, card("spt_test_visa"), { key })
+    expect(paid.status).toBe(200)
+    expect(paid.body).toMatchObject({ status: "completed", order: { status: "processing" } })
+    const replay = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, card("spt_test_visa"), { key })
+    expect(replay.headers.get("idempotent-replayed")).toBe("true")
+    expect(replay.body).toEqual(paid.body)
+    // The card paid the price: the wallet's own credits are untouched, the price held in escrow.
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 1_000 })
+    const moved = (await entriesOf(buyer.agentId)).filter((e) => e.kind !== "grant")
+    expect(moved.map((e) => e.kind).sort()).toEqual(["escrow_hold", "funding"])
+    const funding = moved.find((e) => e.kind === "funding")!
+    expect(funding.reference).toMatch(/^ch_fake_/)
+    expect(funding.postings).toContainEqual({ account: walletAccount(buyer.agentId), amount: 1_000 })
+  })
+
+  it("a purchase the owner must approve: pending_approval (the order in manual_review), then completed once the owner approves; nothing charged before", async () => {
+    const { buyer, itemId } = await market(800)
+    const manual = await call(buyer, "PATCH", `${C}/wallet`, { autonomyLevel: "manual" })
+    expect(manual.status).toBe(200)
+    const { body } = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))
+    const id = body.id as string
+    const waiting = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
+    expect(waiting.status).toBe(200)
+    expect(waiting.body).toMatchObject({ status: "pending_approval", order: { status: "manual_review" } })
+    expect((await acp(buyer, "GET", `/checkout_sessions/${id}`)).body.status).toBe("pending_approval")
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+    expect((await acp(buyer, "POST", `/checkout_sessions/${id}/cancel`)).status).toBe(405)
+
+    const approvalId = (waiting.body.order as Json).id as string
+    const approved = await fetch(`${server.baseUrl}/api/dashboard/commerce/approvals/${approvalId}/approve`, {
+      method: "POST",
+      headers: { cookie: buyer.cookie, "content-type": "application/json" }
+    })
+    expect(approved.status).toBe(200)
+    const after = await acp(buyer, "GET", `/checkout_sessions/${id}`)
+    expect(after.body.status).toBe("completed")
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_200, heldCents: 800 })
+  })
+
+  it("one Idempotency-Key sent five times at once opens one session: each answer is that session (201, replayed) or the spec's 409 with Retry-After", async () => {
+    const { buyer, itemId } = await market()
+    const key = `race-${randomBytes(6).toString("hex")}`
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => acp(buyer, "POST", "/checkout_sessions", createBody(itemId), { key }))
+    )
+    for (const a of answers) expect([201, 409]).toContain(a.status)
+    const created = answers.filter((a) => a.status === 201)
+    expect(created.length).toBeGreaterThanOrEqual(1)
+    expect(new Set(created.map((a) => a.body.id)).size).toBe(1)
+    expect(created.filter((a) => a.headers.get("idempotent-replayed") === null)).toHaveLength(1)
+    for (const a of answers.filter((x) => x.status === 409)) {
+      expect(a.headers.get("retry-after")).toBe("1")
+      expect(a.body).toMatchObject({ type: "invalid_request", code: "idempotency_in_flight" })
+    }
+    // Once the first is done, the key answers the same session again.
+    const later = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId), { key })
+    expect(later.body.id).toBe(created[0].body.id)
+    expect(later.headers.get("idempotent-replayed")).toBe("true")
+  })
+
+  it("refusals are the spec's Error, naming the field: no key, an item not for sale, another agent's wallet, another agent's session", async () => {
+    const { buyer, itemId, serviceId } = await market()
+    const anonymous = await acp(undefined, "POST", "/checkout_sessions", createBody(itemId))
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.body).toMatchObject({ type: "invalid_request", code: "unauthorized" })
+    for (const bad of [`${serviceId}:nope`, "item_123", `${serviceId}`]) {
+      const refused = await acp(buyer, "POST", "/checkout_sessions", createBody(bad))
+      expect(refused.status).toBe(400)
+      expect(refused.body).toMatchObject({ type: "invalid_request", param: "$.line_items[0].id" })
+    }
+    const noEmail = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId, { buyer: { first_name: "A" } }), {
+      invalidRequest: true
+    })
+    expect(noEmail.body).toMatchObject({ param: "$.buyer.email" })
+    const noCurrency = await acp(
+      buyer,
+      "POST",
+      "/checkout_sessions",
+      { line_items: [{ id: itemId }], capabilities: {} },
+      { invalidRequest: true }
+    )
+    expect(noCurrency.body).toMatchObject({ param: "$.currency" })
+    const { body } = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))
+    const id = body.id as string
+    const someoneElse = await createAgentKey(server.baseUrl, ["commerce:*"])
+    const stolen = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(someoneElse.agentId))
+    expect(stolen.status).toBe(400)
+    expect(stolen.body).toMatchObject({ param: "$.payment_data.instrument.credential" })
+    expect((await acp(someoneElse, "GET", `/checkout_sessions/${id}`)).status).toBe(404)
+    const theirs = await acp(
+      someoneElse,
+      "POST",
+      `/checkout_sessions/${id}/complete`,
+      walletPayment(someoneElse.agentId)
+    )
+    expect(theirs.status).toBe(404)
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+  })
+
+  it("a wallet that cannot pay is the spec's Error (payment_declined) and the session stays payable", async () => {
+    const { buyer, itemId } = await market(20_000)
+    const { body } = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))
+    const id = body.id as string
+    const declined = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
+    expect(declined.status).toBe(402)
+    expect(declined.body).toMatchObject({ type: "invalid_request", code: "payment_declined" })
+    expect((await acp(buyer, "GET", `/checkout_sessions/${id}`)).body.status).toBe("ready_for_payment")
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+  })
+})
+
+describe("the ACP document as a checker", () => {
+  it("refuses what the spec refuses: an unknown field, a missing required one, an undeclared status", () => {
+    const session = {
+      id: "cs_1",
+      status: "ready_for_payment",
+      currency: "usd",
+      line_items: [],
+      totals: [],
+      fulfillment_options: [],
+      messages: [],
+      links: [],
+      capabilities: {}
+    }
+    expect(validateSchema("CheckoutSession", session)).toBeUndefined()
+    expect(validateSchema("CheckoutSession", { ...session, surprise: 1 })).toMatch(/additional/)
+    expect(validateSchema("CheckoutSession", { ...session, links: undefined })).toMatch(/links/)
+    expect(validateSchema("CheckoutSessionWithOrder", session)).toMatch(/order is required/)
+    const h = new Headers()
+    expect(checkAnswer("GET", "/checkout_sessions/cs_1", 400, h, {})).toMatch(/not declared/)
+    expect(
+      checkAnswer("POST", "/checkout_sessions", 409, h, { type: "invalid_request", code: "x", message: "y" })
+    ).toMatch(/Retry-After/)
+  })
+})

@@ -1,0 +1,365 @@
+// End to end, on every storage, offline: an agent with a stablecoin wallet and the stock x402 client
+// (`@x402/fetch` with `@x402/evm`'s exact scheme and a viem account) pays a paid call with no API
+// key; the simulated facilitator checks its EIP-3009 signature for real. What the payer is promised:
+// a simulated seller's call is paid and answered at once (85/15); an agent seller's call is held in
+// escrow until the seller delivers (85/15) or fails (refunded on the chain, the transaction readable
+// with the payment's token); a replayed signature moves nothing; a settle whose answer is lost is
+// never a second payment; a keyed agent its owner's limit refuses is refused before any settle.
+// Money is read from the ledger and the chain, not from the service's answers.
+import { randomBytes } from "node:crypto"
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch"
+import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm"
+import { Effect, Option } from "effect"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { simulatedChainOf } from "../../src/layers/x402/simulated.js"
+import { PLATFORM_FEES, splitSettlement, walletAccount } from "../../src/schema/ledger/ledger.js"
+import { x402Account } from "../../src/schema/x402/x402.js"
+import { Ledger } from "../../src/services/ledger/Ledger.js"
+import type { X402Config } from "../../src/services/platform/AppConfig.js"
+import { X402 } from "../../src/services/x402/X402.js"
+import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
+import { type RuntimeServer, startRuntimeServer } from "../fixtures/runtimeServer.js"
+import { describeEachStorage } from "../fixtures/suite.js"
+
+const C = "/api/v1/agent/commerce"
+const SIMULATED = "svc_translate_pro" // a simulated seller, per_call, standard: 2 cents
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any
+
+const address = () => `0x${randomBytes(20).toString("hex")}`
+
+describeEachStorage("x402 v2 on the paid call", (storage) => {
+  let server: RuntimeServer
+  const config: X402Config = {
+    network: "eip155:84532",
+    chainId: 84532,
+    asset: address(),
+    assetName: "USD Coin",
+    assetVersion: "2",
+    assetDecimals: 6,
+    payTo: address(),
+    facilitator: { _tag: "simulated" },
+    refundPrivateKey: Option.none(),
+    rpcUrl: Option.none(),
+    maxTimeoutSeconds: 300,
+    facilitatorTimeoutMs: 10_000
+  }
+  const chain = () => simulatedChainOf(config)
+  const rail = x402Account(config.network, config.asset)
+  const balance = (account: string) => server.run(Effect.flatMap(Ledger, (l) => l.balance(account)))
+  const reconcile = () => server.run(Effect.flatMap(X402, (x) => x.reconcile))
+
+  beforeAll(async () => {
+    server = await startRuntimeServer({
+      storage,
+      config: { rateLimitPerMinute: 10_000, rateLimitPerDay: 100_000, workers: false, x402: Option.some(config) }
+    })
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  /** The stock client for a viem account: the exact scheme on the configured network, any asset (a test token). */
+  const clientFor = (account: ReturnType<typeof privateKeyToAccount>) =>
+    x402Client.fromConfig({
+      schemes: [
+        { network: config.network as `${string}:${string}`, client: new ExactEvmScheme(toClientEvmSigner(account)) }
+      ],
+      spendControls: { allowedAssets: true }
+    })
+
+  /** A payer: a fresh key, the stock client paying with it. */
+  const payer = () => {
+    const account = privateKeyToAccount(generatePrivateKey())
+    const client = clientFor(account)
+    return { account, pay: wrapFetchWithPayment(fetch, client) }
+  }
+  const invoke = (serviceId: string, tier: string, input: unknown) =>
+    [
+      `${server.baseUrl}${C}/services/${serviceId}/invoke?tier=${tier}`,
+      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input }) }
+    ] as const
+
+  const post = async (k: AgentKey, path: string, body: unknown) => {
+    const res = await fetch(`${server.baseUrl}${path}`, {
+      method: "POST",
+      headers: { ...k.auth, "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
+    return { status: res.status, body: (await res.json()) as Json }
+  }
+
+  const publishAgentService = async () => {
+    const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
+    const published = await post(seller, `${C}/services`, {
+      name: "Real calls",
+      description: "a per-call service its seller fulfils",
+      category: "testing",
+      pricingModel: "per_call",
+      tiers: [
+        {
+          id: "unit",
+          name: "Unit",
+          priceCents: 100,
+          unit: "call",
+          includedUnits: null,
+          sla: { uptimePct: 99, p95LatencyMs: 1_000, supportWindow: "24/7" }
+        }
+      ]
+    })
+    expect(published.status).toBe(201)
+    return { seller, serviceId: published.body.id as string }
+  }
+
+  it("without a key or payment: 402 with PAYMENT-REQUIRED (x402 v2, exact, 1 cent = 10,000 units)", async () => {
+    const [url, init] = invoke(SIMULATED, "standard", { text: "hi" })
+    const res = await fetch(url, init)
+    expect(res.status).toBe(402)
+    const required = JSON.parse(Buffer.from(res.headers.get("payment-required")!, "base64").toString("utf8"))
+    expect(required).toMatchObject({
+      x402Version: 2,
+      resource: { url },
+      accepts: [
+        {
+          scheme: "exact",
+          network: config.network,
+          amount: "20000",
+          asset: config.asset,
+          payTo: config.payTo,
+          extra: { name: "USD Coin", version: "2" }
+        }
+      ]
+    })
+  })
+
+  it("discovery states the rail: /api/discover's ai_commerce.x402 and llms.txt", async () => {
+    const discover = (await (await fetch(`${server.baseUrl}/api/discover`)).json()) as Json
+    expect(discover.ai_commerce.x402).toMatchObject({
+      version: 2,
+      scheme: "exact",
+      network: config.network,
+      asset: config.asset,
+      pay_to: config.payTo,
+      api_key_required: false
+    })
+    const llms = await (await fetch(`${server.baseUrl}/llms.txt`)).text()
+    expect(llms).toContain(`x402 v2 (scheme exact, ${config.network}`)
+  })
+
+  it("the stock client pays a simulated seller's call with no key: the asset moves once, the ledger takes it in and splits 85/15", async () => {
+    const { account, pay } = payer()
+    const sellerWallet = walletAccount("agt_seller_pixelmint")
+    const [feesBefore, railBefore, sellerBefore] = [
+      await balance(PLATFORM_FEES),
+      await balance(rail),
+      await balance(sellerWallet)
+    ]
+    const startBalance = chain().balanceOf(account.address)
+    const res = await pay(...invoke("svc_image_gen", "hd", { prompt: "a cat" }))
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as Json
+    expect(body).toMatchObject({ status: "completed", serviceId: "svc_image_gen", tierId: "hd", chargedCents: 12 })
+    const settle = decodePaymentResponseHeader(res.headers.get("payment-response")!)
+    expect(settle).toMatchObject({ success: true, network: config.network })
+    // On the chain: 12 cents = 120,000 units from the payer to payTo, in the settle's transaction.
+    expect(chain().balanceOf(account.address)).toBe(startBalance - 120_000n)
+    const moved = chain().transfers.filter((t) => t.from.toLowerCase() === account.address.toLowerCase())
+    expect(moved.map((t) => [t.to.toLowerCase(), t.amount, t.transaction])).toEqual([
+      [config.payTo.toLowerCase(), 120_000n, settle.transaction]
+    ])
+    // In the ledger: 12 cents in from the rail's account, split 85/15 between the seller and the platform.
+    const { sellerCents, feeCents } = splitSettlement(12)
+    expect(feeCents).toBeGreaterThan(0)
+    expect(await balance(rail)).toBe(railBefore - 12)
+    expect((await balance(sellerWallet)) - sellerBefore).toBe(sellerCents)
+    expect((await balance(PLATFORM_FEES)) - feesBefore).toBe(feeCents)
+    expect(await balance(walletAccount(`agt_x402_${account.address.toLowerCase().slice(2)}`))).toBe(0)
+  })
+
+  it("an agent seller's call: held in escrow until the seller delivers, then 85 to the seller and 15 to the platform", async () => {
+    const { seller, serviceId } = await publishAgentService()
+    const { account, pay } = payer()
+    const feesBefore = await balance(PLATFORM_FEES)
+    const res = await pay(...invoke(serviceId, "unit", { text: "hello" }))
+    expect(res.status).toBe(202)
+    const body = (await res.json()) as Json
+    expect(body).toMatchObject({ status: "pending", heldCents: 100 })
+    const txId = body.transactionId as string
+    const buyerWallet = walletAccount(`agt_x402_${account.address.toLowerCase().slice(2)}`)
+    expect(await balance(buyerWallet)).toBe(0)
+    expect(await balance(walletAccount(seller.agentId))).toBe(0)
+    expect((await post(seller, `${C}/orders/${txId}/deliver`, { output: { text: "HELLO" } })).status).toBe(200)
+    expect(await balance(walletAccount(seller.agentId))).toBe(85)
+    expect((await balance(PLATFORM_FEES)) - feesBefore).toBe(15)
+    await reconcile()
+    const settle = decodePaymentResponseHeader(res.headers.get("payment-response")!)
+    const meta = (settle.extensions as Json)["agent-commerce"]
+    const view = await fetch(`${server.baseUrl}${meta.payment}`, { headers: { "x-payment-token": meta.token } })
+    expect(view.status).toBe(200)
+    expect(await view.json()).toMatchObject({
+      status: "settled",
+      purchaseStatus: "completed",
+      output: { text: "HELLO" }
+    })
+  })
+
+  it("an agent seller that fails: the escrow goes back out and the payer is refunded on the chain, the transaction on its payment", async () => {
+    const { seller, serviceId } = await publishAgentService()
+    const { account, pay } = payer()
+    const railBefore = await balance(rail)
+    const startBalance = chain().balanceOf(account.address)
+    const res = await pay(...invoke(serviceId, "unit", { text: "hello" }))
+    expect(res.status).toBe(202)
+    const txId = ((await res.json()) as Json).transactionId as string
+    expect(chain().balanceOf(account.address)).toBe(startBalance - 1_000_000n)
+    expect((await post(seller, `${C}/orders/${txId}/fail`, { error: "model unavailable" })).status).toBe(200)
+    await reconcile()
+    // The ledger: 100 in and 100 back out of the rail's account; nothing left in the payer's wallet.
+    expect(await balance(rail)).toBe(railBefore)
+    expect(await balance(walletAccount(`agt_x402_${account.address.toLowerCase().slice(2)}`))).toBe(0)
+    expect(await balance(walletAccount(seller.agentId))).toBe(0)
+    // The chain: refunded from the refund wallet.
+    expect(chain().balanceOf(account.address)).toBe(startBalance)
+    const refund = chain().transfers.find(
+      (t) => t.kind === "refund" && t.to.toLowerCase() === account.address.toLowerCase()
+    )
+    expect(refund?.amount).toBe(1_000_000n)
+    const meta = (decodePaymentResponseHeader(res.headers.get("payment-response")!).extensions as Json)[
+      "agent-commerce"
+    ]
+    const view = (await (
+      await fetch(`${server.baseUrl}${meta.payment}`, { headers: { "x-payment-token": meta.token } })
+    ).json()) as Json
+    expect(view).toMatchObject({ status: "refunded", purchaseStatus: "failed", refundTransaction: refund!.transaction })
+    // Another token reads nothing.
+    const other = await fetch(`${server.baseUrl}${meta.payment}`, { headers: { "x-payment-token": "x".repeat(32) } })
+    expect(other.status).toBe(404)
+  })
+
+  it("a replayed PAYMENT-SIGNATURE answers the first outcome and moves nothing; the same signature for another request is 409", async () => {
+    const { account } = payer()
+    const client = clientFor(account)
+    let signature: string | undefined
+    const recording: typeof fetch = async (input, init) => {
+      const header = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get(
+        "payment-signature"
+      )
+      if (header !== null) signature = header
+      return fetch(input, init)
+    }
+    const first = await wrapFetchWithPayment(recording, client)(...invoke(SIMULATED, "standard", { text: "once" }))
+    expect(first.status).toBe(200)
+    const firstBody = await first.json()
+    const railAfterFirst = await balance(rail)
+    const transfers = chain().transfers.length
+    const settles = chain().settleCalls
+    const [url, init] = invoke(SIMULATED, "standard", { text: "once" })
+    const again = await fetch(url, { ...init, headers: { ...init.headers, "payment-signature": signature! } })
+    expect(again.status).toBe(200)
+    expect(await again.json()).toEqual(firstBody)
+    const [url2, init2] = invoke(SIMULATED, "standard", { text: "another" })
+    const other = await fetch(url2, { ...init2, headers: { ...init2.headers, "payment-signature": signature! } })
+    expect(other.status).toBe(409)
+    expect(chain().transfers.length).toBe(transfers)
+    expect(chain().settleCalls).toBe(settles)
+    expect(await balance(rail)).toBe(railAfterFirst)
+    const bad = await fetch(url, { ...init, headers: { ...init.headers, "payment-signature": "not base64!" } })
+    expect(bad.status).toBe(400)
+    expect(((await bad.json()) as Json).field).toBe("PAYMENT-SIGNATURE")
+  })
+
+  it("a payment-identifier names the payment: the same id and payload answer the first outcome, another payload under it is 409 and moves nothing", async () => {
+    const { account } = payer()
+    const client = clientFor(account)
+    const [url, init] = invoke(SIMULATED, "standard", { text: "named" })
+    const challenged = await fetch(url, init)
+    const required = JSON.parse(Buffer.from(challenged.headers.get("payment-required")!, "base64").toString("utf8"))
+    expect(required.extensions["payment-identifier"]).toBeDefined()
+    const id = `pay_${randomBytes(12).toString("hex")}`
+    const signed = async () => {
+      const payload = await client.createPaymentPayload(required)
+      return Buffer.from(
+        JSON.stringify({ ...payload, extensions: { ...payload.extensions, "payment-identifier": { info: { id } } } })
+      ).toString("base64")
+    }
+    const first = await signed()
+    const paid = await fetch(url, { ...init, headers: { ...init.headers, "payment-signature": first } })
+    expect(paid.status).toBe(200)
+    const paidBody = await paid.json()
+    const transfers = chain().transfers.length
+    const railAfter = await balance(rail)
+    const again = await fetch(url, { ...init, headers: { ...init.headers, "payment-signature": first } })
+    expect(again.status).toBe(200)
+    expect(await again.json()).toEqual(paidBody)
+    // A fresh authorization (another nonce) under the same payment id: another payment, refused.
+    const other = await fetch(url, { ...init, headers: { ...init.headers, "payment-signature": await signed() } })
+    expect(other.status).toBe(409)
+    expect(((await other.json()) as Json)._tag).toBe("PaymentConflict")
+    expect(chain().transfers.length).toBe(transfers)
+    expect(await balance(rail)).toBe(railAfter)
+  })
+
+  it("a settle whose answer is lost: 202 settlement_pending, never a fresh 402; a retry pays nothing more; reconciled from the chain", async () => {
+    const { account } = payer()
+    const client = clientFor(account)
+    let signature: string | undefined
+    const recording: typeof fetch = async (input, init) => {
+      const header = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get(
+        "payment-signature"
+      )
+      if (header !== null) signature = header
+      return fetch(input, init)
+    }
+    const railBefore = await balance(rail)
+    const startBalance = chain().balanceOf(account.address)
+    chain().failNextSettle("lost")
+    const res = await wrapFetchWithPayment(recording, client)(...invoke(SIMULATED, "standard", { text: "lost" }))
+    expect(res.status).toBe(202)
+    const body = (await res.json()) as Json
+    expect(body).toMatchObject({ status: "settlement_pending" })
+    // The asset moved once (the answer was lost, not the transfer); the ledger has not taken it in yet.
+    expect(chain().balanceOf(account.address)).toBe(startBalance - 20_000n)
+    expect(await balance(rail)).toBe(railBefore)
+    const [url, init] = invoke(SIMULATED, "standard", { text: "lost" })
+    const retry = await fetch(url, { ...init, headers: { ...init.headers, "payment-signature": signature! } })
+    expect(retry.status).toBe(202)
+    expect(await retry.json()).toMatchObject({ status: "settlement_pending", paymentId: body.paymentId })
+    expect(await reconcile()).toBeGreaterThanOrEqual(1)
+    expect(await balance(rail)).toBe(railBefore - 2)
+    expect(chain().balanceOf(account.address)).toBe(startBalance - 20_000n)
+  })
+
+  it("a keyed agent whose owner's limit refuses the purchase is refused before any settle: nothing moves", async () => {
+    const agent = await createAgentKey(server.baseUrl, ["commerce:*"], {
+      wallet: {
+        perTransactionLimitCents: 1,
+        dailyLimitCents: null,
+        monthlyLimitCents: null,
+        approvalThresholdCents: 10_000,
+        autonomyLevel: "full_auto"
+      }
+    })
+    const { account } = payer()
+    const client = clientFor(account)
+    const settles = chain().settleCalls
+    const transfers = chain().transfers.length
+    const [url, init] = invoke(SIMULATED, "standard", { text: "limited" })
+    const challenged = await fetch(url, { ...init, headers: { ...init.headers, ...agent.auth } })
+    expect(challenged.status).toBe(402)
+    expect(challenged.headers.get("www-authenticate")).toMatch(/^Payment /)
+    const required = JSON.parse(Buffer.from(challenged.headers.get("payment-required")!, "base64").toString("utf8"))
+    const payload = await client.createPaymentPayload(required)
+    const signature = Buffer.from(JSON.stringify(payload)).toString("base64")
+    const res = await fetch(url, {
+      ...init,
+      headers: { ...init.headers, ...agent.auth, "payment-signature": signature }
+    })
+    expect(res.status).toBe(403)
+    expect(((await res.json()) as Json)._tag).toBe("PolicyViolation")
+    expect(decodePaymentResponseHeader(res.headers.get("payment-response")!)).toMatchObject({ success: false })
+    expect(chain().settleCalls).toBe(settles)
+    expect(chain().transfers.length).toBe(transfers)
+    expect(await balance(walletAccount(agent.agentId))).toBe(0)
+  })
+})
