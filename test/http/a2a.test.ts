@@ -107,7 +107,7 @@ describeEachStorage("A2A 1.0", (storage) => {
       { url: `${server.baseUrl}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }
     ])
     expect(card.capabilities).toEqual({ streaming: false, pushNotifications: false, extendedAgentCard: false })
-    expect(card.defaultInputModes).toEqual(["application/json"])
+    expect(card.defaultInputModes).toEqual(["application/json", "text/plain"])
     expect(card.defaultOutputModes).toEqual(["application/json", "text/plain"])
     expect(card.skills.map((s) => s.id)).toEqual(["browse_services", "buy", "negotiate", "check_transaction"])
     for (const s of card.skills) {

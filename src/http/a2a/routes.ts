@@ -11,11 +11,12 @@ import { errorResponse } from "../errors.js"
 import { presentedKey } from "../middleware/authLive.js"
 import { currentRequestId } from "../requestId.js"
 import { isProblem, toRouteRequest } from "../descriptors/toolRequest.js"
-import { agentTools } from "../descriptors/tools.js"
+import { agentTools, type ApiTool } from "../descriptors/tools.js"
 import { Orders } from "../../services/purchases/Orders.js"
 import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, rpcResult } from "./rpc.js"
 import { isTransaction, readTask, type RouteAnswer, taskOf, type TaskTransaction } from "./tasks.js"
-import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION, resolveSkills } from "../descriptors/a2a.js"
+import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION, type A2aSkill, resolveSkills } from "../descriptors/a2a.js"
+import { type Intent, intentExamples, intentOf, intentText, type NoIntent } from "./intents.js"
 
 const INTERNAL_ORIGIN = "http://a2a.internal"
 const skills = resolveSkills(agentTools)
@@ -40,6 +41,91 @@ export const skillCall = (
   void _skill
   return { skill: named, args }
 }
+
+/** A tool by name; fails at startup if it was renamed. */
+const toolNamed = (name: string) => {
+  const tool = agentTools.find((t) => t.name === name)
+  if (!tool) throw new Error(`A2A: no tool named ${name}`)
+  return tool
+}
+const intentTools = new Map(
+  (["list_services", "get_service", "buy", "transaction"] as const).map((n) => [n, toolNamed(n)])
+)
+
+/** What a user message runs: a skill named in a data part, or the intent of its text (docs/a2a.md). */
+type MessageCall =
+  | {
+      readonly tool: ApiTool
+      readonly args: Json
+      readonly skill?: A2aSkill
+      readonly intent?: Intent
+    }
+  | { readonly tool?: undefined; readonly intent: NoIntent }
+  | { readonly problem: string }
+
+export const messageCall = (message: unknown): MessageCall => {
+  const call = skillCall(message)
+  if (!("problem" in call)) {
+    const found = skills.find((s) => s.skill.id === call.skill)
+    if (!found) return { problem: `unknown skill ${call.skill} (skills: ${skillIds})` }
+    return { tool: found.tool, args: call.args, skill: found.skill }
+  }
+  const text = textOf(message)
+  if (text === undefined) return call
+  const intent = intentOf(text)
+  if (intent.intent === "help") return { intent }
+  return {
+    tool: intentTools.get(intent.tool)!,
+    args: intent.args,
+    intent,
+    ...(skillOfTool.has(intent.tool) ? { skill: skillOfTool.get(intent.tool)! } : {})
+  }
+}
+const skillOfTool = new Map(skills.map((s) => [s.tool.name, s.skill]))
+
+/** The message's text: its text parts joined, when it has any. */
+const textOf = (message: unknown): string | undefined => {
+  if (!isRecord(message) || !Array.isArray(message.parts)) return undefined
+  const texts = message.parts.filter((p): p is { text: string } => isRecord(p) && typeof p.text === "string")
+  return texts.length === 0 ? undefined : texts.map((p) => p.text).join(" ")
+}
+
+/** The head of an agent message answering `message`: its id, the client's context kept. */
+const replyEnvelope = (calls: Pick<A2aCalls, "requestId">, message: unknown) => ({
+  messageId: `${calls.requestId}.reply`,
+  ...(isRecord(message) && typeof message.contextId === "string" && message.contextId !== ""
+    ? { contextId: message.contextId }
+    : {}),
+  role: "ROLE_AGENT"
+})
+
+/** The answer to a text no row matched: the skills, how to call each, and the phrases understood. */
+const helpMessage = (calls: Pick<A2aCalls, "requestId">, params: Json, intent: NoIntent) => ({
+  ...replyEnvelope(calls, params.message),
+  parts: [
+    {
+      text: [
+        ...(intent.hint !== undefined ? [`To check a purchase, ${intent.hint}.`] : []),
+        `I sell and buy AI services for your agent's wallet. Say: ${intentExamples.map((e) => `"${e.say}"`).join(", ")}.`,
+        `Or send a data part naming a skill: ${skills.map((s) => JSON.stringify(s.skill.example)).join(" ")}.`
+      ].join(" "),
+      mediaType: "text/plain"
+    },
+    {
+      data: {
+        skills: skills.map((s) => ({
+          id: s.skill.id,
+          name: s.skill.name,
+          description: s.skill.description,
+          example: s.skill.example
+        })),
+        phrases: intentExamples
+      },
+      mediaType: "application/json"
+    }
+  ],
+  metadata: { intent: "help", ok: true }
+})
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 
@@ -149,19 +235,24 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
           A2aErrors.unsupportedOperation,
           "a task takes no further messages: follow it with GetTask, or send a new message without taskId"
         )
-      const call = skillCall(params.message)
+      const call = messageCall(params.message)
       if ("problem" in call) return rpcError(id, A2aErrors.invalidParams, call.problem)
-      const found = skills.find((s) => s.skill.id === call.skill)
-      if (!found) return rpcError(id, A2aErrors.invalidParams, `unknown skill ${call.skill} (skills: ${skillIds})`)
-      const route = toRouteRequest(found.tool, call.args)
+      if (call.tool === undefined) return rpcResult(id, { message: helpMessage(calls, params, call.intent) })
+      const route = toRouteRequest(call.tool, call.args)
       if (isProblem(route)) return rpcError(id, A2aErrors.invalidParams, route.message, { field: route.field })
       const key = messageIdempotencyKey(params)
       if ("problem" in key) return rpcError(id, A2aErrors.invalidParams, key.problem, { field: key.field })
       const { status, json, headers } = await runRoute(calls, route, key.key)
       const ok = status < 400
-      const meta = { skill: found.skill.id, httpStatus: status, ok, ...retryAfterOf(headers) }
+      const meta = {
+        ...(call.skill !== undefined ? { skill: call.skill.id } : {}),
+        ...(call.intent !== undefined ? { intent: call.intent.intent } : {}),
+        httpStatus: status,
+        ok,
+        ...retryAfterOf(headers)
+      }
       if (
-        found.skill.id === "buy" &&
+        call.tool.name === "buy" &&
         ok &&
         isRecord(json) &&
         json.status === "pending" &&
@@ -169,18 +260,18 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
       )
         return rpcResult(id, { task: await pendingBuyTask(calls, params, json.transaction, startedAt, meta) })
       const message = params.message as Json
-      const summary = ok
-        ? `${found.skill.name}: done (${status})`
-        : `${found.skill.name}: refused (${status}) ${isRecord(json) && typeof json.message === "string" ? json.message : ""}`.trim()
+      const name = call.skill?.name ?? call.tool.title
+      const summary =
+        call.intent !== undefined
+          ? intentText(call.intent, status, json)
+          : ok
+            ? `${name}: done (${status})`
+            : `${name}: refused (${status}) ${isRecord(json) && typeof json.message === "string" ? json.message : ""}`.trim()
       // Any other answer is one agent message (A2A allows a Message for a request that needs no
       // task): the route's JSON as a data part, a one-line summary as text.
       return rpcResult(id, {
         message: {
-          messageId: `${calls.requestId}.reply`,
-          ...(typeof message.contextId === "string" && message.contextId !== ""
-            ? { contextId: message.contextId }
-            : {}),
-          role: "ROLE_AGENT",
+          ...replyEnvelope(calls, message),
           parts: [
             { text: summary, mediaType: "text/plain" },
             { data: json, mediaType: "application/json" }
