@@ -35,6 +35,7 @@ import m0034 from "./0034_seller_earning_days.js"
 import m0035 from "./0035_refunded_reviews.js"
 import m0036 from "./0036_sold_promise.js"
 import m0037 from "./0037_catalogue_plans.js"
+import m0041 from "./0041_order_cancelled.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -70,5 +71,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0034_seller_earning_days": m0034,
   "0035_refunded_reviews": m0035,
   "0036_sold_promise": m0036,
-  "0037_catalogue_plans": m0037
+  "0037_catalogue_plans": m0037,
+  "0041_order_cancelled": m0041
 }
