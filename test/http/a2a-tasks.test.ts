@@ -61,6 +61,14 @@ const buyRequest = (serviceId: string, input: unknown, returnImmediately?: boole
   metadata: undefined
 })
 
+const emptyList = {
+  tenant: "",
+  contextId: "",
+  status: TaskState.TASK_STATE_UNSPECIFIED,
+  pageToken: "",
+  statusTimestampAfter: undefined
+}
+
 interface SeenTask {
   readonly id: string
   readonly contextId: string
@@ -206,9 +214,6 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     const slow = seen(await client.sendMessage(buyRequest(serviceId, { text: "later" })))
     expect(Date.now() - before).toBeGreaterThanOrEqual(ORDER_WAIT_MS - 100)
     expect(slow.state).toBe(TaskState.TASK_STATE_WORKING)
-    await expect(client.cancelTask({ tenant: "", id: slow.id, metadata: undefined })).rejects.toMatchObject({
-      envelopeCode: -32002
-    })
   })
 
   it("a failed order is a failed task with the seller's error and nothing charged", async () => {
@@ -230,7 +235,7 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     expect(await wallet(seller)).toMatchObject({ balanceCents: 0 })
   })
 
-  it("a task is its buyer's: the seller, another agent and an unknown id get TaskNotFound; ListTasks, SubscribeToTask and follow-up messages are unsupported", async () => {
+  it("a task is its buyer's: the seller, another agent and an unknown id get TaskNotFound; SubscribeToTask and follow-up messages are unsupported", async () => {
     const { seller, buyer, serviceId } = await market(300)
     const task = seen(await (await a2aClient(buyer)).sendMessage(buyRequest(serviceId, { text: "x" }, true)))
     const stranger = await createAgentKey(server.baseUrl, ["commerce:*"])
@@ -242,9 +247,90 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     expect((await rpcError(buyer, "GetTask", { id: "tx_does_not_exist" })).code).toBe(-32001)
     expect((await rpcError(stranger, "CancelTask", { id: task.id })).code).toBe(-32001)
     expect((await rpcError(buyer, "GetTask", {})).code).toBe(-32602)
-    expect((await rpcError(buyer, "ListTasks", {})).code).toBe(-32004)
     const followUp = { messageId: "m-f", role: "ROLE_USER", taskId: task.id, parts: [{ data: { skill: "buy" } }] }
     expect((await rpcError(buyer, "SendMessage", { message: followUp })).code).toBe(-32004)
     expect((await rpcError(buyer, "SubscribeToTask", { id: task.id })).code).toBe(-32004)
+  })
+
+  it("ListTasks: the buyer's purchases as tasks, newest first, in pages; by state; artifacts only when asked; a sale is not the seller's task", async () => {
+    const { seller, buyer, serviceId } = await market(100)
+    const client = await a2aClient(buyer)
+    const ids: Array<string> = []
+    for (const text of ["one", "two", "three"]) {
+      ids.push(seen(await client.sendMessage(buyRequest(serviceId, { text }, true))).id)
+      // Newest first by placing time: keep the three apart.
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    const [delivered, failed, waiting] = ids as [string, string, string]
+    expect((await call(seller, "POST", `${C}/orders/${delivered}/deliver`, { output: { n: 1 } })).status).toBe(200)
+    expect((await call(seller, "POST", `${C}/orders/${failed}/fail`, { error: "no" })).status).toBe(200)
+
+    const list = (extra: Partial<Parameters<typeof client.listTasks>[0]> = {}) =>
+      client.listTasks({
+        tenant: "",
+        contextId: "",
+        status: TaskState.TASK_STATE_UNSPECIFIED,
+        pageToken: "",
+        statusTimestampAfter: undefined,
+        ...extra
+      })
+    const first = await list({ pageSize: 2 })
+    expect(first.tasks.map((t) => t.id)).toEqual([waiting, failed])
+    expect(first.nextPageToken).not.toBe("")
+    const second = await list({ pageSize: 2, pageToken: first.nextPageToken })
+    expect(second.tasks.map((t) => t.id)).toEqual([delivered])
+    expect(second).toMatchObject({ nextPageToken: "", totalSize: 3, pageSize: 2 })
+
+    const byState = async (status: TaskState) => (await list({ status })).tasks.map((t) => t.id)
+    expect(await byState(TaskState.TASK_STATE_WORKING)).toEqual([waiting])
+    expect(await byState(TaskState.TASK_STATE_FAILED)).toEqual([failed])
+    expect(await byState(TaskState.TASK_STATE_CANCELED)).toEqual([])
+    const completed = (await list({ status: TaskState.TASK_STATE_COMPLETED })).tasks
+    expect(completed.map((t) => [t.id, t.status?.state, t.artifacts])).toEqual([
+      [delivered, TaskState.TASK_STATE_COMPLETED, []]
+    ])
+    const withOutput = await list({ status: TaskState.TASK_STATE_COMPLETED, includeArtifacts: true })
+    expect(seen(withOutput.tasks[0]).artifacts).toEqual([{ n: 1 }])
+    // contextId: a task's context is its transaction.
+    expect((await list({ contextId: failed })).tasks.map((t) => t.id)).toEqual([failed])
+
+    // The seller sold these: none of them is its task; a stranger has none either.
+    expect((await (await a2aClient(seller)).listTasks({ ...emptyList })).tasks).toEqual([])
+    expect((await rpcError(buyer, "ListTasks", { pageSize: 0 })).code).toBe(-32602)
+    expect((await rpcError(buyer, "ListTasks", { pageToken: "not-ours" })).code).toBe(-32602)
+    expect((await rpcError(buyer, "ListTasks", { status: "TASK_STATE_REJECTED" })).code).toBe(-32602)
+  })
+
+  it("CancelTask of a buy waiting on its seller: cancelled, the price back in full; again, the same; the seller's late answer refused; of an ended one, TaskNotCancelable", async () => {
+    const { seller, buyer, serviceId } = await market(600)
+    const client = await a2aClient(buyer)
+    const task = seen(await client.sendMessage(buyRequest(serviceId, { text: "never mind" }, true)))
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_400, heldCents: 600 })
+
+    const cancelled = seen(await client.cancelTask({ tenant: "", id: task.id, metadata: undefined }))
+    expect(cancelled).toMatchObject({ id: task.id, state: TaskState.TASK_STATE_CANCELED, artifacts: [] })
+    expect(cancelled.transaction).toMatchObject({ status: "failed", sellerCents: 0, delivery: { success: false } })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+    expect(seen(await client.getTask({ tenant: "", id: task.id, historyLength: undefined })).state).toBe(
+      TaskState.TASK_STATE_CANCELED
+    )
+    // Again: the same task, no second refund.
+    expect(seen(await client.cancelTask({ tenant: "", id: task.id, metadata: undefined })).state).toBe(
+      TaskState.TASK_STATE_CANCELED
+    )
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+    expect((await call(seller, "POST", `${C}/orders/${task.id}/deliver`, { output: "late" })).status).toBe(409)
+    expect(await wallet(seller)).toMatchObject({ balanceCents: 0 })
+    expect(
+      (await client.listTasks({ ...emptyList, status: TaskState.TASK_STATE_CANCELED })).tasks.map((t) => t.id)
+    ).toEqual([task.id])
+
+    // An ended task cannot be cancelled: it keeps what it came to.
+    const done = seen(await client.sendMessage(buyRequest(serviceId, { text: "keep" }, true)))
+    expect((await call(seller, "POST", `${C}/orders/${done.id}/deliver`, { output: "kept" })).status).toBe(200)
+    await expect(client.cancelTask({ tenant: "", id: done.id, metadata: undefined })).rejects.toMatchObject({
+      envelopeCode: -32002
+    })
+    expect(await wallet(seller)).toMatchObject({ balanceCents: 510 })
   })
 })

@@ -3,7 +3,7 @@
 // idempotency as REST and MCP), and answers with an agent Message carrying the route's JSON, or,
 // for a buy that waits on its seller, with the purchase's Task (src/http/a2a/tasks.ts).
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Context, Effect } from "effect"
+import { Context, Effect, Result } from "effect"
 import { Unauthorized } from "../../schema/platform/errors.js"
 import { currentIdempotencyKey, currentIdempotencyScope } from "../requestIdempotency.js"
 import { Keys } from "../../services/keys/Keys.js"
@@ -14,11 +14,12 @@ import { isProblem, toRouteRequest } from "../descriptors/toolRequest.js"
 import { agentTools, type ApiTool } from "../descriptors/tools.js"
 import { Orders } from "../../services/purchases/Orders.js"
 import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, rpcResult } from "./rpc.js"
-import { isTransaction, readTask, type RouteAnswer, taskOf, type TaskTransaction } from "./tasks.js"
+import { isTransaction, readTask, taskOf, type TaskTransaction } from "./tasks.js"
+import { type A2aCalls, type CancelOutcome, readTransaction, runRoute } from "./calls.js"
+import { cancelTask, listTasks } from "./taskMethods.js"
 import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION, type A2aSkill, resolveSkills } from "../descriptors/a2a.js"
 import { type Intent, intentExamples, intentOf, intentText, type NoIntent } from "./intents.js"
 
-const INTERNAL_ORIGIN = "http://a2a.internal"
 const skills = resolveSkills(agentTools)
 const skillIds = skills.map((s) => s.skill.id).join(", ")
 
@@ -155,56 +156,6 @@ export const messageIdempotencyKey = (
   return { key: found[0]?.[1] as string | undefined }
 }
 
-/** What a JSON-RPC body runs against: the router, with the caller's key, and the orders' wait. */
-export interface A2aCalls {
-  /** Runs one REST request through the router. */
-  readonly dispatch: (request: Request) => Promise<Response>
-  readonly credentials: Record<string, string>
-  readonly requestId: string
-  /** Resolves once the order has left pending (true) or `ms` has passed (false). */
-  readonly awaitOutcome: (orderId: string, ms: number) => Promise<boolean>
-  /** How long a buy may wait for its seller's answer (ORDER_WAIT_MS). */
-  readonly waitMs: number
-}
-
-/** Runs one Agent API route in-process with the caller's key (and the message's Idempotency-Key). */
-const runRoute = async (
-  calls: A2aCalls,
-  route: { readonly method: string; readonly path: string; readonly body?: string },
-  idempotencyKey?: string
-): Promise<RouteAnswer> => {
-  const headers: Record<string, string> = {
-    ...calls.credentials,
-    accept: "application/json",
-    "x-request-id": `${calls.requestId}.a2a`.slice(0, 128)
-  }
-  if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey
-  if (route.body !== undefined) {
-    headers["content-type"] = "application/json"
-    headers["content-length"] = String(Buffer.byteLength(route.body))
-  }
-  const response = await calls.dispatch(
-    new Request(`${INTERNAL_ORIGIN}${route.path}`, { method: route.method, headers, body: route.body })
-  )
-  const text = await response.text()
-  let json: unknown = undefined
-  try {
-    json = text === "" ? {} : JSON.parse(text)
-  } catch {
-    json = { text }
-  }
-  return { status: response.status, json, headers: response.headers }
-}
-
-const transactionTool = skills.find((s) => s.skill.id === "check_transaction")!.tool
-/** The caller's transaction, as the check_transaction skill (GET /transactions/:id) reads it. */
-const readTransaction = (calls: A2aCalls) => (id: string) => {
-  const route = toRouteRequest(transactionTool, { id })
-  return isProblem(route)
-    ? Promise.resolve<RouteAnswer>({ status: 404, json: {}, headers: new Headers() })
-    : runRoute(calls, route)
-}
-
 /**
  * A buy that came back pending is a task (its id the transaction id). Unless the message asks to
  * return at once, the answer waits for the seller up to ORDER_WAIT_MS from the call's start (a
@@ -284,19 +235,10 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
       const read = await readTask(id, params.id, readTransaction(calls))
       return "error" in read ? read.error : rpcResult(id, taskOf(read.tx))
     }
-    case "CancelTask": {
-      // The buyer cannot withdraw an order: it ends when the seller answers or its deadline passes.
-      const read = await readTask(id, params.id, readTransaction(calls))
-      if ("error" in read) return read.error
-      return rpcError(
-        id,
-        A2aErrors.taskNotCancelable,
-        read.tx.status === "pending"
-          ? `task ${read.tx.id} cannot be canceled: the order ends when its seller answers or its deadline passes (refunded unless delivered)`
-          : `task ${read.tx.id} has ended (${read.tx.status})`
-      )
-    }
     case "ListTasks":
+      return listTasks(id, params, calls)
+    case "CancelTask":
+      return cancelTask(id, params, calls)
     case "SendStreamingMessage":
     case "SubscribeToTask":
     case "CreateTaskPushNotificationConfig":
@@ -306,9 +248,7 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
       return rpcError(
         id,
         A2aErrors.unsupportedOperation,
-        method === "ListTasks"
-          ? "ListTasks is not supported: follow a task with GetTask by its id (the transaction id); list purchases with GET /api/v1/agent/commerce/transactions"
-          : `${method} is not supported (capabilities: streaming false, pushNotifications false)`
+        `${method} is not supported (capabilities: streaming false, pushNotifications false)`
       )
     case "GetExtendedAgentCard":
       return rpcError(id, A2aErrors.extendedCardNotConfigured, "no extended agent card")
@@ -343,11 +283,12 @@ export const A2aRoutesLive = HttpRouter.use(
           requestId,
           challenge
         )
-      const denied = yield* keys.authenticate(key).pipe(
-        Effect.as(undefined),
-        Effect.catch((e) => Effect.succeed(e))
-      )
-      if (denied) return errorResponse(denied, requestId, denied._tag === "Unauthorized" ? challenge : {})
+      const authenticated = yield* keys.authenticate(key).pipe(Effect.result)
+      if (Result.isFailure(authenticated)) {
+        const denied = authenticated.failure
+        return errorResponse(denied, requestId, denied._tag === "Unauthorized" ? challenge : {})
+      }
+      const caller = authenticated.success.caller
       const text = yield* request.text
       let body: unknown
       try {
@@ -374,7 +315,20 @@ export const A2aRoutesLive = HttpRouter.use(
             Effect.orElseSucceed(() => false)
           )
         )
-      const calls = { dispatch, credentials, requestId, awaitOutcome, waitMs: orders.waitMs }
+      const cancelOrder = (orderId: string): Promise<CancelOutcome> =>
+        caller.agentId === undefined || !caller.permissions.has("commerce:buy")
+          ? Promise.resolve("forbidden")
+          : run(
+              orders.cancel(caller.agentId, orderId).pipe(
+                Effect.as("cancelled" as const),
+                Effect.catchTags({
+                  OrderClosed: () => Effect.succeed("closed" as const),
+                  NotFound: () => Effect.succeed("notFound" as const),
+                  StorageUnavailable: () => Effect.succeed("unavailable" as const)
+                })
+              )
+            )
+      const calls = { dispatch, credentials, requestId, awaitOutcome, waitMs: orders.waitMs, cancelOrder }
       const answer = yield* Effect.promise(() => handleA2a(body, calls))
       return HttpServerResponse.jsonUnsafe(answer, { headers: { "a2a-version": A2A_PROTOCOL_VERSION } })
     })

@@ -2,6 +2,7 @@
 // the transaction id, and its state is read from the caller's transaction at every call (through the
 // same route REST and MCP read), so the three surfaces always agree and a task outlives the process
 // that answered the buy.
+import { ORDER_CANCELLED } from "../../schema/orders/orders.js"
 import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, type RpcError } from "./rpc.js"
 
 /** One Agent API route's answer, run in-process with the caller's key. */
@@ -41,8 +42,12 @@ const STATES: Readonly<Record<string, string>> = {
   failed: "TASK_STATE_FAILED"
 }
 
-/** The task state of a transaction status. */
-export const taskState = (status: string) => STATES[status] ?? "TASK_STATE_UNSPECIFIED"
+/** Whether the purchase ended because its buyer cancelled it (CancelTask): a failed transaction saying so. */
+export const wasCancelled = (tx: TaskTransaction) => tx.status === "failed" && tx.delivery?.error === ORDER_CANCELLED
+
+/** The task state of a transaction. */
+export const taskState = (tx: TaskTransaction) =>
+  wasCancelled(tx) ? "TASK_STATE_CANCELED" : (STATES[tx.status] ?? "TASK_STATE_UNSPECIFIED")
 
 const summaryOf = (tx: TaskTransaction) => {
   const name = typeof tx.serviceName === "string" ? tx.serviceName : "the service"
@@ -54,7 +59,9 @@ const summaryOf = (tx: TaskTransaction) => {
     case "refunded":
       return `Delivered by the seller of ${name}, then refunded.`
     default:
-      return `Failed: ${tx.delivery?.error ?? "no delivery"}. The price was not charged.`
+      return wasCancelled(tx)
+        ? "Cancelled by you before the seller answered: the price was refunded in full."
+        : `Failed: ${tx.delivery?.error ?? "no delivery"}. The price was not charged.`
   }
 }
 
@@ -68,7 +75,7 @@ export const taskOf = (tx: TaskTransaction, metadata: Json = {}) => {
     id: tx.id,
     contextId: tx.id,
     status: {
-      state: taskState(tx.status),
+      state: taskState(tx),
       message: {
         messageId: `${tx.id}.${tx.status}`,
         contextId: tx.id,
