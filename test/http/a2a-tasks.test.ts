@@ -61,6 +61,13 @@ const buyRequest = (serviceId: string, input: unknown, returnImmediately?: boole
   metadata: undefined
 })
 
+const textPart = (text: string) => ({
+  content: { $case: "text" as const, value: text },
+  metadata: undefined,
+  filename: "",
+  mediaType: "text/plain"
+})
+
 const emptyList = {
   tenant: "",
   contextId: "",
@@ -235,7 +242,7 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     expect(await wallet(seller)).toMatchObject({ balanceCents: 0 })
   })
 
-  it("a task is its buyer's: the seller, another agent and an unknown id get TaskNotFound; SubscribeToTask and follow-up messages are unsupported", async () => {
+  it("a task is its buyer's: the seller, another agent and an unknown id get TaskNotFound; follow-up messages are unsupported", async () => {
     const { seller, buyer, serviceId } = await market(300)
     const task = seen(await (await a2aClient(buyer)).sendMessage(buyRequest(serviceId, { text: "x" }, true)))
     const stranger = await createAgentKey(server.baseUrl, ["commerce:*"])
@@ -249,7 +256,7 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     expect((await rpcError(buyer, "GetTask", {})).code).toBe(-32602)
     const followUp = { messageId: "m-f", role: "ROLE_USER", taskId: task.id, parts: [{ data: { skill: "buy" } }] }
     expect((await rpcError(buyer, "SendMessage", { message: followUp })).code).toBe(-32004)
-    expect((await rpcError(buyer, "SubscribeToTask", { id: task.id })).code).toBe(-32004)
+    expect((await rpcError(stranger, "SubscribeToTask", { id: task.id })).code).toBe(-32001)
   })
 
   it("ListTasks: the buyer's purchases as tasks, newest first, in pages; by state; artifacts only when asked; a sale is not the seller's task", async () => {
@@ -332,5 +339,60 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
       envelopeCode: -32002
     })
     expect(await wallet(seller)).toMatchObject({ balanceCents: 510 })
+  })
+
+  it("SendStreamingMessage: a buy from an agent seller streams its working task, the seller's output as the artifact, then completed, and ends", async () => {
+    const { seller, buyer, serviceId } = await market(800)
+    const client = await a2aClient(buyer)
+    const events: Array<{ $case: string; value: Json }> = []
+    let delivered: Promise<unknown> | undefined
+    for await (const event of client.sendMessageStream(buyRequest(serviceId, { text: "stream me" }))) {
+      events.push(event.payload as never)
+      // The seller answers only once the buyer holds the working task.
+      if (events.length === 1)
+        delivered = call(seller, "POST", `${C}/orders/${(event.payload!.value as { id: string }).id}/deliver`, {
+          output: { streamed: true }
+        })
+    }
+    expect(await delivered).toMatchObject({ status: 200 })
+    expect(events.map((e) => e.$case)).toEqual(["task", "artifactUpdate", "statusUpdate"])
+    const [first, artifact, status] = events as [(typeof events)[0], (typeof events)[0], (typeof events)[0]]
+    expect(seen(first.value)).toMatchObject({ state: TaskState.TASK_STATE_WORKING, artifacts: [] })
+    const id = first.value.id as string
+    expect(artifact.value).toMatchObject({ taskId: id, contextId: id, lastChunk: true })
+    const sent = artifact.value.artifact as { parts: Array<{ content: unknown }> }
+    expect(sent.parts[0]!.content).toEqual({ $case: "data", value: { streamed: true } })
+    expect(status.value).toMatchObject({ taskId: id, status: { state: TaskState.TASK_STATE_COMPLETED } })
+    expect(await wallet(seller)).toMatchObject({ balanceCents: 680 })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_200, heldCents: 0 })
+
+    // A message that needs no task streams as that one message.
+    const said: Array<string> = []
+    for await (const event of client.sendMessageStream({
+      ...buyRequest(serviceId, null),
+      message: { ...buyRequest(serviceId, null).message, parts: [textPart("list services")] }
+    }))
+      said.push(event.payload!.$case)
+    expect(said).toEqual(["message"])
+  })
+
+  it("SubscribeToTask: a working task now, then its end (failed by the seller); an ended task cannot be subscribed to", async () => {
+    const { seller, buyer, serviceId } = await market(200)
+    const client = await a2aClient(buyer)
+    const task = seen(await client.sendMessage(buyRequest(serviceId, { text: "later" }, true)))
+    const states: Array<string> = []
+    for await (const event of client.resubscribeTask({ tenant: "", id: task.id })) {
+      const payload = event.payload!
+      states.push(
+        `${payload.$case}:${payload.$case === "task" ? payload.value.status?.state : payload.$case === "statusUpdate" ? payload.value.status?.state : ""}`
+      )
+      if (states.length === 1) await call(seller, "POST", `${C}/orders/${task.id}/fail`, { error: "out of stock" })
+    }
+    expect(states).toEqual([`task:${TaskState.TASK_STATE_WORKING}`, `statusUpdate:${TaskState.TASK_STATE_FAILED}`])
+    const again = async () => {
+      for await (const _ of client.resubscribeTask({ tenant: "", id: task.id })) void _
+    }
+    await expect(again()).rejects.toMatchObject({ envelopeCode: -32004 })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
   })
 })

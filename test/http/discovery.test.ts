@@ -855,7 +855,7 @@ describe("agent files", () => {
       name: "Agent Commerce",
       version: "1.0.0",
       supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
-      capabilities: { streaming: false, pushNotifications: false },
+      capabilities: { streaming: true, pushNotifications: false },
       securitySchemes: {
         bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } },
         apiKey: { apiKeySecurityScheme: { location: "header", name: "X-API-Key" } }

@@ -3,7 +3,7 @@
 // idempotency as REST and MCP), and answers with an agent Message carrying the route's JSON, or,
 // for a buy that waits on its seller, with the purchase's Task (src/http/a2a/tasks.ts).
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Context, Effect, Result } from "effect"
+import { Context, Effect, Result, Stream } from "effect"
 import { Unauthorized } from "../../schema/platform/errors.js"
 import { currentIdempotencyKey, currentIdempotencyScope } from "../requestIdempotency.js"
 import { Keys } from "../../services/keys/Keys.js"
@@ -17,6 +17,7 @@ import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, rpcResult } fro
 import { isTransaction, readTask, taskOf, type TaskTransaction } from "./tasks.js"
 import { type A2aCalls, type CancelOutcome, readTransaction, runRoute } from "./calls.js"
 import { cancelTask, listTasks } from "./taskMethods.js"
+import { sendStreamingMessage, sseText, type StreamAnswer, subscribeToTask } from "./streaming.js"
 import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION, type A2aSkill, resolveSkills } from "../descriptors/a2a.js"
 import { type Intent, intentExamples, intentOf, intentText, type NoIntent } from "./intents.js"
 
@@ -239,8 +240,6 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
       return listTasks(id, params, calls)
     case "CancelTask":
       return cancelTask(id, params, calls)
-    case "SendStreamingMessage":
-    case "SubscribeToTask":
     case "CreateTaskPushNotificationConfig":
     case "GetTaskPushNotificationConfig":
     case "ListTaskPushNotificationConfigs":
@@ -248,13 +247,24 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
       return rpcError(
         id,
         A2aErrors.unsupportedOperation,
-        `${method} is not supported (capabilities: streaming false, pushNotifications false)`
+        `${method} is not supported (capabilities: pushNotifications false)`
       )
     case "GetExtendedAgentCard":
       return rpcError(id, A2aErrors.extendedCardNotConfigured, "no extended agent card")
     default:
       return rpcError(id, A2aErrors.methodNotFound, `unknown method ${method}`)
   }
+}
+
+/** The streaming methods' answer (an SSE stream, or an error before it), or undefined for any other body. */
+const streamingCall = (body: unknown, calls: A2aCalls): Promise<StreamAnswer> | undefined => {
+  if (!isRecord(body) || body.jsonrpc !== "2.0") return undefined
+  const params = isRecord(body.params) ? body.params : {}
+  if (body.method === "SubscribeToTask") return subscribeToTask(body.id, params, calls)
+  if (body.method !== "SendStreamingMessage") return undefined
+  return sendStreamingMessage(body.id, params, calls, (p) =>
+    handleA2a({ jsonrpc: "2.0", id: body.id, method: "SendMessage", params: p }, calls)
+  )
 }
 
 export const A2aRoutesLive = HttpRouter.use(
@@ -329,8 +339,18 @@ export const A2aRoutesLive = HttpRouter.use(
               )
             )
       const calls = { dispatch, credentials, requestId, awaitOutcome, waitMs: orders.waitMs, cancelOrder }
+      const headers = { "a2a-version": A2A_PROTOCOL_VERSION }
+      const streamed = streamingCall(body, calls)
+      if (streamed !== undefined) {
+        const answer = yield* Effect.promise(() => streamed)
+        if ("error" in answer) return HttpServerResponse.jsonUnsafe(answer.error, { headers })
+        return HttpServerResponse.stream(
+          Stream.fromAsyncIterable(sseText(answer.events), (e) => e).pipe(Stream.encodeText),
+          { contentType: "text/event-stream", headers: { ...headers, "cache-control": "no-cache" } }
+        )
+      }
       const answer = yield* Effect.promise(() => handleA2a(body, calls))
-      return HttpServerResponse.jsonUnsafe(answer, { headers: { "a2a-version": A2A_PROTOCOL_VERSION } })
+      return HttpServerResponse.jsonUnsafe(answer, { headers })
     })
     yield* router.add("POST", A2A_ENDPOINT_PATH, post)
   })

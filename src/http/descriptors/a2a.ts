@@ -77,7 +77,7 @@ export const a2aRoutes: ReadonlyArray<
   {
     method: "POST",
     path: A2A_ENDPOINT_PATH,
-    description: `A2A ${A2A_PROTOCOL_VERSION} JSON-RPC (SendMessage, GetTask): the agent card's skills (browse_services, buy, negotiate, check_transaction), each run as its Agent API route with the caller's key; a buy waiting on its seller is a task named by its transaction`,
+    description: `A2A ${A2A_PROTOCOL_VERSION} JSON-RPC (SendMessage, SendStreamingMessage over SSE, GetTask, ListTasks, CancelTask, SubscribeToTask): the agent card's skills (browse_services, buy, negotiate, check_transaction), each run as its Agent API route with the caller's key; a buy waiting on its seller is a task named by its transaction`,
     auth: "bearer",
     permission: null
   }
