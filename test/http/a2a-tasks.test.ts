@@ -395,4 +395,69 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     await expect(again()).rejects.toMatchObject({ envelopeCode: -32004 })
     expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
   })
+
+  it("the seller's side over A2A: list_orders shows the pending order, deliver_order pays it once under a replayed key, fail_order refunds; commerce:sell is needed", async () => {
+    const { seller, buyer, serviceId } = await market(1_000)
+    const buyerClient = await a2aClient(buyer)
+    const sellerClient = await a2aClient(seller)
+    const skillCall = async (client: typeof sellerClient, data: Json, idempotencyKey?: string) => {
+      const reply = (await client.sendMessage({
+        ...buyRequest(serviceId, null),
+        message: {
+          ...buyRequest(serviceId, null).message,
+          parts: [
+            {
+              content: { $case: "data", value: data },
+              metadata: undefined,
+              filename: "",
+              mediaType: "application/json"
+            }
+          ],
+          metadata: idempotencyKey === undefined ? undefined : { idempotencyKey }
+        }
+      })) as { parts: Array<{ content?: { $case: string; value: unknown } }>; metadata: Json }
+      return {
+        meta: reply.metadata,
+        data: reply.parts.find((p) => p.content?.$case === "data")?.content?.value as Json
+      }
+    }
+    const first = seen(await buyerClient.sendMessage(buyRequest(serviceId, { text: "deliver me" }, true)))
+    const second = seen(await buyerClient.sendMessage(buyRequest(serviceId, { text: "fail me" }, true)))
+
+    const listed = await skillCall(sellerClient, { skill: "list_orders", status: "pending" })
+    expect(listed.meta).toMatchObject({ skill: "list_orders", httpStatus: 200, ok: true })
+    expect((listed.data.orders as Array<Json>).map((o) => [o.id, o.input])).toEqual([
+      [first.id, { text: "deliver me" }],
+      [second.id, { text: "fail me" }]
+    ])
+
+    const key = `a2a-deliver-${randomBytes(6).toString("hex")}`
+    const deliver = { skill: "deliver_order", id: first.id, output: { answer: 42 } }
+    const delivered = await skillCall(sellerClient, deliver, key)
+    expect(delivered.meta).toMatchObject({ skill: "deliver_order", httpStatus: 200, ok: true })
+    expect(delivered.data).toMatchObject({ id: first.id, status: "delivered", output: { answer: 42 } })
+    // The same message again (same key) is the first answer: paid once.
+    expect((await skillCall(sellerClient, deliver, key)).data).toEqual(delivered.data)
+    expect(await wallet(seller)).toMatchObject({ balanceCents: 850 })
+    const done = seen(await buyerClient.getTask({ tenant: "", id: first.id, historyLength: undefined }))
+    expect(done).toMatchObject({ state: TaskState.TASK_STATE_COMPLETED, artifacts: [{ answer: 42 }] })
+
+    const failed = await skillCall(sellerClient, { skill: "fail_order", id: second.id, error: "cannot" })
+    expect(failed.data).toMatchObject({ id: second.id, status: "failed", error: "cannot" })
+    expect(seen(await buyerClient.getTask({ tenant: "", id: second.id, historyLength: undefined })).state).toBe(
+      TaskState.TASK_STATE_FAILED
+    )
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_000, heldCents: 0 })
+    // Answering an ended order is the route's 409, as over REST.
+    const late = await skillCall(sellerClient, { skill: "deliver_order", id: second.id, output: "late" })
+    expect(late.meta).toMatchObject({ httpStatus: 409, ok: false })
+
+    // Without commerce:sell, as over REST: 403; another seller's order is 404.
+    const reader = await createAgentKey(server.baseUrl, ["commerce:read"])
+    const refused = await skillCall(await a2aClient(reader), { skill: "list_orders" })
+    expect(refused.meta).toMatchObject({ httpStatus: 403, ok: false })
+    const other = await createAgentKey(server.baseUrl, ["commerce:*"])
+    const notTheirs = await skillCall(await a2aClient(other), { skill: "fail_order", id: first.id, error: "x" })
+    expect(notTheirs.meta).toMatchObject({ httpStatus: 404, ok: false })
+  })
 })

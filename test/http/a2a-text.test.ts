@@ -161,7 +161,10 @@ describeEachStorage("A2A 1.0 text messages", (storage) => {
       "browse_services",
       "buy",
       "negotiate",
-      "check_transaction"
+      "check_transaction",
+      "list_orders",
+      "deliver_order",
+      "fail_order"
     ])
     for (const phrase of ["list services", "price of svc_", "buy svc_", "status of tx_"])
       expect(help.text).toContain(phrase)

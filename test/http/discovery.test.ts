@@ -869,7 +869,15 @@ describe("agent files", () => {
       expect(s.description.length).toBeGreaterThan(0)
       expect(Array.isArray(s.tags)).toBe(true)
     }
-    expect(card.skills.map((s) => s.id)).toEqual(["browse_services", "buy", "negotiate", "check_transaction"])
+    expect(card.skills.map((s) => s.id)).toEqual([
+      "browse_services",
+      "buy",
+      "negotiate",
+      "check_transaction",
+      "list_orders",
+      "deliver_order",
+      "fail_order"
+    ])
   })
 
   it("/invest/api describes the investment API: endpoints, token, 49% stake, disclaimer", async () => {
