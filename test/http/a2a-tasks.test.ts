@@ -460,4 +460,40 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     const notTheirs = await skillCall(await a2aClient(other), { skill: "fail_order", id: first.id, error: "x" })
     expect(notTheirs.meta).toMatchObject({ httpStatus: 404, ok: false })
   })
+
+  it("a buy waiting on the owner's approval is a task: AUTH_REQUIRED, resumed when the owner approves (working, then the seller's output), REJECTED when declined", async () => {
+    const { seller, buyer, serviceId } = await market(300)
+    expect((await call(buyer, "PATCH", `${C}/wallet`, { autonomyLevel: "manual" })).status).toBe(200)
+    const client = await a2aClient(buyer)
+    const task = seen(await client.sendMessage(buyRequest(serviceId, { text: "ask first" })))
+    expect(task.id).toMatch(/^apr_/)
+    expect(task).toMatchObject({ contextId: task.id, state: TaskState.TASK_STATE_AUTH_REQUIRED, artifacts: [] })
+    expect(task.metadata).toMatchObject({ skill: "buy", approvalStatus: "pending", httpStatus: 201, ok: true })
+    expect(task.text).toMatch(/owner must approve/)
+    const get = async (id: string) => seen(await client.getTask({ tenant: "", id, historyLength: undefined }))
+    expect((await get(task.id)).state).toBe(TaskState.TASK_STATE_AUTH_REQUIRED)
+    // Only the owner decides: the agent cannot cancel it; another agent cannot see it.
+    await expect(client.cancelTask({ tenant: "", id: task.id, metadata: undefined })).rejects.toMatchObject({
+      envelopeCode: -32002
+    })
+    expect((await rpcError(seller, "GetTask", { id: task.id })).code).toBe(-32001)
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+
+    const owner = { cookie: buyer.cookie!, "content-type": "application/json" }
+    const decide = (id: string, how: "approve" | "decline") =>
+      fetch(`${server.baseUrl}/api/dashboard/commerce/approvals/${id}/${how}`, { method: "POST", headers: owner })
+    expect((await decide(task.id, "approve")).status).toBe(200)
+    const resumed = await get(task.id)
+    expect(resumed).toMatchObject({ id: task.id, state: TaskState.TASK_STATE_WORKING })
+    const txId = resumed.metadata.transactionId as string
+    expect(txId).toMatch(/^tx_/)
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_700, heldCents: 300 })
+    expect((await call(seller, "POST", `${C}/orders/${txId}/deliver`, { output: { approved: true } })).status).toBe(200)
+    expect(await get(task.id)).toMatchObject({ state: TaskState.TASK_STATE_COMPLETED, artifacts: [{ approved: true }] })
+
+    const declined = seen(await client.sendMessage(buyRequest(serviceId, { text: "no" })))
+    expect((await decide(declined.id, "decline")).status).toBe(200)
+    expect((await get(declined.id)).state).toBe(TaskState.TASK_STATE_REJECTED)
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_700, heldCents: 0 })
+  })
 })

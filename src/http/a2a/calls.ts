@@ -4,6 +4,7 @@
 import { isProblem, toRouteRequest } from "../descriptors/toolRequest.js"
 import { agentTools } from "../descriptors/tools.js"
 import type { RouteAnswer } from "./tasks.js"
+import type { Json } from "./rpc.js"
 
 const INTERNAL_ORIGIN = "http://a2a.internal"
 
@@ -20,6 +21,8 @@ export interface A2aCalls {
   readonly awaitOutcome: (orderId: string, ms: number) => Promise<boolean>
   /** How long a buy may wait for its seller's answer (ORDER_WAIT_MS). */
   readonly waitMs: number
+  /** The caller's approval `id` as its view (GET /commerce/approvals shows it), undefined when not the caller's. */
+  readonly readApproval: (id: string) => Promise<Json | undefined | "unavailable">
   /** The caller withdraws its pending order (Orders.cancel, with the key's commerce:buy). */
   readonly cancelOrder: (orderId: string) => Promise<CancelOutcome>
 }

@@ -3,7 +3,7 @@
 // idempotency as REST and MCP), and answers with an agent Message carrying the route's JSON, or,
 // for a buy that waits on its seller, with the purchase's Task (src/http/a2a/tasks.ts).
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Context, Effect, Result, Stream } from "effect"
+import { Clock, Context, Effect, Result, Stream } from "effect"
 import { Unauthorized } from "../../schema/platform/errors.js"
 import { currentIdempotencyKey, currentIdempotencyScope } from "../requestIdempotency.js"
 import { Keys } from "../../services/keys/Keys.js"
@@ -13,10 +13,13 @@ import { currentRequestId } from "../requestId.js"
 import { isProblem, toRouteRequest } from "../descriptors/toolRequest.js"
 import { agentTools, type ApiTool } from "../descriptors/tools.js"
 import { Orders } from "../../services/purchases/Orders.js"
+import { PurchaseStore } from "../../services/purchases/PurchaseStore.js"
+import { toApproval } from "../../services/purchases/views.js"
+import { Transactor } from "../../services/platform/Db.js"
 import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, rpcResult } from "./rpc.js"
-import { isTransaction, readTask, taskOf, type TaskTransaction } from "./tasks.js"
+import { approvalTaskOf, isApproval, isTransaction, readTask, taskOf, type TaskTransaction } from "./tasks.js"
 import { type A2aCalls, type CancelOutcome, readTransaction, runRoute } from "./calls.js"
-import { cancelTask, listTasks } from "./taskMethods.js"
+import { cancelTask, isApprovalId, listTasks, readApprovalTask } from "./taskMethods.js"
 import { sendStreamingMessage, sseText, type StreamAnswer, subscribeToTask } from "./streaming.js"
 import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION, type A2aSkill, resolveSkills } from "../descriptors/a2a.js"
 import { type Intent, intentExamples, intentOf, intentText, type NoIntent } from "./intents.js"
@@ -203,6 +206,15 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
         ok,
         ...retryAfterOf(headers)
       }
+      // A buy waiting on the owner's approval is a task too, named by the approval.
+      if (
+        call.tool.name === "buy" &&
+        ok &&
+        isRecord(json) &&
+        json.status === "pending_approval" &&
+        isApproval(json.approval)
+      )
+        return rpcResult(id, { task: approvalTaskOf(json.approval, undefined, meta) })
       if (
         call.tool.name === "buy" &&
         ok &&
@@ -233,6 +245,10 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
       })
     }
     case "GetTask": {
+      if (isApprovalId(params.id)) {
+        const approval = await readApprovalTask(id, params.id, calls)
+        return "error" in approval ? approval.error : rpcResult(id, approval.task)
+      }
       const read = await readTask(id, params.id, readTransaction(calls))
       return "error" in read ? read.error : rpcResult(id, taskOf(read.tx))
     }
@@ -338,7 +354,30 @@ export const A2aRoutesLive = HttpRouter.use(
                 })
               )
             )
-      const calls = { dispatch, credentials, requestId, awaitOutcome, waitMs: orders.waitMs, cancelOrder }
+      const purchaseStore = yield* PurchaseStore
+      const { atomically } = yield* Transactor
+      const readApproval = (id: string) =>
+        caller.agentId === undefined || !caller.permissions.has("commerce:read")
+          ? Promise.resolve(undefined)
+          : run(
+              Effect.all([atomically(purchaseStore.lockApproval(id)), Clock.currentTimeMillis]).pipe(
+                Effect.map(([a, now]) =>
+                  a !== undefined && a.agentId === caller.agentId
+                    ? (JSON.parse(JSON.stringify(toApproval(a, now))) as Json)
+                    : undefined
+                ),
+                Effect.orElseSucceed(() => "unavailable" as const)
+              )
+            )
+      const calls = {
+        dispatch,
+        credentials,
+        requestId,
+        awaitOutcome,
+        waitMs: orders.waitMs,
+        cancelOrder,
+        readApproval
+      }
       const headers = { "a2a-version": A2A_PROTOCOL_VERSION }
       const streamed = streamingCall(body, calls)
       if (streamed !== undefined) {

@@ -3,7 +3,15 @@
 import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import { type A2aCalls, readTransaction, runRoute } from "./calls.js"
 import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, rpcResult } from "./rpc.js"
-import { isTransaction, readTask, type TaskTransaction, taskOf, taskState } from "./tasks.js"
+import {
+  approvalTaskOf,
+  isApproval,
+  isTransaction,
+  readTask,
+  type TaskTransaction,
+  taskOf,
+  taskState
+} from "./tasks.js"
 
 /** ListTasks' page size: the spec's default and its most. */
 export const LIST_TASKS_DEFAULT = 50
@@ -117,6 +125,18 @@ export const listTasks = async (id: unknown, params: Json, calls: A2aCalls): Pro
  * whose money is not the order's to give back (a paid call's). Not the caller's: TaskNotFound.
  */
 export const cancelTask = async (id: unknown, params: Json, calls: A2aCalls): Promise<Json> => {
+  if (isApprovalId(params.id)) {
+    const read = await readApprovalTask(id, params.id, calls)
+    if ("error" in read) return read.error
+    const tx = (read.task.metadata as Json).transactionId
+    return rpcError(
+      id,
+      A2aErrors.taskNotCancelable,
+      typeof tx === "string"
+        ? `task ${params.id} was approved: its purchase is task ${tx} (cancel that one while it waits on its seller)`
+        : `task ${params.id} waits on your owner (${read.task.status.state}): only the owner decides an approval (decline it in the dashboard)`
+    )
+  }
   const read = await readTask(id, params.id, readTransaction(calls))
   if ("error" in read) return read.error
   const { tx } = read
@@ -150,4 +170,34 @@ export const cancelTask = async (id: unknown, params: Json, calls: A2aCalls): Pr
           )
     }
   }
+}
+
+/** Whether a task id names an approval (a purchase waiting on the owner) rather than a transaction. */
+export const isApprovalId = (id: unknown): id is string => typeof id === "string" && id.startsWith("apr_")
+
+/**
+ * The task of the caller's approval `id`: waiting on the owner (AUTH_REQUIRED), decided, or, once
+ * approved, its purchase's state read from the transaction. Not the caller's: TaskNotFound.
+ */
+export const readApprovalTask = async (
+  rpcId: unknown,
+  id: string,
+  calls: A2aCalls
+): Promise<{ readonly task: ReturnType<typeof approvalTaskOf> } | { readonly error: Json }> => {
+  const approval = await calls.readApproval(id)
+  if (approval === "unavailable")
+    return { error: rpcError(rpcId, A2aErrors.internal, `task ${id} could not be read now`, { httpStatus: 503 }) }
+  if (!isApproval(approval))
+    return {
+      error: rpcError(
+        rpcId,
+        A2aErrors.taskNotFound,
+        `no task ${id}: an approval task is one of your purchases waiting on your owner`
+      )
+    }
+  if (approval.status === "approved" && typeof approval.transactionId === "string") {
+    const read = await readTask(rpcId, approval.transactionId, readTransaction(calls))
+    return { task: approvalTaskOf(approval, "tx" in read ? read.tx : undefined) }
+  }
+  return { task: approvalTaskOf(approval) }
 }

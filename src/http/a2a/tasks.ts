@@ -135,3 +135,69 @@ export const readTask = async (
     })
   }
 }
+
+const APPROVAL_STATES: Readonly<Record<string, string>> = {
+  pending: "TASK_STATE_AUTH_REQUIRED",
+  declined: "TASK_STATE_REJECTED",
+  expired: "TASK_STATE_FAILED",
+  void: "TASK_STATE_FAILED"
+}
+
+const approvalSummary = (status: string) => {
+  switch (status) {
+    case "pending":
+      return "Your owner must approve this purchase in the dashboard; nothing is charged until they do. The task resumes when they decide."
+    case "declined":
+      return "Your owner declined this purchase: nothing was charged."
+    case "expired":
+      return "Your owner did not decide in time: the approval expired and nothing was charged."
+    default:
+      return "The approval is void (what was quoted changed before the owner approved): nothing was charged."
+  }
+}
+
+/**
+ * The Task of a purchase waiting on the owner's approval (docs/a2a.md "Approval"): named by the
+ * approval id. Pending is TASK_STATE_AUTH_REQUIRED (an authorization only the owner can give, out of
+ * band); declined TASK_STATE_REJECTED; expired or void TASK_STATE_FAILED. Once approved it is the
+ * purchase's own task (`tx`), still named by the approval id, `metadata.transactionId` the purchase.
+ */
+export const approvalTaskOf = (
+  approval: Json & { readonly id: string; readonly status: string },
+  tx?: TaskTransaction,
+  metadata: Json = {}
+) => {
+  const meta = { approvalStatus: approval.status, ...metadata }
+  if (approval.status === "approved" && tx !== undefined) {
+    const task = taskOf(tx, { ...meta, transactionId: tx.id })
+    return { ...task, id: approval.id, contextId: approval.id }
+  }
+  const status = approval.status === "approved" ? "approved" : approval.status
+  return {
+    id: approval.id,
+    contextId: approval.id,
+    status: {
+      state: APPROVAL_STATES[status] ?? "TASK_STATE_WORKING",
+      message: {
+        messageId: `${approval.id}.${status}`,
+        contextId: approval.id,
+        taskId: approval.id,
+        role: "ROLE_AGENT",
+        parts: [
+          {
+            text:
+              status === "approved" ? "Approved by your owner: the purchase is under way." : approvalSummary(status),
+            mediaType: "text/plain"
+          },
+          { data: { approval }, mediaType: "application/json" }
+        ]
+      },
+      timestamp: typeof approval.decidedAt === "string" ? approval.decidedAt : String(approval.createdAt)
+    },
+    artifacts: [],
+    metadata: { skill: "buy", ...meta }
+  }
+}
+
+export const isApproval = (u: unknown): u is Json & { readonly id: string; readonly status: string } =>
+  isRecord(u) && typeof u.id === "string" && u.id.startsWith("apr_") && typeof u.status === "string"
