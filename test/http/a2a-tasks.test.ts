@@ -496,4 +496,16 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     expect((await get(declined.id)).state).toBe(TaskState.TASK_STATE_REJECTED)
     expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_700, heldCents: 0 })
   })
+
+  it("GetExtendedAgentCard with a key: the card for the caller, its skills those its key may call", async () => {
+    // The stock client's getAgentCard asks for the extended card (GetExtendedAgentCard) when the public one says it is served.
+    const reader = await createAgentKey(server.baseUrl, ["commerce:read"])
+    const card = await (await a2aClient(reader)).getAgentCard()
+    expect(card.skills.map((s) => s.id)).toEqual(["browse_services", "check_transaction"])
+    expect(card.description).toContain("agent agt_")
+    expect(card.capabilities).toMatchObject({ streaming: true, extendedAgentCard: true })
+    const all = await createAgentKey(server.baseUrl, ["commerce:*"])
+    const full = await (await a2aClient(all)).getAgentCard()
+    expect(full.skills).toHaveLength(7)
+  })
 })

@@ -21,6 +21,10 @@ export interface A2aCalls {
   readonly awaitOutcome: (orderId: string, ms: number) => Promise<boolean>
   /** How long a buy may wait for its seller's answer (ORDER_WAIT_MS). */
   readonly waitMs: number
+  /** Who calls (GetExtendedAgentCard narrows the skills to its permissions). */
+  readonly caller: { readonly agentId: string | undefined; readonly permissions: ReadonlySet<string> }
+  /** The public base URL (the card's links). */
+  readonly baseUrl: string
   /** The caller's approval `id` as its view (GET /commerce/approvals shows it), undefined when not the caller's. */
   readonly readApproval: (id: string) => Promise<Json | undefined | "unavailable">
   /** The caller withdraws its pending order (Orders.cancel, with the key's commerce:buy). */

@@ -19,7 +19,9 @@ import { Transactor } from "../../services/platform/Db.js"
 import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, rpcResult } from "./rpc.js"
 import { approvalTaskOf, isApproval, isTransaction, readTask, taskOf, type TaskTransaction } from "./tasks.js"
 import { type A2aCalls, type CancelOutcome, readTransaction, runRoute } from "./calls.js"
-import { cancelTask, isApprovalId, listTasks, readApprovalTask } from "./taskMethods.js"
+import { cancelTask, extendedCard, isApprovalId, listTasks, readApprovalTask } from "./taskMethods.js"
+import { agentCard } from "../site/agentFiles/contents.js"
+import { AppConfig } from "../../services/platform/AppConfig.js"
 import { sendStreamingMessage, sseText, type StreamAnswer, subscribeToTask } from "./streaming.js"
 import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION, type A2aSkill, resolveSkills } from "../descriptors/a2a.js"
 import { type Intent, intentExamples, intentOf, intentText, type NoIntent } from "./intents.js"
@@ -266,7 +268,7 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
         `${method} is not supported (capabilities: pushNotifications false)`
       )
     case "GetExtendedAgentCard":
-      return rpcError(id, A2aErrors.extendedCardNotConfigured, "no extended agent card")
+      return extendedCard(id, agentCard(calls.baseUrl), calls.caller)
     default:
       return rpcError(id, A2aErrors.methodNotFound, `unknown method ${method}`)
   }
@@ -376,7 +378,9 @@ export const A2aRoutesLive = HttpRouter.use(
         awaitOutcome,
         waitMs: orders.waitMs,
         cancelOrder,
-        readApproval
+        readApproval,
+        caller,
+        baseUrl: (yield* AppConfig).baseUrl
       }
       const headers = { "a2a-version": A2A_PROTOCOL_VERSION }
       const streamed = streamingCall(body, calls)

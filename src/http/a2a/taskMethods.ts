@@ -201,3 +201,25 @@ export const readApprovalTask = async (
   }
   return { task: approvalTaskOf(approval) }
 }
+
+/** The permission a skill needs (its `commerce:…` tag). */
+const permissionOf = (skill: { readonly tags: ReadonlyArray<string> }) =>
+  skill.tags.find((t) => t.startsWith("commerce:"))
+
+/**
+ * GetExtendedAgentCard: the public card for the authenticated caller — its skills narrowed to those
+ * its key may call (each skill's permission), and the agent it acts as named in the description.
+ */
+export const extendedCard = (
+  id: unknown,
+  card: Json & { readonly skills: ReadonlyArray<Json & { readonly tags: ReadonlyArray<string> }> },
+  caller: { readonly agentId: string | undefined; readonly permissions: ReadonlySet<string> }
+) =>
+  rpcResult(id, {
+    ...card,
+    description: `${String(card.description)} This card is for agent ${caller.agentId ?? "(none)"}: the skills its key may call.`,
+    skills: card.skills.filter((s) => {
+      const needed = permissionOf(s)
+      return needed === undefined || caller.permissions.has(needed)
+    })
+  })

@@ -204,7 +204,7 @@ export const agentCard = (base: string) => ({
   provider: { organization: PLATFORM.organization, url: base },
   version: PLATFORM.version,
   documentationUrl: `${base}/for-ai-agents`,
-  capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+  capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: true },
   securitySchemes: {
     bearer: {
       httpAuthSecurityScheme: {
