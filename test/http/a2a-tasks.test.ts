@@ -61,6 +61,21 @@ const buyRequest = (serviceId: string, input: unknown, returnImmediately?: boole
   metadata: undefined
 })
 
+const textPart = (text: string) => ({
+  content: { $case: "text" as const, value: text },
+  metadata: undefined,
+  filename: "",
+  mediaType: "text/plain"
+})
+
+const emptyList = {
+  tenant: "",
+  contextId: "",
+  status: TaskState.TASK_STATE_UNSPECIFIED,
+  pageToken: "",
+  statusTimestampAfter: undefined
+}
+
 interface SeenTask {
   readonly id: string
   readonly contextId: string
@@ -206,9 +221,6 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     const slow = seen(await client.sendMessage(buyRequest(serviceId, { text: "later" })))
     expect(Date.now() - before).toBeGreaterThanOrEqual(ORDER_WAIT_MS - 100)
     expect(slow.state).toBe(TaskState.TASK_STATE_WORKING)
-    await expect(client.cancelTask({ tenant: "", id: slow.id, metadata: undefined })).rejects.toMatchObject({
-      envelopeCode: -32002
-    })
   })
 
   it("a failed order is a failed task with the seller's error and nothing charged", async () => {
@@ -230,7 +242,7 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     expect(await wallet(seller)).toMatchObject({ balanceCents: 0 })
   })
 
-  it("a task is its buyer's: the seller, another agent and an unknown id get TaskNotFound; ListTasks, SubscribeToTask and follow-up messages are unsupported", async () => {
+  it("a task is its buyer's: the seller, another agent and an unknown id get TaskNotFound; follow-up messages are unsupported", async () => {
     const { seller, buyer, serviceId } = await market(300)
     const task = seen(await (await a2aClient(buyer)).sendMessage(buyRequest(serviceId, { text: "x" }, true)))
     const stranger = await createAgentKey(server.baseUrl, ["commerce:*"])
@@ -242,9 +254,258 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     expect((await rpcError(buyer, "GetTask", { id: "tx_does_not_exist" })).code).toBe(-32001)
     expect((await rpcError(stranger, "CancelTask", { id: task.id })).code).toBe(-32001)
     expect((await rpcError(buyer, "GetTask", {})).code).toBe(-32602)
-    expect((await rpcError(buyer, "ListTasks", {})).code).toBe(-32004)
     const followUp = { messageId: "m-f", role: "ROLE_USER", taskId: task.id, parts: [{ data: { skill: "buy" } }] }
     expect((await rpcError(buyer, "SendMessage", { message: followUp })).code).toBe(-32004)
-    expect((await rpcError(buyer, "SubscribeToTask", { id: task.id })).code).toBe(-32004)
+    expect((await rpcError(stranger, "SubscribeToTask", { id: task.id })).code).toBe(-32001)
+  })
+
+  it("ListTasks: the buyer's purchases as tasks, newest first, in pages; by state; artifacts only when asked; a sale is not the seller's task", async () => {
+    const { seller, buyer, serviceId } = await market(100)
+    const client = await a2aClient(buyer)
+    const ids: Array<string> = []
+    for (const text of ["one", "two", "three"]) {
+      ids.push(seen(await client.sendMessage(buyRequest(serviceId, { text }, true))).id)
+      // Newest first by placing time: keep the three apart.
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    const [delivered, failed, waiting] = ids as [string, string, string]
+    expect((await call(seller, "POST", `${C}/orders/${delivered}/deliver`, { output: { n: 1 } })).status).toBe(200)
+    expect((await call(seller, "POST", `${C}/orders/${failed}/fail`, { error: "no" })).status).toBe(200)
+
+    const list = (extra: Partial<Parameters<typeof client.listTasks>[0]> = {}) =>
+      client.listTasks({
+        tenant: "",
+        contextId: "",
+        status: TaskState.TASK_STATE_UNSPECIFIED,
+        pageToken: "",
+        statusTimestampAfter: undefined,
+        ...extra
+      })
+    const first = await list({ pageSize: 2 })
+    expect(first.tasks.map((t) => t.id)).toEqual([waiting, failed])
+    expect(first.nextPageToken).not.toBe("")
+    const second = await list({ pageSize: 2, pageToken: first.nextPageToken })
+    expect(second.tasks.map((t) => t.id)).toEqual([delivered])
+    expect(second).toMatchObject({ nextPageToken: "", totalSize: 3, pageSize: 2 })
+
+    const byState = async (status: TaskState) => (await list({ status })).tasks.map((t) => t.id)
+    expect(await byState(TaskState.TASK_STATE_WORKING)).toEqual([waiting])
+    expect(await byState(TaskState.TASK_STATE_FAILED)).toEqual([failed])
+    expect(await byState(TaskState.TASK_STATE_CANCELED)).toEqual([])
+    const completed = (await list({ status: TaskState.TASK_STATE_COMPLETED })).tasks
+    expect(completed.map((t) => [t.id, t.status?.state, t.artifacts])).toEqual([
+      [delivered, TaskState.TASK_STATE_COMPLETED, []]
+    ])
+    const withOutput = await list({ status: TaskState.TASK_STATE_COMPLETED, includeArtifacts: true })
+    expect(seen(withOutput.tasks[0]).artifacts).toEqual([{ n: 1 }])
+    // contextId: a task's context is its transaction.
+    expect((await list({ contextId: failed })).tasks.map((t) => t.id)).toEqual([failed])
+
+    // The seller sold these: none of them is its task; a stranger has none either.
+    expect((await (await a2aClient(seller)).listTasks({ ...emptyList })).tasks).toEqual([])
+    expect((await rpcError(buyer, "ListTasks", { pageSize: 0 })).code).toBe(-32602)
+    expect((await rpcError(buyer, "ListTasks", { pageToken: "not-ours" })).code).toBe(-32602)
+    expect((await rpcError(buyer, "ListTasks", { status: "TASK_STATE_REJECTED" })).code).toBe(-32602)
+  })
+
+  it("CancelTask of a buy waiting on its seller: cancelled, the price back in full; again, the same; the seller's late answer refused; of an ended one, TaskNotCancelable", async () => {
+    const { seller, buyer, serviceId } = await market(600)
+    const client = await a2aClient(buyer)
+    const task = seen(await client.sendMessage(buyRequest(serviceId, { text: "never mind" }, true)))
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_400, heldCents: 600 })
+
+    const cancelled = seen(await client.cancelTask({ tenant: "", id: task.id, metadata: undefined }))
+    expect(cancelled).toMatchObject({ id: task.id, state: TaskState.TASK_STATE_CANCELED, artifacts: [] })
+    expect(cancelled.transaction).toMatchObject({ status: "failed", sellerCents: 0, delivery: { success: false } })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+    expect(seen(await client.getTask({ tenant: "", id: task.id, historyLength: undefined })).state).toBe(
+      TaskState.TASK_STATE_CANCELED
+    )
+    // Again: the same task, no second refund.
+    expect(seen(await client.cancelTask({ tenant: "", id: task.id, metadata: undefined })).state).toBe(
+      TaskState.TASK_STATE_CANCELED
+    )
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+    expect((await call(seller, "POST", `${C}/orders/${task.id}/deliver`, { output: "late" })).status).toBe(409)
+    expect(await wallet(seller)).toMatchObject({ balanceCents: 0 })
+    expect(
+      (await client.listTasks({ ...emptyList, status: TaskState.TASK_STATE_CANCELED })).tasks.map((t) => t.id)
+    ).toEqual([task.id])
+
+    // An ended task cannot be cancelled: it keeps what it came to.
+    const done = seen(await client.sendMessage(buyRequest(serviceId, { text: "keep" }, true)))
+    expect((await call(seller, "POST", `${C}/orders/${done.id}/deliver`, { output: "kept" })).status).toBe(200)
+    await expect(client.cancelTask({ tenant: "", id: done.id, metadata: undefined })).rejects.toMatchObject({
+      envelopeCode: -32002
+    })
+    expect(await wallet(seller)).toMatchObject({ balanceCents: 510 })
+  })
+
+  it("SendStreamingMessage: a buy from an agent seller streams its working task, the seller's output as the artifact, then completed, and ends", async () => {
+    const { seller, buyer, serviceId } = await market(800)
+    const client = await a2aClient(buyer)
+    const events: Array<{ $case: string; value: Json }> = []
+    let delivered: Promise<unknown> | undefined
+    for await (const event of client.sendMessageStream(buyRequest(serviceId, { text: "stream me" }))) {
+      events.push(event.payload as never)
+      // The seller answers only once the buyer holds the working task.
+      if (events.length === 1)
+        delivered = call(seller, "POST", `${C}/orders/${(event.payload!.value as { id: string }).id}/deliver`, {
+          output: { streamed: true }
+        })
+    }
+    expect(await delivered).toMatchObject({ status: 200 })
+    expect(events.map((e) => e.$case)).toEqual(["task", "artifactUpdate", "statusUpdate"])
+    const [first, artifact, status] = events as [(typeof events)[0], (typeof events)[0], (typeof events)[0]]
+    expect(seen(first.value)).toMatchObject({ state: TaskState.TASK_STATE_WORKING, artifacts: [] })
+    const id = first.value.id as string
+    expect(artifact.value).toMatchObject({ taskId: id, contextId: id, lastChunk: true })
+    const sent = artifact.value.artifact as { parts: Array<{ content: unknown }> }
+    expect(sent.parts[0]!.content).toEqual({ $case: "data", value: { streamed: true } })
+    expect(status.value).toMatchObject({ taskId: id, status: { state: TaskState.TASK_STATE_COMPLETED } })
+    expect(await wallet(seller)).toMatchObject({ balanceCents: 680 })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_200, heldCents: 0 })
+
+    // A message that needs no task streams as that one message.
+    const said: Array<string> = []
+    for await (const event of client.sendMessageStream({
+      ...buyRequest(serviceId, null),
+      message: { ...buyRequest(serviceId, null).message, parts: [textPart("list services")] }
+    }))
+      said.push(event.payload!.$case)
+    expect(said).toEqual(["message"])
+  })
+
+  it("SubscribeToTask: a working task now, then its end (failed by the seller); an ended task cannot be subscribed to", async () => {
+    const { seller, buyer, serviceId } = await market(200)
+    const client = await a2aClient(buyer)
+    const task = seen(await client.sendMessage(buyRequest(serviceId, { text: "later" }, true)))
+    const states: Array<string> = []
+    for await (const event of client.resubscribeTask({ tenant: "", id: task.id })) {
+      const payload = event.payload!
+      states.push(
+        `${payload.$case}:${payload.$case === "task" ? payload.value.status?.state : payload.$case === "statusUpdate" ? payload.value.status?.state : ""}`
+      )
+      if (states.length === 1) await call(seller, "POST", `${C}/orders/${task.id}/fail`, { error: "out of stock" })
+    }
+    expect(states).toEqual([`task:${TaskState.TASK_STATE_WORKING}`, `statusUpdate:${TaskState.TASK_STATE_FAILED}`])
+    const again = async () => {
+      for await (const _ of client.resubscribeTask({ tenant: "", id: task.id })) void _
+    }
+    await expect(again()).rejects.toMatchObject({ envelopeCode: -32004 })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+  })
+
+  it("the seller's side over A2A: list_orders shows the pending order, deliver_order pays it once under a replayed key, fail_order refunds; commerce:sell is needed", async () => {
+    const { seller, buyer, serviceId } = await market(1_000)
+    const buyerClient = await a2aClient(buyer)
+    const sellerClient = await a2aClient(seller)
+    const skillCall = async (client: typeof sellerClient, data: Json, idempotencyKey?: string) => {
+      const reply = (await client.sendMessage({
+        ...buyRequest(serviceId, null),
+        message: {
+          ...buyRequest(serviceId, null).message,
+          parts: [
+            {
+              content: { $case: "data", value: data },
+              metadata: undefined,
+              filename: "",
+              mediaType: "application/json"
+            }
+          ],
+          metadata: idempotencyKey === undefined ? undefined : { idempotencyKey }
+        }
+      })) as { parts: Array<{ content?: { $case: string; value: unknown } }>; metadata: Json }
+      return {
+        meta: reply.metadata,
+        data: reply.parts.find((p) => p.content?.$case === "data")?.content?.value as Json
+      }
+    }
+    const first = seen(await buyerClient.sendMessage(buyRequest(serviceId, { text: "deliver me" }, true)))
+    const second = seen(await buyerClient.sendMessage(buyRequest(serviceId, { text: "fail me" }, true)))
+
+    const listed = await skillCall(sellerClient, { skill: "list_orders", status: "pending" })
+    expect(listed.meta).toMatchObject({ skill: "list_orders", httpStatus: 200, ok: true })
+    expect((listed.data.orders as Array<Json>).map((o) => [o.id, o.input])).toEqual([
+      [first.id, { text: "deliver me" }],
+      [second.id, { text: "fail me" }]
+    ])
+
+    const key = `a2a-deliver-${randomBytes(6).toString("hex")}`
+    const deliver = { skill: "deliver_order", id: first.id, output: { answer: 42 } }
+    const delivered = await skillCall(sellerClient, deliver, key)
+    expect(delivered.meta).toMatchObject({ skill: "deliver_order", httpStatus: 200, ok: true })
+    expect(delivered.data).toMatchObject({ id: first.id, status: "delivered", output: { answer: 42 } })
+    // The same message again (same key) is the first answer: paid once.
+    expect((await skillCall(sellerClient, deliver, key)).data).toEqual(delivered.data)
+    expect(await wallet(seller)).toMatchObject({ balanceCents: 850 })
+    const done = seen(await buyerClient.getTask({ tenant: "", id: first.id, historyLength: undefined }))
+    expect(done).toMatchObject({ state: TaskState.TASK_STATE_COMPLETED, artifacts: [{ answer: 42 }] })
+
+    const failed = await skillCall(sellerClient, { skill: "fail_order", id: second.id, error: "cannot" })
+    expect(failed.data).toMatchObject({ id: second.id, status: "failed", error: "cannot" })
+    expect(seen(await buyerClient.getTask({ tenant: "", id: second.id, historyLength: undefined })).state).toBe(
+      TaskState.TASK_STATE_FAILED
+    )
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_000, heldCents: 0 })
+    // Answering an ended order is the route's 409, as over REST.
+    const late = await skillCall(sellerClient, { skill: "deliver_order", id: second.id, output: "late" })
+    expect(late.meta).toMatchObject({ httpStatus: 409, ok: false })
+
+    // Without commerce:sell, as over REST: 403; another seller's order is 404.
+    const reader = await createAgentKey(server.baseUrl, ["commerce:read"])
+    const refused = await skillCall(await a2aClient(reader), { skill: "list_orders" })
+    expect(refused.meta).toMatchObject({ httpStatus: 403, ok: false })
+    const other = await createAgentKey(server.baseUrl, ["commerce:*"])
+    const notTheirs = await skillCall(await a2aClient(other), { skill: "fail_order", id: first.id, error: "x" })
+    expect(notTheirs.meta).toMatchObject({ httpStatus: 404, ok: false })
+  })
+
+  it("a buy waiting on the owner's approval is a task: AUTH_REQUIRED, resumed when the owner approves (working, then the seller's output), REJECTED when declined", async () => {
+    const { seller, buyer, serviceId } = await market(300)
+    expect((await call(buyer, "PATCH", `${C}/wallet`, { autonomyLevel: "manual" })).status).toBe(200)
+    const client = await a2aClient(buyer)
+    const task = seen(await client.sendMessage(buyRequest(serviceId, { text: "ask first" })))
+    expect(task.id).toMatch(/^apr_/)
+    expect(task).toMatchObject({ contextId: task.id, state: TaskState.TASK_STATE_AUTH_REQUIRED, artifacts: [] })
+    expect(task.metadata).toMatchObject({ skill: "buy", approvalStatus: "pending", httpStatus: 201, ok: true })
+    expect(task.text).toMatch(/owner must approve/)
+    const get = async (id: string) => seen(await client.getTask({ tenant: "", id, historyLength: undefined }))
+    expect((await get(task.id)).state).toBe(TaskState.TASK_STATE_AUTH_REQUIRED)
+    // Only the owner decides: the agent cannot cancel it; another agent cannot see it.
+    await expect(client.cancelTask({ tenant: "", id: task.id, metadata: undefined })).rejects.toMatchObject({
+      envelopeCode: -32002
+    })
+    expect((await rpcError(seller, "GetTask", { id: task.id })).code).toBe(-32001)
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+
+    const owner = { cookie: buyer.cookie!, "content-type": "application/json" }
+    const decide = (id: string, how: "approve" | "decline") =>
+      fetch(`${server.baseUrl}/api/dashboard/commerce/approvals/${id}/${how}`, { method: "POST", headers: owner })
+    expect((await decide(task.id, "approve")).status).toBe(200)
+    const resumed = await get(task.id)
+    expect(resumed).toMatchObject({ id: task.id, state: TaskState.TASK_STATE_WORKING })
+    const txId = resumed.metadata.transactionId as string
+    expect(txId).toMatch(/^tx_/)
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_700, heldCents: 300 })
+    expect((await call(seller, "POST", `${C}/orders/${txId}/deliver`, { output: { approved: true } })).status).toBe(200)
+    expect(await get(task.id)).toMatchObject({ state: TaskState.TASK_STATE_COMPLETED, artifacts: [{ approved: true }] })
+
+    const declined = seen(await client.sendMessage(buyRequest(serviceId, { text: "no" })))
+    expect((await decide(declined.id, "decline")).status).toBe(200)
+    expect((await get(declined.id)).state).toBe(TaskState.TASK_STATE_REJECTED)
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_700, heldCents: 0 })
+  })
+
+  it("GetExtendedAgentCard with a key: the card for the caller, its skills those its key may call", async () => {
+    // The stock client's getAgentCard asks for the extended card (GetExtendedAgentCard) when the public one says it is served.
+    const reader = await createAgentKey(server.baseUrl, ["commerce:read"])
+    const card = await (await a2aClient(reader)).getAgentCard()
+    expect(card.skills.map((s) => s.id)).toEqual(["browse_services", "check_transaction"])
+    expect(card.description).toContain("agent agt_")
+    expect(card.capabilities).toMatchObject({ streaming: true, extendedAgentCard: true })
+    const all = await createAgentKey(server.baseUrl, ["commerce:*"])
+    const full = await (await a2aClient(all)).getAgentCard()
+    expect(full.skills).toHaveLength(7)
   })
 })

@@ -106,10 +106,18 @@ describeEachStorage("A2A 1.0", (storage) => {
     expect(card.supportedInterfaces).toEqual([
       { url: `${server.baseUrl}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }
     ])
-    expect(card.capabilities).toEqual({ streaming: false, pushNotifications: false, extendedAgentCard: false })
-    expect(card.defaultInputModes).toEqual(["application/json"])
+    expect(card.capabilities).toEqual({ streaming: true, pushNotifications: false, extendedAgentCard: true })
+    expect(card.defaultInputModes).toEqual(["application/json", "text/plain"])
     expect(card.defaultOutputModes).toEqual(["application/json", "text/plain"])
-    expect(card.skills.map((s) => s.id)).toEqual(["browse_services", "buy", "negotiate", "check_transaction"])
+    expect(card.skills.map((s) => s.id)).toEqual([
+      "browse_services",
+      "buy",
+      "negotiate",
+      "check_transaction",
+      "list_orders",
+      "deliver_order",
+      "fail_order"
+    ])
     for (const s of card.skills) {
       for (const field of ["id", "name", "description"])
         expect(typeof s[field], `${String(s.id)}.${field}`).toBe("string")

@@ -855,7 +855,7 @@ describe("agent files", () => {
       name: "Agent Commerce",
       version: "1.0.0",
       supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
-      capabilities: { streaming: false, pushNotifications: false },
+      capabilities: { streaming: true, pushNotifications: false },
       securitySchemes: {
         bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } },
         apiKey: { apiKeySecurityScheme: { location: "header", name: "X-API-Key" } }
@@ -869,7 +869,15 @@ describe("agent files", () => {
       expect(s.description.length).toBeGreaterThan(0)
       expect(Array.isArray(s.tags)).toBe(true)
     }
-    expect(card.skills.map((s) => s.id)).toEqual(["browse_services", "buy", "negotiate", "check_transaction"])
+    expect(card.skills.map((s) => s.id)).toEqual([
+      "browse_services",
+      "buy",
+      "negotiate",
+      "check_transaction",
+      "list_orders",
+      "deliver_order",
+      "fail_order"
+    ])
   })
 
   it("/invest/api describes the investment API: endpoints, token, 49% stake, disclaimer", async () => {

@@ -7,7 +7,7 @@ import { expect } from "@effect/vitest"
 import { Cause, Clock, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { escrowAccount, PLATFORM_FEES, walletAccount } from "../../src/schema/ledger/ledger.js"
-import { orderDeadlineMs } from "../../src/schema/orders/orders.js"
+import { ORDER_CANCELLED, orderDeadlineMs } from "../../src/schema/orders/orders.js"
 import { UNLIMITED_POLICY, initialWallet } from "../../src/schema/wallet/policy.js"
 import { cents } from "../../src/schema/platform/common.js"
 import { Catalog } from "../../src/services/commerce/Catalog.js"
@@ -189,6 +189,79 @@ forEachStorage("orders", stack, (it) => {
       }
       expect((yield* orders.get(buyer.agentId, orderId)).status).toBe("pending")
       expect((yield* Effect.flip(orders.get(stranger.agentId, orderId)))._tag).toBe("NotFound")
+    })
+  )
+
+  it.effect(
+    "the buyer may cancel its pending order: refunded in full from the escrow, not held against the seller, closed to the seller's answer",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.parse("2026-11-26T09:00:00.000Z"))
+        const { seller, buyer, orderId } = yield* placed()
+        const orders = yield* Orders
+        yield* TestClock.adjust("3 seconds")
+        // Only the buyer may withdraw it: the seller and a stranger find no such order of theirs.
+        const stranger = yield* fundedBuyer(0)
+        for (const who of [seller.agentId, stranger.agentId]) {
+          expect((yield* Effect.flip(orders.cancel(who, orderId)))._tag).toBe("NotFound")
+        }
+        expect(yield* balance(escrowAccount(orderId))).toBe(PRICE)
+
+        const cancelled = yield* orders.cancel(buyer.agentId, orderId)
+        expect(cancelled).toMatchObject({ status: "cancelled", error: ORDER_CANCELLED, output: null, latencyMs: null })
+        expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000)
+        expect(yield* balance(escrowAccount(orderId))).toBe(0)
+        expect(yield* balance(walletAccount(seller.agentId))).toBe(0)
+        // Cancelling again is the order as it is; the seller's answer comes too late.
+        expect(yield* orders.cancel(buyer.agentId, orderId)).toEqual(cancelled)
+        for (const answer of [
+          orders.deliver(seller.agentId, orderId, { output: "x" }),
+          orders.fail(seller.agentId, orderId, { error: "x" })
+        ]) {
+          expect((yield* Effect.flip(answer))._tag).toBe("OrderClosed")
+        }
+        const tx = yield* Effect.flatMap(Commerce, (c) => c.getTransaction(buyer.agentId, orderId))
+        expect(tx).toMatchObject({ status: "failed", sellerCents: 0, feeCents: 0, ledgerEntryId: null })
+        expect(tx.delivery).toMatchObject({ success: false, error: ORDER_CANCELLED })
+        const told = yield* Effect.flatMap(Events, (e) => e.listForAgent(buyer.agentId, 10))
+        expect(told.find((e) => e.type === "transaction.failed")?.data).toMatchObject({
+          transactionId: orderId,
+          error: ORDER_CANCELLED
+        })
+        // The seller's SLA does not count it: no delivery at all, then one delivered is all it has.
+        expect((yield* Effect.flatMap(Catalog, (c) => c.sla(seller.service.id))).tiers[0]).toMatchObject({
+          deliveries: 0
+        })
+        const next = yield* buy(buyer, seller.service.id)
+        yield* orders.deliver(seller.agentId, next.transaction!.id, { output: "done" })
+        expect((yield* Effect.flatMap(Catalog, (c) => c.sla(seller.service.id))).tiers[0]).toMatchObject({
+          deliveries: 1,
+          successes: 1
+        })
+        // An order that has ended is no longer the buyer's to cancel.
+        expect((yield* Effect.flip(orders.cancel(buyer.agentId, next.transaction!.id)))._tag).toBe("OrderClosed")
+        expect(yield* booksClean).toBe(true)
+        expect(yield* noDrift).toEqual([])
+      })
+  )
+
+  it.effect("a cancel racing the seller's delivery ends the order once: paid, or refunded in full", () =>
+    Effect.gen(function* () {
+      const { seller, buyer, orderId } = yield* placed()
+      const orders = yield* Orders
+      const [cancel, deliver] = yield* Effect.all(
+        [
+          Effect.exit(orders.cancel(buyer.agentId, orderId)),
+          Effect.exit(orders.deliver(seller.agentId, orderId, { output: "raced" }))
+        ],
+        { concurrency: "unbounded" }
+      )
+      expect([cancel, deliver].filter(Exit.isSuccess)).toHaveLength(1)
+      const ended = yield* orders.get(buyer.agentId, orderId)
+      expect(yield* balance(escrowAccount(orderId))).toBe(0)
+      expect(yield* balance(walletAccount(buyer.agentId))).toBe(ended.status === "cancelled" ? 1_000 : 1_000 - PRICE)
+      expect(yield* balance(walletAccount(seller.agentId))).toBe(ended.status === "delivered" ? 85 : 0)
+      expect(yield* booksClean).toBe(true)
     })
   )
 

@@ -3,7 +3,7 @@
 // idempotency as REST and MCP), and answers with an agent Message carrying the route's JSON, or,
 // for a buy that waits on its seller, with the purchase's Task (src/http/a2a/tasks.ts).
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Context, Effect } from "effect"
+import { Clock, Context, Effect, Result, Stream } from "effect"
 import { Unauthorized } from "../../schema/platform/errors.js"
 import { currentIdempotencyKey, currentIdempotencyScope } from "../requestIdempotency.js"
 import { Keys } from "../../services/keys/Keys.js"
@@ -11,13 +11,21 @@ import { errorResponse } from "../errors.js"
 import { presentedKey } from "../middleware/authLive.js"
 import { currentRequestId } from "../requestId.js"
 import { isProblem, toRouteRequest } from "../descriptors/toolRequest.js"
-import { agentTools } from "../descriptors/tools.js"
+import { agentTools, type ApiTool } from "../descriptors/tools.js"
 import { Orders } from "../../services/purchases/Orders.js"
+import { PurchaseStore } from "../../services/purchases/PurchaseStore.js"
+import { toApproval } from "../../services/purchases/views.js"
+import { Transactor } from "../../services/platform/Db.js"
 import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, rpcResult } from "./rpc.js"
-import { isTransaction, readTask, type RouteAnswer, taskOf, type TaskTransaction } from "./tasks.js"
-import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION, resolveSkills } from "../descriptors/a2a.js"
+import { approvalTaskOf, isApproval, isTransaction, readTask, taskOf, type TaskTransaction } from "./tasks.js"
+import { type A2aCalls, type CancelOutcome, readTransaction, runRoute } from "./calls.js"
+import { cancelTask, extendedCard, isApprovalId, listTasks, readApprovalTask } from "./taskMethods.js"
+import { agentCard } from "../site/agentFiles/contents.js"
+import { AppConfig } from "../../services/platform/AppConfig.js"
+import { sendStreamingMessage, sseText, type StreamAnswer, subscribeToTask } from "./streaming.js"
+import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION, type A2aSkill, resolveSkills } from "../descriptors/a2a.js"
+import { type Intent, intentExamples, intentOf, intentText, type NoIntent } from "./intents.js"
 
-const INTERNAL_ORIGIN = "http://a2a.internal"
 const skills = resolveSkills(agentTools)
 const skillIds = skills.map((s) => s.skill.id).join(", ")
 
@@ -40,6 +48,91 @@ export const skillCall = (
   void _skill
   return { skill: named, args }
 }
+
+/** A tool by name; fails at startup if it was renamed. */
+const toolNamed = (name: string) => {
+  const tool = agentTools.find((t) => t.name === name)
+  if (!tool) throw new Error(`A2A: no tool named ${name}`)
+  return tool
+}
+const intentTools = new Map(
+  (["list_services", "get_service", "buy", "transaction"] as const).map((n) => [n, toolNamed(n)])
+)
+
+/** What a user message runs: a skill named in a data part, or the intent of its text (docs/a2a.md). */
+type MessageCall =
+  | {
+      readonly tool: ApiTool
+      readonly args: Json
+      readonly skill?: A2aSkill
+      readonly intent?: Intent
+    }
+  | { readonly tool?: undefined; readonly intent: NoIntent }
+  | { readonly problem: string }
+
+export const messageCall = (message: unknown): MessageCall => {
+  const call = skillCall(message)
+  if (!("problem" in call)) {
+    const found = skills.find((s) => s.skill.id === call.skill)
+    if (!found) return { problem: `unknown skill ${call.skill} (skills: ${skillIds})` }
+    return { tool: found.tool, args: call.args, skill: found.skill }
+  }
+  const text = textOf(message)
+  if (text === undefined) return call
+  const intent = intentOf(text)
+  if (intent.intent === "help") return { intent }
+  return {
+    tool: intentTools.get(intent.tool)!,
+    args: intent.args,
+    intent,
+    ...(skillOfTool.has(intent.tool) ? { skill: skillOfTool.get(intent.tool)! } : {})
+  }
+}
+const skillOfTool = new Map(skills.map((s) => [s.tool.name, s.skill]))
+
+/** The message's text: its text parts joined, when it has any. */
+const textOf = (message: unknown): string | undefined => {
+  if (!isRecord(message) || !Array.isArray(message.parts)) return undefined
+  const texts = message.parts.filter((p): p is { text: string } => isRecord(p) && typeof p.text === "string")
+  return texts.length === 0 ? undefined : texts.map((p) => p.text).join(" ")
+}
+
+/** The head of an agent message answering `message`: its id, the client's context kept. */
+const replyEnvelope = (calls: Pick<A2aCalls, "requestId">, message: unknown) => ({
+  messageId: `${calls.requestId}.reply`,
+  ...(isRecord(message) && typeof message.contextId === "string" && message.contextId !== ""
+    ? { contextId: message.contextId }
+    : {}),
+  role: "ROLE_AGENT"
+})
+
+/** The answer to a text no row matched: the skills, how to call each, and the phrases understood. */
+const helpMessage = (calls: Pick<A2aCalls, "requestId">, params: Json, intent: NoIntent) => ({
+  ...replyEnvelope(calls, params.message),
+  parts: [
+    {
+      text: [
+        ...(intent.hint !== undefined ? [`To check a purchase, ${intent.hint}.`] : []),
+        `I sell and buy AI services for your agent's wallet. Say: ${intentExamples.map((e) => `"${e.say}"`).join(", ")}.`,
+        `Or send a data part naming a skill: ${skills.map((s) => JSON.stringify(s.skill.example)).join(" ")}.`
+      ].join(" "),
+      mediaType: "text/plain"
+    },
+    {
+      data: {
+        skills: skills.map((s) => ({
+          id: s.skill.id,
+          name: s.skill.name,
+          description: s.skill.description,
+          example: s.skill.example
+        })),
+        phrases: intentExamples
+      },
+      mediaType: "application/json"
+    }
+  ],
+  metadata: { intent: "help", ok: true }
+})
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 
@@ -67,56 +160,6 @@ export const messageIdempotencyKey = (
     }
   }
   return { key: found[0]?.[1] as string | undefined }
-}
-
-/** What a JSON-RPC body runs against: the router, with the caller's key, and the orders' wait. */
-export interface A2aCalls {
-  /** Runs one REST request through the router. */
-  readonly dispatch: (request: Request) => Promise<Response>
-  readonly credentials: Record<string, string>
-  readonly requestId: string
-  /** Resolves once the order has left pending (true) or `ms` has passed (false). */
-  readonly awaitOutcome: (orderId: string, ms: number) => Promise<boolean>
-  /** How long a buy may wait for its seller's answer (ORDER_WAIT_MS). */
-  readonly waitMs: number
-}
-
-/** Runs one Agent API route in-process with the caller's key (and the message's Idempotency-Key). */
-const runRoute = async (
-  calls: A2aCalls,
-  route: { readonly method: string; readonly path: string; readonly body?: string },
-  idempotencyKey?: string
-): Promise<RouteAnswer> => {
-  const headers: Record<string, string> = {
-    ...calls.credentials,
-    accept: "application/json",
-    "x-request-id": `${calls.requestId}.a2a`.slice(0, 128)
-  }
-  if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey
-  if (route.body !== undefined) {
-    headers["content-type"] = "application/json"
-    headers["content-length"] = String(Buffer.byteLength(route.body))
-  }
-  const response = await calls.dispatch(
-    new Request(`${INTERNAL_ORIGIN}${route.path}`, { method: route.method, headers, body: route.body })
-  )
-  const text = await response.text()
-  let json: unknown = undefined
-  try {
-    json = text === "" ? {} : JSON.parse(text)
-  } catch {
-    json = { text }
-  }
-  return { status: response.status, json, headers: response.headers }
-}
-
-const transactionTool = skills.find((s) => s.skill.id === "check_transaction")!.tool
-/** The caller's transaction, as the check_transaction skill (GET /transactions/:id) reads it. */
-const readTransaction = (calls: A2aCalls) => (id: string) => {
-  const route = toRouteRequest(transactionTool, { id })
-  return isProblem(route)
-    ? Promise.resolve<RouteAnswer>({ status: 404, json: {}, headers: new Headers() })
-    : runRoute(calls, route)
 }
 
 /**
@@ -149,19 +192,33 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
           A2aErrors.unsupportedOperation,
           "a task takes no further messages: follow it with GetTask, or send a new message without taskId"
         )
-      const call = skillCall(params.message)
+      const call = messageCall(params.message)
       if ("problem" in call) return rpcError(id, A2aErrors.invalidParams, call.problem)
-      const found = skills.find((s) => s.skill.id === call.skill)
-      if (!found) return rpcError(id, A2aErrors.invalidParams, `unknown skill ${call.skill} (skills: ${skillIds})`)
-      const route = toRouteRequest(found.tool, call.args)
+      if (call.tool === undefined) return rpcResult(id, { message: helpMessage(calls, params, call.intent) })
+      const route = toRouteRequest(call.tool, call.args)
       if (isProblem(route)) return rpcError(id, A2aErrors.invalidParams, route.message, { field: route.field })
       const key = messageIdempotencyKey(params)
       if ("problem" in key) return rpcError(id, A2aErrors.invalidParams, key.problem, { field: key.field })
       const { status, json, headers } = await runRoute(calls, route, key.key)
       const ok = status < 400
-      const meta = { skill: found.skill.id, httpStatus: status, ok, ...retryAfterOf(headers) }
+      const meta = {
+        ...(call.skill !== undefined ? { skill: call.skill.id } : {}),
+        ...(call.intent !== undefined ? { intent: call.intent.intent } : {}),
+        httpStatus: status,
+        ok,
+        ...retryAfterOf(headers)
+      }
+      // A buy waiting on the owner's approval is a task too, named by the approval.
       if (
-        found.skill.id === "buy" &&
+        call.tool.name === "buy" &&
+        ok &&
+        isRecord(json) &&
+        json.status === "pending_approval" &&
+        isApproval(json.approval)
+      )
+        return rpcResult(id, { task: approvalTaskOf(json.approval, undefined, meta) })
+      if (
+        call.tool.name === "buy" &&
         ok &&
         isRecord(json) &&
         json.status === "pending" &&
@@ -169,18 +226,18 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
       )
         return rpcResult(id, { task: await pendingBuyTask(calls, params, json.transaction, startedAt, meta) })
       const message = params.message as Json
-      const summary = ok
-        ? `${found.skill.name}: done (${status})`
-        : `${found.skill.name}: refused (${status}) ${isRecord(json) && typeof json.message === "string" ? json.message : ""}`.trim()
+      const name = call.skill?.name ?? call.tool.title
+      const summary =
+        call.intent !== undefined
+          ? intentText(call.intent, status, json)
+          : ok
+            ? `${name}: done (${status})`
+            : `${name}: refused (${status}) ${isRecord(json) && typeof json.message === "string" ? json.message : ""}`.trim()
       // Any other answer is one agent message (A2A allows a Message for a request that needs no
       // task): the route's JSON as a data part, a one-line summary as text.
       return rpcResult(id, {
         message: {
-          messageId: `${calls.requestId}.reply`,
-          ...(typeof message.contextId === "string" && message.contextId !== ""
-            ? { contextId: message.contextId }
-            : {}),
-          role: "ROLE_AGENT",
+          ...replyEnvelope(calls, message),
           parts: [
             { text: summary, mediaType: "text/plain" },
             { data: json, mediaType: "application/json" }
@@ -190,24 +247,17 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
       })
     }
     case "GetTask": {
+      if (isApprovalId(params.id)) {
+        const approval = await readApprovalTask(id, params.id, calls)
+        return "error" in approval ? approval.error : rpcResult(id, approval.task)
+      }
       const read = await readTask(id, params.id, readTransaction(calls))
       return "error" in read ? read.error : rpcResult(id, taskOf(read.tx))
     }
-    case "CancelTask": {
-      // The buyer cannot withdraw an order: it ends when the seller answers or its deadline passes.
-      const read = await readTask(id, params.id, readTransaction(calls))
-      if ("error" in read) return read.error
-      return rpcError(
-        id,
-        A2aErrors.taskNotCancelable,
-        read.tx.status === "pending"
-          ? `task ${read.tx.id} cannot be canceled: the order ends when its seller answers or its deadline passes (refunded unless delivered)`
-          : `task ${read.tx.id} has ended (${read.tx.status})`
-      )
-    }
     case "ListTasks":
-    case "SendStreamingMessage":
-    case "SubscribeToTask":
+      return listTasks(id, params, calls)
+    case "CancelTask":
+      return cancelTask(id, params, calls)
     case "CreateTaskPushNotificationConfig":
     case "GetTaskPushNotificationConfig":
     case "ListTaskPushNotificationConfigs":
@@ -215,15 +265,24 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
       return rpcError(
         id,
         A2aErrors.unsupportedOperation,
-        method === "ListTasks"
-          ? "ListTasks is not supported: follow a task with GetTask by its id (the transaction id); list purchases with GET /api/v1/agent/commerce/transactions"
-          : `${method} is not supported (capabilities: streaming false, pushNotifications false)`
+        `${method} is not supported (capabilities: pushNotifications false)`
       )
     case "GetExtendedAgentCard":
-      return rpcError(id, A2aErrors.extendedCardNotConfigured, "no extended agent card")
+      return extendedCard(id, agentCard(calls.baseUrl), calls.caller)
     default:
       return rpcError(id, A2aErrors.methodNotFound, `unknown method ${method}`)
   }
+}
+
+/** The streaming methods' answer (an SSE stream, or an error before it), or undefined for any other body. */
+const streamingCall = (body: unknown, calls: A2aCalls): Promise<StreamAnswer> | undefined => {
+  if (!isRecord(body) || body.jsonrpc !== "2.0") return undefined
+  const params = isRecord(body.params) ? body.params : {}
+  if (body.method === "SubscribeToTask") return subscribeToTask(body.id, params, calls)
+  if (body.method !== "SendStreamingMessage") return undefined
+  return sendStreamingMessage(body.id, params, calls, (p) =>
+    handleA2a({ jsonrpc: "2.0", id: body.id, method: "SendMessage", params: p }, calls)
+  )
 }
 
 export const A2aRoutesLive = HttpRouter.use(
@@ -252,11 +311,12 @@ export const A2aRoutesLive = HttpRouter.use(
           requestId,
           challenge
         )
-      const denied = yield* keys.authenticate(key).pipe(
-        Effect.as(undefined),
-        Effect.catch((e) => Effect.succeed(e))
-      )
-      if (denied) return errorResponse(denied, requestId, denied._tag === "Unauthorized" ? challenge : {})
+      const authenticated = yield* keys.authenticate(key).pipe(Effect.result)
+      if (Result.isFailure(authenticated)) {
+        const denied = authenticated.failure
+        return errorResponse(denied, requestId, denied._tag === "Unauthorized" ? challenge : {})
+      }
+      const caller = authenticated.success.caller
       const text = yield* request.text
       let body: unknown
       try {
@@ -283,9 +343,57 @@ export const A2aRoutesLive = HttpRouter.use(
             Effect.orElseSucceed(() => false)
           )
         )
-      const calls = { dispatch, credentials, requestId, awaitOutcome, waitMs: orders.waitMs }
+      const cancelOrder = (orderId: string): Promise<CancelOutcome> =>
+        caller.agentId === undefined || !caller.permissions.has("commerce:buy")
+          ? Promise.resolve("forbidden")
+          : run(
+              orders.cancel(caller.agentId, orderId).pipe(
+                Effect.as("cancelled" as const),
+                Effect.catchTags({
+                  OrderClosed: () => Effect.succeed("closed" as const),
+                  NotFound: () => Effect.succeed("notFound" as const),
+                  StorageUnavailable: () => Effect.succeed("unavailable" as const)
+                })
+              )
+            )
+      const purchaseStore = yield* PurchaseStore
+      const { atomically } = yield* Transactor
+      const readApproval = (id: string) =>
+        caller.agentId === undefined || !caller.permissions.has("commerce:read")
+          ? Promise.resolve(undefined)
+          : run(
+              Effect.all([atomically(purchaseStore.lockApproval(id)), Clock.currentTimeMillis]).pipe(
+                Effect.map(([a, now]) =>
+                  a !== undefined && a.agentId === caller.agentId
+                    ? (JSON.parse(JSON.stringify(toApproval(a, now))) as Json)
+                    : undefined
+                ),
+                Effect.orElseSucceed(() => "unavailable" as const)
+              )
+            )
+      const calls = {
+        dispatch,
+        credentials,
+        requestId,
+        awaitOutcome,
+        waitMs: orders.waitMs,
+        cancelOrder,
+        readApproval,
+        caller,
+        baseUrl: (yield* AppConfig).baseUrl
+      }
+      const headers = { "a2a-version": A2A_PROTOCOL_VERSION }
+      const streamed = streamingCall(body, calls)
+      if (streamed !== undefined) {
+        const answer = yield* Effect.promise(() => streamed)
+        if ("error" in answer) return HttpServerResponse.jsonUnsafe(answer.error, { headers })
+        return HttpServerResponse.stream(
+          Stream.fromAsyncIterable(sseText(answer.events), (e) => e).pipe(Stream.encodeText),
+          { contentType: "text/event-stream", headers: { ...headers, "cache-control": "no-cache" } }
+        )
+      }
       const answer = yield* Effect.promise(() => handleA2a(body, calls))
-      return HttpServerResponse.jsonUnsafe(answer, { headers: { "a2a-version": A2A_PROTOCOL_VERSION } })
+      return HttpServerResponse.jsonUnsafe(answer, { headers })
     })
     yield* router.add("POST", A2A_ENDPOINT_PATH, post)
   })

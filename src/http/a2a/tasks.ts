@@ -2,6 +2,7 @@
 // the transaction id, and its state is read from the caller's transaction at every call (through the
 // same route REST and MCP read), so the three surfaces always agree and a task outlives the process
 // that answered the buy.
+import { ORDER_CANCELLED } from "../../schema/orders/orders.js"
 import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, type RpcError } from "./rpc.js"
 
 /** One Agent API route's answer, run in-process with the caller's key. */
@@ -41,8 +42,12 @@ const STATES: Readonly<Record<string, string>> = {
   failed: "TASK_STATE_FAILED"
 }
 
-/** The task state of a transaction status. */
-export const taskState = (status: string) => STATES[status] ?? "TASK_STATE_UNSPECIFIED"
+/** Whether the purchase ended because its buyer cancelled it (CancelTask): a failed transaction saying so. */
+export const wasCancelled = (tx: TaskTransaction) => tx.status === "failed" && tx.delivery?.error === ORDER_CANCELLED
+
+/** The task state of a transaction. */
+export const taskState = (tx: TaskTransaction) =>
+  wasCancelled(tx) ? "TASK_STATE_CANCELED" : (STATES[tx.status] ?? "TASK_STATE_UNSPECIFIED")
 
 const summaryOf = (tx: TaskTransaction) => {
   const name = typeof tx.serviceName === "string" ? tx.serviceName : "the service"
@@ -54,7 +59,9 @@ const summaryOf = (tx: TaskTransaction) => {
     case "refunded":
       return `Delivered by the seller of ${name}, then refunded.`
     default:
-      return `Failed: ${tx.delivery?.error ?? "no delivery"}. The price was not charged.`
+      return wasCancelled(tx)
+        ? "Cancelled by you before the seller answered: the price was refunded in full."
+        : `Failed: ${tx.delivery?.error ?? "no delivery"}. The price was not charged.`
   }
 }
 
@@ -68,7 +75,7 @@ export const taskOf = (tx: TaskTransaction, metadata: Json = {}) => {
     id: tx.id,
     contextId: tx.id,
     status: {
-      state: taskState(tx.status),
+      state: taskState(tx),
       message: {
         messageId: `${tx.id}.${tx.status}`,
         contextId: tx.id,
@@ -128,3 +135,69 @@ export const readTask = async (
     })
   }
 }
+
+const APPROVAL_STATES: Readonly<Record<string, string>> = {
+  pending: "TASK_STATE_AUTH_REQUIRED",
+  declined: "TASK_STATE_REJECTED",
+  expired: "TASK_STATE_FAILED",
+  void: "TASK_STATE_FAILED"
+}
+
+const approvalSummary = (status: string) => {
+  switch (status) {
+    case "pending":
+      return "Your owner must approve this purchase in the dashboard; nothing is charged until they do. The task resumes when they decide."
+    case "declined":
+      return "Your owner declined this purchase: nothing was charged."
+    case "expired":
+      return "Your owner did not decide in time: the approval expired and nothing was charged."
+    default:
+      return "The approval is void (what was quoted changed before the owner approved): nothing was charged."
+  }
+}
+
+/**
+ * The Task of a purchase waiting on the owner's approval (docs/a2a.md "Approval"): named by the
+ * approval id. Pending is TASK_STATE_AUTH_REQUIRED (an authorization only the owner can give, out of
+ * band); declined TASK_STATE_REJECTED; expired or void TASK_STATE_FAILED. Once approved it is the
+ * purchase's own task (`tx`), still named by the approval id, `metadata.transactionId` the purchase.
+ */
+export const approvalTaskOf = (
+  approval: Json & { readonly id: string; readonly status: string },
+  tx?: TaskTransaction,
+  metadata: Json = {}
+) => {
+  const meta = { approvalStatus: approval.status, ...metadata }
+  if (approval.status === "approved" && tx !== undefined) {
+    const task = taskOf(tx, { ...meta, transactionId: tx.id })
+    return { ...task, id: approval.id, contextId: approval.id }
+  }
+  const status = approval.status === "approved" ? "approved" : approval.status
+  return {
+    id: approval.id,
+    contextId: approval.id,
+    status: {
+      state: APPROVAL_STATES[status] ?? "TASK_STATE_WORKING",
+      message: {
+        messageId: `${approval.id}.${status}`,
+        contextId: approval.id,
+        taskId: approval.id,
+        role: "ROLE_AGENT",
+        parts: [
+          {
+            text:
+              status === "approved" ? "Approved by your owner: the purchase is under way." : approvalSummary(status),
+            mediaType: "text/plain"
+          },
+          { data: { approval }, mediaType: "application/json" }
+        ]
+      },
+      timestamp: typeof approval.decidedAt === "string" ? approval.decidedAt : String(approval.createdAt)
+    },
+    artifacts: [],
+    metadata: { skill: "buy", ...meta }
+  }
+}
+
+export const isApproval = (u: unknown): u is Json & { readonly id: string; readonly status: string } =>
+  isRecord(u) && typeof u.id === "string" && u.id.startsWith("apr_") && typeof u.status === "string"

@@ -59,6 +59,33 @@ export const a2aSkills: ReadonlyArray<A2aSkill> = [
     tags: ["commerce", "transactions", "commerce:read"],
     tool: "transaction",
     example: { skill: "check_transaction", id: "tx_…" }
+  },
+  {
+    id: "list_orders",
+    name: "List your orders (seller)",
+    description:
+      "The orders placed for your services, oldest first (status: pending, delivered, failed, expired, cancelled; cursor, limit; waitMs holds an empty first page until the next order): each with its input and deadline.",
+    tags: ["commerce", "fulfilment", "seller", "commerce:sell"],
+    tool: "list_orders",
+    example: { skill: "list_orders", status: "pending", limit: 10 }
+  },
+  {
+    id: "deliver_order",
+    name: "Deliver an order (seller)",
+    description:
+      "Deliver one of your pending orders (id, output, optional latencyMs): you are paid 85 % of the price at once; the same delivery again answers the same; after the order ended, 409.",
+    tags: ["commerce", "fulfilment", "seller", "commerce:sell"],
+    tool: "deliver_order",
+    example: { skill: "deliver_order", id: "tx_…", output: { text: "done" } }
+  },
+  {
+    id: "fail_order",
+    name: "Fail an order (seller)",
+    description:
+      "Fail one of your pending orders you cannot deliver (id, error): the buyer is refunded in full and the failure counts against your SLA.",
+    tags: ["commerce", "fulfilment", "seller", "commerce:sell"],
+    tool: "fail_order",
+    example: { skill: "fail_order", id: "tx_…", error: "input too long" }
   }
 ]
 
@@ -77,7 +104,7 @@ export const a2aRoutes: ReadonlyArray<
   {
     method: "POST",
     path: A2A_ENDPOINT_PATH,
-    description: `A2A ${A2A_PROTOCOL_VERSION} JSON-RPC (SendMessage, GetTask): the agent card's skills (browse_services, buy, negotiate, check_transaction), each run as its Agent API route with the caller's key; a buy waiting on its seller is a task named by its transaction`,
+    description: `A2A ${A2A_PROTOCOL_VERSION} JSON-RPC (SendMessage, SendStreamingMessage over SSE, GetTask, ListTasks, CancelTask, SubscribeToTask): the agent card's skills (browse_services, buy, negotiate, check_transaction; a seller's list_orders, deliver_order, fail_order), each run as its Agent API route with the caller's key; a buy waiting on its seller is a task named by its transaction`,
     auth: "bearer",
     permission: null
   }

@@ -105,7 +105,7 @@ export const PgSellerBoardStore = Layer.effect(
         orUnavailable(sql`
           SELECT * FROM (
             ${probe(sellerAgentId, "delivered", limit)} UNION ALL ${probe(sellerAgentId, "failed", limit)}
-            UNION ALL ${probe(sellerAgentId, "expired", limit)}
+            UNION ALL ${probe(sellerAgentId, "expired", limit)} UNION ALL ${probe(sellerAgentId, "cancelled", limit)}
           ) e
           ORDER BY created_at DESC, id DESC LIMIT ${limit}`).pipe(
           Effect.flatMap(endedRows),

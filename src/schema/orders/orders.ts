@@ -5,7 +5,7 @@ import { Schema } from "effect"
 import { Cents, cents, Timestamp } from "../platform/common.js"
 import { PricingModel, Text } from "../commerce/common.js"
 
-export const OrderStatus = Schema.Literals(["pending", "delivered", "failed", "expired"])
+export const OrderStatus = Schema.Literals(["pending", "delivered", "failed", "expired", "cancelled"])
 export type OrderStatus = typeof OrderStatus.Type
 
 export const OrderMode = Schema.Literals(["pull", "push"])
@@ -75,6 +75,9 @@ export const Order = Schema.Struct({
   promisedUptimePct: Schema.optionalKey(Schema.NullOr(Schema.Number))
 })
 export type Order = typeof Order.Type
+
+/** The error a buyer's cancelled order ends with (its transaction's failed delivery says it). */
+export const ORDER_CANCELLED = "cancelled by the buyer before the seller answered"
 
 /** The saga that placed the order (it holds the money), or null for a buy's order. */
 export const sagaOf = (o: Pick<Order, "origin">): string | null => (o.origin?.kind === "saga" ? o.origin.sagaId : null)

@@ -13,6 +13,7 @@ import {
   type FailBody,
   type Order,
   ORDER_LIST_MAX_WAIT_MS,
+  ORDER_CANCELLED,
   OrderClosed,
   type OrderMode,
   type OrderStatus,
@@ -25,6 +26,7 @@ import { Transactor } from "../platform/Db.js"
 import { NegotiatedPrices } from "./NegotiatedPrices.js"
 import { OrderOwners } from "./OrderOwners.js"
 import { OrderStore } from "./OrderStore.js"
+import { ended } from "./orderEnd.js"
 import { newOrder, type PurchaseRecord, purchaseOfOrder } from "./records.js"
 import { Settlement } from "./Settlement.js"
 
@@ -78,6 +80,11 @@ export interface OrdersService {
     sellerAgentId: string,
     orderId: string,
     body: FailBody
+  ) => Effect.Effect<Order, OrderClosed | NotFound | StorageUnavailable>
+  /** The buyer withdraws its pending order: refunded in full, not the seller's failure (docs/fulfilment.md). */
+  readonly cancel: (
+    buyerAgentId: string,
+    orderId: string
   ) => Effect.Effect<Order, OrderClosed | NotFound | StorageUnavailable>
   /** One order, for its seller or its buyer (anyone else: NotFound). */
   readonly get: (agentId: string, orderId: string) => Effect.Effect<Order, NotFound | StorageUnavailable>
@@ -161,32 +168,6 @@ const signalled = (hub: PubSub.PubSub<Signal>, pick: (s: Signal) => boolean, ms:
 const iso = (ms: number) => new Date(ms).toISOString()
 const notFound = (id: string) => new NotFound({ message: `order ${id} not found`, resource: "order", id })
 
-/**
- * The order as it ends: answered now, no further push attempt. Its latency is the seller's, measured
- * by the platform from when the order reached it (its `offeredAt`: the pull seller's first listing, the
- * start of the push attempt that got the answer; an answer to an order never offered, from its
- * placing), to the answer; an expiry's, to the deadline. What the seller reports moves no figure.
- */
-const ended = (
-  order: Order,
-  status: "delivered" | "failed" | "expired",
-  nowMs: number,
-  answer: { readonly output: unknown; readonly error: string | null; readonly reportedLatencyMs?: number | null }
-): Order => {
-  const from = Date.parse(order.offeredAt ?? order.createdAt)
-  const to = status === "expired" ? Date.parse(order.deadlineAt) : nowMs
-  return {
-    ...order,
-    status,
-    answeredAt: iso(nowMs),
-    output: answer.output,
-    error: answer.error,
-    latencyMs: Math.max(0, to - from),
-    ...(answer.reportedLatencyMs !== undefined ? { reportedLatencyMs: answer.reportedLatencyMs } : {}),
-    push: order.push === null ? null : { ...order.push, nextAttemptAt: null }
-  }
-}
-
 const make = Effect.gen(function* () {
   const store = yield* OrderStore
   const settlement = yield* Settlement
@@ -244,15 +225,15 @@ const make = Effect.gen(function* () {
    * and the answer is refused.
    */
   const answer = Effect.fnUntraced(function* (
-    sellerAgentId: string,
+    mayAnswer: (order: Order) => boolean,
     orderId: string,
-    same: "delivered" | "failed",
+    same: "delivered" | "failed" | "cancelled",
     to: (order: Order, nowMs: number) => Order
   ) {
     const result = yield* atomically(
       Effect.gen(function* () {
         const opened = yield* settlement.openOrder(orderId)
-        if (opened === undefined || opened.order.sellerAgentId !== sellerAgentId) {
+        if (opened === undefined || !mayAnswer(opened.order)) {
           return yield* Effect.fail(notFound(orderId))
         }
         const { order } = opened
@@ -266,7 +247,7 @@ const make = Effect.gen(function* () {
         return { order: yield* end(opened, to(order, now)), closed: false, changed: true }
       })
     )
-    if (result.changed) yield* PubSub.publish(endedHub, { sellerAgentId, orderId })
+    if (result.changed) yield* PubSub.publish(endedHub, { sellerAgentId: result.order.sellerAgentId, orderId })
     if (result.closed) {
       return yield* Effect.fail(
         new OrderClosed({
@@ -280,17 +261,32 @@ const make = Effect.gen(function* () {
   })
 
   const deliver = (sellerAgentId: string, orderId: string, body: DeliverBody) =>
-    answer(sellerAgentId, orderId, "delivered", (order, now) =>
-      ended(order, "delivered", now, {
-        output: body.output ?? null,
-        error: null,
-        reportedLatencyMs: body.latencyMs ?? null
-      })
+    answer(
+      (o) => o.sellerAgentId === sellerAgentId,
+      orderId,
+      "delivered",
+      (order, now) =>
+        ended(order, "delivered", now, {
+          output: body.output ?? null,
+          error: null,
+          reportedLatencyMs: body.latencyMs ?? null
+        })
     )
 
   const fail = (sellerAgentId: string, orderId: string, body: FailBody) =>
-    answer(sellerAgentId, orderId, "failed", (order, now) =>
-      ended(order, "failed", now, { output: null, error: body.error })
+    answer(
+      (o) => o.sellerAgentId === sellerAgentId,
+      orderId,
+      "failed",
+      (order, now) => ended(order, "failed", now, { output: null, error: body.error })
+    )
+
+  // Only a buy's own order: a saga's or a paid call's money is not the order's to give back.
+  const ownBuy = (buyerAgentId: string) => (o: Order) =>
+    o.buyerAgentId === buyerAgentId && (o.origin?.kind ?? "buy") === "buy"
+  const cancel = (buyerAgentId: string, orderId: string) =>
+    answer(ownBuy(buyerAgentId), orderId, "cancelled", (o, now) =>
+      ended(o, "cancelled", now, { output: null, error: ORDER_CANCELLED })
     )
 
   const get = (agentId: string, orderId: string) =>
@@ -465,6 +461,7 @@ const make = Effect.gen(function* () {
     place,
     deliver,
     fail,
+    cancel,
     get,
     list,
     awaitOutcome,

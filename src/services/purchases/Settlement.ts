@@ -158,9 +158,10 @@ export interface SettlementService {
  * Whether an ended order counts against its seller: not when a push order expired before any attempt
  * reached the seller (the platform never asked it). A pull order is the seller's from its placing:
  * its seller may list it whenever it likes (and is told by `order.created`), so its expiry counts
- * whether or not the seller ever listed it.
+ * whether or not the seller ever listed it. An order its buyer cancelled is never the seller's.
  */
 export const accountableFor = (order: Order) =>
+  order.status !== "cancelled" &&
   !(order.status === "expired" && order.mode === "push" && (order.offeredAt ?? null) === null)
 
 /** The escrow a settlement draws on: the saga's or the order's hold. */

@@ -205,14 +205,14 @@ export const mcpManifest = (base: string, tools: ReadonlyArray<ApiTool>) => ({
  */
 export const agentCard = (base: string) => ({
   name: PLATFORM.name,
-  description: `${PLATFORM.tagline}. An A2A agent for the AI2AIC commerce protocol: browse AI services, buy, negotiate and check transactions with an agent API key.`,
+  description: `${PLATFORM.tagline}. An A2A agent for the AI2AIC commerce protocol: browse AI services, buy, negotiate and check transactions with an agent API key. Plain text is answered too: say "list services", "price of svc_…", "buy svc_… tier …" or "status of tx_…".`,
   supportedInterfaces: [
     { url: `${base}${A2A_ENDPOINT_PATH}`, protocolBinding: "JSONRPC", protocolVersion: A2A_PROTOCOL_VERSION }
   ],
   provider: { organization: PLATFORM.organization, url: base },
   version: PLATFORM.version,
   documentationUrl: `${base}/for-ai-agents`,
-  capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false },
+  capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: true },
   securitySchemes: {
     bearer: {
       httpAuthSecurityScheme: {
@@ -226,7 +226,7 @@ export const agentCard = (base: string) => ({
     }
   },
   securityRequirements: [{ schemes: { bearer: { list: [] } } }, { schemes: { apiKey: { list: [] } } }],
-  defaultInputModes: ["application/json"],
+  defaultInputModes: ["application/json", "text/plain"],
   defaultOutputModes: ["application/json", "text/plain"],
   skills: a2aSkills.map((s) => ({
     id: s.id,
@@ -234,7 +234,7 @@ export const agentCard = (base: string) => ({
     description: `${s.description} Send a message with a data part ${JSON.stringify({ skill: s.id })} plus the arguments; ${s.reply ?? "the reply is a message with the result as a data part."}`,
     tags: [...s.tags],
     examples: [JSON.stringify(s.example)],
-    inputModes: ["application/json"],
+    inputModes: ["application/json", "text/plain"],
     outputModes: ["application/json", "text/plain"]
   })),
   iconUrl: `${base}${LOGO_PATH}`

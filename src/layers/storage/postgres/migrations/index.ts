@@ -37,6 +37,7 @@ import m0036 from "./0036_sold_promise.js"
 import m0037 from "./0037_catalogue_plans.js"
 import m0038 from "./0038_x402_payments.js"
 import m0039 from "./0039_acp_checkout_sessions.js"
+import m0040 from "./0040_order_cancelled.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -74,5 +75,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0036_sold_promise": m0036,
   "0037_catalogue_plans": m0037,
   "0038_x402_payments": m0038,
-  "0039_acp_checkout_sessions": m0039
+  "0039_acp_checkout_sessions": m0039,
+  "0040_order_cancelled": m0040
 }

@@ -1,0 +1,70 @@
+// What the JSON-RPC methods run against: one Agent API route in-process with the caller's key (the
+// same router as REST and MCP: auth, permissions, limits, validation, idempotency), and the few
+// services the endpoint calls itself (an order's wait, a buyer's cancel).
+import { isProblem, toRouteRequest } from "../descriptors/toolRequest.js"
+import { agentTools } from "../descriptors/tools.js"
+import type { RouteAnswer } from "./tasks.js"
+import type { Json } from "./rpc.js"
+
+const INTERNAL_ORIGIN = "http://a2a.internal"
+
+/** What a cancel came to: done (or done before), too late, not the caller's own buy, no permission, not now. */
+export type CancelOutcome = "cancelled" | "closed" | "notFound" | "forbidden" | "unavailable"
+
+/** What a JSON-RPC body runs against: the router, with the caller's key, and the orders' wait. */
+export interface A2aCalls {
+  /** Runs one REST request through the router. */
+  readonly dispatch: (request: Request) => Promise<Response>
+  readonly credentials: Record<string, string>
+  readonly requestId: string
+  /** Resolves once the order has left pending (true) or `ms` has passed (false). */
+  readonly awaitOutcome: (orderId: string, ms: number) => Promise<boolean>
+  /** How long a buy may wait for its seller's answer (ORDER_WAIT_MS). */
+  readonly waitMs: number
+  /** Who calls (GetExtendedAgentCard narrows the skills to its permissions). */
+  readonly caller: { readonly agentId: string | undefined; readonly permissions: ReadonlySet<string> }
+  /** The public base URL (the card's links). */
+  readonly baseUrl: string
+  /** The caller's approval `id` as its view (GET /commerce/approvals shows it), undefined when not the caller's. */
+  readonly readApproval: (id: string) => Promise<Json | undefined | "unavailable">
+  /** The caller withdraws its pending order (Orders.cancel, with the key's commerce:buy). */
+  readonly cancelOrder: (orderId: string) => Promise<CancelOutcome>
+}
+
+/** Runs one Agent API route in-process with the caller's key (and the message's Idempotency-Key). */
+export const runRoute = async (
+  calls: A2aCalls,
+  route: { readonly method: string; readonly path: string; readonly body?: string },
+  idempotencyKey?: string
+): Promise<RouteAnswer> => {
+  const headers: Record<string, string> = {
+    ...calls.credentials,
+    accept: "application/json",
+    "x-request-id": `${calls.requestId}.a2a`.slice(0, 128)
+  }
+  if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey
+  if (route.body !== undefined) {
+    headers["content-type"] = "application/json"
+    headers["content-length"] = String(Buffer.byteLength(route.body))
+  }
+  const response = await calls.dispatch(
+    new Request(`${INTERNAL_ORIGIN}${route.path}`, { method: route.method, headers, body: route.body })
+  )
+  const text = await response.text()
+  let json: unknown = undefined
+  try {
+    json = text === "" ? {} : JSON.parse(text)
+  } catch {
+    json = { text }
+  }
+  return { status: response.status, json, headers: response.headers }
+}
+
+const transactionTool = agentTools.find((t) => t.name === "transaction")!
+/** The caller's transaction, as the check_transaction skill (GET /transactions/:id) reads it. */
+export const readTransaction = (calls: A2aCalls) => (id: string) => {
+  const route = toRouteRequest(transactionTool, { id })
+  return isProblem(route)
+    ? Promise.resolve<RouteAnswer>({ status: 404, json: {}, headers: new Headers() })
+    : runRoute(calls, route)
+}

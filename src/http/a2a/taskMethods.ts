@@ -1,0 +1,225 @@
+// ListTasks and CancelTask over the caller's purchases (docs/a2a.md "Tasks"). A task is a purchase
+// the caller bought (its transaction), read through the same routes REST reads: no task store.
+import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
+import { type A2aCalls, readTransaction, runRoute } from "./calls.js"
+import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, rpcResult } from "./rpc.js"
+import {
+  approvalTaskOf,
+  isApproval,
+  isTransaction,
+  readTask,
+  type TaskTransaction,
+  taskOf,
+  taskState
+} from "./tasks.js"
+
+/** ListTasks' page size: the spec's default and its most. */
+export const LIST_TASKS_DEFAULT = 50
+const LIST_TASKS_MAX = 100
+
+/** The transaction status a task state is read from (the route filters by it; the state is then checked). */
+const STATUS_OF_STATE: Readonly<Record<string, string | undefined>> = {
+  TASK_STATE_WORKING: "pending",
+  TASK_STATE_COMPLETED: undefined, // completed, and refunded after delivery
+  TASK_STATE_FAILED: "failed",
+  TASK_STATE_CANCELED: "failed"
+}
+const SERVED_STATES = Object.keys(STATUS_OF_STATE)
+/** The proto enum's numbers, for a client that sends them. */
+const STATE_NUMBERS: Readonly<Record<number, string>> = {
+  2: "TASK_STATE_WORKING",
+  3: "TASK_STATE_COMPLETED",
+  4: "TASK_STATE_FAILED",
+  5: "TASK_STATE_CANCELED"
+}
+
+/**
+ * A page token: the transactions route's cursor and how many tasks the pages before it held (so
+ * `totalSize` counts up as a client pages on; the last page's is the total).
+ */
+const encodeToken = (cursor: string, seen: number) =>
+  Buffer.from(JSON.stringify({ c: cursor, n: seen })).toString("base64url")
+const decodeToken = (token: string): { readonly cursor: string; readonly seen: number } | undefined => {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(token, "base64url").toString("utf8"))
+    return isRecord(v) && typeof v.c === "string" && typeof v.n === "number" && Number.isInteger(v.n) && v.n >= 0
+      ? { cursor: v.c, seen: v.n }
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const invalid = (id: unknown, field: string, message: string) =>
+  rpcError(id, A2aErrors.invalidParams, `${field}: ${message}`, { field })
+
+/** A task without its artifacts (ListTasks' includeArtifacts false, the default). */
+const withoutArtifacts = (task: ReturnType<typeof taskOf>) => ({ ...task, artifacts: [] })
+
+/**
+ * ListTasks: the caller's purchases as tasks, newest first, in keyset pages (`pageToken`), filtered
+ * by `status` (a task state), `contextId` (a task's context is its transaction) and
+ * `statusTimestampAfter`. A filter the route cannot apply is applied to each page read, so a page
+ * may hold fewer than `pageSize` while `nextPageToken` still leads on.
+ */
+export const listTasks = async (id: unknown, params: Json, calls: A2aCalls): Promise<Json> => {
+  const size = params.pageSize ?? LIST_TASKS_DEFAULT
+  if (typeof size !== "number" || !Number.isInteger(size) || size < 1 || size > LIST_TASKS_MAX)
+    return invalid(id, "pageSize", `an integer from 1 to ${LIST_TASKS_MAX}`)
+  const rawState = params.status ?? "TASK_STATE_UNSPECIFIED"
+  const state = typeof rawState === "number" ? (STATE_NUMBERS[rawState] ?? String(rawState)) : rawState
+  if (typeof state !== "string" || (state !== "TASK_STATE_UNSPECIFIED" && !SERVED_STATES.includes(state)))
+    return invalid(id, "status", `one of ${SERVED_STATES.join(", ")} (a purchase is in no other state)`)
+  const after = params.statusTimestampAfter
+  if (after !== undefined && (typeof after !== "string" || Number.isNaN(Date.parse(after))))
+    return invalid(id, "statusTimestampAfter", "an ISO 8601 time")
+  const token = params.pageToken ?? ""
+  const page = typeof token === "string" && token !== "" ? decodeToken(token) : { cursor: "", seen: 0 }
+  if (page === undefined) return invalid(id, "pageToken", "not a token this endpoint gave (start again without one)")
+  const includeArtifacts = params.includeArtifacts === true
+  const keep = (tx: TaskTransaction) => {
+    const task = taskOf(tx)
+    if (state !== "TASK_STATE_UNSPECIFIED" && taskState(tx) !== state) return undefined
+    if (typeof after === "string" && Date.parse(task.status.timestamp) < Date.parse(after)) return undefined
+    return includeArtifacts ? task : withoutArtifacts(task)
+  }
+
+  // contextId names one task (its context is its transaction): that task, if it is the caller's.
+  const contextId = params.contextId
+  if (typeof contextId === "string" && contextId !== "") {
+    const read = await readTask(id, contextId, readTransaction(calls))
+    if ("error" in read && read.error.error.code !== A2aErrors.taskNotFound) return read.error
+    const task = "tx" in read ? keep(read.tx) : undefined
+    const tasks = task === undefined ? [] : [task]
+    return rpcResult(id, { tasks, nextPageToken: "", pageSize: size, totalSize: tasks.length })
+  }
+
+  const query = new URLSearchParams({ role: "buyer", limit: String(size) })
+  const status = state === "TASK_STATE_UNSPECIFIED" ? undefined : STATUS_OF_STATE[state]
+  if (status !== undefined) query.set("status", status)
+  if (page.cursor !== "") query.set("cursor", page.cursor)
+  const answer = await runRoute(calls, { method: "GET", path: `${COMMERCE_PREFIX}/transactions?${query}` })
+  if (answer.status === 400) return invalid(id, "pageToken", "not a token this endpoint gave (start again without one)")
+  if (answer.status === 403)
+    return rpcError(id, A2aErrors.invalidParams, "listing tasks needs commerce:read", { httpStatus: 403 })
+  if (answer.status !== 200 || !isRecord(answer.json) || !Array.isArray(answer.json.data))
+    return rpcError(id, A2aErrors.internal, `tasks could not be listed now (${answer.status})`, {
+      httpStatus: answer.status,
+      ...retryAfterOf(answer.headers)
+    })
+  const tasks = answer.json.data.filter(isTransaction).flatMap((tx) => keep(tx) ?? [])
+  const next = typeof answer.json.nextCursor === "string" ? answer.json.nextCursor : null
+  const seen = page.seen + tasks.length
+  return rpcResult(id, {
+    tasks,
+    nextPageToken: next === null ? "" : encodeToken(next, seen),
+    pageSize: size,
+    totalSize: seen
+  })
+}
+
+/**
+ * CancelTask: a purchase still waiting on its seller is withdrawn (its order cancelled, the price
+ * back from the escrow in full) and answered as the task, TASK_STATE_CANCELED; cancelling it again
+ * answers the same. A task that has ended otherwise is TaskNotCancelable, as is a waiting purchase
+ * whose money is not the order's to give back (a paid call's). Not the caller's: TaskNotFound.
+ */
+export const cancelTask = async (id: unknown, params: Json, calls: A2aCalls): Promise<Json> => {
+  if (isApprovalId(params.id)) {
+    const read = await readApprovalTask(id, params.id, calls)
+    if ("error" in read) return read.error
+    const tx = (read.task.metadata as Json).transactionId
+    return rpcError(
+      id,
+      A2aErrors.taskNotCancelable,
+      typeof tx === "string"
+        ? `task ${params.id} was approved: its purchase is task ${tx} (cancel that one while it waits on its seller)`
+        : `task ${params.id} waits on your owner (${read.task.status.state}): only the owner decides an approval (decline it in the dashboard)`
+    )
+  }
+  const read = await readTask(id, params.id, readTransaction(calls))
+  if ("error" in read) return read.error
+  const { tx } = read
+  if (taskState(tx) === "TASK_STATE_CANCELED") return rpcResult(id, taskOf(tx))
+  if (tx.status !== "pending")
+    return rpcError(id, A2aErrors.taskNotCancelable, `task ${tx.id} has ended (${taskState(tx)}): nothing to cancel`)
+  const outcome = await calls.cancelOrder(tx.id)
+  switch (outcome) {
+    case "forbidden":
+      return rpcError(id, A2aErrors.taskNotCancelable, `cancelling task ${tx.id} needs commerce:buy`, {
+        httpStatus: 403
+      })
+    case "notFound":
+      return rpcError(
+        id,
+        A2aErrors.taskNotCancelable,
+        `task ${tx.id} cannot be cancelled: its money is not an order's to give back (a paid call or a saga's step)`
+      )
+    case "unavailable":
+      return rpcError(id, A2aErrors.internal, `task ${tx.id} could not be cancelled now`, { httpStatus: 503 })
+    case "closed":
+    case "cancelled": {
+      const now = await readTask(id, tx.id, readTransaction(calls))
+      if ("error" in now) return now.error
+      return taskState(now.tx) === "TASK_STATE_CANCELED"
+        ? rpcResult(id, taskOf(now.tx))
+        : rpcError(
+            id,
+            A2aErrors.taskNotCancelable,
+            `task ${tx.id} ended before the cancel (${taskState(now.tx)}): nothing to cancel`
+          )
+    }
+  }
+}
+
+/** Whether a task id names an approval (a purchase waiting on the owner) rather than a transaction. */
+export const isApprovalId = (id: unknown): id is string => typeof id === "string" && id.startsWith("apr_")
+
+/**
+ * The task of the caller's approval `id`: waiting on the owner (AUTH_REQUIRED), decided, or, once
+ * approved, its purchase's state read from the transaction. Not the caller's: TaskNotFound.
+ */
+export const readApprovalTask = async (
+  rpcId: unknown,
+  id: string,
+  calls: A2aCalls
+): Promise<{ readonly task: ReturnType<typeof approvalTaskOf> } | { readonly error: Json }> => {
+  const approval = await calls.readApproval(id)
+  if (approval === "unavailable")
+    return { error: rpcError(rpcId, A2aErrors.internal, `task ${id} could not be read now`, { httpStatus: 503 }) }
+  if (!isApproval(approval))
+    return {
+      error: rpcError(
+        rpcId,
+        A2aErrors.taskNotFound,
+        `no task ${id}: an approval task is one of your purchases waiting on your owner`
+      )
+    }
+  if (approval.status === "approved" && typeof approval.transactionId === "string") {
+    const read = await readTask(rpcId, approval.transactionId, readTransaction(calls))
+    return { task: approvalTaskOf(approval, "tx" in read ? read.tx : undefined) }
+  }
+  return { task: approvalTaskOf(approval) }
+}
+
+/** The permission a skill needs (its `commerce:…` tag). */
+const permissionOf = (skill: { readonly tags: ReadonlyArray<string> }) =>
+  skill.tags.find((t) => t.startsWith("commerce:"))
+
+/**
+ * GetExtendedAgentCard: the public card for the authenticated caller — its skills narrowed to those
+ * its key may call (each skill's permission), and the agent it acts as named in the description.
+ */
+export const extendedCard = (
+  id: unknown,
+  card: Json & { readonly skills: ReadonlyArray<Json & { readonly tags: ReadonlyArray<string> }> },
+  caller: { readonly agentId: string | undefined; readonly permissions: ReadonlySet<string> }
+) =>
+  rpcResult(id, {
+    ...card,
+    description: `${String(card.description)} This card is for agent ${caller.agentId ?? "(none)"}: the skills its key may call.`,
+    skills: card.skills.filter((s) => {
+      const needed = permissionOf(s)
+      return needed === undefined || caller.permissions.has(needed)
+    })
+  })
