@@ -10,6 +10,7 @@ import { encodeError, toErrorBody } from "../errors.js"
 import { canonicalPath, queryOf } from "../routePath.js"
 import { SESSION_COOKIE } from "./auth.js"
 import { presentedKey } from "./authLive.js"
+import { sortKeys } from "../../schema/platform/sortKeys.js"
 
 const decoder = new TextDecoder()
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
@@ -30,18 +31,6 @@ export const scopeOf = (request: HttpServerRequest.HttpServerRequest): string =>
       : (request.headers.authorization ?? (cookie ? `session:${cookie}` : anonymous))
   return sha256(who)
 }
-
-/** Sorts object keys at every level, so the same JSON written in another key order is the same request. */
-const sortKeys = (value: unknown): unknown =>
-  Array.isArray(value)
-    ? value.map(sortKeys)
-    : typeof value === "object" && value !== null
-      ? Object.fromEntries(
-          Object.keys(value)
-            .sort()
-            .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])])
-        )
-      : value
 
 /** The body as compared for Idempotency-Key reuse: canonical JSON when it parses, else the bytes. */
 const canonicalBody = (text: string): string => {

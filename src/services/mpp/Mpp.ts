@@ -17,11 +17,15 @@ import {
   type PaymentRequired,
   SellerFailed
 } from "../../schema/mpp/problems.js"
-import { type ChallengeRecord, InvokeResult, PendingInvokeResult, type Receipt } from "../../schema/mpp/challenge.js"
+import {
+  type ChallengeRecord,
+  InvokeResult,
+  type PendingInvokeResult,
+  type Receipt
+} from "../../schema/mpp/challenge.js"
 import { type MppDiscovery, MppHealth, paymentMethods } from "../../schema/mpp/protocol.js"
 import { PLATFORM_FEES, walletAccount } from "../../schema/ledger/ledger.js"
 import type { Order } from "../../schema/orders/orders.js"
-import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import type { Caller } from "../keys/Caller.js"
 import { Transactor } from "../platform/Db.js"
 import { Ledger } from "../ledger/Ledger.js"
@@ -34,6 +38,7 @@ import type { Offer } from "../purchases/Offers.js"
 import { Orders } from "../purchases/Orders.js"
 import { type Bought, Purchases } from "../purchases/Purchases.js"
 import { PurchaseStore } from "../purchases/PurchaseStore.js"
+import { pendingResult } from "./pending.js"
 import { paidReceipt, paymentRequired, type Refusal } from "./policy.js"
 
 /** Who pays: the calling key's agent, its account and the key. */
@@ -127,26 +132,6 @@ interface Ordered {
   readonly order: Order
   readonly receipt: Receipt
 }
-
-/** What the buyer is told to follow while the seller has not answered. */
-const followOf = (transactionId: string) => ({
-  transaction: `${COMMERCE_PREFIX}/transactions/${transactionId}`,
-  order: `${COMMERCE_PREFIX}/orders/${transactionId}`,
-  events: ["transaction.completed", "transaction.failed"]
-})
-
-const pendingResult = (order: Order, receipt: Receipt) =>
-  PendingInvokeResult.make({
-    status: "pending",
-    serviceId: order.serviceId,
-    tierId: order.tierId,
-    transactionId: order.id,
-    heldCents: order.priceCents as PendingInvokeResult["heldCents"],
-    deadlineAt: order.deadlineAt,
-    output: null,
-    receipt,
-    follow: followOf(order.id)
-  })
 
 /** How many of the most recent paid challenges the check reconciles. */
 const SAMPLE = 20

@@ -31,6 +31,7 @@ import { KeysStore } from "../keys/KeysStore.js"
 import { WalletStore } from "../wallet/WalletStore.js"
 import { initialWallet, UNLIMITED_POLICY } from "../../schema/wallet/policy.js"
 import { Challenges } from "../mpp/challenges.js"
+import { pendingResult } from "../mpp/pending.js"
 import { AppConfig, type X402Config } from "../platform/AppConfig.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { ExternalFunding } from "../purchases/ExternalFunding.js"
@@ -50,7 +51,7 @@ import {
 } from "./wire.js"
 import { X402Store } from "./X402Store.js"
 import { makeSettlements } from "./settlements.js"
-import { failedSettle, followOf, paymentPath, pendingSettlement, receiptOf, refused, settleOf } from "./answers.js"
+import { failedSettle, paymentPath, pendingSettlement, receiptOf, refused, settleOf } from "./answers.js"
 
 /** The keyed agent a payment is made for, when the call carries an API key. */
 export interface KeyedBuyer {
@@ -226,17 +227,7 @@ const make = Effect.gen(function* () {
         transactionId: order.id
       })
     }
-    return PendingInvokeResult.make({
-      status: "pending",
-      serviceId: order.serviceId,
-      tierId: order.tierId,
-      transactionId: order.id,
-      heldCents: order.priceCents as PendingInvokeResult["heldCents"],
-      deadlineAt: order.deadlineAt,
-      output: null,
-      receipt,
-      follow: followOf(order.id)
-    }) as X402Result
+    return pendingResult(order, receipt) as X402Result
   })
 
   /** The first outcome of a payment, answered again (the same payment retried or replayed). */

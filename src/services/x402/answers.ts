@@ -18,12 +18,6 @@ import {
 } from "../../schema/x402/x402.js"
 import { paymentRequiredOf } from "./wire.js"
 
-export const followOf = (transactionId: string) => ({
-  transaction: `${COMMERCE_PREFIX}/transactions/${transactionId}`,
-  order: `${COMMERCE_PREFIX}/orders/${transactionId}`,
-  events: ["transaction.completed", "transaction.failed"]
-})
-
 export const paymentPath = (id: string) => `${COMMERCE_PREFIX}/x402/payments/${id}`
 
 export const isTagged = (u: unknown, tag: string) =>

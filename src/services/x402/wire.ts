@@ -18,6 +18,7 @@ import {
 } from "../../schema/x402/x402.js"
 import type { X402Config } from "../platform/AppConfig.js"
 import type { Offer } from "../purchases/Offers.js"
+import { sortKeys } from "../../schema/platform/sortKeys.js"
 
 /** The account every payer without an API key buys under: nobody signs in to it. */
 export const X402_PAYERS_ACCOUNT = "acc_x402_payers"
@@ -96,17 +97,6 @@ export const identifierOf = (payload: PaymentPayload): string | undefined =>
   Option.getOrUndefined(
     Option.map(decodeIdentifier(payload.extensions?.[PAYMENT_IDENTIFIER_EXTENSION]), (e) => e.info.id)
   )
-
-const sortKeys = (value: unknown): unknown =>
-  Array.isArray(value)
-    ? value.map(sortKeys)
-    : typeof value === "object" && value !== null
-      ? Object.fromEntries(
-          Object.keys(value)
-            .sort()
-            .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])])
-        )
-      : value
 
 /** "The same payment": the signed payload and what it pays for (service, tier, body bytes), hashed. */
 export const fingerprintOf = (
