@@ -64,6 +64,7 @@ const EXPECTED_TOOLS: ReadonlyArray<readonly [name: string, method: string, path
   ["mpp_discovery", "GET", "/api/v1/agent/commerce/mpp"],
   ["mpp_health", "GET", "/api/v1/agent/commerce/mpp/health"],
   ["mpp_invoke", "POST", "/api/v1/agent/commerce/services/:id/invoke"],
+  ["x402_payment", "GET", "/api/v1/agent/commerce/x402/payments/:id"],
   ["list_services", "GET", "/api/v1/agent/commerce/services"],
   ["get_service", "GET", "/api/v1/agent/commerce/services/:id"],
   ["service_sla", "GET", "/api/v1/agent/commerce/services/:id/sla"],

@@ -153,17 +153,16 @@ interface Signal {
   readonly orderId: string
 }
 
-/** Waits for a signal matching `pick`, or `ms`, whichever is first: true when signalled. */
-const signalled = (hub: PubSub.PubSub<Signal>, pick: (s: Signal) => boolean, ms: number) =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const sub = yield* PubSub.subscribe(hub)
-      const take: Effect.Effect<boolean> = Effect.flatMap(PubSub.take(sub), (s) =>
-        pick(s) ? Effect.succeed(true) : take
-      )
-      return yield* Effect.raceFirst(take, Effect.as(Effect.sleep(Duration.millis(ms)), false))
-    })
-  )
+/**
+ * Waits on a subscription for a signal matching `pick`, or `ms`, whichever is first: true when
+ * signalled. The subscription is taken before the waiter's first read of the store and kept for the
+ * whole wait, so a signal sent while the waiter reads (an order placed, or announced after its
+ * commit, between the read and the next wait) is queued for it, not lost until the reader's pass.
+ */
+const signalled = (sub: PubSub.Subscription<Signal>, pick: (s: Signal) => boolean, ms: number) => {
+  const take: Effect.Effect<boolean> = Effect.flatMap(PubSub.take(sub), (s) => (pick(s) ? Effect.succeed(true) : take))
+  return Effect.raceFirst(take, Effect.as(Effect.sleep(Duration.millis(ms)), false))
+}
 
 const iso = (ms: number) => new Date(ms).toISOString()
 const notFound = (id: string) => new NotFound({ message: `order ${id} not found`, resource: "order", id })
@@ -406,18 +405,21 @@ const make = Effect.gen(function* () {
         window: "concurrent waits"
       })
     }
-    const first = yield* offered(yield* read)
-    if (first.orders.length > 0 || wait === 0) return first
-    // Nothing yet: wait for this seller's next order, reading the store again only when woken.
+    if (wait === 0) return yield* offered(yield* read)
     return yield* Effect.scoped(
       Effect.gen(function* () {
+        // Subscribed before the first read: an order placed while the store is read still wakes it.
+        const placedSignals = yield* PubSub.subscribe(placedHub)
+        const first = yield* offered(yield* read)
+        if (first.orders.length > 0) return first
+        // Nothing yet: wait for this seller's next order, reading the store again only when woken.
         yield* watch(waitsOf, waiter)
         yield* watch(watchedSellers, sellerAgentId)
         const until = (yield* Clock.currentTimeMillis) + wait
         for (;;) {
           const left = until - (yield* Clock.currentTimeMillis)
           if (left <= 0) return first
-          const woke = yield* signalled(placedHub, (s) => s.sellerAgentId === sellerAgentId, left)
+          const woke = yield* signalled(placedSignals, (s) => s.sellerAgentId === sellerAgentId, left)
           if (!woke) return first
           const page = yield* read
           if (page.orders.length > 0) return yield* offered(page)
@@ -427,16 +429,19 @@ const make = Effect.gen(function* () {
   })
 
   const awaitOutcome = Effect.fnUntraced(function* (orderId: string, maxWaitMs: number) {
-    const order = yield* store.get(orderId)
-    if (order === undefined || order.status !== "pending" || maxWaitMs <= 0) return order
+    if (maxWaitMs <= 0) return yield* store.get(orderId)
     return yield* Effect.scoped(
       Effect.gen(function* () {
+        // Subscribed before the first read: an order ended while the store is read still wakes it.
+        const endedSignals = yield* PubSub.subscribe(endedHub)
+        const order = yield* store.get(orderId)
+        if (order === undefined || order.status !== "pending") return order
         yield* watch(watchedOrders, orderId)
         const until = (yield* Clock.currentTimeMillis) + maxWaitMs
         for (;;) {
           const left = until - (yield* Clock.currentTimeMillis)
           if (left <= 0) return yield* store.get(orderId)
-          const woke = yield* signalled(endedHub, (s) => s.orderId === orderId, left)
+          const woke = yield* signalled(endedSignals, (s) => s.orderId === orderId, left)
           const now = yield* store.get(orderId)
           if (!woke || now === undefined || now.status !== "pending") return now
         }
