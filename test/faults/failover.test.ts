@@ -272,15 +272,28 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
       stopping = true
       await Promise.all([...loops, prober])
 
-      // Every request that got no answer or a 5xx is retried once, with its key and body.
+      // Every request that got no answer or a 5xx is retried with its key and body, as a client told
+      // Retry-After would: again after that many seconds while it is still 503 (a cluster that came
+      // back for a moment may still be electing its leader), at most five rounds.
       const failed = attempts.filter((a) => a.phase === "load" && (a.status === 0 || a.status >= 500))
       const retried = new Map<string, Attempt>()
-      for (let i = 0; i < failed.length; i += 8) {
-        const batch = failed.slice(i, i + 8)
-        const answers = await Promise.all(
-          batch.map((a, j) => send(a.agent, a.kind, a.key, a.body, urls[(i + j) % 2], "retry"))
-        )
-        batch.forEach((a, j) => retried.set(`${a.agent}/${a.key}`, answers[j]))
+      for (let round = 0; round < 5; round++) {
+        const due = failed.filter((a) => {
+          const last = retried.get(`${a.agent}/${a.key}`)
+          return last === undefined || last.status === 0 || last.status === 503
+        })
+        if (due.length === 0) break
+        if (round > 0)
+          await sleep(
+            1_000 * Math.max(1, ...due.map((a) => Number(retried.get(`${a.agent}/${a.key}`)?.retryAfter ?? 1) || 1))
+          )
+        for (let i = 0; i < due.length; i += 8) {
+          const batch = due.slice(i, i + 8)
+          const answers = await Promise.all(
+            batch.map((a, j) => send(a.agent, a.kind, a.key, a.body, urls[(i + j) % 2], "retry"))
+          )
+          batch.forEach((a, j) => retried.set(`${a.agent}/${a.key}`, answers[j]))
+        }
       }
 
       // The figures, for docs/scaling.md.
