@@ -254,15 +254,26 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
         await sleep(100)
       }
       const killedAt = Date.now()
-      await script("kill-primary.sh", [], 30_000)
-      // Until both the bare writer and buying are back, then 4 s more of load on the new primary.
+      const killedPort = (await script("kill-primary.sh", [], 30_000)).trim().split("\n").pop()!
+      // The standby's Patroni says when it is the primary. Until then a write that succeeds may still
+      // be an old backend of the killed postmaster finishing its connection, not the cluster back.
+      const standbyPort = killedPort === env.API1_PORT ? env.API2_PORT : env.API1_PORT
+      const promoted = () =>
+        fetch(`http://127.0.0.1:${standbyPort}/primary`, { signal: AbortSignal.timeout(1_000) }).then(
+          (r) => r.status === 200,
+          () => false
+        )
+      let promotedAt = 0
+      // Until the standby is promoted and both the bare writer and buying are back after it, then 4 s
+      // more of load on the new primary.
       const deadline = killedAt + 90_000
-      while (!(probes.some((t) => t > killedAt + 500) && boughtAfter(killedAt + 500) > 0)) {
+      while (!(promotedAt > 0 && probes.some((t) => t > promotedAt) && boughtAfter(promotedAt) > 0)) {
+        if (promotedAt === 0 && (await promoted())) promotedAt = Date.now()
         if (Date.now() > deadline) {
           const after = probes.filter((t) => t > killedAt + 500).length
           const status = await script("status.sh", [], 10_000).catch((e: unknown) => String(e))
           throw new Error(
-            `no recovery within 90 s: ${after} bare writes and ${boughtAfter(killedAt + 500)} buys since the kill\n${status}\n${logs()}`
+            `no recovery within 90 s (standby ${promotedAt > 0 ? "promoted" : "not promoted"}): ${after} bare writes and ${boughtAfter(killedAt + 500)} buys since the kill\n${status}\n${logs()}`
           )
         }
         await sleep(100)
