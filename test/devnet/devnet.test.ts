@@ -14,9 +14,15 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { createWalletClient, http, isAddress, parseAbi, parseSignature, type Hex } from "viem"
-import { privateKeyToAccount, privateKeyToAddress } from "viem/accounts"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { Effect, Option, Redacted } from "effect"
 import type { DevnetInfo } from "../../devnet/start.js"
+import { viemChain } from "../../src/layers/x402/chain.viem.js"
+import type { X402Config } from "../../src/services/platform/AppConfig.js"
+import { createAgentKey } from "../fixtures/agents.js"
+import { startRuntimeServer } from "../fixtures/runtimeServer.js"
+import { Refunds, type RefundsService, type SignedRefund } from "../../src/services/x402/ports.js"
 import { reader, startDevnetProcess, tokenAbi, type RunningDevnet } from "./fixture.js"
 
 const serverEnvNames = [
@@ -111,6 +117,22 @@ const payingFetch = (info: DevnetInfo, privateKey: Hex) =>
       allowedAssets: [{ network: info.network, asset: info.asset, maxAmountPerPayment: "1000000" }]
     })
   )
+
+/** The server's x402 configuration for the devnet, as its serverEnv names it. */
+const devnetX402 = (info: DevnetInfo): X402Config => ({
+  network: info.network,
+  chainId: Number(info.network.split(":")[1]),
+  asset: info.asset,
+  assetName: info.serverEnv.X402_ASSET_NAME,
+  assetVersion: info.serverEnv.X402_ASSET_VERSION,
+  assetDecimals: Number(info.serverEnv.X402_ASSET_DECIMALS),
+  payTo: info.serverEnv.X402_PAY_TO,
+  facilitator: { _tag: "http", url: info.facilitatorUrl },
+  refundPrivateKey: Option.some(Redacted.make(info.serverEnv.X402_REFUND_PRIVATE_KEY)),
+  rpcUrl: Option.some(info.rpcUrl),
+  maxTimeoutSeconds: 120,
+  facilitatorTimeoutMs: 10_000
+})
 
 let devnet: RunningDevnet
 let resource: Awaited<ReturnType<typeof startResource>>
@@ -295,6 +317,136 @@ describe("npm run devnet", () => {
     })
     expect((await chain.client.waitForTransactionReceipt({ hash })).status).toBe("success")
     expect(await chain.balanceOf(payer)).toBe(before + price)
+  })
+
+  /** The server's refunds port (viem) over the devnet, configured from its serverEnv. */
+  const refundsOverDevnet = () => {
+    const { info } = devnet
+    const layer = viemChain(devnetX402(info))
+    const run = <A, E>(f: (r: RefundsService) => Effect.Effect<A, E>) =>
+      Effect.runPromise(Effect.provide(Effect.flatMap(Refunds, f), layer))
+    return {
+      sign: (to: Hex, amount: bigint) => run((r) => r.sign({ asset: info.asset, to, amount })),
+      send: (refund: SignedRefund) => run((r) => r.send(refund))
+    }
+  }
+  const freshAddress = () => privateKeyToAddress(generatePrivateKey())
+
+  it("a refund signed by the server moves nothing until sent; one whose send's answer was lost is the same transaction when sent again: paid once", async () => {
+    const { info } = devnet
+    const chain = reader(info)
+    const refunds = refundsOverDevnet()
+    const to = freshAddress()
+    const signed = await refunds.sign(to, price)
+    expect(await chain.balanceOf(to)).toBe(0n)
+    // Broadcast as the server's send would, and its answer never arrives (a timeout, a crash).
+    await chain.client.sendRawTransaction({ serializedTransaction: signed.raw as Hex })
+    await chain.client.waitForTransactionReceipt({ hash: signed.transaction as Hex })
+    expect(await chain.balanceOf(to)).toBe(price)
+    // The next pass sends what it recorded: the chain already has it.
+    expect(await refunds.send(signed)).toEqual({ _tag: "Mined", success: true })
+    expect(await refunds.send(signed)).toEqual({ _tag: "Mined", success: true })
+    expect(await chain.balanceOf(to)).toBe(price)
+  })
+
+  it("a refund whose nonce the refund wallet spent on another transaction is dropped: never mined, the next one signed at the next nonce", async () => {
+    const { info } = devnet
+    const chain = reader(info)
+    const refunds = refundsOverDevnet()
+    const to = freshAddress()
+    const signed = await refunds.sign(to, price)
+    // The operator's wallet sends something else first, at the same nonce.
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(info.serverEnv.X402_REFUND_PRIVATE_KEY),
+      chain: devnetViemChain(info),
+      transport: http(info.rpcUrl)
+    })
+    const other = await wallet.writeContract({
+      address: info.asset,
+      abi: tokenAbi,
+      functionName: "transfer",
+      args: [freshAddress(), 1n],
+      nonce: signed.nonce
+    })
+    await chain.client.waitForTransactionReceipt({ hash: other })
+    expect(await refunds.send(signed)).toEqual({ _tag: "Dropped" })
+    expect(await chain.balanceOf(to)).toBe(0n)
+    const again = await refunds.sign(to, price)
+    expect(again.nonce).toBe(signed.nonce + 1)
+    expect(await refunds.send(again)).toEqual({ _tag: "Mined", success: true })
+    expect(await refunds.send(signed)).toEqual({ _tag: "Dropped" })
+    expect(await chain.balanceOf(to)).toBe(price)
+  })
+
+  it("through the server: an agent seller's x402 call paid on the chain, the seller fails, and the payer gets the token back from the refund wallet", async () => {
+    const { info } = devnet
+    const chain = reader(info)
+    const server = await startRuntimeServer({
+      config: {
+        rateLimitPerMinute: 10_000,
+        rateLimitPerDay: 100_000,
+        workers: false,
+        x402: Option.some({ ...devnetX402(info), facilitator: { _tag: "http", url: info.facilitatorUrl } })
+      }
+    })
+    try {
+      const C = "/api/v1/agent/commerce"
+      const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
+      const call = (path: string, body: unknown) =>
+        fetch(`${server.baseUrl}${C}${path}`, {
+          method: "POST",
+          headers: { ...seller.auth, "content-type": "application/json" },
+          body: JSON.stringify(body)
+        })
+      const published = await call("/services", {
+        name: "Real calls",
+        description: "a per-call service its seller fulfils",
+        category: "testing",
+        pricingModel: "per_call",
+        tiers: [
+          {
+            id: "unit",
+            name: "Unit",
+            priceCents: 5,
+            unit: "call",
+            includedUnits: null,
+            sla: { uptimePct: 99, p95LatencyMs: 1_000, supportWindow: "24/7" }
+          }
+        ]
+      })
+      expect(published.status).toBe(201)
+      const serviceId = ((await published.json()) as { id: string }).id
+      const payerKey = info.payerPrivateKeys[1]!
+      const payer = privateKeyToAddress(payerKey)
+      const before = await chain.balanceOf(payer)
+      const res = await payingFetch(info, payerKey)(`${server.baseUrl}${C}/services/${serviceId}/invoke?tier=unit`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ input: { text: "hello" } })
+      })
+      expect(res.status).toBe(202)
+      expect(await chain.balanceOf(payer)).toBe(before - price)
+      const txId = ((await res.json()) as { transactionId: string }).transactionId
+      expect((await call(`/orders/${txId}/fail`, { error: "model unavailable" })).status).toBe(200)
+      const meta = (
+        decodePaymentResponseHeader(res.headers.get("payment-response")!).extensions as Record<
+          string,
+          { payment: string; token: string }
+        >
+      )["agent-commerce"]
+      const view = async () =>
+        (await (
+          await fetch(`${server.baseUrl}${meta.payment}`, { headers: { "x-payment-token": meta.token } })
+        ).json()) as { status: string; refundTransaction: string | null }
+      // Reading the payment reconciles it: the refund is signed, recorded, sent and mined.
+      await vi.waitFor(async () => expect((await view()).status).toBe("refunded"), { timeout: 30_000, interval: 200 })
+      const refunded = await view()
+      const receipt = await chain.client.getTransactionReceipt({ hash: refunded.refundTransaction as Hex })
+      expect(receipt.status).toBe("success")
+      expect(await chain.balanceOf(payer)).toBe(before)
+    } finally {
+      await server.close()
+    }
   })
 
   it("SIGTERM stops the facilitator and the chain, and the command exits 0", async () => {

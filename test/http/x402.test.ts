@@ -3,21 +3,22 @@
 // key; the simulated facilitator checks its EIP-3009 signature for real. What the payer is promised:
 // a simulated seller's call is paid and answered at once (85/15); an agent seller's call is held in
 // escrow until the seller delivers (85/15) or fails (refunded on the chain, the transaction readable
-// with the payment's token); a replayed signature moves nothing; a settle whose answer is lost is
-// never a second payment; a keyed agent its owner's limit refuses is refused before any settle.
+// with the payment's token), once however its refund's sends are lost, raced or dropped by the
+// chain; a replayed signature moves nothing; a settle whose answer is lost is never a second payment; a keyed agent its owner's limit refuses is refused before any settle.
 // Money is read from the ledger and the chain, not from the service's answers.
 import { randomBytes } from "node:crypto"
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch"
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm"
 import { Effect, Option } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { afterAll, beforeAll, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it, vi } from "vitest"
 import { simulatedChainOf } from "../../src/layers/x402/simulated.js"
 import { PLATFORM_FEES, splitSettlement, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { x402Account } from "../../src/schema/x402/x402.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import type { X402Config } from "../../src/services/platform/AppConfig.js"
 import { X402 } from "../../src/services/x402/X402.js"
+import { X402Store } from "../../src/services/x402/X402Store.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { type RuntimeServer, startRuntimeServer } from "../fixtures/runtimeServer.js"
 import { describeEachStorage } from "../fixtures/suite.js"
@@ -235,6 +236,88 @@ describeEachStorage("x402 v2 on the paid call", (storage) => {
     // Another token reads nothing.
     const other = await fetch(`${server.baseUrl}${meta.payment}`, { headers: { "x-payment-token": "x".repeat(32) } })
     expect(other.status).toBe(404)
+  })
+
+  /** An agent seller's call paid by a fresh payer, then failed by its seller: the payment waits to be refunded. */
+  const failedPayment = async () => {
+    const { seller, serviceId } = await publishAgentService()
+    const { account, pay } = payer()
+    const startBalance = chain().balanceOf(account.address)
+    const res = await pay(...invoke(serviceId, "unit", { text: "hello" }))
+    expect(res.status).toBe(202)
+    const txId = ((await res.json()) as Json).transactionId as string
+    const meta = (decodePaymentResponseHeader(res.headers.get("payment-response")!).extensions as Json)[
+      "agent-commerce"
+    ]
+    expect((await post(seller, `${C}/orders/${txId}/fail`, { error: "model unavailable" })).status).toBe(200)
+    const stored = () => server.run(Effect.flatMap(X402Store, (s) => s.get(meta.paymentId as string)))
+    const refundsTo = () =>
+      chain().transfers.filter((t) => t.kind === "refund" && t.to.toLowerCase() === account.address.toLowerCase())
+    return { account, startBalance, stored, refundsTo }
+  }
+
+  it("a refund whose send timed out, then whose receipt was lost, is sent again as the same transaction: the payer is refunded once", async () => {
+    const { account, startBalance, stored, refundsTo } = await failedPayment()
+    const signed = chain().refundsSigned
+    chain().failNextRefund("timeout", "lost")
+    await reconcile() // signed and recorded, then the node times out: nothing broadcast
+    const recorded = await stored()
+    expect(recorded).toMatchObject({ status: "refunding", refundTransaction: null })
+    expect(recorded?.refundAttempt?.transaction).toMatch(/^0x/)
+    expect(refundsTo()).toEqual([])
+    await reconcile() // the same transaction sent: mined, but its receipt never arrives
+    expect(refundsTo().map((t) => t.transaction)).toEqual([recorded!.refundAttempt!.transaction])
+    expect((await stored())?.status).toBe("refunding")
+    await reconcile() // sent again: the chain already has it
+    await reconcile()
+    expect(refundsTo()).toHaveLength(1)
+    expect(chain().balanceOf(account.address)).toBe(startBalance)
+    expect(chain().refundsSigned - signed).toBe(1)
+    expect(await stored()).toMatchObject({
+      status: "refunded",
+      refundTransaction: recorded!.refundAttempt!.transaction,
+      refundAttempt: null
+    })
+  })
+
+  it("passes running at once record one refund and send only it: the payer is refunded once", async () => {
+    const { account, startBalance, stored, refundsTo } = await failedPayment()
+    // Three passes read the payment with no refund recorded and all sign one before any records it
+    // (the first moves it from held to refunding; the others find it refunding); each then records
+    // what it may before any send is answered.
+    const signing = chain().holdRefunds("sign")
+    const sending = chain().holdRefunds("send")
+    const first = reconcile()
+    await vi.waitFor(() => expect(signing.waiting()).toBe(1))
+    const passes = Promise.all([first, reconcile(), reconcile()])
+    await vi.waitFor(() => expect(signing.waiting()).toBe(3))
+    signing.release()
+    await vi.waitFor(() => expect(sending.waiting()).toBe(3))
+    sending.release()
+    await passes
+    await reconcile()
+    await reconcile()
+    expect(refundsTo()).toHaveLength(1)
+    expect(chain().balanceOf(account.address)).toBe(startBalance)
+    expect(await stored()).toMatchObject({ status: "refunded", refundTransaction: refundsTo()[0]!.transaction })
+  })
+
+  it("a refund the chain can never mine (the wallet's nonce spent by another transaction) is signed anew, once: the payer is refunded once", async () => {
+    const { account, startBalance, stored, refundsTo } = await failedPayment()
+    const signed = chain().refundsSigned
+    chain().failNextRefund("timeout")
+    await reconcile() // recorded, not broadcast
+    const first = (await stored())!.refundAttempt!
+    chain().spendRefundNonce() // the operator's wallet sent something else at that nonce
+    await reconcile() // the chain says it never can be mined: the attempt is let go
+    expect(await stored()).toMatchObject({ status: "refunding", refundAttempt: null })
+    expect(refundsTo()).toEqual([])
+    await reconcile() // signed anew at the next nonce, sent, mined
+    expect(refundsTo()).toHaveLength(1)
+    expect(refundsTo()[0]!.transaction).not.toBe(first.transaction)
+    expect(chain().refundsSigned - signed).toBe(2)
+    expect(chain().balanceOf(account.address)).toBe(startBalance)
+    expect(await stored()).toMatchObject({ status: "refunded", refundTransaction: refundsTo()[0]!.transaction })
   })
 
   it("a replayed PAYMENT-SIGNATURE answers the first outcome and moves nothing; the same signature for another request is 409", async () => {

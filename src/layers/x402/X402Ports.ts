@@ -19,7 +19,7 @@ const NotConfigured = Layer.mergeAll(
     Facilitator.of({ verify: () => off("verify"), settle: () => off("settle"), supported: off("supported") })
   ),
   Layer.succeed(Chain, Chain.of({ authorizationState: () => noChain, now: noChain })),
-  Layer.succeed(Refunds, Refunds.of({ refund: () => noChain }))
+  Layer.succeed(Refunds, Refunds.of({ sign: () => noChain, send: () => noChain }))
 )
 
 export const X402PortsLive = Layer.unwrap(

@@ -1,4 +1,4 @@
-// Postgres store of x402 payments (migration 0038). Rows are decoded with the row schema below; the
+// Postgres store of x402 payments (migrations 0038, 0041). Rows are decoded with the row schema below; the
 // claim is one INSERT … ON CONFLICT DO NOTHING, then the row that holds either name when it lost.
 import { SqlClient } from "effect/sql"
 import { Effect, Layer, Schema } from "effect"
@@ -31,6 +31,7 @@ const PaymentRow = Schema.Struct({
   payload: PaymentPayload,
   settleTransaction: Schema.NullOr(Schema.String),
   refundTransaction: Schema.NullOr(Schema.String),
+  refundAttempt: Schema.NullOr(Schema.Struct({ transaction: Schema.String, nonce: Schema.Number, raw: Schema.String })),
   transactionId: Schema.NullOr(Schema.String),
   answer: Schema.NullOr(Schema.Struct({ status: Schema.Number, body: Schema.Unknown, settle: SettleResponse })),
   token: Schema.String,
@@ -56,11 +57,11 @@ export const PgX402Store = Layer.effect(
         orUnavailable(sql`
           INSERT INTO x402_payments (id, payment_key, payer, network, asset, nonce, fingerprint, amount_units,
             amount_cents, valid_before, service_id, tier_id, input, buyer_agent_id, buyer_account_id, keyed, status,
-            payload, settle_transaction, refund_transaction, transaction_id, answer, token, created_at, updated_at)
+            payload, settle_transaction, refund_transaction, refund_attempt, transaction_id, answer, token, created_at, updated_at)
           VALUES (${r.id}, ${r.paymentKey}, ${r.payer}, ${r.network}, ${r.asset}, ${r.nonce}, ${r.fingerprint},
             ${r.amountUnits}, ${r.amountCents}, ${r.validBefore}, ${r.serviceId}, ${r.tierId}, ${json(r.input)}::jsonb,
             ${r.buyerAgentId}, ${r.buyerAccountId}, ${r.keyed}, ${r.status}, ${json(r.payload)}::jsonb,
-            ${r.settleTransaction}, ${r.refundTransaction}, ${r.transactionId}, ${json(r.answer)}::jsonb, ${r.token},
+            ${r.settleTransaction}, ${r.refundTransaction}, ${json(r.refundAttempt)}::jsonb, ${r.transactionId}, ${json(r.answer)}::jsonb, ${r.token},
             ${r.createdAt}, ${r.updatedAt})
           ON CONFLICT DO NOTHING
           RETURNING id`).pipe(
@@ -86,7 +87,8 @@ export const PgX402Store = Layer.effect(
       update: (r) =>
         orUnavailable(sql`
           UPDATE x402_payments SET status = ${r.status}, settle_transaction = ${r.settleTransaction},
-            refund_transaction = ${r.refundTransaction}, transaction_id = ${r.transactionId},
+            refund_transaction = ${r.refundTransaction}, refund_attempt = ${json(r.refundAttempt)}::jsonb,
+            transaction_id = ${r.transactionId},
             answer = ${json(r.answer)}::jsonb, updated_at = ${r.updatedAt}
           WHERE id = ${r.id}`).pipe(Effect.asVoid),
       remove: (id) => orUnavailable(sql`DELETE FROM x402_payments WHERE id = ${id}`).pipe(Effect.asVoid),

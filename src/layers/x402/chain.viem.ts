@@ -1,13 +1,27 @@
 // The chain as the operator reaches it, with viem over X402_RPC_URL: whether an EIP-3009
 // authorization was used (the token's `authorizationState`, and its `AuthorizationUsed` log for the
 // transaction), the chain's time, and refunds: an ERC-20 `transfer` from the operator's refund
-// wallet (X402_REFUND_PRIVATE_KEY), awaited until mined. One refund is sent at a time per process,
-// so the wallet's nonces never race.
+// wallet (X402_REFUND_PRIVATE_KEY), signed at the wallet's pending nonce without being sent, then
+// broadcast (again when asked: the same raw transaction) and awaited a bounded time. Where a refund
+// stands is read nonce first, receipt second: a nonce spent with no receipt for the hash means the
+// refund can never be mined (read the other way round, a refund mined between the two reads would
+// look dropped). One refund is signed at a time per process; two processes (or two payments) that
+// sign at the same nonce lose nothing: the chain mines one, the other is dropped and signed again.
 import { Effect, Layer, Option, Redacted, Semaphore } from "effect"
-import { createPublicClient, createWalletClient, defineChain, getAddress, http, parseAbi } from "viem"
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  encodeFunctionData,
+  getAddress,
+  http,
+  keccak256,
+  parseAbi,
+  TransactionReceiptNotFoundError
+} from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import type { X402Config } from "../../services/platform/AppConfig.js"
-import { Chain, ChainUnavailable, Refunds } from "../../services/x402/ports.js"
+import { Chain, ChainUnavailable, type RefundState, Refunds, type SignedRefund } from "../../services/x402/ports.js"
 
 const tokenAbi = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
@@ -64,33 +78,71 @@ export const viemChain = (x402: X402Config) => {
   const layers = Layer.succeed(Chain, reader)
   if (Option.isNone(x402.refundPrivateKey)) {
     const none = Effect.fail(new ChainUnavailable({ reason: "no refund wallet (X402_REFUND_PRIVATE_KEY)" }))
-    return Layer.merge(layers, Layer.succeed(Refunds, Refunds.of({ refund: () => none })))
+    return Layer.merge(layers, Layer.succeed(Refunds, Refunds.of({ sign: () => none, send: () => none })))
   }
   const account = privateKeyToAccount(Redacted.value(x402.refundPrivateKey.value) as `0x${string}`)
   const wallet = createWalletClient({ account, chain, transport })
+  /** Nonce first, receipt second (see the header). */
+  const stateOf = async (refund: SignedRefund): Promise<RefundState> => {
+    const spent = await publicClient.getTransactionCount({ address: account.address, blockTag: "latest" })
+    try {
+      const receipt = await publicClient.getTransactionReceipt({ hash: refund.transaction as `0x${string}` })
+      return { _tag: "Mined", success: receipt.status === "success" }
+    } catch (e) {
+      if (!(e instanceof TransactionReceiptNotFoundError)) throw e
+    }
+    return spent > refund.nonce ? { _tag: "Dropped" } : { _tag: "Open" }
+  }
   return Layer.merge(
     layers,
     Layer.effect(
       Refunds,
       Effect.map(Semaphore.make(1), (one) =>
         Refunds.of({
-          refund: ({ asset, to, amount }) =>
+          sign: ({ asset, to, amount }) =>
             one.withPermits(1)(
               Effect.tryPromise({
-                try: async () => {
-                  const hash = await wallet.writeContract({
-                    address: getAddress(asset),
-                    abi: tokenAbi,
-                    functionName: "transfer",
-                    args: [getAddress(to), amount]
+                try: async (): Promise<SignedRefund> => {
+                  const nonce = await publicClient.getTransactionCount({
+                    address: account.address,
+                    blockTag: "pending"
                   })
-                  const receipt = await publicClient.waitForTransactionReceipt({ hash })
-                  if (receipt.status !== "success") throw new Error(`refund transaction ${hash} reverted`)
-                  return { transaction: hash as string }
+                  const request = await wallet.prepareTransactionRequest({
+                    to: getAddress(asset),
+                    data: encodeFunctionData({
+                      abi: tokenAbi,
+                      functionName: "transfer",
+                      args: [getAddress(to), amount]
+                    }),
+                    nonce
+                  })
+                  const raw = await wallet.signTransaction(request)
+                  return { transaction: keccak256(raw), nonce, raw }
                 },
-                catch: unavailable("refund transfer")
+                catch: unavailable("refund signature")
               })
-            )
+            ),
+          send: (refund) =>
+            Effect.tryPromise({
+              try: async () => {
+                // Already known, nonce too low, replacement underpriced: the state read below says what it means.
+                const broadcast = await publicClient
+                  .sendRawTransaction({ serializedTransaction: refund.raw as `0x${string}` })
+                  .then(
+                    () => true,
+                    () => false
+                  )
+                if (broadcast)
+                  await publicClient
+                    .waitForTransactionReceipt({
+                      hash: refund.transaction as `0x${string}`,
+                      timeout: x402.facilitatorTimeoutMs
+                    })
+                    .catch(() => undefined)
+                return stateOf(refund)
+              },
+              catch: unavailable("refund transfer")
+            })
         })
       )
     )

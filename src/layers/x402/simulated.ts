@@ -6,8 +6,13 @@
 // nonce already used, a balance too low. What it stands in for is the chain and the facilitator's
 // transaction; the protocol, the signatures and the bookkeeping of transfers are real. Tests may
 // make the next settle time out (nothing moves) or lose its answer (the transfer happens, the
-// answer never arrives), the two cases that make a payment's outcome unknown.
-import { randomBytes } from "node:crypto"
+// answer never arrives), the two cases that make a payment's outcome unknown. Refunds are what an
+// account chain makes of them: a transaction signed at the refund wallet's next nonce, mined in
+// nonce order at most once, dropped for good once another transaction spent its nonce, reverted
+// (nothing moves, the nonce is spent) when the wallet holds too little; a send may time out (not
+// broadcast) or lose its receipt (mined, the answer never arrives). Nothing here dedupes a refund
+// by what it is for: a second transaction signed for the same payment would be paid twice.
+import { createHash, randomBytes } from "node:crypto"
 import { Context, Effect, Layer, Schema } from "effect"
 import { authorizationTypes } from "@x402/evm"
 import { getAddress, recoverTypedDataAddress } from "viem"
@@ -31,12 +36,23 @@ export interface SimulatedTransfer {
   readonly amount: bigint
   /** `settle` (a payer's authorization) or `refund` (from the operator's refund wallet). */
   readonly kind: "settle" | "refund"
+  /** The EIP-3009 nonce of a settle; the refund wallet's account nonce of a refund. */
   readonly nonce: string | null
-  readonly reference: string | null
 }
 
 /** What the next settle does instead of answering: nothing moves (timeout), or it moves and the answer is lost. */
 export type SettleFault = "timeout" | "lost"
+
+/** What the next refund send does instead of answering: not broadcast (timeout), or mined and its receipt lost. */
+export type RefundFault = "timeout" | "lost"
+
+/** A refund transaction as signed: what `raw` carries on the simulated chain. */
+interface SimulatedRefundTx {
+  readonly asset: string
+  readonly to: string
+  readonly amount: string
+  readonly nonce: number
+}
 
 const lower = (a: string) => a.toLowerCase()
 const newHash = () => `0x${randomBytes(32).toString("hex")}`
@@ -50,6 +66,41 @@ export class SimulatedChain {
   private faults: Array<SettleFault> = []
   /** Calls of /settle the facilitator received (answered or not). */
   settleCalls = 0
+  /** The refund wallet's transactions mined so far (its account nonce); a mined hash → whether it succeeded. */
+  private refundNonce = 0
+  private readonly refundsMined = new Map<string, boolean>()
+  /** Broadcast refunds waiting for an earlier nonce (the mempool), by nonce: the first one sent holds it. */
+  private readonly mempool = new Map<number, { readonly hash: string; readonly tx: SimulatedRefundTx }>()
+  private refundFaults: Array<RefundFault> = []
+  /** Refund transactions signed (sent or not). */
+  refundsSigned = 0
+  /** While set, refund signatures (or sends) wait for it (a test holds several passes at the same step). */
+  private readonly gates = new Map<"sign" | "send", { promise: Promise<void>; waiting: number }>()
+
+  /**
+   * Holds every refund signature (or send) until released: passes that run at once all reach that
+   * step before any goes further — the interleaving a slow chain and two processes produce.
+   */
+  holdRefunds(step: "sign" | "send"): { readonly waiting: () => number; readonly release: () => void } {
+    let release!: () => void
+    const gate = { promise: new Promise<void>((resolve) => (release = resolve)), waiting: 0 }
+    this.gates.set(step, gate)
+    return {
+      waiting: () => gate.waiting,
+      release: () => {
+        this.gates.delete(step)
+        release()
+      }
+    }
+  }
+
+  /** Waits while refund signatures (or sends) are held. */
+  async refundStepOpen(step: "sign" | "send"): Promise<void> {
+    const gate = this.gates.get(step)
+    if (gate === undefined) return
+    gate.waiting++
+    await gate.promise
+  }
 
   constructor(
     readonly config: Pick<X402Config, "network" | "chainId" | "asset" | "assetName" | "assetVersion" | "payTo">,
@@ -78,11 +129,12 @@ export class SimulatedChain {
     return this.used.get(`${lower(asset)}:${lower(from)}:${lower(nonce)}`)
   }
 
-  private move(t: Omit<SimulatedTransfer, "transaction">): string {
-    const transaction = newHash()
+  private move(t: Omit<SimulatedTransfer, "transaction"> & { readonly transaction?: string }): string {
+    const transaction = t.transaction ?? newHash()
     this.balances.set(lower(t.from), this.balanceOf(t.from) - t.amount)
     this.balances.set(lower(t.to), this.balanceOf(t.to) + t.amount)
-    if (t.nonce !== null) this.used.set(`${lower(t.asset)}:${lower(t.from)}:${lower(t.nonce)}`, transaction)
+    if (t.kind === "settle" && t.nonce !== null)
+      this.used.set(`${lower(t.asset)}:${lower(t.from)}:${lower(t.nonce)}`, transaction)
     this.transfers.push({ ...t, transaction })
     return transaction
   }
@@ -177,28 +229,97 @@ export class SimulatedChain {
       to: a.to,
       amount: BigInt(a.value),
       kind: "settle",
-      nonce: a.nonce,
-      reference: null
+      nonce: a.nonce
     })
     if (fault === "lost") return fault
     return { success: true, payer: a.from, transaction, network: this.config.network, amount: a.value }
   }
 
-  /** A transfer from the refund wallet (once per reference: a refund retried moves nothing twice). */
-  refund(input: { readonly to: string; readonly amount: bigint; readonly reference: string }): string {
-    const done = this.transfers.find((t) => t.kind === "refund" && t.reference === input.reference)
-    if (done !== undefined) return done.transaction
-    return this.move({
-      asset: this.config.asset,
-      from: this.refundWallet,
+  /** The next refund sends fail this way, in order (each fault once). */
+  failNextRefund(...faults: ReadonlyArray<RefundFault>): void {
+    this.refundFaults.push(...faults)
+  }
+
+  /** The refund wallet's next nonce as a node reports it (`pending`: counting what waits in the mempool). */
+  private pendingRefundNonce(): number {
+    let nonce = this.refundNonce
+    while (this.mempool.has(nonce)) nonce++
+    return nonce
+  }
+
+  /** Signs, without sending, a transfer from the refund wallet at its next nonce. */
+  signRefund(input: { readonly asset: string; readonly to: string; readonly amount: bigint }): {
+    readonly transaction: string
+    readonly nonce: number
+    readonly raw: string
+  } {
+    this.refundsSigned++
+    const tx: SimulatedRefundTx = {
+      asset: input.asset,
       to: input.to,
-      amount: input.amount,
-      kind: "refund",
-      nonce: null,
-      reference: input.reference
-    })
+      amount: input.amount.toString(),
+      nonce: this.pendingRefundNonce()
+    }
+    // A nonce of its own makes two signatures of the same transfer at one nonce two transactions, as fees would.
+    const raw = `0x${Buffer.from(JSON.stringify({ ...tx, salt: randomBytes(8).toString("hex") })).toString("hex")}`
+    return { transaction: hashOf(raw), nonce: tx.nonce, raw }
+  }
+
+  /**
+   * The operator's wallet sends something else at its next nonce (a transfer made by hand, a
+   * replacement): a refund signed at that nonce and not yet mined can never be.
+   */
+  spendRefundNonce(): void {
+    this.mempool.delete(this.refundNonce)
+    this.refundNonce++
+    this.mineRefunds()
+  }
+
+  /** Mines the mempool's refunds in nonce order: each moves the asset, or reverts (too little) and moves nothing. */
+  private mineRefunds(): void {
+    for (let next = this.mempool.get(this.refundNonce); next !== undefined; next = this.mempool.get(this.refundNonce)) {
+      this.mempool.delete(this.refundNonce)
+      const amount = BigInt(next.tx.amount)
+      const success = this.balanceOf(this.refundWallet) >= amount
+      if (success)
+        this.move({
+          transaction: next.hash,
+          asset: next.tx.asset,
+          from: this.refundWallet,
+          to: next.tx.to,
+          amount,
+          kind: "refund",
+          nonce: String(next.tx.nonce)
+        })
+      this.refundsMined.set(next.hash, success)
+      this.refundNonce++
+    }
+  }
+
+  /** Where a signed refund stands: the nonce read before the receipt, as a node is asked. */
+  refundState(refund: { readonly transaction: string; readonly nonce: number }) {
+    const spent = this.refundNonce > refund.nonce
+    const mined = this.refundsMined.get(refund.transaction)
+    if (mined !== undefined) return { _tag: "Mined" as const, success: mined }
+    return spent ? { _tag: "Dropped" as const } : { _tag: "Open" as const }
+  }
+
+  /** Broadcasts a signed refund (again: the same transaction is kept once) and answers where it stands, or a fault. */
+  sendRefund(refund: { readonly transaction: string; readonly nonce: number; readonly raw: string }) {
+    const fault = this.refundFaults.shift()
+    if (fault === "timeout") return fault
+    const tx = JSON.parse(Buffer.from(refund.raw.slice(2), "hex").toString("utf8")) as SimulatedRefundTx
+    const hash = hashOf(refund.raw)
+    if (hash !== refund.transaction || tx.nonce !== refund.nonce) throw new Error("a refund whose hash is not its own")
+    if (!this.refundsMined.has(hash) && tx.nonce >= this.refundNonce && !this.mempool.has(tx.nonce))
+      this.mempool.set(tx.nonce, { hash, tx })
+    this.mineRefunds()
+    if (fault === "lost") return fault
+    return this.refundState(refund)
   }
 }
+
+const hashOf = (raw: string) => `0x${createHash("sha256").update(raw).digest("hex")}`
 
 /** The simulated chain of this process (tests read it from the server's context). */
 class SimulatedChainRef extends Context.Service<SimulatedChainRef, SimulatedChain>()(
@@ -283,10 +404,20 @@ export const SimulatedX402Live = Layer.mergeAll(
     Refunds,
     Effect.map(SimulatedChainRef, (chain) =>
       Refunds.of({
-        refund: (input) =>
+        sign: (input) =>
           input.amount <= 0n
             ? Effect.fail(new ChainUnavailable({ reason: "a refund moves a positive amount" }))
-            : Effect.sync(() => ({ transaction: chain.refund(input) }))
+            : Effect.promise(() => chain.refundStepOpen("sign")).pipe(Effect.map(() => chain.signRefund(input))),
+        send: (refund) =>
+          Effect.flatMap(
+            Effect.promise(() => chain.refundStepOpen("send")).pipe(Effect.map(() => chain.sendRefund(refund))),
+            (state) =>
+              state === "timeout"
+                ? Effect.fail(new ChainUnavailable({ reason: "the node did not answer in time" }))
+                : state === "lost"
+                  ? Effect.fail(new ChainUnavailable({ reason: "the refund's receipt was lost" }))
+                  : Effect.succeed(state)
+          )
       })
     )
   )

@@ -171,7 +171,13 @@ export interface PaymentRecord {
   /** The PaymentPayload as sent (kept to settle again while the outcome is unknown). */
   readonly payload: PaymentPayload
   readonly settleTransaction: string | null
+  /** The refund's mined transaction (set when `refunded`). */
   readonly refundTransaction: string | null
+  /**
+   * The refund signed and recorded before it was first sent (status `refunding`): broadcast again
+   * until it is mined, signed anew only once the chain says it never can be (docs/x402.md).
+   */
+  readonly refundAttempt: { readonly transaction: string; readonly nonce: number; readonly raw: string } | null
   readonly transactionId: string | null
   /** The answer the call gave (replayed to a retry of the same payment). */
   readonly answer: StoredAnswer | null

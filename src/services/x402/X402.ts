@@ -322,6 +322,7 @@ const make = Effect.gen(function* () {
       payload,
       settleTransaction: null,
       refundTransaction: null,
+      refundAttempt: null,
       transactionId: null,
       answer: null,
       token: randomBytes(24).toString("base64url"),

@@ -57,17 +57,44 @@ export interface ChainService {
 
 export class Chain extends Context.Service<Chain, ChainService>()("agent-commerce/X402Chain") {}
 
+/**
+ * A refund signed by the operator's refund wallet and not yet known to be mined: an ERC-20
+ * `transfer` at one account nonce. It is recorded on the payment before it is first broadcast, so a
+ * refund whose receipt is lost (a timeout, a crash) is looked up and broadcast again — the same
+ * transaction, which the chain mines at most once — never signed anew while it may still be mined.
+ */
+export interface SignedRefund {
+  /** The transaction's hash. */
+  readonly transaction: string
+  /** The refund wallet's account nonce it spends. */
+  readonly nonce: number
+  /** The signed transaction, serialized (what is broadcast, again when needed). */
+  readonly raw: string
+}
+
+/**
+ * Where a signed refund stands on the chain: mined (the transfer succeeded, or reverted and moved
+ * nothing), still open (not mined, its nonce not yet spent: it may still be mined), or dropped (not
+ * mined, and the wallet's nonce moved past it: it never can be).
+ */
+export type RefundState =
+  { readonly _tag: "Mined"; readonly success: boolean } | { readonly _tag: "Open" } | { readonly _tag: "Dropped" }
+
 export interface RefundsService {
   /**
-   * Sends `amount` base units of `asset` from the operator's refund wallet to `to`; the transaction
-   * hash once it is mined. `reference` names the refund (the payment id) for the operator's records.
+   * Signs, without sending, a transfer of `amount` base units of `asset` from the operator's refund
+   * wallet to `to`, at the wallet's next nonce. Nothing moves until it is sent.
    */
-  readonly refund: (input: {
+  readonly sign: (input: {
     readonly asset: string
     readonly to: string
     readonly amount: bigint
-    readonly reference: string
-  }) => Effect.Effect<{ readonly transaction: string }, ChainUnavailable>
+  }) => Effect.Effect<SignedRefund, ChainUnavailable>
+  /**
+   * Broadcasts the signed refund (again, when it was before: the same transaction, mined at most
+   * once), waits a bounded time for it to be mined, and answers where it stands.
+   */
+  readonly send: (refund: SignedRefund) => Effect.Effect<RefundState, ChainUnavailable>
 }
 
 export class Refunds extends Context.Service<Refunds, RefundsService>()("agent-commerce/X402Refunds") {}

@@ -192,18 +192,65 @@ export const makeSettlements = Effect.gen(function* () {
           if (out === "refunding") yield* reconcileOne(config, p.id)
           return true
         }
-        case "refunding": {
-          const sent = yield* refunds
-            .refund({ asset: p.asset, to: p.payer, amount: BigInt(p.amountUnits), reference: p.id })
-            .pipe(Effect.option)
-          if (Option.isNone(sent)) return false
-          yield* store.update({ ...p, status: "refunded", refundTransaction: sent.value.transaction, updatedAt: at })
-          return true
-        }
+        case "refunding":
+          return yield* refundOnChain(p, at)
         default:
           return false
       }
     })
+
+  /**
+   * A `refunding` payment's transfer back to the payer, exactly once on the chain: the refund is
+   * signed and recorded on the payment (under its row lock: one attempt however many passes run)
+   * before it is first sent; every later pass sends that same transaction again, which the chain
+   * mines at most once. Only when the chain says it never can be mined (its nonce spent by another
+   * transaction) or it reverted (nothing moved) is the attempt cleared, for a new one to be signed.
+   * A lost receipt, a timeout or a crash between send and record is therefore never a second refund.
+   */
+  const refundOnChain = Effect.fnUntraced(function* (
+    p: PaymentRecord,
+    at: string
+  ): Effect.fn.Return<boolean, StorageUnavailable> {
+    let attempt = p.refundAttempt
+    if (attempt === null) {
+      const signed = yield* refunds
+        .sign({ asset: p.asset, to: p.payer, amount: BigInt(p.amountUnits) })
+        .pipe(Effect.option)
+      if (Option.isNone(signed)) return false
+      // Recorded unless another pass recorded one first: then that one is sent, this one never is.
+      attempt = yield* atomically(
+        Effect.gen(function* () {
+          const locked = yield* store.getForUpdate(p.id)
+          if (locked === undefined || locked.status !== "refunding") return null
+          if (locked.refundAttempt !== null) return locked.refundAttempt
+          yield* store.update({ ...locked, refundAttempt: signed.value, updatedAt: at })
+          return signed.value
+        })
+      )
+      if (attempt === null) return true
+    }
+    const state = yield* refunds.send(attempt).pipe(Effect.option)
+    if (Option.isNone(state) || state.value._tag === "Open") return false
+    const mined = state.value._tag === "Mined" && state.value.success
+    const sent = attempt
+    return yield* atomically(
+      Effect.gen(function* () {
+        const locked = yield* store.getForUpdate(p.id)
+        if (
+          locked === undefined ||
+          locked.status !== "refunding" ||
+          locked.refundAttempt?.transaction !== sent.transaction
+        )
+          return false
+        yield* store.update(
+          mined
+            ? { ...locked, status: "refunded", refundTransaction: sent.transaction, refundAttempt: null, updatedAt: at }
+            : { ...locked, refundAttempt: null, updatedAt: at }
+        )
+        return true
+      })
+    )
+  })
 
   return { dryRun, fund, reconcileOne }
 })
