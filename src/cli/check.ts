@@ -2,22 +2,37 @@
 // compares — the ledger (postings balance to zero, every stored balance equals the sum of its
 // postings, no wallet or escrow below zero), the agents' spend per UTC day (the totals the
 // wallet limits read) and their counters (stats, reputation inputs, top services, categories;
-// migration 0018) against the transactions, reviews and disputes. Prints one JSON document; exit code 1 on drift.
+// migration 0018) against the transactions, reviews and disputes; with x402 configured, its payments
+// against the ledger and the chain (src/services/x402/books.ts: each settle and refund transaction
+// read on the chain; skipped for the simulated chain, which lives in the server's process). Prints
+// one JSON document; exit code 1 on drift.
 // Runs on the configured storage: STORAGE=postgres (any time) or the embedded DATA_DIR (with the
 // server stopped: one process owns the folder).
-import { Cause, Effect, Exit, Layer, Logger } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, Option } from "effect"
 import { loadConfig } from "../layers/config.js"
 import { StorageLive } from "../layers/app.js"
 import { AppConfig } from "../services/platform/AppConfig.js"
 import { LedgerStore } from "../services/ledger/Ledger.js"
 import { AnalyticsStore } from "../services/reputation/AnalyticsStore.js"
 import { WalletStore } from "../services/wallet/WalletStore.js"
+import { x402Books } from "../services/x402/books.js"
+import { X402PortsLive } from "../layers/x402/X402Ports.js"
 
 const program = Effect.gen(function* () {
+  const config = yield* AppConfig
   const ledger = yield* Effect.flatMap(LedgerStore, (s) => s.check)
   const spendDrift = yield* Effect.flatMap(WalletStore, (s) => s.spendDrift)
   const counterDrift = yield* Effect.flatMap(AnalyticsStore, (s) => s.counterDrift)
-  return { ok: ledger.ok && spendDrift.length === 0 && counterDrift.length === 0, ledger, spendDrift, counterDrift }
+  const x402 = Option.isNone(config.x402)
+    ? null
+    : yield* x402Books(config.x402.value, config.x402.value.facilitator._tag !== "simulated")
+  return {
+    ok: ledger.ok && spendDrift.length === 0 && counterDrift.length === 0 && (x402?.ok ?? true),
+    ledger,
+    spendDrift,
+    counterDrift,
+    ...(x402 === null ? {} : { x402 })
+  }
 })
 
 /** Logs (migrations applied, …) as logfmt lines on stderr: stdout carries only the report. */
@@ -34,7 +49,8 @@ const main = async () => {
     )
     process.exit(2)
   }
-  const storage = StorageLive.pipe(Layer.provide(Layer.succeed(AppConfig, { ...config, workers: false })))
+  const configLayer = Layer.succeed(AppConfig, { ...config, workers: false })
+  const storage = Layer.merge(StorageLive, X402PortsLive).pipe(Layer.provideMerge(configLayer))
   const exit = await Effect.runPromiseExit(
     Effect.scoped(program.pipe(Effect.provide(Layer.provideMerge(storage, StderrLogger))))
   )

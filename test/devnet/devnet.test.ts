@@ -22,6 +22,7 @@ import { viemChain } from "../../src/layers/x402/chain.viem.js"
 import type { X402Config } from "../../src/services/platform/AppConfig.js"
 import { createAgentKey } from "../fixtures/agents.js"
 import { startRuntimeServer } from "../fixtures/runtimeServer.js"
+import { x402Books } from "../../src/services/x402/books.js"
 import { Refunds, type RefundsService, type SignedRefund } from "../../src/services/x402/ports.js"
 import { reader, startDevnetProcess, tokenAbi, type RunningDevnet } from "./fixture.js"
 
@@ -444,6 +445,12 @@ describe("npm run devnet", () => {
       const receipt = await chain.client.getTransactionReceipt({ hash: refunded.refundTransaction as Hex })
       expect(receipt.status).toBe("success")
       expect(await chain.balanceOf(payer)).toBe(before)
+      // The books check (npm run check's x402 part) passes against the chain: the settle and the refund read there.
+      const books = await server.run(x402Books(devnetX402(info), true))
+      expect(books).toMatchObject({ ok: true, chain: "compared", payments: 1, open: 0, drift: [] })
+      expect(books.rails).toEqual([
+        { account: expect.stringContaining(info.asset.toLowerCase()), balanceCents: 0, expectedCents: 0 }
+      ])
     } finally {
       await server.close()
     }

@@ -14,11 +14,12 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, expect, it, vi } from "vitest"
 import { simulatedChainOf } from "../../src/layers/x402/simulated.js"
 import { PLATFORM_FEES, splitSettlement, walletAccount } from "../../src/schema/ledger/ledger.js"
-import { x402Account } from "../../src/schema/x402/x402.js"
+import { type PaymentRecord, x402Account } from "../../src/schema/x402/x402.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import type { X402Config } from "../../src/services/platform/AppConfig.js"
 import { X402 } from "../../src/services/x402/X402.js"
 import { X402Store } from "../../src/services/x402/X402Store.js"
+import { x402Books } from "../../src/services/x402/books.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { type RuntimeServer, startRuntimeServer } from "../fixtures/runtimeServer.js"
 import { describeEachStorage } from "../fixtures/suite.js"
@@ -444,5 +445,59 @@ describeEachStorage("x402 v2 on the paid call", (storage) => {
     expect(chain().settleCalls).toBe(settles)
     expect(chain().transfers.length).toBe(transfers)
     expect(await balance(walletAccount(agent.agentId))).toBe(0)
+  })
+
+  it("the books check against the chain: every payment's settle and refund are on the chain and the rail's balance is what they add up to; a refund that paid someone else, or a payment called failed whose money arrived, is named", async () => {
+    // A paid call and a refunded one of its own (the payments of the tests above are checked too).
+    const { pay } = payer()
+    const paid = await pay(...invoke(SIMULATED, "standard", { text: "books" }))
+    expect(paid.status).toBe(200)
+    const paidId = (decodePaymentResponseHeader(paid.headers.get("payment-response")!).extensions as Json)[
+      "agent-commerce"
+    ].paymentId as string
+    const settled = (await server.run(Effect.flatMap(X402Store, (s) => s.get(paidId))))!
+    expect(settled.status).toBe("settled")
+    const { stored } = await failedPayment()
+    await reconcile()
+    const refunded = (await stored())!
+    expect(refunded.status).toBe("refunded")
+    const books = () => server.run(x402Books(config, true))
+    const clean = await books()
+    expect(clean).toMatchObject({ ok: true, chain: "compared", drift: [] })
+    expect(clean.payments).toBeGreaterThanOrEqual(2)
+    expect(clean.rails).toEqual([
+      { account: rail, balanceCents: await balance(rail), expectedCents: clean.rails[0]!.expectedCents }
+    ])
+    expect(clean.rails[0]!.balanceCents).toBe(clean.rails[0]!.expectedCents)
+    const update = (p: PaymentRecord) => server.run(Effect.flatMap(X402Store, (s) => s.update(p)))
+    try {
+      // Its refund recorded as the transaction that paid the seller's payTo: not the payer's money back.
+      await update({ ...refunded, refundTransaction: refunded.settleTransaction })
+      expect((await books()).drift).toEqual([
+        {
+          paymentId: refunded.id,
+          status: "refunded",
+          problem: `refund transaction ${refunded.settleTransaction} did not move 1000000 to the payer`
+        }
+      ])
+      await update(refunded)
+      // A settled payment called failed although its authorization was used: the chain says the money
+      // arrived, and the rail no longer adds up (its 2 cents are in the ledger, not in the books).
+      await update({ ...settled, status: "failed" })
+      const failed = await books()
+      expect(failed.ok).toBe(false)
+      expect(failed.drift).toEqual([
+        {
+          paymentId: settled.id,
+          status: "failed",
+          problem: expect.stringMatching(/^called failed, but its authorization was used/)
+        }
+      ])
+      expect(failed.rails[0]!.balanceCents - failed.rails[0]!.expectedCents).toBe(-2)
+    } finally {
+      await update(refunded)
+      await update(settled)
+    }
+    expect((await books()).ok).toBe(true)
   })
 })

@@ -18,7 +18,7 @@ const NotConfigured = Layer.mergeAll(
     Facilitator,
     Facilitator.of({ verify: () => off("verify"), settle: () => off("settle"), supported: off("supported") })
   ),
-  Layer.succeed(Chain, Chain.of({ authorizationState: () => noChain, now: noChain })),
+  Layer.succeed(Chain, Chain.of({ authorizationState: () => noChain, now: noChain, transfersIn: () => noChain })),
   Layer.succeed(Refunds, Refunds.of({ sign: () => noChain, send: () => noChain }))
 )
 

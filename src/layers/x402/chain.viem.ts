@@ -17,6 +17,7 @@ import {
   http,
   keccak256,
   parseAbi,
+  parseEventLogs,
   TransactionReceiptNotFoundError
 } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
@@ -26,7 +27,8 @@ import { Chain, ChainUnavailable, type RefundState, Refunds, type SignedRefund }
 const tokenAbi = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
   "function transfer(address to, uint256 value) returns (bool)",
-  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)"
+  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
+  "event Transfer(address indexed from, address indexed to, uint256 value)"
 ])
 
 const unavailable = (what: string) => (e: unknown) =>
@@ -73,7 +75,25 @@ export const viemChain = (x402: X402Config) => {
     now: Effect.tryPromise({
       try: async () => Number((await publicClient.getBlock()).timestamp),
       catch: unavailable("latest block")
-    })
+    }),
+    transfersIn: ({ transaction, asset }) =>
+      Effect.tryPromise({
+        try: async () => {
+          let receipt
+          try {
+            receipt = await publicClient.getTransactionReceipt({ hash: transaction as `0x${string}` })
+          } catch (e) {
+            if (e instanceof TransactionReceiptNotFoundError) return null
+            throw e
+          }
+          if (receipt.status !== "success") return []
+          const token = getAddress(asset)
+          return parseEventLogs({ abi: tokenAbi, eventName: "Transfer", logs: receipt.logs })
+            .filter((log) => getAddress(log.address) === token)
+            .map((log) => ({ from: log.args.from.toLowerCase(), to: log.args.to.toLowerCase(), value: log.args.value }))
+        },
+        catch: unavailable("transfers of a transaction")
+      })
   })
   const layers = Layer.succeed(Chain, reader)
   if (Option.isNone(x402.refundPrivateKey)) {

@@ -296,6 +296,11 @@ export class SimulatedChain {
     }
   }
 
+  /** Whether this refund transaction was mined and reverted (moved nothing). */
+  refundReverted(transaction: string): boolean {
+    return this.refundsMined.get(transaction) === false
+  }
+
   /** Where a signed refund stands: the nonce read before the receipt, as a node is asked. */
   refundState(refund: { readonly transaction: string; readonly nonce: number }) {
     const spent = this.refundNonce > refund.nonce
@@ -396,7 +401,15 @@ export const SimulatedX402Live = Layer.mergeAll(
             const transaction = chain.nonceUsed(asset, from, nonce)
             return transaction === undefined ? { _tag: "Unused" as const } : { _tag: "Used" as const, transaction }
           }),
-        now: Effect.sync(() => chain.clock())
+        now: Effect.sync(() => chain.clock()),
+        transfersIn: ({ transaction, asset }) =>
+          Effect.sync(() => {
+            const moved = chain.transfers.filter((t) => t.transaction === transaction)
+            if (moved.length === 0) return chain.refundReverted(transaction) ? [] : null
+            return moved
+              .filter((t) => lower(t.asset) === lower(asset))
+              .map((t) => ({ from: lower(t.from), to: lower(t.to), value: t.amount }))
+          })
       })
     )
   ),

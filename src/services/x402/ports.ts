@@ -53,6 +53,21 @@ export interface ChainService {
   }) => Effect.Effect<AuthorizationState, ChainUnavailable>
   /** The chain's time, in seconds (a block's timestamp): validBefore is judged by it. */
   readonly now: Effect.Effect<number, ChainUnavailable>
+  /**
+   * The transfers of `asset` a mined, successful transaction made (its ERC-20 `Transfer` logs),
+   * addresses lower case; empty when it reverted, null when the chain has no such transaction.
+   */
+  readonly transfersIn: (input: {
+    readonly transaction: string
+    readonly asset: string
+  }) => Effect.Effect<ReadonlyArray<ChainTransfer> | null, ChainUnavailable>
+}
+
+/** One ERC-20 transfer on the chain, addresses lower case, the value in base units. */
+export interface ChainTransfer {
+  readonly from: string
+  readonly to: string
+  readonly value: bigint
 }
 
 export class Chain extends Context.Service<Chain, ChainService>()("agent-commerce/X402Chain") {}
