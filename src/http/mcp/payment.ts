@@ -86,3 +86,51 @@ export const receiptMeta = (headers: Headers): Record<string, unknown> | undefin
     return undefined
   }
 }
+
+// x402 over MCP (x402 v2's MCP transport): the PaymentPayload comes in `params._meta["x402/payment"]`
+// and goes to the route as its PAYMENT-SIGNATURE; the route's PAYMENT-RESPONSE comes back in
+// `result._meta["x402/payment-response"]`; a 402 that offers x402 is answered as x402's tool result
+// (isError, `structuredContent` the PaymentRequired, `content[0].text` its `x402/error` wrapper).
+
+const X402_PAYMENT_META = "x402/payment"
+const X402_PAYMENT_RESPONSE_META = "x402/payment-response"
+
+/** The `x402/payment` of a request's `_meta` as the PAYMENT-SIGNATURE header (base64 JSON), or undefined. */
+export const x402PaymentFromMeta = (meta: unknown): string | undefined => {
+  if (!isRecord(meta) || meta[X402_PAYMENT_META] === undefined) return undefined
+  return Buffer.from(JSON.stringify(meta[X402_PAYMENT_META]), "utf8").toString("base64")
+}
+
+const decodedHeader = (headers: Headers, name: string): Record<string, unknown> | undefined => {
+  const header = headers.get(name)
+  if (!header) return undefined
+  try {
+    const value = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as unknown
+    return isRecord(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The route's PAYMENT-REQUIRED (x402's PaymentRequired), decoded, when its 402 offers x402. */
+export const x402Required = (status: number, headers: Headers) =>
+  status === 402 ? decodedHeader(headers, "payment-required") : undefined
+
+/** `result._meta` with the route's PAYMENT-RESPONSE (x402's SettleResponse), decoded, or undefined. */
+export const x402SettleMeta = (headers: Headers): Record<string, unknown> | undefined => {
+  const settle = decodedHeader(headers, "payment-response")
+  return settle === undefined ? undefined : { [X402_PAYMENT_RESPONSE_META]: settle }
+}
+
+/** x402's payment-required tool result (with the settle's failure, when a payment was refused). */
+export const x402RequiredResult = (required: Record<string, unknown>, headers: Headers) => {
+  const settle = decodedHeader(headers, "payment-response")
+  const data = settle === undefined ? required : { ...required, [X402_PAYMENT_RESPONSE_META]: settle }
+  const message = typeof required.error === "string" ? required.error : "Payment required"
+  return {
+    isError: true,
+    structuredContent: data,
+    content: [{ type: "text" as const, text: JSON.stringify({ "x402/error": { code: 402, message, data } }) }],
+    ...(settle === undefined ? {} : { _meta: { [X402_PAYMENT_RESPONSE_META]: settle } })
+  }
+}

@@ -72,7 +72,12 @@ export const McpRoutesLive = HttpRouter.use(
       )
       const handler = HttpEffect.toWebHandler(router.asHttpEffect())
       const dispatch = (inner: Request) => handler(inner, context)
-      const caller = { authorization, requestId, acceptLanguage: request.headers["accept-language"] }
+      const caller = {
+        authorization,
+        requestId,
+        acceptLanguage: request.headers["accept-language"],
+        paymentTransport: /[?&]payment=x402(?:&|$)/.test(request.url) ? ("x402" as const) : ("mpp" as const)
+      }
       const loaded = yield* sdk
       const response = yield* Effect.promise((signal) =>
         serveMcpRequest(

@@ -5,7 +5,15 @@ import { type ApiTool, toMcpTool } from "../descriptors/tools.js"
 import { isProblem, toRouteRequest } from "../descriptors/toolRequest.js"
 import { argumentError, toToolResult } from "./call.js"
 import { MCP_CAPABILITIES } from "../descriptors/mcp.js"
-import { credentialFromMeta, paymentRefusal, receiptMeta } from "./payment.js"
+import {
+  credentialFromMeta,
+  paymentRefusal,
+  receiptMeta,
+  x402PaymentFromMeta,
+  x402Required,
+  x402RequiredResult,
+  x402SettleMeta
+} from "./payment.js"
 
 /**
  * The SDK, loaded on the first MCP request (it and zod cost memory in a server that may never
@@ -35,6 +43,11 @@ export interface CallerHeaders {
   readonly authorization: string
   readonly requestId: string
   readonly acceptLanguage?: string
+  /**
+   * How a payment-required answer is written: MPP's -32042 error (the default), or x402's tool
+   * result (`/mcp?payment=x402`, for x402 MCP clients, which read the result, not the error).
+   */
+  readonly paymentTransport?: "mpp" | "x402"
 }
 
 /** Origin of the in-process requests (never resolved: the router only reads the path). */
@@ -103,6 +116,9 @@ export const makeMcpServer = (
     // form it verifies; Authorization keeps the key, so it travels in Payment-Authorization.
     const credential = credentialFromMeta(request.params._meta)
     if (credential !== undefined) headers["payment-authorization"] = credential
+    // An x402 payment in _meta (x402's MCP transport) goes to the route as its PAYMENT-SIGNATURE.
+    const x402Payment = x402PaymentFromMeta(request.params._meta)
+    if (x402Payment !== undefined) headers["payment-signature"] = x402Payment
     const response = await dispatch(
       new Request(`${INTERNAL_ORIGIN}${route.path}`, {
         method: route.method,
@@ -112,13 +128,24 @@ export const makeMcpServer = (
       })
     )
     const text = await response.text()
+    // x402's payment required (or its payment refused) is x402's tool result for an x402 caller.
+    const required = x402Required(response.status, response.headers)
+    if (required !== undefined && (x402Payment !== undefined || caller.paymentTransport === "x402"))
+      return x402RequiredResult(required, response.headers)
     // A payment refusal is a JSON-RPC error (-32042, or -32043 when a credential was refused) with
-    // the fresh challenge, so payment-aware clients can pay and call again.
-    const refusal = paymentRefusal(response.status, response.headers, text, credential !== undefined)
-    if (refusal) throw Object.assign(new Error(refusal.message), { code: refusal.code, data: refusal.data })
+    // the fresh challenge, so payment-aware clients can pay and call again; when the route offers
+    // x402 too, its PaymentRequired rides along in `data.x402`.
+    const refusal =
+      x402Payment === undefined
+        ? paymentRefusal(response.status, response.headers, text, credential !== undefined)
+        : undefined
+    if (refusal) {
+      const data = required === undefined ? refusal.data : { ...refusal.data, x402: required }
+      throw Object.assign(new Error(refusal.message), { code: refusal.code, data })
+    }
     const result = toToolResult(response.status, text, response.headers.get("retry-after"))
-    const receipt = receiptMeta(response.headers)
-    return receipt === undefined ? result : { ...result, _meta: receipt }
+    const meta = { ...receiptMeta(response.headers), ...x402SettleMeta(response.headers) }
+    return Object.keys(meta).length === 0 ? result : { ...result, _meta: meta }
   })
   return server
 }
