@@ -111,9 +111,16 @@ const devnetViemChain = (info: DevnetInfo) => ({
   rpcUrls: { default: { http: [info.rpcUrl] } }
 })
 
-const payingFetch = (info: DevnetInfo, privateKey: Hex) =>
+/** The stock paying client; `sent` sees each PAYMENT-SIGNATURE it sends. */
+const payingFetch = (info: DevnetInfo, privateKey: Hex, sent: (signature: string) => void = () => undefined) =>
   wrapFetchWithPayment(
-    fetch,
+    (input, init) => {
+      const header = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get(
+        "payment-signature"
+      )
+      if (header !== null) sent(header)
+      return fetch(input, init)
+    },
     new x402Client().register(info.network, new ExactEvmScheme(privateKeyToAccount(privateKey))).setSpendControls({
       allowedAssets: [{ network: info.network, asset: info.asset, maxAmountPerPayment: "1000000" }]
     })
@@ -420,14 +427,23 @@ describe("npm run devnet", () => {
       const payerKey = info.payerPrivateKeys[1]!
       const payer = privateKeyToAddress(payerKey)
       const before = await chain.balanceOf(payer)
-      const res = await payingFetch(info, payerKey)(`${server.baseUrl}${C}/services/${serviceId}/invoke?tier=unit`, {
+      const url = `${server.baseUrl}${C}/services/${serviceId}/invoke?tier=unit`
+      const init = {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ input: { text: "hello" } })
-      })
+      }
+      let signature: string | undefined
+      const res = await payingFetch(info, payerKey, (header) => (signature = header))(url, init)
       expect(res.status).toBe(202)
       expect(await chain.balanceOf(payer)).toBe(before - price)
-      const txId = ((await res.json()) as { transactionId: string }).transactionId
+      const body = await res.json()
+      const txId = (body as { transactionId: string }).transactionId
+      // The same PAYMENT-SIGNATURE again: the first answer, and the token moved once.
+      const replay = await fetch(url, { ...init, headers: { ...init.headers, "payment-signature": signature! } })
+      expect(replay.status).toBe(202)
+      expect(await replay.json()).toEqual(body)
+      expect(await chain.balanceOf(payer)).toBe(before - price)
       expect((await call(`/orders/${txId}/fail`, { error: "model unavailable" })).status).toBe(200)
       const meta = (
         decodePaymentResponseHeader(res.headers.get("payment-response")!).extensions as Record<
