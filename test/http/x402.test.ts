@@ -7,6 +7,7 @@
 // chain; a replayed signature moves nothing; a settle whose answer is lost is never a second payment; a keyed agent its owner's limit refuses is refused before any settle.
 // Money is read from the ledger and the chain, not from the service's answers.
 import { randomBytes } from "node:crypto"
+import { Ajv2020 } from "ajv/dist/2020.js"
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch"
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm"
 import { Effect, Option } from "effect"
@@ -133,6 +134,24 @@ describeEachStorage("x402 v2 on the paid call", (storage) => {
         }
       ]
     })
+  })
+
+  it("the 402's bazaar extension describes the call for discovery catalogues, and its info validates against its own schema", async () => {
+    const [url, init] = invoke(SIMULATED, "standard", { text: "hi" })
+    const res = await fetch(url, init)
+    const required = JSON.parse(Buffer.from(res.headers.get("payment-required")!, "base64").toString("utf8"))
+    const bazaar = required.extensions.bazaar
+    expect(bazaar.info).toMatchObject({
+      input: { type: "http", method: "POST", bodyType: "json", body: { input: expect.anything() } },
+      output: {
+        type: "json",
+        example: { status: "completed", serviceId: SIMULATED, tierId: "standard", chargedCents: 2 }
+      }
+    })
+    const validate = new Ajv2020({ strict: false }).compile(bazaar.schema)
+    expect(validate(bazaar.info)).toBe(true)
+    // The schema refuses what the extension forbids: an info without its input.
+    expect(validate({ output: bazaar.info.output })).toBe(false)
   })
 
   it("discovery states the rail: /api/discover's ai_commerce.x402 and llms.txt", async () => {

@@ -51,9 +51,72 @@ export const paymentRequiredOf = (config: X402Config, offer: Offer, url: string,
     mimeType: "application/json"
   },
   accepts: [requirementsOf(config, offer)],
-  // Name the payment (x402's payment-identifier): a retry with the same id answers the first outcome.
-  extensions: { [PAYMENT_IDENTIFIER_EXTENSION]: { info: { required: false } } }
+  extensions: {
+    // Name the payment (x402's payment-identifier): a retry with the same id answers the first outcome.
+    [PAYMENT_IDENTIFIER_EXTENSION]: { info: { required: false } },
+    // What the call takes and answers, for facilitators' discovery catalogues (x402's bazaar).
+    [BAZAAR_EXTENSION]: bazaarOf(offer)
+  }
 })
+
+/** x402's `bazaar` discovery extension name. */
+export const BAZAAR_EXTENSION = "bazaar"
+
+/**
+ * The paid call as x402's bazaar describes an HTTP endpoint: a POST of a JSON body `{input}` (the
+ * service's own input, any JSON value), answered with the InvokeResult (or the pending one while an
+ * agent seller works); `schema` validates `info`, as the extension requires.
+ */
+const bazaarOf = (offer: Offer) => ({
+  info: {
+    input: {
+      type: "http",
+      method: "POST",
+      bodyType: "json",
+      body: { input: `what ${offer.service.name} works on (any JSON value)` }
+    },
+    output: {
+      type: "json",
+      example: {
+        status: "completed",
+        serviceId: offer.service.id,
+        tierId: offer.tier.id,
+        transactionId: "tx_…",
+        chargedCents: offer.tier.priceCents,
+        output: "the seller's output",
+        receipt: { status: "success", method: "x402" }
+      }
+    }
+  },
+  schema: BAZAAR_HTTP_BODY_SCHEMA
+})
+
+/** JSON Schema (2020-12) of the bazaar `info` of a body endpoint. */
+const BAZAAR_HTTP_BODY_SCHEMA = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  properties: {
+    input: {
+      type: "object",
+      properties: {
+        type: { type: "string", const: "http" },
+        method: { type: "string", enum: ["POST", "PUT", "PATCH"] },
+        bodyType: { type: "string", enum: ["json", "form-data", "text"] },
+        body: { type: "object", properties: { input: {} }, required: ["input"] },
+        queryParams: { type: "object", additionalProperties: { type: "string" } },
+        headers: { type: "object", additionalProperties: { type: "string" } }
+      },
+      required: ["type", "method", "bodyType", "body"],
+      additionalProperties: false
+    },
+    output: {
+      type: "object",
+      properties: { type: { type: "string" }, example: { type: "object" } },
+      required: ["type"]
+    }
+  },
+  required: ["input"]
+} as const
 
 const decodePayload = Schema.decodeUnknownOption(PaymentPayload)
 
