@@ -60,7 +60,7 @@ export const paymentRequiredOf = (config: X402Config, offer: Offer, url: string,
 })
 
 /** x402's `bazaar` discovery extension name. */
-export const BAZAAR_EXTENSION = "bazaar"
+const BAZAAR_EXTENSION = "bazaar"
 
 /**
  * The paid call as x402's bazaar describes an HTTP endpoint: a POST of a JSON body `{input}` (the
