@@ -11,17 +11,20 @@ export const MemoryRateLimitStore = Layer.effect(
     const counters = new Map<string, number>()
     const current = new Map<string, number>()
     const k = (bucket: string, name: string, start: number) => `${bucket}|${name}|${start}`
-    const prune = (bucket: string, name: string, start: number) => {
+    // The window before the current one is kept: failure throttling weighs it (a sliding window).
+    const prune = (bucket: string, name: string, start: number, seconds: number) => {
       const slot = `${bucket}|${name}`
       const prev = current.get(slot)
-      if (prev !== undefined && prev !== start) counters.delete(k(bucket, name, prev))
+      if (prev !== undefined && prev !== start) {
+        counters.delete(k(bucket, name, prev === start - seconds ? prev - seconds : prev))
+      }
       current.set(slot, start)
     }
     void db
     return {
       reserve: (bucket, windows, n) =>
         Effect.sync(() => {
-          windows.forEach((w) => prune(bucket, w.name, w.start))
+          windows.forEach((w) => prune(bucket, w.name, w.start, w.seconds))
           const counts = windows.map((w) => counters.get(k(bucket, w.name, w.start)) ?? 0)
           const granted = Math.max(0, Math.min(n, ...windows.map((w, i) => w.limit - counts[i])))
           if (granted === 0) return { granted, counts }

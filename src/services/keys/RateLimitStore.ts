@@ -2,10 +2,11 @@
 import { Context, type Effect } from "effect"
 import type { StorageUnavailable } from "../../schema/platform/errors.js"
 
-/** A window as the store sees it: its name, the second it started at, and its limit. */
+/** A window as the store sees it: its name, the second it started at, its length and its limit. */
 export interface FramedWindow {
   readonly name: string
   readonly start: number
+  readonly seconds: number
   readonly limit: number
 }
 

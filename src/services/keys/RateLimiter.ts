@@ -7,6 +7,7 @@ import { RateLimitStore } from "./RateLimitStore.js"
 import {
   type FailureCheck,
   frameOf,
+  slidingWait,
   standingOf as standing,
   type WindowSpec,
   type WindowStanding
@@ -253,17 +254,22 @@ const make = Effect.gen(function* () {
   /**
    * Failure throttling (sign-in guessing): refuses with 429 while any window of any bucket already
    * holds its limit of failures, before the attempt does any work; Retry-After is the longest wait.
+   * Windows slide (slidingWait): the previous window's failures count too, as many of them as the
+   * window reaching back from now still covers, so failures spread over a window's edge are held to
+   * the limit as well (docs/keys.md).
    */
   const failuresAllowed = Effect.fnUntraced(function* (checks: ReadonlyArray<FailureCheck>) {
     const now = yield* Clock.currentTimeMillis
     let blocked: { readonly window: WindowSpec; readonly resetSeconds: number } | undefined
     for (const check of checks) {
       const framed = frameOf(now, check.windows)
-      const counts = yield* store.peek(check.bucket, framed)
+      const counts = yield* store.peek(check.bucket, [
+        ...framed,
+        ...framed.map((w) => ({ ...w, start: w.start - w.seconds }))
+      ])
       framed.forEach((w, i) => {
-        if (counts[i] >= w.limit && (!blocked || w.resetSeconds > blocked.resetSeconds)) {
-          blocked = { window: w, resetSeconds: w.resetSeconds }
-        }
+        const wait = slidingWait(w, counts[i], counts[i + framed.length], now)
+        if (wait > 0 && (!blocked || wait > blocked.resetSeconds)) blocked = { window: w, resetSeconds: wait }
       })
     }
     if (blocked) {

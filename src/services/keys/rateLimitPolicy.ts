@@ -47,6 +47,35 @@ export const frameOf = (nowMs: number, specs: ReadonlyArray<WindowSpec>) =>
     return { ...w, start, resetSeconds: Math.max(1, start + w.seconds - Math.floor(nowMs / 1000)) }
   })
 
+/**
+ * Seconds until a sliding window of failures is under its limit again (0: it is now). `current`
+ * and `previous` are the failures of the framed window and of the one before it. The window that
+ * reaches back `seconds` from now still covers a share (1 − elapsed / seconds) of the previous
+ * one; its failures count as whole failures until that share of them has slid out:
+ * `current + ceil(previous × (1 − elapsed / seconds))`. So failures spread over a window's edge
+ * are held to the limit too. A window full on its own stays refused to its end and then until
+ * enough of it has slid out of the next (no new failures assumed): at most 1 + (1 − (limit − 1) /
+ * limit) windows.
+ */
+export const slidingWait = (
+  w: { readonly start: number; readonly seconds: number; readonly limit: number },
+  current: number,
+  previous: number,
+  nowMs: number
+): number => {
+  const elapsed = nowMs / 1000 - w.start
+  const inside = (share: number, count: number) => Math.ceil(count * share - 1e-9)
+  if (current + inside(1 - elapsed / w.seconds, previous) < w.limit) return 0
+  if (current >= w.limit) {
+    // To this window's end, then into the next until ceil(current × (1 − t / seconds)) ≤ limit − 1.
+    const toEnd = w.seconds - elapsed
+    return Math.max(1, Math.ceil(toEnd + w.seconds * (1 - (w.limit - 1) / current)))
+  }
+  // ceil(previous × (1 − t / seconds)) ≤ limit − current − 1  ⇔  t ≥ seconds × (1 − (limit − current − 1) / previous)
+  const t = w.seconds * (1 - (w.limit - current - 1) / previous)
+  return Math.max(1, Math.ceil(t - elapsed))
+}
+
 /** The standing of framed windows holding `counts`. */
 export const standingOf = (
   framed: ReturnType<typeof frameOf>,
