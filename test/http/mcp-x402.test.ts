@@ -6,7 +6,6 @@
 // payment sent in `_meta["x402/payment"]` pays the call once (the asset moves once, a replay moves
 // nothing) and the settlement comes back in `result._meta["x402/payment-response"]`; an MPP client at
 // `/mcp` still gets MPP's -32042, with x402's offer beside its challenges.
-import { randomBytes } from "node:crypto"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm"
@@ -22,29 +21,15 @@ import type { X402Config } from "../../src/services/platform/AppConfig.js"
 import { createAgentKey } from "../fixtures/agents.js"
 import { type RuntimeServer, startRuntimeServer } from "../fixtures/runtimeServer.js"
 import { describeEachStorage } from "../fixtures/suite.js"
+import { simulatedX402Config } from "../fixtures/x402.js"
 
 const SERVICE = "svc_translate_pro" // per_call: standard 2 cents = 20,000 units
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any
 
-const address = () => `0x${randomBytes(20).toString("hex")}`
-
 describeEachStorage("x402 over MCP", (storage) => {
   let server: RuntimeServer
-  const config: X402Config = {
-    network: "eip155:84532",
-    chainId: 84532,
-    asset: address(),
-    assetName: "USD Coin",
-    assetVersion: "2",
-    assetDecimals: 6,
-    payTo: address(),
-    facilitator: { _tag: "simulated" },
-    refundPrivateKey: Option.none(),
-    rpcUrl: Option.none(),
-    maxTimeoutSeconds: 300,
-    facilitatorTimeoutMs: 10_000
-  }
+  const config: X402Config = simulatedX402Config()
   const chain = () => simulatedChainOf(config)
   const balance = (account: string) => server.run(Effect.flatMap(Ledger, (l) => l.balance(account)))
 

@@ -1,7 +1,6 @@
 // An agent seller that misses its deadline on an order paid with x402 (docs/x402.md), on every
 // storage: the order expires, its escrow goes back out through the rail's ledger account, and the
 // payer is refunded on the (simulated) chain; the payment reads `refunded` with its transaction.
-import { randomBytes } from "node:crypto"
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm"
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch"
 import { Clock, Effect, Option } from "effect"
@@ -18,29 +17,15 @@ import { createAgentKey } from "../fixtures/agents.js"
 import { setClock } from "../fixtures/clock.js"
 import { type RuntimeServer, startRuntimeServer } from "../fixtures/runtimeServer.js"
 import { describeEachStorage } from "../fixtures/suite.js"
+import { simulatedX402Config } from "../fixtures/x402.js"
 
 const C = "/api/v1/agent/commerce"
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any
-const address = () => `0x${randomBytes(20).toString("hex")}`
-
 describeEachStorage("x402: an order whose seller misses its deadline", (storage) => {
   let server: RuntimeServer
   const clock = setClock(Date.now())
-  const config: X402Config = {
-    network: "eip155:84532",
-    chainId: 84532,
-    asset: address(),
-    assetName: "USD Coin",
-    assetVersion: "2",
-    assetDecimals: 6,
-    payTo: address(),
-    facilitator: { _tag: "simulated" },
-    refundPrivateKey: Option.none(),
-    rpcUrl: Option.none(),
-    maxTimeoutSeconds: 300,
-    facilitatorTimeoutMs: 10_000
-  }
+  const config: X402Config = simulatedX402Config()
   const chain = () => simulatedChainOf(config)
   const balance = (account: string) => server.run(Effect.flatMap(Ledger, (l) => l.balance(account)))
 

@@ -24,30 +24,16 @@ import { x402Books } from "../../src/services/x402/books.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { type RuntimeServer, startRuntimeServer } from "../fixtures/runtimeServer.js"
 import { describeEachStorage } from "../fixtures/suite.js"
+import { simulatedX402Config } from "../fixtures/x402.js"
 
 const C = "/api/v1/agent/commerce"
 const SIMULATED = "svc_translate_pro" // a simulated seller, per_call, standard: 2 cents
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any
 
-const address = () => `0x${randomBytes(20).toString("hex")}`
-
 describeEachStorage("x402 v2 on the paid call", (storage) => {
   let server: RuntimeServer
-  const config: X402Config = {
-    network: "eip155:84532",
-    chainId: 84532,
-    asset: address(),
-    assetName: "USD Coin",
-    assetVersion: "2",
-    assetDecimals: 6,
-    payTo: address(),
-    facilitator: { _tag: "simulated" },
-    refundPrivateKey: Option.none(),
-    rpcUrl: Option.none(),
-    maxTimeoutSeconds: 300,
-    facilitatorTimeoutMs: 10_000
-  }
+  const config: X402Config = simulatedX402Config()
   const chain = () => simulatedChainOf(config)
   const rail = x402Account(config.network, config.asset)
   const balance = (account: string) => server.run(Effect.flatMap(Ledger, (l) => l.balance(account)))
