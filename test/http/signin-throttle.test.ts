@@ -84,6 +84,26 @@ describeEachStorage("sign-in throttling", (storage) => {
     expect(statuses.slice(0, 30).every((s) => s === 401)).toBe(true)
     expect(statuses[30]).toBe(429)
   })
+
+  it("20 wrong passwords sent at once: 5 are checked (401), the other 15 are 429 before any password check", async () => {
+    const { email } = await signUp(server.baseUrl)
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => signIn(email, `parallel guess ${i}`, "127.0.0.6"))
+    )
+    const statuses = answers.map((a) => a.status).sort()
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5)
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15)
+    expect(answers.filter((a) => a.status === 429).every((a) => Number(a.retryAfter) > 0)).toBe(true)
+    // The window is full: the right password from that address waits too.
+    expect((await signIn(email, PASSWORD, "127.0.0.6")).status).toBe(429)
+  })
+
+  it("a sign-in that succeeds gives its slot back: 8 successes, then 5 failures are still 401", async () => {
+    const { email } = await signUp(server.baseUrl)
+    for (let i = 0; i < 8; i++) expect((await signIn(email, PASSWORD, "127.0.0.7")).status).toBe(200)
+    for (let i = 0; i < 5; i++) expect((await signIn(email, `wrong ${i}`, "127.0.0.7")).status).toBe(401)
+    expect((await signIn(email, "wrong again", "127.0.0.7")).status).toBe(429)
+  })
 })
 
 // The promise holds across a window's edge: the windows are framed on the clock (every 15 minutes),

@@ -59,29 +59,33 @@ export const DashboardPublicLive = HttpApiBuilder.group(Api, "dashboardAuth", (h
         const address = Option.getOrElse(request.remoteAddress, () => "unknown")
         const emailHash = createHash("sha256").update(payload.email.trim().toLowerCase()).digest("hex").slice(0, 32)
         const checks = signInChecks(emailHash, address)
-        yield* limiter.failuresAllowed(checks).pipe(
-          Effect.tapError((e) =>
-            e._tag === "RateLimited"
-              ? Effect.andThen(
-                  securityEvent("signin.throttled", { reason: e.message }),
-                  HttpEffect.appendPreResponseHandler((_req, res) =>
-                    Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfterSeconds)))
+        // The attempt takes a failure slot before the password is checked (given back if it succeeds):
+        // guesses sent at once are held to the limit as well as guesses sent one by one.
+        const result = yield* limiter
+          .throttleFailures(
+            checks,
+            keys.signIn(payload).pipe(
+              // The e-mail is not logged (it would say which addresses are tried); its hash prefix ties attempts together.
+              Effect.tapError((e) =>
+                e._tag === "Unauthorized"
+                  ? securityEvent("signin.failed", { reason: `email#${emailHash.slice(0, 12)}` })
+                  : Effect.void
+              )
+            ),
+            (e) => e._tag === "Unauthorized"
+          )
+          .pipe(
+            Effect.tapError((e) =>
+              e._tag === "RateLimited"
+                ? Effect.andThen(
+                    securityEvent("signin.throttled", { reason: e.message }),
+                    HttpEffect.appendPreResponseHandler((_req, res) =>
+                      Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfterSeconds)))
+                    )
                   )
-                )
-              : Effect.void
+                : Effect.void
+            )
           )
-        )
-        const result = yield* keys.signIn(payload).pipe(
-          // The e-mail is not logged (it would say which addresses are tried); its hash prefix ties attempts together.
-          Effect.tapError((e) =>
-            e._tag === "Unauthorized"
-              ? Effect.andThen(
-                  limiter.recordFailure(checks),
-                  securityEvent("signin.failed", { reason: `email#${emailHash.slice(0, 12)}` })
-                )
-              : Effect.void
-          )
-        )
         yield* setSessionCookie(result.token, 7 * 24 * 3600)
         return { account: result.account, expiresAt: result.expiresAt }
       })

@@ -31,7 +31,14 @@ export const MemoryRateLimitStore = Layer.effect(
           windows.forEach((w, i) => counters.set(k(bucket, w.name, w.start), counts[i] + granted))
           return { granted, counts: counts.map((c) => c + granted) }
         }),
-      peek: (bucket, windows) => Effect.sync(() => windows.map((w) => counters.get(k(bucket, w.name, w.start)) ?? 0))
+      peek: (bucket, windows) => Effect.sync(() => windows.map((w) => counters.get(k(bucket, w.name, w.start)) ?? 0)),
+      release: (bucket, windows, n) =>
+        Effect.sync(() => {
+          for (const w of windows) {
+            const count = counters.get(k(bucket, w.name, w.start))
+            if (count !== undefined) counters.set(k(bucket, w.name, w.start), Math.max(0, count - n))
+          }
+        })
     }
   })
 )

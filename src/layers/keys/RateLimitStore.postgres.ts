@@ -55,7 +55,17 @@ export const PgRateLimitStore = Layer.effect(
             ).pipe(Effect.as({ granted: n - back, counts: counts.map((count) => count - back) }))
           })
         ),
-      peek
+      peek,
+      release: (bucket, windows, n) =>
+        orUnavailable(
+          Effect.forEach(
+            windows,
+            (w) =>
+              sql`UPDATE rate_limit_counters SET count = GREATEST(count - ${n}, 0)
+                WHERE bucket = ${bucket} AND window_name = ${w.name} AND window_start = ${w.start}`,
+            { discard: true }
+          )
+        )
     })
   })
 )

@@ -30,6 +30,12 @@ export interface RateLimitStoreService {
     bucket: string,
     windows: ReadonlyArray<Omit<FramedWindow, "limit">>
   ) => Effect.Effect<ReadonlyArray<number>, StorageUnavailable>
+  /** Gives back `n` of a grant to every window (never below 0): an attempt held a slot and did not use it. */
+  readonly release: (
+    bucket: string,
+    windows: ReadonlyArray<Omit<FramedWindow, "limit">>,
+    n: number
+  ) => Effect.Effect<void, StorageUnavailable>
 }
 
 export class RateLimitStore extends Context.Service<RateLimitStore, RateLimitStoreService>()(

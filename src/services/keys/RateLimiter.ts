@@ -1,12 +1,13 @@
 // Per-key request budgets in fixed windows (spec §8: 60 per minute and 1000 per day).
 import { traced } from "../platform/Tracing.js"
-import { Clock, Context, Deferred, Effect, Layer, References } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, Exit, Layer, Option, References } from "effect"
 import { RateLimited, type StorageUnavailable } from "../../schema/platform/errors.js"
 import { AppConfig } from "../platform/AppConfig.js"
-import { RateLimitStore } from "./RateLimitStore.js"
+import { type FramedWindow, RateLimitStore } from "./RateLimitStore.js"
 import {
   type FailureCheck,
   frameOf,
+  previousInside,
   slidingWait,
   standingOf as standing,
   type WindowSpec,
@@ -33,12 +34,17 @@ export interface RateLimiterService {
   readonly peek: (bucket: string) => Effect.Effect<ReadonlyArray<WindowStanding>, StorageUnavailable>
   /** The windows of a key's budget. */
   readonly windows: ReadonlyArray<WindowSpec>
-  /** 429 while any window of any bucket already holds its limit of failures. */
-  readonly failuresAllowed: (
-    checks: ReadonlyArray<FailureCheck>
-  ) => Effect.Effect<void, RateLimited | StorageUnavailable>
-  /** Counts one failure in every window of every bucket. */
-  readonly recordFailure: (checks: ReadonlyArray<FailureCheck>) => Effect.Effect<void, StorageUnavailable>
+  /**
+   * Runs `attempt` (a sign-in) under failure throttling: a slot is taken in every window of every
+   * bucket first, atomically, so attempts sent at once cannot all pass one check before any failure
+   * is counted; 429 (nothing run) when a window has none left. The slot stays taken when the attempt
+   * fails as `isFailure` says (or is interrupted); it is given back when it succeeds or fails otherwise.
+   */
+  readonly throttleFailures: <A, E, R>(
+    checks: ReadonlyArray<FailureCheck>,
+    attempt: Effect.Effect<A, E, R>,
+    isFailure: (e: E) => boolean
+  ) => Effect.Effect<A, E | RateLimited | StorageUnavailable, R>
 }
 
 /** What this process holds of a bucket's reservation in the current windows. */
@@ -252,51 +258,72 @@ const make = Effect.gen(function* () {
   })
 
   /**
-   * Failure throttling (sign-in guessing): refuses with 429 while any window of any bucket already
-   * holds its limit of failures, before the attempt does any work; Retry-After is the longest wait.
-   * Windows slide (slidingWait): the previous window's failures count too, as many of them as the
-   * window reaching back from now still covers, so failures spread over a window's edge are held to
-   * the limit as well (docs/keys.md).
+   * Failure throttling (sign-in guessing). Windows slide (slidingWait): the previous frame's failures
+   * count too, as many as the window reaching back from now still covers, so the current frame may
+   * hold `limit − previousInside` of them. Every attempt reserves one there before it runs (the
+   * store's reserve is atomic: parallel guesses each get their own count, never past the limit) and
+   * gives it back unless it failed: check and count are one step (docs/keys.md).
    */
-  const failuresAllowed = Effect.fnUntraced(function* (checks: ReadonlyArray<FailureCheck>) {
-    const now = yield* Clock.currentTimeMillis
-    let blocked: { readonly window: WindowSpec; readonly resetSeconds: number } | undefined
-    for (const check of checks) {
-      const framed = frameOf(now, check.windows)
-      const counts = yield* store.peek(check.bucket, [
-        ...framed,
-        ...framed.map((w) => ({ ...w, start: w.start - w.seconds }))
-      ])
-      framed.forEach((w, i) => {
-        const wait = slidingWait(w, counts[i], counts[i + framed.length], now)
-        if (wait > 0 && (!blocked || wait > blocked.resetSeconds)) blocked = { window: w, resetSeconds: wait }
-      })
-    }
-    if (blocked) {
-      return yield* Effect.fail(
-        new RateLimited({
-          message:
-            `too many failed attempts: at most ${blocked.window.limit} per ${blocked.window.name}; ` +
-            `retry in ${blocked.resetSeconds}s`,
-          retryAfterSeconds: blocked.resetSeconds,
-          limit: blocked.window.limit,
-          window: blocked.window.name
-        })
+  const throttleFailures = <A, E, R>(
+    checks: ReadonlyArray<FailureCheck>,
+    attempt: Effect.Effect<A, E, R>,
+    isFailure: (e: E) => boolean
+  ): Effect.Effect<A, E | RateLimited | StorageUnavailable, R> =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const held: Array<{ readonly bucket: string; readonly windows: ReadonlyArray<FramedWindow> }> = []
+      const giveBack = Effect.suspend(() =>
+        Effect.forEach(held, (h) => store.release(h.bucket, h.windows, 1), { discard: true })
       )
-    }
-  })
+      let blocked: { readonly window: WindowSpec; readonly resetSeconds: number } | undefined
+      for (const check of checks) {
+        const framed = frameOf(now, check.windows)
+        const previous = yield* store.peek(
+          check.bucket,
+          framed.map((w) => ({ ...w, start: w.start - w.seconds }))
+        )
+        const windows = framed.map((w, i) => ({
+          name: w.name,
+          start: w.start,
+          seconds: w.seconds,
+          limit: Math.max(0, w.limit - previousInside(w, previous[i], now))
+        }))
+        const reservation = yield* store.reserve(check.bucket, windows, 1)
+        if (reservation.granted > 0) {
+          held.push({ bucket: check.bucket, windows })
+          continue
+        }
+        framed.forEach((w, i) => {
+          if (reservation.counts[i] < windows[i].limit) return
+          const wait = Math.max(1, slidingWait(w, reservation.counts[i], previous[i], now))
+          if (!blocked || wait > blocked.resetSeconds) blocked = { window: w, resetSeconds: wait }
+        })
+        blocked ??= { window: framed[0], resetSeconds: 1 }
+        break
+      }
+      if (blocked) {
+        yield* giveBack
+        return yield* Effect.fail(
+          new RateLimited({
+            message:
+              `too many failed attempts: at most ${blocked.window.limit} per ${blocked.window.name}; ` +
+              `retry in ${blocked.resetSeconds}s`,
+            retryAfterSeconds: blocked.resetSeconds,
+            limit: blocked.window.limit,
+            window: blocked.window.name
+          })
+        )
+      }
+      return yield* attempt.pipe(
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit) || Option.exists(Cause.findErrorOption(exit.cause), (e) => !isFailure(e))
+            ? Effect.ignore(giveBack)
+            : Effect.void
+        )
+      )
+    })
 
-  /** Counts one failure in every window of every bucket. */
-  const recordFailure = Effect.fnUntraced(function* (checks: ReadonlyArray<FailureCheck>) {
-    const now = yield* Clock.currentTimeMillis
-    for (const check of checks) {
-      // A window already full stays full; `reserve` adds only where every window has room, so
-      // each window is counted on its own.
-      for (const w of frameOf(now, check.windows)) yield* store.reserve(check.bucket, [w], 1)
-    }
-  })
-
-  return RateLimiter.of({ take, takeAnonymous, peek, windows, failuresAllowed, recordFailure })
+  return RateLimiter.of({ take, takeAnonymous, peek, windows, throttleFailures })
 })
 
 export class RateLimiter extends Context.Service<RateLimiter, RateLimiterService>()("agent-commerce/RateLimiter") {

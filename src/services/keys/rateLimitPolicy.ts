@@ -57,6 +57,13 @@ export const frameOf = (nowMs: number, specs: ReadonlyArray<WindowSpec>) =>
  * enough of it has slid out of the next (no new failures assumed): at most 1 + (1 − (limit − 1) /
  * limit) windows.
  */
+/** The previous frame's failures the sliding window reaching back from `nowMs` still counts. */
+export const previousInside = (
+  w: { readonly start: number; readonly seconds: number },
+  previous: number,
+  nowMs: number
+): number => Math.ceil(previous * (1 - (nowMs / 1000 - w.start) / w.seconds) - 1e-9)
+
 export const slidingWait = (
   w: { readonly start: number; readonly seconds: number; readonly limit: number },
   current: number,
@@ -64,8 +71,7 @@ export const slidingWait = (
   nowMs: number
 ): number => {
   const elapsed = nowMs / 1000 - w.start
-  const inside = (share: number, count: number) => Math.ceil(count * share - 1e-9)
-  if (current + inside(1 - elapsed / w.seconds, previous) < w.limit) return 0
+  if (current + previousInside(w, previous, nowMs) < w.limit) return 0
   if (current >= w.limit) {
     // To this window's end, then into the next until ceil(current × (1 − t / seconds)) ≤ limit − 1.
     const toEnd = w.seconds - elapsed
