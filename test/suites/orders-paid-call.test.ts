@@ -147,6 +147,19 @@ forEachStorage("paid calls of real sellers", stack, (it) => {
     })
   )
 
+  it.effect("a paid call is the seller's to answer: its buyer cannot cancel it (as it can a buy's order)", () =>
+    Effect.gen(function* () {
+      const { seller, buyer, orderId } = yield* pendingCall()
+      const orders = yield* Orders
+      expect(yield* Effect.flip(orders.cancel(buyer.agentId, orderId))).toMatchObject({ _tag: "NotFound" })
+      expect(yield* orders.get(buyer.agentId, orderId)).toMatchObject({ status: "pending" })
+      expect(yield* balance(escrowAccount(orderId))).toBe(PRICE)
+      yield* orders.deliver(seller.agentId, orderId, { output: "done" })
+      expect(yield* balance(walletAccount(seller.agentId))).toBe(85)
+      expect(yield* booksClean).toBe(true)
+    })
+  )
+
   it.effect("no charge without a delivery: a seller that never answers is refunded in full at the deadline", () =>
     Effect.gen(function* () {
       const { seller, buyer, orderId } = yield* pendingCall()

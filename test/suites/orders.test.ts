@@ -273,6 +273,10 @@ forEachStorage("orders", stack, (it) => {
       yield* TestClock.adjust("9 seconds")
       yield* orders.expireDue
       expect((yield* orders.get(seller.agentId, orderId)).status).toBe("pending")
+      // Asked for this order by name (as a saga's step asks), before its deadline: it stays the seller's.
+      expect(yield* orders.expire(orderId)).toBe(false)
+      expect((yield* orders.get(seller.agentId, orderId)).status).toBe("pending")
+      expect(yield* balance(escrowAccount(orderId))).toBe(PRICE)
       yield* TestClock.adjust("2 seconds")
       yield* orders.expireDue
       const expired = yield* orders.get(seller.agentId, orderId)
@@ -416,6 +420,10 @@ forEachStorage("orders", stack, (it) => {
       } while (cursor !== undefined)
       expect(seen).toEqual(ids)
       expect(pages).toBe(3)
+      // A page that holds exactly the rest is the last one: no cursor to an empty page.
+      const whole = yield* orders.list(seller.agentId, { limit: 5 })
+      expect(whole.orders.map((o) => o.id)).toEqual(ids)
+      expect(whole.nextCursor).toBeNull()
       yield* orders.deliver(seller.agentId, ids[1]!, { output: "done" })
       const pending = yield* orders.list(seller.agentId, { status: "pending" })
       expect(pending.orders.map((o) => o.id)).toEqual([ids[0], ids[2], ids[3], ids[4]])
@@ -453,6 +461,51 @@ forEachStorage("orders", stack, (it) => {
         expect(new Set(seen).size).toBe(3)
       })
     )
+  )
+
+  it.effect("a list asked to wait answers at once when orders are already pending (it waits only for none)", () =>
+    TestClock.withLive(
+      Effect.gen(function* () {
+        const { seller, orderId } = yield* placed()
+        const orders = yield* Orders
+        // Three rounds: a list that waited for the reader's pass (once a second) could answer early by chance once.
+        for (let round = 0; round < 3; round++) {
+          const asked = Date.now()
+          const page = yield* orders.list(seller.agentId, { status: "pending", waitMs: 20_000 })
+          expect(Date.now() - asked, `round ${round}: the list answered this long after it was asked`).toBeLessThan(300)
+          expect(page.orders.map((o) => o.id)).toEqual([orderId])
+        }
+      })
+    )
+  )
+
+  it.effect(
+    "a buy waiting on its seller hears the answer at once (well under the reader's second), and an ended one is not waited on",
+    () =>
+      TestClock.withLive(
+        Effect.gen(function* () {
+          const seller = yield* pullSeller
+          const buyer = yield* fundedBuyer(1_000)
+          const orders = yield* Orders
+          // Three rounds, as above: a wait woken only by the reader's once-a-second pass misses 300 ms most times.
+          for (let round = 0; round < 3; round++) {
+            const orderId = (yield* buy(buyer, seller.service.id)).transaction!.id
+            const waiting = yield* Effect.forkChild(orders.awaitOutcome(orderId, 20_000))
+            yield* Effect.sleep("100 millis")
+            const answered = Date.now()
+            yield* round === 1
+              ? orders.fail(seller.agentId, orderId, { error: "not today" })
+              : orders.deliver(seller.agentId, orderId, { output: round })
+            const ended = yield* Fiber.join(waiting)
+            expect(Date.now() - answered, `round ${round}: the wait ended this long after the answer`).toBeLessThan(300)
+            expect(ended?.status).toBe(round === 1 ? "failed" : "delivered")
+            // Asked again once it has ended: the outcome at once, no wait.
+            const askedAgain = Date.now()
+            expect((yield* orders.awaitOutcome(orderId, 20_000))?.status).toBe(ended?.status)
+            expect(Date.now() - askedAgain, `round ${round}: an ended order's wait`).toBeLessThan(300)
+          }
+        })
+      )
   )
 
   it.effect("a pending purchase cannot be reviewed or disputed before its seller delivers (409); after, it can", () =>
