@@ -275,6 +275,33 @@ forEachStorage(
       })
     )
 
+    it.effect(
+      "a replayed key answers the first outcome as it stands: a failed delivery stays failed, charged nothing",
+      () =>
+        Effect.gen(function* () {
+          const commerce = yield* Commerce
+          const wallet = yield* Wallet
+          const { service } = yield* sellerWith("Replay Failure", [tier("unit", 250)])
+          const buyer = yield* fundedBuyer(1000)
+          const ask = () =>
+            commerce.buy({
+              caller: buyer.caller,
+              serviceId: service.id,
+              tierId: "unit",
+              input: { simulate: "fail" },
+              idempotencyReference: "failed-key"
+            })
+          const first = yield* ask()
+          const again = yield* ask()
+          expect(first).toMatchObject({ status: "failed" })
+          expect(again).toMatchObject({
+            status: "failed",
+            transaction: { id: first.transaction!.id, status: "failed" }
+          })
+          expect((yield* wallet.view(buyer.agentId)).balanceCents).toBe(1000)
+        })
+    )
+
     it.effect("a refund restores the buyer to the cent and debits seller and platform exactly", () =>
       Effect.gen(function* () {
         const commerce = yield* Commerce

@@ -178,6 +178,30 @@ forEachStorage("orders", stack, (it) => {
     })
   )
 
+  it.effect("a replayed key answers a pending order as pending, the price held once; after delivery, completed", () =>
+    Effect.gen(function* () {
+      const seller = yield* pullSeller
+      const buyer = yield* fundedBuyer(1_000)
+      const ask = Effect.flatMap(Commerce, (c) =>
+        c.buy({
+          caller: buyer.caller,
+          serviceId: seller.service.id,
+          tierId: "basic",
+          input: 1,
+          idempotencyReference: "k"
+        })
+      )
+      const first = yield* ask
+      const again = yield* ask
+      expect(first).toMatchObject({ status: "pending" })
+      expect(again).toMatchObject({ status: "pending", transaction: { id: first.transaction!.id, status: "pending" } })
+      expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000 - PRICE)
+      yield* Effect.flatMap(Orders, (o) => o.deliver(seller.agentId, first.transaction!.id, { output: "done" }))
+      expect(yield* ask).toMatchObject({ status: "completed", transaction: { id: first.transaction!.id } })
+      expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000 - PRICE)
+    })
+  )
+
   it.effect("another agent cannot answer or read the order; the buyer may read it", () =>
     Effect.gen(function* () {
       const { buyer, orderId } = yield* placed()
