@@ -1,6 +1,7 @@
 // Scale-out: two server processes on one Postgres database behind a round-robin front. Rate limits
 // are shared, concurrent buys across both never overspend, a negotiation gets one answer, a
-// webhook event one delivery per attempt, and one agent's dead webhook endpoint holds at most two
+// waiting buy hears a seller answering through the other process, a webhook event one delivery per
+// attempt, and one agent's dead webhook endpoint holds at most two
 // deliveries in flight across both processes while another's events keep going.
 import { randomBytes } from "node:crypto"
 import { rmSync } from "node:fs"
@@ -312,6 +313,82 @@ describe.skipIf(postgresSkipReason !== undefined)(
       expect(page.at - boughtAt, "the list answered this long after the buy was sent (its wait was 20 s)").toBeLessThan(
         3_000
       )
+    })
+
+    it("a buy waiting on its seller in one process hears the answer given through the other within about a second", async () => {
+      const seller = await createAgentKey(servers[0].baseUrl, [...ALL])
+      const buyer = await createAgentKey(servers[1].baseUrl, [...ALL])
+      const json = { "content-type": "application/json" }
+      const published = await fetch(`${servers[0].baseUrl}${COMMERCE}/services`, {
+        method: "POST",
+        headers: { ...seller.auth, ...json },
+        body: JSON.stringify({
+          name: "Answered elsewhere",
+          description: "a service whose seller answers through the other process",
+          category: "testing",
+          pricingModel: "per_call",
+          tiers: [
+            {
+              id: "unit",
+              name: "Unit",
+              priceCents: 100,
+              unit: "call",
+              includedUnits: null,
+              sla: { uptimePct: 99, p95LatencyMs: 5_000, supportWindow: "24/7" }
+            }
+          ],
+          fulfilment: { mode: "pull" }
+        })
+      })
+      expect(published.status, await published.clone().text()).toBe(201)
+      const serviceId = ((await published.json()) as { id: string }).id
+      const topup = await fetch(`${servers[1].baseUrl}${COMMERCE}/wallet/topup`, {
+        method: "POST",
+        headers: { ...buyer.auth, ...json },
+        body: JSON.stringify({ amountCents: 1_000 })
+      })
+      expect(topup.status).toBeLessThan(300)
+
+      // An A2A buy through process 1 waits for the seller's answer (ORDER_WAIT_MS, 10 s by default).
+      const task = fetch(`${servers[1].baseUrl}/a2a`, {
+        method: "POST",
+        headers: { ...buyer.auth, ...json },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "SendMessage",
+          params: {
+            message: {
+              messageId: `m-${randomBytes(4).toString("hex")}`,
+              role: "ROLE_USER",
+              parts: [{ data: { skill: "buy", serviceId, tierId: "unit", input: { q: "answered elsewhere" } } }]
+            }
+          }
+        })
+      }).then(async (r) => ({
+        at: Date.now(),
+        body: (await r.json()) as { result?: { task?: { id: string; status: { state: string } } } }
+      }))
+      // The seller finds the order through process 0 and delivers it there.
+      const listed = await fetch(`${servers[0].baseUrl}${COMMERCE}/orders?status=pending&waitMs=8000`, {
+        headers: seller.auth
+      })
+      const orders = ((await listed.json()) as { orders: Array<{ id: string }> }).orders
+      expect(orders).toHaveLength(1)
+      const deliveredAt = Date.now()
+      const delivered = await fetch(`${servers[0].baseUrl}${COMMERCE}/orders/${orders[0].id}/deliver`, {
+        method: "POST",
+        headers: { ...seller.auth, ...json },
+        body: JSON.stringify({ output: { answer: 42 } })
+      })
+      expect(delivered.status, await delivered.clone().text()).toBe(200)
+      const answered = await task
+      expect(answered.body.result?.task, JSON.stringify(answered.body)).toMatchObject({
+        id: orders[0].id,
+        status: { state: "TASK_STATE_COMPLETED" }
+      })
+      // Process 1's reader asks the store once a second for what other processes ended.
+      expect(answered.at - deliveredAt, "the buy answered this long after the delivery elsewhere").toBeLessThan(3_000)
     })
 
     it("a webhook event is delivered once per attempt although both processes run workers", async () => {
