@@ -264,64 +264,63 @@ const make = Effect.gen(function* () {
    * store's reserve is atomic: parallel guesses each get their own count, never past the limit) and
    * gives it back unless it failed: check and count are one step (docs/keys.md).
    */
-  const throttleFailures = <A, E, R>(
+  const throttleFailures = Effect.fnUntraced(function* <A, E, R>(
     checks: ReadonlyArray<FailureCheck>,
     attempt: Effect.Effect<A, E, R>,
     isFailure: (e: E) => boolean
-  ): Effect.Effect<A, E | RateLimited | StorageUnavailable, R> =>
-    Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const held: Array<{ readonly bucket: string; readonly windows: ReadonlyArray<FramedWindow> }> = []
-      const giveBack = Effect.suspend(() =>
-        Effect.forEach(held, (h) => store.release(h.bucket, h.windows, 1), { discard: true })
+  ): Effect.fn.Return<A, E | RateLimited | StorageUnavailable, R> {
+    const now = yield* Clock.currentTimeMillis
+    const held: Array<{ readonly bucket: string; readonly windows: ReadonlyArray<FramedWindow> }> = []
+    const giveBack = Effect.suspend(() =>
+      Effect.forEach(held, (h) => store.release(h.bucket, h.windows, 1), { discard: true })
+    )
+    let blocked: { readonly window: WindowSpec; readonly resetSeconds: number } | undefined
+    for (const check of checks) {
+      const framed = frameOf(now, check.windows)
+      const previous = yield* store.peek(
+        check.bucket,
+        framed.map((w) => ({ ...w, start: w.start - w.seconds }))
       )
-      let blocked: { readonly window: WindowSpec; readonly resetSeconds: number } | undefined
-      for (const check of checks) {
-        const framed = frameOf(now, check.windows)
-        const previous = yield* store.peek(
-          check.bucket,
-          framed.map((w) => ({ ...w, start: w.start - w.seconds }))
-        )
-        const windows = framed.map((w, i) => ({
-          name: w.name,
-          start: w.start,
-          seconds: w.seconds,
-          limit: Math.max(0, w.limit - previousInside(w, previous[i], now))
-        }))
-        const reservation = yield* store.reserve(check.bucket, windows, 1)
-        if (reservation.granted > 0) {
-          held.push({ bucket: check.bucket, windows })
-          continue
-        }
-        framed.forEach((w, i) => {
-          if (reservation.counts[i] < windows[i].limit) return
-          const wait = Math.max(1, slidingWait(w, reservation.counts[i], previous[i], now))
-          if (!blocked || wait > blocked.resetSeconds) blocked = { window: w, resetSeconds: wait }
+      const windows = framed.map((w, i) => ({
+        name: w.name,
+        start: w.start,
+        seconds: w.seconds,
+        limit: Math.max(0, w.limit - previousInside(w, previous[i], now))
+      }))
+      const reservation = yield* store.reserve(check.bucket, windows, 1)
+      if (reservation.granted > 0) {
+        held.push({ bucket: check.bucket, windows })
+        continue
+      }
+      framed.forEach((w, i) => {
+        if (reservation.counts[i] < windows[i].limit) return
+        const wait = Math.max(1, slidingWait(w, reservation.counts[i], previous[i], now))
+        if (!blocked || wait > blocked.resetSeconds) blocked = { window: w, resetSeconds: wait }
+      })
+      blocked ??= { window: framed[0], resetSeconds: 1 }
+      break
+    }
+    if (blocked) {
+      yield* giveBack
+      return yield* Effect.fail(
+        new RateLimited({
+          message:
+            `too many failed attempts: at most ${blocked.window.limit} per ${blocked.window.name}; ` +
+            `retry in ${blocked.resetSeconds}s`,
+          retryAfterSeconds: blocked.resetSeconds,
+          limit: blocked.window.limit,
+          window: blocked.window.name
         })
-        blocked ??= { window: framed[0], resetSeconds: 1 }
-        break
-      }
-      if (blocked) {
-        yield* giveBack
-        return yield* Effect.fail(
-          new RateLimited({
-            message:
-              `too many failed attempts: at most ${blocked.window.limit} per ${blocked.window.name}; ` +
-              `retry in ${blocked.resetSeconds}s`,
-            retryAfterSeconds: blocked.resetSeconds,
-            limit: blocked.window.limit,
-            window: blocked.window.name
-          })
-        )
-      }
-      return yield* attempt.pipe(
-        Effect.onExit((exit) =>
-          Exit.isSuccess(exit) || Option.exists(Cause.findErrorOption(exit.cause), (e) => !isFailure(e))
-            ? Effect.ignore(giveBack)
-            : Effect.void
-        )
       )
-    })
+    }
+    return yield* attempt.pipe(
+      Effect.onExit((exit) =>
+        Exit.isSuccess(exit) || Option.exists(Cause.findErrorOption(exit.cause), (e) => !isFailure(e))
+          ? Effect.ignore(giveBack)
+          : Effect.void
+      )
+    )
+  })
 
   return RateLimiter.of({ take, takeAnonymous, peek, windows, throttleFailures })
 })
