@@ -13,7 +13,15 @@ import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { NegotiatedPricesLive } from "../../src/services/negotiation/NegotiatedPricesLive.js"
 import { Orders } from "../../src/services/purchases/Orders.js"
 import { Ids } from "../../src/services/platform/Db.js"
-import { agentCaller, commerceServices, fundedBuyer, liveSellerAgent, serviceBody, tier } from "../fixtures/money.js"
+import {
+  agentCaller,
+  commerceServices,
+  fundedBuyer,
+  liveSellerAgent,
+  sellerWith,
+  serviceBody,
+  tier
+} from "../fixtures/money.js"
 import type { StorageCase } from "../fixtures/db.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { SagaOrderOwnersLive } from "../../src/services/saga/SagaOrderOwners.js"
@@ -44,8 +52,11 @@ const accepted = (buyer: { caller: ReturnType<typeof agentCaller> }, serviceId: 
   Effect.gen(function* () {
     const negotiations = yield* Negotiations
     const opened = yield* negotiations.open(buyer.caller, { serviceId, tierId: "basic", proposedPriceCents: 90 })
-    // A live seller that stays silent: the automatic seller answers at the end of its window.
-    yield* TestClock.adjust(Date.parse(opened.sellerAnswerDueAt!) - (yield* Clock.currentTimeMillis))
+    // A live seller that stays silent: the automatic seller answers at the end of its window (the
+    // platform's own sellers answer at once).
+    if (opened.sellerAnswerDueAt) {
+      yield* TestClock.adjust(Date.parse(opened.sellerAnswerDueAt) - (yield* Clock.currentTimeMillis))
+    }
     yield* negotiations.runDue()
     let n = yield* negotiations.get(buyer.caller.agentId!, opened.id)
     if (n.status === "awaiting_buyer") n = yield* negotiations.respond(buyer.caller, opened.id, { action: "accept" })
@@ -85,6 +96,24 @@ forEachStorage("orders with a negotiated price", stack, (it) => {
       expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000 - deal.priceCents)
       // Delivered, it is spent for good.
       expect((yield* Effect.flip(buyWith(buyer, seller.service.id, deal.id)))._tag).toBe("NegotiationUnusable")
+    })
+  )
+
+  it.effect("a simulated delivery that fails: nothing charged, and the negotiation can be used again", () =>
+    Effect.gen(function* () {
+      const { service } = yield* sellerWith("Simulated negotiable", [tier("basic", LIST)])
+      const buyer = yield* fundedBuyer(1_000)
+      const deal = yield* accepted(buyer, service.id)
+      const buy = (input: unknown) =>
+        Effect.flatMap(Commerce, (c) =>
+          c.buy({ caller: buyer.caller, serviceId: service.id, tierId: "basic", input, negotiationId: deal.id })
+        )
+      expect(yield* buy({ simulate: "fail" })).toMatchObject({ status: "failed" })
+      expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000)
+      const again = yield* buy({ text: "now deliver" })
+      expect(again).toMatchObject({ status: "completed", transaction: { priceCents: deal.priceCents } })
+      expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000 - deal.priceCents)
+      expect((yield* Effect.flip(buy({ text: "a third time" })))._tag).toBe("NegotiationUnusable")
     })
   )
 
