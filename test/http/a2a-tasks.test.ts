@@ -472,11 +472,9 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     expect(task.text).toMatch(/owner must approve/)
     const get = async (id: string) => seen(await client.getTask({ tenant: "", id, historyLength: undefined }))
     expect((await get(task.id)).state).toBe(TaskState.TASK_STATE_AUTH_REQUIRED)
-    // Only the owner decides: the agent cannot cancel it; another agent cannot see it.
-    await expect(client.cancelTask({ tenant: "", id: task.id, metadata: undefined })).rejects.toMatchObject({
-      envelopeCode: -32002
-    })
+    // Another agent can neither see it nor cancel it.
     expect((await rpcError(seller, "GetTask", { id: task.id })).code).toBe(-32001)
+    expect((await rpcError(seller, "CancelTask", { id: task.id })).code).toBe(-32001)
     expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
 
     const owner = { cookie: buyer.cookie!, "content-type": "application/json" }
@@ -495,6 +493,47 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     expect((await decide(declined.id, "decline")).status).toBe(200)
     expect((await get(declined.id)).state).toBe(TaskState.TASK_STATE_REJECTED)
     expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_700, heldCents: 0 })
+    // Decided tasks have ended: nothing to cancel (the approved one's purchase is its own task).
+    for (const ended of [declined.id, task.id]) {
+      await expect(client.cancelTask({ tenant: "", id: ended, metadata: undefined })).rejects.toMatchObject({
+        envelopeCode: -32002
+      })
+    }
+  })
+
+  it("a buy waiting on the owner's approval is the agent's to take back: CancelTask makes it CANCELED, nothing charged, and the owner can no longer approve it", async () => {
+    const { buyer, serviceId } = await market(300)
+    expect((await call(buyer, "PATCH", `${C}/wallet`, { autonomyLevel: "manual" })).status).toBe(200)
+    const client = await a2aClient(buyer)
+    const task = seen(await client.sendMessage(buyRequest(serviceId, { text: "never mind" })))
+    expect(task.state).toBe(TaskState.TASK_STATE_AUTH_REQUIRED)
+    const cancelled = seen(await client.cancelTask({ tenant: "", id: task.id, metadata: undefined }))
+    expect(cancelled).toMatchObject({ id: task.id, state: TaskState.TASK_STATE_CANCELED })
+    expect(cancelled.metadata).toMatchObject({ approvalStatus: "withdrawn" })
+    expect(cancelled.text).toMatch(/withdrew/)
+    // Again: the same task, still cancelled.
+    expect(seen(await client.cancelTask({ tenant: "", id: task.id, metadata: undefined })).state).toBe(
+      TaskState.TASK_STATE_CANCELED
+    )
+    const owner = { cookie: buyer.cookie!, "content-type": "application/json" }
+    const approve = await fetch(`${server.baseUrl}/api/dashboard/commerce/approvals/${task.id}/approve`, {
+      method: "POST",
+      headers: owner
+    })
+    expect(approve.status).toBe(409)
+    expect(await approve.json()).toMatchObject({ type: "Conflict", state: "withdrawn" })
+    expect(seen(await client.getTask({ tenant: "", id: task.id, historyLength: undefined })).state).toBe(
+      TaskState.TASK_STATE_CANCELED
+    )
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+    // The owner's audit trail says who took it back.
+    const audit = await fetch(`${server.baseUrl}/api/dashboard/agents/${buyer.agentId}/audit`, { headers: owner })
+    const entries = ((await audit.json()) as { entries: Array<{ action: string; subjectId: string; actor: Json }> })
+      .entries
+    expect(entries.find((e) => e.subjectId === task.id)).toMatchObject({
+      action: "approval.withdrawn",
+      actor: { kind: "agent_key" }
+    })
   })
 
   it("GetExtendedAgentCard with a key: the card for the caller, its skills those its key may call", async () => {

@@ -95,6 +95,90 @@ forEachStorage(
       })
     )
 
+    it.effect(
+      "the agent may take back its own request while it waits: one entry by its key, nothing charged, and then nobody can approve it",
+      () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(Date.parse("2026-11-26T10:00:00.000Z"))
+          const commerce = yield* Commerce
+          const seller = yield* sellerWith("withdrawn seller", [tier("one", 700)])
+          const buyer = yield* fundedBuyer(5_000, ACCOUNT)
+          const other = yield* fundedBuyer(0, ACCOUNT)
+          yield* setPolicy(buyer.agentId, { autonomyLevel: "manual" }, "owner")
+          const buy = (n: number) =>
+            Effect.map(
+              commerce.buy({ caller: buyer.caller, serviceId: seller.service.id, tierId: "one", input: { n } }),
+              (p) => p.approval!
+            )
+          const asked = yield* buy(1)
+          // Not another agent's (even of the same account), nor the owner's: the owner declines instead.
+          expect((yield* Effect.flip(commerce.withdrawApproval(other.caller, asked.id)))._tag).toBe("NotFound")
+          expect((yield* Effect.flip(commerce.withdrawApproval(owner, asked.id)))._tag).toBe("NotFound")
+          yield* TestClock.adjust(60_000)
+          const withdrawn = yield* commerce.withdrawApproval(buyer.caller, asked.id)
+          expect(withdrawn).toMatchObject({ id: asked.id, status: "withdrawn", decidedAt: "2026-11-26T10:01:00.000Z" })
+          // Again: the same approval; the owner can no longer approve or decline it.
+          expect(yield* commerce.withdrawApproval(buyer.caller, asked.id)).toMatchObject({ status: "withdrawn" })
+          expect(yield* Effect.flip(commerce.approve(owner, asked.id))).toMatchObject({
+            _tag: "Conflict",
+            state: "withdrawn"
+          })
+          expect((yield* Effect.flip(commerce.decline(owner, asked.id)))._tag).toBe("Conflict")
+          // A decided approval is not the agent's to take back.
+          const approved = yield* buy(2)
+          yield* commerce.approve(owner, approved.id)
+          expect(yield* Effect.flip(commerce.withdrawApproval(buyer.caller, approved.id))).toMatchObject({
+            _tag: "Conflict",
+            state: "approved"
+          })
+          const entries = (yield* trail(buyer.agentId)).filter((e) => e.subjectId === asked.id)
+          expect(entries).toEqual([
+            {
+              id: expect.stringMatching(/^aud_/),
+              agentId: buyer.agentId,
+              action: "approval.withdrawn",
+              actor: { kind: "agent_key", id: `key_${buyer.agentId}` },
+              subjectId: asked.id,
+              before: { status: "pending", serviceId: seller.service.id, tierId: "one", quotedPriceCents: 700 },
+              after: { status: "withdrawn", transactionId: null },
+              createdAt: "2026-11-26T10:01:00.000Z"
+            }
+          ])
+          // Only the approved purchase was charged.
+          expect((yield* Effect.flatMap(Wallet, (w) => w.view(buyer.agentId))).balanceCents).toBe(5_000 - 700)
+        })
+    )
+
+    it.effect("withdrawing and approving one request at the same moment: one outcome, charged at most once", () =>
+      Effect.gen(function* () {
+        const commerce = yield* Commerce
+        const seller = yield* sellerWith("raced seller", [tier("one", 700)])
+        const buyer = yield* fundedBuyer(5_000, ACCOUNT)
+        yield* setPolicy(buyer.agentId, { autonomyLevel: "manual" }, "owner")
+        for (let round = 0; round < 5; round++) {
+          const asked = (yield* commerce.buy({
+            caller: buyer.caller,
+            serviceId: seller.service.id,
+            tierId: "one",
+            input: { round }
+          })).approval!
+          const [withdrew, approved] = yield* Effect.all(
+            [
+              Effect.result(commerce.withdrawApproval(buyer.caller, asked.id)),
+              Effect.result(commerce.approve(owner, asked.id))
+            ],
+            { concurrency: 2 }
+          )
+          expect([withdrew._tag, approved._tag].filter((t) => t === "Success")).toHaveLength(1)
+        }
+        const page = yield* commerce.listApprovals(owner, undefined)
+        const statuses = page.data.filter((a) => a.agentId === buyer.agentId).map((a) => a.status)
+        const charged = statuses.filter((st) => st === "approved").length
+        expect(statuses.every((st) => st === "approved" || st === "withdrawn")).toBe(true)
+        expect((yield* Effect.flatMap(Wallet, (w) => w.view(buyer.agentId))).balanceCents).toBe(5_000 - 700 * charged)
+      })
+    )
+
     it.effect("an approval whose purchase the policy now refuses rolls back with its entry", () =>
       Effect.gen(function* () {
         const commerce = yield* Commerce

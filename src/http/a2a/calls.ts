@@ -29,6 +29,8 @@ export interface A2aCalls {
   readonly readApproval: (id: string) => Promise<Json | undefined | "unavailable">
   /** The caller withdraws its pending order (Orders.cancel, with the key's commerce:buy). */
   readonly cancelOrder: (orderId: string) => Promise<CancelOutcome>
+  /** The caller withdraws its approval still waiting on the owner (Approvals.withdraw, with commerce:buy). */
+  readonly withdrawApproval: (approvalId: string) => Promise<CancelOutcome>
 }
 
 /** Runs one Agent API route in-process with the caller's key (and the message's Idempotency-Key). */

@@ -12,6 +12,7 @@ import { presentedKey } from "../middleware/authLive.js"
 import { currentRequestId } from "../requestId.js"
 import { isProblem, toRouteRequest } from "../descriptors/toolRequest.js"
 import { agentTools, type ApiTool } from "../descriptors/tools.js"
+import { Commerce } from "../../services/commerce/Commerce.js"
 import { Orders } from "../../services/purchases/Orders.js"
 import { PurchaseStore } from "../../services/purchases/PurchaseStore.js"
 import { toApproval } from "../../services/purchases/views.js"
@@ -356,6 +357,21 @@ export const A2aRoutesLive = HttpRouter.use(
                 })
               )
             )
+      const commerce = yield* Commerce
+      const withdrawApproval = (approvalId: string): Promise<CancelOutcome> =>
+        caller.agentId === undefined || !caller.permissions.has("commerce:buy")
+          ? Promise.resolve("forbidden")
+          : run(
+              commerce.withdrawApproval(caller, approvalId).pipe(
+                Effect.as("cancelled" as const),
+                Effect.catchTags({
+                  Conflict: () => Effect.succeed("closed" as const),
+                  NotFound: () => Effect.succeed("notFound" as const),
+                  Forbidden: () => Effect.succeed("forbidden" as const),
+                  StorageUnavailable: () => Effect.succeed("unavailable" as const)
+                })
+              )
+            )
       const purchaseStore = yield* PurchaseStore
       const { atomically } = yield* Transactor
       const readApproval = (id: string) =>
@@ -378,6 +394,7 @@ export const A2aRoutesLive = HttpRouter.use(
         awaitOutcome,
         waitMs: orders.waitMs,
         cancelOrder,
+        withdrawApproval,
         readApproval,
         caller,
         baseUrl: (yield* AppConfig).baseUrl

@@ -129,13 +129,42 @@ export const cancelTask = async (id: unknown, params: Json, calls: A2aCalls): Pr
     const read = await readApprovalTask(id, params.id, calls)
     if ("error" in read) return read.error
     const tx = (read.task.metadata as Json).transactionId
-    return rpcError(
-      id,
-      A2aErrors.taskNotCancelable,
-      typeof tx === "string"
-        ? `task ${params.id} was approved: its purchase is task ${tx} (cancel that one while it waits on its seller)`
-        : `task ${params.id} waits on your owner (${read.task.status.state}): only the owner decides an approval (decline it in the dashboard)`
-    )
+    if (typeof tx === "string") {
+      return rpcError(
+        id,
+        A2aErrors.taskNotCancelable,
+        `task ${params.id} was approved: its purchase is task ${tx} (cancel that one while it waits on its seller)`
+      )
+    }
+    const state = read.task.status.state
+    if (state === "TASK_STATE_CANCELED") return rpcResult(id, read.task)
+    if (state !== "TASK_STATE_AUTH_REQUIRED") {
+      return rpcError(id, A2aErrors.taskNotCancelable, `task ${params.id} has ended (${state}): nothing to cancel`)
+    }
+    // Waiting on the owner: the agent takes its request back (nothing was charged; nothing is held).
+    switch (await calls.withdrawApproval(params.id)) {
+      case "forbidden":
+        return rpcError(id, A2aErrors.taskNotCancelable, `cancelling task ${params.id} needs commerce:buy`, {
+          httpStatus: 403
+        })
+      case "notFound":
+        return rpcError(id, A2aErrors.taskNotFound, `task ${params.id} not found`)
+      case "unavailable":
+        return rpcError(id, A2aErrors.internal, `task ${params.id} could not be cancelled now`, { httpStatus: 503 })
+      case "closed":
+      case "cancelled": {
+        // The owner's decision may have come first: the task as it stands then.
+        const now = await readApprovalTask(id, params.id, calls)
+        if ("error" in now) return now.error
+        return now.task.status.state === "TASK_STATE_CANCELED"
+          ? rpcResult(id, now.task)
+          : rpcError(
+              id,
+              A2aErrors.taskNotCancelable,
+              `task ${params.id} was decided before the cancel (${now.task.status.state}): nothing to cancel`
+            )
+      }
+    }
   }
   const read = await readTask(id, params.id, readTransaction(calls))
   if ("error" in read) return read.error

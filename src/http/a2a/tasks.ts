@@ -140,7 +140,8 @@ const APPROVAL_STATES: Readonly<Record<string, string>> = {
   pending: "TASK_STATE_AUTH_REQUIRED",
   declined: "TASK_STATE_REJECTED",
   expired: "TASK_STATE_FAILED",
-  void: "TASK_STATE_FAILED"
+  void: "TASK_STATE_FAILED",
+  withdrawn: "TASK_STATE_CANCELED"
 }
 
 const approvalSummary = (status: string) => {
@@ -151,6 +152,8 @@ const approvalSummary = (status: string) => {
       return "Your owner declined this purchase: nothing was charged."
     case "expired":
       return "Your owner did not decide in time: the approval expired and nothing was charged."
+    case "withdrawn":
+      return "You withdrew this purchase before your owner decided: nothing was charged."
     default:
       return "The approval is void (what was quoted changed before the owner approved): nothing was charged."
   }
@@ -159,7 +162,8 @@ const approvalSummary = (status: string) => {
 /**
  * The Task of a purchase waiting on the owner's approval (docs/a2a.md "Approval"): named by the
  * approval id. Pending is TASK_STATE_AUTH_REQUIRED (an authorization only the owner can give, out of
- * band); declined TASK_STATE_REJECTED; expired or void TASK_STATE_FAILED. Once approved it is the
+ * band); declined TASK_STATE_REJECTED; expired or void TASK_STATE_FAILED; withdrawn by its agent
+ * (CancelTask) TASK_STATE_CANCELED. Once approved it is the
  * purchase's own task (`tx`), still named by the approval id, `metadata.transactionId` the purchase.
  */
 export const approvalTaskOf = (

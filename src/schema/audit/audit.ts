@@ -6,13 +6,15 @@ import { Cursor, PageLimit, Timestamp } from "../platform/common.js"
 
 /**
  * What happened. `approval.void`: the owner approved, but what was quoted had changed since the
- * agent asked, so nothing was charged. A policy change that also sets or lifts the freeze is
+ * agent asked, so nothing was charged. `approval.withdrawn`: the agent took back its own request while
+ * it waited (actor: its key). A policy change that also sets or lifts the freeze is
  * recorded as `agent.frozen` / `agent.unfrozen` (its other fields in the same before/after).
  */
 export const AuditAction = Schema.Literals([
   "approval.approved",
   "approval.declined",
   "approval.void",
+  "approval.withdrawn",
   "policy.changed",
   "agent.frozen",
   "agent.unfrozen"

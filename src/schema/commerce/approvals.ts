@@ -3,7 +3,11 @@ import { Schema } from "effect"
 import { Cents, Timestamp } from "../platform/common.js"
 import { Transaction } from "./transactions.js"
 
-export const ApprovalStatus = Schema.Literals(["pending", "approved", "declined", "expired", "void"])
+/**
+ * `void`: approved after what was quoted changed (nothing charged); `withdrawn`: the agent that asked
+ * took it back while it waited (nothing charged).
+ */
+export const ApprovalStatus = Schema.Literals(["pending", "approved", "declined", "expired", "void", "withdrawn"])
 export type ApprovalStatus = typeof ApprovalStatus.Type
 
 export interface ApprovalRecord {

@@ -67,7 +67,9 @@ const make = Effect.gen(function* () {
             ? "approval.declined"
             : next.status === "void"
               ? "approval.void"
-              : "approval.approved",
+              : next.status === "withdrawn"
+                ? "approval.withdrawn"
+                : "approval.approved",
         actor: actorOf(next.decidedBy),
         subjectId: next.id,
         before: {

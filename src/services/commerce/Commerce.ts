@@ -19,7 +19,7 @@ import { Events } from "../events/Events.js"
 import { Refusals } from "../refusals/Refusals.js"
 import { PurchaseStore } from "../purchases/PurchaseStore.js"
 import { type Bought, type PurchaseError, Purchases } from "../purchases/Purchases.js"
-import { type ApprovalDecision, Approvals } from "../purchases/Approvals.js"
+import { type ApprovalDecision, Approvals, type ApprovalsService } from "../purchases/Approvals.js"
 import { type InboxApproval, reasonText } from "../../schema/audit/inbox.js"
 import { KeysStore } from "../keys/KeysStore.js"
 import { toTransaction } from "../purchases/views.js"
@@ -73,6 +73,8 @@ export interface CommerceService {
   /** The owner approves: the purchase executes at the quoted price (409 when it is void). A keyed decision is made once. */
   readonly approve: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
   readonly decline: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
+  /** The agent that asked takes back its approval while it waits (Approvals.withdraw). */
+  readonly withdrawApproval: ApprovalsService["withdraw"]
   /** The approvals inbox: listApprovals' page with the names an owner reads (the agent, service, tier, seller, why). */
   readonly approvalsInbox: (
     caller: Caller,
@@ -297,6 +299,7 @@ const make = Effect.gen(function* () {
     afterBuy: purchases.settled,
     approve,
     decline: approvals.decline,
+    withdrawApproval: approvals.withdraw,
     listApprovals: approvals.listApprovals,
     approvalsInbox: (caller, status, options) =>
       Effect.flatMap(approvals.listApprovals(caller, status, options), (page) =>

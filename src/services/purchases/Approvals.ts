@@ -48,6 +48,15 @@ export interface ApprovalsService {
   readonly approve: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
   readonly decline: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
   /**
+   * The agent that asked takes its request back while it waits (A2A CancelTask): `withdrawn`, nothing
+   * charged, a redeemed negotiation given back; withdrawing it again is the same approval. Another
+   * agent's, or none: NotFound; decided or expired: Conflict naming its status.
+   */
+  readonly withdraw: (
+    caller: Caller,
+    id: string
+  ) => Effect.Effect<Approval, NotFound | Conflict | Forbidden | StorageUnavailable>
+  /**
    * The account's approvals, newest first, a keyset page (default and most: 100). "pending" and
    * "expired" are effective states: pending rows are read, then classified by expiry, so a page
    * may hold fewer than `limit` while `nextCursor` (the last row read) still leads on.
@@ -202,7 +211,43 @@ const make = Effect.gen(function* () {
     }
   })
 
-  return Approvals.of({ approve, decline, listApprovals })
+  const withdraw = Effect.fnUntraced(
+    function* (caller: Caller, id: string) {
+      const a = yield* store.lockApproval(id)
+      if (!a || caller.agentId === undefined || a.agentId !== caller.agentId)
+        return yield* Effect.fail(approvalNotFound(id))
+      if (caller.via !== "key" || caller.keyId === undefined) {
+        return yield* new Forbidden({
+          message: "an approval is withdrawn with its agent's own key",
+          permission: "commerce:buy"
+        })
+      }
+      const now = yield* Clock.currentTimeMillis
+      const status = effectiveApprovalStatus(a, now)
+      if (status === "withdrawn") return toApproval(a, now)
+      if (status !== "pending") {
+        return yield* new Conflict({
+          message: `approval ${id} is ${status}: only an approval still waiting on the owner can be withdrawn`,
+          state: status
+        })
+      }
+      // The agent's own key decided (as a key's policy change is recorded): the audit names the key.
+      const next: ApprovalRecord = {
+        ...a,
+        status: "withdrawn",
+        decidedBy: `key:${caller.keyId}`,
+        decidedAt: new Date(now).toISOString()
+      }
+      if (a.negotiationId) yield* negotiated.release(a.negotiationId, a.reservedTransactionId)
+      yield* store.updateApproval(next)
+      yield* audit.approvalDecided(a, next)
+      return toApproval(next, now)
+    },
+    atomically,
+    traced("Approvals.withdraw")
+  )
+
+  return Approvals.of({ approve, decline, withdraw, listApprovals })
 })
 
 export class Approvals extends Context.Service<Approvals, ApprovalsService>()("agent-commerce/Approvals") {

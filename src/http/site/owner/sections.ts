@@ -56,6 +56,7 @@ const ACTIONS: Readonly<Record<string, string>> = {
   "approval.approved": "Purchase approved",
   "approval.declined": "Purchase declined",
   "approval.void": "Approved, but the quote had changed: nothing charged",
+  "approval.withdrawn": "Purchase request withdrawn by the agent: nothing charged",
   "policy.changed": "Spending policy changed",
   "agent.frozen": "Agent frozen",
   "agent.unfrozen": "Agent unfrozen"

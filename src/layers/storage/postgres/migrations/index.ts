@@ -39,6 +39,7 @@ import m0038 from "./0038_x402_payments.js"
 import m0039 from "./0039_acp_checkout_sessions.js"
 import m0040 from "./0040_order_cancelled.js"
 import m0041 from "./0041_x402_refund_attempt.js"
+import m0042 from "./0042_approval_withdrawn.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -78,5 +79,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0038_x402_payments": m0038,
   "0039_acp_checkout_sessions": m0039,
   "0040_order_cancelled": m0040,
-  "0041_x402_refund_attempt": m0041
+  "0041_x402_refund_attempt": m0041,
+  "0042_approval_withdrawn": m0042
 }
