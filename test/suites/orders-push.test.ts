@@ -93,6 +93,25 @@ forEachStorage("orders by push", stack, (it) => {
     )
   )
 
+  it.effect("a seller failing inline: the buy answers failed within its wait, the price back in full", () =>
+    live(
+      Effect.gen(function* () {
+        const server = yield* sellerServer(() => ({ status: 200, body: { status: "failed", error: "out of stock" } }))
+        const seller = yield* pushSellerAt(server.url, server)
+        const buyer = yield* fundedBuyer(1_000)
+        const purchase = yield* Effect.flatMap(Commerce, (c) =>
+          c.buy({ caller: buyer.caller, serviceId: seller.service.id, tierId: "basic", input: "none left" })
+        )
+        expect(purchase.status).toBe("failed")
+        expect(purchase.transaction).toMatchObject({ status: "failed", sellerCents: 0, feeCents: 0 })
+        expect(purchase.transaction?.delivery).toMatchObject({ success: false, error: "out of stock" })
+        expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000)
+        expect(yield* balance(walletAccount(seller.agentId))).toBe(0)
+        expect(yield* balance(escrowAccount(purchase.transaction!.id))).toBe(0)
+      })
+    )
+  )
+
   it.effect("a seller answering 202 is pushed once, delivers through the API, and the buy answers it", () =>
     live(
       Effect.gen(function* () {
