@@ -75,6 +75,20 @@ describeEachStorage("freeze", (storage) => {
     await server?.close()
   })
 
+  it("the freeze is named first: a frozen agent whose purchase other rules refuse too is told it is frozen", async () => {
+    const k = await createAgentKey(server.baseUrl, ["commerce:buy", "commerce:read"])
+    await fund(k.agentId, 10_000)
+    // Tightening with the agent's own key: only another seller, only another category, then frozen.
+    const tightened = { allowedSellers: ["agt_someone_else"], allowedCategories: ["nothing-sold-here"], frozen: true }
+    expect((await send(`${COMMERCE}/wallet`, "PATCH", k.auth, tightened)).status).toBe(200)
+    const refused = await buy(k)
+    expect(refused.status).toBe(403)
+    const body = await refused.json()
+    expect(body).toMatchObject({ _tag: "PolicyViolation", policy: "frozen" })
+    expect(body.message).toMatch(FREEZE)
+    expect(await balance(k.agentId)).toBe(10_000)
+  })
+
   it("a frozen agent moves no cent on any debit path; each refusal is a 403 naming the freeze; pending approvals wait", async () => {
     const k = await createAgentKey(server.baseUrl, ["commerce:buy", "commerce:read"])
     await fund(k.agentId, 10_000)
