@@ -124,6 +124,11 @@ forEachStorage(
           for (const id of [ignored, offered, neverPushed]) {
             expect((yield* commerce.getTransaction(buyer.agentId, id)).status).toBe("failed")
           }
+          // The seller reading its list after the expiry is not "offered" an order that had ended:
+          // offeredAt stays what it was when the order ended.
+          const listed = yield* orders.list(push.agentId, {})
+          expect(listed.orders.find((o) => o.id === neverPushed)?.offeredAt ?? null).toBeNull()
+          expect((yield* orders.get(push.agentId, neverPushed)).offeredAt ?? null).toBeNull()
         })
     )
 
