@@ -186,6 +186,25 @@ forEachStorage(
         })
     )
 
+    it.effect("a delivered saga driven by many workers at once settles once: the seller paid 85 % once", () =>
+      Effect.gen(function* () {
+        const { seller, buyer, saga, orderId } = yield* waiting
+        const sagas = yield* Sagas
+        yield* Effect.flatMap(Orders, (o) => o.deliver(seller.agentId, orderId, { output: "raced" }))
+        // Eight drives of the one saga at once (workers of several processes waking on the same answer).
+        const ended = yield* Effect.all(
+          Array.from({ length: 8 }, () => sagas.drive(saga.id)),
+          { concurrency: 8 }
+        )
+        expect(ended.every((r) => r.status === "completed")).toBe(true)
+        expect(yield* balance(walletAccount(seller.agentId))).toBe(85)
+        expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000 - PRICE)
+        expect(yield* balance(escrowAccount(saga.id))).toBe(0)
+        expect(yield* booksClean).toBe(true)
+        expect(yield* noDrift).toEqual([])
+      })
+    )
+
     it.effect("a missed deadline refunds in full; the seller hears its order expired and cannot deliver it", () =>
       Effect.gen(function* () {
         const { seller, buyer, saga, orderId } = yield* waiting
