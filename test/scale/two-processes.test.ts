@@ -252,10 +252,8 @@ describe.skipIf(postgresSkipReason !== undefined)(
       }
     })
 
-    // docs/fulfilment.md "Pull": a list waiting in one process is woken by an order placed through the
-    // other by that process's one reader, within about a second. The wait asked for is 20 s, so an
-    // answer within 3 s of the buy is the reader's doing, not the wait running out (its fallback).
-    it("a pull seller's list waiting in one process answers an order placed through the other within about a second", async () => {
+    /** A pull seller's service published through process 0, and a buyer of process 1 with 1,000 credits. */
+    const pullMarket = async (name: string, description: string) => {
       const seller = await createAgentKey(servers[0].baseUrl, [...ALL])
       const buyer = await createAgentKey(servers[1].baseUrl, [...ALL])
       const json = { "content-type": "application/json" }
@@ -263,8 +261,8 @@ describe.skipIf(postgresSkipReason !== undefined)(
         method: "POST",
         headers: { ...seller.auth, ...json },
         body: JSON.stringify({
-          name: "Waited for",
-          description: "a service its seller fulfils from a waiting list",
+          name,
+          description,
           category: "testing",
           pricingModel: "per_call",
           tiers: [
@@ -288,6 +286,18 @@ describe.skipIf(postgresSkipReason !== undefined)(
         body: JSON.stringify({ amountCents: 1_000 })
       })
       expect(topup.status).toBeLessThan(300)
+      return { seller, buyer, serviceId }
+    }
+
+    // docs/fulfilment.md "Pull": a list waiting in one process is woken by an order placed through the
+    // other by that process's one reader, within about a second. The wait asked for is 20 s, so an
+    // answer within 3 s of the buy is the reader's doing, not the wait running out (its fallback).
+    it("a pull seller's list waiting in one process answers an order placed through the other within about a second", async () => {
+      const { seller, buyer, serviceId } = await pullMarket(
+        "Waited for",
+        "a service its seller fulfils from a waiting list"
+      )
+      const json = { "content-type": "application/json" }
 
       const listed = fetch(`${servers[0].baseUrl}${COMMERCE}/orders?status=pending&waitMs=20000`, {
         headers: seller.auth
@@ -316,38 +326,11 @@ describe.skipIf(postgresSkipReason !== undefined)(
     })
 
     it("a buy waiting on its seller in one process hears the answer given through the other within about a second", async () => {
-      const seller = await createAgentKey(servers[0].baseUrl, [...ALL])
-      const buyer = await createAgentKey(servers[1].baseUrl, [...ALL])
+      const { seller, buyer, serviceId } = await pullMarket(
+        "Answered elsewhere",
+        "a service whose seller answers through the other process"
+      )
       const json = { "content-type": "application/json" }
-      const published = await fetch(`${servers[0].baseUrl}${COMMERCE}/services`, {
-        method: "POST",
-        headers: { ...seller.auth, ...json },
-        body: JSON.stringify({
-          name: "Answered elsewhere",
-          description: "a service whose seller answers through the other process",
-          category: "testing",
-          pricingModel: "per_call",
-          tiers: [
-            {
-              id: "unit",
-              name: "Unit",
-              priceCents: 100,
-              unit: "call",
-              includedUnits: null,
-              sla: { uptimePct: 99, p95LatencyMs: 5_000, supportWindow: "24/7" }
-            }
-          ],
-          fulfilment: { mode: "pull" }
-        })
-      })
-      expect(published.status, await published.clone().text()).toBe(201)
-      const serviceId = ((await published.json()) as { id: string }).id
-      const topup = await fetch(`${servers[1].baseUrl}${COMMERCE}/wallet/topup`, {
-        method: "POST",
-        headers: { ...buyer.auth, ...json },
-        body: JSON.stringify({ amountCents: 1_000 })
-      })
-      expect(topup.status).toBeLessThan(300)
 
       // An A2A buy through process 1 waits for the seller's answer (ORDER_WAIT_MS, 10 s by default).
       const task = fetch(`${servers[1].baseUrl}/a2a`, {
