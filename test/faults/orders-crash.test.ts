@@ -125,7 +125,9 @@ const scenario = async (bundle: string, store: Store) => {
     WEBHOOK_TIMEOUT_MS: "30000"
   }
   const start = async () => {
-    const p = await startServerProcess(bundle, env)
+    // An embedded store's first start migrates a fresh data directory: on a loaded 2-core runner that
+    // took over the default 60 s once (CI, 2026-12-02, load ≈ 7), so it gets 120 s (the test has 240).
+    const p = await startServerProcess(bundle, env, { readyTimeoutMs: 120_000 })
     running.push(p)
     return p
   }
