@@ -3,11 +3,13 @@
 // (the seller said so) or expired (the seller never answered) got nothing, so the price can be
 // used again, as after a failed simulated delivery. On every storage.
 import { expect } from "@effect/vitest"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { escrowAccount, walletAccount } from "../../src/schema/ledger/ledger.js"
 import { Catalog, CatalogOffersLive } from "../../src/services/commerce/Catalog.js"
 import { Commerce } from "../../src/services/commerce/Commerce.js"
+import { UpdateWalletBody } from "../../src/schema/commerce/wallets.js"
+import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Negotiations } from "../../src/services/negotiation/Negotiation.js"
 import { NegotiatedPricesLive } from "../../src/services/negotiation/NegotiatedPricesLive.js"
@@ -114,6 +116,31 @@ forEachStorage("orders with a negotiated price", stack, (it) => {
       expect(again).toMatchObject({ status: "completed", transaction: { priceCents: deal.priceCents } })
       expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000 - deal.priceCents)
       expect((yield* Effect.flip(buy({ text: "a third time" })))._tag).toBe("NegotiationUnusable")
+    })
+  )
+
+  it.effect("an approval its agent withdraws gives the redeemed negotiation back", () =>
+    Effect.gen(function* () {
+      const { service } = yield* sellerWith("Withdrawn negotiable", [tier("basic", LIST)])
+      const buyer = yield* fundedBuyer(1_000)
+      const deal = yield* accepted(buyer, service.id)
+      const wallet = yield* Wallet
+      const autonomy = (autonomyLevel: string) =>
+        wallet.updatePolicy(buyer.agentId, Schema.decodeUnknownSync(UpdateWalletBody)({ autonomyLevel }), {
+          byOwner: true,
+          actorId: "acct_money"
+        })
+      yield* autonomy("manual")
+      const commerce = yield* Commerce
+      const buy = Effect.suspend(() =>
+        commerce.buy({ caller: buyer.caller, serviceId: service.id, tierId: "basic", input: 1, negotiationId: deal.id })
+      )
+      const asked = yield* buy
+      expect(asked).toMatchObject({ status: "pending_approval", approval: { negotiationId: deal.id } })
+      yield* commerce.withdrawApproval(buyer.caller, asked.approval!.id)
+      yield* autonomy("full_auto")
+      expect(yield* buy).toMatchObject({ status: "completed", transaction: { priceCents: deal.priceCents } })
+      expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000 - deal.priceCents)
     })
   )
 
