@@ -91,6 +91,9 @@ forEachStorage(
           const push = yield* sellerOf("push")
           const offered = yield* buy(push.service.id)
           const neverPushed = yield* buy(push.service.id)
+          // One the seller failed by its id (from order.created) before any push: its own answer counts.
+          const failedUnpushed = yield* buy(push.service.id)
+          yield* orders.fail(push.agentId, failedUnpushed, { error: "will not do it" })
           const due = yield* orders.get(push.agentId, offered)
           yield* Effect.flatMap(PushDispatcher, (d) => d.attempt(due))
           expect((yield* orders.get(push.agentId, offered)).offeredAt).not.toBeNull()
@@ -111,7 +114,8 @@ forEachStorage(
           }
           expect(yield* balance(walletAccount(buyer.agentId))).toBe(10_000 - PRICE)
 
-          // Judged: the pull seller on its three orders (one success), the push seller on the one it was offered.
+          // Judged: the pull seller on its three orders (one success), the push seller on the one it was
+          // offered and the one it failed itself.
           expect(yield* reportOf(pull.service.id)).toMatchObject({
             deliveries: 3,
             successes: 1,
@@ -119,7 +123,7 @@ forEachStorage(
             status: "breached"
           })
           expect((yield* reportOf(pull.service.id)).successRatePct).toBeCloseTo(100 / 3, 1)
-          expect(yield* reportOf(push.service.id)).toMatchObject({ deliveries: 1, successes: 0, successRatePct: 0 })
+          expect(yield* reportOf(push.service.id)).toMatchObject({ deliveries: 2, successes: 0, successRatePct: 0 })
           // Both buyer-side records still say the purchase failed: the rule is about the seller only.
           for (const id of [ignored, offered, neverPushed]) {
             expect((yield* commerce.getTransaction(buyer.agentId, id)).status).toBe("failed")

@@ -174,6 +174,9 @@ forEachStorage("orders", stack, (it) => {
         priceCents: PRICE,
         error: "cannot do it"
       })
+      // The seller's own failure is not reported to it as an expiry.
+      const sellerTold = yield* Effect.flatMap(Events, (e) => e.listForAgent(seller.agentId, 10))
+      expect(sellerTold.map((e) => e.type)).not.toContain("order.expired")
       expect(yield* booksClean).toBe(true)
     })
   )
@@ -314,7 +317,13 @@ forEachStorage("orders", stack, (it) => {
         expect((yield* Effect.flip(answer))._tag).toBe("OrderClosed")
       }
       const events = yield* Effect.flatMap(Events, (e) => e.listForAgent(seller.agentId, 10))
-      expect(events.map((e) => e.type)).toContain("order.expired")
+      expect(events.find((e) => e.type === "order.expired")?.data).toEqual({
+        orderId,
+        serviceId: expect.any(String),
+        tierId: "basic",
+        priceCents: PRICE,
+        deadlineAt: "2026-11-26T09:00:10.000Z"
+      })
       const tx = yield* Effect.flatMap(Commerce, (c) => c.getTransaction(buyer.agentId, orderId))
       expect(tx.status).toBe("failed")
       expect(yield* booksClean).toBe(true)
