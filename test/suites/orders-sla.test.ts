@@ -15,7 +15,7 @@ import { Orders } from "../../src/services/purchases/Orders.js"
 import { PushDispatcher } from "../../src/services/purchases/PushWorker.js"
 import { WebhookTransport } from "../../src/services/webhooks/WebhookTransport.js"
 import type { StorageCase } from "../fixtures/db.js"
-import { commerceStack, fundedBuyer, liveSellerAgent, serviceBody, tier } from "../fixtures/money.js"
+import { commerceStack, fundedBuyer, liveSellerAgent, sellerWith, serviceBody, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const PRICE = 100
@@ -153,6 +153,20 @@ forEachStorage(
         expect(swept).toBeGreaterThanOrEqual(2)
         expect(yield* reportOf(push.service.id)).toMatchObject({ status: "no_data", deliveries: 0, successes: 0 })
         expect(yield* balance(walletAccount(buyer.agentId))).toBe(1_000)
+      })
+    )
+
+    it.effect("a simulated seller's failed delivery counts against it, as a real seller's does", () =>
+      Effect.gen(function* () {
+        const buyer = yield* fundedBuyer(1_000)
+        const { service } = yield* sellerWith("Simulated, judged", [tier("basic", PRICE)])
+        const buy = (input: unknown) =>
+          Effect.flatMap(Commerce, (c) =>
+            c.buy({ caller: buyer.caller, serviceId: service.id, tierId: "basic", input })
+          )
+        expect(yield* buy({ simulate: "fail" })).toMatchObject({ status: "failed" })
+        expect(yield* buy("ok")).toMatchObject({ status: "completed" })
+        expect(yield* reportOf(service.id)).toMatchObject({ deliveries: 2, successes: 1, successRatePct: 50 })
       })
     )
   },
