@@ -58,6 +58,33 @@ forEachStorage(
       { timeout: 60_000 }
     )
 
+    it.effect(
+      "one account inserted by two processes at once (two replicas seeding an empty database): one row, the other a Conflict, never a storage error",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* KeysStore
+          for (let round = 0; round < 20; round++) {
+            const account = {
+              id: `acct_seeded_${round}`,
+              email: `seeded-${round}@platform.invalid`,
+              name: "Seeded twice",
+              passwordHash: "disabled",
+              planId: null,
+              createdAt: "2026-12-02T00:00:00.000Z"
+            }
+            const [a, b] = yield* Effect.all(
+              [Effect.result(store.insertAccount(account)), Effect.result(store.insertAccount(account))],
+              {
+                concurrency: 2
+              }
+            )
+            const outcomes = [a, b].map((r) => (r._tag === "Success" ? "made" : r.failure._tag)).sort()
+            expect(outcomes).toEqual(["Conflict", "made"])
+            expect((yield* store.getAccount(account.id))?.email).toBe(account.email)
+          }
+        })
+    )
+
     it.effect("revoked through Keys: refused on the very next request, though the key was cached", () =>
       Effect.gen(function* () {
         const keys = yield* Keys

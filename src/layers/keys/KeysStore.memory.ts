@@ -26,11 +26,14 @@ export const MemoryKeysStore = Layer.effect(
     const agentsByAccount = db.table<string, Array<string>>("agents_by_account")
     const keysByAccount = db.table<string, Array<string>>("api_keys_by_account")
     return KeysStore.of({
+      // Read when it runs, not when it is built: two inserts built before either runs see each other.
       insertAccount: (a) =>
         db.atomically(
-          emails.get(a.email) !== undefined
-            ? Effect.fail(new Conflict({ message: `an account with e-mail ${a.email} exists` }))
-            : Effect.andThen(emails.set(a.email, a.id), accounts.set(a.id, a))
+          Effect.suspend(() =>
+            emails.get(a.email) !== undefined || accounts.get(a.id) !== undefined
+              ? Effect.fail(new Conflict({ message: `an account with e-mail ${a.email} exists` }))
+              : Effect.andThen(emails.set(a.email, a.id), accounts.set(a.id, a))
+          )
         ),
       findAccountByEmail: (email) =>
         Effect.sync(() => {

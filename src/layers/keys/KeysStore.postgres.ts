@@ -108,7 +108,7 @@ export const PgKeysStore = Layer.effect(
         orUnavailable(
           sql<{ id: string }>`INSERT INTO accounts (id, email, name, password_hash, plan_id, created_at)
               VALUES (${a.id}, ${a.email}, ${a.name}, ${a.passwordHash}, ${a.planId}, ${a.createdAt})
-              ON CONFLICT (email) DO NOTHING RETURNING id`
+              ON CONFLICT DO NOTHING RETURNING id`
         ).pipe(
           Effect.flatMap((rows) =>
             rows.length === 0
