@@ -114,6 +114,7 @@ forEachStorage(
           // Not another agent's (even of the same account), nor the owner's: the owner declines instead.
           expect((yield* Effect.flip(commerce.withdrawApproval(other.caller, asked.id)))._tag).toBe("NotFound")
           expect((yield* Effect.flip(commerce.withdrawApproval(owner, asked.id)))._tag).toBe("NotFound")
+          expect((yield* Effect.flip(commerce.withdrawApproval(buyer.caller, "apr_none")))._tag).toBe("NotFound")
           yield* TestClock.adjust(60_000)
           const withdrawn = yield* commerce.withdrawApproval(buyer.caller, asked.id)
           expect(withdrawn).toMatchObject({ id: asked.id, status: "withdrawn", decidedAt: "2026-11-26T10:01:00.000Z" })
