@@ -126,12 +126,33 @@ describe("order push dispatcher", () => {
           expect(seller.pushes.map((x) => x.webhookId)).toEqual([order.id, order.id, order.id])
           expect(seller.pushes.every((x) => x.verified)).toBe(true)
           expect(new Set(seller.pushes.map((x) => x.body)).size).toBe(1)
-          const [a, b, c] = seller.pushes.map((x) => x.at)
-          // After the 500: 1 s; after the 400 ms timeout: 2 s (the dispatcher's tick may add 250 ms).
-          expect(b - a).toBeGreaterThanOrEqual(1_000 - 50)
-          expect(b - a).toBeLessThan(1_000 + 1_000)
-          expect(c - b).toBeGreaterThanOrEqual(400 + 2_000 - 50)
-          expect(c - b).toBeLessThan(400 + 2_000 + 1_000)
+          // The schedule as the dispatcher wrote it, not as the sockets timed it: each attempt claimed
+          // (its start written), then its failure written with the next attempt due exactly the
+          // backoff after a moment inside the attempt; and the next attempt never starts before that.
+          const writes = p.writes.filter((w) => w.orderId === order.id)
+          expect(writes.map((w) => [w.push.attempts, w.offeredAt !== undefined])).toEqual([
+            [1, true],
+            [1, false],
+            [2, true],
+            [2, false],
+            [3, true]
+          ])
+          const [claim1, failed1, claim2, failed2, claim3] = writes
+          const at = (iso: string | null | undefined) => Date.parse(iso!)
+          expect(failed1.push.lastError).toMatch(/500/)
+          const from1 = at(failed1.push.nextAttemptAt) - pushBackoff(1)
+          expect(from1).toBeGreaterThanOrEqual(at(claim1.offeredAt))
+          expect(from1).toBeLessThanOrEqual(failed1.writtenAt)
+          expect(at(claim2.offeredAt)).toBeGreaterThanOrEqual(at(failed1.push.nextAttemptAt))
+          expect(failed2.push.lastError).toMatch(/time/i)
+          const from2 = at(failed2.push.nextAttemptAt) - pushBackoff(2)
+          // The second attempt failed by the 400 ms timeout, so its retry is counted from after it.
+          expect(from2 - at(claim2.offeredAt)).toBeGreaterThanOrEqual(400 - 5)
+          expect(from2).toBeLessThanOrEqual(failed2.writtenAt)
+          expect(at(claim3.offeredAt)).toBeGreaterThanOrEqual(at(failed2.push.nextAttemptAt))
+          // …nor long after (a 250 ms tick, or a wake-up, picks it up): a bound of lateness only.
+          expect(at(claim2.offeredAt) - at(failed1.push.nextAttemptAt)).toBeLessThan(1_000)
+          expect(at(claim3.offeredAt) - at(failed2.push.nextAttemptAt)).toBeLessThan(1_000)
           expect(p.answers[0]).toMatchObject({ orderId: order.id, outcome: "delivered", body: { output: "done" } })
           expect(p.orders.get(order.id)!.push?.attempts).toBe(3)
         })
