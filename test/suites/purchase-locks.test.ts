@@ -9,8 +9,10 @@
 //   spent: counted on one side only (docs/money.md "Limits hold when money moves", the buyer's wallet lock).
 // - Two attempts of one keyed write at once (docs/idempotency.md "Domain dedupe"): one writes, the other
 //   answers its outcome; nothing is done twice (the write receipt's key).
+// - A review and a dispute's refund of one purchase at once (docs/reputation.md: a refunded purchase
+//   cannot be reviewed, and a review it had no longer counts): the transaction's lock.
 import { expect } from "@effect/vitest"
-import { Clock, Context, Deferred, Effect, Fiber, Layer, Option, Schedule } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, Fiber, Layer, Option, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { initialWallet, UNLIMITED_POLICY } from "../../src/schema/wallet/policy.js"
@@ -22,16 +24,20 @@ import { WriteReceipts } from "../../src/services/idempotency/WriteReceipts.js"
 import { WriteReceiptStore } from "../../src/services/idempotency/WriteReceiptStore.js"
 import { Ledger, LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { Orders } from "../../src/services/purchases/Orders.js"
+import { PurchaseStore } from "../../src/services/purchases/PurchaseStore.js"
+import { Disputes } from "../../src/services/commerce/Disputes.js"
+import { CatalogStore } from "../../src/services/commerce/CatalogStore.js"
+import { Reputation } from "../../src/services/reputation/Reputation.js"
 import { SettlementStore } from "../../src/services/purchases/SettlementStore.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { WalletStore } from "../../src/services/wallet/WalletStore.js"
 import type { StorageCase } from "../fixtures/db.js"
-import { commerceStack, fundedBuyer, liveSellerAgent, serviceBody, tier } from "../fixtures/money.js"
+import { commerceStack, fundedBuyer, liveSellerAgent, sellerWith, serviceBody, tier } from "../fixtures/money.js"
 import { forEachStorage } from "../fixtures/suite.js"
 
 const PRICE = 100
 
-type Point = "settlement write" | "held read"
+type Point = "settlement write" | "held read" | "transaction lock"
 
 /** Where a unit of work may be paused: armed once, it pauses the next unit reaching the point until `go`. */
 class Pauses extends Context.Service<
@@ -68,12 +74,13 @@ const PausesLive = Layer.sync(Pauses, () => {
   })
 })
 
-/** The storage's settlement writes and held reads, pausable. */
+/** The storage's settlement writes, held reads and transaction locks, pausable. */
 const Hooked = Layer.effectContext(
   Effect.gen(function* () {
     const pauses = yield* Pauses
     const settlement = yield* SettlementStore
     const wallet = yield* WalletStore
+    const purchases = yield* PurchaseStore
     return Context.make(
       SettlementStore,
       SettlementStore.of({
@@ -84,6 +91,13 @@ const Hooked = Layer.effectContext(
       Context.add(
         WalletStore,
         WalletStore.of({ ...wallet, heldCents: (id) => Effect.tap(wallet.heldCents(id), () => pauses.at("held read")) })
+      ),
+      Context.add(
+        PurchaseStore,
+        PurchaseStore.of({
+          ...purchases,
+          lockTransaction: (id) => Effect.tap(purchases.lockTransaction(id), () => pauses.at("transaction lock"))
+        })
       )
     )
   })
@@ -247,5 +261,41 @@ forEachStorage("locks on the purchase path", stack, (it, c) => {
       // On Postgres the two really met: both ran their write, and the second rolled back.
       if (c.name === "postgres") expect(inside).toBe(2)
     })
+  )
+  it.effect(
+    "a review and the dispute's refund of one purchase at once: the refunded purchase keeps no counted review",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.parse("2026-11-28T18:00:00.000Z"))
+        const seller = yield* sellerWith("Reviewed", [tier("basic", PRICE)])
+        const buyer = yield* fundedBuyer(1_000)
+        const txId = (yield* buy(buyer, seller.service.id)).transaction!.id
+        const disputes = yield* Disputes
+        const dispute = yield* disputes.open(buyer.agentId, { transactionId: txId, reason: "not what was asked" })
+        // The buyer's review has the transaction (completed) and pauses before writing…
+        const pause = yield* Effect.flatMap(Pauses, (p) => p.arm("transaction lock"))
+        const reviewing = yield* Effect.forkChild(
+          Effect.flatMap(Commerce, (co) => co.review(buyer.agentId, txId, { rating: 5, text: "great" }))
+        )
+        yield* pause.paused
+        // …while the seller accepts the dispute: the purchase is refunded.
+        const refunding = yield* Effect.forkChild(disputes.respond(seller.agentId, dispute.id, { action: "accept" }))
+        yield* finishedOrBlocked(c, refunding)
+        yield* pause.go
+        const reviewed = yield* Effect.exit(Fiber.join(reviewing))
+        expect(yield* Fiber.join(refunding)).toMatchObject({ status: "resolved_refunded", refundCents: PRICE })
+        // Either order is fine — reviewed then refunded (the review taken out of the counts), or
+        // refunded then refused — but never a review counted for a purchase the buyer got back.
+        if (reviewed._tag === "Failure") expect(Cause.squash(reviewed.cause)).toMatchObject({ _tag: "Conflict" })
+        const service = yield* Effect.flatMap(CatalogStore, (s) => s.get(seller.service.id))
+        expect(service).toMatchObject({ ratingCount: 0, ratingSum: 0 })
+        const reputation = yield* Effect.flatMap(Reputation, (r) => r.reputationOf(seller.agentId))
+        expect(reputation.factors.reviews.count).toBe(0)
+        expect((yield* Effect.flatMap(Commerce, (co) => co.getTransaction(buyer.agentId, txId))).status).toBe(
+          "refunded"
+        )
+        // On Postgres the refund really waited for the review's lock: the review went first.
+        if (c.name === "postgres") expect(reviewed._tag).toBe("Success")
+      })
   )
 })
