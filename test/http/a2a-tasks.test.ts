@@ -305,7 +305,72 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     expect((await (await a2aClient(seller)).listTasks({ ...emptyList })).tasks).toEqual([])
     expect((await rpcError(buyer, "ListTasks", { pageSize: 0 })).code).toBe(-32602)
     expect((await rpcError(buyer, "ListTasks", { pageToken: "not-ours" })).code).toBe(-32602)
-    expect((await rpcError(buyer, "ListTasks", { status: "TASK_STATE_REJECTED" })).code).toBe(-32602)
+    expect((await rpcError(buyer, "ListTasks", { status: "TASK_STATE_INPUT_REQUIRED" })).code).toBe(-32602)
+  })
+
+  it("ListTasks: buys waiting on the owner, declined or taken back are listed beside the purchases (an approved one as its purchase), newest first, each once whatever the page size", async () => {
+    const { buyer, serviceId } = await market(100)
+    const client = await a2aClient(buyer)
+    const apart = () => new Promise((r) => setTimeout(r, 5))
+    const send = async (text: string) => {
+      const task = seen(await client.sendMessage(buyRequest(serviceId, { text }, true)))
+      await apart()
+      return task.id
+    }
+    const bought = await send("bought at once")
+    expect((await call(buyer, "PATCH", `${C}/wallet`, { autonomyLevel: "manual" })).status).toBe(200)
+    const declined = await send("declined")
+    const approved = await send("approved")
+    const withdrawn = await send("withdrawn")
+    const waiting = await send("waiting")
+    const owner = { cookie: buyer.cookie!, "content-type": "application/json" }
+    const decide = (id: string, how: "approve" | "decline") =>
+      fetch(`${server.baseUrl}/api/dashboard/commerce/approvals/${id}/${how}`, { method: "POST", headers: owner })
+    expect((await decide(declined, "decline")).status).toBe(200)
+    expect((await decide(approved, "approve")).status).toBe(200)
+    const approvedTx = seen(await client.getTask({ tenant: "", id: approved, historyLength: undefined })).metadata
+      .transactionId as string
+    expect(approvedTx).toMatch(/^tx_/)
+    expect(seen(await client.cancelTask({ tenant: "", id: withdrawn, metadata: undefined })).state).toBe(
+      TaskState.TASK_STATE_CANCELED
+    )
+
+    const list = (extra: Partial<Parameters<typeof client.listTasks>[0]> = {}) =>
+      client.listTasks({ ...emptyList, ...extra })
+    // The purchase the approval made is newest (made when the owner approved); the approval itself is
+    // not listed again.
+    const expected = [
+      [approvedTx, TaskState.TASK_STATE_WORKING],
+      [waiting, TaskState.TASK_STATE_AUTH_REQUIRED],
+      [withdrawn, TaskState.TASK_STATE_CANCELED],
+      [declined, TaskState.TASK_STATE_REJECTED],
+      [bought, TaskState.TASK_STATE_WORKING]
+    ]
+    for (const pageSize of [1, 2, 3, 50]) {
+      const got: Array<[string, number | undefined]> = []
+      let pageToken = ""
+      let last: Awaited<ReturnType<typeof list>> | undefined
+      for (let pages = 0; pages < 20; pages++) {
+        last = await list({ pageSize, pageToken })
+        got.push(...last.tasks.map((t): [string, number | undefined] => [t.id, t.status?.state]))
+        pageToken = last.nextPageToken
+        if (pageToken === "") break
+      }
+      expect({ pageSize, got }).toEqual({ pageSize, got: expected })
+      expect(last).toMatchObject({ nextPageToken: "", totalSize: 5 })
+    }
+    const byState = async (status: TaskState) => (await list({ status })).tasks.map((t) => t.id)
+    expect(await byState(TaskState.TASK_STATE_AUTH_REQUIRED)).toEqual([waiting])
+    expect(await byState(TaskState.TASK_STATE_REJECTED)).toEqual([declined])
+    expect(await byState(TaskState.TASK_STATE_CANCELED)).toEqual([withdrawn])
+    expect(await byState(TaskState.TASK_STATE_WORKING)).toEqual([approvedTx, bought])
+    // A task waiting on the owner is its own context.
+    expect((await list({ contextId: waiting })).tasks.map((t) => [t.id, t.status?.state])).toEqual([
+      [waiting, TaskState.TASK_STATE_AUTH_REQUIRED]
+    ])
+    // Another agent of another account lists none of them.
+    const stranger = await createAgentKey(server.baseUrl, ["commerce:*"])
+    expect((await (await a2aClient(stranger)).listTasks({ ...emptyList })).tasks).toEqual([])
   })
 
   it("CancelTask of a buy waiting on its seller: cancelled, the price back in full; again, the same; the seller's late answer refused; of an ended one, TaskNotCancelable", async () => {

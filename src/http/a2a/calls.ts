@@ -29,6 +29,16 @@ export interface A2aCalls {
   readonly readApproval: (id: string) => Promise<Json | undefined | "unavailable">
   /** The caller withdraws its pending order (Orders.cancel, with the key's commerce:buy). */
   readonly cancelOrder: (orderId: string) => Promise<CancelOutcome>
+  /**
+   * A page of the caller's own approvals, newest first (Approvals.agentApprovals, with commerce:read):
+   * `cursor` a page's last row; "invalid" for a cursor it did not give.
+   */
+  readonly listApprovals: (
+    limit: number,
+    cursor: string | undefined
+  ) => Promise<
+    { readonly data: ReadonlyArray<Json>; readonly nextCursor: string | null } | "invalid" | "forbidden" | "unavailable"
+  >
   /** The caller withdraws its approval still waiting on the owner (Approvals.withdraw, with commerce:buy). */
   readonly withdrawApproval: (approvalId: string) => Promise<CancelOutcome>
 }

@@ -372,6 +372,20 @@ export const A2aRoutesLive = HttpRouter.use(
                 })
               )
             )
+      const listApprovals = (limit: number, cursor: string | undefined) =>
+        caller.agentId === undefined || !caller.permissions.has("commerce:read")
+          ? Promise.resolve("forbidden" as const)
+          : run(
+              commerce.agentApprovals(caller.agentId, { limit, cursor }).pipe(
+                Effect.map(
+                  (page) => JSON.parse(JSON.stringify(page)) as { data: Array<Json>; nextCursor: string | null }
+                ),
+                Effect.catchTags({
+                  InvalidInput: () => Effect.succeed("invalid" as const),
+                  StorageUnavailable: () => Effect.succeed("unavailable" as const)
+                })
+              )
+            )
       const purchaseStore = yield* PurchaseStore
       const { atomically } = yield* Transactor
       const readApproval = (id: string) =>
@@ -395,6 +409,7 @@ export const A2aRoutesLive = HttpRouter.use(
         waitMs: orders.waitMs,
         cancelOrder,
         withdrawApproval,
+        listApprovals,
         readApproval,
         caller,
         baseUrl: (yield* AppConfig).baseUrl

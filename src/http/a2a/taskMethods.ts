@@ -1,8 +1,10 @@
 // ListTasks and CancelTask over the caller's purchases (docs/a2a.md "Tasks"). A task is a purchase
-// the caller bought (its transaction), read through the same routes REST reads: no task store.
+// the caller bought (its transaction) or one waiting on its owner (its approval), read through the same
+// routes and services REST reads: no task store.
+import { encodeTimeCursor } from "../../schema/platform/common.js"
 import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import { type A2aCalls, readTransaction, runRoute } from "./calls.js"
-import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, rpcResult } from "./rpc.js"
+import { A2aErrors, isRecord, type Json, retryAfterOf, type RpcError, rpcError, rpcResult } from "./rpc.js"
 import {
   approvalTaskOf,
   isApproval,
@@ -24,27 +26,46 @@ const STATUS_OF_STATE: Readonly<Record<string, string | undefined>> = {
   TASK_STATE_FAILED: "failed",
   TASK_STATE_CANCELED: "failed"
 }
-const SERVED_STATES = Object.keys(STATUS_OF_STATE)
+/** The states an approval's own task is in (an approved one is listed as its purchase). */
+const APPROVAL_TASK_STATES = [
+  "TASK_STATE_AUTH_REQUIRED",
+  "TASK_STATE_REJECTED",
+  "TASK_STATE_FAILED",
+  "TASK_STATE_CANCELED"
+]
+const SERVED_STATES = [...new Set([...Object.keys(STATUS_OF_STATE), ...APPROVAL_TASK_STATES])]
 /** The proto enum's numbers, for a client that sends them. */
 const STATE_NUMBERS: Readonly<Record<number, string>> = {
   2: "TASK_STATE_WORKING",
   3: "TASK_STATE_COMPLETED",
   4: "TASK_STATE_FAILED",
-  5: "TASK_STATE_CANCELED"
+  5: "TASK_STATE_CANCELED",
+  7: "TASK_STATE_REJECTED",
+  8: "TASK_STATE_AUTH_REQUIRED"
 }
 
 /**
- * A page token: the transactions route's cursor and how many tasks the pages before it held (so
- * `totalSize` counts up as a client pages on; the last page's is the total).
+ * A page token: where each of the two lists (the caller's purchases, its approvals) stands — a keyset
+ * cursor ("" before the first row), or null once that list is read to its end — and how many tasks
+ * the pages before it held (so `totalSize` counts up as a client pages on; the last page's is the
+ * total).
  */
-const encodeToken = (cursor: string, seen: number) =>
-  Buffer.from(JSON.stringify({ c: cursor, n: seen })).toString("base64url")
-const decodeToken = (token: string): { readonly cursor: string; readonly seen: number } | undefined => {
+interface Page {
+  readonly purchases: string | null
+  readonly approvals: string | null
+  readonly seen: number
+}
+const encodeToken = (page: Page) =>
+  Buffer.from(JSON.stringify({ c: page.purchases, a: page.approvals, n: page.seen })).toString("base64url")
+const decodeToken = (token: string): Page | undefined => {
   try {
     const v: unknown = JSON.parse(Buffer.from(token, "base64url").toString("utf8"))
-    return isRecord(v) && typeof v.c === "string" && typeof v.n === "number" && Number.isInteger(v.n) && v.n >= 0
-      ? { cursor: v.c, seen: v.n }
-      : undefined
+    if (!isRecord(v) || typeof v.n !== "number" || !Number.isInteger(v.n) || v.n < 0) return undefined
+    const cursor = (u: unknown) => (u === null || typeof u === "string" ? u : undefined)
+    const purchases = cursor(v.c)
+    // A token of the purchases alone (before approvals were listed): their list goes on, no approvals.
+    const approvals = v.a === undefined ? null : cursor(v.a)
+    return purchases === undefined || approvals === undefined ? undefined : { purchases, approvals, seen: v.n }
   } catch {
     return undefined
   }
@@ -54,13 +75,55 @@ const invalid = (id: unknown, field: string, message: string) =>
   rpcError(id, A2aErrors.invalidParams, `${field}: ${message}`, { field })
 
 /** A task without its artifacts (ListTasks' includeArtifacts false, the default). */
-const withoutArtifacts = (task: ReturnType<typeof taskOf>) => ({ ...task, artifacts: [] })
+const withoutArtifacts = <T extends { readonly artifacts: ReadonlyArray<unknown> }>(task: T) => ({
+  ...task,
+  artifacts: []
+})
+
+type Row =
+  | { readonly kind: "purchase"; readonly createdAt: string; readonly id: string; readonly tx: TaskTransaction }
+  | { readonly kind: "approval"; readonly createdAt: string; readonly id: string; readonly approval: Approval }
+type Approval = Json & { readonly id: string; readonly status: string; readonly createdAt: string }
+const isListedApproval = (u: unknown): u is Approval => isApproval(u) && typeof u.createdAt === "string"
+
+/** Whether `a` comes before `b` newest first (by creation, then id, as both lists are paged). */
+const newer = (a: Row, b: Row) => {
+  const ta = Date.parse(a.createdAt)
+  const tb = Date.parse(b.createdAt)
+  return ta !== tb ? ta > tb : a.id > b.id
+}
 
 /**
- * ListTasks: the caller's purchases as tasks, newest first, in keyset pages (`pageToken`), filtered
- * by `status` (a task state), `contextId` (a task's context is its transaction) and
- * `statusTimestampAfter`. A filter the route cannot apply is applied to each page read, so a page
- * may hold fewer than `pageSize` while `nextPageToken` still leads on.
+ * Up to `size` rows of two newest-first lists, merged newest first: each list's own order is kept
+ * (only the heads are compared), so what is taken of each is a prefix of it and its cursor the
+ * last row taken.
+ */
+const mergeNewestFirst = (a: ReadonlyArray<Row>, b: ReadonlyArray<Row>, size: number) => {
+  const out: Array<Row> = []
+  let i = 0
+  let j = 0
+  while (out.length < size && (i < a.length || j < b.length)) {
+    if (j >= b.length || (i < a.length && newer(a[i]!, b[j]!))) out.push(a[i++]!)
+    else out.push(b[j++]!)
+  }
+  return out
+}
+
+/** Where a list stands after a page took `taken` of the `read` rows it offered (`more`: rows after them). */
+const nextOf = (cursor: string | null, read: number, taken: ReadonlyArray<Row>, more: boolean): string | null => {
+  if (cursor === null) return null
+  const last = taken[taken.length - 1]
+  if (last === undefined) return read === 0 && !more ? null : cursor
+  return taken.length === read && !more ? null : encodeTimeCursor(last)
+}
+
+/**
+ * ListTasks: the caller's tasks, newest first, in keyset pages (`pageToken`) — its purchases (each
+ * transaction it bought) and its purchases waiting on its owner or never made (each approval not
+ * approved: an approved one is listed as its purchase) — filtered by `status` (a task state),
+ * `contextId` (a task's context is the task) and `statusTimestampAfter`. A filter a list cannot apply
+ * is applied to each page read, so a page may hold fewer than `pageSize` while `nextPageToken` still
+ * leads on.
  */
 export const listTasks = async (id: unknown, params: Json, calls: A2aCalls): Promise<Json> => {
   const size = params.pageSize ?? LIST_TASKS_DEFAULT
@@ -74,47 +137,103 @@ export const listTasks = async (id: unknown, params: Json, calls: A2aCalls): Pro
   if (after !== undefined && (typeof after !== "string" || Number.isNaN(Date.parse(after))))
     return invalid(id, "statusTimestampAfter", "an ISO 8601 time")
   const token = params.pageToken ?? ""
-  const page = typeof token === "string" && token !== "" ? decodeToken(token) : { cursor: "", seen: 0 }
+  const page: Page | undefined =
+    typeof token === "string" && token !== "" ? decodeToken(token) : { purchases: "", approvals: "", seen: 0 }
   if (page === undefined) return invalid(id, "pageToken", "not a token this endpoint gave (start again without one)")
   const includeArtifacts = params.includeArtifacts === true
-  const keep = (tx: TaskTransaction) => {
-    const task = taskOf(tx)
-    if (state !== "TASK_STATE_UNSPECIFIED" && taskState(tx) !== state) return undefined
+  const any = state === "TASK_STATE_UNSPECIFIED"
+  const keep = <T extends { readonly status: { readonly state: string; readonly timestamp: string } } & Json>(
+    task: T & { readonly artifacts: ReadonlyArray<unknown> }
+  ) => {
+    if (!any && task.status.state !== state) return undefined
     if (typeof after === "string" && Date.parse(task.status.timestamp) < Date.parse(after)) return undefined
     return includeArtifacts ? task : withoutArtifacts(task)
   }
 
-  // contextId names one task (its context is its transaction): that task, if it is the caller's.
+  // contextId names one task (its context is the task): that task, if it is the caller's.
   const contextId = params.contextId
   if (typeof contextId === "string" && contextId !== "") {
-    const read = await readTask(id, contextId, readTransaction(calls))
-    if ("error" in read && read.error.error.code !== A2aErrors.taskNotFound) return read.error
-    const task = "tx" in read ? keep(read.tx) : undefined
+    let task: Json | undefined
+    if (isApprovalId(contextId)) {
+      const read = await readApprovalTask(id, contextId, calls)
+      if ("error" in read && read.error.error.code !== A2aErrors.taskNotFound) return read.error
+      task = "task" in read ? keep(read.task) : undefined
+    } else {
+      const read = await readTask(id, contextId, readTransaction(calls))
+      if ("error" in read && read.error.error.code !== A2aErrors.taskNotFound) return read.error
+      task = "tx" in read ? keep(taskOf(read.tx)) : undefined
+    }
     const tasks = task === undefined ? [] : [task]
     return rpcResult(id, { tasks, nextPageToken: "", pageSize: size, totalSize: tasks.length })
   }
 
-  const query = new URLSearchParams({ role: "buyer", limit: String(size) })
-  const status = state === "TASK_STATE_UNSPECIFIED" ? undefined : STATUS_OF_STATE[state]
-  if (status !== undefined) query.set("status", status)
-  if (page.cursor !== "") query.set("cursor", page.cursor)
-  const answer = await runRoute(calls, { method: "GET", path: `${COMMERCE_PREFIX}/transactions?${query}` })
-  if (answer.status === 400) return invalid(id, "pageToken", "not a token this endpoint gave (start again without one)")
-  if (answer.status === 403)
-    return rpcError(id, A2aErrors.invalidParams, "listing tasks needs commerce:read", { httpStatus: 403 })
-  if (answer.status !== 200 || !isRecord(answer.json) || !Array.isArray(answer.json.data))
-    return rpcError(id, A2aErrors.internal, `tasks could not be listed now (${answer.status})`, {
-      httpStatus: answer.status,
-      ...retryAfterOf(answer.headers)
-    })
-  const tasks = answer.json.data.filter(isTransaction).flatMap((tx) => keep(tx) ?? [])
-  const next = typeof answer.json.nextCursor === "string" ? answer.json.nextCursor : null
-  const seen = page.seen + tasks.length
+  // The purchases (a state no purchase is in: none read) …
+  const purchasesCursor = any || state in STATUS_OF_STATE ? page.purchases : null
+  let purchases: ReadonlyArray<Row> = []
+  let morePurchases = false
+  if (purchasesCursor !== null) {
+    const query = new URLSearchParams({ role: "buyer", limit: String(size) })
+    const status = any ? undefined : STATUS_OF_STATE[state]
+    if (status !== undefined) query.set("status", status)
+    if (purchasesCursor !== "") query.set("cursor", purchasesCursor)
+    const answer = await runRoute(calls, { method: "GET", path: `${COMMERCE_PREFIX}/transactions?${query}` })
+    if (answer.status === 400)
+      return invalid(id, "pageToken", "not a token this endpoint gave (start again without one)")
+    if (answer.status === 403)
+      return rpcError(id, A2aErrors.invalidParams, "listing tasks needs commerce:read", { httpStatus: 403 })
+    if (answer.status !== 200 || !isRecord(answer.json) || !Array.isArray(answer.json.data))
+      return rpcError(id, A2aErrors.internal, `tasks could not be listed now (${answer.status})`, {
+        httpStatus: answer.status,
+        ...retryAfterOf(answer.headers)
+      })
+    purchases = answer.json.data
+      .filter(isTransaction)
+      .map((tx) => ({ kind: "purchase" as const, createdAt: tx.createdAt, id: tx.id, tx }))
+    morePurchases = typeof answer.json.nextCursor === "string"
+  }
+  // … and the approvals (a state no approval's own task is in: none read).
+  const approvalsCursor = any || APPROVAL_TASK_STATES.includes(state) ? page.approvals : null
+  let approvals: ReadonlyArray<Row> = []
+  let moreApprovals = false
+  if (approvalsCursor !== null) {
+    const read = await calls.listApprovals(size, approvalsCursor === "" ? undefined : approvalsCursor)
+    if (read === "invalid") return invalid(id, "pageToken", "not a token this endpoint gave (start again without one)")
+    if (read === "forbidden")
+      return rpcError(id, A2aErrors.invalidParams, "listing tasks needs commerce:read", { httpStatus: 403 })
+    if (read === "unavailable")
+      return rpcError(id, A2aErrors.internal, "tasks could not be listed now (503)", { httpStatus: 503 })
+    approvals = read.data
+      .filter(isListedApproval)
+      .map((approval) => ({ kind: "approval" as const, createdAt: approval.createdAt, id: approval.id, approval }))
+    moreApprovals = read.nextCursor !== null
+  }
+
+  const taken = mergeNewestFirst(purchases, approvals, size)
+  const tasks = taken.flatMap((row) => {
+    if (row.kind === "purchase") return keep(taskOf(row.tx)) ?? []
+    // An approved request is listed as its purchase (the transaction it made).
+    return row.approval.status === "approved" ? [] : (keep(approvalTaskOf(row.approval)) ?? [])
+  })
+  const next: Page = {
+    purchases: nextOf(
+      purchasesCursor,
+      purchases.length,
+      taken.filter((r) => r.kind === "purchase"),
+      morePurchases
+    ),
+    approvals: nextOf(
+      approvalsCursor,
+      approvals.length,
+      taken.filter((r) => r.kind === "approval"),
+      moreApprovals
+    ),
+    seen: page.seen + tasks.length
+  }
   return rpcResult(id, {
     tasks,
-    nextPageToken: next === null ? "" : encodeToken(next, seen),
+    nextPageToken: next.purchases === null && next.approvals === null ? "" : encodeToken(next),
     pageSize: size,
-    totalSize: seen
+    totalSize: next.seen
   })
 }
 
@@ -212,7 +331,7 @@ export const readApprovalTask = async (
   rpcId: unknown,
   id: string,
   calls: A2aCalls
-): Promise<{ readonly task: ReturnType<typeof approvalTaskOf> } | { readonly error: Json }> => {
+): Promise<{ readonly task: ReturnType<typeof approvalTaskOf> } | { readonly error: RpcError }> => {
   const approval = await calls.readApproval(id)
   if (approval === "unavailable")
     return { error: rpcError(rpcId, A2aErrors.internal, `task ${id} could not be read now`, { httpStatus: 503 }) }

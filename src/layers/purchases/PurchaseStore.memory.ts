@@ -192,6 +192,11 @@ export const MemoryPurchaseStore = Layer.effect(
             a.id,
             olderBy(a, (id) => t.approvals.get(id))
           ),
+          t.approvalsByAgent.insertSorted(
+            a.agentId,
+            a.id,
+            olderBy(a, (id) => t.approvals.get(id))
+          ),
           setPending(t, a)
         ],
         { discard: true }
@@ -226,6 +231,16 @@ export const MemoryPurchaseStore = Layer.effect(
           status === undefined
             ? t.approvalsByAccount.get(accountId)
             : t.approvalsByAccountStatus.get(`${accountId}|${status}`),
+          (id) => t.approvals.get(id)!,
+          () => true,
+          limit,
+          before
+        )
+      ),
+    listAgentApprovals: (agentId, limit, before) =>
+      Effect.sync(() =>
+        newestFirst(
+          t.approvalsByAgent.get(agentId),
           (id) => t.approvals.get(id)!,
           () => true,
           limit,

@@ -197,7 +197,13 @@ export const PgPurchaseStore = Layer.effect(
               WHERE agent_id = ${agentId} AND idempotency_key = ${key}`
         ).pipe(Effect.flatMap(approval)),
       listApprovals: (accountId, status, limit, before) =>
-        orUnavailable(approvalsPage(sql, accountId, status, limit, before)).pipe(Effect.flatMap(approvals))
+        orUnavailable(approvalsPage(sql, accountId, status, limit, before)).pipe(Effect.flatMap(approvals)),
+      listAgentApprovals: (agentId, limit, before) =>
+        orUnavailable(
+          sql`SELECT ${APPROVAL_COLUMNS} FROM commerce_approvals WHERE agent_id = ${agentId}
+            ${before === undefined ? sql`` : sql`AND (created_at, id) < (${before.createdAt}::timestamptz, ${before.id})`}
+            ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+        ).pipe(Effect.flatMap(approvals))
     }
   })
 )

@@ -75,6 +75,8 @@ export interface CommerceService {
   readonly decline: (caller: Caller, id: string, keyed?: KeyedRequest) => Effect.Effect<ApprovalDecision, DecideError>
   /** The agent that asked takes back its approval while it waits (Approvals.withdraw). */
   readonly withdrawApproval: ApprovalsService["withdraw"]
+  /** One agent's own approvals, newest first (Approvals.agentApprovals: A2A's ListTasks). */
+  readonly agentApprovals: ApprovalsService["agentApprovals"]
   /** The approvals inbox: listApprovals' page with the names an owner reads (the agent, service, tier, seller, why). */
   readonly approvalsInbox: (
     caller: Caller,
@@ -300,6 +302,7 @@ const make = Effect.gen(function* () {
     approve,
     decline: approvals.decline,
     withdrawApproval: approvals.withdraw,
+    agentApprovals: approvals.agentApprovals,
     listApprovals: approvals.listApprovals,
     approvalsInbox: (caller, status, options) =>
       Effect.flatMap(approvals.listApprovals(caller, status, options), (page) =>

@@ -69,6 +69,18 @@ export interface ApprovalsService {
     { readonly data: Array<Approval>; readonly nextCursor: string | null },
     InvalidInput | StorageUnavailable
   >
+  /**
+   * One agent's own approvals (every status, effective: a pending one past its expiry reads
+   * expired), newest first, a keyset page (default and most: 100): what A2A's ListTasks lists beside
+   * the agent's purchases.
+   */
+  readonly agentApprovals: (
+    agentId: string,
+    options?: { readonly limit?: number; readonly cursor?: string }
+  ) => Effect.Effect<
+    { readonly data: Array<Approval>; readonly nextCursor: string | null },
+    InvalidInput | StorageUnavailable
+  >
 }
 
 const approvalNotFound = (id: string) => new NotFound({ message: `approval ${id} not found`, resource: "approval", id })
@@ -211,6 +223,25 @@ const make = Effect.gen(function* () {
     }
   })
 
+  const agentApprovals = Effect.fnUntraced(function* (
+    agentId: string,
+    options: { readonly limit?: number; readonly cursor?: string } = {}
+  ) {
+    const limit = options.limit ?? 100
+    const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
+    if (options.cursor !== undefined && before === undefined) {
+      return yield* new InvalidInput({ message: "cursor is not valid", field: "cursor" })
+    }
+    const now = yield* Clock.currentTimeMillis
+    const rows = yield* store.listAgentApprovals(agentId, limit + 1, before)
+    const read = rows.slice(0, limit)
+    const last = read[read.length - 1]
+    return {
+      data: read.map((a) => toApproval(a, now)),
+      nextCursor: rows.length > limit && last ? encodeTimeCursor(last) : null
+    }
+  })
+
   const withdraw = Effect.fnUntraced(
     function* (caller: Caller, id: string) {
       const a = yield* store.lockApproval(id)
@@ -247,7 +278,7 @@ const make = Effect.gen(function* () {
     traced("Approvals.withdraw")
   )
 
-  return Approvals.of({ approve, decline, withdraw, listApprovals })
+  return Approvals.of({ approve, decline, withdraw, listApprovals, agentApprovals })
 })
 
 export class Approvals extends Context.Service<Approvals, ApprovalsService>()("agent-commerce/Approvals") {

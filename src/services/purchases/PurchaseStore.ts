@@ -50,6 +50,12 @@ export interface PurchaseStoreService {
     limit: number,
     before?: { readonly createdAt: string; readonly id: string }
   ) => Effect.Effect<ReadonlyArray<ApprovalRecord>, StorageUnavailable>
+  /** Up to `limit` of one agent's own approvals (every status), newest first, from after `before`. */
+  readonly listAgentApprovals: (
+    agentId: string,
+    limit: number,
+    before?: { readonly createdAt: string; readonly id: string }
+  ) => Effect.Effect<ReadonlyArray<ApprovalRecord>, StorageUnavailable>
 }
 
 export class PurchaseStore extends Context.Service<PurchaseStore, PurchaseStoreService>()(

@@ -84,6 +84,8 @@ export const commerceTables = Effect.map(MemoryDb, (db) => ({
   // `account|status` → approval ids oldest first by (createdAt, id): one status's page (Postgres:
   // (account_id, status, created_at, id)).
   approvalsByAccountStatus: db.table<string, Array<string>>("commerce_approvals_by_account_status"),
+  // agent → its approval ids oldest first by (createdAt, id): the agent's own page (A2A ListTasks).
+  approvalsByAgent: db.table<string, Array<string>>("commerce_approvals_by_agent"),
   // agent → ids of its pending approvals (the wallet view counts them).
   pendingApprovals: db.table<string, ReadonlyArray<string>>("commerce_approvals_pending"),
   disputes: db.table<string, DisputeRecord>("commerce_disputes"),

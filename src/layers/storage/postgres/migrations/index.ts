@@ -40,6 +40,7 @@ import m0039 from "./0039_acp_checkout_sessions.js"
 import m0040 from "./0040_order_cancelled.js"
 import m0041 from "./0041_x402_refund_attempt.js"
 import m0042 from "./0042_approval_withdrawn.js"
+import m0043 from "./0043_approvals_agent_page.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -80,5 +81,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0039_acp_checkout_sessions": m0039,
   "0040_order_cancelled": m0040,
   "0041_x402_refund_attempt": m0041,
-  "0042_approval_withdrawn": m0042
+  "0042_approval_withdrawn": m0042,
+  "0043_approvals_agent_page": m0043
 }
