@@ -350,7 +350,6 @@ describeEachStorage("ACP checkout sessions", (storage) => {
     expect(waiting.body).toMatchObject({ status: "pending_approval", order: { status: "manual_review" } })
     expect((await acp(buyer, "GET", `/checkout_sessions/${id}`)).body.status).toBe("pending_approval")
     expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
-    expect((await acp(buyer, "POST", `/checkout_sessions/${id}/cancel`)).status).toBe(405)
 
     const approvalId = (waiting.body.order as Json).id as string
     const approved = await fetch(`${server.baseUrl}/api/dashboard/commerce/approvals/${approvalId}/approve`, {
@@ -361,6 +360,57 @@ describeEachStorage("ACP checkout sessions", (storage) => {
     const after = await acp(buyer, "GET", `/checkout_sessions/${id}`)
     expect(after.body.status).toBe("completed")
     expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_200, heldCents: 800 })
+    // Approved, it is a purchase: no longer the agent's to cancel.
+    const late = await acp(buyer, "POST", `/checkout_sessions/${id}/cancel`)
+    expect(late.status).toBe(405)
+    expect(late.body).toMatchObject({ code: "not_cancelable" })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_200, heldCents: 800 })
+  })
+
+  it("a session waiting for its owner's approval is the agent's to cancel: the approval withdrawn, nothing spent, the owner can no longer approve it; declined first, not cancelable", async () => {
+    const { buyer, itemId } = await market(800)
+    expect((await call(buyer, "PATCH", `${C}/wallet`, { autonomyLevel: "manual" })).status).toBe(200)
+    const open = async () => {
+      const { body } = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))
+      const id = body.id as string
+      const waiting = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
+      expect(waiting.body).toMatchObject({ status: "pending_approval" })
+      return { id, approvalId: (waiting.body.order as Json).id as string }
+    }
+    const owner = { cookie: buyer.cookie, "content-type": "application/json" }
+    const decide = (approvalId: string, how: "approve" | "decline") =>
+      fetch(`${server.baseUrl}/api/dashboard/commerce/approvals/${approvalId}/${how}`, {
+        method: "POST",
+        headers: owner
+      })
+
+    const first = await open()
+    const canceled = await acp(buyer, "POST", `/checkout_sessions/${first.id}/cancel`, {
+      intent_trace: { reason_code: "other", trace_summary: "no longer needed" }
+    })
+    expect(canceled.status).toBe(200)
+    expect(canceled.body.status).toBe("canceled")
+    expect(JSON.stringify(canceled.body.messages)).toMatch(/withdrawn before the owner decided/)
+    expect((await acp(buyer, "GET", `/checkout_sessions/${first.id}`)).body.status).toBe("canceled")
+    const approval = (await call(buyer, "GET", `${C}/approvals`)).body.data as Array<Json>
+    expect(approval.find((a) => a.id === first.approvalId)).toMatchObject({ status: "withdrawn" })
+    const approve = await decide(first.approvalId, "approve")
+    expect(approve.status).toBe(409)
+    expect(await approve.json()).toMatchObject({ state: "withdrawn" })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+    // Canceled: not again, and not payable.
+    expect((await acp(buyer, "POST", `/checkout_sessions/${first.id}/cancel`)).status).toBe(405)
+    const paid = await acp(buyer, "POST", `/checkout_sessions/${first.id}/complete`, walletPayment(buyer.agentId))
+    expect(paid.body).toMatchObject({ code: "session_closed" })
+
+    // The owner declined first: the session is canceled already, and the cancel is refused.
+    const second = await open()
+    expect((await decide(second.approvalId, "decline")).status).toBe(200)
+    expect((await acp(buyer, "GET", `/checkout_sessions/${second.id}`)).body.status).toBe("canceled")
+    const refused = await acp(buyer, "POST", `/checkout_sessions/${second.id}/cancel`)
+    expect(refused.status).toBe(405)
+    expect(refused.body).toMatchObject({ code: "not_cancelable" })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
   })
 
   it("one Idempotency-Key sent five times at once opens one session: each answer is that session (201, replayed) or the spec's 409 with Retry-After", async () => {

@@ -345,6 +345,8 @@ const messagesOf = (view: AcpSessionView, status: string) => {
         resolution: "requires_buyer_review"
       }
     ]
+  if (status === "canceled" && view.approval !== null && view.approval.status === "withdrawn")
+    return [info("The purchase was withdrawn before the owner decided: nothing was spent.")]
   if (status === "canceled" && view.approval !== null && view.approval.status !== "pending")
     return [info(`The owner's approval ended ${view.approval.status}: nothing was charged.`)]
   return []

@@ -82,6 +82,10 @@ export interface AcpCheckoutService {
   ) => Effect.Effect<AcpSessionView, Refusal | BuyError | CardDeclined | ProcessorUnavailable | InsufficientFunds>
   /** The delegated card handler's processor (ACP's `psp`). */
   readonly cardPsp: "fake" | "stripe"
+  /**
+   * Cancels an open session; one waiting for its owner's approval withdraws that approval (nothing
+   * spent). Completed, canceled, or decided meanwhile: SessionNotCancelable.
+   */
   readonly cancel: (caller: Caller, id: string) => Effect.Effect<AcpSessionView, Refusal | SessionNotCancelable>
 }
 
@@ -372,6 +376,26 @@ const make = Effect.gen(function* () {
 
   const cancelInUnit = Effect.fnUntraced(function* (caller: Caller, id: string) {
     const session = yield* owned(caller, id, true)
+    if (session.status === "pending_approval" && session.approvalId !== null) {
+      // Waiting on the owner: the agent takes its request back (Approvals.withdraw, in this unit of
+      // work): nothing was spent, the owner can no longer approve it. Decided first: not cancelable.
+      const approval = yield* commerce.withdrawApproval(caller, session.approvalId).pipe(
+        Effect.catchTags({
+          Conflict: (e) =>
+            Effect.fail(
+              new SessionNotCancelable({
+                message: `checkout session ${id} cannot be canceled: its owner's approval is ${e.state ?? "decided"}`,
+                status: e.state === "approved" ? "completed" : "canceled"
+              })
+            ),
+          NotFound: () => Effect.fail(notFound(id))
+        })
+      )
+      const now = yield* Clock.currentTimeMillis
+      const next: AcpSessionRecord = { ...session, status: "canceled", updatedAt: new Date(now).toISOString() }
+      yield* store.update(next)
+      return { session: next, transaction: null, approval, now }
+    }
     if (session.status === "completed" || session.status === "canceled" || session.status === "pending_approval") {
       return yield* new SessionNotCancelable({
         message: `checkout session ${id} is ${session.status} and cannot be canceled`,
