@@ -4,7 +4,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi, HttpApiSchema } from "effect/ht
 import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import { Schema } from "effect"
 import { PageLimit, QueryInt } from "../../schema/platform/common.js"
-import { Purchase } from "../../schema/commerce/approvals.js"
+import { Approval, Purchase } from "../../schema/commerce/approvals.js"
 import { BuyBody, Transaction } from "../../schema/commerce/transactions.js"
 import {
   CommerceService,
@@ -186,6 +186,18 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
       )
   )
   .add(
+    HttpApiEndpoint.post("withdrawApproval", "/approvals/:id/withdraw", {
+      params: IdParam,
+      success: Approval,
+      error: [InvalidInput, NotFound, Forbidden, Conflict, StorageUnavailable]
+    })
+      .annotate(RequiredPermission, "commerce:buy")
+      .annotate(
+        OpenApi.Summary,
+        "Take back a purchase still waiting for your owner's approval: withdrawn, nothing charged, the owner can no longer approve it (your own approvals only; decided: 409)"
+      )
+  )
+  .add(
     HttpApiEndpoint.get("transactions", "/transactions", {
       query: TransactionListParams,
       success: TransactionPage,
@@ -215,6 +227,18 @@ export class CommerceGroup extends HttpApiGroup.make("commerce")
     })
       .annotate(RequiredPermission, "commerce:buy")
       .annotate(OpenApi.Summary, "Review a purchase: 1 to 5 stars and optional text, once, buyer only")
+  )
+  .add(
+    HttpApiEndpoint.post("cancelPurchase", "/transactions/:id/cancel", {
+      params: IdParam,
+      success: Transaction,
+      error: [InvalidInput, NotFound, Forbidden, Conflict, StorageUnavailable]
+    })
+      .annotate(RequiredPermission, "commerce:buy")
+      .annotate(
+        OpenApi.Summary,
+        "Cancel a purchase still waiting on its seller (pending): the order cancelled, the price back from escrow in full, not the seller's failure; again: the same; ended otherwise: 409 (buyer only)"
+      )
   )
   .add(
     HttpApiEndpoint.post("openDispute", "/disputes", {

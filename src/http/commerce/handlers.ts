@@ -99,6 +99,12 @@ export const CommerceLive = HttpApiBuilder.group(Api, "commerce", (handlers) =>
     .handle("transaction", ({ params: path }) =>
       Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.getTransaction(id, path.id)))
     )
+    .handle("cancelPurchase", ({ params: path }) =>
+      Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.cancelPurchase(id, path.id)))
+    )
+    .handle("withdrawApproval", ({ params: path }) =>
+      Effect.flatMap(CurrentCaller, (caller) => Effect.flatMap(Commerce, (c) => c.withdrawApproval(caller, path.id)))
+    )
     .handle("review", ({ params: path, payload }) =>
       Effect.flatMap(agent, (id) => Effect.flatMap(Commerce, (c) => c.review(id, path.id, payload)))
     )

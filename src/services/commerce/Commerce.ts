@@ -19,6 +19,7 @@ import { Events } from "../events/Events.js"
 import { Refusals } from "../refusals/Refusals.js"
 import { PurchaseStore } from "../purchases/PurchaseStore.js"
 import { type Bought, type PurchaseError, Purchases } from "../purchases/Purchases.js"
+import { Orders } from "../purchases/Orders.js"
 import { type ApprovalDecision, Approvals, type ApprovalsService } from "../purchases/Approvals.js"
 import { type InboxApproval, reasonText } from "../../schema/audit/inbox.js"
 import { KeysStore } from "../keys/KeysStore.js"
@@ -95,6 +96,15 @@ export interface CommerceService {
     InvalidInput | StorageUnavailable
   >
   readonly getTransaction: (agentId: string, id: string) => Effect.Effect<Transaction, NotFound | StorageUnavailable>
+  /**
+   * The buyer withdraws its purchase still waiting on its seller (Orders.cancel: refunded in full, not
+   * the seller's failure) and reads it back; cancelled before, the same. Ended otherwise, or not an
+   * order's money (a paid call, a saga step): Conflict naming its state. The seller: Forbidden.
+   */
+  readonly cancelPurchase: (
+    agentId: string,
+    id: string
+  ) => Effect.Effect<Transaction, NotFound | Forbidden | Conflict | StorageUnavailable>
   readonly listTransactions: (
     agentId: string,
     q: TransactionQuery
@@ -119,6 +129,7 @@ const make = Effect.gen(function* () {
   const refusals = yield* Refusals
   const purchases = yield* Purchases
   const approvals = yield* Approvals
+  const orders = yield* Orders
   const keys = yield* KeysStore
 
   /**
@@ -218,6 +229,31 @@ const make = Effect.gen(function* () {
         : Effect.fail(txNotFound(id))
     )
 
+  const cancelPurchase = Effect.fnUntraced(function* (agentId: string, id: string) {
+    const tx = yield* getTransaction(agentId, id)
+    if (tx.role !== "buyer") {
+      return yield* new Forbidden({ message: "only the buyer may cancel a purchase (its seller fails the order)" })
+    }
+    const ended = (state: string) =>
+      new Conflict({ message: `purchase ${id} has ended (${state}): nothing to cancel`, state })
+    yield* orders.cancel(agentId, id).pipe(
+      Effect.catchTags({
+        // Cancelled before (by this buyer): the same answer again; ended otherwise: its outcome stands.
+        OrderClosed: (e) => (e.status === "cancelled" ? Effect.void : Effect.fail(ended(e.status))),
+        NotFound: () =>
+          Effect.fail(
+            tx.status === "pending"
+              ? new Conflict({
+                  message: `purchase ${id} cannot be cancelled: its money is not an order's to give back (a paid call or a saga's step)`,
+                  state: tx.status
+                })
+              : ended(tx.status)
+          )
+      })
+    )
+    return yield* getTransaction(agentId, id)
+  }, traced("Commerce.cancelPurchase"))
+
   const listTransactions = Effect.fnUntraced(function* (agentId: string, q: TransactionQuery) {
     const limit = q.limit ?? 20
     let before: TransactionFilter["before"]
@@ -309,6 +345,7 @@ const make = Effect.gen(function* () {
         Effect.map(named(page.data), (data) => ({ data, nextCursor: page.nextCursor }))
       ),
     getTransaction,
+    cancelPurchase,
     listTransactions,
     review
   } satisfies CommerceService
@@ -317,6 +354,6 @@ const make = Effect.gen(function* () {
 export class Commerce extends Context.Service<Commerce, CommerceService>()("agent-commerce/Commerce") {
   /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
   static readonly layer = Layer.effect(Commerce, make).pipe(
-    Layer.provide([Catalog.layer, Events.layer, Refusals.layer, Purchases.layer, Approvals.layer])
+    Layer.provide([Catalog.layer, Events.layer, Refusals.layer, Purchases.layer, Approvals.layer, Orders.layer])
   )
 }
