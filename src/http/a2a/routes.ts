@@ -3,7 +3,7 @@
 // idempotency as REST and MCP), and answers with an agent Message carrying the route's JSON, or,
 // for a buy that waits on its seller, with the purchase's Task (src/http/a2a/tasks.ts).
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Clock, Context, Effect, Result, Stream } from "effect"
+import { Context, Effect, Result, Stream } from "effect"
 import { Unauthorized } from "../../schema/platform/errors.js"
 import { currentIdempotencyKey, currentIdempotencyScope } from "../requestIdempotency.js"
 import { Keys } from "../../services/keys/Keys.js"
@@ -14,9 +14,6 @@ import { isProblem, toRouteRequest } from "../descriptors/toolRequest.js"
 import { agentTools, type ApiTool } from "../descriptors/tools.js"
 import { Commerce } from "../../services/commerce/Commerce.js"
 import { Orders } from "../../services/purchases/Orders.js"
-import { PurchaseStore } from "../../services/purchases/PurchaseStore.js"
-import { toApproval } from "../../services/purchases/views.js"
-import { Transactor } from "../../services/platform/Db.js"
 import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, rpcResult } from "./rpc.js"
 import { approvalTaskOf, isApproval, isTransaction, readTask, taskOf, type TaskTransaction } from "./tasks.js"
 import { type A2aCalls, type CancelOutcome, readTransaction, runRoute } from "./calls.js"
@@ -386,19 +383,16 @@ export const A2aRoutesLive = HttpRouter.use(
                 })
               )
             )
-      const purchaseStore = yield* PurchaseStore
-      const { atomically } = yield* Transactor
       const readApproval = (id: string) =>
         caller.agentId === undefined || !caller.permissions.has("commerce:read")
           ? Promise.resolve(undefined)
           : run(
-              Effect.all([atomically(purchaseStore.lockApproval(id)), Clock.currentTimeMillis]).pipe(
-                Effect.map(([a, now]) =>
-                  a !== undefined && a.agentId === caller.agentId
-                    ? (JSON.parse(JSON.stringify(toApproval(a, now))) as Json)
-                    : undefined
-                ),
-                Effect.orElseSucceed(() => "unavailable" as const)
+              commerce.agentApproval(caller.agentId, id).pipe(
+                Effect.map((a) => JSON.parse(JSON.stringify(a)) as Json),
+                Effect.catchTags({
+                  NotFound: () => Effect.succeed(undefined),
+                  StorageUnavailable: () => Effect.succeed("unavailable" as const)
+                })
               )
             )
       const calls = {

@@ -78,6 +78,7 @@ export interface CommerceService {
   readonly withdrawApproval: ApprovalsService["withdraw"]
   /** One agent's own approvals, newest first (Approvals.agentApprovals: A2A's ListTasks). */
   readonly agentApprovals: ApprovalsService["agentApprovals"]
+  readonly agentApproval: ApprovalsService["agentApproval"]
   /** The approvals inbox: listApprovals' page with the names an owner reads (the agent, service, tier, seller, why). */
   readonly approvalsInbox: (
     caller: Caller,
@@ -339,6 +340,7 @@ const make = Effect.gen(function* () {
     decline: approvals.decline,
     withdrawApproval: approvals.withdraw,
     agentApprovals: approvals.agentApprovals,
+    agentApproval: approvals.agentApproval,
     listApprovals: approvals.listApprovals,
     approvalsInbox: (caller, status, options) =>
       Effect.flatMap(approvals.listApprovals(caller, status, options), (page) =>

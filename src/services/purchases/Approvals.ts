@@ -74,6 +74,8 @@ export interface ApprovalsService {
    * expired), newest first, a keyset page (default and most: 100): what A2A's ListTasks lists beside
    * the agent's purchases.
    */
+  /** One of the agent's own approvals as it stands (effective status); another's, or none: NotFound. */
+  readonly agentApproval: (agentId: string, id: string) => Effect.Effect<Approval, NotFound | StorageUnavailable>
   readonly agentApprovals: (
     agentId: string,
     options?: { readonly limit?: number; readonly cursor?: string }
@@ -223,6 +225,13 @@ const make = Effect.gen(function* () {
     }
   })
 
+  const agentApproval = Effect.fnUntraced(function* (agentId: string, id: string) {
+    // Read under the approval's lock: a decision being written is read once it has committed.
+    const a = yield* atomically(store.lockApproval(id))
+    if (a === undefined || a.agentId !== agentId) return yield* approvalNotFound(id)
+    return toApproval(a, yield* Clock.currentTimeMillis)
+  })
+
   const agentApprovals = Effect.fnUntraced(function* (
     agentId: string,
     options: { readonly limit?: number; readonly cursor?: string } = {}
@@ -278,7 +287,7 @@ const make = Effect.gen(function* () {
     traced("Approvals.withdraw")
   )
 
-  return Approvals.of({ approve, decline, withdraw, listApprovals, agentApprovals })
+  return Approvals.of({ approve, decline, withdraw, listApprovals, agentApproval, agentApprovals })
 })
 
 export class Approvals extends Context.Service<Approvals, ApprovalsService>()("agent-commerce/Approvals") {
