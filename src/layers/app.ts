@@ -16,6 +16,7 @@ import { AgentFilesLive } from "../http/site/agentFiles.js"
 import { CheckoutRoutesLive } from "../http/site/checkout.js"
 import { McpRoutesLive } from "../http/mcp/routes.js"
 import { A2aRoutesLive } from "../http/a2a/routes.js"
+import { A2aPushWorkerLive } from "../http/a2a/push.js"
 import { AcpRoutesLive } from "../http/acp/routes.js"
 import { ProcedureAuthLive } from "../http/trpc/auth.js"
 import { trpcRoutes } from "../http/trpc/adapter.js"
@@ -166,6 +167,7 @@ const WorkersLive = Layer.mergeAll(
   SagaWorkerLive,
   WebhookWorkerLive,
   PushWorkerLive,
+  A2aPushWorkerLive,
   X402WorkerLive,
   DisputeWorkerLive,
   Layer.effectDiscard(seedCatalogProjects.pipe(Effect.orDie))

@@ -65,6 +65,8 @@ import { MemoryOrderStore } from "./purchases/OrderStore.memory.js"
 import { PgOrderStore } from "./purchases/OrderStore.postgres.js"
 import { MemorySellerBoardStore } from "./purchases/SellerBoardStore.memory.js"
 import { PgSellerBoardStore } from "./purchases/SellerBoardStore.postgres.js"
+import { MemoryPushConfigStore } from "./a2a/PushConfigStore.memory.js"
+import { PgPushConfigStore } from "./a2a/PushConfigStore.postgres.js"
 import { Effect, Layer } from "effect"
 import { pgClientLayer } from "./storage/postgres/PgDb.js"
 import { EmbeddedPostgres, EmbeddedPostgresLive, EmbeddedVacuumLive } from "./storage/embedded.js"
@@ -108,7 +110,8 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryOverviewStore,
   MemoryRefusalsStore,
   MemoryOrderStore,
-  MemorySellerBoardStore
+  MemorySellerBoardStore,
+  MemoryPushConfigStore
 ).pipe(Layer.provide(MemoryDb.layer))
 
 /** Every store port and the Transactor over an SqlClient, without migrations. */
@@ -144,7 +147,8 @@ const PgStoresOnly = Layer.mergeAll(
   PgOverviewStore,
   PgRefusalsStore,
   PgOrderStore,
-  PgSellerBoardStore
+  PgSellerBoardStore,
+  PgPushConfigStore
 )
 
 export const PgStoresLive = PgStoresOnly.pipe(Layer.provide(MigrationsLive))

@@ -106,7 +106,7 @@ describeEachStorage("A2A 1.0", (storage) => {
     expect(card.supportedInterfaces).toEqual([
       { url: `${server.baseUrl}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }
     ])
-    expect(card.capabilities).toEqual({ streaming: true, pushNotifications: false, extendedAgentCard: true })
+    expect(card.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: true })
     expect(card.defaultInputModes).toEqual(["application/json", "text/plain"])
     expect(card.defaultOutputModes).toEqual(["application/json", "text/plain"])
     expect(card.skills.map((s) => s.id)).toEqual([

@@ -855,7 +855,7 @@ describe("agent files", () => {
       name: "Agent Commerce",
       version: "1.0.0",
       supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
-      capabilities: { streaming: true, pushNotifications: false },
+      capabilities: { streaming: true, pushNotifications: true },
       securitySchemes: {
         bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } },
         apiKey: { apiKeySecurityScheme: { location: "header", name: "X-API-Key" } }

@@ -5,6 +5,7 @@ import { isProblem, toRouteRequest } from "../descriptors/toolRequest.js"
 import { agentTools } from "../descriptors/tools.js"
 import type { RouteAnswer } from "./tasks.js"
 import type { Json } from "./rpc.js"
+import type { PushMethodContext } from "./push.js"
 
 const INTERNAL_ORIGIN = "http://a2a.internal"
 
@@ -39,6 +40,8 @@ export interface A2aCalls {
   ) => Promise<
     { readonly data: ReadonlyArray<Json>; readonly nextCursor: string | null } | "invalid" | "forbidden" | "unavailable"
   >
+  /** One of the push notification configuration methods (./push.ts), with the services it runs on. */
+  readonly pushConfig: (method: string, id: unknown, params: Json, context: PushMethodContext) => Promise<Json>
   /** The caller withdraws its approval still waiting on the owner (Approvals.withdraw, with commerce:buy). */
   readonly withdrawApproval: (approvalId: string) => Promise<CancelOutcome>
 }

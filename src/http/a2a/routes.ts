@@ -18,6 +18,10 @@ import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, rpcResult } fro
 import { approvalTaskOf, isApproval, isTransaction, readTask, taskOf, type TaskTransaction } from "./tasks.js"
 import { type A2aCalls, type CancelOutcome, readTransaction, runRoute } from "./calls.js"
 import { cancelTask, extendedCard, isApprovalId, listTasks, readApprovalTask } from "./taskMethods.js"
+import { pushConfigMethod } from "./push.js"
+import { PushConfigStore } from "../../services/a2a/PushConfigStore.js"
+import { WebhookTransport } from "../../services/webhooks/WebhookTransport.js"
+import { Ids, Transactor } from "../../services/platform/Db.js"
 import { agentCard } from "../site/agentFiles/contents.js"
 import { AppConfig } from "../../services/platform/AppConfig.js"
 import { sendStreamingMessage, sseText, type StreamAnswer, subscribeToTask } from "./streaming.js"
@@ -260,11 +264,16 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
     case "GetTaskPushNotificationConfig":
     case "ListTaskPushNotificationConfigs":
     case "DeleteTaskPushNotificationConfig":
-      return rpcError(
-        id,
-        A2aErrors.unsupportedOperation,
-        `${method} is not supported (capabilities: pushNotifications false)`
-      )
+      return calls.pushConfig(method, id, params, {
+        agentId: calls.caller.agentId,
+        // The task must be the caller's (and its key may read it), as GetTask asks.
+        ownTask: async (taskId) => {
+          const read = isApprovalId(taskId)
+            ? await readApprovalTask(id, taskId, calls)
+            : await readTask(id, taskId, readTransaction(calls))
+          return "error" in read ? read.error : undefined
+        }
+      })
     case "GetExtendedAgentCard":
       return extendedCard(id, agentCard(calls.baseUrl), calls.caller)
     default:
@@ -395,7 +404,11 @@ export const A2aRoutesLive = HttpRouter.use(
                 })
               )
             )
+      const pushContext = yield* Effect.context<PushConfigStore | WebhookTransport | Ids | Transactor>()
+      const pushConfig: A2aCalls["pushConfig"] = (method, rpcId, params, pushCaller) =>
+        run(Effect.provideContext(pushConfigMethod(method, rpcId, params, pushCaller), pushContext))
       const calls = {
+        pushConfig,
         dispatch,
         credentials,
         requestId,

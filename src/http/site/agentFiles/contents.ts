@@ -212,7 +212,7 @@ export const agentCard = (base: string) => ({
   provider: { organization: PLATFORM.organization, url: base },
   version: PLATFORM.version,
   documentationUrl: `${base}/for-ai-agents`,
-  capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: true },
+  capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: true },
   securitySchemes: {
     bearer: {
       httpAuthSecurityScheme: {

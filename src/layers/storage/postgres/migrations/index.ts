@@ -41,6 +41,7 @@ import m0040 from "./0040_order_cancelled.js"
 import m0041 from "./0041_x402_refund_attempt.js"
 import m0042 from "./0042_approval_withdrawn.js"
 import m0043 from "./0043_approvals_agent_page.js"
+import m0044 from "./0044_a2a_push_configs.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -82,5 +83,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0040_order_cancelled": m0040,
   "0041_x402_refund_attempt": m0041,
   "0042_approval_withdrawn": m0042,
-  "0043_approvals_agent_page": m0043
+  "0043_approvals_agent_page": m0043,
+  "0044_a2a_push_configs": m0044
 }
