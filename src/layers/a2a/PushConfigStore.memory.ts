@@ -1,5 +1,6 @@
 // In-memory A2A push notification configurations: the rows by (task, id), and the open ones (not
-// done) by key, so a claim pass looks at open configurations only, never at the done history.
+// done) by key and by agent, so a claim pass and a count look at open configurations only, never at
+// the done history.
 import { Effect, Layer } from "effect"
 import type { PushConfigRecord } from "../../schema/a2a/push.js"
 import { PushConfigStore } from "../../services/a2a/PushConfigStore.js"
@@ -14,12 +15,21 @@ export const MemoryPushConfigStore = Layer.effect(
     const rows = db.table<string, PushConfigRecord>("a2a_push_configs")
     // task → its configuration keys, oldest first.
     const byTask = db.table<string, Array<string>>("a2a_push_configs_by_task")
-    // key → true while the configuration is not done.
+    // key → true while the configuration is not done; agent → its keys not done (countOpen reads one agent's).
     const open = db.table<string, true>("a2a_push_configs_open")
+    const openByAgent = db.table<string, Array<string>>("a2a_push_configs_open_by_agent")
 
+    const setOpen = (r: PushConfigRecord, k: string) => {
+      const was = open.get(k) !== undefined
+      const is = r.doneAt === null
+      if (was === is) return Effect.void
+      return is
+        ? Effect.all([open.set(k, true), openByAgent.append(r.agentId, k)], { discard: true })
+        : Effect.all([open.delete(k), openByAgent.removeItem(r.agentId, k)], { discard: true })
+    }
     const write = (r: PushConfigRecord) => {
       const k = keyOf(r.taskId, r.id)
-      return Effect.all([rows.set(k, r), r.doneAt === null ? open.set(k, true) : open.delete(k)], { discard: true })
+      return Effect.all([setOpen(r, k), rows.set(k, r)], { discard: true })
     }
 
     return PushConfigStore.of({
@@ -35,17 +45,18 @@ export const MemoryPushConfigStore = Layer.effect(
         Effect.suspend(() => {
           const k = keyOf(taskId, id)
           if (rows.get(k) === undefined) return Effect.succeed(false)
+          const r = rows.get(k)!
           return Effect.as(
-            Effect.all([rows.delete(k), open.delete(k), byTask.removeItem(taskId, k)], { discard: true }),
+            Effect.all(
+              [setOpen({ ...r, doneAt: r.doneAt ?? "deleted" }, k), rows.delete(k), byTask.removeItem(taskId, k)],
+              {
+                discard: true
+              }
+            ),
             true
           )
         }),
-      countOpen: (agentId) =>
-        Effect.sync(() => {
-          let n = 0
-          for (const k of open.rows.keys()) if (rows.get(k)?.agentId === agentId) n++
-          return n
-        }),
+      countOpen: (agentId) => Effect.sync(() => openByAgent.get(agentId)?.length ?? 0),
       claimDue: (now, leaseUntil, limit) =>
         Effect.suspend(() => {
           const due = [...open.rows.keys()]
