@@ -64,10 +64,8 @@ export const MemoryPushConfigStore = Layer.effect(
             .filter((r) => r.nextAttemptAt !== null && r.nextAttemptAt <= now)
             .sort((a, b) => (a.nextAttemptAt! < b.nextAttemptAt! ? -1 : a.nextAttemptAt! > b.nextAttemptAt! ? 1 : 0))
             .slice(0, limit)
-          return Effect.as(
-            Effect.forEach(due, (r) => write({ ...r, nextAttemptAt: leaseUntil }), { discard: true }),
-            due
-          )
+          const leased = due.map((r) => ({ ...r, nextAttemptAt: leaseUntil }))
+          return Effect.as(Effect.forEach(leased, write, { discard: true }), leased)
         }),
       update: (r) =>
         Effect.suspend(() => {
