@@ -601,6 +601,66 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     })
   })
 
+  it("a streamed buy waiting on the owner: AUTH_REQUIRED, then WORKING when the owner approves, then the seller's output and COMPLETED; a subscription to another ends REJECTED when declined", async () => {
+    const { seller, buyer, serviceId } = await market(400)
+    expect((await call(buyer, "PATCH", `${C}/wallet`, { autonomyLevel: "manual" })).status).toBe(200)
+    const client = await a2aClient(buyer)
+    const owner = { cookie: buyer.cookie!, "content-type": "application/json" }
+    const decide = (id: string, how: "approve" | "decline") =>
+      fetch(`${server.baseUrl}/api/dashboard/commerce/approvals/${id}/${how}`, { method: "POST", headers: owner })
+    const events: Array<string> = []
+    let taskId = ""
+    let txId = ""
+    for await (const event of client.sendMessageStream(buyRequest(serviceId, { text: "ask, then stream" }))) {
+      const p = event.payload!
+      const state =
+        p.$case === "task" ? p.value.status?.state : p.$case === "statusUpdate" ? p.value.status?.state : undefined
+      events.push(`${p.$case}:${state ?? ""}`)
+      if (p.$case === "task") {
+        taskId = p.value.id
+        // The owner approves only once the buyer holds the waiting task…
+        expect((await decide(taskId, "approve")).status).toBe(200)
+      }
+      if (p.$case === "statusUpdate" && state === TaskState.TASK_STATE_WORKING) {
+        expect(p.value.taskId).toBe(taskId)
+        txId = (p.value.metadata as Json).transactionId as string
+        // …and the seller delivers only once the buyer has seen it under way.
+        expect(
+          (await call(seller, "POST", `${C}/orders/${txId}/deliver`, { output: { approved: "then done" } })).status
+        ).toBe(200)
+      }
+      if (p.$case === "artifactUpdate") {
+        expect(p.value.taskId).toBe(taskId)
+        expect(p.value.artifact?.parts[0]?.content).toEqual({ $case: "data", value: { approved: "then done" } })
+      }
+    }
+    expect(taskId).toMatch(/^apr_/)
+    expect(txId).toMatch(/^tx_/)
+    expect(events).toEqual([
+      `task:${TaskState.TASK_STATE_AUTH_REQUIRED}`,
+      `statusUpdate:${TaskState.TASK_STATE_WORKING}`,
+      "artifactUpdate:",
+      `statusUpdate:${TaskState.TASK_STATE_COMPLETED}`
+    ])
+    expect(await wallet(seller)).toMatchObject({ balanceCents: 340 })
+
+    // SubscribeToTask of a waiting approval: its task now, then REJECTED when the owner declines.
+    const waiting = seen(await client.sendMessage(buyRequest(serviceId, { text: "no" })))
+    const states: Array<string> = []
+    for await (const event of client.resubscribeTask({ tenant: "", id: waiting.id })) {
+      const p = event.payload!
+      states.push(`${p.$case}:${p.$case === "task" || p.$case === "statusUpdate" ? p.value.status?.state : ""}`)
+      if (states.length === 1) expect((await decide(waiting.id, "decline")).status).toBe(200)
+    }
+    expect(states).toEqual([
+      `task:${TaskState.TASK_STATE_AUTH_REQUIRED}`,
+      `statusUpdate:${TaskState.TASK_STATE_REJECTED}`
+    ])
+    // Decided, it has ended: no subscription.
+    expect((await rpcError(buyer, "SubscribeToTask", { id: waiting.id })).code).toBe(-32004)
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_600, heldCents: 0 })
+  })
+
   it("GetExtendedAgentCard with a key: the card for the caller, its skills those its key may call", async () => {
     // The stock client's getAgentCard asks for the extended card (GetExtendedAgentCard) when the public one says it is served.
     const reader = await createAgentKey(server.baseUrl, ["commerce:read"])

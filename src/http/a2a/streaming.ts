@@ -3,9 +3,12 @@
 // a buy that waits on its seller is its `task` (working), then, when the seller answers (or the buyer
 // cancels, or the deadline passes), the artifact (`artifactUpdate`, once delivered) and the final
 // `statusUpdate`, and the stream ends. Nothing is kept: the stream follows the order's own outcome
-// signal (Orders.awaitOutcome) and reads the task from the transaction, as GetTask does.
+// signal (Orders.awaitOutcome) and reads the task from the transaction, as GetTask does. A buy waiting
+// on its owner (an approval's task) is followed too: its approval read every second until the owner
+// decides, then its purchase.
 import { type A2aCalls, readTransaction } from "./calls.js"
 import { A2aErrors, isRecord, type Json, rpcError, rpcResult } from "./rpc.js"
+import { isApprovalId, readApprovalTask } from "./taskMethods.js"
 import { readTask, type TaskTransaction, taskOf, taskState } from "./tasks.js"
 
 /** How often an open stream says it is alive (an SSE comment) while the seller has not answered. */
@@ -18,6 +21,66 @@ export type StreamEvent = Json | null
 export type StreamAnswer = { readonly error: Json } | { readonly events: AsyncIterable<StreamEvent> }
 
 const TERMINAL = new Set(["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED"])
+/** An approval's task ends in these (REJECTED: declined), or as its purchase does. */
+const APPROVAL_TERMINAL = new Set([...TERMINAL, "TASK_STATE_REJECTED"])
+/** How often a stream of a buy waiting on its owner reads the approval again (no signal tells it). */
+export const APPROVAL_POLL_MS = 1_000
+
+type Task = Json & {
+  readonly id: string
+  readonly contextId: string
+  readonly status: Json & { readonly state: string }
+  readonly artifacts: ReadonlyArray<unknown>
+  readonly metadata: Json
+}
+
+/** A task's end: its artifacts (once delivered), then its final status. */
+function* ending(rpcId: unknown, task: Task): Generator<StreamEvent> {
+  for (const artifact of task.artifacts)
+    yield rpcResult(rpcId, {
+      artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact, append: false, lastChunk: true }
+    })
+  yield rpcResult(rpcId, {
+    statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: task.metadata }
+  })
+}
+
+/**
+ * A buy waiting on its owner (an approval's task, AUTH_REQUIRED) from now until it ends: the approval
+ * read every APPROVAL_POLL_MS; declined, expired, void or withdrawn → its final status; approved → a
+ * WORKING status (the purchase under way, `metadata.transactionId` naming it), then the purchase
+ * followed on its order's signal to its end, still under the approval's task id.
+ */
+async function* followApproval(rpcId: unknown, first: Task, calls: A2aCalls): AsyncGenerator<StreamEvent> {
+  let state = first.status.state
+  let quietSince = Date.now()
+  for (;;) {
+    const read = await readApprovalTask(rpcId, first.id, calls)
+    if ("error" in read) {
+      yield read.error
+      return
+    }
+    const task = read.task as Task
+    if (APPROVAL_TERMINAL.has(task.status.state)) {
+      yield* ending(rpcId, task)
+      return
+    }
+    if (task.status.state !== state) {
+      state = task.status.state
+      quietSince = Date.now()
+      yield rpcResult(rpcId, {
+        statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: task.metadata }
+      })
+    }
+    const purchase = task.metadata.transactionId
+    if (typeof purchase === "string") await calls.awaitOutcome(purchase, STREAM_KEEPALIVE_MS)
+    else await new Promise((resolve) => setTimeout(resolve, APPROVAL_POLL_MS))
+    if (Date.now() - quietSince >= STREAM_KEEPALIVE_MS) {
+      quietSince = Date.now()
+      yield null
+    }
+  }
+}
 
 /**
  * The task's events from now until it ends: keep-alives while it waits, then its artifact (when
@@ -35,18 +98,16 @@ async function* follow(rpcId: unknown, tx: TaskTransaction, calls: A2aCalls): As
     current = read.tx
     if (!TERMINAL.has(taskState(current))) yield null
   }
-  const task = taskOf(current)
-  for (const artifact of task.artifacts)
-    yield rpcResult(rpcId, {
-      artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact, append: false, lastChunk: true }
-    })
-  yield rpcResult(rpcId, {
-    statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: task.metadata }
-  })
+  yield* ending(rpcId, taskOf(current))
 }
 
 async function* once(event: Json): AsyncGenerator<StreamEvent> {
   yield event
+}
+
+async function* approvalThenFollow(rpcId: unknown, first: Task, calls: A2aCalls) {
+  yield rpcResult(rpcId, { task: first })
+  yield* followApproval(rpcId, first, calls)
 }
 
 async function* taskThenFollow(rpcId: unknown, tx: TaskTransaction, first: Json, calls: A2aCalls) {
@@ -70,6 +131,8 @@ export const sendStreamingMessage = async (
   const result = isRecord(answer.result) ? answer.result : {}
   if (!isRecord(result.task)) return { events: once(rpcResult(rpcId, result)) }
   const task = result.task
+  // A buy waiting on its owner: followed until the owner decides, then as its purchase.
+  if (isApprovalId(task.id)) return { events: approvalThenFollow(rpcId, task as Task, calls) }
   const read = await readTask(rpcId, task.id, readTransaction(calls))
   if ("error" in read) return { events: once(rpcResult(rpcId, result)) }
   return { events: taskThenFollow(rpcId, read.tx, task, calls) }
@@ -77,6 +140,20 @@ export const sendStreamingMessage = async (
 
 /** SubscribeToTask: the caller's working task now, then its events to its end. An ended task is -32004, as the spec says. */
 export const subscribeToTask = async (rpcId: unknown, params: Json, calls: A2aCalls): Promise<StreamAnswer> => {
+  if (isApprovalId(params.id)) {
+    const approval = await readApprovalTask(rpcId, params.id, calls)
+    if ("error" in approval) return { error: approval.error }
+    const task = approval.task as Task
+    if (APPROVAL_TERMINAL.has(task.status.state))
+      return {
+        error: rpcError(
+          rpcId,
+          A2aErrors.unsupportedOperation,
+          `task ${task.id} has ended (${task.status.state}): read it with GetTask; only a waiting task can be subscribed to`
+        )
+      }
+    return { events: approvalThenFollow(rpcId, task, calls) }
+  }
   const read = await readTask(rpcId, params.id, readTransaction(calls))
   if ("error" in read) return { error: read.error }
   const state = taskState(read.tx)
