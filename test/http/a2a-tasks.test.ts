@@ -609,6 +609,8 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     const decide = (id: string, how: "approve" | "decline") =>
       fetch(`${server.baseUrl}/api/dashboard/commerce/approvals/${id}/${how}`, { method: "POST", headers: owner })
     const events: Array<string> = []
+    const seenEvents: Array<{ $case: string; value: Json }> = []
+    const answered: Array<number> = []
     let taskId = ""
     let txId = ""
     for await (const event of client.sendMessageStream(buyRequest(serviceId, { text: "ask, then stream" }))) {
@@ -616,24 +618,24 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
       const state =
         p.$case === "task" ? p.value.status?.state : p.$case === "statusUpdate" ? p.value.status?.state : undefined
       events.push(`${p.$case}:${state ?? ""}`)
+      seenEvents.push(p as never)
+      // The owner approves only once the buyer holds the waiting task…
       if (p.$case === "task") {
         taskId = p.value.id
-        // The owner approves only once the buyer holds the waiting task…
-        expect((await decide(taskId, "approve")).status).toBe(200)
+        answered.push((await decide(taskId, "approve")).status)
       }
+      // …and the seller delivers only once the buyer has seen it under way.
       if (p.$case === "statusUpdate" && state === TaskState.TASK_STATE_WORKING) {
-        expect(p.value.taskId).toBe(taskId)
         txId = (p.value.metadata as Json).transactionId as string
-        // …and the seller delivers only once the buyer has seen it under way.
-        expect(
+        answered.push(
           (await call(seller, "POST", `${C}/orders/${txId}/deliver`, { output: { approved: "then done" } })).status
-        ).toBe(200)
-      }
-      if (p.$case === "artifactUpdate") {
-        expect(p.value.taskId).toBe(taskId)
-        expect(p.value.artifact?.parts[0]?.content).toEqual({ $case: "data", value: { approved: "then done" } })
+        )
       }
     }
+    expect(answered).toEqual([200, 200])
+    expect(seenEvents.slice(1).map((e) => e.value.taskId)).toEqual([taskId, taskId, taskId])
+    const artifact = seenEvents[2]!.value.artifact as { parts: Array<{ content: unknown }> }
+    expect(artifact.parts[0]!.content).toEqual({ $case: "data", value: { approved: "then done" } })
     expect(taskId).toMatch(/^apr_/)
     expect(txId).toMatch(/^tx_/)
     expect(events).toEqual([
@@ -647,11 +649,13 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     // SubscribeToTask of a waiting approval: its task now, then REJECTED when the owner declines.
     const waiting = seen(await client.sendMessage(buyRequest(serviceId, { text: "no" })))
     const states: Array<string> = []
+    const declined: Array<number> = []
     for await (const event of client.resubscribeTask({ tenant: "", id: waiting.id })) {
       const p = event.payload!
       states.push(`${p.$case}:${p.$case === "task" || p.$case === "statusUpdate" ? p.value.status?.state : ""}`)
-      if (states.length === 1) expect((await decide(waiting.id, "decline")).status).toBe(200)
+      if (states.length === 1) declined.push((await decide(waiting.id, "decline")).status)
     }
+    expect(declined).toEqual([200])
     expect(states).toEqual([
       `task:${TaskState.TASK_STATE_AUTH_REQUIRED}`,
       `statusUpdate:${TaskState.TASK_STATE_REJECTED}`
