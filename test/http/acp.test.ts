@@ -4,7 +4,7 @@
 // its own wallet once, however often the completion is retried under its Idempotency-Key, into an
 // order held in escrow for an agent seller; a session can be cancelled until it is completed; every
 // answer is one the spec's own OpenAPI document allows (test/fixtures/acpSpec.ts checks each).
-import { Effect } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { walletAccount } from "../../src/schema/ledger/ledger.js"
@@ -13,6 +13,7 @@ import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
 import { checkAnswer, requestSchemaOf, validateSchema } from "../fixtures/acpSpec.js"
 import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
 import { describeEachStorage } from "../fixtures/suite.js"
+import { STUB_SECRET_KEY, STUB_WEBHOOK_SECRET, startStripeStub, type StripeStub } from "../fixtures/stripeStub.js"
 
 const C = "/api/v1/agent/commerce"
 const VERSION = "2026-04-17"
@@ -73,7 +74,7 @@ const call = async (k: AgentKey, method: string, path: string, body?: unknown) =
 }
 
 /** A seller agent with a pull service at `priceCents`, and a buyer with $100 in its wallet. */
-const market = async (priceCents = 1_000) => {
+const market = async (priceCents = 1_000, funded = true) => {
   const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
   const published = await call(seller, "POST", `${C}/services`, {
     name: "Proofreading",
@@ -93,7 +94,8 @@ const market = async (priceCents = 1_000) => {
   })
   expect(published.status).toBe(201)
   const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
-  expect((await call(buyer, "POST", `${C}/wallet/topup`, { amountCents: 10_000 })).status).toBe(201)
+  // (With PAYMENTS=stripe a top-up is a Stripe checkout: the card tests pay by card, from nothing.)
+  if (funded) expect((await call(buyer, "POST", `${C}/wallet/topup`, { amountCents: 10_000 })).status).toBe(201)
   const serviceId = published.body.id as string
   return { seller, buyer, serviceId, itemId: `${serviceId}:page` }
 }
@@ -482,6 +484,107 @@ describeEachStorage("ACP checkout sessions", (storage) => {
     expect(declined.body).toMatchObject({ type: "invalid_request", code: "payment_declined" })
     expect((await acp(buyer, "GET", `/checkout_sessions/${id}`)).body.status).toBe("ready_for_payment")
     expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+  })
+})
+
+// The card handler on Stripe (PAYMENTS=stripe): the adapter (src/layers/payments/DelegatedPayments.stripe.ts)
+// against a local Stripe stand-in (test/fixtures/stripeStub.ts), with the official SDK on the wire.
+describeEachStorage("ACP checkout sessions, the card paid through Stripe", (storage) => {
+  let stub: StripeStub
+  beforeAll(async () => {
+    stub = await startStripeStub()
+    server = await startRuntimeServer({
+      storage,
+      config: {
+        rateLimitPerMinute: 100_000,
+        rateLimitPerDay: 1_000_000,
+        orderWaitMs: 0,
+        payments: "stripe",
+        stripeSecretKey: Option.some(Redacted.make(STUB_SECRET_KEY)),
+        stripeWebhookSecret: Option.some(Redacted.make(STUB_WEBHOOK_SECRET)),
+        stripeApiBase: Option.some(stub.baseUrl)
+      }
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await server?.close()
+    await stub?.close()
+  })
+
+  const card = (token: string) => ({
+    payment_data: { handler_id: "card_tokenized", instrument: { type: "card", credential: { type: "spt", token } } }
+  })
+  const intentsFor = (sessionId: string) => stub.intents.filter((i) => i.metadata.acp_checkout_session_id === sessionId)
+
+  it("a Shared Payment Token is charged once by a confirmed PaymentIntent for the session's total, credited and spent; a replayed completion charges nothing more", async () => {
+    const { buyer, itemId } = await market(1_234, false)
+    const { body } = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))
+    const id = body.id as string
+    const key = `stripe-${randomBytes(6).toString("hex")}`
+    const paid = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, card("spt_test_visa"), { key })
+    expect(paid.status).toBe(200)
+    expect(paid.body).toMatchObject({ status: "completed" })
+    const [intent, ...more] = intentsFor(id)
+    expect(more).toEqual([])
+    expect(intent).toMatchObject({ amount: 1_234, currency: "usd", token: "spt_test_visa", status: "succeeded" })
+    expect(intent!.metadata).toMatchObject({ agent_id: buyer.agentId })
+    // Sent as Stripe asks: confirmed at once, no redirects, under an Idempotency-Key.
+    const sent = stub.requests.find(
+      (r) =>
+        r.path === "/v1/payment_intents" &&
+        r.body.shared_payment_granted_token === "spt_test_visa" &&
+        (r.body.metadata as Json)?.acp_checkout_session_id === id
+    )!
+    expect(sent.body).toMatchObject({
+      confirm: "true",
+      automatic_payment_methods: { enabled: "true", allow_redirects: "never" }
+    })
+    expect(typeof sent.headers["idempotency-key"]).toBe("string")
+    // The charge funded the wallet (its reference the PaymentIntent) and the purchase spent it.
+    const funding = (await entriesOf(buyer.agentId)).find((e) => e.kind === "funding")!
+    expect(funding.reference).toBe(intent!.id)
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 0, heldCents: 1_234 })
+    const replay = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, card("spt_test_visa"), { key })
+    expect(replay.body).toEqual(paid.body)
+    expect(intentsFor(id)).toHaveLength(1)
+  })
+
+  it("a declined card or one that needs an action buys nothing; a purchase the policy refuses charges nothing; one refused after the charge gives the charge back", async () => {
+    const { buyer, itemId } = await market(700, false)
+    const open = async () => (await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))).body.id as string
+    const declined = await open()
+    const refused = await acp(buyer, "POST", `/checkout_sessions/${declined}/complete`, card("spt_test_declined"))
+    expect(refused.status).toBe(402)
+    expect(refused.body).toMatchObject({ code: "payment_declined" })
+    const action = await open()
+    const needsAction = await acp(buyer, "POST", `/checkout_sessions/${action}/complete`, card("spt_test_3ds"))
+    expect(needsAction.status).toBe(402)
+    expect(needsAction.body).toMatchObject({ code: "payment_declined" })
+    expect((await entriesOf(buyer.agentId)).filter((e) => e.kind !== "grant")).toEqual([])
+
+    // The policy tightened while the card was being charged: the purchase is refused in its unit of
+    // work, which rolls back, and the charge is refunded at Stripe, in full.
+    const raced = await open()
+    const held = stub.holdNextIntent()
+    const completing = acp(buyer, "POST", `/checkout_sessions/${raced}/complete`, card("spt_test_visa"))
+    await held.arrived
+    expect((await call(buyer, "PATCH", `${C}/wallet`, { perTransactionLimitCents: 500 })).status).toBe(200)
+    held.release()
+    expect((await completing).status).toBe(403)
+    const [charged] = intentsFor(raced)
+    expect(charged).toMatchObject({ amount: 700, status: "succeeded", refundedCents: 700 })
+    expect(stub.requests.filter((r) => r.path === "/v1/refunds" && r.body.payment_intent === charged!.id)).toHaveLength(
+      1
+    )
+    expect((await entriesOf(buyer.agentId)).filter((e) => e.kind !== "grant")).toEqual([])
+    // A purchase the policy refuses is refused before the card is charged.
+    // (The limit set while the card was charged above stays: an agent's key may only tighten it.)
+    const overLimit = await open()
+    const refusedFirst = await acp(buyer, "POST", `/checkout_sessions/${overLimit}/complete`, card("spt_test_visa"))
+    expect(refusedFirst.status).toBe(403)
+    expect(intentsFor(overLimit)).toEqual([])
+
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 0, heldCents: 0 })
   })
 })
 

@@ -1,7 +1,7 @@
 // Delegated payments at Stripe (PAYMENTS=stripe): a Shared Payment Token is charged by a
 // PaymentIntent confirmed at once (`shared_payment_granted_token`), refunded with a Refund.
-// Not exercised by the tests (they run offline, and the Stripe stub serves checkout sessions only):
-// docs/acp.md says so.
+// Tested against the local Stripe stand-in (test/fixtures/stripeStub.ts) with this SDK on the wire
+// (test/http/acp.test.ts, "the card paid through Stripe"); not against Stripe itself (docs/acp.md).
 import { Effect, Layer, Option, Redacted } from "effect"
 import { CardDeclined, ProcessorUnavailable } from "../../schema/payments/payments.js"
 import { DelegatedPayments } from "../../services/payments/DelegatedPayments.js"

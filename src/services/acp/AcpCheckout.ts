@@ -32,6 +32,7 @@ import { Ledger } from "../ledger/Ledger.js"
 import { DelegatedPayments } from "../payments/DelegatedPayments.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { PurchaseStore } from "../purchases/PurchaseStore.js"
+import { Wallet } from "../wallet/Wallet.js"
 import { toApproval, toTransaction } from "../purchases/views.js"
 import { AcpSessionStore } from "./AcpSessionStore.js"
 
@@ -113,6 +114,7 @@ const make = Effect.gen(function* () {
   const ids = yield* Ids
   const ledger = yield* Ledger
   const delegated = yield* DelegatedPayments
+  const wallet = yield* Wallet
   const { atomically } = yield* Transactor
 
   /** One `serviceId:tierId` quoted as a line (`at`: the JSONPath of its id in the request). */
@@ -351,9 +353,17 @@ const make = Effect.gen(function* () {
     const handler = yield* handlerOf(agentId, payment)
     let bought
     if (handler._tag === "card") {
-      // Checked before the card is charged; checked again, locked, in the unit of work.
+      // Checked before the card is charged (the session still payable at its quoted price, and the
+      // owner's policy allowing the purchase: a card is not charged for what the policy refuses);
+      // checked again, locked, in the unit of work.
       const { line } = yield* payable(yield* owned(caller, id, false))
       const amountCents = line.unitAmountCents
+      yield* wallet.authorize(
+        agentId,
+        yield* wallet.policyOf(agentId),
+        { priceCents: amountCents, category: line.category, sellerAgentId: line.sellerAgentId },
+        { approved: false }
+      )
       const { chargeId } = yield* delegated.charge({
         token: handler.token,
         amountCents,
@@ -414,6 +424,6 @@ const make = Effect.gen(function* () {
 
 export class AcpCheckout extends Context.Service<AcpCheckout, AcpCheckoutService>()("agent-commerce/AcpCheckout") {
   static readonly layer = Layer.effect(AcpCheckout, make).pipe(
-    Layer.provide([Commerce.layer, Catalog.layer, Ledger.layer])
+    Layer.provide([Commerce.layer, Catalog.layer, Ledger.layer, Wallet.layer])
   )
 }
