@@ -1,7 +1,7 @@
 // Startup configuration: defaults, every variable's validation, and the one readable line (exit 78)
 // a bad value stops the server with.
 import { it } from "@effect/vitest"
-import { ConfigProvider, Effect, Result } from "effect"
+import { ConfigProvider, Effect, Option, Result } from "effect"
 import { spawnSync } from "node:child_process"
 import { createServer, type AddressInfo } from "node:net"
 import path from "node:path"
@@ -85,6 +85,18 @@ describe("configuration", () => {
       expect(yield* failure({ BASE_URL: "example.com" })).toMatch(
         /^invalid configuration: BASE_URL must be an absolute http\(s\) address/
       )
+      // ACP order events: a receiver and its secret go together; an http(s) address, https in production.
+      expect(yield* failure({ ACP_ORDER_WEBHOOK_URL: "https://platform.example/order_events" })).toBe(
+        "invalid configuration: ACP_ORDER_WEBHOOK_URL and ACP_ORDER_WEBHOOK_SECRET go together: set both, or neither"
+      )
+      expect(yield* failure({ ACP_ORDER_WEBHOOK_SECRET: "s" })).toMatch(/go together/)
+      expect(yield* failure({ ACP_ORDER_WEBHOOK_URL: "platform.example", ACP_ORDER_WEBHOOK_SECRET: "s" })).toMatch(
+        /^invalid configuration: ACP_ORDER_WEBHOOK_URL must be an absolute http\(s\) address/
+      )
+      const acp = Result.getOrThrow(
+        yield* load({ ACP_ORDER_WEBHOOK_URL: "https://platform.example/order_events", ACP_ORDER_WEBHOOK_SECRET: "s" })
+      )
+      expect(Option.getOrNull(acp.acpOrderWebhookUrl)).toBe("https://platform.example/order_events")
     })
   )
 

@@ -17,6 +17,7 @@ import { CheckoutRoutesLive } from "../http/site/checkout.js"
 import { McpRoutesLive } from "../http/mcp/routes.js"
 import { A2aRoutesLive } from "../http/a2a/routes.js"
 import { A2aPushWorkerLive } from "../http/a2a/push.js"
+import { AcpOrderEventsWorkerLive } from "../http/acp/orderEvents.js"
 import { AcpRoutesLive } from "../http/acp/routes.js"
 import { ProcedureAuthLive } from "../http/trpc/auth.js"
 import { trpcRoutes } from "../http/trpc/adapter.js"
@@ -168,6 +169,7 @@ const WorkersLive = Layer.mergeAll(
   WebhookWorkerLive,
   PushWorkerLive,
   A2aPushWorkerLive,
+  AcpOrderEventsWorkerLive,
   X402WorkerLive,
   DisputeWorkerLive,
   Layer.effectDiscard(seedCatalogProjects.pipe(Effect.orDie))

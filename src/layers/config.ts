@@ -91,6 +91,8 @@ const raw = Effect.all({
   stripeWebhookSecret: secret("STRIPE_WEBHOOK_SECRET"),
   stripeApiBase: text("STRIPE_API_BASE"),
   mppChallengeSecret: secret("MPP_CHALLENGE_SECRET"),
+  acpOrderWebhookUrl: text("ACP_ORDER_WEBHOOK_URL"),
+  acpOrderWebhookSecret: secret("ACP_ORDER_WEBHOOK_SECRET"),
   logLevel: logLevelNamed("LOG_LEVEL"),
   logFormat: oneOf("LOG_FORMAT", ["pretty", "json"] as const, "pretty"),
   rateLimitPerMinute: intIn("RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000),
@@ -230,6 +232,18 @@ export const loadConfig: Effect.Effect<AppConfigShape, ConfigInvalid> = Effect.g
   const baseUrl = Option.getOrElse(c.baseUrl, () => `http://localhost:${c.port}`).replace(/\/+$/, "")
   if (!/^https?:\/\/[^\s/]+/.test(baseUrl)) {
     return yield* Effect.fail(invalid(`BASE_URL must be an absolute http(s) address, got "${baseUrl}"`))
+  }
+  if (Option.isSome(c.acpOrderWebhookUrl) !== Option.isSome(c.acpOrderWebhookSecret)) {
+    return yield* Effect.fail(
+      invalid("ACP_ORDER_WEBHOOK_URL and ACP_ORDER_WEBHOOK_SECRET go together: set both, or neither")
+    )
+  }
+  if (Option.isSome(c.acpOrderWebhookUrl)) {
+    const url = c.acpOrderWebhookUrl.value
+    if (!/^https?:\/\/[^\s/]+/.test(url))
+      return yield* Effect.fail(invalid(`ACP_ORDER_WEBHOOK_URL must be an absolute http(s) address, got "${url}"`))
+    if (production && !url.startsWith("https://"))
+      return yield* Effect.fail(invalid(`ACP_ORDER_WEBHOOK_URL must be https in production, got "${url}"`))
   }
   const x402 = yield* x402Config(production)
   return { ...c, baseUrl, production, fakePaymentsInProduction, x402 } satisfies AppConfigShape

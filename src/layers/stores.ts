@@ -66,6 +66,8 @@ import { PgOrderStore } from "./purchases/OrderStore.postgres.js"
 import { MemorySellerBoardStore } from "./purchases/SellerBoardStore.memory.js"
 import { PgSellerBoardStore } from "./purchases/SellerBoardStore.postgres.js"
 import { MemoryPushConfigStore } from "./a2a/PushConfigStore.memory.js"
+import { MemoryAcpOrderNoticeStore } from "./acp/AcpOrderNoticeStore.memory.js"
+import { PgAcpOrderNoticeStore } from "./acp/AcpOrderNoticeStore.postgres.js"
 import { PgPushConfigStore } from "./a2a/PushConfigStore.postgres.js"
 import { Effect, Layer } from "effect"
 import { pgClientLayer } from "./storage/postgres/PgDb.js"
@@ -111,7 +113,8 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryRefusalsStore,
   MemoryOrderStore,
   MemorySellerBoardStore,
-  MemoryPushConfigStore
+  MemoryPushConfigStore,
+  MemoryAcpOrderNoticeStore
 ).pipe(Layer.provide(MemoryDb.layer))
 
 /** Every store port and the Transactor over an SqlClient, without migrations. */
@@ -148,7 +151,8 @@ const PgStoresOnly = Layer.mergeAll(
   PgRefusalsStore,
   PgOrderStore,
   PgSellerBoardStore,
-  PgPushConfigStore
+  PgPushConfigStore,
+  PgAcpOrderNoticeStore
 )
 
 export const PgStoresLive = PgStoresOnly.pipe(Layer.provide(MigrationsLive))

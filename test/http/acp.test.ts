@@ -14,6 +14,11 @@ import { checkAnswer, requestSchemaOf, validateSchema } from "../fixtures/acpSpe
 import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
 import { describeEachStorage } from "../fixtures/suite.js"
 import { STUB_SECRET_KEY, STUB_WEBHOOK_SECRET, startStripeStub, type StripeStub } from "../fixtures/stripeStub.js"
+import { createHmac } from "node:crypto"
+import { createServer, type IncomingHttpHeaders } from "node:http"
+import type { AddressInfo } from "node:net"
+import { AcpOrderNoticeStore } from "../../src/services/acp/AcpOrderNoticeStore.js"
+import { eventually } from "../fixtures/wait.js"
 
 const C = "/api/v1/agent/commerce"
 const VERSION = "2026-04-17"
@@ -585,6 +590,137 @@ describeEachStorage("ACP checkout sessions, the card paid through Stripe", (stor
     expect(intentsFor(overLimit)).toEqual([])
 
     expect(await wallet(buyer)).toMatchObject({ balanceCents: 0, heldCents: 0 })
+  })
+})
+
+// ACP order events (docs/acp.md "Order events"): the agent platform's receiver is told of each
+// completed session's order, order_create then order_update as it moves, the full Order, signed with
+// the shared secret as the 2026-04-17 webhook document asks.
+describeEachStorage("ACP order events", (storage) => {
+  const SECRET = "acp_whsec_test_0123456789"
+  interface Received {
+    readonly headers: IncomingHttpHeaders
+    readonly raw: string
+    readonly body: { type: string; data: Json & { checkout_session_id: string; status: string } }
+  }
+  const received: Array<Received> = []
+  const answers: Array<number> = []
+  let close: () => Promise<void> = async () => {}
+  beforeAll(async () => {
+    const receiver = createServer((req, res) => {
+      const chunks: Array<Buffer> = []
+      req.on("data", (c: Buffer) => chunks.push(c))
+      req.on("end", () => {
+        const raw = Buffer.concat(chunks).toString("utf8")
+        received.push({ headers: req.headers, raw, body: JSON.parse(raw) as Received["body"] })
+        res.statusCode = answers.shift() ?? 200
+        res.end()
+      })
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
+    close = () => new Promise<void>((resolve) => receiver.close(() => resolve()))
+    server = await startRuntimeServer({
+      storage,
+      config: {
+        rateLimitPerMinute: 100_000,
+        rateLimitPerDay: 1_000_000,
+        orderWaitMs: 0,
+        acpOrderWebhookUrl: Option.some(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/order_events`),
+        acpOrderWebhookSecret: Option.some(Redacted.make(SECRET))
+      }
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await server?.close()
+    await close()
+  })
+
+  const eventsOf = (sessionId: string) => received.filter((r) => r.body.data.checkout_session_id === sessionId)
+  /** The signature as the receiver checks it: t within 300 s of now, v1 the HMAC of "t.body" with the secret. */
+  const verified = (r: Received) => {
+    const m = /^t=(\d+),v1=([a-f0-9]{64})$/.exec(String(r.headers["merchant-signature"]))
+    if (!m) return false
+    const expected = createHmac("sha256", SECRET).update(`${m[1]}.${r.raw}`).digest("hex")
+    return m[2] === expected && Math.abs(Date.now() / 1000 - Number(m[1])) <= 300
+  }
+
+  it("a completed session's order: order_create (processing), then order_update (completed) when the seller delivers; signed, the full Order, then nothing more", async () => {
+    const { seller, buyer, itemId } = await market(600)
+    const { body } = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))
+    const id = body.id as string
+    // A receiver down at first: the event is retried.
+    answers.push(503)
+    const paid = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
+    expect(paid.status).toBe(200)
+    const [down, created] = await eventually(
+      () => eventsOf(id),
+      (e) => e.length >= 2,
+      { timeoutMs: 15_000 }
+    )
+    for (const e of [down!, created!]) {
+      expect(e.body).toMatchObject({ type: "order_create", data: { type: "order", status: "processing" } })
+      expect(verified(e)).toBe(true)
+      expect(e.headers["content-type"]).toBe("application/json")
+    }
+    // The full Order, as the checkout document defines it (the webhook document composes it).
+    expect(validateSchema("Order", created!.body.data)).toBeUndefined()
+    expect(created!.body.data).toEqual((paid.body as Json).order)
+
+    const orderId = (paid.body.order as Json).id as string
+    expect((await call(seller, "POST", `${C}/orders/${orderId}/deliver`, { output: "proofread" })).status).toBe(200)
+    const updated = (
+      await eventually(
+        () => eventsOf(id),
+        (e) => e.some((x) => x.body.type === "order_update"),
+        { timeoutMs: 10_000 }
+      )
+    ).filter((x) => x.body.type === "order_update")
+    expect(updated).toHaveLength(1)
+    expect(updated[0]!.body.data).toMatchObject({ status: "completed", line_items: [{ status: "fulfilled" }] })
+    expect(validateSchema("Order", updated[0]!.body.data)).toBeUndefined()
+    expect(verified(updated[0]!)).toBe(true)
+    // Final and acknowledged: nothing more is due for it.
+    const notice = await eventually(
+      () => server.run(Effect.flatMap(AcpOrderNoticeStore, (s) => s.get(id))),
+      (n) => n?.doneAt !== null
+    )
+    expect(notice).toMatchObject({ notifiedStatus: "completed", nextAttemptAt: null })
+  })
+
+  it("an order waiting for the owner's approval is created in manual_review and updated canceled when the owner declines; a session never completed sends nothing", async () => {
+    const { buyer, itemId } = await market(300)
+    expect((await call(buyer, "PATCH", `${C}/wallet`, { autonomyLevel: "manual" })).status).toBe(200)
+    const { body } = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))
+    const id = body.id as string
+    const waiting = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
+    expect(waiting.body).toMatchObject({ status: "pending_approval" })
+    const [created] = await eventually(
+      () => eventsOf(id),
+      (e) => e.length >= 1,
+      { timeoutMs: 10_000 }
+    )
+    expect(created!.body).toMatchObject({ type: "order_create", data: { status: "manual_review" } })
+    const approvalId = (waiting.body.order as Json).id as string
+    const declined = await fetch(`${server.baseUrl}/api/dashboard/commerce/approvals/${approvalId}/decline`, {
+      method: "POST",
+      headers: { cookie: buyer.cookie!, "content-type": "application/json" }
+    })
+    expect(declined.status).toBe(200)
+    const events = await eventually(
+      () => eventsOf(id),
+      (e) => e.length >= 2,
+      { timeoutMs: 10_000 }
+    )
+    expect(events.map((e) => [e.body.type, e.body.data.status])).toEqual([
+      ["order_create", "manual_review"],
+      ["order_update", "canceled"]
+    ])
+    expect(events.every(verified)).toBe(true)
+
+    // Opened and cancelled, never completed: no order, no event.
+    const other = (await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))).body.id as string
+    expect((await acp(buyer, "POST", `/checkout_sessions/${other}/cancel`)).status).toBe(200)
+    expect(await server.run(Effect.flatMap(AcpOrderNoticeStore, (s) => s.get(other)))).toBeUndefined()
   })
 })
 

@@ -353,7 +353,7 @@ const messagesOf = (view: AcpSessionView, status: string) => {
 }
 
 /** The order a completed session made: its purchase, as the spec's Order. */
-const orderOf = (view: AcpSessionView, baseUrl: string) => {
+export const orderOf = (view: AcpSessionView, baseUrl: string) => {
   const { session, transaction: tx, approval } = view
   const [line] = session.lines
   const common = { type: "order", checkout_session_id: session.id }

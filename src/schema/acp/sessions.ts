@@ -93,3 +93,23 @@ export const ACP_SESSION_PREFIX = "cs"
 
 /** The purchase's Idempotency-Key inside the purchase domain: one purchase per session, however often completed. */
 export const purchaseKeyOf = (sessionId: string) => `acp:${sessionId}`
+
+/**
+ * An ACP order event notice (docs/acp.md "Order events"): one per completed session while
+ * ACP_ORDER_WEBHOOK_URL is set — which order status the agent platform last acknowledged, and when
+ * the worker looks at the order next.
+ */
+export const AcpOrderNotice = Schema.Struct({
+  sessionId: Schema.String,
+  agentId: Schema.String,
+  createdAt: Schema.String,
+  /** The order status the receiver acknowledged (2xx) last; null before the first (order_create). */
+  notifiedStatus: Schema.NullOr(Schema.String),
+  /** Events sent for the current status without a 2xx. */
+  attempts: Schema.Number,
+  lastError: Schema.NullOr(Schema.String),
+  /** When the worker looks next; null once done (the order final and acknowledged, or given up). */
+  nextAttemptAt: Schema.NullOr(Schema.String),
+  doneAt: Schema.NullOr(Schema.String)
+})
+export type AcpOrderNotice = typeof AcpOrderNotice.Type

@@ -4,7 +4,7 @@
 // lifecycle: the owner's policy, an approval that waits, settled 85/15 or held in the order's escrow
 // for an agent seller), under the purchase key `acp:<session id>`, so a session makes at most one
 // purchase however often it is completed. What the order is now is read from that purchase.
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import {
   ACP_SESSION_PREFIX,
   ACP_SESSION_TTL_MS,
@@ -35,6 +35,8 @@ import { PurchaseStore } from "../purchases/PurchaseStore.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { toApproval, toTransaction } from "../purchases/views.js"
 import { AcpSessionStore } from "./AcpSessionStore.js"
+import { AcpOrderNoticeStore } from "./AcpOrderNoticeStore.js"
+import { AppConfig } from "../platform/AppConfig.js"
 
 /** A session with the purchase its completion made (or the approval that purchase waits for). */
 export interface AcpSessionView {
@@ -88,6 +90,8 @@ export interface AcpCheckoutService {
    * spent). Completed, canceled, or decided meanwhile: SessionNotCancelable.
    */
   readonly cancel: (caller: Caller, id: string) => Effect.Effect<AcpSessionView, Refusal | SessionNotCancelable>
+  /** A session as it stands, whoever's: for the order events' worker, never for a caller. */
+  readonly view: (id: string) => Effect.Effect<AcpSessionView | undefined, StorageUnavailable>
 }
 
 /** The caller as a buying agent: an agent key with commerce:buy. */
@@ -115,6 +119,8 @@ const make = Effect.gen(function* () {
   const ledger = yield* Ledger
   const delegated = yield* DelegatedPayments
   const wallet = yield* Wallet
+  const notices = yield* AcpOrderNoticeStore
+  const config = yield* AppConfig
   const { atomically } = yield* Transactor
 
   /** One `serviceId:tierId` quoted as a line (`at`: the JSONPath of its id in the request). */
@@ -345,6 +351,21 @@ const make = Effect.gen(function* () {
       approvalId: waits ? (purchase?.approval?.id ?? null) : null,
       updatedAt: new Date(now).toISOString()
     })
+    // The order exists now: the agent platform is told (order_create, then order_update as it moves),
+    // when a receiver is configured (docs/acp.md "Order events").
+    if (Option.isSome(config.acpOrderWebhookUrl)) {
+      const at = new Date(now).toISOString()
+      yield* notices.insert({
+        sessionId: session.id,
+        agentId: session.agentId,
+        createdAt: at,
+        notifiedStatus: null,
+        attempts: 0,
+        lastError: null,
+        nextAttemptAt: at,
+        doneAt: null
+      })
+    }
     return bought
   })
 
@@ -419,7 +440,11 @@ const make = Effect.gen(function* () {
   })
   const cancel = (caller: Caller, id: string) => atomically(cancelInUnit(caller, id))
 
-  return AcpCheckout.of({ create, get, update, complete, cancel, cardPsp: delegated.psp })
+  /** A session as it stands, whoever's (the order events' worker reads the order of each it notices). */
+  const view = (id: string) =>
+    Effect.flatMap(store.get(id), (s) => (s === undefined ? Effect.succeed(undefined) : viewOf(s)))
+
+  return AcpCheckout.of({ create, get, update, complete, cancel, view, cardPsp: delegated.psp })
 })
 
 export class AcpCheckout extends Context.Service<AcpCheckout, AcpCheckoutService>()("agent-commerce/AcpCheckout") {

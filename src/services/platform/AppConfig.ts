@@ -43,6 +43,12 @@ export interface AppConfigShape {
   readonly stripeSecretKey: Option.Option<Redacted.Redacted>
   readonly stripeWebhookSecret: Option.Option<Redacted.Redacted>
   readonly stripeApiBase: Option.Option<string>
+  /**
+   * ACP order events (docs/acp.md "Order events"): the agent platform's receiver
+   * (ACP_ORDER_WEBHOOK_URL) and the HMAC secret shared with it (ACP_ORDER_WEBHOOK_SECRET); none: not sent.
+   */
+  readonly acpOrderWebhookUrl: Option.Option<string>
+  readonly acpOrderWebhookSecret: Option.Option<Redacted.Redacted>
   /** HMAC key of MPP challenge ids (MPP_CHALLENGE_SECRET); none: random per process. */
   readonly mppChallengeSecret: Option.Option<Redacted.Redacted>
   readonly logLevel: LogLevel
@@ -100,6 +106,8 @@ export const configDefaults: AppConfigShape = {
   stripeWebhookSecret: Option.none(),
   stripeApiBase: Option.none(),
   mppChallengeSecret: Option.none(),
+  acpOrderWebhookUrl: Option.none(),
+  acpOrderWebhookSecret: Option.none(),
   logLevel: "Warn",
   logFormat: "pretty",
   rateLimitPerMinute: 60,

@@ -42,6 +42,7 @@ import m0041 from "./0041_x402_refund_attempt.js"
 import m0042 from "./0042_approval_withdrawn.js"
 import m0043 from "./0043_approvals_agent_page.js"
 import m0044 from "./0044_a2a_push_configs.js"
+import m0045 from "./0045_acp_order_notices.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -84,5 +85,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0041_x402_refund_attempt": m0041,
   "0042_approval_withdrawn": m0042,
   "0043_approvals_agent_page": m0043,
-  "0044_a2a_push_configs": m0044
+  "0044_a2a_push_configs": m0044,
+  "0045_acp_order_notices": m0045
 }

@@ -1,0 +1,123 @@
+// ACP order events (docs/acp.md "Order events"): the agent platform's receiver (ACP_ORDER_WEBHOOK_URL)
+// is told of each completed checkout session's order — `order_create` first, then `order_update`
+// whenever its status moves — with the full Order as GET renders it, signed as the 2026-04-17
+// webhook document asks (`Merchant-Signature: t=<unix seconds>,v1=<HMAC-SHA256 hex of "t.body">`),
+// through the webhooks' transport (URL policy, SSRF guard), retried with backoff. Notices are kept in
+// AcpOrderNoticeStore, so a restart forgets none.
+import { createHmac } from "node:crypto"
+import { Clock, Effect, Layer, Option, Redacted } from "effect"
+import type { AcpOrderNotice } from "../../schema/acp/sessions.js"
+import { AcpCheckout } from "../../services/acp/AcpCheckout.js"
+import { AcpOrderNoticeStore } from "../../services/acp/AcpOrderNoticeStore.js"
+import { AppConfig } from "../../services/platform/AppConfig.js"
+import { Transactor } from "../../services/platform/Db.js"
+import { WebhookTransport } from "../../services/webhooks/WebhookTransport.js"
+import { orderOf } from "./wire.js"
+
+/** How often the worker looks for due notices, and how many it takes at once. */
+export const ORDER_EVENTS_TICK_MS = 500
+const ORDER_EVENTS_BATCH = 20
+const ORDER_EVENTS_LEASE_MS = 30_000
+/** How often an order that has not moved is looked at again. */
+export const ORDER_EVENTS_RECHECK_MS = 2_000
+/** Events sent for one status without a 2xx before the notice is given up. */
+export const ORDER_EVENTS_ATTEMPTS = 8
+export const orderEventBackoff = (attempts: number) => Math.min(30_000, 1_000 * 2 ** Math.max(0, attempts - 1))
+/** Order statuses after which nothing more is sent (a refund after completion is not followed). */
+export const FINAL_ORDER_STATUSES: ReadonlySet<string> = new Set(["completed", "canceled"])
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** The spec's signature header: `t=<unix seconds>,v1=<HMAC-SHA256 hex of "<t>.<body>">`. */
+export const merchantSignature = (secret: string, unixSeconds: number, body: string) =>
+  `t=${unixSeconds},v1=${createHmac("sha256", secret).update(`${unixSeconds}.${body}`).digest("hex")}`
+
+/** One claimed notice: the order read, sent when its status moved, the notice moved on. */
+const noticeOne = Effect.fnUntraced(
+  function* (n: AcpOrderNotice, url: string, secret: string) {
+    const store = yield* AcpOrderNoticeStore
+    const config = yield* AppConfig
+    const view = yield* (yield* AcpCheckout).view(n.sessionId)
+    const now = yield* Clock.currentTimeMillis
+    if (view === undefined)
+      return yield* store.update({ ...n, nextAttemptAt: null, doneAt: iso(now), lastError: "the session is gone" })
+    const order = orderOf(view, config.baseUrl)
+    if (order.status === n.notifiedStatus) {
+      const final = FINAL_ORDER_STATUSES.has(order.status)
+      return yield* store.update({
+        ...n,
+        nextAttemptAt: final ? null : iso(now + ORDER_EVENTS_RECHECK_MS),
+        doneAt: final ? iso(now) : null
+      })
+    }
+    const body = JSON.stringify({ type: n.notifiedStatus === null ? "order_create" : "order_update", data: order })
+    const unix = Math.floor(now / 1000)
+    const sent = yield* (yield* WebhookTransport).send({
+      url,
+      headers: {
+        "content-type": "application/json",
+        "merchant-signature": merchantSignature(secret, unix, body),
+        "request-id": `${n.sessionId}.${order.status}.${n.attempts + 1}`,
+        timestamp: iso(now)
+      },
+      body
+    })
+    const at = yield* Clock.currentTimeMillis
+    if (sent.ok) {
+      const final = FINAL_ORDER_STATUSES.has(order.status)
+      return yield* store.update({
+        ...n,
+        notifiedStatus: order.status,
+        attempts: 0,
+        lastError: null,
+        nextAttemptAt: final ? null : iso(at + ORDER_EVENTS_RECHECK_MS),
+        doneAt: final ? iso(at) : null
+      })
+    }
+    const attempts = n.attempts + 1
+    const givenUp = attempts >= ORDER_EVENTS_ATTEMPTS
+    return yield* store.update({
+      ...n,
+      attempts,
+      lastError: sent.error ?? `answered ${sent.status ?? "nothing"}`,
+      nextAttemptAt: givenUp ? null : iso(at + orderEventBackoff(attempts)),
+      doneAt: givenUp ? iso(at) : null
+    })
+  },
+  (effect, n) =>
+    effect.pipe(
+      Effect.catchCause((cause) =>
+        Effect.logWarning(`acp order event for ${n.sessionId} failed; retried after its lease`, cause)
+      )
+    )
+)
+
+/** One pass: due notices claimed (leased) and looked at, a few at once; how many. */
+export const noticeDue = Effect.gen(function* () {
+  const config = yield* AppConfig
+  if (Option.isNone(config.acpOrderWebhookUrl) || Option.isNone(config.acpOrderWebhookSecret)) return 0
+  const url = config.acpOrderWebhookUrl.value
+  const secret = Redacted.value(config.acpOrderWebhookSecret.value)
+  const store = yield* AcpOrderNoticeStore
+  const { atomically } = yield* Transactor
+  const now = yield* Clock.currentTimeMillis
+  const claimed = yield* atomically(store.claimDue(iso(now), iso(now + ORDER_EVENTS_LEASE_MS), ORDER_EVENTS_BATCH))
+  yield* Effect.forEach(claimed, (n) => noticeOne(n, url, secret), { concurrency: 8, discard: true })
+  return claimed.length
+})
+
+/** The worker: a pass every ORDER_EVENTS_TICK_MS (at once again after a full batch), with WORKERS on and a receiver set. */
+export const AcpOrderEventsWorkerLive = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    if (!config.workers || Option.isNone(config.acpOrderWebhookUrl)) return
+    yield* noticeDue.pipe(
+      Effect.catchCause((cause) =>
+        Effect.logWarning("acp order events: pass failed; retrying", cause).pipe(Effect.as(0))
+      ),
+      Effect.flatMap((n) => (n >= ORDER_EVENTS_BATCH ? Effect.void : Effect.sleep(ORDER_EVENTS_TICK_MS))),
+      Effect.forever,
+      Effect.forkScoped
+    )
+  })
+)
