@@ -5,12 +5,7 @@
 // (without its credentials), listed and deleted; only for its own tasks, to a URL the webhooks'
 // policy allows.
 import { Role, TaskState } from "@a2a-js/sdk"
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  createAuthenticatingFetchWithRetry,
-  JsonRpcTransportFactory
-} from "@a2a-js/sdk/client"
+import { a2aClientAt } from "../fixtures/a2aClient.js"
 import { randomBytes } from "node:crypto"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -62,19 +57,7 @@ const receiver = async () => {
 }
 let hook: Awaited<ReturnType<typeof receiver>>
 
-const a2aClient = (k: AgentKey) =>
-  new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [
-        new JsonRpcTransportFactory({
-          fetchImpl: createAuthenticatingFetchWithRetry(fetch, {
-            headers: async () => k.auth,
-            shouldRetryWithHeaders: async () => undefined
-          })
-        })
-      ]
-    })
-  ).createFromUrl(server.baseUrl)
+const a2aClient = (k: AgentKey) => a2aClientAt(server.baseUrl, k.auth)
 
 const buyRequest = (serviceId: string, text: string) => ({
   tenant: "",

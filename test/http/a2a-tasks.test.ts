@@ -5,12 +5,7 @@
 // seller up to ORDER_WAIT_MS; a task is the buyer's alone. What a seller is promised: its delivery
 // is what the buyer gets, and it is paid 85 % of the price.
 import { Role, TaskState } from "@a2a-js/sdk"
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  createAuthenticatingFetchWithRetry,
-  JsonRpcTransportFactory
-} from "@a2a-js/sdk/client"
+import { a2aClientAt } from "../fixtures/a2aClient.js"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
@@ -23,19 +18,7 @@ type Json = Record<string, unknown>
 
 let server: RuntimeServer
 
-const a2aClient = (k: AgentKey) =>
-  new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [
-        new JsonRpcTransportFactory({
-          fetchImpl: createAuthenticatingFetchWithRetry(fetch, {
-            headers: async () => k.auth,
-            shouldRetryWithHeaders: async () => undefined
-          })
-        })
-      ]
-    })
-  ).createFromUrl(server.baseUrl)
+const a2aClient = (k: AgentKey) => a2aClientAt(server.baseUrl, k.auth)
 
 /** A buy message; `returnImmediately` as the request's configuration. */
 const buyRequest = (serviceId: string, input: unknown, returnImmediately?: boolean, idempotencyKey?: string) => ({

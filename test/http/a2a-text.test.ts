@@ -3,12 +3,7 @@
 // answers what REST answers, with a sentence for a reader; a text no row matches gets the skills and
 // how to call them.
 import { Role } from "@a2a-js/sdk"
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  createAuthenticatingFetchWithRetry,
-  JsonRpcTransportFactory
-} from "@a2a-js/sdk/client"
+import { a2aClientAt } from "../fixtures/a2aClient.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { intentOf } from "../../src/http/a2a/intents.js"
 import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
@@ -59,19 +54,7 @@ describeEachStorage("A2A 1.0 text messages", (storage) => {
     await server?.close()
   })
 
-  const client = (k: AgentKey) =>
-    new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [
-          new JsonRpcTransportFactory({
-            fetchImpl: createAuthenticatingFetchWithRetry(fetch, {
-              headers: async () => k.auth,
-              shouldRetryWithHeaders: async () => undefined
-            })
-          })
-        ]
-      })
-    ).createFromUrl(server.baseUrl)
+  const client = (k: AgentKey) => a2aClientAt(server.baseUrl, k.auth)
   let n = 0
   /** Sends `text` as the stock client does a plain text message; the agent's reply. */
   const say = async (k: AgentKey, text: string) => {

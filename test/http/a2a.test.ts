@@ -2,12 +2,7 @@
 // picks the JSON-RPC interface, and completes each skill (browse services, buy, negotiate, check a
 // transaction) — answered by the same routes REST and MCP call, with the caller's key.
 import { Role } from "@a2a-js/sdk"
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  createAuthenticatingFetchWithRetry,
-  JsonRpcTransportFactory
-} from "@a2a-js/sdk/client"
+import { a2aClientAt } from "../fixtures/a2aClient.js"
 import { Effect } from "effect"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
@@ -20,18 +15,7 @@ const COMMERCE = "/api/v1/agent/commerce"
 type Json = Record<string, unknown>
 
 /** A stock client for the card at `base`, sending `headers` (the API key) on every request. */
-const a2aClient = (base: string, headers: Record<string, string>) => {
-  const fetchImpl = createAuthenticatingFetchWithRetry(fetch, {
-    headers: async () => headers,
-    shouldRetryWithHeaders: async () => undefined
-  })
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })]
-    })
-  )
-  return factory.createFromUrl(base)
-}
+const a2aClient = a2aClientAt
 
 let counter = 0
 /** A user message asking for one skill: a data part {skill, …arguments}. */

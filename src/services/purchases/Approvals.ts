@@ -204,10 +204,18 @@ const make = Effect.gen(function* () {
       transaction: r.transaction
     }))
 
-  const listApprovals = Effect.fnUntraced(function* (
-    caller: Caller,
-    status: ApprovalStatus | undefined,
-    options: { readonly limit?: number; readonly cursor?: string } = {}
+  /**
+   * A keyset page of approvals (default and most: 100): `read(limit + 1, before)` gives the rows
+   * newest first; the views are effective at this instant (`keep` filters them), and the next
+   * cursor is the last row read, so a filtered page may hold fewer than `limit` while it leads on.
+   */
+  const approvalsPage = Effect.fnUntraced(function* (
+    options: { readonly limit?: number; readonly cursor?: string },
+    read: (
+      limit: number,
+      before: { readonly createdAt: string; readonly id: string } | undefined
+    ) => Effect.Effect<ReadonlyArray<ApprovalRecord>, StorageUnavailable>,
+    keep: (a: Approval) => boolean = () => true
   ) {
     const limit = options.limit ?? 100
     const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
@@ -215,15 +223,26 @@ const make = Effect.gen(function* () {
       return yield* new InvalidInput({ message: "cursor is not valid", field: "cursor" })
     }
     const now = yield* Clock.currentTimeMillis
-    const stored = status === "expired" ? "pending" : status
-    const rows = yield* store.listApprovals(caller.accountId, stored, limit + 1, before)
-    const read = rows.slice(0, limit)
-    const last = read[read.length - 1]
+    const rows = yield* read(limit + 1, before)
+    const page = rows.slice(0, limit)
+    const last = page[page.length - 1]
     return {
-      data: read.map((a) => toApproval(a, now)).filter((a) => status === undefined || a.status === status),
+      data: page.map((a) => toApproval(a, now)).filter(keep),
       nextCursor: rows.length > limit && last ? encodeTimeCursor(last) : null
     }
   })
+
+  const listApprovals = (
+    caller: Caller,
+    status: ApprovalStatus | undefined,
+    options: { readonly limit?: number; readonly cursor?: string } = {}
+  ) =>
+    approvalsPage(
+      options,
+      (limit, before) =>
+        store.listApprovals(caller.accountId, status === "expired" ? "pending" : status, limit, before),
+      (a) => status === undefined || a.status === status
+    )
 
   const agentApproval = Effect.fnUntraced(function* (agentId: string, id: string) {
     // Read under the approval's lock: a decision being written is read once it has committed.
@@ -232,24 +251,8 @@ const make = Effect.gen(function* () {
     return toApproval(a, yield* Clock.currentTimeMillis)
   })
 
-  const agentApprovals = Effect.fnUntraced(function* (
-    agentId: string,
-    options: { readonly limit?: number; readonly cursor?: string } = {}
-  ) {
-    const limit = options.limit ?? 100
-    const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
-    if (options.cursor !== undefined && before === undefined) {
-      return yield* new InvalidInput({ message: "cursor is not valid", field: "cursor" })
-    }
-    const now = yield* Clock.currentTimeMillis
-    const rows = yield* store.listAgentApprovals(agentId, limit + 1, before)
-    const read = rows.slice(0, limit)
-    const last = read[read.length - 1]
-    return {
-      data: read.map((a) => toApproval(a, now)),
-      nextCursor: rows.length > limit && last ? encodeTimeCursor(last) : null
-    }
-  })
+  const agentApprovals = (agentId: string, options: { readonly limit?: number; readonly cursor?: string } = {}) =>
+    approvalsPage(options, (limit, before) => store.listAgentApprovals(agentId, limit, before))
 
   const withdraw = Effect.fnUntraced(
     function* (caller: Caller, id: string) {
