@@ -282,9 +282,9 @@ const notifyOne = Effect.fnUntraced(
 /** One pass: the due configurations claimed (leased) and looked at, a few at once; how many. */
 export const notifyDue = Effect.gen(function* () {
   const store = yield* PushConfigStore
-  const { atomically } = yield* Transactor
   const now = yield* Clock.currentTimeMillis
-  const claimed = yield* atomically(store.claimDue(iso(now), iso(now + PUSH_NOTIFY_LEASE_MS), PUSH_NOTIFY_BATCH))
+  // One statement (claim and lease together): no transaction around it, so an idle pass costs one.
+  const claimed = yield* store.claimDue(iso(now), iso(now + PUSH_NOTIFY_LEASE_MS), PUSH_NOTIFY_BATCH)
   yield* Effect.forEach(claimed, notifyOne, { concurrency: 8, discard: true })
   return claimed.length
 })

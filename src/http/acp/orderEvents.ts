@@ -10,7 +10,6 @@ import type { AcpOrderNotice } from "../../schema/acp/sessions.js"
 import { AcpCheckout } from "../../services/acp/AcpCheckout.js"
 import { AcpOrderNoticeStore } from "../../services/acp/AcpOrderNoticeStore.js"
 import { AppConfig } from "../../services/platform/AppConfig.js"
-import { Transactor } from "../../services/platform/Db.js"
 import { WebhookTransport } from "../../services/webhooks/WebhookTransport.js"
 import { orderOf } from "./wire.js"
 
@@ -99,9 +98,9 @@ export const noticeDue = Effect.gen(function* () {
   const url = config.acpOrderWebhookUrl.value
   const secret = Redacted.value(config.acpOrderWebhookSecret.value)
   const store = yield* AcpOrderNoticeStore
-  const { atomically } = yield* Transactor
   const now = yield* Clock.currentTimeMillis
-  const claimed = yield* atomically(store.claimDue(iso(now), iso(now + ORDER_EVENTS_LEASE_MS), ORDER_EVENTS_BATCH))
+  // One statement (claim and lease together): no transaction around it, so an idle pass costs one.
+  const claimed = yield* store.claimDue(iso(now), iso(now + ORDER_EVENTS_LEASE_MS), ORDER_EVENTS_BATCH)
   yield* Effect.forEach(claimed, (n) => noticeOne(n, url, secret), { concurrency: 8, discard: true })
   return claimed.length
 })

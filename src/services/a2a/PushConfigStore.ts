@@ -16,7 +16,8 @@ export interface PushConfigStoreService {
   readonly countOpen: (agentId: string) => Effect.Effect<number, StorageUnavailable>
   /**
    * Up to `limit` configurations due at `now`, oldest due first, each leased until `leaseUntil` (its
-   * `nextAttemptAt` moved there) in the caller's unit of work: another process skips them meanwhile.
+   * `nextAttemptAt` moved there) in one atomic step (one statement on Postgres): another process
+   * skips them meanwhile.
    */
   readonly claimDue: (
     now: string,

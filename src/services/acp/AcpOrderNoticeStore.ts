@@ -8,7 +8,7 @@ export interface AcpOrderNoticeStoreService {
   /** Adds the session's notice, unless it has one. */
   readonly insert: (n: AcpOrderNotice) => Effect.Effect<void, StorageUnavailable>
   readonly get: (sessionId: string) => Effect.Effect<AcpOrderNotice | undefined, StorageUnavailable>
-  /** Up to `limit` notices due at `now`, oldest due first, each leased until `leaseUntil`, in the caller's unit of work. */
+  /** Up to `limit` notices due at `now`, oldest due first, each leased until `leaseUntil`, in one atomic step. */
   readonly claimDue: (
     now: string,
     leaseUntil: string,
