@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
 import { describeEachStorage } from "../fixtures/suite.js"
+import { agentApi, pullMarket } from "../fixtures/agentMarket.js"
 import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
 import { eventually } from "../fixtures/wait.js"
 import { Effect } from "effect"
@@ -82,45 +83,13 @@ const buyRequest = (serviceId: string, text: string) => ({
   metadata: undefined
 })
 
-const call = async (k: AgentKey, method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...k.auth,
-      ...(body === undefined
-        ? {}
-        : { "content-type": "application/json", "idempotency-key": randomBytes(8).toString("hex") })
-    },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  return { status: res.status, body: (await res.json()) as Json }
-}
+const call = (...args: Parameters<ReturnType<typeof agentApi>>) => agentApi(server.baseUrl)(...args)
 
-/** A seller with a pull service, and a buyer with $100. */
+/** A seller with a pull service, and a buyer with $100 (and its A2A client) who buys it. */
 const market = async () => {
-  const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
-  const published = await call(seller, "POST", `${C}/services`, {
-    name: "Told when done",
-    description: "a service its seller fulfils",
-    category: "testing",
-    pricingModel: "per_call",
-    tiers: [
-      {
-        id: "unit",
-        name: "Unit",
-        priceCents: 500,
-        unit: "call",
-        includedUnits: null,
-        sla: { uptimePct: 99, p95LatencyMs: 1_000, supportWindow: "24/7" }
-      }
-    ]
-  })
-  expect(published.status).toBe(201)
-  const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
-  expect((await call(buyer, "POST", `${C}/wallet/topup`, { amountCents: 10_000 })).status).toBe(201)
+  const { seller, buyer, serviceId } = await pullMarket(server.baseUrl, { priceCents: 500, name: "Told when done" })
   const client = await a2aClient(buyer)
-  const buy = async (text: string) =>
-    ((await client.sendMessage(buyRequest(published.body.id as string, text))) as { id: string }).id
+  const buy = async (text: string) => ((await client.sendMessage(buyRequest(serviceId, text))) as { id: string }).id
   return { seller, buyer, client, buy }
 }
 

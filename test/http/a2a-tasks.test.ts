@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
 import { describeEachStorage } from "../fixtures/suite.js"
+import { agentApi, pullMarket } from "../fixtures/agentMarket.js"
 import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
 
 const C = "/api/v1/agent/commerce"
@@ -90,44 +91,10 @@ const seen = (result: unknown): SeenTask => {
   }
 }
 
-const call = async (k: AgentKey, method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...k.auth,
-      ...(body === undefined
-        ? {}
-        : { "content-type": "application/json", "idempotency-key": randomBytes(8).toString("hex") })
-    },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  return { status: res.status, body: (await res.json()) as Json }
-}
+const call = (...args: Parameters<ReturnType<typeof agentApi>>) => agentApi(server.baseUrl)(...args)
 
 /** A seller with a pull service at `priceCents`, and a buyer with $100. */
-const market = async (priceCents = 1_000) => {
-  const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
-  const published = await call(seller, "POST", `${C}/services`, {
-    name: "Real work",
-    description: "a service its seller fulfils",
-    category: "testing",
-    pricingModel: "per_call",
-    tiers: [
-      {
-        id: "unit",
-        name: "Unit",
-        priceCents,
-        unit: "call",
-        includedUnits: null,
-        sla: { uptimePct: 99, p95LatencyMs: 1_000, supportWindow: "24/7" }
-      }
-    ]
-  })
-  expect(published.status).toBe(201)
-  const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
-  expect((await call(buyer, "POST", `${C}/wallet/topup`, { amountCents: 10_000 })).status).toBe(201)
-  return { seller, buyer, serviceId: published.body.id as string }
-}
+const market = (priceCents = 1_000) => pullMarket(server.baseUrl, { priceCents })
 const wallet = async (k: AgentKey) =>
   (await call(k, "GET", `${C}/wallet`)).body as { balanceCents: number; heldCents: number }
 

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
 import { describeEachStorage } from "../fixtures/suite.js"
+import { agentApi, pullMarket } from "../fixtures/agentMarket.js"
 import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
 
 const C = "/api/v1/agent/commerce"
@@ -14,43 +15,12 @@ type Json = Record<string, unknown>
 
 let server: RuntimeServer
 
-const call = async (k: AgentKey, method: string, path: string, body?: unknown, key?: string) => {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...k.auth,
-      ...(method === "GET" ? {} : { "idempotency-key": key ?? randomBytes(8).toString("hex") }),
-      ...(body === undefined ? {} : { "content-type": "application/json" })
-    },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  return { status: res.status, body: (await res.json()) as Json }
-}
+const call = (...args: Parameters<ReturnType<typeof agentApi>>) => agentApi(server.baseUrl)(...args)
 
-/** A seller with a pull service at `priceCents`, and a buyer with $100. */
+/** A seller with a pull service at `priceCents`, and a buyer with $100 who buys it. */
 const market = async (priceCents: number) => {
-  const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
-  const published = await call(seller, "POST", `${C}/services`, {
-    name: "Takes a while",
-    description: "a service its seller fulfils",
-    category: "testing",
-    pricingModel: "per_call",
-    tiers: [
-      {
-        id: "unit",
-        name: "Unit",
-        priceCents,
-        unit: "call",
-        includedUnits: null,
-        sla: { uptimePct: 99, p95LatencyMs: 1_000, supportWindow: "24/7" }
-      }
-    ]
-  })
-  expect(published.status).toBe(201)
-  const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
-  expect((await call(buyer, "POST", `${C}/wallet/topup`, { amountCents: 10_000 })).status).toBe(201)
-  const buy = () =>
-    call(buyer, "POST", `${C}/buy`, { serviceId: published.body.id, tierId: "unit", input: { text: "please" } })
+  const { seller, buyer, serviceId } = await pullMarket(server.baseUrl, { priceCents, name: "Takes a while" })
+  const buy = () => call(buyer, "POST", `${C}/buy`, { serviceId, tierId: "unit", input: { text: "please" } })
   return { seller, buyer, buy }
 }
 const wallet = async (k: AgentKey) => (await call(k, "GET", `${C}/wallet`)).body
