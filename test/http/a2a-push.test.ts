@@ -251,6 +251,24 @@ describeEachStorage("A2A push notifications", (storage) => {
     expect(told!.body.task).toMatchObject({ id: taskId, status: { state: "TASK_STATE_REJECTED" } })
   })
 
+  it("an agent's limit of 100 waiting configurations holds when the last place is asked for five times at once", async () => {
+    const { buyer, buy } = await market()
+    const tasks: Array<string> = []
+    for (let i = 0; i < 11; i++) tasks.push(await buy(`task ${i}`))
+    const create = (taskId: string, id: string) =>
+      rpc(buyer, "CreateTaskPushNotificationConfig", { taskId, id, url: hook.url("/cap") })
+    // 99 of 100 places taken (10 on each of nine tasks, 9 on the tenth).
+    for (let n = 0; n < 99; n++) expect((await create(tasks[Math.floor(n / 10)]!, `p${n}`)).result).toBeDefined()
+    const last = tasks[10]!
+    const raced = await Promise.all([0, 1, 2, 3, 4].map((i) => create(last, `race${i}`)))
+    expect(raced.filter((r) => r.result !== undefined)).toHaveLength(1)
+    expect(raced.filter((r) => r.error?.data?.field === "taskId")).toHaveLength(4)
+    const listed = (await rpc(buyer, "ListTaskPushNotificationConfigs", { taskId: last })).result as {
+      configs: Array<unknown>
+    }
+    expect(listed.configs).toHaveLength(1)
+  })
+
   it("only for the caller's own tasks, to an allowed URL, within the limits; deleted, it is gone", async () => {
     const { buyer, buy } = await market()
     const taskId = await buy("mine")

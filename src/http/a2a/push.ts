@@ -163,6 +163,8 @@ export const pushConfigMethod = Effect.fnUntraced(function* (
   const written = yield* Effect.result(
     atomically(
       Effect.gen(function* () {
+        // Counted and written under the agent's lock: two creations at once cannot both take the last place.
+        yield* store.lockAgent(agentId)
         const existing = yield* store.listForTask(taskId)
         const replaces = existing.find((r) => r.id === made)
         if (replaces !== undefined && replaces.agentId !== agentId) return "taken" as const

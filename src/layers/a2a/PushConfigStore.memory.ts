@@ -33,6 +33,8 @@ export const MemoryPushConfigStore = Layer.effect(
     }
 
     return PushConfigStore.of({
+      // Units of work on the memory store already run one at a time.
+      lockAgent: () => Effect.void,
       put: (r) =>
         Effect.suspend(() => {
           const k = keyOf(r.taskId, r.id)

@@ -18,6 +18,10 @@ export const PgPushConfigStore = Layer.effect(
       Effect.map(Effect.orDie(Schema.decodeUnknownEffect(Rows)(rows)), (rs) => rs.map((r) => r.doc))
     const json = (r: PushConfigRecord) => JSON.stringify(r)
     return PushConfigStore.of({
+      lockAgent: (agentId) =>
+        orUnavailable(sql`SELECT pg_advisory_xact_lock(hashtext(${`a2a_push_configs:${agentId}`}))`).pipe(
+          Effect.asVoid
+        ),
       put: (r) =>
         orUnavailable(sql`
           INSERT INTO a2a_push_configs (task_id, id, agent_id, next_attempt_at, created_at, doc)

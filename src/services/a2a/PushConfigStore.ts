@@ -5,6 +5,11 @@ import type { PushConfigRecord } from "../../schema/a2a/push.js"
 import type { StorageUnavailable } from "../../schema/platform/errors.js"
 
 export interface PushConfigStoreService {
+  /**
+   * Serialises, until the caller's unit of work ends, every creation of the agent's configurations
+   * (the limits are counted and then written: two creations at once must not both fit in the last place).
+   */
+  readonly lockAgent: (agentId: string) => Effect.Effect<void, StorageUnavailable>
   /** Inserts, or replaces the task's configuration of the same id. */
   readonly put: (r: PushConfigRecord) => Effect.Effect<void, StorageUnavailable>
   readonly get: (taskId: string, id: string) => Effect.Effect<PushConfigRecord | undefined, StorageUnavailable>
