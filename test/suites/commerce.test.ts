@@ -468,22 +468,29 @@ forEachStorage(
             policy: "perTransactionLimit"
           })
           expect((yield* commerce.listApprovals(owner, "pending")).data.map((a) => a.id)).toEqual([again.approval!.id])
-          // Approvals expire after 7 days.
+          expect((yield* commerce.listApprovals(owner, "expired")).data).toEqual([])
+          // Approvals expire after 7 days: listed as expired, no longer as pending.
           yield* TestClock.adjust(8 * DAY)
           expect((yield* commerce.listApprovals(owner, "expired")).data.map((a) => a.id)).toEqual([again.approval!.id])
-          // Keyset pages over every status: one row a page, newest first, the same rows as one read.
+          expect((yield* commerce.listApprovals(owner, "pending")).data).toEqual([])
+          // Keyset pages over every status, newest first, the same rows as one read.
           const all = (yield* commerce.listApprovals(owner, undefined)).data.map((a) => a.id)
           expect(all).toHaveLength(3)
-          const paged: Array<string> = []
-          let cursor: string | undefined
-          for (let i = 0; i < 10; i++) {
-            const page: { readonly data: ReadonlyArray<{ readonly id: string }>; readonly nextCursor: string | null } =
-              yield* commerce.listApprovals(owner, undefined, { limit: 1, cursor })
-            paged.push(...page.data.map((a) => a.id))
-            if (page.nextCursor === null) break
-            cursor = page.nextCursor
+          // One and two rows a page: the pages together are the one read, each row once.
+          for (const limit of [1, 2]) {
+            const paged: Array<string> = []
+            let cursor: string | undefined
+            for (let i = 0; i < 10; i++) {
+              const page: {
+                readonly data: ReadonlyArray<{ readonly id: string }>
+                readonly nextCursor: string | null
+              } = yield* commerce.listApprovals(owner, undefined, { limit, cursor })
+              paged.push(...page.data.map((a) => a.id))
+              if (page.nextCursor === null) break
+              cursor = page.nextCursor
+            }
+            expect(paged).toEqual(all)
           }
-          expect(paged).toEqual(all)
           expect(yield* Effect.flip(commerce.listApprovals(owner, undefined, { cursor: "e30" }))).toMatchObject({
             _tag: "InvalidInput",
             field: "cursor"

@@ -239,8 +239,9 @@ const make = Effect.gen(function* () {
       new Conflict({ message: `purchase ${id} has ended (${state}): nothing to cancel`, state })
     yield* orders.cancel(agentId, id).pipe(
       Effect.catchTags({
-        // Cancelled before (by this buyer): the same answer again; ended otherwise: its outcome stands.
-        OrderClosed: (e) => (e.status === "cancelled" ? Effect.void : Effect.fail(ended(e.status))),
+        // Ended otherwise: its outcome stands. (Cancelled before by this buyer, Orders.cancel answers
+        // the cancelled order again: the same answer, no second refund.)
+        OrderClosed: (e) => Effect.fail(ended(e.status)),
         NotFound: () =>
           Effect.fail(
             tx.status === "pending"
