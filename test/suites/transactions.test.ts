@@ -46,8 +46,10 @@ describe.skipIf(postgresCase.skip !== undefined)(
             { id: 1, n: 2 },
             { id: 2, n: 2 }
           ])
-          // Two first attempts, one of them aborted by the deadlock and run once more.
-          expect(yield* Ref.get(attempts)).toBe(3)
+          // Two first attempts, at least one of them aborted by the deadlock and run again. Usually that
+          // is 3 in all; under load Postgres may abort a second time (CI once saw 4), and the promise —
+          // each unit's writes made exactly once — is the rows above, not the count.
+          expect(yield* Ref.get(attempts)).toBeGreaterThanOrEqual(3)
         })
       )
     })
