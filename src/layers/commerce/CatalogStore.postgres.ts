@@ -75,12 +75,8 @@ const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) =>
 const minTier = (r: ServiceRecord) => (r.tiers.length === 0 ? null : Math.min(...r.tiers.map((t) => t.priceCents)))
 const maxTier = (r: ServiceRecord) => (r.tiers.length === 0 ? null : Math.max(...r.tiers.map((t) => t.priceCents)))
 
-/**
- * A page of listed services in id order, filtered: walks the primary key, or (category, id) /
- * (seller, id) for the listed ones, or the trigram index for a rare `q`, as the planner prefers
- * (migration 0018; test/suites/pages.test.ts EXPLAINs it on a large catalogue).
- */
-export const servicesPage = (sql: SqlClient.SqlClient, f: ServiceFilter) => {
+/** The filters of a catalogue page but `q` (the search has its own two passes: servicesSearch). */
+const pageClauses = (sql: SqlClient.SqlClient, f: ServiceFilter) => {
   const clauses = [sql`status = 'active'`]
   if (f.afterId !== undefined) clauses.push(sql`id > ${f.afterId}`)
   if (f.category !== undefined) clauses.push(sql`category = ${f.category}`)
@@ -92,9 +88,64 @@ export const servicesPage = (sql: SqlClient.SqlClient, f: ServiceFilter) => {
   if (f.minRating !== undefined) {
     clauses.push(sql`rating_count > 0 AND rating_sum::float8 / rating_count >= ${f.minRating}`)
   }
-  if (f.q !== undefined) clauses.push(sql`search LIKE ${likePattern(f.q)}`)
-  return sql`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE ${sql.and(clauses)}
+  return clauses
+}
+
+/**
+ * A page of listed services in id order, filtered (but not searched: a `q` goes to servicesSearch):
+ * walks the primary key, or (category, id) / (seller, id) for the listed ones, or a price band's
+ * index, as the planner prefers (migration 0018; test/suites/pages.test.ts EXPLAINs it on a large
+ * catalogue).
+ */
+export const servicesPage = (sql: SqlClient.SqlClient, f: ServiceFilter & { readonly q?: undefined }) =>
+  sql`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE ${sql.and(pageClauses(sql, f))}
     ORDER BY id LIMIT ${f.limit}`
+
+/**
+ * How many of the page's rows (in id order, the other filters applied) a `q` search's first pass
+ * reads before it asks the trigram index instead (docs/performance.md, "Catalogue reads while the catalogue grows").
+ */
+export const SEARCH_WINDOW = 1000
+
+/**
+ * A search's first pass: the next SEARCH_WINDOW rows of the page in id order, matched against `q`
+ * as they are read (the outer LIMIT stops the walk at the page's last match). A common word fills
+ * its page here, reading a few rows per match.
+ */
+export const searchWindow = (sql: SqlClient.SqlClient, f: ServiceFilter & { readonly q: string }) =>
+  sql`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM (
+      SELECT * FROM commerce_services WHERE ${sql.and(pageClauses(sql, f))} ORDER BY id LIMIT ${SEARCH_WINDOW}
+    ) commerce_services WHERE search LIKE ${likePattern(f.q)} ORDER BY id LIMIT ${f.limit}`
+
+/**
+ * A search's second pass, when the window held fewer matches than the page wants: every match
+ * (the trigram index's, or a scan's when the word is common), sorted by id, the first `limit`
+ * kept. `OFFSET 0` fences the matching off from the ORDER BY … LIMIT, so the planner cannot take
+ * the walk of the id order that counts on matches coming soon: the plan a sample's luck picked for
+ * a rare word when it answered in one statement (1 ANALYZE in ~100 put a rare word in the
+ * histogram, estimated it at 1 % and walked the whole catalogue; pages.test.ts pins both passes).
+ */
+export const searchBeyond = (sql: SqlClient.SqlClient, f: ServiceFilter & { readonly q: string }) =>
+  sql`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM (
+      SELECT * FROM commerce_services WHERE ${sql.and([...pageClauses(sql, f), sql`search LIKE ${likePattern(f.q)}`])}
+      OFFSET 0
+    ) commerce_services ORDER BY id LIMIT ${f.limit}`
+
+/**
+ * A page of listed services: servicesPage, or with `q` the search's two passes (searchWindow, then
+ * searchBeyond only when the window did not fill the page). Unprepared, so each statement is planned
+ * for its own values: a prepared statement switches to a generic plan after five runs, which cannot
+ * know that a price band is narrow (docs/performance.md has the figures).
+ */
+export const servicesList = (sql: SqlClient.SqlClient, f: ServiceFilter) => {
+  const q = f.q
+  if (q === undefined) return orUnavailable(servicesPage(sql, { ...f, q }).unprepared)
+  const search = { ...f, q }
+  return orUnavailable(searchWindow(sql, search).unprepared).pipe(
+    Effect.flatMap((rows) =>
+      rows.length >= f.limit ? Effect.succeed(rows) : orUnavailable(searchBeyond(sql, search).unprepared)
+    )
+  )
 }
 
 /** The kept ranking's key (rankOf in SQL, the same float8 division): the expression of migration 0020's indexes. */
@@ -122,7 +173,7 @@ export const rankedPage = (sql: SqlClient.SqlClient, f: RankedFilter) => {
  * once a minute), commerce_services is analyzed — the columns the catalogue's reads filter on —
  * by a background fiber, outside the writer's transaction. A burst of publishing (1,000 → 20,000
  * services in ~40 s) is analyzed ~15 times as it grows, so the planner never works from a
- * catalogue much smaller than the one it reads (docs/performance.md, "Catalogue growth").
+ * catalogue much smaller than the one it reads (docs/performance.md, "Catalogue reads while the catalogue grows").
  */
 export const GROWTH_ANALYZE = { rows: 50, fraction: 0.2 } as const
 
@@ -201,10 +252,7 @@ export const PgCatalogStore = Layer.effect(
         orUnavailable(sql`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE id = ${id}`).pipe(
           Effect.flatMap(service)
         ),
-      // Unprepared, so each page is planned for its own values: a prepared statement switches to a
-      // generic plan after five runs, which cannot know that `q` or a price band is rare and walks
-      // the id order through the whole catalogue (docs/performance.md has the figures).
-      list: (f) => orUnavailable(servicesPage(sql, f).unprepared).pipe(Effect.flatMap(services)),
+      list: (f) => servicesList(sql, f).pipe(Effect.flatMap(services)),
       // Unprepared for the same reason as list: an allowed-sellers list is best served by its sellers' rows.
       ranked: (f) =>
         (f.sellers !== null && f.sellers.length === 0) || (f.categories !== null && f.categories.length === 0)
