@@ -49,6 +49,7 @@ import { Publishing } from "../services/commerce/Publishing.js"
 import { Commerce } from "../services/commerce/Commerce.js"
 import { NegotiatedPricesLive } from "../services/negotiation/NegotiatedPricesLive.js"
 import { SagaOrderOwnersLive } from "../services/saga/SagaOrderOwners.js"
+import { AcpRefundListenersLive } from "../services/acp/AcpRefundListeners.js"
 import { PaidPurchases } from "../services/mpp/PaidPurchases.js"
 import { X402 } from "../services/x402/X402.js"
 import { X402WorkerLive } from "./x402/X402Worker.js"
@@ -83,7 +84,8 @@ import { NodeWebhookTransport } from "./webhooks/WebhookTransport.node.js"
  * Ports implemented by services above the domain that declares them: purchases, negotiation, sagas
  * and MPP read offers from the commerce catalog (SeedOffersLive in src/services/purchases/Offers.ts
  * reads the seed file instead, for tests without storage); purchases redeem negotiated prices through
- * Negotiations and tell a saga that its order ended (SagaOrderOwnersLive); projects are scored by the
+ * Negotiations and tell a saga that its order ended (SagaOrderOwnersLive); a dispute's refund tells an
+ * ACP checkout session's order events (AcpRefundListenersLive); projects are scored by the
  * rule evaluator (swap RuleEvaluatorLive for a model-backed one).
  */
 const OffersFromCatalogLive = CatalogOffersLive.pipe(Layer.provide(Catalog.layer))
@@ -91,6 +93,7 @@ const ServicePortsLive = Layer.mergeAll(
   OffersFromCatalogLive,
   NegotiatedPricesLive.pipe(Layer.provide(Negotiations.layer), Layer.provide(OffersFromCatalogLive)),
   SagaOrderOwnersLive,
+  AcpRefundListenersLive,
   RuleEvaluatorLive
 )
 

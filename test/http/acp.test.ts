@@ -687,6 +687,52 @@ describeEachStorage("ACP order events", (storage) => {
     expect(notice).toMatchObject({ notifiedStatus: "completed", nextAttemptAt: null })
   })
 
+  it("a completed order refunded after a dispute: one more order_update, the refund among its adjustments; then done again", async () => {
+    const { seller, buyer, itemId } = await market(800)
+    const id = (await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))).body.id as string
+    const paid = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
+    const orderId = (paid.body.order as Json).id as string
+    expect((await call(seller, "POST", `${C}/orders/${orderId}/deliver`, { output: "done" })).status).toBe(200)
+    // Completed, told and acknowledged: the notice is done.
+    await eventually(
+      () => server.run(Effect.flatMap(AcpOrderNoticeStore, (s) => s.get(id))),
+      (n) => n?.doneAt !== null && n?.notifiedStatus === "completed",
+      { timeoutMs: 15_000 }
+    )
+    // (order_create may already say completed when the seller delivered before the worker's first look.)
+    const before = eventsOf(id)
+    expect(before.at(-1)!.body.data).toMatchObject({ status: "completed", adjustments: [] })
+
+    const opened = await call(buyer, "POST", `${C}/disputes`, { transactionId: orderId, reason: "not what I asked" })
+    expect(opened.status).toBe(201)
+    const accepted = await call(seller, "POST", `${C}/disputes/${opened.body.id as string}/respond`, {
+      action: "accept"
+    })
+    expect(accepted.body).toMatchObject({ status: "resolved_refunded" })
+    const events = await eventually(
+      () => eventsOf(id),
+      (e) => e.length > before.length,
+      { timeoutMs: 15_000 }
+    )
+    const refund = events[before.length]!
+    expect(refund.body).toMatchObject({
+      type: "order_update",
+      data: {
+        id: orderId,
+        status: "completed",
+        adjustments: [{ type: "refund", status: "completed", amount: 800, currency: "usd" }]
+      }
+    })
+    expect(validateSchema("Order", refund.body.data)).toBeUndefined()
+    expect(verified(refund)).toBe(true)
+    const notice = await eventually(
+      () => server.run(Effect.flatMap(AcpOrderNoticeStore, (s) => s.get(id))),
+      (n) => n?.doneAt !== null
+    )
+    expect(notice).toMatchObject({ notifiedStatus: "completed", notifiedRefund: true, nextAttemptAt: null })
+    expect(eventsOf(id)).toHaveLength(before.length + 1)
+  })
+
   it("an order waiting for the owner's approval is created in manual_review and updated canceled when the owner declines; a session never completed sends nothing", async () => {
     const { buyer, itemId } = await market(300)
     expect((await call(buyer, "PATCH", `${C}/wallet`, { autonomyLevel: "manual" })).status).toBe(200)

@@ -28,6 +28,7 @@ import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { loosens, DEFAULT_POLICY } from "../../src/schema/wallet/policy.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { SagaOrderOwnersLive } from "../../src/services/saga/SagaOrderOwners.js"
+import { AcpRefundListenersLive } from "../../src/services/acp/AcpRefundListeners.js"
 
 const DAY = 86_400_000
 
@@ -158,6 +159,8 @@ forEachStorage(
       Layer.provideMerge(Layer.mergeAll(Catalog.layer, Ledger.layer, Events.layer, Keys.layer)),
       Layer.provideMerge(CommerceSeedLive),
       Layer.provideMerge(SagaOrderOwnersLive),
+      Layer.provideMerge(AcpRefundListenersLive),
+      Layer.provideMerge(AcpRefundListenersLive),
       Layer.provideMerge(storage),
       Layer.provideMerge(Ids.Live)
     ),

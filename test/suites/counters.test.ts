@@ -32,6 +32,7 @@ import { Reputation } from "../../src/services/reputation/Reputation.js"
 import { Wallet } from "../../src/services/wallet/Wallet.js"
 import { forEachStorage } from "../fixtures/suite.js"
 import { SagaOrderOwnersLive } from "../../src/services/saga/SagaOrderOwners.js"
+import { AcpRefundListenersLive } from "../../src/services/acp/AcpRefundListeners.js"
 
 const caller = (agentId: string, accountId = `acct_${agentId}`): Caller => ({
   accountId,
@@ -72,6 +73,8 @@ forEachStorage(
       Layer.provideMerge(Layer.mergeAll(Catalog.layer, Ledger.layer, Events.layer, Keys.layer)),
       Layer.provideMerge(CommerceSeedLive),
       Layer.provideMerge(SagaOrderOwnersLive),
+      Layer.provideMerge(AcpRefundListenersLive),
+      Layer.provideMerge(AcpRefundListenersLive),
       Layer.provideMerge(storage),
       Layer.provideMerge(Ids.Live)
     ),

@@ -3,6 +3,7 @@
 // field, daily ≤ monthly, how-to-fund texts and refusal messages, recharge records and their order,
 // the ledger's zero-posting and message rules and its account pages, the day-boundary guard, and
 // the memory store's spend-drift report (corrupted by hand, so the report must name the row).
+import { MemoryAcpOrderNoticeStore } from "../../src/layers/acp/AcpOrderNoticeStore.memory.js"
 import { MemoryRefusalsStore } from "../../src/layers/refusals/RefusalsStore.memory.js"
 import { MemoryAuditStore } from "../../src/layers/audit/AuditStore.memory.js"
 import { expect, layer } from "@effect/vitest"
@@ -587,7 +588,8 @@ const memoryStores = Layer.mergeAll(
   MemoryRefusalsStore,
   MemoryWriteReceiptStore,
   MemoryOrderStore,
-  MemorySagaStore
+  MemorySagaStore,
+  MemoryAcpOrderNoticeStore
 ).pipe(Layer.provideMerge(MemoryDb.layer), Layer.provideMerge(AppConfig.test({ storage: "memory" })))
 
 layer(

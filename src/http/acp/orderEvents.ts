@@ -22,8 +22,16 @@ export const ORDER_EVENTS_RECHECK_MS = 2_000
 /** Events sent for one status without a 2xx before the notice is given up. */
 export const ORDER_EVENTS_ATTEMPTS = 8
 export const orderEventBackoff = (attempts: number) => Math.min(30_000, 1_000 * 2 ** Math.max(0, attempts - 1))
-/** Order statuses after which nothing more is sent (a refund after completion is not followed). */
+/**
+ * Order statuses after which the worker stops looking. A completed order can still be refunded (a
+ * dispute resolved for the buyer): the refund makes its notice due again (acp/AcpRefundListeners.ts)
+ * and the order is sent once more, as an `order_update` carrying the refund adjustment.
+ */
 export const FINAL_ORDER_STATUSES: ReadonlySet<string> = new Set(["completed", "canceled"])
+
+/** Whether the order carries a refund (its `adjustments`; an order in review has none). */
+const refundedOf = (order: ReturnType<typeof orderOf>) =>
+  "adjustments" in order && order.adjustments.some((a) => a.type === "refund")
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -38,16 +46,25 @@ const noticeOne = Effect.fnUntraced(
     const config = yield* AppConfig
     const view = yield* (yield* AcpCheckout).view(n.sessionId)
     const now = yield* Clock.currentTimeMillis
+    // The claim's lease: a write is dropped when a refund reopened the notice since (store.update).
+    const leasedUntil = n.nextAttemptAt ?? ""
     if (view === undefined)
-      return yield* store.update({ ...n, nextAttemptAt: null, doneAt: iso(now), lastError: "the session is gone" })
+      return yield* store.update(
+        { ...n, nextAttemptAt: null, doneAt: iso(now), lastError: "the session is gone" },
+        leasedUntil
+      )
     const order = orderOf(view, config.baseUrl)
-    if (order.status === n.notifiedStatus) {
+    const refunded = refundedOf(order)
+    if (order.status === n.notifiedStatus && refunded === (n.notifiedRefund ?? false)) {
       const final = FINAL_ORDER_STATUSES.has(order.status)
-      return yield* store.update({
-        ...n,
-        nextAttemptAt: final ? null : iso(now + ORDER_EVENTS_RECHECK_MS),
-        doneAt: final ? iso(now) : null
-      })
+      return yield* store.update(
+        {
+          ...n,
+          nextAttemptAt: final ? null : iso(now + ORDER_EVENTS_RECHECK_MS),
+          doneAt: final ? iso(now) : null
+        },
+        leasedUntil
+      )
     }
     const body = JSON.stringify({ type: n.notifiedStatus === null ? "order_create" : "order_update", data: order })
     const unix = Math.floor(now / 1000)
@@ -64,24 +81,31 @@ const noticeOne = Effect.fnUntraced(
     const at = yield* Clock.currentTimeMillis
     if (sent.ok) {
       const final = FINAL_ORDER_STATUSES.has(order.status)
-      return yield* store.update({
-        ...n,
-        notifiedStatus: order.status,
-        attempts: 0,
-        lastError: null,
-        nextAttemptAt: final ? null : iso(at + ORDER_EVENTS_RECHECK_MS),
-        doneAt: final ? iso(at) : null
-      })
+      return yield* store.update(
+        {
+          ...n,
+          notifiedStatus: order.status,
+          notifiedRefund: refunded,
+          attempts: 0,
+          lastError: null,
+          nextAttemptAt: final ? null : iso(at + ORDER_EVENTS_RECHECK_MS),
+          doneAt: final ? iso(at) : null
+        },
+        leasedUntil
+      )
     }
     const attempts = n.attempts + 1
     const givenUp = attempts >= ORDER_EVENTS_ATTEMPTS
-    return yield* store.update({
-      ...n,
-      attempts,
-      lastError: sent.error ?? `answered ${sent.status ?? "nothing"}`,
-      nextAttemptAt: givenUp ? null : iso(at + orderEventBackoff(attempts)),
-      doneAt: givenUp ? iso(at) : null
-    })
+    return yield* store.update(
+      {
+        ...n,
+        attempts,
+        lastError: sent.error ?? `answered ${sent.status ?? "nothing"}`,
+        nextAttemptAt: givenUp ? null : iso(at + orderEventBackoff(attempts)),
+        doneAt: givenUp ? iso(at) : null
+      },
+      leasedUntil
+    )
   },
   (effect, n) =>
     effect.pipe(

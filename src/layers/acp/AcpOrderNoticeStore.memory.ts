@@ -31,7 +31,17 @@ export const MemoryAcpOrderNoticeStore = Layer.effect(
             .map((n) => ({ ...n, nextAttemptAt: leaseUntil }))
           return Effect.as(Effect.forEach(due, write, { discard: true }), due)
         }),
-      update: write
+      update: (n, leasedUntil) =>
+        Effect.suspend(() =>
+          rows.get(n.sessionId)?.nextAttemptAt === leasedUntil ? Effect.as(write(n), true) : Effect.succeed(false)
+        ),
+      reopen: (sessionId, agentId, now) =>
+        Effect.suspend(() => {
+          const n = rows.get(sessionId)
+          return n === undefined || n.agentId !== agentId
+            ? Effect.void
+            : write({ ...n, nextAttemptAt: now, doneAt: null, attempts: 0, lastError: null })
+        })
     })
   })
 )

@@ -36,10 +36,16 @@ export const PgAcpOrderNoticeStore = Layer.effect(
             doc = jsonb_set(n.doc, '{nextAttemptAt}', to_jsonb(${leaseUntil}::text))
           FROM due WHERE n.session_id = due.session_id
           RETURNING n.doc`).pipe(Effect.flatMap(docs)),
-      update: (n) =>
+      update: (n, leasedUntil) =>
         orUnavailable(sql`
           UPDATE acp_order_notices SET next_attempt_at = ${n.nextAttemptAt}::timestamptz, doc = ${JSON.stringify(n)}::jsonb
-          WHERE session_id = ${n.sessionId}`).pipe(Effect.asVoid)
+          WHERE session_id = ${n.sessionId} AND next_attempt_at = ${leasedUntil}::timestamptz
+          RETURNING session_id`).pipe(Effect.map((rows) => rows.length > 0)),
+      reopen: (sessionId, agentId, now) =>
+        orUnavailable(sql`
+          UPDATE acp_order_notices SET next_attempt_at = ${now}::timestamptz,
+            doc = doc || jsonb_build_object('nextAttemptAt', ${now}::text, 'doneAt', null, 'attempts', 0, 'lastError', null)
+          WHERE session_id = ${sessionId} AND doc->>'agentId' = ${agentId}`).pipe(Effect.asVoid)
     })
   })
 )

@@ -94,6 +94,10 @@ export const ACP_SESSION_PREFIX = "cs"
 /** The purchase's Idempotency-Key inside the purchase domain: one purchase per session, however often completed. */
 export const purchaseKeyOf = (sessionId: string) => `acp:${sessionId}`
 
+/** The session a purchase was made for, from its Idempotency-Key (purchaseKeyOf); null for any other purchase. */
+export const sessionOfPurchaseKey = (key: string | null) =>
+  key !== null && key.startsWith("acp:") ? key.slice("acp:".length) : null
+
 /**
  * An ACP order event notice (docs/acp.md "Order events"): one per completed session while
  * ACP_ORDER_WEBHOOK_URL is set — which order status the agent platform last acknowledged, and when
@@ -105,6 +109,8 @@ export const AcpOrderNotice = Schema.Struct({
   createdAt: Schema.String,
   /** The order status the receiver acknowledged (2xx) last; null before the first (order_create). */
   notifiedStatus: Schema.NullOr(Schema.String),
+  /** Whether the order the receiver acknowledged last carried its refund (absent in notices kept before refunds were told: false). */
+  notifiedRefund: Schema.optionalKey(Schema.Boolean),
   /** Events sent for the current status without a 2xx. */
   attempts: Schema.Number,
   lastError: Schema.NullOr(Schema.String),

@@ -14,7 +14,17 @@ export interface AcpOrderNoticeStoreService {
     leaseUntil: string,
     limit: number
   ) => Effect.Effect<ReadonlyArray<AcpOrderNotice>, StorageUnavailable>
-  readonly update: (n: AcpOrderNotice) => Effect.Effect<void, StorageUnavailable>
+  /**
+   * Writes what the worker made of a notice it claimed with lease `leasedUntil`, unless the notice
+   * was reopened since (its due time is no longer that lease): a refund told while the worker looked
+   * at the order it had read before the refund is then not overwritten. Whether it was written.
+   */
+  readonly update: (n: AcpOrderNotice, leasedUntil: string) => Effect.Effect<boolean, StorageUnavailable>
+  /**
+   * Makes the agent's notice for the session due at `now` again (done or not: its attempts and last
+   * error cleared), so the worker reads the order once more; nothing when there is none.
+   */
+  readonly reopen: (sessionId: string, agentId: string, now: string) => Effect.Effect<void, StorageUnavailable>
 }
 
 export class AcpOrderNoticeStore extends Context.Service<AcpOrderNoticeStore, AcpOrderNoticeStoreService>()(

@@ -14,6 +14,7 @@ import { traced } from "../platform/Tracing.js"
 import { Ids, Transactor } from "../platform/Db.js"
 import { Events } from "../events/Events.js"
 import { Settlement } from "../purchases/Settlement.js"
+import { RefundListeners } from "./RefundListeners.js"
 
 export interface DisputesService {
   /** The buyer opens a dispute on a completed purchase within FILING_WINDOW_MS of it. */
@@ -56,6 +57,7 @@ const make = Effect.gen(function* () {
   const store = yield* DisputeStore
   const commerce = yield* PurchaseStore
   const catalog = yield* Catalog
+  const listeners = yield* RefundListeners
   const settlement = yield* Settlement
   const events = yield* Events
   const ids = yield* Ids
@@ -86,7 +88,13 @@ const make = Effect.gen(function* () {
     resolution: string
   ) {
     const memo = `dispute ${d.id}: refund`
-    const { entry } = yield* settlement.refund(tx, { disputeId: d.id, reason: resolution, at: iso(now), memo })
+    const { entry, tx: refunded } = yield* settlement.refund(tx, {
+      disputeId: d.id,
+      reason: resolution,
+      at: iso(now),
+      memo
+    })
+    yield* listeners.refunded(refunded)
     // A refunded purchase's review no longer counts: out of the service's rating (the reputation
     // counters take it out with the refund itself, docs/reputation.md).
     const review = (yield* commerce.getTransaction(tx.id))?.review
@@ -285,7 +293,7 @@ const make = Effect.gen(function* () {
 
 export class Disputes extends Context.Service<Disputes, DisputesService>()("agent-commerce/Disputes") {
   static readonly make = make
-  /** Provides the domain services it uses; only ports (stores, processors, config) stay open. */
+  /** Provides the domain services it uses; only ports (stores, processors, RefundListeners, config) stay open. */
   static readonly layer = Layer.effect(Disputes, make).pipe(
     Layer.provide([Catalog.layer, Events.layer, Settlement.layer])
   )
