@@ -7,11 +7,11 @@
 import { createHmac } from "node:crypto"
 import { Clock, Effect, Layer, Option, Redacted } from "effect"
 import type { AcpOrderNotice } from "../../schema/acp/sessions.js"
-import { AcpCheckout } from "../../services/acp/AcpCheckout.js"
-import { AcpOrderNoticeStore } from "../../services/acp/AcpOrderNoticeStore.js"
-import { AppConfig } from "../../services/platform/AppConfig.js"
-import { WebhookTransport } from "../../services/webhooks/WebhookTransport.js"
-import { orderOf } from "./wire.js"
+import { AcpCheckout } from "./AcpCheckout.js"
+import { AcpOrderNoticeStore } from "./AcpOrderNoticeStore.js"
+import { AppConfig } from "../platform/AppConfig.js"
+import { WebhookTransport } from "../webhooks/WebhookTransport.js"
+import { orderOf } from "./order.js"
 
 /** How often the worker looks for due notices, and how many it takes at once. */
 export const ORDER_EVENTS_TICK_MS = 500
