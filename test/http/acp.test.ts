@@ -315,6 +315,30 @@ describeEachStorage("ACP checkout sessions", (storage) => {
     expect(theirs.headers.get("idempotent-replayed")).toBeNull()
   })
 
+  it("a purchase made elsewhere under `Idempotency-Key: acp:<session id>` is not the session's: the session still sells its own item", async () => {
+    const { buyer, itemId, serviceId } = await market(900)
+    const other = await market(100)
+    const id = (await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))).body.id as string
+    // Over REST, another (cheaper) service bought under a key spelled like the session's old purchase key.
+    const res = await fetch(`${server.baseUrl}${C}/buy`, {
+      method: "POST",
+      headers: { ...buyer.auth, "content-type": "application/json", "idempotency-key": `acp:${id}` },
+      body: JSON.stringify({ serviceId: other.serviceId, tierId: "page", input: "x" })
+    })
+    expect(res.status).toBe(202)
+    expect((await acp(buyer, "GET", `/checkout_sessions/${id}`)).body).toMatchObject({ status: "ready_for_payment" })
+    const before = await wallet(buyer)
+    const done = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
+    expect(done.status).toBe(200)
+    // The session's own item, bought now: its price held, the order its service's.
+    const order = done.body.order as Json & { line_items: ReadonlyArray<Json> }
+    expect(order.line_items[0]).toMatchObject({ product_id: serviceId, unit_price: 900 })
+    expect(await wallet(buyer)).toMatchObject({
+      balanceCents: before.balanceCents - 900,
+      heldCents: before.heldCents + 900
+    })
+  })
+
   it("a delegated card token pays: charged through the payments layer, credited to the wallet and spent from it, under one replayed key", async () => {
     const { buyer, itemId } = await market(1_000)
     const { body } = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))

@@ -91,12 +91,20 @@ export class SessionClosed extends Schema.TaggedError<SessionClosed>()(
 /** A session's id path prefix: `cs_` + random. */
 export const ACP_SESSION_PREFIX = "cs"
 
-/** The purchase's Idempotency-Key inside the purchase domain: one purchase per session, however often completed. */
-export const purchaseKeyOf = (sessionId: string) => `acp:${sessionId}`
+/**
+ * The purchase's Idempotency-Key inside the purchase domain: one purchase per session, however often
+ * completed. It holds a space, which no Idempotency-Key a client sends can (1–255 visible ASCII, over
+ * REST, MCP and A2A alike), so no purchase made elsewhere can be taken for the session's: with the
+ * `acp:` form it had until migration 0047, a REST buy of another service under `Idempotency-Key:
+ * acp:<session id>` was read as the session's purchase, and completing the session answered
+ * "completed" for an item never bought.
+ */
+export const purchaseKeyOf = (sessionId: string) => `${PURCHASE_KEY_PREFIX}${sessionId}`
+const PURCHASE_KEY_PREFIX = "acp "
 
 /** The session a purchase was made for, from its Idempotency-Key (purchaseKeyOf); null for any other purchase. */
 export const sessionOfPurchaseKey = (key: string | null) =>
-  key !== null && key.startsWith("acp:") ? key.slice("acp:".length) : null
+  key !== null && key.startsWith(PURCHASE_KEY_PREFIX) ? key.slice(PURCHASE_KEY_PREFIX.length) : null
 
 /**
  * An ACP order event notice (docs/acp.md "Order events"): one per completed session while
