@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { spawnSync } from "node:child_process"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { LOCK_FILE, PGDATA } from "../../src/layers/storage/embedded.js"
 import { createAgentKey } from "../fixtures/agents.js"
 import {
@@ -43,6 +43,12 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
     bundle = await buildServer()
     dataDir = mkdtempSync(join(tmpdir(), "agent-commerce-data-"))
   }, 60_000)
+  // A test that failed or timed out with its server up must not leave it holding DATA_DIR for the next
+  // (CI once saw the first test time out under load and the two after it refused with "in use").
+  afterEach(async () => {
+    await app?.stop()
+    app = undefined
+  })
   afterAll(async () => {
     await app?.stop()
     if (bundle) rmSync(bundle, { force: true })
@@ -50,7 +56,8 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
   })
 
   it("a second process on the same DATA_DIR stops at once with one line naming the folder and the holder; SIGTERM releases it", async () => {
-    app = await startServerProcess(bundle, env(dataDir))
+    // The folder's first start runs initdb and every migration in WebAssembly: minutes on a loaded machine.
+    app = await startServerProcess(bundle, env(dataDir), { readyTimeoutMs: 120_000 })
     expect(await (await fetch(`${app.baseUrl}/health`)).json()).toMatchObject({ status: "ok", storage: "embedded" })
     const second = spawnSync(process.execPath, [bundle], {
       env: { PATH: process.env.PATH ?? "", PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "WARN" },
@@ -66,7 +73,7 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
     await app.stop()
     app = undefined
     expect(existsSync(join(dataDir, LOCK_FILE)), "SIGTERM closes the database and removes the lock").toBe(false)
-  }, 60_000)
+  }, 150_000)
 
   it("a restart keeps negotiations, sagas, the webhook and its undelivered events (the outbox)", async () => {
     // No workers in the first process: nothing is answered or delivered before the restart.
