@@ -500,16 +500,16 @@ describeEachStorage("A2A 1.0 tasks for purchase sagas", (storage) => {
     const reader = res.body!.getReader()
     const decoder = new TextDecoder()
     let text = ""
-    let delivered = false
+    let delivered: number | undefined
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
       text += decoder.decode(value, { stream: true })
-      if (!delivered && text.includes("\n\n")) {
-        delivered = true
-        expect((await call(seller, "POST", `${C}/orders/${orderId}/deliver`, { output: { tx: 1 } })).status).toBe(200)
-      }
+      // The seller delivers once the buyer holds the first event (the working task).
+      if (delivered === undefined && text.includes("\n\n"))
+        delivered = (await call(seller, "POST", `${C}/orders/${orderId}/deliver`, { output: { tx: 1 } })).status
     }
+    expect(delivered).toBe(200)
     const events = text
       .split("\n\n")
       .filter((e) => e.startsWith("data: "))
