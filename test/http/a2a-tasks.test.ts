@@ -624,6 +624,6 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
     expect(card.capabilities).toMatchObject({ streaming: true, extendedAgentCard: true })
     const all = await createAgentKey(server.baseUrl, ["commerce:*"])
     const full = await (await a2aClient(all)).getAgentCard()
-    expect(full.skills).toHaveLength(7)
+    expect(full.skills).toHaveLength(8)
   })
 })

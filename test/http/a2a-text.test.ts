@@ -143,6 +143,7 @@ describeEachStorage("A2A 1.0 text messages", (storage) => {
     expect((help.data.skills as Array<{ id: string }>).map((s) => s.id)).toEqual([
       "browse_services",
       "buy",
+      "buy_saga",
       "negotiate",
       "check_transaction",
       "list_orders",

@@ -96,6 +96,7 @@ describeEachStorage("A2A 1.0", (storage) => {
     expect(card.skills.map((s) => s.id)).toEqual([
       "browse_services",
       "buy",
+      "buy_saga",
       "negotiate",
       "check_transaction",
       "list_orders",

@@ -872,6 +872,7 @@ describe("agent files", () => {
     expect(card.skills.map((s) => s.id)).toEqual([
       "browse_services",
       "buy",
+      "buy_saga",
       "negotiate",
       "check_transaction",
       "list_orders",

@@ -40,6 +40,18 @@ export interface A2aCalls {
   ) => Promise<
     { readonly data: ReadonlyArray<Json>; readonly nextCursor: string | null } | "invalid" | "forbidden" | "unavailable"
   >
+  /**
+   * A page of the caller's own sagas, newest first (Sagas.list, with commerce:read): `cursor` a
+   * page's last row; "invalid" for a cursor it did not give.
+   */
+  readonly listSagas: (
+    limit: number,
+    cursor: string | undefined
+  ) => Promise<
+    { readonly data: ReadonlyArray<Json>; readonly nextCursor: string | null } | "invalid" | "forbidden" | "unavailable"
+  >
+  /** Which of the caller's transactions `transactionIds` are its sagas' purchases (listed as the saga, not again). */
+  readonly sagaPurchases: (transactionIds: ReadonlyArray<string>) => Promise<ReadonlySet<string> | "unavailable">
   /** One of the push notification configuration methods (./push.ts), with the services it runs on. */
   readonly pushConfig: (method: string, id: unknown, params: Json, context: PushMethodContext) => Promise<Json>
   /** The caller withdraws its approval still waiting on the owner (Approvals.withdraw, with commerce:buy). */

@@ -1,5 +1,5 @@
 // A2A push notifications (docs/a2a.md "Push notifications"): a buyer names a URL where it wants to
-// be told that one of its tasks has ended; the worker below tells it once, with the task as GetTask
+// be told that one of its tasks (a purchase, an approval, a saga) has ended; the worker below tells it once, with the task as GetTask
 // answers it (artifacts included), through the webhooks' transport (its URL policy and SSRF guard),
 // retried with backoff. The configurations are kept in PushConfigStore, so a restart forgets none.
 import { Clock, Effect, Layer } from "effect"
@@ -17,6 +17,8 @@ import { Ids, Transactor } from "../../services/platform/Db.js"
 import { WebhookTransport } from "../../services/webhooks/WebhookTransport.js"
 import { A2aErrors, isRecord, type Json, rpcError, rpcResult } from "./rpc.js"
 import { approvalTaskOf, isApproval, isTransaction, taskOf } from "./tasks.js"
+import { Sagas } from "../../services/saga/Saga.js"
+import { isSaga, sagaTaskOf } from "./sagaTasks.js"
 
 /** How often the worker looks for due configurations, and how many it takes at once. */
 export const PUSH_NOTIFY_TICK_MS = 500
@@ -212,6 +214,10 @@ export const pushConfigMethod = Effect.fnUntraced(function* (
 const taskNow = Effect.fnUntraced(function* (r: PushConfigRecord) {
   const commerce = yield* Commerce
   const asJson = (u: unknown) => JSON.parse(JSON.stringify(u)) as unknown
+  if (r.taskId.startsWith("saga_")) {
+    const saga = asJson(yield* (yield* Sagas).get(r.agentId, r.taskId))
+    return isSaga(saga) ? sagaTaskOf(saga) : undefined
+  }
   if (r.taskId.startsWith("apr_")) {
     const approval = asJson(yield* commerce.agentApproval(r.agentId, r.taskId))
     if (!isApproval(approval)) return undefined

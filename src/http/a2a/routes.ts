@@ -19,6 +19,8 @@ import { approvalTaskOf, isApproval, isTransaction, readTask, taskOf, type TaskT
 import { type A2aCalls, type CancelOutcome, readTransaction, runRoute } from "./calls.js"
 import { cancelTask, extendedCard, isApprovalId, listTasks, readApprovalTask } from "./taskMethods.js"
 import { pushConfigMethod } from "./push.js"
+import { awaitSaga, isSaga, isSagaId, readSagaTask, sagaTaskOf, type TaskSaga } from "./sagaTasks.js"
+import { Sagas } from "../../services/saga/Saga.js"
 import { PushConfigStore } from "../../services/a2a/PushConfigStore.js"
 import { WebhookTransport } from "../../services/webhooks/WebhookTransport.js"
 import { Ids, Transactor } from "../../services/platform/Db.js"
@@ -178,6 +180,28 @@ const pendingBuyTask = async (calls: A2aCalls, params: Json, tx: TaskTransaction
   return taskOf("tx" in read ? read.tx : tx, meta)
 }
 
+/**
+ * A saga is a task from its start (its id the saga id): its route drove it until it ended or waits
+ * (on an agent's service, for its seller's delivery). Unless the message asks to return at once, a
+ * running one is awaited up to ORDER_WAIT_MS from the call's start, then answered as it stands.
+ */
+const sagaTask = async (calls: A2aCalls, params: Json, saga: TaskSaga, startedAt: number, meta: Json) => {
+  const returnImmediately = isRecord(params.configuration) && params.configuration.returnImmediately === true
+  const now = returnImmediately ? saga : await awaitSaga(calls, saga, startedAt + calls.waitMs)
+  return sagaTaskOf(now, meta)
+}
+
+/** The caller's task `id` as GetTask answers it (a purchase, an approval, or a saga), or the error. */
+const readAnyTask = async (rpcId: unknown, id: unknown, calls: A2aCalls) => {
+  if (isApprovalId(id)) return readApprovalTask(rpcId, id, calls)
+  if (isSagaId(id)) {
+    const read = await readSagaTask(rpcId, id, calls)
+    return "error" in read ? read : { task: sagaTaskOf(read.saga) }
+  }
+  const read = await readTask(rpcId, id, readTransaction(calls))
+  return "error" in read ? read : { task: taskOf(read.tx) }
+}
+
 /** Runs JSON-RPC request bodies. */
 export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> => {
   if (!isRecord(body) || body.jsonrpc !== "2.0" || typeof body.method !== "string")
@@ -227,6 +251,9 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
         isTransaction(json.transaction)
       )
         return rpcResult(id, { task: await pendingBuyTask(calls, params, json.transaction, startedAt, meta) })
+      // A saga is a task whatever it came to (running, completed or compensated), named by the saga.
+      if (call.tool.name === "saga" && ok && isSaga(json))
+        return rpcResult(id, { task: await sagaTask(calls, params, json, startedAt, meta) })
       const message = params.message as Json
       const name = call.skill?.name ?? call.tool.title
       const summary =
@@ -249,12 +276,8 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
       })
     }
     case "GetTask": {
-      if (isApprovalId(params.id)) {
-        const approval = await readApprovalTask(id, params.id, calls)
-        return "error" in approval ? approval.error : rpcResult(id, approval.task)
-      }
-      const read = await readTask(id, params.id, readTransaction(calls))
-      return "error" in read ? read.error : rpcResult(id, taskOf(read.tx))
+      const read = await readAnyTask(id, params.id, calls)
+      return "error" in read ? read.error : rpcResult(id, read.task)
     }
     case "ListTasks":
       return listTasks(id, params, calls)
@@ -268,9 +291,7 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
         agentId: calls.caller.agentId,
         // The task must be the caller's (and its key may read it), as GetTask asks.
         ownTask: async (taskId) => {
-          const read = isApprovalId(taskId)
-            ? await readApprovalTask(id, taskId, calls)
-            : await readTask(id, taskId, readTransaction(calls))
+          const read = await readAnyTask(id, taskId, calls)
           return "error" in read ? read.error : undefined
         }
       })
@@ -404,6 +425,30 @@ export const A2aRoutesLive = HttpRouter.use(
                 })
               )
             )
+      const sagas = yield* Sagas
+      const listSagas = (limit: number, cursor: string | undefined) =>
+        caller.agentId === undefined || !caller.permissions.has("commerce:read")
+          ? Promise.resolve("forbidden" as const)
+          : run(
+              sagas.list(caller.agentId, { limit, cursor }).pipe(
+                Effect.map(
+                  (page) => JSON.parse(JSON.stringify(page)) as { data: Array<Json>; nextCursor: string | null }
+                ),
+                Effect.catchTags({
+                  InvalidInput: () => Effect.succeed("invalid" as const),
+                  StorageUnavailable: () => Effect.succeed("unavailable" as const)
+                })
+              )
+            )
+      const sagaPurchases = (transactionIds: ReadonlyArray<string>) =>
+        caller.agentId === undefined
+          ? Promise.resolve(new Set<string>())
+          : run(
+              sagas.sagasOfTransactions(caller.agentId, transactionIds).pipe(
+                Effect.map((owned) => new Set(owned.keys())),
+                Effect.catchTag("StorageUnavailable", () => Effect.succeed("unavailable" as const))
+              )
+            )
       const pushContext = yield* Effect.context<PushConfigStore | WebhookTransport | Ids | Transactor>()
       const pushConfig: A2aCalls["pushConfig"] = (method, rpcId, params, pushCaller) =>
         run(Effect.provideContext(pushConfigMethod(method, rpcId, params, pushCaller), pushContext))
@@ -418,6 +463,8 @@ export const A2aRoutesLive = HttpRouter.use(
         withdrawApproval,
         listApprovals,
         readApproval,
+        listSagas,
+        sagaPurchases,
         caller,
         baseUrl: (yield* AppConfig).baseUrl
       }

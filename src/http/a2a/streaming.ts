@@ -5,11 +5,12 @@
 // `statusUpdate`, and the stream ends. Nothing is kept: the stream follows the order's own outcome
 // signal (Orders.awaitOutcome) and reads the task from the transaction, as GetTask does. A buy waiting
 // on its owner (an approval's task) is followed too: its approval read every second until the owner
-// decides, then its purchase.
+// decides, then its purchase. A saga's task is followed step by step to its end (./sagaTasks.ts).
 import { type A2aCalls, readTransaction } from "./calls.js"
 import { A2aErrors, isRecord, type Json, rpcError, rpcResult } from "./rpc.js"
 import { isApprovalId, readApprovalTask } from "./taskMethods.js"
 import { readTask, type TaskTransaction, taskOf, taskState } from "./tasks.js"
+import { isSagaId, readSagaTask, SAGA_POLL_MS, sagaTaskOf, sagaTick, type TaskSaga } from "./sagaTasks.js"
 
 /** How often an open stream says it is alive (an SSE comment) while the seller has not answered. */
 export const STREAM_KEEPALIVE_MS = 15_000
@@ -89,16 +90,58 @@ async function* followApproval(rpcId: unknown, first: Task, calls: A2aCalls): As
 async function* follow(rpcId: unknown, tx: TaskTransaction, calls: A2aCalls): AsyncGenerator<StreamEvent> {
   let current = tx
   while (!TERMINAL.has(taskState(current))) {
-    await calls.awaitOutcome(current.id, STREAM_KEEPALIVE_MS)
+    const ended = await calls.awaitOutcome(current.id, STREAM_KEEPALIVE_MS)
     const read = await readTask(rpcId, current.id, readTransaction(calls))
     if ("error" in read) {
       yield read.error
       return
     }
     current = read.tx
-    if (!TERMINAL.has(taskState(current))) yield null
+    if (TERMINAL.has(taskState(current))) break
+    // The order has ended but its purchase has not (a saga's order: the saga settles or fails it
+    // next, in a worker): read again shortly, rather than at once and again (the signal stays set).
+    if (ended) await new Promise((resolve) => setTimeout(resolve, SAGA_POLL_MS))
+    else yield null
   }
   yield* ending(rpcId, taskOf(current))
+}
+
+/**
+ * A saga's task from now until it ends: a WORKING status update each time its current step changes
+ * (the steps' states in its metadata), keep-alives while it waits, then its artifact (completed) and
+ * final status (COMPLETED, or FAILED when compensated). It waits on its seller's order's signal while
+ * deliver waits on one, else reads the saga every SAGA_POLL_MS.
+ */
+async function* followSaga(rpcId: unknown, first: TaskSaga, calls: A2aCalls): AsyncGenerator<StreamEvent> {
+  let current = first
+  let quietSince = Date.now()
+  while (current.status === "running") {
+    await sagaTick(calls, current, STREAM_KEEPALIVE_MS)
+    const read = await readSagaTask(rpcId, current.id, calls)
+    if ("error" in read) {
+      yield read.error
+      return
+    }
+    const moved = read.saga.currentStep !== current.currentStep
+    current = read.saga
+    if (current.status !== "running") break
+    if (moved) {
+      quietSince = Date.now()
+      const task = sagaTaskOf(current)
+      yield rpcResult(rpcId, {
+        statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: task.metadata }
+      })
+    } else if (Date.now() - quietSince >= STREAM_KEEPALIVE_MS) {
+      quietSince = Date.now()
+      yield null
+    }
+  }
+  yield* ending(rpcId, sagaTaskOf(current) as Task)
+}
+
+async function* sagaThenFollow(rpcId: unknown, saga: TaskSaga, first: Json, calls: A2aCalls) {
+  yield rpcResult(rpcId, { task: first })
+  yield* followSaga(rpcId, saga, calls)
 }
 
 async function* once(event: Json): AsyncGenerator<StreamEvent> {
@@ -133,6 +176,13 @@ export const sendStreamingMessage = async (
   const task = result.task
   // A buy waiting on its owner: followed until the owner decides, then as its purchase.
   if (isApprovalId(task.id)) return { events: approvalThenFollow(rpcId, task as Task, calls) }
+  // A saga: followed to its end; one that ended at once (a platform seller's) is that one task.
+  if (isSagaId(task.id)) {
+    const working = isRecord(task.status) && task.status.state === "TASK_STATE_WORKING"
+    const saga = working ? await readSagaTask(rpcId, task.id, calls) : undefined
+    if (saga === undefined || "error" in saga) return { events: once(rpcResult(rpcId, result)) }
+    return { events: sagaThenFollow(rpcId, saga.saga, task, calls) }
+  }
   const read = await readTask(rpcId, task.id, readTransaction(calls))
   if ("error" in read) return { events: once(rpcResult(rpcId, result)) }
   return { events: taskThenFollow(rpcId, read.tx, task, calls) }
@@ -140,6 +190,20 @@ export const sendStreamingMessage = async (
 
 /** SubscribeToTask: the caller's working task now, then its events to its end. An ended task is -32004, as the spec says. */
 export const subscribeToTask = async (rpcId: unknown, params: Json, calls: A2aCalls): Promise<StreamAnswer> => {
+  if (isSagaId(params.id)) {
+    const read = await readSagaTask(rpcId, params.id, calls)
+    if ("error" in read) return { error: read.error }
+    const task = sagaTaskOf(read.saga)
+    if (read.saga.status !== "running")
+      return {
+        error: rpcError(
+          rpcId,
+          A2aErrors.unsupportedOperation,
+          `task ${task.id} has ended (${task.status.state}): read it with GetTask; only a working task can be subscribed to`
+        )
+      }
+    return { events: sagaThenFollow(rpcId, read.saga, task, calls) }
+  }
   if (isApprovalId(params.id)) {
     const approval = await readApprovalTask(rpcId, params.id, calls)
     if ("error" in approval) return { error: approval.error }

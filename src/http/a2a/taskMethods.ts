@@ -1,6 +1,6 @@
 // ListTasks and CancelTask over the caller's purchases (docs/a2a.md "Tasks"). A task is a purchase
-// the caller bought (its transaction) or one waiting on its owner (its approval), read through the same
-// routes and services REST reads: no task store.
+// the caller bought (its transaction), one waiting on its owner (its approval), or one of its sagas,
+// read through the same routes and services REST reads: no task store.
 import { encodeTimeCursor } from "../../schema/platform/common.js"
 import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import { type A2aCalls, readTransaction, runRoute } from "./calls.js"
@@ -14,6 +14,7 @@ import {
   taskOf,
   taskState
 } from "./tasks.js"
+import { isSaga, isSagaId, readSagaTask, sagaTaskOf, type TaskSaga } from "./sagaTasks.js"
 
 /** ListTasks' page size: the spec's default and its most. */
 export const LIST_TASKS_DEFAULT = 50
@@ -33,7 +34,9 @@ const APPROVAL_TASK_STATES = [
   "TASK_STATE_FAILED",
   "TASK_STATE_CANCELED"
 ]
-const SERVED_STATES = [...new Set([...Object.keys(STATUS_OF_STATE), ...APPROVAL_TASK_STATES])]
+/** The states a saga's task is in: running, completed, compensated. */
+const SAGA_TASK_STATES = ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED", "TASK_STATE_FAILED"]
+const SERVED_STATES = [...new Set([...Object.keys(STATUS_OF_STATE), ...APPROVAL_TASK_STATES, ...SAGA_TASK_STATES])]
 /** The proto enum's numbers, for a client that sends them. */
 const STATE_NUMBERS: Readonly<Record<number, string>> = {
   2: "TASK_STATE_WORKING",
@@ -45,27 +48,33 @@ const STATE_NUMBERS: Readonly<Record<number, string>> = {
 }
 
 /**
- * A page token: where each of the two lists (the caller's purchases, its approvals) stands — a keyset
- * cursor ("" before the first row), or null once that list is read to its end — and how many tasks
- * the pages before it held (so `totalSize` counts up as a client pages on; the last page's is the
- * total).
+ * A page token: where each of the three lists (the caller's purchases, its approvals, its sagas)
+ * stands — a keyset cursor ("" before the first row), or null once that list is read to its end —
+ * and how many tasks the pages before it held (so `totalSize` counts up as a client pages on; the
+ * last page's is the total).
  */
 interface Page {
   readonly purchases: string | null
   readonly approvals: string | null
+  readonly sagas: string | null
   readonly seen: number
 }
 const encodeToken = (page: Page) =>
-  Buffer.from(JSON.stringify({ c: page.purchases, a: page.approvals, n: page.seen })).toString("base64url")
+  Buffer.from(JSON.stringify({ c: page.purchases, a: page.approvals, s: page.sagas, n: page.seen })).toString(
+    "base64url"
+  )
 const decodeToken = (token: string): Page | undefined => {
   try {
     const v: unknown = JSON.parse(Buffer.from(token, "base64url").toString("utf8"))
     if (!isRecord(v) || typeof v.n !== "number" || !Number.isInteger(v.n) || v.n < 0) return undefined
     const cursor = (u: unknown) => (u === null || typeof u === "string" ? u : undefined)
     const purchases = cursor(v.c)
-    // A token of the purchases alone (before approvals were listed): their list goes on, no approvals.
+    // A token from before approvals (or sagas) were listed: the lists it has go on, without the others.
     const approvals = v.a === undefined ? null : cursor(v.a)
-    return purchases === undefined || approvals === undefined ? undefined : { purchases, approvals, seen: v.n }
+    const sagas = v.s === undefined ? null : cursor(v.s)
+    return purchases === undefined || approvals === undefined || sagas === undefined
+      ? undefined
+      : { purchases, approvals, sagas, seen: v.n }
   } catch {
     return undefined
   }
@@ -83,6 +92,7 @@ const withoutArtifacts = <T extends { readonly artifacts: ReadonlyArray<unknown>
 type Row =
   | { readonly kind: "purchase"; readonly createdAt: string; readonly id: string; readonly tx: TaskTransaction }
   | { readonly kind: "approval"; readonly createdAt: string; readonly id: string; readonly approval: Approval }
+  | { readonly kind: "saga"; readonly createdAt: string; readonly id: string; readonly saga: TaskSaga }
 type Approval = Json & { readonly id: string; readonly status: string; readonly createdAt: string }
 const isListedApproval = (u: unknown): u is Approval => isApproval(u) && typeof u.createdAt === "string"
 
@@ -94,17 +104,21 @@ const newer = (a: Row, b: Row) => {
 }
 
 /**
- * Up to `size` rows of two newest-first lists, merged newest first: each list's own order is kept
- * (only the heads are compared), so what is taken of each is a prefix of it and its cursor the
- * last row taken.
+ * Up to `size` rows of newest-first lists, merged newest first: each list's own order is kept (only
+ * the heads are compared), so what is taken of each is a prefix of it and its cursor the last row
+ * taken.
  */
-const mergeNewestFirst = (a: ReadonlyArray<Row>, b: ReadonlyArray<Row>, size: number) => {
+const mergeNewestFirst = (lists: ReadonlyArray<ReadonlyArray<Row>>, size: number) => {
   const out: Array<Row> = []
-  let i = 0
-  let j = 0
-  while (out.length < size && (i < a.length || j < b.length)) {
-    if (j >= b.length || (i < a.length && newer(a[i]!, b[j]!))) out.push(a[i++]!)
-    else out.push(b[j++]!)
+  const at = lists.map(() => 0)
+  while (out.length < size) {
+    let pick = -1
+    for (let k = 0; k < lists.length; k++) {
+      const head = lists[k]![at[k]!]
+      if (head !== undefined && (pick < 0 || newer(head, lists[pick]![at[pick]!]!))) pick = k
+    }
+    if (pick < 0) break
+    out.push(lists[pick]![at[pick]!++]!)
   }
   return out
 }
@@ -138,7 +152,9 @@ export const listTasks = async (id: unknown, params: Json, calls: A2aCalls): Pro
     return invalid(id, "statusTimestampAfter", "an ISO 8601 time")
   const token = params.pageToken ?? ""
   const page: Page | undefined =
-    typeof token === "string" && token !== "" ? decodeToken(token) : { purchases: "", approvals: "", seen: 0 }
+    typeof token === "string" && token !== ""
+      ? decodeToken(token)
+      : { purchases: "", approvals: "", sagas: "", seen: 0 }
   if (page === undefined) return invalid(id, "pageToken", "not a token this endpoint gave (start again without one)")
   const includeArtifacts = params.includeArtifacts === true
   const any = state === "TASK_STATE_UNSPECIFIED"
@@ -158,6 +174,10 @@ export const listTasks = async (id: unknown, params: Json, calls: A2aCalls): Pro
       const read = await readApprovalTask(id, contextId, calls)
       if ("error" in read && read.error.error.code !== A2aErrors.taskNotFound) return read.error
       task = "task" in read ? keep(read.task) : undefined
+    } else if (isSagaId(contextId)) {
+      const read = await readSagaTask(id, contextId, calls)
+      if ("error" in read && read.error.error.code !== A2aErrors.taskNotFound) return read.error
+      task = "saga" in read ? keep(sagaTaskOf(read.saga)) : undefined
     } else {
       const read = await readTask(id, contextId, readTransaction(calls))
       if ("error" in read && read.error.error.code !== A2aErrors.taskNotFound) return read.error
@@ -191,6 +211,11 @@ export const listTasks = async (id: unknown, params: Json, calls: A2aCalls): Pro
       .map((tx) => ({ kind: "purchase" as const, createdAt: tx.createdAt, id: tx.id, tx }))
     morePurchases = typeof answer.json.nextCursor === "string"
   }
+  // A saga's purchase (its transaction) is listed as the saga, not again as a purchase.
+  const sagaPurchases =
+    purchases.length === 0 ? new Set<string>() : await calls.sagaPurchases(purchases.map((r) => r.id))
+  if (sagaPurchases === "unavailable")
+    return rpcError(id, A2aErrors.internal, "tasks could not be listed now (503)", { httpStatus: 503 })
   // … and the approvals (a state no approval's own task is in: none read).
   const approvalsCursor = any || APPROVAL_TASK_STATES.includes(state) ? page.approvals : null
   let approvals: ReadonlyArray<Row> = []
@@ -208,9 +233,27 @@ export const listTasks = async (id: unknown, params: Json, calls: A2aCalls): Pro
     moreApprovals = read.nextCursor !== null
   }
 
-  const taken = mergeNewestFirst(purchases, approvals, size)
+  // … and the sagas (a state no saga is in: none read).
+  const sagasCursor = any || SAGA_TASK_STATES.includes(state) ? page.sagas : null
+  let sagas: ReadonlyArray<Row> = []
+  let moreSagas = false
+  if (sagasCursor !== null) {
+    const read = await calls.listSagas(size, sagasCursor === "" ? undefined : sagasCursor)
+    if (read === "invalid") return invalid(id, "pageToken", "not a token this endpoint gave (start again without one)")
+    if (read === "forbidden")
+      return rpcError(id, A2aErrors.invalidParams, "listing tasks needs commerce:read", { httpStatus: 403 })
+    if (read === "unavailable")
+      return rpcError(id, A2aErrors.internal, "tasks could not be listed now (503)", { httpStatus: 503 })
+    sagas = read.data
+      .filter(isSaga)
+      .map((saga) => ({ kind: "saga" as const, createdAt: saga.createdAt, id: saga.id, saga }))
+    moreSagas = read.nextCursor !== null
+  }
+
+  const taken = mergeNewestFirst([purchases, approvals, sagas], size)
   const tasks = taken.flatMap((row) => {
-    if (row.kind === "purchase") return keep(taskOf(row.tx)) ?? []
+    if (row.kind === "purchase") return sagaPurchases.has(row.id) ? [] : (keep(taskOf(row.tx)) ?? [])
+    if (row.kind === "saga") return keep(sagaTaskOf(row.saga)) ?? []
     // An approved request is listed as its purchase (the transaction it made).
     return row.approval.status === "approved" ? [] : (keep(approvalTaskOf(row.approval)) ?? [])
   })
@@ -227,11 +270,17 @@ export const listTasks = async (id: unknown, params: Json, calls: A2aCalls): Pro
       taken.filter((r) => r.kind === "approval"),
       moreApprovals
     ),
+    sagas: nextOf(
+      sagasCursor,
+      sagas.length,
+      taken.filter((r) => r.kind === "saga"),
+      moreSagas
+    ),
     seen: page.seen + tasks.length
   }
   return rpcResult(id, {
     tasks,
-    nextPageToken: next.purchases === null && next.approvals === null ? "" : encodeToken(next),
+    nextPageToken: next.purchases === null && next.approvals === null && next.sagas === null ? "" : encodeToken(next),
     pageSize: size,
     totalSize: next.seen
   })
@@ -244,6 +293,7 @@ export const listTasks = async (id: unknown, params: Json, calls: A2aCalls): Pro
  * whose money is not the order's to give back (a paid call's). Not the caller's: TaskNotFound.
  */
 export const cancelTask = async (id: unknown, params: Json, calls: A2aCalls): Promise<Json> => {
+  if (isSagaId(params.id)) return cancelSagaTask(id, params.id, calls)
   if (isApprovalId(params.id)) {
     const read = await readApprovalTask(id, params.id, calls)
     if ("error" in read) return read.error
@@ -318,6 +368,28 @@ export const cancelTask = async (id: unknown, params: Json, calls: A2aCalls): Pr
           )
     }
   }
+}
+
+/**
+ * CancelTask of a saga: TaskNotCancelable. A saga has no cancel: it runs to its end on its own —
+ * completed, or compensated (its escrow given back) when a step fails, its seller fails the order or
+ * the deadline passes — and its seller's order is the saga's, not the buyer's to withdraw (the money
+ * is in the saga's escrow, moved only by its own steps). Not the caller's: TaskNotFound.
+ */
+const cancelSagaTask = async (id: unknown, sagaId: string, calls: A2aCalls): Promise<Json> => {
+  const read = await readSagaTask(id, sagaId, calls)
+  if ("error" in read) return read.error
+  const task = sagaTaskOf(read.saga)
+  return read.saga.status === "running"
+    ? rpcError(
+        id,
+        A2aErrors.taskNotCancelable,
+        `task ${sagaId} cannot be cancelled: a saga runs to its end on its own (completed, or compensated with the price given back when its seller fails or misses its deadline); buy with the buy skill for a purchase you can cancel while it waits`,
+        { state: task.status.state, currentStep: read.saga.currentStep }
+      )
+    : rpcError(id, A2aErrors.taskNotCancelable, `task ${sagaId} has ended (${task.status.state}): nothing to cancel`, {
+        state: task.status.state
+      })
 }
 
 /** Whether a task id names an approval (a purchase waiting on the owner) rather than a transaction. */

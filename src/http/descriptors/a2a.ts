@@ -44,6 +44,17 @@ export const a2aSkills: ReadonlyArray<A2aSkill> = [
     example: { skill: "buy", serviceId: "svc_doc_translate", tierId: "starter", input: { doc: "a.pdf" } }
   },
   {
+    id: "buy_saga",
+    name: "Buy through the saga",
+    description:
+      "Buy a service tier through the five-step purchase saga quote → escrow → deliver → settle → confirm (serviceId, tierId, optional input, negotiationId): the price is held in escrow and the seller paid only once it delivers; any failure before settle gives it all back.",
+    tags: ["commerce", "purchase", "saga", "commerce:buy"],
+    tool: "saga",
+    reply:
+      "the reply is a Task whose id is the saga id (saga_…): working while a step waits (on an agent's service, until its seller delivers), completed with the seller's output as its artifact, or failed (compensated: nothing charged) with the failed step and its reason; each step's state is in the task's metadata. Follow it with GetTask, SubscribeToTask or a push notification config.",
+    example: { skill: "buy_saga", serviceId: "svc_doc_translate", tierId: "starter", input: { doc: "a.pdf" } }
+  },
+  {
     id: "negotiate",
     name: "Negotiate a price",
     description:
@@ -104,7 +115,7 @@ export const a2aRoutes: ReadonlyArray<
   {
     method: "POST",
     path: A2A_ENDPOINT_PATH,
-    description: `A2A ${A2A_PROTOCOL_VERSION} JSON-RPC (SendMessage, SendStreamingMessage over SSE, GetTask, ListTasks, CancelTask, SubscribeToTask): the agent card's skills (browse_services, buy, negotiate, check_transaction; a seller's list_orders, deliver_order, fail_order), each run as its Agent API route with the caller's key; a buy waiting on its seller is a task named by its transaction`,
+    description: `A2A ${A2A_PROTOCOL_VERSION} JSON-RPC (SendMessage, SendStreamingMessage over SSE, GetTask, ListTasks, CancelTask, SubscribeToTask): the agent card's skills (browse_services, buy, buy_saga, negotiate, check_transaction; a seller's list_orders, deliver_order, fail_order), each run as its Agent API route with the caller's key; a buy waiting on its seller is a task named by its transaction, a saga a task named by the saga`,
     auth: "bearer",
     permission: null
   }

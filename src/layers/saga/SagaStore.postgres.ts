@@ -42,6 +42,8 @@ const SagaRow = Schema.Struct({
 })
 
 const first = decodeFirst(SagaRow)
+const rows = decodeRows(SagaRow)
+const OwnedRow = Schema.Struct({ sagaId: Schema.String, transactionId: Schema.String })
 const ClaimedRow = Schema.Struct({ id: Schema.String })
 const claimedIds = (rows: ReadonlyArray<unknown>) =>
   Effect.map(decodeRows(ClaimedRow)(rows), (claimed) => claimed.map((r) => r.id))
@@ -82,7 +84,25 @@ export const PgSagaStore = Layer.effect(
             FOR UPDATE SKIP LOCKED
           )
           UPDATE sagas s SET next_run_at = ${leaseUntil}::timestamptz FROM due WHERE s.id = due.id
-          RETURNING s.id`).pipe(Effect.flatMap(claimedIds))
+          RETURNING s.id`).pipe(Effect.flatMap(claimedIds)),
+      // The buyer's page walks sagas_buyer_page_idx (migration 0046), ids in byte order as in memory.
+      listForBuyer: (buyerAgentId, limit, before) =>
+        orUnavailable(sql`
+          SELECT * FROM sagas WHERE buyer_agent_id = ${buyerAgentId}
+            ${
+              before === undefined
+                ? sql``
+                : sql`AND (created_at, id COLLATE "C") < (${before.createdAt}::timestamptz, ${before.id} COLLATE "C")`
+            }
+          ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${limit}`).pipe(Effect.flatMap(rows)),
+      sagasOfTransactions: (buyerAgentId, transactionIds) =>
+        transactionIds.length === 0
+          ? Effect.succeed([])
+          : orUnavailable(sql`
+              SELECT id AS saga_id, transaction_id FROM sagas
+              WHERE transaction_id IN ${sql.in(transactionIds)} AND buyer_agent_id = ${buyerAgentId}`).pipe(
+              Effect.flatMap(decodeRows(OwnedRow))
+            )
     }
   })
 )

@@ -20,7 +20,8 @@ import { Ids, Transactor } from "../platform/Db.js"
 import { traced } from "../platform/Tracing.js"
 import { Wallet } from "../wallet/Wallet.js"
 import { SagaStore } from "./SagaStore.js"
-import { type Advanced, iso, notFound, SAGA_BATCH, SAGA_LEASE_MS, toSaga } from "./policy.js"
+import { type Advanced, iso, notFound, SAGA_BATCH, SAGA_LEASE_MS, SAGA_PAGE_MAX, toSaga } from "./policy.js"
+import { decodeTimeCursor, encodeTimeCursor } from "../../schema/platform/common.js"
 import { Refusals } from "../refusals/Refusals.js"
 import { type KeyedRequest, WriteReceipts } from "../idempotency/WriteReceipts.js"
 import { SagaSteps } from "./steps.js"
@@ -46,6 +47,22 @@ export interface SagasService {
    */
   readonly runDue: (limit?: number) => Effect.Effect<number, StorageUnavailable>
   readonly get: (agentId: string, id: string) => Effect.Effect<Saga, NotFound | StorageUnavailable>
+  /**
+   * The agent's own sagas, newest first, a keyset page (default and most: 100): what A2A's ListTasks
+   * lists among its tasks. `cursor` a page's `nextCursor`; another string is InvalidInput.
+   */
+  readonly list: (
+    agentId: string,
+    options?: { readonly limit?: number; readonly cursor?: string }
+  ) => Effect.Effect<
+    { readonly data: Array<Saga>; readonly nextCursor: string | null },
+    InvalidInput | StorageUnavailable
+  >
+  /** Which of the agent's transactions `transactionIds` are its sagas' purchases: transaction id → saga id. */
+  readonly sagasOfTransactions: (
+    agentId: string,
+    transactionIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyMap<string, string>, StorageUnavailable>
 }
 
 const make = Effect.gen(function* () {
@@ -179,7 +196,30 @@ const make = Effect.gen(function* () {
       r && r.buyerAgentId === agentId ? Effect.succeed(toSaga(r)) : Effect.fail(notFound(id))
     )
 
-  const service: SagasService = { start, advance, drive, runDue, get }
+  const list = Effect.fnUntraced(function* (
+    agentId: string,
+    options: { readonly limit?: number; readonly cursor?: string } = {}
+  ) {
+    const limit = Math.max(1, Math.min(SAGA_PAGE_MAX, options.limit ?? SAGA_PAGE_MAX))
+    const before = options.cursor === undefined ? undefined : decodeTimeCursor(options.cursor)
+    if (options.cursor !== undefined && before === undefined)
+      return yield* new InvalidInput({ message: "cursor is not valid", field: "cursor" })
+    const rows = yield* store.listForBuyer(agentId, limit + 1, before)
+    const page = rows.slice(0, limit)
+    const last = page[page.length - 1]
+    return {
+      data: page.map(toSaga),
+      nextCursor: rows.length > limit && last !== undefined ? encodeTimeCursor(last) : null
+    }
+  })
+
+  const sagasOfTransactions = (agentId: string, transactionIds: ReadonlyArray<string>) =>
+    Effect.map(
+      store.sagasOfTransactions(agentId, transactionIds),
+      (owned) => new Map(owned.map((o) => [o.transactionId, o.sagaId]))
+    )
+
+  const service: SagasService = { start, advance, drive, runDue, get, list, sagasOfTransactions }
   return service
 })
 

@@ -20,6 +20,20 @@ export interface SagaStoreService {
     leaseUntil: string,
     limit: number
   ) => Effect.Effect<ReadonlyArray<string>, StorageUnavailable>
+  /**
+   * Up to `limit` of the buyer's sagas, newest first by (createdAt, id in byte order), from before
+   * `before` (a keyset page: A2A's ListTasks lists them among the agent's tasks).
+   */
+  readonly listForBuyer: (
+    buyerAgentId: string,
+    limit: number,
+    before?: { readonly createdAt: string; readonly id: string }
+  ) => Effect.Effect<ReadonlyArray<SagaRecord>, StorageUnavailable>
+  /** Which of `transactionIds` are the buyer's sagas' purchases (saga.transactionId), with their saga's id. */
+  readonly sagasOfTransactions: (
+    buyerAgentId: string,
+    transactionIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<{ readonly sagaId: string; readonly transactionId: string }>, StorageUnavailable>
 }
 
 export class SagaStore extends Context.Service<SagaStore, SagaStoreService>()("agent-commerce/SagaStore") {}

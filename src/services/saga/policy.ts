@@ -13,6 +13,8 @@ export const SAGA_LEASE_MS = 5_000
 /** How often the worker looks for due sagas, and how many it claims per pass. */
 export const SAGA_TICK_MS = 250
 export const SAGA_BATCH = 20
+/** A page of an agent's sagas (Sagas.list): its default and its most. */
+export const SAGA_PAGE_MAX = 100
 
 export const iso = (ms: number) => new Date(ms).toISOString()
 

@@ -43,6 +43,7 @@ import m0042 from "./0042_approval_withdrawn.js"
 import m0043 from "./0043_approvals_agent_page.js"
 import m0044 from "./0044_a2a_push_configs.js"
 import m0045 from "./0045_acp_order_notices.js"
+import m0046 from "./0046_sagas_buyer_page.js"
 import m0047 from "./0047_acp_purchase_keys.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -88,5 +89,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0043_approvals_agent_page": m0043,
   "0044_a2a_push_configs": m0044,
   "0045_acp_order_notices": m0045,
+  "0046_sagas_buyer_page": m0046,
   "0047_acp_purchase_keys": m0047
 }
