@@ -4,8 +4,8 @@
 // the credentials it gave; an endpoint that fails is retried; a configuration can be read back
 // (without its credentials), listed and deleted; only for its own tasks, to a URL the webhooks'
 // policy allows.
-import { Role, TaskState } from "@a2a-js/sdk"
-import { a2aClientAt } from "../fixtures/a2aClient.js"
+import { TaskState } from "@a2a-js/sdk"
+import { a2aClientAt, dataMessage } from "../fixtures/a2aClient.js"
 import { randomBytes } from "node:crypto"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -60,28 +60,8 @@ let hook: Awaited<ReturnType<typeof receiver>>
 
 const a2aClient = (k: AgentKey) => a2aClientAt(server.baseUrl, k.auth)
 
-const buyRequest = (serviceId: string, text: string) => ({
-  tenant: "",
-  message: {
-    messageId: `m-${randomBytes(4).toString("hex")}`,
-    contextId: "",
-    taskId: "",
-    role: Role.ROLE_USER,
-    parts: [
-      {
-        content: { $case: "data" as const, value: { skill: "buy", serviceId, tierId: "unit", input: { text } } },
-        metadata: undefined,
-        filename: "",
-        mediaType: "application/json"
-      }
-    ],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: []
-  },
-  configuration: { returnImmediately: true } as never,
-  metadata: undefined
-})
+const buyRequest = (serviceId: string, text: string) =>
+  dataMessage({ skill: "buy", serviceId, tierId: "unit", input: { text } }, { returnImmediately: true })
 
 const call = (...args: Parameters<ReturnType<typeof agentApi>>) => agentApi(server.baseUrl)(...args)
 

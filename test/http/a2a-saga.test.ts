@@ -7,7 +7,7 @@
 // again as its transaction), streamed and subscribed to its end, told to a push configuration when
 // it ends; a saga cannot be cancelled (TaskNotCancelable). And the saga store's page of a buyer's
 // sagas on every storage.
-import { Role, TaskState } from "@a2a-js/sdk"
+import { TaskState } from "@a2a-js/sdk"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer, type Server } from "node:http"
@@ -16,7 +16,7 @@ import { afterAll, beforeAll, expect, it } from "vitest"
 import { sagaSteps, type SagaRecord } from "../../src/schema/saga/saga.js"
 import { SagaStore } from "../../src/services/saga/SagaStore.js"
 import { Transactor } from "../../src/services/platform/Db.js"
-import { a2aClientAt } from "../fixtures/a2aClient.js"
+import { a2aClientAt, dataMessage, seenTask } from "../fixtures/a2aClient.js"
 import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
 import { agentApi, pullMarket } from "../fixtures/agentMarket.js"
 import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
@@ -38,61 +38,18 @@ const wallet = async (k: AgentKey) =>
 const message = (
   data: Json,
   options: { readonly returnImmediately?: boolean; readonly idempotencyKey?: string } = {}
-) => ({
-  tenant: "",
-  message: {
-    messageId: `m-${randomBytes(4).toString("hex")}`,
-    contextId: "",
-    taskId: "",
-    role: Role.ROLE_USER,
-    parts: [
-      {
-        content: { $case: "data" as const, value: data },
-        metadata: undefined,
-        filename: "",
-        mediaType: "application/json"
-      }
-    ],
-    metadata: options.idempotencyKey === undefined ? undefined : { idempotencyKey: options.idempotencyKey },
-    extensions: [],
-    referenceTaskIds: []
-  },
-  configuration:
-    options.returnImmediately === undefined ? undefined : ({ returnImmediately: options.returnImmediately } as never),
-  metadata: undefined
-})
+) =>
+  dataMessage(data, {
+    returnImmediately: options.returnImmediately,
+    metadata: options.idempotencyKey === undefined ? undefined : { idempotencyKey: options.idempotencyKey }
+  })
 const sagaRequest = (serviceId: string, tierId: string, input: unknown, options: Parameters<typeof message>[1] = {}) =>
   message({ skill: "buy_saga", serviceId, tierId, input }, options)
 
-interface SeenTask {
-  readonly id: string
-  readonly contextId: string
-  readonly state: number
-  readonly text: string
-  readonly saga: Json
-  readonly artifacts: ReadonlyArray<unknown>
-  readonly metadata: Json
-}
-/** The task as a client sees it: its state, the status message's text and saga, the artifacts' data. */
-const seen = (result: unknown): SeenTask => {
-  expect(result as object).not.toHaveProperty("messageId")
-  const task = result as {
-    id: string
-    contextId: string
-    status: { state: number; message: { parts: Array<{ content?: { $case: string; value: unknown } }> } }
-    artifacts: Array<{ parts: Array<{ content?: { $case: string; value: unknown } }> }>
-    metadata: Json
-  }
-  const parts = task.status.message.parts
-  return {
-    id: task.id,
-    contextId: task.contextId,
-    state: task.status.state,
-    text: parts.find((p) => p.content?.$case === "text")?.content?.value as string,
-    saga: parts.find((p) => p.content?.$case === "data")?.content?.value as Json,
-    artifacts: task.artifacts.flatMap((a) => a.parts.map((p) => p.content?.value)),
-    metadata: task.metadata
-  }
+/** The task as a client sees it, its data part the saga. */
+const seen = (result: unknown) => {
+  const task = seenTask(result)
+  return { ...task, saga: task.data }
 }
 const stepsOf = (states: ReadonlyArray<string>) => Object.fromEntries(sagaSteps.map((s, i) => [s, states[i]]))
 

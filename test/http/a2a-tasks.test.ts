@@ -5,7 +5,7 @@
 // seller up to ORDER_WAIT_MS; a task is the buyer's alone. What a seller is promised: its delivery
 // is what the buyer gets, and it is paid 85 % of the price.
 import { Role, TaskState } from "@a2a-js/sdk"
-import { a2aClientAt } from "../fixtures/a2aClient.js"
+import { a2aClientAt, seenTask } from "../fixtures/a2aClient.js"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
@@ -60,35 +60,10 @@ const emptyList = {
   statusTimestampAfter: undefined
 }
 
-interface SeenTask {
-  readonly id: string
-  readonly contextId: string
-  readonly state: number
-  readonly text: string
-  readonly transaction: Json
-  readonly artifacts: ReadonlyArray<unknown>
-  readonly metadata: Json
-}
-/** The task as a client sees it: its state, the status message's text and transaction, the artifacts' data. */
-const seen = (result: unknown): SeenTask => {
-  expect(result as object).not.toHaveProperty("messageId")
-  const task = result as {
-    id: string
-    contextId: string
-    status: { state: number; message: { parts: Array<{ content?: { $case: string; value: unknown } }> } }
-    artifacts: Array<{ parts: Array<{ content?: { $case: string; value: unknown } }> }>
-    metadata: Json
-  }
-  const parts = task.status.message.parts
-  return {
-    id: task.id,
-    contextId: task.contextId,
-    state: task.status.state,
-    text: parts.find((p) => p.content?.$case === "text")?.content?.value as string,
-    transaction: parts.find((p) => p.content?.$case === "data")?.content?.value as Json,
-    artifacts: task.artifacts.flatMap((a) => a.parts.map((p) => p.content?.value)),
-    metadata: task.metadata
-  }
+/** The task as a client sees it, its data part the transaction. */
+const seen = (result: unknown) => {
+  const task = seenTask(result)
+  return { ...task, transaction: task.data }
 }
 
 const call = (...args: Parameters<ReturnType<typeof agentApi>>) => agentApi(server.baseUrl)(...args)

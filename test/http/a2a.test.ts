@@ -2,7 +2,7 @@
 // picks the JSON-RPC interface, and completes each skill (browse services, buy, negotiate, check a
 // transaction) — answered by the same routes REST and MCP call, with the caller's key.
 import { Role } from "@a2a-js/sdk"
-import { a2aClientAt } from "../fixtures/a2aClient.js"
+import { a2aClientAt, dataMessage } from "../fixtures/a2aClient.js"
 import { Effect } from "effect"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { EXTERNAL_GRANTS, walletAccount } from "../../src/schema/ledger/ledger.js"
@@ -19,28 +19,7 @@ const a2aClient = a2aClientAt
 
 let counter = 0
 /** A user message asking for one skill: a data part {skill, …arguments}. */
-const ask = (data: Json) => ({
-  tenant: "",
-  message: {
-    messageId: `m-${++counter}`,
-    contextId: "ctx-1",
-    taskId: "",
-    role: Role.ROLE_USER,
-    parts: [
-      {
-        content: { $case: "data" as const, value: data },
-        metadata: undefined,
-        filename: "",
-        mediaType: "application/json"
-      }
-    ],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: []
-  },
-  configuration: undefined,
-  metadata: undefined
-})
+const ask = (data: Json) => dataMessage(data, { messageId: `m-${++counter}`, contextId: "ctx-1" })
 
 /** The reply's data part and metadata (the skill answers with a Message). */
 const replyOf = (result: unknown) => {
