@@ -16,7 +16,7 @@ import { afterAll, beforeAll, expect, it } from "vitest"
 import { sagaSteps, type SagaRecord } from "../../src/schema/saga/saga.js"
 import { SagaStore } from "../../src/services/saga/SagaStore.js"
 import { Transactor } from "../../src/services/platform/Db.js"
-import { a2aClientAt, dataMessage, seenTask } from "../fixtures/a2aClient.js"
+import { a2aClientAt, dataMessage, seenTask, walkTaskPages } from "../fixtures/a2aClient.js"
 import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
 import { agentApi, pullMarket } from "../fixtures/agentMarket.js"
 import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
@@ -340,15 +340,7 @@ describeEachStorage("A2A 1.0 tasks for purchase sagas", (storage) => {
       [bought.id, TaskState.TASK_STATE_WORKING]
     ]
     for (const pageSize of [1, 2, 3, 50]) {
-      const got: Array<[string, number | undefined]> = []
-      let pageToken = ""
-      let last: Awaited<ReturnType<typeof list>> | undefined
-      for (let pages = 0; pages < 20; pages++) {
-        last = await list({ pageSize, pageToken })
-        got.push(...last.tasks.map((t): [string, number | undefined] => [t.id, t.status?.state]))
-        pageToken = last.nextPageToken
-        if (pageToken === "") break
-      }
+      const { got, last } = await walkTaskPages(list, pageSize)
       expect({ pageSize, got }).toEqual({ pageSize, got: expected })
       expect(last).toMatchObject({ nextPageToken: "", totalSize: 5 })
     }

@@ -5,7 +5,7 @@
 // seller up to ORDER_WAIT_MS; a task is the buyer's alone. What a seller is promised: its delivery
 // is what the buyer gets, and it is paid 85 % of the price.
 import { Role, TaskState } from "@a2a-js/sdk"
-import { a2aClientAt, seenTask } from "../fixtures/a2aClient.js"
+import { a2aClientAt, seenTask, walkTaskPages } from "../fixtures/a2aClient.js"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
@@ -272,15 +272,7 @@ describeEachStorage("A2A 1.0 tasks for purchases", (storage) => {
       [bought, TaskState.TASK_STATE_WORKING]
     ]
     for (const pageSize of [1, 2, 3, 50]) {
-      const got: Array<[string, number | undefined]> = []
-      let pageToken = ""
-      let last: Awaited<ReturnType<typeof list>> | undefined
-      for (let pages = 0; pages < 20; pages++) {
-        last = await list({ pageSize, pageToken })
-        got.push(...last.tasks.map((t): [string, number | undefined] => [t.id, t.status?.state]))
-        pageToken = last.nextPageToken
-        if (pageToken === "") break
-      }
+      const { got, last } = await walkTaskPages(list, pageSize)
       expect({ pageSize, got }).toEqual({ pageSize, got: expected })
       expect(last).toMatchObject({ nextPageToken: "", totalSize: 5 })
     }
