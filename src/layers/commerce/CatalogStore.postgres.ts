@@ -75,7 +75,7 @@ const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) =>
 const minTier = (r: ServiceRecord) => (r.tiers.length === 0 ? null : Math.min(...r.tiers.map((t) => t.priceCents)))
 const maxTier = (r: ServiceRecord) => (r.tiers.length === 0 ? null : Math.max(...r.tiers.map((t) => t.priceCents)))
 
-/** The filters of a catalogue page but `q` (the search has its own two passes: servicesSearch). */
+/** The filters of a catalogue page but `q` (a search adds it in its two passes: searchWindow, searchBeyond). */
 const pageClauses = (sql: SqlClient.SqlClient, f: ServiceFilter) => {
   const clauses = [sql`status = 'active'`]
   if (f.afterId !== undefined) clauses.push(sql`id > ${f.afterId}`)
@@ -92,7 +92,7 @@ const pageClauses = (sql: SqlClient.SqlClient, f: ServiceFilter) => {
 }
 
 /**
- * A page of listed services in id order, filtered (but not searched: a `q` goes to servicesSearch):
+ * A page of listed services in id order, filtered (but not searched: with a `q`, servicesList runs searchWindow and searchBeyond):
  * walks the primary key, or (category, id) / (seller, id) for the listed ones, or a price band's
  * index, as the planner prefers (migration 0018; test/suites/pages.test.ts EXPLAINs it on a large
  * catalogue).
