@@ -91,6 +91,8 @@ export class SessionClosed extends Schema.TaggedError<SessionClosed>()(
 /** A session's id path prefix: `cs_` + random. */
 export const ACP_SESSION_PREFIX = "cs"
 
+const PURCHASE_KEY_PREFIX = "acp "
+
 /**
  * The purchase's Idempotency-Key inside the purchase domain: one purchase per session, however often
  * completed. It holds a space, which no Idempotency-Key a client sends can (1–255 visible ASCII, over
@@ -100,7 +102,6 @@ export const ACP_SESSION_PREFIX = "cs"
  * "completed" for an item never bought.
  */
 export const purchaseKeyOf = (sessionId: string) => `${PURCHASE_KEY_PREFIX}${sessionId}`
-const PURCHASE_KEY_PREFIX = "acp "
 
 /** The session a purchase was made for, from its Idempotency-Key (purchaseKeyOf); null for any other purchase. */
 export const sessionOfPurchaseKey = (key: string | null) =>
