@@ -103,18 +103,22 @@ export const servicesPage = (sql: SqlClient.SqlClient, f: ServiceFilter & { read
 
 /**
  * How many of the page's rows (in id order, the other filters applied) a `q` search's first pass
- * reads before it asks the trigram index instead (docs/performance.md, "Catalogue reads while the catalogue grows").
+ * reads for each row the page wants, before it asks the trigram index instead: a word in a fifth of
+ * the services fills its page here. 5 × 20 = 100 rows cost a rare word ~0.3 ms on Postgres (1,000
+ * cost 2.2 ms and made a rare word's search 2–4× slower than the bench's first page; docs/performance.md,
+ * "Catalogue reads while the catalogue grows").
  */
-export const SEARCH_WINDOW = 1000
+export const SEARCH_WINDOW_PER_ROW = 5
 
 /**
- * A search's first pass: the next SEARCH_WINDOW rows of the page in id order, matched against `q`
- * as they are read (the outer LIMIT stops the walk at the page's last match). A common word fills
- * its page here, reading a few rows per match.
+ * A search's first pass: the next `limit` × SEARCH_WINDOW_PER_ROW rows of the page in id order,
+ * matched against `q` as they are read (the outer LIMIT stops the walk at the page's last match). A
+ * common word fills its page here, reading a few rows per match.
  */
 export const searchWindow = (sql: SqlClient.SqlClient, f: ServiceFilter & { readonly q: string }) =>
   sql`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM (
-      SELECT * FROM commerce_services WHERE ${sql.and(pageClauses(sql, f))} ORDER BY id LIMIT ${SEARCH_WINDOW}
+      SELECT * FROM commerce_services WHERE ${sql.and(pageClauses(sql, f))}
+      ORDER BY id LIMIT ${f.limit * SEARCH_WINDOW_PER_ROW}
     ) commerce_services WHERE search LIKE ${likePattern(f.q)} ORDER BY id LIMIT ${f.limit}`
 
 /**
