@@ -749,6 +749,8 @@ describeEachStorage("ACP order events", (storage) => {
     })
     expect(validateSchema("Order", refund.body.data)).toBeUndefined()
     expect(verified(refund)).toBe(true)
+    // A receiver that drops an event whose Request-Id it has seen still takes the refund's.
+    expect(before.map((e) => e.headers["request-id"])).not.toContain(refund.headers["request-id"])
     const notice = await eventually(
       () => server.run(Effect.flatMap(AcpOrderNoticeStore, (s) => s.get(id))),
       (n) => n?.doneAt !== null

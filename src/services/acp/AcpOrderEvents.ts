@@ -73,7 +73,8 @@ const noticeOne = Effect.fnUntraced(
       headers: {
         "content-type": "application/json",
         "merchant-signature": merchantSignature(secret, unix, body),
-        "request-id": `${n.sessionId}.${order.status}.${n.attempts + 1}`,
+        // One event per (status, refund), retried under one id: the refund's update is not the completion's.
+        "request-id": `${n.sessionId}.${order.status}${refunded ? ".refunded" : ""}.${n.attempts + 1}`,
         timestamp: iso(now)
       },
       body
