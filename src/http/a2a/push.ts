@@ -18,6 +18,8 @@ import { WebhookTransport } from "../../services/webhooks/WebhookTransport.js"
 import { A2aErrors, isRecord, type Json, rpcError, rpcResult } from "./rpc.js"
 import { approvalTaskOf, isApproval, isTransaction, taskOf } from "./tasks.js"
 import { Sagas } from "../../services/saga/Saga.js"
+// The wait after the n-th failed notification: the order pushes' 1 s, 2 s, 4 s … at most 30 s.
+import { pushBackoff } from "../../services/purchases/push.js"
 import { isSaga, sagaTaskOf } from "./sagaTasks.js"
 
 /** How often the worker looks for due configurations, and how many it takes at once. */
@@ -29,8 +31,6 @@ const PUSH_NOTIFY_LEASE_MS = 30_000
 export const PUSH_NOTIFY_RECHECK_MS = 1_000
 /** Notifications sent without a 2xx before the configuration is given up. */
 export const PUSH_NOTIFY_ATTEMPTS = 8
-/** The wait after the n-th failed notification: 1 s, 2 s, 4 s … at most 30 s. */
-export const pushNotifyBackoff = (attempts: number) => Math.min(30_000, 1_000 * 2 ** Math.max(0, attempts - 1))
 /** The states a task ends in: the notification is sent when its task is in one. */
 export const FINAL_TASK_STATES: ReadonlySet<string> = new Set([
   "TASK_STATE_COMPLETED",
@@ -275,7 +275,7 @@ const notifyOne = Effect.fnUntraced(
       ...r,
       attempts,
       lastError: error,
-      nextAttemptAt: givenUp ? null : iso(at + pushNotifyBackoff(attempts)),
+      nextAttemptAt: givenUp ? null : iso(at + pushBackoff(attempts)),
       doneAt: givenUp ? iso(at) : null
     })
   },

@@ -12,6 +12,8 @@ import { AcpOrderNoticeStore } from "./AcpOrderNoticeStore.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { WebhookTransport } from "../webhooks/WebhookTransport.js"
 import { orderOf } from "./order.js"
+// The sellers' order pushes' schedule: 1 s, 2 s, 4 s … at most 30 s.
+import { pushBackoff } from "../purchases/push.js"
 
 /** How often the worker looks for due notices, and how many it takes at once. */
 export const ORDER_EVENTS_TICK_MS = 500
@@ -21,7 +23,6 @@ const ORDER_EVENTS_LEASE_MS = 30_000
 export const ORDER_EVENTS_RECHECK_MS = 2_000
 /** Events sent for one status without a 2xx before the notice is given up. */
 export const ORDER_EVENTS_ATTEMPTS = 8
-export const orderEventBackoff = (attempts: number) => Math.min(30_000, 1_000 * 2 ** Math.max(0, attempts - 1))
 /**
  * Order statuses after which the worker stops looking. A completed order can still be refunded (a
  * dispute resolved for the buyer): the refund makes its notice due again (acp/AcpRefundListeners.ts)
@@ -102,7 +103,7 @@ const noticeOne = Effect.fnUntraced(
         ...n,
         attempts,
         lastError: sent.error ?? `answered ${sent.status ?? "nothing"}`,
-        nextAttemptAt: givenUp ? null : iso(at + orderEventBackoff(attempts)),
+        nextAttemptAt: givenUp ? null : iso(at + pushBackoff(attempts)),
         doneAt: givenUp ? iso(at) : null
       },
       leasedUntil
