@@ -58,7 +58,10 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
   it("a second process on the same DATA_DIR stops at once with one line naming the folder and the holder; SIGTERM releases it", async () => {
     // The folder's first start runs initdb and every migration in WebAssembly: minutes on a loaded machine.
     app = await startServerProcess(bundle, env(dataDir), { readyTimeoutMs: 120_000 })
-    expect(await (await fetch(`${app.baseUrl}/health`)).json()).toMatchObject({ status: "ok", storage: "embedded" })
+    // Not kept alive: spawnSync below blocks this process past the server's keep-alive timeout, and a
+    // pooled socket the server closed meanwhile would fail the next fetch ("other side closed", CI 2026-12-02).
+    const health = () => fetch(`${app!.baseUrl}/health`, { headers: { connection: "close" } })
+    expect(await (await health()).json()).toMatchObject({ status: "ok", storage: "embedded" })
     const second = spawnSync(process.execPath, [bundle], {
       env: { PATH: process.env.PATH ?? "", PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "WARN" },
       encoding: "utf8",
@@ -69,7 +72,7 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
     expect(lines).toHaveLength(1)
     expect(lines[0]).toContain(`DATA_DIR ${dataDir} is in use by process ${app.child.pid}`)
     // The first one is unharmed.
-    expect((await fetch(`${app.baseUrl}/health`)).status).toBe(200)
+    expect((await health()).status).toBe(200)
     await app.stop()
     app = undefined
     expect(existsSync(join(dataDir, LOCK_FILE)), "SIGTERM closes the database and removes the lock").toBe(false)
