@@ -134,6 +134,49 @@ const walletPayment = (agentId: string) => ({
 const totalOf = (body: Json, type: string) =>
   (body.totals as Array<{ type: string; amount: number }>).find((t) => t.type === type)?.amount
 
+/** The buyer's market and a second seller agent's service at `priceCents` (tier `call`). */
+const twoSellers = async (firstCents: number, secondCents: number) => {
+  const first = await market(firstCents)
+  const other = await createAgentKey(server.baseUrl, ["commerce:*"])
+  const published = await call(other, "POST", `${C}/services`, {
+    name: "Translation",
+    description: "a paragraph translated by its seller",
+    category: "writing",
+    pricingModel: "per_call",
+    tiers: [
+      {
+        id: "call",
+        name: "One paragraph",
+        priceCents: secondCents,
+        unit: "paragraph",
+        includedUnits: null,
+        sla: { uptimePct: 99, p95LatencyMs: 1_000, supportWindow: "24/7" }
+      }
+    ]
+  })
+  expect(published.status).toBe(201)
+  return {
+    ...first,
+    other,
+    otherServiceId: published.body.id as string,
+    otherItemId: `${published.body.id as string}:call`
+  }
+}
+const linesBody = (itemIds: ReadonlyArray<string>, extra: Json = {}) => ({
+  line_items: itemIds.map((id) => ({ id })),
+  currency: "usd",
+  capabilities: {},
+  ...extra
+})
+/** Each order line's transaction, from its fulfilment (`ful_<transaction id>`). */
+const transactionsOf = (order: Json) =>
+  Object.fromEntries(
+    (order.fulfillments as Array<{ id: string; line_items: Array<{ id: string }> }>).map((f) => [
+      f.line_items[0]!.id,
+      f.id.slice("ful_".length)
+    ])
+  )
+
 describeEachStorage("ACP checkout sessions", (storage) => {
   beforeAll(async () => {
     server = await startRuntimeServer({
@@ -516,6 +559,244 @@ describeEachStorage("ACP checkout sessions", (storage) => {
   })
 })
 
+// A session of several items (docs/acp.md "Several items"): what the agent is promised is one
+// checkout for the lot — a purchase per line, all made in one unit of work or none, one card charge
+// for the total, the order following each line, and the owner's approval asked line by line.
+describeEachStorage("ACP checkout sessions of several items", (storage) => {
+  beforeAll(async () => {
+    server = await startRuntimeServer({
+      storage,
+      config: { rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000, orderWaitMs: 200 }
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it("one session, a purchase per line (the same tier twice is two), made together from the wallet once under a replayed key; each seller paid for its own line", async () => {
+    const { seller, other, buyer, itemId, otherItemId } = await twoSellers(1_000, 600)
+    const created = await acp(
+      buyer,
+      "POST",
+      "/checkout_sessions",
+      linesBody([itemId, otherItemId, itemId], {
+        metadata: { input: { page: "shared" }, inputs: [{ page: "first" }, { paragraph: "hola" }] }
+      })
+    )
+    expect(created.status).toBe(201)
+    const id = created.body.id as string
+    expect((created.body.line_items as Array<Json>).map((l) => [l.id, l.unit_amount])).toEqual([
+      ["line_item_1", 1_000],
+      ["line_item_2", 600],
+      ["line_item_3", 1_000]
+    ])
+    // The session's total is the lines' sum; the fee (15 %) shown is the sum's, paid by the sellers out of it.
+    expect(totalOf(created.body, "total")).toBe(2_600)
+    expect(totalOf(created.body, "fee")).toBe(390)
+
+    const key = `complete-${randomBytes(6).toString("hex")}`
+    const completed = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId), {
+      key
+    })
+    expect(completed.status).toBe(200)
+    expect(completed.body).toMatchObject({ status: "completed", order: { status: "processing" } })
+    const order = completed.body.order as Json
+    expect((order.line_items as Array<Json>).map((l) => [l.id, l.unit_price, l.status])).toEqual([
+      ["line_item_1", 1_000, "processing"],
+      ["line_item_2", 600, "processing"],
+      ["line_item_3", 1_000, "processing"]
+    ])
+    expect(totalOf(order, "total")).toBe(2_600)
+    const txs = transactionsOf(order)
+    expect(new Set(Object.values(txs)).size).toBe(3)
+    expect(order.id).toBe(txs.line_item_1)
+
+    const replay = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId), { key })
+    expect(replay.headers.get("idempotent-replayed")).toBe("true")
+    expect(replay.body).toEqual(completed.body)
+    expect(
+      (await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))).body
+    ).toMatchObject({ code: "session_closed" })
+    // Three holds, one per line: 2,600 held, nothing else moved.
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 7_400, heldCents: 2_600 })
+    const holds = (await entriesOf(buyer.agentId)).filter((e) => e.kind === "escrow_hold")
+    expect(
+      holds.map((h) => -h.postings.find((p) => p.account === walletAccount(buyer.agentId))!.amount).sort()
+    ).toEqual([1_000, 1_000, 600])
+    // Each line's input, as its seller reads the order: its own from `inputs`, else the session's `input`.
+    const inputs = await Promise.all(
+      (
+        [
+          [seller, "line_item_1"],
+          [other, "line_item_2"],
+          [seller, "line_item_3"]
+        ] as const
+      ).map(async ([k, line]) => (await call(k, "GET", `${C}/orders/${txs[line]!}`)).body.input)
+    )
+    expect(inputs).toEqual([{ page: "first" }, { paragraph: "hola" }, { page: "shared" }])
+
+    // Each seller delivers its own lines and is paid 85 % of them; the order follows line by line.
+    expect((await call(seller, "POST", `${C}/orders/${txs.line_item_1!}/deliver`, { output: "ok" })).status).toBe(200)
+    const partly = await acp(buyer, "GET", `/checkout_sessions/${id}`)
+    expect(JSON.stringify(partly.body.messages)).toContain(`Order ${txs.line_item_1!}: processing`)
+    expect((await call(other, "POST", `${C}/orders/${txs.line_item_2!}/deliver`, { output: "hello" })).status).toBe(200)
+    expect((await call(seller, "POST", `${C}/orders/${txs.line_item_3!}/deliver`, { output: "ok" })).status).toBe(200)
+    expect(await wallet(seller)).toMatchObject({ balanceCents: 1_700 })
+    expect(await wallet(other)).toMatchObject({ balanceCents: 510 })
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 7_400, heldCents: 0 })
+    const done = await acp(buyer, "GET", `/checkout_sessions/${id}`)
+    expect(JSON.stringify(done.body.messages)).toContain(`Order ${txs.line_item_1!}: completed`)
+  })
+
+  it("the lines are bought together or not at all: a limit they reach together, a wallet short for the last, a price moved on one — nothing bought, the session still payable", async () => {
+    const { seller, buyer, itemId, serviceId, otherItemId } = await twoSellers(1_000, 600)
+    const open = async (itemIds: ReadonlyArray<string>) =>
+      (await acp(buyer, "POST", "/checkout_sessions", linesBody(itemIds))).body.id as string
+    const untouched = async (id: string) => {
+      expect((await acp(buyer, "GET", `/checkout_sessions/${id}`)).body.status).toBe("ready_for_payment")
+      expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+      expect((await entriesOf(buyer.agentId)).filter((e) => e.kind !== "grant")).toEqual([])
+    }
+
+    // Each line is under the daily limit; the lines together are over it.
+    expect((await call(buyer, "PATCH", `${C}/wallet`, { dailyLimitCents: 1_500 })).status).toBe(200)
+    const overLimit = await open([itemId, otherItemId])
+    const refused = await acp(buyer, "POST", `/checkout_sessions/${overLimit}/complete`, walletPayment(buyer.agentId))
+    expect(refused.status).toBe(403)
+    await untouched(overLimit)
+
+    // The price of the second line moved since the quote: refused naming that line.
+    const moved = await open([otherItemId, itemId])
+    const tiers = [
+      {
+        id: "page",
+        name: "One page",
+        priceCents: 1_100,
+        unit: "page",
+        includedUnits: null,
+        sla: { uptimePct: 99, p95LatencyMs: 1_000, supportWindow: "24/7" }
+      }
+    ]
+    expect((await call(seller, "PATCH", `${C}/services/${serviceId}`, { tiers })).status).toBe(200)
+    const stale = await acp(buyer, "POST", `/checkout_sessions/${moved}/complete`, walletPayment(buyer.agentId))
+    expect(stale.status).toBe(400)
+    expect(stale.body).toMatchObject({ param: "$.line_items[1]" })
+    await untouched(moved)
+  })
+
+  it("a wallet that can pay for the first lines but not the last buys none of them", async () => {
+    const { buyer, itemId, otherItemId } = await twoSellers(6_000, 4_500)
+    const id = (await acp(buyer, "POST", "/checkout_sessions", linesBody([itemId, otherItemId]))).body.id as string
+    const short = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
+    expect(short.status).toBe(402)
+    expect(short.body).toMatchObject({ code: "payment_declined" })
+    expect((await acp(buyer, "GET", `/checkout_sessions/${id}`)).body.status).toBe("ready_for_payment")
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+  })
+
+  it("a line the owner must approve waits while the others are bought; approved, the order completes; once a line is bought the session is not cancelable", async () => {
+    const { buyer, itemId, otherItemId } = await twoSellers(800, 300)
+    // Above 500 cents the owner decides.
+    const policy = await call(buyer, "PATCH", `${C}/wallet`, {
+      autonomyLevel: "semi_auto",
+      approvalThresholdCents: 500
+    })
+    expect(policy.status).toBe(200)
+    const id = (await acp(buyer, "POST", "/checkout_sessions", linesBody([otherItemId, itemId]))).body.id as string
+    const waiting = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
+    expect(waiting.body).toMatchObject({ status: "pending_approval", order: { status: "manual_review" } })
+    const order = waiting.body.order as Json
+    expect((order.line_items as Array<Json>).map((l) => [l.id, l.status])).toEqual([
+      ["line_item_1", "processing"],
+      ["line_item_2", "processing"]
+    ])
+    // The 300-cent line is bought (held for its seller); the 800-cent one charged nothing yet.
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_700, heldCents: 300 })
+    expect(Object.keys(transactionsOf(order))).toEqual(["line_item_1"])
+    const refused = await acp(buyer, "POST", `/checkout_sessions/${id}/cancel`)
+    expect(refused.status).toBe(405)
+    expect(refused.body).toMatchObject({ code: "not_cancelable" })
+
+    const pending = ((await call(buyer, "GET", `${C}/approvals`)).body.data as Array<Json>).filter(
+      (a) => a.status === "pending"
+    )
+    expect(pending).toHaveLength(1)
+    const approved = await fetch(
+      `${server.baseUrl}/api/dashboard/commerce/approvals/${pending[0]!.id as string}/approve`,
+      { method: "POST", headers: { cookie: buyer.cookie!, "content-type": "application/json" } }
+    )
+    expect(approved.status).toBe(200)
+    const after = await acp(buyer, "GET", `/checkout_sessions/${id}`)
+    expect(after.body.status).toBe("completed")
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 8_900, heldCents: 1_100 })
+  })
+
+  it("lines that all wait for the owner: cancel withdraws every approval, nothing spent; a declined line in a completed order bought nothing", async () => {
+    const { buyer, itemId, otherItemId } = await twoSellers(800, 700)
+    expect(
+      (await call(buyer, "PATCH", `${C}/wallet`, { autonomyLevel: "semi_auto", approvalThresholdCents: 500 })).status
+    ).toBe(200)
+    const id = (await acp(buyer, "POST", "/checkout_sessions", linesBody([itemId, otherItemId]))).body.id as string
+    const waiting = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
+    expect(waiting.body).toMatchObject({ status: "pending_approval", order: { status: "manual_review" } })
+    const canceled = await acp(buyer, "POST", `/checkout_sessions/${id}/cancel`)
+    expect(canceled.status).toBe(200)
+    expect(canceled.body.status).toBe("canceled")
+    expect(JSON.stringify(canceled.body.messages)).toMatch(/withdrawn before the owner decided/)
+    const approvals = (await call(buyer, "GET", `${C}/approvals`)).body.data as Array<Json>
+    expect(approvals.map((a) => a.status)).toEqual(["withdrawn", "withdrawn"])
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
+
+    // Full autonomy under 500 again for a cheap line; the other declined: the order completes without it.
+    const { itemId: cheap } = await twoSellers(200, 200).then((m) => ({ itemId: m.itemId }))
+    const mixed = (await acp(buyer, "POST", "/checkout_sessions", linesBody([cheap, itemId]))).body.id as string
+    const half = await acp(buyer, "POST", `/checkout_sessions/${mixed}/complete`, walletPayment(buyer.agentId))
+    expect(half.body).toMatchObject({ status: "pending_approval" })
+    const pending = ((await call(buyer, "GET", `${C}/approvals`)).body.data as Array<Json>).filter(
+      (a) => a.status === "pending"
+    )
+    expect(pending).toHaveLength(1)
+    const declined = await fetch(
+      `${server.baseUrl}/api/dashboard/commerce/approvals/${pending[0]!.id as string}/decline`,
+      { method: "POST", headers: { cookie: buyer.cookie!, "content-type": "application/json" } }
+    )
+    expect(declined.status).toBe(200)
+    const read = await acp(buyer, "GET", `/checkout_sessions/${mixed}`)
+    expect(read.body.status).toBe("completed")
+    expect(JSON.stringify(read.body.messages)).toMatch(/line_item_2: the owner's approval ended declined/)
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 9_800, heldCents: 200 })
+  })
+
+  it("a card pays the session's total in one charge, credited once and spent line by line", async () => {
+    const { buyer, itemId, otherItemId } = await twoSellers(1_000, 600)
+    const id = (await acp(buyer, "POST", "/checkout_sessions", linesBody([itemId, otherItemId]))).body.id as string
+    const card = {
+      payment_data: {
+        handler_id: "card_tokenized",
+        instrument: { type: "card", credential: { type: "spt", token: "spt_test_visa" } }
+      }
+    }
+    const paid = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, card)
+    expect(paid.body).toMatchObject({ status: "completed", order: { status: "processing" } })
+    const moved = (await entriesOf(buyer.agentId)).filter((e) => e.kind !== "grant")
+    const fundings = moved.filter((e) => e.kind === "funding")
+    expect(fundings).toHaveLength(1)
+    expect(fundings[0]!.postings).toContainEqual({ account: walletAccount(buyer.agentId), amount: 1_600 })
+    expect(moved.filter((e) => e.kind === "escrow_hold")).toHaveLength(2)
+    expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 1_600 })
+  })
+
+  it("at most ten items: an eleventh is refused naming it", async () => {
+    const { buyer, itemId } = await market()
+    const eleven = await acp(buyer, "POST", "/checkout_sessions", linesBody(Array.from({ length: 11 }, () => itemId)))
+    expect(eleven.status).toBe(400)
+    expect(eleven.body).toMatchObject({ type: "invalid_request", param: "$.line_items[10]" })
+    const ten = await acp(buyer, "POST", "/checkout_sessions", linesBody(Array.from({ length: 10 }, () => itemId)))
+    expect(ten.status).toBe(201)
+    expect(totalOf(ten.body, "total")).toBe(10_000)
+  })
+})
+
 // The card handler on Stripe (PAYMENTS=stripe): the adapter (src/layers/payments/DelegatedPayments.stripe.ts)
 // against a local Stripe stand-in (test/fixtures/stripeStub.ts), with the official SDK on the wire.
 describeEachStorage("ACP checkout sessions, the card paid through Stripe", (storage) => {
@@ -757,6 +1038,68 @@ describeEachStorage("ACP order events", (storage) => {
     )
     expect(notice).toMatchObject({ notifiedStatus: "completed", notifiedRefund: true, nextAttemptAt: null })
     expect(eventsOf(id)).toHaveLength(before.length + 1)
+  })
+
+  it("an order of two items is told line by line: created processing, updated as one line is delivered, completed with the other; each line's refund is its own update", async () => {
+    const { seller, other, buyer, itemId, otherItemId } = await twoSellers(500, 400)
+    const id = (await acp(buyer, "POST", "/checkout_sessions", linesBody([itemId, otherItemId]))).body.id as string
+    const paid = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
+    const txs = transactionsOf(paid.body.order as Json)
+    await eventually(
+      () => eventsOf(id),
+      (e) => e.length >= 1,
+      { timeoutMs: 15_000 }
+    )
+    expect((await call(seller, "POST", `${C}/orders/${txs.line_item_1!}/deliver`, { output: "a" })).status).toBe(200)
+    await eventually(
+      () => eventsOf(id),
+      (e) => e.length >= 2,
+      { timeoutMs: 15_000 }
+    )
+    expect((await call(other, "POST", `${C}/orders/${txs.line_item_2!}/deliver`, { output: "b" })).status).toBe(200)
+    await eventually(
+      () => server.run(Effect.flatMap(AcpOrderNoticeStore, (s) => s.get(id))),
+      (n) => n?.doneAt !== null && n?.notifiedStatus === "completed",
+      { timeoutMs: 15_000 }
+    )
+    const told = eventsOf(id).map((e) => [
+      e.body.type,
+      e.body.data.status,
+      (e.body.data.line_items as Array<Json>).map((l) => l.status).join(",")
+    ])
+    expect(told).toEqual([
+      ["order_create", "processing", "processing,processing"],
+      ["order_update", "processing", "fulfilled,processing"],
+      ["order_update", "completed", "fulfilled,fulfilled"]
+    ])
+
+    // Both lines refunded, one dispute each: two more updates, each with its own Request-Id.
+    for (const [line, who] of [
+      ["line_item_1", seller],
+      ["line_item_2", other]
+    ] as const) {
+      const before = eventsOf(id).length
+      const opened = await call(buyer, "POST", `${C}/disputes`, { transactionId: txs[line], reason: "not it" })
+      expect(opened.status).toBe(201)
+      const accepted = await call(who, "POST", `${C}/disputes/${opened.body.id as string}/respond`, {
+        action: "accept"
+      })
+      expect(accepted.body).toMatchObject({ status: "resolved_refunded" })
+      await eventually(
+        () => eventsOf(id),
+        (e) => e.length > before,
+        { timeoutMs: 15_000 }
+      )
+    }
+    const all = eventsOf(id)
+    const refunds = all.slice(3)
+    expect(refunds.map((e) => (e.body.data.adjustments as Array<Json>).map((a) => a.amount))).toEqual([
+      [500],
+      [500, 400]
+    ])
+    expect(totalOf(refunds[1]!.body.data, "amount_refunded")).toBe(900)
+    expect(new Set(all.map((e) => e.headers["request-id"])).size).toBe(all.length)
+    for (const e of all) expect(validateSchema("Order", e.body.data)).toBeUndefined()
   })
 
   it("an order waiting for the owner's approval is created in manual_review and updated canceled when the owner declines; a session never completed sends nothing", async () => {

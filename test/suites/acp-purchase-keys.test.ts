@@ -38,6 +38,9 @@ for (const c of [embeddedCase, postgresCase]) {
           expect(purchaseKeyOf("cs_A1")).toBe("acp cs_A1")
           expect(sessionOfPurchaseKey("acp cs_A1")).toBe("cs_A1")
           expect(sessionOfPurchaseKey("acp:cs_A1")).toBeNull()
+          // A later line's key names its line, and still its session.
+          expect(purchaseKeyOf("cs_A1", 1)).toBe("acp cs_A1 line_item_2")
+          expect(sessionOfPurchaseKey(purchaseKeyOf("cs_A1", 1))).toBe("cs_A1")
         })
       )
     })

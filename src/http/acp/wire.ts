@@ -11,7 +11,8 @@ import {
   WALLET_CREDENTIAL_TYPE,
   WALLET_HANDLER_ID
 } from "../../schema/acp/sessions.js"
-import { type AcpSessionView, isExpired, type PaymentInput } from "../../services/acp/AcpCheckout.js"
+import { type AcpSessionView, isExpired } from "../../services/acp/AcpCheckout.js"
+import type { PaymentInput } from "../../services/acp/payment.js"
 import { info, money, orderOf } from "../../services/acp/order.js"
 
 type Json = Record<string, unknown>
@@ -320,8 +321,10 @@ export const statusOf = (view: AcpSessionView): string => {
   const { session } = view
   if (isExpired(session, view.now)) return "expired"
   if (session.status === "pending_approval") {
-    if (view.transaction !== null) return "completed"
-    if (view.approval !== null && view.approval.status !== "pending") return "canceled"
+    // Waiting while any line waits for its owner; then completed if any line was bought, else canceled.
+    if (view.lines.some((l) => l.transaction === null && (l.approval === null || l.approval.status === "pending")))
+      return "pending_approval"
+    return view.lines.some((l) => l.transaction !== null) ? "completed" : "canceled"
   }
   return session.status
 }
@@ -336,11 +339,17 @@ const messagesOf = (view: AcpSessionView, status: string) => {
         resolution: "requires_buyer_review"
       }
     ]
-  if (status === "canceled" && view.approval !== null && view.approval.status === "withdrawn")
+  const ended = view.lines.flatMap((l) =>
+    l.transaction === null && l.approval !== null && l.approval.status !== "pending" ? [l] : []
+  )
+  if (status === "canceled" && ended.length > 0 && ended.every((l) => l.approval?.status === "withdrawn"))
     return [info("The purchase was withdrawn before the owner decided: nothing was spent.")]
-  if (status === "canceled" && view.approval !== null && view.approval.status !== "pending")
-    return [info(`The owner's approval ended ${view.approval.status}: nothing was charged.`)]
-  return []
+  if (status === "canceled" && ended.length > 0)
+    return [info(`The owner's approval ended ${ended[0].approval?.status}: nothing was charged.`)]
+  // Completed with some lines the owner did not approve: those lines bought nothing.
+  return ended.map((l) =>
+    info(`${l.line.id}: the owner's approval ended ${l.approval?.status}; nothing was charged for it.`)
+  )
 }
 
 /**

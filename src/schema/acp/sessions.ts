@@ -1,5 +1,6 @@
 // An Agentic Commerce Protocol checkout session as this marketplace keeps it (docs/acp.md): the
-// catalogue tier it quotes, who opened it, where it stands, and the purchase its completion made.
+// catalogue tiers it quotes (a line each), who opened it, where it stands, and the purchases its
+// completion made (one per line).
 // The wire form (the spec's CheckoutSession) is rendered from this record by src/http/acp/wire.ts.
 import { Schema } from "effect"
 import { Cents, Timestamp } from "../platform/common.js"
@@ -62,7 +63,10 @@ export const AcpSessionRecord = Schema.Struct({
   metadata: Schema.NullOr(Schema.Unknown),
   /** The handler the completion paid with. */
   paidWith: Schema.NullOr(Schema.String),
-  /** The purchase the completion made, or the approval it waits for. */
+  /**
+   * The first line's purchase the completion made, or the approval it waits for (each line's own are
+   * found by its purchase key, purchaseKeyOf).
+   */
   transactionId: Schema.NullOr(Schema.String),
   approvalId: Schema.NullOr(Schema.String),
   createdAt: Timestamp,
@@ -93,19 +97,27 @@ export const ACP_SESSION_PREFIX = "cs"
 
 const PURCHASE_KEY_PREFIX = "acp "
 
+/** How many items one session holds: each is a purchase of its own, made together when it completes. */
+export const ACP_MAX_LINES = 10
+
 /**
- * The purchase's Idempotency-Key inside the purchase domain: one purchase per session, however often
- * completed. It holds a space, which no Idempotency-Key a client sends can (1–255 visible ASCII, over
- * REST, MCP and A2A alike), so no purchase made elsewhere can be taken for the session's: with the
- * `acp:` form it had until migration 0047, a REST buy of another service under `Idempotency-Key:
- * acp:<session id>` was read as the session's purchase, and completing the session answered
- * "completed" for an item never bought.
+ * A line's purchase's Idempotency-Key inside the purchase domain: one purchase per line, however often
+ * the session is completed — `acp <session id>` for the first line (the key a session of one item has
+ * always had), `acp <session id> <line id>` for the others. It holds a space, which no Idempotency-Key
+ * a client sends can (1–255 visible ASCII, over REST, MCP and A2A alike), so no purchase made
+ * elsewhere can be taken for the session's: with the `acp:` form it had until migration 0047, a REST
+ * buy of another service under `Idempotency-Key: acp:<session id>` was read as the session's purchase,
+ * and completing the session answered "completed" for an item never bought.
  */
-export const purchaseKeyOf = (sessionId: string) => `${PURCHASE_KEY_PREFIX}${sessionId}`
+export const purchaseKeyOf = (sessionId: string, lineIndex = 0) =>
+  lineIndex === 0 ? `${PURCHASE_KEY_PREFIX}${sessionId}` : `${PURCHASE_KEY_PREFIX}${sessionId} ${lineIdOf(lineIndex)}`
+
+/** The id of a session's line (`line_item_1` …), from its place in the session. */
+export const lineIdOf = (lineIndex: number) => `line_item_${lineIndex + 1}`
 
 /** The session a purchase was made for, from its Idempotency-Key (purchaseKeyOf); null for any other purchase. */
 export const sessionOfPurchaseKey = (key: string | null) =>
-  key !== null && key.startsWith(PURCHASE_KEY_PREFIX) ? key.slice(PURCHASE_KEY_PREFIX.length) : null
+  key !== null && key.startsWith(PURCHASE_KEY_PREFIX) ? key.slice(PURCHASE_KEY_PREFIX.length).split(" ")[0] : null
 
 /**
  * An ACP order event notice (docs/acp.md "Order events"): one per completed session while
@@ -120,6 +132,12 @@ export const AcpOrderNotice = Schema.Struct({
   notifiedStatus: Schema.NullOr(Schema.String),
   /** Whether the order the receiver acknowledged last carried its refund (absent in notices kept before refunds were told: false). */
   notifiedRefund: Schema.optionalKey(Schema.Boolean),
+  /**
+   * The order's state the receiver acknowledged last, as its event key (AcpOrderEvents' `stateKey`:
+   * the status, lines delivered while others are not, refunds); absent in notices kept before sessions
+   * held several items, which compare notifiedStatus and notifiedRefund instead.
+   */
+  notifiedState: Schema.optionalKey(Schema.String),
   /** Events sent for the current status without a 2xx. */
   attempts: Schema.Number,
   lastError: Schema.NullOr(Schema.String),

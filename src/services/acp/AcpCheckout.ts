@@ -1,21 +1,22 @@
 // AcpCheckout: the Agentic Commerce Protocol's checkout session (docs/acp.md) over the one purchase.
-// A session quotes one catalogue tier (`serviceId:tierId`); completing it pays with the calling
-// agent's wallet through Commerce (the buy's permission and its unit of work, the purchase domain's
-// lifecycle: the owner's policy, an approval that waits, settled 85/15 or held in the order's escrow
-// for an agent seller), under the purchase key `acp:<session id>`, so a session makes at most one
-// purchase however often it is completed. What the order is now is read from that purchase.
+// A session quotes catalogue tiers (`serviceId:tierId`), a line each, up to ACP_MAX_LINES; completing
+// it pays with the calling agent's wallet through Commerce, a purchase per line, all in one unit of
+// work (the buy's permission, the purchase domain's lifecycle: the owner's policy, an approval that
+// waits, settled 85/15 or held in the order's escrow for an agent seller): every line is bought, or
+// none is. Each line's purchase has its own key (purchaseKeyOf), so a session makes at most one
+// purchase per line however often it is completed. What the order is now is read from those purchases.
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import {
+  ACP_MAX_LINES,
   ACP_SESSION_PREFIX,
   ACP_SESSION_TTL_MS,
-  CARD_CREDENTIAL_TYPE,
   CARD_HANDLER_ID,
   type AcpLine,
   type AcpSessionRecord,
+  lineIdOf,
   purchaseKeyOf,
   SessionClosed,
   SessionNotCancelable,
-  WALLET_CREDENTIAL_TYPE,
   WALLET_HANDLER_ID
 } from "../../schema/acp/sessions.js"
 import type { Approval } from "../../schema/commerce/approvals.js"
@@ -36,16 +37,31 @@ import { Wallet } from "../wallet/Wallet.js"
 import { toApproval, toTransaction } from "../purchases/views.js"
 import { AcpSessionStore } from "./AcpSessionStore.js"
 import { AcpOrderNoticeStore } from "./AcpOrderNoticeStore.js"
+import { handlerOf, inputOf, type PaymentInput } from "./payment.js"
 import { AppConfig } from "../platform/AppConfig.js"
 
-/** A session with the purchase its completion made (or the approval that purchase waits for). */
-export interface AcpSessionView {
-  readonly session: AcpSessionRecord
+/** A line with the purchase the completion made for it (or the approval that purchase waits for). */
+export interface AcpLineView {
+  readonly line: AcpLine
   readonly transaction: Transaction | null
   readonly approval: Approval | null
+}
+
+/** A session with each line's purchase (before its completion: none). */
+export interface AcpSessionView {
+  readonly session: AcpSessionRecord
+  /** The session's lines, in order: with their purchases once it was completed. */
+  readonly lines: ReadonlyArray<AcpLineView>
   /** The instant the view was read (an open session past its expiry reads as expired). */
   readonly now: number
 }
+
+/** The view of a session no completion has bought anything for yet. */
+const unbought = (session: AcpSessionRecord, now: number): AcpSessionView => ({
+  session,
+  lines: session.lines.map((line) => ({ line, transaction: null, approval: null })),
+  now
+})
 
 export interface CreateSession {
   /** The `id` of each of `line_items`, in order. */
@@ -62,21 +78,13 @@ export interface UpdateSession {
   readonly fulfillmentDetails?: unknown
 }
 
-/** The spec's PaymentData, as far as a handler reads it. */
-export interface PaymentInput {
-  readonly handlerId: string | undefined
-  readonly instrumentType: string | undefined
-  readonly credentialType: string | undefined
-  readonly token: string | undefined
-}
-
 type Refusal = InvalidInput | NotFound | Forbidden | SessionClosed | StorageUnavailable
 
 export interface AcpCheckoutService {
   readonly create: (caller: Caller, input: CreateSession) => Effect.Effect<AcpSessionView, Refusal>
   readonly get: (caller: Caller, id: string) => Effect.Effect<AcpSessionView, Refusal>
   readonly update: (caller: Caller, id: string, input: UpdateSession) => Effect.Effect<AcpSessionView, Refusal>
-  /** Pays with `payment` (one purchase per session; a second completion is SessionClosed). */
+  /** Pays with `payment` (one purchase per line, all or none; a second completion is SessionClosed). */
   readonly complete: (
     caller: Caller,
     id: string,
@@ -86,8 +94,9 @@ export interface AcpCheckoutService {
   /** The delegated card handler's processor (ACP's `psp`). */
   readonly cardPsp: "fake" | "stripe"
   /**
-   * Cancels an open session; one waiting for its owner's approval withdraws that approval (nothing
-   * spent). Completed, canceled, or decided meanwhile: SessionNotCancelable.
+   * Cancels an open session; one whose lines all wait for their owner's approval withdraws those
+   * approvals (nothing spent). Completed, a line bought, canceled, or decided meanwhile:
+   * SessionNotCancelable.
    */
   readonly cancel: (caller: Caller, id: string) => Effect.Effect<AcpSessionView, Refusal | SessionNotCancelable>
   /** A session as it stands, whoever's: for the order events' worker, never for a caller. */
@@ -144,7 +153,7 @@ const make = Effect.gen(function* () {
     }
     const [seller] = yield* keys.getAgents([service.sellerAgentId])
     const line: AcpLine = {
-      id: `line_item_${index + 1}`,
+      id: lineIdOf(index),
       itemId,
       serviceId,
       tierId,
@@ -163,26 +172,36 @@ const make = Effect.gen(function* () {
 
   const quoteAll = Effect.fnUntraced(function* (agentId: string, itemIds: ReadonlyArray<string>) {
     if (itemIds.length === 0) return yield* new InvalidInput({ message: "line_items is empty", field: "$.line_items" })
-    if (itemIds.length > 1) {
+    if (itemIds.length > ACP_MAX_LINES) {
       return yield* new InvalidInput({
-        message: "a checkout session holds one item (one purchase): open a session per item",
-        field: "$.line_items[1]"
+        message: `a checkout session holds at most ${ACP_MAX_LINES} items (a purchase each): open another session for the rest`,
+        field: `$.line_items[${ACP_MAX_LINES}]`
       })
     }
     return yield* Effect.forEach(itemIds, (id, i) => quote(agentId, id, i))
   })
 
-  /** The session's purchase as it stands now: the transaction, or the approval it waits for. */
+  /** A line's purchase as it stands now: the transaction, or the approval it waits for. */
+  const lineViewOf = Effect.fnUntraced(function* (
+    session: AcpSessionRecord,
+    line: AcpLine,
+    index: number,
+    now: number
+  ) {
+    const key = purchaseKeyOf(session.id, index)
+    const row = yield* purchases.findByIdempotencyKey(session.agentId, key)
+    if (row) return { line, transaction: toTransaction(row, session.agentId), approval: null }
+    const approval = yield* purchases.findApprovalByKey(session.agentId, key)
+    return { line, transaction: null, approval: approval ? toApproval(approval, now) : null }
+  })
+
+  /** The session's purchases as they stand now (a read per line: at most ACP_MAX_LINES). */
   const viewOf = Effect.fnUntraced(function* (session: AcpSessionRecord) {
     const now = yield* Clock.currentTimeMillis
-    if (session.transactionId === null && session.approvalId === null) {
-      return { session, transaction: null, approval: null, now }
-    }
-    const key = purchaseKeyOf(session.id)
-    const row = yield* purchases.findByIdempotencyKey(session.agentId, key)
-    if (row) return { session, transaction: toTransaction(row, session.agentId), approval: null, now }
-    const approval = yield* purchases.findApprovalByKey(session.agentId, key)
-    return { session, transaction: null, approval: approval ? toApproval(approval, now) : null, now }
+    // Completed (or waiting, or canceled while waiting) sessions have paid with a handler; others bought nothing.
+    if (session.paidWith === null) return unbought(session, now)
+    const lines = yield* Effect.forEach(session.lines, (line, i) => lineViewOf(session, line, i, now))
+    return { session, lines, now }
   })
 
   const owned = Effect.fnUntraced(function* (caller: Caller, id: string, lock: boolean) {
@@ -231,7 +250,7 @@ const make = Effect.gen(function* () {
       expiresAt: new Date(now + ACP_SESSION_TTL_MS).toISOString()
     }
     yield* store.insert(session)
-    return { session, transaction: null, approval: null, now }
+    return unbought(session, now)
   })
 
   const get = (caller: Caller, id: string) => Effect.flatMap(owned(caller, id, false), viewOf)
@@ -250,57 +269,30 @@ const make = Effect.gen(function* () {
       expiresAt: new Date(now + ACP_SESSION_TTL_MS).toISOString()
     }
     yield* store.update(next)
-    return { session: next, transaction: null, approval: null, now }
+    return unbought(next, now)
   })
   const update = (caller: Caller, id: string, input: UpdateSession) => atomically(updateInUnit(caller, id, input))
 
   /**
-   * The handler `payment` names, checked: the wallet with the caller's own agent as its credential,
-   * or a delegated card token (a Shared Payment Token).
+   * An open session's lines at the prices it shows, and their total: each line is quoted again first
+   * (still for sale, at the same price: a price that moved is 400 naming its line).
    */
-  const handlerOf = (agentId: string, payment: PaymentInput) => {
-    if (payment.handlerId === CARD_HANDLER_ID) {
-      if (payment.credentialType !== CARD_CREDENTIAL_TYPE || !payment.token) {
-        return Effect.fail(
-          new InvalidInput({
-            message: `the card handler's credential is {"type": "${CARD_CREDENTIAL_TYPE}", "token": "<a Shared Payment Token>"}`,
-            field: "$.payment_data.instrument.credential"
-          })
-        )
-      }
-      return Effect.succeed({ _tag: "card" as const, token: payment.token })
-    }
-    if (payment.handlerId !== WALLET_HANDLER_ID) {
-      return Effect.fail(
-        new InvalidInput({
-          message: `payment handler ${JSON.stringify(payment.handlerId ?? null)} is not offered: use "${WALLET_HANDLER_ID}" or "${CARD_HANDLER_ID}"`,
-          field: "$.payment_data.handler_id"
-        })
-      )
-    }
-    if (payment.credentialType !== WALLET_CREDENTIAL_TYPE || payment.token !== agentId) {
-      return Effect.fail(
-        new InvalidInput({
-          message: `the wallet handler's credential is {"type": "${WALLET_CREDENTIAL_TYPE}", "token": "<your agent id>"}: an agent pays from its own wallet`,
-          field: "$.payment_data.instrument.credential"
-        })
-      )
-    }
-    return Effect.succeed({ _tag: "wallet" as const })
-  }
-
-  /** An open session's line at the price it shows: a price that moved since is quoted again first. */
   const payable = Effect.fnUntraced(function* (session: AcpSessionRecord) {
     const now = yield* open(session)
-    const [line] = session.lines
-    const [current] = yield* quoteAll(session.agentId, [line.itemId])
-    if (current.unitAmountCents !== line.unitAmountCents) {
-      return yield* new InvalidInput({
-        message: `the price of ${line.itemId} changed from ${line.unitAmountCents} to ${current.unitAmountCents} cents: update the session to quote it again`,
-        field: "$.line_items[0]"
-      })
+    const current = yield* quoteAll(
+      session.agentId,
+      session.lines.map((l) => l.itemId)
+    )
+    for (const [i, line] of session.lines.entries()) {
+      if (current[i].unitAmountCents !== line.unitAmountCents) {
+        return yield* new InvalidInput({
+          message: `the price of ${line.itemId} changed from ${line.unitAmountCents} to ${current[i].unitAmountCents} cents: update the session to quote it again`,
+          field: `$.line_items[${i}]`
+        })
+      }
     }
-    return { now, line }
+    const totalCents = session.lines.reduce((sum, l) => sum + l.unitAmountCents * l.quantity, 0)
+    return { now, lines: session.lines, totalCents }
   })
 
   /**
@@ -315,12 +307,12 @@ const make = Effect.gen(function* () {
     charge: { readonly chargeId: string; readonly amountCents: number } | null
   ) {
     const session = yield* owned(caller, id, true)
-    const { now, line } = yield* payable(session)
+    const { now, lines, totalCents } = yield* payable(session)
     if (charge !== null) {
-      if (charge.amountCents !== line.unitAmountCents) {
+      if (charge.amountCents !== totalCents) {
         return yield* new InvalidInput({
           message: "the price changed while the card was charged",
-          field: "$.line_items[0]"
+          field: "$.line_items"
         })
       }
       yield* ledger.transfer({
@@ -332,23 +324,27 @@ const make = Effect.gen(function* () {
         amount: charge.amountCents
       })
     }
-    const metadata = session.metadata as { readonly input?: unknown } | null
-    const bought = yield* commerce.buyInUnit({
-      caller,
-      serviceId: line.serviceId,
-      tierId: line.tierId,
-      input: typeof metadata === "object" && metadata !== null && "input" in metadata ? metadata.input : null,
-      idempotencyReference: purchaseKeyOf(session.id)
-    })
-    const purchase = "purchase" in bought ? bought.purchase : null
-    const waits = purchase?.status === "pending_approval"
+    // A purchase per line, in this unit of work: one the policy refuses (a limit the lines reach
+    // together included) or the wallet cannot pay rolls every line back.
+    const bought = yield* Effect.forEach(lines, (line, i) =>
+      commerce.buyInUnit({
+        caller,
+        serviceId: line.serviceId,
+        tierId: line.tierId,
+        input: inputOf(session.metadata, i),
+        idempotencyReference: purchaseKeyOf(session.id, i)
+      })
+    )
+    const made = bought.map((b) => ("purchase" in b ? b.purchase : null))
+    const waits = made.some((p) => p?.status === "pending_approval")
+    const [first] = made
     yield* store.update({
       ...session,
       status: waits ? "pending_approval" : "completed",
       buyer: buyer ?? session.buyer,
       paidWith,
-      transactionId: purchase?.transaction?.id ?? null,
-      approvalId: waits ? (purchase?.approval?.id ?? null) : null,
+      transactionId: first?.transaction?.id ?? null,
+      approvalId: first?.status === "pending_approval" ? (first.approval?.id ?? null) : null,
       updatedAt: new Date(now).toISOString()
     })
     // The order exists now: the agent platform is told (order_create, then order_update as it moves),
@@ -374,22 +370,24 @@ const make = Effect.gen(function* () {
     const handler = yield* handlerOf(agentId, payment)
     let bought
     if (handler._tag === "card") {
-      // Checked before the card is charged (the session still payable at its quoted price, and the
-      // owner's policy allowing the purchase: a card is not charged for what the policy refuses);
-      // checked again, locked, in the unit of work.
-      const { line } = yield* payable(yield* owned(caller, id, false))
-      const amountCents = line.unitAmountCents
-      yield* wallet.authorize(
-        agentId,
-        yield* wallet.policyOf(agentId),
-        { priceCents: amountCents, category: line.category, sellerAgentId: line.sellerAgentId },
-        { approved: false }
-      )
+      // Checked before the card is charged (the session still payable at its quoted prices, and the
+      // owner's policy allowing each line's purchase: a card is not charged for what the policy
+      // refuses); checked again, locked, in the unit of work (with the lines' sum against the limits).
+      const { lines, totalCents: amountCents } = yield* payable(yield* owned(caller, id, false))
+      const policy = yield* wallet.policyOf(agentId)
+      for (const line of lines) {
+        yield* wallet.authorize(
+          agentId,
+          policy,
+          { priceCents: line.unitAmountCents, category: line.category, sellerAgentId: line.sellerAgentId },
+          { approved: false }
+        )
+      }
       const { chargeId } = yield* delegated.charge({
         token: handler.token,
         amountCents,
         currency: CURRENCY,
-        description: `${line.serviceName} — ${line.tierName}`,
+        description: lines.map((l) => `${l.serviceName} — ${l.tierName}`).join("; "),
         metadata: { acp_checkout_session_id: id, agent_id: agentId },
         idempotencyKey: yield* ids.make("acpcharge")
       })
@@ -400,34 +398,54 @@ const make = Effect.gen(function* () {
     } else {
       bought = yield* atomically(completeInUnit(caller, id, buyer, WALLET_HANDLER_ID, null))
     }
-    // Committed: an agent seller's order is announced, a push seller's answer awaited (ORDER_WAIT_MS).
-    yield* commerce.afterBuy(bought)
+    // Committed: each agent seller's order is announced, a push seller's answer awaited (ORDER_WAIT_MS).
+    yield* Effect.forEach(bought, (b) => commerce.afterBuy(b), { concurrency: "unbounded", discard: true })
     return yield* get(caller, id)
   })
 
   const cancelInUnit = Effect.fnUntraced(function* (caller: Caller, id: string) {
     const session = yield* owned(caller, id, true)
-    if (session.status === "pending_approval" && session.approvalId !== null) {
-      // Waiting on the owner: the agent takes its request back (Approvals.withdraw, in this unit of
-      // work): nothing was spent, the owner can no longer approve it. Decided first: not cancelable.
-      const approval = yield* commerce.withdrawApproval(caller, session.approvalId).pipe(
-        Effect.catchTags({
-          Conflict: (e) =>
-            Effect.fail(
-              new SessionNotCancelable({
-                message: `checkout session ${id} cannot be canceled: its owner's approval is ${e.state ?? "decided"}`,
-                status: e.state === "approved" ? "completed" : "canceled"
-              })
-            ),
-          NotFound: () => Effect.fail(notFound(id))
+    if (session.status === "pending_approval") {
+      // Waiting on the owner: the agent takes its requests back (Approvals.withdraw, in this unit of
+      // work): nothing was spent, the owner can no longer approve them. A line bought already (its
+      // purchase made without approval, or approved since), or an approval decided first: not cancelable.
+      const view = yield* viewOf(session)
+      const bought = view.lines.find((l) => l.transaction !== null)
+      if (bought !== undefined) {
+        return yield* new SessionNotCancelable({
+          message: `checkout session ${id} cannot be canceled: ${bought.line.id} was bought (${bought.transaction?.id})`,
+          status: "completed"
         })
+      }
+      const decided = view.lines.find((l) => l.approval !== null && l.approval.status !== "pending")
+      if (view.lines.every((l) => l.approval === null || l.approval.status !== "pending")) {
+        return yield* new SessionNotCancelable({
+          message: `checkout session ${id} cannot be canceled: its owner's approval is ${decided?.approval?.status ?? "decided"}`,
+          status: "canceled"
+        })
+      }
+      const approvals = yield* Effect.forEach(view.lines, ({ approval }) =>
+        approval === null || approval.status !== "pending"
+          ? Effect.succeed(approval)
+          : commerce.withdrawApproval(caller, approval.id).pipe(
+              Effect.catchTags({
+                Conflict: (e) =>
+                  Effect.fail(
+                    new SessionNotCancelable({
+                      message: `checkout session ${id} cannot be canceled: its owner's approval is ${e.state ?? "decided"}`,
+                      status: e.state === "approved" ? "completed" : "canceled"
+                    })
+                  ),
+                NotFound: () => Effect.fail(notFound(id))
+              })
+            )
       )
       const now = yield* Clock.currentTimeMillis
       const next: AcpSessionRecord = { ...session, status: "canceled", updatedAt: new Date(now).toISOString() }
       yield* store.update(next)
-      return { session: next, transaction: null, approval, now }
+      return { session: next, lines: view.lines.map((l, i) => ({ ...l, approval: approvals[i] })), now }
     }
-    if (session.status === "completed" || session.status === "canceled" || session.status === "pending_approval") {
+    if (session.status === "completed" || session.status === "canceled") {
       return yield* new SessionNotCancelable({
         message: `checkout session ${id} is ${session.status} and cannot be canceled`,
         status: session.status
@@ -436,7 +454,7 @@ const make = Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     const next: AcpSessionRecord = { ...session, status: "canceled", updatedAt: new Date(now).toISOString() }
     yield* store.update(next)
-    return { session: next, transaction: null, approval: null, now }
+    return unbought(next, now)
   })
   const cancel = (caller: Caller, id: string) => atomically(cancelInUnit(caller, id))
 

@@ -1,6 +1,6 @@
 // ACP order events (docs/acp.md "Order events"): the agent platform's receiver (ACP_ORDER_WEBHOOK_URL)
 // is told of each completed checkout session's order — `order_create` first, then `order_update`
-// whenever its status moves — with the full Order as GET renders it, signed as the 2026-04-17
+// whenever it moves (its status, a line delivered, a refund) — with the full Order as GET renders it, signed as the 2026-04-17
 // webhook document asks (`Merchant-Signature: t=<unix seconds>,v1=<HMAC-SHA256 hex of "t.body">`),
 // through the webhooks' transport (URL policy, SSRF guard), retried with backoff. Notices are kept in
 // AcpOrderNoticeStore, so a restart forgets none.
@@ -30,9 +30,23 @@ export const ORDER_EVENTS_ATTEMPTS = 8
  */
 export const FINAL_ORDER_STATUSES: ReadonlySet<string> = new Set(["completed", "canceled"])
 
-/** Whether the order carries a refund (its `adjustments`; an order in review has none). */
-const refundedOf = (order: ReturnType<typeof orderOf>) =>
-  "adjustments" in order && order.adjustments.some((a) => a.type === "refund")
+/**
+ * The order's state as the receiver is told it, one key per event: its status, then how many lines
+ * were delivered while others were not (an order of several items moves line by line), then its
+ * refunds (`.refunded`, `.refunded-2` …). A one-item order's keys are `<status>` and
+ * `<status>.refunded`, as they were before sessions held several items.
+ */
+export const stateKey = (order: ReturnType<typeof orderOf>) => {
+  const delivered = order.line_items.filter((l) => l.quantity.fulfilled > 0).length
+  const refunds = order.adjustments.filter((a) => a.type === "refund").length
+  const partly = delivered > 0 && delivered < order.line_items.length ? `.delivered-${delivered}` : ""
+  return `${order.status}${partly}${refunds === 0 ? "" : refunds === 1 ? ".refunded" : `.refunded-${refunds}`}`
+}
+
+/** The key a notice acknowledged last (a notice kept before stateKey: its status and whether refunded). */
+const notifiedKey = (n: AcpOrderNotice) =>
+  n.notifiedState ??
+  (n.notifiedStatus === null ? null : `${n.notifiedStatus}${n.notifiedRefund === true ? ".refunded" : ""}`)
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -55,8 +69,8 @@ const noticeOne = Effect.fnUntraced(
         leasedUntil
       )
     const order = orderOf(view, config.baseUrl)
-    const refunded = refundedOf(order)
-    if (order.status === n.notifiedStatus && refunded === (n.notifiedRefund ?? false)) {
+    const key = stateKey(order)
+    if (key === notifiedKey(n)) {
       const final = FINAL_ORDER_STATUSES.has(order.status)
       return yield* store.update(
         {
@@ -74,8 +88,8 @@ const noticeOne = Effect.fnUntraced(
       headers: {
         "content-type": "application/json",
         "merchant-signature": merchantSignature(secret, unix, body),
-        // One event per (status, refund), retried under one id: the refund's update is not the completion's.
-        "request-id": `${n.sessionId}.${order.status}${refunded ? ".refunded" : ""}.${n.attempts + 1}`,
+        // One event per state (stateKey), retried under one id: the refund's update is not the completion's.
+        "request-id": `${n.sessionId}.${key}.${n.attempts + 1}`,
         timestamp: iso(now)
       },
       body
@@ -87,7 +101,8 @@ const noticeOne = Effect.fnUntraced(
         {
           ...n,
           notifiedStatus: order.status,
-          notifiedRefund: refunded,
+          notifiedRefund: order.adjustments.some((a) => a.type === "refund"),
+          notifiedState: key,
           attempts: 0,
           lastError: null,
           nextAttemptAt: final ? null : iso(at + ORDER_EVENTS_RECHECK_MS),
