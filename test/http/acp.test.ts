@@ -177,7 +177,27 @@ const transactionsOf = (order: Json) =>
     ])
   )
 
-describeEachStorage("ACP checkout sessions", (storage) => {
+/** The buyer's owner decides above 500 cents (an agent key may tighten its policy so). */
+const ownerDecidesAbove500 = async (buyer: AgentKey) =>
+  expect(
+    (await call(buyer, "PATCH", `${C}/wallet`, { autonomyLevel: "semi_auto", approvalThresholdCents: 500 })).status
+  ).toBe(200)
+
+/** The owner decides the buyer's one pending approval (there must be exactly one). */
+const decideThePending = async (buyer: AgentKey, how: "approve" | "decline") => {
+  const pending = ((await call(buyer, "GET", `${C}/approvals`)).body.data as Array<Json>).filter(
+    (a) => a.status === "pending"
+  )
+  expect(pending).toHaveLength(1)
+  const decided = await fetch(`${server.baseUrl}/api/dashboard/commerce/approvals/${pending[0]!.id as string}/${how}`, {
+    method: "POST",
+    headers: { cookie: buyer.cookie!, "content-type": "application/json" }
+  })
+  expect(decided.status).toBe(200)
+}
+
+/** A server on `storage` for the suite's tests (sellers answer a push within 200 ms). */
+const serveOn = (storage: Parameters<Parameters<typeof describeEachStorage>[1]>[0]) => {
   beforeAll(async () => {
     server = await startRuntimeServer({
       storage,
@@ -187,6 +207,10 @@ describeEachStorage("ACP checkout sessions", (storage) => {
   afterAll(async () => {
     await server?.close()
   })
+}
+
+describeEachStorage("ACP checkout sessions", (storage) => {
+  serveOn(storage)
 
   it("create, read, update, then complete from the wallet once under a replayed Idempotency-Key: one hold in escrow, paid 85 % on delivery", async () => {
     const { seller, buyer, itemId, serviceId } = await market(1_000)
@@ -563,15 +587,7 @@ describeEachStorage("ACP checkout sessions", (storage) => {
 // checkout for the lot — a purchase per line, all made in one unit of work or none, one card charge
 // for the total, the order following each line, and the owner's approval asked line by line.
 describeEachStorage("ACP checkout sessions of several items", (storage) => {
-  beforeAll(async () => {
-    server = await startRuntimeServer({
-      storage,
-      config: { rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000, orderWaitMs: 200 }
-    })
-  }, 60_000)
-  afterAll(async () => {
-    await server?.close()
-  })
+  serveOn(storage)
 
   it("one session, a purchase per line (the same tier twice is two), made together from the wallet once under a replayed key; each seller paid for its own line", async () => {
     const { seller, other, buyer, itemId, otherItemId } = await twoSellers(1_000, 600)
@@ -697,11 +713,7 @@ describeEachStorage("ACP checkout sessions of several items", (storage) => {
   it("a line the owner must approve waits while the others are bought; approved, the order completes; once a line is bought the session is not cancelable", async () => {
     const { buyer, itemId, otherItemId } = await twoSellers(800, 300)
     // Above 500 cents the owner decides.
-    const policy = await call(buyer, "PATCH", `${C}/wallet`, {
-      autonomyLevel: "semi_auto",
-      approvalThresholdCents: 500
-    })
-    expect(policy.status).toBe(200)
+    await ownerDecidesAbove500(buyer)
     const id = (await acp(buyer, "POST", "/checkout_sessions", linesBody([otherItemId, itemId]))).body.id as string
     const waiting = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
     expect(waiting.body).toMatchObject({ status: "pending_approval", order: { status: "manual_review" } })
@@ -717,15 +729,7 @@ describeEachStorage("ACP checkout sessions of several items", (storage) => {
     expect(refused.status).toBe(405)
     expect(refused.body).toMatchObject({ code: "not_cancelable" })
 
-    const pending = ((await call(buyer, "GET", `${C}/approvals`)).body.data as Array<Json>).filter(
-      (a) => a.status === "pending"
-    )
-    expect(pending).toHaveLength(1)
-    const approved = await fetch(
-      `${server.baseUrl}/api/dashboard/commerce/approvals/${pending[0]!.id as string}/approve`,
-      { method: "POST", headers: { cookie: buyer.cookie!, "content-type": "application/json" } }
-    )
-    expect(approved.status).toBe(200)
+    await decideThePending(buyer, "approve")
     const after = await acp(buyer, "GET", `/checkout_sessions/${id}`)
     expect(after.body.status).toBe("completed")
     expect(await wallet(buyer)).toMatchObject({ balanceCents: 8_900, heldCents: 1_100 })
@@ -733,9 +737,7 @@ describeEachStorage("ACP checkout sessions of several items", (storage) => {
 
   it("lines that all wait for the owner: cancel withdraws every approval, nothing spent; a declined line in a completed order bought nothing", async () => {
     const { buyer, itemId, otherItemId } = await twoSellers(800, 700)
-    expect(
-      (await call(buyer, "PATCH", `${C}/wallet`, { autonomyLevel: "semi_auto", approvalThresholdCents: 500 })).status
-    ).toBe(200)
+    await ownerDecidesAbove500(buyer)
     const id = (await acp(buyer, "POST", "/checkout_sessions", linesBody([itemId, otherItemId]))).body.id as string
     const waiting = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
     expect(waiting.body).toMatchObject({ status: "pending_approval", order: { status: "manual_review" } })
@@ -747,20 +749,12 @@ describeEachStorage("ACP checkout sessions of several items", (storage) => {
     expect(approvals.map((a) => a.status)).toEqual(["withdrawn", "withdrawn"])
     expect(await wallet(buyer)).toMatchObject({ balanceCents: 10_000, heldCents: 0 })
 
-    // Full autonomy under 500 again for a cheap line; the other declined: the order completes without it.
-    const { itemId: cheap } = await twoSellers(200, 200).then((m) => ({ itemId: m.itemId }))
+    // A line under the threshold is bought; the other, declined by the owner: the order completes without it.
+    const { itemId: cheap } = await market(200)
     const mixed = (await acp(buyer, "POST", "/checkout_sessions", linesBody([cheap, itemId]))).body.id as string
     const half = await acp(buyer, "POST", `/checkout_sessions/${mixed}/complete`, walletPayment(buyer.agentId))
     expect(half.body).toMatchObject({ status: "pending_approval" })
-    const pending = ((await call(buyer, "GET", `${C}/approvals`)).body.data as Array<Json>).filter(
-      (a) => a.status === "pending"
-    )
-    expect(pending).toHaveLength(1)
-    const declined = await fetch(
-      `${server.baseUrl}/api/dashboard/commerce/approvals/${pending[0]!.id as string}/decline`,
-      { method: "POST", headers: { cookie: buyer.cookie!, "content-type": "application/json" } }
-    )
-    expect(declined.status).toBe(200)
+    await decideThePending(buyer, "decline")
     const read = await acp(buyer, "GET", `/checkout_sessions/${mixed}`)
     expect(read.body.status).toBe("completed")
     expect(JSON.stringify(read.body.messages)).toMatch(/line_item_2: the owner's approval ended declined/)
