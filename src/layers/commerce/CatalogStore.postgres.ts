@@ -111,9 +111,10 @@ export const servicesPage = (sql: SqlClient.SqlClient, f: ServiceFilter & { read
 export const SEARCH_WINDOW_PER_ROW = 5
 
 /**
- * What a match costs the trigram pass (searchBeyond: the match's heap row fetched and rechecked, its
- * id sorted) in rows of an id-order walk (searchWindow: a row fetched and matched): 1.6 µs against
- * 0.65 µs on Postgres 15, measured in psql on 20,000 services (docs/performance.md).
+ * What a match costs the trigram pass (searchBeyond: the match's heap row fetched, rechecked and
+ * sorted) in rows of an id-order walk (searchWindow: a row fetched and matched): ~2.7 µs against
+ * ~0.55 µs on Postgres 15, measured in psql on 20,000 services (docs/performance.md); halved, so
+ * that a close call goes to the trigram pass, which reads exactly the word's matches.
  */
 export const SEARCH_MATCH_IN_WALKED_ROWS = 2.5
 
@@ -122,25 +123,29 @@ export const SEARCH_WALK_MAX_PER_ROW = 100
 
 /**
  * The catalogue's size as the planner reckons it: the rows the last ANALYZE (or VACUUM) counted,
- * scaled to the table's pages now; 0 for a table never analyzed. A catalog lookup and a file size.
+ * scaled to the table's pages now; 0 for a table never analyzed. A catalog lookup and a file size,
+ * asked only when the window's matches could size a walk (2 or more, fewer than the page).
  */
-const CATALOGUE_ROWS = `(SELECT greatest(reltuples, 0)::float8 / greatest(relpages, 1)
-    * (pg_relation_size(oid) / current_setting('block_size')::float8)
-  FROM pg_class WHERE oid = 'commerce_services'::regclass)`
+export const catalogueRows = (sql: SqlClient.SqlClient) =>
+  Effect.map(
+    sql<{ rows: number }>`SELECT greatest(reltuples, 0)::float8 / greatest(relpages, 1)
+        * (pg_relation_size(oid) / current_setting('block_size')::float8) AS rows
+      FROM pg_class WHERE oid = 'commerce_services'::regclass`,
+    (rows) => Number(rows[0]?.rows ?? 0)
+  )
 
 /**
  * A search's walk: the next `rows` rows of the page in id order (`limit` × SEARCH_WINDOW_PER_ROW
  * for the first pass, the window), matched against `q` as they are read (the outer LIMIT stops the
  * walk at the page's last match). A common word fills its page in the window, reading a few rows
- * per match. Each row also carries `catalogueRows` (CATALOGUE_ROWS, computed once), which
- * searchWalkRows weighs the window's matches against.
+ * per match; searchWalkRows sizes a second, longer walk from the window's matches.
  */
 export const searchWindow = (
   sql: SqlClient.SqlClient,
   f: ServiceFilter & { readonly q: string },
   rows = f.limit * SEARCH_WINDOW_PER_ROW
 ) =>
-  sql`SELECT ${sql.literal(SERVICE_COLUMNS)}, ${sql.literal(CATALOGUE_ROWS)} AS catalogue_rows FROM (
+  sql`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM (
       SELECT * FROM commerce_services WHERE ${sql.and(pageClauses(sql, f))}
       ORDER BY id LIMIT ${rows}
     ) commerce_services WHERE search LIKE ${likePattern(f.q)} ORDER BY id LIMIT ${f.limit}`
@@ -167,26 +172,20 @@ export const searchWalkRows = (limit: number, found: number, catalogueRows: numb
 }
 
 /**
- * A search's trigram pass, when the walks held fewer matches than the page wants: every match's id
- * (the trigram index's, or a scan's when the word is common), sorted, the first `limit` kept, and
- * only then their rows (a narrow sort: the rows and their fulfilment object for the page alone, not
- * for every match; ~40 % less per match than sorting whole rows). `OFFSET 0` fences the matching off
- * from the ORDER BY … LIMIT, so the planner cannot take the walk of the id order that counts on
- * matches coming soon: the plan a sample's luck picked for a rare word when it answered in one
- * statement (1 ANALYZE in ~100 put a rare word in the histogram, estimated it at 1 % and walked the
- * whole catalogue; pages.test.ts pins both passes). The rows are looked up by id in a LATERAL with
- * its own LIMIT, which the planner cannot flatten into a join it might hash.
+ * A search's trigram pass, when the walks held fewer matches than the page wants: every match
+ * (the trigram index's, or a scan's when the word is common), sorted by id, the first `limit` kept.
+ * `OFFSET 0` fences the matching off from the ORDER BY … LIMIT, so the planner cannot take the walk
+ * of the id order that counts on matches coming soon: the plan a sample's luck picked for a rare
+ * word when it answered in one statement (1 ANALYZE in ~100 put a rare word in the histogram,
+ * estimated it at 1 % and walked the whole catalogue; pages.test.ts pins both passes). Sorting the
+ * matches' ids alone and fetching the page's rows after (or computing the columns after the LIMIT)
+ * saves ~1 µs a match but costs a word in no service ~150 µs more to plan (docs/performance.md).
  */
 export const searchBeyond = (sql: SqlClient.SqlClient, f: ServiceFilter & { readonly q: string }) =>
-  sql`SELECT page_row.* FROM (
-      SELECT id FROM (
-        SELECT id FROM commerce_services
-        WHERE ${sql.and([...pageClauses(sql, f), sql`search LIKE ${likePattern(f.q)}`])}
-        OFFSET 0
-      ) matches ORDER BY id LIMIT ${f.limit}
-    ) page CROSS JOIN LATERAL (
-      SELECT ${sql.literal(SERVICE_COLUMNS)} FROM commerce_services WHERE commerce_services.id = page.id LIMIT 1
-    ) page_row ORDER BY page.id`
+  sql`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM (
+      SELECT * FROM commerce_services WHERE ${sql.and([...pageClauses(sql, f), sql`search LIKE ${likePattern(f.q)}`])}
+      OFFSET 0
+    ) commerce_services ORDER BY id LIMIT ${f.limit}`
 
 /**
  * A page of listed services: servicesPage, or with `q` a search: the window (searchWindow); when
@@ -206,18 +205,20 @@ export const servicesList = (sql: SqlClient.SqlClient, f: ServiceFilter) => {
   return orUnavailable(searchWindow(sql, search).unprepared).pipe(
     Effect.flatMap((rows) => {
       if (full(rows)) return Effect.succeed(rows)
-      const walk = searchWalkRows(f.limit, rows.length, catalogueRowsOf(rows))
-      return walk === undefined
-        ? beyond
-        : orUnavailable(searchWindow(sql, search, walk).unprepared).pipe(
-            Effect.flatMap((walked) => (full(walked) ? Effect.succeed(walked) : beyond))
-          )
+      if (rows.length < 2) return beyond
+      return orUnavailable(catalogueRows(sql)).pipe(
+        Effect.flatMap((size) => {
+          const walk = searchWalkRows(f.limit, rows.length, size)
+          return walk === undefined
+            ? beyond
+            : orUnavailable(searchWindow(sql, search, walk).unprepared).pipe(
+                Effect.flatMap((walked) => (full(walked) ? Effect.succeed(walked) : beyond))
+              )
+        })
+      )
     })
   )
 }
-
-const catalogueRowsOf = (rows: ReadonlyArray<unknown>) =>
-  rows.length === 0 ? 0 : Number((rows[0] as { readonly catalogueRows?: unknown }).catalogueRows ?? 0)
 
 /** The kept ranking's key (rankOf in SQL, the same float8 division): the expression of migration 0020's indexes. */
 const RANK = "((rating_sum + 6)::float8 / (rating_count + 2))"
