@@ -5,15 +5,18 @@
 // thousandth of the size, or with none. EXPLAIN ANALYZE of the very statements the store runs
 // (servicesPage, a search's two passes, rankedPage) must still read about a page's worth of rows, not the catalogue.
 // Autovacuum is switched off for the table here, so "no ANALYZE since" holds for the whole test.
-import { describe, expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Statement } from "effect/sql/Statement"
 import {
+  catalogueRows,
   GROWTH_ANALYZE,
   rankedPage,
+  SEARCH_WALK_MAX_PER_ROW,
   SEARCH_WINDOW_PER_ROW,
   searchBeyond,
+  searchWalkRows,
   searchWindow,
   servicesList,
   servicesPage
@@ -35,7 +38,7 @@ const CATEGORIES = [
   "summarization"
 ]
 
-/** Services `from` … `to` as a seller burst leaves them: 1 in 100 a forecast, prices 1–5,000 cents, 20 sellers. */
+/** Services `from` … `to` as a seller burst leaves them: 1 in 100 a forecast, 1 in 10 an outlook, prices 1–5,000 cents, 20 sellers. */
 const insertServices = (sql: SqlClient.SqlClient, from: number, to: number) =>
   sql.unsafe(`
     INSERT INTO commerce_services (id, seller_agent_id, name, description, category, pricing_model, tags, tiers, negotiation,
@@ -48,7 +51,8 @@ const insertServices = (sql: SqlClient.SqlClient, from: number, to: number) =>
       lower('Service ' || i || ' ' || d.text || ' ' || (ARRAY['${CATEGORIES.join("','")}'])[1 + i % ${CATEGORIES.length}]),
       p.cents, p.cents, now(), now(), 'pull'
     FROM generate_series(${from}, ${to}) i,
-      LATERAL (SELECT CASE WHEN i % 100 = 7 THEN 'weekly demand forecast ' ELSE 'reports and analyses ' END || (i % 997) AS text) d,
+      LATERAL (SELECT CASE WHEN i % 100 = 7 THEN 'weekly demand forecast ' WHEN i % 10 = 3 THEN 'market outlook '
+        ELSE 'reports and analyses ' END || (i % 997) AS text) d,
       LATERAL (SELECT 1 + (i * 7919) % 5000 AS cents) p`)
 
 interface PlanNode {
@@ -136,7 +140,7 @@ const READS: ReadonlyArray<Read> = [
 ]
 
 /** No sequential scan; rows taken from indexes (those a filter then dropped included) and sorted at most the read's bound; a word in no service reads a few index pages. */
-const expectBounded = (plan: ReadonlyArray<PlanNode>, read: Read) => {
+const expectBounded = (plan: ReadonlyArray<PlanNode>, read: Pick<Read, "what" | "rows">) => {
   const label = `${read.what}: ${plan.map((n) => `${n["Node Type"]}${n["Index Name"] ? ` ${n["Index Name"]}` : ""} (${n["Actual Rows"]})`).join(" → ")}`
   expect(
     plan.filter((n) => n["Node Type"] === "Seq Scan").map((n) => n["Relation Name"]),
@@ -198,6 +202,61 @@ const grown = (sql: SqlClient.SqlClient, analyzedAt: number | undefined, size = 
     return stats
   })
 
+/** How many of the page's matches of `q` the window finds, and the catalogue's size as the store reckons it. */
+const windowOf = (sql: SqlClient.SqlClient, q: string) =>
+  Effect.gen(function* () {
+    const rows = yield* searchWindow(sql, { limit: LIMIT, q })
+    return { found: rows.length, catalogueRows: yield* catalogueRows(sql) }
+  })
+
+const pageIds = (rows: ReadonlyArray<unknown>) => rows.map((r) => (r as { id: string }).id)
+
+/**
+ * A word in 10 % of the 10,000 services: the window finds ~10 of the page's 21, and the search
+ * walks on in id order — a few hundred rows, sized by the page and the word — where the trigram pass
+ * would read the word's ~1,000 matches; the page is the trigram pass's, row for row. A word in 1 %
+ * (1 or 2 in the window) still goes to the trigram index.
+ */
+const searchWalks = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function* () {
+    const common = yield* windowOf(sql, "outlook")
+    expect(common.catalogueRows, "the catalogue's size as the planner reckons it").toBeGreaterThan(GROWN / 2)
+    const walk = searchWalkRows(LIMIT, common.found, common.catalogueRows)
+    expect(walk, `a word in 10 %: ${common.found} in the window, a walk`).toBeDefined()
+    // Sized by the window's density: ~LIMIT ÷ 10 % × (a cautious margin), far under the word's ~1,000 matches.
+    expect(walk!, "the walk's rows").toBeLessThanOrEqual(20 * LIMIT)
+    const walked = yield* explain(sql, searchWindow(sql, { limit: LIMIT, q: "outlook" }, walk))
+    expectBounded(walked, { what: "`q` in 10 %, the walk", rows: walk! })
+    const [matches] = yield* sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM commerce_services WHERE status = 'active' AND search LIKE '%outlook%'`
+    expect(matches!.n, "the matches the trigram pass would read").toBeGreaterThan(4 * walk!)
+    for (const afterId of [undefined, "svc_4", "svc_c"]) {
+      const f = { limit: LIMIT, q: "outlook", ...(afterId === undefined ? {} : { afterId }) }
+      expect(pageIds(yield* servicesList(sql, f)), `the walk's page after ${afterId}`).toEqual(
+        pageIds(yield* searchBeyond(sql, f))
+      )
+    }
+    const rare = yield* windowOf(sql, "forecast")
+    expect(searchWalkRows(LIMIT, rare.found, rare.catalogueRows), "a word in 1 %: the trigram pass").toBeUndefined()
+  })
+
+describe("searchWalkRows", () => {
+  it("walks when the window's matches predict a page cheaper than the trigram pass's matches", () => {
+    // 10 of 20 in a window of 100, 20,000 services: ~290 rows against ~2,000 matches.
+    expect(searchWalkRows(20, 10, 20_000)).toBe(293)
+    // The same at 1,000 services: ~100 matches cost less than the walk.
+    expect(searchWalkRows(20, 10, 1_000)).toBeUndefined()
+    // 0 or 1 in the window: too few to size a walk (a rare word).
+    expect(searchWalkRows(20, 0, 1e9)).toBeUndefined()
+    expect(searchWalkRows(20, 1, 1e9)).toBeUndefined()
+    // 2 in the window: capped at SEARCH_WALK_MAX_PER_ROW rows per row of the page, whatever the catalogue.
+    expect(searchWalkRows(20, 2, 1e9)).toBe(SEARCH_WALK_MAX_PER_ROW * 20)
+    expect(searchWalkRows(20, 2, 20_000)).toBeUndefined()
+    // A full window needs no walk.
+    expect(searchWalkRows(20, 20, 1e9)).toBeUndefined()
+  })
+})
+
 const PAGES = ["the first page", "a later page", "a category", "a seller"]
 
 for (const c of [embeddedCase, postgresCase]) {
@@ -213,6 +272,7 @@ for (const c of [embeddedCase, postgresCase]) {
               const stats = yield* grown(sql, 1_000)
               for (const read of READS) expectBounded(yield* explain(sql, read.statement(sql)), read)
               expect((yield* servicesList(sql, { limit: LIMIT, q: "forecast" })).length).toBe(LIMIT)
+              yield* searchWalks(sql)
               expect(yield* Effect.andThen(flushStats(sql), analyzed(sql)), "still no ANALYZE").toEqual(stats)
             })
         )

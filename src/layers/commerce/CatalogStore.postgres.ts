@@ -111,23 +111,75 @@ export const servicesPage = (sql: SqlClient.SqlClient, f: ServiceFilter & { read
 export const SEARCH_WINDOW_PER_ROW = 5
 
 /**
- * A search's first pass: the next `limit` × SEARCH_WINDOW_PER_ROW rows of the page in id order,
- * matched against `q` as they are read (the outer LIMIT stops the walk at the page's last match). A
- * common word fills its page here, reading a few rows per match.
+ * What a match costs the trigram pass (searchBeyond: the match's heap row fetched, rechecked and
+ * sorted) in rows of an id-order walk (searchWindow: a row fetched and matched): ~2.7 µs against
+ * ~0.55 µs on Postgres 15, measured in psql on 20,000 services (docs/performance.md); halved, so
+ * that a close call goes to the trigram pass, which reads exactly the word's matches.
  */
-export const searchWindow = (sql: SqlClient.SqlClient, f: ServiceFilter & { readonly q: string }) =>
+export const SEARCH_MATCH_IN_WALKED_ROWS = 2.5
+
+/** The longest walk a search takes instead of the trigram pass, in rows per row of the page. */
+export const SEARCH_WALK_MAX_PER_ROW = 100
+
+/**
+ * The catalogue's size as the planner reckons it: the rows the last ANALYZE (or VACUUM) counted,
+ * scaled to the table's pages now; 0 for a table never analyzed. A catalog lookup and a file size,
+ * asked only when the window's matches could size a walk (2 or more, fewer than the page).
+ */
+export const catalogueRows = (sql: SqlClient.SqlClient) =>
+  Effect.map(
+    sql<{ rows: number }>`SELECT greatest(reltuples, 0)::float8 / greatest(relpages, 1)
+        * (pg_relation_size(oid) / current_setting('block_size')::float8) AS rows
+      FROM pg_class WHERE oid = 'commerce_services'::regclass`,
+    (rows) => Number(rows[0]?.rows ?? 0)
+  )
+
+/**
+ * A search's walk: the next `rows` rows of the page in id order (`limit` × SEARCH_WINDOW_PER_ROW
+ * for the first pass, the window), matched against `q` as they are read (the outer LIMIT stops the
+ * walk at the page's last match). A common word fills its page in the window, reading a few rows
+ * per match; searchWalkRows sizes a second, longer walk from the window's matches.
+ */
+export const searchWindow = (
+  sql: SqlClient.SqlClient,
+  f: ServiceFilter & { readonly q: string },
+  rows = f.limit * SEARCH_WINDOW_PER_ROW
+) =>
   sql`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM (
       SELECT * FROM commerce_services WHERE ${sql.and(pageClauses(sql, f))}
-      ORDER BY id LIMIT ${f.limit * SEARCH_WINDOW_PER_ROW}
+      ORDER BY id LIMIT ${rows}
     ) commerce_services WHERE search LIKE ${likePattern(f.q)} ORDER BY id LIMIT ${f.limit}`
 
 /**
- * A search's second pass, when the window held fewer matches than the page wants: every match
- * (the trigram index's, or a scan's when the word is common), sorted by id, the first `limit`
- * kept. `OFFSET 0` fences the matching off from the ORDER BY … LIMIT, so the planner cannot take
- * the walk of the id order that counts on matches coming soon: the plan a sample's luck picked for
- * a rare word when it answered in one statement (1 ANALYZE in ~100 put a rare word in the
- * histogram, estimated it at 1 % and walked the whole catalogue; pages.test.ts pins both passes).
+ * When the window found `found` of the page's `limit` matches (fewer than `limit`) in a catalogue of
+ * about `catalogueRows`: how many rows a second walk should read to fill the page, when that walk is
+ * cheaper than the trigram pass; undefined when it is not, or when the window saw too few matches
+ * to tell (0 or 1: a rare word, the trigram pass's case). The walk is sized by a cautious density,
+ * (found − √found) in the window's rows (a Poisson count's one-sigma low), so that it mostly fills
+ * the page, and capped at SEARCH_WALK_MAX_PER_ROW × `limit` rows; the trigram pass reads the word's
+ * every match, about found ÷ window × catalogueRows of them, each worth SEARCH_MATCH_IN_WALKED_ROWS
+ * rows of the walk. Both bounds are the page's and the word's, not the catalogue's: at a page of 20
+ * in 20,000 services, a word in 1 % goes to the trigram index (1 or 2 in the window: its 200 matches
+ * against a walk of 2,000 rows), a word in 10 % to the walk (~10 in the window: ~290 rows against
+ * its 2,000 matches).
+ */
+export const searchWalkRows = (limit: number, found: number, catalogueRows: number): number | undefined => {
+  const window = limit * SEARCH_WINDOW_PER_ROW
+  if (found < 2 || found >= limit) return undefined
+  const rows = Math.min(Math.ceil((limit * window) / (found - Math.sqrt(found))), SEARCH_WALK_MAX_PER_ROW * limit)
+  const matches = (found / window) * catalogueRows
+  return rows < matches * SEARCH_MATCH_IN_WALKED_ROWS ? rows : undefined
+}
+
+/**
+ * A search's trigram pass, when the walks held fewer matches than the page wants: every match
+ * (the trigram index's, or a scan's when the word is common), sorted by id, the first `limit` kept.
+ * `OFFSET 0` fences the matching off from the ORDER BY … LIMIT, so the planner cannot take the walk
+ * of the id order that counts on matches coming soon: the plan a sample's luck picked for a rare
+ * word when it answered in one statement (1 ANALYZE in ~100 put a rare word in the histogram,
+ * estimated it at 1 % and walked the whole catalogue; pages.test.ts pins both passes). Sorting the
+ * matches' ids alone and fetching the page's rows after (or computing the columns after the LIMIT)
+ * saves ~1 µs a match but costs a word in no service ~150 µs more to plan (docs/performance.md).
  */
 export const searchBeyond = (sql: SqlClient.SqlClient, f: ServiceFilter & { readonly q: string }) =>
   sql`SELECT ${sql.literal(SERVICE_COLUMNS)} FROM (
@@ -136,19 +188,35 @@ export const searchBeyond = (sql: SqlClient.SqlClient, f: ServiceFilter & { read
     ) commerce_services ORDER BY id LIMIT ${f.limit}`
 
 /**
- * A page of listed services: servicesPage, or with `q` the search's two passes (searchWindow, then
- * searchBeyond only when the window did not fill the page). Unprepared, so each statement is planned
- * for its own values: a prepared statement switches to a generic plan after five runs, which cannot
- * know that a price band is narrow (docs/performance.md has the figures).
+ * A page of listed services: servicesPage, or with `q` a search: the window (searchWindow); when
+ * that leaves the page short, a longer walk of the id order if searchWalkRows finds one cheaper than
+ * the trigram pass (a common word's page, read at a cost that does not grow with the catalogue), and
+ * searchBeyond when there is none or it too left the page short. Every pass is bounded: the walks by
+ * their rows, the trigram pass by the word's matches. Unprepared, so each statement is planned for
+ * its own values: a prepared statement switches to a generic plan after five runs, which cannot know
+ * that a price band is narrow (docs/performance.md has the figures).
  */
 export const servicesList = (sql: SqlClient.SqlClient, f: ServiceFilter) => {
   const q = f.q
   if (q === undefined) return orUnavailable(servicesPage(sql, { ...f, q }).unprepared)
   const search = { ...f, q }
+  const beyond = orUnavailable(searchBeyond(sql, search).unprepared)
+  const full = (rows: ReadonlyArray<unknown>) => rows.length >= f.limit
   return orUnavailable(searchWindow(sql, search).unprepared).pipe(
-    Effect.flatMap((rows) =>
-      rows.length >= f.limit ? Effect.succeed(rows) : orUnavailable(searchBeyond(sql, search).unprepared)
-    )
+    Effect.flatMap((rows) => {
+      if (full(rows)) return Effect.succeed(rows)
+      if (rows.length < 2) return beyond
+      return orUnavailable(catalogueRows(sql)).pipe(
+        Effect.flatMap((size) => {
+          const walk = searchWalkRows(f.limit, rows.length, size)
+          return walk === undefined
+            ? beyond
+            : orUnavailable(searchWindow(sql, search, walk).unprepared).pipe(
+                Effect.flatMap((walked) => (full(walked) ? Effect.succeed(walked) : beyond))
+              )
+        })
+      )
+    })
   )
 }
 
