@@ -5,7 +5,7 @@ import { PGlite } from "@electric-sql/pglite"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { LOCK_FILE, PGDATA } from "../../src/layers/storage/embedded.js"
 import { createAgentKey } from "../fixtures/agents.js"
@@ -58,21 +58,25 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
   it("a second process on the same DATA_DIR stops at once with one line naming the folder and the holder; SIGTERM releases it", async () => {
     // The folder's first start runs initdb and every migration in WebAssembly: minutes on a loaded machine.
     app = await startServerProcess(bundle, env(dataDir), { readyTimeoutMs: 120_000 })
-    // Not kept alive: spawnSync below blocks this process past the server's keep-alive timeout, and a
-    // pooled socket the server closed meanwhile would fail the next fetch ("other side closed", CI 2026-12-02).
-    const health = () => fetch(`${app!.baseUrl}/health`, { headers: { connection: "close" } })
-    expect(await (await health()).json()).toMatchObject({ status: "ok", storage: "embedded" })
-    const second = spawnSync(process.execPath, [bundle], {
-      env: { PATH: process.env.PATH ?? "", PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "WARN" },
-      encoding: "utf8",
-      timeout: 20_000
+    expect(await (await fetch(`${app.baseUrl}/health`)).json()).toMatchObject({ status: "ok", storage: "embedded" })
+    // Waited for without blocking this process (spawnSync did: a keep-alive socket the server closed
+    // meanwhile went unnoticed, and the next fetch failed on it, "other side closed", CI 2026-12-02).
+    const second = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [bundle], {
+        env: { PATH: process.env.PATH ?? "", PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "WARN" },
+        stdio: ["ignore", "ignore", "pipe"],
+        timeout: 20_000
+      })
+      let stderr = ""
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
+      child.on("close", (status) => resolve({ status, stderr }))
     })
     expect(second.status).toBe(69)
     const lines = second.stderr.trim().split("\n")
     expect(lines).toHaveLength(1)
     expect(lines[0]).toContain(`DATA_DIR ${dataDir} is in use by process ${app.child.pid}`)
     // The first one is unharmed.
-    expect((await health()).status).toBe(200)
+    expect((await fetch(`${app.baseUrl}/health`)).status).toBe(200)
     await app.stop()
     app = undefined
     expect(existsSync(join(dataDir, LOCK_FILE)), "SIGTERM closes the database and removes the lock").toBe(false)
