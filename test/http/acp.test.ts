@@ -18,6 +18,7 @@ import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { AcpOrderNoticeStore } from "../../src/services/acp/AcpOrderNoticeStore.js"
+import { CHARGE_DESCRIPTION_MAX, chargeDescription } from "../../src/services/acp/AcpCheckout.js"
 import { eventually } from "../fixtures/wait.js"
 
 const C = "/api/v1/agent/commerce"
@@ -1130,6 +1131,19 @@ describeEachStorage("ACP order events", (storage) => {
     const other = (await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))).body.id as string
     expect((await acp(buyer, "POST", `/checkout_sessions/${other}/cancel`)).status).toBe(200)
     expect(await server.run(Effect.flatMap(AcpOrderNoticeStore, (s) => s.get(other)))).toBeUndefined()
+  })
+})
+
+describe("a card charge's description", () => {
+  it("names the lines, and never runs past what a processor takes (ten lines of the longest names)", () => {
+    const line = (serviceName: string, tierName: string) =>
+      ({ serviceName, tierName }) as Parameters<typeof chargeDescription>[0][number]
+    expect(chargeDescription([line("Proofreading", "One page"), line("Translation", "One paragraph")])).toBe(
+      "Proofreading — One page; Translation — One paragraph"
+    )
+    const long = chargeDescription(Array.from({ length: 10 }, (_, i) => line(`${i}`.repeat(120), "t".repeat(60))))
+    expect(long.length).toBe(CHARGE_DESCRIPTION_MAX)
+    expect(long.startsWith("0".repeat(120))).toBe(true)
   })
 })
 

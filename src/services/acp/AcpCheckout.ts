@@ -103,6 +103,15 @@ export interface AcpCheckoutService {
   readonly view: (id: string) => Effect.Effect<AcpSessionView | undefined, StorageUnavailable>
 }
 
+/** The longest description a card charge carries (ten lines' names can run to ~1,900 characters). */
+export const CHARGE_DESCRIPTION_MAX = 500
+
+/** What the card statement's processor is told was bought: the lines' names, cut at CHARGE_DESCRIPTION_MAX. */
+export const chargeDescription = (lines: ReadonlyArray<AcpLine>) => {
+  const all = lines.map((l) => `${l.serviceName} — ${l.tierName}`).join("; ")
+  return all.length <= CHARGE_DESCRIPTION_MAX ? all : `${all.slice(0, CHARGE_DESCRIPTION_MAX - 1)}…`
+}
+
 /** The caller as a buying agent: an agent key with commerce:buy. */
 const buyerOf = (caller: Caller) =>
   caller.agentId !== undefined && caller.permissions.has("commerce:buy")
@@ -387,7 +396,7 @@ const make = Effect.gen(function* () {
         token: handler.token,
         amountCents,
         currency: CURRENCY,
-        description: lines.map((l) => `${l.serviceName} — ${l.tierName}`).join("; "),
+        description: chargeDescription(lines),
         metadata: { acp_checkout_session_id: id, agent_id: agentId },
         idempotencyKey: yield* ids.make("acpcharge")
       })
