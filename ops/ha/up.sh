@@ -75,6 +75,11 @@ postgresql:
     superuser:
       username: postgres
       password: $HA_PG_PASSWORD
+  # A replica's base backup asks the primary for a checkpoint: pg_basebackup's default is a spread
+  # one, paced over checkpoint_completion_target x checkpoint_timeout (~270 s) whatever the number of
+  # dirty buffers, so a standby cloned while the primary had writes in memory took minutes to join.
+  basebackup:
+    - checkpoint: fast
   parameters:
     unix_socket_directories: $HA_DIR/$1
     listen_addresses: 127.0.0.1

@@ -82,6 +82,7 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
   let databaseUrl = ""
   let urls: Array<string> = []
   const releases: Array<() => void> = []
+  // A script that fails brings the cluster's logs (etcd, both nodes, the services) with its error.
   const script = (name: string, args: ReadonlyArray<string> = [], timeout = 180_000) =>
     new Promise<string>((resolve, reject) =>
       execFile(
@@ -89,7 +90,7 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
         [path.join(HA, name), ...args],
         { cwd: root, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...env }, timeout },
         (error, stdout, stderr) =>
-          error ? reject(new Error(`ops/ha/${name} failed: ${error.message}\n${stderr}`)) : resolve(stdout)
+          error ? reject(new Error(`ops/ha/${name} failed: ${error.message}\n${stderr}\n${logs()}`)) : resolve(stdout)
       )
     )
   const logs = () => {
@@ -128,9 +129,7 @@ describe.skipIf(skip !== undefined)(`failover of the primary under buy load${ski
       RATE_LIMIT_PER_DAY: "100000000",
       NEGOTIATION_DELAY_MS: "200"
     })
-    urls = (
-      await script("services.sh", ["2"]).catch((e: unknown) => Promise.reject(new Error(`${String(e)}\n${logs()}`)))
-    )
+    urls = (await script("services.sh", ["2"]))
       .trim()
       .split("\n")
       .filter((l) => l.startsWith("http://"))
