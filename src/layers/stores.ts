@@ -69,6 +69,8 @@ import { MemoryPushConfigStore } from "./a2a/PushConfigStore.memory.js"
 import { MemoryAcpOrderNoticeStore } from "./acp/AcpOrderNoticeStore.memory.js"
 import { PgAcpOrderNoticeStore } from "./acp/AcpOrderNoticeStore.postgres.js"
 import { PgPushConfigStore } from "./a2a/PushConfigStore.postgres.js"
+import { MemoryX402TaskStore } from "./a2a/X402TaskStore.memory.js"
+import { PgX402TaskStore } from "./a2a/X402TaskStore.postgres.js"
 import { Effect, Layer } from "effect"
 import { pgClientLayer } from "./storage/postgres/PgDb.js"
 import { EmbeddedPostgres, EmbeddedPostgresLive, EmbeddedVacuumLive } from "./storage/embedded.js"
@@ -114,7 +116,8 @@ export const MemoryStorageLive = Layer.mergeAll(
   MemoryOrderStore,
   MemorySellerBoardStore,
   MemoryPushConfigStore,
-  MemoryAcpOrderNoticeStore
+  MemoryAcpOrderNoticeStore,
+  MemoryX402TaskStore
 ).pipe(Layer.provide(MemoryDb.layer))
 
 /** Every store port and the Transactor over an SqlClient, without migrations. */
@@ -152,7 +155,8 @@ const PgStoresOnly = Layer.mergeAll(
   PgOrderStore,
   PgSellerBoardStore,
   PgPushConfigStore,
-  PgAcpOrderNoticeStore
+  PgAcpOrderNoticeStore,
+  PgX402TaskStore
 )
 
 export const PgStoresLive = PgStoresOnly.pipe(Layer.provide(MigrationsLive))

@@ -6,6 +6,7 @@ import { agentTools } from "../descriptors/tools.js"
 import type { RouteAnswer } from "./tasks.js"
 import type { Json } from "./rpc.js"
 import type { PushMethodContext } from "./push.js"
+import type { X402TaskRecord } from "../../schema/a2a/x402Task.js"
 
 const INTERNAL_ORIGIN = "http://a2a.internal"
 
@@ -56,15 +57,46 @@ export interface A2aCalls {
   readonly pushConfig: (method: string, id: unknown, params: Json, context: PushMethodContext) => Promise<Json>
   /** The caller withdraws its approval still waiting on the owner (Approvals.withdraw, with commerce:buy). */
   readonly withdrawApproval: (approvalId: string) => Promise<CancelOutcome>
+  /** Buying with x402 (./x402Tasks.ts), when x402 is configured. */
+  readonly x402?: A2aX402
+}
+
+/** What a buy paid with x402 runs against: the caller's x402 tasks and their payments. */
+export interface A2aX402 {
+  /** Whether the request activated the a2a-x402 extension (`A2A-Extensions` or `X-A2A-Extensions`). */
+  readonly activated: boolean
+  /** Opens a task for the quoted call, the caller's (a keyless caller's has no agent). */
+  readonly open: (call: {
+    readonly serviceId: string
+    readonly tierId: string | null
+    readonly body: string
+  }) => Promise<X402TaskRecord | "unavailable">
+  /** The caller's own task, or undefined (none, or another caller's). */
+  readonly get: (id: string) => Promise<X402TaskRecord | undefined | "unavailable">
+  /** Compare and set (X402TaskStore.replace). */
+  readonly replace: (expected: X402TaskRecord, next: X402TaskRecord) => Promise<boolean | "unavailable">
+  readonly setPayment: (id: string, paymentId: string) => Promise<void>
+  /** The payment the task submitted (X402.ofTask), undefined when there is none. */
+  readonly payment: (task: X402TaskRecord) => Promise<X402TaskPayment | undefined | "unavailable">
+  /** What paying the task's call asks now (a fresh PaymentRequired), or undefined when it cannot be bought. */
+  readonly required: (task: X402TaskRecord, error?: string) => Promise<Json | undefined>
+  readonly now: () => number
+}
+
+export interface X402TaskPayment {
+  readonly view: Json & { readonly status: string; readonly transactionId: string | null }
+  readonly settle: Json
 }
 
 /** Runs one Agent API route in-process with the caller's key (and the message's Idempotency-Key). */
 export const runRoute = async (
   calls: A2aCalls,
   route: { readonly method: string; readonly path: string; readonly body?: string },
-  idempotencyKey?: string
+  idempotencyKey?: string,
+  extraHeaders: Record<string, string> = {}
 ): Promise<RouteAnswer> => {
   const headers: Record<string, string> = {
+    ...extraHeaders,
     ...calls.credentials,
     accept: "application/json",
     "x-request-id": `${calls.requestId}.a2a`.slice(0, 128)

@@ -3,7 +3,7 @@
 // idempotency as REST and MCP), and answers with an agent Message carrying the route's JSON, or,
 // for a buy that waits on its seller, with the purchase's Task (src/http/a2a/tasks.ts).
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Context, Effect, Result, Stream } from "effect"
+import { Context, Effect, Option, Result, Stream } from "effect"
 import { Unauthorized } from "../../schema/platform/errors.js"
 import { currentIdempotencyKey, currentIdempotencyScope } from "../requestIdempotency.js"
 import { Keys } from "../../services/keys/Keys.js"
@@ -11,7 +11,6 @@ import { errorResponse } from "../errors.js"
 import { presentedKey } from "../middleware/authLive.js"
 import { currentRequestId } from "../requestId.js"
 import { isProblem, toRouteRequest } from "../descriptors/toolRequest.js"
-import { agentTools, type ApiTool } from "../descriptors/tools.js"
 import { Commerce } from "../../services/commerce/Commerce.js"
 import { Orders } from "../../services/purchases/Orders.js"
 import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, rpcResult } from "./rpc.js"
@@ -25,146 +24,15 @@ import { PushConfigStore } from "../../services/a2a/PushConfigStore.js"
 import { WebhookTransport } from "../../services/webhooks/WebhookTransport.js"
 import { Ids, Transactor } from "../../services/platform/Db.js"
 import { agentCard } from "../site/agentFiles/contents.js"
+import { A2A_X402_EXTENSION } from "../../schema/a2a/x402Task.js"
+import { KEYLESS, x402CallsFor } from "./x402Calls.js"
+import { helpMessage, keylessCall, messageCall, messageIdempotencyKey, replyEnvelope } from "./messages.js"
+import type { Caller } from "../../services/keys/Caller.js"
+import { buysWithX402, cancelX402Task, isX402TaskId, openX402Buy, payX402Task, readX402Task } from "./x402Tasks.js"
 import { AppConfig } from "../../services/platform/AppConfig.js"
 import { sendStreamingMessage, sseText, type StreamAnswer, subscribeToTask } from "./streaming.js"
-import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION, type A2aSkill, resolveSkills } from "../descriptors/a2a.js"
-import { type Intent, intentExamples, intentOf, intentText, type NoIntent } from "./intents.js"
-
-const skills = resolveSkills(agentTools)
-const skillIds = skills.map((s) => s.skill.id).join(", ")
-
-/**
- * The skill and its arguments a user message asks for: a data part `{skill, …arguments}`, or
- * `message.metadata.skill` with the arguments in a data part. Otherwise a reason.
- */
-export const skillCall = (
-  message: unknown
-): { readonly skill: string; readonly args: Json } | { readonly problem: string } => {
-  if (!isRecord(message)) return { problem: "params.message is required" }
-  const parts = Array.isArray(message.parts) ? message.parts : []
-  const data = parts.find((p): p is { data: Json } => isRecord(p) && isRecord(p.data))?.data
-  const fromMeta =
-    isRecord(message.metadata) && typeof message.metadata.skill === "string" ? message.metadata.skill : undefined
-  const named = data && typeof data.skill === "string" ? data.skill : fromMeta
-  if (named === undefined)
-    return { problem: `name the skill: a data part {"skill": "<id>", …arguments} (skills: ${skillIds})` }
-  const { skill: _skill, ...args } = data ?? {}
-  void _skill
-  return { skill: named, args }
-}
-
-/** A tool by name; fails at startup if it was renamed. */
-const toolNamed = (name: string) => {
-  const tool = agentTools.find((t) => t.name === name)
-  if (!tool) throw new Error(`A2A: no tool named ${name}`)
-  return tool
-}
-const intentTools = new Map(
-  (["list_services", "get_service", "buy", "transaction"] as const).map((n) => [n, toolNamed(n)])
-)
-
-/** What a user message runs: a skill named in a data part, or the intent of its text (docs/a2a.md). */
-type MessageCall =
-  | {
-      readonly tool: ApiTool
-      readonly args: Json
-      readonly skill?: A2aSkill
-      readonly intent?: Intent
-    }
-  | { readonly tool?: undefined; readonly intent: NoIntent }
-  | { readonly problem: string }
-
-export const messageCall = (message: unknown): MessageCall => {
-  const call = skillCall(message)
-  if (!("problem" in call)) {
-    const found = skills.find((s) => s.skill.id === call.skill)
-    if (!found) return { problem: `unknown skill ${call.skill} (skills: ${skillIds})` }
-    return { tool: found.tool, args: call.args, skill: found.skill }
-  }
-  const text = textOf(message)
-  if (text === undefined) return call
-  const intent = intentOf(text)
-  if (intent.intent === "help") return { intent }
-  return {
-    tool: intentTools.get(intent.tool)!,
-    args: intent.args,
-    intent,
-    ...(skillOfTool.has(intent.tool) ? { skill: skillOfTool.get(intent.tool)! } : {})
-  }
-}
-const skillOfTool = new Map(skills.map((s) => [s.tool.name, s.skill]))
-
-/** The message's text: its text parts joined, when it has any. */
-const textOf = (message: unknown): string | undefined => {
-  if (!isRecord(message) || !Array.isArray(message.parts)) return undefined
-  const texts = message.parts.filter((p): p is { text: string } => isRecord(p) && typeof p.text === "string")
-  return texts.length === 0 ? undefined : texts.map((p) => p.text).join(" ")
-}
-
-/** The head of an agent message answering `message`: its id, the client's context kept. */
-const replyEnvelope = (calls: Pick<A2aCalls, "requestId">, message: unknown) => ({
-  messageId: `${calls.requestId}.reply`,
-  ...(isRecord(message) && typeof message.contextId === "string" && message.contextId !== ""
-    ? { contextId: message.contextId }
-    : {}),
-  role: "ROLE_AGENT"
-})
-
-/** The answer to a text no row matched: the skills, how to call each, and the phrases understood. */
-const helpMessage = (calls: Pick<A2aCalls, "requestId">, params: Json, intent: NoIntent) => ({
-  ...replyEnvelope(calls, params.message),
-  parts: [
-    {
-      text: [
-        ...(intent.hint !== undefined ? [`To check a purchase, ${intent.hint}.`] : []),
-        `I sell and buy AI services for your agent's wallet. Say: ${intentExamples.map((e) => `"${e.say}"`).join(", ")}.`,
-        `Or send a data part naming a skill: ${skills.map((s) => JSON.stringify(s.skill.example)).join(" ")}.`
-      ].join(" "),
-      mediaType: "text/plain"
-    },
-    {
-      data: {
-        skills: skills.map((s) => ({
-          id: s.skill.id,
-          name: s.skill.name,
-          description: s.skill.description,
-          example: s.skill.example
-        })),
-        phrases: intentExamples
-      },
-      mediaType: "application/json"
-    }
-  ],
-  metadata: { intent: "help", ok: true }
-})
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
-
-/**
- * The message's own Idempotency-Key: `message.metadata.idempotencyKey` (or, as first documented,
- * the request's `metadata.idempotencyKey`; both given must agree). None when absent; a malformed
- * one is refused rather than dropped, so a client never believes a purchase is keyed when it is not.
- */
-export const messageIdempotencyKey = (
-  params: Json
-): { readonly key: string | undefined } | { readonly problem: string; readonly field: string } => {
-  const message = isRecord(params.message) ? params.message : {}
-  const found = [
-    ["message.metadata.idempotencyKey", isRecord(message.metadata) ? message.metadata.idempotencyKey : undefined],
-    ["metadata.idempotencyKey", isRecord(params.metadata) ? params.metadata.idempotencyKey : undefined]
-  ].filter((entry): entry is [string, unknown] => entry[1] !== undefined)
-  for (const [field, value] of found) {
-    if (typeof value !== "string" || !IDEMPOTENCY_KEY.test(value))
-      return { problem: `${field}: must be 1 to 255 visible ASCII characters`, field }
-  }
-  if (found.length === 2 && found[0][1] !== found[1][1]) {
-    return {
-      problem: "message.metadata.idempotencyKey and metadata.idempotencyKey differ: send one",
-      field: "message.metadata.idempotencyKey"
-    }
-  }
-  return { key: found[0]?.[1] as string | undefined }
-}
+import { A2A_ENDPOINT_PATH, A2A_PROTOCOL_VERSION } from "../descriptors/a2a.js"
+import { intentText } from "./intents.js"
 
 /**
  * A buy that came back pending is a task (its id the transaction id). Unless the message asks to
@@ -193,6 +61,7 @@ const sagaTask = async (calls: A2aCalls, params: Json, saga: TaskSaga, startedAt
 
 /** The caller's task `id` as GetTask answers it (a purchase, an approval, or a saga), or the error. */
 const readAnyTask = async (rpcId: unknown, id: unknown, calls: A2aCalls) => {
+  if (isX402TaskId(id)) return readX402Task(rpcId, id, calls)
   if (isApprovalId(id)) return readApprovalTask(rpcId, id, calls)
   if (isSagaId(id)) {
     const read = await readSagaTask(rpcId, id, calls)
@@ -211,7 +80,10 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
   switch (method) {
     case "SendMessage": {
       const startedAt = Date.now()
-      // A task here is a purchase the seller answers, not a conversation: it takes no further messages.
+      // A message naming an x402 task pays it (or declines to): x402Tasks.ts.
+      if (isRecord(params.message) && isX402TaskId(params.message.taskId))
+        return payX402Task(id, calls, params, params.message.taskId, startedAt)
+      // Any other task here is a purchase the seller answers, not a conversation: it takes no further messages.
       if (isRecord(params.message) && typeof params.message.taskId === "string" && params.message.taskId !== "")
         return rpcError(
           id,
@@ -221,6 +93,8 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
       const call = messageCall(params.message)
       if ("problem" in call) return rpcError(id, A2aErrors.invalidParams, call.problem)
       if (call.tool === undefined) return rpcResult(id, { message: helpMessage(calls, params, call.intent) })
+      // A buy paid with x402 (a keyless caller's, or a keyed one's that activated the extension).
+      if (call.tool.name === "buy" && buysWithX402(calls)) return openX402Buy(id, calls, call.args)
       const route = toRouteRequest(call.tool, call.args)
       if (isProblem(route)) return rpcError(id, A2aErrors.invalidParams, route.message, { field: route.field })
       const key = messageIdempotencyKey(params)
@@ -282,7 +156,7 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
     case "ListTasks":
       return listTasks(id, params, calls)
     case "CancelTask":
-      return cancelTask(id, params, calls)
+      return isX402TaskId(params.id) ? cancelX402Task(id, params.id, calls) : cancelTask(id, params, calls)
     case "CreateTaskPushNotificationConfig":
     case "GetTaskPushNotificationConfig":
     case "ListTaskPushNotificationConfigs":
@@ -291,12 +165,18 @@ export const handleA2a = async (body: unknown, calls: A2aCalls): Promise<Json> =
         agentId: calls.caller.agentId,
         // The task must be the caller's (and its key may read it), as GetTask asks.
         ownTask: async (taskId) => {
+          if (isX402TaskId(taskId))
+            return rpcError(
+              id,
+              A2aErrors.unsupportedOperation,
+              "an x402 task is followed with GetTask: no push notifications"
+            )
           const read = await readAnyTask(id, taskId, calls)
           return "error" in read ? read.error : undefined
         }
       })
     case "GetExtendedAgentCard":
-      return extendedCard(id, agentCard(calls.baseUrl), calls.caller)
+      return extendedCard(id, agentCard(calls.baseUrl, { x402: calls.x402 !== undefined }), calls.caller)
     default:
       return rpcError(id, A2aErrors.methodNotFound, `unknown method ${method}`)
   }
@@ -333,25 +213,36 @@ export const A2aRoutesLive = HttpRouter.use(
       }
       const key = presentedKey(request.headers.authorization, request.headers["x-api-key"])
       const challenge = { "www-authenticate": `Bearer realm="agent-api", ApiKey realm="agent-api", header="X-API-Key"` }
-      if (key === undefined)
-        return errorResponse(
-          new Unauthorized({ message: "missing API key: send Authorization: Bearer <key> (or X-API-Key)" }),
-          requestId,
-          challenge
-        )
-      const authenticated = yield* keys.authenticate(key).pipe(Effect.result)
-      if (Result.isFailure(authenticated)) {
-        const denied = authenticated.failure
-        return errorResponse(denied, requestId, denied._tag === "Unauthorized" ? challenge : {})
+      const config = yield* AppConfig
+      const x402Offered = Option.isSome(config.x402)
+      const missingKey = errorResponse(
+        new Unauthorized({
+          message: `missing API key: send Authorization: Bearer <key> (or X-API-Key)${x402Offered ? "; without one, only a buy paid with x402 (docs/a2a.md)" : ""}`
+        }),
+        requestId,
+        challenge
+      )
+      if (key === undefined && !x402Offered) return missingKey
+      let caller: Caller
+      if (key === undefined) caller = KEYLESS
+      else {
+        const authenticated = yield* keys.authenticate(key).pipe(Effect.result)
+        if (Result.isFailure(authenticated)) {
+          const denied = authenticated.failure
+          return errorResponse(denied, requestId, denied._tag === "Unauthorized" ? challenge : {})
+        }
+        caller = authenticated.success.caller
       }
-      const caller = authenticated.success.caller
       const text = yield* request.text
       let body: unknown
       try {
         body = JSON.parse(text)
       } catch {
+        if (key === undefined) return missingKey
         return HttpServerResponse.jsonUnsafe(rpcError(null, A2aErrors.parse, "request body is not valid JSON"))
       }
+      // Without a key: a buy paid with x402 and its task, nothing else (docs/a2a.md "Paying with x402").
+      if (key === undefined && !keylessCall(body)) return missingKey
       // Each message carries its own Idempotency-Key (`message.metadata.idempotencyKey`) or none:
       // nothing of the envelope's request may stand in for it.
       const context = Context.add(
@@ -359,10 +250,17 @@ export const A2aRoutesLive = HttpRouter.use(
         currentIdempotencyScope,
         ""
       )
-      const handler = HttpEffect.toWebHandler(router.asHttpEffect())
+      // The in-process request comes from this request's address: a keyless payer's calls are
+      // rate-limited (and their Idempotency-Keys scoped) per address, as over REST.
+      const remoteAddress = request.remoteAddress
+      const handler = HttpEffect.toWebHandler(
+        router
+          .asHttpEffect()
+          .pipe(Effect.updateService(HttpServerRequest.HttpServerRequest, (inner) => inner.modify({ remoteAddress })))
+      )
       const dispatch = (inner: Request) => handler(inner, context)
-      // Each skill runs with the caller's key, in whichever header it came.
-      const credentials = { authorization: `Bearer ${key}` }
+      // Each skill runs with the caller's key, in whichever header it came (a keyless payer's with none).
+      const credentials: Record<string, string> = key === undefined ? {} : { authorization: `Bearer ${key}` }
       const run = Effect.runPromiseWith(context)
       const awaitOutcome = (orderId: string, ms: number) =>
         run(
@@ -452,7 +350,12 @@ export const A2aRoutesLive = HttpRouter.use(
       const pushContext = yield* Effect.context<PushConfigStore | WebhookTransport | Ids | Transactor>()
       const pushConfig: A2aCalls["pushConfig"] = (method, rpcId, params, pushCaller) =>
         run(Effect.provideContext(pushConfigMethod(method, rpcId, params, pushCaller), pushContext))
+      const x402Calls =
+        x402Offered && Option.isSome(config.x402)
+          ? yield* x402CallsFor(caller, request.headers, config.x402.value)
+          : undefined
       const calls = {
+        ...(x402Calls === undefined ? {} : { x402: x402Calls }),
         pushConfig,
         dispatch,
         credentials,
@@ -466,9 +369,13 @@ export const A2aRoutesLive = HttpRouter.use(
         listSagas,
         sagaPurchases,
         caller,
-        baseUrl: (yield* AppConfig).baseUrl
+        baseUrl: config.baseUrl
       }
-      const headers = { "a2a-version": A2A_PROTOCOL_VERSION }
+      const headers: Record<string, string> = {
+        "a2a-version": A2A_PROTOCOL_VERSION,
+        // The extensions this answer used, as A2A asks of an activated one.
+        ...(x402Calls?.activated ? { "a2a-extensions": A2A_X402_EXTENSION } : {})
+      }
       const streamed = streamingCall(body, calls)
       if (streamed !== undefined) {
         const answer = yield* Effect.promise(() => streamed)

@@ -6,6 +6,7 @@
 // signal (Orders.awaitOutcome) and reads the task from the transaction, as GetTask does. A buy waiting
 // on its owner (an approval's task) is followed too: its approval read every second until the owner
 // decides, then its purchase. A saga's task is followed step by step to its end (./sagaTasks.ts).
+import { isX402TaskId } from "./x402Tasks.js"
 import { type A2aCalls, readTransaction } from "./calls.js"
 import { A2aErrors, isRecord, type Json, rpcError, rpcResult } from "./rpc.js"
 import { isApprovalId, readApprovalTask } from "./taskMethods.js"
@@ -190,6 +191,14 @@ export const sendStreamingMessage = async (
 
 /** SubscribeToTask: the caller's working task now, then its events to its end. An ended task is -32004, as the spec says. */
 export const subscribeToTask = async (rpcId: unknown, params: Json, calls: A2aCalls): Promise<StreamAnswer> => {
+  if (isX402TaskId(params.id))
+    return {
+      error: rpcError(
+        rpcId,
+        A2aErrors.unsupportedOperation,
+        `task ${params.id} is a buy paid with x402: follow it with GetTask (its purchase, metadata.transactionId, can be subscribed to)`
+      )
+    }
   if (isSagaId(params.id)) {
     const read = await readSagaTask(rpcId, params.id, calls)
     if ("error" in read) return { error: read.error }

@@ -2,7 +2,7 @@
 // plugin, MCP and A2A manifests, the MCP tool list and the home page — all generated from config,
 // the HttpApi route table and the procedure table, encoded once and served with ETags.
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import { AppConfig } from "../../services/platform/AppConfig.js"
 import { DISCOVERY_CACHE_TTL, PLATFORM } from "../../services/discovery/document.js"
@@ -128,7 +128,7 @@ export const AgentFilesLive = HttpRouter.addAll(
       staticRoute("/sitemap.xml", prepare(sitemapXml(base), "application/xml; charset=utf-8")),
       staticRoute("/.well-known/ai-plugin.json", prepareJson(aiPluginManifest(base))),
       staticRoute("/.well-known/mcp.json", prepareJson(mcpManifest(base, agentTools))),
-      staticRoute("/.well-known/agent-card.json", prepareJson(agentCard(base))),
+      staticRoute("/.well-known/agent-card.json", prepareJson(agentCard(base, { x402: Option.isSome(config.x402) }))),
       staticRoute(MCP_TOOLS_PATH, prepareJson(mcpToolsDocument(agentTools))),
       staticRoute(LOGO_PATH, prepare(logoSvg, "image/svg+xml"), "public, max-age=86400")
     ] as const

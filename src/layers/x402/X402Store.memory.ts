@@ -36,6 +36,11 @@ export const MemoryX402Store = Layer.effect(
           }
         ),
       get: (id) => Effect.sync(() => rows.get(id)),
+      byAuthorization: (network, asset, payer, nonce) =>
+        Effect.sync(() => {
+          const id = byNonce.get(`${network}\u0000${asset.toLowerCase()}\u0000${payer}\u0000${nonce.toLowerCase()}`)
+          return id === undefined ? undefined : rows.get(id)
+        }),
       getForUpdate: (id) => Effect.sync(() => rows.get(id)),
       update: (r) => rows.set(r.id, r),
       remove: (id) =>

@@ -82,6 +82,11 @@ export const PgX402Store = Layer.effect(
           )
         ),
       get: (id) => orUnavailable(sql`SELECT * FROM x402_payments WHERE id = ${id}`).pipe(Effect.flatMap(first)),
+      byAuthorization: (network, asset, payer, nonce) =>
+        orUnavailable(
+          sql`SELECT * FROM x402_payments WHERE network = ${network} AND asset = ${asset.toLowerCase()}
+            AND payer = ${payer} AND nonce = ${nonce.toLowerCase()}`
+        ).pipe(Effect.flatMap(first)),
       getForUpdate: (id) =>
         orUnavailable(sql`SELECT * FROM x402_payments WHERE id = ${id} FOR UPDATE`).pipe(Effect.flatMap(first)),
       update: (r) =>

@@ -114,6 +114,20 @@ export interface X402Service {
     id: string,
     who: { readonly token: string | undefined; readonly agentId: string | undefined }
   ) => Effect.Effect<PaymentView, NotFound | StorageUnavailable>
+  /**
+   * The payment an A2A task submitted (docs/a2a.md "Paying with x402"), by its id once known, else
+   * by its authorization (payer, nonce): reconciled, then its view and what its PAYMENT-RESPONSE says.
+   * None when there is none (never claimed, or refused before the settle and forgotten). The task's
+   * owner is checked by the caller: this reads no credential.
+   */
+  readonly ofTask: (ref: {
+    readonly paymentId: string | null
+    readonly payer: string
+    readonly nonce: string
+  }) => Effect.Effect<
+    Option.Option<{ readonly view: PaymentView; readonly settle: SettleResponse }>,
+    StorageUnavailable
+  >
 }
 
 const make = Effect.gen(function* () {
@@ -437,7 +451,10 @@ const make = Effect.gen(function* () {
     const byKey = who.agentId !== undefined && p.keyed && who.agentId === p.buyerAgentId
     if (!byToken && !byKey) return yield* missing
     if (Option.isSome(configured)) yield* reconcileOne(configured.value, p.id)
-    const now = (yield* store.get(id)) ?? p
+    return yield* viewOf((yield* store.get(id)) ?? p)
+  })
+
+  const viewOf = Effect.fnUntraced(function* (now: PaymentRecord) {
     const row = now.transactionId === null ? undefined : yield* transactions.getTransaction(now.transactionId)
     return {
       id: now.id,
@@ -459,7 +476,19 @@ const make = Effect.gen(function* () {
     } satisfies PaymentView
   })
 
-  return X402.of({ offered: Option.isSome(configured), paymentRequired, invoke, reconcile, view })
+  const ofTask: X402Service["ofTask"] = Effect.fnUntraced(function* (ref) {
+    if (Option.isNone(configured)) return Option.none()
+    const config = configured.value
+    const found =
+      (ref.paymentId === null ? undefined : yield* store.get(ref.paymentId)) ??
+      (yield* store.byAuthorization(config.network, config.asset, ref.payer, ref.nonce))
+    if (found === undefined) return Option.none()
+    yield* reconcileOne(config, found.id)
+    const now = (yield* store.get(found.id)) ?? found
+    return Option.some({ view: yield* viewOf(now), settle: settleOf(config, now) })
+  })
+
+  return X402.of({ offered: Option.isSome(configured), paymentRequired, invoke, reconcile, view, ofTask })
 })
 
 export class X402 extends Context.Service<X402, X402Service>()("agent-commerce/X402") {

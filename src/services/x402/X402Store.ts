@@ -16,6 +16,13 @@ export interface X402StoreService {
     StorageUnavailable
   >
   readonly get: (id: string) => Effect.Effect<PaymentRecord | undefined, StorageUnavailable>
+  /** The payment of one authorization (network, asset, payer, nonce; lower case), if any. */
+  readonly byAuthorization: (
+    network: string,
+    asset: string,
+    payer: string,
+    nonce: string
+  ) => Effect.Effect<PaymentRecord | undefined, StorageUnavailable>
   /** The row, locked for this unit of work. */
   readonly getForUpdate: (id: string) => Effect.Effect<PaymentRecord | undefined, StorageUnavailable>
   readonly update: (record: PaymentRecord) => Effect.Effect<void, StorageUnavailable>

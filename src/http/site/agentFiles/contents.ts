@@ -1,5 +1,6 @@
 // The agent-facing files' contents, pure functions of the configuration and the route catalogue:
 // llms.txt, robots.txt, sitemap.xml, the plugin, MCP and A2A manifests, the MCP tool list, the logo.
+import { A2A_X402_EXTENSION } from "../../../schema/a2a/x402Task.js"
 import { type AppConfigShape } from "../../../services/platform/AppConfig.js"
 import { AGENT_API_PREFIX, COMMERCE_PREFIX } from "../../../schema/platform/routes.js"
 import { type CatalogRoute, PLATFORM } from "../../../services/discovery/document.js"
@@ -203,7 +204,7 @@ export const mcpManifest = (base: string, tools: ReadonlyArray<ApiTool>) => ({
  * The A2A 1.0 agent card (a2a.proto AgentCard, proto JSON field names): the JSON-RPC interface at
  * /a2a and the skills it really serves (src/http/descriptors/a2a.ts), with the bearer / X-API-Key schemes.
  */
-export const agentCard = (base: string) => ({
+export const agentCard = (base: string, options: { readonly x402?: boolean } = {}) => ({
   name: PLATFORM.name,
   description: `${PLATFORM.tagline}. An A2A agent for the AI2AIC commerce protocol: browse AI services, buy, negotiate and check transactions with an agent API key. Plain text is answered too: say "list services", "price of svc_…", "buy svc_… tier …" or "status of tx_…".`,
   supportedInterfaces: [
@@ -212,7 +213,25 @@ export const agentCard = (base: string) => ({
   provider: { organization: PLATFORM.organization, url: base },
   version: PLATFORM.version,
   documentationUrl: `${base}/for-ai-agents`,
-  capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: true },
+  capabilities: {
+    streaming: true,
+    pushNotifications: true,
+    extendedAgentCard: true,
+    // The a2a-x402 extension, when x402 is configured (docs/a2a.md "Paying with x402"): not required,
+    // since a keyed agent may pay with credits; a buy without a key is paid with x402.
+    ...(options.x402
+      ? {
+          extensions: [
+            {
+              uri: A2A_X402_EXTENSION,
+              description:
+                "Supports payments using the x402 protocol for on-chain settlement: the buy skill answers a task in TASK_STATE_INPUT_REQUIRED with x402.payment.required; a buy paid this way needs no API key.",
+              required: false
+            }
+          ]
+        }
+      : {})
+  },
   securitySchemes: {
     bearer: {
       httpAuthSecurityScheme: {

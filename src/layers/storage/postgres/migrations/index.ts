@@ -45,6 +45,7 @@ import m0044 from "./0044_a2a_push_configs.js"
 import m0045 from "./0045_acp_order_notices.js"
 import m0046 from "./0046_sagas_buyer_page.js"
 import m0047 from "./0047_acp_purchase_keys.js"
+import m0048 from "./0048_a2a_x402_tasks.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_foundation": m0001,
@@ -90,5 +91,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0044_a2a_push_configs": m0044,
   "0045_acp_order_notices": m0045,
   "0046_sagas_buyer_page": m0046,
-  "0047_acp_purchase_keys": m0047
+  "0047_acp_purchase_keys": m0047,
+  "0048_a2a_x402_tasks": m0048
 }

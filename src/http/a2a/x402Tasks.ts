@@ -1,0 +1,322 @@
+// A buy over A2A paid with x402: the a2a-x402 extension's standalone flow (x402 v2's A2A transport)
+// as a thin adapter over the paid call, `POST /commerce/services/:id/invoke?tier=`, which verifies,
+// settles, runs the purchase and keeps it exactly once, as over HTTP and MCP (docs/a2a.md "Paying
+// with x402"). The buy is answered with a task in TASK_STATE_INPUT_REQUIRED carrying the
+// PaymentRequired (`x402.payment.required`); the payment message names that task and carries the
+// signed PaymentPayload (`x402.payment.payload`); the task then follows the payment and its purchase.
+import { X402_PAYLOAD_KEY, X402_STATUS_KEY, X402_TASK_TTL_MS, type X402TaskRecord } from "../../schema/a2a/x402Task.js"
+import { isProblem, toRouteRequest } from "../descriptors/toolRequest.js"
+import { agentTools } from "../descriptors/tools.js"
+import { type A2aCalls, type A2aX402, runRoute } from "./calls.js"
+import {
+  ended,
+  errorCodeOf,
+  PAY_TEXT,
+  PAYLOAD_FIELD,
+  type TaskView,
+  viewOfX402Task,
+  x402TaskOf
+} from "./x402TaskView.js"
+import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, type RpcError, rpcResult } from "./rpc.js"
+
+const INVOKE = agentTools.find((t) => t.name === "mpp_invoke")!
+export const X402_TASK_PREFIX = "x402t_"
+export const isX402TaskId = (id: unknown): id is string => typeof id === "string" && id.startsWith(X402_TASK_PREFIX)
+
+const metadataOf = (message: unknown): Json => (isRecord(message) && isRecord(message.metadata) ? message.metadata : {})
+
+/** Whether a buy is paid with x402: always for a keyless caller; for a keyed one that activated the extension. */
+export const buysWithX402 = (calls: A2aCalls): calls is A2aCalls & { readonly x402: A2aX402 } =>
+  calls.x402 !== undefined && (calls.caller.agentId === undefined || calls.x402.activated)
+
+const unavailable = (rpcId: unknown) =>
+  rpcError(rpcId, A2aErrors.internal, "storage is unavailable: retry shortly", { httpStatus: 503 })
+
+/** GetTask of an x402 task: the caller's own, as it stands. */
+export const readX402Task = async (
+  rpcId: unknown,
+  id: string,
+  calls: A2aCalls
+): Promise<{ readonly error: RpcError } | { readonly task: ReturnType<typeof x402TaskOf> }> => {
+  const task = calls.x402 === undefined ? undefined : await calls.x402.get(id)
+  if (task === "unavailable") return { error: unavailable(rpcId) }
+  if (task === undefined || calls.x402 === undefined)
+    return { error: rpcError(rpcId, A2aErrors.taskNotFound, `task ${id} not found`) }
+  const view = await viewOfX402Task(calls.x402, task)
+  return view === "unavailable" ? { error: unavailable(rpcId) } : { task: x402TaskOf(task, view) }
+}
+
+/**
+ * A buy paid with x402 (no payment yet): the paid call is asked without one, and its 402's
+ * PAYMENT-REQUIRED opens a task waiting for the payment. Any other answer (an unknown service, a tier
+ * that is not per call) is the route's refusal, answered as every skill's is (undefined here).
+ */
+export const openX402Buy = async (
+  rpcId: unknown,
+  calls: A2aCalls & { readonly x402: A2aX402 },
+  args: Json
+): Promise<Json> => {
+  const { serviceId, tierId, input, ...rest } = args
+  const extra = Object.keys(rest)[0]
+  if (extra !== undefined)
+    return rpcError(
+      rpcId,
+      A2aErrors.invalidParams,
+      `${extra}: is not an argument of a buy paid with x402 (serviceId, tierId, input)`,
+      { field: extra }
+    )
+  const route = toRouteRequest(INVOKE, { id: serviceId, tier: tierId, ...(input === undefined ? {} : { input }) })
+  if (isProblem(route)) {
+    const field = route.field === "id" ? "serviceId" : route.field === "tier" ? "tierId" : route.field
+    return rpcError(rpcId, A2aErrors.invalidParams, route.message.replace(/^(id|tier):/, `${field}:`), { field })
+  }
+  const answer = await runRoute(calls, route)
+  const required = answer.status === 402 ? decodedHeader(answer.headers, "payment-required") : undefined
+  if (required === undefined) {
+    const message = isRecord(answer.json) && typeof answer.json.message === "string" ? answer.json.message : ""
+    return rpcResult(rpcId, {
+      message: {
+        messageId: `${calls.requestId}.reply`,
+        role: "ROLE_AGENT",
+        parts: [
+          { text: `Buy: refused (${answer.status}) ${message}`.trim(), mediaType: "text/plain" },
+          { data: answer.json, mediaType: "application/json" }
+        ],
+        metadata: {
+          skill: "buy",
+          paidWith: "x402",
+          httpStatus: answer.status,
+          ok: false,
+          ...retryAfterOf(answer.headers)
+        }
+      }
+    })
+  }
+  const task = await calls.x402.open({
+    serviceId: String(serviceId),
+    tierId: typeof tierId === "string" ? tierId : null,
+    body: route.body ?? "{}"
+  })
+  if (task === "unavailable") return unavailable(rpcId)
+  return rpcResult(rpcId, {
+    task: x402TaskOf(
+      task,
+      {
+        state: "TASK_STATE_INPUT_REQUIRED",
+        x402Status: "payment-required",
+        text: PAY_TEXT(task),
+        required,
+        receipts: []
+      },
+      { httpStatus: 402, ok: false }
+    )
+  })
+}
+
+const decodedHeader = (headers: Headers, name: string): Json | undefined => {
+  const header = headers.get(name)
+  if (!header) return undefined
+  try {
+    const value = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as unknown
+    return isRecord(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The authorization a PaymentPayload carries (payer and nonce, lower case), or undefined. */
+const authorizationOf = (payload: unknown): { readonly payer: string; readonly nonce: string } | undefined => {
+  const authorization =
+    isRecord(payload) && isRecord(payload.payload) && isRecord(payload.payload.authorization)
+      ? payload.payload.authorization
+      : undefined
+  if (authorization === undefined) return undefined
+  const { from, nonce } = authorization
+  return typeof from === "string" && typeof nonce === "string" && from !== "" && nonce !== ""
+    ? { payer: from.toLowerCase(), nonce: nonce.toLowerCase() }
+    : undefined
+}
+
+/** The Idempotency-Key every payment of one task is sent under: the route answers a second one with the first's outcome. */
+const taskPaymentKey = (task: X402TaskRecord) => `a2a-x402:${task.id}`
+
+/**
+ * A message naming an x402 task: its payment (`x402.payment.payload`), or the payer declining it
+ * (`x402.payment.status: "payment-rejected"`). A task whose submitted payment still stands is
+ * answered as it stands, never paid twice.
+ */
+export const payX402Task = async (
+  rpcId: unknown,
+  calls: A2aCalls,
+  params: Json,
+  taskId: string,
+  startedAt: number
+): Promise<Json> => {
+  const x402 = calls.x402
+  const found = x402 === undefined ? undefined : await x402.get(taskId)
+  if (found === "unavailable") return unavailable(rpcId)
+  if (found === undefined || x402 === undefined)
+    return rpcError(rpcId, A2aErrors.taskNotFound, `task ${taskId} not found`)
+  const meta = metadataOf(params.message)
+  const payload = meta[X402_PAYLOAD_KEY]
+  const answer = async (task: X402TaskRecord, extra: Partial<TaskView> = {}, metadata: Json = {}) => {
+    const view = await viewOfX402Task(x402, task)
+    return view === "unavailable"
+      ? unavailable(rpcId)
+      : rpcResult(rpcId, { task: x402TaskOf(task, { ...view, ...extra }, metadata) })
+  }
+  let task = found
+  if (task.state === "payment-required" && x402.now() - Date.parse(task.createdAt) > X402_TASK_TTL_MS) {
+    const expired = { ...task, state: "expired" as const, updatedAt: new Date(x402.now()).toISOString() }
+    const written = await x402.replace(task, expired)
+    if (written === "unavailable") return unavailable(rpcId)
+    task = written ? expired : (((await x402.get(taskId)) as X402TaskRecord | undefined) ?? task)
+  }
+  if (task.state !== "payment-required" && task.state !== "payment-submitted")
+    return rpcError(rpcId, A2aErrors.unsupportedOperation, `task ${task.id} has ended (${task.state}): send a new buy`)
+  if (payload === undefined) {
+    if (meta[X402_STATUS_KEY] !== "payment-rejected")
+      return rpcError(
+        rpcId,
+        A2aErrors.invalidParams,
+        `${PAYLOAD_FIELD}: the signed PaymentPayload is required (or ${X402_STATUS_KEY} "payment-rejected" to decline)`,
+        { field: PAYLOAD_FIELD }
+      )
+    if (task.state === "payment-required") {
+      const declined = { ...task, state: "payment-rejected" as const, updatedAt: new Date(x402.now()).toISOString() }
+      const written = await x402.replace(task, declined)
+      if (written === "unavailable") return unavailable(rpcId)
+      if (written) return answer(declined)
+    }
+    // A payment was submitted (or is being): it decides, not the decline.
+    return answer(((await x402.get(taskId)) as X402TaskRecord | undefined) ?? task)
+  }
+  const authorization = authorizationOf(payload)
+  if (authorization === undefined)
+    return rpcError(
+      rpcId,
+      A2aErrors.invalidParams,
+      `${PAYLOAD_FIELD}: not an x402 v2 PaymentPayload (payload.authorization with from and nonce)`,
+      { field: PAYLOAD_FIELD }
+    )
+  if (
+    task.state === "payment-submitted" &&
+    (task.payer !== authorization.payer || task.nonce !== authorization.nonce)
+  ) {
+    // Another authorization than the one submitted: only if that one never became a payment.
+    const standing = await x402.payment(task)
+    if (standing === "unavailable") return unavailable(rpcId)
+    if (standing !== undefined) return answer(task)
+  }
+  if (task.state !== "payment-submitted" || task.payer !== authorization.payer || task.nonce !== authorization.nonce) {
+    const submitted: X402TaskRecord = {
+      ...task,
+      state: "payment-submitted",
+      payer: authorization.payer,
+      nonce: authorization.nonce,
+      updatedAt: new Date(x402.now()).toISOString()
+    }
+    const written = await x402.replace(task, submitted)
+    if (written === "unavailable") return unavailable(rpcId)
+    // Another message recorded its payment first: the task as that one left it.
+    if (!written) return answer(((await x402.get(taskId)) as X402TaskRecord | undefined) ?? task)
+    task = submitted
+  }
+  const query = task.tierId === null ? "" : `?tier=${encodeURIComponent(task.tierId)}`
+  const paid = await runRoute(
+    calls,
+    {
+      method: "POST",
+      path: `${INVOKE._meta.path.replace(":id", encodeURIComponent(task.serviceId))}${query}`,
+      body: task.body
+    },
+    taskPaymentKey(task),
+    { "payment-signature": Buffer.from(JSON.stringify(payload), "utf8").toString("base64") }
+  )
+  const settle = decodedHeader(paid.headers, "payment-response")
+  const ours = isRecord(settle?.extensions) ? settle.extensions["agent-commerce"] : undefined
+  if (isRecord(ours) && typeof ours.paymentId === "string") {
+    await x402.setPayment(task.id, ours.paymentId)
+    task = { ...task, paymentId: ours.paymentId }
+  }
+  const routeMeta = { httpStatus: paid.status, ok: paid.status < 300, ...retryAfterOf(paid.headers) }
+  if (paid.status === 400)
+    return rpcError(
+      rpcId,
+      A2aErrors.invalidParams,
+      `${PAYLOAD_FIELD}: ${isRecord(paid.json) && typeof paid.json.message === "string" ? paid.json.message : "refused"}`,
+      { field: PAYLOAD_FIELD, httpStatus: 400 }
+    )
+  if (paid.status === 402) {
+    // Refused before any money moved (the facilitator, another amount): the payer may sign again.
+    const reason = typeof settle?.errorReason === "string" ? settle.errorReason : "invalid_payment"
+    return answer(task, { error: errorCodeOf(reason), receipts: settle === undefined ? [] : [settle] }, routeMeta)
+  }
+  if (paid.status === 403 || paid.status === 404) {
+    // The owner's policy (before any settle), or the service gone: this task ends unpaid.
+    const refused = { ...task, state: "refused" as const, updatedAt: new Date(x402.now()).toISOString() }
+    await x402.replace(task, refused)
+    const message = isRecord(paid.json) && typeof paid.json.message === "string" ? paid.json.message : ""
+    return rpcResult(rpcId, {
+      task: x402TaskOf(
+        refused,
+        {
+          ...ended("payment-failed", `Refused (${paid.status}) before any money moved: ${message}`),
+          error: isRecord(paid.json) && typeof paid.json._tag === "string" ? paid.json._tag : "SETTLEMENT_FAILED",
+          data: paid.json
+        },
+        routeMeta
+      )
+    })
+  }
+  if (paid.status === 429 || (paid.status >= 500 && paid.status !== 502))
+    return rpcError(
+      rpcId,
+      A2aErrors.internal,
+      `the paid call could not be run now (${paid.status}): retry the same message`,
+      {
+        httpStatus: paid.status,
+        ...retryAfterOf(paid.headers)
+      }
+    )
+  // Paid (200, 202), paid and then failed by its seller (502), or another message's payment (409):
+  // the task as the payment stands. A purchase waiting on its seller is awaited as a buy is.
+  const returnImmediately = isRecord(params.configuration) && params.configuration.returnImmediately === true
+  const transactionId =
+    isRecord(paid.json) && typeof paid.json.transactionId === "string" ? paid.json.transactionId : undefined
+  const left = startedAt + calls.waitMs - Date.now()
+  if (paid.status === 202 && transactionId !== undefined && !returnImmediately && left > 0)
+    await calls.awaitOutcome(transactionId, left)
+  return answer(task, {}, routeMeta)
+}
+
+/** CancelTask of an x402 task: while it waits for a payment it is cancelled; once one was submitted, that payment decides. */
+export const cancelX402Task = async (rpcId: unknown, id: string, calls: A2aCalls) => {
+  const x402 = calls.x402
+  const task = x402 === undefined ? undefined : await x402.get(id)
+  if (task === "unavailable") return unavailable(rpcId)
+  if (task === undefined || x402 === undefined) return rpcError(rpcId, A2aErrors.taskNotFound, `task ${id} not found`)
+  if (task.state === "payment-required") {
+    const canceled = { ...task, state: "canceled" as const, updatedAt: new Date(x402.now()).toISOString() }
+    const written = await x402.replace(task, canceled)
+    if (written === "unavailable") return unavailable(rpcId)
+    if (written) return rpcResult(rpcId, x402TaskOf(canceled, await viewOfX402TaskOrThrow(x402, canceled)))
+  }
+  const now = ((await x402.get(id)) as X402TaskRecord | undefined) ?? task
+  if (now.state === "canceled") return rpcResult(rpcId, x402TaskOf(now, await viewOfX402TaskOrThrow(x402, now)))
+  const view = await viewOfX402Task(x402, now)
+  return rpcError(
+    rpcId,
+    A2aErrors.taskNotCancelable,
+    now.state === "payment-submitted"
+      ? `task ${id} was paid (or its payment is being settled): ${view !== "unavailable" && view.transactionId ? `cancel its purchase's task ${view.transactionId} while it waits on its seller` : "it cannot be cancelled"}`
+      : `task ${id} has ended (${now.state})`,
+    { state: view === "unavailable" ? undefined : view.state }
+  )
+}
+
+const viewOfX402TaskOrThrow = async (x402: A2aX402, task: X402TaskRecord) => {
+  const view = await viewOfX402Task(x402, task)
+  if (view === "unavailable") throw new Error("unreachable: an ended task reads no payment")
+  return view
+}
