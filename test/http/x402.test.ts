@@ -148,10 +148,12 @@ describeEachStorage("x402 v2 on the paid call", (storage) => {
       network: config.network,
       asset: config.asset,
       pay_to: config.payTo,
-      api_key_required: false
+      api_key_required: false,
+      a2a_extension: "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2"
     })
     const llms = await (await fetch(`${server.baseUrl}/llms.txt`)).text()
     expect(llms).toContain(`x402 v2 (scheme exact, ${config.network}`)
+    expect(llms).toContain("extension https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2")
   })
 
   it("the stock client pays a simulated seller's call with no key: the asset moves once, the ledger takes it in and splits 85/15", async () => {

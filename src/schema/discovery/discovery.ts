@@ -163,7 +163,9 @@ export const DiscoveryDocument = Schema.Struct({
         asset: Schema.String,
         pay_to: Schema.String,
         api_key_required: Schema.Boolean,
-        how_to_pay: Schema.String
+        how_to_pay: Schema.String,
+        /** The a2a-x402 extension's URI: the same payment for a buy over A2A (docs/a2a.md). */
+        a2a_extension: Schema.String
       })
     )
   }),

@@ -1,5 +1,6 @@
 // The discovery document's sections (spec §2.1), each built from the configuration, the live
 // catalogue inputs and the route catalogue; buildDocument puts them together in the spec's order.
+import { A2A_X402_EXTENSION } from "../../schema/a2a/x402Task.js"
 import { AGENT_API_PREFIX, COMMERCE_PREFIX } from "../../schema/platform/routes.js"
 import type { AppConfigShape } from "../platform/AppConfig.js"
 import type { ApiLine, EndpointLine } from "../../schema/discovery/discovery.js"
@@ -256,7 +257,9 @@ export const buildDocument = (
               api_key_required: false,
               how_to_pay:
                 "POST a per_call service's /invoke: the 402 carries PAYMENT-REQUIRED (x402 v2); retry with " +
-                "PAYMENT-SIGNATURE; the answer carries PAYMENT-RESPONSE"
+                "PAYMENT-SIGNATURE; the answer carries PAYMENT-RESPONSE",
+              // The same payment over A2A (docs/a2a.md "Paying with x402").
+              a2a_extension: A2A_X402_EXTENSION
             }
           }
         : {})

@@ -48,7 +48,9 @@ export const llmsTxt = (config: AppConfigShape, catalog: ReadonlyArray<CatalogRo
       ? [
           `Per-call services also take x402 v2 (scheme exact, ${config.x402.value.network}, asset ${config.x402.value.asset}) with no API key: ` +
             `the paid call's 402 carries PAYMENT-REQUIRED; retry with PAYMENT-SIGNATURE. Escrow until the seller delivers, refunds on the chain ` +
-            `(docs/x402.md).`,
+            `(docs/x402.md). Over A2A (POST /a2a, extension ${A2A_X402_EXTENSION}) a buy without a key is a task in ` +
+            `TASK_STATE_INPUT_REQUIRED carrying x402.payment.required; pay it with a message naming the task and carrying ` +
+            `the signed PaymentPayload in metadata["x402.payment.payload"] (docs/a2a.md).`,
           ""
         ]
       : []),
