@@ -21,6 +21,8 @@ import { x402Account } from "../../src/schema/x402/x402.js"
 import { Ledger } from "../../src/services/ledger/Ledger.js"
 import type { X402Config } from "../../src/services/platform/AppConfig.js"
 import { X402 } from "../../src/services/x402/X402.js"
+import { X402TaskStore } from "../../src/services/a2a/X402TaskStore.js"
+import type { X402TaskRecord } from "../../src/schema/a2a/x402Task.js"
 import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
 import { type RuntimeServer, startRuntimeServer } from "../fixtures/runtimeServer.js"
 import { describeEachStorage } from "../fixtures/suite.js"
@@ -339,5 +341,34 @@ describeEachStorage("A2A buys paid with x402", (storage) => {
     const junk = await pay(task.id, { x402Version: 2, payload: "nope" })
     expect(junk.body.error).toMatchObject({ code: -32602, data: { field: 'message.metadata["x402.payment.payload"]' } })
     expect((await rpc("GetTask", { id: task.id })).body.result.status.state).toBe("TASK_STATE_INPUT_REQUIRED")
+  })
+
+  it("tasks never paid are kept an hour: a new task takes the older ones away, never one whose payment was submitted", async () => {
+    const tasks = (f: (store: typeof X402TaskStore.Service) => Effect.Effect<unknown, unknown>) =>
+      server.run(Effect.flatMap(X402TaskStore, f) as Effect.Effect<unknown, never>)
+    const old = new Date(Date.now() - 2 * 60 * 60 * 1000).toISOString()
+    const record = (id: string, submitted: boolean): X402TaskRecord => ({
+      id,
+      agentId: null,
+      serviceId: SIMULATED,
+      tierId: "standard",
+      body: "{}",
+      state: submitted ? "payment-submitted" : "payment-required",
+      payer: submitted ? "0x00000000000000000000000000000000000000aa" : null,
+      nonce: submitted ? "0x01" : null,
+      paymentId: null,
+      createdAt: old,
+      updatedAt: old
+    })
+    const stale = `x402t_stale${randomBytes(6).toString("hex")}`
+    const paid = `x402t_paid${randomBytes(6).toString("hex")}`
+    await tasks((s) => Effect.all([s.insert(record(stale, false)), s.insert(record(paid, true))]))
+    // Read before the purge: an hour old and never paid, it answers as expired.
+    const expired = (await rpc("GetTask", { id: stale })).body.result
+    expect(expired.status.state).toBe("TASK_STATE_FAILED")
+    expect(metaOf(expired)["x402.payment.error"]).toBe("EXPIRED_PAYMENT")
+    await buy(SIMULATED, "standard", { text: "a new one" })
+    expect(await tasks((s) => s.get(stale))).toBeUndefined()
+    expect(await tasks((s) => s.get(paid))).toMatchObject({ id: paid, state: "payment-submitted" })
   })
 })

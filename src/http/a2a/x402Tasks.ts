@@ -240,6 +240,13 @@ export const payX402Task = async (
     task = { ...task, paymentId: ours.paymentId }
   }
   const routeMeta = { httpStatus: paid.status, ok: paid.status < 300, ...retryAfterOf(paid.headers) }
+  // Refused before any money moved (malformed, the facilitator, another amount): the payment was
+  // forgotten, so the task waits again with nothing submitted (a never-paid task, purged with the others).
+  const unsubmitted: X402TaskRecord = { ...task, state: "payment-required", payer: null, nonce: null, paymentId: null }
+  if (paid.status === 400 || paid.status === 402) {
+    const reset = await x402.replace(task, unsubmitted)
+    if (reset === true) task = unsubmitted
+  }
   if (paid.status === 400)
     return rpcError(
       rpcId,
@@ -248,13 +255,20 @@ export const payX402Task = async (
       { field: PAYLOAD_FIELD, httpStatus: 400 }
     )
   if (paid.status === 402) {
-    // Refused before any money moved (the facilitator, another amount): the payer may sign again.
+    // The payer may sign again.
     const reason = typeof settle?.errorReason === "string" ? settle.errorReason : "invalid_payment"
     return answer(task, { error: errorCodeOf(reason), receipts: settle === undefined ? [] : [settle] }, routeMeta)
   }
   if (paid.status === 403 || paid.status === 404) {
     // The owner's policy (before any settle), or the service gone: this task ends unpaid.
-    const refused = { ...task, state: "refused" as const, updatedAt: new Date(x402.now()).toISOString() }
+    // Nothing was paid: the authorization is taken off it (and the task purged with the never-paid).
+    const refused: X402TaskRecord = {
+      ...task,
+      state: "refused",
+      payer: null,
+      nonce: null,
+      updatedAt: new Date(x402.now()).toISOString()
+    }
     await x402.replace(task, refused)
     const message = isRecord(paid.json) && typeof paid.json.message === "string" ? paid.json.message : ""
     return rpcResult(rpcId, {
