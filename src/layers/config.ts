@@ -199,7 +199,8 @@ const x402Config = Effect.fnUntraced(function* (production: boolean) {
     refundPrivateKey,
     rpcUrl,
     maxTimeoutSeconds: yield* intIn("X402_MAX_TIMEOUT_SECONDS", 300, 10, 86_400),
-    facilitatorTimeoutMs: yield* intIn("X402_FACILITATOR_TIMEOUT_MS", 10_000, 100, 120_000)
+    facilitatorTimeoutMs: yield* intIn("X402_FACILITATOR_TIMEOUT_MS", 10_000, 100, 120_000),
+    refundBumpAfterMs: yield* intIn("X402_REFUND_BUMP_AFTER_MS", 120_000, 0, 86_400_000)
   })
 })
 

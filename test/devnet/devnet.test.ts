@@ -13,7 +13,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/client"
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { createWalletClient, http, isAddress, parseAbi, parseSignature, type Hex } from "viem"
+import { createWalletClient, http, isAddress, parseAbi, parseSignature, parseTransaction, type Hex } from "viem"
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Effect, Option, Redacted } from "effect"
@@ -139,7 +139,8 @@ const devnetX402 = (info: DevnetInfo): X402Config => ({
   refundPrivateKey: Option.some(Redacted.make(info.serverEnv.X402_REFUND_PRIVATE_KEY)),
   rpcUrl: Option.some(info.rpcUrl),
   maxTimeoutSeconds: 120,
-  facilitatorTimeoutMs: 10_000
+  facilitatorTimeoutMs: 10_000,
+  refundBumpAfterMs: 120_000
 })
 
 let devnet: RunningDevnet
@@ -334,7 +335,8 @@ describe("npm run devnet", () => {
     const run = <A, E>(f: (r: RefundsService) => Effect.Effect<A, E>) =>
       Effect.runPromise(Effect.provide(Effect.flatMap(Refunds, f), layer))
     return {
-      sign: (to: Hex, amount: bigint) => run((r) => r.sign({ asset: info.asset, to, amount })),
+      sign: (to: Hex, amount: bigint, replacing?: SignedRefund) =>
+        run((r) => r.sign({ asset: info.asset, to, amount, ...(replacing === undefined ? {} : { replacing }) })),
       send: (refund: SignedRefund) => run((r) => r.send(refund))
     }
   }
@@ -352,8 +354,8 @@ describe("npm run devnet", () => {
     await chain.client.waitForTransactionReceipt({ hash: signed.transaction as Hex })
     expect(await chain.balanceOf(to)).toBe(price)
     // The next pass sends what it recorded: the chain already has it.
-    expect(await refunds.send(signed)).toEqual({ _tag: "Mined", success: true })
-    expect(await refunds.send(signed)).toEqual({ _tag: "Mined", success: true })
+    expect(await refunds.send(signed)).toEqual({ _tag: "Mined", success: true, transaction: signed.transaction })
+    expect(await refunds.send(signed)).toEqual({ _tag: "Mined", success: true, transaction: signed.transaction })
     expect(await chain.balanceOf(to)).toBe(price)
   })
 
@@ -381,8 +383,33 @@ describe("npm run devnet", () => {
     expect(await chain.balanceOf(to)).toBe(0n)
     const again = await refunds.sign(to, price)
     expect(again.nonce).toBe(signed.nonce + 1)
-    expect(await refunds.send(again)).toEqual({ _tag: "Mined", success: true })
+    expect(await refunds.send(again)).toEqual({ _tag: "Mined", success: true, transaction: again.transaction })
     expect(await refunds.send(signed)).toEqual({ _tag: "Dropped" })
+    expect(await chain.balanceOf(to)).toBe(price)
+  })
+
+  it("a refund replaced at its nonce (a fee bump) pays fees an eighth higher; whichever of the two the chain mines is the refund, the other never is", async () => {
+    const { info } = devnet
+    const chain = reader(info)
+    const refunds = refundsOverDevnet()
+    const to = freshAddress()
+    const stuck = await refunds.sign(to, price)
+    const bump = await refunds.sign(to, price, stuck)
+    expect(bump.nonce).toBe(stuck.nonce)
+    expect(bump.transaction).not.toBe(stuck.transaction)
+    const [a, b] = [parseTransaction(stuck.raw as Hex), parseTransaction(bump.raw as Hex)]
+    expect(b.maxFeePerGas! * 8n).toBeGreaterThanOrEqual(a.maxFeePerGas! * 9n)
+    expect(b.maxPriorityFeePerGas! * 8n).toBeGreaterThanOrEqual(a.maxPriorityFeePerGas! * 9n)
+    // The stuck one is mined after all (a miner that never saw the replacement): read through the
+    // replacement, it is the refund; the replacement alone is dropped.
+    await chain.client.sendRawTransaction({ serializedTransaction: stuck.raw as Hex })
+    await chain.client.waitForTransactionReceipt({ hash: stuck.transaction as Hex })
+    expect(await refunds.send({ ...bump, replaces: [stuck.transaction] })).toEqual({
+      _tag: "Mined",
+      success: true,
+      transaction: stuck.transaction
+    })
+    expect(await refunds.send(bump)).toEqual({ _tag: "Dropped" })
     expect(await chain.balanceOf(to)).toBe(price)
   })
 

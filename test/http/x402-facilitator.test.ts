@@ -75,7 +75,8 @@ beforeAll(async () => {
     refundPrivateKey: Option.some(Redacted.make(`0x${"22".repeat(32)}`)),
     rpcUrl: Option.some("http://127.0.0.1:9"),
     maxTimeoutSeconds: 300,
-    facilitatorTimeoutMs: 500
+    facilitatorTimeoutMs: 500,
+    refundBumpAfterMs: 120_000
   }
   server = await startServer({ config: { workers: false, x402: Option.some(config) } })
 })

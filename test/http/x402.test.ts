@@ -310,6 +310,73 @@ describeEachStorage("x402 v2 on the paid call", (storage) => {
     expect(await stored()).toMatchObject({ status: "refunded", refundTransaction: refundsTo()[0]!.transaction })
   })
 
+  /** Makes the payment's recorded refund look signed long ago (past X402_REFUND_BUMP_AFTER_MS). */
+  const ageRefund = (paymentId: string) =>
+    server.run(
+      Effect.flatMap(X402Store, (s) =>
+        Effect.flatMap(s.get(paymentId), (p) =>
+          s.update({ ...p!, refundAttempt: { ...p!.refundAttempt!, signedAt: "2026-01-01T00:00:00.000Z" } })
+        )
+      )
+    )
+
+  it("a refund stuck below the going fee is replaced at its nonce with a higher fee once it has waited X402_REFUND_BUMP_AFTER_MS: the payer is refunded once, by the replacement", async () => {
+    const { account, startBalance, stored, refundsTo } = await failedPayment()
+    const signed = chain().refundsSigned
+    try {
+      chain().failNextRefund("timeout")
+      await reconcile() // signed at the going fee and recorded; not broadcast
+      const first = (await stored())!.refundAttempt!
+      chain().setRefundFee(2) // the fee rises: the refund waits unmined
+      await reconcile()
+      expect(await stored()).toMatchObject({ status: "refunding", refundAttempt: { transaction: first.transaction } })
+      expect(refundsTo()).toEqual([])
+      await ageRefund((await stored())!.id)
+      await reconcile() // still unmined, and old: replaced at its nonce with a higher fee, which is mined
+      const refunds = refundsTo()
+      expect(refunds).toHaveLength(1)
+      expect(refunds[0]!.transaction).not.toBe(first.transaction)
+      expect(refunds[0]!.nonce).toBe(String(first.nonce))
+      expect(chain().refundsSigned - signed).toBe(2)
+      expect(chain().balanceOf(account.address)).toBe(startBalance)
+      expect(await stored()).toMatchObject({ status: "refunded", refundTransaction: refunds[0]!.transaction })
+    } finally {
+      chain().setRefundFee(1)
+    }
+  })
+
+  it("a replacement the miners never saw, and the refund it replaced mined when the fee falls: that one is the refund, nothing is signed again", async () => {
+    const { account, startBalance, stored, refundsTo } = await failedPayment()
+    const signed = chain().refundsSigned
+    try {
+      chain().failNextRefund("timeout")
+      await reconcile()
+      const first = (await stored())!.refundAttempt!
+      chain().setRefundFee(2)
+      await reconcile() // broadcast, unmined
+      await ageRefund((await stored())!.id)
+      chain().keepNextReplacementUnseen()
+      await reconcile() // replaced (recorded, sent), but the miners keep the first
+      const replacement = (await stored())!.refundAttempt!
+      expect(replacement.transaction).not.toBe(first.transaction)
+      expect(replacement.replaces).toEqual([first.transaction])
+      chain().setRefundFee(1) // the first is mined: the replacement never can be
+      expect(refundsTo().map((t) => t.transaction)).toEqual([first.transaction])
+      await reconcile() // the replacement's nonce is spent and it has no receipt — but the one it replaced has
+      await reconcile()
+      expect(refundsTo()).toHaveLength(1)
+      expect(chain().refundsSigned - signed).toBe(2)
+      expect(chain().balanceOf(account.address)).toBe(startBalance)
+      expect(await stored()).toMatchObject({
+        status: "refunded",
+        refundTransaction: first.transaction,
+        refundAttempt: null
+      })
+    } finally {
+      chain().setRefundFee(1)
+    }
+  })
+
   it("a refund the chain can never mine (the wallet's nonce spent by another transaction) is signed anew, once: the payer is refunded once", async () => {
     const { account, startBalance, stored, refundsTo } = await failedPayment()
     const signed = chain().refundsSigned

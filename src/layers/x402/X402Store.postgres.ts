@@ -31,7 +31,15 @@ const PaymentRow = Schema.Struct({
   payload: PaymentPayload,
   settleTransaction: Schema.NullOr(Schema.String),
   refundTransaction: Schema.NullOr(Schema.String),
-  refundAttempt: Schema.NullOr(Schema.Struct({ transaction: Schema.String, nonce: Schema.Number, raw: Schema.String })),
+  refundAttempt: Schema.NullOr(
+    Schema.Struct({
+      transaction: Schema.String,
+      nonce: Schema.Number,
+      raw: Schema.String,
+      replaces: Schema.optional(Schema.Array(Schema.String)),
+      signedAt: Schema.optional(Schema.String)
+    })
+  ),
   transactionId: Schema.NullOr(Schema.String),
   answer: Schema.NullOr(Schema.Struct({ status: Schema.Number, body: Schema.Unknown, settle: SettleResponse })),
   token: Schema.String,

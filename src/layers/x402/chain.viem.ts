@@ -7,6 +7,8 @@
 // refund can never be mined (read the other way round, a refund mined between the two reads would
 // look dropped). One refund is signed at a time per process; two processes (or two payments) that
 // sign at the same nonce lose nothing: the chain mines one, the other is dropped and signed again.
+// A refund stuck below the going fee is replaced at its own nonce with fees an eighth higher; the
+// receipts read are then its own and those of every refund it replaced.
 import { Effect, Layer, Option, Redacted, Semaphore } from "effect"
 import {
   createPublicClient,
@@ -18,6 +20,7 @@ import {
   keccak256,
   parseAbi,
   parseEventLogs,
+  parseTransaction,
   TransactionReceiptNotFoundError
 } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
@@ -35,6 +38,11 @@ const unavailable = (what: string) => (e: unknown) =>
   new ChainUnavailable({ reason: `${what}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` })
 
 /** The chain reader and refunds for a configured x402 with a refund wallet and an RPC. */
+
+/** A fee raised by an eighth, rounded up. */
+const raised = (fee: bigint) => fee + (fee + 7n) / 8n
+const maxOf = (a: bigint | undefined, b: bigint) => (a === undefined || a < b ? b : a)
+
 export const viemChain = (x402: X402Config) => {
   const rpcUrl = Option.getOrThrow(x402.rpcUrl)
   const chain = defineChain({
@@ -102,14 +110,17 @@ export const viemChain = (x402: X402Config) => {
   }
   const account = privateKeyToAccount(Redacted.value(x402.refundPrivateKey.value) as `0x${string}`)
   const wallet = createWalletClient({ account, chain, transport })
-  /** Nonce first, receipt second (see the header). */
+  /** Nonce first, receipts second (see the header). */
   const stateOf = async (refund: SignedRefund): Promise<RefundState> => {
     const spent = await publicClient.getTransactionCount({ address: account.address, blockTag: "latest" })
-    try {
-      const receipt = await publicClient.getTransactionReceipt({ hash: refund.transaction as `0x${string}` })
-      return { _tag: "Mined", success: receipt.status === "success" }
-    } catch (e) {
-      if (!(e instanceof TransactionReceiptNotFoundError)) throw e
+    // It, and the refunds at its nonce it replaced: the chain mined one of them at most.
+    for (const hash of [refund.transaction, ...(refund.replaces ?? [])]) {
+      try {
+        const receipt = await publicClient.getTransactionReceipt({ hash: hash as `0x${string}` })
+        return { _tag: "Mined", success: receipt.status === "success", transaction: hash }
+      } catch (e) {
+        if (!(e instanceof TransactionReceiptNotFoundError)) throw e
+      }
     }
     return spent > refund.nonce ? { _tag: "Dropped" } : { _tag: "Open" }
   }
@@ -119,14 +130,26 @@ export const viemChain = (x402: X402Config) => {
       Refunds,
       Effect.map(Semaphore.make(1), (one) =>
         Refunds.of({
-          sign: ({ asset, to, amount }) =>
+          sign: ({ asset, to, amount, replacing }) =>
             one.withPermits(1)(
               Effect.tryPromise({
                 try: async (): Promise<SignedRefund> => {
-                  const nonce = await publicClient.getTransactionCount({
-                    address: account.address,
-                    blockTag: "pending"
-                  })
+                  const nonce =
+                    replacing?.nonce ??
+                    (await publicClient.getTransactionCount({
+                      address: account.address,
+                      blockTag: "pending"
+                    }))
+                  // A replacement: its fees an eighth above the stuck one's (nodes ask at least a tenth),
+                  // and at least what the chain asks now.
+                  const before = replacing === undefined ? undefined : parseTransaction(replacing.raw as `0x${string}`)
+                  const fees =
+                    before?.maxFeePerGas === undefined || before.maxPriorityFeePerGas === undefined
+                      ? {}
+                      : await publicClient.estimateFeesPerGas().then((now) => ({
+                          maxFeePerGas: maxOf(now.maxFeePerGas, raised(before.maxFeePerGas!)),
+                          maxPriorityFeePerGas: maxOf(now.maxPriorityFeePerGas, raised(before.maxPriorityFeePerGas!))
+                        }))
                   const request = await wallet.prepareTransactionRequest({
                     to: getAddress(asset),
                     data: encodeFunctionData({
@@ -134,7 +157,8 @@ export const viemChain = (x402: X402Config) => {
                       functionName: "transfer",
                       args: [getAddress(to), amount]
                     }),
-                    nonce
+                    nonce,
+                    ...fees
                   })
                   const raw = await wallet.signTransaction(request)
                   return { transaction: keccak256(raw), nonce, raw }

@@ -10,14 +10,24 @@
 // account chain makes of them: a transaction signed at the refund wallet's next nonce, mined in
 // nonce order at most once, dropped for good once another transaction spent its nonce, reverted
 // (nothing moves, the nonce is spent) when the wallet holds too little; a send may time out (not
-// broadcast) or lose its receipt (mined, the answer never arrives). Nothing here dedupes a refund
-// by what it is for: a second transaction signed for the same payment would be paid twice.
+// broadcast) or lose its receipt (mined, the answer never arrives). Each pays a fee: one below the
+// going fee (tests raise it) waits unmined until it is replaced at its nonce by one paying at least
+// a tenth more, or the fee falls; a replacement may go unseen by the miners, who then mine the one
+// it replaced. Nothing here dedupes a refund by what it is for: a second transaction signed for the
+// same payment would be paid twice.
 import { createHash, randomBytes } from "node:crypto"
 import { Context, Effect, Layer, Schema } from "effect"
 import { authorizationTypes } from "@x402/evm"
 import { getAddress, recoverTypedDataAddress } from "viem"
 import { AppConfig, type X402Config } from "../../services/platform/AppConfig.js"
-import { Chain, ChainUnavailable, Facilitator, FacilitatorUnavailable, Refunds } from "../../services/x402/ports.js"
+import {
+  Chain,
+  ChainUnavailable,
+  Facilitator,
+  FacilitatorUnavailable,
+  type RefundState,
+  Refunds
+} from "../../services/x402/ports.js"
 import {
   EXACT_SCHEME,
   ExactEvmPayload,
@@ -52,7 +62,12 @@ interface SimulatedRefundTx {
   readonly to: string
   readonly amount: string
   readonly nonce: number
+  /** What it pays to be mined: it is mined only while the chain's going fee is no higher. */
+  readonly fee: number
 }
+
+/** A fee raised by an eighth, rounded up (a replacement's). */
+const raisedFee = (fee: number) => fee + Math.ceil(fee / 8)
 
 const lower = (a: string) => a.toLowerCase()
 const newHash = () => `0x${randomBytes(32).toString("hex")}`
@@ -72,6 +87,10 @@ export class SimulatedChain {
   /** Broadcast refunds waiting for an earlier nonce (the mempool), by nonce: the first one sent holds it. */
   private readonly mempool = new Map<number, { readonly hash: string; readonly tx: SimulatedRefundTx }>()
   private refundFaults: Array<RefundFault> = []
+  /** The fee miners take now: a refund paying less waits in the mempool (stuck) until it is replaced or the fee falls. */
+  private goingFee = 1
+  /** Replacements the miners never see (they keep mining the refund replaced), counted down. */
+  private replacementsUnseen = 0
   /** Refund transactions signed (sent or not). */
   refundsSigned = 0
   /** While set, refund signatures (or sends) wait for it (a test holds several passes at the same step). */
@@ -247,18 +266,41 @@ export class SimulatedChain {
     return nonce
   }
 
-  /** Signs, without sending, a transfer from the refund wallet at its next nonce. */
-  signRefund(input: { readonly asset: string; readonly to: string; readonly amount: bigint }): {
+  /** The fee miners take from now on: raised, refunds signed before wait unmined; lowered, they are mined. */
+  setRefundFee(fee: number): void {
+    this.goingFee = fee
+    this.mineRefunds()
+  }
+
+  /** The next replacement sent is never seen by the miners: they mine the refund it replaced, if they can. */
+  keepNextReplacementUnseen = (): void => void this.replacementsUnseen++
+
+  private unseen(): boolean {
+    return this.replacementsUnseen > 0 && this.replacementsUnseen-- > 0
+  }
+
+  /**
+   * Signs, without sending, a transfer from the refund wallet at its next nonce, at the going fee;
+   * or, `replacing` a refund, at that one's nonce with a fee an eighth above its own (at least the going fee).
+   */
+  signRefund(input: {
+    readonly asset: string
+    readonly to: string
+    readonly amount: bigint
+    readonly replacing?: { readonly nonce: number; readonly raw: string }
+  }): {
     readonly transaction: string
     readonly nonce: number
     readonly raw: string
   } {
     this.refundsSigned++
+    const replaced = input.replacing === undefined ? undefined : txOf(input.replacing.raw)
     const tx: SimulatedRefundTx = {
       asset: input.asset,
       to: input.to,
       amount: input.amount.toString(),
-      nonce: this.pendingRefundNonce()
+      nonce: input.replacing?.nonce ?? this.pendingRefundNonce(),
+      fee: replaced === undefined ? this.goingFee : Math.max(this.goingFee, raisedFee(replaced.fee))
     }
     // A nonce of its own makes two signatures of the same transfer at one nonce two transactions, as fees would.
     const raw = `0x${Buffer.from(JSON.stringify({ ...tx, salt: randomBytes(8).toString("hex") })).toString("hex")}`
@@ -275,9 +317,13 @@ export class SimulatedChain {
     this.mineRefunds()
   }
 
-  /** Mines the mempool's refunds in nonce order: each moves the asset, or reverts (too little) and moves nothing. */
+  /** Mines the mempool's refunds in nonce order while each pays the going fee: each moves the asset, or reverts (too little). */
   private mineRefunds(): void {
-    for (let next = this.mempool.get(this.refundNonce); next !== undefined; next = this.mempool.get(this.refundNonce)) {
+    const due = () => {
+      const next = this.mempool.get(this.refundNonce)
+      return next !== undefined && next.tx.fee >= this.goingFee ? next : undefined
+    }
+    for (let next = due(); next !== undefined; next = due()) {
       this.mempool.delete(this.refundNonce)
       const amount = BigInt(next.tx.amount)
       const success = this.balanceOf(this.refundWallet) >= amount
@@ -301,23 +347,37 @@ export class SimulatedChain {
     return this.refundsMined.get(transaction) === false
   }
 
-  /** Where a signed refund stands: the nonce read before the receipt, as a node is asked. */
-  refundState(refund: { readonly transaction: string; readonly nonce: number }) {
+  /** Where a signed refund (and those it replaced) stands: the nonce read before the receipts, as a node is asked. */
+  refundState(refund: {
+    readonly transaction: string
+    readonly nonce: number
+    readonly replaces?: ReadonlyArray<string>
+  }): RefundState {
     const spent = this.refundNonce > refund.nonce
-    const mined = this.refundsMined.get(refund.transaction)
-    if (mined !== undefined) return { _tag: "Mined" as const, success: mined }
-    return spent ? { _tag: "Dropped" as const } : { _tag: "Open" as const }
+    for (const hash of [refund.transaction, ...(refund.replaces ?? [])]) {
+      const mined = this.refundsMined.get(hash)
+      if (mined !== undefined) return { _tag: "Mined", success: mined, transaction: hash }
+    }
+    return spent ? { _tag: "Dropped" } : { _tag: "Open" }
   }
 
   /** Broadcasts a signed refund (again: the same transaction is kept once) and answers where it stands, or a fault. */
-  sendRefund(refund: { readonly transaction: string; readonly nonce: number; readonly raw: string }) {
+  sendRefund(refund: {
+    readonly transaction: string
+    readonly nonce: number
+    readonly raw: string
+    readonly replaces?: ReadonlyArray<string>
+  }) {
     const fault = this.refundFaults.shift()
     if (fault === "timeout") return fault
-    const tx = JSON.parse(Buffer.from(refund.raw.slice(2), "hex").toString("utf8")) as SimulatedRefundTx
+    const tx = txOf(refund.raw)
     const hash = hashOf(refund.raw)
     if (hash !== refund.transaction || tx.nonce !== refund.nonce) throw new Error("a refund whose hash is not its own")
-    if (!this.refundsMined.has(hash) && tx.nonce >= this.refundNonce && !this.mempool.has(tx.nonce))
-      this.mempool.set(tx.nonce, { hash, tx })
+    const waiting = this.mempool.get(tx.nonce)
+    // Taken at a free nonce, or replacing what waits there for a tenth more fee (unless unseen by the miners).
+    const takes =
+      waiting === undefined || (waiting.hash !== hash && tx.fee * 10 >= waiting.tx.fee * 11 && !this.unseen())
+    if (!this.refundsMined.has(hash) && tx.nonce >= this.refundNonce && takes) this.mempool.set(tx.nonce, { hash, tx })
     this.mineRefunds()
     if (fault === "lost") return fault
     return this.refundState(refund)
@@ -325,6 +385,7 @@ export class SimulatedChain {
 }
 
 const hashOf = (raw: string) => `0x${createHash("sha256").update(raw).digest("hex")}`
+const txOf = (raw: string) => JSON.parse(Buffer.from(raw.slice(2), "hex").toString("utf8")) as SimulatedRefundTx
 
 /** The simulated chain of this process (tests read it from the server's context). */
 class SimulatedChainRef extends Context.Service<SimulatedChainRef, SimulatedChain>()(

@@ -177,7 +177,14 @@ export interface PaymentRecord {
    * The refund signed and recorded before it was first sent (status `refunding`): broadcast again
    * until it is mined, signed anew only once the chain says it never can be (docs/x402.md).
    */
-  readonly refundAttempt: { readonly transaction: string; readonly nonce: number; readonly raw: string } | null
+  readonly refundAttempt: {
+    readonly transaction: string
+    readonly nonce: number
+    readonly raw: string
+    /** Earlier refunds at this nonce it replaced with a higher fee (any may be the one mined). */
+    readonly replaces?: ReadonlyArray<string>
+    readonly signedAt?: string
+  } | null
   readonly transactionId: string | null
   /** The answer the call gave (replayed to a retry of the same payment). */
   readonly answer: StoredAnswer | null

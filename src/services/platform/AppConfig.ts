@@ -30,6 +30,8 @@ export interface X402Config {
   readonly maxTimeoutSeconds: number
   /** How long the facilitator has to answer /verify and /settle. */
   readonly facilitatorTimeoutMs: number
+  /** How long a refund may wait unmined before it is replaced at its nonce with a higher fee. */
+  readonly refundBumpAfterMs: number
 }
 
 export interface AppConfigShape {

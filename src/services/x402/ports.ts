@@ -85,15 +85,25 @@ export interface SignedRefund {
   readonly nonce: number
   /** The signed transaction, serialized (what is broadcast, again when needed). */
   readonly raw: string
+  /**
+   * The earlier refunds at this nonce this one replaced with a higher fee (oldest first): the chain
+   * mines at most one of them all, and any one may be it.
+   */
+  readonly replaces?: ReadonlyArray<string>
+  /** When it was recorded (ISO): its age decides a fee bump. */
+  readonly signedAt?: string
 }
 
 /**
  * Where a signed refund stands on the chain: mined (the transfer succeeded, or reverted and moved
- * nothing), still open (not mined, its nonce not yet spent: it may still be mined), or dropped (not
- * mined, and the wallet's nonce moved past it: it never can be).
+ * nothing; `transaction` is the one of its hashes — itself or one it replaced — that was), still
+ * open (none mined, its nonce not yet spent: one may still be), or dropped (none mined, and the
+ * wallet's nonce moved past them: none ever can be).
  */
 export type RefundState =
-  { readonly _tag: "Mined"; readonly success: boolean } | { readonly _tag: "Open" } | { readonly _tag: "Dropped" }
+  | { readonly _tag: "Mined"; readonly success: boolean; readonly transaction: string }
+  | { readonly _tag: "Open" }
+  | { readonly _tag: "Dropped" }
 
 export interface RefundsService {
   /**
@@ -104,10 +114,17 @@ export interface RefundsService {
     readonly asset: string
     readonly to: string
     readonly amount: bigint
+    /**
+     * A refund stuck below the fee the chain takes now: the same transfer is signed at ITS nonce,
+     * with fees at least an eighth above its own (what nodes ask of a replacement) and at least the
+     * going fee.
+     */
+    readonly replacing?: SignedRefund
   }) => Effect.Effect<SignedRefund, ChainUnavailable>
   /**
    * Broadcasts the signed refund (again, when it was before: the same transaction, mined at most
-   * once), waits a bounded time for it to be mined, and answers where it stands.
+   * once), waits a bounded time for it to be mined, and answers where it stands — it and the
+   * refunds it replaced (`replaces`), read as one.
    */
   readonly send: (refund: SignedRefund) => Effect.Effect<RefundState, ChainUnavailable>
 }

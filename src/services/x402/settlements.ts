@@ -13,9 +13,12 @@ import { ExternalFunding } from "../purchases/ExternalFunding.js"
 import { type Bought, Purchases } from "../purchases/Purchases.js"
 import { PurchaseStore } from "../purchases/PurchaseStore.js"
 import { inflowOf, isTagged, offerOfRecord, refusalOf, requestOf } from "./answers.js"
-import { Chain, Facilitator, Refunds } from "./ports.js"
+import { Chain, Facilitator, Refunds, type SignedRefund } from "./ports.js"
 import { requirementsOf } from "./wire.js"
 import { X402Store } from "./X402Store.js"
+
+/** Most times one refund is replaced with a higher fee (each an eighth or more above the last: ×3.2 at most). */
+export const REFUND_MAX_BUMPS = 10
 
 /** Internal: the purchase tried and rolled back (nothing written), with what it came to. */
 class DryRun extends Data.TaggedError("DryRun")<{ readonly bought: Bought }> {}
@@ -193,7 +196,7 @@ export const makeSettlements = Effect.gen(function* () {
           return true
         }
         case "refunding":
-          return yield* refundOnChain(p, at)
+          return yield* refundOnChain(config, p, at)
         default:
           return false
       }
@@ -206,32 +209,50 @@ export const makeSettlements = Effect.gen(function* () {
    * mines at most once. Only when the chain says it never can be mined (its nonce spent by another
    * transaction) or it reverted (nothing moved) is the attempt cleared, for a new one to be signed.
    * A lost receipt, a timeout or a crash between send and record is therefore never a second refund.
+   *
+   * A refund left unmined for `refundBumpAfterMs` (its fee below what the chain takes now) is
+   * replaced: the same transfer at the same nonce with a higher fee, recorded — with the hashes it
+   * replaces — before it is sent. The chain mines at most one transaction per nonce, so whichever of
+   * them is mined is the refund, and none is ever "dropped" while one of them was mined.
    */
   const refundOnChain = Effect.fnUntraced(function* (
+    config: X402Config,
     p: PaymentRecord,
     at: string
   ): Effect.fn.Return<boolean, StorageUnavailable> {
-    let attempt = p.refundAttempt
+    let attempt: SignedRefund | null = p.refundAttempt
     if (attempt === null) {
       const signed = yield* refunds
         .sign({ asset: p.asset, to: p.payer, amount: BigInt(p.amountUnits) })
         .pipe(Effect.option)
       if (Option.isNone(signed)) return false
-      // Recorded unless another pass recorded one first: then that one is sent, this one never is.
-      attempt = yield* atomically(
-        Effect.gen(function* () {
-          const locked = yield* store.getForUpdate(p.id)
-          if (locked === undefined || locked.status !== "refunding") return null
-          if (locked.refundAttempt !== null) return locked.refundAttempt
-          yield* store.update({ ...locked, refundAttempt: signed.value, updatedAt: at })
-          return signed.value
-        })
-      )
+      attempt = yield* record(p.id, null, { ...signed.value, signedAt: at })
       if (attempt === null) return true
     }
-    const state = yield* refunds.send(attempt).pipe(Effect.option)
-    if (Option.isNone(state) || state.value._tag === "Open") return false
-    const mined = state.value._tag === "Mined" && state.value.success
+    let state = yield* refunds.send(attempt).pipe(Effect.option)
+    if (Option.isNone(state)) return false
+    if (state.value._tag === "Open") {
+      const stuck = attempt
+      const age = stuck.signedAt === undefined ? Infinity : Date.parse(at) - Date.parse(stuck.signedAt)
+      if (age < config.refundBumpAfterMs || (stuck.replaces?.length ?? 0) >= REFUND_MAX_BUMPS) return false
+      const bumped = yield* refunds
+        .sign({ asset: p.asset, to: p.payer, amount: BigInt(p.amountUnits), replacing: stuck })
+        .pipe(Effect.option)
+      if (Option.isNone(bumped)) return false
+      const replacement = yield* record(p.id, stuck.transaction, {
+        ...bumped.value,
+        replaces: [...(stuck.replaces ?? []), stuck.transaction],
+        signedAt: at
+      })
+      if (replacement === null || replacement.transaction !== bumped.value.transaction) return true
+      yield* Effect.logInfo(
+        `x402 payment ${p.id}: refund ${stuck.transaction} unmined after ${age} ms, replaced by ${replacement.transaction} (a higher fee, nonce ${replacement.nonce})`
+      )
+      attempt = replacement
+      state = yield* refunds.send(attempt).pipe(Effect.option)
+      if (Option.isNone(state) || state.value._tag === "Open") return true
+    }
+    const outcome = state.value
     const sent = attempt
     return yield* atomically(
       Effect.gen(function* () {
@@ -243,14 +264,36 @@ export const makeSettlements = Effect.gen(function* () {
         )
           return false
         yield* store.update(
-          mined
-            ? { ...locked, status: "refunded", refundTransaction: sent.transaction, refundAttempt: null, updatedAt: at }
+          outcome._tag === "Mined" && outcome.success
+            ? {
+                ...locked,
+                status: "refunded",
+                refundTransaction: outcome.transaction,
+                refundAttempt: null,
+                updatedAt: at
+              }
             : { ...locked, refundAttempt: null, updatedAt: at }
         )
         return true
       })
     )
   })
+
+  /**
+   * Records `next` as the payment's refund attempt under its row lock, if the attempt recorded is
+   * still `expected` (null: none) and the payment still `refunding`. Answers the attempt recorded
+   * then (`next`, or another pass's), or null when the payment is no longer refunding.
+   */
+  const record = (id: string, expected: string | null, next: SignedRefund) =>
+    atomically(
+      Effect.gen(function* () {
+        const locked = yield* store.getForUpdate(id)
+        if (locked === undefined || locked.status !== "refunding") return null
+        if ((locked.refundAttempt?.transaction ?? null) !== expected) return locked.refundAttempt
+        yield* store.update({ ...locked, refundAttempt: next, updatedAt: next.signedAt ?? locked.updatedAt })
+        return next
+      })
+    )
 
   return { dryRun, fund, reconcileOne }
 })
