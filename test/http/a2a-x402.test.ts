@@ -13,6 +13,7 @@ import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm"
 import { x402Client } from "@x402/fetch"
 import { Effect, Option } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { Role, TaskState } from "@a2a-js/sdk"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { simulatedChainOf } from "../../src/layers/x402/simulated.js"
 import { walletAccount } from "../../src/schema/ledger/ledger.js"
@@ -24,6 +25,7 @@ import { X402 } from "../../src/services/x402/X402.js"
 import { X402TaskStore } from "../../src/services/a2a/X402TaskStore.js"
 import type { X402TaskRecord } from "../../src/schema/a2a/x402Task.js"
 import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
+import { a2aClientAt, dataMessage } from "../fixtures/a2aClient.js"
 import { type RuntimeServer, startRuntimeServer } from "../fixtures/runtimeServer.js"
 import { describeEachStorage } from "../fixtures/suite.js"
 import { simulatedX402Config } from "../fixtures/x402.js"
@@ -180,6 +182,46 @@ describeEachStorage("A2A buys paid with x402", (storage) => {
     expect(read.body.result).toMatchObject({ id: task.id, status: { state: "TASK_STATE_COMPLETED" } })
     expect(read.body.result.artifacts).toEqual(done.artifacts)
     expect(chain().transfers.length).toBe(transfers)
+    expect(chain().balanceOf(account.address)).toBe(before - 20_000n)
+  })
+
+  it("the stock @a2a-js/sdk client, with no key: its buy is a task carrying x402.payment.required, its message naming the task pays it", async () => {
+    const client = await a2aClientAt(server.baseUrl, { "a2a-extensions": A2A_X402_EXTENSION })
+    const opened = (await client.sendMessage(
+      dataMessage({ skill: "buy", serviceId: SIMULATED, tierId: "standard", input: { text: "stock" } })
+    )) as Json
+    expect(opened.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED)
+    const required = opened.status.message.metadata["x402.payment.required"]
+    expect(required).toMatchObject({ x402Version: 2, accepts: [{ amount: "20000" }] })
+    const { account, sign } = payer()
+    const before = chain().balanceOf(account.address)
+    const paid = (await client.sendMessage({
+      tenant: "",
+      message: {
+        messageId: `m-${randomBytes(4).toString("hex")}`,
+        contextId: opened.contextId,
+        taskId: opened.id,
+        role: Role.ROLE_USER,
+        parts: [
+          {
+            content: { $case: "text" as const, value: "Here is the payment authorization." },
+            metadata: undefined,
+            filename: "",
+            mediaType: "text/plain"
+          }
+        ],
+        metadata: { "x402.payment.status": "payment-submitted", "x402.payment.payload": await sign(required) },
+        extensions: [A2A_X402_EXTENSION],
+        referenceTaskIds: []
+      },
+      configuration: undefined,
+      metadata: undefined
+    })) as Json
+    expect(paid.id).toBe(opened.id)
+    expect(paid.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    expect(paid.status.message.metadata["x402.payment.receipts"]).toEqual([
+      expect.objectContaining({ success: true, payer: account.address.toLowerCase() })
+    ])
     expect(chain().balanceOf(account.address)).toBe(before - 20_000n)
   })
 
