@@ -350,10 +350,7 @@ export const A2aRoutesLive = HttpRouter.use(
       const pushContext = yield* Effect.context<PushConfigStore | WebhookTransport | Ids | Transactor>()
       const pushConfig: A2aCalls["pushConfig"] = (method, rpcId, params, pushCaller) =>
         run(Effect.provideContext(pushConfigMethod(method, rpcId, params, pushCaller), pushContext))
-      const x402Calls =
-        x402Offered && Option.isSome(config.x402)
-          ? yield* x402CallsFor(caller, request.headers, config.x402.value)
-          : undefined
+      const x402Calls = x402Offered ? yield* x402CallsFor(caller, request.headers) : undefined
       const calls = {
         ...(x402Calls === undefined ? {} : { x402: x402Calls }),
         pushConfig,

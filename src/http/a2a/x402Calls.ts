@@ -36,10 +36,8 @@ export const x402Activated = (headers: Readonly<Record<string, string | undefine
 /** The x402 side of the calls: the caller's x402 tasks (X402TaskStore) and their payments (X402). */
 export const x402CallsFor = Effect.fnUntraced(function* (
   caller: Caller,
-  headers: Readonly<Record<string, string | undefined>>,
-  x402Config: { readonly maxTimeoutSeconds: number }
+  headers: Readonly<Record<string, string | undefined>>
 ) {
-  void x402Config
   const store = yield* X402TaskStore
   const x402 = yield* X402
   const ids = yield* Ids
@@ -49,32 +47,34 @@ export const x402CallsFor = Effect.fnUntraced(function* (
   const orUnavailable = <A>(effect: Effect.Effect<A, { readonly _tag: "StorageUnavailable" }>) =>
     run(effect.pipe(Effect.catchTag("StorageUnavailable", () => Effect.succeed("unavailable" as const))))
   const nowIso = () => new Date().toISOString()
+  const openTask = Effect.fnUntraced(function* (call: {
+    readonly serviceId: string
+    readonly tierId: string | null
+    readonly body: string
+  }) {
+    const at = nowIso()
+    // A few never-paid tasks past their time go with each new one: the table stays bounded.
+    yield* store.purgeUnpaid(new Date(Date.parse(at) - X402_TASK_TTL_MS).toISOString(), 10)
+    const record: X402TaskRecord = {
+      id: yield* ids.make(X402_TASK_PREFIX.slice(0, -1)),
+      agentId: owner,
+      serviceId: call.serviceId,
+      tierId: call.tierId,
+      body: call.body,
+      state: "payment-required",
+      payer: null,
+      nonce: null,
+      paymentId: null,
+      createdAt: at,
+      updatedAt: at
+    }
+    yield* store.insert(record)
+    return record
+  })
   return {
     activated: x402Activated(headers),
     now: () => Date.now(),
-    open: (call) =>
-      orUnavailable(
-        Effect.gen(function* () {
-          const at = nowIso()
-          // A few never-paid tasks past their time go with each new one: the table stays bounded.
-          yield* store.purgeUnpaid(new Date(Date.parse(at) - X402_TASK_TTL_MS).toISOString(), 10)
-          const record: X402TaskRecord = {
-            id: yield* ids.make(X402_TASK_PREFIX.slice(0, -1)),
-            agentId: owner,
-            serviceId: call.serviceId,
-            tierId: call.tierId,
-            body: call.body,
-            state: "payment-required",
-            payer: null,
-            nonce: null,
-            paymentId: null,
-            createdAt: at,
-            updatedAt: at
-          }
-          yield* store.insert(record)
-          return record
-        })
-      ),
+    open: (call) => orUnavailable(openTask(call)),
     get: (id) =>
       orUnavailable(
         Effect.map(store.get(id), (task) => (task !== undefined && task.agentId === owner ? task : undefined))

@@ -3,7 +3,7 @@
 // PAYMENT-SIGNATURE (base64 SettleResponse, also when it failed).
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { Effect } from "effect"
-import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http"
+import type { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http"
 import {
   PAYMENT_REQUIRED_HEADER,
   PAYMENT_RESPONSE_HEADER,
@@ -17,16 +17,24 @@ const addHeaders = (headers: Record<string, string>) =>
 type CorePaymentRequired = Parameters<typeof encodePaymentRequiredHeader>[0]
 type CoreSettleResponse = Parameters<typeof encodePaymentResponseHeader>[0]
 
+// @x402/core is loaded with the first x402 header written, not at startup (a server without x402 never does).
+let core: Promise<typeof import("@x402/core/http")> | undefined
+const x402Core = Effect.promise(() => (core ??= import("@x402/core/http")))
+
 /** The 402's PAYMENT-REQUIRED (never cached). */
 export const paymentRequiredHeaders = (required: PaymentRequired) =>
-  addHeaders({
-    [PAYMENT_REQUIRED_HEADER.toLowerCase()]: encodePaymentRequiredHeader(required as unknown as CorePaymentRequired),
-    "cache-control": "no-store"
-  })
+  Effect.flatMap(x402Core, ({ encodePaymentRequiredHeader }) =>
+    addHeaders({
+      [PAYMENT_REQUIRED_HEADER.toLowerCase()]: encodePaymentRequiredHeader(required as unknown as CorePaymentRequired),
+      "cache-control": "no-store"
+    })
+  )
 
 /** PAYMENT-RESPONSE: what became of the payment (private to this client). */
 export const paymentResponseHeaders = (settle: SettleResponse) =>
-  addHeaders({
-    [PAYMENT_RESPONSE_HEADER.toLowerCase()]: encodePaymentResponseHeader(settle as unknown as CoreSettleResponse),
-    "cache-control": "private"
-  })
+  Effect.flatMap(x402Core, ({ encodePaymentResponseHeader }) =>
+    addHeaders({
+      [PAYMENT_RESPONSE_HEADER.toLowerCase()]: encodePaymentResponseHeader(settle as unknown as CoreSettleResponse),
+      "cache-control": "private"
+    })
+  )

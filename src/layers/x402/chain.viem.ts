@@ -10,40 +10,53 @@
 // A refund stuck below the going fee is replaced at its own nonce with fees an eighth higher; the
 // receipts read are then its own and those of every refund it replaced.
 import { Effect, Layer, Option, Redacted, Semaphore } from "effect"
-import {
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  encodeFunctionData,
-  getAddress,
-  http,
-  keccak256,
-  parseAbi,
-  parseEventLogs,
-  parseTransaction,
-  TransactionReceiptNotFoundError
-} from "viem"
-import { privateKeyToAccount } from "viem/accounts"
 import type { X402Config } from "../../services/platform/AppConfig.js"
 import { Chain, ChainUnavailable, type RefundState, Refunds, type SignedRefund } from "../../services/x402/ports.js"
 
-const tokenAbi = parseAbi([
-  "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
-  "function transfer(address to, uint256 value) returns (bool)",
-  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
-  "event Transfer(address indexed from, address indexed to, uint256 value)"
-])
-
 const unavailable = (what: string) => (e: unknown) =>
   new ChainUnavailable({ reason: `${what}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` })
-
-/** The chain reader and refunds for a configured x402 with a refund wallet and an RPC. */
 
 /** A fee raised by an eighth, rounded up. */
 const raised = (fee: bigint) => fee + (fee + 7n) / 8n
 const maxOf = (a: bigint | undefined, b: bigint) => (a === undefined || a < b ? b : a)
 
-export const viemChain = (x402: X402Config) => {
+/**
+ * The chain reader and refunds for a configured x402 with a refund wallet and an RPC. viem is
+ * loaded when the layer is built, not when the server starts: a server without x402 never loads it
+ * (~30 MB of its resident memory).
+ */
+export const viemChain = (x402: X402Config) =>
+  Layer.unwrap(
+    Effect.map(
+      Effect.promise(() => Promise.all([import("viem"), import("viem/accounts")])),
+      ([viem, accounts]) => viemChainWith(viem, accounts, x402)
+    )
+  )
+
+const viemChainWith = (
+  viem: typeof import("viem"),
+  { privateKeyToAccount }: typeof import("viem/accounts"),
+  x402: X402Config
+) => {
+  const {
+    createPublicClient,
+    createWalletClient,
+    defineChain,
+    encodeFunctionData,
+    getAddress,
+    http,
+    keccak256,
+    parseAbi,
+    parseEventLogs,
+    parseTransaction,
+    TransactionReceiptNotFoundError
+  } = viem
+  const tokenAbi = parseAbi([
+    "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
+    "function transfer(address to, uint256 value) returns (bool)",
+    "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
+    "event Transfer(address indexed from, address indexed to, uint256 value)"
+  ])
   const rpcUrl = Option.getOrThrow(x402.rpcUrl)
   const chain = defineChain({
     id: x402.chainId,

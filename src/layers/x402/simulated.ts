@@ -17,8 +17,6 @@
 // same payment would be paid twice.
 import { createHash, randomBytes } from "node:crypto"
 import { Context, Effect, Layer, Schema } from "effect"
-import { authorizationTypes } from "@x402/evm"
-import { getAddress, recoverTypedDataAddress } from "viem"
 import { AppConfig, type X402Config } from "../../services/platform/AppConfig.js"
 import {
   Chain,
@@ -194,6 +192,8 @@ export class SimulatedChain {
       )
     let signer: string
     try {
+      // Loaded at the first payment, not at startup (viem and @x402/evm: ~40 MB resident).
+      const [{ getAddress, recoverTypedDataAddress }, { authorizationTypes }] = await viemAndEvm()
       signer = await recoverTypedDataAddress({
         domain: {
           name: this.config.assetName,
@@ -384,6 +384,7 @@ export class SimulatedChain {
   }
 }
 
+const viemAndEvm = () => Promise.all([import("viem"), import("@x402/evm")])
 const hashOf = (raw: string) => `0x${createHash("sha256").update(raw).digest("hex")}`
 const txOf = (raw: string) => JSON.parse(Buffer.from(raw.slice(2), "hex").toString("utf8")) as SimulatedRefundTx
 

@@ -284,16 +284,14 @@ export const makeSettlements = Effect.gen(function* () {
    * still `expected` (null: none) and the payment still `refunding`. Answers the attempt recorded
    * then (`next`, or another pass's), or null when the payment is no longer refunding.
    */
-  const record = (id: string, expected: string | null, next: SignedRefund) =>
-    atomically(
-      Effect.gen(function* () {
-        const locked = yield* store.getForUpdate(id)
-        if (locked === undefined || locked.status !== "refunding") return null
-        if ((locked.refundAttempt?.transaction ?? null) !== expected) return locked.refundAttempt
-        yield* store.update({ ...locked, refundAttempt: next, updatedAt: next.signedAt ?? locked.updatedAt })
-        return next
-      })
-    )
+  const recordIn = Effect.fnUntraced(function* (id: string, expected: string | null, next: SignedRefund) {
+    const locked = yield* store.getForUpdate(id)
+    if (locked === undefined || locked.status !== "refunding") return null
+    if ((locked.refundAttempt?.transaction ?? null) !== expected) return locked.refundAttempt
+    yield* store.update({ ...locked, refundAttempt: next, updatedAt: next.signedAt ?? locked.updatedAt })
+    return next
+  })
+  const record = (id: string, expected: string | null, next: SignedRefund) => atomically(recordIn(id, expected, next))
 
   return { dryRun, fund, reconcileOne }
 })
