@@ -28,7 +28,7 @@ import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
 import { a2aClientAt, dataMessage } from "../fixtures/a2aClient.js"
 import { type RuntimeServer, startRuntimeServer } from "../fixtures/runtimeServer.js"
 import { describeEachStorage } from "../fixtures/suite.js"
-import { simulatedX402Config } from "../fixtures/x402.js"
+import { postAs, publishAgentService as publishAgentServiceAt, simulatedX402Config } from "../fixtures/x402.js"
 
 const C = "/api/v1/agent/commerce"
 const SIMULATED = "svc_translate_pro" // a simulated seller, per_call, standard: 2 cents = 20,000 units
@@ -108,35 +108,8 @@ describeEachStorage("A2A buys paid with x402", (storage) => {
     return { account, sign: (required: Json) => client.createPaymentPayload(required) }
   }
   const metaOf = (task: Json) => task.status.message.metadata as Json
-  const post = async (k: AgentKey, path: string, body: unknown) => {
-    const res = await fetch(`${server.baseUrl}${path}`, {
-      method: "POST",
-      headers: { ...k.auth, "content-type": "application/json" },
-      body: JSON.stringify(body)
-    })
-    return { status: res.status, body: (await res.json()) as Json }
-  }
-  const publishAgentService = async () => {
-    const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
-    const published = await post(seller, `${C}/services`, {
-      name: "Real calls",
-      description: "a per-call service its seller fulfils",
-      category: "testing",
-      pricingModel: "per_call",
-      tiers: [
-        {
-          id: "unit",
-          name: "Unit",
-          priceCents: 100,
-          unit: "call",
-          includedUnits: null,
-          sla: { uptimePct: 99, p95LatencyMs: 1_000, supportWindow: "24/7" }
-        }
-      ]
-    })
-    expect(published.status).toBe(201)
-    return { seller, serviceId: published.body.id as string }
-  }
+  const post = (k: AgentKey, path: string, body: unknown) => postAs(server.baseUrl, k, path, body)
+  const publishAgentService = () => publishAgentServiceAt(server.baseUrl)
 
   it("the agent card declares the a2a-x402 extension (not required: a keyed agent may pay with credits)", async () => {
     const card = (await (await fetch(`${server.baseUrl}/.well-known/agent-card.json`)).json()) as Json

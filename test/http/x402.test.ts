@@ -24,7 +24,7 @@ import { x402Books } from "../../src/services/x402/books.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { type RuntimeServer, startRuntimeServer } from "../fixtures/runtimeServer.js"
 import { describeEachStorage } from "../fixtures/suite.js"
-import { simulatedX402Config } from "../fixtures/x402.js"
+import { postAs, publishAgentService as publishAgentServiceAt, simulatedX402Config } from "../fixtures/x402.js"
 
 const C = "/api/v1/agent/commerce"
 const SIMULATED = "svc_translate_pro" // a simulated seller, per_call, standard: 2 cents
@@ -70,36 +70,8 @@ describeEachStorage("x402 v2 on the paid call", (storage) => {
       { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input }) }
     ] as const
 
-  const post = async (k: AgentKey, path: string, body: unknown) => {
-    const res = await fetch(`${server.baseUrl}${path}`, {
-      method: "POST",
-      headers: { ...k.auth, "content-type": "application/json" },
-      body: JSON.stringify(body)
-    })
-    return { status: res.status, body: (await res.json()) as Json }
-  }
-
-  const publishAgentService = async () => {
-    const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
-    const published = await post(seller, `${C}/services`, {
-      name: "Real calls",
-      description: "a per-call service its seller fulfils",
-      category: "testing",
-      pricingModel: "per_call",
-      tiers: [
-        {
-          id: "unit",
-          name: "Unit",
-          priceCents: 100,
-          unit: "call",
-          includedUnits: null,
-          sla: { uptimePct: 99, p95LatencyMs: 1_000, supportWindow: "24/7" }
-        }
-      ]
-    })
-    expect(published.status).toBe(201)
-    return { seller, serviceId: published.body.id as string }
-  }
+  const post = (k: AgentKey, path: string, body: unknown) => postAs(server.baseUrl, k, path, body)
+  const publishAgentService = () => publishAgentServiceAt(server.baseUrl)
 
   it("without a key or payment: 402 with PAYMENT-REQUIRED (x402 v2, exact, 1 cent = 10,000 units)", async () => {
     const [url, init] = invoke(SIMULATED, "standard", { text: "hi" })

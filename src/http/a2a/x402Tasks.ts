@@ -18,6 +18,7 @@ import {
   x402TaskOf
 } from "./x402TaskView.js"
 import { A2aErrors, isRecord, type Json, retryAfterOf, rpcError, type RpcError, rpcResult } from "./rpc.js"
+import { decodedX402Header } from "../x402/headers.js"
 
 const INVOKE = agentTools.find((t) => t.name === "mpp_invoke")!
 export const X402_TASK_PREFIX = "x402t_"
@@ -71,7 +72,7 @@ export const openX402Buy = async (
     return rpcError(rpcId, A2aErrors.invalidParams, route.message.replace(/^(id|tier):/, `${field}:`), { field })
   }
   const answer = await runRoute(calls, route)
-  const required = answer.status === 402 ? decodedHeader(answer.headers, "payment-required") : undefined
+  const required = answer.status === 402 ? decodedX402Header(answer.headers, "payment-required") : undefined
   if (required === undefined) {
     const message = isRecord(answer.json) && typeof answer.json.message === "string" ? answer.json.message : ""
     return rpcResult(rpcId, {
@@ -111,17 +112,6 @@ export const openX402Buy = async (
       { httpStatus: 402, ok: false }
     )
   })
-}
-
-const decodedHeader = (headers: Headers, name: string): Json | undefined => {
-  const header = headers.get(name)
-  if (!header) return undefined
-  try {
-    const value = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as unknown
-    return isRecord(value) ? value : undefined
-  } catch {
-    return undefined
-  }
 }
 
 /** The authorization a PaymentPayload carries (payer and nonce, lower case), or undefined. */
@@ -233,7 +223,7 @@ export const payX402Task = async (
     taskPaymentKey(task),
     { "payment-signature": Buffer.from(JSON.stringify(payload), "utf8").toString("base64") }
   )
-  const settle = decodedHeader(paid.headers, "payment-response")
+  const settle = decodedX402Header(paid.headers, "payment-response")
   const ours = isRecord(settle?.extensions) ? settle.extensions["agent-commerce"] : undefined
   if (isRecord(ours) && typeof ours.paymentId === "string") {
     await x402.setPayment(task.id, ours.paymentId)

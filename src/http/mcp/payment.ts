@@ -9,6 +9,7 @@ import {
   RECEIPT_HEADER
 } from "../../schema/mpp/protocol.js"
 import { canonicalJson } from "../../services/mpp/encoding.js"
+import { decodedX402Header } from "../x402/headers.js"
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 const b64url = (s: string) => Buffer.from(s, "utf8").toString("base64url")
@@ -101,30 +102,19 @@ export const x402PaymentFromMeta = (meta: unknown): string | undefined => {
   return Buffer.from(JSON.stringify(meta[X402_PAYMENT_META]), "utf8").toString("base64")
 }
 
-const decodedHeader = (headers: Headers, name: string): Record<string, unknown> | undefined => {
-  const header = headers.get(name)
-  if (!header) return undefined
-  try {
-    const value = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as unknown
-    return isRecord(value) ? value : undefined
-  } catch {
-    return undefined
-  }
-}
-
 /** The route's PAYMENT-REQUIRED (x402's PaymentRequired), decoded, when its 402 offers x402. */
 export const x402Required = (status: number, headers: Headers) =>
-  status === 402 ? decodedHeader(headers, "payment-required") : undefined
+  status === 402 ? decodedX402Header(headers, "payment-required") : undefined
 
 /** `result._meta` with the route's PAYMENT-RESPONSE (x402's SettleResponse), decoded, or undefined. */
 export const x402SettleMeta = (headers: Headers): Record<string, unknown> | undefined => {
-  const settle = decodedHeader(headers, "payment-response")
+  const settle = decodedX402Header(headers, "payment-response")
   return settle === undefined ? undefined : { [X402_PAYMENT_RESPONSE_META]: settle }
 }
 
 /** x402's payment-required tool result (with the settle's failure, when a payment was refused). */
 export const x402RequiredResult = (required: Record<string, unknown>, headers: Headers) => {
-  const settle = decodedHeader(headers, "payment-response")
+  const settle = decodedX402Header(headers, "payment-response")
   const data = settle === undefined ? required : { ...required, [X402_PAYMENT_RESPONSE_META]: settle }
   const message = typeof required.error === "string" ? required.error : "Payment required"
   return {

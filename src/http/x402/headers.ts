@@ -38,3 +38,20 @@ export const paymentResponseHeaders = (settle: SettleResponse) =>
       "cache-control": "private"
     })
   )
+
+/**
+ * An x402 header (PAYMENT-REQUIRED, PAYMENT-RESPONSE) of a route's answer, as the in-process
+ * adapters (MCP, A2A) read it: base64 JSON, decoded; undefined when absent or not a JSON object.
+ */
+export const decodedX402Header = (headers: Headers, name: string): Record<string, unknown> | undefined => {
+  const header = headers.get(name)
+  if (!header) return undefined
+  try {
+    const value = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as unknown
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined
+  } catch {
+    return undefined
+  }
+}
