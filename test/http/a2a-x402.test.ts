@@ -14,7 +14,7 @@ import { x402Client } from "@x402/fetch"
 import { Effect, Option } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { Role, TaskState } from "@a2a-js/sdk"
-import { afterAll, beforeAll, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { simulatedChainOf } from "../../src/layers/x402/simulated.js"
 import { walletAccount } from "../../src/schema/ledger/ledger.js"
 import { A2A_X402_EXTENSION } from "../../src/schema/a2a/x402Task.js"
@@ -385,5 +385,35 @@ describeEachStorage("A2A buys paid with x402", (storage) => {
     await buy(SIMULATED, "standard", { text: "a new one" })
     expect(await tasks((s) => s.get(stale))).toBeUndefined()
     expect(await tasks((s) => s.get(paid))).toMatchObject({ id: paid, state: "payment-submitted" })
+  })
+})
+
+describe("keyless A2A calls", () => {
+  let server: RuntimeServer
+  beforeAll(async () => {
+    server = await startRuntimeServer({
+      storage: "memory",
+      config: { rateLimitPerMinute: 3, rateLimitPerDay: 100, workers: false, x402: Option.some(simulatedX402Config()) }
+    })
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it("spend their address's requests as a key spends its own: past the limit, 429 with Retry-After", async () => {
+    const getTask = () =>
+      fetch(`${server.baseUrl}/a2a`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x402t_unknown" } })
+      })
+    const statuses: Array<number> = []
+    let last: Response | undefined
+    for (let i = 0; i < 4; i++) {
+      last = await getTask()
+      statuses.push(last.status)
+    }
+    expect(statuses).toEqual([200, 200, 200, 429])
+    expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0)
   })
 })

@@ -7,6 +7,7 @@ import { Context, Effect, Option, Result, Stream } from "effect"
 import { Unauthorized } from "../../schema/platform/errors.js"
 import { currentIdempotencyKey, currentIdempotencyScope } from "../requestIdempotency.js"
 import { Keys } from "../../services/keys/Keys.js"
+import { RateLimiter } from "../../services/keys/RateLimiter.js"
 import { errorResponse } from "../errors.js"
 import { presentedKey } from "../middleware/authLive.js"
 import { currentRequestId } from "../requestId.js"
@@ -199,6 +200,7 @@ export const A2aRoutesLive = HttpRouter.use(
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = yield* currentRequestId
       const keys = yield* Keys
+      const limiter = yield* RateLimiter
       const orders = yield* Orders
       // A2A-Version (absent: 1.0 assumed); another major version is refused as the spec asks.
       const version = request.headers["a2a-version"]
@@ -243,6 +245,18 @@ export const A2aRoutesLive = HttpRouter.use(
       }
       // Without a key: a buy paid with x402 and its task, nothing else (docs/a2a.md "Paying with x402").
       if (key === undefined && !keylessCall(body)) return missingKey
+      if (key === undefined) {
+        // Every keyless call spends the payer's address's requests (the paid call it runs spends its own
+        // too), as a keyed one spends its key's: reading a task reconciles its payment against the chain.
+        const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+        const limited = yield* limiter.take(`x402:${address}`).pipe(Effect.flip, Effect.option)
+        if (Option.isSome(limited))
+          return errorResponse(
+            limited.value,
+            requestId,
+            limited.value._tag === "RateLimited" ? { "retry-after": String(limited.value.retryAfterSeconds) } : {}
+          )
+      }
       // Each message carries its own Idempotency-Key (`message.metadata.idempotencyKey`) or none:
       // nothing of the envelope's request may stand in for it.
       const context = Context.add(
