@@ -114,6 +114,12 @@ export const openX402Buy = async (
   })
 }
 
+/** The task as stored now, or as last read when it cannot be read again (gone, or the store unavailable). */
+const reread = async (x402: A2aX402, id: string, last: X402TaskRecord): Promise<X402TaskRecord> => {
+  const now = await x402.get(id)
+  return now === undefined || now === "unavailable" ? last : now
+}
+
 /** The authorization a PaymentPayload carries (payer and nonce, lower case), or undefined. */
 const authorizationOf = (payload: unknown): { readonly payer: string; readonly nonce: string } | undefined => {
   const authorization =
@@ -160,7 +166,7 @@ export const payX402Task = async (
     const expired = { ...task, state: "expired" as const, updatedAt: new Date(x402.now()).toISOString() }
     const written = await x402.replace(task, expired)
     if (written === "unavailable") return unavailable(rpcId)
-    task = written ? expired : (((await x402.get(taskId)) as X402TaskRecord | undefined) ?? task)
+    task = written ? expired : await reread(x402, taskId, task)
   }
   if (task.state !== "payment-required" && task.state !== "payment-submitted")
     return rpcError(rpcId, A2aErrors.unsupportedOperation, `task ${task.id} has ended (${task.state}): send a new buy`)
@@ -179,7 +185,7 @@ export const payX402Task = async (
       if (written) return answer(declined)
     }
     // A payment was submitted (or is being): it decides, not the decline.
-    return answer(((await x402.get(taskId)) as X402TaskRecord | undefined) ?? task)
+    return answer(await reread(x402, taskId, task))
   }
   const authorization = authorizationOf(payload)
   if (authorization === undefined)
@@ -209,7 +215,7 @@ export const payX402Task = async (
     const written = await x402.replace(task, submitted)
     if (written === "unavailable") return unavailable(rpcId)
     // Another message recorded its payment first: the task as that one left it.
-    if (!written) return answer(((await x402.get(taskId)) as X402TaskRecord | undefined) ?? task)
+    if (!written) return answer(await reread(x402, taskId, task))
     task = submitted
   }
   const query = task.tierId === null ? "" : `?tier=${encodeURIComponent(task.tierId)}`
@@ -306,7 +312,7 @@ export const cancelX402Task = async (rpcId: unknown, id: string, calls: A2aCalls
     if (written === "unavailable") return unavailable(rpcId)
     if (written) return rpcResult(rpcId, x402TaskOf(canceled, await viewOfX402TaskOrThrow(x402, canceled)))
   }
-  const now = ((await x402.get(id)) as X402TaskRecord | undefined) ?? task
+  const now = await reread(x402, id, task)
   if (now.state === "canceled") return rpcResult(rpcId, x402TaskOf(now, await viewOfX402TaskOrThrow(x402, now)))
   const view = await viewOfX402Task(x402, now)
   return rpcError(
