@@ -215,6 +215,24 @@ describeEachStorage("A2A buys paid with x402", (storage) => {
     expect(chain().balanceOf(account.address)).toBe(before)
   })
 
+  it("an authorization that paid another call does not pay this task, nor reads as its payment: the task still asks, and a fresh one pays it", async () => {
+    const first = (await buy(SIMULATED, "standard", { text: "one" })).body.result.task
+    const required = metaOf(first)["x402.payment.required"]
+    const { account, sign } = payer()
+    const payload = await sign(required)
+    expect((await pay(first.id, payload)).body.result.task.status.state).toBe("TASK_STATE_COMPLETED")
+    const before = chain().balanceOf(account.address)
+    const second = (await buy(SIMULATED, "standard", { text: "two" })).body.result.task
+    const reused = (await pay(second.id, payload)).body.result.task
+    expect(reused.status.state).toBe("TASK_STATE_INPUT_REQUIRED")
+    expect(metaOf(reused)["x402.payment.error"]).toBe("DUPLICATE_NONCE")
+    expect((await rpc("GetTask", { id: second.id })).body.result.status.state).toBe("TASK_STATE_INPUT_REQUIRED")
+    expect(chain().balanceOf(account.address)).toBe(before)
+    const paid = (await pay(second.id, await sign(required))).body.result.task
+    expect(paid.status.state).toBe("TASK_STATE_COMPLETED")
+    expect(chain().balanceOf(account.address)).toBe(before - 20_000n)
+  })
+
   it("a refused authorization (another amount) costs nothing; the task asks again and a right one pays it once", async () => {
     const task = (await buy(SIMULATED, "standard", { text: "retry" })).body.result.task
     const required = metaOf(task)["x402.payment.required"]
@@ -356,6 +374,18 @@ describeEachStorage("A2A buys paid with x402", (storage) => {
     const junk = await pay(task.id, { x402Version: 2, payload: "nope" })
     expect(junk.body.error).toMatchObject({ code: -32602, data: { field: 'message.metadata["x402.payment.payload"]' } })
     expect((await rpc("GetTask", { id: task.id })).body.result.status.state).toBe("TASK_STATE_INPUT_REQUIRED")
+    // One the paid call itself refuses (400: not a PaymentPayload it can read) leaves the task to a right one.
+    const unreadable = await pay(task.id, {
+      x402Version: 2,
+      payload: { authorization: { from: "0x0000000000000000000000000000000000000001", nonce: "0x01" } }
+    })
+    expect(unreadable.body.error).toMatchObject({
+      code: -32602,
+      data: { field: 'message.metadata["x402.payment.payload"]' }
+    })
+    const { sign } = payer()
+    const paid = (await pay(task.id, await sign(metaOf(task)["x402.payment.required"]))).body.result.task
+    expect(paid.status.state).toBe("TASK_STATE_COMPLETED")
   })
 
   it("tasks never paid are kept an hour: a new task takes the older ones away, never one whose payment was submitted", async () => {

@@ -86,8 +86,16 @@ export const x402CallsFor = Effect.fnUntraced(function* (
       task.payer === null || task.nonce === null
         ? Promise.resolve(undefined)
         : orUnavailable(
-            Effect.map(x402.ofTask({ paymentId: task.paymentId, payer: task.payer, nonce: task.nonce }), (found) =>
-              Option.isNone(found) ? undefined : (JSON.parse(JSON.stringify(found.value)) as X402TaskPayment)
+            Effect.map(
+              x402.ofTask({
+                paymentId: task.paymentId,
+                payer: task.payer,
+                nonce: task.nonce,
+                serviceId: task.serviceId,
+                body: task.body
+              }),
+              (found) =>
+                Option.isNone(found) ? undefined : (JSON.parse(JSON.stringify(found.value)) as X402TaskPayment)
             )
           ),
     required: (task, error) => {

@@ -7,6 +7,7 @@ import {
   X402_RECEIPTS_KEY,
   X402_REQUIRED_KEY,
   X402_STATUS_KEY,
+  X402_SUBMISSION_LEASE_MS,
   X402_TASK_TTL_MS,
   type X402TaskRecord
 } from "../../schema/a2a/x402Task.js"
@@ -204,13 +205,16 @@ export const viewOfX402Task = async (x402: A2aX402, task: X402TaskRecord): Promi
     case "payment-submitted": {
       const payment = await x402.payment(task)
       if (payment === "unavailable") return payment
-      return payment === undefined
-        ? requiredView(
-            x402,
-            task,
-            `The payment submitted was refused before any money moved: sign again. ${PAY_TEXT(task)}`
-          )
-        : paidView(payment)
+      if (payment !== undefined) return paidView(payment)
+      // Submitted and not yet a payment: being tried, or (past the lease) never tried to the end.
+      return x402.now() - Date.parse(task.updatedAt) < X402_SUBMISSION_LEASE_MS
+        ? {
+            state: "TASK_STATE_WORKING",
+            x402Status: "payment-submitted",
+            text: "Your payment is being verified and settled.",
+            receipts: []
+          }
+        : requiredView(x402, task, `The payment submitted was not settled: sign again. ${PAY_TEXT(task)}`)
     }
   }
 }

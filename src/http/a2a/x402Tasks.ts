@@ -4,7 +4,13 @@
 // with x402"). The buy is answered with a task in TASK_STATE_INPUT_REQUIRED carrying the
 // PaymentRequired (`x402.payment.required`); the payment message names that task and carries the
 // signed PaymentPayload (`x402.payment.payload`); the task then follows the payment and its purchase.
-import { X402_PAYLOAD_KEY, X402_STATUS_KEY, X402_TASK_TTL_MS, type X402TaskRecord } from "../../schema/a2a/x402Task.js"
+import {
+  X402_PAYLOAD_KEY,
+  X402_STATUS_KEY,
+  X402_SUBMISSION_LEASE_MS,
+  X402_TASK_TTL_MS,
+  type X402TaskRecord
+} from "../../schema/a2a/x402Task.js"
 import { isProblem, toRouteRequest } from "../descriptors/toolRequest.js"
 import { agentTools } from "../descriptors/tools.js"
 import { type A2aCalls, type A2aX402, runRoute } from "./calls.js"
@@ -133,8 +139,11 @@ const authorizationOf = (payload: unknown): { readonly payer: string; readonly n
     : undefined
 }
 
-/** The Idempotency-Key every payment of one task is sent under: the route answers a second one with the first's outcome. */
-const taskPaymentKey = (task: X402TaskRecord) => `a2a-x402:${task.id}`
+/**
+ * The Idempotency-Key an authorization for a task is sent under: the same message again is answered
+ * by the route's first answer (one per authorization: a refused one does not answer the next).
+ */
+const taskPaymentKey = (task: X402TaskRecord) => `a2a-x402:${task.id}:${task.nonce}`
 
 /**
  * A message naming an x402 task: its payment (`x402.payment.payload`), or the payer declining it
@@ -199,10 +208,12 @@ export const payX402Task = async (
     task.state === "payment-submitted" &&
     (task.payer !== authorization.payer || task.nonce !== authorization.nonce)
   ) {
-    // Another authorization than the one submitted: only if that one never became a payment.
+    // Another authorization than the one submitted: only if that one never became a payment, and is
+    // no longer being tried (refused ones are taken off at once; this is a crash mid-attempt).
     const standing = await x402.payment(task)
     if (standing === "unavailable") return unavailable(rpcId)
-    if (standing !== undefined) return answer(task)
+    if (standing !== undefined || x402.now() - Date.parse(task.updatedAt) < X402_SUBMISSION_LEASE_MS)
+      return answer(task)
   }
   if (task.state !== "payment-submitted" || task.payer !== authorization.payer || task.nonce !== authorization.nonce) {
     const submitted: X402TaskRecord = {
@@ -278,6 +289,15 @@ export const payX402Task = async (
         routeMeta
       )
     })
+  }
+  if (paid.status === 409 && isRecord(paid.json) && paid.json._tag === "PaymentConflict") {
+    // The authorization already paid another call (or this one, answered as it stands): an
+    // authorization of another call's is taken off this task, which still asks to be paid.
+    const standing = await x402.payment(task)
+    if (standing === "unavailable") return unavailable(rpcId)
+    if (standing !== undefined) return answer(task, {}, routeMeta)
+    if ((await x402.replace(task, unsubmitted)) === true) task = unsubmitted
+    return answer(task, { error: "DUPLICATE_NONCE" }, routeMeta)
   }
   if (paid.status === 429 || (paid.status >= 500 && paid.status !== 502))
     return rpcError(

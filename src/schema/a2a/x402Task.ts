@@ -20,6 +20,12 @@ export const X402_ERROR_KEY = "x402.payment.error"
 
 /** A task not paid within this long is expired (its quote is stale); its row is then removed. */
 export const X402_TASK_TTL_MS = 60 * 60 * 1000
+/**
+ * How long an authorization submitted for a task holds it while it has no payment yet (being
+ * verified and settled): another authorization for the task waits this long, so two are never
+ * settled at once. One refused is taken off its task at once; this bounds only a crash mid-attempt.
+ */
+export const X402_SUBMISSION_LEASE_MS = 60 * 1000
 
 /**
  * Where a task stands before its payment decides it: waiting for a payment, one submitted (the

@@ -51,7 +51,7 @@ import {
 } from "./wire.js"
 import { X402Store } from "./X402Store.js"
 import { makeSettlements } from "./settlements.js"
-import { failedSettle, paymentPath, pendingSettlement, receiptOf, refused, settleOf } from "./answers.js"
+import { failedSettle, paymentPath, paymentViewOf, pendingSettlement, receiptOf, refused, settleOf } from "./answers.js"
 
 /** The keyed agent a payment is made for, when the call carries an API key. */
 export interface KeyedBuyer {
@@ -117,13 +117,17 @@ export interface X402Service {
   /**
    * The payment an A2A task submitted (docs/a2a.md "Paying with x402"), by its id once known, else
    * by its authorization (payer, nonce): reconciled, then its view and what its PAYMENT-RESPONSE says.
-   * None when there is none (never claimed, or refused before the settle and forgotten). The task's
-   * owner is checked by the caller: this reads no credential.
+   * None when there is none (never claimed, or refused before the settle and forgotten), or when the
+   * one found paid another call (an authorization reused for another request). The task's owner is
+   * checked by the caller: this reads no credential.
    */
   readonly ofTask: (ref: {
     readonly paymentId: string | null
     readonly payer: string
     readonly nonce: string
+    /** The task's call: a payment found is its only if it paid this service with this request body. */
+    readonly serviceId: string
+    readonly body: string
   }) => Effect.Effect<
     Option.Option<{ readonly view: PaymentView; readonly settle: SettleResponse }>,
     StorageUnavailable
@@ -455,25 +459,10 @@ const make = Effect.gen(function* () {
   })
 
   const viewOf = Effect.fnUntraced(function* (now: PaymentRecord) {
-    const row = now.transactionId === null ? undefined : yield* transactions.getTransaction(now.transactionId)
-    return {
-      id: now.id,
-      status: now.status,
-      payer: now.payer,
-      network: now.network,
-      asset: now.asset,
-      amount: now.amountUnits,
-      amountCents: now.amountCents,
-      serviceId: now.serviceId,
-      tierId: now.tierId,
-      transactionId: now.transactionId,
-      purchaseStatus: row?.tx.status ?? null,
-      output: row?.delivery?.output ?? null,
-      settleTransaction: now.settleTransaction,
-      refundTransaction: now.refundTransaction,
-      createdAt: now.createdAt,
-      updatedAt: now.updatedAt
-    } satisfies PaymentView
+    return paymentViewOf(
+      now,
+      now.transactionId === null ? undefined : yield* transactions.getTransaction(now.transactionId)
+    )
   })
 
   const ofTask: X402Service["ofTask"] = Effect.fnUntraced(function* (ref) {
@@ -483,6 +472,11 @@ const make = Effect.gen(function* () {
       (ref.paymentId === null ? undefined : yield* store.get(ref.paymentId)) ??
       (yield* store.byAuthorization(config.network, config.asset, ref.payer, ref.nonce))
     if (found === undefined) return Option.none()
+    const paysThisCall =
+      found.serviceId === ref.serviceId &&
+      fingerprintOf(found.payload, { serviceId: found.serviceId, tierId: found.tierId, body: ref.body }) ===
+        found.fingerprint
+    if (!paysThisCall) return Option.none()
     yield* reconcileOne(config, found.id)
     const now = (yield* store.get(found.id)) ?? found
     return Option.some({ view: yield* viewOf(now), settle: settleOf(config, now) })

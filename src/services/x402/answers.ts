@@ -9,8 +9,10 @@ import type { Receipt } from "../../schema/mpp/challenge.js"
 import { ApprovalRequired, SellerFailed } from "../../schema/mpp/problems.js"
 import { MPP_CURRENCY } from "../../schema/mpp/protocol.js"
 import { COMMERCE_PREFIX } from "../../schema/platform/routes.js"
+import type { TransactionRow } from "../../schema/commerce/transactions.js"
 import {
   type PaymentRecord,
+  type PaymentView,
   type SettleResponse,
   SettlementPendingResult,
   X402PaymentRequired,
@@ -142,3 +144,23 @@ export const offerOfRecord = (p: PaymentRecord): Offer =>
     service: { id: p.serviceId, name: p.serviceId },
     tier: { id: p.tierId, name: p.tierId, priceCents: p.amountCents }
   }) as unknown as Offer
+
+/** The payment as its payer reads it, with its purchase's row (undefined: none yet). */
+export const paymentViewOf = (now: PaymentRecord, row: TransactionRow | undefined): PaymentView => ({
+  id: now.id,
+  status: now.status,
+  payer: now.payer,
+  network: now.network,
+  asset: now.asset,
+  amount: now.amountUnits,
+  amountCents: now.amountCents,
+  serviceId: now.serviceId,
+  tierId: now.tierId,
+  transactionId: now.transactionId,
+  purchaseStatus: row?.tx.status ?? null,
+  output: row?.delivery?.output ?? null,
+  settleTransaction: now.settleTransaction,
+  refundTransaction: now.refundTransaction,
+  createdAt: now.createdAt,
+  updatedAt: now.updatedAt
+})
