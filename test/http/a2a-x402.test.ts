@@ -373,7 +373,10 @@ describeEachStorage("A2A buys paid with x402", (storage) => {
     })
     const junk = await pay(task.id, { x402Version: 2, payload: "nope" })
     expect(junk.body.error).toMatchObject({ code: -32602, data: { field: 'message.metadata["x402.payment.payload"]' } })
-    expect((await rpc("GetTask", { id: task.id })).body.result.status.state).toBe("TASK_STATE_INPUT_REQUIRED")
+    const waiting = (await rpc("GetTask", { id: task.id })).body.result
+    expect(waiting.status.state).toBe("TASK_STATE_INPUT_REQUIRED")
+    // What a waiting task asks is what the paid call asked when the buy opened it.
+    expect(metaOf(waiting)["x402.payment.required"]).toEqual(metaOf(task)["x402.payment.required"])
     // One the paid call itself refuses (400: not a PaymentPayload it can read) leaves the task to a right one.
     const unreadable = await pay(task.id, {
       x402Version: 2,

@@ -14,7 +14,7 @@ import { Ids } from "../../services/platform/Db.js"
 import { X402 } from "../../services/x402/X402.js"
 import type { A2aX402, X402TaskPayment } from "./calls.js"
 import type { Json } from "./rpc.js"
-import { X402_TASK_PREFIX } from "./x402Tasks.js"
+import { paidCallOf, X402_TASK_PREFIX } from "./x402Tasks.js"
 
 /** A caller without a key: a payer whose x402 payment names it. */
 export const KEYLESS: Caller = {
@@ -98,23 +98,19 @@ export const x402CallsFor = Effect.fnUntraced(function* (
                 Option.isNone(found) ? undefined : (JSON.parse(JSON.stringify(found.value)) as X402TaskPayment)
             )
           ),
-    required: (task, error) => {
-      const query = task.tierId === null ? "" : `?tier=${encodeURIComponent(task.tierId)}`
-      return run(
+    required: (task, error) =>
+      run(
         Effect.map(
           x402.paymentRequired(
             {
               serviceId: task.serviceId,
               tierId: task.tierId ?? undefined,
-              url: `${baseUrl}${invokePath(task.serviceId)}${query}`
+              url: `${baseUrl}${paidCallOf(task)}`
             },
             error
           ),
           (required) => (Option.isNone(required) ? undefined : (JSON.parse(JSON.stringify(required.value)) as Json))
         )
       )
-    }
   } satisfies A2aX402
 })
-
-const invokePath = (serviceId: string) => `/api/v1/agent/commerce/services/${encodeURIComponent(serviceId)}/invoke`

@@ -171,7 +171,8 @@ const EXPIRED = ended(
 
 /** What paying the call asks now: the task waiting for a payment (or ended, when it can no longer be bought). */
 const requiredView = async (x402: A2aX402, task: X402TaskRecord, text: string, extra: Partial<TaskView> = {}) => {
-  const required = await x402.required(task, extra.error)
+  // As the paid call words its own 402 (PAYMENT-REQUIRED.error), unless a refusal says more.
+  const required = await x402.required(task, extra.error ?? "payment_required")
   return required === undefined
     ? ended("payment-failed", "This call can no longer be bought: nothing was charged.")
     : { state: "TASK_STATE_INPUT_REQUIRED", x402Status: "payment-required", text, required, receipts: [], ...extra }

@@ -143,6 +143,12 @@ const authorizationOf = (payload: unknown): { readonly payer: string; readonly n
  * The Idempotency-Key an authorization for a task is sent under: the same message again is answered
  * by the route's first answer (one per authorization: a refused one does not answer the next).
  */
+/** The paid call a task pays: its path and query, as the route is asked and as PAYMENT-REQUIRED names it. */
+export const paidCallOf = (task: X402TaskRecord) =>
+  `${INVOKE._meta.path.replace(":id", encodeURIComponent(task.serviceId))}${
+    task.tierId === null ? "" : `?tier=${encodeURIComponent(task.tierId)}`
+  }`
+
 const taskPaymentKey = (task: X402TaskRecord) => `a2a-x402:${task.id}:${task.nonce}`
 
 /**
@@ -229,14 +235,9 @@ export const payX402Task = async (
     if (!written) return answer(await reread(x402, taskId, task))
     task = submitted
   }
-  const query = task.tierId === null ? "" : `?tier=${encodeURIComponent(task.tierId)}`
   const paid = await runRoute(
     calls,
-    {
-      method: "POST",
-      path: `${INVOKE._meta.path.replace(":id", encodeURIComponent(task.serviceId))}${query}`,
-      body: task.body
-    },
+    { method: "POST", path: paidCallOf(task), body: task.body },
     taskPaymentKey(task),
     { "payment-signature": Buffer.from(JSON.stringify(payload), "utf8").toString("base64") }
   )
