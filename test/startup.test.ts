@@ -12,6 +12,7 @@ import { describe, expect, it, vi } from "vitest"
 import { apiDocument } from "../src/http/openapi.js"
 import { underContract } from "./fixtures/contract.js"
 import { freshDatabase, postgresSkipReason } from "./fixtures/db.js"
+import { buildServer } from "./scale/harness.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -43,7 +44,7 @@ const fireFromFirstAccept = async (env: Record<string, string>, count: number) =
   const baseUrl = `http://127.0.0.1:${port}`
   // The document this source serves: the server is not asked for it, so the first requests are the test's.
   const { release } = await underContract(baseUrl, { document: apiDocument(baseUrl) })
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
+  const child = spawn(process.execPath, [await buildServer()], {
     cwd: root,
     env: { ...process.env, BASE_URL: "", LOG_LEVEL: "Warning", PORT: String(port), ...env },
     stdio: ["ignore", "pipe", "pipe"]

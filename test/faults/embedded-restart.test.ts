@@ -51,7 +51,6 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
   })
   afterAll(async () => {
     await app?.stop()
-    if (bundle) rmSync(bundle, { force: true })
     if (dataDir) rmSync(dataDir, { recursive: true, force: true })
   })
 

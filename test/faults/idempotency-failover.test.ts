@@ -2,7 +2,6 @@
 // client's retry with the same Idempotency-Key: one outcome, charged once, within seconds (never a
 // 409 until a long lease runs out). Two compiled servers on a PostgreSQL cluster of the test's own;
 // the purchase is held mid-flight by a lock the test takes on the transactions table.
-import { rmSync } from "node:fs"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
@@ -122,7 +121,6 @@ describe.skipIf(skip !== undefined)(`a keyed purchase cut off mid-flight${skip ?
     await a?.stop()
     await b?.stop()
     db?.destroy()
-    if (bundle) rmSync(bundle, { force: true })
   })
 
   it("its process is killed: the retry against another process runs within seconds, and the purchase exists once", async () => {

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { beforeAll, describe, expect, it, vi } from "vitest"
 import { PGDATA } from "../../src/layers/storage/embedded.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { postgresSkipReason } from "../fixtures/db.js"
@@ -346,9 +346,6 @@ describe("kill -9 with orders in flight", () => {
   beforeAll(async () => {
     bundle = await buildServer()
   }, 90_000)
-  afterAll(() => {
-    if (bundle) rmSync(bundle, { force: true })
-  })
 
   it("embedded store: pending orders survive with their escrow, are delivered once, pushed again, or expire refunded", async () => {
     const store = embeddedStore()

@@ -2,7 +2,6 @@
 // the test's own: the database restarted under the server (clean 503s, recovery without help),
 // and the server killed with SIGKILL while buys, negotiations and webhook deliveries are in flight
 // (after a restart: the ledger balances, nothing settled twice, no answer or delivery lost).
-import { rmSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { commerceServices } from "../../src/seed/services.js"
@@ -47,7 +46,6 @@ describe.skipIf(skip !== undefined)(`faults on Postgres${skip ? ` — ${skip}` :
   afterAll(async () => {
     await app?.stop()
     db?.destroy()
-    if (bundle) rmSync(bundle, { force: true })
   })
 
   it("Postgres restarted under the server: clean 503 StorageUnavailable, then recovery by itself", async () => {

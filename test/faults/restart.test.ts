@@ -3,7 +3,6 @@
 // silent seller, or in flight between steps) when the server is killed with SIGKILL; after a
 // restart — plus a second replica on the same database — every negotiation is answered exactly
 // once, every saga ends completed or compensated, and the ledger still sums to zero.
-import { rmSync } from "node:fs"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
@@ -77,7 +76,6 @@ describe.skipIf(postgresSkipReason !== undefined)(
     afterAll(async () => {
       for (const p of running) await p.stop()
       await db?.drop()
-      if (bundle) rmSync(bundle, { force: true })
     })
 
     it("kill -9 mid-flight, restart (and a second replica): answered exactly once, sagas terminal, ledger balanced", async () => {

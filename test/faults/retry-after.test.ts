@@ -4,7 +4,6 @@
 // promoted answers during a failover (SQLSTATE 25006): reads go on, every write is refused (and an
 // agent's request writes at least its rate-limit counter). Then it
 // stops altogether (connections refused).
-import { rmSync } from "node:fs"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
@@ -88,7 +87,6 @@ describe.skipIf(skip !== undefined)(`503 with Retry-After on every surface${skip
   afterAll(async () => {
     await app?.stop()
     db?.destroy()
-    if (bundle) rmSync(bundle, { force: true })
   })
 
   it("a read-only database (a standby mid-promotion): every write is a 503 with Retry-After, reads go on, nothing is charged, the keyed retry runs after", async () => {

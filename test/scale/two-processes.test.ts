@@ -4,7 +4,6 @@
 // attempt, and one agent's dead webhook endpoint holds at most two
 // deliveries in flight across both processes while another's events keep going.
 import { randomBytes } from "node:crypto"
-import { rmSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
@@ -84,7 +83,6 @@ describe.skipIf(postgresSkipReason !== undefined)(
       await front?.close()
       await Promise.all(servers.map((s) => s.stop()))
       await db?.drop()
-      if (bundle) rmSync(bundle, { force: true })
     })
 
     it("both processes serve the same data (an agent created through one is seen by the other)", async () => {
