@@ -14,6 +14,7 @@ import os from "node:os"
 import path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import pg from "pg"
+import { processAlive } from "../../src/layers/storage/embedded.js"
 import { COUNTER_DRIFT_SQL } from "../../src/layers/storage/postgres/counters.js"
 import { underContract } from "../fixtures/contract.js"
 import { requireAdminDatabaseUrl } from "../fixtures/db.js"
@@ -36,15 +37,6 @@ export const freePort = () =>
 // The server, compiled
 
 let built: Promise<string> | undefined
-
-const processAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 /**
  * Bundles src/main.ts as scripts/build.mjs does (same options), into node_modules/.cache (so packages

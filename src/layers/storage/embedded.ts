@@ -60,7 +60,8 @@ export const PGDATA = "pgdata"
 /** Data folders opened by this process (a second open of the same folder is refused too). */
 const openHere = new Set<string>()
 
-const alive = (pid: number) => {
+/** Whether a process of that pid is alive (EPERM: alive, another user's). */
+export const processAlive = (pid: number) => {
   try {
     process.kill(pid, 0)
     return true
@@ -107,7 +108,7 @@ const lockDataDir = (dataDir: string) =>
         } catch {
           // removed meanwhile: try again
         }
-        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid))
+        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid))
           return Effect.fail(inUse(dataDir, pid))
         try {
           unlinkSync(file)
