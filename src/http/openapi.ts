@@ -116,10 +116,6 @@ const completeOperation = (op: Json, method: string, path: string, route: RouteI
   }
 }
 
-/**
- * Completes the HttpApi's document (mutating it): the error envelope, each operation's failures
- * below its handler, Idempotency-Key, response headers, numeric parameters, servers, descriptions.
- */
 /** What names the server in the document: its description's links, contact, licence and `servers`. */
 const forServer = (doc: Json, baseUrl: string): Json => ({
   ...doc,
@@ -132,6 +128,10 @@ const forServer = (doc: Json, baseUrl: string): Json => ({
   servers: [{ url: baseUrl, description: "This server (BASE_URL)" }]
 })
 
+/**
+ * Completes the HttpApi's document (mutating it): the error envelope, each operation's failures
+ * below its handler, Idempotency-Key, response headers, numeric parameters, descriptions.
+ */
 const completeDocument = (doc: Json): Json => {
   // `info` and `servers` in their places, filled in per server by forServer.
   doc.info = { ...doc.info }

@@ -45,7 +45,8 @@ let built: Promise<string> | undefined
  * file must not remove it.
  */
 export const buildServer = (): Promise<string> => {
-  built ??= (async () => {
+  if (built !== undefined) return built
+  built = (async () => {
     const dir = path.join(root, "node_modules", ".cache", "agent-commerce-tests")
     mkdirSync(dir, { recursive: true })
     // A worker ended by a signal leaves its bundle (no "exit" event): removed by the next build.
