@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url"
 import { beforeAll, describe, expect, it as vit } from "vitest"
 import { loadConfig } from "../src/layers/config.js"
 import { startServer } from "./fixtures/server.js"
+import { startNodeFlags } from "../scripts/serverBuild.mjs"
 import { buildServer } from "./scale/harness.js"
 
 const load = (env: Record<string, string>) =>
@@ -163,8 +164,8 @@ describe("the fake processor in production", () => {
 })
 
 describe("startup with a bad configuration", () => {
-  // The server as `npm start` runs it (the bundle), built once per test process: `tsx src/main.ts` cost
-  // ~2 s more CPU per start.
+  // The server as `npm start` runs it (the bundle and its node flags), built once per test process:
+  // `tsx src/main.ts` cost ~2 s more CPU per start. A stack frame would name the bundle (.mjs).
   let bundle = ""
   beforeAll(async () => {
     bundle = await buildServer()
@@ -174,7 +175,7 @@ describe("startup with a bad configuration", () => {
     "prints one line naming the variable (no stack trace) and exits 78",
     () => {
       const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
-      const r = spawnSync(process.execPath, [bundle], {
+      const r = spawnSync(process.execPath, [...startNodeFlags(), bundle], {
         cwd: root,
         env: { ...process.env, PORT: "not-a-port", STORAGE: "memory", DATABASE_URL: "" },
         encoding: "utf8",
@@ -186,14 +187,14 @@ describe("startup with a bad configuration", () => {
         .filter((l) => l.trim() !== "" && !l.includes("ExperimentalWarning") && !l.includes("--trace-warnings"))
       expect(lines).toHaveLength(1)
       expect(lines[0]).toMatch(/^invalid configuration: PORT: /)
-      expect(r.stderr).not.toMatch(/\bat .*\.(ts|js):\d+/)
+      expect(r.stderr).not.toMatch(/\bat .*\.(ts|m?js):\d+/)
     },
     60_000
   )
 
   const startWith = (env: Record<string, string>) => {
     const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
-    const r = spawnSync(process.execPath, [bundle], {
+    const r = spawnSync(process.execPath, [...startNodeFlags(), bundle], {
       cwd: root,
       // vitest sets BASE_URL=/ (Vite's base path) in its own environment: blank it for the child.
       env: { ...process.env, BASE_URL: "", LOG_LEVEL: "Warning", ...env },
@@ -259,7 +260,7 @@ describe("startup with a bad configuration", () => {
       expect(r.lines).toHaveLength(1)
       expect(r.lines[0]).toMatch(/^cannot use 127\.0\.0\.1:1\/nodb: .*ECONNREFUSED.*\(check DATABASE_URL/)
       expect(r.stderr).not.toContain("hunter2")
-      expect(r.stderr).not.toMatch(/\bat .*\.(ts|js):\d+/)
+      expect(r.stderr).not.toMatch(/\bat .*\.(ts|m?js):\d+/)
     },
     60_000
   )

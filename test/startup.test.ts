@@ -12,6 +12,7 @@ import { describe, expect, it, vi } from "vitest"
 import { apiDocument } from "../src/http/openapi.js"
 import { underContract } from "./fixtures/contract.js"
 import { freshDatabase, postgresSkipReason } from "./fixtures/db.js"
+import { startNodeFlags } from "../scripts/serverBuild.mjs"
 import { buildServer } from "./scale/harness.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -43,8 +44,10 @@ const fireFromFirstAccept = async (env: Record<string, string>, count: number) =
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`
   // The document this source serves: the server is not asked for it, so the first requests are the test's.
+  const bundle = await buildServer()
   const { release } = await underContract(baseUrl, { document: apiDocument(baseUrl) })
-  const child = spawn(process.execPath, [await buildServer()], {
+  // As `npm start` runs it: the bundle, with its node flags.
+  const child = spawn(process.execPath, [...startNodeFlags(), bundle], {
     cwd: root,
     env: { ...process.env, BASE_URL: "", LOG_LEVEL: "Warning", PORT: String(port), ...env },
     stdio: ["ignore", "pipe", "pipe"]
