@@ -72,18 +72,31 @@ describe.skipIf(skipReason !== undefined)("accessibility (axe-core in Chromium)"
   for (const viewport of viewports) {
     it(`no serious or critical violation on any page, signed out and signed in, at ${viewport.name} width (${viewport.width} px)`, async () => {
       const found: Array<string> = []
-      for (const p of pages) {
-        const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } })
-        if (p.cookie) {
-          const [name, ...value] = p.cookie.split(";")[0]!.split("=")
-          await context.addCookies([{ name: name!, value: value.join("="), url: server.baseUrl }])
+      // One tab per session (signed out, and each signed-in owner's cookie), going from page to page
+      // as a person would: every page is a new document with axe injected afresh. A fresh browser
+      // context per page cost ~2 s a page (a renderer process started, axe's 0.5 MB compiled cold),
+      // against ~0.45 s in a tab that stays open: 93 → 28 s for the file alone.
+      const tabs = new Map<string, Page>()
+      try {
+        for (const p of pages) {
+          const session = p.cookie ?? ""
+          let page = tabs.get(session)
+          if (page === undefined) {
+            const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } })
+            if (p.cookie) {
+              const [name, ...value] = p.cookie.split(";")[0]!.split("=")
+              await context.addCookies([{ name: name!, value: value.join("="), url: server.baseUrl }])
+            }
+            page = await context.newPage()
+            tabs.set(session, page)
+          }
+          await visit(page, p)
+          // Judged full: the owner's sections drawn with their items (as the browser shows them), not their empty hints.
+          for (const gap of missingSections(p, await page.content())) found.push(`${p.label}: not full, no ${gap}`)
+          for (const v of await serious(page)) found.push(`${p.label}: ${v}`)
         }
-        const page = await context.newPage()
-        await visit(page, p)
-        // Judged full: the owner's sections drawn with their items (as the browser shows them), not their empty hints.
-        for (const gap of missingSections(p, await page.content())) found.push(`${p.label}: not full, no ${gap}`)
-        for (const v of await serious(page)) found.push(`${p.label}: ${v}`)
-        await context.close()
+      } finally {
+        for (const page of tabs.values()) await page.context().close()
       }
       expect(pages.length).toBe(20)
       expect(found.join("\n")).toBe("")
