@@ -120,9 +120,11 @@ const scenario = async (bundle: string, store: Store) => {
     ...store.env,
     RATE_LIMIT_PER_MINUTE: "100000",
     RATE_LIMIT_PER_DAY: "10000000",
-    // The buy answers 202 at once; a held push stays in flight until the kill.
+    // The buy answers 202 at once; a held push stays in flight until the kill (a few seconds after it
+    // starts). The restarted process pushes it again once the dead one's lease has run out: the
+    // transport's timeout and 5 s (pushLeaseMs), 15 s here (with 30 s, 35 s of waiting).
     ORDER_WAIT_MS: "0",
-    WEBHOOK_TIMEOUT_MS: "30000"
+    WEBHOOK_TIMEOUT_MS: "10000"
   }
   const start = async () => {
     // An embedded store's first start migrates a fresh data directory: on a loaded 2-core runner that

@@ -205,6 +205,37 @@ describe("order push dispatcher", () => {
     )
   )
 
+  it.live(
+    "an attempt in flight is its process's while the transport may still be waiting: no dispatcher is offered the order before its timeout (45 s here)",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          // The transport waits up to 45 s for a seller (WEBHOOK_TIMEOUT_MS allows up to 60 s); the
+          // lease was a fixed 30 s, after which another process would push the order a second time
+          // while the first attempt could still be answered.
+          const p = pushOrders({ timeoutMs: 45_000 })
+          const seller = yield* sellerOf(() => "hang")
+          seller.secret = newSecret()
+          p.services.set("svc_h", { url: seller.url, secret: seller.secret })
+          yield* p.dispatcher()
+          const order = p.place("svc_h", "agt_seller_h")
+          yield* Effect.promise(() =>
+            eventually(
+              () => seller.pushes.length,
+              (n) => n === 1
+            )
+          )
+          const claimed = p.writes.find((w) => w.orderId === order.id && w.offeredAt !== undefined)!
+          // What every dispatcher's pass asks: at any moment before the transport gives up, not due.
+          const askedAt = (ms: number) => new Date(claimed.writtenAt + ms).toISOString()
+          for (const ms of [29_000, 31_000, 44_999])
+            expect((yield* p.store.duePushes(askedAt(ms), 4, 100)).map((o) => o.id)).not.toContain(order.id)
+          // Once it has given up (and recorded its answer: 5 s), the order may be taken again.
+          expect((yield* p.store.duePushes(askedAt(50_001), 4, 100)).map((o) => o.id)).toContain(order.id)
+        })
+      )
+  )
+
   it.live("two dispatchers (two processes) over one store never push the same order at once, and each order once", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -43,7 +43,10 @@ const HeldSeller = Layer.effectContext(
           const answer = yield* Deferred.make<WebhookResponse>()
           yield* Queue.offer(line, { request, answer })
           return yield* Deferred.await(answer)
-        })
+        }),
+      // The test answers each push itself, within seconds; 25 s + the margin keeps the 30 s lease these
+      // cases were written under, so no second attempt starts while one is held.
+      timeoutMs: 25_000
     })
     return Context.make(SellerLine, SellerLine.of({ next: Queue.take(line) })).pipe(
       Context.add(WebhookTransport, transport)

@@ -23,7 +23,8 @@ const PRICE = 100
 /** A seller's endpoint that accepts every push (202) and answers later, through the API. */
 const Accepting = Layer.succeed(WebhookTransport, {
   check: () => Effect.void,
-  send: () => Effect.succeed({ ok: true, status: 202, durationMs: 1, error: null, body: "" })
+  send: () => Effect.succeed({ ok: true, status: 202, durationMs: 1, error: null, body: "" }),
+  timeoutMs: 10_000
 })
 
 const stack = (storage: ReturnType<StorageCase["layer"]>) =>

@@ -242,7 +242,7 @@ export const makeNodeTransport = (options: TransportOptions): WebhookTransportSe
       })
     })
 
-  return { check, send }
+  return { check, send, timeoutMs }
 }
 
 /** The transport the application uses: https only in production; loopback by flag, and never in production. */

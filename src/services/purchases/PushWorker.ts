@@ -13,12 +13,12 @@ import { WebhookTransport } from "../webhooks/WebhookTransport.js"
 import { Orders } from "./Orders.js"
 import { OrderStore } from "./OrderStore.js"
 import {
-  PUSH_LEASE_MS,
   PUSH_MAX_IN_FLIGHT,
   PUSH_PER_SELLER,
   pushBackoff,
   pushBody,
   pushHeaders,
+  pushLeaseMs,
   pushTarget,
   readAnswer
 } from "./push.js"
@@ -106,6 +106,7 @@ const make = Effect.gen(function* () {
   const orders = yield* Orders
   const offers = yield* Offers
   const transport = yield* WebhookTransport
+  const leaseMs = pushLeaseMs(transport.timeoutMs)
 
   /**
    * Takes the order's next attempt if it is still due: counted and leased in one unit of work, so a
@@ -136,7 +137,7 @@ const make = Effect.gen(function* () {
         const attempts = push.attempts + 1
         yield* store.recordPushAttempt(
           order.id,
-          { attempts, nextAttemptAt: iso(now + PUSH_LEASE_MS), acceptedAt: null, lastError: push.lastError },
+          { attempts, nextAttemptAt: iso(now + leaseMs), acceptedAt: null, lastError: push.lastError },
           iso(now)
         )
         return { order, attempts }

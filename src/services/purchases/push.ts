@@ -14,11 +14,16 @@ export const PUSH_MAX_IN_FLIGHT = 32
 /** Retry delays: 1 s after the first failed attempt, doubling, never more than 30 s. */
 export const PUSH_BACKOFF_BASE_MS = 1_000
 export const PUSH_BACKOFF_CAP_MS = 30_000
+/** What a claimed attempt's lease gives beyond the transport's timeout: recording the answer. */
+export const PUSH_LEASE_MARGIN_MS = 5_000
+
 /**
- * A claimed attempt is its process's for this long (the transport gives up after 10 s); a process
- * that dies mid-attempt leaves the order to be pushed again once it ends.
+ * A claimed attempt is its process's for this long: the transport's timeout (WEBHOOK_TIMEOUT_MS, 10 s
+ * by default, up to 60 s) and a margin for recording the answer, so no other process pushes the order
+ * while an attempt can still be in flight; a process that dies mid-attempt leaves the order to be
+ * pushed again once it ends. (It was a fixed 30 s: shorter than an attempt under a timeout above 30 s.)
  */
-export const PUSH_LEASE_MS = 30_000
+export const pushLeaseMs = (transportTimeoutMs: number): number => transportTimeoutMs + PUSH_LEASE_MARGIN_MS
 
 /** The delay before the next attempt once `attempts` attempts have failed. */
 export const pushBackoff = (attempts: number): number =>

@@ -26,6 +26,11 @@ export interface WebhookTransportService {
   readonly check: (url: string) => Effect.Effect<void, InvalidInput>
   /** One POST: resolves and checks again, connects to the checked address, with timeout and body cap. Never fails. */
   readonly send: (request: WebhookRequest) => Effect.Effect<WebhookResponse>
+  /**
+   * The longest one `send` takes, resolution and connection included (WEBHOOK_TIMEOUT_MS): a push
+   * attempt's lease is sized from it (src/services/purchases/push.ts, pushLeaseMs).
+   */
+  readonly timeoutMs: number
 }
 
 export class WebhookTransport extends Context.Service<WebhookTransport, WebhookTransportService>()(
