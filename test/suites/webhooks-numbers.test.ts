@@ -9,6 +9,7 @@ import type { EventType } from "../../src/schema/events/events.js"
 import { eventTypes } from "../../src/schema/events/events.js"
 import { eventCatalogue } from "../../src/schema/webhooks/payloads.js"
 import {
+  batchLeaseMs,
   CONNECT_TIMEOUT_MS,
   DELIVERY_TIMEOUT_MS,
   DISABLE_AFTER_MS,
@@ -24,6 +25,20 @@ import {
 } from "../../src/services/webhooks/policy.js"
 
 describe("webhook numbers", () => {
+  vit(
+    "a claimed batch of notices (A2A push notifications, ACP order events: 20, 8 at a time) stays leased until its last send has timed out",
+    () => {
+      // Every WEBHOOK_TIMEOUT_MS the configuration accepts (src/layers/config.ts: 100 ms to 60 s).
+      for (const timeoutMs of [100, 1_000, 10_000, 30_000, 60_000]) {
+        const lastWaveStarts = (Math.ceil(20 / 8) - 1) * timeoutMs
+        expect(batchLeaseMs(timeoutMs, 20, 8)).toBeGreaterThanOrEqual(lastWaveStarts + timeoutMs)
+      }
+      // The default timeout: 35 s (the fixed 30 s lease before ended while the third wave could still be sending).
+      expect(batchLeaseMs(10_000, 20, 8)).toBe(35_000)
+      expect(batchLeaseMs(60_000, 20, 8)).toBe(185_000)
+    }
+  )
+
   vit("retry schedule, limits and their documentation agree", () => {
     expect(RETRY_DELAYS_MS).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000])
     expect(MAX_ATTEMPTS).toBe(8)

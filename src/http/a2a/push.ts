@@ -15,6 +15,7 @@ import { Commerce } from "../../services/commerce/Commerce.js"
 import { AppConfig } from "../../services/platform/AppConfig.js"
 import { Ids, Transactor } from "../../services/platform/Db.js"
 import { WebhookTransport } from "../../services/webhooks/WebhookTransport.js"
+import { batchLeaseMs } from "../../services/webhooks/policy.js"
 import { A2aErrors, isRecord, type Json, rpcError, rpcResult } from "./rpc.js"
 import { approvalTaskOf, isApproval, isTransaction, taskOf } from "./tasks.js"
 import { Sagas } from "../../services/saga/Saga.js"
@@ -25,8 +26,8 @@ import { isSaga, sagaTaskOf } from "./sagaTasks.js"
 /** How often the worker looks for due configurations, and how many it takes at once. */
 export const PUSH_NOTIFY_TICK_MS = 500
 const PUSH_NOTIFY_BATCH = 20
-/** A claimed configuration is another process's to skip for this long. */
-const PUSH_NOTIFY_LEASE_MS = 30_000
+/** Notifications sent at once in a pass; a claimed batch is leased for all of its waves (batchLeaseMs). */
+const PUSH_NOTIFY_CONCURRENCY = 8
 /** How often a configuration whose task is still waiting is looked at again. */
 export const PUSH_NOTIFY_RECHECK_MS = 1_000
 /** Notifications sent without a 2xx before the configuration is given up. */
@@ -292,8 +293,9 @@ export const notifyDue = Effect.gen(function* () {
   const store = yield* PushConfigStore
   const now = yield* Clock.currentTimeMillis
   // One statement (claim and lease together): no transaction around it, so an idle pass costs one.
-  const claimed = yield* store.claimDue(iso(now), iso(now + PUSH_NOTIFY_LEASE_MS), PUSH_NOTIFY_BATCH)
-  yield* Effect.forEach(claimed, notifyOne, { concurrency: 8, discard: true })
+  const lease = batchLeaseMs((yield* WebhookTransport).timeoutMs, PUSH_NOTIFY_BATCH, PUSH_NOTIFY_CONCURRENCY)
+  const claimed = yield* store.claimDue(iso(now), iso(now + lease), PUSH_NOTIFY_BATCH)
+  yield* Effect.forEach(claimed, notifyOne, { concurrency: PUSH_NOTIFY_CONCURRENCY, discard: true })
   return claimed.length
 })
 

@@ -11,6 +11,7 @@ import { AcpCheckout } from "./AcpCheckout.js"
 import { AcpOrderNoticeStore } from "./AcpOrderNoticeStore.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { WebhookTransport } from "../webhooks/WebhookTransport.js"
+import { batchLeaseMs } from "../webhooks/policy.js"
 import { orderOf } from "./order.js"
 // The sellers' order pushes' schedule: 1 s, 2 s, 4 s … at most 30 s.
 import { pushBackoff } from "../purchases/push.js"
@@ -18,7 +19,8 @@ import { pushBackoff } from "../purchases/push.js"
 /** How often the worker looks for due notices, and how many it takes at once. */
 export const ORDER_EVENTS_TICK_MS = 500
 const ORDER_EVENTS_BATCH = 20
-const ORDER_EVENTS_LEASE_MS = 30_000
+/** Events sent at once in a pass; a claimed batch is leased for all of its waves (batchLeaseMs). */
+const ORDER_EVENTS_CONCURRENCY = 8
 /** How often an order that has not moved is looked at again. */
 export const ORDER_EVENTS_RECHECK_MS = 2_000
 /** Events sent for one status without a 2xx before the notice is given up. */
@@ -141,8 +143,12 @@ export const noticeDue = Effect.gen(function* () {
   const store = yield* AcpOrderNoticeStore
   const now = yield* Clock.currentTimeMillis
   // One statement (claim and lease together): no transaction around it, so an idle pass costs one.
-  const claimed = yield* store.claimDue(iso(now), iso(now + ORDER_EVENTS_LEASE_MS), ORDER_EVENTS_BATCH)
-  yield* Effect.forEach(claimed, (n) => noticeOne(n, url, secret), { concurrency: 8, discard: true })
+  const lease = batchLeaseMs((yield* WebhookTransport).timeoutMs, ORDER_EVENTS_BATCH, ORDER_EVENTS_CONCURRENCY)
+  const claimed = yield* store.claimDue(iso(now), iso(now + lease), ORDER_EVENTS_BATCH)
+  yield* Effect.forEach(claimed, (n) => noticeOne(n, url, secret), {
+    concurrency: ORDER_EVENTS_CONCURRENCY,
+    discard: true
+  })
   return claimed.length
 })
 

@@ -46,6 +46,18 @@ export const PROBE_DELAYS_MS: ReadonlyArray<number> = [
  * at most this many slots.
  */
 export const MAX_IN_FLIGHT_PER_ENDPOINT = 2
+/** What a claimed send's lease gives beyond the transport's timeout: reading its state, recording the outcome. */
+export const SEND_LEASE_MARGIN_MS = 5 * SECOND
+
+/**
+ * How long a claimed batch of sends is its worker's, sent `concurrency` at a time: each wave may take
+ * the transport's whole timeout (WEBHOOK_TIMEOUT_MS), so the last one starts up to (waves - 1)
+ * timeouts after the claim. A shorter lease let another process claim a notice still waiting in the
+ * batch and send it too (A2A push notifications, ACP order events: a fixed 30 s for 3 waves of 10 s).
+ */
+export const batchLeaseMs = (timeoutMs: number, batch: number, concurrency: number): number =>
+  Math.ceil(batch / concurrency) * timeoutMs + SEND_LEASE_MARGIN_MS
+
 /** A claimed delivery is the claimer's for this long; then any worker may take it back. */
 export const LEASE_MS = 60 * SECOND
 /** Per attempt: DNS, connect, send and response headers; then the body is read up to the cap. */
