@@ -82,6 +82,14 @@ export interface ServerProcess {
 }
 
 /**
+ * V8's flags for a server these tests start beside `npm start`'s: PGlite's WebAssembly stays on its
+ * baseline compiler. An embedded server otherwise has V8's optimising compiler take PostgreSQL's
+ * parser at start-up, ~3 s of CPU and ~600 MB (docs/storage.md, "Memory"), in a process that lives a
+ * few seconds; a compiler tier changes how fast the code runs, not what it does.
+ */
+const TEST_PROCESS_FLAGS = ["--liftoff-only"]
+
+/**
  * Starts `node <bundle>` with the given environment, waits until /health answers (any status; an
  * exit before that fails with the output, and so does no answer within `readyTimeoutMs`) and puts
  * it under the OpenAPI contract of the document it serves.
@@ -98,7 +106,7 @@ export const startServerProcess = async (
   // The flags of `npm start`, plus source maps for readable stacks in a failing test's output.
   const child = spawn(
     process.execPath,
-    [...startNodeFlags(), "--enable-source-maps", "--import", loopbackOnly, bundle],
+    [...startNodeFlags(), ...TEST_PROCESS_FLAGS, "--enable-source-maps", "--import", loopbackOnly, bundle],
     {
       cwd: root,
       env: {
