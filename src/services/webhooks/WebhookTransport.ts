@@ -27,8 +27,8 @@ export interface WebhookTransportService {
   /** One POST: resolves and checks again, connects to the checked address, with timeout and body cap. Never fails. */
   readonly send: (request: WebhookRequest) => Effect.Effect<WebhookResponse>
   /**
-   * The longest one `send` takes, resolution and connection included (WEBHOOK_TIMEOUT_MS): a push
-   * attempt's lease is sized from it (src/services/purchases/push.ts, pushLeaseMs).
+   * The longest one `send` takes, resolution and connection included (WEBHOOK_TIMEOUT_MS): the leases
+   * of order pushes and of notices are sized from it (purchases/push.ts pushLeaseMs, policy.ts batchLeaseMs).
    */
   readonly timeoutMs: number
 }

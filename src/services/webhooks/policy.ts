@@ -50,9 +50,9 @@ export const MAX_IN_FLIGHT_PER_ENDPOINT = 2
 export const SEND_LEASE_MARGIN_MS = 5 * SECOND
 
 /**
- * How long a claimed batch of sends is its worker's, sent `concurrency` at a time: each wave may take
- * the transport's whole timeout (WEBHOOK_TIMEOUT_MS), so the last one starts up to (waves - 1)
- * timeouts after the claim. A shorter lease let another process claim a notice still waiting in the
+ * How long a claimed batch of sends is its worker's, sent `concurrency` at a time: a send starts when
+ * one before it ends, each may take the transport's whole timeout (WEBHOOK_TIMEOUT_MS), so the last
+ * starts up to (waves - 1) timeouts after the claim, waves = ⌈batch / concurrency⌉. A shorter lease let another process claim a notice still waiting in the
  * batch and send it too (A2A push notifications, ACP order events: a fixed 30 s for 3 waves of 10 s).
  */
 export const batchLeaseMs = (timeoutMs: number, batch: number, concurrency: number): number =>
