@@ -11,6 +11,7 @@ import { eventCatalogue } from "../../src/schema/webhooks/payloads.js"
 import {
   batchLeaseMs,
   CONNECT_TIMEOUT_MS,
+  deliveryLeaseMs,
   DELIVERY_TIMEOUT_MS,
   DISABLE_AFTER_MS,
   FAILING_AFTER,
@@ -38,6 +39,14 @@ describe("webhook numbers", () => {
       expect(batchLeaseMs(60_000, 20, 8)).toBe(185_000)
     }
   )
+
+  vit("a claimed delivery stays leased until its attempt has timed out, for every accepted timeout", () => {
+    for (const timeoutMs of [100, 10_000, 55_000, 59_999, 60_000])
+      expect(deliveryLeaseMs(timeoutMs)).toBeGreaterThanOrEqual(timeoutMs + 5_000)
+    // 60 s at the default timeout (10 s), as before; 65 s at the maximum (it was 60 s: no time to record the outcome).
+    expect(deliveryLeaseMs(10_000)).toBe(60_000)
+    expect(deliveryLeaseMs(60_000)).toBe(65_000)
+  })
 
   vit("retry schedule, limits and their documentation agree", () => {
     expect(RETRY_DELAYS_MS).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000])

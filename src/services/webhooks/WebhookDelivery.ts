@@ -16,7 +16,7 @@ import {
   FAILING_AFTER,
   FANOUT_BATCH,
   jittered,
-  LEASE_MS,
+  deliveryLeaseMs,
   MAX_ATTEMPTS,
   MAX_IN_FLIGHT_PER_ENDPOINT,
   probeDelay,
@@ -48,6 +48,7 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const make = Effect.gen(function* () {
   const store = yield* WebhookStore
   const transport = yield* WebhookTransport
+  const leaseMs = deliveryLeaseMs(transport.timeoutMs)
   const events = yield* Events
   const ids = yield* Ids
   const { atomically } = yield* Transactor
@@ -245,7 +246,7 @@ const make = Effect.gen(function* () {
   /** Claims up to `limit` deliveries under a lease, fairly across endpoints, in one short transaction. */
   const claimDue = (limit: number = DELIVERY_BATCH) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      atomically(store.claimDue(iso(now), iso(now + LEASE_MS), limit, MAX_IN_FLIGHT_PER_ENDPOINT))
+      atomically(store.claimDue(iso(now), iso(now + leaseMs), limit, MAX_IN_FLIGHT_PER_ENDPOINT))
     ).pipe(traced("Webhooks.claimDue"))
 
   /** Sends one claimed delivery and records it; a storage outage is logged (the lease brings the row back). */

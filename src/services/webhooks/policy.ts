@@ -60,6 +60,13 @@ export const batchLeaseMs = (timeoutMs: number, batch: number, concurrency: numb
 
 /** A claimed delivery is the claimer's for this long; then any worker may take it back. */
 export const LEASE_MS = 60 * SECOND
+
+/**
+ * A claimed delivery's lease under a transport timeout (claimed deliveries are all sent at once): 60 s,
+ * or the timeout and the margin when WEBHOOK_TIMEOUT_MS is near its 60 s maximum, so the lease never
+ * ends while an attempt may still be waiting for its endpoint.
+ */
+export const deliveryLeaseMs = (timeoutMs: number): number => Math.max(LEASE_MS, timeoutMs + SEND_LEASE_MARGIN_MS)
 /** Per attempt: DNS, connect, send and response headers; then the body is read up to the cap. */
 export const DELIVERY_TIMEOUT_MS = 10 * SECOND
 /** Within that: the TCP (and TLS) connection must be up this soon, so a dead address fails fast. */
