@@ -25,9 +25,12 @@ import { isSaga, sagaTaskOf } from "./sagaTasks.js"
 
 /** How often the worker looks for due configurations, and how many it takes at once. */
 export const PUSH_NOTIFY_TICK_MS = 500
-const PUSH_NOTIFY_BATCH = 20
+export const PUSH_NOTIFY_BATCH = 20
 /** Notifications sent at once in a pass; a claimed batch is leased for all of its waves (batchLeaseMs). */
-const PUSH_NOTIFY_CONCURRENCY = 8
+export const PUSH_NOTIFY_CONCURRENCY = 8
+/** How long a pass's claimed configurations are its own, under the transport's timeout. */
+export const pushNotifyLeaseMs = (timeoutMs: number): number =>
+  batchLeaseMs(timeoutMs, PUSH_NOTIFY_BATCH, PUSH_NOTIFY_CONCURRENCY)
 /** How often a configuration whose task is still waiting is looked at again. */
 export const PUSH_NOTIFY_RECHECK_MS = 1_000
 /** Notifications sent without a 2xx before the configuration is given up. */
@@ -293,7 +296,7 @@ export const notifyDue = Effect.gen(function* () {
   const store = yield* PushConfigStore
   const now = yield* Clock.currentTimeMillis
   // One statement (claim and lease together): no transaction around it, so an idle pass costs one.
-  const lease = batchLeaseMs((yield* WebhookTransport).timeoutMs, PUSH_NOTIFY_BATCH, PUSH_NOTIFY_CONCURRENCY)
+  const lease = pushNotifyLeaseMs((yield* WebhookTransport).timeoutMs)
   const claimed = yield* store.claimDue(iso(now), iso(now + lease), PUSH_NOTIFY_BATCH)
   yield* Effect.forEach(claimed, notifyOne, { concurrency: PUSH_NOTIFY_CONCURRENCY, discard: true })
   return claimed.length

@@ -18,9 +18,12 @@ import { pushBackoff } from "../purchases/push.js"
 
 /** How often the worker looks for due notices, and how many it takes at once. */
 export const ORDER_EVENTS_TICK_MS = 500
-const ORDER_EVENTS_BATCH = 20
+export const ORDER_EVENTS_BATCH = 20
 /** Events sent at once in a pass; a claimed batch is leased for all of its waves (batchLeaseMs). */
-const ORDER_EVENTS_CONCURRENCY = 8
+export const ORDER_EVENTS_CONCURRENCY = 8
+/** How long a pass's claimed notices are its own, under the transport's timeout. */
+export const orderEventsLeaseMs = (timeoutMs: number): number =>
+  batchLeaseMs(timeoutMs, ORDER_EVENTS_BATCH, ORDER_EVENTS_CONCURRENCY)
 /** How often an order that has not moved is looked at again. */
 export const ORDER_EVENTS_RECHECK_MS = 2_000
 /** Events sent for one status without a 2xx before the notice is given up. */
@@ -143,7 +146,7 @@ export const noticeDue = Effect.gen(function* () {
   const store = yield* AcpOrderNoticeStore
   const now = yield* Clock.currentTimeMillis
   // One statement (claim and lease together): no transaction around it, so an idle pass costs one.
-  const lease = batchLeaseMs((yield* WebhookTransport).timeoutMs, ORDER_EVENTS_BATCH, ORDER_EVENTS_CONCURRENCY)
+  const lease = orderEventsLeaseMs((yield* WebhookTransport).timeoutMs)
   const claimed = yield* store.claimDue(iso(now), iso(now + lease), ORDER_EVENTS_BATCH)
   yield* Effect.forEach(claimed, (n) => noticeOne(n, url, secret), {
     concurrency: ORDER_EVENTS_CONCURRENCY,

@@ -4,6 +4,7 @@
 import { Schema } from "effect"
 import { DeliverBody, FailBody, type Order } from "../../schema/orders/orders.js"
 import type { StoredFulfilment } from "../../schema/commerce/services.js"
+import { batchLeaseMs } from "../webhooks/policy.js"
 import { signature } from "../webhooks/signing.js"
 import type { WebhookResponse } from "../webhooks/WebhookTransport.js"
 
@@ -14,16 +15,13 @@ export const PUSH_MAX_IN_FLIGHT = 32
 /** Retry delays: 1 s after the first failed attempt, doubling, never more than 30 s. */
 export const PUSH_BACKOFF_BASE_MS = 1_000
 export const PUSH_BACKOFF_CAP_MS = 30_000
-/** What a claimed attempt's lease gives beyond the transport's timeout: recording the answer. */
-export const PUSH_LEASE_MARGIN_MS = 5_000
-
 /**
  * A claimed attempt is its process's for this long: the transport's timeout (WEBHOOK_TIMEOUT_MS, 10 s
- * by default, up to 60 s) and a margin for recording the answer, so no other process pushes the order
+ * by default, up to 60 s) and the sends' margin for recording the answer (a batch of one: batchLeaseMs), so no other process pushes the order
  * while an attempt can still be in flight; a process that dies mid-attempt leaves the order to be
  * pushed again once it ends. (It was a fixed 30 s: shorter than an attempt under a timeout above 30 s.)
  */
-export const pushLeaseMs = (transportTimeoutMs: number): number => transportTimeoutMs + PUSH_LEASE_MARGIN_MS
+export const pushLeaseMs = (transportTimeoutMs: number): number => batchLeaseMs(transportTimeoutMs, 1, 1)
 
 /** The delay before the next attempt once `attempts` attempts have failed. */
 export const pushBackoff = (attempts: number): number =>
