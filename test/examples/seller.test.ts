@@ -122,7 +122,9 @@ const boughtLine = (stdout: string) => {
 
 const TEXT = "Sellers deliver for real. The buyer pays when the seller delivers, and not before."
 
-describeEachStorage("the example seller and the example buyer, two processes", (storage) => {
+// The time is the processes' and the server's waits; each storage has its own server and processes.
+const TWO_PROCESSES = "the example seller and the example buyer, two processes"
+describeEachStorage(TWO_PROCESSES, { concurrent: "storages" }, (storage) => {
   let server: TestServer
   beforeAll(async () => {
     server = await startServer({ storage, config: { negotiationDelayMs: 100 } })

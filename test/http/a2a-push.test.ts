@@ -23,7 +23,10 @@ type Json = Record<string, unknown>
 
 let server: RuntimeServer
 
-/** A client's notification endpoint: what it received, and how it answers (200 unless told otherwise). */
+/**
+ * A client's notification endpoint: what it received, and how it answers each path (200 unless told
+ * otherwise; by path, as the tests run at once).
+ */
 interface Received {
   readonly path: string
   readonly headers: IncomingHttpHeaders
@@ -32,7 +35,7 @@ interface Received {
 }
 const receiver = async () => {
   const received: Array<Received> = []
-  const answers: Array<number> = []
+  const answers = new Map<string, Array<number>>()
   const http: Server = createServer((req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (c: Buffer) => chunks.push(c))
@@ -43,7 +46,7 @@ const receiver = async () => {
         body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Received["body"],
         at: Date.now()
       })
-      res.statusCode = answers.shift() ?? 200
+      res.statusCode = answers.get(req.url ?? "")?.shift() ?? 200
       res.end()
     })
   })
@@ -87,7 +90,8 @@ const notificationsTo = (path: string) => hook.received.filter((r) => r.path ===
 /** The configuration as the server keeps it (what is due next, and whether it is done). */
 const stored = (taskId: string, id: string) => server.run(Effect.flatMap(PushConfigStore, (s) => s.get(taskId, id)))
 
-describeEachStorage("A2A push notifications", (storage) => {
+// Each test waits on the notifier's own clock (its recheck, a retry's backoff): they wait together.
+describeEachStorage("A2A push notifications", { concurrent: "tests" }, (storage) => {
   beforeAll(async () => {
     hook = await receiver()
     server = await startRuntimeServer({
@@ -187,7 +191,7 @@ describeEachStorage("A2A push notifications", (storage) => {
     })
     expect(made).toMatchObject({ id: "my-hook", authentication: { scheme: "Bearer", credentials: "" } })
     // The endpoint is down for the first notification.
-    hook.answers.push(503)
+    hook.answers.set(path, [503])
     expect((await client.cancelTask({ tenant: "", id: taskId, metadata: undefined })).status?.state).toBe(
       TaskState.TASK_STATE_CANCELED
     )

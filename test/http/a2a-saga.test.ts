@@ -96,7 +96,8 @@ const receiver = async () => {
 }
 let hook: Awaited<ReturnType<typeof receiver>>
 
-describeEachStorage("A2A 1.0 tasks for purchase sagas", (storage) => {
+// Most of the time is the sagas' waits (the order, ORDER_WAIT_MS, the notifier's recheck); each test has its own agents.
+describeEachStorage("A2A 1.0 tasks for purchase sagas", { concurrent: "tests" }, (storage) => {
   beforeAll(async () => {
     hook = await receiver()
     server = await startRuntimeServer({

@@ -35,7 +35,7 @@ const SIMULATED = "svc_translate_pro" // a simulated seller, per_call, standard:
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any
 
-describeEachStorage("A2A buys paid with x402", (storage) => {
+describeEachStorage("A2A buys paid with x402", { concurrent: "storages" }, (storage) => {
   let server: RuntimeServer
   const config: X402Config = simulatedX402Config()
   const chain = () => simulatedChainOf(config)

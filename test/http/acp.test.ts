@@ -12,7 +12,7 @@ import { LedgerStore } from "../../src/services/ledger/Ledger.js"
 import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
 import { checkAnswer, requestSchemaOf, validateSchema } from "../fixtures/acpSpec.js"
 import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
-import { describeEachStorage } from "../fixtures/suite.js"
+import { describeEachStorage, type StorageName } from "../fixtures/suite.js"
 import { STUB_SECRET_KEY, STUB_WEBHOOK_SECRET, startStripeStub, type StripeStub } from "../fixtures/stripeStub.js"
 import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders } from "node:http"
@@ -198,7 +198,7 @@ const decideThePending = async (buyer: AgentKey, how: "approve" | "decline") => 
 }
 
 /** A server on `storage` for the suite's tests (sellers answer a push within 200 ms). */
-const serveOn = (storage: Parameters<Parameters<typeof describeEachStorage>[1]>[0]) => {
+const serveOn = (storage: StorageName) => {
   beforeAll(async () => {
     server = await startRuntimeServer({
       storage,
@@ -896,7 +896,8 @@ describeEachStorage("ACP checkout sessions, the card paid through Stripe", (stor
 // ACP order events (docs/acp.md "Order events"): the agent platform's receiver is told of each
 // completed session's order, order_create then order_update as it moves, the full Order, signed with
 // the shared secret as the 2026-04-17 webhook document asks.
-describeEachStorage("ACP order events", (storage) => {
+// Each test waits for the worker's next look at its own orders (ORDER_EVENTS_RECHECK_MS): they wait together.
+describeEachStorage("ACP order events", { concurrent: "tests" }, (storage) => {
   const SECRET = "acp_whsec_test_0123456789"
   interface Received {
     readonly headers: IncomingHttpHeaders
@@ -904,7 +905,8 @@ describeEachStorage("ACP order events", (storage) => {
     readonly body: { type: string; data: Json & { checkout_session_id: string; status: string } }
   }
   const received: Array<Received> = []
-  const answers: Array<number> = []
+  /** How the receiver answers a session's next events (200 unless told otherwise; by session, as the tests run at once). */
+  const answers = new Map<string, Array<number>>()
   let close: () => Promise<void> = async () => {}
   beforeAll(async () => {
     const receiver = createServer((req, res) => {
@@ -912,8 +914,9 @@ describeEachStorage("ACP order events", (storage) => {
       req.on("data", (c: Buffer) => chunks.push(c))
       req.on("end", () => {
         const raw = Buffer.concat(chunks).toString("utf8")
-        received.push({ headers: req.headers, raw, body: JSON.parse(raw) as Received["body"] })
-        res.statusCode = answers.shift() ?? 200
+        const body = JSON.parse(raw) as Received["body"]
+        received.push({ headers: req.headers, raw, body })
+        res.statusCode = answers.get(body.data.checkout_session_id)?.shift() ?? 200
         res.end()
       })
     })
@@ -949,7 +952,7 @@ describeEachStorage("ACP order events", (storage) => {
     const { body } = await acp(buyer, "POST", "/checkout_sessions", createBody(itemId))
     const id = body.id as string
     // A receiver down at first: the event is retried.
-    answers.push(503)
+    answers.set(id, [503])
     const paid = await acp(buyer, "POST", `/checkout_sessions/${id}/complete`, walletPayment(buyer.agentId))
     expect(paid.status).toBe(200)
     const [down, created] = await eventually(

@@ -15,7 +15,7 @@ const FOUNDER = "acct_founder_http"
 const DISCLAIMER =
   "Agent Commerce Utility Token (ACT) is a utility token, not a security. Jurisdictions: Brazil and Paraguay. Projections and valuations are estimates, not investment advice."
 
-describeEachStorage("investment over HTTP", (storage) => {
+describeEachStorage("investment over HTTP", { concurrent: "storages" }, (storage) => {
   let server: RuntimeServer
   let founderCookie: string
   const url = (p: string) => `${server.baseUrl}${p}`

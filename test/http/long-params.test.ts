@@ -12,7 +12,7 @@ const METHODS = ["get", "post", "put", "patch", "delete"] as const
 /** An error answer's fields these tests read. */
 type ErrorBody = { readonly field?: string; readonly type?: string; readonly message?: string }
 
-describeEachStorage("long path parameters", (storage) => {
+describeEachStorage("long path parameters", { concurrent: "storages" }, (storage) => {
   let server: TestServer
   let doc: OpenApiDocument
   let key: AgentKey

@@ -91,7 +91,7 @@ const strictRefusal = async (res: Response, expected: string, status = 402) => {
   return { challenge, body }
 }
 
-describeEachStorage("MPP pay-per-request over HTTP", (storage) => {
+describeEachStorage("MPP pay-per-request over HTTP", { concurrent: "storages" }, (storage) => {
   let server: RuntimeServer
   const url = (p: string) => `${server.baseUrl}${p}`
   const invoke = (k: AgentKey, body: unknown, credential?: string, tier = "standard") =>

@@ -13,7 +13,7 @@ import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServe
 const COMMERCE = "/api/v1/agent/commerce"
 const DELAY = 400
 
-describeEachStorage("negotiation over HTTP", (storage) => {
+describeEachStorage("negotiation over HTTP", { concurrent: "storages" }, (storage) => {
   let server: RuntimeServer
   const url = (p: string) => `${server.baseUrl}${p}`
   const get = (p: string, k: AgentKey) => fetch(url(p), { headers: k.auth })

@@ -13,7 +13,8 @@ import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServe
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).toString("base64")
 
-describeEachStorage("projects over HTTP", (storage) => {
+// The builds' simulated steps take real time; each test makes its own agents and the server is the describe's own.
+describeEachStorage("projects over HTTP", { concurrent: "all" }, (storage) => {
   let server: RuntimeServer
   const url = (p: string) => `${server.baseUrl}${p}`
   const get = (p: string, k: AgentKey) => fetch(url(p), { headers: k.auth })

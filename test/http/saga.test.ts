@@ -12,7 +12,7 @@ import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServe
 
 const COMMERCE = "/api/v1/agent/commerce"
 
-describeEachStorage("saga over HTTP", (storage) => {
+describeEachStorage("saga over HTTP", { concurrent: "storages" }, (storage) => {
   let server: RuntimeServer
   const url = (p: string) => `${server.baseUrl}${p}`
   const get = (p: string, k: AgentKey) => fetch(url(p), { headers: k.auth })

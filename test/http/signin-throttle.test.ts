@@ -40,7 +40,7 @@ const signInAt = (baseUrl: string, email: string, password: string, localAddress
     req.end(JSON.stringify({ email, password }))
   })
 
-describeEachStorage("sign-in throttling", (storage) => {
+describeEachStorage("sign-in throttling", { concurrent: "storages" }, (storage) => {
   let server: TestServer
   beforeAll(async () => {
     server = await startServer({ storage })

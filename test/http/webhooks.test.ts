@@ -33,7 +33,8 @@ const call = (baseUrl: string, method: string, path: string, k: AgentKey | undef
 const emitFor = (server: Pick<RuntimeServer, "run">, agentId: string, type: EventType, data: Record<string, unknown>) =>
   server.run(atomically(Effect.flatMap(Events, (e) => e.emit(agentId, type, data))))
 
-describeEachStorage("webhooks over HTTP", (storage) => {
+// Its longest wait is a failing endpoint's retries; the storages' servers and receivers are their own.
+describeEachStorage("webhooks over HTTP", { concurrent: "storages" }, (storage) => {
   let server: RuntimeServer
   let rx: Receiver
   const api = (method: string, path: string, k: AgentKey | undefined, body?: unknown) =>

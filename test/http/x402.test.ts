@@ -31,7 +31,7 @@ const SIMULATED = "svc_translate_pro" // a simulated seller, per_call, standard:
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any
 
-describeEachStorage("x402 v2 on the paid call", (storage) => {
+describeEachStorage("x402 v2 on the paid call", { concurrent: "storages" }, (storage) => {
   let server: RuntimeServer
   const config: X402Config = simulatedX402Config()
   const chain = () => simulatedChainOf(config)
