@@ -26,7 +26,8 @@ const viewports = [
   { name: "phone", width: 390, height: 844 }
 ] as const
 
-describe.skipIf(skipReason !== undefined)("the owner's console in a browser", () => {
+// The two widths walk at once: each its own owner, agent, tab and downloads; the time is the pages' waits.
+describe.skipIf(skipReason !== undefined)("the owner's console in a browser", { concurrent: true }, () => {
   // The server's clock starts at noon UTC of the day the test runs and runs on: the spend chart's
   // "today" is that day however long the test takes, even when it starts just before midnight.
   const start = noonUtc(Date.now())
