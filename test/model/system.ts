@@ -21,7 +21,7 @@ import { Orders } from "../../src/services/purchases/Orders.js"
 import { Sagas } from "../../src/services/saga/Saga.js"
 import { SettlementStore } from "../../src/services/purchases/SettlementStore.js"
 import { WalletStore } from "../../src/services/wallet/WalletStore.js"
-import { freshDatabase, type StorageCase } from "../fixtures/db.js"
+import { freshDatabase, migratedDataDir, type StorageCase } from "../fixtures/db.js"
 import { agentCaller, commerceServices, serviceBody, type tier, unlimitedWallet } from "../fixtures/money.js"
 import type * as M from "./model.js"
 import type { FaultPoint } from "./world.js"
@@ -85,6 +85,8 @@ export const storageFor = (c: StorageCase) =>
     if (c.name === "embedded") {
       const dir = mkdtempSync(join(tmpdir(), "model-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+      // Migrated already (a copy of the process's migrated folder): the run starts where a first start ends.
+      yield* Effect.promise(() => migratedDataDir(dir))
       const layer = EmbeddedStorageLive.pipe(
         Layer.provideMerge(AppConfig.test({ ...config, storage: "embedded", dataDir: dir }))
       )
