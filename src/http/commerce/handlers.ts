@@ -14,6 +14,7 @@ import { securityEvent } from "../securityLog.js"
 import { PaidPurchases } from "../../services/mpp/PaidPurchases.js"
 import { currentIdempotencyKey, currentIdempotencyScope } from "../requestIdempotency.js"
 import { challengeHeaders, paymentContext, receiptHeaders } from "../mpp/handlers.js"
+import { servicePageResponse } from "./servicePage.js"
 
 /** The request's Idempotency-Key with the caller it belongs to, for services that dedupe on it. */
 const requestKey = Effect.gen(function* () {
@@ -26,7 +27,9 @@ const agent = Effect.map(CurrentCaller, (caller) => caller.agentId!)
 
 export const CommerceLive = HttpApiBuilder.group(Api, "commerce", (handlers) =>
   handlers
-    .handle("listServices", ({ query: urlParams }) => Effect.flatMap(Catalog, (c) => c.list(urlParams)))
+    .handle("listServices", ({ query: urlParams }) =>
+      Effect.flatMap(Catalog, (c) => Effect.map(c.list(urlParams), servicePageResponse))
+    )
     .handle("getService", ({ params: path }) => Effect.flatMap(Catalog, (c) => c.getService(path.id)))
     .handle("serviceSla", ({ params: path }) => Effect.flatMap(Catalog, (c) => c.sla(path.id)))
     .handle("publishService", ({ payload }) =>

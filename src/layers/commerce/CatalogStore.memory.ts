@@ -86,13 +86,17 @@ export const MemoryCatalogStore = Layer.effect(
             candidates = priced
         }
         if (candidates !== undefined) {
+          // The candidates' ids in order (the default sort compares strings as `<` does), then the
+          // services read until the page is full: the page's rows, not every candidate's.
+          const ordered = (
+            f.afterId === undefined ? [...candidates] : candidates.filter((id) => id > f.afterId!)
+          ).sort()
           const out: Array<ServiceRecord> = []
-          for (const id of candidates) {
-            if (f.afterId !== undefined && id <= f.afterId) continue
-            const s = t.services.get(id)!
+          for (let i = 0; i < ordered.length && out.length < f.limit; i++) {
+            const s = t.services.get(ordered[i])!
             if (matches(s)) out.push(s)
           }
-          return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, f.limit)
+          return out
         }
         const out: Array<ServiceRecord> = []
         for (let i = start; i < ids.length && out.length < f.limit; i++) {

@@ -1,8 +1,8 @@
 // A stored service as the API shows it (the fulfilment's mode only: never its url or secret), and
 // the lookup of one of its tiers.
 import { Effect } from "effect"
-import { cents } from "../platform/common.js"
-import { CommerceService, type ServiceRecord } from "./services.js"
+import type { Cents } from "../platform/common.js"
+import type { CommerceService, ServiceRecord, ServiceTier } from "./services.js"
 import { CURRENCY } from "./common.js"
 import { NotFound } from "../platform/errors.js"
 
@@ -11,30 +11,46 @@ export const notFound = (id: string) => new NotFound({ message: `service ${id} n
 export const ratingOf = (r: Pick<ServiceRecord, "ratingSum" | "ratingCount">): number | null =>
   r.ratingCount === 0 ? null : Math.round((r.ratingSum / r.ratingCount) * 100) / 100
 
+/** The cheapest tier's price (every stored service has a tier: publishing asks for 1 to 10). */
+const fromPrice = (tiers: ReadonlyArray<ServiceTier>): Cents => {
+  let low = tiers[0].priceCents
+  for (const t of tiers) if (t.priceCents < low) low = t.priceCents
+  return low
+}
+
+/**
+ * Each record's view, made once: a store hands out a new record object for every write of a service
+ * (the memory store keeps it until the next write; the SQL stores make one per row read), and a view
+ * is only read, so a record's view is the same object for as long as the record is.
+ */
+const views = new WeakMap<ServiceRecord, CommerceService>()
+
 /** Rows come from our own stores (validated on the way in): built without re-validation, a hot path. */
-export const toService = (r: ServiceRecord): CommerceService =>
-  CommerceService.make(
-    {
-      id: r.id,
-      sellerAgentId: r.sellerAgentId,
-      name: r.name,
-      description: r.description,
-      category: r.category,
-      pricingModel: r.pricingModel,
-      tags: [...r.tags],
-      tiers: [...r.tiers],
-      negotiation: r.negotiation,
-      fulfilment: { mode: r.fulfilment.mode },
-      status: r.status,
-      rating: ratingOf(r),
-      reviewCount: r.ratingCount,
-      fromPriceCents: cents(Math.min(...r.tiers.map((t) => t.priceCents))),
-      currency: CURRENCY,
-      createdAt: r.createdAt,
-      updatedAt: r.updatedAt
-    },
-    { disableChecks: true }
-  )
+export const toService = (r: ServiceRecord): CommerceService => {
+  const known = views.get(r)
+  if (known !== undefined) return known
+  const view: CommerceService = {
+    id: r.id,
+    sellerAgentId: r.sellerAgentId,
+    name: r.name,
+    description: r.description,
+    category: r.category,
+    pricingModel: r.pricingModel,
+    tags: r.tags,
+    tiers: r.tiers,
+    negotiation: r.negotiation,
+    fulfilment: { mode: r.fulfilment.mode },
+    status: r.status,
+    rating: ratingOf(r),
+    reviewCount: r.ratingCount,
+    fromPriceCents: fromPrice(r.tiers),
+    currency: CURRENCY,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt
+  }
+  views.set(r, view)
+  return view
+}
 
 /**
  * A service record read from the store and one of its tiers: NotFound (resource "service" or "tier")

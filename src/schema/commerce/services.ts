@@ -65,8 +65,13 @@ export const StoredFulfilment = Schema.Struct({
 })
 export type StoredFulfilment = typeof StoredFulfilment.Type
 
-/** A commerce service as stored and served. `rating` is the mean review (1–5, 2 decimals) or null. */
-export class CommerceService extends Schema.Class<CommerceService>("CommerceService")({
+/**
+ * A commerce service as stored and served. `rating` is the mean review (1–5, 2 decimals) or null.
+ * A struct, not a class: a page of services is built and encoded as plain objects (a class's
+ * instances cost ~2 µs each to make and another to encode back; docs/performance.md). Its
+ * identifier keeps the name the class gave the OpenAPI document's component.
+ */
+export const CommerceService = Schema.Struct({
   id: Schema.String,
   sellerAgentId: Schema.String,
   name: Schema.String,
@@ -85,7 +90,8 @@ export class CommerceService extends Schema.Class<CommerceService>("CommerceServ
   currency: Schema.Literal(CURRENCY),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}) {}
+}).annotate({ identifier: "CommerceServiceEncoded" })
+export type CommerceService = typeof CommerceService.Type
 
 /** Stored row: the service plus the running rating sum (rating = sum / count). */
 export interface ServiceRecord {
@@ -146,9 +152,11 @@ export type UpdateServiceBody = typeof UpdateServiceBody.Type
  * A service as its seller publishes or updates it: `fulfilmentSecret` (the push signing secret) is
  * in this answer only when it was just made, and never shown again.
  */
-export class PublishedService extends CommerceService.extend<PublishedService>("PublishedService")({
+export const PublishedService = Schema.Struct({
+  ...CommerceService.fields,
   fulfilmentSecret: Schema.optionalKey(Schema.String)
-}) {}
+}).annotate({ identifier: "PublishedService" })
+export type PublishedService = typeof PublishedService.Type
 
 /** A push service's new signing secret, shown once. */
 export const FulfilmentSecret = Schema.Struct({ serviceId: Schema.String, fulfilmentSecret: Schema.String })

@@ -123,11 +123,8 @@ const make = Effect.gen(function* () {
         )
 
   const secret = newFulfilmentSecret(ids.secret)
-  const published = (row: ServiceRecord, fulfilmentSecret: string | undefined) =>
-    PublishedService.make(
-      { ...toService(row), ...(fulfilmentSecret === undefined ? {} : { fulfilmentSecret }) },
-      { disableChecks: true }
-    )
+  const published = (row: ServiceRecord, fulfilmentSecret: string | undefined): PublishedService =>
+    fulfilmentSecret === undefined ? toService(row) : { ...toService(row), fulfilmentSecret }
 
   const publish = Effect.fnUntraced(function* (caller: Caller, body: PublishServiceBody) {
     const sellerAgentId = yield* requireSeller(caller)
