@@ -79,7 +79,11 @@ export const Delivery = Schema.Struct({
   deliveredAt: Timestamp
 })
 
-export class Transaction extends Schema.Class<Transaction>("Transaction")({
+/**
+ * A transaction from its viewer's side. A struct, not a class (as CommerceService: a page of them is
+ * built and encoded as plain objects); its identifier keeps the OpenAPI component's name.
+ */
+export const Transaction = Schema.Struct({
   id: Schema.String,
   role: Schema.Literals(["buyer", "seller"]),
   status: TransactionStatus,
@@ -105,4 +109,5 @@ export class Transaction extends Schema.Class<Transaction>("Transaction")({
   disputeId: Schema.NullOr(Schema.String),
   createdAt: Timestamp,
   refundedAt: Schema.NullOr(Timestamp)
-}) {}
+}).annotate({ identifier: "TransactionEncoded" })
+export type Transaction = typeof Transaction.Type
