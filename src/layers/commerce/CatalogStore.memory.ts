@@ -4,6 +4,7 @@ import { Effect, Layer } from "effect"
 import { type DeliveryRecord } from "../../schema/commerce/transactions.js"
 import { rankOf } from "../../schema/commerce/filters.js"
 import { searchText, type ServiceRecord } from "../../schema/commerce/services.js"
+import { keepRecord } from "../../schema/commerce/serviceView.js"
 import { CatalogStore, type TierDeliveryStats } from "../../services/commerce/CatalogStore.js"
 import {
   byRankThenId,
@@ -28,20 +29,20 @@ export const MemoryCatalogStore = Layer.effect(
           const next = existing
             ? { ...r, ratingSum: existing.ratingSum, ratingCount: existing.ratingCount, createdAt: existing.createdAt }
             : r
-          return Effect.andThen(t.services.set(r.id, next), indexService(t, existing, next))
+          return Effect.andThen(t.services.set(r.id, keepRecord(next)), indexService(t, existing, next))
         },
         { discard: true }
       ),
     insert: (r) =>
       Effect.suspend(() => {
         const before = t.services.get(r.id)
-        return Effect.andThen(t.services.set(r.id, r), indexService(t, before, r))
+        return Effect.andThen(t.services.set(r.id, keepRecord(r)), indexService(t, before, r))
       }),
     update: (r) =>
       Effect.suspend(() => {
         const current = t.services.get(r.id)
         const next = current ? { ...r, ratingSum: current.ratingSum, ratingCount: current.ratingCount } : r
-        return Effect.andThen(t.services.set(r.id, next), indexService(t, current, next))
+        return Effect.andThen(t.services.set(r.id, keepRecord(next)), indexService(t, current, next))
       }),
     get: (id) => Effect.sync(() => t.services.get(id)),
     // Walks the narrowest id-ordered index (seller, category, all, or q's rarest trigram) from the
@@ -110,7 +111,7 @@ export const MemoryCatalogStore = Layer.effect(
         const s = t.services.get(id)
         if (s === undefined) return Effect.void
         const next = { ...s, ratingSum: s.ratingSum + reviews * rating, ratingCount: s.ratingCount + reviews }
-        return Effect.andThen(t.services.set(id, next), rankService(t, s, next))
+        return Effect.andThen(t.services.set(id, keepRecord(next)), rankService(t, s, next))
       }),
     // Walks the kept ranking (of the category, or all) and stops at `limit` services the policy
     // allows; with an allowed-sellers list, ranks just those sellers' services (their id lists).

@@ -19,36 +19,53 @@ const fromPrice = (tiers: ReadonlyArray<ServiceTier>): Cents => {
 }
 
 /**
- * Each record's view, made once: a store hands out a new record object for every write of a service
- * (the memory store keeps it until the next write; the SQL stores make one per row read), and a view
- * is only read, so a record's view is the same object for as long as the record is.
+ * The records a store keeps (the memory store's, each until the service's next write, which makes a
+ * new one): their views, and the views' JSON (src/http/commerce/servicePage.ts), are made once. A
+ * record read from SQL is made per read and dropped after it: remembering its view would only cost
+ * (a WeakMap entry for a short-lived key costs ~1–2 µs in the collector), so it is not remembered.
  */
+const kept = new WeakSet<ServiceRecord>()
 const views = new WeakMap<ServiceRecord, CommerceService>()
+const keptViews = new WeakSet<CommerceService>()
+
+/** Says that `record` is kept as it is until the service's next write (a new record). */
+export const keepRecord = <R extends ServiceRecord>(record: R): R => {
+  kept.add(record)
+  return record
+}
+
+/** True for the view of a kept record: the same object, with the same content, each time it is asked for. */
+export const isKeptView = (view: CommerceService): boolean => keptViews.has(view)
+
+const viewOf = (r: ServiceRecord): CommerceService => ({
+  id: r.id,
+  sellerAgentId: r.sellerAgentId,
+  name: r.name,
+  description: r.description,
+  category: r.category,
+  pricingModel: r.pricingModel,
+  tags: r.tags,
+  tiers: r.tiers,
+  negotiation: r.negotiation,
+  fulfilment: { mode: r.fulfilment.mode },
+  status: r.status,
+  rating: ratingOf(r),
+  reviewCount: r.ratingCount,
+  fromPriceCents: fromPrice(r.tiers),
+  currency: CURRENCY,
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt
+})
 
 /** Rows come from our own stores (validated on the way in): built without re-validation, a hot path. */
 export const toService = (r: ServiceRecord): CommerceService => {
-  const known = views.get(r)
-  if (known !== undefined) return known
-  const view: CommerceService = {
-    id: r.id,
-    sellerAgentId: r.sellerAgentId,
-    name: r.name,
-    description: r.description,
-    category: r.category,
-    pricingModel: r.pricingModel,
-    tags: r.tags,
-    tiers: r.tiers,
-    negotiation: r.negotiation,
-    fulfilment: { mode: r.fulfilment.mode },
-    status: r.status,
-    rating: ratingOf(r),
-    reviewCount: r.ratingCount,
-    fromPriceCents: fromPrice(r.tiers),
-    currency: CURRENCY,
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt
+  if (!kept.has(r)) return viewOf(r)
+  let view = views.get(r)
+  if (view === undefined) {
+    view = viewOf(r)
+    views.set(r, view)
+    keptViews.add(view)
   }
-  views.set(r, view)
   return view
 }
 
