@@ -37,19 +37,20 @@ describeEachStorage("a page of services, kept per version", { concurrent: "stora
   it("shows each service as it is now, in the bytes the schema writes", async () => {
     const seller = await createAgentKey(server.baseUrl, ["commerce:*"])
     const buyer = await createAgentKey(server.baseUrl, ["commerce:*"])
-    const publish = async (name: string, priceCents: number) => {
+    const publish = async (name: string, tiers: ReadonlyArray<ReturnType<typeof tier>>) => {
       const r = await call(`${base}/services`, seller, "POST", {
         name,
         description: 'kept per version — ünïcode and "quotes" included',
         category: "testing",
         pricingModel: "per_call",
-        tiers: [tier("unit", priceCents)]
+        tiers
       })
       expect(r.status).toBe(201)
       return (JSON.parse(r.text) as { id: string }).id
     }
-    const a = await publish("Page A", 500)
-    const b = await publish("Page B", 700)
+    const a = await publish("Page A", [tier("unit", 500)])
+    // The page's "from" price is the cheapest tier's, wherever it stands among the tiers.
+    const b = await publish("Page B", [tier("unit", 700), tier("bulk", 300), tier("pro", 500)])
     const list = async (query = "") => {
       const r = await call(`${base}/services?sellerId=${seller.agentId}${query}`, buyer)
       expect([r.status, r.type]).toEqual([200, "application/json"])
@@ -61,6 +62,7 @@ describeEachStorage("a page of services, kept per version", { concurrent: "stora
     }
     // Read twice first, so a page kept from before the changes would show.
     for (let i = 0; i < 2; i++) expect((await list()).data.map((s) => s.name).sort()).toEqual(["Page A", "Page B"])
+    expect((await list()).data.find((s) => s.id === b)!.fromPriceCents).toBe(300)
     const first = await list("&limit=1")
     expect(first.nextCursor).not.toBeNull()
     expect((await list(`&limit=1&cursor=${first.nextCursor}`)).data).toHaveLength(1)
@@ -68,11 +70,11 @@ describeEachStorage("a page of services, kept per version", { concurrent: "stora
     // The seller renames A and lowers its price: the next page says so.
     const updated = await call(`${base}/services/${a}`, seller, "PATCH", {
       name: "Page A2",
-      tiers: [tier("unit", 300)]
+      tiers: [tier("unit", 300), tier("small", 200), tier("big", 900)]
     })
     expect(updated.status).toBe(200)
     const afterUpdate = (await list()).data.find((s) => s.id === a)!
-    expect([afterUpdate.name, afterUpdate.fromPriceCents]).toEqual(["Page A2", 300])
+    expect([afterUpdate.name, afterUpdate.fromPriceCents]).toEqual(["Page A2", 200])
 
     // A buyer reviews B: its rating and review count are on the next page.
     expect((await call(`${base}/wallet/topup`, buyer, "POST", { amountCents: 1_000 })).status).toBe(201)
