@@ -21,7 +21,7 @@ import os from "node:os"
 import { MeResponse } from "../src/http/keys/group.js"
 import { ROUTER_CONFIG } from "../src/http/routePath.js"
 import { ProcedureAuthLive } from "../src/http/trpc/auth.js"
-import { CoreLive, RoutesLive } from "../src/layers/app.js"
+import { CoreLive, keepHttpServices, RoutesLive } from "../src/layers/app.js"
 import { AppConfig } from "../src/services/platform/AppConfig.js"
 
 const argv = process.argv.slice(2)
@@ -46,7 +46,8 @@ const app = HttpRouter.toWebHandler(
         Layer.succeed(References.TracerEnabled, false)
       )
     ),
-    Layer.provideMerge(CoreLive),
+    // The services the server sees, cut as HttpLive cuts them (not the stores and ports).
+    Layer.provideMerge(Layer.effectContext(Effect.map(Layer.build(CoreLive), keepHttpServices))),
     Layer.provide(NodeHttpServer.layerHttpServices),
     Layer.provideMerge(
       AppConfig.test({

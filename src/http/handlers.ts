@@ -1,6 +1,8 @@
 // Every HttpApi group's handlers, merged. Add one line per group.
 import { Layer } from "effect"
 import { AgentAuthLive, DashboardAuthLive } from "./middleware/authLive.js"
+import { AgentAuth, DashboardAuth } from "./middleware/auth.js"
+import { groupSeeing } from "./servedContext.js"
 import { AgentLive } from "./keys/handlers.js"
 import { DashboardLive, DashboardPublicLive } from "./dashboard/handlers.js"
 import { SystemLive } from "./system/handlers.js"
@@ -19,24 +21,33 @@ import { RefusalsDashboardLive, RefusalsLive } from "./refusals/handlers.js"
 /** Security middleware implementations, provided to the groups that use them. */
 const SecurityLive = Layer.mergeAll(AgentAuthLive, DashboardAuthLive)
 
+/**
+ * Each group is built seeing only its security middleware (groupSeeing): the context a group is
+ * built in is merged into every one of its requests, and what its handlers use they take from the
+ * request's own context, where the server's services are (src/http/servedContext.ts).
+ */
+const agentGroup = groupSeeing(AgentAuth)
+const dashboardGroup = groupSeeing(DashboardAuth)
+const openGroup = groupSeeing()
+
 export const HandlersLive = Layer.mergeAll(
-  SystemLive,
-  AgentLive,
-  DashboardPublicLive,
-  DashboardLive,
-  ProjectsLive,
-  WebhooksLive,
-  InvestLive,
-  InvestInfoLive,
-  GovernanceLive,
-  PaymentsLive,
-  NegotiationLive,
-  SagaLive,
-  MppLive,
-  CommerceLive,
-  CommerceDashboardLive,
-  OrdersLive,
-  ConsoleLive,
-  RefusalsLive,
-  RefusalsDashboardLive
+  openGroup(SystemLive),
+  agentGroup(AgentLive),
+  openGroup(DashboardPublicLive),
+  dashboardGroup(DashboardLive),
+  agentGroup(ProjectsLive),
+  agentGroup(WebhooksLive),
+  agentGroup(InvestLive),
+  openGroup(InvestInfoLive),
+  dashboardGroup(GovernanceLive),
+  openGroup(PaymentsLive),
+  agentGroup(NegotiationLive),
+  agentGroup(SagaLive),
+  agentGroup(MppLive),
+  agentGroup(CommerceLive),
+  dashboardGroup(CommerceDashboardLive),
+  agentGroup(OrdersLive),
+  dashboardGroup(ConsoleLive),
+  agentGroup(RefusalsLive),
+  dashboardGroup(RefusalsDashboardLive)
 ).pipe(Layer.provide(SecurityLive))

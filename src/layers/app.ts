@@ -23,7 +23,7 @@ import { ProcedureAuthLive } from "../http/trpc/auth.js"
 import { trpcRoutes } from "../http/trpc/adapter.js"
 import { procedures } from "../http/procedures.js"
 import { AppConfig } from "../services/platform/AppConfig.js"
-import { Ids } from "../services/platform/Db.js"
+import { Ids, Transactor } from "../services/platform/Db.js"
 import { Keys } from "../services/keys/Keys.js"
 import { Events } from "../services/events/Events.js"
 import { Idempotency } from "../services/idempotency/Idempotency.js"
@@ -79,6 +79,11 @@ import { StripeProcessorLive } from "./payments/PaymentProcessor.stripe.js"
 import { FakeDelegatedPaymentsLive } from "./payments/DelegatedPayments.fake.js"
 import { StripeDelegatedPaymentsLive } from "./payments/DelegatedPayments.stripe.js"
 import { NodeWebhookTransport } from "./webhooks/WebhookTransport.node.js"
+import { FakeCheckout } from "../services/payments/FakeCheckout.js"
+import { WebhookTransport } from "../services/webhooks/WebhookTransport.js"
+import { PushConfigStore } from "../services/a2a/PushConfigStore.js"
+import { X402TaskStore } from "../services/a2a/X402TaskStore.js"
+import { keepingOnly, seeingOnly } from "../http/servedContext.js"
 
 /**
  * Ports implemented by services above the domain that declares them: purchases, negotiation, sagas
@@ -233,11 +238,66 @@ const MinimumLogLevelLive = Layer.unwrap(
   Effect.map(AppConfig, (config) => Layer.succeed(References.MinimumLogLevel, config.logLevel))
 )
 
+/**
+ * The app's services the HTTP server sees: config, ids, the unit of work and the domain services;
+ * not the stores and ports beneath them, which every request would otherwise carry
+ * (src/http/servedContext.ts). The exceptions are what routes use directly today: the fake
+ * processor's hosted page (FakeCheckout), A2A's push configs and x402 tasks, and the push's
+ * transport. The compiler checks the list against what the routes require.
+ */
+const HTTP_SERVICES = [
+  AppConfig,
+  Ids,
+  Transactor,
+  SiteAssets,
+  FakeCheckout,
+  PushConfigStore,
+  X402TaskStore,
+  WebhookTransport,
+  Marketplace,
+  Knowledge,
+  Keys,
+  RateLimiter,
+  Idempotency,
+  WriteReceipts,
+  Catalog,
+  Publishing,
+  Payments,
+  Projects,
+  Builder,
+  Sessions,
+  Invest,
+  Governance,
+  Discovery,
+  Negotiations,
+  Sagas,
+  Mpp,
+  Webhooks,
+  Wallet,
+  Audit,
+  Overview,
+  Refusals,
+  Commerce,
+  AcpCheckout,
+  Orders,
+  SellerBoard,
+  PaidPurchases,
+  X402,
+  Disputes,
+  Reputation
+] as const
+
+/** A context cut to what the HTTP server sees (for a harness that serves RoutesLive itself: bench/requestPath.ts). */
+export const keepHttpServices = keepingOnly(...HTTP_SERVICES)
+
 export const HttpLive = HttpRouter.serve(RoutesLive, {
   disableLogger: true,
   disableListenLog: true,
   routerConfig: ROUTER_CONFIG
-}).pipe(Layer.provide([TracerOffLive, MaxBodySizeLive, AdaptersLive, MinimumLogLevelLive]))
+}).pipe(
+  Layer.provide([TracerOffLive, MaxBodySizeLive, AdaptersLive, MinimumLogLevelLive]),
+  seeingOnly(...HTTP_SERVICES)
+)
 
 /** The app on a given HttpServer: routes, services, storage. Needs AppConfig and an HttpServer. */
 export const AppLive = HttpLive.pipe(Layer.provideMerge(CoreLive))
