@@ -16,9 +16,11 @@ type Ids<Tags extends Keys> = Context.Service.Identifier<Tags[number]>
  * An HttpApi group built seeing only the services it names: its security middleware, which the
  * group looks up once when it is built. Its handlers' services are request-level requirements
  * (`HttpRouter.Request<"Requires", _>` in the group's type), which the server's context meets at
- * request time; what the group was built in adds nothing to that but a copy. A group with no
- * middleware is built seeing nothing, and its requests merge nothing. The compiler checks that
- * whatever else the group needs to be built is named.
+ * request time; what the group was built in adds nothing to that but a copy. A group's requests
+ * now merge its middleware and the memo map `Layer.build` always adds (so even a group with no
+ * middleware merges one entry, and the merge still copies the request's map, but sets one or two
+ * entries where it set ~100). The compiler checks that whatever else the group needs to be built is
+ * named.
  */
 export const groupSeeing =
   <const Tags extends Keys>(...tags: Tags) =>
