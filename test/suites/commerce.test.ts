@@ -305,6 +305,28 @@ forEachStorage(
         })
     )
 
+    it.effect("a buy of a service or tier that does not exist is refused as not found and moves no money", () =>
+      Effect.gen(function* () {
+        const commerce = yield* Commerce
+        const wallet = yield* Wallet
+        const ledger = yield* Ledger
+        const { service } = yield* sellerWith("Real Service", [tier("basic", 100)])
+        const buyer = yield* fundedBuyer(1000)
+        const missing = yield* Effect.flip(
+          commerce.buy({ caller: buyer.caller, serviceId: "svc_does_not_exist", tierId: "basic", input: "x" })
+        )
+        expect(missing).toMatchObject({ _tag: "NotFound", resource: "service", id: "svc_does_not_exist" })
+        const noTier = yield* Effect.flip(
+          commerce.buy({ caller: buyer.caller, serviceId: service.id, tierId: "gold", input: "x" })
+        )
+        expect(noTier).toMatchObject({ _tag: "NotFound", resource: "tier", id: "gold" })
+        expect(noTier.message).toContain('no tier "gold" (tiers: basic)')
+        expect((yield* wallet.view(buyer.agentId)).balanceCents).toBe(1000)
+        expect((yield* commerce.listTransactions(buyer.agentId, {})).data).toEqual([])
+        expect((yield* ledger.check).ok).toBe(true)
+      })
+    )
+
     it.effect("a refund restores the buyer to the cent and debits seller and platform exactly", () =>
       Effect.gen(function* () {
         const commerce = yield* Commerce
@@ -476,6 +498,13 @@ forEachStorage(
           yield* TestClock.adjust(8 * DAY)
           expect((yield* commerce.listApprovals(owner, "expired")).data.map((a) => a.id)).toEqual([again.approval!.id])
           expect((yield* commerce.listApprovals(owner, "pending")).data).toEqual([])
+          // Only a pending approval expires: the owner's decisions stand after the 7 days.
+          const statuses = (yield* commerce.listApprovals(owner, undefined)).data.map((a) => [a.id, a.status])
+          expect(Object.fromEntries(statuses)).toEqual({
+            [pending.approval!.id]: "approved",
+            [waits.approval!.id]: "declined",
+            [again.approval!.id]: "expired"
+          })
           // Keyset pages over every status, newest first, the same rows as one read.
           const all = (yield* commerce.listApprovals(owner, undefined)).data.map((a) => a.id)
           expect(all).toHaveLength(3)
