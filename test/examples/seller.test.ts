@@ -5,6 +5,7 @@
 // ends, and a failed order is not charged.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { afterAll, beforeAll, expect, it } from "vitest"
+import { bundled } from "../fixtures/bundle.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 import { describeEachStorage } from "../fixtures/suite.js"
 
@@ -16,8 +17,16 @@ interface Run {
   readonly stderr: string
 }
 
-const spawnExample = (file: string, args: ReadonlyArray<string>) =>
-  spawn(process.execPath, ["--import", "tsx", file, ...args], { cwd: process.cwd(), env: process.env })
+// The two examples compiled once per test process (test/fixtures/bundle.ts): a buyer or seller run
+// as `node --import tsx` spent ~1 s of CPU more to start, and this file starts ~20 of them.
+// examples/agent.test.ts runs the buyer as the README does, through tsx.
+const scripts = new Map<string, string>()
+beforeAll(async () => {
+  for (const file of ["examples/seller.ts", "examples/agent.ts"]) scripts.set(file, await bundled(file))
+}, 60_000)
+
+const spawnExample = (file: "examples/seller.ts" | "examples/agent.ts", args: ReadonlyArray<string>) =>
+  spawn(process.execPath, [scripts.get(file)!, ...args], { cwd: process.cwd(), env: process.env })
 
 const finish = (child: ChildProcessWithoutNullStreams) =>
   new Promise<Run>((resolve, reject) => {

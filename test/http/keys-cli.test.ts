@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { bundled } from "../fixtures/bundle.js"
 import { adminDatabaseUrl, postgresSkipReason } from "../fixtures/db.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
@@ -24,17 +25,27 @@ const cleanEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
   return env
 }
 
-/** `node --import tsx src/cli/keys.ts …`, as `npm run keys` runs it without npm's own start-up (or `npm run keys -- …` with viaNpm). */
-const cli = (args: ReadonlyArray<string>, extraEnv: Record<string, string> = {}, viaNpm = false): Promise<Run> =>
-  new Promise((resolve) => {
+/**
+ * src/cli/keys.ts compiled as `npm run build` compiles it (dist/keys.js), run with node: `npm run keys`
+ * runs the same source through tsx, which cost ~1 s more CPU a spawn (test/fixtures/bundle.ts). With
+ * viaNpm, `npm run keys -- …` itself, tsx and npm's own start-up included.
+ */
+const cli = async (
+  args: ReadonlyArray<string>,
+  extraEnv: Record<string, string> = {},
+  viaNpm = false
+): Promise<Run> => {
+  const script = viaNpm ? "" : await bundled("src/cli/keys.ts")
+  return new Promise((resolve) => {
     const [cmd, argv] = viaNpm
       ? ["npm", ["run", "--silent", "keys", "--", ...args]]
-      : [process.execPath, ["--import", "tsx", "src/cli/keys.ts", ...args]]
+      : [process.execPath, [script, ...args]]
     execFile(cmd, argv, { env: cleanEnv(extraEnv), timeout: 60_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : 1) : 0
       resolve({ code, stdout, stderr })
     })
   })
+}
 
 const secretIn = (text: string) => {
   const m = /^ {2}(ak_live_[A-Za-z0-9_-]{43})$/m.exec(text)
@@ -45,7 +56,7 @@ const secretIn = (text: string) => {
 const me = (baseUrl: string, secret: string) =>
   fetch(`${baseUrl}/api/v1/agent/me`, { headers: { authorization: `Bearer ${secret}` } })
 
-// Each spawn starts tsx (a second or more on a busy machine): generous timeouts.
+// Each spawn starts node and the CLI (tsx too, via npm): generous timeouts.
 describe("keys CLI over HTTP (--url)", { timeout: 90_000 }, () => {
   let server: TestServer
   beforeAll(async () => {

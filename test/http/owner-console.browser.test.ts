@@ -15,6 +15,9 @@ import { requirePrerequisite, skipUnlessCi } from "../fixtures/prerequisites.js"
 import { noonUtc, runningClock } from "../fixtures/clock.js"
 import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
 
+// How long a click's answer may take to show: the page's fetch and render, on a machine whose two
+// cores run another test file and a browser (expect.poll's 1 s default was missed once in CI).
+const CLICK_ANSWER = { timeout: 5_000 }
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 const missing = existsSync(CHROMIUM)
   ? undefined
@@ -91,7 +94,9 @@ describe.skipIf(skipReason !== undefined)("the owner's console in a browser", { 
       await page.getByLabel("Per purchase").fill("10")
       await page.getByLabel("Per day").fill("abc")
       await page.getByRole("button", { name: "Create agent" }).click()
-      await expect.poll(() => page.textContent("#error")).toContain("Per day: “abc” is not an amount in dollars")
+      await expect
+        .poll(() => page.textContent("#error"), CLICK_ANSWER)
+        .toContain("Per day: “abc” is not an amount in dollars")
       expect(await page.inputValue("#agent-daily")).toBe("abc") // what was typed stays
       await page.getByLabel("Per day").fill("50")
       await page.getByRole("button", { name: "Create agent" }).click()
@@ -159,7 +164,7 @@ describe.skipIf(skipReason !== undefined)("the owner's console in a browser", { 
 
       // Freeze from the overview: the agent's next purchase is refused naming the freeze.
       await card.getByRole("button", { name: /^Freeze spending/ }).click()
-      await expect.poll(() => page.textContent("#status")).toContain("Frozen")
+      await expect.poll(() => page.textContent("#status"), CLICK_ANSWER).toContain("Frozen")
       expect(await page.locator(`[data-agent-id="${agentId}"] .badge-frozen`).count()).toBe(1)
       const whileFrozen = await buy("svc_embed_vectors", "dev")
       expect(whileFrozen.status).toBe(403)
@@ -173,7 +178,7 @@ describe.skipIf(skipReason !== undefined)("the owner's console in a browser", { 
         .locator(`[data-agent-id="${agentId}"]`)
         .getByRole("button", { name: /^Unfreeze/ })
         .click()
-      await expect.poll(() => page.textContent("#status")).toContain("Unfrozen")
+      await expect.poll(() => page.textContent("#status"), CLICK_ANSWER).toContain("Unfrozen")
       expect(await page.locator(`[data-agent-id="${agentId}"] .badge-frozen`).count()).toBe(0)
 
       // $9.00 is above the $5.00 threshold: it waits, and appears in the inbox without a reload.
@@ -191,7 +196,7 @@ describe.skipIf(skipReason !== undefined)("the owner's console in a browser", { 
       expect(box.x + box.width).toBeLessThanOrEqual(viewport.width) // reachable without scrolling sideways
       await fits("overview with the inbox")
       await approve.click()
-      await expect.poll(() => page.textContent("#status")).toContain("Approved")
+      await expect.poll(() => page.textContent("#status"), CLICK_ANSWER).toContain("Approved")
       expect(await page.locator("#approvals-body [data-approval-id]").count()).toBe(0)
       expect(await page.locator(`[data-agent-id="${agentId}"] .amount`).textContent()).toBe("$21.00")
 

@@ -3,19 +3,18 @@
 // a round-robin front for several servers, and the ledger invariants checked with SQL. Every
 // server process and front is under the OpenAPI contract (test/fixtures/contract.ts) like the
 // in-process test servers: each response fetch() receives from it is checked.
-import { serverBuildOptions, startNodeFlags } from "../../scripts/serverBuild.mjs"
-import { build } from "esbuild"
+import { startNodeFlags } from "../../scripts/serverBuild.mjs"
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http"
 import { createServer as createNetServer } from "node:net"
 import os from "node:os"
 import path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import pg from "pg"
-import { processAlive } from "../../src/layers/storage/embedded.js"
 import { COUNTER_DRIFT_SQL } from "../../src/layers/storage/postgres/counters.js"
+import { bundled } from "../fixtures/bundle.js"
 import { underContract } from "../fixtures/contract.js"
 import { requireAdminDatabaseUrl } from "../fixtures/db.js"
 import { eventually } from "../fixtures/wait.js"
@@ -36,39 +35,8 @@ export const freePort = () =>
 // ---------------------------------------------------------------------------------------------
 // The server, compiled
 
-let built: Promise<string> | undefined
-
-/**
- * Bundles src/main.ts as scripts/build.mjs does (same options), into node_modules/.cache (so packages
- * resolve): once per test process, shared by every file the process runs (~1.5 s of esbuild's CPU
- * each), and removed when the process exits (or, ended by a signal, by the next run's first build). A
- * file must not remove it.
- */
-export const buildServer = (): Promise<string> => {
-  if (built !== undefined) return built
-  built = (async () => {
-    const dir = path.join(root, "node_modules", ".cache", "agent-commerce-tests")
-    mkdirSync(dir, { recursive: true })
-    // A worker ended by a signal leaves its bundle (no "exit" event): removed by the next build.
-    for (const name of readdirSync(dir)) {
-      const owner = /^main-(\d+)-[0-9a-f]+\.mjs$/.exec(name)
-      if (owner !== null && !processAlive(Number(owner[1]))) rmSync(path.join(dir, name), { force: true })
-    }
-    const outfile = path.join(dir, `main-${process.pid}-${randomBytes(3).toString("hex")}.mjs`)
-    await build({
-      ...serverBuildOptions,
-      entryPoints: [path.join(root, "src", "main.ts")],
-      outfile,
-      sourcemap: "inline",
-      logLevel: "error"
-    })
-    process.once("exit", () => rmSync(outfile, { force: true }))
-    return outfile
-  })()
-  // A failed build is not kept: the next file tries again.
-  built.catch(() => (built = undefined))
-  return built
-}
+/** src/main.ts bundled as `npm run build` bundles it, once per test process (test/fixtures/bundle.ts). */
+export const buildServer = (): Promise<string> => bundled("src/main.ts")
 
 export interface ServerProcess {
   readonly baseUrl: string
