@@ -1,5 +1,7 @@
 // End to end: accounts, agents, keys, /me, 401/403, revocation, expiry and the per-key rate limit.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import { Schema } from "effect"
+import { MeResponse } from "../../src/http/keys/group.js"
 import { createAgentKey, signUp } from "../fixtures/agents.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
@@ -39,6 +41,36 @@ describe("agent API keys", () => {
     expect(me.rateLimit.map((w: { name: string }) => w.name)).toEqual(["minute", "day"])
     expect(res.headers.get("ratelimit-policy")).toBe('"minute";q=60;w=60, "day";q=1000;w=86400')
     expect(res.headers.get("ratelimit")).toMatch(/^"minute";r=59;t=\d+, "day";r=999;t=\d+$/)
+  })
+
+  it("/me is the bytes its schema writes, and shows the key's last use and standing as they change", async () => {
+    // The clock stands at the start of a minute, so the minute window counts only these requests.
+    vi.useFakeTimers({ toFake: ["Date"] })
+    const start = Math.ceil((Date.now() + 1) / 60_000) * 60_000
+    vi.setSystemTime(start)
+    const k = await createAgentKey(server.baseUrl, ["catalog:read"])
+    const me = async () => {
+      const res = await fetch(url("/api/v1/agent/me"), { headers: k.auth })
+      expect([res.status, res.headers.get("content-type")]).toEqual([200, "application/json"])
+      const text = await res.text()
+      expect(text).toBe(
+        JSON.stringify(Schema.encodeSync(MeResponse)(Schema.decodeUnknownSync(MeResponse)(JSON.parse(text))))
+      )
+      return JSON.parse(text) as typeof MeResponse.Type
+    }
+    const minute = (answer: typeof MeResponse.Type) => answer.rateLimit.find((w) => w.name === "minute")!
+    const first = await me()
+    expect(first.key.lastUsedAt).toBe(new Date(start).toISOString())
+    expect(minute(first)).toMatchObject({ used: 1, remaining: 59 })
+    const second = await me()
+    expect(second.key).toEqual(first.key)
+    expect(minute(second)).toMatchObject({ used: 2, remaining: 58 })
+    // A use more than a minute after the last one written is written, and shown on that answer.
+    vi.setSystemTime(start + 125_000)
+    const later = await me()
+    expect(later.key.lastUsedAt).toBe(new Date(start + 125_000).toISOString())
+    expect(minute(later)).toMatchObject({ used: 1, remaining: 59 })
+    expect(later.agent).toEqual(first.agent)
   })
 
   it("missing, malformed, unknown keys are 401 with WWW-Authenticate", async () => {

@@ -2,7 +2,7 @@
 // request it was first used with (a hash), which answers are kept, and the stored form of an answer.
 import { type HttpBody, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Option } from "effect"
-import { createHash } from "node:crypto"
+import { hash } from "node:crypto"
 import { Conflict } from "../../schema/platform/errors.js"
 import { KEY_PREFIX } from "../../schema/keys/keys.js"
 import type { StoredResponse } from "../../services/idempotency/IdempotencyStore.js"
@@ -13,7 +13,7 @@ import { presentedKey } from "./authLive.js"
 import { sortKeys } from "../../schema/platform/sortKeys.js"
 
 const decoder = new TextDecoder()
-const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
+const sha256 = (s: string) => hash("sha256", s, "hex")
 
 /**
  * Who the key belongs to, hashed: the API key (wherever it travels: a Payment credential in
