@@ -1,4 +1,5 @@
-// `npx tsx bench/requestPath.ts [--requests n] [--rounds n] [--path /api/v1/agent/...]`: the CPU one
+// `npx tsx bench/requestPath.ts [--requests n] [--rounds n] [--path /api/v1/agent/...] [--bundled]
+// [--app-only]`: the CPU one
 // authenticated GET costs in process, through the app's own router (global middleware, HttpApi,
 // bearer auth, rate limit, handler, on the memory store, workers off), beside a bare HttpApi
 // endpoint returning the same value, made like the app's one thing at a time: the success schema
@@ -6,6 +7,9 @@
 // generator: a tight loop of web requests, CPU per request from process.cpuUsage, the smallest of
 // the rounds (the first warms the JIT). On a shared machine this is steadier than `npm run bench`,
 // which measures the whole server; docs/performance.md ("The request path") reads both.
+// --bundled compiles this file with the server bundle's esbuild options (scripts/serverBuild.mjs) and
+// runs that instead, as `npm start` runs the app: steadier than the code tsx loads, and the same
+// code the socket bench profiles. --app-only measures the app alone (for a --cpu-prof of it).
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, Redacted, References, Schema } from "effect"
 import { HttpMiddleware, HttpRouter } from "effect/http"
@@ -17,7 +21,13 @@ import {
   HttpApiMiddleware,
   HttpApiSecurity
 } from "effect/http-api"
+import { build } from "esbuild"
+import { spawnSync } from "node:child_process"
+import { mkdirSync } from "node:fs"
 import os from "node:os"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
+import { bundleEffectOnly, serverBuildOptions } from "../scripts/serverBuild.mjs"
 import { MeResponse } from "../src/http/keys/group.js"
 import { ROUTER_CONFIG } from "../src/http/routePath.js"
 import { ProcedureAuthLive } from "../src/http/trpc/auth.js"
@@ -28,6 +38,14 @@ const argv = process.argv.slice(2)
 const option = (name: string, fallback: string) => {
   const i = argv.indexOf(name)
   return i === -1 ? fallback : argv[i + 1]!
+}
+if (argv.includes("--bundled")) {
+  const here = fileURLToPath(import.meta.url)
+  const outfile = path.resolve(path.dirname(here), "../node_modules/.cache/agent-commerce-bench/requestPath.mjs")
+  mkdirSync(path.dirname(outfile), { recursive: true })
+  await build({ ...serverBuildOptions, plugins: [bundleEffectOnly], entryPoints: [here], outfile, logLevel: "error" })
+  const run = spawnSync(process.execPath, [outfile, ...argv.filter((a) => a !== "--bundled")], { stdio: "inherit" })
+  process.exit(run.status ?? 1)
 }
 const requests = Number(option("--requests", "10000"))
 const rounds = Number(option("--rounds", "6"))
@@ -122,14 +140,17 @@ const bare = (options: { readonly schema?: boolean; readonly services?: boolean;
     disableLogger: true
   })
 }
-const targets = {
-  app: { handler: app.handler, headers: auth },
-  bare: { handler: bare({}).handler, headers: {} },
-  "bare + success schema": { handler: bare({ schema: true }).handler, headers: {} },
-  "bare + 80 services": { handler: bare({ services: true }).handler, headers: {} },
-  "bare + bearer middleware": { handler: bare({ security: true }).handler, headers: auth },
-  "bare + all three": { handler: bare({ schema: true, services: true, security: true }).handler, headers: auth }
-}
+const targets: Record<string, { handler: (r: Request) => Promise<Response>; headers: Record<string, string> }> =
+  argv.includes("--app-only")
+    ? { app: { handler: app.handler, headers: auth } }
+    : {
+        app: { handler: app.handler, headers: auth },
+        bare: { handler: bare({}).handler, headers: {} },
+        "bare + success schema": { handler: bare({ schema: true }).handler, headers: {} },
+        "bare + 80 services": { handler: bare({ services: true }).handler, headers: {} },
+        "bare + bearer middleware": { handler: bare({ security: true }).handler, headers: auth },
+        "bare + all three": { handler: bare({ schema: true, services: true, security: true }).handler, headers: auth }
+      }
 const url = (name: string) => `${base}${name === "app" ? appPath : "/api/v1/agent/me"}`
 
 process.stdout.write(
