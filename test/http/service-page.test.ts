@@ -3,9 +3,9 @@
 // schema writes for it, and every change a seller or a review makes (a new name or price, a rating,
 // an unlisting) is on the next page that lists the service, on every storage.
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { Schema } from "effect"
 import { ServicePage } from "../../src/http/commerce/params.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
+import { asSchemaWrites } from "../fixtures/contract.js"
 import { describeEachStorage } from "../fixtures/suite.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 
@@ -14,8 +14,7 @@ const sla = { uptimePct: 99, p95LatencyMs: 1000, supportWindow: "24/7" }
 const tier = (id: string, priceCents: number) => ({ id, name: id, priceCents, unit: "call", includedUnits: null, sla })
 
 /** The schema's own writing of a page: decoded from the answer, encoded back, stringified. */
-const asSchemaWrites = (text: string) =>
-  JSON.stringify(Schema.encodeSync(ServicePage)(Schema.decodeUnknownSync(ServicePage)(JSON.parse(text))))
+const asPageWrites = asSchemaWrites(ServicePage)
 
 describeEachStorage("a page of services, kept per version", { concurrent: "storages" }, (storage) => {
   let server: TestServer
@@ -54,7 +53,7 @@ describeEachStorage("a page of services, kept per version", { concurrent: "stora
     const list = async (query = "") => {
       const r = await call(`${base}/services?sellerId=${seller.agentId}${query}`, buyer)
       expect([r.status, r.type]).toEqual([200, "application/json"])
-      expect(r.text).toBe(asSchemaWrites(r.text))
+      expect(r.text).toBe(asPageWrites(r.text))
       return JSON.parse(r.text) as {
         data: Array<{ id: string; name: string; fromPriceCents: number; rating: number | null; reviewCount: number }>
         nextCursor: string | null
