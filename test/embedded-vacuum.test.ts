@@ -10,10 +10,13 @@ import { describe, expect } from "vitest"
 import { vacuumPass } from "../src/layers/storage/embedded.js"
 import { EmbeddedStorageLive } from "../src/layers/stores.js"
 import { AppConfig } from "../src/services/platform/AppConfig.js"
+import { EmbeddedFromImage } from "./fixtures/db.js"
 
+/** A fresh in-memory store, started from the worker's migrated image (initdb and the migrations ran once). */
 const storage = (embeddedVacuumSeconds: number) =>
   EmbeddedStorageLive.pipe(
-    Layer.provideMerge(AppConfig.test({ storage: "embedded", dataDir: "memory://", embeddedVacuumSeconds }))
+    Layer.provideMerge(AppConfig.test({ storage: "embedded", dataDir: "memory://", embeddedVacuumSeconds })),
+    Layer.provide(EmbeddedFromImage)
   )
 
 /** The table's statistics as of now (the session flushes them on request). */
