@@ -15,7 +15,7 @@ import pg from "pg"
 import { beforeAll, describe, expect, it, vi } from "vitest"
 import { PGDATA } from "../../src/layers/storage/embedded.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
-import { postgresSkipReason } from "../fixtures/db.js"
+import { migratedDataDir, postgresSkipReason } from "../fixtures/db.js"
 import { serviceBody, tier } from "../fixtures/money.js"
 import { startPushSeller, type PushSeller } from "../fixtures/pushSeller.js"
 import {
@@ -44,8 +44,14 @@ interface Store {
   readonly close: () => Promise<void>
 }
 
-const embeddedStore = (): Store => {
-  const dataDir = mkdtempSync(join(tmpdir(), "orders-crash-"))
+/**
+ * A data folder the store has migrated (test/fixtures/db.ts's `migratedDataDir`, written from the
+ * run's migrated image): what is tested is the kill and the restart, not a first start, which
+ * test/startup.test.ts and test/faults/embedded-restart.test.ts test (~7 s of CPU in the first
+ * server: initdb in a child process, then the migrations).
+ */
+const embeddedStore = async (): Promise<Store> => {
+  const dataDir = await migratedDataDir(mkdtempSync(join(tmpdir(), "orders-crash-")))
   return {
     env: { DATA_DIR: dataDir },
     read: async (f) => {
@@ -350,7 +356,7 @@ describe("kill -9 with orders in flight", () => {
   }, 90_000)
 
   it("embedded store: pending orders survive with their escrow, are delivered once, pushed again, or expire refunded", async () => {
-    const store = embeddedStore()
+    const store = await embeddedStore()
     try {
       expect(await scenario(bundle, store), "orders placed and checked").toBe(8)
     } finally {
