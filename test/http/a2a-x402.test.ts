@@ -26,6 +26,7 @@ import { X402TaskStore } from "../../src/services/a2a/X402TaskStore.js"
 import type { X402TaskRecord } from "../../src/schema/a2a/x402Task.js"
 import { type AgentKey, createAgentKey } from "../fixtures/agents.js"
 import { a2aClientAt, dataMessage } from "../fixtures/a2aClient.js"
+import { setClock } from "../fixtures/clock.js"
 import { type RuntimeServer, startRuntimeServer } from "../fixtures/runtimeServer.js"
 import { describeEachStorage } from "../fixtures/suite.js"
 import { postAs, publishAgentService as publishAgentServiceAt, simulatedX402Config } from "../fixtures/x402.js"
@@ -424,9 +425,12 @@ describeEachStorage("A2A buys paid with x402", { concurrent: "storages" }, (stor
 describe("keyless A2A calls", () => {
   let server: RuntimeServer
   beforeAll(async () => {
+    // The clock stands still mid-minute: on the wall clock the fixed minute could turn between the third
+    // request and the fourth, and the fourth pass.
     server = await startRuntimeServer({
       storage: "memory",
-      config: { rateLimitPerMinute: 3, rateLimitPerDay: 100, workers: false, x402: Option.some(simulatedX402Config()) }
+      config: { rateLimitPerMinute: 3, rateLimitPerDay: 100, workers: false, x402: Option.some(simulatedX402Config()) },
+      clock: setClock(Date.UTC(2026, 10, 28, 12, 0, 30)).clock
     })
   })
   afterAll(async () => {

@@ -7,6 +7,8 @@ import { Api } from "../../src/http/api.js"
 import { toRouteRequest } from "../../src/http/descriptors/toolRequest.js"
 import { toolsFromApi } from "../../src/http/descriptors/tools.js"
 import { createAgentKey } from "../fixtures/agents.js"
+import { setClock } from "../fixtures/clock.js"
+import { startRuntimeServer } from "../fixtures/runtimeServer.js"
 import { startServer, type TestServer } from "../fixtures/server.js"
 import { eventually } from "../fixtures/wait.js"
 
@@ -333,7 +335,11 @@ describe("MCP endpoint (Streamable HTTP)", () => {
   })
 
   it("each tool call spends one request of the key's rate limit; the envelope spends none", async () => {
-    const limited = await startServer({ config: { rateLimitPerMinute: 3, rateLimitPerDay: 1000 } })
+    // The clock stands still mid-minute: on the wall clock the fixed minute could turn among the calls.
+    const limited = await startRuntimeServer({
+      config: { rateLimitPerMinute: 3, rateLimitPerDay: 1000 },
+      clock: setClock(Date.UTC(2026, 10, 28, 12, 0, 30)).clock
+    })
     try {
       const key = await createAgentKey(limited.baseUrl, ["catalog:read"])
       const client = new Client({ name: "mcp-test", version: "1.0.0" })

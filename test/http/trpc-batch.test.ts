@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MAX_BATCH_SIZE } from "../../src/http/trpc/adapter.js"
 import { createAgentKey, type AgentKey } from "../fixtures/agents.js"
 import { storageCases } from "../fixtures/db.js"
-import { startServer, type TestServer } from "../fixtures/server.js"
+import { setClock } from "../fixtures/clock.js"
+import { startRuntimeServer, type RuntimeServer } from "../fixtures/runtimeServer.js"
 
-let server: TestServer
+let server: RuntimeServer
 let agent: AgentKey
 
 interface Answer {
@@ -79,7 +80,13 @@ const inputs = (n: number, input: unknown) =>
 for (const { name: storage, skip } of storageCases) {
   describe.skipIf(skip !== undefined)(`[${storage}]${skip ? ` — ${skip}` : ""}`, () => {
     beforeAll(async () => {
-      server = await startServer({ storage, config: { rateLimitPerMinute: 5, anonymousWritesPerMinute: 4 } })
+      // The clock stands still mid-minute: the budgets below are per fixed minute, and on the wall clock a
+      // minute could turn between a batch and the request after it (seen under load: a 429 came back 200).
+      server = await startRuntimeServer({
+        storage,
+        config: { rateLimitPerMinute: 5, anonymousWritesPerMinute: 4 },
+        clock: setClock(Date.UTC(2026, 10, 28, 12, 0, 30)).clock
+      })
       agent = await createAgentKey(server.baseUrl, ["catalog:read"])
     }, 60_000)
     afterAll(async () => {
