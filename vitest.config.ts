@@ -12,10 +12,13 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // A worker per core, at least two (vitest's default, cores - 1, ran 1 on two cores), each kept
-    // for many files: the module graph (Effect, the app) is imported once per worker, not once per
-    // file, and the migrated embedded image (test/fixtures/db.ts) is built once per worker.
-    maxWorkers: Math.max(2, availableParallelism()),
+    // One worker more than there are cores, at least three (vitest's default, cores - 1, ran 1 on two
+    // cores), each kept for many files: the module graph (Effect, the app) is imported once per
+    // worker, not once per file. A third of a file's time is waiting (a seller's deadline, a push's
+    // backoff, a browser page, a spawned server), which the extra worker fills: on two cores 371 →
+    // 324 s at the same CPU once the migrated embedded image was made once a run instead of once a
+    // worker (test/fixtures/imageCache.ts; docs/testing.md).
+    maxWorkers: Math.max(3, availableParallelism() + 1),
     isolate: false,
     // The longest files first, also in a fresh clone (which has no recorded durations).
     sequence: { sequencer: LongestFirst },
