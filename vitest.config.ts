@@ -15,9 +15,9 @@ export default defineConfig({
     // One worker more than there are cores, at least three (vitest's default, cores - 1, ran 1 on two
     // cores), each kept for many files: the module graph (Effect, the app) is imported once per
     // worker, not once per file. A third of a file's time is waiting (a seller's deadline, a push's
-    // backoff, a browser page, a spawned server), which the extra worker fills: on two cores 371 →
-    // 324 s at the same CPU once the migrated embedded image was made once a run instead of once a
-    // worker (test/fixtures/imageCache.ts; docs/testing.md).
+    // backoff, a browser page, a spawned server), which the extra worker fills: on two cores, back to
+    // back, 385 → 313 s of wall and 517 → 494 s of CPU, once the migrated embedded image was made once
+    // a run instead of once a worker (test/fixtures/imageCache.ts; docs/testing.md).
     maxWorkers: Math.max(3, availableParallelism() + 1),
     isolate: false,
     // The longest files first, also in a fresh clone (which has no recorded durations).
