@@ -60,16 +60,27 @@ describe("the shared test image", () => {
     expect(existsSync(path.join(at, "embedded-image-bbbb.tar.lock"))).toBe(false)
   })
 
-  it("waits for a live holder's image rather than making a second one", async () => {
+  it("waits for a live holder's image rather than making a second one, however long the holder takes", async () => {
     const at = folder()
-    const first = counted("the holder's image", 500)
-    const holding = sharedImage("cccc", first.make, at)
-    // The second caller arrives while the first holds the lock and is still making.
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    // The holder makes its image only when the test lets it: no timing decides who holds the lock.
+    let finish: (bytes: ArrayBuffer) => void = () => undefined
+    let firstCalls = 0
+    const holding = sharedImage(
+      "cccc",
+      () => {
+        firstCalls++
+        return new Promise<ArrayBuffer>((resolve) => (finish = resolve))
+      },
+      at
+    )
+    // The lock is taken before sharedImage first yields, so this caller finds it held.
     const second = counted("a second image")
-    expect(textOf(await sharedImage("cccc", second.make, at))).toBe("the holder's image")
+    const waiting = sharedImage("cccc", second.make, at)
+    expect(firstCalls).toBe(1)
+    finish(bytesOf("the holder's image"))
+    expect(textOf(await waiting)).toBe("the holder's image")
+    expect(textOf(await holding)).toBe("the holder's image")
     expect(second.calls).toBe(0)
-    await holding
   })
 
   it("never hands out an image of other sources: a new key makes its own, and the old one is removed", async () => {
