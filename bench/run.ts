@@ -1236,7 +1236,7 @@ export const summariseProfile = (file: string, top = 25) => {
     if (url.startsWith("node:")) return "node internals"
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)
     if (m) return m[1]
-    if (url.includes("/dist/")) return "app (dist/main.js)"
+    if (url.includes("/dist/")) return "app (dist/)"
     return url.replace(/^file:\/\//, "")
   }
   for (const node of profile.nodes) {

@@ -51,6 +51,12 @@ export const siteFiles = {
   }
 }
 
+/**
+ * The server's bundles in dist/, by output name: `main` is what `npm start` runs (src/start.ts: it
+ * sets malloc's trim threshold on Linux, then loads `server`, beside it), `server` the server itself.
+ */
+export const distEntries = () => ({ main: "src/start.ts", server: "src/main.ts" })
+
 /** Options for one server entry point. */
 export const serverBuildOptions = {
   bundle: true,

@@ -2,8 +2,9 @@
 // are ready, so requests fired from the moment the port accepts connections are all answered (and
 // each answer is checked against the OpenAPI document like every test server's).
 import { Effect } from "effect"
+import { build } from "esbuild"
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs"
 import { connect, createServer, type AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import path from "node:path"
@@ -12,7 +13,7 @@ import { describe, expect, it, vi } from "vitest"
 import { apiDocument } from "../src/http/openapi.js"
 import { underContract } from "./fixtures/contract.js"
 import { freshDatabase, postgresSkipReason } from "./fixtures/db.js"
-import { startNodeFlags } from "../scripts/serverBuild.mjs"
+import { bundleEffectOnly, distEntries, serverBuildOptions, startNodeFlags } from "../scripts/serverBuild.mjs"
 import { buildServer } from "./scale/harness.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -122,4 +123,73 @@ describe("startup", () => {
     },
     90_000
   )
+})
+
+/**
+ * dist/ as `npm run build` lays it out, in a folder of its own: the entry `npm start` runs
+ * (src/start.ts) as main.mjs, and beside it server.js, a link to this process's server bundle.
+ */
+const distFolder = async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "agent-commerce-dist-"))
+  await build({
+    ...serverBuildOptions,
+    plugins: [bundleEffectOnly],
+    entryPoints: [path.join(root, distEntries().main)],
+    outfile: path.join(dir, "main.mjs"),
+    sourcemap: false,
+    logLevel: "error"
+  })
+  symlinkSync(await buildServer(), path.join(dir, "server.js"))
+  return dir
+}
+
+/** `node <npm start's flags> dist/main.js` with `env`; what /proc shows of the process once it answers. */
+const startedAs = async (dir: string, env: Record<string, string | undefined>) => {
+  const port = await freePort()
+  const entry = path.join(dir, "main.mjs")
+  const child = spawn(process.execPath, [...startNodeFlags(), entry], {
+    cwd: root,
+    env: { ...process.env, STORAGE: "memory", BASE_URL: "", LOG_LEVEL: "Warning", PORT: String(port), ...env },
+    stdio: ["ignore", "ignore", "pipe"]
+  })
+  let stderr = ""
+  child.stderr.on("data", (d) => (stderr += String(d)))
+  const exit = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  try {
+    const health = await vi.waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`the server exited: ${stderr}`)
+        return (await fetch(`http://127.0.0.1:${port}/health`)).status
+      },
+      { timeout: 30_000, interval: 50 }
+    )
+    // The process the spawn made (same pid), as it runs now.
+    const environ = readFileSync(`/proc/${child.pid}/environ`, "utf8").split("\0")
+    const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, "utf8").split("\0").filter(Boolean)
+    return { health, trim: environ.find((v) => v.startsWith("MALLOC_TRIM_THRESHOLD_=")), cmdline, entry }
+  } finally {
+    child.kill("SIGTERM")
+    const grace = setTimeout(() => child.kill("SIGKILL"), 10_000)
+    await exit
+    clearTimeout(grace)
+  }
+}
+
+// docs/storage.md, "Memory": glibc keeps up to 64 MB of freed memory per heap unless the process
+// starts with a trim threshold; the embedded default idled ~70 MB higher for it.
+describe.skipIf(process.platform !== "linux")("npm start's entry (dist/main.js) on Linux", () => {
+  it("runs the server in the same process with malloc's trim threshold at 1 MiB, its arguments and node flags kept; an operator's own threshold is kept", async () => {
+    const dir = await distFolder()
+    try {
+      const plain = await startedAs(dir, { MALLOC_TRIM_THRESHOLD_: undefined })
+      expect(plain.health).toBe(200)
+      expect(plain.trim).toBe("MALLOC_TRIM_THRESHOLD_=1048576")
+      expect(plain.cmdline).toEqual([process.execPath, ...startNodeFlags(), plain.entry])
+      const own = await startedAs(dir, { MALLOC_TRIM_THRESHOLD_: "4194304" })
+      expect(own.health).toBe(200)
+      expect(own.trim).toBe("MALLOC_TRIM_THRESHOLD_=4194304")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 90_000)
 })
