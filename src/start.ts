@@ -8,7 +8,7 @@
 // SQL parser above all), so a server on the embedded default kept 65–95 MB of freed memory for
 // good: 281–302 MB resident idle, against 206–227 MB with the threshold fixed (docs/storage.md,
 // "Memory"). glibc reads the setting only when a process starts, so on Linux this replaces itself
-// once (`process.execve`: the same pid, arguments, node flags and stdio; ~70 ms, because nothing
+// once (`process.execve`: the same pid, arguments, node flags and stdio; ~0.1 s, because nothing
 // else is loaded yet) with `MALLOC_TRIM_THRESHOLD_` set, then loads the server. An operator who
 // sets the variable keeps their value; elsewhere (macOS, Windows, a Node without execve) the server
 // starts as it is. musl ignores the variable.

@@ -9,6 +9,7 @@ import { spawn, spawnSync } from "node:child_process"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { LOCK_FILE, PGDATA } from "../../src/layers/storage/embedded.js"
 import { createAgentKey } from "../fixtures/agents.js"
+import { bundled } from "../fixtures/bundle.js"
 import {
   buildServer,
   cheapestTier,
@@ -224,9 +225,11 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
     expect(inv.counterDrift, "the agents' counters equal a recomputation").toEqual([])
     expect(inv.entries).toBeGreaterThan(answered)
 
-    // The operator's check agrees, and notices a running total that drifted.
+    // The operator's check agrees, and notices a running total that drifted (`npm run check`'s source,
+    // compiled as the server is: tsx would transpile its import graph in each spawn, ~1 s of CPU).
+    const checkCli = await bundled("src/cli/check.ts")
     const check = () =>
-      spawnSync(process.execPath, ["--import", "tsx", "src/cli/check.ts"], {
+      spawnSync(process.execPath, [checkCli], {
         env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir },
         encoding: "utf8",
         timeout: 60_000
