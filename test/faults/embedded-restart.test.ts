@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { LOCK_FILE, PGDATA } from "../../src/layers/storage/embedded.js"
 import { createAgentKey } from "../fixtures/agents.js"
 import { bundled } from "../fixtures/bundle.js"
+import { migratedDataDir } from "../fixtures/db.js"
 import {
   buildServer,
   cheapestTier,
@@ -42,7 +43,10 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
   let app: ServerProcess | undefined
   beforeAll(async () => {
     bundle = await buildServer()
-    dataDir = mkdtempSync(join(tmpdir(), "agent-commerce-data-"))
+    // A folder as a first start leaves it (test/fixtures/db.ts): what is tested here is the lock and
+    // the restarts; the first start on an empty folder is test/startup.test.ts's (~7 s of CPU in a
+    // child process, initdb and every migration, against ~2 s to write the run's migrated image).
+    dataDir = await migratedDataDir(mkdtempSync(join(tmpdir(), "agent-commerce-data-")))
   }, 60_000)
   // A test that failed or timed out with its server up must not leave it holding DATA_DIR for the next
   // (CI once saw the first test time out under load and the two after it refused with "in use").
@@ -56,8 +60,7 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
   })
 
   it("a second process on the same DATA_DIR stops at once with one line naming the folder and the holder; SIGTERM releases it", async () => {
-    // The folder's first start runs initdb and every migration in WebAssembly: minutes on a loaded machine.
-    app = await startServerProcess(bundle, env(dataDir), { readyTimeoutMs: 120_000 })
+    app = await startServerProcess(bundle, env(dataDir))
     expect(await (await fetch(`${app.baseUrl}/health`)).json()).toMatchObject({ status: "ok", storage: "embedded" })
     // Waited for without blocking this process (spawnSync did: a keep-alive socket the server closed
     // meanwhile went unnoticed, and the next fetch failed on it, "other side closed", CI 2026-12-02).
@@ -80,7 +83,7 @@ describe("embedded store (PGlite in DATA_DIR) across restarts", () => {
     await app.stop()
     app = undefined
     expect(existsSync(join(dataDir, LOCK_FILE)), "SIGTERM closes the database and removes the lock").toBe(false)
-  }, 150_000)
+  }, 90_000)
 
   it("a restart keeps negotiations, sagas, the webhook and its undelivered events (the outbox)", async () => {
     // No workers in the first process: nothing is answered or delivered before the restart.

@@ -47,8 +47,8 @@ interface Store {
 /**
  * A data folder the store has migrated (test/fixtures/db.ts's `migratedDataDir`, written from the
  * run's migrated image): what is tested is the kill and the restart, not a first start, which
- * test/startup.test.ts and test/faults/embedded-restart.test.ts test (~7 s of CPU in the first
- * server: initdb in a child process, then the migrations).
+ * test/startup.test.ts tests (~7 s of CPU in the first server: initdb in a child process, then the
+ * migrations).
  */
 const embeddedStore = async (): Promise<Store> => {
   const dataDir = await migratedDataDir(mkdtempSync(join(tmpdir(), "orders-crash-")))
