@@ -111,7 +111,11 @@ class Who extends Context.Service<Who, { readonly key: string }>()("bench/Who") 
 class Bearer extends HttpApiMiddleware.Service<Bearer, { provides: Who; requires: never }>()("bench/Bearer", {
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
-/** As many more services as the app's request context holds (86 on 2026-11-28). */
+/**
+ * 80 more services: as many as the app's request context held on 2026-11-28 (86). Since the server
+ * sees only the domain services, a /me's context holds 45 (docs/performance.md, "What a request
+ * carries"), so this row models about twice the app's context today.
+ */
 const moreServices = Layer.effectContext(
   Effect.succeed(Context.makeUnsafe(new Map(Array.from({ length: 80 }, (_, i) => [`bench/service${i}`, { i }]))))
 )
