@@ -202,8 +202,12 @@ describeEachStorage("A2A 1.0 tasks for purchase sagas", { concurrent: "tests" },
     // the order still pending from the answer above, then takes the next one from its list as it
     // arrives (the long poll, as a2a-tasks' seller does): polling the list until the order showed up
     // took longer than ORDER_WAIT_MS once in a loaded CI run.
-    const [later] = (await call(seller, "GET", `${C}/orders?status=pending`)).body.orders as Array<{ id: string }>
-    await call(seller, "POST", `${C}/orders/${later!.id}/deliver`, { output: { later: true } })
+    const pendingNow = (await call(seller, "GET", `${C}/orders?status=pending`)).body.orders as Array<{
+      id: string
+      input: Json
+    }>
+    expect(pendingNow.map((o) => o.input)).toEqual([{ text: "later" }])
+    expect((await call(seller, "POST", `${C}/orders/${pendingNow[0]!.id}/deliver`, { output: {} })).status).toBe(200)
     const serving = (async () => {
       const list = await call(seller, "GET", `${C}/orders?status=pending&waitMs=5000`)
       const [order] = list.body.orders as Array<{ id: string; input: Json }>
