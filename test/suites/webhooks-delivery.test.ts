@@ -279,4 +279,73 @@ webhookSuite("webhook delivery", (it) => {
         expect([...ids].sort()).toEqual(emitted.map((e) => e.id).sort())
       })
   )
+
+  it.effect(
+    "workers claiming at once never hold more than 2 of one endpoint's deliveries, even when a claim commits while another worker is choosing endpoints",
+    () =>
+      Effect.gen(function* () {
+        yield* at(T0)
+        const delivery = yield* WebhookDelivery
+        const store = yield* WebhookStore
+        const rx = yield* receiver
+        // Many endpoints with a backlog make choosing endpoints take long enough that another
+        // worker's claim often commits in the middle of it (about every other round on Postgres
+        // when the count of deliveries in flight was read before the endpoint was locked).
+        const ENDPOINTS = 400
+        const ROUNDS = 30
+        const { agentId: first } = yield* endpointFor(rx.url)
+        const template = (yield* store.getEndpoint(first))!
+        const endpoints = Array.from({ length: ENDPOINTS }, (_, k) => ({
+          ...template,
+          id: `${template.id}_${k}`,
+          agentId: `${first}_${k}`
+        }))
+        yield* Effect.addFinalizer(() =>
+          atomically(Effect.forEach(endpoints, (e) => store.deleteEndpoint(e.agentId))).pipe(Effect.ignore)
+        )
+        yield* atomically(
+          Effect.forEach(endpoints, (e, k) =>
+            Effect.andThen(
+              store.insertEndpoint(e),
+              Effect.forEach(
+                Array.from({ length: 5 }, (_, i) => i),
+                (i) =>
+                  store.insertDelivery({
+                    id: `whd_race_${first}_${k}_${i}`,
+                    endpointId: e.id,
+                    agentId: e.agentId,
+                    eventId: `evt_race_${k}_${i}`,
+                    eventType: "wallet.recharged",
+                    body: "{}",
+                    status: "pending",
+                    attempts: 0,
+                    dueAt: iso(T0),
+                    createdAt: iso(T0),
+                    updatedAt: iso(T0)
+                  })
+              )
+            )
+          )
+        )
+        const heldAtOnce: Array<number> = []
+        for (let round = 0; round < ROUNDS; round++) {
+          const claimed = (yield* Effect.all(
+            Array.from({ length: 4 }, () => delivery.claimDue(2)),
+            { concurrency: "unbounded" }
+          )).flat()
+          expect(claimed.length).toBeGreaterThan(0)
+          const perEndpoint = new Map<string, number>()
+          for (const d of claimed) perEndpoint.set(d.endpointId, (perEndpoint.get(d.endpointId) ?? 0) + 1)
+          heldAtOnce.push(Math.max(...perEndpoint.values()))
+          // Every claim of the round is still leased: they end before the next round claims.
+          yield* atomically(
+            Effect.forEach(claimed, (d) =>
+              store.finishDelivery({ ...d, status: "succeeded", dueAt: null, updatedAt: iso(T0) }, d.attempts)
+            )
+          )
+        }
+        expect(Math.max(...heldAtOnce)).toBeLessThanOrEqual(MAX_IN_FLIGHT_PER_ENDPOINT)
+      }),
+    60_000
+  )
 })

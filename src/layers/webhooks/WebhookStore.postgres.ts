@@ -85,7 +85,7 @@ const EventRow = Schema.Struct({
   data: Schema.Record(Schema.String, Schema.Unknown)
 })
 
-const PickedRow = Schema.Struct({ id: Schema.String, failing: Schema.Boolean, inFlight: Schema.Number })
+const PickedRow = Schema.Struct({ id: Schema.String, failing: Schema.Boolean })
 
 const BacklogRow = Schema.Struct({ pending: Schema.Number, oldest: IsoTimestampOrNull, nextDue: IsoTimestampOrNull })
 
@@ -197,9 +197,14 @@ export const PgWebhookStore = Layer.effect(
       // Called inside `atomically`: the endpoint rows picked stay locked (FOR NO KEY UPDATE, which a
       // fan-out's foreign-key check does not wait for) until the claim commits, so two replicas never
       // serve one endpoint at once and its cap holds across them. Per endpoint: one indexed statement.
+      // The pick's counts are only a filter: under READ COMMITTED its snapshot is taken before its
+      // locks, so another worker's claim that commits in between (and so releases the endpoint to
+      // this one) is not in them. Each endpoint's statement runs after the lock is held and counts
+      // again with its own snapshot, which has that claim: that count, not the pick's, sets how many
+      // it takes (a stale count let a second worker take two more, 4 in flight, 2 rounds in 400).
       claimDue: Effect.fnUntraced(function* (now, leaseUntil, limit, perEndpoint) {
         const picked = yield* sql`
-          SELECT e.id, e.retry_at IS NOT NULL AS failing, f.n AS in_flight
+          SELECT e.id, e.retry_at IS NOT NULL AS failing
           FROM webhook_endpoints e
           CROSS JOIN LATERAL (
             SELECT count(*)::int AS n FROM webhook_deliveries d
@@ -217,14 +222,23 @@ export const PgWebhookStore = Layer.effect(
           FOR NO KEY UPDATE OF e SKIP LOCKED`.pipe(Effect.flatMap(pickedEndpoints))
         const claimed: Array<ClaimedDelivery> = []
         for (const p of picked) {
-          const take = Math.min(p.failing ? 1 : perEndpoint - p.inFlight, limit - claimed.length)
-          if (take <= 0) break
-          // Failing: the probe is the oldest open row whatever its due time; healthy: due rows, oldest first.
+          const room = limit - claimed.length
+          if (room <= 0) break
+          // Failing: the probe is the oldest open row whatever its due time, and only with nothing in
+          // flight; healthy: due rows, oldest first, up to the cap less what is in flight now.
           const taken = yield* sql`
-            WITH due AS (
+            WITH flying AS (
+              SELECT count(*)::int AS n FROM webhook_deliveries
+              WHERE endpoint_id = ${p.id} AND status = 'delivering' AND due_at > ${now}::timestamptz
+            ), due AS (
               SELECT id, status AS prev_status FROM webhook_deliveries
               WHERE endpoint_id = ${p.id} AND status IN ('pending','delivering') AND (${p.failing} OR due_at <= ${now}::timestamptz)
-              ORDER BY seq LIMIT ${take}
+              ORDER BY seq
+              LIMIT GREATEST(0, LEAST(${room}, ${
+                p.failing
+                  ? sql`CASE WHEN (SELECT n FROM flying) = 0 THEN 1 ELSE 0 END`
+                  : sql`${perEndpoint} - (SELECT n FROM flying)`
+              }))
               FOR UPDATE SKIP LOCKED
             )
             UPDATE webhook_deliveries d
