@@ -124,8 +124,11 @@ export const PgSettlementStore = Layer.effect(
       }
     }, orUnavailable),
     openOrder: Effect.fnUntraced(function* (orderId: string) {
-      // The order locked, and its escrow's balance (the base row and the credit shards) read under that
-      // lock: only a unit of work holding the order's lock moves its escrow, so the read is the balance.
+      // The order locked, and its escrow's balance (the base row and the credit shards) read in the same
+      // statement. Only a unit of work holding the order's lock moves its escrow, and it closes the order
+      // as it does. After a wait for that lock the balance is from the statement's start (READ COMMITTED
+      // re-reads only the locked row), but the order row is re-read: a closed order's escrow is never
+      // used, and a still-pending one's escrow has not moved, so the figure used is the balance.
       // Then, for an order holding its own escrow (not a saga's), the buyer's wallet row: its answer moves
       // the price from held to spent (or to nothing), and a purchase's limit check reads the two apart
       // under that lock, so it must see the answer on one side only (docs/money.md "Concurrency";
